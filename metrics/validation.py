@@ -1,0 +1,99 @@
+"""Input checks shared by every metric.
+
+Metrics take either one *response set* (``list[str]``: several responses to one context) or a
+*corpus* (``list[str]``: every generated response of a system). Bad input raises a
+``ValueError`` that names the argument and says what was expected; nothing is dropped silently.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def _describe(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_response_set(
+    responses: object, argument: str = "responses", min_size: int = 1, allow_empty: bool = False
+) -> list[str]:
+    """Validate one response set and return it as a list.
+
+    Args:
+        responses: the responses generated for one context.
+        argument: the caller's argument name, used in error messages.
+        min_size: fewest responses allowed (2 for pairwise metrics).
+        allow_empty: accept ``""`` (scored as a response without tokens, as the papers' released
+            code does; one decTest set is all empty). Off by default: an empty response is
+            usually a bug upstream.
+    """
+    if isinstance(responses, str) or not isinstance(responses, Sequence):
+        raise ValueError(
+            f"`{argument}` must be a list of strings (one response set), got {type(responses).__name__}: "
+            f"{_describe(responses)}"
+        )
+    responses = list(responses)
+    if len(responses) < min_size:
+        needed = "at least one response" if min_size == 1 else f"at least {min_size} responses (the metric compares pairs)"
+        raise ValueError(f"`{argument}` must hold {needed}, got {len(responses)}")
+    for index, response in enumerate(responses):
+        if not isinstance(response, str):
+            raise ValueError(
+                f"`{argument}[{index}]` must be a string, got {type(response).__name__}: {_describe(response)}"
+            )
+        if response == "" and not allow_empty:
+            raise ValueError(
+                f"`{argument}[{index}]` is an empty string; pass allow_empty=True to score it as a "
+                "response without tokens, or filter it out before calling the metric"
+            )
+    return responses
+
+
+def check_response_sets(
+    response_sets: object, argument: str = "predictions", min_size: int = 1, allow_empty: bool = False
+) -> list[list[str]]:
+    """Validate a list of response sets (one per context)."""
+    if isinstance(response_sets, str) or not isinstance(response_sets, Sequence):
+        raise ValueError(
+            f"`{argument}` must be a list of response sets (list of lists of strings), got "
+            f"{type(response_sets).__name__}: {_describe(response_sets)}"
+        )
+    if len(response_sets) == 0:
+        raise ValueError(f"`{argument}` is empty: give at least one response set")
+    return [
+        check_response_set(response_set, f"{argument}[{index}]", min_size=min_size, allow_empty=allow_empty)
+        for index, response_set in enumerate(response_sets)
+    ]
+
+
+def check_corpus(responses: object, argument: str = "responses", allow_empty: bool = False) -> list[str]:
+    """Validate a flat corpus of responses (corpus-scope metrics)."""
+    return check_response_set(responses, argument, min_size=1, allow_empty=allow_empty)
+
+
+def split_scope(predictions: object, argument: str = "predictions") -> str:
+    """Tell whether ``predictions`` is a flat corpus (``"corpus"``) or a list of sets (``"sets"``).
+
+    Mixed nesting (some strings, some lists) is an error rather than a guess.
+    """
+    if isinstance(predictions, str) or not isinstance(predictions, Sequence) or len(predictions) == 0:
+        raise ValueError(
+            f"`{argument}` must be a non-empty list of strings (a corpus) or of lists of strings "
+            f"(response sets), got {_describe(predictions)}"
+        )
+    kinds = ["text" if isinstance(item, str) else "set" if isinstance(item, Sequence) else "other" for item in predictions]
+    if "other" in kinds:
+        index = kinds.index("other")
+        raise ValueError(
+            f"`{argument}[{index}]` must be a string or a list of strings, got "
+            f"{type(predictions[index]).__name__}: {_describe(predictions[index])}"
+        )
+    if all(kind == "text" for kind in kinds):
+        return "corpus"
+    if all(kind == "set" for kind in kinds):
+        return "sets"
+    raise ValueError(
+        f"`{argument}` mixes nesting levels: item {kinds.index('text')} is a string but item "
+        f"{kinds.index('set')} is a list; give either a flat list of strings (corpus scope) or a list "
+        "of lists of strings (one response set per context)"
+    )
