@@ -1,4 +1,48 @@
-"""dialeval.metrics: pure metric functions (this package) and evaluate modules (sub-folders)."""
+"""dialeval.metrics: pure metric functions (this package) and evaluate modules (sub-folders).
+
+Scope matters: *set-level* metrics score the responses to one context (``list[str]``) and are
+averaged over contexts; *corpus-level* metrics pool every generated response (``list[str]``).
+"""
+from pathlib import Path
+
+from .corpus_lexical import corpus_ngram_diversity, distinct_n, entropy_n, lf, token_counts
+from .lexical import corpus_lexical_diversity, lexical_diversity, set_lexical_diversity
 from .reduction import diversity_from_similarity_matrix, similarity_to_diversity
+from .self_bleu import self_bleu
+from .sentence_embedding import sent_bert_diversity
 from .set_lexical import averaged_distinct_n, ngram_cosine_diversity, ngram_cosine_similarity
 from .tokenization import casual_tokenize, tevet_tokenize
+
+
+def evaluate_module_path(name: str) -> str:
+    """Directory of the evaluate module ``name``, for ``evaluate.load(evaluate_module_path(name))``.
+
+    Works from a source checkout and from an installed wheel alike.
+    """
+    path = Path(__file__).resolve().parent / name
+    if not (path / f"{name}.py").is_file():
+        available = sorted(p.name for p in Path(__file__).resolve().parent.iterdir() if (p / f"{p.name}.py").is_file())
+        raise ValueError(f"`name` must be one of the evaluate modules {available}, got {name!r}")
+    return str(path)
+
+
+__all__ = [
+    "averaged_distinct_n",
+    "casual_tokenize",
+    "corpus_lexical_diversity",
+    "corpus_ngram_diversity",
+    "distinct_n",
+    "diversity_from_similarity_matrix",
+    "entropy_n",
+    "evaluate_module_path",
+    "lexical_diversity",
+    "lf",
+    "ngram_cosine_diversity",
+    "ngram_cosine_similarity",
+    "self_bleu",
+    "sent_bert_diversity",
+    "set_lexical_diversity",
+    "similarity_to_diversity",
+    "tevet_tokenize",
+    "token_counts",
+]

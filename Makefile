@@ -1,0 +1,35 @@
+# `make demo` and `make test` work on a fresh clone: they create .venv, install the CPU torch
+# wheel first (a plain `torch` requirement would pull GBs of CUDA), then the package.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.dialeval-installed
+OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_EVALUATE_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+
+.PHONY: install demo test test-all bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# Re-installs only when the packaging files change.
+$(STAMP): $(BIN)/python setup.py pyproject.toml
+	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python -m pip install torch==2.13.0
+	$(BIN)/python -m pip install -e ".[test]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: install
+	$(OFFLINE) $(BIN)/dialeval evaluate examples/demo_response_sets.jsonl --per-set --no-progress --output demo_output/demo_report.json
+
+test: install
+	$(OFFLINE) $(BIN)/python -m pytest
+
+test-all: install
+	$(OFFLINE) $(BIN)/python -m pytest -m "slow or not slow"
+
+bench: install
+	$(OFFLINE) $(BIN)/python benchmarks/bench_lexical.py
+
+clean:
+	rm -rf $(VENV) demo_output .pytest_cache

@@ -1,0 +1,151 @@
+"""The main job: every diversity metric that can run here, over a file of response sets.
+
+Each metric is an :class:`EvaluationMetric` in :data:`METRICS`. A metric that needs a model
+which is not on this machine raises :class:`~dialeval.models.ModelNotAvailableError`; the job
+records it under ``skipped`` with the reason and carries on. Later metrics (NLI diversity,
+Sem-Ent, ...) join by appending to :data:`METRICS`.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from dialeval.io import ResponseSet
+from dialeval.metrics.lexical import corpus_lexical_diversity, set_lexical_diversity
+from dialeval.metrics.sentence_embedding import DEFAULT_SENTENCE_MODEL, sent_bert_diversity
+from dialeval.models import ModelNotAvailableError, resolve_model_path
+
+
+@dataclass
+class EvaluationOptions:
+    sentence_models: list[str] = field(default_factory=lambda: [DEFAULT_SENTENCE_MODEL])
+    max_n: int = 5
+    corpus_max_n: int = 3
+    lf_threshold: int = 100
+    reference_corpus: list[str] | None = None
+    allow_empty: bool = False
+    batch_size: int = 64
+    device: str | None = None
+    progress: bool = True
+
+
+@dataclass
+class MetricOutcome:
+    """``summary``: name -> value; ``per_set``: one dict of name -> value per set (or None)."""
+
+    summary: dict
+    per_set: list[dict] | None = None
+
+
+@dataclass(frozen=True)
+class EvaluationMetric:
+    name: str
+    scope: str  # "response_set" (averaged over sets) or "corpus" (all responses pooled)
+    run: Callable[[list[ResponseSet], EvaluationOptions], MetricOutcome]
+
+
+def _bar(options: EvaluationOptions, total: int, name: str):
+    return tqdm(total=total, desc=name, unit="set", disable=not options.progress, leave=False)
+
+
+def _set_lexical(sets: list[ResponseSet], options: EvaluationOptions) -> MetricOutcome:
+    with _bar(options, len(sets), "lexical (per set)") as bar:
+        result = set_lexical_diversity(
+            [s.responses for s in sets], max_n=options.max_n, allow_empty=options.allow_empty, progress=bar.update
+        )
+    return MetricOutcome({name: result[name] for name in ("averaged_distinct_n", "ngram_cosine_diversity")}, result["per_set"])
+
+
+def _corpus_lexical(sets: list[ResponseSet], options: EvaluationOptions) -> MetricOutcome:
+    corpus = [response for s in sets for response in s.responses]
+    result = corpus_lexical_diversity(
+        corpus,
+        max_n=options.corpus_max_n,
+        lf_threshold=options.lf_threshold,
+        reference_corpus=options.reference_corpus,
+        allow_empty=options.allow_empty,
+    )
+    result["lf_counted_against"] = "reference corpus" if options.reference_corpus is not None else "the evaluated responses"
+    return MetricOutcome(result)
+
+
+def _sent_bert_runner(model: str) -> Callable[[list[ResponseSet], EvaluationOptions], MetricOutcome]:
+    def run(sets: list[ResponseSet], options: EvaluationOptions) -> MetricOutcome:
+        resolve_model_path(model)  # fail fast (-> skipped) before any work
+        with _bar(options, len(sets), f"sent-BERT ({model})") as bar:
+            scores = sent_bert_diversity(
+                [s.responses for s in sets], model=model, batch_size=options.batch_size, device=options.device
+            )
+            bar.update(len(sets))
+        return MetricOutcome({"sent_bert_diversity": float(np.mean(scores)), "model": model}, [{"sent_bert_diversity": v} for v in scores])
+
+    return run
+
+
+#: Metrics that need no model.
+METRICS: list[EvaluationMetric] = [
+    EvaluationMetric("lexical_diversity", "response_set", _set_lexical),
+    EvaluationMetric("corpus_lexical_diversity", "corpus", _corpus_lexical),
+]
+
+
+def metrics_for(options: EvaluationOptions) -> list[EvaluationMetric]:
+    """The registry plus one model-backed entry per requested sentence model."""
+    sentence = [
+        EvaluationMetric(f"sent_bert_diversity[{model}]", "response_set", _sent_bert_runner(model))
+        for model in options.sentence_models
+    ]
+    return METRICS + sentence
+
+
+def evaluate_response_sets(sets: list[ResponseSet], options: EvaluationOptions | None = None) -> dict:
+    """Run every available metric; returns the JSON-ready report."""
+    options = options or EvaluationOptions()
+    report = {"num_sets": len(sets), "num_responses": sum(len(s.responses) for s in sets), "metrics": {}, "skipped": []}
+    per_set = [{"context": s.context} for s in sets]
+    for metric in metrics_for(options):
+        try:
+            outcome = metric.run(sets, options)
+        except ModelNotAvailableError as error:
+            report["skipped"].append({"metric": metric.name, "reason": str(error)})
+            continue
+        report["metrics"][metric.name] = {"scope": metric.scope, **outcome.summary}
+        for row, values in zip(per_set, outcome.per_set or []):
+            row.update(values)
+    report["per_set"] = per_set
+    return report
+
+
+def format_table(report: dict) -> str:
+    """A plain-text table of the summary figures and the skipped metrics."""
+    rows = [("metric", "figure", "scope", "value")]
+    for name, summary in report["metrics"].items():
+        for figure, value in summary.items():
+            if figure in {"scope", "model", "lf_counted_against"} or value is None:
+                continue
+            shown = f"{value:.4f}" if isinstance(value, float) else str(value)
+            rows.append((name, figure, summary["scope"], shown))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    for skipped in report["skipped"]:
+        lines.append(f"skipped {skipped['metric']}: {skipped['reason']}")
+    return "\n".join(lines)
+
+
+def format_per_set_table(report: dict, width: int = 40) -> str:
+    """One row per set: its context (shortened) and every per-set figure."""
+    rows = report["per_set"]
+    figures = [key for key in rows[0] if key != "context"] if rows else []
+    header = ["context"] + figures
+    lines = []
+    for row in rows:
+        context = (row.get("context") or "")[: width - 1]
+        lines.append([context] + [f"{row[f]:.4f}" if isinstance(row.get(f), float) else str(row.get(f)) for f in figures])
+    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *lines)]
+    out = ["  ".join(cell.ljust(w) for cell, w in zip(header, widths)).rstrip(), "  ".join("-" * w for w in widths)]
+    out += ["  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip() for line in lines]
+    return "\n".join(out)

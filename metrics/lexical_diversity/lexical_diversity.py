@@ -1,0 +1,80 @@
+"""evaluate module: lexical diversity of response sets (Tevet & Berant 2021) or of a corpus (Sem-Ent paper).
+
+A thin wrapper of :func:`dialeval.metrics.lexical.lexical_diversity`; see README.md (the metric card).
+"""
+import datasets
+import evaluate
+from dialeval.metrics.lexical import lexical_diversity
+from dialeval.metrics.validation import split_scope
+
+_CITATION = """\
+@inproceedings{tevet-berant-2021-evaluating,
+  title = "Evaluating the Evaluation of Diversity in Natural Language Generation",
+  author = "Tevet, Guy and Berant, Jonathan",
+  booktitle = "Proceedings of EACL 2021", year = "2021", pages = "326--346"}
+@inproceedings{han-etal-2022-measuring,
+  title = "Measuring and Improving Semantic Diversity of Dialogue Generation",
+  author = "Han, Seungju and Kim, Beomsu and Chang, Buru",
+  booktitle = "Findings of EMNLP 2022", year = "2022"}
+@inproceedings{li-etal-2016-diversity,
+  title = "A Diversity-Promoting Objective Function for Neural Conversation Models",
+  author = "Li, Jiwei and Galley, Michel and Brockett, Chris and Gao, Jianfeng and Dolan, Bill",
+  booktitle = "NAACL 2016", year = "2016"}
+@inproceedings{zhu-2018-texygen,
+  title = "Texygen: A Benchmarking Platform for Text Generation Models",
+  author = "Zhu, Yaoming and others", booktitle = "SIGIR 2018", year = "2018"}
+"""
+
+_DESCRIPTION = """\
+Lexical diversity at two scopes. A list of response sets (one list of responses per context)
+gets Tevet & Berant's set-level averaged distinct-n and n-gram cosine diversity (n = 1..5), per
+set and averaged; they reproduce the released decTest/conTest/McDiv scores exactly. A flat list
+of responses (a whole generated corpus) gets Dist-n, Ent-n, LF and Self-BLEU.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions: list[list[str]] (response sets) or list[str] (a corpus).
+    max_n: set scope: highest n-gram order averaged (default 5); corpus scope: Dist/Ent orders (default 3).
+    tokenizer: set scope only: "tevet" (default) or "casual".
+    lf_threshold: corpus scope: a token is low-frequency when its reference count <= this (default 100).
+    reference_corpus: corpus scope: list of texts or {token: count} that LF counts against
+        (default: the predictions themselves, as the Sem-Ent released code).
+    self_bleu_max_n: corpus scope: BLEU order of Self-BLEU (default 3, as Texygen).
+    allow_empty: score "" as a response without tokens instead of raising (default False).
+Returns:
+    Set scope: averaged_distinct_n, ngram_cosine_diversity (means over sets), num_sets, per_set.
+    Corpus scope: distinct_1..n, entropy_1..n, lf, self_bleu, num_responses, num_tokens.
+Examples:
+    >>> import evaluate
+    >>> lexical = evaluate.load("metrics/lexical_diversity")
+    >>> lexical.compute(predictions=[["i am going", "i am going", "lets go i i"]])["averaged_distinct_n"]
+    0.5...
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class LexicalDiversity(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=[
+                datasets.Features({"predictions": datasets.Sequence(datasets.Value("string"))}),
+                datasets.Features({"predictions": datasets.Value("string")}),
+            ],
+            reference_urls=["https://github.com/GuyTevet/diversity-eval", "https://github.com/hyperconnect/sem-ent"],
+        )
+
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """Score ``predictions`` (response sets or a corpus); see the arguments below."""
+        # evaluate would silently stringify a nested item in a flat list (and split a string
+        # in a list of lists into characters): check the raw input before it is encoded.
+        split_scope(predictions, "predictions")
+        if references is not None:
+            raise ValueError("`references` is not used by lexical_diversity; pass only `predictions`")
+        return super().compute(predictions=predictions, **kwargs)
+
+    def _compute(self, predictions, **options):
+        return lexical_diversity(predictions, **options)
