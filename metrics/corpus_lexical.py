@@ -30,10 +30,10 @@ def _check_order(name: str, value: int) -> None:
         raise ValueError(f"`{name}` must be a positive int, got {value!r}")
 
 
-def tokenize_corpus(responses: list[str], tokenizer="casual") -> list[tuple[str, ...]]:
-    """Tokenize every response (each distinct text once for the casual tokenizer)."""
-    if tokenizer == "casual":
-        return casual_tokenize_many(responses)
+def tokenize_corpus(responses: list[str], tokenizer="casual", num_workers: int | None = None) -> list[tuple[str, ...]]:
+    """Tokenize every response (each distinct text once, in parallel for large corpora, for "casual")."""
+    if isinstance(tokenizer, str) and tokenizer == "casual":
+        return casual_tokenize_many(responses, num_workers)
     tokenize = get_tokenizer(tokenizer)
     return [tuple(tokenize(response)) for response in responses]
 
@@ -84,9 +84,11 @@ def _entropy(counts: np.ndarray) -> float:
 
 
 def corpus_ngram_diversity(
-    responses: list[str], max_n: int = 3, tokenizer="casual", allow_empty: bool = False
+    responses: list[str], max_n: int = 3, tokenizer="casual", allow_empty: bool = False, num_workers: int | None = None
 ) -> dict[str, float]:
     """Dist-1..max_n and Ent-1..max_n of a corpus in one pass.
+
+    ``num_workers``: tokenizing processes (default: all cores from 100k distinct responses on).
 
     Returns:
         ``{"distinct_1": ..., "entropy_1": ..., ..., "num_tokens": ...}``. A corpus without
@@ -94,7 +96,7 @@ def corpus_ngram_diversity(
     """
     responses = check_corpus(responses, "responses", allow_empty=allow_empty)
     _check_order("max_n", max_n)
-    counts = ngram_count_arrays(tokenize_corpus(responses, tokenizer), max_n)
+    counts = ngram_count_arrays(tokenize_corpus(responses, tokenizer, num_workers), max_n)
     result: dict[str, float] = {}
     for n in range(1, max_n + 1):
         result[f"distinct_{n}"] = _distinct(counts[n])

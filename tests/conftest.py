@@ -9,9 +9,15 @@ for _variable in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "HF_EVALUATE_OFFLINE"
     os.environ[_variable] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
+
+# tests/ is not a package; make its helper modules (tiny_models) importable under any --import-mode.
+TESTS_DIR = str(Path(__file__).resolve().parent)
+if TESTS_DIR not in sys.path:
+    sys.path.insert(0, TESTS_DIR)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
@@ -23,3 +29,37 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"the papers' released data is not at {SHARED_DATA} (a checkout without ../shared)")
     return SHARED_DATA
+
+
+
+# The builders import torch and transformers, so they are imported inside the fixtures:
+# test runs that never ask for a tiny model do not pay for it.
+
+
+@pytest.fixture(scope="session")
+def tiny_tokenizer_path(tmp_path_factory) -> str:
+    """Trained once per session: every tiny model shares its vocabulary and special tokens."""
+    from tiny_models import save_tiny_tokenizer
+
+    return save_tiny_tokenizer(tmp_path_factory.mktemp("tiny-tokenizer"))
+
+
+@pytest.fixture(scope="session")
+def tiny_gpt2_path(tmp_path_factory, tiny_tokenizer_path) -> str:
+    from tiny_models import save_tiny_gpt2
+
+    return save_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"), tiny_tokenizer_path)
+
+
+@pytest.fixture(scope="session")
+def tiny_bart_path(tmp_path_factory, tiny_tokenizer_path) -> str:
+    from tiny_models import save_tiny_bart
+
+    return save_tiny_bart(tmp_path_factory.mktemp("tiny-bart"), tiny_tokenizer_path)
+
+
+@pytest.fixture(scope="session")
+def tiny_roberta_nli_path(tmp_path_factory, tiny_tokenizer_path) -> str:
+    from tiny_models import save_tiny_roberta_nli
+
+    return save_tiny_roberta_nli(tmp_path_factory.mktemp("tiny-roberta-nli"), tiny_tokenizer_path)

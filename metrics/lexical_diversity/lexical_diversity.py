@@ -5,6 +5,8 @@ A thin wrapper of :func:`dialeval.metrics.lexical.lexical_diversity`; see README
 import datasets
 import evaluate
 from dialeval.metrics.lexical import lexical_diversity
+from dialeval.metrics.validation import check_corpus
+from dialeval.metrics.validation import check_response_sets
 from dialeval.metrics.validation import split_scope
 
 _CITATION = """\
@@ -69,9 +71,13 @@ class LexicalDiversity(evaluate.Metric):
 
     def compute(self, *, predictions=None, references=None, **kwargs):
         """Score ``predictions`` (response sets or a corpus); see the arguments below."""
-        # evaluate would silently stringify a nested item in a flat list (and split a string
-        # in a list of lists into characters): check the raw input before it is encoded.
-        split_scope(predictions, "predictions")
+        # evaluate would silently stringify a nested item or a number and split a string inside
+        # a list of lists into characters: check the raw input's types before it is encoded
+        # (sizes and empty strings are checked by the metric itself, with its options).
+        if split_scope(predictions, "predictions") == "sets":
+            check_response_sets(predictions, "predictions", allow_empty=True)
+        else:
+            check_corpus(predictions, "predictions", allow_empty=True)
         if references is not None:
             raise ValueError("`references` is not used by lexical_diversity; pass only `predictions`")
         return super().compute(predictions=predictions, **kwargs)

@@ -1,0 +1,98 @@
+"""Corpus Dist-n / Ent-n / LF against a port of the Sem-Ent released code (hyperconnect/sem-ent)."""
+import random
+from collections import Counter
+
+import numpy as np
+import pytest
+from nltk.tokenize.casual import casual_tokenize
+from nltk.util import ngrams
+
+from dialeval.metrics import corpus_ngram_diversity, distinct_n, entropy_n, lf, token_counts
+
+
+def _reference_dist(instances, k):  # codes/utils/dist.py
+    all_set, total = set(), 0
+    for tokens in (casual_tokenize(x) for x in instances):
+        grams = list(ngrams(tokens, k))
+        total += len(grams)
+        all_set.update(grams)
+    return len(all_set) / total
+
+
+def _reference_ent(instances, k):  # codes/utils/ent.py
+    grams = [g for tokens in (casual_tokenize(x) for x in instances) for g in ngrams(tokens, k)]
+    ent = 0
+    for _, v in Counter(grams).items():
+        p = v / len(grams)
+        ent -= p * np.log2(p)
+    return ent
+
+
+def _reference_lf(instances, thres=100):  # codes/utils/low_frequency.py
+    tokens = [t for x in instances for t in casual_tokenize(x)]
+    return sum(v for v in Counter(tokens).values() if v <= thres) / len(tokens)
+
+
+VOCAB = "I you don't know what :) lol http://x.co/a ... !!! ? , . yes no maybe #tag @user Hello 3.5 héllo".split()
+
+
+def _corpus(seed, size=1500):
+    rng = random.Random(seed)
+    return [" ".join(rng.choice(VOCAB) for _ in range(rng.randint(1, 10))) for _ in range(size)]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_equal_to_released_code(seed):
+    corpus = _corpus(seed)
+    result = corpus_ngram_diversity(corpus, max_n=4)
+    for k in range(1, 5):
+        assert result[f"distinct_{k}"] == _reference_dist(corpus, k)
+        assert result[f"entropy_{k}"] == pytest.approx(_reference_ent(corpus, k), rel=1e-9)
+    assert lf(corpus, threshold=100) == _reference_lf(corpus, 100)
+    assert lf(corpus, threshold=5) == _reference_lf(corpus, 5)
+
+
+def test_released_entropy_example():
+    expected = -(4 / 5 * np.log2(2 / 5) + 1 / 5 * np.log2(1 / 5))
+    assert entropy_n(["Hello", "Hello World", "World Hi"], 1) == pytest.approx(expected)
+
+
+def test_single_functions_agree_with_one_pass():
+    corpus = _corpus(3, 300)
+    both = corpus_ngram_diversity(corpus, max_n=3)
+    assert distinct_n(corpus, 2) == both["distinct_2"]
+    assert entropy_n(corpus, 3) == both["entropy_3"]
+
+
+def test_ngrams_do_not_cross_responses():
+    # Each response is one token: no bigram exists, though the pooled stream has many.
+    result = corpus_ngram_diversity(["a", "b", "a"], max_n=2)
+    assert result["distinct_1"] == pytest.approx(2 / 3)
+    assert result["distinct_2"] == 0.0 and result["entropy_2"] == 0.0
+
+
+def test_parallel_tokenization_gives_identical_result():
+    corpus = _corpus(4, 400)
+    assert corpus_ngram_diversity(corpus, num_workers=2) == corpus_ngram_diversity(corpus, num_workers=1)
+
+
+def test_lf_against_reference_counts():
+    reference = ["the cat"] * 3 + ["a dog"]
+    generated = ["the dog", "the zebra"]  # the: 3 (frequent at threshold 2), dog: 1, zebra: 0
+    assert lf(generated, reference=reference, threshold=2) == pytest.approx(2 / 4)
+    assert lf(generated, reference=token_counts(reference), threshold=2) == pytest.approx(2 / 4)
+    # the boundary is inclusive, as the released code's `v <= thres`
+    assert lf(generated, reference=reference, threshold=3) == 1.0
+
+
+def test_errors_name_the_argument():
+    with pytest.raises(ValueError, match="responses"):
+        distinct_n("not a list")
+    with pytest.raises(ValueError, match=r"`n`"):
+        distinct_n(["a"], n=0)
+    with pytest.raises(ValueError, match="reference"):
+        lf(["a"], reference=42)
+    with pytest.raises(ValueError, match="threshold"):
+        lf(["a"], threshold=-1)
+    with pytest.raises(ValueError, match="num_workers"):
+        corpus_ngram_diversity(["a"], num_workers=0)

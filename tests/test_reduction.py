@@ -1,0 +1,23 @@
+import numpy as np
+import pytest
+
+from dialeval.metrics import diversity_from_similarity_matrix, similarity_to_diversity
+
+
+def test_negated_mean_over_unordered_pairs():
+    values = {frozenset({0, 1}): 0.9, frozenset({0, 2}): 0.3, frozenset({1, 2}): 0.0}
+    assert similarity_to_diversity([0, 1, 2], lambda a, b: values[frozenset({a, b})]) == pytest.approx(-0.4)
+
+
+def test_matrix_form_reads_lower_triangle_only():
+    matrix = np.array([[1.0, 99.0, 99.0], [0.9, 1.0, 99.0], [0.3, 0.0, 1.0]])
+    assert diversity_from_similarity_matrix(matrix) == pytest.approx(-0.4)
+
+
+def test_needs_a_pair():
+    with pytest.raises(ValueError, match="items"):
+        similarity_to_diversity(["one"], lambda a, b: 1.0)
+    with pytest.raises(ValueError, match="similarity_matrix"):
+        diversity_from_similarity_matrix(np.ones((1, 1)))
+    with pytest.raises(ValueError, match="square"):
+        diversity_from_similarity_matrix(np.ones((2, 3)))
