@@ -1,0 +1,1 @@
+"""dialeval.datasets_scripts: datasets builders for the papers' test sets."""

@@ -1,0 +1,1 @@
+"""dialeval.generation: diversity-aware decoding for any GenerationMixin model (DTG, n-best helpers)."""

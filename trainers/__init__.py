@@ -1,0 +1,1 @@
+"""dialeval.trainers: Trainer subclasses that train for diverse responses (DRESS, unlikelihood)."""
