@@ -1,0 +1,634 @@
+"""Benchmark dialeval's lexical diversity metrics against straightforward ports of the papers' code.
+
+Two benchmarks, each timing our implementation and a faithful pure-Python port of the authors'
+released code in the same run, checking that both give the same numbers and reporting the speed
+ratio (the issue's target: ours >= 10x faster than the straightforward port).
+
+1. Corpus scope: Dist-1..3 and Ent-1..3 over a seeded synthetic corpus of short dialogue responses
+   (1,000,000 by default, ``--num-responses`` to scale down). Reference: the Sem-Ent released code
+   (``hyperconnect/sem-ent``, ``codes/utils/dist.py`` and ``ent.py``), run as six separate
+   calculators. Ours: ``dialeval.metrics.corpus_ngram_diversity(responses, max_n=3)``, timed with
+   ``num_workers=1`` and with the default (``None``: all cores from 100k distinct texts on).
+   Check: Dist-n exactly equal, Ent-n equal within 1e-9 relative.
+2. Set scope: averaged distinct-n and n-gram cosine diversity (n = 1..5) of every row of the
+   McDiv and McDiv_nuggets CSVs in ``../shared/data/tevet-diversity-eval/raw/``. Reference: Tevet &
+   Berant's released code (``GuyTevet/diversity-eval``: ``utils.lines_to_ngrams``,
+   ``DistinctNgrams``, ``CosineSimilarity``, ``Similarity2DiversityMetric``,
+   ``AveragedNgramDiversityMetric``). Ours: ``dialeval.metrics.averaged_distinct_n`` and
+   ``dialeval.metrics.ngram_cosine_diversity`` per row. Check: every row identical to 3 decimals.
+   Skipped, with a message, when ``../shared`` is absent.
+
+The script exits non-zero when any number differs, and rewrites only its own section of
+``benchmarks/RESULTS.md`` (between ``<!-- bench_lexical:start -->`` and ``<!-- bench_lexical:end -->``),
+creating the file if needed, so other benchmark scripts can keep their sections there.
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_lexical.py                          # full size (minutes)
+    .venv/bin/python benchmarks/bench_lexical.py --num-responses 20000   # quick run
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime
+import os
+import platform
+import shlex
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import nltk
+import numpy as np
+import scipy
+from nltk.tokenize.casual import casual_tokenize
+from nltk.util import ngrams
+from scipy.spatial.distance import cosine
+
+from dialeval.metrics import averaged_distinct_n, corpus_ngram_diversity, ngram_cosine_diversity
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_RESULTS = REPO_ROOT / "benchmarks" / "RESULTS.md"
+TEVET_RAW = REPO_ROOT.parent / "shared" / "data" / "tevet-diversity-eval" / "raw"
+TEVET_FOLDERS = ("McDiv", "McDiv_nuggets")
+SECTION_START = "<!-- bench_lexical:start -->"
+SECTION_END = "<!-- bench_lexical:end -->"
+RESULTS_HEADER = (
+    "# Benchmarks\n\n"
+    "Measured results of the scripts in `benchmarks/` (run them with `make bench`). Each script\n"
+    "rewrites only its own section, delimited by `<!-- <script>:start -->` / `<!-- <script>:end -->`.\n"
+)
+TARGET_SPEEDUP = 10.0
+ENTROPY_RTOL = 1e-9
+
+
+# ==================================================================================================
+# NAIVE REFERENCE 1 — Sem-Ent released code (hyperconnect/sem-ent, codes/utils/dist.py, ent.py).
+# A faithful port: every calculator tokenizes the whole corpus itself with nltk's casual_tokenize,
+# builds n-gram tuples with nltk.util.ngrams and counts them with a set / a Counter.
+# (The released calculate() methods return (score, count); only the score is kept here.)
+# ==================================================================================================
+
+
+def sement_dist_k(instances: list[str], k: int) -> float:
+    """``DistKCalculator(k)._calculate(instances)[0]``."""
+    tokenized_responses = [casual_tokenize(instance) for instance in instances]
+    num_all_ngrams = 0
+    all_ngram_set = set()
+    for tokens in tokenized_responses:
+        token_ngrams = list(ngrams(tokens, k))
+        num_all_ngrams += len(token_ngrams)
+        all_ngram_set.update(token_ngrams)
+    return len(all_ngram_set) / num_all_ngrams
+
+
+def sement_ent_k(instances: list[str], k: int) -> float:
+    """``EntKCalculator(k)._calculate(instances)[0]``."""
+    tokenized_responses = [casual_tokenize(instance) for instance in instances]
+    num_all_ngrams = 0
+    all_ngram_list = list()
+    for tokens in tokenized_responses:
+        token_ngrams = list(ngrams(tokens, k))
+        num_all_ngrams += len(token_ngrams)
+        all_ngram_list.extend(token_ngrams)
+    counter = Counter(all_ngram_list)
+    ent = 0
+    for _, v in list(counter.items()):
+        prob = float(v) / float(num_all_ngrams)
+        ent -= prob * np.log2(prob)
+    return ent
+
+
+def sement_reference(instances: list[str]) -> dict[str, float]:
+    """The six released calculators (Dist-1..3, Ent-1..3), each run separately as in the paper's code."""
+    scores = {}
+    for k in (1, 2, 3):
+        scores[f"distinct_{k}"] = sement_dist_k(instances, k)
+    for k in (1, 2, 3):
+        scores[f"entropy_{k}"] = float(sement_ent_k(instances, k))
+    return scores
+
+
+# ==================================================================================================
+# NAIVE REFERENCE 2 — Tevet & Berant released code (GuyTevet/diversity-eval: utils.py,
+# diversity_metrics.py, similarity_metrics.py, metric.py), with the class machinery flattened into
+# functions. As in the release, CosineSimilarity re-tokenizes both strings of every pair.
+# ==================================================================================================
+
+
+def tevet_lines_to_ngrams(lines: list[str], n: int = 3) -> list[list[tuple[str, ...]]]:
+    """``utils.lines_to_ngrams``."""
+    ngram_lists = []
+    for s in lines:
+        words = [e for e in s.replace(".", "").replace("\n", "").split(" ") if e != ""]
+        ngram_lists.append([tuple(words[i : i + n]) for i in range(len(words) - n + 1)])
+    return ngram_lists
+
+
+def tevet_distinct_ngrams(response_set: list[str], n: int) -> float:
+    """``DistinctNgrams({'n': n})(response_set)``."""
+    ngram_lists = tevet_lines_to_ngrams(response_set, n=n)
+    flat = [item for sublist in ngram_lists for item in sublist]
+    return len(set(flat)) / len(flat) if len(flat) > 0 else 0.0
+
+
+def tevet_ngram_cosine_distance(ngram1: list, ngram2: list) -> float:
+    """``CosineSimilarity.ngram_cosine_distance``."""
+
+    def intersection(lst1, lst2):
+        return list(set(lst1) & set(lst2))
+
+    if len(intersection(ngram1, ngram2)) == 0:  # "acceleration step"
+        return 1.0
+    n_space = list(set().union(ngram1, ngram2))
+    vectors = []
+    for n_gram in [ngram1, ngram2]:
+        vectors.append([n_gram.count(e) for e in n_space])
+    return cosine(vectors[0], vectors[1])
+
+
+def tevet_cosine_similarity(str1: str, str2: str, n: int) -> float:
+    """``CosineSimilarity({'n': n})(str1, str2)``."""
+    ngram_lists = tevet_lines_to_ngrams([str1, str2], n)
+    return 1 - tevet_ngram_cosine_distance(ngram_lists[0], ngram_lists[1])
+
+
+def tevet_cosine_diversity(response_set: list[str], n: int) -> float:
+    """``CosineSimilarity2Diversity({'n': n})(response_set)`` (Similarity2DiversityMetric)."""
+    similarity_list = []
+    for i in range(len(response_set)):
+        for j in range(i):
+            similarity_list.append(tevet_cosine_similarity(response_set[i], response_set[j], n))
+    return -np.mean(similarity_list)
+
+
+def tevet_averaged(ngram_metric, response_set: list[str], n_min: int = 1, n_max: int = 5) -> float:
+    """``AveragedNgramDiversityMetric``: the mean of ``ngram_metric`` over n = n_min..n_max."""
+    return np.mean([ngram_metric(response_set, n) for n in range(n_min, n_max + 1)])
+
+
+# ==================================================================================================
+# Synthetic corpus
+# ==================================================================================================
+
+STOCK_REPLIES = (
+    "I don't know.", "Yes.", "Thank you!", "No.", "I'm not sure.", "Okay.", "What do you mean?",
+    "Me too.", "That's great!", "I don't know what you mean.", "Sure.", "Really?", "Yeah, me too.",
+    "I think so.", "Thanks!", "Oh no!", "Why?", "I love it!", "That sounds good.", "I'm fine, thanks.",
+)  # fmt: skip
+COMMON_WORDS = (
+    "I", "you", "the", "to", "a", "it", "is", "that", "and", "do", "don't", "I'm", "what", "of",
+    "in", "know", "have", "my", "me", "it's", "we", "not", "be", "for", "this", "so", "like",
+    "your", "can", "just", "think", "are", "was", "with", "go", "get", "he", "she", "they", "no",
+    "yes", "but", "on", "at", "about", "would", "will", "there", "that's", "how", "good", "want",
+    "really", "what's", "can't", "you're", "all", "time", "people", "very",
+)  # fmt: skip
+SYLLABLES = tuple(c + v for c in "bcdfghklmnprstvwz" for v in ("a", "e", "i", "o", "u", "ai", "ou"))
+VOCABULARY_SIZE = 5000
+ZIPF_EXPONENT = 1.1
+STOCK_SHARE = 0.20
+COMMA_RATE = 0.05
+ENDINGS = (".", "!", "?", "", "...", " :)")
+ENDING_WEIGHTS = (0.45, 0.15, 0.15, 0.15, 0.05, 0.05)
+
+GENERATOR_DESCRIPTION = (
+    f"seeded `numpy.random.default_rng`; {STOCK_SHARE:.0%} of responses are one of "
+    f"{len(STOCK_REPLIES)} stock replies (\"I don't know.\", \"Yes.\", \"Thank you!\", ...; Zipf-weighted); "
+    f"the others have 1 + Binomial(11, 0.45) words (1-12, mean ~6) drawn from a Zipfian "
+    f"(s = {ZIPF_EXPONENT}) vocabulary of {VOCABULARY_SIZE:,} words ({len(COMMON_WORDS)} common English "
+    f"words incl. contractions, then pseudo-words of 1-3 CV syllables), a comma after "
+    f"{COMMA_RATE:.0%} of words and an ending drawn from `.` `!` `?` none `...` ` :)`"
+)
+
+
+def _zipf_probabilities(size: int, exponent: float) -> np.ndarray:
+    weights = 1.0 / np.arange(1, size + 1, dtype=np.float64) ** exponent
+    return weights / weights.sum()
+
+
+def synthetic_corpus(num_responses: int, seed: int) -> list[str]:
+    """Deterministic short dialogue responses (see ``GENERATOR_DESCRIPTION``)."""
+    rng = np.random.default_rng(seed)
+    vocabulary = list(COMMON_WORDS)
+    seen = set(vocabulary)
+    while len(vocabulary) < VOCABULARY_SIZE:
+        word = "".join(rng.choice(SYLLABLES, size=rng.integers(1, 4)))
+        if word not in seen:
+            seen.add(word)
+            vocabulary.append(word)
+
+    is_stock = rng.random(num_responses) < STOCK_SHARE
+    stock_p = _zipf_probabilities(len(STOCK_REPLIES), 1.0)
+    stock_choice = rng.choice(len(STOCK_REPLIES), size=num_responses, p=stock_p)
+    lengths = 1 + rng.binomial(11, 0.45, size=num_responses)
+    lengths[is_stock] = 0
+    total = int(lengths.sum())
+    word_p = _zipf_probabilities(VOCABULARY_SIZE, ZIPF_EXPONENT)
+    word_ids = rng.choice(VOCABULARY_SIZE, size=total, p=word_p)
+    words = np.array(vocabulary, dtype=object)[word_ids]
+    comma = rng.random(total) < COMMA_RATE
+    words[comma] = words[comma] + ","
+    ending_ids = rng.choice(len(ENDINGS), size=num_responses, p=ENDING_WEIGHTS)
+    endings = np.array(ENDINGS, dtype=object)[ending_ids]
+
+    words_list, lengths_list = words.tolist(), lengths.tolist()
+    responses, start = [], 0
+    for index in range(num_responses):
+        if is_stock[index]:
+            responses.append(STOCK_REPLIES[stock_choice[index]])
+            continue
+        end = start + lengths_list[index]
+        text = " ".join(words_list[start:end])
+        start = end
+        responses.append((text[:-1] if text.endswith(",") else text) + endings[index])
+    return responses
+
+
+# ==================================================================================================
+# Benchmarks
+# ==================================================================================================
+
+
+def _timed(function, *args, **kwargs):
+    start = time.perf_counter()
+    value = function(*args, **kwargs)
+    return value, time.perf_counter() - start
+
+
+def bench_corpus(num_responses: int, seed: int) -> dict:
+    print(f"[corpus] generating {num_responses:,} synthetic responses (seed {seed}) ...", flush=True)
+    responses, generation_s = _timed(synthetic_corpus, num_responses, seed)
+    num_distinct = len(set(responses))
+    share = num_distinct / num_responses
+    print(f"[corpus] generated in {generation_s:.1f} s; {num_distinct:,} distinct ({share:.1%})", flush=True)
+
+    print("[corpus] ours, num_workers=1 ...", flush=True)
+    ours_single, ours_single_s = _timed(corpus_ngram_diversity, responses, max_n=3, num_workers=1)
+    print(f"[corpus]   {ours_single_s:.2f} s", flush=True)
+    print("[corpus] ours, num_workers=None (default) ...", flush=True)
+    ours_default, ours_default_s = _timed(corpus_ngram_diversity, responses, max_n=3)
+    print(f"[corpus]   {ours_default_s:.2f} s", flush=True)
+    print("[corpus] naive Sem-Ent port (six calculators, each tokenizing the corpus) ...", flush=True)
+    naive, naive_s = _timed(sement_reference, responses)
+    print(f"[corpus]   {naive_s:.2f} s", flush=True)
+
+    checks = []
+    for label, ours in (("num_workers=1", ours_single), ("default", ours_default)):
+        for key, reference in naive.items():
+            value = ours[key]
+            if key.startswith("distinct"):
+                ok = value == reference
+                detail = "exact" if ok else f"{value!r} != {reference!r}"
+            else:
+                relative = abs(value - reference) / abs(reference) if reference else abs(value)
+                ok = relative <= ENTROPY_RTOL
+                detail = f"rel. diff {relative:.1e}"
+            checks.append(
+                {"run": label, "metric": key, "ours": value, "naive": reference, "ok": ok, "detail": detail}
+            )
+    return {
+        "num_responses": num_responses,
+        "num_distinct": num_distinct,
+        "num_tokens": ours_default["num_tokens"],
+        "seed": seed,
+        "generation_s": generation_s,
+        "naive_s": naive_s,
+        "ours_single_s": ours_single_s,
+        "ours_default_s": ours_default_s,
+        "default_workers": _default_workers(num_distinct),
+        "naive": naive,
+        "checks": checks,
+        "ok": all(check["ok"] for check in checks),
+    }
+
+
+def _default_workers(num_distinct: int) -> int:
+    """The worker count ``num_workers=None`` resolves to (mirrors dialeval.metrics.tokenization)."""
+    from dialeval.metrics import tokenization
+
+    threshold = getattr(tokenization, "PARALLEL_MIN_TEXTS", 100_000)
+    return min(os.cpu_count() or 1, 8) if num_distinct >= threshold else 1
+
+
+def load_response_sets(raw_dir: Path) -> tuple[list[list[str]], list[str]]:
+    response_sets, files = [], []
+    for folder in TEVET_FOLDERS:
+        for path in sorted((raw_dir / folder).glob("*.csv")):
+            files.append(f"{folder}/{path.name}")
+            with open(path, encoding="utf-8", newline="") as handle:
+                reader = csv.DictReader(handle)
+                keys = sorted(
+                    (name for name in reader.fieldnames if name.startswith("resp_") and name[5:].isdigit()),
+                    key=lambda name: int(name[5:]),
+                )
+                response_sets.extend([row[key] for key in keys] for row in reader)
+    return response_sets, files
+
+
+SET_METRICS = {
+    "averaged distinct-n": (
+        lambda responses: tevet_averaged(tevet_distinct_ngrams, responses),
+        lambda responses: averaged_distinct_n(responses, allow_empty=True),
+    ),
+    "n-gram cosine diversity": (
+        lambda responses: tevet_averaged(tevet_cosine_diversity, responses),
+        lambda responses: ngram_cosine_diversity(responses, allow_empty=True),
+    ),
+}  # name -> (naive port, ours), each scoring one response set
+
+
+def _score_all(metric, response_sets: list[list[str]]) -> list[float]:
+    return [float(metric(responses)) for responses in response_sets]
+
+
+def _repeat(metric, response_sets: list[list[str]], repeats: int) -> tuple[list[float], list[float]]:
+    times, scores = [], []
+    for _ in range(repeats):
+        scores, seconds = _timed(_score_all, metric, response_sets)
+        times.append(seconds)
+    return scores, times
+
+
+def bench_sets(raw_dir: Path, repeats: int) -> dict | None:
+    if not all((raw_dir / folder).is_dir() for folder in TEVET_FOLDERS):
+        print(
+            f"[sets] SKIPPED: the Tevet & Berant data is not at {raw_dir} "
+            f"(expects {' and '.join(TEVET_FOLDERS)} under it; see ../shared/README.md).",
+            flush=True,
+        )
+        return None
+    response_sets, files = load_response_sets(raw_dir)
+    num_responses = sum(len(responses) for responses in response_sets)
+    print(
+        f"[sets] {len(response_sets):,} response sets ({num_responses:,} responses) from {len(files)} files",
+        flush=True,
+    )
+
+    metrics = {}
+    for name, (naive_metric, our_metric) in SET_METRICS.items():
+        print(f"[sets] {name}: naive Tevet & Berant port, {repeats} runs ...", flush=True)
+        naive, naive_times = _repeat(naive_metric, response_sets, repeats)
+        print(f"[sets]   best {min(naive_times):.2f} s", flush=True)
+        print(f"[sets] {name}: ours, {repeats} runs ...", flush=True)
+        ours, ours_times = _repeat(our_metric, response_sets, repeats)
+        print(f"[sets]   best {min(ours_times):.2f} s", flush=True)
+        metrics[name] = {
+            "naive_times": naive_times,
+            "ours_times": ours_times,
+            "mismatches": [i for i, (a, b) in enumerate(zip(ours, naive)) if f"{a:.3f}" != f"{b:.3f}"],
+            "max_abs_diff": max((abs(a - b) for a, b in zip(ours, naive)), default=0.0),
+            "exact": sum(a == b for a, b in zip(ours, naive)),
+        }
+    return {
+        "files": files,
+        "num_sets": len(response_sets),
+        "num_responses": num_responses,
+        "repeats": repeats,
+        "naive_best": sum(min(metric["naive_times"]) for metric in metrics.values()),
+        "ours_best": sum(min(metric["ours_times"]) for metric in metrics.values()),
+        "metrics": metrics,
+        "ok": all(not metric["mismatches"] for metric in metrics.values()),
+    }
+
+
+# ==================================================================================================
+# Report
+# ==================================================================================================
+
+
+def _total_ram_gib() -> str:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemTotal:"):
+                    return f"{int(line.split()[1]) / 1024**2:.1f} GiB"
+    except OSError:
+        pass
+    return "unknown"
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def _ratio(naive_s: float, ours_s: float) -> str:
+    ratio = naive_s / ours_s
+    verdict = "meets" if ratio >= TARGET_SPEEDUP else "**misses**"
+    return f"{ratio:.1f}x ({verdict} the {TARGET_SPEEDUP:.0f}x target)"
+
+
+def render_section(corpus: dict, sets: dict | None, command: str) -> str:
+    distinct_share = corpus["num_distinct"] / corpus["num_responses"]
+    lines = [
+        SECTION_START,
+        "## bench_lexical: lexical diversity vs. the papers' released code",
+        "",
+        f"- Date: {datetime.date.today().isoformat()}",
+        f"- Command: `{command}`",
+        f"- Machine: {platform.platform()} ({platform.machine()}), {_cpu_model()}, "
+        f"`os.cpu_count()` = {os.cpu_count()}, RAM {_total_ram_gib()}",
+        f"- Versions: Python {platform.python_version()}, numpy {np.__version__}, nltk {nltk.__version__}, "
+        f"scipy {scipy.__version__}",
+        "- Timing: `time.perf_counter()` wall time of the whole call (tokenization included).",
+        "",
+        "### 1. Corpus scope: Dist-1..3 and Ent-1..3",
+        "",
+        "- Naive: faithful port of `hyperconnect/sem-ent` `codes/utils/dist.py` and `ent.py`; the six "
+        "calculators (Dist-1,2,3, Ent-1,2,3) run separately, each `casual_tokenize`-ing every response, "
+        "building `nltk.util.ngrams` tuples and counting them with a `set` / `Counter`.",
+        "- Ours: `dialeval.metrics.corpus_ngram_diversity(responses, max_n=3)`, once with `num_workers=1` "
+        f"and once with the default `num_workers=None` ({corpus['default_workers']} tokenizing "
+        f"process{'es' if corpus['default_workers'] != 1 else ''} here).",
+        f"- Corpus: {corpus['num_responses']:,} synthetic responses, {corpus['num_tokens']:,} casual tokens; "
+        f"{corpus['num_distinct']:,} distinct texts (**{distinct_share:.1%}** "
+        f"of responses; ours tokenizes each distinct text once). Generator: {GENERATOR_DESCRIPTION}; "
+        f"seed {corpus['seed']}.",
+        "- One run each.",
+        "",
+        "| implementation | wall time | speed-up vs naive |",
+        "|---|---:|---:|",
+        f"| naive Sem-Ent port (1 process) | {corpus['naive_s']:.1f} s | 1.0x |",
+        f"| ours, `num_workers=1` | {corpus['ours_single_s']:.1f} s "
+        f"| {_ratio(corpus['naive_s'], corpus['ours_single_s'])} |",
+        f"| ours, default (`num_workers=None` → {corpus['default_workers']} processes) "
+        f"| {corpus['ours_default_s']:.1f} s | "
+        f"{_ratio(corpus['naive_s'], corpus['ours_default_s'])} |",
+        "",
+        "Equality check (Dist-n must be exactly equal; Ent-n within "
+        f"{ENTROPY_RTOL:.0e} relative): **{'passed' if corpus['ok'] else 'FAILED'}**.",
+        "",
+        "| metric | naive | ours (`num_workers=1`) | ours (default) |",
+        "|---|---:|---:|---:|",
+    ]
+    by_run = {(check["run"], check["metric"]): check for check in corpus["checks"]}
+    for key, reference in corpus["naive"].items():
+        single, default = by_run[("num_workers=1", key)], by_run[("default", key)]
+        lines.append(
+            f"| {key} | {reference!r} | {single['ours']!r} ({single['detail']}) "
+            f"| {default['ours']!r} ({default['detail']}) |"
+        )
+    lines += [
+        "",
+        "Bound on the single-process ratio: NLTK's casual tokenizer (a large regex) dominates both "
+        f"sides; the naive code tokenizes 6 x {corpus['num_responses']:,} texts and ours "
+        f"{corpus['num_distinct']:,}, so with the same tokenizer one process can only be about "
+        f"{6 * corpus['num_responses'] / corpus['num_distinct']:.1f}x faster unless fewer texts are "
+        "distinct; beyond that, the gain comes from tokenizing in several processes.",
+        "",
+        "Why ours is faster: the naive code runs the casual tokenizer over the whole corpus six times "
+        "(once per calculator), ours tokenizes each distinct text once (optionally in parallel) and "
+        "derives all orders from one pass; and instead of hashing n-gram tuples into a `set` / "
+        "`Counter`, ours maps tokens to integer ids and ranks the n-grams of each order with "
+        "`numpy.unique` on (rank of the (n-1)-gram, next token id).",
+        "",
+        "### 2. Set scope: averaged distinct-n and n-gram cosine diversity (n = 1..5)",
+        "",
+    ]
+    if sets is None:
+        lines += ["Skipped: `../shared/data/tevet-diversity-eval/raw/` was not found.", "", SECTION_END]
+        return "\n".join(lines) + "\n"
+    lines += [
+        "- Naive: faithful port of `GuyTevet/diversity-eval` (`utils.lines_to_ngrams`, `DistinctNgrams`, "
+        "`CosineSimilarity` with `list.count` vectors and `scipy.spatial.distance.cosine`, "
+        "`Similarity2DiversityMetric`, `AveragedNgramDiversityMetric`); as released, every pair is "
+        "re-tokenized by `lines_to_ngrams` and pairs without a shared n-gram skip the vectors "
+        "(the release's \"acceleration step\").",
+        "- Ours: `dialeval.metrics.averaged_distinct_n(responses, allow_empty=True)` and "
+        "`dialeval.metrics.ngram_cosine_diversity(responses, allow_empty=True)`, called per set.",
+        f"- Data: every row of {len(sets['files'])} CSVs under `raw/McDiv/` and `raw/McDiv_nuggets/` "
+        f"({', '.join('`' + name + '`' for name in sets['files'])}): {sets['num_sets']:,} response sets, "
+        f"{sets['num_responses']:,} responses.",
+        f"- Each metric over all sets, {sets['repeats']} runs each; the table shows the best run "
+        "(all runs listed below it).",
+        "",
+        "| metric | naive (best) | ours (best) | speed-up vs naive |",
+        "|---|---:|---:|---:|",
+    ]
+    for name, metric in sets["metrics"].items():
+        naive_best, ours_best = min(metric["naive_times"]), min(metric["ours_times"])
+        lines.append(f"| {name} | {naive_best:.2f} s | {ours_best:.2f} s | {_ratio(naive_best, ours_best)} |")
+    naive_total, ours_total = sets["naive_best"], sets["ours_best"]
+    lines.append(
+        f"| both | {naive_total:.2f} s | {ours_total:.2f} s | {_ratio(naive_total, ours_total)} |"
+    )
+    lines.append("")
+    for name, metric in sets["metrics"].items():
+        lines.append(
+            f"All runs, {name}: naive {', '.join(f'{t:.2f}' for t in metric['naive_times'])} s; "
+            f"ours {', '.join(f'{t:.2f}' for t in metric['ours_times'])} s."
+        )
+        lines.append("")
+    lines += [
+        f"Equality check (every row identical to 3 decimals): **{'passed' if sets['ok'] else 'FAILED'}**.",
+        "",
+        "| metric | rows differing at 3 decimals | rows bit-identical | max abs difference |",
+        "|---|---:|---:|---:|",
+    ]
+    for name, metric in sets["metrics"].items():
+        lines.append(
+            f"| {name} | {len(metric['mismatches'])} / {sets['num_sets']:,} "
+            f"| {metric['exact']:,} / {sets['num_sets']:,} "
+            f"| {metric['max_abs_diff']:.1e} |"
+        )
+    lines += [
+        "",
+        "Why ours is faster: for the cosine diversity the naive code re-tokenizes both responses of "
+        "every pair for every n, builds each pair's count vectors with `list.count` over the union "
+        "n-gram space and calls `scipy.spatial.distance.cosine` (array conversion and checks per call), "
+        "while ours tokenizes each response once and takes the dot product and norms of two n-gram "
+        "`Counter`s directly. For averaged distinct-n both sides do the same work (one tokenization "
+        "and one `set` of n-gram tuples per order), so there is little to gain per set.",
+        "",
+        SECTION_END,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_section(path: Path, section: str) -> None:
+    text = path.read_text(encoding="utf-8") if path.exists() else RESULTS_HEADER
+    start, end = text.find(SECTION_START), text.find(SECTION_END)
+    if start != -1 and end > start:
+        rest = text[end + len(SECTION_END) :].lstrip("\n")
+        text = text[:start] + section + ("\n" + rest if rest else "")
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def print_summary(corpus: dict, sets: dict | None) -> None:
+    print("\n=== bench_lexical summary ===")
+    print(
+        f"corpus scope ({corpus['num_responses']:,} responses, "
+        f"{corpus['num_distinct'] / corpus['num_responses']:.1%} distinct): "
+        f"naive {corpus['naive_s']:.1f} s | ours 1 worker {corpus['ours_single_s']:.1f} s "
+        f"({corpus['naive_s'] / corpus['ours_single_s']:.1f}x) | "
+        f"ours default ({corpus['default_workers']} worker{'s' if corpus['default_workers'] != 1 else ''}) "
+        f"{corpus['ours_default_s']:.1f} s ({corpus['naive_s'] / corpus['ours_default_s']:.1f}x) | "
+        f"equality {'OK' if corpus['ok'] else 'FAILED'}"
+    )
+    for check in corpus["checks"]:
+        if not check["ok"]:
+            print(
+                f"  MISMATCH [{check['run']}] {check['metric']}: "
+                f"ours {check['ours']!r} vs naive {check['naive']!r}"
+            )
+    if sets is None:
+        print("set scope: skipped (data not found)")
+        return
+    print(
+        f"set scope ({sets['num_sets']:,} sets, best of {sets['repeats']}): "
+        f"naive {sets['naive_best']:.2f} s | "
+        f"ours {sets['ours_best']:.2f} s ({sets['naive_best'] / sets['ours_best']:.1f}x) | "
+        f"equality {'OK' if sets['ok'] else 'FAILED'}"
+    )
+    for name, metric in sets["metrics"].items():
+        naive_best, ours_best = min(metric["naive_times"]), min(metric["ours_times"])
+        print(
+            f"  {name}: naive {naive_best:.2f} s | ours {ours_best:.2f} s ({naive_best / ours_best:.1f}x) | "
+            f"{len(metric['mismatches'])} rows differ at 3 decimals, "
+            f"max abs diff {metric['max_abs_diff']:.1e}"
+            + (f", first differing rows {metric['mismatches'][:10]}" if metric["mismatches"] else "")
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--num-responses", type=int, default=1_000_000, help="synthetic corpus size (default 1,000,000)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the synthetic corpus (default 0)")
+    parser.add_argument(
+        "--set-repeats", type=int, default=3, help="timed runs of each set-scope metric (default 3)"
+    )
+    parser.add_argument("--data-dir", type=Path, default=TEVET_RAW, help="Tevet & Berant raw/ folder")
+    parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS, help="Markdown file to update")
+    args = parser.parse_args(argv)
+    if args.num_responses < 1 or args.set_repeats < 1:
+        parser.error("--num-responses and --set-repeats must be positive")
+
+    arguments = sys.argv[1:] if argv is None else argv
+    parts = [".venv/bin/python", "benchmarks/bench_lexical.py", *arguments]
+    command = " ".join(shlex.quote(part) for part in parts)
+    corpus = bench_corpus(args.num_responses, args.seed)
+    sets = bench_sets(args.data_dir, args.set_repeats)
+    write_section(args.results, render_section(corpus, sets, command))
+    print_summary(corpus, sets)
+    print(f"\nwrote {args.results}")
+    ok = corpus["ok"] and (sets is None or sets["ok"])
+    if not ok:
+        print("ERROR: our numbers differ from the reference implementation (see above).", file=sys.stderr)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
