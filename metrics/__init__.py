@@ -11,6 +11,7 @@ from .reduction import diversity_from_similarity_matrix, similarity_to_diversity
 from .self_bleu import self_bleu
 from .sentence_embedding import sent_bert_diversity
 from .set_lexical import averaged_distinct_n, ngram_cosine_diversity, ngram_cosine_similarity
+from .set_lexical_batch import batch_set_lexical_diversity
 from .tokenization import casual_tokenize, tevet_tokenize
 
 
@@ -28,6 +29,7 @@ def evaluate_module_path(name: str) -> str:
 
 __all__ = [
     "averaged_distinct_n",
+    "batch_set_lexical_diversity",
     "casual_tokenize",
     "corpus_lexical_diversity",
     "corpus_ngram_diversity",

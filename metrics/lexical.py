@@ -13,8 +13,8 @@ import numpy as np
 
 from .corpus_lexical import corpus_ngram_diversity, lf
 from .self_bleu import self_bleu
-from .set_lexical import averaged_distinct_n, ngram_cosine_diversity
-from .validation import check_corpus, check_response_sets, split_scope
+from .set_lexical_batch import batch_set_lexical_diversity
+from .validation import check_corpus, split_scope
 
 SET_METRICS = ("averaged_distinct_n", "ngram_cosine_diversity")
 
@@ -22,23 +22,23 @@ SET_METRICS = ("averaged_distinct_n", "ngram_cosine_diversity")
 def set_lexical_diversity(
     response_sets: list[list[str]], max_n: int = 5, tokenizer="tevet", allow_empty: bool = False, progress=None
 ) -> dict:
-    """Set-scope figures: ``per_set`` scores and their means over sets.
+    """Set-scope figures (Tevet & Berant 2021, §6.2): ``per_set`` scores and their means over sets.
+
+    All sets are scored in one vectorized call (:func:`.set_lexical_batch.batch_set_lexical_diversity`),
+    bit for bit equal to the per-set functions of :mod:`.set_lexical` but many times faster.
 
     Args:
-        progress: optional callable invoked once per scored set (e.g. a tqdm ``update``).
+        progress: optional callable invoked once with the number of scored sets when they are
+            done (e.g. a tqdm bar's ``update``).
     """
-    response_sets = check_response_sets(response_sets, "predictions", min_size=2, allow_empty=allow_empty)
-    per_set = []
-    for response_set in response_sets:
-        per_set.append(
-            {
-                "averaged_distinct_n": averaged_distinct_n(response_set, max_n, tokenizer=tokenizer, allow_empty=allow_empty),
-                "ngram_cosine_diversity": ngram_cosine_diversity(response_set, max_n, tokenizer=tokenizer, allow_empty=allow_empty),
-            }
-        )
-        if progress is not None:
-            progress()
-    means = {name: float(np.mean([scores[name] for scores in per_set])) for name in SET_METRICS}
+    scores = batch_set_lexical_diversity(response_sets, max_n, tokenizer=tokenizer, allow_empty=allow_empty)
+    per_set = [
+        dict(zip(SET_METRICS, values))
+        for values in zip(*(scores[name].tolist() for name in SET_METRICS))
+    ]
+    if progress is not None:
+        progress(len(per_set))
+    means = {name: float(np.mean(scores[name])) for name in SET_METRICS}
     return {**means, "num_sets": len(per_set), "per_set": per_set}
 
 

@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cosine
 
-from dialeval.metrics import averaged_distinct_n, ngram_cosine_diversity, ngram_cosine_similarity, tevet_tokenize
+from dialeval.metrics import (
+    averaged_distinct_n,
+    batch_set_lexical_diversity,
+    ngram_cosine_diversity,
+    ngram_cosine_similarity,
+    tevet_tokenize,
+)
 
 # --- A straightforward port of GuyTevet/diversity-eval (utils.py, similarity_metrics.py, metric.py) ---
 
@@ -77,7 +83,20 @@ def test_tevet_tokenization_rules():
     assert tevet_tokenize("Hi. There\nyou  are...") == ["Hi", "Thereyou", "are"]
 
 
-def test_matches_released_scores_on_all_18_files(shared_data):
+def _score_one_by_one(response_sets):
+    return (
+        [averaged_distinct_n(r, allow_empty=True) for r in response_sets],
+        [ngram_cosine_diversity(r, allow_empty=True) for r in response_sets],
+    )
+
+
+def _score_batched(response_sets):
+    scores = batch_set_lexical_diversity(response_sets, allow_empty=True)
+    return scores["averaged_distinct_n"], scores["ngram_cosine_diversity"]
+
+
+@pytest.mark.parametrize("score", [_score_one_by_one, _score_batched], ids=["per_set", "batched"])
+def test_matches_released_scores_on_all_18_files(shared_data, score):
     files = sorted((shared_data / "tevet-diversity-eval" / "with_metrics").glob("*/*.csv"))
     assert len(files) == 18
     rows = mismatches = 0
@@ -85,13 +104,12 @@ def test_matches_released_scores_on_all_18_files(shared_data):
         with open(path, encoding="utf-8", newline="") as handle:
             reader = csv.DictReader(handle)
             columns = sorted((c for c in reader.fieldnames if c.startswith("resp_")), key=lambda c: int(c[5:]))
-            for row in reader:
-                rows += 1
-                responses = [row[c] for c in columns]
-                distinct = float(f"{averaged_distinct_n(responses, allow_empty=True):.3f}")
-                cos_sim = float(f"{ngram_cosine_diversity(responses, allow_empty=True):.3f}")
-                mismatches += distinct != float(row["metric_AveragedDistinctNgrams"])
-                mismatches += cos_sim != float(row["metric_AveragedCosineSimilarity"])
+            table = list(reader)
+        distinct, cos_sim = score([[row[c] for c in columns] for row in table])
+        for row, d, c in zip(table, distinct, cos_sim):
+            rows += 1
+            mismatches += float(f"{d:.3f}") != float(row["metric_AveragedDistinctNgrams"])
+            mismatches += float(f"{c:.3f}") != float(row["metric_AveragedCosineSimilarity"])
     assert rows == 13929  # row counts of SOURCE.md
     assert mismatches == 0
 
