@@ -56,6 +56,20 @@ def embed_unique(texts: list[str], model=DEFAULT_SENTENCE_MODEL, batch_size: int
     return np.asarray(embeddings, dtype=np.float64), np.array([position[text] for text in texts], dtype=np.int64)
 
 
+def sent_bert_similarity_matrices(
+    response_sets: list[list[str]], model=DEFAULT_SENTENCE_MODEL, batch_size: int = 64, device=None, dtype=None
+) -> list[np.ndarray]:
+    """Cosine similarity matrix ``(n, n)`` of each set; every distinct text across sets is embedded once."""
+    flat = [text for response_set in response_sets for text in response_set]
+    embeddings, index = embed_unique(flat, model, batch_size, device, dtype)
+    matrices, start = [], 0
+    for response_set in response_sets:
+        vectors = embeddings[index[start : start + len(response_set)]]
+        start += len(response_set)
+        matrices.append(vectors @ vectors.T)
+    return matrices
+
+
 def sent_bert_diversity(
     response_sets: list[list[str]], model=DEFAULT_SENTENCE_MODEL, batch_size: int = 64, device=None, dtype=None
 ) -> list[float]:
@@ -66,11 +80,5 @@ def sent_bert_diversity(
         model: a sentence-transformers id or directory, or an already loaded model with ``encode``.
     """
     response_sets = check_response_sets(response_sets, "response_sets", min_size=2)
-    flat = [text for response_set in response_sets for text in response_set]
-    embeddings, index = embed_unique(flat, model, batch_size, device, dtype)
-    scores, start = [], 0
-    for response_set in response_sets:
-        vectors = embeddings[index[start : start + len(response_set)]]
-        start += len(response_set)
-        scores.append(diversity_from_similarity_matrix(vectors @ vectors.T))
-    return scores
+    matrices = sent_bert_similarity_matrices(response_sets, model, batch_size, device, dtype)
+    return [diversity_from_similarity_matrix(matrix) for matrix in matrices]

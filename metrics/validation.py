@@ -97,3 +97,19 @@ def split_scope(predictions: object, argument: str = "predictions") -> str:
         f"{kinds.index('set')} is a list; give either a flat list of strings (corpus scope) or a list "
         "of lists of strings (one response set per context)"
     )
+
+
+def check_module_inputs(predictions: object, references: object, metric: str, corpus_scope: bool = False) -> None:
+    """The raw-input guard of our evaluate modules' ``compute``.
+
+    evaluate silently stringifies a nested item or a number (``["a", ["b"]]`` becomes
+    ``["a", "['b']"]``) and splits a string inside a list of lists into characters, so the
+    types are checked before evaluate encodes them. Sizes and empty strings are left to the
+    metric, which knows its options. ``corpus_scope``: a flat list of strings is allowed too.
+    """
+    if corpus_scope and split_scope(predictions, "predictions") == "corpus":
+        check_corpus(predictions, "predictions", allow_empty=True)
+    else:
+        check_response_sets(predictions, "predictions", allow_empty=True)
+    if references is not None:
+        raise ValueError(f"`references` is not used by {metric}; pass only `predictions`")

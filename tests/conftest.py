@@ -63,3 +63,10 @@ def tiny_roberta_nli_path(tmp_path_factory, tiny_tokenizer_path) -> str:
     from tiny_models import save_tiny_roberta_nli
 
     return save_tiny_roberta_nli(tmp_path_factory.mktemp("tiny-roberta-nli"), tiny_tokenizer_path)
+
+
+@pytest.fixture(scope="session")
+def tiny_cross_encoder_path(tmp_path_factory, tiny_tokenizer_path) -> str:
+    from tiny_models import save_tiny_roberta_cross_encoder
+
+    return save_tiny_roberta_cross_encoder(tmp_path_factory.mktemp("tiny-cross-encoder"), tiny_tokenizer_path)

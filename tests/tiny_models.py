@@ -154,10 +154,8 @@ def save_tiny_bart(path, tokenizer_path) -> str:
     return _save(BartForConditionalGeneration, config, tokenizer, path)
 
 
-def save_tiny_roberta_nli(path, tokenizer_path) -> str:
-    """Label order of roberta-large-mnli, lower-cased: metrics should find labels by name."""
-    tokenizer = _with_roberta_template(AutoTokenizer.from_pretrained(str(tokenizer_path)))
-    config = RobertaConfig(
+def _tiny_roberta_config(tokenizer, **head) -> RobertaConfig:
+    return RobertaConfig(
         vocab_size=len(tokenizer),
         hidden_size=32,
         num_hidden_layers=2,
@@ -167,9 +165,24 @@ def save_tiny_roberta_nli(path, tokenizer_path) -> str:
         max_position_embeddings=tokenizer.pad_token_id + 1 + MAX_LENGTH,
         type_vocab_size=1,
         initializer_range=INIT_RANGE,
+        **head,
+        **_special_ids(tokenizer),
+    )
+
+
+def save_tiny_roberta_nli(path, tokenizer_path) -> str:
+    """Label order of roberta-large-mnli, lower-cased: metrics should find labels by name."""
+    tokenizer = _with_roberta_template(AutoTokenizer.from_pretrained(str(tokenizer_path)))
+    config = _tiny_roberta_config(
+        tokenizer,
         num_labels=len(NLI_LABELS),
         id2label=dict(NLI_LABELS),
         label2id={label: i for i, label in NLI_LABELS.items()},
-        **_special_ids(tokenizer),
     )
     return _save(RobertaForSequenceClassification, config, tokenizer, path)
+
+
+def save_tiny_roberta_cross_encoder(path, tokenizer_path) -> str:
+    """A one-output RoBERTa, the shape of an STS cross-encoder (``cross-encoder/stsb-roberta-large``)."""
+    tokenizer = _with_roberta_template(AutoTokenizer.from_pretrained(str(tokenizer_path)))
+    return _save(RobertaForSequenceClassification, _tiny_roberta_config(tokenizer, num_labels=1), tokenizer, path)

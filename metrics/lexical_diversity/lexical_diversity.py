@@ -5,9 +5,7 @@ A thin wrapper of :func:`dialeval.metrics.lexical.lexical_diversity`; see README
 import datasets
 import evaluate
 from dialeval.metrics.lexical import lexical_diversity
-from dialeval.metrics.validation import check_corpus
-from dialeval.metrics.validation import check_response_sets
-from dialeval.metrics.validation import split_scope
+from dialeval.metrics.validation import check_module_inputs
 
 _CITATION = """\
 @inproceedings{tevet-berant-2021-evaluating,
@@ -71,15 +69,7 @@ class LexicalDiversity(evaluate.Metric):
 
     def compute(self, *, predictions=None, references=None, **kwargs):
         """Score ``predictions`` (response sets or a corpus); see the arguments below."""
-        # evaluate would silently stringify a nested item or a number and split a string inside
-        # a list of lists into characters: check the raw input's types before it is encoded
-        # (sizes and empty strings are checked by the metric itself, with its options).
-        if split_scope(predictions, "predictions") == "sets":
-            check_response_sets(predictions, "predictions", allow_empty=True)
-        else:
-            check_corpus(predictions, "predictions", allow_empty=True)
-        if references is not None:
-            raise ValueError("`references` is not used by lexical_diversity; pass only `predictions`")
+        check_module_inputs(predictions, references, "lexical_diversity", corpus_scope=True)
         return super().compute(predictions=predictions, **kwargs)
 
     def _compute(self, predictions, **options):

@@ -1,0 +1,66 @@
+"""evaluate module: NLI Diversity of response sets (Stasaski & Hearst 2022, §3).
+
+A thin wrapper of :func:`dialeval.metrics.nli.nli_diversity`; see README.md (the metric card).
+"""
+import datasets
+import evaluate
+from dialeval.metrics.nli import DEFAULT_NLI_MODEL
+from dialeval.metrics.nli import nli_diversity
+from dialeval.metrics.validation import check_module_inputs
+
+_CITATION = """\
+@inproceedings{stasaski-hearst-2022-semantic,
+  title = "Semantic Diversity in Dialogue with Natural Language Inference",
+  author = "Stasaski, Katherine and Hearst, Marti",
+  booktitle = "Proceedings of NAACL 2022", year = "2022", pages = "85--98"}
+"""
+
+_DESCRIPTION = """\
+NLI Diversity scores a set of responses to one context with an NLI model applied to all
+n(n-1) ordered pairs of responses: Baseline (+1 contradiction / 0 neutral / -1 entailment),
+Neutral (+1 / +1 / -1) and Confidence (+p(contradiction) / 0 / -p(entailment)) NLI Diversity,
+and the class counts. Scores are sums over the pairs of one set; the module reports their mean
+over sets and every set's figures.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions: list[list[str]], one response set (>= 2 responses) per context.
+    model: NLI classifier id or local directory (default "FacebookAI/roberta-large-mnli", the
+        paper's "MNL"; "ynie/roberta-large-snli_mnli_fever_anli_R1_R2_R3-nli" is "Combined").
+    batch_size: ordered pairs per forward pass (default 32).
+    device: e.g. "cpu", "cuda:0" (default: Accelerate's device for this process).
+    dtype: None, "float32", "float16" or "bfloat16" (half precision is meant for GPUs).
+    label_map: {"contradiction": i, "neutral": j, "entailment": k} for models whose
+        config.id2label does not name the classes.
+    allow_empty: score "" as a response instead of raising (default False).
+Returns:
+    nli_diversity, nli_diversity_neutral, nli_diversity_confidence, num_contradiction,
+    num_neutral, num_entailment: means over sets; per_set: one dict of those six per set;
+    num_sets; num_pairs, num_unique_pairs (pairs scored once), num_truncated (pairs cut to the
+    model's maximum length).
+Examples:
+    >>> import evaluate
+    >>> nli = evaluate.load("metrics/nli_diversity")
+    >>> nli.compute(predictions=[["I love cats.", "I hate cats.", "Cats are fine."]])["nli_diversity"]
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class NliDiversity(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features({"predictions": datasets.Sequence(datasets.Value("string"))}),
+            reference_urls=["https://aclanthology.org/2022.naacl-main.6/"],
+        )
+
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """Score ``predictions`` (a list of response sets); see the arguments below."""
+        check_module_inputs(predictions, references, "nli_diversity")
+        return super().compute(predictions=predictions, **kwargs)
+
+    def _compute(self, predictions, model=DEFAULT_NLI_MODEL, **options):
+        return nli_diversity(predictions, model=model, **options)
