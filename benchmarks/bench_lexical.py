@@ -44,24 +44,18 @@ from pathlib import Path
 import nltk
 import numpy as np
 import scipy
+from _report import RESULTS_PATH, machine_line, section_markers, write_section
+from dialeval.metrics import corpus_ngram_diversity
+from dialeval.metrics.set_lexical_batch import batch_set_lexical_diversity
 from nltk.tokenize.casual import casual_tokenize
 from nltk.util import ngrams
 from scipy.spatial.distance import cosine
 
-from dialeval.metrics import corpus_ngram_diversity
-from dialeval.metrics.set_lexical_batch import batch_set_lexical_diversity
-
 REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_RESULTS = REPO_ROOT / "benchmarks" / "RESULTS.md"
+DEFAULT_RESULTS = RESULTS_PATH
 TEVET_RAW = REPO_ROOT.parent / "shared" / "data" / "tevet-diversity-eval" / "raw"
 TEVET_FOLDERS = ("McDiv", "McDiv_nuggets")
-SECTION_START = "<!-- bench_lexical:start -->"
-SECTION_END = "<!-- bench_lexical:end -->"
-RESULTS_HEADER = (
-    "# Benchmarks\n\n"
-    "Measured results of the scripts in `benchmarks/` (run them with `make bench`). Each script\n"
-    "rewrites only its own section, delimited by `<!-- <script>:start -->` / `<!-- <script>:end -->`.\n"
-)
+SECTION_START, SECTION_END = section_markers("bench_lexical")
 TARGET_SPEEDUP = 10.0
 ENTROPY_RTOL = 1e-9
 
@@ -417,28 +411,6 @@ def bench_sets(raw_dir: Path, repeats: int) -> dict | None:
 # ==================================================================================================
 
 
-def _total_ram_gib() -> str:
-    try:
-        with open("/proc/meminfo", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("MemTotal:"):
-                    return f"{int(line.split()[1]) / 1024**2:.1f} GiB"
-    except OSError:
-        pass
-    return "unknown"
-
-
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as handle:
-            for line in handle:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
 def _ratio(naive_s: float, ours_s: float) -> str:
     ratio = naive_s / ours_s
     verdict = "meets" if ratio >= TARGET_SPEEDUP else "**misses**"
@@ -453,8 +425,7 @@ def render_section(corpus: dict, sets: dict | None, command: str) -> str:
         "",
         f"- Date: {datetime.date.today().isoformat()}",
         f"- Command: `{command}`",
-        f"- Machine: {platform.platform()} ({platform.machine()}), {_cpu_model()}, "
-        f"`os.cpu_count()` = {os.cpu_count()}, RAM {_total_ram_gib()}",
+        machine_line(),
         f"- Versions: Python {platform.python_version()}, numpy {np.__version__}, nltk {nltk.__version__}, "
         f"scipy {scipy.__version__}",
         "- Timing: `time.perf_counter()` wall time of the whole call (tokenization included).",
@@ -582,18 +553,6 @@ def render_section(corpus: dict, sets: dict | None, command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_section(path: Path, section: str) -> None:
-    text = path.read_text(encoding="utf-8") if path.exists() else RESULTS_HEADER
-    start, end = text.find(SECTION_START), text.find(SECTION_END)
-    if start != -1 and end > start:
-        rest = text[end + len(SECTION_END) :].lstrip("\n")
-        text = text[:start] + section + ("\n" + rest if rest else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
 def print_summary(corpus: dict, sets: dict | None) -> None:
     print("\n=== bench_lexical summary ===")
     print(
@@ -650,7 +609,7 @@ def main(argv: list[str] | None = None) -> int:
     command = " ".join(shlex.quote(part) for part in parts)
     corpus = bench_corpus(args.num_responses, args.seed)
     sets = bench_sets(args.data_dir, args.set_repeats)
-    write_section(args.results, render_section(corpus, sets, command))
+    write_section(args.results, "bench_lexical", render_section(corpus, sets, command))
     print_summary(corpus, sets)
     print(f"\nwrote {args.results}")
     ok = corpus["ok"] and (sets is None or sets["ok"])

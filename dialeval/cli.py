@@ -7,14 +7,25 @@ import sys
 from pathlib import Path
 
 
+def _models(given: list[str] | None, default: list[str]) -> list[str]:
+    """``--x-model`` values (repeatable); ``none`` turns the metric off."""
+    if not given:
+        return default
+    return [] if [model.lower() for model in given] == ["none"] else given
+
+
 def _evaluate(args: argparse.Namespace) -> int:
     from dialeval.evaluation import EvaluationOptions, evaluate_response_sets, format_per_set_table, format_table
     from dialeval.io import read_response_sets, read_text_lines
 
     sets = read_response_sets(args.input, args.format)
     reference_corpus = read_text_lines(args.reference_corpus) if args.reference_corpus else None
+    defaults = EvaluationOptions()
     options = EvaluationOptions(
-        sentence_models=[] if args.no_sentence_model else (args.sentence_model or EvaluationOptions().sentence_models),
+        sentence_models=[] if args.no_sentence_model else (args.sentence_model or defaults.sentence_models),
+        nli_models=_models(args.nli_model, defaults.nli_models),
+        bertscore_models=_models(args.bertscore_model, defaults.bertscore_models),
+        cross_encoder_models=_models(args.cross_encoder_model, defaults.cross_encoder_models),
         max_n=args.max_n,
         lf_threshold=args.lf_threshold,
         reference_corpus=reference_corpus,
@@ -47,7 +58,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--sentence-model", action="append", metavar="MODEL",
         help="sentence-transformers id or directory for sent-BERT diversity (repeatable; default: the embedded all-MiniLM-L6-v2)",
     )
-    evaluate.add_argument("--no-sentence-model", action="store_true", help="skip sent-BERT diversity")
+    evaluate.add_argument("--no-sentence-model", action="store_true", help="skip sent-BERT diversity and the Vendi score")
+    evaluate.add_argument(
+        "--nli-model", action="append", metavar="MODEL",
+        help="NLI classifier for NLI Diversity (repeatable; default FacebookAI/roberta-large-mnli; 'none' to skip)",
+    )
+    evaluate.add_argument(
+        "--bertscore-model", action="append", metavar="MODEL",
+        help="encoder for BERTScore diversity (repeatable; default FacebookAI/roberta-large, layer 17; 'none' to skip)",
+    )
+    evaluate.add_argument(
+        "--cross-encoder-model", action="append", metavar="MODEL",
+        help="STS cross-encoder for cross-encoder diversity (repeatable; default cross-encoder/stsb-roberta-large; 'none' to skip)",
+    )
     evaluate.add_argument("--max-n", type=int, default=5, help="highest n-gram order of the set-level metrics (default 5)")
     evaluate.add_argument("--lf-threshold", type=int, default=100, help="LF low-frequency count threshold (default 100)")
     evaluate.add_argument(

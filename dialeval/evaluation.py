@@ -15,13 +15,19 @@ from tqdm.auto import tqdm
 
 from dialeval.io import ResponseSet
 from dialeval.metrics.lexical import corpus_lexical_diversity, set_lexical_diversity
+from dialeval.metrics.nli import DEFAULT_NLI_MODEL, NLI_FIGURES, nli_diversity
 from dialeval.metrics.sentence_embedding import DEFAULT_SENTENCE_MODEL, sent_bert_diversity
+from dialeval.metrics.similarity import default_model, similarity_diversity
+from dialeval.metrics.vendi import vendi_score
 from dialeval.models import ModelNotAvailableError, resolve_model_path
 
 
 @dataclass
 class EvaluationOptions:
     sentence_models: list[str] = field(default_factory=lambda: [DEFAULT_SENTENCE_MODEL])
+    nli_models: list[str] = field(default_factory=lambda: [DEFAULT_NLI_MODEL])
+    bertscore_models: list[str] = field(default_factory=lambda: [default_model("bertscore")])
+    cross_encoder_models: list[str] = field(default_factory=lambda: [default_model("cross_encoder")])
     max_n: int = 5
     corpus_max_n: int = 3
     lf_threshold: int = 100
@@ -85,6 +91,48 @@ def _sent_bert_runner(model: str) -> Callable[[list[ResponseSet], EvaluationOpti
     return run
 
 
+def _nli_runner(model: str) -> Callable[[list[ResponseSet], EvaluationOptions], MetricOutcome]:
+    def run(sets: list[ResponseSet], options: EvaluationOptions) -> MetricOutcome:
+        resolve_model_path(model)
+        with _bar(options, len(sets), f"NLI diversity ({model})") as bar:
+            result = nli_diversity(
+                [s.responses for s in sets], model=model, batch_size=options.batch_size, device=options.device,
+                allow_empty=options.allow_empty, progress=bar.update,
+            )
+        summary = {key: result[key] for key in (*NLI_FIGURES, "num_pairs", "num_unique_pairs", "num_truncated")}
+        return MetricOutcome({**summary, "model": model}, result["per_set"])
+
+    return run
+
+
+def _similarity_runner(similarity: str, model: str) -> Callable[[list[ResponseSet], EvaluationOptions], MetricOutcome]:
+    figure = f"{similarity}_diversity"
+
+    def run(sets: list[ResponseSet], options: EvaluationOptions) -> MetricOutcome:
+        resolve_model_path(model)
+        with _bar(options, len(sets), f"{similarity} ({model})") as bar:
+            result = similarity_diversity(
+                [s.responses for s in sets], similarity, model, batch_size=options.batch_size, device=options.device,
+                allow_empty=options.allow_empty,
+            )
+            bar.update(len(sets))
+        per_set = [{figure: row["similarity_diversity"]} for row in result["per_set"]]
+        return MetricOutcome({figure: result["similarity_diversity"], "model": model}, per_set)
+
+    return run
+
+
+def _vendi_runner(model: str) -> Callable[[list[ResponseSet], EvaluationOptions], MetricOutcome]:
+    def run(sets: list[ResponseSet], options: EvaluationOptions) -> MetricOutcome:
+        resolve_model_path(model)
+        with _bar(options, len(sets), f"Vendi score ({model})") as bar:
+            result = vendi_score([s.responses for s in sets], model=model, batch_size=options.batch_size, device=options.device)
+            bar.update(len(sets))
+        return MetricOutcome({"vendi_score": result["vendi_score"], "model": model}, result["per_set"])
+
+    return run
+
+
 #: Metrics that need no model.
 METRICS: list[EvaluationMetric] = [
     EvaluationMetric("lexical_diversity", "response_set", _set_lexical),
@@ -93,12 +141,18 @@ METRICS: list[EvaluationMetric] = [
 
 
 def metrics_for(options: EvaluationOptions) -> list[EvaluationMetric]:
-    """The registry plus one model-backed entry per requested sentence model."""
-    sentence = [
-        EvaluationMetric(f"sent_bert_diversity[{model}]", "response_set", _sent_bert_runner(model))
-        for model in options.sentence_models
-    ]
-    return METRICS + sentence
+    """The registry plus one model-backed entry per requested model."""
+    entries = []
+    for model in options.sentence_models:
+        entries.append(EvaluationMetric(f"sent_bert_diversity[{model}]", "response_set", _sent_bert_runner(model)))
+        entries.append(EvaluationMetric(f"vendi_score[{model}]", "response_set", _vendi_runner(model)))
+    entries += [EvaluationMetric(f"nli_diversity[{model}]", "response_set", _nli_runner(model)) for model in options.nli_models]
+    for similarity, models in (("bertscore", options.bertscore_models), ("cross_encoder", options.cross_encoder_models)):
+        entries += [
+            EvaluationMetric(f"{similarity}_diversity[{model}]", "response_set", _similarity_runner(similarity, model))
+            for model in models
+        ]
+    return METRICS + entries
 
 
 def evaluate_response_sets(sets: list[ResponseSet], options: EvaluationOptions | None = None) -> dict:
@@ -114,7 +168,9 @@ def evaluate_response_sets(sets: list[ResponseSet], options: EvaluationOptions |
             continue
         report["metrics"][metric.name] = {"scope": metric.scope, **outcome.summary}
         for row, values in zip(per_set, outcome.per_set or []):
-            row.update(values)
+            for key, value in values.items():
+                # Two models of one metric would overwrite each other's per-set figures.
+                row[f"{key}[{outcome.summary.get('model', metric.name)}]" if key in row else key] = value
     report["per_set"] = per_set
     return report
 

@@ -5,14 +5,20 @@ averaged over contexts; *corpus-level* metrics pool every generated response (``
 """
 from pathlib import Path
 
+from .bertscore import bertscore_diversity, bertscore_similarity_matrices
 from .corpus_lexical import corpus_ngram_diversity, distinct_n, entropy_n, lf, token_counts
+from .cross_encoder import cross_encoder_similarity_matrices
 from .lexical import corpus_lexical_diversity, lexical_diversity, set_lexical_diversity
+from .meta_evaluation import optimal_classification_accuracy, spearman, subsampled_spearman
+from .nli import NLIPairMatrix, NLIScorer, iter_nli_pair_matrices, nli_diversity, nli_pair_matrices
 from .reduction import diversity_from_similarity_matrix, similarity_to_diversity
 from .self_bleu import self_bleu
 from .sentence_embedding import sent_bert_diversity
 from .set_lexical import averaged_distinct_n, ngram_cosine_diversity, ngram_cosine_similarity
 from .set_lexical_batch import batch_set_lexical_diversity
+from .similarity import similarity_diversity, similarity_matrices
 from .tokenization import casual_tokenize, tevet_tokenize
+from .vendi import vendi_score, vendi_score_from_embeddings, vendi_score_from_kernel
 
 
 def evaluate_module_path(name: str) -> str:
@@ -30,21 +36,37 @@ def evaluate_module_path(name: str) -> str:
 __all__ = [
     "averaged_distinct_n",
     "batch_set_lexical_diversity",
+    "bertscore_diversity",
+    "bertscore_similarity_matrices",
     "casual_tokenize",
     "corpus_lexical_diversity",
     "corpus_ngram_diversity",
+    "cross_encoder_similarity_matrices",
     "distinct_n",
     "diversity_from_similarity_matrix",
     "entropy_n",
     "evaluate_module_path",
+    "iter_nli_pair_matrices",
     "lexical_diversity",
     "lf",
     "ngram_cosine_diversity",
     "ngram_cosine_similarity",
+    "nli_diversity",
+    "nli_pair_matrices",
+    "NLIPairMatrix",
+    "NLIScorer",
+    "optimal_classification_accuracy",
     "self_bleu",
     "sent_bert_diversity",
     "set_lexical_diversity",
+    "similarity_diversity",
+    "similarity_matrices",
     "similarity_to_diversity",
+    "spearman",
+    "subsampled_spearman",
     "tevet_tokenize",
     "token_counts",
+    "vendi_score",
+    "vendi_score_from_embeddings",
+    "vendi_score_from_kernel",
 ]

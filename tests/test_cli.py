@@ -24,7 +24,15 @@ def test_report_holds_lexical_and_semantic_figures(demo_report):
     assert set(metrics["lexical_diversity"]) >= {"averaged_distinct_n", "ngram_cosine_diversity"}
     assert set(metrics["corpus_lexical_diversity"]) >= {"distinct_1", "entropy_3", "lf", "self_bleu"}
     assert "sent_bert_diversity" in metrics["sent_bert_diversity[sentence-transformers/all-MiniLM-L6-v2]"]
-    assert demo_report["skipped"] == []
+    assert "vendi_score" in metrics["vendi_score[sentence-transformers/all-MiniLM-L6-v2]"]
+    # The default NLI / BERTScore / cross-encoder models are not on an offline machine: listed, not fatal.
+    skipped = {entry["metric"]: entry["reason"] for entry in demo_report["skipped"]}
+    assert set(skipped) == {
+        "nli_diversity[FacebookAI/roberta-large-mnli]",
+        "bertscore_diversity[FacebookAI/roberta-large]",
+        "cross_encoder_diversity[cross-encoder/stsb-roberta-large]",
+    }
+    assert all("hf download" in reason for reason in skipped.values())
 
 
 def test_semantic_diversity_separates_the_demo_sets(demo_report):
@@ -41,6 +49,7 @@ def test_missing_model_is_skipped_with_reason(tmp_path, capsys):
     assert code == 0
     report = json.loads(out.read_text(encoding="utf-8"))
     assert report["skipped"][0]["metric"] == "sent_bert_diversity[nobody/no-such-model]"
+    assert report["skipped"][1]["metric"] == "vendi_score[nobody/no-such-model]"
     assert "hf download" in report["skipped"][0]["reason"]
     assert "lexical_diversity" in report["metrics"]
     assert "skipped sent_bert_diversity[nobody/no-such-model]" in capsys.readouterr().out
@@ -82,3 +91,17 @@ def test_allow_empty_flag(tmp_path):
     out = tmp_path / "r.json"
     assert main(["evaluate", str(data), "-o", str(out), "--no-progress", "--no-sentence-model", "--allow-empty"]) == 0
     assert json.loads(out.read_text(encoding="utf-8"))["per_set"][0]["averaged_distinct_n"] == 0.0
+
+
+def test_nli_and_cross_encoder_join_with_local_models(tmp_path, tiny_roberta_nli_path, tiny_cross_encoder_path):
+    out = tmp_path / "r.json"
+    args = ["evaluate", str(DEMO), "-o", str(out), "--no-progress", "--no-sentence-model", "--bertscore-model", "none"]
+    args += ["--nli-model", tiny_roberta_nli_path, "--cross-encoder-model", tiny_cross_encoder_path]
+    assert main(args) == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["skipped"] == []
+    nli = report["metrics"][f"nli_diversity[{tiny_roberta_nli_path}]"]
+    assert nli["num_pairs"] == 8 * 5 * 4
+    row = report["per_set"][0]
+    assert {"nli_diversity", "nli_diversity_confidence", "num_entailment", "cross_encoder_diversity"} <= set(row)
+    assert row["num_contradiction"] + row["num_neutral"] + row["num_entailment"] == 20

@@ -2,6 +2,8 @@
 
 A thin wrapper of :func:`dialeval.metrics.nli.nli_diversity`; see README.md (the metric card).
 """
+# One import per line: evaluate finds a module's dependencies with a per-line regex.
+# ruff: noqa: I001
 import datasets
 import evaluate
 from dialeval.metrics.nli import DEFAULT_NLI_MODEL

@@ -2,6 +2,8 @@
 
 A thin wrapper of :func:`dialeval.metrics.similarity.similarity_diversity`; see README.md.
 """
+# One import per line: evaluate finds a module's dependencies with a per-line regex.
+# ruff: noqa: I001
 import datasets
 import evaluate
 from dialeval.metrics.similarity import similarity_diversity

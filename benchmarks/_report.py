@@ -1,0 +1,60 @@
+"""What every benchmark script shares: the machine line and its own section of RESULTS.md."""
+from __future__ import annotations
+
+import os
+import platform
+from pathlib import Path
+
+RESULTS_PATH = Path(__file__).resolve().parent / "RESULTS.md"
+RESULTS_HEADER = (
+    "# Benchmarks\n\n"
+    "Measured results of the scripts in `benchmarks/` (run them with `make bench`). Each script\n"
+    "rewrites only its own section, delimited by `<!-- <script>:start -->` / `<!-- <script>:end -->`.\n"
+)
+
+
+def total_ram_gib() -> str:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemTotal:"):
+                    return f"{int(line.split()[1]) / 1024**2:.1f} GiB"
+    except OSError:
+        pass
+    return "unknown"
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def machine_line() -> str:
+    return (
+        f"- Machine: {platform.platform()} ({platform.machine()}), {cpu_model()}, "
+        f"`os.cpu_count()` = {os.cpu_count()}, RAM {total_ram_gib()}"
+    )
+
+
+def section_markers(script: str) -> tuple[str, str]:
+    return f"<!-- {script}:start -->", f"<!-- {script}:end -->"
+
+
+def write_section(path: Path, script: str, section: str) -> None:
+    """Replace ``script``'s section of ``path`` (``section`` includes its markers), or append it."""
+    start_marker, end_marker = section_markers(script)
+    text = path.read_text(encoding="utf-8") if path.exists() else RESULTS_HEADER
+    start, end = text.find(start_marker), text.find(end_marker)
+    if start != -1 and end > start:
+        rest = text[end + len(end_marker) :].lstrip("\n")
+        text = text[:start] + section + ("\n" + rest if rest else "")
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")

@@ -1,0 +1,62 @@
+"""Meta-evaluation of a diversity metric (Tevet & Berant 2021, §3, §6.3-6.4).
+
+A good diversity metric m_div correlates with the diversity parameter d that produced each
+set: Spearman's rho between the two (decTest: d is the softmax temperature; conTest: d is the
+binary content-diversity class), and for a binary d the optimal single-threshold classifier
+accuracy (OCA, §6.4): the best accuracy of "predict high diversity iff m_div(S) > eta" over
+every threshold eta.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.stats import spearmanr
+
+#: Scores closer than this count as equal when placing a threshold between them.
+OCA_TOLERANCE = 1e-5
+
+
+def _paired(scores, parameters) -> tuple[np.ndarray, np.ndarray]:
+    scores = np.asarray(scores, dtype=np.float64)
+    parameters = np.asarray(parameters, dtype=np.float64)
+    if scores.ndim != 1 or scores.shape != parameters.shape:
+        raise ValueError(f"`scores` and `parameters` must be 1-D and of equal length, got {scores.shape} and {parameters.shape}")
+    if len(scores) < 2:
+        raise ValueError(f"`scores` must hold at least 2 values, got {len(scores)}")
+    if not (np.isfinite(scores).all() and np.isfinite(parameters).all()):
+        raise ValueError("`scores` and `parameters` must be finite numbers")
+    return scores, parameters
+
+
+def spearman(scores, parameters) -> tuple[float, float]:
+    """Spearman's rho between metric scores and diversity parameters, and its p-value (scipy)."""
+    scores, parameters = _paired(scores, parameters)
+    result = spearmanr(scores, parameters)
+    return float(result.statistic), float(result.pvalue)
+
+
+def optimal_classification_accuracy(scores, labels, tolerance: float = OCA_TOLERANCE) -> tuple[float, float]:
+    """OCA (§6.4) and its threshold, for binary ``labels`` (1 = high diversity, 0 = low).
+
+    Every observed score is tried as a threshold: a set is predicted high when its score is
+    above the threshold by more than ``tolerance``. A metric that ranks the classes the wrong
+    way round is as informative, so each threshold's accuracy is ``max(acc, 1 - acc)``.
+    """
+    scores, labels = _paired(scores, labels)
+    if not np.isin(labels, (0.0, 1.0)).all():
+        raise ValueError("`labels` must be 0 (low diversity) or 1 (high diversity)")
+    thresholds = np.unique(np.concatenate([scores, [scores.min() - 1.0]]))
+    predicted_high = scores[None, :] > thresholds[:, None] + tolerance
+    accuracy = (predicted_high == labels[None, :].astype(bool)).mean(axis=1)
+    accuracy = np.maximum(accuracy, 1.0 - accuracy)
+    best = int(accuracy.argmax())
+    return float(accuracy[best]), float(thresholds[best])
+
+
+def subsampled_spearman(scores, parameters, sample_size: int = 200, repeats: int = 100, seed: int = 0) -> tuple[float, float]:
+    """decTest's protocol (§6.3): mean and standard deviation of rho over ``repeats`` random subsets."""
+    scores, parameters = _paired(scores, parameters)
+    if not 2 <= sample_size <= len(scores):
+        raise ValueError(f"`sample_size` must be between 2 and {len(scores)}, got {sample_size}")
+    rng = np.random.default_rng(seed)
+    values = [spearman(scores[idx], parameters[idx])[0] for idx in (rng.choice(len(scores), sample_size, replace=False) for _ in range(repeats))]
+    return float(np.mean(values)), float(np.std(values))

@@ -1,0 +1,80 @@
+"""evaluate module: Vendi Score (Friedman & Dieng 2023) of response sets or of a corpus.
+
+A thin wrapper of :func:`dialeval.metrics.vendi.vendi_score`; see README.md (the metric card).
+"""
+# One import per line: evaluate finds a module's dependencies with a per-line regex (and would
+# read a trailing comment on an import line as an install URL), hence the file-level exemption.
+# ruff: noqa: I001
+import datasets
+import evaluate
+from dialeval.metrics.validation import check_module_inputs
+from dialeval.metrics.vendi import vendi_score
+
+_CITATION = """\
+@article{friedman2023vendi,
+  title = {The Vendi Score: A Diversity Evaluation Metric for Machine Learning},
+  author = {Friedman, Dan and Dieng, Adji Bousso},
+  journal = {Transactions on Machine Learning Research}, issn = {2835-8856}, year = {2023},
+  url = {https://openreview.net/forum?id=g97OHbQyk1}}
+@inproceedings{pasarkar2024cousins,
+  title = {Cousins Of The Vendi Score: A Family Of Similarity-Based Diversity Metrics
+           For Science And Machine Learning},
+  author = {Pasarkar, Amey P. and Dieng, Adji Bousso},
+  booktitle = {Proceedings of AISTATS 2024}, year = {2024}}
+"""
+
+_DESCRIPTION = """\
+The Vendi Score is the exponential of the (Rényi) entropy of the eigenvalues of K / n, where K is
+the n x n cosine-similarity kernel of the responses' sentence embeddings: the effective number of
+distinct responses, from 1 (all the same) to n (all orthogonal). Other orders q use the Rényi
+entropy of order q (Pasarkar & Dieng 2024). A list of response sets (one list
+of responses per context) is scored per set and averaged over sets; a flat list of responses (a
+whole generated corpus) gets one score. Each occurrence counts, so duplicates lower the score.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions: list[list[str]] (response sets) or list[str] (a corpus).
+    model: sentence-transformers id or local directory (default: the embedded
+        "sentence-transformers/all-MiniLM-L6-v2", available offline).
+    orders: orders q of the score, numbers >= 0 or "inf" (default (1,)).
+    batch_size: encoder batch size (default 64).
+    device: "cpu", "cuda", ... (default: the best available).
+    dtype: None, "float32", "float16" or "bfloat16" (encoder weights; default None).
+    scope: None (from the nesting), "response_set" or "corpus" ("corpus" pools all the sets).
+Returns:
+    vendi_score (q = 1) and vendi_score_q{q} for the other orders (e.g. vendi_score_qinf,
+    vendi_score_q0.5), scope, and num_sets and per_set (set scope; the scores are means over
+    sets) or num_responses (corpus scope).
+Examples:
+    >>> import evaluate
+    >>> vendi = evaluate.load("metrics/vendi_score")
+    >>> vendi.compute(predictions=[["same text", "same text", "same text"]])["vendi_score"]
+    1.0...
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class VendiScore(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=[
+                datasets.Features({"predictions": datasets.Sequence(datasets.Value("string"))}),
+                datasets.Features({"predictions": datasets.Value("string")}),
+            ],
+            reference_urls=[
+                "https://openreview.net/forum?id=g97OHbQyk1",
+                "https://github.com/vertaix/Vendi-Score",
+            ],
+        )
+
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """Score ``predictions`` (response sets or a corpus); see the arguments below."""
+        check_module_inputs(predictions, references, "vendi_score", corpus_scope=True)
+        return super().compute(predictions=predictions, **kwargs)
+
+    def _compute(self, predictions, **options):
+        return vendi_score(predictions, **options)
