@@ -30,6 +30,7 @@ test-all: install
 
 bench: install
 	$(OFFLINE) $(BIN)/python benchmarks/bench_lexical.py
+	$(OFFLINE) $(BIN)/python benchmarks/bench_nli.py
 
 clean:
 	rm -rf $(VENV) demo_output .pytest_cache
