@@ -9,7 +9,14 @@ from .bertscore import bertscore_diversity, bertscore_similarity_matrices
 from .corpus_lexical import corpus_ngram_diversity, distinct_n, entropy_n, lf, token_counts
 from .cross_encoder import cross_encoder_similarity_matrices
 from .lexical import corpus_lexical_diversity, lexical_diversity, set_lexical_diversity
-from .meta_evaluation import optimal_classification_accuracy, spearman, subsampled_spearman
+from .meta_evaluation import (
+    bootstrap_spearman_ci,
+    diversity_meta_evaluation,
+    optimal_classification_accuracy,
+    pearson,
+    spearman,
+    subsampled_spearman,
+)
 from .nli import NLIPairMatrix, NLIScorer, iter_nli_pair_matrices, nli_diversity, nli_pair_matrices
 from .reduction import diversity_from_similarity_matrix, similarity_to_diversity
 from .self_bleu import self_bleu
@@ -38,12 +45,14 @@ __all__ = [
     "batch_set_lexical_diversity",
     "bertscore_diversity",
     "bertscore_similarity_matrices",
+    "bootstrap_spearman_ci",
     "casual_tokenize",
     "corpus_lexical_diversity",
     "corpus_ngram_diversity",
     "cross_encoder_similarity_matrices",
     "distinct_n",
     "diversity_from_similarity_matrix",
+    "diversity_meta_evaluation",
     "entropy_n",
     "evaluate_module_path",
     "iter_nli_pair_matrices",
@@ -56,6 +65,7 @@ __all__ = [
     "NLIPairMatrix",
     "NLIScorer",
     "optimal_classification_accuracy",
+    "pearson",
     "self_bleu",
     "sent_bert_diversity",
     "set_lexical_diversity",

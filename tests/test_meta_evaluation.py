@@ -3,7 +3,13 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from dialeval.metrics.meta_evaluation import optimal_classification_accuracy, spearman, subsampled_spearman
+from dialeval.metrics.meta_evaluation import (
+    bootstrap_spearman_ci,
+    diversity_meta_evaluation,
+    optimal_classification_accuracy,
+    spearman,
+    subsampled_spearman,
+)
 
 
 def test_perfectly_separated_classes_give_oca_1_either_direction():
@@ -49,3 +55,48 @@ def test_bad_input():
         spearman([1, float("nan")], [1, 2])
     with pytest.raises(ValueError, match="sample_size"):
         subsampled_spearman([1, 2, 3], [1, 2, 3], sample_size=10)
+
+
+def test_bootstrap_ci_is_seeded_and_contains_rho():
+    rng = np.random.default_rng(0)
+    labels = np.repeat([0.0, 1.0], 110)
+    scores = labels + rng.normal(0, 0.8, 220)
+    low, high = bootstrap_spearman_ci(scores, labels, num_resamples=300, seed=3)
+    assert low < spearman(scores, labels)[0] < high
+    assert (low, high) == bootstrap_spearman_ci(scores, labels, num_resamples=300, seed=3)
+    with pytest.raises(ValueError, match="sample_fraction"):
+        bootstrap_spearman_ci(scores, labels, sample_fraction=0)
+
+
+def test_oca_is_reported_only_for_a_binary_parameter():
+    binary = diversity_meta_evaluation([0.1, 0.2, 0.8, 0.9], [0, 0, 1, 1])
+    assert binary["oca"] == 1.0 and binary["spearman"] == pytest.approx(np.sqrt(0.8))
+    assert "oca" not in diversity_meta_evaluation([0.1, 0.2, 0.8, 0.9], [0.2, 0.5, 0.7, 1.2])
+
+
+def test_released_sent_bert_column_reproduces_the_papers_rows(shared_data):
+    """Tevet & Berant Table 4 (sent-BERT, conTest) from the released per-set scores."""
+    from dialeval.io import read_tevet_csv
+
+    expected = {"story_gen": (0.77, 0.90), "resp_gen": (0.59, 0.79), "prompt_gen": (0.68, 0.81)}
+    for task, (rho, oca) in expected.items():
+        sets = read_tevet_csv(shared_data / "tevet-diversity-eval" / "with_metrics" / "conTest" / f"con_test_200_with_hds_{task}.csv")
+        scores = [float(s.metadata["metric_SentBert"]) for s in sets]
+        labels = [float(s.metadata["label_value"]) for s in sets]
+        result = diversity_meta_evaluation(scores, labels)
+        assert (round(result["spearman"], 2), round(result["oca"], 2)) == (rho, oca)
+
+
+def test_evaluate_module_offline():
+    import evaluate
+
+    from conftest import REPO_ROOT
+
+    module = evaluate.load(str(REPO_ROOT / "metrics" / "diversity_meta_eval"))
+    result = module.compute(predictions=[0.1, 0.4, 0.35, 0.8], references=[0, 0, 1, 1])
+    assert result["oca"] == 0.75 and set(result) >= {"spearman", "spearman_pvalue", "pearson", "num_sets"}
+    assert "spearman_ci" in module.compute(predictions=[0.1, 0.4, 0.35, 0.8, 0.5], references=[0, 0, 1, 1, 1], bootstrap=True, num_resamples=50)
+    with pytest.raises(ValueError, match=r"predictions\[0\]"):
+        module.compute(predictions=["a", 0.3], references=[0, 1])
+    with pytest.raises(ValueError, match="equal length"):
+        module.compute(predictions=[0.1, 0.3], references=[0, 1, 1])
