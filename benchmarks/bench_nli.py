@@ -9,7 +9,7 @@
      forward pass, softmax, argmax (the straightforward implementation of §3);
    - ours: :func:`dialeval.metrics.nli.nli_diversity` (distinct pairs once, length-sorted,
      dynamically padded batches, ``torch.inference_mode``).
-   The naive loop takes ~0.1 s per pair here, so it runs on the first ``--naive-sets`` sets;
+   The naive loop takes ~45 ms per pair here, so it runs on the first ``--naive-sets`` sets;
    ours runs on the same sets (the ratio) and on the whole file. Check: the same predicted
    class for every pair, so identical Baseline/Neutral NLI Diversity and class counts, and
    Confidence NLI Diversity per set within 1e-4 (padding changes the last float bits).
@@ -23,7 +23,7 @@ as growth over the RSS before the measured call. Writes its section of ``benchma
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_nli.py                    # ~15 minutes on 2 cores
+    .venv/bin/python benchmarks/bench_nli.py                    # ~6 minutes on 2 cores
     .venv/bin/python benchmarks/bench_nli.py --naive-sets 3 --sets 10 --stream-sets 2000   # smoke run
 """
 from __future__ import annotations

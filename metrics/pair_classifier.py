@@ -34,7 +34,6 @@ class PairScoringStats:
     num_pairs: int = 0
     num_unique_pairs: int = 0
     num_truncated: int = 0
-    num_batches: int = 0
 
     def as_dict(self) -> dict:
         return dict(vars(self))
@@ -160,5 +159,4 @@ def score_pairs(
             elif activation == "sigmoid":
                 logits = logits.sigmoid()
             scores[members] = logits.cpu().double().numpy()
-            stats.num_batches += 1
     return scores[row_of_pair]
