@@ -29,6 +29,8 @@ INSTALL_REQUIRES = [
     "nltk>=3.8",
     "tqdm",
     "matplotlib",
+    "pyyaml",  # dataset cards' metadata (export-dataset)
+    "huggingface_hub",  # export-dataset --push-to-hub
 ]
 
 EXTRAS = {

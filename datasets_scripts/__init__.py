@@ -1,1 +1,17 @@
-"""dialeval.datasets_scripts: datasets builders for the papers' test sets."""
+"""dialeval.datasets_scripts: ``datasets`` builders for the papers' test sets, and one way in.
+
+``load(name, config=None, data_dir=None, split=None)`` builds (and caches) a set with its
+builder; ``export_dataset`` writes Parquet plus a dataset card, ready for the Hub. datasets 5
+no longer runs loading scripts, so the builders are classes instantiated here.
+"""
+from dialeval.datasets_scripts.export import export_dataset
+from dialeval.datasets_scripts.registry import (
+    BUILDERS,
+    builder_class,
+    config_names,
+    load,
+    make_builder,
+    prepare,
+)
+
+__all__ = ["BUILDERS", "builder_class", "config_names", "export_dataset", "load", "make_builder", "prepare"]

@@ -1,4 +1,4 @@
-"""``dialeval`` command line: ``dialeval evaluate INPUT`` (later issues add sub-commands)."""
+"""``dialeval`` command line: ``evaluate`` (the main job), ``meta-eval`` and ``export-dataset``."""
 from __future__ import annotations
 
 import argparse
@@ -15,7 +15,12 @@ def _models(given: list[str] | None, default: list[str]) -> list[str]:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from dialeval.evaluation import EvaluationOptions, evaluate_response_sets, format_per_set_table, format_table
+    from dialeval.evaluation import (
+        EvaluationOptions,
+        evaluate_response_sets,
+        format_per_set_table,
+        format_table,
+    )
     from dialeval.io import read_response_sets, read_text_lines
 
     sets = read_response_sets(args.input, args.format)
@@ -43,6 +48,40 @@ def _evaluate(args: argparse.Namespace) -> int:
         print(format_per_set_table(report) + "\n")
     print(format_table(report))
     print(f"\n{report['num_sets']} response sets, {report['num_responses']} responses; report: {output}")
+    return 0
+
+
+def _meta_eval(args: argparse.Namespace) -> int:
+    from dialeval.meta_eval import MetaEvalOptions, format_report, report_as_dict, run_meta_eval
+
+    options = MetaEvalOptions(
+        batch_size=args.batch_size, device=args.device, round_scores=args.round_scores, bootstrap=args.bootstrap,
+        num_resamples=args.num_resamples, seed=args.seed, data_dir=args.data_dir, cache_dir=args.cache_dir,
+        rated_subset=args.rated,
+    )
+    reports = []
+    for task in args.task or ["story", "resp", "prompt"]:
+        report = run_meta_eval(args.metric or ["distinct_n", "cos_sim", "sent_bert"], args.test, task, options, human=not args.no_human)
+        reports.append(report)
+        print(format_report(report) + "\n")
+        if args.plot:
+            from dialeval.meta_eval_plots import write_plots
+
+            for path in write_plots(report, args.plot):
+                print(f"plot: {path}")
+    if args.output:
+        Path(args.output).write_text(json.dumps([report_as_dict(r) for r in reports], indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+def _export_dataset(args: argparse.Namespace) -> int:
+    from dialeval.datasets_scripts import export_dataset
+
+    out = export_dataset(
+        args.name, args.to, configs=args.config, data_dir=args.data_dir, cache_dir=args.cache_dir,
+        verify_checksums=not args.no_verify, push_to_hub=args.push_to_hub, private=args.private,
+    )
+    print(f"wrote {out}/README.md and Parquet files" + (f"; pushed to https://huggingface.co/datasets/{args.push_to_hub}" if args.push_to_hub else ""))
     return 0
 
 
@@ -84,6 +123,52 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--device", help="torch device for model-based metrics (default: Accelerate's choice)")
     evaluate.add_argument("--no-progress", action="store_true", help="hide progress bars")
     evaluate.set_defaults(handler=_evaluate)
+
+    from dialeval.meta_eval import TESTS
+
+    meta = commands.add_parser(
+        "meta-eval", help="how well diversity metrics track diversity on Tevet & Berant's decTest / conTest / McDiv"
+    )
+    meta.add_argument(
+        "--metric", action="append", metavar="NAME[=MODEL]",
+        help="distinct_n, cos_sim, sent_bert, bertscore, cross_encoder, nli, nli_neutral, nli_confidence, vendi, "
+        "or released:<distinct_n|cos_sim|sent_bert|bert_score> (the release's stored scores); repeatable "
+        "(default: distinct_n, cos_sim, sent_bert)",
+    )
+    meta.add_argument("--test", required=True, choices=sorted(TESTS))
+    meta.add_argument("--task", action="append", choices=["story", "resp", "prompt"], help="repeatable (default: all three)")
+    meta.add_argument("--data-dir", help="folder with the released CSVs (an unzipped data.zip); default: download, pinned and sha256-checked")
+    meta.add_argument("--cache-dir", help="datasets cache directory")
+    meta.add_argument(
+        "--round-scores", type=int, metavar="DECIMALS",
+        help="round scores before ranking, as the release's 3-decimal files do (OCA depends on the ties this makes)",
+    )
+    meta.add_argument("--bootstrap", action="store_true", help="add the 95%% CI of rho (Stasaski & Hearst App. A: 1000 resamples of 50%%)")
+    meta.add_argument("--num-resamples", type=int, default=1000)
+    meta.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and of decTest's 200-set subsets")
+    meta.add_argument("--no-human", action="store_true", help="leave out the absHDS row")
+    meta.add_argument(
+        "--rated", action="store_true",
+        help="score the human-rated sets (decTest 200, conTest, McDiv_nuggets 200) so every row covers the same sets as absHDS",
+    )
+    meta.add_argument("--plot", metavar="DIR", help="write the per-metric PNGs (class histograms, Fig. 1/4; score vs temperature, Fig. 3)")
+    meta.add_argument("--output", "-o", help="also write the figures as JSON")
+    meta.add_argument("--batch-size", type=int, default=64)
+    meta.add_argument("--device", help="torch device for model-based metrics (default: Accelerate's choice)")
+    meta.set_defaults(handler=_meta_eval)
+
+    from dialeval.datasets_scripts.registry import BUILDERS
+
+    export = commands.add_parser("export-dataset", help="write a test set as Parquet + dataset card (and push it to the Hub)")
+    export.add_argument("name", choices=sorted(BUILDERS))
+    export.add_argument("--to", required=True, metavar="DIR")
+    export.add_argument("--config", action="append", help="config to export (repeatable; default: all)")
+    export.add_argument("--data-dir", help="folder with the released files (default: download, pinned and sha256-checked)")
+    export.add_argument("--cache-dir", help="datasets cache directory")
+    export.add_argument("--no-verify", action="store_true", help="accept source files whose sha256 differs from the release")
+    export.add_argument("--push-to-hub", metavar="REPO", help="dataset repo id to create (if needed) and upload to")
+    export.add_argument("--private", action="store_true", help="create the Hub repo as private")
+    export.set_defaults(handler=_export_dataset)
     return parser
 
 
@@ -91,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.handler(args)
-    except ValueError as error:  # bad input: a message, not a traceback
+    except (ValueError, OSError) as error:  # bad input, a missing model or data file: a message, not a traceback
         print(f"dialeval {args.command}: error: {error}", file=sys.stderr)
         return 2
 

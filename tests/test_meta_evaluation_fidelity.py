@@ -6,34 +6,11 @@ own lexical metrics recomputed from the responses, must equal the reference valu
 released files; the paper's rounded numbers are in brackets in SOURCE.md.
 """
 import pytest
-
-from dialeval.io import read_tevet_csv
 from dialeval.metrics.meta_evaluation import diversity_meta_evaluation
 from dialeval.metrics.set_lexical_batch import batch_set_lexical_diversity
+from tevet_reference import COLUMNS, CONTEST, DECTEST, TOLERANCE
 
-TOLERANCE = 0.005
-COLUMNS = {
-    "distinct-n": "metric_AveragedDistinctNgrams",
-    "cos-sim": "metric_AveragedCosineSimilarity",
-    "sent-BERT": "metric_SentBert",
-    "BERT-score": "metric_BertScore",
-    "absHDS": "metric_abs_hds_mean",
-}
-# decTest rho from dec_test_1000 (absHDS from dec_test_200: only those sets were rated).
-DECTEST = {
-    "resp_gen": {"distinct-n": 0.894, "cos-sim": 0.895, "sent-BERT": 0.801, "BERT-score": 0.874, "absHDS": 0.807},
-    "story_gen": {"distinct-n": 0.758, "cos-sim": 0.712, "sent-BERT": 0.645, "BERT-score": 0.694, "absHDS": 0.689},
-    "prompt_gen": {"distinct-n": 0.912, "cos-sim": 0.874, "sent-BERT": 0.742, "BERT-score": 0.878, "absHDS": 0.789},
-}
-# conTest (rho, OCA) from con_test_200.
-CONTEST = {
-    "resp_gen": {"distinct-n": (0.346, 0.677), "cos-sim": (0.327, 0.659), "sent-BERT": (0.591, 0.791),
-                 "BERT-score": (0.492, 0.741), "absHDS": (0.631, 0.809)},
-    "story_gen": {"distinct-n": (0.573, 0.772), "cos-sim": (0.562, 0.768), "sent-BERT": (0.770, 0.896),
-                  "BERT-score": (0.593, 0.772), "absHDS": (0.848, 0.948)},
-    "prompt_gen": {"distinct-n": (0.333, 0.675), "cos-sim": (0.360, 0.670), "sent-BERT": (0.682, 0.815),
-                   "BERT-score": (0.401, 0.690), "absHDS": (0.779, 0.890)},
-}
+from dialeval.io import read_tevet_csv
 
 
 def _load(shared_data, folder, name):

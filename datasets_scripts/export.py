@@ -1,0 +1,76 @@
+"""Export a test set as Parquet plus its dataset card, so the Hub can serve it to plain ``load_dataset``.
+
+Layout (the Hub's convention for multi-config Parquet repos)::
+
+    DIR/README.md                                  the builder's card, ``configs:`` set to what was written
+    DIR/<config>/<split>-00000-of-00001.parquet
+
+``datasets.load_dataset(DIR or REPO, <config>)`` then reads it without dialeval.
+"""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import yaml
+from dialeval.datasets_scripts.registry import (
+    BUILDERS,
+    builder_class,
+    config_names,
+    make_builder,
+    prepare,
+)
+
+
+def dataset_card_path(name: str) -> Path:
+    return Path(importlib.import_module(BUILDERS[name][0]).__file__).with_name("README.md")
+
+
+def _split_front_matter(text: str, path: Path) -> tuple[dict, str]:
+    if not text.startswith("---\n"):
+        raise ValueError(f"{path}: a dataset card must start with a YAML header between '---' lines")
+    header, _, body = text[4:].partition("\n---\n")
+    return yaml.safe_load(header) or {}, body
+
+
+def exported_card(name: str, splits_by_config: dict[str, list[str]]) -> str:
+    """The builder's card with its ``configs:`` metadata listing the exported Parquet files."""
+    path = dataset_card_path(name)
+    metadata, body = _split_front_matter(path.read_text(encoding="utf-8"), path)
+    default = builder_class(name).DEFAULT_CONFIG_NAME
+    metadata["configs"] = [
+        {"config_name": config, **({"default": True} if config == default else {}),
+         "data_files": [{"split": split, "path": f"{config}/{split}-*.parquet"} for split in splits]}
+        for config, splits in splits_by_config.items()
+    ]
+    header = yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True)
+    return f"---\n{header}---\n{body}"
+
+
+def export_dataset(name: str, to: str | Path, configs: list[str] | None = None, data_dir: str | None = None,
+                   cache_dir: str | None = None, verify_checksums: bool = True, push_to_hub: str | None = None,
+                   private: bool = False, token: str | None = None) -> Path:
+    """Write every config (or ``configs``) of ``name`` under ``to``; upload to dataset repo ``push_to_hub`` if given."""
+    configs = list(configs) if configs else config_names(name)
+    unknown = [config for config in configs if config not in config_names(name)]
+    if unknown:
+        raise ValueError(f"`configs` has {unknown}, not configs of {name!r} (choose from {config_names(name)})")
+    out = Path(to)
+    splits_by_config = {}
+    for config in configs:
+        builder = make_builder(name, config, data_dir, cache_dir, verify_checksums)
+        prepare(builder)
+        splits_by_config[config] = list(builder.info.splits)
+        for split in splits_by_config[config]:
+            target = out / config / f"{split}-00000-of-00001.parquet"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            builder.as_dataset(split=split).to_parquet(str(target))
+    (out / "README.md").write_text(exported_card(name, splits_by_config), encoding="utf-8")
+    if push_to_hub:
+        from huggingface_hub import HfApi
+
+        api = HfApi(token=token)
+        api.create_repo(push_to_hub, repo_type="dataset", private=private, exist_ok=True)
+        api.upload_folder(repo_id=push_to_hub, repo_type="dataset", folder_path=str(out),
+                          commit_message=f"dialeval export-dataset {name}")
+    return out

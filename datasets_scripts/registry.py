@@ -1,0 +1,61 @@
+"""Builder registry and ``load``: datasets 5 runs no loading scripts, so builders are instantiated here."""
+from __future__ import annotations
+
+import importlib
+
+#: dataset name -> (module, builder class).
+BUILDERS = {
+    "diversity_eval": ("dialeval.datasets_scripts.diversity_eval.diversity_eval", "DiversityEval"),
+    "dailydialog_pp": ("dialeval.datasets_scripts.dailydialog_pp.dailydialog_pp", "DailyDialogPlusPlus"),
+}
+
+
+def builder_class(name: str):
+    if name not in BUILDERS:
+        raise ValueError(f"`name` must be one of {sorted(BUILDERS)}, got {name!r}")
+    module, cls = BUILDERS[name]
+    return getattr(importlib.import_module(module), cls)
+
+
+def config_names(name: str) -> list[str]:
+    return [config.name for config in builder_class(name).BUILDER_CONFIGS]
+
+
+def make_builder(name: str, config: str | None = None, data_dir: str | None = None, cache_dir: str | None = None,
+                 verify_checksums: bool = True):
+    cls = builder_class(name)
+    if config is not None and config not in config_names(name):
+        raise ValueError(f"`config` must be one of {config_names(name)} for {name!r}, got {config!r}")
+    return cls(config_name=config, data_dir=data_dir, cache_dir=cache_dir, verify_checksums=verify_checksums)
+
+
+def prepare(builder) -> None:
+    """``download_and_prepare``, with a bad source file reported as the builder's own ValueError:
+    datasets wraps generation errors in DatasetGenerationError, which hides the file and record."""
+    from datasets.exceptions import DatasetGenerationError
+
+    try:
+        builder.download_and_prepare()
+    except DatasetGenerationError as error:
+        if isinstance(error.__cause__, ValueError):
+            raise error.__cause__ from None
+        raise
+
+
+def load(name: str, config: str | None = None, data_dir: str | None = None, split: str | None = None,
+         cache_dir: str | None = None, verify_checksums: bool = True):
+    """A ``datasets.Dataset`` (``split`` given) or ``DatasetDict`` of test set ``name``.
+
+    ``data_dir``: a local folder with the released files (else they are downloaded from their
+    pinned public URLs); every file is checked against its sha256 unless ``verify_checksums``
+    is False. Raises :class:`~dialeval.datasets_scripts._sources.SourceNotAvailableError` with
+    the URL to fetch when a file is neither local nor downloadable.
+    """
+    builder = make_builder(name, config, data_dir, cache_dir, verify_checksums)
+    prepare(builder)
+    if split is not None:
+        available = list(builder.info.splits)
+        if split not in available:
+            raise ValueError(f"`split` must be one of {available} for {name!r} config {builder.config.name!r}, got {split!r}")
+    return builder.as_dataset(split=split)
+
