@@ -177,3 +177,23 @@ def test_export_dataset_command(tevet_dir, shared_data, tmp_path, capsys):
     positives = datasets.load_dataset(str(dd), "positives", split="train", cache_dir=str(tmp_path / "r"))
     assert (validation.num_rows, positives.num_rows) == (1028, 7641)
     assert main(["export-dataset", "diversity_eval", "--to", str(out), "--config", "nope"]) == 2
+
+
+def test_model_based_metrics_score_every_set(tevet_dir, tiny_roberta_nli_path, tmp_path):
+    from dialeval.metrics.meta_evaluation import diversity_meta_evaluation
+    from dialeval.metrics.sentence_embedding import sent_bert_diversity
+
+    out = tmp_path / "figures.json"
+    argv = ["meta-eval", "--test", "contest", "--task", "prompt", "--data-dir", tevet_dir, "--cache-dir", str(tmp_path),
+            "--metric", "sent_bert", "--metric", f"nli={tiny_roberta_nli_path}", "--metric", "vendi", "--no-human",
+            "--output", str(out)]
+    assert main(argv) == 0
+    rows = json.loads(out.read_text(encoding="utf-8"))[0]["rows"]
+    assert list(rows) == ["sent_bert", f"nli[{tiny_roberta_nli_path}]", "vendi"]
+    from dialeval.datasets_scripts import load
+
+    sets = load("diversity_eval", "con_test_200_prompt_gen", data_dir=tevet_dir, split="test", cache_dir=str(tmp_path))
+    direct = diversity_meta_evaluation(sent_bert_diversity(sets["responses"]), sets["diversity_parameter"])
+    assert rows["sent_bert"]["spearman"] == pytest.approx(direct["spearman"], abs=1e-9)
+    assert rows["sent_bert"]["oca"] == pytest.approx(direct["oca"], abs=1e-9)
+    assert all(row["num_sets"] == 200 and -1 <= row["spearman"] <= 1 for row in rows.values())
