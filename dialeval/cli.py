@@ -34,6 +34,12 @@ def _evaluate(args: argparse.Namespace) -> int:
         max_n=args.max_n,
         lf_threshold=args.lf_threshold,
         reference_corpus=reference_corpus,
+        sem_ent_clusters=args.sem_ent_clusters,
+        sem_ent_embedder=args.sem_ent_embedder.partition("=")[0],
+        sem_ent_embedder_model=args.sem_ent_embedder.partition("=")[2] or None,
+        sem_ent_num_clusters=args.sem_ent_k,
+        sem_ent_seed=args.sem_ent_seed,
+        save_sem_ent_clusters=args.save_sem_ent_clusters,
         allow_empty=args.allow_empty,
         batch_size=args.batch_size,
         device=args.device,
@@ -47,6 +53,15 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.per_set:
         print(format_per_set_table(report) + "\n")
     print(format_table(report))
+    if args.plot and "sem_ent" in report["metrics"]:
+        from dialeval.sem_ent_plot import plot_cluster_distribution
+
+        summary = report["metrics"]["sem_ent"]
+        path = plot_cluster_distribution(
+            summary["cluster_distribution"], Path(args.plot) / "sem_ent_clusters.png", title=Path(args.input).name,
+            reference_distribution=summary["reference_distribution"],
+        )
+        print(f"plot: {path}")
     print(f"\n{report['num_sets']} response sets, {report['num_responses']} responses; report: {output}")
     return 0
 
@@ -114,9 +129,19 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--lf-threshold", type=int, default=100, help="LF low-frequency count threshold (default 100)")
     evaluate.add_argument(
         "--reference-corpus", metavar="TXT",
-        help="UTF-8 text file, one reference (e.g. training) response per line, that LF counts token frequencies in "
-        "(default: the evaluated responses themselves, as the Sem-Ent released code)",
+        help="UTF-8 text file, one reference (e.g. training) response per line: LF counts token frequencies in it "
+        "(default: the evaluated responses themselves, as the Sem-Ent released code) and Sem-Ent fits its clusters on it",
     )
+    evaluate.add_argument("--sem-ent-clusters", metavar="DIR", help="score Sem-Ent under clusters saved earlier (instead of fitting)")
+    evaluate.add_argument(
+        "--sem-ent-embedder", default="sentence_transformers", metavar="KIND[=MODEL]",
+        help="embedder Sem-Ent fits with: sentence_transformers (default, the embedded MiniLM), "
+        "last_token (the paper's: microsoft/DialoGPT-large) or mean_pooling; =MODEL picks the model",
+    )
+    evaluate.add_argument("--sem-ent-k", type=int, default=20, help="number of Sem-Ent clusters (default 20, as the paper)")
+    evaluate.add_argument("--sem-ent-seed", type=int, default=0, help="k-means seed of the Sem-Ent fit")
+    evaluate.add_argument("--save-sem-ent-clusters", metavar="DIR", help="save the fitted Sem-Ent clusters here to reuse them")
+    evaluate.add_argument("--plot", metavar="DIR", help="write sem_ent_clusters.png: the sorted cluster distribution (paper Fig. 2/3)")
     evaluate.add_argument("--per-set", action="store_true", help="also print one row of figures per response set")
     evaluate.add_argument("--allow-empty", action="store_true", help='score "" as a response without tokens instead of failing')
     evaluate.add_argument("--batch-size", type=int, default=64)

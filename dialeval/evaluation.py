@@ -31,11 +31,21 @@ class EvaluationOptions:
     max_n: int = 5
     corpus_max_n: int = 3
     lf_threshold: int = 100
-    reference_corpus: list[str] | None = None
+    reference_corpus: list[str] | None = None  # LF counts against it; Sem-Ent fits its clusters on it
+    sem_ent_clusters: str | None = None  # saved SemanticClusters directory (instead of fitting)
+    sem_ent_embedder: str = "sentence_transformers"
+    sem_ent_embedder_model: str | None = None
+    sem_ent_num_clusters: int = 20
+    sem_ent_seed: int = 0
+    save_sem_ent_clusters: str | None = None
     allow_empty: bool = False
     batch_size: int = 64
     device: str | None = None
     progress: bool = True
+
+
+class MetricSkipped(Exception):
+    """A metric cannot run on this input (e.g. too small a reference corpus); the job goes on."""
 
 
 @dataclass
@@ -133,6 +143,37 @@ def _vendi_runner(model: str) -> Callable[[list[ResponseSet], EvaluationOptions]
     return run
 
 
+def _sem_ent(sets: list[ResponseSet], options: EvaluationOptions) -> MetricOutcome:
+    from dialeval.metrics.embedders import load_embedder
+    from dialeval.metrics.semantic_clusters import SemanticClusters, sem_ent
+
+    runtime = {"batch_size": options.batch_size, "device": options.device}
+    if options.sem_ent_clusters is not None:
+        clusters = SemanticClusters.load(options.sem_ent_clusters, **runtime)
+        source = f"saved clusters {options.sem_ent_clusters}"
+    else:
+        distinct = len(set(options.reference_corpus))
+        if distinct < options.sem_ent_num_clusters:
+            raise MetricSkipped(
+                f"the reference corpus has {distinct} distinct texts, fewer than the {options.sem_ent_num_clusters} "
+                "clusters to fit (--sem-ent-k)"
+            )
+        embedder = load_embedder(options.sem_ent_embedder, options.sem_ent_embedder_model, **runtime)
+        with _bar(options, 1, "Sem-Ent (fitting clusters)") as bar:
+            clusters = SemanticClusters.fit(
+                options.reference_corpus, embedder, num_clusters=options.sem_ent_num_clusters, seed=options.sem_ent_seed
+            )
+            bar.update(1)
+        source = f"fitted on the reference corpus ({len(options.reference_corpus)} texts)"
+        if options.save_sem_ent_clusters:
+            clusters.save(options.save_sem_ent_clusters)
+    result = sem_ent([response for s in sets for response in s.responses], clusters)
+    return MetricOutcome({
+        **result, "num_clusters": clusters.num_clusters, "clusters": source, "embedder": clusters.embedder_identity,
+        "reference_distribution": [float(v) for v in clusters.reference_distribution],
+    })
+
+
 #: Metrics that need no model.
 METRICS: list[EvaluationMetric] = [
     EvaluationMetric("lexical_diversity", "response_set", _set_lexical),
@@ -152,6 +193,8 @@ def metrics_for(options: EvaluationOptions) -> list[EvaluationMetric]:
             EvaluationMetric(f"{similarity}_diversity[{model}]", "response_set", _similarity_runner(similarity, model))
             for model in models
         ]
+    if options.sem_ent_clusters is not None or options.reference_corpus is not None:
+        entries.append(EvaluationMetric("sem_ent", "corpus", _sem_ent))
     return METRICS + entries
 
 
@@ -163,7 +206,7 @@ def evaluate_response_sets(sets: list[ResponseSet], options: EvaluationOptions |
     for metric in metrics_for(options):
         try:
             outcome = metric.run(sets, options)
-        except ModelNotAvailableError as error:
+        except (ModelNotAvailableError, MetricSkipped) as error:
             report["skipped"].append({"metric": metric.name, "reason": str(error)})
             continue
         report["metrics"][metric.name] = {"scope": metric.scope, **outcome.summary}
@@ -180,7 +223,7 @@ def format_table(report: dict) -> str:
     rows = [("metric", "figure", "scope", "value")]
     for name, summary in report["metrics"].items():
         for figure, value in summary.items():
-            if figure in {"scope", "model", "lf_counted_against"} or value is None:
+            if figure in {"scope", "model", "lf_counted_against"} or value is None or isinstance(value, (list, dict)):
                 continue
             shown = f"{value:.4f}" if isinstance(value, float) else str(value)
             rows.append((name, figure, summary["scope"], shown))

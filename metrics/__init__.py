@@ -8,6 +8,14 @@ from pathlib import Path
 from .bertscore import bertscore_diversity, bertscore_similarity_matrices
 from .corpus_lexical import corpus_ngram_diversity, distinct_n, entropy_n, lf, token_counts
 from .cross_encoder import cross_encoder_similarity_matrices
+from .embedders import (
+    LastTokenEmbedder,
+    MeanPoolingEmbedder,
+    SentenceTransformerEmbedder,
+    TextEmbedder,
+    embedder_from_identity,
+    load_embedder,
+)
 from .lexical import corpus_lexical_diversity, lexical_diversity, set_lexical_diversity
 from .meta_evaluation import (
     bootstrap_spearman_ci,
@@ -20,6 +28,7 @@ from .meta_evaluation import (
 from .nli import NLIPairMatrix, NLIScorer, iter_nli_pair_matrices, nli_diversity, nli_pair_matrices
 from .reduction import diversity_from_similarity_matrix, similarity_to_diversity
 from .self_bleu import self_bleu
+from .semantic_clusters import SemanticClusters, distribution_entropy, sem_ent
 from .sentence_embedding import sent_bert_diversity
 from .set_lexical import averaged_distinct_n, ngram_cosine_diversity, ngram_cosine_similarity
 from .set_lexical_batch import batch_set_lexical_diversity
@@ -41,6 +50,15 @@ def evaluate_module_path(name: str) -> str:
 
 
 __all__ = [
+    "LastTokenEmbedder",
+    "MeanPoolingEmbedder",
+    "SemanticClusters",
+    "SentenceTransformerEmbedder",
+    "TextEmbedder",
+    "distribution_entropy",
+    "embedder_from_identity",
+    "load_embedder",
+    "sem_ent",
     "averaged_distinct_n",
     "batch_set_lexical_diversity",
     "bertscore_diversity",

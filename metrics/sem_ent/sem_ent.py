@@ -1,0 +1,100 @@
+"""evaluate module: Sem-Ent (Han et al. 2022, §3.1 Eq. 1-2), semantic diversity of generated responses.
+
+A thin wrapper of :class:`dialeval.metrics.semantic_clusters.SemanticClusters` and
+:func:`dialeval.metrics.semantic_clusters.sem_ent`; see README.md (the metric card).
+"""
+# One import per line: evaluate finds a module's dependencies with a per-line regex (and would
+# read a trailing comment on an import line as an install URL), hence the file-level exemption.
+# ruff: noqa: I001
+import datasets
+import evaluate
+from dialeval.metrics.embedders import load_embedder
+from dialeval.metrics.semantic_clusters import SemanticClusters
+from dialeval.metrics.semantic_clusters import sem_ent
+from dialeval.metrics.validation import check_module_inputs
+
+_CITATION = """\
+@inproceedings{han-etal-2022-measuring,
+    title = "Measuring and Improving Semantic Diversity of Dialogue Generation",
+    author = "Han, Seungju and Kim, Beomsu and Chang, Buru",
+    booktitle = "Findings of the Association for Computational Linguistics: EMNLP 2022",
+    year = "2022",
+    publisher = "Association for Computational Linguistics",
+    url = "https://aclanthology.org/2022.findings-emnlp.66",
+    pages = "934--950",
+}
+"""
+
+_DESCRIPTION = """\
+Sem-Ent embeds responses, assigns each to one of k semantic clusters fitted on a reference
+corpus (the training set's gold responses in the paper), and returns the natural-log entropy of
+the generated responses' cluster histogram: 0 when every response falls in one cluster, ln k
+when they spread evenly. The whole list of predictions is one corpus (one score). Scores are
+comparable only under the same fitted clusters: save them (save_clusters_to=...) and pass
+clusters=<dir> for every system you compare.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions: list[str], the generated responses (all of them: one corpus).
+    references: list[str], the reference corpus to fit the clusters on (any length); or give
+        clusters= instead.
+    clusters: a directory written by SemanticClusters.save / save_clusters_to, or a
+        SemanticClusters object; its recorded embedder is used.
+    embedder: "sentence_transformers" (default; the embedded all-MiniLM-L6-v2 works offline),
+        "last_token" (the paper's: DialoGPT-large final hidden state of the last token) or
+        "mean_pooling"; embedder_model: the model id or directory for it.
+    num_clusters (20), pca_variance (0.9), seed (0), n_init (5), max_iter (500): the fit.
+    save_clusters_to: directory to save freshly fitted clusters in (JSON + safetensors).
+    batch_size, device, dtype: passed to the embedder.
+Returns:
+    sem_ent (nats), max_sem_ent (ln k), cluster_distribution (k shares in cluster order),
+    num_texts, and clusters (the fit settings and the embedder identity).
+Examples:
+    >>> import evaluate
+    >>> sem_ent = evaluate.load("metrics/sem_ent")
+    >>> result = sem_ent.compute(predictions=generated, references=training_responses, num_clusters=20)
+    >>> result["sem_ent"], result["max_sem_ent"]
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class SemEnt(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features({"predictions": datasets.Value("string")}),
+            reference_urls=["https://aclanthology.org/2022.findings-emnlp.66", "https://github.com/hyperconnect/sem-ent"],
+        )
+
+    def compute(self, *, predictions=None, references=None, clusters=None, **kwargs):
+        """Sem-Ent of ``predictions`` under clusters fitted on ``references`` or loaded from ``clusters``."""
+        check_module_inputs(predictions, None, "sem_ent", corpus_scope=True)
+        if isinstance(predictions, list) and predictions and not isinstance(predictions[0], str):
+            raise ValueError("`predictions` must be a flat list of generated responses (one corpus) for Sem-Ent")
+        if (references is None) == (clusters is None):
+            raise ValueError("give exactly one of `references` (a corpus to fit clusters on) and `clusters` (saved clusters)")
+        # The reference corpus has its own length, so it bypasses evaluate's row-aligned storage.
+        return super().compute(predictions=predictions, reference_corpus=references, clusters=clusters, **kwargs)
+
+    def _compute(
+        self, predictions, reference_corpus=None, clusters=None, embedder="sentence_transformers", embedder_model=None,
+        num_clusters=20, pca_variance=0.9, seed=0, n_init=5, max_iter=500, save_clusters_to=None,
+        batch_size=None, device=None, dtype=None,
+    ):
+        runtime = {key: value for key, value in (("batch_size", batch_size), ("device", device), ("dtype", dtype)) if value is not None}
+        if clusters is None:
+            text_embedder = load_embedder(embedder, embedder_model, **runtime)
+            clusters = SemanticClusters.fit(
+                reference_corpus, text_embedder, num_clusters=num_clusters, pca_variance=pca_variance, seed=seed,
+                n_init=n_init, max_iter=max_iter,
+            )
+            if save_clusters_to is not None:
+                clusters.save(save_clusters_to)
+        elif not isinstance(clusters, SemanticClusters):
+            clusters = SemanticClusters.load(clusters, **runtime)
+        result = sem_ent(list(predictions), clusters)
+        result["clusters"] = {"embedder": clusters.embedder_identity, **clusters.settings}
+        return result
