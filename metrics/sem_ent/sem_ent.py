@@ -20,8 +20,6 @@ _CITATION = """\
     booktitle = "Findings of the Association for Computational Linguistics: EMNLP 2022",
     year = "2022",
     publisher = "Association for Computational Linguistics",
-    url = "https://aclanthology.org/2022.findings-emnlp.66",
-    pages = "934--950",
 }
 """
 
@@ -66,7 +64,7 @@ class SemEnt(evaluate.Metric):
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             features=datasets.Features({"predictions": datasets.Value("string")}),
-            reference_urls=["https://aclanthology.org/2022.findings-emnlp.66", "https://github.com/hyperconnect/sem-ent"],
+            reference_urls=["https://github.com/hyperconnect/sem-ent"],
         )
 
     def compute(self, *, predictions=None, references=None, clusters=None, **kwargs):
