@@ -31,6 +31,7 @@ test-all: install
 bench: install
 	$(OFFLINE) $(BIN)/python benchmarks/bench_lexical.py
 	$(OFFLINE) $(BIN)/python benchmarks/bench_nli.py
+	$(OFFLINE) $(BIN)/python benchmarks/bench_sem_ent.py
 
 clean:
 	rm -rf $(VENV) demo_output .pytest_cache
