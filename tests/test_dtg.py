@@ -148,3 +148,24 @@ def test_the_comparison_exercises_resampling(gpt2):
     assert any(r.history for r in results)
     assert any(r.responses != r.initial_responses for r in results)
     assert any(r.final_diversity > r.initial_diversity for r in results)
+
+
+def test_custom_generate_folder_equals_the_function(gpt2):
+    from conftest import REPO_ROOT
+
+    model, tokenizer = gpt2
+    tokenizer.padding_side, tokenizer.pad_token = "left", tokenizer.pad_token or tokenizer.eos_token
+    encoded = tokenizer(CONTEXTS, return_tensors="pt", padding=True)
+    torch.manual_seed(3)
+    out = model.generate(**encoded, custom_generate=str(REPO_ROOT / "generation"), trust_remote_code=True,
+                         tokenizer=tokenizer, metric=NLIContradictions(RuleScorer()), threshold=10.0,
+                         return_dict_in_generate=True, do_sample=True, top_p=0.9, top_k=0, **GENERATE)
+    torch.manual_seed(3)
+    direct = diversity_threshold_generate(model, tokenizer, encoded, metric=NLIContradictions(RuleScorer()),
+                                          threshold=10.0, **GENERATE)
+    assert [r.responses for r in out["dtg_results"]] == [r.responses for r in direct]
+    assert out["sequences"].shape[0] == 5 * len(CONTEXTS)
+    decoded = tokenizer.batch_decode(out["sequences"], skip_special_tokens=True)
+    assert [text.strip() for text in decoded] == [t for r in direct for t in r.responses]
+    with pytest.raises(ValueError, match="tokenizer"):
+        model.generate(**encoded, custom_generate=str(REPO_ROOT / "generation"), trust_remote_code=True)
