@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import os
 import platform
+import threading
+import time
 from pathlib import Path
 
 RESULTS_PATH = Path(__file__).resolve().parent / "RESULTS.md"
@@ -58,3 +60,34 @@ def write_section(path: Path, script: str, section: str) -> None:
         text = text.rstrip("\n") + "\n\n" + section
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
+
+
+class PeakRSS:
+    """Peak resident memory growth (bytes) while the ``with`` block runs."""
+
+    def __enter__(self):
+        self.page = os.sysconf("SC_PAGE_SIZE")
+        self.start = self._rss()
+        self.peak = self.start
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def _rss(self) -> int:
+        with open("/proc/self/statm", encoding="ascii") as handle:
+            return int(handle.read().split()[1]) * self.page
+
+    def _sample(self):
+        while not self._stop.is_set():
+            self.peak = max(self.peak, self._rss())
+            time.sleep(0.005)
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, self._rss())
+
+    @property
+    def growth_mib(self) -> float:
+        return (self.peak - self.start) / 2**20

@@ -30,19 +30,17 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import os
 import platform
 import shlex
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import numpy as np
 import torch
 import transformers
-from _report import RESULTS_PATH, machine_line, write_section
+from _report import PeakRSS, RESULTS_PATH, machine_line, write_section
 from dialeval.io import read_tevet_csv
 from dialeval.metrics.nli import NLIScorer, iter_nli_pair_matrices, nli_diversity, nli_scores, ordered_pairs
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
@@ -56,37 +54,6 @@ TARGET_SPEEDUP = 5.0
 CONFIDENCE_TOLERANCE = 1e-4
 LABELS = {0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}  # roberta-large-mnli's order
 SPECIALS = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
-
-
-class PeakRSS:
-    """Peak resident memory growth (bytes) while the ``with`` block runs."""
-
-    def __enter__(self):
-        self.page = os.sysconf("SC_PAGE_SIZE")
-        self.start = self._rss()
-        self.peak = self.start
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-        self._thread.start()
-        return self
-
-    def _rss(self) -> int:
-        with open("/proc/self/statm", encoding="ascii") as handle:
-            return int(handle.read().split()[1]) * self.page
-
-    def _sample(self):
-        while not self._stop.is_set():
-            self.peak = max(self.peak, self._rss())
-            time.sleep(0.005)
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-        self.peak = max(self.peak, self._rss())
-
-    @property
-    def growth_mib(self) -> float:
-        return (self.peak - self.start) / 2**20
 
 
 def build_classifier(directory: Path, texts: list[str], roberta_base: bool) -> str:

@@ -65,7 +65,6 @@ import platform
 import shlex
 import sys
 import tempfile
-import threading
 import time
 from itertools import pairwise
 from pathlib import Path
@@ -73,7 +72,7 @@ from pathlib import Path
 import numpy as np
 import sklearn
 import torch
-from _report import RESULTS_PATH, machine_line, write_section
+from _report import PeakRSS, RESULTS_PATH, machine_line, write_section
 from dialeval.metrics.embedders import load_embedder
 from dialeval.metrics.semantic_clusters import MINIBATCH_THRESHOLD, SemanticClusters, _unit_rows
 from sklearn.cluster import KMeans, MiniBatchKMeans
@@ -96,37 +95,6 @@ MINIBATCH_BATCH = 4096  # what SemanticClusters.fit passes to MiniBatchKMeans
 ARI_TARGET = 0.99
 CLEARLY_FASTER = 1.5  # MiniBatch speed-up over KMeans needed to switch
 INERTIA_TOLERANCE = 1.01  # MiniBatch inertia / KMeans inertia allowed when switching (deterministic: seeded)
-
-
-class PeakRSS:
-    """Peak resident memory growth (bytes) while the ``with`` block runs."""
-
-    def __enter__(self):
-        self.page = os.sysconf("SC_PAGE_SIZE")
-        self.start = self._rss()
-        self.peak = self.start
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-        self._thread.start()
-        return self
-
-    def _rss(self) -> int:
-        with open("/proc/self/statm", encoding="ascii") as handle:
-            return int(handle.read().split()[1]) * self.page
-
-    def _sample(self):
-        while not self._stop.is_set():
-            self.peak = max(self.peak, self._rss())
-            time.sleep(0.005)
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-        self.peak = max(self.peak, self._rss())
-
-    @property
-    def growth_mib(self) -> float:
-        return (self.peak - self.start) / 2**20
 
 
 def _cpu_ticks() -> tuple[int, int, int]:
