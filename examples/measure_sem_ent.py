@@ -50,7 +50,7 @@ def main() -> None:
         clusters = SemanticClusters.fit(reference, embedder, num_clusters=args.num_clusters, seed=seed)
         fit_s = time.perf_counter() - start
         head = int(np.argmax(clusters.reference_distribution))
-        reduced = clusters._reduce(embedder.embed(reference))
+        reduced = clusters.project(embedder.embed(reference))
         distance = np.linalg.norm(reduced - clusters.centroids[head], axis=1)
         typical = [reference[i] for i in np.argsort(distance, kind="stable")[: len(human)]]
         figures = {

@@ -170,11 +170,12 @@ class SemanticClusters:
 
     # -- assignment -------------------------------------------------------------------------
 
-    def _reduce(self, embeddings: np.ndarray) -> np.ndarray:
-        points = _unit_rows(np.asarray(embeddings, dtype=np.float32))
+    def project(self, embeddings) -> np.ndarray:
+        """Raw embeddings -> the fitted PCA space (L2-normalized, centred, kept components)."""
+        points = np.asarray(embeddings, dtype=np.float32)
         if points.ndim != 2 or points.shape[1] != self.pca_mean.shape[0]:
-            raise ValueError(f"embeddings must have {self.pca_mean.shape[0]} dimensions, got shape {points.shape}")
-        return _project(points, self.pca_mean, self.pca_components)
+            raise ValueError(f"`embeddings` must be (n, {self.pca_mean.shape[0]}), got shape {points.shape}")
+        return _project(_unit_rows(points), self.pca_mean, self.pca_components)
 
     def _nearest(self, reduced: np.ndarray) -> np.ndarray:
         # ||x - c||^2 up to the per-row constant ||x||^2, which does not change the argmin.
@@ -191,7 +192,7 @@ class SemanticClusters:
 
     def assign_embeddings(self, embeddings) -> np.ndarray:
         """Cluster id of each (raw, unnormalized) embedding row."""
-        return self._nearest(self._reduce(embeddings))
+        return self._nearest(self.project(embeddings))
 
     def assign(self, texts: list[str]) -> np.ndarray:
         """Cluster id (0..k-1) of each text: its nearest centroid after normalization and PCA."""

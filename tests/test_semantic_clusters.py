@@ -152,3 +152,5 @@ def test_bad_input_is_named(fitted):
         SemanticClusters.fit(corpus(), TopicEmbedder(), algorithm="faiss")
     with pytest.raises(ValueError, match="`clusters`"):
         sem_ent(["t0-1"], "clusters/")
+    with pytest.raises(ValueError, match=r"`embeddings` must be \(n, 16\)"):
+        fitted.assign_embeddings(np.ones(16))

@@ -9,7 +9,6 @@ context order, like ``num_return_sequences``); with ``return_dict_in_generate=Tr
 The algorithm lives in ``dialeval.generation.dtg``; sampling inside it goes through
 ``GenerationMixin.generate`` so this recipe never calls itself.
 """
-import torch
 from transformers import GenerationMixin
 
 from dialeval.generation.dtg import diversity_threshold_generate
