@@ -1,4 +1,4 @@
-"""``dialeval`` command line: ``evaluate`` (the main job), ``meta-eval`` and ``export-dataset``."""
+"""``dialeval`` command line: ``evaluate`` (the main job), ``meta-eval``, ``export-dataset``, ``dtg`` and ``dtg-summary``."""
 from __future__ import annotations
 
 import argparse
@@ -100,6 +100,75 @@ def _export_dataset(args: argparse.Namespace) -> int:
     return 0
 
 
+def _dtg(args: argparse.Namespace) -> int:
+    from dialeval.distributed import process_state
+    from dialeval.dtg_job import DTGRunSettings, format_summary_table, read_contexts, run_dtg_job
+
+    contexts = read_contexts(args.dataset, args.split, args.input, data_dir=args.data_dir, limit=args.limit)
+    settings = DTGRunSettings(
+        model=args.model, metric=args.metric, metric_model=args.metric_model, threshold=args.threshold,
+        contexts_from=f"{args.dataset}:{args.split}" if args.dataset else str(args.input),
+        num_responses=args.num_responses, max_samples=args.max_samples, decoding=args.decoding,
+        num_beams=args.num_beams, top_p=args.top_p, max_new_tokens=args.max_new_tokens,
+        max_context_tokens=args.max_context_tokens, turn_separator=args.turn_separator, seed=args.seed,
+        batch_size=args.batch_size, limit=args.limit,
+    )
+    row = run_dtg_job(settings, contexts, args.output, overwrite=args.overwrite, device=args.device,
+                      progress=not args.no_progress)
+    state = process_state()
+    if state.is_main_process:
+        print(format_summary_table([row]))
+        print(f"\n{row['num_contexts']} contexts ({state.num_processes} process(es)); stopped by {row['stop_reasons']}; "
+              f"results: {args.output}")
+    return 0
+
+
+def _dtg_summary(args: argparse.Namespace) -> int:
+    from dialeval.dtg_job import format_summary_table, read_run, summarize
+
+    rows = [summarize(*read_run(path)) for path in args.runs]
+    print(format_summary_table(rows))
+    if args.output:
+        Path(args.output).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+def _add_dtg_commands(commands) -> None:
+    dtg = commands.add_parser(
+        "dtg", help="Diversity Threshold Generation over a test set (JSONL, resumable; runs under accelerate launch)",
+    )
+    dtg.add_argument("--model", required=True, help="causal (e.g. microsoft/DialoGPT-large) or seq2seq model id or directory")
+    source = dtg.add_mutually_exclusive_group(required=True)
+    source.add_argument("--dataset", help="a dialeval test set with a `context` column, e.g. dailydialog_pp")
+    source.add_argument("--input", help='JSONL file, one {"context": [turns...] or "text", "id": ...} per line')
+    dtg.add_argument("--split", default="dev", help="split of --dataset: dev (= validation), test, train (default dev)")
+    dtg.add_argument("--data-dir", help="folder with the dataset's released files (default: pinned download)")
+    dtg.add_argument("--metric", default="nli", choices=["nli", "sent_bert", "distinct_n"])
+    dtg.add_argument("--metric-model", help="NLI classifier (default FacebookAI/roberta-large-mnli) or sentence model for sent_bert")
+    dtg.add_argument("--threshold", type=float, help="stop when diversity is above this (default: nli 10, sent_bert -0.179, distinct_n 0.98)")
+    dtg.add_argument("--num-responses", type=int, default=5, help="n, the set size (default 5)")
+    dtg.add_argument("--max-samples", type=int, default=20, help="S, most responses drawn per context, the first n included (default 20)")
+    dtg.add_argument("--decoding", default="sample", choices=["sample", "beam"], help="nucleus sampling (§5) or App. D's beams")
+    dtg.add_argument("--num-beams", type=int, default=25, help="beams for --decoding beam (default 25)")
+    dtg.add_argument("--top-p", type=float, default=0.9, help="nucleus p (default 0.9)")
+    dtg.add_argument("--max-new-tokens", type=int, default=40)
+    dtg.add_argument("--max-context-tokens", type=int, help="keep each context's last N tokens (the paper gives BlenderBot 128)")
+    dtg.add_argument("--turn-separator", help="joins context turns (default: EOS after every turn for causal models, newline for seq2seq)")
+    dtg.add_argument("--seed", type=int, default=0, help="batch k is sampled under seed + k")
+    dtg.add_argument("--batch-size", type=int, default=8, help="contexts per generate call and per seeded batch")
+    dtg.add_argument("--limit", type=int, help="only the first N contexts")
+    dtg.add_argument("--output", "-o", required=True, help="JSONL results (resumed if it exists with the same settings)")
+    dtg.add_argument("--overwrite", action="store_true", help="start over instead of resuming")
+    dtg.add_argument("--device", help="torch device (default: Accelerate's choice for this process)")
+    dtg.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    dtg.set_defaults(handler=_dtg)
+
+    summary = commands.add_parser("dtg-summary", help="Table 4 of one or more `dialeval dtg` outputs")
+    summary.add_argument("runs", nargs="+", help="JSONL outputs of dialeval dtg")
+    summary.add_argument("--output", "-o", help="also write the rows as JSON")
+    summary.set_defaults(handler=_dtg_summary)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dialeval", description="Diversity evaluation of multi-response dialogue generation.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -194,6 +263,8 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--push-to-hub", metavar="REPO", help="dataset repo id to create (if needed) and upload to")
     export.add_argument("--private", action="store_true", help="create the Hub repo as private")
     export.set_defaults(handler=_export_dataset)
+
+    _add_dtg_commands(commands)
     return parser
 
 

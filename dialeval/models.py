@@ -82,6 +82,6 @@ def resolve_device(device=None):
 
     if device is not None:
         return torch.device(device)
-    from accelerate import PartialState
+    from dialeval.distributed import process_state
 
-    return PartialState().device
+    return process_state().device

@@ -1,15 +1,22 @@
-"""Diversity Threshold Generation (Stasaski & Hearst 2022, §5; defaults §6.1-6.2).
+"""Diversity Threshold Generation (Stasaski & Hearst 2022, §5; defaults §6.1-6.2; beam variant App. D).
 
-For each context: sample n responses. While the set's diversity is not above the threshold
-and fewer than S responses have been sampled (the first n count): score every leave-one-out
-subset of size n-1, drop the response missing from the best-scoring subset, and sample one new
-response. Contexts are batched: the ones still below the threshold resample together in one
-``generate`` call; the others stop.
+For each context: take n candidate responses. While the set's diversity is not above the
+threshold and fewer than S responses have been drawn (the first n count): score every
+leave-one-out subset of size n-1, drop the response missing from the best-scoring subset, and
+draw one new candidate.
+
+Candidates come from one of two decoders:
+
+- ``decoding="sample"`` (§5, the paper's main setting): nucleus sampling, p = 0.9. Contexts are
+  batched: the ones still below the threshold resample together in one ``generate`` call.
+- ``decoding="beam"`` (App. D): one beam search per context returns ``num_beams`` (25) beams in
+  likelihood order; the set starts with the n most likely and each swap takes the next beam.
+  Beam search runs once, so a context stops early ("beams_exhausted") when S > num_beams.
 """
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import torch
@@ -17,22 +24,31 @@ import torch
 from .set_objectives import DistinctN, NLIContradictions, SentBertDiversity
 
 OBJECTIVES = {"nli": NLIContradictions, "sent_bert": SentBertDiversity, "distinct_n": DistinctN}
+DECODINGS = ("sample", "beam")
 #: Nucleus sampling, p = 0.9 (§6.1); top_k=0 so that only the nucleus truncates.
 DEFAULT_SAMPLING = {"do_sample": True, "top_p": 0.9, "top_k": 0}
+#: App. D: "we generate 25 beams and consider these responses from most to least probable".
+DEFAULT_NUM_BEAMS = 25
+STOP_REASONS = ("threshold", "max_samples", "beams_exhausted")
 
 
 @dataclass
 class DTGResult:
     responses: list[str]
     initial_responses: list[str]
-    initial_diversity: float
+    initial_diversity: float  # the objective's value (NLI: # contradictions) of the first set
     final_diversity: float
-    num_sampled: int
+    num_sampled: int  # responses drawn for this context, the first n included (at most S)
     reached_threshold: bool
-    stop_reason: str  # "threshold" or "max_samples"
+    stop_reason: str  # one of STOP_REASONS
     utterance_overlap: int  # App. C: responses present in both the first and the final set
     num_pair_evaluations: int
+    initial_scores: dict = field(default_factory=dict)  # the figures Table 4 reports (NLI: Baseline NLI Diversity too)
+    final_scores: dict = field(default_factory=dict)
     history: list[dict] = field(default_factory=list)  # one entry per swap: dropped index, new diversity
+
+    def to_dict(self) -> dict:
+        return asdict(self)
 
 
 def _check(num_responses, max_samples) -> None:
@@ -57,21 +73,33 @@ def make_objective(metric, **options):
     return metric
 
 
-def _encode_contexts(tokenizer, inputs, is_encoder_decoder: bool):
-    if isinstance(inputs, (list, tuple)) and all(isinstance(text, str) for text in inputs):
+def encode_contexts(tokenizer, inputs, is_encoder_decoder: bool, max_context_tokens: int | None = None):
+    """Context strings as a padded batch (left padding for decoder-only models), or a tokenizer output as is.
+
+    ``max_context_tokens`` keeps each context's last tokens (§6.1: BlenderBot sees the last 128).
+    """
+    if isinstance(inputs, (list, tuple)) and inputs and all(isinstance(text, str) for text in inputs):
         if not is_encoder_decoder:
             tokenizer.padding_side = "left"  # decoder-only models continue from the last token
         if tokenizer.pad_token is None:
             tokenizer.pad_token = tokenizer.eos_token
-        return tokenizer(list(inputs), return_tensors="pt", padding=True)
+        truncation = {}
+        if max_context_tokens is not None:
+            if isinstance(max_context_tokens, bool) or not isinstance(max_context_tokens, int) or max_context_tokens < 1:
+                raise ValueError(f"`max_context_tokens` must be a positive int or None, got {max_context_tokens!r}")
+            tokenizer.truncation_side = "left"
+            truncation = {"truncation": True, "max_length": max_context_tokens}
+        return tokenizer(list(inputs), return_tensors="pt", padding=True, **truncation)
     if hasattr(inputs, "keys") and "input_ids" in inputs:
         return inputs
-    raise ValueError("`inputs` must be a list of context strings or a tokenizer output with input_ids")
+    raise ValueError("`inputs` must be a non-empty list of context strings or a tokenizer output with input_ids")
 
 
-def _sample(model, tokenizer, encoded, rows: list[int], per_row: int, generate_kwargs: dict) -> list[list[str]]:
-    """``per_row`` sampled responses for each context in ``rows`` (one generate call)."""
-    batch = {key: value[rows] for key, value in encoded.items() if isinstance(value, torch.Tensor)}
+def _generate_texts(model, tokenizer, encoded, rows: list[int], per_row: int, generate_kwargs: dict) -> list[list[str]]:
+    """``per_row`` generated responses for each context in ``rows`` (one generate call), in output order."""
+    device = getattr(model, "device", None)
+    batch = {key: value[rows].to(device) if device is not None else value[rows]
+             for key, value in encoded.items() if isinstance(value, torch.Tensor)}
     with torch.inference_mode():
         output = model.generate(**batch, num_return_sequences=per_row, **generate_kwargs)
     if not model.config.is_encoder_decoder:
@@ -81,9 +109,69 @@ def _sample(model, tokenizer, encoded, rows: list[int], per_row: int, generate_k
     return [texts[i * per_row:(i + 1) * per_row] for i in range(len(rows))]
 
 
+class _SampledCandidates:
+    """§5: every candidate is a fresh sample; the contexts that need one share a generate call."""
+
+    def __init__(self, model, tokenizer, encoded, generate_kwargs):
+        self.model, self.tokenizer, self.encoded, self.generate_kwargs = model, tokenizer, encoded, generate_kwargs
+
+    def first(self, rows: list[int], count: int) -> list[list[str]]:
+        return _generate_texts(self.model, self.tokenizer, self.encoded, rows, count, self.generate_kwargs)
+
+    def remaining(self, row: int) -> int | None:
+        return None  # unlimited
+
+    def next(self, rows: list[int]) -> list[str]:
+        return [texts[0] for texts in _generate_texts(self.model, self.tokenizer, self.encoded, rows, 1, self.generate_kwargs)]
+
+
+class _BeamCandidates:
+    """App. D: the ``num_beams`` beams of each context, most likely first, handed out in order."""
+
+    def __init__(self, model, tokenizer, encoded, generate_kwargs, num_beams: int):
+        kwargs = {**generate_kwargs, "num_beams": num_beams}
+        kwargs.setdefault("do_sample", False)
+        rows = list(range(encoded["input_ids"].shape[0]))
+        # generate() returns each context's beams sorted by their (length-normalised) beam score.
+        self.beams = _generate_texts(model, tokenizer, encoded, rows, num_beams, kwargs)
+        self.taken = [0] * len(rows)
+
+    def first(self, rows: list[int], count: int) -> list[list[str]]:
+        for row in rows:
+            self.taken[row] = count
+        return [self.beams[row][:count] for row in rows]
+
+    def remaining(self, row: int) -> int | None:
+        return len(self.beams[row]) - self.taken[row]
+
+    def next(self, rows: list[int]) -> list[str]:
+        texts = []
+        for row in rows:
+            texts.append(self.beams[row][self.taken[row]])
+            self.taken[row] += 1
+        return texts
+
+
+def _scores(objective, state) -> dict:
+    report = getattr(objective, "report", None)
+    return report(state) if report is not None else {getattr(objective, "name", "diversity"): objective.value(state)}
+
+
+def _sampling_settings(tokenizer, decoding: str, generation_config, generate_kwargs: dict) -> dict:
+    if "num_return_sequences" in generate_kwargs:
+        raise ValueError("`num_return_sequences` is set by DTG (num_responses, or num_beams for beam decoding); leave it out")
+    settings = dict(DEFAULT_SAMPLING) if generation_config is None and decoding == "sample" else {}
+    settings.update(generate_kwargs)
+    if generation_config is not None:
+        settings["generation_config"] = generation_config
+    settings.setdefault("pad_token_id", tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id)
+    return settings
+
+
 def diversity_threshold_generate(
     model, tokenizer, inputs, metric="nli", threshold: float | None = None, num_responses: int = 5,
-    max_samples: int = 20, generation_config=None, metric_options: dict | None = None, **generate_kwargs,
+    max_samples: int = 20, generation_config=None, metric_options: dict | None = None, decoding: str = "sample",
+    num_beams: int = DEFAULT_NUM_BEAMS, max_context_tokens: int | None = None, **generate_kwargs,
 ) -> list[DTGResult]:
     """Run DTG for every context of ``inputs`` (§5); one :class:`DTGResult` per context, in order.
 
@@ -94,22 +182,26 @@ def diversity_threshold_generate(
             ``"sent_bert"`` (threshold -0.179) or ``"distinct_n"`` (0.98), or an objective object.
         threshold: stop once the set's diversity is **above** it; default the metric's (§6.2).
         num_responses: n (default 5); max_samples: S (default 20), counting the first n.
-        generation_config, generate_kwargs: sampling settings; default nucleus p = 0.9.
+        decoding: ``"sample"`` (§5; nucleus p = 0.9 unless told otherwise) or ``"beam"`` (App. D:
+            the top ``num_beams`` beams, most likely first, replace dropped responses in order).
+        max_context_tokens: keep only each context's last tokens (string inputs).
+        generation_config, generate_kwargs: decoding settings passed to ``generate``.
     """
     _check(num_responses, max_samples)
+    if decoding not in DECODINGS:
+        raise ValueError(f"`decoding` must be one of {DECODINGS}, got {decoding!r}")
+    if decoding == "beam" and (isinstance(num_beams, bool) or not isinstance(num_beams, int) or num_beams < num_responses):
+        raise ValueError(f"`num_beams` must be an int >= `num_responses` ({num_responses}), got {num_beams!r}")
     objective = make_objective(metric, **(metric_options or {}))
     threshold = float(objective.default_threshold if threshold is None else threshold)
-    encoded = _encode_contexts(tokenizer, inputs, model.config.is_encoder_decoder)
-    sampling = {} if generation_config is not None else dict(DEFAULT_SAMPLING)
-    sampling.update(generate_kwargs)
-    if generation_config is not None:
-        sampling["generation_config"] = generation_config
-    sampling.setdefault("pad_token_id", tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id)
+    encoded = encode_contexts(tokenizer, inputs, model.config.is_encoder_decoder, max_context_tokens)
+    settings = _sampling_settings(tokenizer, decoding, generation_config, generate_kwargs)
+    candidates = (_SampledCandidates(model, tokenizer, encoded, settings) if decoding == "sample"
+                  else _BeamCandidates(model, tokenizer, encoded, settings, num_beams))
 
     num_contexts = encoded["input_ids"].shape[0]
-    first_sets = _sample(model, tokenizer, encoded, list(range(num_contexts)), num_responses, sampling)
     states, results = [], []
-    for responses in first_sets:
+    for responses in candidates.first(list(range(num_contexts)), num_responses):
         before = objective.pair_evaluations
         state = objective.start(responses)
         diversity = objective.value(state)
@@ -118,11 +210,18 @@ def diversity_threshold_generate(
             responses=list(responses), initial_responses=list(responses), initial_diversity=diversity,
             final_diversity=diversity, num_sampled=num_responses, reached_threshold=diversity > threshold,
             stop_reason="threshold" if diversity > threshold else "", utterance_overlap=num_responses,
-            num_pair_evaluations=objective.pair_evaluations - before,
+            num_pair_evaluations=objective.pair_evaluations - before, initial_scores=_scores(objective, state),
         ))
 
     while True:
-        active = [i for i, r in enumerate(results) if not r.reached_threshold and r.num_sampled < max_samples]
+        active = []
+        for i, result in enumerate(results):
+            if result.reached_threshold or result.num_sampled >= max_samples:
+                continue
+            if candidates.remaining(i) == 0:
+                result.stop_reason = "beams_exhausted"
+                continue
+            active.append(i)
         if not active:
             break
         drops = {}
@@ -131,8 +230,7 @@ def diversity_threshold_generate(
             subsets = np.asarray(objective.leave_one_out(states[i]), dtype=np.float64)
             drops[i] = int(subsets.argmax())  # the member missing from the best subset; first on ties
             results[i].num_pair_evaluations += objective.pair_evaluations - before
-        new_responses = _sample(model, tokenizer, encoded, active, 1, sampling)
-        for i, (response,) in zip(active, new_responses):
+        for i, response in zip(active, candidates.next(active)):
             result, state = results[i], states[i]
             before = objective.pair_evaluations
             objective.replace(state, drops[i], response)
@@ -144,7 +242,8 @@ def diversity_threshold_generate(
                 result.reached_threshold, result.stop_reason = True, "threshold"
     for result, state in zip(results, states):
         result.responses = list(state.responses)
-        if not result.reached_threshold:
+        result.final_scores = _scores(objective, state)
+        if not result.stop_reason:
             result.stop_reason = "max_samples"
         result.utterance_overlap = sum((Counter(result.initial_responses) & Counter(result.responses)).values())
     return results

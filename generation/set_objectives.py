@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dialeval.metrics.nli import CONTRADICTION, DEFAULT_NLI_MODEL, NLIScorer, ordered_pairs
+from dialeval.metrics.nli import CONTRADICTION, DEFAULT_NLI_MODEL, ENTAILMENT, NLIScorer, ordered_pairs
 
 
 @dataclass
@@ -50,6 +50,11 @@ class NLIContradictions:
 
     def value(self, state: SetState) -> float:
         return float((state.matrix == CONTRADICTION).sum())
+
+    def report(self, state: SetState) -> dict:
+        """# contradictions and Baseline NLI Diversity (§3.1: +1 contradiction, -1 entailment), as Table 4."""
+        contradictions = int((state.matrix == CONTRADICTION).sum())
+        return {"contradictions": contradictions, "nli_diversity": float(contradictions - (state.matrix == ENTAILMENT).sum())}
 
     def leave_one_out(self, state: SetState) -> np.ndarray:
         contradictions = state.matrix == CONTRADICTION
@@ -103,6 +108,9 @@ class SentBertDiversity:
     def value(self, state: SetState) -> float:
         return self._negated_mean(state.matrix, np.arange(len(state.responses)))
 
+    def report(self, state: SetState) -> dict:
+        return {"sent_bert": self.value(state)}
+
     def leave_one_out(self, state: SetState) -> np.ndarray:
         n = len(state.responses)
         return np.array([self._negated_mean(state.matrix, np.delete(np.arange(n), i)) for i in range(n)])
@@ -135,6 +143,9 @@ class DistinctN:
 
     def value(self, state: SetState) -> float:
         return self._score(state.responses)
+
+    def report(self, state: SetState) -> dict:
+        return {"distinct_n": self.value(state)}
 
     def leave_one_out(self, state: SetState) -> np.ndarray:
         n = len(state.responses)

@@ -169,3 +169,73 @@ def test_custom_generate_folder_equals_the_function(gpt2):
     assert [text.strip() for text in decoded] == [t for r in direct for t in r.responses]
     with pytest.raises(ValueError, match="tokenizer"):
         model.generate(**encoded, custom_generate=str(REPO_ROOT / "generation"), trust_remote_code=True)
+
+
+def _beams(model, tokenizer, contexts, num_beams):
+    tokenizer.padding_side, tokenizer.pad_token = "left", tokenizer.pad_token or tokenizer.eos_token
+    encoded = tokenizer(contexts, return_tensors="pt", padding=True)
+    out = model.generate(**encoded, num_beams=num_beams, num_return_sequences=num_beams, do_sample=False,
+                         pad_token_id=tokenizer.pad_token_id, **GENERATE)
+    texts = [t.strip() for t in tokenizer.batch_decode(out[:, encoded["input_ids"].shape[1]:], skip_special_tokens=True)]
+    return [texts[i * num_beams:(i + 1) * num_beams] for i in range(len(contexts))]
+
+
+@pytest.mark.parametrize("threshold", [4.0, 10.0])
+def test_beam_variant_takes_beams_in_likelihood_order(gpt2, threshold):
+    """App. D: start from the 5 most likely of 25 beams; each dropped response gives way to the next beam."""
+    model, tokenizer = gpt2
+    beams = _beams(model, tokenizer, CONTEXTS, 25)
+    results = diversity_threshold_generate(model, tokenizer, CONTEXTS, metric=NLIContradictions(RuleScorer()),
+                                           threshold=threshold, decoding="beam", **GENERATE)
+    scorer = RuleScorer()
+
+    def count(responses):
+        first, second = ordered_pairs(len(responses))
+        return float((scorer.pair_probabilities([responses[i] for i in first],
+                                                [responses[j] for j in second]).argmax(1) == CONTRADICTION).sum())
+
+    for result, context_beams in zip(results, beams):
+        assert result.initial_responses == context_beams[:5]
+        current, taken = list(context_beams[:5]), 5  # the naive procedure: rescore every subset
+        while count(current) <= threshold and taken < 20:
+            values = [count(current[:k] + current[k + 1:]) for k in range(5)]
+            current[int(np.argmax(values))] = context_beams[taken]
+            taken += 1
+        assert result.responses == current and result.num_sampled == taken
+        assert result.stop_reason == ("threshold" if count(current) > threshold else "max_samples")
+    assert any(result.history for result in results)
+
+
+def test_beam_variant_stops_when_the_beams_run_out(gpt2):
+    model, tokenizer = gpt2
+    results = diversity_threshold_generate(model, tokenizer, CONTEXTS[:2], metric=NLIContradictions(RuleScorer()),
+                                           threshold=20.0, decoding="beam", num_beams=8, max_samples=30, **GENERATE)
+    for result in results:
+        assert result.num_sampled == 8 and result.stop_reason == "beams_exhausted" and not result.reached_threshold
+    with pytest.raises(ValueError, match="num_beams"):
+        diversity_threshold_generate(model, tokenizer, CONTEXTS[:1], metric=NLIContradictions(RuleScorer()),
+                                     decoding="beam", num_beams=4)
+    with pytest.raises(ValueError, match="decoding"):
+        diversity_threshold_generate(model, tokenizer, CONTEXTS[:1], metric=NLIContradictions(RuleScorer()),
+                                     decoding="greedy")
+    with pytest.raises(ValueError, match="num_return_sequences"):
+        diversity_threshold_generate(model, tokenizer, CONTEXTS[:1], metric=NLIContradictions(RuleScorer()),
+                                     num_return_sequences=3)
+
+
+def test_nli_scores_report_baseline_nli_diversity(gpt2, tiny_roberta_nli_path):
+    """Table 4 reports Baseline NLI Diversity of the first and last sets: it must equal the metric's own value."""
+    from dialeval.metrics.nli import nli_diversity
+
+    model, tokenizer = gpt2
+    scorer = NLIScorer(tiny_roberta_nli_path, device="cpu")
+    torch.manual_seed(1)
+    results = diversity_threshold_generate(model, tokenizer, CONTEXTS[:2], metric=NLIContradictions(scorer),
+                                           num_responses=3, max_samples=5, **GENERATE)
+    for result in results:
+        for responses, scores in ((result.initial_responses, result.initial_scores), (result.responses, result.final_scores)):
+            expected = nli_diversity([responses], scorer=scorer)
+            assert scores["nli_diversity"] == pytest.approx(expected["nli_diversity"])
+            assert scores["contradictions"] == expected["num_contradiction"]
+        assert result.final_scores["contradictions"] == result.final_diversity
+        assert set(result.to_dict()) >= {"responses", "initial_scores", "final_scores", "stop_reason"}

@@ -3,7 +3,7 @@
     model.generate(**inputs, custom_generate="<this repo or dialeval's generation/ folder>",
                    trust_remote_code=True, tokenizer=tokenizer, metric="nli", num_responses=5)
 
-returns the token ids of each context's final set (``num_responses`` rows per context, in
+(``decoding="beam"`` for App. D's beam variant) returns the token ids of each context's final set (``num_responses`` rows per context, in
 context order, like ``num_return_sequences``); with ``return_dict_in_generate=True`` a dict with
 ``sequences`` and ``dtg_results`` (one :class:`dialeval.generation.DTGResult` per context).
 The algorithm lives in ``dialeval.generation.dtg``; sampling inside it goes through
@@ -24,6 +24,10 @@ class _PlainGenerate:
     def __init__(self, model):
         self._model = model
         self.config = model.config
+
+    @property
+    def device(self):
+        return self._model.device
 
     def generate(self, **kwargs):
         return GenerationMixin.generate(self._model, **kwargs)

@@ -1,0 +1,71 @@
+"""DTG over many contexts: fixed batches, one seed per batch, split across Accelerate processes.
+
+Each batch of ``batch_size`` consecutive contexts is seeded with ``seed + batch index`` before
+its DTG run, so a batch's result depends only on its contexts, the seed and the model: the same
+on one process or many (``accelerate launch``), and the same when a killed run resumes at a
+batch boundary. Processes take batches round-robin; after every round the results are gathered
+on all processes and handed to ``on_batch`` in context order.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import torch
+
+from .dtg import DTGResult, diversity_threshold_generate
+
+
+def _check_positive_int(value, argument: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"`{argument}` must be an int >= {minimum}, got {value!r}")
+    return value
+
+
+def run_dtg(
+    model, tokenizer, contexts: Sequence[str], *, seed: int = 0, batch_size: int = 8, start_batch: int = 0,
+    on_batch: Callable[[int, list[DTGResult]], None] | None = None, **dtg_options,
+) -> list[DTGResult]:
+    """:func:`diversity_threshold_generate` over ``contexts`` in seeded batches, split across processes.
+
+    Args:
+        contexts: context strings (already formatted for the model).
+        seed: batch ``k`` runs under ``torch.manual_seed(seed + k)``.
+        batch_size: contexts per batch (and per ``generate`` call); part of the result's identity.
+        start_batch: skip the batches before this one (resuming a run).
+        on_batch: called as ``on_batch(k, results_of_batch_k)`` for every batch in order, on every
+            process (write files from the main process only).
+        dtg_options: ``metric``, ``threshold``, ``num_responses``, ``decoding``, ... and ``generate`` kwargs.
+
+    Returns:
+        The results of every batch from ``start_batch`` on, in context order, on every process.
+    """
+    from accelerate.utils import gather_object
+
+    from dialeval.distributed import process_state
+
+    if isinstance(contexts, str) or not all(isinstance(context, str) for context in contexts):
+        raise ValueError("`contexts` must be a sequence of strings")
+    _check_positive_int(batch_size, "batch_size", 1)
+    _check_positive_int(start_batch, "start_batch", 0)
+    _check_positive_int(seed, "seed", 0)
+    state = process_state()
+    num_batches = -(-len(contexts) // batch_size)
+    if "metric" in dtg_options and isinstance(dtg_options["metric"], str):
+        # One objective for the whole run: its model is loaded once, not per batch.
+        from .dtg import make_objective
+
+        dtg_options["metric"] = make_objective(dtg_options["metric"], **(dtg_options.pop("metric_options", None) or {}))
+    results: list[DTGResult] = []
+    for round_start in range(start_batch, num_batches, state.num_processes):
+        batch_index = round_start + state.process_index
+        mine = []
+        if batch_index < num_batches:
+            torch.manual_seed(seed + batch_index)
+            batch = list(contexts[batch_index * batch_size:(batch_index + 1) * batch_size])
+            mine = [(batch_index, diversity_threshold_generate(model, tokenizer, batch, **dtg_options))]
+        gathered = gather_object(mine) if state.num_processes > 1 else mine
+        for index, batch_results in sorted(gathered, key=lambda item: item[0]):
+            if on_batch is not None:
+                on_batch(index, batch_results)
+            results.extend(batch_results)
+    return results
