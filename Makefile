@@ -32,6 +32,7 @@ bench: install
 	$(OFFLINE) $(BIN)/python benchmarks/bench_lexical.py
 	$(OFFLINE) $(BIN)/python benchmarks/bench_nli.py
 	$(OFFLINE) $(BIN)/python benchmarks/bench_sem_ent.py
+	$(OFFLINE) $(BIN)/python benchmarks/bench_dtg.py
 
 clean:
 	rm -rf $(VENV) demo_output .pytest_cache
