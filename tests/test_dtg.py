@@ -239,3 +239,21 @@ def test_nli_scores_report_baseline_nli_diversity(gpt2, tiny_roberta_nli_path):
             assert scores["contradictions"] == expected["num_contradiction"]
         assert result.final_scores["contradictions"] == result.final_diversity
         assert set(result.to_dict()) >= {"responses", "initial_scores", "final_scores", "stop_reason"}
+
+
+def test_run_dtg_seeds_each_batch_so_a_resumed_run_equals_the_whole(gpt2):
+    from dialeval.generation import run_dtg
+
+    model, tokenizer = gpt2
+    contexts = CONTEXTS + ["good morning"]
+    options = {"metric": NLIContradictions(RuleScorer()), "threshold": 10.0, "num_responses": 3, "max_samples": 6, **GENERATE}
+    seen = []
+    whole = run_dtg(model, tokenizer, contexts, seed=5, batch_size=2, on_batch=lambda k, r: seen.append((k, len(r))), **options)
+    assert seen == [(0, 2), (1, 2), (2, 1)]
+    resumed = run_dtg(model, tokenizer, contexts, seed=5, batch_size=2, start_batch=1, **options)
+    assert [r.responses for r in resumed] == [r.responses for r in whole[2:]]
+    torch.manual_seed(5 + 1)
+    direct = diversity_threshold_generate(model, tokenizer, contexts[2:4], **options)
+    assert [r.responses for r in direct] == [r.responses for r in whole[2:4]]
+    with pytest.raises(ValueError, match="batch_size"):
+        run_dtg(model, tokenizer, contexts, batch_size=0, **options)
