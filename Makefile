@@ -33,6 +33,7 @@ bench: install
 	$(OFFLINE) $(BIN)/python benchmarks/bench_nli.py
 	$(OFFLINE) $(BIN)/python benchmarks/bench_sem_ent.py
 	$(OFFLINE) $(BIN)/python benchmarks/bench_dtg.py
+	$(OFFLINE) $(BIN)/python benchmarks/bench_selection.py
 
 clean:
 	rm -rf $(VENV) demo_output .pytest_cache

@@ -26,6 +26,7 @@ INSTALL_REQUIRES = [
     "numpy>=1.24",
     "scipy>=1.10",
     "scikit-learn>=1.3",
+    "statsmodels>=0.14",  # Fleiss' kappa of the response-selection crowd scores
     "nltk>=3.8",
     "tqdm",
     "matplotlib",

@@ -7,6 +7,9 @@ import importlib
 BUILDERS = {
     "diversity_eval": ("dialeval.datasets_scripts.diversity_eval.diversity_eval", "DiversityEval"),
     "dailydialog_pp": ("dialeval.datasets_scripts.dailydialog_pp.dailydialog_pp", "DailyDialogPlusPlus"),
+    "polar_questions": ("dialeval.datasets_scripts.polar_questions.polar_questions", "PolarQuestions"),
+    "circa": ("dialeval.datasets_scripts.circa.circa", "Circa"),
+    "response_selection": ("dialeval.datasets_scripts.response_selection.response_selection", "ResponseSelection"),
 }
 
 
@@ -22,11 +25,12 @@ def config_names(name: str) -> list[str]:
 
 
 def make_builder(name: str, config: str | None = None, data_dir: str | None = None, cache_dir: str | None = None,
-                 verify_checksums: bool = True):
+                 verify_checksums: bool = True, **config_kwargs):
+    """``config_kwargs``: further fields of the builder's config (e.g. response_selection's ``opensubtitles_file``)."""
     cls = builder_class(name)
     if config is not None and config not in config_names(name):
         raise ValueError(f"`config` must be one of {config_names(name)} for {name!r}, got {config!r}")
-    return cls(config_name=config, data_dir=data_dir, cache_dir=cache_dir, verify_checksums=verify_checksums)
+    return cls(config_name=config, data_dir=data_dir, cache_dir=cache_dir, verify_checksums=verify_checksums, **config_kwargs)
 
 
 def prepare(builder) -> None:
@@ -43,15 +47,16 @@ def prepare(builder) -> None:
 
 
 def load(name: str, config: str | None = None, data_dir: str | None = None, split: str | None = None,
-         cache_dir: str | None = None, verify_checksums: bool = True):
+         cache_dir: str | None = None, verify_checksums: bool = True, **config_kwargs):
     """A ``datasets.Dataset`` (``split`` given) or ``DatasetDict`` of test set ``name``.
 
     ``data_dir``: a local folder with the released files (else they are downloaded from their
     pinned public URLs); every file is checked against its sha256 unless ``verify_checksums``
     is False. Raises :class:`~dialeval.datasets_scripts._sources.SourceNotAvailableError` with
-    the URL to fetch when a file is neither local nor downloadable.
+    the URL to fetch when a file is neither local nor downloadable. ``config_kwargs`` go to the
+    builder's config (e.g. ``load("response_selection", opensubtitles_file=...)``).
     """
-    builder = make_builder(name, config, data_dir, cache_dir, verify_checksums)
+    builder = make_builder(name, config, data_dir, cache_dir, verify_checksums, **config_kwargs)
     prepare(builder)
     if split is not None:
         available = list(builder.info.splits)

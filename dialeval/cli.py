@@ -25,6 +25,13 @@ def _evaluate(args: argparse.Namespace) -> int:
 
     sets = read_response_sets(args.input, args.format)
     reference_corpus = read_text_lines(args.reference_corpus) if args.reference_corpus else None
+    if bool(args.selection_model) != bool(args.selection_questions):
+        raise ValueError("response selection needs both --selection-model and --selection-questions")
+    selection_questions = None
+    if args.selection_questions:
+        from dialeval.metrics.response_selection_core import read_selection_questions
+
+        selection_questions = read_selection_questions(args.selection_questions)
     defaults = EvaluationOptions()
     options = EvaluationOptions(
         sentence_models=[] if args.no_sentence_model else (args.sentence_model or defaults.sentence_models),
@@ -41,6 +48,10 @@ def _evaluate(args: argparse.Namespace) -> int:
         sem_ent_seed=args.sem_ent_seed,
         save_sem_ent_clusters=args.save_sem_ent_clusters,
         allow_empty=args.allow_empty,
+        selection_models=args.selection_model or [],
+        selection_questions=selection_questions,
+        selection_reduction=args.selection_reduction,
+        selection_batch_size=args.selection_batch_size,
         batch_size=args.batch_size,
         device=args.device,
         progress=not args.no_progress,
@@ -213,6 +224,19 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--plot", metavar="DIR", help="write sem_ent_clusters.png: the sorted cluster distribution (paper Fig. 2/3)")
     evaluate.add_argument("--per-set", action="store_true", help="also print one row of figures per response set")
     evaluate.add_argument("--allow-empty", action="store_true", help='score "" as a response without tokens instead of failing')
+    evaluate.add_argument(
+        "--selection-model", action="append", metavar="MODEL",
+        help="causal or seq2seq LM to evaluate via response selection (Sato et al. 2020) on --selection-questions (repeatable)",
+    )
+    evaluate.add_argument(
+        "--selection-questions", metavar="FILE",
+        help='response-selection questions: .jsonl/.json ({"context": [...], "candidates": [...], "label": i} per line) '
+        "or, under any other name, the authors' create_test.sh output (7 tab-separated fields: 3 context turns, "
+        "ground truth, 3 false candidates)",
+    )
+    evaluate.add_argument("--selection-reduction", choices=["sum", "mean"], default="sum",
+                          help="candidate loss: summed (default) or mean token NLL")
+    evaluate.add_argument("--selection-batch-size", type=int, default=16, help="questions per forward pass (default 16)")
     evaluate.add_argument("--batch-size", type=int, default=64)
     evaluate.add_argument("--device", help="torch device for model-based metrics (default: Accelerate's choice)")
     evaluate.add_argument("--no-progress", action="store_true", help="hide progress bars")

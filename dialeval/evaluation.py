@@ -38,6 +38,11 @@ class EvaluationOptions:
     sem_ent_num_clusters: int = 20
     sem_ent_seed: int = 0
     save_sem_ent_clusters: str | None = None
+    # Response selection (Sato et al. 2020): LMs scored on questions {"contexts", "candidates", "labels"}.
+    selection_models: list[str] = field(default_factory=list)
+    selection_questions: dict | None = None
+    selection_reduction: str = "sum"
+    selection_batch_size: int = 16
     allow_empty: bool = False
     batch_size: int = 64
     device: str | None = None
@@ -174,6 +179,26 @@ def _sem_ent(sets: list[ResponseSet], options: EvaluationOptions) -> MetricOutco
     })
 
 
+def _selection_runner(model: str) -> Callable[[list[ResponseSet], EvaluationOptions], MetricOutcome]:
+    """Response-selection accuracy of ``model`` on the question file (it does not read the response sets)."""
+
+    def run(sets: list[ResponseSet], options: EvaluationOptions) -> MetricOutcome:
+        from dialeval.metrics.response_selection_core import response_selection
+
+        resolve_model_path(model)
+        questions = options.selection_questions
+        with _bar(options, len(questions["contexts"]), f"response selection ({model})") as bar:
+            result = response_selection(
+                questions["contexts"], questions["candidates"], questions["labels"], model=model,
+                reduction=options.selection_reduction, batch_size=options.selection_batch_size, device=options.device,
+                progress=bar.update,
+            )
+        keys = ("accuracy", "num_correct", "num_questions", "num_ties", "num_truncated_contexts", "reduction", "per_question")
+        return MetricOutcome({**{key: result[key] for key in keys}, "model": model})
+
+    return run
+
+
 #: Metrics that need no model.
 METRICS: list[EvaluationMetric] = [
     EvaluationMetric("lexical_diversity", "response_set", _set_lexical),
@@ -195,6 +220,11 @@ def metrics_for(options: EvaluationOptions) -> list[EvaluationMetric]:
         ]
     if options.sem_ent_clusters is not None or options.reference_corpus is not None:
         entries.append(EvaluationMetric("sem_ent", "corpus", _sem_ent))
+    if options.selection_questions is not None:
+        entries += [
+            EvaluationMetric(f"response_selection[{model}]", "questions", _selection_runner(model))
+            for model in options.selection_models
+        ]
     return METRICS + entries
 
 

@@ -6,6 +6,7 @@ averaged over contexts; *corpus-level* metrics pool every generated response (``
 from pathlib import Path
 
 from .bertscore import bertscore_diversity, bertscore_similarity_matrices
+from .certainty_variety import certainty_variety, nbest_contradiction
 from .corpus_lexical import corpus_ngram_diversity, distinct_n, entropy_n, lf, token_counts
 from .cross_encoder import cross_encoder_similarity_matrices
 from .embedders import (
@@ -27,6 +28,12 @@ from .meta_evaluation import (
 )
 from .nli import NLIPairMatrix, NLIScorer, iter_nli_pair_matrices, nli_diversity, nli_pair_matrices
 from .reduction import diversity_from_similarity_matrix, similarity_to_diversity
+from .response_selection_core import (
+    CandidateScorer,
+    random_protocol_correlation,
+    response_selection,
+    system_ranking_correlation,
+)
 from .self_bleu import self_bleu
 from .semantic_clusters import SemanticClusters, distribution_entropy, sem_ent
 from .sentence_embedding import sent_bert_diversity
@@ -35,6 +42,7 @@ from .set_lexical_batch import batch_set_lexical_diversity
 from .similarity import similarity_diversity, similarity_matrices
 from .tokenization import casual_tokenize, tevet_tokenize
 from .vendi import vendi_score, vendi_score_from_embeddings, vendi_score_from_kernel
+from .yes_no import ModelYesNoClassifier, PrefixYesNoClassifier, load_yes_no_classifier
 
 
 def evaluate_module_path(name: str) -> str:
@@ -50,6 +58,11 @@ def evaluate_module_path(name: str) -> str:
 
 
 __all__ = [
+    "PrefixYesNoClassifier",
+    "nbest_contradiction",
+    "ModelYesNoClassifier",
+    "load_yes_no_classifier",
+    "certainty_variety",
     "LastTokenEmbedder",
     "MeanPoolingEmbedder",
     "SemanticClusters",
@@ -84,6 +97,10 @@ __all__ = [
     "NLIScorer",
     "optimal_classification_accuracy",
     "pearson",
+    "CandidateScorer",
+    "random_protocol_correlation",
+    "response_selection",
+    "system_ranking_correlation",
     "self_bleu",
     "sent_bert_diversity",
     "set_lexical_diversity",

@@ -70,3 +70,11 @@ def tiny_cross_encoder_path(tmp_path_factory, tiny_tokenizer_path) -> str:
     from tiny_models import save_tiny_roberta_cross_encoder
 
     return save_tiny_roberta_cross_encoder(tmp_path_factory.mktemp("tiny-cross-encoder"), tiny_tokenizer_path)
+
+
+@pytest.fixture(scope="session")
+def tiny_roberta_yes_no_path(tmp_path_factory, tiny_tokenizer_path) -> str:
+    """A random 3-label (yes / no / ambiguous) RoBERTa sequence classifier."""
+    from tiny_models import save_tiny_roberta_yes_no
+
+    return save_tiny_roberta_yes_no(tmp_path_factory.mktemp("tiny-roberta-yes-no"), tiny_tokenizer_path)

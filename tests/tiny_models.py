@@ -186,3 +186,17 @@ def save_tiny_roberta_cross_encoder(path, tokenizer_path) -> str:
     """A one-output RoBERTa, the shape of an STS cross-encoder (``cross-encoder/stsb-roberta-large``)."""
     tokenizer = _with_roberta_template(AutoTokenizer.from_pretrained(str(tokenizer_path)))
     return _save(RobertaForSequenceClassification, _tiny_roberta_config(tokenizer, num_labels=1), tokenizer, path)
+
+
+#: A 3-way yes/no classifier's labels (Sato et al. 2022, §3.2: affirmation / refutation / neither).
+YES_NO_LABELS = {0: "yes", 1: "no", 2: "ambiguous"}
+
+
+def save_tiny_roberta_yes_no(path, tokenizer_path, labels: dict[int, str] | None = None) -> str:
+    """A RoBERTa yes/no/ambiguous classifier; ``labels`` may give Circa's label names instead."""
+    labels = dict(labels or YES_NO_LABELS)
+    tokenizer = _with_roberta_template(AutoTokenizer.from_pretrained(str(tokenizer_path)))
+    config = _tiny_roberta_config(
+        tokenizer, num_labels=len(labels), id2label=labels, label2id={label: i for i, label in labels.items()}
+    )
+    return _save(RobertaForSequenceClassification, config, tokenizer, path)

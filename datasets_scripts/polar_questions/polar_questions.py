@@ -1,0 +1,310 @@
+"""ENTQ / CNTQ polar echo questions and the unlikelihood training samples, built from MultiNLI.
+
+Sato, Akama, Ouchi, Tokuhisa, Suzuki & Inui, "N-best Response-based Analysis of
+Contradiction-awareness in Neural Response Generation Models", SIGDIAL 2022. Inputs (§3.1,
+§4.1, Table 1): the premise of a MultiNLI pair of the TELEPHONE genre is the *history*; its
+hypothesis, rewritten into a polar echo question by App. A's rules
+(:mod:`.rewriting`), is the *message*.
+
+================  ===========  ==========================================================  =========
+config            split        records                                                     default
+================  ===========  ==========================================================  =========
+``entq``          test         entailment pairs; "Are you ...?"; expected answer "yes"     2,000
+``cntq``          test         contradiction pairs; "Aren't you ...?"; expected "no"       2,000
+``unlikelihood``  train/valid  per premise with both hypotheses: PositiveQ1/Q2,            2,000
+                               NegativeQ1/Q2 with gold and negative responses (Table 7),   premises
+                               split 9:1 at random (App. C)                                (8,000)
+================  ===========  ==========================================================  =========
+
+Selection: the telephone-genre pairs of the chosen MultiNLI file (``mnli_split``, default
+``train``) are shuffled with ``seed`` and rewritten in that order until ``num_inputs`` pairs
+of each label rewrite (a pair that App. A skips is passed over, so the sets are the first
+``num_inputs`` *rewritable* pairs). The unlikelihood config uses premises (``promptID``) not
+used by ENTQ/CNTQ (App. C footnote 10). Too few rewritable pairs is a ``ValueError``, never a
+smaller set.
+
+Source: ``multinli_1.0.zip`` from NYU (pinned URL below) or, from ``data_dir``, the bare
+``multinli_1.0_<split>.jsonl`` or the unzipped ``multinli_1.0/`` folder; ``source_path``
+names one JSON Lines file explicitly. No sha256 of the zip is published by the authors and we
+could not compute one here (no network), so the download is not checksum-verified; pass
+``sha256=`` to verify a local file (see README.md).
+
+POS tagging: ``tagger=None`` uses spaCy ``en_core_web_sm`` (App. A) and fails with
+:class:`~.rewriting.TaggerNotAvailableError` when it is not installed; pass any callable
+``text -> list[TaggedToken]`` instead.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+from dataclasses import dataclass
+from typing import ClassVar
+
+import datasets
+from dialeval.datasets_scripts._sources import SourceFile, SourceNotAvailableError, resolve_source, sha256_of
+
+from .rewriting import Unrewritable, answer_sentence, history_utterance, load_tagger, polar_question
+
+_CITATION = """\
+@inproceedings{sato-etal-2022-n,
+    title = "N-best Response-based Analysis of Contradiction-awareness in Neural Response Generation Models",
+    author = "Sato, Shiki and Akama, Reina and Ouchi, Hiroki and Tokuhisa, Ryoko and Suzuki, Jun and Inui, Kentaro",
+    booktitle = "Proceedings of the 23rd Annual Meeting of the Special Interest Group on Discourse and Dialogue",
+    year = "2022",
+    pages = "637--644",
+    url = "https://aclanthology.org/2022.sigdial-1.60",
+}
+@inproceedings{williams-etal-2018-broad,
+    title = "A Broad-Coverage Challenge Corpus for Sentence Understanding through Inference",
+    author = "Williams, Adina and Nangia, Nikita and Bowman, Samuel",
+    booktitle = "Proceedings of NAACL-HLT 2018",
+    year = "2018",
+    pages = "1112--1122",
+    url = "https://aclanthology.org/N18-1101",
+}
+"""
+_DESCRIPTION = (
+    "Polar echo questions built from MultiNLI telephone-genre pairs (Sato et al. 2022): ENTQ (entailment, "
+    "positive question, expected answer yes), CNTQ (contradiction, negative question, expected answer no), and "
+    "unlikelihood training samples (PositiveQ1/Q2, NegativeQ1/Q2 with gold and negative responses)."
+)
+_HOMEPAGE = "https://github.com/shiki-sato/nbest-contradiction-analysis"
+_LICENSE = "Derived from MultiNLI (OANC telephone transcripts: free to use; see the MultiNLI data description)"
+
+MULTINLI_URL = "https://cims.nyu.edu/~sbowman/multinli/multinli_1.0.zip"
+MNLI_SPLITS = ("train", "dev_matched")
+GENRE = "telephone"
+ENTAILMENT, CONTRADICTION = "entailment", "contradiction"
+REQUIRED_FIELDS = ("pairID", "promptID", "genre", "gold_label", "sentence1", "sentence2")
+QUESTION_TYPES = ("PositiveQ1", "PositiveQ2", "NegativeQ1", "NegativeQ2")
+VALIDATION_FRACTION = 0.1  # App. C: train : valid = 9 : 1
+
+
+def multinli_source(split: str) -> SourceFile:
+    """The zip (URL) and where the extracted ``multinli_1.0_<split>.jsonl`` may sit under data_dir."""
+    name = f"multinli_1.0_{split}.jsonl"
+    return SourceFile(name, MULTINLI_URL, (name, f"multinli_1.0/{name}"), ())
+
+
+@dataclass
+class PolarQuestionsConfig(datasets.BuilderConfig):
+    """``tagger``: None (spaCy en_core_web_sm) or a callable; ``source_path``: an explicit jsonl."""
+
+    num_inputs: int = 2000
+    num_unlikelihood_premises: int = 2000
+    seed: int = 0
+    mnli_split: str = "train"
+    source_path: str | None = None
+    sha256: str | None = None
+    tagger: object = None
+    verify_checksums: bool = True
+
+
+def read_multinli(path: str) -> list[dict]:
+    """Every record of a MultiNLI JSON Lines file; a malformed line is a ValueError naming it."""
+    records = []
+    with open(path, encoding="utf-8") as handle:
+        for line_number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}, line {line_number}"
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"{where}: not valid JSON ({error})") from None
+            if not isinstance(record, dict):
+                raise ValueError(f"{where}: expected a JSON object")
+            missing = [field for field in REQUIRED_FIELDS if field not in record]
+            if missing:
+                raise ValueError(f"{where}: missing MultiNLI field(s) {missing}")
+            for field in REQUIRED_FIELDS:
+                if not isinstance(record[field], str):
+                    raise ValueError(f"{where}: `{field}` must be a string, got {record[field]!r:.60}")
+            records.append(record)
+    return records
+
+
+def _check_count(value, name: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"`{name}` must be a positive int, got {value!r}")
+
+
+class _CachedTagger:
+    """Tags each distinct sentence once (a hypothesis is rewritten in up to two forms)."""
+
+    def __init__(self, tagger):
+        self.tagger, self.cache = tagger, {}
+
+    def __call__(self, text: str):
+        if text not in self.cache:
+            self.cache[text] = self.tagger(text)
+        return self.cache[text]
+
+
+def _test_input(record: dict, tag, negative: bool) -> dict | None:
+    try:
+        message = polar_question(tag(record["sentence2"]), negative=negative)
+        history = history_utterance(record["sentence1"])
+    except Unrewritable:
+        return None
+    return {
+        "id": record["pairID"],
+        "prompt_id": record["promptID"],
+        "input_type": "CNTQ" if negative else "ENTQ",
+        "history": history,
+        "message": message,
+        "expected_answer": "no" if negative else "yes",
+        "premise": record["sentence1"],
+        "hypothesis": record["sentence2"],
+    }
+
+
+def _select_test_inputs(records: list[dict], tag, label: str, negative: bool, num_inputs: int) -> list[dict]:
+    selected = []
+    for record in records:
+        if record["gold_label"] != label:
+            continue
+        item = _test_input(record, tag, negative)
+        if item is not None:
+            selected.append(item)
+            if len(selected) == num_inputs:
+                return selected
+    raise ValueError(
+        f"only {len(selected)} {label} pairs of the {GENRE} genre can be rewritten into questions; "
+        f"`num_inputs` asks for {num_inputs}"
+    )
+
+
+def _unlikelihood_samples(prompt_id: str, entailment: dict, contradiction: dict, tag) -> list[dict] | None:
+    """Table 7: four questions from one premise with an entailing and a contradicting hypothesis."""
+    try:
+        entailed, contradicted = tag(entailment["sentence2"]), tag(contradiction["sentence2"])
+        history = history_utterance(entailment["sentence1"])
+        questions = {
+            "PositiveQ1": polar_question(entailed), "PositiveQ2": polar_question(contradicted),
+            "NegativeQ1": polar_question(entailed, negative=True),
+            "NegativeQ2": polar_question(contradicted, negative=True),
+        }
+    except Unrewritable:
+        return None
+    samples = []
+    for question_type in QUESTION_TYPES:
+        asks_entailed = question_type.endswith("Q1")
+        # The gold answer restates the entailed hypothesis, the negative one the contradicted (Table 7).
+        samples.append({
+            "id": f"{prompt_id}-{question_type}",
+            "prompt_id": prompt_id,
+            "question_type": question_type,
+            "history": history,
+            "message": questions[question_type],
+            "gold_response": answer_sentence(entailed, "Yes" if asks_entailed else "No"),
+            "negative_response": answer_sentence(contradicted, "No" if asks_entailed else "Yes"),
+        })
+    return samples
+
+
+def build_polar_question_sets(records, tagger, num_inputs: int = 2000, num_unlikelihood_premises: int = 2000,
+                              seed: int = 0, configs=("entq", "cntq", "unlikelihood")) -> dict:
+    """The records of each requested config (see the module docstring); deterministic in ``seed``."""
+    _check_count(num_inputs, "num_inputs")
+    _check_count(num_unlikelihood_premises, "num_unlikelihood_premises")
+    unknown = sorted(set(configs) - {"entq", "cntq", "unlikelihood"})
+    if unknown:
+        raise ValueError(f"`configs` must be among 'entq', 'cntq', 'unlikelihood', got {unknown}")
+    tag = _CachedTagger(load_tagger(tagger))
+    pool = [record for record in records if record["genre"] == GENRE and record["gold_label"] in (ENTAILMENT, CONTRADICTION)]
+    random.Random(seed).shuffle(pool)
+    result = {}
+    # The unlikelihood premises must avoid the ENTQ/CNTQ ones, so those are selected first.
+    if {"entq", "unlikelihood"} & set(configs):
+        result["entq"] = _select_test_inputs(pool, tag, ENTAILMENT, False, num_inputs)
+    if {"cntq", "unlikelihood"} & set(configs):
+        result["cntq"] = _select_test_inputs(pool, tag, CONTRADICTION, True, num_inputs)
+    if "unlikelihood" in configs:
+        used = {item["prompt_id"] for key in ("entq", "cntq") for item in result[key]}
+        by_premise: dict[str, dict[str, dict]] = {}
+        for record in pool:
+            if record["promptID"] not in used:
+                by_premise.setdefault(record["promptID"], {}).setdefault(record["gold_label"], record)
+        samples = []
+        premises = 0
+        for prompt_id, pair in by_premise.items():
+            if ENTAILMENT not in pair or CONTRADICTION not in pair:
+                continue
+            four = _unlikelihood_samples(prompt_id, pair[ENTAILMENT], pair[CONTRADICTION], tag)
+            if four is not None:
+                samples.extend(four)
+                premises += 1
+                if premises == num_unlikelihood_premises:
+                    break
+        if premises < num_unlikelihood_premises:
+            raise ValueError(
+                f"only {premises} {GENRE} premises outside ENTQ/CNTQ have a rewritable entailment and contradiction "
+                f"hypothesis; `num_unlikelihood_premises` asks for {num_unlikelihood_premises}"
+            )
+        random.Random(seed).shuffle(samples)
+        num_validation = round(len(samples) * VALIDATION_FRACTION)
+        result["unlikelihood"] = {"train": samples[num_validation:], "validation": samples[:num_validation]}
+    return {key: value for key, value in result.items() if key in configs}
+
+
+class PolarQuestions(datasets.GeneratorBasedBuilder):
+    """ENTQ / CNTQ / unlikelihood samples (Sato et al. 2022); see the module docstring."""
+
+    VERSION = datasets.Version("1.0.0")
+    BUILDER_CONFIG_CLASS = PolarQuestionsConfig
+    BUILDER_CONFIGS: ClassVar[list[PolarQuestionsConfig]] = [
+        PolarQuestionsConfig(name="entq", version=VERSION, description="ENTQ: entailment hypotheses as positive polar questions (expected answer yes)"),
+        PolarQuestionsConfig(name="cntq", version=VERSION, description="CNTQ: contradiction hypotheses as negative polar questions (expected answer no)"),
+        PolarQuestionsConfig(name="unlikelihood", version=VERSION, description="Table 7 unlikelihood samples: PositiveQ1/Q2, NegativeQ1/Q2 with gold and negative responses"),
+    ]
+    DEFAULT_CONFIG_NAME = "entq"
+
+    def _info(self) -> datasets.DatasetInfo:
+        string = datasets.Value("string")
+        if self.config.name == "unlikelihood":
+            fields = ("id", "prompt_id", "question_type", "history", "message", "gold_response", "negative_response")
+        else:
+            fields = ("id", "prompt_id", "input_type", "history", "message", "expected_answer", "premise", "hypothesis")
+        return datasets.DatasetInfo(
+            description=_DESCRIPTION, features=datasets.Features({field: string for field in fields}),
+            homepage=_HOMEPAGE, license=_LICENSE, citation=_CITATION,
+        )
+
+    def _source_path(self, dl_manager) -> str:
+        config = self.config
+        if config.mnli_split not in MNLI_SPLITS:
+            raise ValueError(f"`mnli_split` must be one of {MNLI_SPLITS}, got {config.mnli_split!r}")
+        source = multinli_source(config.mnli_split)
+        if config.source_path is not None:
+            if not os.path.isfile(config.source_path):
+                raise ValueError(f"`source_path` {config.source_path!r} is not a file")
+            path = config.source_path
+        elif config.data_dir is not None:
+            path = resolve_source(source, dl_manager, config.data_dir, verify=False)
+        else:
+            archive = resolve_source(source, dl_manager, None, verify=False)
+            path = os.path.join(dl_manager.extract(archive), "multinli_1.0", source.name)
+            if not os.path.isfile(path):
+                raise SourceNotAvailableError(f"{MULTINLI_URL} did not hold multinli_1.0/{source.name}")
+        # No digest of the release is known (module docstring); one given by the user is checked.
+        if config.sha256 is not None and config.verify_checksums and sha256_of(path) != config.sha256:
+            raise ValueError(f"{path}: sha256 {sha256_of(path)} is not the given `sha256` {config.sha256}")
+        return path
+
+    def _split_generators(self, dl_manager):
+        path = self._source_path(dl_manager)
+        sets = build_polar_question_sets(
+            read_multinli(path), self.config.tagger, self.config.num_inputs, self.config.num_unlikelihood_premises,
+            self.config.seed, configs=(self.config.name,),
+        )[self.config.name]
+        if self.config.name == "unlikelihood":
+            return [
+                datasets.SplitGenerator(name=datasets.Split.TRAIN, gen_kwargs={"items": sets["train"]}),
+                datasets.SplitGenerator(name=datasets.Split.VALIDATION, gen_kwargs={"items": sets["validation"]}),
+            ]
+        return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={"items": sets})]
+
+    def _generate_examples(self, items):
+        yield from enumerate(items)

@@ -1,0 +1,76 @@
+"""evaluate module: Certainty and Variety of n-best lists (Sato et al. 2022, §2; App. C).
+
+A thin wrapper of :func:`dialeval.metrics.certainty_variety.nbest_contradiction`; see README.md
+(the metric card).
+"""
+# One import per line: evaluate finds a module's dependencies with a per-line regex.
+# ruff: noqa: I001
+import datasets
+import evaluate
+from dialeval.metrics.certainty_variety import nbest_contradiction
+from dialeval.metrics.validation import check_response_sets
+
+_CITATION = """\
+@inproceedings{sato-etal-2022-n,
+  title = "N-best Response-based Analysis of Contradiction-awareness in Neural Response Generation Models",
+  author = "Sato, Shiki and Akama, Reina and Ouchi, Hiroki and Tokuhisa, Ryoko and Suzuki, Jun and Inui, Kentaro",
+  booktitle = "Proceedings of SIGDIAL 2022", year = "2022", pages = "637--644"}
+"""
+
+_DESCRIPTION = """\
+Contradiction-awareness of n-best lists generated for polar echo questions (ENTQ / CNTQ).
+Each response is classified yes / no / ambiguous; a response is noncontradictory when its
+answer is the input's expected one. Certainty = share of lists with at least one
+noncontradictory response; Variety = mean share of noncontradictory responses over those
+lists. Lists holding an ambiguous response are excluded (App. C).
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions: list[list[str]], one n-best list per input.
+    references: list[str], the expected non-contradictory answer per input: "yes" (ENTQ) or "no" (CNTQ).
+    classifier: "prefix" (yes/no-prefix rule, the weaker baseline), the id or local directory of a
+        yes/no classifier (e.g. trained with examples/train_yes_no_classifier.py), or an object
+        with classify(responses, questions). Required.
+    questions: list[str], the input messages; needed by classifiers trained on (question, answer) pairs.
+    input_types: list[str], e.g. "ENTQ" / "CNTQ" per input: adds per_type.
+    batch_size: responses per forward pass (default 32).
+    device: e.g. "cpu", "cuda:0" (default: Accelerate's device for this process).
+    dtype: None, "float32", "float16" or "bfloat16".
+    label_map: {label name: "yes" | "no" | "ambiguous"} for models whose labels are not yes/no/ambiguous or Circa's.
+Returns:
+    certainty, variety (NaN when undefined), num_inputs, num_analyzed, num_excluded (lists with an
+    ambiguous response), num_with_noncontradictory, per_input (excluded, num_noncontradictory,
+    list_size, answers), per_type (when input_types is given), classifier, num_truncated.
+Examples:
+    >>> import evaluate
+    >>> metric = evaluate.load("metrics/nbest_contradiction")
+    >>> metric.compute(predictions=[["Yes, I am.", "No."]], references=["yes"], classifier="prefix")["certainty"]
+    1.0
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class NbestContradiction(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features({
+                "predictions": datasets.Sequence(datasets.Value("string")),
+                "references": datasets.Value("string"),
+            }),
+            reference_urls=["https://aclanthology.org/2022.sigdial-1.60/", "https://github.com/shiki-sato/nbest-contradiction-analysis"],
+        )
+
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """Score ``predictions`` (n-best lists) against ``references`` (expected answers); see below."""
+        # evaluate would stringify a nested item or a number silently; check the raw types first.
+        check_response_sets(predictions, "predictions", allow_empty=True)
+        if references is None or isinstance(references, str) or not all(isinstance(ref, str) for ref in references):
+            raise ValueError("`references` must be a list of strings: the expected answer ('yes' or 'no') per input")
+        return super().compute(predictions=predictions, references=references, **kwargs)
+
+    def _compute(self, predictions, references, classifier=None, **options):
+        return nbest_contradiction(predictions, references, classifier, **options)

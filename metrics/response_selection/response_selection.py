@@ -1,0 +1,78 @@
+"""evaluate module: evaluating a generation system via response selection (Sato et al. 2020, §4.1.2).
+
+A thin wrapper of :func:`dialeval.metrics.response_selection_core.response_selection`; see
+README.md (the metric card).
+"""
+# One import per line: evaluate finds a module's dependencies with a per-line regex.
+# ruff: noqa: I001
+import datasets
+import evaluate
+from dialeval.metrics.response_selection_core import DEFAULT_BATCH_SIZE
+from dialeval.metrics.response_selection_core import check_questions
+from dialeval.metrics.response_selection_core import response_selection
+
+_CITATION = """\
+@inproceedings{sato-etal-2020-evaluating,
+    title = "Evaluating Dialogue Generation Systems via Response Selection",
+    author = "Sato, Shiki and Akama, Reina and Ouchi, Hiroki and Suzuki, Jun and Inui, Kentaro",
+    booktitle = "Proceedings of the 58th Annual Meeting of the Association for Computational Linguistics",
+    year = "2020", pages = "593--599", url = "https://aclanthology.org/2020.acl-main.55"}
+"""
+
+_DESCRIPTION = """\
+Response selection accuracy of a generation model: the model computes its loss (token negative
+log-likelihood) of every candidate response given the context, selects the candidate with the
+lowest loss, and is right when that is the ground truth. Sato et al. rank generation systems by
+this accuracy on a test set with well-chosen false candidates (CHOSEN) or random ones (RANDOM).
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    contexts: list of contexts, each a list of turns (oldest first) or one string.
+    candidates: list of candidate lists (>= 2 non-empty strings each).
+    labels: list of ints, the ground truth's index in each candidate list.
+    model: causal or seq2seq LM id (in the local HF cache) or directory (required).
+    reduction: "sum" (default: the candidate's summed token NLL, -log p(r|c)) or "mean" (per token).
+    batch_size: questions per forward pass, all their candidates in one padded batch (default 16).
+    device: e.g. "cpu", "cuda:0" (default: Accelerate's device); dtype: None, "float32", "float16", "bfloat16".
+    turn_separator: text after each context turn (default: the tokenizer's EOS token, else "\\n").
+    candidate_eos: score the EOS token after a causal LM's candidate (default True).
+Returns:
+    accuracy, num_correct, num_questions, num_ties (a shared minimum counts as wrong),
+    num_truncated_contexts, reduction, model, and per_question: losses, nll_sums, num_tokens,
+    selected, label, correct, tie.
+Examples:
+    >>> import evaluate
+    >>> selection = evaluate.load("metrics/response_selection")
+    >>> selection.compute(contexts=[["Do you have a car?"]], candidates=[["Yes, a red one.", "I play tennis."]],
+    ...                   labels=[0], model="microsoft/DialoGPT-small")["accuracy"]
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class ResponseSelection(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features({
+                "contexts": datasets.Sequence(datasets.Value("string")),
+                "candidates": datasets.Sequence(datasets.Value("string")),
+                "labels": datasets.Value("int64"),
+            }),
+            reference_urls=["https://aclanthology.org/2020.acl-main.55", "https://github.com/cl-tohoku/eval-via-selection"],
+        )
+
+    def compute(self, *, contexts=None, candidates=None, labels=None, model=None, **kwargs):
+        """Selection accuracy of ``model`` on the questions; see the arguments below."""
+        # evaluate would stringify nested items silently: check the raw input first, and give a
+        # one-string context evaluate's list-of-turns shape.
+        turns, _, _ = check_questions(contexts, candidates, labels)
+        if model is None:
+            raise ValueError("`model` is required: a causal or seq2seq LM id (in the local HF cache) or directory")
+        return super().compute(contexts=turns, candidates=candidates, labels=labels, model=model, **kwargs)
+
+    def _compute(self, contexts, candidates, labels, model=None, batch_size=DEFAULT_BATCH_SIZE, **options):
+        return response_selection(contexts, candidates, [int(label) for label in labels], model=model,
+                                  batch_size=batch_size, **options)
