@@ -34,6 +34,7 @@ bench: install
 	$(OFFLINE) $(BIN)/python benchmarks/bench_sem_ent.py
 	$(OFFLINE) $(BIN)/python benchmarks/bench_dtg.py
 	$(OFFLINE) $(BIN)/python benchmarks/bench_selection.py
+	$(OFFLINE) $(BIN)/python benchmarks/bench_dress.py
 
 clean:
 	rm -rf $(VENV) demo_output .pytest_cache

@@ -78,3 +78,13 @@ def tiny_roberta_yes_no_path(tmp_path_factory, tiny_tokenizer_path) -> str:
     from tiny_models import save_tiny_roberta_yes_no
 
     return save_tiny_roberta_yes_no(tmp_path_factory.mktemp("tiny-roberta-yes-no"), tiny_tokenizer_path)
+
+
+@pytest.fixture()
+def free_port() -> str:
+    """A TCP port nobody listens on now, for a test's torch.distributed rendezvous (no fixed-port clashes)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return str(probe.getsockname()[1])

@@ -118,7 +118,7 @@ def test_dtg_on_dailydialog_pp_dev_with_beam_search(tiny_bart_path, shared_data,
 
 
 def test_two_accelerate_processes_give_the_one_process_file(tiny_gpt2_path, tiny_roberta_nli_path, contexts_file,
-                                                            tmp_path):
+                                                            tmp_path, free_port):
     single = tmp_path / "single.jsonl"
     assert main(_args(tiny_gpt2_path, tiny_roberta_nli_path, contexts_file, single)) == 0
     double = tmp_path / "double.jsonl"
@@ -126,7 +126,7 @@ def test_two_accelerate_processes_give_the_one_process_file(tiny_gpt2_path, tiny
     # `--cpu` would start one process; the torchrun path with no GPU gives a gloo CPU group.
     launched = subprocess.run(
         [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
-         "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", "29533",
+         "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", free_port,
          "-m", "dialeval.cli", *_args(tiny_gpt2_path, tiny_roberta_nli_path, contexts_file, double)],
         env=environment, capture_output=True, text=True, timeout=300,
     )

@@ -1,1 +1,28 @@
-"""dialeval.trainers: Trainer subclasses that train for diverse responses (DRESS, unlikelihood)."""
+"""dialeval.trainers: Trainer subclasses that train for diverse responses (DRESS, unlikelihood).
+
+* :class:`DRESSConfig` / :class:`DRESSTrainer`: DRESS (Han et al., Findings of EMNLP 2022, §4.2);
+  ``negative_training=False`` is DRESS(-NT).
+* :class:`UnlikelihoodConfig` / :class:`UnlikelihoodTrainer`: unlikelihood training (Li et al. 2020)
+  and Negative Training (He & Glass 2020).
+* :func:`encode_dialogue`, :func:`encode_unlikelihood_example`, :class:`DialogueCollator`: the
+  examples they train on (causal LMs DialoGPT-style, or encoder-decoder models).
+* :mod:`dialeval.trainers.losses`: the pure loss functions.
+"""
+from .data import DialogueCollator, encode_dialogue, encode_unlikelihood_example
+from .dress import DRESSConfig, DRESSTrainer
+from .losses import dress_weights, head_cluster_mask, unlikelihood_loss, weighted_nll_loss
+from .unlikelihood import UnlikelihoodConfig, UnlikelihoodTrainer
+
+__all__ = [
+    "DRESSConfig",
+    "DRESSTrainer",
+    "DialogueCollator",
+    "UnlikelihoodConfig",
+    "UnlikelihoodTrainer",
+    "dress_weights",
+    "encode_dialogue",
+    "encode_unlikelihood_example",
+    "head_cluster_mask",
+    "unlikelihood_loss",
+    "weighted_nll_loss",
+]

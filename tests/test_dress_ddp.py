@@ -1,0 +1,41 @@
+"""Two CPU processes (torchrun, gloo) x batch 2 take the same step as one process x batch 4.
+
+Checks the multi-process half of the trainers' normalization: token counts gathered over
+processes (``average_tokens_across_devices``), the loss scaled by the process count, and DRESS's
+negative-training cycle sharing its generations across processes (``gather_object``).
+Part of the default suite (about 20 s: it starts two Python processes that import torch and transformers).
+"""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file
+from test_dress_trainer import _one_step
+from test_unlikelihood_trainer import _one_step as _one_unlikelihood_step
+from transformers import AutoTokenizer
+
+WORKER = Path(__file__).resolve().parent / "dress_ddp_worker.py"
+
+
+@pytest.mark.parametrize("trainer_kind", ["dress", "unlikelihood"])
+def test_two_processes_match_one(tmp_path, tiny_gpt2_path, trainer_kind, free_port):
+    out = tmp_path / "updates.safetensors"
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""}
+    completed = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", free_port,
+         str(WORKER), tiny_gpt2_path, str(out), trainer_kind],
+        capture_output=True, text=True, timeout=600, env=env,
+    )
+    assert completed.returncode == 0, completed.stderr[-4000:]
+    distributed = load_file(str(out))
+    tokenizer = AutoTokenizer.from_pretrained(tiny_gpt2_path)
+    if trainer_kind == "dress":
+        _, single = _one_step(tiny_gpt2_path, tmp_path / "single", 4, 1, True, tokenizer=tokenizer)
+    else:
+        _, single = _one_unlikelihood_step(tiny_gpt2_path, tmp_path / "single", tokenizer, 4, 1)
+    assert max(update.abs().max().item() for update in single) > 1e-4
+    for index, update in enumerate(single):
+        torch.testing.assert_close(distributed[str(index)], update, rtol=1e-4, atol=1e-6)

@@ -1,0 +1,110 @@
+"""Tokenized dialogue examples and their collator, shared by the DRESS and unlikelihood trainers.
+
+An example is ``input_ids`` + ``labels`` (``-100`` where nothing is predicted):
+
+* causal LMs, DialoGPT style: ``turn_1 <eos> ... turn_n <eos> response <eos>``, labels only on
+  ``response <eos>`` (the loss is on the response only);
+* encoder-decoder models (BART, BlenderBot): ``input_ids`` is the context (turns joined by the
+  tokenizer's separator), ``labels`` the response's ids.
+
+Unlikelihood examples also carry ``negative_input_ids`` / ``negative_labels`` built the same way
+for the negative response; DRESS examples carry a float ``dress_weight``.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+
+from .losses import IGNORE_INDEX
+
+#: Float per-example columns the collator stacks as they are.
+FLOAT_COLUMNS = ("dress_weight",)
+NEGATIVE_PREFIX = "negative_"
+
+
+def _check_turns(context: object) -> list[str]:
+    if isinstance(context, str):
+        return [context]
+    if not isinstance(context, Sequence) or not context or not all(isinstance(turn, str) for turn in context):
+        raise ValueError("`context` must be a string or a non-empty list of strings")
+    return list(context)
+
+
+def encode_dialogue(tokenizer, context, response: str, is_encoder_decoder: bool, max_length: int = 128) -> dict:
+    """``input_ids`` / ``attention_mask`` / ``labels`` of one (context, response) pair.
+
+    Causal: the context keeps its *last* tokens when too long (the recent turns matter most); the
+    response is cut to ``max_length // 2`` tokens first so that some context always remains.
+    """
+    turns = _check_turns(context)
+    if not isinstance(response, str):
+        raise ValueError(f"`response` must be a string, got {type(response).__name__}")
+    if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 4:
+        raise ValueError(f"`max_length` must be an int >= 4, got {max_length!r}")
+    eos = tokenizer.eos_token_id
+    if eos is None:
+        raise ValueError("`tokenizer` has no eos_token_id; dialogue turns are separated by it")
+    response_ids = tokenizer(response, add_special_tokens=False)["input_ids"]
+    if is_encoder_decoder:
+        source = tokenizer(f" {tokenizer.eos_token} ".join(turns), truncation=True, max_length=max_length)["input_ids"]
+        labels = tokenizer(response, truncation=True, max_length=max_length)["input_ids"]
+        return {"input_ids": source, "attention_mask": [1] * len(source), "labels": labels}
+    response_ids = response_ids[: max_length // 2 - 1] + [eos]
+    context_ids: list[int] = []
+    for turn in turns:
+        context_ids += tokenizer(turn, add_special_tokens=False)["input_ids"] + [eos]
+    context_ids = context_ids[-(max_length - len(response_ids)) :]
+    input_ids = context_ids + response_ids
+    return {
+        "input_ids": input_ids,
+        "attention_mask": [1] * len(input_ids),
+        "labels": [IGNORE_INDEX] * len(context_ids) + response_ids,
+    }
+
+
+def encode_unlikelihood_example(
+    tokenizer, context, response: str, negative_response: str, is_encoder_decoder: bool, max_length: int = 128
+) -> dict:
+    """A gold example plus its negative under ``negative_*`` keys (UnlikelihoodTrainer's input)."""
+    gold = encode_dialogue(tokenizer, context, response, is_encoder_decoder, max_length)
+    negative = encode_dialogue(tokenizer, context, negative_response, is_encoder_decoder, max_length)
+    return {**gold, **{NEGATIVE_PREFIX + key: value for key, value in negative.items()}}
+
+
+def _pad(rows: list, value: int, length: int | None = None) -> torch.Tensor:
+    length = max(len(row) for row in rows) if length is None else length
+    # Right padding: the real tokens keep positions 0..n-1, as in training without padding.
+    return torch.tensor([list(row) + [value] * (length - len(row)) for row in rows], dtype=torch.long)
+
+
+class DialogueCollator:
+    """Pads ``input_ids`` / ``attention_mask`` / ``labels`` (and their ``negative_`` twins) on the right.
+
+    ``pad_token_id`` pads ids, 0 the attention mask, ``-100`` the labels; ``dress_weight`` is
+    stacked as float32. Keys it does not know are refused rather than dropped silently.
+    """
+
+    def __init__(self, pad_token_id: int):
+        if isinstance(pad_token_id, bool) or not isinstance(pad_token_id, int) or pad_token_id < 0:
+            raise ValueError(f"`pad_token_id` must be an int >= 0, got {pad_token_id!r}")
+        self.pad_token_id = pad_token_id
+
+    def __call__(self, features: list[dict]) -> dict[str, torch.Tensor]:
+        if not features:
+            raise ValueError("`features` is empty")
+        batch: dict[str, torch.Tensor] = {}
+        for key in features[0]:
+            values = [feature[key] for feature in features]
+            base = key[len(NEGATIVE_PREFIX) :] if key.startswith(NEGATIVE_PREFIX) else key
+            if key in FLOAT_COLUMNS:
+                batch[key] = torch.tensor([float(value) for value in values], dtype=torch.float32)
+            elif base == "input_ids":
+                batch[key] = _pad(values, self.pad_token_id)
+            elif base in ("attention_mask", "decoder_attention_mask"):
+                batch[key] = _pad(values, 0)
+            elif base == "labels":
+                batch[key] = _pad(values, IGNORE_INDEX)
+            else:
+                raise ValueError(f"`features` has a column {key!r} that DialogueCollator does not know how to collate")
+        return batch
