@@ -278,3 +278,32 @@ def test_gamma_zero_takes_plain_trainers_step(tmp_path, gpt2):
                  train_dataset=data, processing_class=tokenizer, embedder=TopicEmbedder()).train()
     for plain, dress in zip(plain_model.parameters(), dress_model.parameters()):
         torch.testing.assert_close(plain, dress, rtol=1e-5, atol=1e-6)
+
+
+def test_causal_predict_with_generate_generates_from_the_context_only(tmp_path, gpt2):
+    """A causal eval example holds context + response: predictions must continue the context, not the gold."""
+    path, tokenizer = gpt2
+    model = load_gpt2(path).eval()
+    eval_data = tokenized(tokenizer, False, count=5)
+    seen = {}
+
+    def compute_metrics(prediction):
+        seen["predictions"], seen["labels"] = prediction.predictions, prediction.label_ids
+        return {"rows": float(prediction.predictions.shape[0])}
+
+    evaluator = DRESSTrainer(model, config(tmp_path, predict_with_generate=True, generation_max_length=5,
+                                           per_device_eval_batch_size=2),
+                             train_dataset=eval_data, eval_dataset=eval_data, processing_class=tokenizer,
+                             embedder=TopicEmbedder(), compute_metrics=compute_metrics)
+    metrics = evaluator.evaluate()
+    assert np.isfinite(metrics["eval_loss"]) and metrics["eval_rows"] == 5.0
+    for row, example in enumerate(eval_data):
+        start = example["labels"].index(next(label for label in example["labels"] if label != -100))
+        context = torch.tensor([example["input_ids"][:start]])
+        with torch.no_grad():
+            expected = model.generate(context, attention_mask=torch.ones_like(context), max_new_tokens=5,
+                                      do_sample=False, pad_token_id=tokenizer.pad_token_id)[0, start:].tolist()
+        predicted = [token for token in seen["predictions"][row].tolist() if token != -100][: len(expected)]
+        assert predicted == expected
+        gold = [token for token in seen["labels"][row].tolist() if token != -100]
+        assert gold == example["labels"][start:]

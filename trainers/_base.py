@@ -36,6 +36,10 @@ def _pad_to(tensor: torch.Tensor, length: int, value: int) -> torch.Tensor:
     return torch.cat([tensor, padding], dim=1)
 
 
+def _left_pad(row: torch.Tensor, length: int, value: int) -> torch.Tensor:
+    return torch.cat([row.new_full((length - row.shape[0],), value), row])
+
+
 def stack_rows(first: dict, second: dict, pad_token_id: int) -> dict:
     """Row-concatenate two right-padded batches (same keys), padding to the longer of each key."""
     stacked = {}
@@ -189,4 +193,47 @@ class ResponseLossTrainer(Seq2SeqTrainer):
             # generate() refuses keys it does not know; the generation path computes its own loss.
             inputs = {key: value for key, value in inputs.items()
                       if key not in self.extra_columns and key != NUM_NEGATIVE_ITEMS}
+            if not self.is_encoder_decoder:
+                return self._causal_generation_step(model, inputs, gen_kwargs)
         return super().prediction_step(model, inputs, prediction_loss_only, ignore_keys=ignore_keys, **gen_kwargs)
+
+    def _causal_generation_step(self, model, inputs: dict, gen_kwargs: dict):
+        """``predict_with_generate`` for a causal LM: generate from each example's context only.
+
+        A causal example holds context + response in ``input_ids`` (right-padded); generating from
+        it would continue after the gold response. Each row's context (the tokens before its first
+        label) is left-padded and generated from; the predictions are the new tokens only and the
+        labels the response tokens only, both starting at the response's first token, so
+        ``compute_metrics`` compares like with like. ``generation_max_length`` counts new tokens.
+        """
+        inputs = self._prepare_inputs(inputs)
+        loss = None
+        if "labels" in inputs:
+            with torch.no_grad(), self.compute_loss_context_manager():
+                loss = self.compute_loss(model, inputs).detach()
+        labels = inputs.get("labels")
+        attention = inputs.get("attention_mask", torch.ones_like(inputs["input_ids"]))
+        contexts, responses = [], []
+        for row in range(inputs["input_ids"].shape[0]):
+            length = int(attention[row].sum())
+            targets = labels[row, :length].ne(IGNORE_INDEX).nonzero() if labels is not None else None
+            start = int(targets[0]) if targets is not None and len(targets) else length
+            contexts.append(inputs["input_ids"][row, :start])
+            responses.append(labels[row, start:length] if labels is not None else None)
+        width = max(len(context) for context in contexts)
+        prompt_ids = torch.stack([_left_pad(context, width, self.pad_token_id) for context in contexts])
+        prompt_mask = torch.stack([_left_pad(torch.ones_like(context), width, 0) for context in contexts])
+        if not gen_kwargs and hasattr(self, "_gen_kwargs"):
+            gen_kwargs = self._gen_kwargs.copy()
+        gen_kwargs = {key: value for key, value in gen_kwargs.items() if value is not None}
+        if "max_length" in gen_kwargs:
+            gen_kwargs["max_new_tokens"] = gen_kwargs.pop("max_length")
+        gen_kwargs.setdefault("pad_token_id", self.pad_token_id)
+        generator = self.accelerator.unwrap_model(model)
+        with torch.no_grad():
+            generated = generator.generate(input_ids=prompt_ids, attention_mask=prompt_mask, **gen_kwargs)[:, width:]
+        gold = None
+        if labels is not None:
+            longest = max(len(response) for response in responses)
+            gold = torch.stack([_pad_to(response[None], longest, IGNORE_INDEX)[0] for response in responses])
+        return loss, generated, gold
