@@ -22,11 +22,13 @@ hypotheses none of which its best running beam can still beat; scores are
 ``model.generate(num_beams=B, num_return_sequences=B, do_sample=False)`` returns (tested).
 
 The search runs one input at a time with its B beams as the batch (no padding, so positions
-are exact), and recomputes the decoder over the whole prefix at every step (no KV cache):
-simple and exact, at the cost of speed on long responses.
+are exact). The prompt runs once; each step feeds only the beams' last tokens through a
+key/value cache whose rows are re-selected to follow the surviving beams, as transformers' own
+beam search does.
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 
 import torch
@@ -59,12 +61,18 @@ def _eos_ids(model, eos_token_id) -> set[int]:
 
 
 class _NextTokenLogits:
-    """Logits of the next token for a batch of prefixes of one input (decoder-only or encoder-decoder)."""
+    """Next-token logits for the live beams of one input, with a key/value cache reordered per step.
+
+    The prompt (decoder-only) or the decoder start token (encoder-decoder) runs once; after that
+    each step feeds only the beams' last tokens, and the cache rows are first re-selected so that
+    row i holds the prefix of the i-th live beam (``Cache.reorder_cache``, as transformers' own
+    beam search does). Only the first beam of each group is live at the start, and all of them
+    share the prompt, so every group starts from cache row 0.
+    """
 
     def __init__(self, model, input_ids: torch.Tensor, attention_mask: torch.Tensor | None):
         self.model = model
         self.is_encoder_decoder = bool(model.config.is_encoder_decoder)
-        self.input_ids = input_ids  # (1, prompt_length)
         self.attention_mask = attention_mask if attention_mask is not None else torch.ones_like(input_ids)
         if self.is_encoder_decoder:
             self.encoder_hidden = model.get_encoder()(input_ids=input_ids, attention_mask=self.attention_mask).last_hidden_state
@@ -76,19 +84,36 @@ class _NextTokenLogits:
             self.prefix = torch.tensor([[int(start)]], device=input_ids.device)
         else:
             self.prefix = input_ids
+        # transformers >= 5.24 names the cache `cache` (argument and output); earlier 5.x `past_key_values`.
+        self.cache_name = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+        output = self._forward(self.prefix, None)
+        self.cache = getattr(output, self.cache_name)
+        self.first_logits = output.logits[:, -1, :].float()
+        self.length = self.prefix.shape[1]
 
-    def __call__(self, sequences: torch.Tensor) -> torch.Tensor:
-        rows = sequences.shape[0]
+    def _forward(self, tokens: torch.Tensor, cache):
+        rows = tokens.shape[0]
         if self.is_encoder_decoder:
             from transformers.modeling_outputs import BaseModelOutput
 
             encoder_outputs = BaseModelOutput(last_hidden_state=self.encoder_hidden.expand(rows, -1, -1))
-            output = self.model(
-                encoder_outputs=encoder_outputs, attention_mask=self.attention_mask.expand(rows, -1),
-                decoder_input_ids=sequences, use_cache=False,
-            )
-        else:
-            output = self.model(input_ids=sequences, attention_mask=torch.ones_like(sequences), use_cache=False)
+            return self.model(encoder_outputs=encoder_outputs, attention_mask=self.attention_mask.expand(rows, -1),
+                              decoder_input_ids=tokens, use_cache=True, **{self.cache_name: cache})
+        past = 0 if cache is None else self.length
+        mask = torch.ones((rows, past + tokens.shape[1]), dtype=torch.long, device=tokens.device)
+        return self.model(input_ids=tokens, attention_mask=mask, use_cache=True, **{self.cache_name: cache})
+
+    def __call__(self, cache_rows: torch.Tensor, last_tokens: torch.Tensor | None) -> torch.Tensor:
+        """Logits for the beams whose prefixes sit in ``cache_rows``, each extended by its ``last_tokens``.
+
+        ``last_tokens=None`` (the first step) asks for the logits after the prompt itself.
+        """
+        if last_tokens is None:
+            return self.first_logits.expand(cache_rows.shape[0], -1)
+        self.cache.reorder_cache(cache_rows)
+        output = self._forward(last_tokens[:, None], self.cache)
+        self.cache = getattr(output, self.cache_name)
+        self.length += 1
         return output.logits[:, -1, :].float()
 
 
@@ -103,6 +128,8 @@ class _Group:
         self.scores[0] = 0.0
         self.finished: list[Hypothesis] = []
         self.done = False
+        # Row of the key/value cache that holds each beam's prefix (see _NextTokenLogits).
+        self.cache_rows = torch.zeros(size, dtype=torch.long, device=prefix.device)
 
     def add_finished(self, hypothesis: Hypothesis) -> None:
         self.finished.append(hypothesis)
@@ -158,7 +185,8 @@ def group_beam_search(model, input_ids, attention_mask=None, num_beams: int = 10
                 live = [group for group in groups if not group.done]
                 if not live:
                     break
-                logits = next_logits(torch.cat([group.sequences for group in live]))
+                logits = next_logits(torch.cat([group.cache_rows for group in live]),
+                                     None if step == 0 else torch.cat([group.sequences[:, -1] for group in live]))
                 chosen_this_step = torch.zeros(logits.shape[-1], device=device)
                 generated_length = step + 1
                 last_step = step + 1 == max_new_tokens
@@ -173,7 +201,7 @@ def group_beam_search(model, input_ids, attention_mask=None, num_beams: int = 10
                     top_scores, top_indices = torch.topk(candidates, k=candidates_kept)
                     vocab = log_probs.shape[-1]
                     beam_of, token_of = top_indices // vocab, top_indices % vocab
-                    next_sequences, next_scores = [], []
+                    next_sequences, next_scores, next_parents = [], [], []
                     for rank in range(candidates_kept):
                         beam, token, score = int(beam_of[rank]), int(token_of[rank]), float(top_scores[rank])
                         finishes = token in eos or last_step
@@ -189,6 +217,9 @@ def group_beam_search(model, input_ids, attention_mask=None, num_beams: int = 10
                         if len(next_sequences) < group_size:
                             next_sequences.append(torch.cat([group.sequences[beam], top_indices.new_tensor([token])]))
                             next_scores.append(score)
+                            # After a step's forward the cache holds the live beams in order; the
+                            # first step ran no forward, so every beam still reads the prompt's row.
+                            next_parents.append(int(group.cache_rows[beam]) if step == 0 else position * group_size + beam)
                     for sequence in next_sequences:
                         chosen_this_step[int(sequence[-1])] += 1
                     if last_step:
@@ -196,6 +227,7 @@ def group_beam_search(model, input_ids, attention_mask=None, num_beams: int = 10
                         continue
                     group.sequences = torch.stack(next_sequences)
                     group.scores = torch.tensor(next_scores, device=device)
+                    group.cache_rows = torch.tensor(next_parents, dtype=torch.long, device=device)
                     if len(group.finished) == group.size:
                         best_possible = float(group.scores[0]) / (generated_length ** length_penalty)
                         group.done = early_stopping or best_possible <= group.finished[-1].score
