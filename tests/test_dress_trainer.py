@@ -307,3 +307,37 @@ def test_causal_predict_with_generate_generates_from_the_context_only(tmp_path, 
         assert predicted == expected
         gold = [token for token in seen["labels"][row].tolist() if token != -100]
         assert gold == example["labels"][start:]
+
+
+@pytest.mark.parametrize("recluster_every", [3, None], ids=["every-3-steps", "every-epoch"])
+def test_a_resumed_run_trains_as_the_uninterrupted_one(tmp_path, gpt2, recluster_every):
+    """The negative pool, its position and the cycle schedule travel with the checkpoint.
+
+    Every-3-steps: the uninterrupted run's pool of cycle 0 lasts two steps, step 3 has no
+    negatives, and cycle 1 comes after step 3; a resume at step 2 that lost the pool (or ran a
+    cycle at once) would train step 3 on other negatives. Every-epoch: 2 steps an epoch, the
+    resume lands mid-epoch 2 and must not start a cycle there.
+    """
+    path, tokenizer = gpt2
+    data = tokenized(tokenizer, False, count=4)
+    steps_per_epoch = 2 if recluster_every is None else None
+
+    def run(output_dir, max_steps, resume=None):
+        model = load_gpt2(path)
+        args = config(output_dir, per_device_train_batch_size=2 if steps_per_epoch else 1, max_steps=max_steps,
+                      optim="sgd", learning_rate=0.5, lr_scheduler_type="constant", negative_training=True,
+                      recluster_every=recluster_every, negative_generation_batch_size=4, negative_max_new_tokens=6,
+                      save_strategy="steps", save_steps=1 if steps_per_epoch else 2, head_threshold=0.1)
+        trainer = DRESSTrainer(model, args, train_dataset=data, processing_class=tokenizer, embedder=TopicEmbedder())
+        trainer.train(resume_from_checkpoint=resume)
+        return trainer, [parameter.detach().clone() for parameter in model.parameters()]
+
+    total, resume_at = (5, 3) if steps_per_epoch else (4, 2)
+    whole, whole_params = run(tmp_path / "whole", total)
+    checkpoint = tmp_path / "whole" / "out" / f"checkpoint-{resume_at}"
+    assert (checkpoint / "dress_negative_state-0.json").is_file()
+    resumed, resumed_params = run(tmp_path / "resumed", total, resume=str(checkpoint))
+    assert [c["global_step"] for c in resumed.negative_cycles] == [c["global_step"] for c in whole.negative_cycles]
+    assert len(whole.negative_cycles) >= 2
+    for one, other in zip(whole_params, resumed_params):
+        torch.testing.assert_close(one, other, rtol=1e-5, atol=1e-6)

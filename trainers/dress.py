@@ -18,12 +18,15 @@ micro-batch is paired with one batch of negatives (same per-device size, drawn i
 cycle's pool until it is used up; the two go through the model in one forward pass, rows stacked)
 and both contribute to the same optimizer step. This keeps the Trainer's step count, learning-rate
 schedule, gradient accumulation and multi-process semantics exactly those of plain training; see
-:mod:`dialeval.trainers._base` for the normalization. The negative pool is not checkpointed: a
-resumed run starts without negatives until its next cycle.
+:mod:`dialeval.trainers._base` for the normalization. Checkpoints carry the negative-training
+state (each process's pool and position in it, the cycle statistics, whether a cycle is due) as
+JSON, so a run resumed from a checkpoint trains as the uninterrupted run would.
 """
 from __future__ import annotations
 
+import json
 import math
+import os
 import time
 from dataclasses import dataclass, field
 
@@ -31,6 +34,7 @@ import numpy as np
 import torch
 from dialeval.metrics.semantic_clusters import SemanticClusters, distribution_entropy
 from transformers import Seq2SeqTrainingArguments, TrainerCallback
+from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR, get_last_checkpoint
 
 from ._base import NEGATIVE_COLUMNS, ResponseLossTrainer
 from .losses import IGNORE_INDEX, dress_weights, head_cluster_mask, weighted_nll_loss
@@ -87,11 +91,13 @@ class _CycleSchedule(TrainerCallback):
         self.trainer = trainer
 
     def on_train_begin(self, args, state, control, **kwargs):
-        if args.recluster_every is not None:
+        if args.recluster_every is not None and not self.trainer.resumed_negative_state:
             self.trainer.cycle_due = True
 
     def on_epoch_begin(self, args, state, control, **kwargs):
-        if args.recluster_every is None:
+        resumed_mid_epoch = self.trainer.resumed_negative_state and state.epoch is not None and state.epoch % 1 != 0
+        self.trainer.resumed_negative_state = False  # only the first epoch of a resumed run is special
+        if args.recluster_every is None and not resumed_mid_epoch:
             self.trainer.cycle_due = True
 
     def on_step_end(self, args, state, control, **kwargs):
@@ -159,6 +165,7 @@ class DRESSTrainer(ResponseLossTrainer):
         train_dataset = train_dataset.add_column(WEIGHT_COLUMN, weights.astype(np.float32).tolist())
 
         self.cycle_due = False
+        self.resumed_negative_state = False
         self.negative_cycles: list[dict] = []
         self._negative_pool: list[dict] = []
         self._negative_cursor = 0
@@ -166,6 +173,37 @@ class DRESSTrainer(ResponseLossTrainer):
         super().__init__(model=model, args=args, data_collator=data_collator, train_dataset=train_dataset,
                          eval_dataset=eval_dataset, processing_class=processing_class,
                          callbacks=callbacks + [_CycleSchedule(self)], **kwargs)
+
+    # -- checkpoints -----------------------------------------------------------------------
+
+    def _negative_state_path(self, checkpoint: str) -> str:
+        return os.path.join(checkpoint, f"dress_negative_state-{self.args.process_index}.json")
+
+    def _save_checkpoint(self, model, trial) -> None:
+        super()._save_checkpoint(model, trial)
+        checkpoint = os.path.join(self._get_output_dir(trial=trial), f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}")
+        state = {"pool": self._negative_pool, "cursor": self._negative_cursor, "cycles": self.negative_cycles,
+                 "cycle_due": self.cycle_due}
+        with open(self._negative_state_path(checkpoint), "w", encoding="utf-8") as handle:
+            json.dump(state, handle)
+
+    def train(self, resume_from_checkpoint=None, **kwargs):
+        """``Trainer.train``; resuming also restores the negative-training state saved with the checkpoint."""
+        if isinstance(resume_from_checkpoint, bool) and resume_from_checkpoint:
+            resume_from_checkpoint = get_last_checkpoint(self.args.output_dir)
+            if resume_from_checkpoint is None:
+                raise ValueError(f"No valid checkpoint found in output directory ({self.args.output_dir})")
+        if resume_from_checkpoint is not None and self.args.negative_training:
+            path = self._negative_state_path(resume_from_checkpoint)
+            if not os.path.isfile(path):
+                raise ValueError(f"{resume_from_checkpoint} has no {os.path.basename(path)}: it was not saved by a "
+                                 "DRESSTrainer with negative training on the same number of processes")
+            with open(path, encoding="utf-8") as handle:
+                state = json.load(handle)
+            self._negative_pool, self._negative_cursor = state["pool"], state["cursor"]
+            self.negative_cycles, self.cycle_due = state["cycles"], state["cycle_due"]
+            self.resumed_negative_state = True
+        return super().train(resume_from_checkpoint=resume_from_checkpoint, **kwargs)
 
     # -- Eq. 4-5 ---------------------------------------------------------------------------
 
