@@ -152,6 +152,30 @@ class _BeamCandidates:
         return texts
 
 
+def _start_all(objective, response_sets: list[list[str]]) -> tuple[list, list[int]]:
+    """Every context's first state and its pair evaluations; one model call when the objective batches."""
+    if hasattr(objective, "start_many"):
+        return objective.start_many(response_sets)
+    states, counts = [], []
+    for responses in response_sets:
+        before = objective.pair_evaluations
+        states.append(objective.start(responses))
+        counts.append(objective.pair_evaluations - before)
+    return states, counts
+
+
+def _replace_all(objective, states: list, indices: list[int], responses: list[str]) -> list[int]:
+    """One swap in each active context (new pairs scored together when the objective batches)."""
+    if hasattr(objective, "replace_many"):
+        return objective.replace_many(states, indices, responses)
+    counts = []
+    for state, index, response in zip(states, indices, responses):
+        before = objective.pair_evaluations
+        objective.replace(state, index, response)
+        counts.append(objective.pair_evaluations - before)
+    return counts
+
+
 def _scores(objective, state) -> dict:
     report = getattr(objective, "report", None)
     return report(state) if report is not None else {getattr(objective, "name", "diversity"): objective.value(state)}
@@ -200,17 +224,16 @@ def diversity_threshold_generate(
                   else _BeamCandidates(model, tokenizer, encoded, settings, num_beams))
 
     num_contexts = encoded["input_ids"].shape[0]
-    states, results = [], []
-    for responses in candidates.first(list(range(num_contexts)), num_responses):
-        before = objective.pair_evaluations
-        state = objective.start(responses)
+    first_sets = candidates.first(list(range(num_contexts)), num_responses)
+    states, evaluations = _start_all(objective, first_sets)
+    results = []
+    for responses, state, count in zip(first_sets, states, evaluations):
         diversity = objective.value(state)
-        states.append(state)
         results.append(DTGResult(
             responses=list(responses), initial_responses=list(responses), initial_diversity=diversity,
             final_diversity=diversity, num_sampled=num_responses, reached_threshold=diversity > threshold,
             stop_reason="threshold" if diversity > threshold else "", utterance_overlap=num_responses,
-            num_pair_evaluations=objective.pair_evaluations - before, initial_scores=_scores(objective, state),
+            num_pair_evaluations=count, initial_scores=_scores(objective, state),
         ))
 
     while True:
@@ -230,13 +253,12 @@ def diversity_threshold_generate(
             subsets = np.asarray(objective.leave_one_out(states[i]), dtype=np.float64)
             drops[i] = int(subsets.argmax())  # the member missing from the best subset; first on ties
             results[i].num_pair_evaluations += objective.pair_evaluations - before
-        for i, response in zip(active, candidates.next(active)):
+        counts = _replace_all(objective, [states[i] for i in active], [drops[i] for i in active], candidates.next(active))
+        for i, count in zip(active, counts):
             result, state = results[i], states[i]
-            before = objective.pair_evaluations
-            objective.replace(state, drops[i], response)
             result.num_sampled += 1
             result.final_diversity = objective.value(state)
-            result.num_pair_evaluations += objective.pair_evaluations - before
+            result.num_pair_evaluations += count
             result.history.append({"dropped": drops[i], "diversity": result.final_diversity})
             if result.final_diversity > threshold:
                 result.reached_threshold, result.stop_reason = True, "threshold"

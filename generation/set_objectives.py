@@ -10,6 +10,8 @@ current set so that a swap costs only what changed:
 - distinct-n is not pairwise and is recomputed directly.
 
 ``pair_evaluations`` counts the model pair scorings (NLI pairs; cosines for Sent-BERT).
+Optional ``start_many`` / ``replace_many`` do the same for several sets at once, so that DTG
+scores the new pairs of all its active contexts in one model call (one batch) per round.
 """
 from __future__ import annotations
 
@@ -42,11 +44,26 @@ class NLIContradictions:
         return np.asarray(self.scorer.pair_probabilities(premises, hypotheses)).argmax(axis=1)
 
     def start(self, responses: list[str]) -> SetState:
-        n = len(responses)
-        first, second = ordered_pairs(n)
-        matrix = np.full((n, n), -1, dtype=np.int64)
-        matrix[first, second] = self._classes([responses[i] for i in first], [responses[j] for j in second])
-        return SetState(list(responses), matrix=matrix)
+        return self.start_many([responses])[0][0]
+
+    def start_many(self, response_sets: list[list[str]]) -> tuple[list[SetState], list[int]]:
+        """The states of several sets from one scorer call; also each set's pair count."""
+        premises, hypotheses, counts = [], [], []
+        for responses in response_sets:
+            first, second = ordered_pairs(len(responses))
+            premises += [responses[i] for i in first]
+            hypotheses += [responses[j] for j in second]
+            counts.append(len(first))
+        classes = self._classes(premises, hypotheses)
+        states, offset = [], 0
+        for responses, count in zip(response_sets, counts):
+            n = len(responses)
+            first, second = ordered_pairs(n)
+            matrix = np.full((n, n), -1, dtype=np.int64)
+            matrix[first, second] = classes[offset:offset + count]
+            offset += count
+            states.append(SetState(list(responses), matrix=matrix))
+        return states, counts
 
     def value(self, state: SetState) -> float:
         return float((state.matrix == CONTRADICTION).sum())
@@ -62,14 +79,24 @@ class NLIContradictions:
         return contradictions.sum() - contradictions.sum(axis=1) - contradictions.sum(axis=0)
 
     def replace(self, state: SetState, index: int, response: str) -> None:
-        others = [j for j in range(len(state.responses)) if j != index]
-        state.responses[index] = response
-        classes = self._classes(
-            [response] * len(others) + [state.responses[j] for j in others],
-            [state.responses[j] for j in others] + [response] * len(others),
-        )
-        state.matrix[index, others] = classes[: len(others)]
-        state.matrix[others, index] = classes[len(others):]
+        self.replace_many([state], [index], [response])
+
+    def replace_many(self, states: list[SetState], indices: list[int], responses: list[str]) -> list[int]:
+        """Swap one member in each of several sets; their 2(n-1) new ordered pairs go in one scorer call."""
+        premises, hypotheses, others_of = [], [], []
+        for state, index, response in zip(states, indices, responses):
+            others = [j for j in range(len(state.responses)) if j != index]
+            state.responses[index] = response
+            premises += [response] * len(others) + [state.responses[j] for j in others]
+            hypotheses += [state.responses[j] for j in others] + [response] * len(others)
+            others_of.append(others)
+        classes = self._classes(premises, hypotheses)
+        offset = 0
+        for state, index, others in zip(states, indices, others_of):
+            state.matrix[index, others] = classes[offset:offset + len(others)]
+            state.matrix[others, index] = classes[offset + len(others):offset + 2 * len(others)]
+            offset += 2 * len(others)
+        return [2 * len(others) for others in others_of]
 
 
 class SentBertDiversity:
@@ -94,10 +121,20 @@ class SentBertDiversity:
         return np.asarray(vectors, dtype=np.float64)
 
     def start(self, responses: list[str]) -> SetState:
-        vectors = self._embed(list(responses))
-        n = len(responses)
-        self.pair_evaluations += n * (n - 1) // 2
-        return SetState(list(responses), matrix=vectors @ vectors.T, vectors=vectors)
+        return self.start_many([responses])[0][0]
+
+    def start_many(self, response_sets: list[list[str]]) -> tuple[list[SetState], list[int]]:
+        """The states of several sets from one encode call; also each set's cosine count."""
+        vectors = self._embed([response for responses in response_sets for response in responses])
+        states, counts, offset = [], [], 0
+        for responses in response_sets:
+            n = len(responses)
+            members = vectors[offset:offset + n].copy()
+            offset += n
+            states.append(SetState(list(responses), matrix=members @ members.T, vectors=members))
+            counts.append(n * (n - 1) // 2)
+        self.pair_evaluations += sum(counts)
+        return states, counts
 
     @staticmethod
     def _negated_mean(matrix: np.ndarray, members: np.ndarray) -> float:
@@ -116,11 +153,20 @@ class SentBertDiversity:
         return np.array([self._negated_mean(state.matrix, np.delete(np.arange(n), i)) for i in range(n)])
 
     def replace(self, state: SetState, index: int, response: str) -> None:
-        state.responses[index] = response
-        state.vectors[index] = self._embed([response])[0]
-        state.matrix[index, :] = state.vectors @ state.vectors[index]
-        state.matrix[:, index] = state.matrix[index, :]
-        self.pair_evaluations += len(state.responses) - 1
+        self.replace_many([state], [index], [response])
+
+    def replace_many(self, states: list[SetState], indices: list[int], responses: list[str]) -> list[int]:
+        """Swap one member in each of several sets; the new responses are embedded in one call."""
+        vectors = self._embed(list(responses))
+        counts = []
+        for state, index, response, vector in zip(states, indices, responses, vectors):
+            state.responses[index] = response
+            state.vectors[index] = vector
+            state.matrix[index, :] = state.vectors @ state.vectors[index]
+            state.matrix[:, index] = state.matrix[index, :]
+            counts.append(len(state.responses) - 1)
+        self.pair_evaluations += sum(counts)
+        return counts
 
 
 class DistinctN:

@@ -257,3 +257,59 @@ def test_run_dtg_seeds_each_batch_so_a_resumed_run_equals_the_whole(gpt2):
     assert [r.responses for r in direct] == [r.responses for r in whole[2:4]]
     with pytest.raises(ValueError, match="batch_size"):
         run_dtg(model, tokenizer, contexts, batch_size=0, **options)
+
+
+class CountingScorer(RuleScorer):
+    def __init__(self):
+        self.calls = 0
+
+    def pair_probabilities(self, premises, hypotheses):
+        self.calls += 1
+        return super().pair_probabilities(premises, hypotheses)
+
+
+def test_each_round_scores_all_active_contexts_in_one_call(gpt2):
+    """The new pairs of every context still sampling go to the NLI model together (one batch per round)."""
+    model, tokenizer = gpt2
+    scorer = CountingScorer()
+    torch.manual_seed(7)
+    results = diversity_threshold_generate(model, tokenizer, CONTEXTS, metric=NLIContradictions(scorer),
+                                           threshold=20.0, num_responses=3, max_samples=6, **GENERATE)
+    rounds = 6 - 3
+    assert scorer.calls == 1 + rounds  # the first sets together, then one call per round
+    assert all(r.num_pair_evaluations == 3 * 2 + rounds * 2 * 2 for r in results)
+
+
+class WordEncoder:
+    """A sentence encoder stand-in: bag of hashed words, so cosines are exact and text-dependent."""
+
+    def encode(self, texts, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False):
+        vectors = np.zeros((len(texts), 16))
+        for row, text in enumerate(texts):
+            for word in text.split() or ["<empty>"]:
+                vectors[row, sum(map(ord, word)) % 16] += 1.0
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def test_sent_bert_objective_keeps_the_cosine_matrix_of_the_current_set():
+    from dialeval.generation.set_objectives import SentBertDiversity
+
+    objective = SentBertDiversity(model=WordEncoder())
+    sets = [["a b", "b c", "c d"], ["x y", "x y", "z"]]
+    states, counts = objective.start_many(sets)
+    assert counts == [3, 3]
+
+    def direct(responses):
+        vectors = WordEncoder().encode(responses)
+        similarity = vectors @ vectors.T
+        n = len(responses)
+        return -(similarity.sum() - np.trace(similarity)) / (n * (n - 1))
+
+    for state, responses in zip(states, sets):
+        assert objective.value(state) == pytest.approx(direct(responses))
+        expected = [direct(responses[:k] + responses[k + 1:]) for k in range(3)]
+        np.testing.assert_allclose(objective.leave_one_out(state), expected)
+    assert objective.replace_many(states, [1, 0], ["e f", "q r"]) == [2, 2]
+    assert objective.value(states[0]) == pytest.approx(direct(["a b", "e f", "c d"]))
+    assert objective.value(states[1]) == pytest.approx(direct(["q r", "x y", "z"]))
+    assert objective.report(states[1]) == {"sent_bert": pytest.approx(direct(["q r", "x y", "z"]))}
