@@ -62,6 +62,22 @@ def write_section(path: Path, script: str, section: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def cpu_ticks() -> tuple[int, int, int]:
+    """(machine busy ticks, machine total ticks, this process's ticks) from /proc."""
+    with open("/proc/stat", encoding="ascii") as handle:
+        fields = [int(x) for x in handle.readline().split()[1:9]]
+    with open("/proc/self/stat", encoding="ascii") as handle:
+        own = handle.read().rsplit(")", 1)[1].split()
+    total = sum(fields)
+    return total - fields[3] - fields[4], total, int(own[11]) + int(own[12])
+
+
+def others_share(start: tuple[int, int, int], end: tuple[int, int, int]) -> float:
+    """Share of the machine's CPU time other processes used between two :func:`cpu_ticks` readings."""
+    busy, total, own = (b - a for a, b in zip(start, end))
+    return max(busy - own, 0) / total if total > 0 else 0.0
+
+
 class PeakRSS:
     """Peak resident memory growth (bytes) while the ``with`` block runs."""
 

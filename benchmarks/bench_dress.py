@@ -51,28 +51,13 @@ import datasets
 import numpy as np
 import torch
 import transformers
-from _report import RESULTS_PATH, machine_line, write_section
+from _report import RESULTS_PATH, cpu_ticks, machine_line, others_share, write_section
 from dialeval.metrics.semantic_clusters import SemanticClusters
 from dialeval.trainers import DialogueCollator, DRESSConfig, DRESSTrainer
 from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainerCallback, TrainingArguments
 
 SCRIPT = "bench_dress.py"
 TOPIC_TEXTS = 200  # distinct response texts: the stand-in embedder clusters them
-
-
-def cpu_ticks() -> tuple[int, int, int]:
-    """(machine busy ticks, machine total ticks, this process's ticks)."""
-    with open("/proc/stat", encoding="ascii") as handle:
-        fields = [int(x) for x in handle.readline().split()[1:9]]
-    with open("/proc/self/stat", encoding="ascii") as handle:
-        own = handle.read().rsplit(")", 1)[1].split()
-    total = sum(fields)
-    return total - fields[3] - fields[4], total, int(own[11]) + int(own[12])
-
-
-def others_share(start, end) -> float:
-    busy, total, own = (b - a for a, b in zip(start, end))
-    return max(busy - own, 0) / total if total > 0 else 0.0
 
 
 class StandInEmbedder:

@@ -72,7 +72,7 @@ from pathlib import Path
 import numpy as np
 import sklearn
 import torch
-from _report import PeakRSS, RESULTS_PATH, machine_line, write_section
+from _report import PeakRSS, RESULTS_PATH, cpu_ticks, machine_line, others_share, write_section
 from dialeval.metrics.embedders import load_embedder
 from dialeval.metrics.semantic_clusters import MINIBATCH_THRESHOLD, SemanticClusters, _unit_rows
 from sklearn.cluster import KMeans, MiniBatchKMeans
@@ -96,17 +96,6 @@ ARI_TARGET = 0.99
 CLEARLY_FASTER = 1.5  # MiniBatch speed-up over KMeans needed to switch
 INERTIA_TOLERANCE = 1.01  # MiniBatch inertia / KMeans inertia allowed when switching (deterministic: seeded)
 
-
-def _cpu_ticks() -> tuple[int, int, int]:
-    """(machine busy ticks, machine total ticks, this process's ticks) from /proc."""
-    with open("/proc/stat", encoding="ascii") as handle:
-        fields = [int(x) for x in handle.readline().split()[1:9]]
-    with open("/proc/self/stat", encoding="ascii") as handle:
-        own = handle.read().rsplit(")", 1)[1].split()
-    total = sum(fields)
-    return total - fields[3] - fields[4], total, int(own[11]) + int(own[12])
-
-
 #: (label, share of the machine's CPU time used by *other* processes) for every measurement of
 #: at least MIN_CONTENTION_TICKS machine ticks (shorter ones are too coarse at 100 ticks/s).
 CONTENTION: list[tuple[str, float]] = []
@@ -120,14 +109,14 @@ class Measured(PeakRSS):
         self.label = label
 
     def __enter__(self):
-        self._ticks = _cpu_ticks()
+        self._ticks = cpu_ticks()
         return super().__enter__()
 
     def __exit__(self, *exc):
         super().__exit__(*exc)
-        busy, total, own = (b - a for a, b in zip(self._ticks, _cpu_ticks()))
-        self.others = max(busy - own, 0) / total if total > 0 else 0.0
-        if total >= MIN_CONTENTION_TICKS:
+        end = cpu_ticks()
+        self.others = others_share(self._ticks, end)
+        if end[1] - self._ticks[1] >= MIN_CONTENTION_TICKS:
             CONTENTION.append((self.label, self.others))
 
 

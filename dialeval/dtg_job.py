@@ -67,7 +67,10 @@ def read_contexts(dataset: str | None, split: str | None, input_file: str | None
             for number, line in enumerate(handle, 1):
                 if not line.strip():
                     continue
-                record = json.loads(line)
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as error:
+                    raise ValueError(f"{input_file}:{number}: not valid JSON ({error})") from None
                 context = record.get("context") if isinstance(record, dict) else None
                 if isinstance(context, str):
                     context = [context]

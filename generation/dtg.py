@@ -29,7 +29,6 @@ DECODINGS = ("sample", "beam")
 DEFAULT_SAMPLING = {"do_sample": True, "top_p": 0.9, "top_k": 0}
 #: App. D: "we generate 25 beams and consider these responses from most to least probable".
 DEFAULT_NUM_BEAMS = 25
-STOP_REASONS = ("threshold", "max_samples", "beams_exhausted")
 
 
 @dataclass
@@ -40,7 +39,7 @@ class DTGResult:
     final_diversity: float
     num_sampled: int  # responses drawn for this context, the first n included (at most S)
     reached_threshold: bool
-    stop_reason: str  # one of STOP_REASONS
+    stop_reason: str  # "threshold", "max_samples" or (beam decoding) "beams_exhausted"
     utterance_overlap: int  # App. C: responses present in both the first and the final set
     num_pair_evaluations: int
     initial_scores: dict = field(default_factory=dict)  # the figures Table 4 reports (NLI: Baseline NLI Diversity too)

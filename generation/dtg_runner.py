@@ -12,13 +12,9 @@ from typing import Callable, Sequence
 
 import torch
 
+from dialeval.metrics.validation import check_int
+
 from .dtg import DTGResult, diversity_threshold_generate
-
-
-def _check_positive_int(value, argument: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"`{argument}` must be an int >= {minimum}, got {value!r}")
-    return value
 
 
 def run_dtg(
@@ -45,9 +41,9 @@ def run_dtg(
 
     if isinstance(contexts, str) or not all(isinstance(context, str) for context in contexts):
         raise ValueError("`contexts` must be a sequence of strings")
-    _check_positive_int(batch_size, "batch_size", 1)
-    _check_positive_int(start_batch, "start_batch", 0)
-    _check_positive_int(seed, "seed", 0)
+    check_int(batch_size, "batch_size", 1)
+    check_int(start_batch, "start_batch", 0)
+    check_int(seed, "seed", 0)
     state = process_state()
     num_batches = -(-len(contexts) // batch_size)
     if "metric" in dtg_options and isinstance(dtg_options["metric"], str):

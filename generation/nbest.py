@@ -33,6 +33,8 @@ from dataclasses import dataclass
 
 import torch
 
+from dialeval.metrics.validation import check_int
+
 #: Nucleus sampling as in the paper's NS (ParlAI's default topp = 0.9); top_k=0: only the nucleus truncates.
 DEFAULT_TOP_P = 0.9
 
@@ -45,11 +47,6 @@ class Hypothesis:
     score: float
     sum_log_probs: float
     group: int
-
-
-def _check_positive_int(value, name: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"`{name}` must be a positive int, got {value!r}")
 
 
 def _eos_ids(model, eos_token_id) -> set[int]:
@@ -159,9 +156,9 @@ def group_beam_search(model, input_ids, attention_mask=None, num_beams: int = 10
     Returns:
         Per input, its B hypotheses sorted by score (best first), each with its group index.
     """
-    _check_positive_int(num_beams, "num_beams")
-    _check_positive_int(num_beam_groups, "num_beam_groups")
-    _check_positive_int(max_new_tokens, "max_new_tokens")
+    check_int(num_beams, "num_beams")
+    check_int(num_beam_groups, "num_beam_groups")
+    check_int(max_new_tokens, "max_new_tokens")
     if num_beams % num_beam_groups:
         raise ValueError(f"`num_beams` ({num_beams}) must be divisible by `num_beam_groups` ({num_beam_groups})")
     if isinstance(diversity_penalty, bool) or not isinstance(diversity_penalty, (int, float)) or diversity_penalty < 0:
@@ -247,7 +244,7 @@ def _encode(tokenizer, model, inputs, max_context_tokens=None):
         tokenizer.pad_token = tokenizer.eos_token
     options = {"padding": True, "return_tensors": "pt"}
     if max_context_tokens is not None:
-        _check_positive_int(max_context_tokens, "max_context_tokens")
+        check_int(max_context_tokens, "max_context_tokens")
         options.update(truncation=True, max_length=max_context_tokens)
     # Decoder-only models continue after the last token: pad (and truncate) on the left.
     side = "right" if model.config.is_encoder_decoder else "left"
@@ -282,7 +279,7 @@ def beam_search_nbest(model, tokenizer, inputs, beam_size: int = 10, max_new_tok
     ``length_penalty=0.0`` ranks by the raw sum of log-probabilities, as the paper's ParlAI
     setting ``beam_length_penalty=0`` (App. C). Other ``generate`` options pass through.
     """
-    _check_positive_int(beam_size, "beam_size")
+    check_int(beam_size, "beam_size")
     kwargs = {"num_beams": beam_size, "do_sample": False, "max_new_tokens": max_new_tokens,
               "length_penalty": length_penalty, "early_stopping": False, **generate_kwargs}
     return _generate_nbest(model, tokenizer, inputs, beam_size, max_context_tokens, kwargs)
@@ -294,7 +291,7 @@ def nucleus_sampling_nbest(model, tokenizer, inputs, n: int = 10, top_p: float =
 
     ``seed`` makes the samples reproducible without touching the caller's random state.
     """
-    _check_positive_int(n, "n")
+    check_int(n, "n")
     if not isinstance(top_p, (int, float)) or not 0 < top_p <= 1:
         raise ValueError(f"`top_p` must be in (0, 1], got {top_p!r}")
     kwargs = {"do_sample": True, "top_p": top_p, "top_k": 0, "num_beams": 1, "max_new_tokens": max_new_tokens, **generate_kwargs}
@@ -355,7 +352,7 @@ def beam_size_sweep(model, tokenizer, inputs, references, classifier, beam_sizes
     if isinstance(beam_sizes, (str, int)) or not beam_sizes:
         raise ValueError(f"`beam_sizes` must be a non-empty list of positive ints, got {beam_sizes!r}")
     for size in beam_sizes:
-        _check_positive_int(size, "beam_sizes[i]")
+        check_int(size, "beam_sizes[i]")
     # Load the classifier once for every beam size.
     loaded = load_yes_no_classifier(classifier, **{k: metric_options.pop(k) for k in ("device", "dtype", "batch_size", "label_map") if k in metric_options})
     sweep = []

@@ -31,6 +31,7 @@ import numpy as np
 from dialeval.models import EMBEDDED_SENTENCE_MODEL, resolve_device, resolve_model_path
 
 from .sentence_embedding import load_sentence_model
+from .validation import check_int
 
 #: dtypes a model may be loaded in; half precision is meant for GPUs. None is float32.
 DTYPES = ("float32", "float16", "bfloat16")
@@ -69,12 +70,6 @@ class TextEmbedder(Protocol):
 
 
 # ---------------------------------------------------------------- argument checks
-
-
-def _check_positive_int(value: object, argument: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"`{argument}` must be a positive int, got {value!r}")
-    return int(value)
 
 
 def _check_dtype(dtype: object) -> str | None:
@@ -183,8 +178,8 @@ class _TransformerEmbedder:
 
     def __init__(self, model: str, max_length: int, batch_size: int, device, dtype, layer: int):
         self.model_name = _check_model(model)
-        self.max_length = _check_positive_int(max_length, "max_length")
-        self.batch_size = _check_positive_int(batch_size, "batch_size")
+        self.max_length = check_int(max_length, "max_length")
+        self.batch_size = check_int(batch_size, "batch_size")
         if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)):
             raise ValueError(f"`layer` must be an int (an index into the hidden states), got {layer!r}")
         self.layer = int(layer)
@@ -392,7 +387,7 @@ class SentenceTransformerEmbedder:
         normalize: bool = False,
     ):
         self.model_name = _check_model(model)
-        self.batch_size = _check_positive_int(batch_size, "batch_size")
+        self.batch_size = check_int(batch_size, "batch_size")
         self.dtype = _check_dtype(dtype)
         if not isinstance(normalize, bool):
             raise ValueError(f"`normalize` must be a bool, got {normalize!r}")

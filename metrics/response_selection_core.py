@@ -34,6 +34,8 @@ from scipy.stats import ConstantInputWarning, spearmanr
 
 from dialeval.models import resolve_device, resolve_model_path
 
+from .validation import check_int
+
 REDUCTIONS = ("sum", "mean")
 DTYPES = ("float32", "float16", "bfloat16")
 #: Questions per forward pass (x their candidates: 64 sequences for the test set's 4 candidates).
@@ -93,11 +95,6 @@ def check_questions(contexts, candidates, labels=None) -> tuple[list[list[str]],
             raise ValueError(f"`labels[{i}]` = {label} is not an index of candidates[{i}] (0 to {len(checked_candidates[i]) - 1})")
         checked_labels.append(int(label))
     return turns_per_question, checked_candidates, checked_labels
-
-
-def _check_positive_int(value, name: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"`{name}` must be a positive int, got {value!r}")
 
 
 def _check_reduction(reduction) -> None:
@@ -228,7 +225,7 @@ class CandidateScorer:
 
     def __init__(self, model, device=None, dtype=None, batch_size: int = DEFAULT_BATCH_SIZE,
                  turn_separator: str | None = None, candidate_eos: bool = True, share_context: bool = True):
-        _check_positive_int(batch_size, "batch_size")
+        check_int(batch_size, "batch_size")
         if turn_separator is not None and not isinstance(turn_separator, str):
             raise ValueError(f"`turn_separator` must be a string or None, got {turn_separator!r}")
         self.lm = load_language_model(model, device=device, dtype=dtype)

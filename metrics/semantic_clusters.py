@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .validation import check_int
+
 #: Above this many reference texts, ``algorithm="auto"`` switches from KMeans to MiniBatchKMeans.
 #: benchmarks/bench_sem_ent.py: MiniBatch is >= 1.5x faster with inertia within 1% from 10k texts,
 #: but k-means is <= 6% of the fit at any size (embedding dominates) and MiniBatch's partitions
@@ -43,12 +45,6 @@ def _check_texts(texts: object, argument: str) -> list[str]:
         if not isinstance(text, str):
             raise ValueError(f"`{argument}[{index}]` must be a string, got {type(text).__name__}")
     return list(texts)
-
-
-def _check_int(value: object, argument: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"`{argument}` must be an int >= {minimum}, got {value!r}")
-    return int(value)
 
 
 def distribution_entropy(distribution) -> float:
@@ -119,10 +115,10 @@ class SemanticClusters:
         from sklearn.decomposition import PCA
 
         texts = _check_texts(reference_texts, "reference_texts")
-        num_clusters = _check_int(num_clusters, "num_clusters", 2)
-        seed = _check_int(seed, "seed", 0)
-        n_init = _check_int(n_init, "n_init", 1)
-        max_iter = _check_int(max_iter, "max_iter", 1)
+        num_clusters = check_int(num_clusters, "num_clusters", 2)
+        seed = check_int(seed, "seed", 0)
+        n_init = check_int(n_init, "n_init", 1)
+        max_iter = check_int(max_iter, "max_iter", 1)
         if isinstance(pca_variance, bool) or not isinstance(pca_variance, (int, float)) or not 0 < pca_variance <= 1:
             raise ValueError(f"`pca_variance` must be in (0, 1], got {pca_variance!r}")
         if algorithm not in ALGORITHMS:

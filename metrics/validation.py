@@ -8,6 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
+
+def check_int(value: object, argument: str, minimum: int = 1) -> int:
+    """``value`` as an ``int`` (numpy integers accepted, bools refused) of at least ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        expected = "a positive int" if minimum == 1 else f"an int >= {minimum}"
+        raise ValueError(f"`{argument}` must be {expected}, got {value!r}")
+    return int(value)
+
 
 def _describe(value: object) -> str:
     text = repr(value)

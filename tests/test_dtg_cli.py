@@ -134,3 +134,17 @@ def test_two_accelerate_processes_give_the_one_process_file(tiny_gpt2_path, tiny
     assert launched.stdout.count("start div.") == 1  # only the main process prints the summary
     assert "(2 process(es))" in launched.stdout
     assert double.read_text(encoding="utf-8") == single.read_text(encoding="utf-8")
+
+
+def test_bad_context_files_name_the_line(tmp_path):
+    from dialeval.dtg_job import read_contexts
+
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"context": ["hi"]}\n{"context": \n', encoding="utf-8")
+    with pytest.raises(ValueError, match="bad.jsonl:2: not valid JSON"):
+        read_contexts(None, None, str(path))
+    path.write_text('{"context": []}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="bad.jsonl:1: `context` must be"):
+        read_contexts(None, None, str(path))
+    with pytest.raises(ValueError, match="exactly one of"):
+        read_contexts("dailydialog_pp", "dev", str(path))
