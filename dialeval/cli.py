@@ -112,7 +112,7 @@ def _export_dataset(args: argparse.Namespace) -> int:
 
 
 def _dtg(args: argparse.Namespace) -> int:
-    from dialeval.distributed import process_state
+    from dialeval.distributed import end_processes, process_state
     from dialeval.dtg_job import DTGRunSettings, format_summary_table, read_contexts, run_dtg_job
 
     contexts = read_contexts(args.dataset, args.split, args.input, data_dir=args.data_dir, limit=args.limit)
@@ -131,6 +131,7 @@ def _dtg(args: argparse.Namespace) -> int:
         print(format_summary_table([row]))
         print(f"\n{row['num_contexts']} contexts ({state.num_processes} process(es)); stopped by {row['stop_reasons']}; "
               f"results: {args.output}")
+    end_processes()
     return 0
 
 

@@ -17,6 +17,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_dress_trainer import _one_step
 from test_unlikelihood_trainer import _one_step as _one_unlikelihood_step
 
+from dialeval.distributed import end_processes
+
 
 def main(model_path: str, out: str, trainer_kind: str) -> None:
     torch.set_num_threads(1)
@@ -39,3 +41,4 @@ def _Path(path):  # the test helpers take pathlib paths
 
 if __name__ == "__main__":
     main(*sys.argv[1:4])
+    end_processes()  # after main() returned: no tensor of its collectives is still referenced
