@@ -42,3 +42,4 @@ def _Path(path):  # the test helpers take pathlib paths
 if __name__ == "__main__":
     main(*sys.argv[1:4])
     end_processes()  # after main() returned: no tensor of its collectives is still referenced
+    assert not torch.distributed.is_initialized()
