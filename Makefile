@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.dialeval-installed
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_EVALUATE_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 
-.PHONY: install demo test test-all bench clean
+.PHONY: install demo test test-all lint-imports bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +22,15 @@ install: $(STAMP)
 demo: install
 	$(OFFLINE) $(BIN)/dialeval evaluate examples/demo_response_sets.jsonl --per-set --no-progress --output demo_output/demo_report.json
 
-test: install
+# import-linter reads the package from one folder; setup.py maps five, so it checks an assembled copy.
+LINT_TREE := build/import-lint
+lint-imports: install
+	rm -rf $(LINT_TREE) && mkdir -p $(LINT_TREE)/dialeval
+	cp -R dialeval/. $(LINT_TREE)/dialeval/
+	for folder in metrics generation trainers datasets_scripts; do cp -R $$folder $(LINT_TREE)/dialeval/$$folder; done
+	cd $(LINT_TREE) && PYTHONPATH=. $(CURDIR)/$(BIN)/lint-imports $(CURDIR)/pyproject.toml --no-cache
+
+test: install lint-imports
 	$(OFFLINE) $(BIN)/python -m pytest
 
 test-all: install
@@ -37,4 +45,4 @@ bench: install
 	$(OFFLINE) $(BIN)/python benchmarks/bench_dress.py
 
 clean:
-	rm -rf $(VENV) demo_output .pytest_cache
+	rm -rf $(VENV) demo_output .pytest_cache build

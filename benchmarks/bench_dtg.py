@@ -46,8 +46,8 @@ import transformers
 from _report import RESULTS_PATH, machine_line, write_section
 from bench_nli import build_classifier
 from dialeval.generation import diversity_threshold_generate
-from dialeval.generation.set_objectives import NLIContradictions, SetState
-from dialeval.metrics.nli import CONTRADICTION, ENTAILMENT, NLIScorer, ordered_pairs
+from dialeval.generation.objectives import NLIContradictions, SetState
+from dialeval.metrics.nli_diversity.nli import CONTRADICTION, ENTAILMENT, NLIScorer, ordered_pairs
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 

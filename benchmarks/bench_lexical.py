@@ -15,7 +15,7 @@ ratio (the issue's target: ours >= 10x faster than the straightforward port).
    Berant's released code (``GuyTevet/diversity-eval``: ``utils.lines_to_ngrams``,
    ``DistinctNgrams``, ``CosineSimilarity``, ``Similarity2DiversityMetric``,
    ``AveragedNgramDiversityMetric``), per set and metric. Ours:
-   ``dialeval.metrics.set_lexical_batch.batch_set_lexical_diversity``, one call per CSV file
+   ``dialeval.metrics.lexical_diversity.set_level_batch.batch_set_lexical_diversity``, one call per CSV file
    scoring both metrics for all of its rows (what ``set_lexical_diversity`` and a user do).
    Check: every row identical to 3 decimals. Skipped, with a message, when ``../shared`` is absent.
 
@@ -46,7 +46,7 @@ import numpy as np
 import scipy
 from _report import RESULTS_PATH, machine_line, section_markers, write_section
 from dialeval.metrics import corpus_ngram_diversity
-from dialeval.metrics.set_lexical_batch import batch_set_lexical_diversity
+from dialeval.metrics.lexical_diversity.set_level_batch import batch_set_lexical_diversity
 from nltk.tokenize.casual import casual_tokenize
 from nltk.util import ngrams
 from scipy.spatial.distance import cosine
@@ -301,8 +301,8 @@ def bench_corpus(num_responses: int, seed: int) -> dict:
 
 
 def _default_workers(num_distinct: int) -> int:
-    """The worker count ``num_workers=None`` resolves to (mirrors dialeval.metrics.tokenization)."""
-    from dialeval.metrics import tokenization
+    """The worker count ``num_workers=None`` resolves to (mirrors dialeval.text)."""
+    from dialeval import text as tokenization
 
     threshold = getattr(tokenization, "PARALLEL_MIN_TEXTS", 100_000)
     return min(os.cpu_count() or 1, 8) if num_distinct >= threshold else 1
@@ -492,7 +492,7 @@ def render_section(corpus: dict, sets: dict | None, command: str) -> str:
         "`Similarity2DiversityMetric`, `AveragedNgramDiversityMetric`); as released, every pair is "
         "re-tokenized by `lines_to_ngrams` and pairs without a shared n-gram skip the vectors "
         "(the release's \"acceleration step\").",
-        "- Ours: `dialeval.metrics.set_lexical_batch.batch_set_lexical_diversity(response_sets, "
+        "- Ours: `dialeval.metrics.lexical_diversity.set_level_batch.batch_set_lexical_diversity(response_sets, "
         "allow_empty=True)`, called once per CSV file with all of its rows, scoring both metrics in "
         "one call (as `set_lexical_diversity` and `dialeval evaluate` do); the per-set "
         "`averaged_distinct_n` / `ngram_cosine_diversity` give the same numbers bit for bit.",

@@ -7,14 +7,14 @@
    tokenizer is a byte-level BPE trained in this script on the file's own responses.
    - naive: for every ordered pair of every set, ``tokenizer(premise, hypothesis)`` and one
      forward pass, softmax, argmax (the straightforward implementation of §3);
-   - ours: :func:`dialeval.metrics.nli.nli_diversity` (distinct pairs once, length-sorted,
+   - ours: :func:`dialeval.metrics.nli_diversity.nli.nli_diversity` (distinct pairs once, length-sorted,
      dynamically padded batches, ``torch.inference_mode``).
    The naive loop takes ~45 ms per pair here, so it runs on the first ``--naive-sets`` sets;
    ours runs on the same sets (the ratio) and on the whole file. Check: the same predicted
    class for every pair, so identical Baseline/Neutral NLI Diversity and class counts, and
    Confidence NLI Diversity per set within 1e-4 (padding changes the last float bits).
 2. Memory bound: ``--stream-sets`` (100k) synthetic sets of 3 responses stream through
-   :func:`~dialeval.metrics.nli.iter_nli_pair_matrices` with a tiny classifier; the process's
+   :func:`~dialeval.metrics.nli_diversity.nli.iter_nli_pair_matrices` with a tiny classifier; the process's
    peak RSS growth is sampled after 10% and after 100% of the sets: bounded streaming keeps
    them equal (no logits held beyond one chunk).
 
@@ -42,7 +42,7 @@ import torch
 import transformers
 from _report import PeakRSS, RESULTS_PATH, machine_line, write_section
 from dialeval.io import read_tevet_csv
-from dialeval.metrics.nli import NLIScorer, iter_nli_pair_matrices, nli_diversity, nli_scores, ordered_pairs
+from dialeval.metrics.nli_diversity.nli import NLIScorer, iter_nli_pair_matrices, nli_diversity, nli_scores, ordered_pairs
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 from transformers import AutoTokenizer, PreTrainedTokenizerFast, RobertaConfig, RobertaForSequenceClassification
 

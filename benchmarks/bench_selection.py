@@ -6,7 +6,7 @@ causal LM both ways in the same run:
 
 - naive: for every candidate, tokenize ``context + candidate``, one unpadded forward with
   ``labels=`` (transformers' own loss, every position's logits), loss x scored tokens;
-- ours: :func:`dialeval.metrics.response_selection_core.response_selection` (questions
+- ours: :func:`dialeval.metrics.response_selection.selection.response_selection` (questions
   length-sorted; all candidates of ``--batch-size`` questions in one padded forward, each
   question one row ``context cand1 cand2 cand3 cand4`` under a 4D attention mask, the output
   layer on the scored tokens only; ``torch.inference_mode``), and its ``share_context=False``
@@ -48,7 +48,8 @@ import torch
 import transformers
 from _report import PeakRSS, RESULTS_PATH, machine_line, write_section
 from dialeval.datasets_scripts.dailydialog_pp.dailydialog_pp import RECORD_LAYOUTS, read_records
-from dialeval.metrics.response_selection_core import CandidateScorer, response_selection
+from dialeval.metrics.engines.lm_scorer import CandidateScorer
+from dialeval.metrics.response_selection import response_selection
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import AutoModelForCausalLM, AutoTokenizer, GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 

@@ -23,7 +23,7 @@ takes the first N. The embedder is the embedded all-MiniLM-L6-v2
    (nearest centroid) vs. the naive KMeans labels agree up to a permutation: adjusted Rand index
    >= 0.99 (batching changes the embeddings' last float bits, which can flip border points).
 3. KMeans vs MiniBatchKMeans crossover (``--crossover-sizes``; sets ``MINIBATCH_THRESHOLD`` in
-   ``metrics/semantic_clusters.py``): on the first n of the largest size's saved embeddings,
+   ``metrics/sem_ent/clusters.py``): on the first n of the largest size's saved embeddings,
    normalized and PCA-reduced as in the fit, ``KMeans(20, n_init=5, max_iter=500)`` vs
    ``MiniBatchKMeans(20, n_init=5, max_iter=500, batch_size=4096)`` (both ``random_state=2``):
    best of ``--repeats`` wall times, full-data inertia (computed here in float64 for both) and
@@ -73,8 +73,8 @@ import numpy as np
 import sklearn
 import torch
 from _report import PeakRSS, RESULTS_PATH, cpu_ticks, machine_line, others_share, write_section
-from dialeval.metrics.embedders import load_embedder
-from dialeval.metrics.semantic_clusters import MINIBATCH_THRESHOLD, SemanticClusters, _unit_rows
+from dialeval.metrics.engines.embedders import load_embedder
+from dialeval.metrics.sem_ent.clusters import MINIBATCH_THRESHOLD, SemanticClusters, _unit_rows
 from sklearn.cluster import KMeans, MiniBatchKMeans
 from sklearn.decomposition import PCA
 from sklearn.metrics import adjusted_rand_score

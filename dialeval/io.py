@@ -1,4 +1,8 @@
-"""Reading response-set files: JSONL (``{"context": ..., "responses": [...]}``) and Tevet & Berant's CSV.
+"""THE reader of input files: JSONL and CSV, with errors that name ``file:line``.
+
+:func:`iter_lines` / :func:`iter_jsonl` are the one way every job and metric reads a line-based
+file (response sets, DTG contexts, response-selection questions). On top of them: response-set
+files as JSONL (``{"context": ..., "responses": [...]}``) or Tevet & Berant's CSV.
 
 A Tevet CSV has one row per set with ``context``, ``resp_0 .. resp_{k-1}`` and optional
 ``sample_id``, ``label_value``, ``label_name`` and metric columns; other columns are kept as
@@ -24,26 +28,38 @@ class ResponseSet:
     metadata: dict = field(default_factory=dict)
 
 
+def iter_lines(path: str | Path):
+    """``(where, line)`` for every non-blank line of a UTF-8 file, ``where`` being ``"FILE:LINE"``
+    for error messages; the line without its line break."""
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                yield f"{path}:{number}", line.rstrip("\r\n")
+
+
+def iter_jsonl(path: str | Path):
+    """``(where, record)`` for every non-blank line of a JSONL file; bad JSON is a ValueError naming ``FILE:LINE``."""
+    for where, line in iter_lines(path):
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{where}: not valid JSON ({error.msg})") from None
+        yield where, record
+
+
 def read_jsonl(path: str | Path) -> list[ResponseSet]:
     """One JSON object per line with ``responses`` (list of strings) and optional ``context``."""
     sets = []
-    with open(path, encoding="utf-8") as handle:
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{path}, line {line_number}: not valid JSON ({error.msg})") from None
-            if not isinstance(record, dict) or "responses" not in record:
-                raise ValueError(f'{path}, line {line_number}: expected an object with a "responses" list')
-            responses = record.pop("responses")
-            if not isinstance(responses, list) or not all(isinstance(r, str) for r in responses):
-                raise ValueError(f'{path}, line {line_number}: "responses" must be a list of strings')
-            context = record.pop("context", None)
-            if context is not None and not isinstance(context, str):
-                raise ValueError(f'{path}, line {line_number}: "context" must be a string')
-            sets.append(ResponseSet(context, responses, record))
+    for where, record in iter_jsonl(path):
+        if not isinstance(record, dict) or "responses" not in record:
+            raise ValueError(f'{where}: expected an object with a "responses" list')
+        responses = record.pop("responses")
+        if not isinstance(responses, list) or not all(isinstance(r, str) for r in responses):
+            raise ValueError(f'{where}: "responses" must be a list of strings')
+        context = record.pop("context", None)
+        if context is not None and not isinstance(context, str):
+            raise ValueError(f'{where}: "context" must be a string')
+        sets.append(ResponseSet(context, responses, record))
     if not sets:
         raise ValueError(f"{path}: no response sets found")
     return sets

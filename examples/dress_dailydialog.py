@@ -44,8 +44,8 @@ import numpy as np
 import torch
 from dialeval.datasets_scripts import load
 from dialeval.metrics import distinct_n
-from dialeval.metrics.embedders import CachingEmbedder, load_embedder
-from dialeval.metrics.semantic_clusters import SemanticClusters, sem_ent_from_labels
+from dialeval.metrics.engines.embedders import CachingEmbedder, load_embedder
+from dialeval.metrics.sem_ent.clusters import SemanticClusters, sem_ent_from_labels
 from dialeval.trainers import DialogueCollator, DRESSConfig, DRESSTrainer, encode_dialogue
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import (

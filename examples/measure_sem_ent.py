@@ -19,8 +19,8 @@ import time
 import numpy as np
 
 from dialeval.datasets_scripts import load
-from dialeval.metrics.embedders import CachingEmbedder, load_embedder
-from dialeval.metrics.semantic_clusters import SemanticClusters, sem_ent_from_labels
+from dialeval.metrics.engines.embedders import CachingEmbedder, load_embedder
+from dialeval.metrics.sem_ent.clusters import SemanticClusters, sem_ent_from_labels
 
 
 def main() -> None:
@@ -64,7 +64,7 @@ def main() -> None:
               f"{clusters.reference_distribution[head]:.3f}, e.g. {typical[:3]} | "
               + ", ".join(f"{name} {value:.3f}" for name, value in rows[-1].items()))
         if args.plot and seed == args.seeds[0]:
-            from dialeval.sem_ent_plot import plot_cluster_distribution
+            from dialeval.cli.plots import plot_cluster_distribution
 
             for name, result in figures.items():
                 path = plot_cluster_distribution(

@@ -67,7 +67,7 @@ def load_examples(args) -> tuple[list[dict], list[str], dict]:
     """Circa pairs with a label of the chosen set, the label names, and what was left out (counted)."""
     from dialeval.datasets_scripts import prepare
     from dialeval.datasets_scripts.circa import Circa
-    from dialeval.metrics.yes_no import answer_of_label
+    from dialeval.labels import answer_of_label
 
     config = "relaxed" if args.labels == "relaxed" else "strict"
     builder = Circa(config_name=config, data_dir=args.data_dir, source_path=args.source_path, verify_checksums=not args.no_verify)
@@ -107,7 +107,7 @@ def main(argv=None) -> dict:
         set_seed,
     )
 
-    from dialeval.models import resolve_model_path
+    from dialeval.hub import resolve_model_path
 
     set_seed(args.seed)
     examples, label_names, left_out = load_examples(args)
@@ -137,7 +137,7 @@ def main(argv=None) -> dict:
         # A checkpoint with another head (e.g. an NLI model) gets a fresh one of the right size.
         ignore_mismatched_sizes=True,
     )
-    model.config.yes_no_input = args.input  # read by dialeval.metrics.yes_no.ModelYesNoClassifier
+    model.config.yes_no_input = args.input  # read by dialeval.metrics.nbest_contradiction.yes_no.ModelYesNoClassifier
 
     def compute_metrics(prediction):
         predicted = np.argmax(prediction.predictions, axis=-1)

@@ -1,16 +1,22 @@
-"""dialeval.generation: diversity-aware decoding for any GenerationMixin model (DTG, n-best helpers)."""
-from .dtg import DTGResult, diversity_threshold_generate
-from .dtg_runner import run_dtg
-from .nbest import (
-    Hypothesis,
+"""dialeval.generation: diversity-aware decoding for any GenerationMixin model.
+
+- ``dtg.py`` / ``dtg_runner.py``: Diversity Threshold Generation (Stasaski & Hearst 2022, §5),
+  with the set objectives of ``objectives.py``; ``custom_generate/`` wraps it for
+  ``model.generate(custom_generate=...)``.
+- ``nbest.py``: n-best lists (beam search, nucleus sampling, diverse beam search; Sato et al. 2022),
+  on ``group_beam_search.py``; ``nbest_plots.py`` draws the beam-size sweep.
+"""
+from dialeval.generation.dtg import DTGResult, diversity_threshold_generate
+from dialeval.generation.dtg_runner import run_dtg
+from dialeval.generation.group_beam_search import Hypothesis, group_beam_search
+from dialeval.generation.nbest import (
     beam_search_nbest,
     beam_size_sweep,
     dialogue_prompt,
     diverse_beam_search_nbest,
-    group_beam_search,
     nucleus_sampling_nbest,
 )
-from .set_objectives import DistinctN, NLIContradictions, SentBertDiversity
+from dialeval.generation.objectives import DistinctN, NLIContradictions, SentBertDiversity
 
 __all__ = [
     "DTGResult",

@@ -15,13 +15,15 @@ Candidates come from one of two decoders:
 """
 from __future__ import annotations
 
+import copy
+
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import torch
 
-from .set_objectives import DistinctN, NLIContradictions, SentBertDiversity
+from dialeval.generation.objectives import DistinctN, NLIContradictions, SentBertDiversity
 
 OBJECTIVES = {"nli": NLIContradictions, "sent_bert": SentBertDiversity, "distinct_n": DistinctN}
 DECODINGS = ("sample", "beam")
@@ -68,7 +70,7 @@ def make_objective(metric, **options):
         return OBJECTIVES[metric](**options)
     for method in ("start", "value", "leave_one_out", "replace"):
         if not hasattr(metric, method):
-            raise ValueError(f"`metric` object lacks {method}(); see dialeval.generation.set_objectives")
+            raise ValueError(f"`metric` object lacks {method}(); see dialeval.generation.objectives")
     return metric
 
 
@@ -78,6 +80,8 @@ def encode_contexts(tokenizer, inputs, is_encoder_decoder: bool, max_context_tok
     ``max_context_tokens`` keeps each context's last tokens (§6.1: BlenderBot sees the last 128).
     """
     if isinstance(inputs, (list, tuple)) and inputs and all(isinstance(text, str) for text in inputs):
+        # A copy: the caller's tokenizer (and the one dialeval.hub shares) keeps its settings.
+        tokenizer = copy.deepcopy(tokenizer)
         if not is_encoder_decoder:
             tokenizer.padding_side = "left"  # decoder-only models continue from the last token
         if tokenizer.pad_token is None:

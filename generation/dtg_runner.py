@@ -12,9 +12,9 @@ from typing import Callable, Sequence
 
 import torch
 
-from dialeval.metrics.validation import check_int
+from dialeval.validation import check_int
 
-from .dtg import DTGResult, diversity_threshold_generate
+from dialeval.generation.dtg import DTGResult, diversity_threshold_generate
 
 
 def run_dtg(
@@ -48,7 +48,7 @@ def run_dtg(
     num_batches = -(-len(contexts) // batch_size)
     if "metric" in dtg_options and isinstance(dtg_options["metric"], str):
         # One objective for the whole run: its model is loaded once, not per batch.
-        from .dtg import make_objective
+        from dialeval.generation.dtg import make_objective
 
         dtg_options["metric"] = make_objective(dtg_options["metric"], **(dtg_options.pop("metric_options", None) or {}))
     results: list[DTGResult] = []

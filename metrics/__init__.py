@@ -1,24 +1,14 @@
-"""dialeval.metrics: pure metric functions (this package) and evaluate modules (sub-folders).
+"""dialeval.metrics: one subpackage per metric, named as its evaluate module, re-exported here.
+
+Each ``<name>/`` holds the metric's pure functions (``__init__.py`` and small files), the
+``evaluate`` module ``<name>.py`` and its card ``README.md``; ``engines/`` holds the shared model
+engines; :mod:`dialeval.metrics.registry` lists every metric (CONTRIBUTING.md: adding one).
 
 Scope matters: *set-level* metrics score the responses to one context (``list[str]``) and are
 averaged over contexts; *corpus-level* metrics pool every generated response (``list[str]``).
 """
-from pathlib import Path
-
-from .bertscore import bertscore_diversity, bertscore_similarity_matrices
-from .certainty_variety import certainty_variety, nbest_contradiction
-from .corpus_lexical import corpus_ngram_diversity, distinct_n, entropy_n, lf, token_counts
-from .cross_encoder import cross_encoder_similarity_matrices
-from .embedders import (
-    LastTokenEmbedder,
-    MeanPoolingEmbedder,
-    SentenceTransformerEmbedder,
-    TextEmbedder,
-    embedder_from_identity,
-    load_embedder,
-)
-from .lexical import corpus_lexical_diversity, lexical_diversity, set_lexical_diversity
-from .meta_evaluation import (
+from dialeval.metrics.compression_ratio import compression_ratio, compression_ratio_per_set
+from dialeval.metrics.diversity_meta_eval import (
     bootstrap_spearman_ci,
     diversity_meta_evaluation,
     optimal_classification_accuracy,
@@ -26,35 +16,63 @@ from .meta_evaluation import (
     spearman,
     subsampled_spearman,
 )
-from .nli import NLIPairMatrix, NLIScorer, iter_nli_pair_matrices, nli_diversity, nli_pair_matrices
-from .reduction import diversity_from_similarity_matrix, similarity_to_diversity
-from .response_selection_core import (
-    CandidateScorer,
-    random_protocol_correlation,
-    response_selection,
-    system_ranking_correlation,
+from dialeval.metrics.engines.embedders import (
+    LastTokenEmbedder,
+    MeanPoolingEmbedder,
+    SentenceTransformerEmbedder,
+    TextEmbedder,
+    embedder_from_identity,
+    load_embedder,
 )
-from .self_bleu import self_bleu
-from .semantic_clusters import SemanticClusters, distribution_entropy, sem_ent
-from .sentence_embedding import sent_bert_diversity
-from .set_lexical import averaged_distinct_n, ngram_cosine_diversity, ngram_cosine_similarity
-from .set_lexical_batch import batch_set_lexical_diversity
-from .similarity import similarity_diversity, similarity_matrices
-from .tokenization import casual_tokenize, tevet_tokenize
-from .vendi import vendi_score, vendi_score_from_embeddings, vendi_score_from_kernel
-from .yes_no import ModelYesNoClassifier, PrefixYesNoClassifier, load_yes_no_classifier
+from dialeval.metrics.engines.lm_scorer import CandidateScorer
+from dialeval.metrics.engines.reduction import diversity_from_similarity_matrix, similarity_to_diversity
+from dialeval.metrics.lexical_diversity import (
+    averaged_distinct_n,
+    batch_set_lexical_diversity,
+    corpus_lexical_diversity,
+    corpus_ngram_diversity,
+    distinct_n,
+    entropy_n,
+    lexical_diversity,
+    lf,
+    ngram_cosine_diversity,
+    ngram_cosine_similarity,
+    self_bleu,
+    set_lexical_diversity,
+    token_counts,
+)
+from dialeval.metrics.nbest_contradiction import (
+    ModelYesNoClassifier,
+    PrefixYesNoClassifier,
+    certainty_variety,
+    load_yes_no_classifier,
+    nbest_contradiction,
+)
+from dialeval.metrics.nli_diversity import NLIPairMatrix, NLIScorer, iter_nli_pair_matrices, nli_diversity, nli_pair_matrices
+from dialeval.metrics.response_selection import random_protocol_correlation, response_selection, system_ranking_correlation
+from dialeval.metrics.sem_ent import SemanticClusters, distribution_entropy, sem_ent
+from dialeval.metrics.similarity_diversity import (
+    bertscore_diversity,
+    bertscore_similarity_matrices,
+    cross_encoder_similarity_matrices,
+    sent_bert_diversity,
+    similarity_diversity,
+    similarity_matrices,
+)
+from dialeval.metrics.vendi_score import vendi_score, vendi_score_from_embeddings, vendi_score_from_kernel
+from dialeval.text import casual_tokenize, tevet_tokenize
 
 
 def evaluate_module_path(name: str) -> str:
     """Directory of the evaluate module ``name``, for ``evaluate.load(evaluate_module_path(name))``.
 
-    Works from a source checkout and from an installed wheel alike.
+    Works from a source checkout and from an installed wheel alike; the names are the registry's.
     """
-    path = Path(__file__).resolve().parent / name
-    if not (path / f"{name}.py").is_file():
-        available = sorted(p.name for p in Path(__file__).resolve().parent.iterdir() if (p / f"{p.name}.py").is_file())
-        raise ValueError(f"`name` must be one of the evaluate modules {available}, got {name!r}")
-    return str(path)
+    from dialeval.metrics import registry
+
+    if name not in registry.BY_NAME:
+        raise ValueError(f"`name` must be one of the evaluate modules {sorted(registry.BY_NAME)}, got {name!r}")
+    return str(registry.BY_NAME[name].module_dir)
 
 
 __all__ = [
@@ -63,6 +81,8 @@ __all__ = [
     "ModelYesNoClassifier",
     "load_yes_no_classifier",
     "certainty_variety",
+    "compression_ratio",
+    "compression_ratio_per_set",
     "LastTokenEmbedder",
     "MeanPoolingEmbedder",
     "SemanticClusters",

@@ -8,10 +8,12 @@
   examples they train on (causal LMs DialoGPT-style, or encoder-decoder models).
 * :mod:`dialeval.trainers.losses`: the pure loss functions.
 """
-from .data import DialogueCollator, encode_dialogue, encode_unlikelihood_example
-from .dress import DRESSConfig, DRESSTrainer
-from .losses import dress_weights, head_cluster_mask, unlikelihood_loss, weighted_nll_loss
-from .unlikelihood import UnlikelihoodConfig, UnlikelihoodTrainer
+from dialeval.trainers.data import DialogueCollator, encode_dialogue, encode_unlikelihood_example
+from dialeval.trainers.dress import DRESSTrainer
+from dialeval.trainers.dress_config import DRESSConfig
+from dialeval.trainers.losses import dress_weights, head_cluster_mask, unlikelihood_loss, weighted_nll_loss
+from dialeval.trainers.unlikelihood import UnlikelihoodTrainer
+from dialeval.trainers.unlikelihood_config import UnlikelihoodConfig
 
 __all__ = [
     "DRESSConfig",

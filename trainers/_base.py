@@ -22,8 +22,8 @@ from __future__ import annotations
 import torch
 from transformers import Seq2SeqTrainer
 
-from .data import NEGATIVE_PREFIX, DialogueCollator
-from .losses import IGNORE_INDEX, count_target_tokens, weighted_nll_loss
+from dialeval.trainers.data import NEGATIVE_PREFIX, DialogueCollator
+from dialeval.trainers.losses import IGNORE_INDEX, count_target_tokens, weighted_nll_loss
 
 NUM_NEGATIVE_ITEMS = "num_negative_items"
 NEGATIVE_COLUMNS = tuple(NEGATIVE_PREFIX + key for key in ("input_ids", "attention_mask", "labels"))

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import torch
 
-from .losses import IGNORE_INDEX
+from dialeval.trainers.losses import IGNORE_INDEX
 
 #: Float per-example columns the collator stacks as they are.
 FLOAT_COLUMNS = ("dress_weight",)

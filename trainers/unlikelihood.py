@@ -12,34 +12,13 @@ alpha = 0 is plain maximum likelihood in the same setting (the papers' fair comp
 """
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
 
 import torch
-from transformers import Seq2SeqTrainingArguments
 
-from ._base import NEGATIVE_COLUMNS, ResponseLossTrainer
-from .losses import unlikelihood_loss, weighted_nll_loss
+from dialeval.trainers._base import NEGATIVE_COLUMNS, ResponseLossTrainer
+from dialeval.trainers.unlikelihood_config import UnlikelihoodConfig
+from dialeval.trainers.losses import unlikelihood_loss, weighted_nll_loss
 
-NEGATIVE_LOSSES = ("unlikelihood", "negative_training")
-
-
-@dataclass
-class UnlikelihoodConfig(Seq2SeqTrainingArguments):
-    alpha: float = field(default=1.0, metadata={"help": "Weight of the negative term (the contradiction paper: 0, 1, 10)."})
-    negative_loss: str = field(
-        default="unlikelihood",
-        metadata={"help": "'unlikelihood': -log(1 - p) per negative token; 'negative_training': -NLL (weight -1)."})
-    min_complement: float = field(default=1e-5, metadata={"help": "Lower clamp of 1 - p in the unlikelihood term."})
-
-    def __post_init__(self):
-        super().__post_init__()
-        if isinstance(self.alpha, bool) or not isinstance(self.alpha, (int, float)) or self.alpha < 0 or not math.isfinite(self.alpha):
-            raise ValueError(f"`alpha` must be a finite number >= 0, got {self.alpha!r}")
-        if self.negative_loss not in NEGATIVE_LOSSES:
-            raise ValueError(f"`negative_loss` must be one of {NEGATIVE_LOSSES}, got {self.negative_loss!r}")
-        if not isinstance(self.min_complement, float) or not 0 < self.min_complement < 1:
-            raise ValueError(f"`min_complement` must be a float in (0, 1), got {self.min_complement!r}")
 
 
 class UnlikelihoodTrainer(ResponseLossTrainer):

@@ -168,7 +168,7 @@ class Circa(datasets.GeneratorBasedBuilder):
         return [datasets.SplitGenerator(name=datasets.Split.TRAIN, gen_kwargs={"path": path})]
 
     def _generate_examples(self, path):
-        from dialeval.metrics.yes_no import answer_of_label
+        from dialeval.labels import answer_of_label
 
         column, names = LABEL_SETS[self.config.name]
         for index, record in enumerate(read_circa(path)):

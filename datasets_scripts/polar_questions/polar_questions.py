@@ -44,7 +44,7 @@ from typing import ClassVar
 import datasets
 from dialeval.datasets_scripts._sources import SourceFile, SourceNotAvailableError, resolve_source, sha256_of
 
-from .rewriting import Unrewritable, answer_sentence, history_utterance, load_tagger, polar_question
+from dialeval.datasets_scripts.polar_questions.rewriting import Unrewritable, answer_sentence, history_utterance, load_tagger, polar_question
 
 _CITATION = """\
 @inproceedings{sato-etal-2022-n,

@@ -1,13 +1,13 @@
 """evaluate module: meta-evaluation of a diversity metric (Tevet & Berant 2021, §6.3-6.4).
 
-A thin wrapper of :func:`dialeval.metrics.meta_evaluation.diversity_meta_evaluation`; see README.md.
+A thin wrapper of :func:`dialeval.metrics.diversity_meta_eval.statistics.diversity_meta_evaluation`; see README.md.
 """
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
 import datasets
 import evaluate
-from dialeval.metrics.meta_evaluation import check_numbers
-from dialeval.metrics.meta_evaluation import diversity_meta_evaluation
+from dialeval.metrics.diversity_meta_eval.statistics import check_numbers
+from dialeval.metrics.diversity_meta_eval.statistics import diversity_meta_evaluation
 
 _CITATION = """\
 @inproceedings{tevet-berant-2021-evaluating,

@@ -1,13 +1,13 @@
 """evaluate module: lexical diversity of response sets (Tevet & Berant 2021) or of a corpus (Sem-Ent paper).
 
-A thin wrapper of :func:`dialeval.metrics.lexical.lexical_diversity`; see README.md (the metric card).
+A thin wrapper of :func:`dialeval.metrics.lexical_diversity.by_scope.lexical_diversity`; see README.md (the metric card).
 """
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
 import datasets
 import evaluate
-from dialeval.metrics.lexical import lexical_diversity
-from dialeval.metrics.validation import check_module_inputs
+from dialeval.metrics.lexical_diversity.by_scope import lexical_diversity
+from dialeval.validation import check_module_inputs
 
 _CITATION = """\
 @inproceedings{tevet-berant-2021-evaluating,

@@ -1,14 +1,14 @@
 """evaluate module: Certainty and Variety of n-best lists (Sato et al. 2022, §2; App. C).
 
-A thin wrapper of :func:`dialeval.metrics.certainty_variety.nbest_contradiction`; see README.md
+A thin wrapper of :func:`dialeval.metrics.nbest_contradiction.certainty_variety.nbest_contradiction`; see README.md
 (the metric card).
 """
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
 import datasets
 import evaluate
-from dialeval.metrics.certainty_variety import nbest_contradiction
-from dialeval.metrics.validation import check_response_sets
+from dialeval.metrics.nbest_contradiction.certainty_variety import nbest_contradiction
+from dialeval.validation import check_response_sets
 
 _CITATION = """\
 @inproceedings{sato-etal-2022-n,

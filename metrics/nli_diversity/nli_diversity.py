@@ -1,14 +1,14 @@
 """evaluate module: NLI Diversity of response sets (Stasaski & Hearst 2022, §3).
 
-A thin wrapper of :func:`dialeval.metrics.nli.nli_diversity`; see README.md (the metric card).
+A thin wrapper of :func:`dialeval.metrics.nli_diversity.nli.nli_diversity`; see README.md (the metric card).
 """
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
 import datasets
 import evaluate
-from dialeval.metrics.nli import DEFAULT_NLI_MODEL
-from dialeval.metrics.nli import nli_diversity
-from dialeval.metrics.validation import check_module_inputs
+from dialeval.metrics.nli_diversity.nli import DEFAULT_NLI_MODEL
+from dialeval.metrics.nli_diversity.nli import nli_diversity
+from dialeval.validation import check_module_inputs
 
 _CITATION = """\
 @inproceedings{stasaski-hearst-2022-semantic,

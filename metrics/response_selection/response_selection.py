@@ -1,15 +1,15 @@
 """evaluate module: evaluating a generation system via response selection (Sato et al. 2020, §4.1.2).
 
-A thin wrapper of :func:`dialeval.metrics.response_selection_core.response_selection`; see
+A thin wrapper of :func:`dialeval.metrics.response_selection.selection.response_selection`; see
 README.md (the metric card).
 """
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
 import datasets
 import evaluate
-from dialeval.metrics.response_selection_core import DEFAULT_BATCH_SIZE
-from dialeval.metrics.response_selection_core import check_questions
-from dialeval.metrics.response_selection_core import response_selection
+from dialeval.metrics.engines.lm_scorer import DEFAULT_BATCH_SIZE
+from dialeval.metrics.engines.lm_scorer import check_questions
+from dialeval.metrics.response_selection.selection import response_selection
 
 _CITATION = """\
 @inproceedings{sato-etal-2020-evaluating,

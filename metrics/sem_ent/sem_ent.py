@@ -1,17 +1,17 @@
 """evaluate module: Sem-Ent (Han et al. 2022, §3.1 Eq. 1-2), semantic diversity of generated responses.
 
-A thin wrapper of :class:`dialeval.metrics.semantic_clusters.SemanticClusters` and
-:func:`dialeval.metrics.semantic_clusters.sem_ent`; see README.md (the metric card).
+A thin wrapper of :class:`dialeval.metrics.sem_ent.clusters.SemanticClusters` and
+:func:`dialeval.metrics.sem_ent.clusters.sem_ent`; see README.md (the metric card).
 """
 # One import per line: evaluate finds a module's dependencies with a per-line regex (and would
 # read a trailing comment on an import line as an install URL), hence the file-level exemption.
 # ruff: noqa: I001
 import datasets
 import evaluate
-from dialeval.metrics.embedders import load_embedder
-from dialeval.metrics.semantic_clusters import SemanticClusters
-from dialeval.metrics.semantic_clusters import sem_ent
-from dialeval.metrics.validation import check_module_inputs
+from dialeval.metrics.engines.embedders import load_embedder
+from dialeval.metrics.sem_ent.clusters import SemanticClusters
+from dialeval.metrics.sem_ent.clusters import sem_ent
+from dialeval.validation import check_module_inputs
 
 _CITATION = """\
 @inproceedings{han-etal-2022-measuring,

@@ -1,13 +1,13 @@
 """evaluate module: similarity diversity of response sets (Tevet & Berant 2021, §5 and §6.2).
 
-A thin wrapper of :func:`dialeval.metrics.similarity.similarity_diversity`; see README.md.
+A thin wrapper of :func:`dialeval.metrics.similarity_diversity.similarity.similarity_diversity`; see README.md.
 """
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
 import datasets
 import evaluate
-from dialeval.metrics.similarity import similarity_diversity
-from dialeval.metrics.validation import check_module_inputs
+from dialeval.metrics.similarity_diversity.similarity import similarity_diversity
+from dialeval.validation import check_module_inputs
 
 _CITATION = """\
 @inproceedings{tevet-berant-2021-evaluating,

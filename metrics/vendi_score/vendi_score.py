@@ -1,14 +1,14 @@
 """evaluate module: Vendi Score (Friedman & Dieng 2023) of response sets or of a corpus.
 
-A thin wrapper of :func:`dialeval.metrics.vendi.vendi_score`; see README.md (the metric card).
+A thin wrapper of :func:`dialeval.metrics.vendi_score.vendi.vendi_score`; see README.md (the metric card).
 """
 # One import per line: evaluate finds a module's dependencies with a per-line regex (and would
 # read a trailing comment on an import line as an install URL), hence the file-level exemption.
 # ruff: noqa: I001
 import datasets
 import evaluate
-from dialeval.metrics.validation import check_module_inputs
-from dialeval.metrics.vendi import vendi_score
+from dialeval.validation import check_module_inputs
+from dialeval.metrics.vendi_score.vendi import vendi_score
 
 _CITATION = """\
 @article{friedman2023vendi,

@@ -1,0 +1,5 @@
+import sys
+
+from dialeval.cli.main import main
+
+sys.exit(main())

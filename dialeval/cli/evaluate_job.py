@@ -1,0 +1,238 @@
+"""The main job: every diversity metric that can run here, over a file of response sets.
+
+Each metric is an :class:`EvaluationMetric` in :data:`METRICS`. A metric that needs a model
+which is not on this machine raises :class:`~dialeval.hub.ModelNotAvailableError`; the job
+records it under ``skipped`` with the reason and carries on. Later metrics (NLI diversity,
+Sem-Ent, ...) join by appending to :data:`METRICS`.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from dialeval.io import ResponseSet
+from dialeval.hub import ModelNotAvailableError, resolve_model_path
+from dialeval.metrics.lexical_diversity import corpus_lexical_diversity, set_lexical_diversity
+from dialeval.metrics.registry import SET_SCORERS, SetScorer, scorers_with_flag
+
+
+@dataclass
+class EvaluationOptions:
+    sentence_models: list[str] = field(default_factory=lambda: [SET_SCORERS["sent_bert"].default_model])
+    nli_models: list[str] = field(default_factory=lambda: [SET_SCORERS["nli"].default_model])
+    bertscore_models: list[str] = field(default_factory=lambda: [SET_SCORERS["bertscore"].default_model])
+    cross_encoder_models: list[str] = field(default_factory=lambda: [SET_SCORERS["cross_encoder"].default_model])
+    max_n: int = 5
+    corpus_max_n: int = 3
+    lf_threshold: int = 100
+    reference_corpus: list[str] | None = None  # LF counts against it; Sem-Ent fits its clusters on it
+    sem_ent_clusters: str | None = None  # saved SemanticClusters directory (instead of fitting)
+    sem_ent_embedder: str = "sentence_transformers"
+    sem_ent_embedder_model: str | None = None
+    sem_ent_num_clusters: int = 20
+    sem_ent_seed: int = 0
+    save_sem_ent_clusters: str | None = None
+    # Response selection (Sato et al. 2020): LMs scored on questions {"contexts", "candidates", "labels"}.
+    selection_models: list[str] = field(default_factory=list)
+    selection_questions: dict | None = None
+    selection_reduction: str = "sum"
+    selection_batch_size: int = 16
+    allow_empty: bool = False
+    batch_size: int = 64
+    device: str | None = None
+    progress: bool = True
+
+
+class MetricSkipped(Exception):
+    """A metric cannot run on this input (e.g. too small a reference corpus); the job goes on."""
+
+
+@dataclass
+class MetricOutcome:
+    """``summary``: name -> value; ``per_set``: one dict of name -> value per set (or None)."""
+
+    summary: dict
+    per_set: list[dict] | None = None
+
+
+@dataclass(frozen=True)
+class EvaluationMetric:
+    name: str
+    scope: str  # "response_set" (averaged over sets) or "corpus" (all responses pooled)
+    run: Callable[[list[ResponseSet], EvaluationOptions], MetricOutcome]
+
+
+def _bar(options: EvaluationOptions, total: int, name: str):
+    return tqdm(total=total, desc=name, unit="set", disable=not options.progress, leave=False)
+
+
+def _set_lexical(sets: list[ResponseSet], options: EvaluationOptions) -> MetricOutcome:
+    with _bar(options, len(sets), "lexical (per set)") as bar:
+        result = set_lexical_diversity(
+            [s.responses for s in sets], max_n=options.max_n, allow_empty=options.allow_empty, progress=bar.update
+        )
+    return MetricOutcome({name: result[name] for name in ("averaged_distinct_n", "ngram_cosine_diversity")}, result["per_set"])
+
+
+def _corpus_lexical(sets: list[ResponseSet], options: EvaluationOptions) -> MetricOutcome:
+    corpus = [response for s in sets for response in s.responses]
+    result = corpus_lexical_diversity(
+        corpus,
+        max_n=options.corpus_max_n,
+        lf_threshold=options.lf_threshold,
+        reference_corpus=options.reference_corpus,
+        allow_empty=options.allow_empty,
+    )
+    result["lf_counted_against"] = "reference corpus" if options.reference_corpus is not None else "the evaluated responses"
+    return MetricOutcome(result)
+
+
+def _set_scorer_runner(scorer: SetScorer, model: str) -> Callable[[list[ResponseSet], EvaluationOptions], MetricOutcome]:
+    """A model-backed per-set figure of the registry, for one model."""
+
+    def run(sets: list[ResponseSet], options: EvaluationOptions) -> MetricOutcome:
+        resolve_model_path(model)  # fail fast (-> skipped) before any work
+        with _bar(options, len(sets), f"{scorer.name} ({model})") as bar:
+            result = scorer.run([s.responses for s in sets], model, batch_size=options.batch_size, device=options.device,
+                                allow_empty=options.allow_empty, progress=bar.update)
+        summary = {key: result[key] for key in scorer.summary_keys}
+        per_set = result["per_set"] if scorer.report_keys else [{scorer.figure: row[scorer.figure]} for row in result["per_set"]]
+        return MetricOutcome({**summary, "model": model}, per_set)
+
+    return run
+
+
+def _sem_ent(sets: list[ResponseSet], options: EvaluationOptions) -> MetricOutcome:
+    from dialeval.metrics.engines.embedders import load_embedder
+    from dialeval.metrics.sem_ent.clusters import SemanticClusters, sem_ent
+
+    runtime = {"batch_size": options.batch_size, "device": options.device}
+    if options.sem_ent_clusters is not None:
+        clusters = SemanticClusters.load(options.sem_ent_clusters, **runtime)
+        source = f"saved clusters {options.sem_ent_clusters}"
+    else:
+        distinct = len(set(options.reference_corpus))
+        if distinct < options.sem_ent_num_clusters:
+            raise MetricSkipped(
+                f"the reference corpus has {distinct} distinct texts, fewer than the {options.sem_ent_num_clusters} "
+                "clusters to fit (--sem-ent-k)"
+            )
+        embedder = load_embedder(options.sem_ent_embedder, options.sem_ent_embedder_model, **runtime)
+        with _bar(options, 1, "Sem-Ent (fitting clusters)") as bar:
+            clusters = SemanticClusters.fit(
+                options.reference_corpus, embedder, num_clusters=options.sem_ent_num_clusters, seed=options.sem_ent_seed
+            )
+            bar.update(1)
+        source = f"fitted on the reference corpus ({len(options.reference_corpus)} texts)"
+        if options.save_sem_ent_clusters:
+            clusters.save(options.save_sem_ent_clusters)
+    result = sem_ent([response for s in sets for response in s.responses], clusters)
+    return MetricOutcome({
+        **result, "num_clusters": clusters.num_clusters, "clusters": source, "embedder": clusters.embedder_identity,
+        "reference_distribution": [float(v) for v in clusters.reference_distribution],
+    })
+
+
+def _selection_runner(model: str) -> Callable[[list[ResponseSet], EvaluationOptions], MetricOutcome]:
+    """Response-selection accuracy of ``model`` on the question file (it does not read the response sets)."""
+
+    def run(sets: list[ResponseSet], options: EvaluationOptions) -> MetricOutcome:
+        from dialeval.metrics.response_selection import response_selection
+
+        resolve_model_path(model)
+        questions = options.selection_questions
+        with _bar(options, len(questions["contexts"]), f"response selection ({model})") as bar:
+            result = response_selection(
+                questions["contexts"], questions["candidates"], questions["labels"], model=model,
+                reduction=options.selection_reduction, batch_size=options.selection_batch_size, device=options.device,
+                progress=bar.update,
+            )
+        keys = ("accuracy", "num_correct", "num_questions", "num_ties", "num_truncated_contexts", "reduction", "per_question")
+        return MetricOutcome({**{key: result[key] for key in keys}, "model": model})
+
+    return run
+
+
+#: Metrics that need no model.
+METRICS: list[EvaluationMetric] = [
+    EvaluationMetric("lexical_diversity", "response_set", _set_lexical),
+    EvaluationMetric("corpus_lexical_diversity", "corpus", _corpus_lexical),
+]
+
+
+def metrics_for(options: EvaluationOptions) -> list[EvaluationMetric]:
+    """The model-free metrics plus one entry per (registry figure, requested model)."""
+    models_by_flag = {
+        "--sentence-model": options.sentence_models,
+        "--nli-model": options.nli_models,
+        "--bertscore-model": options.bertscore_models,
+        "--cross-encoder-model": options.cross_encoder_models,
+    }
+    entries = []
+    for flag, models in models_by_flag.items():
+        for model in models:
+            for scorer in scorers_with_flag(flag):
+                entries.append(EvaluationMetric(f"{scorer.figure}[{model}]", "response_set", _set_scorer_runner(scorer, model)))
+    if options.sem_ent_clusters is not None or options.reference_corpus is not None:
+        entries.append(EvaluationMetric("sem_ent", "corpus", _sem_ent))
+    if options.selection_questions is not None:
+        entries += [
+            EvaluationMetric(f"response_selection[{model}]", "questions", _selection_runner(model))
+            for model in options.selection_models
+        ]
+    return METRICS + entries
+
+
+def evaluate_response_sets(sets: list[ResponseSet], options: EvaluationOptions | None = None) -> dict:
+    """Run every available metric; returns the JSON-ready report."""
+    options = options or EvaluationOptions()
+    report = {"num_sets": len(sets), "num_responses": sum(len(s.responses) for s in sets), "metrics": {}, "skipped": []}
+    per_set = [{"context": s.context} for s in sets]
+    for metric in metrics_for(options):
+        try:
+            outcome = metric.run(sets, options)
+        except (ModelNotAvailableError, MetricSkipped) as error:
+            report["skipped"].append({"metric": metric.name, "reason": str(error)})
+            continue
+        report["metrics"][metric.name] = {"scope": metric.scope, **outcome.summary}
+        for row, values in zip(per_set, outcome.per_set or []):
+            for key, value in values.items():
+                # Two models of one metric would overwrite each other's per-set figures.
+                row[f"{key}[{outcome.summary.get('model', metric.name)}]" if key in row else key] = value
+    report["per_set"] = per_set
+    return report
+
+
+def format_table(report: dict) -> str:
+    """A plain-text table of the summary figures and the skipped metrics."""
+    rows = [("metric", "figure", "scope", "value")]
+    for name, summary in report["metrics"].items():
+        for figure, value in summary.items():
+            if figure in {"scope", "model", "lf_counted_against"} or value is None or isinstance(value, (list, dict)):
+                continue
+            shown = f"{value:.4f}" if isinstance(value, float) else str(value)
+            rows.append((name, figure, summary["scope"], shown))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    for skipped in report["skipped"]:
+        lines.append(f"skipped {skipped['metric']}: {skipped['reason']}")
+    return "\n".join(lines)
+
+
+def format_per_set_table(report: dict, width: int = 40) -> str:
+    """One row per set: its context (shortened) and every per-set figure."""
+    rows = report["per_set"]
+    figures = [key for key in rows[0] if key != "context"] if rows else []
+    header = ["context"] + figures
+    lines = []
+    for row in rows:
+        context = (row.get("context") or "")[: width - 1]
+        lines.append([context] + [f"{row[f]:.4f}" if isinstance(row.get(f), float) else str(row.get(f)) for f in figures])
+    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *lines)]
+    out = ["  ".join(cell.ljust(w) for cell, w in zip(header, widths)).rstrip(), "  ".join("-" * w for w in widths)]
+    out += ["  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip() for line in lines]
+    return "\n".join(out)

@@ -1,0 +1,206 @@
+"""``dialeval meta-eval``: score Tevet & Berant's test sets with diversity metrics and meta-evaluate them.
+
+For one test (decTest, conTest, McDiv, McDiv_nuggets) and task, every set is scored by each
+requested metric and the scores are compared with the diversity parameter
+(:func:`~dialeval.metrics.diversity_meta_eval.statistics.diversity_meta_evaluation`): Spearman's rho, and OCA
+where the parameter is binary (Tevet & Berant §6.3-6.4, Tables 2, 4, 8-10). absHDS, the
+human score, is added as a row from the file that has it (decTest, conTest, McDiv_nuggets).
+
+Metric names (``--metric``) are the per-set figures of :mod:`dialeval.metrics.registry`, with an
+optional ``=MODEL`` for model-based ones:
+
+- ``distinct_n``, ``cos_sim``: the paper's averaged distinct-n and n-gram cosine diversity.
+- ``sent_bert``, ``bertscore``, ``cross_encoder``: similarity-to-diversity reduction (§5);
+  ``sent_bert`` defaults to the embedded all-MiniLM-L6-v2.
+- ``nli``, ``nli_neutral``, ``nli_confidence``: NLI Diversity (Stasaski & Hearst §4).
+- ``vendi``: Vendi Score over sentence embeddings; ``compression_ratio``: gzip compression ratio.
+- ``released:distinct_n|cos_sim|sent_bert|bert_score``: the score columns stored in the release.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dialeval.metrics.diversity_meta_eval import diversity_meta_evaluation, subsampled_spearman
+from dialeval.metrics.registry import SET_SCORERS
+
+
+@dataclass(frozen=True)
+class MetaEvalTest:
+    family: str  # the diversity_eval config family scored by the metrics
+    hds_family: str | None  # where absHDS comes from (only rated sets have it)
+    binary: bool  # content-diversity class (OCA applies) rather than temperature
+
+
+TESTS = {
+    "dectest": MetaEvalTest("dec_test_1000", "dec_test_200", binary=False),
+    "contest": MetaEvalTest("con_test_200", "con_test_200", binary=True),
+    "mcdiv": MetaEvalTest("mcdiv_all", None, binary=True),
+    "mcdiv_nuggets": MetaEvalTest("mcdiv_nuggets", "mcdiv_nuggets_200", binary=True),
+}
+TASKS = {"story": "story_gen", "resp": "resp_gen", "prompt": "prompt_gen"}
+DISPLAY_NAMES = {"dectest": "decTest", "contest": "conTest", "mcdiv": "McDiv", "mcdiv_nuggets": "McDiv_nuggets"}
+HUMAN_ROW = "absHDS"
+
+
+RELEASED_PREFIX = "released:"
+RELEASED_SCORES = ("distinct_n", "cos_sim", "sent_bert", "bert_score")
+
+
+@dataclass
+class MetaEvalOptions:
+    batch_size: int = 64
+    device: str | None = None
+    round_scores: int | None = None  # the release stores 3 decimals; OCA depends on the ties that makes
+    bootstrap: bool = False
+    num_resamples: int = 1000
+    seed: int = 0
+    data_dir: str | None = None
+    cache_dir: str | None = None
+    rated_subset: bool = False  # score the sets with absHDS (the *_200 file) instead of the full test
+
+
+@dataclass
+class MetricSpec:
+    name: str
+    model: str | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}[{self.model}]" if self.model else self.name
+
+
+def parse_metric(text: str) -> MetricSpec:
+    """``NAME`` or ``NAME=MODEL``; see the module docstring for the names."""
+    name, _, model = text.partition("=")
+    if name.startswith(RELEASED_PREFIX):
+        if name[len(RELEASED_PREFIX):] not in RELEASED_SCORES or model:
+            raise ValueError(f"`metric` {text!r}: released scores are {[RELEASED_PREFIX + s for s in RELEASED_SCORES]}")
+        return MetricSpec(name)
+    if name not in SET_SCORERS:
+        raise ValueError(f"`metric` must be one of {sorted(SET_SCORERS)} or released:<{'|'.join(RELEASED_SCORES)}>, got {name!r}")
+    if model and not SET_SCORERS[name].needs_model:
+        raise ValueError(f"`metric` {name!r} uses no model, got {text!r}")
+    return MetricSpec(name, model or None)
+
+
+def _check_choice(value: str, choices, argument: str) -> None:
+    if value not in choices:
+        raise ValueError(f"`{argument}` must be one of {sorted(choices)}, got {value!r}")
+
+
+def load_test_sets(test: str, task: str, options: MetaEvalOptions, hds: bool = False):
+    """The ``datasets.Dataset`` the metrics score (``hds=False``) or the rated one absHDS comes from."""
+    from dialeval.datasets_scripts import load
+
+    if (hds or options.rated_subset) and TESTS[test].hds_family is None:
+        raise ValueError(f"`test` {test!r} has no human-rated subset")
+    family = TESTS[test].hds_family if hds or options.rated_subset else TESTS[test].family
+    return load("diversity_eval", f"{family}_{TASKS[task]}", data_dir=options.data_dir, split="test", cache_dir=options.cache_dir)
+
+
+@dataclass
+class MetricRow:
+    label: str
+    scores: np.ndarray
+    parameters: np.ndarray
+    result: dict
+    errors: np.ndarray | None = None  # absHDS standard deviations, for Fig. 3's error bars
+
+
+@dataclass
+class MetaEvalReport:
+    test: str
+    task: str
+    binary: bool
+    config: str = ""  # the diversity_eval config the metrics scored
+    rows: list[MetricRow] = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        return f"{DISPLAY_NAMES[self.test]} {self.task}Gen"
+
+
+def score_metric(spec: MetricSpec, dataset, options: MetaEvalOptions) -> np.ndarray:
+    if spec.name.startswith(RELEASED_PREFIX):
+        scores = [row[spec.name[len(RELEASED_PREFIX):]] for row in dataset["released_scores"]]
+        if None in scores:
+            raise ValueError(f"`metric` {spec.name!r}: the files read hold no released scores (raw/ files); use with_metrics/")
+    else:
+        scorer = SET_SCORERS[spec.name]
+        result = scorer.run(dataset["responses"], spec.model or scorer.default_model, batch_size=options.batch_size,
+                            device=options.device, allow_empty=True)
+        scores = [row[scorer.figure] for row in result["per_set"]]
+    scores = np.asarray(scores, dtype=np.float64)
+    return scores.round(options.round_scores) if options.round_scores is not None else scores
+
+
+def _meta_evaluate(scores, parameters, binary: bool, options: MetaEvalOptions) -> dict:
+    result = diversity_meta_evaluation(scores, parameters, bootstrap=options.bootstrap, num_resamples=options.num_resamples, seed=options.seed)
+    if not binary:  # decTest: the paper reports rho's mean (std) over 200-set subsets (§6.3, Table 2)
+        result["spearman_subsets_mean"], result["spearman_subsets_std"] = subsampled_spearman(
+            scores, parameters, sample_size=min(200, len(scores)), seed=options.seed
+        )
+    return result
+
+
+def run_meta_eval(metrics: list[str], test: str, task: str, options: MetaEvalOptions | None = None, human: bool = True) -> MetaEvalReport:
+    """Score every set of ``test``/``task`` with ``metrics`` and meta-evaluate each (plus absHDS when ``human``)."""
+    options = options or MetaEvalOptions()
+    _check_choice(test, TESTS, "test")
+    _check_choice(task, TASKS, "task")
+    specs = [parse_metric(metric) for metric in metrics]
+    if not specs and not (human and TESTS[test].hds_family):
+        raise ValueError("`metrics` is empty and this test has no human scores: nothing to meta-evaluate")
+    definition = TESTS[test]
+    dataset = load_test_sets(test, task, options)
+    report = MetaEvalReport(test, task, definition.binary, dataset.info.config_name)
+    parameters = np.asarray(dataset["diversity_parameter"], dtype=np.float64)
+    for spec in specs:
+        scores = score_metric(spec, dataset, options)
+        report.rows.append(MetricRow(spec.label, scores, parameters, _meta_evaluate(scores, parameters, definition.binary, options)))
+    if human and definition.hds_family:
+        rated = load_test_sets(test, task, options, hds=True)
+        hds = np.asarray(rated["abs_hds_mean"], dtype=np.float64)
+        rated_parameters = np.asarray(rated["diversity_parameter"], dtype=np.float64)
+        report.rows.append(MetricRow(
+            HUMAN_ROW, hds, rated_parameters, _meta_evaluate(hds, rated_parameters, definition.binary, options),
+            errors=np.asarray(rated["abs_hds_std"], dtype=np.float64),
+        ))
+    return report
+
+
+def format_report(report: MetaEvalReport) -> str:
+    """The paper-style table: one row per metric; rho (and OCA for a binary parameter)."""
+    header = ["metric", "rho"]
+    if report.binary:
+        header.append("OCA")
+    else:
+        header.append("rho 200-subsets mean (std)")
+    bootstrap = any("spearman_ci" in row.result for row in report.rows)
+    if bootstrap:
+        header.append("rho 95% CI")
+    header += ["p-value", "sets"]
+    lines = []
+    for row in report.rows:
+        r = row.result
+        cells = [row.label, f"{r['spearman']:.3f}"]
+        cells.append(f"{r['oca']:.3f}" if report.binary else f"{r['spearman_subsets_mean']:.3f} ({r['spearman_subsets_std']:.3f})")
+        if bootstrap:
+            cells.append("[{:.3f}, {:.3f}]".format(*r["spearman_ci"]))
+        # scipy's p-value underflows to 0 for rho near 1 over ~1000 sets
+        cells += [f"{r['spearman_pvalue']:.2g}" if r["spearman_pvalue"] > 0 else "<1e-300", str(r["num_sets"])]
+        lines.append(cells)
+    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *lines)]
+    parameter = "content-diversity class" if report.binary else "temperature"
+    out = [f"{report.title}: {report.config}, rho with the {parameter}"]
+    out.append("  ".join(cell.ljust(w) for cell, w in zip(header, widths)).rstrip())
+    out.append("  ".join("-" * w for w in widths))
+    out += ["  ".join(cell.ljust(w) for cell, w in zip(cells, widths)).rstrip() for cells in lines]
+    return "\n".join(out)
+
+
+def report_as_dict(report: MetaEvalReport) -> dict:
+    """JSON-ready: the test, task and each row's meta-evaluation figures (not the per-set scores)."""
+    return {"test": report.test, "task": report.task, "config": report.config, "rows": {row.label: row.result for row in report.rows}}

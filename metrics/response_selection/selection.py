@@ -1,0 +1,227 @@
+"""Evaluating generation systems via response selection (Sato et al. 2020, "Evaluating Dialogue
+Generation Systems via Response Selection", ACL 2020).
+
+§4.1.2: a response generation system computes its softmax cross-entropy loss ℓ_r for every
+candidate r of a question given the context c, and selects r̂ = argmin_r ℓ_r. Its accuracy over
+the questions ranks it among other systems; the ranking is compared with the human ranking by
+Spearman's ρ (§4.2, Table 3). With randomly sampled false candidates (RANDOM) the ρ is averaged
+over 100 trials (Table 3 footnote 5) and its spread is the instability of §4.3 (Fig. 2).
+
+- :class:`~dialeval.metrics.engines.lm_scorer.CandidateScorer` (the engine): the loss of every
+  candidate under a causal or seq2seq ``transformers`` model.
+- :func:`response_selection`: losses, argmin selection, accuracy and per-question details.
+- :func:`system_ranking_correlation` / :func:`random_protocol_correlation`: Table 3's ρ.
+
+ℓ_r is the **summed** token negative log-likelihood of the candidate by default (= -log p(r|c),
+the sequence's cross-entropy); ``reduction="mean"`` divides by the candidate's token count.
+The paper does not say which it used; README.md (the metric card) discusses it.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import ConstantInputWarning, spearmanr
+
+from dialeval.io import iter_jsonl, iter_lines
+from dialeval.metrics.engines.lm_scorer import (
+    DEFAULT_BATCH_SIZE,
+    CandidateScorer,
+    check_questions,
+    check_reduction,
+    describe,
+)
+
+
+# --------------------------------------------------------------------------------------------
+# Selection and accuracy
+# --------------------------------------------------------------------------------------------
+
+
+def select_by_loss(losses: Sequence[Sequence[float]], labels: Sequence[int]) -> dict:
+    """Argmin selection (§4.1.2) and accuracy from per-question candidate losses.
+
+    A question counts as correct only when the ground truth's loss is **strictly** the lowest:
+    with the ground truth listed first (as released), ``argmin``'s first-index tie-break would
+    otherwise reward a model that gives every candidate the same loss. ``selected`` is the
+    first index of the minimum; ``tie`` says the minimum is shared.
+    """
+    if len(losses) != len(labels) or not len(losses):
+        raise ValueError(f"`losses` and `labels` must be non-empty and of equal length, got {len(losses)} and {len(labels)}")
+    per_question = []
+    for i, (values, label) in enumerate(zip(losses, labels)):
+        values = np.asarray(values, dtype=np.float64)
+        if values.ndim != 1 or len(values) < 2 or not np.isfinite(values).all():
+            raise ValueError(f"`losses[{i}]` must be at least 2 finite numbers, got {describe(values.tolist())}")
+        if not 0 <= label < len(values):
+            raise ValueError(f"`labels[{i}]` = {label} is not an index of losses[{i}]")
+        selected = int(values.argmin())
+        tie = int((values == values[selected]).sum()) > 1
+        per_question.append({"selected": selected, "label": int(label), "correct": selected == label and not tie, "tie": tie})
+    num_correct = sum(row["correct"] for row in per_question)
+    return {
+        "accuracy": num_correct / len(per_question),
+        "num_correct": num_correct,
+        "num_questions": len(per_question),
+        "num_ties": sum(row["tie"] for row in per_question),
+        "per_question": per_question,
+    }
+
+
+def response_selection(
+    contexts, candidates, labels, model=None, *, scorer: CandidateScorer | None = None, reduction: str = "sum",
+    batch_size: int = DEFAULT_BATCH_SIZE, device=None, dtype=None, turn_separator: str | None = None,
+    candidate_eos: bool = True, share_context: bool = True, progress: Callable[[int], object] | None = None,
+) -> dict:
+    """Response-selection accuracy of one LM (Sato et al. 2020, §4.1.2).
+
+    Args:
+        contexts: per question, its context turns (oldest first) or one string.
+        candidates: per question, its candidate responses (>= 2).
+        labels: per question, the index of the ground truth among its candidates.
+        model: a causal or seq2seq LM (Hub id in the local cache, or a directory); or pass
+            ``scorer`` (a :class:`CandidateScorer`) to reuse a loaded one.
+        reduction: ``"sum"`` (default: ℓ_r = -log p(r|c)) or ``"mean"`` (per candidate token).
+        batch_size, device, dtype, turn_separator, candidate_eos, share_context: see :class:`CandidateScorer`.
+
+    Returns:
+        ``accuracy``, ``num_correct``, ``num_questions``, ``num_ties``,
+        ``num_truncated_contexts``, ``reduction``, ``model``, and ``per_question``: per
+        question ``losses`` (under ``reduction``), ``nll_sums``, ``num_tokens``, ``selected``,
+        ``label``, ``correct`` and ``tie``.
+    """
+    check_reduction(reduction)
+    _, _, labels = check_questions(contexts, candidates, labels)
+    if scorer is None:
+        if model is None:
+            raise ValueError("`model` is required (a causal or seq2seq LM id or directory), or pass `scorer`")
+        scorer = CandidateScorer(model, device=device, dtype=dtype, batch_size=batch_size,
+                                 turn_separator=turn_separator, candidate_eos=candidate_eos, share_context=share_context)
+    scored = scorer.score(contexts, candidates, progress=progress)
+    losses = scored.losses(reduction)
+    result = select_by_loss(losses, labels)
+    for row, values, sums, counts in zip(result["per_question"], losses, scored.nll_sums, scored.num_tokens):
+        row.update({"losses": values.tolist(), "nll_sums": sums.tolist(), "num_tokens": counts.tolist()})
+    result.update({
+        "num_truncated_contexts": scored.num_truncated_contexts, "reduction": reduction, "model": scorer.lm.name,
+    })
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# Question files
+# --------------------------------------------------------------------------------------------
+
+
+def read_selection_questions(path) -> dict[str, list]:
+    """Questions from a file, as ``{"contexts", "candidates", "labels"}``.
+
+    - ``.jsonl`` / ``.json``: one ``{"context": [turns] or str, "candidates": [...], "label": int}``
+      per line (the builder's rows, exported, also fit: extra keys are ignored).
+    - any other name (``.tsv``, ``.txt``, none): the test-set format of Sato et al.'s
+      ``create_test.sh``: 7 tab-separated fields per line, 3 context turns, the ground truth,
+      3 false candidates; the label is 0.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"question file {str(path)!r} does not exist")
+    contexts, candidates, labels = [], [], []
+    if path.suffix in {".jsonl", ".json"}:
+        for where, record in iter_jsonl(path):
+            if not isinstance(record, dict) or not {"context", "candidates", "label"} <= record.keys():
+                raise ValueError(f"{where}: expected an object with keys 'context', 'candidates' and 'label'")
+            contexts.append(record["context"])
+            candidates.append(record["candidates"])
+            labels.append(record["label"])
+    else:
+        for where, line in iter_lines(path):
+            fields = line.split("\t")
+            if len(fields) != 7:
+                raise ValueError(f"{where}: expected 7 tab-separated fields (3 context turns, ground truth, 3 false candidates), got {len(fields)}")
+            contexts.append(fields[:3])
+            candidates.append(fields[3:])
+            labels.append(0)
+    if not contexts:
+        raise ValueError(f"question file {str(path)!r} holds no questions")
+    check_questions(contexts, candidates, labels)
+    return {"contexts": contexts, "candidates": candidates, "labels": labels}
+
+
+# --------------------------------------------------------------------------------------------
+# Ranking correlation (Table 3, Fig. 2)
+# --------------------------------------------------------------------------------------------
+
+
+def _aligned_scores(human_scores, metric_scores, argument: str) -> tuple[np.ndarray, np.ndarray]:
+    if isinstance(human_scores, Mapping) != isinstance(metric_scores, Mapping):
+        raise ValueError(f"`human_scores` and `{argument}` must both be mappings (system -> score) or both sequences")
+    if isinstance(human_scores, Mapping):
+        if set(human_scores) != set(metric_scores):
+            raise ValueError(
+                f"`{argument}` must score the same systems as `human_scores`: missing "
+                f"{sorted(map(str, set(human_scores) - set(metric_scores)))}, extra {sorted(map(str, set(metric_scores) - set(human_scores)))}"
+            )
+        systems = list(human_scores)
+        human, metric = [human_scores[s] for s in systems], [metric_scores[s] for s in systems]
+    else:
+        human, metric = list(human_scores), list(metric_scores)
+        if len(human) != len(metric):
+            raise ValueError(f"`{argument}` must have one score per system ({len(human)}), got {len(metric)}")
+    if len(human) < 3:
+        raise ValueError(f"a ranking correlation needs at least 3 systems, got {len(human)}")
+    try:
+        human, metric = np.asarray(human, dtype=np.float64), np.asarray(metric, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"`human_scores` and `{argument}` must hold numbers") from None
+    if not (np.isfinite(human).all() and np.isfinite(metric).all()):
+        raise ValueError(f"`human_scores` and `{argument}` must hold finite numbers")
+    return human, metric
+
+
+def _spearman(human: np.ndarray, metric: np.ndarray):
+    # A constant side makes rho undefined (nan); callers report that, so scipy's warning is noise.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConstantInputWarning)
+        return spearmanr(human, metric)
+
+
+def system_ranking_correlation(human_scores, metric_scores) -> dict:
+    """Spearman's ρ between the system ranking by human scores and by a metric (§4.2, Table 3).
+
+    ``human_scores`` / ``metric_scores``: system -> score mappings with the same keys (or two
+    aligned sequences), e.g. the mean human score s^final and the selection accuracy of each
+    system. ρ is ``nan`` when either side gives every system the same score.
+    """
+    human, metric = _aligned_scores(human_scores, metric_scores, "metric_scores")
+    result = _spearman(human, metric)
+    return {"spearman": float(result.statistic), "p_value": float(result.pvalue), "num_systems": len(human)}
+
+
+def random_protocol_correlation(human_scores, metric_scores_per_trial: Sequence) -> dict:
+    """The RANDOM protocol (§4.2 footnote 5, §4.3 Fig. 2): ρ per trial and its mean.
+
+    ``metric_scores_per_trial``: one system -> score mapping (or sequence) per trial, each trial
+    a test set whose false candidates were sampled with a different seed. Returns the mean ρ
+    (Table 3's RANDOM row), every trial's ρ, and the spread Fig. 2 shows as a box plot.
+    Trials where ρ is undefined (a constant ranking) are counted in ``num_undefined_trials``
+    and left out of the summary figures.
+    """
+    if isinstance(metric_scores_per_trial, (str, Mapping)) or not isinstance(metric_scores_per_trial, Sequence) or not metric_scores_per_trial:
+        raise ValueError("`metric_scores_per_trial` must be a non-empty list with one system -> score mapping per trial")
+    per_trial = []
+    for t, scores in enumerate(metric_scores_per_trial):
+        human, metric = _aligned_scores(human_scores, scores, f"metric_scores_per_trial[{t}]")
+        per_trial.append(float(_spearman(human, metric).statistic))
+    defined = np.array([rho for rho in per_trial if not math.isnan(rho)])
+    summary = {"mean": float("nan"), "min": float("nan"), "q1": float("nan"), "median": float("nan"), "q3": float("nan"), "max": float("nan")}
+    if len(defined):
+        q1, median, q3 = np.percentile(defined, [25, 50, 75])
+        summary = {"mean": float(defined.mean()), "min": float(defined.min()), "q1": float(q1), "median": float(median),
+                   "q3": float(q3), "max": float(defined.max())}
+    return {
+        "spearman_mean": summary["mean"], "spearman_per_trial": per_trial, **{f"spearman_{k}": v for k, v in summary.items() if k != "mean"},
+        "num_trials": len(per_trial), "num_undefined_trials": len(per_trial) - len(defined),
+    }

@@ -1,0 +1,279 @@
+"""Sem-Ent (Han et al., Findings of EMNLP 2022, §3.1, Eq. 1-2): entropy over fitted semantic clusters.
+
+Responses of a reference corpus (the training set's gold responses in the paper) are embedded,
+clustered into k semantic clusters, and a set of generated responses is scored by the entropy
+of its cluster histogram: ``Sem-Ent = -sum_j p(j) ln p(j)`` (Eq. 2), at most ``ln k`` when the
+responses spread evenly over the clusters.
+
+The authors' released code fits the clusters as MAUVE does: L2-normalize each embedding, PCA
+(not whitened) keeping the leading components up to 0.9 cumulative explained variance, then
+k-means (k = 20, 5 restarts, up to 500 iterations, seeded); new texts go to the nearest
+centroid. :class:`SemanticClusters` reproduces that with scikit-learn, and saves the fitted
+state as JSON + safetensors together with the embedder's identity, so that scores computed
+later, elsewhere, are under the *same* clusters: Sem-Ent values are comparable only then.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from dialeval.validation import check_int
+
+#: Above this many reference texts, ``algorithm="auto"`` switches from KMeans to MiniBatchKMeans.
+#: benchmarks/bench_sem_ent.py: MiniBatch is >= 1.5x faster with inertia within 1% from 10k texts,
+#: but k-means is <= 6% of the fit at any size (embedding dominates) and MiniBatch's partitions
+#: differ from KMeans' more than two KMeans seeds do; so exact KMeans, the paper's algorithm, is
+#: kept up to 100k texts (DailyDialog's training responses fit under it), and MiniBatch above
+#: keeps k-means memory flat (32 vs 165 MiB at 100k, KMeans growing linearly).
+MINIBATCH_THRESHOLD = 100_000
+FORMAT_VERSION = 1
+CONFIG_FILE = "semantic_clusters.json"
+TENSORS_FILE = "semantic_clusters.safetensors"
+ALGORITHMS = ("auto", "kmeans", "minibatch_kmeans")
+
+
+def _check_texts(texts: object, argument: str) -> list[str]:
+    if isinstance(texts, (str, bytes)) or not isinstance(texts, (list, tuple)):
+        raise ValueError(f"`{argument}` must be a list of strings, got {type(texts).__name__}")
+    if not texts:
+        raise ValueError(f"`{argument}` is empty")
+    for index, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise ValueError(f"`{argument}[{index}]` must be a string, got {type(text).__name__}")
+    return list(texts)
+
+
+def distribution_entropy(distribution) -> float:
+    """Natural-log entropy of a probability vector (Eq. 2); empty clusters contribute 0."""
+    p = np.asarray(distribution, dtype=np.float64)
+    if p.ndim != 1 or p.size == 0 or (p < 0).any() or not math.isclose(p.sum(), 1.0, abs_tol=1e-9):
+        raise ValueError("`distribution` must be a non-empty 1-D probability vector")
+    p = p[p > 0]
+    return float(-(p * np.log(p)).sum())
+
+
+def _unit_rows(embeddings: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(embeddings, axis=1, keepdims=True)
+    return embeddings / np.maximum(norms, np.finfo(embeddings.dtype).tiny)
+
+
+def _project(points: np.ndarray, mean: np.ndarray, components: np.ndarray) -> np.ndarray:
+    """PCA transform ``(x - mean) @ C.T`` without materializing the centred copy of ``points``."""
+    return points @ components.T - mean @ components.T
+
+
+@dataclass
+class SemanticClusters:
+    """k semantic clusters fitted on a reference corpus; see the module docstring.
+
+    Build with :meth:`fit` or :meth:`load`. ``embedder`` is the :class:`~dialeval.metrics.engines.embedders.TextEmbedder`
+    used to embed texts; ``embedder_identity`` is what was recorded when fitting.
+    """
+
+    embedder_identity: dict
+    pca_mean: np.ndarray  # (dim,)
+    pca_components: np.ndarray  # (kept, dim): the leading principal axes
+    centroids: np.ndarray  # (k, kept)
+    reference_distribution: np.ndarray  # (k,): cluster histogram of the fitted corpus
+    settings: dict = field(default_factory=dict)
+    embedder: object | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def num_clusters(self) -> int:
+        return int(self.centroids.shape[0])
+
+    @classmethod
+    def fit(
+        cls,
+        reference_texts: list[str],
+        embedder=None,
+        num_clusters: int = 20,
+        pca_variance: float = 0.9,
+        seed: int = 0,
+        n_init: int = 5,
+        max_iter: int = 500,
+        algorithm: str = "auto",
+    ) -> SemanticClusters:
+        """Embed ``reference_texts``, reduce with PCA to ``pca_variance`` and run k-means.
+
+        Args:
+            reference_texts: the corpus that defines the clusters (e.g. training gold responses).
+            embedder: a ``TextEmbedder``; default the embedded all-MiniLM-L6-v2
+                (``load_embedder()``); the paper's is ``load_embedder("last_token")`` (DialoGPT-large).
+            num_clusters: k (paper: 20).
+            pca_variance: keep the leading components until this share of variance (paper: 0.9);
+                1.0 keeps them all.
+            seed, n_init, max_iter: k-means seed, restarts (the best inertia is kept) and iterations.
+            algorithm: ``"kmeans"``, ``"minibatch_kmeans"`` or ``"auto"`` (MiniBatchKMeans above
+                :data:`MINIBATCH_THRESHOLD` texts).
+        """
+        from sklearn.cluster import KMeans, MiniBatchKMeans
+        from sklearn.decomposition import PCA
+
+        texts = _check_texts(reference_texts, "reference_texts")
+        num_clusters = check_int(num_clusters, "num_clusters", 2)
+        seed = check_int(seed, "seed", 0)
+        n_init = check_int(n_init, "n_init", 1)
+        max_iter = check_int(max_iter, "max_iter", 1)
+        if isinstance(pca_variance, bool) or not isinstance(pca_variance, (int, float)) or not 0 < pca_variance <= 1:
+            raise ValueError(f"`pca_variance` must be in (0, 1], got {pca_variance!r}")
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"`algorithm` must be one of {ALGORITHMS}, got {algorithm!r}")
+        distinct = len(set(texts))
+        if distinct < num_clusters:
+            raise ValueError(f"`reference_texts` has {distinct} distinct texts, fewer than `num_clusters`={num_clusters}")
+        if embedder is None:
+            from dialeval.metrics.engines.embedders import load_embedder
+
+            embedder = load_embedder()
+
+        points = _unit_rows(np.asarray(embedder.embed(texts), dtype=np.float32))
+        # covariance_eigh: a d x d eigenproblem, linear in the number of texts (the full SVD is not).
+        pca = PCA(n_components=None, svd_solver="covariance_eigh", random_state=seed + 1).fit(points)
+        cumulative = np.cumsum(pca.explained_variance_ratio_)
+        kept = pca.n_components_ if pca_variance >= 1 else int(np.argmax(cumulative >= pca_variance - 1e-12)) + 1
+        mean = pca.mean_.astype(np.float32)
+        components = np.ascontiguousarray(pca.components_[:kept], dtype=np.float32)
+        reduced = _project(points, mean, components)
+
+        if algorithm == "auto":
+            algorithm = "minibatch_kmeans" if len(texts) > MINIBATCH_THRESHOLD else "kmeans"
+        if algorithm == "kmeans":
+            kmeans = KMeans(num_clusters, n_init=n_init, max_iter=max_iter, random_state=seed + 2)
+        else:
+            kmeans = MiniBatchKMeans(num_clusters, n_init=n_init, max_iter=max_iter, random_state=seed + 2, batch_size=4096)
+        kmeans.fit(reduced)
+        centroids = kmeans.cluster_centers_.astype(np.float32)
+        clusters = cls(
+            embedder_identity=dict(embedder.identity()),
+            pca_mean=mean,
+            pca_components=components,
+            centroids=centroids,
+            reference_distribution=np.zeros(num_clusters),
+            settings={
+                "num_clusters": num_clusters, "pca_variance": float(pca_variance), "pca_dims": kept,
+                "explained_variance": float(cumulative[kept - 1]), "seed": seed, "n_init": n_init, "max_iter": max_iter,
+                "algorithm": algorithm, "num_reference_texts": len(texts), "inertia": float(kmeans.inertia_),
+            },
+            embedder=embedder,
+        )
+        clusters.reference_distribution = clusters._histogram(clusters._nearest(reduced))
+        return clusters
+
+    # -- assignment -------------------------------------------------------------------------
+
+    def project(self, embeddings) -> np.ndarray:
+        """Raw embeddings -> the fitted PCA space (L2-normalized, centred, kept components)."""
+        points = np.asarray(embeddings, dtype=np.float32)
+        if points.ndim != 2 or points.shape[1] != self.pca_mean.shape[0]:
+            raise ValueError(f"`embeddings` must be (n, {self.pca_mean.shape[0]}), got shape {points.shape}")
+        return _project(_unit_rows(points), self.pca_mean, self.pca_components)
+
+    def _nearest(self, reduced: np.ndarray) -> np.ndarray:
+        # ||x - c||^2 up to the per-row constant ||x||^2, which does not change the argmin.
+        distances = (self.centroids**2).sum(axis=1)[None, :] - 2.0 * reduced @ self.centroids.T
+        return distances.argmin(axis=1)
+
+    def _histogram(self, labels: np.ndarray) -> np.ndarray:
+        return np.bincount(labels, minlength=self.num_clusters) / len(labels)
+
+    def _require_embedder(self):
+        if self.embedder is None:
+            raise ValueError("these clusters have no embedder; pass one to SemanticClusters.load(..., embedder=...)")
+        return self.embedder
+
+    def assign_embeddings(self, embeddings) -> np.ndarray:
+        """Cluster id of each (raw, unnormalized) embedding row."""
+        return self._nearest(self.project(embeddings))
+
+    def assign(self, texts: list[str]) -> np.ndarray:
+        """Cluster id (0..k-1) of each text: its nearest centroid after normalization and PCA."""
+        texts = _check_texts(texts, "texts")
+        return self.assign_embeddings(self._require_embedder().embed(texts))
+
+    def distribution(self, texts: list[str]) -> np.ndarray:
+        """The share of ``texts`` in each cluster (Eq. 1), a length-k vector summing to 1."""
+        return self._histogram(self.assign(texts))
+
+    # -- persistence ------------------------------------------------------------------------
+
+    def save(self, directory: str | Path) -> Path:
+        """Write ``semantic_clusters.json`` (settings, embedder identity) and ``.safetensors`` (arrays)."""
+        from safetensors.numpy import save_file
+
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        arrays = {
+            "pca_mean": self.pca_mean, "pca_components": self.pca_components, "centroids": self.centroids,
+            "reference_distribution": np.asarray(self.reference_distribution, dtype=np.float64),
+        }
+        # safetensors writes an array's raw buffer: a Fortran-ordered one (PCA's components are)
+        # would be read back transposed-scrambled.
+        save_file({name: np.ascontiguousarray(array) for name, array in arrays.items()}, str(out / TENSORS_FILE))
+        config = {"format_version": FORMAT_VERSION, "embedder": self.embedder_identity, "settings": self.settings}
+        (out / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+        return out
+
+    @classmethod
+    def load(cls, directory: str | Path, embedder=None, **embedder_options) -> SemanticClusters:
+        """Clusters saved by :meth:`save`. ``embedder`` must match the recorded identity exactly;
+        without one, the recorded embedder is rebuilt (``embedder_options``: device, batch_size, ...)."""
+        from safetensors.numpy import load_file
+
+        folder = Path(directory)
+        if not (folder / CONFIG_FILE).is_file() or not (folder / TENSORS_FILE).is_file():
+            raise ValueError(f"`directory` {str(folder)!r} holds no saved clusters ({CONFIG_FILE} + {TENSORS_FILE})")
+        config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
+        if config.get("format_version") != FORMAT_VERSION:
+            raise ValueError(f"{folder}: format_version {config.get('format_version')!r}, this dialeval reads {FORMAT_VERSION}")
+        recorded = config["embedder"]
+        if embedder is None:
+            from dialeval.metrics.engines.embedders import embedder_from_identity
+
+            embedder = embedder_from_identity(recorded, **embedder_options)
+        elif dict(embedder.identity()) != recorded:
+            differences = {
+                key: (recorded.get(key), embedder.identity().get(key))
+                for key in sorted(set(recorded) | set(embedder.identity()))
+                if recorded.get(key) != embedder.identity().get(key)
+            }
+            raise ValueError(
+                f"`embedder` does not match the one these clusters were fitted with; (saved, given) differ in {differences}. "
+                "Sem-Ent is comparable only under the same embedder and clusters."
+            )
+        arrays = load_file(str(folder / TENSORS_FILE))
+        return cls(
+            embedder_identity=recorded, pca_mean=arrays["pca_mean"], pca_components=arrays["pca_components"],
+            centroids=arrays["centroids"], reference_distribution=arrays["reference_distribution"],
+            settings=config["settings"], embedder=embedder,
+        )
+
+
+def sem_ent_from_labels(labels, num_clusters: int) -> dict:
+    """Sem-Ent of already-assigned cluster ids."""
+    labels = np.asarray(labels)
+    if labels.size == 0:
+        raise ValueError("`labels` is empty")
+    distribution = np.bincount(labels, minlength=num_clusters) / labels.size
+    return {
+        "sem_ent": distribution_entropy(distribution),
+        "max_sem_ent": math.log(num_clusters),
+        "cluster_distribution": distribution.tolist(),
+        "num_texts": int(labels.size),
+    }
+
+
+def sem_ent(texts: list[str], clusters: SemanticClusters) -> dict:
+    """Sem-Ent of generated responses under fitted ``clusters`` (Eq. 1-2).
+
+    Returns:
+        ``sem_ent`` (nats), ``max_sem_ent`` (``ln k``), ``cluster_distribution`` (k shares, cluster
+        order) and ``num_texts``.
+    """
+    if not isinstance(clusters, SemanticClusters):
+        raise ValueError(f"`clusters` must be SemanticClusters (fit or load them), got {type(clusters).__name__}")
+    return sem_ent_from_labels(clusters.assign(texts), clusters.num_clusters)

@@ -1,0 +1,77 @@
+"""Cross-encoder STS similarity ("BERT-STS" of Tevet & Berant 2021, §6.2) on the pairwise engine.
+
+A cross-encoder reads both sentences at once and regresses their semantic similarity (one
+output). Tevet & Berant used a BERT fine-tuned on STS-B (``swen128/bert-sts``, not on the Hub);
+the maintained equivalent is a sentence-transformers ``CrossEncoder`` such as
+``cross-encoder/stsb-roberta-large``, our default.
+
+Scores follow sentence-transformers' ``CrossEncoder.predict``: the single logit through the
+activation the checkpoint records (``config.sentence_transformers.activation_fn``, or the
+older ``sbert_ce_default_activation_function``), Sigmoid
+when it records none, as CrossEncoder does for one-label models. A cross-encoder is not
+exactly symmetric, so each unordered pair is scored in both orders and averaged (the §5
+reduction assumes a symmetric similarity).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from dialeval.metrics.engines.pair_scorer import PairScoringStats, load_pair_classifier, score_pairs
+from dialeval.validation import check_response_sets
+
+DEFAULT_CROSS_ENCODER = "cross-encoder/stsb-roberta-large"
+
+_ACTIVATIONS = {
+    "torch.nn.modules.activation.Sigmoid": "sigmoid",
+    "torch.nn.modules.linear.Identity": "none",
+}
+
+
+def cross_encoder_activation(config) -> str:
+    """``"sigmoid"`` or ``"none"``: what sentence-transformers would apply to this checkpoint's logit."""
+    recorded = (getattr(config, "sentence_transformers", None) or {}).get("activation_fn")
+    # sentence-transformers < 4 stored it under another key.
+    recorded = recorded or getattr(config, "sbert_ce_default_activation_function", None)
+    if recorded is None:
+        return "sigmoid"
+    if recorded not in _ACTIVATIONS:
+        raise ValueError(f"unsupported cross-encoder activation {recorded!r}; supported: {sorted(_ACTIVATIONS)}")
+    return _ACTIVATIONS[recorded]
+
+
+def cross_encoder_similarity_matrices(
+    response_sets: list[list[str]],
+    model: str = DEFAULT_CROSS_ENCODER,
+    batch_size: int = 32,
+    device=None,
+    dtype=None,
+    allow_empty: bool = False,
+    stats: PairScoringStats | None = None,
+) -> list[np.ndarray]:
+    """One symmetric ``(n, n)`` similarity matrix per set (diagonal 1.0, never read by the reduction)."""
+    response_sets = check_response_sets(response_sets, "response_sets", min_size=2, allow_empty=allow_empty)
+    classifier = load_pair_classifier(model, device=device, dtype=dtype)
+    if classifier.model.config.num_labels != 1:
+        raise ValueError(
+            f"`model` must be a one-output STS cross-encoder, got {classifier.model.config.num_labels} labels "
+            f"({classifier.id2label}); for NLI models use nli_diversity"
+        )
+    firsts, seconds, spans = [], [], []
+    for responses in response_sets:
+        rows, cols = np.triu_indices(len(responses), k=1)
+        spans.append((len(firsts), len(rows)))
+        firsts += [responses[i] for i in rows] + [responses[j] for j in cols]
+        seconds += [responses[j] for j in cols] + [responses[i] for i in rows]
+    scores = score_pairs(
+        classifier, firsts, seconds, batch_size, stats, activation=cross_encoder_activation(classifier.model.config)
+    )[:, 0]
+    matrices = []
+    for responses, (start, count) in zip(response_sets, spans):
+        n = len(responses)
+        rows, cols = np.triu_indices(n, k=1)
+        forward = scores[start : start + count]
+        backward = scores[start + count : start + 2 * count]
+        matrix = np.eye(n)
+        matrix[rows, cols] = matrix[cols, rows] = (forward + backward) / 2
+        matrices.append(matrix)
+    return matrices

@@ -1,0 +1,47 @@
+"""Sent-BERT diversity: the §5 reduction over sentence-embedding cosine similarity.
+
+Tevet & Berant (2021, §6.2, "sent-BERT") embed each response with Sentence-BERT and use the
+cosine of two embeddings as the similarity, then apply the §5 reduction (negated mean over
+unordered pairs). They used ``bert-large-nli-stsb-mean-tokens``; our default is the embedded
+``sentence-transformers/all-MiniLM-L6-v2`` (works offline), and any sentence-transformers
+model id or local directory can be passed as ``model``.
+
+Each distinct text is embedded once across all sets; sentence-transformers sorts by length and
+pads per batch; the model is loaded once per (model, device, dtype).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from dialeval.metrics.engines.embedders import DEFAULT_SENTENCE_MODEL, embed_unique
+
+from dialeval.metrics.engines.reduction import diversity_from_similarity_matrix
+from dialeval.validation import check_response_sets
+
+
+def sent_bert_similarity_matrices(
+    response_sets: list[list[str]], model=DEFAULT_SENTENCE_MODEL, batch_size: int = 64, device=None, dtype=None
+) -> list[np.ndarray]:
+    """Cosine similarity matrix ``(n, n)`` of each set; every distinct text across sets is embedded once."""
+    flat = [text for response_set in response_sets for text in response_set]
+    embeddings, index = embed_unique(flat, model, batch_size, device, dtype)
+    matrices, start = [], 0
+    for response_set in response_sets:
+        vectors = embeddings[index[start : start + len(response_set)]]
+        start += len(response_set)
+        matrices.append(vectors @ vectors.T)
+    return matrices
+
+
+def sent_bert_diversity(
+    response_sets: list[list[str]], model=DEFAULT_SENTENCE_MODEL, batch_size: int = 64, device=None, dtype=None
+) -> list[float]:
+    """Sent-BERT diversity of each response set: ``-mean_{i>j} cos(e_i, e_j)``; in [-1, 1], higher is more diverse.
+
+    Args:
+        response_sets: one list of at least two responses per context.
+        model: a sentence-transformers id or directory, or an already loaded model with ``encode``.
+    """
+    response_sets = check_response_sets(response_sets, "response_sets", min_size=2)
+    matrices = sent_bert_similarity_matrices(response_sets, model, batch_size, device, dtype)
+    return [diversity_from_similarity_matrix(matrix) for matrix in matrices]

@@ -1,0 +1,148 @@
+"""Similarity diversity: Tevet & Berant's §5 reduction over a choice of pairwise similarity.
+
+``m_div(S) = -mean_{i>j} m_sim(s_i, s_j)`` (§5) with ``m_sim`` one of (§6.2):
+
+===================  ==========================================================  =====================================
+``similarity``       what ``m_sim`` is                                           default ``model``
+===================  ==========================================================  =====================================
+``"sent_bert"``      cosine of sentence embeddings ("sent-BERT"); any            embedded ``all-MiniLM-L6-v2`` (offline);
+                     sentence-transformers model or mean-pooled encoder          the paper: ``bert-large-nli-stsb-mean-tokens``
+``"bertscore"``      BERTScore F1, rescaled with bert_score's baseline           ``FacebookAI/roberta-large``, layer 17
+``"cross_encoder"``  an STS cross-encoder's score ("BERT-STS")                   ``cross-encoder/stsb-roberta-large``
+``"ngram_cosine"``   n-gram count cosine averaged over n = 1..5 ("cos-sim")      (no model)
+===================  ==========================================================  =====================================
+
+Every backend returns one ``(n, n)`` similarity matrix per set, computed with each distinct
+sentence embedded once (sent-BERT, BERTScore) or each distinct pair scored once
+(cross-encoder), so sets can be re-scored or sliced (DTG) without new model calls.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from dialeval.hub import EMBEDDED_SENTENCE_MODEL
+
+from dialeval.metrics.engines.reduction import diversity_from_similarity_matrix
+from dialeval.metrics.lexical_diversity.set_level import check_orders, cosine_of_counts, ngrams
+from dialeval.text import get_tokenizer
+from dialeval.validation import check_response_sets
+
+SIMILARITIES = ("sent_bert", "bertscore", "cross_encoder", "ngram_cosine")
+
+#: Tevet & Berant's sent-BERT model (§6.2), for reproducing the paper where it is available.
+TEVET_SENT_BERT_MODEL = "sentence-transformers/bert-large-nli-stsb-mean-tokens"
+
+
+def default_model(similarity: str) -> str | None:
+    """The model a similarity uses when none is given."""
+    if similarity == "sent_bert":
+        return EMBEDDED_SENTENCE_MODEL
+    if similarity == "bertscore":
+        from dialeval.metrics.similarity_diversity.bertscore import DEFAULT_BERTSCORE_MODEL
+
+        return DEFAULT_BERTSCORE_MODEL
+    if similarity == "cross_encoder":
+        from dialeval.metrics.similarity_diversity.cross_encoder import DEFAULT_CROSS_ENCODER
+
+        return DEFAULT_CROSS_ENCODER
+    return None
+
+
+def _check_similarity(similarity) -> None:
+    if similarity not in SIMILARITIES:
+        raise ValueError(f"`similarity` must be one of {SIMILARITIES}, got {similarity!r}")
+
+
+def ngram_cosine_similarity_matrix(responses: list[str], max_n: int = 5, min_n: int = 1, tokenizer="tevet") -> np.ndarray:
+    """Tevet's "cos-sim" similarity of every pair, averaged over n (diagonal 1).
+
+    The mean over n of per-order similarities reduces to the mean over n of per-order
+    diversities, so this matrix reproduces :func:`~dialeval.metrics.ngram_cosine_diversity`.
+    """
+    check_orders(min_n, max_n)
+    tokenize = get_tokenizer(tokenizer)
+    token_lists = [tokenize(response) for response in responses]
+    n = len(responses)
+    matrix = np.zeros((n, n))
+    for order in range(min_n, max_n + 1):
+        counts = [Counter(ngrams(tokens, order)) for tokens in token_lists]
+        for i in range(n):
+            for j in range(i):
+                matrix[i, j] += cosine_of_counts(counts[i], counts[j])
+    matrix /= max_n - min_n + 1
+    matrix += matrix.T
+    np.fill_diagonal(matrix, 1.0)
+    return matrix
+
+
+def similarity_matrices(
+    response_sets: list[list[str]],
+    similarity: str = "sent_bert",
+    model: str | None = None,
+    batch_size: int = 64,
+    device=None,
+    dtype=None,
+    allow_empty: bool = False,
+    **options,
+) -> list[np.ndarray]:
+    """One ``(n, n)`` similarity matrix per response set.
+
+    Args:
+        similarity: one of :data:`SIMILARITIES`.
+        model: id or directory; default :func:`default_model` of ``similarity``.
+        options: backend options: ``num_layers``, ``rescale_with_baseline``, ``baseline``
+            (BERTScore); ``max_n``, ``min_n``, ``tokenizer`` (n-gram cosine).
+    """
+    _check_similarity(similarity)
+    response_sets = check_response_sets(response_sets, "response_sets", min_size=2, allow_empty=allow_empty)
+    model = model if model is not None else default_model(similarity)
+    allowed = {"bertscore": {"num_layers", "rescale_with_baseline", "baseline"}, "ngram_cosine": {"max_n", "min_n", "tokenizer"}}
+    unknown = set(options) - allowed.get(similarity, set())
+    if unknown:
+        raise ValueError(f"options {sorted(unknown)} do not apply to similarity={similarity!r}")
+    if similarity == "ngram_cosine":
+        if model is not None:
+            raise ValueError("`model` does not apply to similarity='ngram_cosine'")
+        return [ngram_cosine_similarity_matrix(responses, **options) for responses in response_sets]
+    if similarity == "sent_bert":
+        from dialeval.metrics.similarity_diversity.sent_bert import sent_bert_similarity_matrices
+
+        return sent_bert_similarity_matrices(response_sets, model, batch_size, device, dtype)
+    if similarity == "cross_encoder":
+        from dialeval.metrics.similarity_diversity.cross_encoder import cross_encoder_similarity_matrices
+
+        return cross_encoder_similarity_matrices(response_sets, model, batch_size, device, dtype, allow_empty=allow_empty)
+    from dialeval.metrics.similarity_diversity.bertscore import bertscore_similarity_matrices
+
+    return bertscore_similarity_matrices(response_sets, model=model, batch_size=batch_size, device=device, dtype=dtype, **options)
+
+
+def similarity_diversity(
+    response_sets: list[list[str]],
+    similarity: str = "sent_bert",
+    model: str | None = None,
+    batch_size: int = 64,
+    device=None,
+    dtype=None,
+    allow_empty: bool = False,
+    **options,
+) -> dict:
+    """Negated mean pairwise similarity of each set (Tevet & Berant §5) and its mean over sets.
+
+    Returns:
+        ``similarity_diversity`` (mean over sets; higher is more diverse), ``per_set`` (one
+        ``{"similarity_diversity": value}`` per set), ``num_sets``, ``similarity`` and ``model``.
+    """
+    _check_similarity(similarity)
+    model = model if model is not None else default_model(similarity)
+    matrices = similarity_matrices(response_sets, similarity, model, batch_size, device, dtype, allow_empty, **options)
+    scores = [diversity_from_similarity_matrix(matrix) for matrix in matrices]
+    return {
+        "similarity_diversity": float(np.mean(scores)),
+        "num_sets": len(scores),
+        "similarity": similarity,
+        "model": model,
+        "per_set": [{"similarity_diversity": score} for score in scores],
+    }

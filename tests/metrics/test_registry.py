@@ -1,0 +1,68 @@
+"""The registry is the one list of metrics: every entry is a complete, loadable subpackage."""
+import importlib
+import inspect
+import subprocess
+import sys
+from pathlib import Path
+
+import evaluate
+import pytest
+
+import dialeval.metrics
+from dialeval.metrics import registry
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+METRIC_FOLDERS = sorted(p.name for p in (REPO_ROOT / "metrics").iterdir() if (p / f"{p.name}.py").is_file())
+
+
+def test_registry_lists_every_metric_folder_once():
+    assert sorted(metric.name for metric in registry.METRICS) == METRIC_FOLDERS
+    assert len(registry.BY_NAME) == len(registry.METRICS)
+
+
+@pytest.mark.parametrize("metric", registry.METRICS, ids=lambda m: m.name)
+def test_each_entry_is_a_complete_subpackage(metric):
+    package = importlib.import_module(f"dialeval.metrics.{metric.name}")
+    for name in metric.functions:
+        assert callable(getattr(package, name)), f"{metric.name}.{name}"
+    assert (metric.module_dir / f"{metric.name}.py").is_file()
+    assert (metric.module_dir / "README.md").read_text(encoding="utf-8").startswith("---\n")
+    assert metric.default_model is None or metric.needs_model
+    for scorer in metric.set_scorers:
+        assert registry.set_scorer(scorer.name) is scorer
+
+
+def test_evaluate_module_path_comes_from_the_registry():
+    assert dialeval.metrics.evaluate_module_path("nli_diversity") == str(registry.get("nli_diversity").module_dir)
+    with pytest.raises(ValueError, match="compression_ratio"):
+        dialeval.metrics.evaluate_module_path("no_such_metric")
+    with pytest.raises(ValueError, match="`metric` must be one of"):
+        registry.set_scorer("distinct-n")
+
+
+def test_set_scorers_run_on_the_cli_call():
+    sets = [["I went hiking.", "I fixed the sink."], ["Not much.", "Not much."]]
+    for name in ("distinct_n", "cos_sim", "compression_ratio"):
+        scorer = registry.set_scorer(name)
+        result = scorer.run(sets, None, batch_size=8, device="cpu", allow_empty=False, progress=None)
+        assert [set(row) >= {scorer.figure} for row in result["per_set"]] == [True, True]
+
+
+def test_package_names_stay_functions_after_every_module_is_loaded():
+    """``dialeval.metrics.<name>`` is a subpackage that exports a function of the same name; loading
+    the evaluate module ``<name>/<name>.py`` must not replace that function."""
+    for name in METRIC_FOLDERS:
+        evaluate.load(str(registry.get(name).module_dir))
+    for name in METRIC_FOLDERS:
+        package = importlib.import_module(f"dialeval.metrics.{name}")
+        exported = getattr(package, name, None)
+        if exported is not None:
+            assert inspect.isfunction(exported), f"dialeval.metrics.{name}.{name} is {type(exported)}"
+        on_metrics = getattr(dialeval.metrics, name)
+        assert inspect.isfunction(on_metrics) or inspect.ismodule(on_metrics)
+    assert inspect.isfunction(dialeval.metrics.nli_diversity) and inspect.isfunction(dialeval.metrics.sem_ent)
+
+
+def test_every_public_name_is_importable_from_a_fresh_interpreter():
+    code = "import dialeval.metrics as m; missing = [n for n in m.__all__ if not hasattr(m, n)]; assert not missing, missing"
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO_ROOT)

@@ -1,0 +1,41 @@
+"""Sent-BERT diversity with the embedded all-MiniLM-L6-v2 (a real model, offline)."""
+import numpy as np
+import pytest
+
+from dialeval.metrics.engines.embedders import embed_unique, load_sentence_model
+from dialeval.metrics.similarity_diversity.sent_bert import sent_bert_diversity
+
+
+def test_paraphrases_are_less_diverse_than_different_content():
+    paraphrases = ["I stayed at home and relaxed.", "I just relaxed at home.", "Nothing much, relaxing at home."]
+    different = ["I went hiking in the mountains.", "I fixed the kitchen sink.", "We ate seafood on the coast."]
+    low, high = sent_bert_diversity([paraphrases, different])
+    assert high > low + 0.2
+
+
+def test_identical_responses_score_minus_one():
+    assert sent_bert_diversity([["same words here"] * 4])[0] == pytest.approx(-1.0, abs=1e-5)
+
+
+def test_equals_explicit_cosine_reduction():
+    texts = ["a red car", "a blue boat", "the weather is nice", "a red car"]
+    model = load_sentence_model()
+    raw = model.encode(texts, convert_to_numpy=True).astype(np.float64)
+    unit = raw / np.linalg.norm(raw, axis=1, keepdims=True)
+    pairs = [unit[i] @ unit[j] for i in range(4) for j in range(i)]
+    assert sent_bert_diversity([texts])[0] == pytest.approx(-np.mean(pairs), abs=1e-6)
+
+
+def test_model_loaded_once_and_duplicates_embedded_once():
+    assert load_sentence_model() is load_sentence_model()
+    embeddings, index = embed_unique(["x y", "z", "x y"])
+    assert embeddings.shape[0] == 2 and list(index) == [0, 1, 0]
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="response_sets.*at least 2"):
+        sent_bert_diversity([["lonely"]])
+    with pytest.raises(ValueError, match="batch_size"):
+        sent_bert_diversity([["a", "b"]], batch_size=0)
+    with pytest.raises(ValueError, match="dtype"):
+        load_sentence_model(dtype="int8")

@@ -1,0 +1,80 @@
+import pytest
+import torch
+
+from dialeval.hub import EMBEDDED_SENTENCE_MODEL, ModelNotAvailableError, resolve_device, resolve_model_path
+
+
+def test_local_directory_is_used_as_is(tiny_gpt2_path):
+    assert resolve_model_path(tiny_gpt2_path) == tiny_gpt2_path
+
+
+def test_embedded_minilm_resolves_offline():
+    path = resolve_model_path(EMBEDDED_SENTENCE_MODEL)
+    assert path.endswith("model")
+
+
+def test_missing_hub_model_says_how_to_get_it():
+    with pytest.raises(ModelNotAvailableError, match=r"microsoft/DialoGPT-large.*hf download"):
+        resolve_model_path("microsoft/DialoGPT-large")
+
+
+def test_missing_local_path():
+    with pytest.raises(ModelNotAvailableError, match="not a directory"):
+        resolve_model_path("./no/such/dir")
+
+
+def test_bad_model_argument():
+    with pytest.raises(ValueError, match="model"):
+        resolve_model_path("")
+
+
+def test_device_default_and_explicit():
+    assert resolve_device("cpu") == torch.device("cpu")
+    assert isinstance(resolve_device(), torch.device)
+
+
+def test_one_load_per_path_kind_device_dtype(tiny_gpt2_path, tiny_bart_path):
+    from dialeval.hub import LoadedModel, load_model
+
+    causal = load_model(tiny_gpt2_path, "language_model", device="cpu")
+    assert load_model(tiny_gpt2_path, "language_model", device="cpu") is causal
+    assert load_model(causal, "language_model") is causal  # a loaded model passes through
+    assert type(causal.model).__name__ == "GPT2LMHeadModel" and not causal.is_encoder_decoder
+    encoder = load_model(tiny_gpt2_path, "encoder", device="cpu")
+    assert encoder is not causal and type(encoder.model).__name__ == "GPT2Model"
+    seq2seq = load_model(tiny_bart_path, "language_model", device="cpu")
+    assert seq2seq.is_encoder_decoder and isinstance(seq2seq, LoadedModel)
+    assert load_model(tiny_gpt2_path, "language_model", device="cpu", dtype="bfloat16").model.dtype == torch.bfloat16
+
+
+def test_every_engine_shares_the_one_loader(tiny_roberta_nli_path, tiny_gpt2_path):
+    from dialeval.hub import load_model
+    from dialeval.metrics.engines.embedders import load_transformer
+    from dialeval.metrics.engines.lm_scorer import load_language_model
+    from dialeval.metrics.engines.pair_scorer import load_pair_classifier
+
+    assert load_pair_classifier(tiny_roberta_nli_path, device="cpu") is load_model(tiny_roberta_nli_path, "sequence_classification", "cpu")
+    assert load_language_model(tiny_gpt2_path, device="cpu") is load_model(tiny_gpt2_path, "language_model", "cpu")
+    assert load_transformer(tiny_gpt2_path, device="cpu") is load_model(tiny_gpt2_path, "encoder", "cpu")
+
+
+def test_bad_kind_and_dtype_name_the_argument(tiny_gpt2_path):
+    from dialeval.hub import load_model
+
+    with pytest.raises(ValueError, match="`kind`"):
+        load_model(tiny_gpt2_path, "seq2seq")
+    with pytest.raises(ValueError, match="`dtype`"):
+        load_model(tiny_gpt2_path, "encoder", dtype="int8")
+
+
+def test_max_input_length_caps_the_tokenizer_by_the_positions():
+    from types import SimpleNamespace
+
+    from dialeval.hub import max_input_length
+
+    roberta = SimpleNamespace(model_type="roberta", max_position_embeddings=514, pad_token_id=1)
+    assert max_input_length(roberta, SimpleNamespace(model_max_length=int(1e30))) == 512  # the sentinel is no limit
+    assert max_input_length(roberta, SimpleNamespace(model_max_length=256)) == 256
+    gpt2 = SimpleNamespace(model_type="gpt2", n_positions=1024)
+    assert max_input_length(gpt2, SimpleNamespace(model_max_length=1024)) == 1024
+    assert max_input_length(SimpleNamespace(model_type="t5"), None) is None
