@@ -220,36 +220,55 @@ def vendi_score_from_kernel(kernel, orders=(1,)) -> dict[str, float]:
 # from embeddings
 
 
-def _weighted_eigenvalues(unit_rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Non-zero spectrum of ``K / n`` for unit rows ``E`` where row ``u`` occurs ``weights[u] * n`` times.
+def _weighted_eigenvalues(rows: np.ndarray, weights: np.ndarray, inverse_norms: np.ndarray | None = None) -> np.ndarray:
+    """Non-zero spectrum of ``K / n`` for rows ``E`` where row ``u`` occurs ``weights[u] * n`` times.
 
     With ``X`` the per-occurrence rows and ``W = diag(weights)``: ``X^T X / n = E^T W E``
     (dual, ``d x d``) and ``X X^T / n`` has the non-zero spectrum of ``W^1/2 E E^T W^1/2`` (primal,
-    ``m x m``); the smaller of the two is decomposed.
+    ``m x m``); the smaller of the two is decomposed. ``inverse_norms`` L2-normalizes the rows in
+    the same scaling, so the rows are copied once (``sqrt(w_u) / ||e_u|| * e_u``) and multiplied in
+    their own dtype (float32 embeddings: a float32 product, as ``vendi_score.score_dual``); the
+    small symmetric matrix is decomposed in float64.
     """
-    m, d = unit_rows.shape
-    if m <= d:
-        root = np.sqrt(weights)[:, None] * unit_rows
-        matrix = root @ root.T
-    else:
-        matrix = unit_rows.T @ (weights[:, None] * unit_rows)
+    scale = np.sqrt(weights) if inverse_norms is None else np.sqrt(weights) * inverse_norms
+    scaled = rows * scale.astype(rows.dtype, copy=False)[:, None]
+    m, d = scaled.shape
+    matrix = scaled @ scaled.T if m <= d else scaled.T @ scaled
+    matrix = matrix.astype(np.float64, copy=False)
     return scipy.linalg.eigvalsh((matrix + matrix.T) / 2.0)
 
 
-def _unit_rows(embeddings, normalize: bool) -> np.ndarray:
-    rows = _as_float_array(embeddings, "embeddings", 2)
-    norms = np.linalg.norm(rows, axis=1)
+def _rows_and_inverse_norms(embeddings, normalize: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """The rows as a float array (float32 and float64 kept, anything else as float64) and, when
+    ``normalize``, their inverse L2 norms; unit norms are checked otherwise."""
+    try:
+        rows = np.asarray(embeddings)
+        if rows.dtype not in (np.float32, np.float64):
+            rows = rows.astype(np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"`embeddings` must be a 2-D array of numbers: {error}") from error
+    if rows.ndim != 2:
+        raise ValueError(f"`embeddings` must be a 2-D array, got shape {rows.shape}")
+    if rows.size == 0:
+        raise ValueError(f"`embeddings` is empty (shape {rows.shape})")
+    # One pass gives the norms and catches NaN / inf (they make the norm non-finite); a norm that
+    # overflows in float32 is recomputed in float64 before calling the input non-finite.
+    norms = np.sqrt(np.einsum("ij,ij->i", rows, rows)).astype(np.float64)
+    if not np.all(np.isfinite(norms)):
+        if not np.all(np.isfinite(rows)):
+            raise ValueError("`embeddings` holds NaN or infinite values")
+        norms = np.linalg.norm(rows.astype(np.float64), axis=1)
     if normalize:
         if np.any(norms == 0):
             raise ValueError(f"`embeddings` row {int(np.argmin(norms))} is zero and cannot be normalized")
-        return rows / norms[:, None]
+        return rows, 1.0 / norms
     worst = float(np.max(np.abs(norms - 1.0)))
     if worst > NORM_ATOL:
         raise ValueError(
             f"`embeddings` must have unit-norm rows when normalize=False (max |norm - 1| is {worst:.3g}); "
             "pass normalize=True"
         )
-    return rows
+    return rows, None
 
 
 def vendi_score_from_embeddings(embeddings, orders=(1,), normalize: bool = True) -> dict[str, float]:
@@ -260,18 +279,18 @@ def vendi_score_from_embeddings(embeddings, orders=(1,), normalize: bool = True)
     ``n > d`` those of ``X^T X / n`` (the same non-zero spectrum, a ``d x d`` problem).
     """
     orders = check_orders(orders)
-    rows = _unit_rows(embeddings, normalize)
+    rows, inverse_norms = _rows_and_inverse_norms(embeddings, normalize)
     n = rows.shape[0]
-    return vendi_score_from_eigenvalues(_weighted_eigenvalues(rows, np.full(n, 1.0 / n)), orders)
+    return vendi_score_from_eigenvalues(_weighted_eigenvalues(rows, np.full(n, 1.0 / n), inverse_norms), orders)
 
 
 def _score_occurrences(
-    unique_embeddings: np.ndarray, index: np.ndarray, orders: list[float]
+    unique_embeddings: np.ndarray, inverse_norms: np.ndarray, index: np.ndarray, orders: list[float]
 ) -> dict[str, float]:
-    """Scores of the rows ``unique_embeddings[index]`` (unit-norm), via the counts of each row."""
+    """Scores of the rows ``unique_embeddings[index]`` (normalized by ``inverse_norms``), via the counts of each row."""
     rows, counts = np.unique(index, return_counts=True)
     weights = counts / counts.sum()
-    eigenvalues = _weighted_eigenvalues(unique_embeddings[rows], weights.astype(np.float64))
+    eigenvalues = _weighted_eigenvalues(unique_embeddings[rows], weights.astype(np.float64), inverse_norms[rows])
     return vendi_score_from_eigenvalues(eigenvalues, orders)
 
 
@@ -323,10 +342,10 @@ def vendi_score(
     flat = [text for response_set in response_sets for text in response_set]
     embeddings, index = embed_unique(flat, model, batch_size, device, dtype)
     # The encoder normalizes in float32; renormalize in float64 so that K_ii = 1 to rounding.
-    embeddings = _unit_rows(embeddings, normalize=True)
+    embeddings, inverse_norms = _rows_and_inverse_norms(embeddings, normalize=True)
     per_set, start = [], 0
     for response_set in response_sets:
-        per_set.append(_score_occurrences(embeddings, index[start : start + len(response_set)], orders))
+        per_set.append(_score_occurrences(embeddings, inverse_norms, index[start : start + len(response_set)], orders))
         start += len(response_set)
 
     if scope == "corpus":
