@@ -41,20 +41,88 @@ def load_pair_classifier(model, device=None, dtype: str | None = None) -> Loaded
     return load_model(model, "sequence_classification", device=device, dtype=dtype)
 
 
-def _encode(classifier: LoadedModel, firsts: list[str], seconds: list[str], stats: PairScoringStats) -> list[dict]:
-    """Tokenizer features per pair (ids, and token types for BERT-style models); over-long pairs are truncated and counted."""
+def _longest_first_lengths(first: int, second: int, budget: int) -> tuple[int, int]:
+    """Tokens kept of each side under ``truncation="longest_first"`` with ``budget`` tokens for both,
+    as the ``tokenizers`` library computes them (``utils/truncation.rs``)."""
+    shorter, longer = sorted((first, second))
+    longer = shorter if shorter > budget else max(shorter, budget - shorter)
+    if shorter + longer > budget:
+        shorter = budget // 2
+        longer = shorter + budget % 2
+    return (shorter, longer) if first <= second else (longer, shorter)
+
+
+def _encode_with_backend(classifier: LoadedModel, firsts: list[str], seconds: list[str], stats: PairScoringStats) -> list[tuple]:
+    """``(input_ids, token_type_ids)`` per pair from the fast tokenizer's Rust backend.
+
+    Each distinct text is encoded once (not once per pair it is in) and cut to the model's limit,
+    so memory stays linear in the texts even for huge ones; pairs are then assembled by the
+    tokenizer's own post-processor (its special tokens and type ids), which is what
+    ``tokenizer(first, second)`` does. Over-long pairs are cut as ``truncation="longest_first"``.
+    """
+    from tokenizers import Encoding
+
+    backend, limit = classifier.tokenizer.backend_tokenizer, classifier.max_length
+    # Settings a previous transformers call left on the shared backend would apply here too.
+    backend.no_truncation()
+    backend.no_padding()
+    texts = list(dict.fromkeys(firsts + seconds))
+    encodings = dict(zip(texts, backend.encode_batch(texts, add_special_tokens=False)))
+    # The full lengths decide which side longest_first cuts; no side ever keeps more than the limit.
+    lengths = {text: len(encoding.ids) for text, encoding in encodings.items()}
+    for encoding in encodings.values():
+        if len(encoding.ids) > limit:
+            encoding.truncate(limit)
+    budget = limit - backend.num_special_tokens_to_add(True)
+    pairs = []
+    for first, second in zip(firsts, seconds):
+        a, b = encodings[first], encodings[second]
+        if lengths[first] + lengths[second] > budget:
+            stats.num_truncated += 1
+            keep_a, keep_b = _longest_first_lengths(lengths[first], lengths[second], budget)
+            a, b = Encoding.merge([a]), Encoding.merge([b])  # copies: the cut is for this pair only
+            a.truncate(keep_a)
+            b.truncate(keep_b)
+        merged = backend.post_process(a, b, add_special_tokens=True)
+        pairs.append((merged.ids, merged.type_ids))
+    return pairs
+
+
+def _encode_with_tokenizer(classifier: LoadedModel, firsts: list[str], seconds: list[str], stats: PairScoringStats) -> list[tuple]:
+    """The same for a tokenizer without a Rust backend: the tokenizer on each pair."""
     tokenizer, limit = classifier.tokenizer, classifier.max_length
     full = tokenizer(firsts, seconds, truncation=False, verbose=False)
-    features = [{key: values[i] for key, values in full.items()} for i in range(len(firsts))]
-    too_long = [i for i, feature in enumerate(features) if len(feature["input_ids"]) > limit]
+    pairs = [(full["input_ids"][i], full["token_type_ids"][i] if "token_type_ids" in full else None) for i in range(len(firsts))]
+    too_long = [i for i, (ids, _) in enumerate(pairs) if len(ids) > limit]
     if too_long:
         stats.num_truncated += len(too_long)
-        cut = tokenizer(
-            [firsts[i] for i in too_long], [seconds[i] for i in too_long], truncation="longest_first", max_length=limit
-        )
+        cut = tokenizer([firsts[i] for i in too_long], [seconds[i] for i in too_long], truncation="longest_first", max_length=limit)
         for j, i in enumerate(too_long):
-            features[i] = {key: values[j] for key, values in cut.items()}
-    return features
+            pairs[i] = (cut["input_ids"][j], cut["token_type_ids"][j] if "token_type_ids" in cut else None)
+    return pairs
+
+
+def _padded_batch(pairs: list[tuple], pad_id: int, with_type_ids: bool) -> dict:
+    """Right-padded ``input_ids`` / ``attention_mask`` (/ ``token_type_ids``) tensors of one batch.
+
+    Right padding whatever the tokenizer's default: absolute-position encoders (BERT) would
+    otherwise see shifted positions.
+    """
+    import torch
+
+    width = max(len(ids) for ids, _ in pairs)
+    input_ids = np.full((len(pairs), width), pad_id, dtype=np.int64)
+    attention_mask = np.zeros((len(pairs), width), dtype=np.int64)
+    type_ids = np.zeros((len(pairs), width), dtype=np.int64) if with_type_ids else None
+    for row, (ids, types) in enumerate(pairs):
+        input_ids[row, : len(ids)] = ids
+        attention_mask[row, : len(ids)] = 1
+        if type_ids is not None and types is not None:
+            type_ids[row, : len(types)] = types
+    batch = {"input_ids": torch.from_numpy(input_ids), "attention_mask": torch.from_numpy(attention_mask)}
+    if type_ids is not None:
+        batch["token_type_ids"] = torch.from_numpy(type_ids)
+    return batch
 
 
 def score_pairs(
@@ -68,7 +136,9 @@ def score_pairs(
     """Class probabilities (``activation="softmax"``), sigmoid scores or raw logits per pair.
 
     Returns a float64 array of shape ``(len(firsts), num_labels)``, row ``i`` for
-    ``(firsts[i], seconds[i])``. Identical pairs are scored once.
+    ``(firsts[i], seconds[i])``. Identical pairs are scored once. Batches go to the device without
+    waiting for the previous one's result (one synchronization at the end), so on a GPU the next
+    batch is prepared while the current one runs.
     """
     import torch
 
@@ -84,24 +154,31 @@ def score_pairs(
 
     unique: dict[tuple[str, str], int] = {}
     row_of_pair = np.array([unique.setdefault(pair, len(unique)) for pair in zip(firsts, seconds)], dtype=np.int64)
-    pairs = list(unique)
+    distinct = list(unique)
     stats.num_pairs += len(firsts)
-    stats.num_unique_pairs += len(pairs)
+    stats.num_unique_pairs += len(distinct)
 
-    features = _encode(classifier, [a for a, _ in pairs], [b for _, b in pairs], stats)
-    order = sorted(range(len(pairs)), key=lambda i: len(features[i]["input_ids"]), reverse=True)
-    scores = np.empty((len(pairs), num_labels), dtype=np.float64)
     tokenizer, model = classifier.tokenizer, classifier.model
+    encode = _encode_with_backend if getattr(tokenizer, "backend_tokenizer", None) is not None else _encode_with_tokenizer
+    encoded = encode(classifier, [a for a, _ in distinct], [b for _, b in distinct], stats)
+    with_type_ids = "token_type_ids" in getattr(tokenizer, "model_input_names", ())
+    pad_id = classifier.pad_token_id
+    order = sorted(range(len(distinct)), key=lambda i: len(encoded[i][0]), reverse=True)
+    non_blocking = classifier.device.type == "cuda"
+    outputs = []
     with torch.inference_mode():
         for start in range(0, len(order), batch_size):
             members = order[start : start + batch_size]
-            # Right padding whatever the tokenizer's default: absolute-position encoders (BERT)
-            # would otherwise see shifted positions.
-            batch = tokenizer.pad([features[i] for i in members], padding_side="right", return_tensors="pt")
-            logits = model(**{k: v.to(classifier.device) for k, v in batch.items()}).logits.float()
+            batch = _padded_batch([encoded[i] for i in members], pad_id, with_type_ids)
+            if non_blocking:
+                batch = {key: value.pin_memory() for key, value in batch.items()}
+            logits = model(**{k: v.to(classifier.device, non_blocking=non_blocking) for k, v in batch.items()}).logits.float()
             if activation == "softmax":
                 logits = logits.softmax(dim=-1)
             elif activation == "sigmoid":
                 logits = logits.sigmoid()
-            scores[members] = logits.cpu().double().numpy()
+            outputs.append(logits)
+        values = torch.cat(outputs).cpu().double().numpy()
+    scores = np.empty((len(distinct), num_labels), dtype=np.float64)
+    scores[np.asarray(order, dtype=np.int64)] = values
     return scores[row_of_pair]

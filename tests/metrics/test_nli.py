@@ -251,3 +251,51 @@ def test_evaluate_module_offline(tiny_roberta_nli_path):
         module.compute(predictions=[["a", "b"], "c"], model=tiny_roberta_nli_path)
     with pytest.raises(ValueError, match="references"):
         module.compute(predictions=SETS, references=SETS, model=tiny_roberta_nli_path)
+
+
+@pytest.mark.parametrize("template", ["roberta", "bert"])
+def test_pairs_from_the_backend_equal_the_tokenizer_on_pairs(tiny_tokenizer_path, template):
+    """Each text encoded once + the tokenizer's post-processor == tokenizer(first, second), truncation included."""
+    from types import SimpleNamespace
+
+    import torch
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from tokenizers import processors
+    from transformers import AutoTokenizer
+
+    from dialeval.hub import LoadedModel
+    from dialeval.metrics.engines.pair_scorer import PairScoringStats, _encode_with_backend
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_tokenizer_path)
+    cls, sep = (tokenizer.bos_token, tokenizer.bos_token_id), (tokenizer.eos_token, tokenizer.eos_token_id)
+    if template == "roberta":
+        tokenizer.backend_tokenizer.post_processor = processors.RobertaProcessing(sep, cls)
+    else:
+        tokenizer.backend_tokenizer.post_processor = processors.TemplateProcessing(
+            single=f"{cls[0]} $A {sep[0]}", pair=f"{cls[0]} $A {sep[0]} $B:1 {sep[0]}:1", special_tokens=[cls, sep])
+        tokenizer.model_input_names = ["input_ids", "token_type_ids", "attention_mask"]
+    words = st.lists(st.sampled_from(["hello", "there", "x", "I don't", "know!", "\U0001f600", "caf\u00e9", "  "]), max_size=30)
+
+    @settings(max_examples=150, deadline=None)
+    @given(words.map(" ".join), words.map(" ".join), st.integers(min_value=6, max_value=40))
+    def check(first, second, limit):
+        tokenizer.model_max_length = limit
+        model = SimpleNamespace(config=SimpleNamespace(model_type="bert", max_position_embeddings=512))
+        loaded = LoadedModel(model, tokenizer, torch.device("cpu"), "tiny")
+        stats = PairScoringStats()
+        ids, type_ids = _encode_with_backend(loaded, [first], [second], stats)[0]
+        # Batched, as the engine always called it (a single call drops an empty second text).
+        expected = tokenizer([first], [second], truncation="longest_first", max_length=limit, return_token_type_ids=True)
+        assert ids == expected["input_ids"][0]
+        assert type_ids == expected["token_type_ids"][0]
+        whole = tokenizer([first], [second], truncation=False, verbose=False)["input_ids"][0]
+        assert stats.num_truncated == int(len(whole) > limit)
+
+    check()
+
+
+def test_a_huge_text_is_encoded_once_and_cut_to_the_limit(tiny_roberta_nli_path):
+    """20k words beside 100k characters: linear work per text, each pair cut as longest_first."""
+    result = nli_diversity([["word " * 20000, "x" * 100000, "short"]], model=tiny_roberta_nli_path, device="cpu")
+    assert result["num_truncated"] == 6 and result["num_pairs"] == 6
