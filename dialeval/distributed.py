@@ -7,6 +7,9 @@ is asked for when ``ACCELERATE_USE_CPU`` is set or when torch sees no accelerato
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
+
 
 def process_state():
     """Accelerate's ``PartialState``, created in CPU mode where there is no accelerator."""
@@ -39,3 +42,60 @@ def end_processes() -> None:
         gc.collect()
         dist.barrier()
         dist.destroy_process_group()
+
+
+# -- sharing one computation among the processes of a launch ------------------------------------
+
+_SPLIT_WORK = contextvars.ContextVar("dialeval_split_work", default=False)
+
+
+@contextlib.contextmanager
+def split_work():
+    """Inside this block the model-backed engines share their work among the processes of an
+    ``accelerate launch`` / ``torchrun``: each runs a strided share of the distinct items (pairs,
+    texts, sentences; length-sorted first, so the shares cost alike) and the results are gathered,
+    in order, on every process. Every process must make the same calls on the same inputs, as
+    ``dialeval evaluate`` does; outside the block (the default) each process computes all of its
+    own inputs, which is what a training loop or DTG, whose processes hold different data, needs.
+    """
+    token = _SPLIT_WORK.set(True)
+    try:
+        yield
+    finally:
+        _SPLIT_WORK.reset(token)
+
+
+def _sharing() -> tuple[int, int] | None:
+    if not _SPLIT_WORK.get():
+        return None
+    state = process_state()
+    return (state.process_index, state.num_processes) if state.num_processes > 1 else None
+
+
+def is_sharing_work() -> bool:
+    """True inside :func:`split_work` when several processes share the work."""
+    return _sharing() is not None
+
+
+def work_share(order: list[int]) -> list[int]:
+    """The items of ``order`` this process computes: a strided share inside :func:`split_work`
+    with several processes, else all of them."""
+    sharing = _sharing()
+    return order if sharing is None else order[sharing[0] :: sharing[1]]
+
+
+def gather_shares(members: list[int], rows):
+    """Every process's ``(members, rows)`` joined, as :func:`work_share` split them: the item
+    indices and their result rows (an array or a list, one row per member). Outside
+    :func:`split_work` or in one process it returns its arguments."""
+    if _sharing() is None:
+        return members, rows
+    from accelerate.utils import gather_object
+
+    parts = gather_object([(list(members), rows)])
+    all_members = [member for part_members, _ in parts for member in part_members]
+    if isinstance(rows, list):
+        return all_members, [row for _, part_rows in parts for row in part_rows]
+    import numpy as np
+
+    return all_members, np.concatenate([np.asarray(part_rows) for _, part_rows in parts if len(part_rows)])

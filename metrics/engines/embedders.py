@@ -28,6 +28,7 @@ import numpy as np
 
 from dialeval.hub import EMBEDDED_SENTENCE_MODEL, LoadedModel, check_dtype, load_model, resolve_device, resolve_model_path
 
+from dialeval.distributed import gather_shares, work_share
 from dialeval.validation import check_int
 
 KINDS = ("last_token", "mean_pooling", "sentence_transformers")
@@ -94,6 +95,16 @@ def _check_texts(texts: object) -> list[str]:
     return list(texts)
 
 
+def _in_input_order(order: list[int], parts: list[np.ndarray], rows: np.ndarray) -> np.ndarray:
+    """Batches computed for the distinct texts ``order`` (this process's share under
+    :func:`dialeval.distributed.split_work`), gathered and put back in input order."""
+    mine = np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
+    members, computed = gather_shares(order, mine)
+    vectors = np.empty((len(members), computed.shape[1]), dtype=np.float32)
+    vectors[np.asarray(members, dtype=np.int64)] = computed
+    return np.ascontiguousarray(vectors[rows])
+
+
 def _deduplicate(texts: list[str]) -> tuple[list[str], np.ndarray]:
     """Distinct texts in first-seen order, and each input's row among them."""
     row_of: dict[str, int] = {}
@@ -125,10 +136,15 @@ def embed_unique(texts: list[str], model=DEFAULT_SENTENCE_MODEL, batch_size: int
     check_int(batch_size, "batch_size")
     encoder = load_sentence_model(model, device, dtype) if isinstance(model, (str, os.PathLike)) else model
     unique, index = _deduplicate(list(texts))
+    share = work_share(list(range(len(unique))))
     embeddings = encoder.encode(
-        unique, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
+        [unique[i] for i in share], batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True,
+        show_progress_bar=False,
     )
-    return np.asarray(embeddings, dtype=np.float64), index
+    members, embeddings = gather_shares(share, np.asarray(embeddings, dtype=np.float64))
+    ordered = np.empty_like(embeddings)
+    ordered[np.asarray(members, dtype=np.int64)] = embeddings
+    return ordered, index
 
 
 class _TransformerEmbedder:
@@ -199,8 +215,8 @@ class _TransformerEmbedder:
                     f"tokens under the tokenizer of {self.model_name!r}"
                 )
         # Longest first: an out-of-memory error shows on the first batch, not after an hour.
-        order = sorted(range(len(unique)), key=lambda i: len(ids[i]), reverse=True)
-        vectors: np.ndarray | None = None
+        order = work_share(sorted(range(len(unique)), key=lambda i: len(ids[i]), reverse=True))
+        parts: list[np.ndarray] = []
         with torch.inference_mode():
             for start in range(0, len(order), self.batch_size):
                 members = order[start : start + self.batch_size]
@@ -219,12 +235,10 @@ class _TransformerEmbedder:
                 )
                 hidden = outputs.hidden_states[self.layer].float()
                 batch = self._pool(hidden, attention_mask.to(loaded.device), lengths).cpu().numpy()
-                if vectors is None:
-                    vectors = np.empty((len(unique), batch.shape[1]), dtype=np.float32)
-                vectors[members] = batch
+                parts.append(batch)
                 if progress is not None:
                     progress(len(members))
-        return np.ascontiguousarray(vectors[rows])
+        return _in_input_order(order, parts, rows)
 
 
 class LastTokenEmbedder(_TransformerEmbedder):
@@ -373,8 +387,8 @@ class SentenceTransformerEmbedder:
         unique, rows = _deduplicate(texts)
         # encode() sorts by character length itself; sorting the same way here and encoding one
         # batch per call gives the same batches while letting `progress` see each one.
-        order = sorted(range(len(unique)), key=lambda i: len(unique[i]), reverse=True)
-        vectors: np.ndarray | None = None
+        order = work_share(sorted(range(len(unique)), key=lambda i: len(unique[i]), reverse=True))
+        parts: list[np.ndarray] = []
         for start in range(0, len(order), self.batch_size):
             members = order[start : start + self.batch_size]
             batch = encoder.encode(
@@ -385,12 +399,10 @@ class SentenceTransformerEmbedder:
                 show_progress_bar=False,
             )
             batch = batch.float().cpu().numpy()
-            if vectors is None:
-                vectors = np.empty((len(unique), batch.shape[1]), dtype=np.float32)
-            vectors[members] = batch
+            parts.append(batch)
             if progress is not None:
                 progress(len(members))
-        return np.ascontiguousarray(vectors[rows])
+        return _in_input_order(order, parts, rows)
 
 
 # ---------------------------------------------------------------- factories

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dialeval.distributed import gather_shares, work_share
 from dialeval.hub import LoadedModel, load_model
 from dialeval.validation import check_int
 
@@ -163,7 +164,7 @@ def score_pairs(
     encoded = encode(classifier, [a for a, _ in distinct], [b for _, b in distinct], stats)
     with_type_ids = "token_type_ids" in getattr(tokenizer, "model_input_names", ())
     pad_id = classifier.pad_token_id
-    order = sorted(range(len(distinct)), key=lambda i: len(encoded[i][0]), reverse=True)
+    order = work_share(sorted(range(len(distinct)), key=lambda i: len(encoded[i][0]), reverse=True))
     non_blocking = classifier.device.type == "cuda"
     outputs = []
     with torch.inference_mode():
@@ -178,7 +179,8 @@ def score_pairs(
             elif activation == "sigmoid":
                 logits = logits.sigmoid()
             outputs.append(logits)
-        values = torch.cat(outputs).cpu().double().numpy()
+        values = torch.cat(outputs).cpu().double().numpy() if outputs else np.zeros((0, num_labels))
+    order, values = gather_shares(order, values)
     scores = np.empty((len(distinct), num_labels), dtype=np.float64)
     scores[np.asarray(order, dtype=np.int64)] = values
     return scores[row_of_pair]

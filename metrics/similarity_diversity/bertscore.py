@@ -56,6 +56,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from dialeval.distributed import gather_shares, is_sharing_work, work_share
 from dialeval.hub import check_dtype, load_model, max_input_length, resolve_device, resolve_model_path
 
 from dialeval.metrics.engines.reduction import diversity_from_similarity_matrix
@@ -191,7 +192,7 @@ def _embed(encoder, ids: list[list[int]], pad_id: int, batch_size: int, hidden_l
     import torch
 
     lengths = [len(row) for row in ids]
-    order = sorted(range(len(ids)), key=lambda k: -lengths[k])
+    order = work_share(sorted(range(len(ids)), key=lambda k: -lengths[k]))
     pieces: list = [None] * len(ids)
     with torch.inference_mode():
         for start in range(0, len(order), batch_size):
@@ -212,6 +213,10 @@ def _embed(encoder, ids: list[list[int]], pad_id: int, batch_size: int, hidden_l
             states = states / states.norm(dim=-1, keepdim=True)
             for row, k in enumerate(batch):
                 pieces[k] = states[row, : lengths[k]]
+    if is_sharing_work():
+        members, mine = gather_shares(order, [pieces[k].cpu() for k in order])
+        for k, piece in zip(members, mine):
+            pieces[k] = piece.to(device)
     return torch.cat(pieces, dim=0)
 
 
