@@ -85,11 +85,35 @@ def resolve_device(device=None):
     """``device`` as given, else Accelerate's default for this process (GPU when there is one)."""
     import torch
 
-    if device is not None:
-        return torch.device(device)
-    from dialeval.distributed import process_state
+    if device is None:
+        from dialeval.distributed import process_state
 
-    return process_state().device
+        return process_state().device
+    try:
+        resolved = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise ValueError(f"`device` {device!r} is not a torch device; available here: {available_devices()}") from None
+    if resolved.type != "cpu":
+        backend = getattr(torch, resolved.type, None)
+        count = backend.device_count() if backend is not None and hasattr(backend, "device_count") else 0
+        if count == 0 or (resolved.index is not None and resolved.index >= count):
+            raise ValueError(f"`device` {device!r} is not available on this machine; available here: {available_devices()}")
+    return resolved
+
+
+def available_devices() -> list[str]:
+    """The torch devices this machine has: ``cpu`` and each accelerator (``cuda:0``, ``mps:0``, ...)."""
+    import torch
+
+    devices = ["cpu"]
+    for kind in ("cuda", "xpu", "mps", "npu"):
+        backend = getattr(torch, kind, None)
+        if backend is not None and hasattr(backend, "device_count"):
+            try:
+                devices += [f"{kind}:{index}" for index in range(backend.device_count())]
+            except RuntimeError:
+                continue
+    return devices
 
 
 #: dtypes a model may be loaded in; half precision is meant for GPUs. None keeps the checkpoint's.

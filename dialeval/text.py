@@ -45,13 +45,20 @@ _SEPARATOR = "\ue000"
 _FAST_MAX_CHARS = 2000
 
 
+def _check_text(text: object) -> None:
+    if not isinstance(text, str):
+        raise ValueError(f"`text` must be a string, got {type(text).__name__}: {text!r:.60}")
+
+
 def tevet_tokenize(text: str) -> list[str]:
     """Tokenize as Tevet & Berant's ``lines_to_ngrams`` does (see module docstring)."""
+    _check_text(text)
     return [word for word in text.replace(".", "").replace("\n", "").split(" ") if word != ""]
 
 
 def casual_tokenize(text: str) -> list[str]:
     """Tokenize with NLTK's casual tokenizer, exactly as ``nltk.tokenize.casual_tokenize(text)``."""
+    _check_text(text)
     return _TWEET_TOKENIZER.tokenize(text)
 
 

@@ -33,11 +33,11 @@ def check_response_set(
         responses: the responses generated for one context.
         argument: the caller's argument name, used in error messages.
         min_size: fewest responses allowed (2 for pairwise metrics).
-        allow_empty: accept ``""`` (scored as a response without tokens, as the papers' released
-            code does; one decTest set is all empty). Off by default: an empty response is
-            usually a bug upstream.
+        allow_empty: accept ``""`` and whitespace-only strings (scored as responses without tokens,
+            as the papers' released code does; one decTest set is all empty). Off by default: an
+            empty response is usually a bug upstream.
     """
-    if isinstance(responses, str) or not isinstance(responses, Sequence):
+    if isinstance(responses, (str, bytes)) or not isinstance(responses, Sequence):
         raise ValueError(
             f"`{argument}` must be a list of strings (one response set), got {type(responses).__name__}: "
             f"{_describe(responses)}"
@@ -51,9 +51,11 @@ def check_response_set(
             raise ValueError(
                 f"`{argument}[{index}]` must be a string, got {type(response).__name__}: {_describe(response)}"
             )
-        if response == "" and not allow_empty:
+        if not allow_empty and not response.strip():
+            # A whitespace-only response has no token either: it is refused like "".
+            what = "an empty string" if response == "" else f"a whitespace-only string ({response!r})"
             raise ValueError(
-                f"`{argument}[{index}]` is an empty string; pass allow_empty=True to score it as a "
+                f"`{argument}[{index}]` is {what}; pass allow_empty=True to score it as a "
                 "response without tokens, or filter it out before calling the metric"
             )
     return responses
@@ -63,7 +65,7 @@ def check_response_sets(
     response_sets: object, argument: str = "predictions", min_size: int = 1, allow_empty: bool = False
 ) -> list[list[str]]:
     """Validate a list of response sets (one per context)."""
-    if isinstance(response_sets, str) or not isinstance(response_sets, Sequence):
+    if isinstance(response_sets, (str, bytes)) or not isinstance(response_sets, Sequence):
         raise ValueError(
             f"`{argument}` must be a list of response sets (list of lists of strings), got "
             f"{type(response_sets).__name__}: {_describe(response_sets)}"
@@ -86,12 +88,15 @@ def split_scope(predictions: object, argument: str = "predictions") -> str:
 
     Mixed nesting (some strings, some lists) is an error rather than a guess.
     """
-    if isinstance(predictions, str) or not isinstance(predictions, Sequence) or len(predictions) == 0:
+    if isinstance(predictions, (str, bytes)) or not isinstance(predictions, Sequence) or len(predictions) == 0:
         raise ValueError(
             f"`{argument}` must be a non-empty list of strings (a corpus) or of lists of strings "
             f"(response sets), got {_describe(predictions)}"
         )
-    kinds = ["text" if isinstance(item, str) else "set" if isinstance(item, Sequence) else "other" for item in predictions]
+    kinds = [
+        "text" if isinstance(item, str) else "set" if isinstance(item, Sequence) and not isinstance(item, bytes) else "other"
+        for item in predictions
+    ]
     if "other" in kinds:
         index = kinds.index("other")
         raise ValueError(

@@ -119,8 +119,9 @@ def entropy_n(responses: list[str], n: int = 1, tokenizer="casual", allow_empty:
 
 def token_counts(texts: list[str], tokenizer="casual") -> Counter:
     """Token frequencies of a reference corpus, for :func:`lf`'s ``reference``."""
+    texts = check_corpus(texts, "texts", allow_empty=True)
     counts: Counter = Counter()
-    for tokens in tokenize_corpus(list(texts), tokenizer):
+    for tokens in tokenize_corpus(texts, tokenizer):
         counts.update(tokens)
     return counts
 
@@ -154,7 +155,7 @@ def lf(
     elif isinstance(reference, Mapping):
         frequencies = reference
     elif isinstance(reference, (list, tuple)):
-        frequencies = token_counts(check_corpus(reference, "reference", allow_empty=True), tokenizer)
+        frequencies = token_counts(check_corpus(reference, "reference", allow_empty=allow_empty), tokenizer)
     else:
         raise ValueError(
             f"`reference` must be None, a list of reference texts or a {{token: count}} mapping, "

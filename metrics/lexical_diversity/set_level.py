@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 
 import numpy as np
 
 from dialeval.metrics.engines.reduction import similarity_to_diversity
 from dialeval.text import get_tokenizer
-from dialeval.validation import check_response_set
+from dialeval.validation import check_int, check_response_set
 
 
 def check_orders(min_n: int, max_n: int) -> None:
@@ -73,6 +74,10 @@ def ngram_cosine_similarity(tokens_a: list[str], tokens_b: list[str], n: int) ->
     Computed as ``scipy.spatial.distance.cosine`` does (``1 - clip(1 - uv/sqrt(uu*vv), 0, 2)``)
     so that values round exactly like the released scores.
     """
+    check_int(n, "n")
+    for name, tokens in (("tokens_a", tokens_a), ("tokens_b", tokens_b)):
+        if isinstance(tokens, (str, bytes)) or not isinstance(tokens, Sequence) or not all(isinstance(token, str) for token in tokens):
+            raise ValueError(f"`{name}` must be a list of token strings, got {tokens!r:.60}")
     counts_a, counts_b = Counter(ngrams(tokens_a, n)), Counter(ngrams(tokens_b, n))
     return cosine_of_counts(counts_a, counts_b)
 

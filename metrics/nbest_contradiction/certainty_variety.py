@@ -18,6 +18,7 @@ chains the two.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 
 from dialeval.labels import AMBIGUOUS, ANSWER_LABELS, EXPECTED_ANSWERS
@@ -109,6 +110,15 @@ def certainty_variety(answers, references, input_types=None) -> dict:
             "list_size": len(answer_list),
         })
     result = _aggregate(per_input)
+    if result["num_analyzed"] == 0:
+        warnings.warn(
+            f"all {len(per_input)} n-best lists hold an ambiguous response and are excluded (App. C): Certainty "
+            "and Variety are undefined (NaN); num_analyzed is 0",
+            UserWarning, stacklevel=2,
+        )
+    elif result["num_with_noncontradictory"] == 0:
+        warnings.warn("no analyzed n-best list holds a noncontradictory response: Variety is undefined (NaN)",
+                      UserWarning, stacklevel=2)
     result["per_input"] = per_input
     if input_types is not None:
         result["per_type"] = {

@@ -110,17 +110,22 @@ def ordered_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
     return first, second
 
 
-def nli_scores(probabilities: np.ndarray) -> dict[str, float]:
-    """The six NLI Diversity figures of one set from its pairs' class probabilities ``(k, 3)``."""
+def nli_scores(probabilities: np.ndarray, weights: np.ndarray | None = None) -> dict[str, float]:
+    """The six NLI Diversity figures of one set from its pairs' class probabilities ``(k, 3)``.
+
+    ``weights``: how many ordered pairs of the set each row stands for (identical responses make
+    identical pairs, scored once); default one each.
+    """
     probabilities = np.asarray(probabilities, dtype=np.float64)
+    weights = np.ones(len(probabilities), dtype=np.int64) if weights is None else np.asarray(weights, dtype=np.int64)
     predicted = probabilities.argmax(axis=1)
     confidence = probabilities[np.arange(len(predicted)), predicted]
-    counts = np.bincount(predicted, minlength=3)
+    counts = np.bincount(predicted, weights=weights, minlength=3).astype(np.int64)
     signed_confidence = np.where(predicted == CONTRADICTION, confidence, np.where(predicted == ENTAILMENT, -confidence, 0.0))
     return {
-        "nli_diversity": float(_BASELINE_VALUES[predicted].sum()),
-        "nli_diversity_neutral": float(_NEUTRAL_VALUES[predicted].sum()),
-        "nli_diversity_confidence": float(signed_confidence.sum()),
+        "nli_diversity": float((_BASELINE_VALUES[predicted] * weights).sum()),
+        "nli_diversity_neutral": float((_NEUTRAL_VALUES[predicted] * weights).sum()),
+        "nli_diversity_confidence": float((signed_confidence * weights).sum()),
         "num_contradiction": int(counts[CONTRADICTION]),
         "num_neutral": int(counts[NEUTRAL]),
         "num_entailment": int(counts[ENTAILMENT]),
@@ -169,24 +174,54 @@ def _check_chunk_pairs(max_pairs_per_chunk) -> None:
         raise ValueError(f"`max_pairs_per_chunk` must be a positive int, got {max_pairs_per_chunk!r}")
 
 
-def iter_nli_pair_matrices(
-    response_sets: Iterable[list[str]],
-    scorer,
-    max_pairs_per_chunk: int = 16384,
-    allow_empty: bool = False,
-) -> Iterator[NLIPairMatrix]:
-    """Yield one :class:`NLIPairMatrix` per set, in order, scoring about ``max_pairs_per_chunk`` pairs at a time.
+@dataclass(frozen=True)
+class _DistinctPairs:
+    """One set's NLI results over its distinct responses: ``probabilities[a, b]`` for distinct
+    premise ``a`` and hypothesis ``b`` (``[a, a]`` scored only when ``a`` occurs twice or more),
+    ``rows[i]`` the distinct response of ``responses[i]``."""
 
-    ``response_sets`` may be any iterable (a generator over a file of 100k sets): only one
-    chunk of sets and their probabilities is in memory at a time, never the whole corpus's.
-    """
+    responses: tuple[str, ...]
+    rows: np.ndarray
+    probabilities: np.ndarray
+
+    def scores(self) -> dict[str, float]:
+        counts = np.bincount(self.rows, minlength=len(self.probabilities))
+        weights = np.outer(counts, counts) - np.diag(counts)  # ordered pairs i != j per (a, b)
+        premise, hypothesis = np.nonzero(weights)
+        return nli_scores(self.probabilities[premise, hypothesis], weights[premise, hypothesis])
+
+    def matrix(self) -> NLIPairMatrix:
+        full = self.probabilities[self.rows][:, self.rows].copy()
+        full[np.arange(len(self.rows)), np.arange(len(self.rows))] = np.nan
+        return NLIPairMatrix(self.responses, full)
+
+
+def _check_set_pairs(response_set: list[str], index: int, max_pairs_per_set: int, full_matrix: bool) -> None:
+    distinct = len(set(response_set))
+    repeated = len(response_set) - distinct
+    needed = distinct * (distinct - 1) + min(repeated, distinct)
+    stored = len(response_set) * (len(response_set) - 1) if full_matrix else needed
+    if max(needed, stored) > max_pairs_per_set:
+        raise ValueError(
+            f"`response_sets[{index}]` ({len(response_set)} responses, {distinct} distinct) needs "
+            f"{max(needed, stored):,} ordered pairs, more than `max_pairs_per_set` = {max_pairs_per_set:,}; score "
+            "smaller sets (NLI Diversity grows with n(n-1)) or raise the limit"
+        )
+
+
+def _iter_distinct_pairs(response_sets, scorer, max_pairs_per_chunk: int, allow_empty: bool, max_pairs_per_set: int,
+                         full_matrix: bool) -> Iterator[_DistinctPairs]:
     _check_chunk_pairs(max_pairs_per_chunk)
+    if isinstance(max_pairs_per_set, bool) or not isinstance(max_pairs_per_set, int) or max_pairs_per_set < 1:
+        raise ValueError(f"`max_pairs_per_set` must be a positive int, got {max_pairs_per_set!r}")
     chunk: list[list[str]] = []
     chunk_pairs = 0
     for index, response_set in enumerate(response_sets):
         response_set = check_response_set(response_set, f"response_sets[{index}]", min_size=2, allow_empty=allow_empty)
+        _check_set_pairs(response_set, index, max_pairs_per_set, full_matrix)
         chunk.append(response_set)
-        chunk_pairs += len(response_set) * (len(response_set) - 1)
+        distinct = len(set(response_set))
+        chunk_pairs += distinct * distinct
         if chunk_pairs >= max_pairs_per_chunk:
             yield from _score_chunk(chunk, scorer)
             chunk, chunk_pairs = [], 0
@@ -194,22 +229,44 @@ def iter_nli_pair_matrices(
         yield from _score_chunk(chunk, scorer)
 
 
-def _score_chunk(chunk: list[list[str]], scorer) -> Iterator[NLIPairMatrix]:
-    premises, hypotheses, spans = [], [], []
+def iter_nli_pair_matrices(
+    response_sets: Iterable[list[str]],
+    scorer,
+    max_pairs_per_chunk: int = 16384,
+    allow_empty: bool = False,
+    max_pairs_per_set: int = 1_000_000,
+) -> Iterator[NLIPairMatrix]:
+    """Yield one :class:`NLIPairMatrix` per set, in order, scoring about ``max_pairs_per_chunk`` pairs at a time.
+
+    ``response_sets`` may be any iterable (a generator over a file of 100k sets): only one
+    chunk of sets and their probabilities is in memory at a time, never the whole corpus's.
+    Identical responses are scored once; a set whose n(n-1) pairs exceed ``max_pairs_per_set``
+    is refused (its matrix alone would take 24 bytes per pair).
+    """
+    for pairs in _iter_distinct_pairs(response_sets, scorer, max_pairs_per_chunk, allow_empty, max_pairs_per_set, True):
+        yield pairs.matrix()
+
+
+def _score_chunk(chunk: list[list[str]], scorer) -> Iterator[_DistinctPairs]:
+    premises, hypotheses, layouts = [], [], []
     for response_set in chunk:
-        first, second = ordered_pairs(len(response_set))
-        spans.append((len(premises), len(first)))
-        premises += [response_set[i] for i in first]
-        hypotheses += [response_set[j] for j in second]
+        distinct = list(dict.fromkeys(response_set))
+        position = {text: k for k, text in enumerate(distinct)}
+        rows = np.array([position[text] for text in response_set], dtype=np.int64)
+        counts = np.bincount(rows, minlength=len(distinct))
+        # Ordered pairs of distinct responses, and (a, a) where a response occurs twice or more.
+        wanted = ~np.eye(len(distinct), dtype=bool) | np.diag(counts > 1)
+        first, second = np.nonzero(wanted)
+        layouts.append((response_set, distinct, rows, first, second, len(premises)))
+        premises += [distinct[i] for i in first]
+        hypotheses += [distinct[j] for j in second]
     probabilities = np.asarray(scorer.pair_probabilities(premises, hypotheses), dtype=np.float64)
     if probabilities.shape != (len(premises), 3):
         raise ValueError(f"the NLI scorer must return shape ({len(premises)}, 3), got {probabilities.shape}")
-    for response_set, (start, count) in zip(chunk, spans):
-        n = len(response_set)
-        matrix = np.full((n, n, 3), np.nan)
-        first, second = ordered_pairs(n)
-        matrix[first, second] = probabilities[start : start + count]
-        yield NLIPairMatrix(tuple(response_set), matrix)
+    for response_set, distinct, rows, first, second, start in layouts:
+        matrix = np.full((len(distinct), len(distinct), 3), np.nan)
+        matrix[first, second] = probabilities[start : start + len(first)]
+        yield _DistinctPairs(tuple(response_set), rows, matrix)
 
 
 def nli_pair_matrices(response_sets: list[list[str]], scorer=None, **scorer_options) -> list[NLIPairMatrix]:
@@ -231,6 +288,7 @@ def nli_diversity(
     allow_empty: bool = False,
     return_matrices: bool = False,
     progress: Callable[[int], object] | None = None,
+    max_pairs_per_set: int = 1_000_000,
 ) -> dict:
     """NLI Diversity of each response set and the means over sets.
 
@@ -243,6 +301,10 @@ def nli_diversity(
         max_pairs_per_chunk: pairs scored per chunk (the memory bound).
         return_matrices: also return every set's :class:`NLIPairMatrix` under ``"matrices"``.
         progress: called with the number of sets finished after each set (e.g. ``tqdm.update``).
+        max_pairs_per_set: the most ordered pairs of distinct responses one set may need (and, with
+            ``return_matrices``, the most pairs its matrix may hold); a larger set is refused with
+            a ValueError. Identical responses are scored once: 10,000 copies of one response need
+            one pair.
 
     Returns:
         The means of :data:`NLI_FIGURES` over sets, ``per_set`` (one dict of the six figures
@@ -256,11 +318,13 @@ def nli_diversity(
     scorer = scorer if scorer is not None else NLIScorer(model, device=device, dtype=dtype, batch_size=batch_size, label_map=label_map)
     stats = getattr(scorer, "stats", None)
     before = stats.as_dict() if isinstance(stats, PairScoringStats) else None
-    per_set, matrices = [], []
-    for matrix in iter_nli_pair_matrices(response_sets, scorer, max_pairs_per_chunk, allow_empty):
-        per_set.append(matrix.scores())
+    per_set, matrices, num_pairs = [], [], 0
+    for pairs in _iter_distinct_pairs(response_sets, scorer, max_pairs_per_chunk, allow_empty, max_pairs_per_set,
+                                      return_matrices):
+        per_set.append(pairs.scores())
+        num_pairs += len(pairs.responses) * (len(pairs.responses) - 1)
         if return_matrices:
-            matrices.append(matrix)
+            matrices.append(pairs.matrix())
         if progress is not None:
             progress(1)
     if not per_set:
@@ -269,7 +333,8 @@ def nli_diversity(
     result["num_sets"] = len(per_set)
     if before is not None:  # a reused scorer keeps counting: report this call's share
         after = stats.as_dict()
-        result.update({name: after[name] - before[name] for name in ("num_pairs", "num_unique_pairs", "num_truncated")})
+        result.update({name: after[name] - before[name] for name in ("num_unique_pairs", "num_truncated")})
+        result["num_pairs"] = num_pairs  # the sets' ordered pairs; identical ones went to the model once
     result["per_set"] = per_set
     if return_matrices:
         result["matrices"] = matrices

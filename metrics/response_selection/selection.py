@@ -176,6 +176,8 @@ def _aligned_scores(human_scores, metric_scores, argument: str) -> tuple[np.ndar
         human, metric = np.asarray(human, dtype=np.float64), np.asarray(metric, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError(f"`human_scores` and `{argument}` must hold numbers") from None
+    if human.ndim != 1 or metric.ndim != 1:
+        raise ValueError(f"`human_scores` and `{argument}` must hold one number per system, got shapes {human.shape} and {metric.shape}")
     if not (np.isfinite(human).all() and np.isfinite(metric).all()):
         raise ValueError(f"`human_scores` and `{argument}` must hold finite numbers")
     return human, metric

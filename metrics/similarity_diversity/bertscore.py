@@ -294,12 +294,13 @@ def compute_bertscore_matrices(
     batch_size: int = 64,
     device=None,
     dtype: str | None = None,
+    allow_empty: bool = False,
 ) -> BERTScoreMatrices:
     """Pairwise BERTScore F1 of each response set, with how the sentences were encoded.
 
     Same arguments as :func:`bertscore_similarity_matrices`. Warns when sentences are truncated.
     """
-    response_sets = check_response_sets(response_sets, "response_sets", min_size=2)
+    response_sets = check_response_sets(response_sets, "response_sets", min_size=2, allow_empty=allow_empty)
     _check_arguments(batch_size, rescale_with_baseline, baseline)
     dtype = _check_dtype(dtype)
     if not isinstance(model, str):
@@ -372,6 +373,7 @@ def bertscore_similarity_matrices(
     batch_size: int = 64,
     device=None,
     dtype: str | None = None,
+    allow_empty: bool = False,
 ) -> list[np.ndarray]:
     """One symmetric ``(n, n)`` float64 matrix of BERTScore F1 per response set.
 
@@ -386,6 +388,7 @@ def bertscore_similarity_matrices(
         batch_size: sentences per forward pass.
         device: a torch device; None picks the GPU when there is one.
         dtype: None (float32), 'float32', 'float16' or 'bfloat16' for the model weights.
+        allow_empty: accept empty and whitespace-only responses (no weighted token: F = 0 against any).
 
     idf weighting is off (bert_score's default). See :func:`compute_bertscore_matrices` for the
     number of truncated sentences.
@@ -395,7 +398,7 @@ def bertscore_similarity_matrices(
         ModelNotAvailableError: the model is not on this machine.
     """
     return compute_bertscore_matrices(
-        response_sets, model, num_layers, rescale_with_baseline, baseline, batch_size, device, dtype
+        response_sets, model, num_layers, rescale_with_baseline, baseline, batch_size, device, dtype, allow_empty
     ).matrices
 
 
@@ -408,9 +411,10 @@ def bertscore_diversity(
     batch_size: int = 64,
     device=None,
     dtype: str | None = None,
+    allow_empty: bool = False,
 ) -> list[float]:
     """BERTScore diversity of each set (Tevet & Berant §5): ``-mean_{i>j} F1(s_i, s_j)``; higher is more diverse."""
     matrices = bertscore_similarity_matrices(
-        response_sets, model, num_layers, rescale_with_baseline, baseline, batch_size, device, dtype
+        response_sets, model, num_layers, rescale_with_baseline, baseline, batch_size, device, dtype, allow_empty
     )
     return [diversity_from_similarity_matrix(matrix) for matrix in matrices]

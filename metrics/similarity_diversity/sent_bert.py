@@ -34,14 +34,16 @@ def sent_bert_similarity_matrices(
 
 
 def sent_bert_diversity(
-    response_sets: list[list[str]], model=DEFAULT_SENTENCE_MODEL, batch_size: int = 64, device=None, dtype=None
+    response_sets: list[list[str]], model=DEFAULT_SENTENCE_MODEL, batch_size: int = 64, device=None, dtype=None,
+    allow_empty: bool = False,
 ) -> list[float]:
     """Sent-BERT diversity of each response set: ``-mean_{i>j} cos(e_i, e_j)``; in [-1, 1], higher is more diverse.
 
     Args:
         response_sets: one list of at least two responses per context.
         model: a sentence-transformers id or directory, or an already loaded model with ``encode``.
+        allow_empty: accept empty and whitespace-only responses (embedded as the model embeds them).
     """
-    response_sets = check_response_sets(response_sets, "response_sets", min_size=2)
+    response_sets = check_response_sets(response_sets, "response_sets", min_size=2, allow_empty=allow_empty)
     matrices = sent_bert_similarity_matrices(response_sets, model, batch_size, device, dtype)
     return [diversity_from_similarity_matrix(matrix) for matrix in matrices]

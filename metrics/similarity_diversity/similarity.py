@@ -116,7 +116,8 @@ def similarity_matrices(
         return cross_encoder_similarity_matrices(response_sets, model, batch_size, device, dtype, allow_empty=allow_empty)
     from dialeval.metrics.similarity_diversity.bertscore import bertscore_similarity_matrices
 
-    return bertscore_similarity_matrices(response_sets, model=model, batch_size=batch_size, device=device, dtype=dtype, **options)
+    return bertscore_similarity_matrices(response_sets, model=model, batch_size=batch_size, device=device, dtype=dtype,
+                                         allow_empty=allow_empty, **options)
 
 
 def similarity_diversity(

@@ -299,3 +299,26 @@ def test_a_huge_text_is_encoded_once_and_cut_to_the_limit(tiny_roberta_nli_path)
     """20k words beside 100k characters: linear work per text, each pair cut as longest_first."""
     result = nli_diversity([["word " * 20000, "x" * 100000, "short"]], model=tiny_roberta_nli_path, device="cpu")
     assert result["num_truncated"] == 6 and result["num_pairs"] == 6
+
+
+def test_identical_responses_are_scored_once_and_huge_sets_refused(tiny_roberta_nli_path):
+    """10,000 copies of one response need one pair; a set needing more pairs than the limit is a clear error."""
+    same = nli_diversity([["I don't know."] * 10000], model=tiny_roberta_nli_path, device="cpu")
+    assert same["num_pairs"] == 10000 * 9999 and same["num_unique_pairs"] == 1
+    one = nli_pair_matrices([["I don't know.", "I don't know."]], model=tiny_roberta_nli_path, device="cpu")[0]
+    assert same["num_contradiction"] + same["num_neutral"] + same["num_entailment"] == 10000 * 9999
+    assert same["nli_diversity"] == pytest.approx(one.scores()["nli_diversity"] * 10000 * 9999 / 2)
+    with pytest.raises(ValueError, match=r"`response_sets\[0\]`.*`max_pairs_per_set` = 100"):
+        nli_diversity([[f"response {i}" for i in range(11)]], model=tiny_roberta_nli_path, max_pairs_per_set=100)
+    with pytest.raises(ValueError, match="max_pairs_per_set"):
+        nli_diversity([["a"] * 20], model=tiny_roberta_nli_path, max_pairs_per_set=100, return_matrices=True)
+    assert nli_diversity([["a"] * 20], model=tiny_roberta_nli_path, max_pairs_per_set=100)["num_unique_pairs"] == 1
+
+
+def test_weighted_scores_equal_the_full_matrix(tiny_roberta_nli_path):
+    sets = [["a b", "a b", "c d", "a b", "e"], ["x", "y", "x"]]
+    weighted = nli_diversity(sets, model=tiny_roberta_nli_path, device="cpu")
+    matrices = nli_diversity(sets, model=tiny_roberta_nli_path, device="cpu", return_matrices=True)["matrices"]
+    for row, matrix in zip(weighted["per_set"], matrices):
+        full = matrix.scores()
+        assert {key: row[key] for key in full} == pytest.approx(full)
