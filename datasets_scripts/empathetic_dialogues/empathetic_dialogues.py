@@ -148,7 +148,7 @@ def split_turn(conv_id: str, num_turns: int, seed: int = 0) -> int:
     """
     if num_turns < 2:
         raise ValueError(f"conversation {conv_id!r} has {num_turns} turn(s): at least 2 are needed to split it")
-    digest = hashlib.sha256(f"{seed}:{conv_id}".encode("utf-8")).digest()
+    digest = hashlib.sha256(f"{seed}:{conv_id}".encode()).digest()
     return 1 + int.from_bytes(digest[:8], "big") % (num_turns - 1)
 
 
