@@ -10,6 +10,7 @@ BUILDERS = {
     "polar_questions": ("dialeval.datasets_scripts.polar_questions.polar_questions", "PolarQuestions"),
     "circa": ("dialeval.datasets_scripts.circa.circa", "Circa"),
     "response_selection": ("dialeval.datasets_scripts.response_selection.response_selection", "ResponseSelection"),
+    "empathetic_dialogues": ("dialeval.datasets_scripts.empathetic_dialogues.empathetic_dialogues", "EmpatheticDialogues"),
 }
 
 

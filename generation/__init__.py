@@ -4,7 +4,8 @@
   with the set objectives of ``objectives.py``; ``custom_generate/`` wraps it for
   ``model.generate(custom_generate=...)``.
 - ``nbest.py``: n-best lists (beam search, nucleus sampling, diverse beam search; Sato et al. 2022),
-  on ``group_beam_search.py``; ``nbest_plots.py`` draws the beam-size sweep.
+  on ``group_beam_search.py``, which applies the logits processors ``generate`` would build
+  (``generation_settings.py``); ``nbest_plots.py`` draws the beam-size sweep.
 """
 from dialeval.generation.dtg import DTGResult, diversity_threshold_generate
 from dialeval.generation.dtg_runner import run_dtg

@@ -15,8 +15,16 @@ hypotheses none of which its best running beam can still beat; scores are
 ``sum log p / generated_length ** length_penalty``), so with ``num_beam_groups=1`` it returns what
 ``model.generate(num_beams=B, num_return_sequences=B, do_sample=False)`` returns (tested).
 
+The checkpoint's generation settings apply as in ``generate``: the logits processors
+(``no_repeat_ngram_size``, ``min_length`` / ``min_new_tokens``, ``encoder_no_repeat_ngram_size``,
+``forced_eos_token_id``, ``repetition_penalty``, ``bad_words_ids``, ...) are the ones transformers
+builds for ``generate`` from the model's ``generation_config`` with the call's options over it
+(:mod:`dialeval.generation.generation_settings`), so with one group the search still equals
+``generate(num_beams=B)`` on a BlenderBot-like config (tested for GPT-2 and BART).
+
 The search runs one input at a time with its B beams as the batch (no padding, so positions
-are exact). The prompt runs once; each step feeds only the beams' last tokens through a
+are exact; a decoder-only ``min_length`` therefore counts the unpadded prompt, where
+``generate`` on a left-padded batch counts the padding too). The prompt runs once; each step feeds only the beams' last tokens through a
 key/value cache whose rows are re-selected to follow the surviving beams, as transformers' own
 beam search does.
 """
@@ -27,7 +35,14 @@ from dataclasses import dataclass
 
 import torch
 
+from dialeval.generation.generation_settings import search_settings
 from dialeval.validation import check_int
+
+#: Longest response by default, in tokens (EOS included). Room for a checkpoint whose
+#: ``min_length`` is 20 (BlenderBot's: its responses may only end from the 20th token) and at
+#: least BlenderBot's own ``max_length`` of 60, while 1 + 64 decoder positions stay inside
+#: BlenderBot 1.0's 128. (The old default, 32, left such a model 12 tokens of choice.)
+DEFAULT_MAX_NEW_TOKENS = 64
 
 
 @dataclass
@@ -40,14 +55,6 @@ class Hypothesis:
     group: int
 
 
-def _eos_ids(model, eos_token_id) -> set[int]:
-    if eos_token_id is None:
-        eos_token_id = model.generation_config.eos_token_id
-    if eos_token_id is None:
-        return set()
-    return {int(token) for token in (eos_token_id if isinstance(eos_token_id, (list, tuple)) else [eos_token_id])}
-
-
 class _NextTokenLogits:
     """Next-token logits for the live beams of one input, with a key/value cache reordered per step.
 
@@ -58,18 +65,15 @@ class _NextTokenLogits:
     share the prompt, so every group starts from cache row 0.
     """
 
-    def __init__(self, model, input_ids: torch.Tensor, attention_mask: torch.Tensor | None):
+    def __init__(self, model, input_ids: torch.Tensor, attention_mask: torch.Tensor | None, decoder_start_token_id=None):
         self.model = model
         self.is_encoder_decoder = bool(model.config.is_encoder_decoder)
         self.attention_mask = attention_mask if attention_mask is not None else torch.ones_like(input_ids)
         if self.is_encoder_decoder:
             self.encoder_hidden = model.get_encoder()(input_ids=input_ids, attention_mask=self.attention_mask).last_hidden_state
-            start = model.generation_config.decoder_start_token_id
-            if start is None:
-                start = model.config.decoder_start_token_id
-            if start is None:
-                raise ValueError("encoder-decoder model has no decoder_start_token_id in its generation or model config")
-            self.prefix = torch.tensor([[int(start)]], device=input_ids.device)
+            if decoder_start_token_id is None:
+                raise ValueError("encoder-decoder model has no decoder_start_token_id (nor bos_token_id) in its generation or model config")
+            self.prefix = torch.tensor([[int(decoder_start_token_id)]], device=input_ids.device)
         else:
             self.prefix = input_ids
         # transformers >= 5.24 names the cache `cache` (argument and output); earlier 5.x `past_key_values`.
@@ -126,8 +130,9 @@ class _Group:
 
 
 def group_beam_search(model, input_ids, attention_mask=None, num_beams: int = 10, num_beam_groups: int = 1,
-                      diversity_penalty: float = 0.0, max_new_tokens: int = 32, length_penalty: float = 0.0,
-                      early_stopping: bool = False, eos_token_id=None, logits_processor=None) -> list[list[Hypothesis]]:
+                      diversity_penalty: float = 0.0, max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
+                      length_penalty: float = 0.0, early_stopping: bool = False, eos_token_id=None,
+                      logits_processor=None, generation_config=None, **generation_options) -> list[list[Hypothesis]]:
     """Diverse (group) beam search (Vijayakumar et al.; see the module docstring).
 
     Args:
@@ -141,8 +146,14 @@ def group_beam_search(model, input_ids, attention_mask=None, num_beams: int = 10
             the paper's ``beam_length_penalty=0``, App. C).
         early_stopping: True stops a group as soon as it has B/G finished hypotheses.
         eos_token_id: int or list; default the model's generation config.
-        logits_processor: optional ``transformers.LogitsProcessorList`` applied to the
-            log-probabilities (as ``generate`` does) before the diversity penalty.
+        logits_processor: optional ``transformers.LogitsProcessorList`` of processors of your
+            own, merged into the ones ``generate`` builds (as ``generate(logits_processor=)``
+            does); all apply to the log-probabilities before the diversity penalty.
+        generation_config: a ``GenerationConfig`` to use instead of the model's (as in
+            ``generate``); never modified.
+        generation_options: further ``GenerationConfig`` fields over it, e.g.
+            ``no_repeat_ngram_size=3``, ``min_length=20`` (``TypeError`` for unknown names and
+            for the ones the search sets itself: ``do_sample``, ``num_return_sequences``, ...).
 
     Returns:
         Per input, its B hypotheses sorted by score (best first), each with its group index.
@@ -156,7 +167,10 @@ def group_beam_search(model, input_ids, attention_mask=None, num_beams: int = 10
         raise ValueError(f"`diversity_penalty` must be a float >= 0, got {diversity_penalty!r}")
     if not isinstance(input_ids, torch.Tensor) or input_ids.dim() != 2:
         raise ValueError("`input_ids` must be a 2-D LongTensor (batch, length)")
-    eos = _eos_ids(model, eos_token_id)
+    if eos_token_id is not None:
+        generation_options["eos_token_id"] = eos_token_id
+    settings = search_settings(model, generation_config, **generation_options)
+    eos = settings.eos_token_ids
     group_size = num_beams // num_beam_groups
     # As transformers: enough candidates that B/G beams survive even if every beam's best token is an EOS.
     candidates_kept = max(2, 1 + len(eos)) * group_size
@@ -166,8 +180,11 @@ def group_beam_search(model, input_ids, attention_mask=None, num_beams: int = 10
         for row in range(input_ids.shape[0]):
             keep = attention_mask[row].bool() if attention_mask is not None else torch.ones_like(input_ids[row], dtype=torch.bool)
             prompt = input_ids[row][keep].unsqueeze(0)
-            next_logits = _NextTokenLogits(model, prompt, torch.ones_like(prompt))
+            next_logits = _NextTokenLogits(model, prompt, torch.ones_like(prompt), settings.decoder_start_token_id)
             prefix_length = next_logits.prefix.shape[1]
+            processors = settings.logits_processor(
+                model, prefix_length, max_new_tokens, prompt if next_logits.is_encoder_decoder else None, logits_processor,
+            )
             groups = [_Group(g, group_size, next_logits.prefix) for g in range(num_beam_groups)]
             for step in range(max_new_tokens):
                 live = [group for group in groups if not group.done]
@@ -181,8 +198,7 @@ def group_beam_search(model, input_ids, attention_mask=None, num_beams: int = 10
                 for position, group in enumerate(live):
                     rows = slice(position * group_size, (position + 1) * group_size)
                     log_probs = torch.log_softmax(logits[rows], dim=-1)
-                    if logits_processor is not None:
-                        log_probs = logits_processor(group.sequences, log_probs)
+                    log_probs = processors(group.sequences, log_probs)
                     # Hamming diversity: tokens earlier groups picked at this very step cost λ each.
                     log_probs = log_probs - diversity_penalty * chosen_this_step
                     candidates = (log_probs + group.scores[:, None]).reshape(-1)
