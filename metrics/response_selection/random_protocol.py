@@ -77,7 +77,8 @@ def random_protocol_figure(random_result: dict, chosen_spearman: float | None = 
 
     ``random_result``: what ``random_protocol_correlation`` returns. Returns a
     ``matplotlib.figure.Figure`` (no pyplot state): ``figure.savefig(path)`` writes it.
-    Trials with an undefined ρ are left out and counted in the x label.
+    Trials with an undefined ρ are left out and counted in the x label; an undefined CHOSEN ρ
+    (NaN: every system equally accurate) is written instead of drawn.
     """
     from matplotlib.figure import Figure
 
@@ -91,10 +92,13 @@ def random_protocol_figure(random_result: dict, chosen_spearman: float | None = 
     axes = figure.add_subplot()
     axes.boxplot([defined], widths=0.5)
     if chosen_spearman is not None:
-        if not isinstance(chosen_spearman, (int, float, np.floating)) or math.isnan(chosen_spearman):
+        if isinstance(chosen_spearman, bool) or not isinstance(chosen_spearman, (int, float, np.floating)):
             raise ValueError(f"`chosen_spearman` must be a number, got {chosen_spearman!r}")
-        axes.plot([1], [chosen_spearman], "o", color="tab:blue", label="CHOSEN")
-        axes.legend(loc="lower right")
+        if math.isnan(chosen_spearman):  # every system equally accurate: no ranking, no dot
+            axes.text(1, -0.95, "CHOSEN ρ undefined", ha="center", color="tab:blue")
+        else:
+            axes.plot([1], [chosen_spearman], "o", color="tab:blue", label="CHOSEN")
+            axes.legend(loc="lower right")
     undefined = len(per_trial) - len(defined)
     axes.set_xticks([1], [f"RANDOM ({len(defined)} trials" + (f", {undefined} undefined)" if undefined else ")")])
     axes.set_ylabel("Spearman's ρ with the human ranking")
