@@ -13,7 +13,7 @@ config            split        records                                          
 ``cntq``          test         contradiction pairs; "Aren't you ...?"; expected "no"       2,000
 ``unlikelihood``  train/valid  per premise with both hypotheses: PositiveQ1/Q2,            2,000
                                NegativeQ1/Q2 with gold and negative responses (Table 7),   premises
-                               split 9:1 at random (App. C)                                (8,000)
+                               split 9:1 (App. C; by premise in the authors' selection)    (8,000)
 ================  ===========  ==========================================================  =========
 
 Selection (``selection``):
