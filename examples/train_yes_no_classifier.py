@@ -14,10 +14,13 @@ Label sets (``--labels``):
 - ``yes_no_ambiguous``: the same pairs, labels collapsed to yes / no / ambiguous.
 - ``relaxed``: the relaxed gold standard's five labels (``goldstandard2``), NA left out.
 
-Defaults differ from the paper where it does not say or we cannot follow: ``FacebookAI/roberta-base``
-(the paper used ``roberta-large``; pass ``--model FacebookAI/roberta-large`` to follow it), and
-learning rate 2e-5, 3 epochs, batch 32, 128 tokens -- the paper defers to Louis et al.'s
-settings without restating them.
+Defaults follow the paper (App. B): ``FacebookAI/roberta-large`` on the (question, answer) pair,
+as Louis et al. (2020) classify Circa (``--input question_answer``: an answer alone cannot be read
+correctly, e.g. "We call it coke." after "Don't you always call it Coke?" refutes the question, after
+"Do you call it coke?" confirms it). ``--model FacebookAI/roberta-base`` and ``--input answer`` remain
+as options (cheaper; the answer-only classifier needs no questions at scoring time). The other
+settings (learning rate 2e-5, 3 epochs, batch 32, 128 tokens) are our choice: App. B defers to
+Louis et al.'s settings without restating them, and their paper is not in this project's spec.
 
 Usage::
 
@@ -36,6 +39,9 @@ import numpy as np
 
 LABEL_SETS = ("paper", "yes_no_ambiguous", "relaxed")
 INPUT_FORMS = ("answer", "question_answer")
+#: App. B: "we fine-tuned the pretrained RoBERTa (roberta-large)", on Circa's (question, answer) pairs.
+DEFAULT_MODEL = "FacebookAI/roberta-large"
+DEFAULT_INPUT = "question_answer"
 
 
 def parse_args(argv=None):
@@ -45,10 +51,10 @@ def parse_args(argv=None):
     source.add_argument("--source-path", help="the Circa TSV itself")
     parser.add_argument("--no-verify", action="store_true", help="do not check the TSV's sha256 (edited copies)")
     parser.add_argument("--output-dir", required=True)
-    parser.add_argument("--model", default="FacebookAI/roberta-base", help="Hub id or local directory (App. B: roberta-large)")
+    parser.add_argument("--model", default=DEFAULT_MODEL, help="Hub id or local directory (default: App. B's roberta-large)")
     parser.add_argument("--labels", choices=LABEL_SETS, default="paper")
-    parser.add_argument("--input", choices=INPUT_FORMS, default="answer",
-                        help="classify the answer alone (the metric's default) or the (question, answer) pair (Louis et al.)")
+    parser.add_argument("--input", choices=INPUT_FORMS, default=DEFAULT_INPUT,
+                        help="classify the (question, answer) pair (default: the paper, as Louis et al.) or the answer alone")
     parser.add_argument("--validation-fraction", type=float, default=0.2, help="App. B: train:valid = 8:2")
     parser.add_argument("--epochs", type=float, default=3.0)
     parser.add_argument("--max-steps", type=int, default=-1, help="overrides --epochs when > 0 (smoke tests)")

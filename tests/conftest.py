@@ -88,3 +88,21 @@ def free_port() -> str:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return str(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def tiny_seq2seq_paths(tmp_path_factory, tiny_tokenizer_path, tiny_bart_path) -> dict[str, str]:
+    """BART, T5, BlenderBot and BlenderBot-small: four ways of starting the decoder."""
+    from tiny_lms import save_tiny_blenderbot, save_tiny_blenderbot_small, save_tiny_t5
+
+    builders = {"t5": save_tiny_t5, "blenderbot": save_tiny_blenderbot, "blenderbot_small": save_tiny_blenderbot_small}
+    paths = {name: build(tmp_path_factory.mktemp(f"tiny-{name}"), tiny_tokenizer_path) for name, build in builders.items()}
+    return {"bart": tiny_bart_path, **paths}
+
+
+@pytest.fixture(scope="session")
+def tiny_mistral_path(tmp_path_factory, tiny_tokenizer_path) -> str:
+    """Sliding-window attention over 8 tokens."""
+    from tiny_lms import save_tiny_mistral
+
+    return save_tiny_mistral(tmp_path_factory.mktemp("tiny-mistral"), tiny_tokenizer_path)

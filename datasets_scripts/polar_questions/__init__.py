@@ -5,6 +5,7 @@ from dialeval.datasets_scripts.polar_questions.polar_questions import (
     read_multinli,
 )
 from dialeval.datasets_scripts.polar_questions.rewriting import (
+    MissingDependencyLabels,
     SpacyTagger,
     TaggedToken,
     TaggerNotAvailableError,
@@ -12,9 +13,12 @@ from dialeval.datasets_scripts.polar_questions.rewriting import (
     answer_sentence,
     history_utterance,
     polar_question,
+    premise_skip_reason,
+    skip_reason,
 )
 
 __all__ = [
+    "MissingDependencyLabels",
     "PolarQuestions",
     "PolarQuestionsConfig",
     "SpacyTagger",
@@ -25,5 +29,7 @@ __all__ = [
     "build_polar_question_sets",
     "history_utterance",
     "polar_question",
+    "premise_skip_reason",
     "read_multinli",
+    "skip_reason",
 ]

@@ -13,15 +13,26 @@ config            split        records                                          
 ``cntq``          test         contradiction pairs; "Aren't you ...?"; expected "no"       2,000
 ``unlikelihood``  train/valid  per premise with both hypotheses: PositiveQ1/Q2,            2,000
                                NegativeQ1/Q2 with gold and negative responses (Table 7),   premises
-                               split 9:1 at random (App. C)                                (8,000)
+                               split 9:1 (App. C; by premise in the authors' selection)    (8,000)
 ================  ===========  ==========================================================  =========
 
-Selection: the telephone-genre pairs of the chosen MultiNLI file (``mnli_split``, default
-``train``) are shuffled with ``seed`` and rewritten in that order until ``num_inputs`` pairs
-of each label rewrite (a pair that App. A skips is passed over, so the sets are the first
-``num_inputs`` *rewritable* pairs). The unlikelihood config uses premises (``promptID``) not
-used by ENTQ/CNTQ (App. C footnote 10). Too few rewritable pairs is a ``ValueError``, never a
-smaller set.
+Selection (``selection``):
+
+- ``"authors"`` (default), the released notebook ``construct_yesno_dataset.ipynb``: the
+  telephone-genre entailment and contradiction pairs of the MultiNLI file (``mnli_split``,
+  default ``train``) are rewritten **in file order**; a pair is kept when its premise passes the
+  premise filters and its hypothesis gives both the positive and the negative question. A
+  premise kept with both an entailment and a contradiction pair is *paired*: paired premises go
+  to unlikelihood training (the first ``num_unlikelihood_premises``, the first 90 % of them
+  train and the next 10 % validation, in file order: ``head -n 1800`` / lines 1801-2000), and
+  the first ``num_inputs`` *unpaired* pairs of each label are ENTQ and CNTQ. So ENTQ, CNTQ and
+  the unlikelihood data never share a premise (App. C footnote 10).
+- ``"shuffled"``: the pairs are shuffled with ``seed`` and the first ``num_inputs`` rewritable
+  pairs of each label are ENTQ / CNTQ (a premise may be in both); unlikelihood premises are
+  drawn from the premises used by neither and their samples split 9:1 at random (App. C's
+  wording).
+
+Too few pairs is a ``ValueError``, never a smaller set.
 
 Source: ``multinli_1.0.zip`` from NYU (pinned URL below) or, from ``data_dir``, the bare
 ``multinli_1.0_<split>.jsonl`` or the unzipped ``multinli_1.0/`` folder; ``source_path``
@@ -44,7 +55,14 @@ from typing import ClassVar
 import datasets
 from dialeval.datasets_scripts._sources import SourceFile, SourceNotAvailableError, resolve_source, sha256_of
 
-from dialeval.datasets_scripts.polar_questions.rewriting import Unrewritable, answer_sentence, history_utterance, load_tagger, polar_question
+from dialeval.datasets_scripts.polar_questions.rewriting import (
+    Unrewritable,
+    answer_sentence,
+    history_utterance,
+    load_tagger,
+    polar_question,
+    premise_skip_reason,
+)
 
 _CITATION = """\
 @inproceedings{sato-etal-2022-n,
@@ -79,6 +97,7 @@ ENTAILMENT, CONTRADICTION = "entailment", "contradiction"
 REQUIRED_FIELDS = ("pairID", "promptID", "genre", "gold_label", "sentence1", "sentence2")
 QUESTION_TYPES = ("PositiveQ1", "PositiveQ2", "NegativeQ1", "NegativeQ2")
 VALIDATION_FRACTION = 0.1  # App. C: train : valid = 9 : 1
+SELECTIONS = ("authors", "shuffled")
 
 
 def multinli_source(split: str) -> SourceFile:
@@ -89,10 +108,13 @@ def multinli_source(split: str) -> SourceFile:
 
 @dataclass
 class PolarQuestionsConfig(datasets.BuilderConfig):
-    """``tagger``: None (spaCy en_core_web_sm) or a callable; ``source_path``: an explicit jsonl."""
+    """``tagger``: None (spaCy en_core_web_sm) or a callable; ``source_path``: an explicit jsonl;
+    ``selection``: ``"authors"`` (default) or ``"shuffled"`` (module docstring; ``seed`` is
+    used by ``"shuffled"`` only)."""
 
     num_inputs: int = 2000
     num_unlikelihood_premises: int = 2000
+    selection: str = "authors"
     seed: int = 0
     mnli_split: str = "train"
     source_path: str | None = None
@@ -142,7 +164,13 @@ class _CachedTagger:
         return self.cache[text]
 
 
+def _premise_ok(record: dict, tag) -> bool:
+    return premise_skip_reason(tag(record["sentence1"])) is None
+
+
 def _test_input(record: dict, tag, negative: bool) -> dict | None:
+    if not _premise_ok(record, tag):
+        return None
     try:
         message = polar_question(tag(record["sentence2"]), negative=negative)
         history = history_utterance(record["sentence1"])
@@ -204,16 +232,70 @@ def _unlikelihood_samples(prompt_id: str, entailment: dict, contradiction: dict,
     return samples
 
 
+def _premise_key(record: dict) -> str:
+    return " ".join(record["sentence1"].split())
+
+
+def _authors_selection(pool: list[dict], tag, num_inputs: int, num_unlikelihood_premises: int, configs) -> dict:
+    """The released notebook's selection, in file order (module docstring)."""
+    kept = {ENTAILMENT: [], CONTRADICTION: []}
+    for record in pool:
+        # Both labels go through the negative transformation in the notebook, so both forms must exist.
+        positive, negative = _test_input(record, tag, negative=False), _test_input(record, tag, negative=True)
+        if positive is not None and negative is not None:
+            kept[record["gold_label"]].append((record, positive, negative))
+    contradictions = {}
+    for item in kept[CONTRADICTION]:
+        contradictions.setdefault(_premise_key(item[0]), item)
+    paired, paired_keys = [], set()
+    for item in kept[ENTAILMENT]:
+        key = _premise_key(item[0])
+        if key in contradictions and key not in paired_keys:
+            paired.append((item, contradictions[key]))
+            paired_keys.add(key)
+    result = {}
+    for config, label, form in (("entq", ENTAILMENT, 1), ("cntq", CONTRADICTION, 2)):
+        if config not in configs:
+            continue
+        unpaired = [item[form] for item in kept[label] if _premise_key(item[0]) not in paired_keys]
+        if len(unpaired) < num_inputs:
+            raise ValueError(
+                f"only {len(unpaired)} {label} pairs of the {GENRE} genre are rewritable and unpaired (their premise has no "
+                f"rewritable {ENTAILMENT if label == CONTRADICTION else CONTRADICTION} pair); `num_inputs` asks for {num_inputs}"
+            )
+        result[config] = unpaired[:num_inputs]
+    if "unlikelihood" in configs:
+        if len(paired) < num_unlikelihood_premises:
+            raise ValueError(
+                f"only {len(paired)} {GENRE} premises have a rewritable entailment and contradiction hypothesis; "
+                f"`num_unlikelihood_premises` asks for {num_unlikelihood_premises}"
+            )
+        premises = []
+        for (entailment, _, _), (contradiction, _, _) in paired[:num_unlikelihood_premises]:
+            premises.append(_unlikelihood_samples(entailment["promptID"], entailment, contradiction, tag))
+        num_validation = round(num_unlikelihood_premises * VALIDATION_FRACTION)
+        train_premises = num_unlikelihood_premises - num_validation
+        result["unlikelihood"] = {
+            "train": [sample for four in premises[:train_premises] for sample in four],
+            "validation": [sample for four in premises[train_premises:] for sample in four],
+        }
+    return result
+
+
 def build_polar_question_sets(records, tagger, num_inputs: int = 2000, num_unlikelihood_premises: int = 2000,
-                              seed: int = 0, configs=("entq", "cntq", "unlikelihood")) -> dict:
-    """The records of each requested config (see the module docstring); deterministic in ``seed``."""
+                              seed: int = 0, configs=("entq", "cntq", "unlikelihood"), selection: str = "authors") -> dict:
+    """The records of each requested config (see the module docstring for ``selection``)."""
     _check_count(num_inputs, "num_inputs")
     _check_count(num_unlikelihood_premises, "num_unlikelihood_premises")
     unknown = sorted(set(configs) - {"entq", "cntq", "unlikelihood"})
     if unknown:
         raise ValueError(f"`configs` must be among 'entq', 'cntq', 'unlikelihood', got {unknown}")
+    if selection not in SELECTIONS:
+        raise ValueError(f"`selection` must be one of {SELECTIONS}, got {selection!r}")
     tag = _CachedTagger(load_tagger(tagger))
     pool = [record for record in records if record["genre"] == GENRE and record["gold_label"] in (ENTAILMENT, CONTRADICTION)]
+    if selection == "authors":
+        return _authors_selection(pool, tag, num_inputs, num_unlikelihood_premises, set(configs))
     random.Random(seed).shuffle(pool)
     result = {}
     # The unlikelihood premises must avoid the ENTQ/CNTQ ones, so those are selected first.
@@ -230,7 +312,7 @@ def build_polar_question_sets(records, tagger, num_inputs: int = 2000, num_unlik
         samples = []
         premises = 0
         for prompt_id, pair in by_premise.items():
-            if ENTAILMENT not in pair or CONTRADICTION not in pair:
+            if ENTAILMENT not in pair or CONTRADICTION not in pair or not _premise_ok(pair[ENTAILMENT], tag):
                 continue
             four = _unlikelihood_samples(prompt_id, pair[ENTAILMENT], pair[CONTRADICTION], tag)
             if four is not None:
@@ -297,7 +379,7 @@ class PolarQuestions(datasets.GeneratorBasedBuilder):
         path = self._source_path(dl_manager)
         sets = build_polar_question_sets(
             read_multinli(path), self.config.tagger, self.config.num_inputs, self.config.num_unlikelihood_premises,
-            self.config.seed, configs=(self.config.name,),
+            self.config.seed, configs=(self.config.name,), selection=self.config.selection,
         )[self.config.name]
         if self.config.name == "unlikelihood":
             return [

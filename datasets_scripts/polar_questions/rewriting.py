@@ -9,19 +9,26 @@ App. A's four steps, on a POS-tagged hypothesis:
 4. replace the final punctuation with "?".
 
 Hypotheses that would give ungrammatical or wrongly-labelled questions are skipped with a
-reason (:class:`Unrewritable`): coordination (a ``CC`` tag, App. A), a comma or a second
-sentence (other complex syntax), no finite verb, a question or exclamation, and sentential
-negation (*not*, *n't*, *never*, *no*) -- negation flips which answer is non-contradictory, so
-the expected yes/no label would be wrong.
+reason (:class:`Unrewritable`), with the filters of the authors' ``make_question_for_mnli.py``
+(``should_skip``) in its order: no finite verb, a question or exclamation, sentential negation
+(*not*, *n't*, *never*, *no*: it flips which answer is non-contradictory), more than 30 words,
+a comma, coordination (a ``CC`` tag, App. A), a first word that cannot start the subject (an
+adverb, interjection, preposition, verb...: "Maybe he likes it." would become "Does maybe he
+like it?"), a second sentence, *here* / *there* as adverbs, and more than one subject before
+the verb. A question of more than 30 words is skipped too. Premises have their own filters
+(:func:`premise_skip_reason`, the authors' ``main``): a subject, no question mark, a verb, no
+quote tokens, at most 30 tokens, no immediately repeated words or phrases.
 
 The negative question form (*Aren't you ...?*, Table 1 CNTQ, Table 7 NegativeQ) attaches
 *n't* to the fronted auxiliary; auxiliaries without a standard contraction (*may*, *might*,
 *shall*) are skipped in that form.
 
 POS tags come from a pluggable *tagger*: any callable ``text -> list[TaggedToken]`` with Penn
-Treebank tags and lemmas. :class:`SpacyTagger` (spaCy ``en_core_web_sm``, the paper's tagger)
-is used when spaCy and the model are installed; otherwise it raises
-:class:`TaggerNotAvailableError` saying how to install them.
+Treebank tags, lemmas and dependency labels (spaCy's ``dep_``; the subject and object filters
+and the choice of *I* / *me* read them). :class:`SpacyTagger` (spaCy ``en_core_web_sm``, the
+paper's tagger) is used when spaCy and the model are installed; otherwise it raises
+:class:`TaggerNotAvailableError` saying how to install them. A tagger that gives no dependency
+labels is a :class:`MissingDependencyLabels` error.
 """
 from __future__ import annotations
 
@@ -33,6 +40,15 @@ from dataclasses import dataclass, replace
 FINITE_VERB_TAGS = ("VB", "VBP", "VBZ", "VBD", "MD")
 NEGATION_WORDS = ("not", "n't", "never", "no")
 FINAL_PUNCTUATION = (".", "!", ";", ":", "...")
+#: The authors' length limit (words) on hypotheses, questions and premises.
+MAX_WORDS = 30
+#: Tags a hypothesis may start with (the authors' ``init_tags``; its Universal POS entries
+#: never match a fine-grained tag and are left out).
+INITIAL_TAGS = frozenset({"CD", "DT", "EX", "JJ", "JJR", "JJS", "NN", "NNP", "NNPS", "NNS", "PDT", "PRP", "PRP$", "VBG"})
+#: Dependency labels (spaCy, ClearNLP style) of a subject, and of an object (the authors' sets).
+SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass"})
+PREMISE_SUBJECT_DEPS = SUBJECT_DEPS | {"expl"}
+OBJECT_DEPS = frozenset({"iobj", "obj", "dobj", "pobj", "attr", "oprd", "dative"})
 
 #: A contracted auxiliary spelt out, keyed by (lower-cased token, lemma); lemma None = any.
 _EXPANDED_AUX = {
@@ -72,14 +88,20 @@ class TaggerNotAvailableError(ImportError):
     """spaCy or its ``en_core_web_sm`` pipeline is not installed."""
 
 
+class MissingDependencyLabels(ValueError):
+    """The tagger gave no dependency labels, which the subject and object rules need."""
+
+
 @dataclass(frozen=True)
 class TaggedToken:
-    """One token: its text, Penn Treebank tag, lemma and the whitespace that followed it."""
+    """One token: its text, Penn Treebank tag, lemma, the whitespace that followed it, and its
+    dependency label (spaCy's ``dep_``: ``nsubj``, ``dobj``, ``pobj``, ...)."""
 
     text: str
     tag: str
     lemma: str
     whitespace: str = " "
+    dep: str = ""
 
 
 class SpacyTagger:
@@ -99,7 +121,7 @@ class SpacyTagger:
                 "or pass tagger=<callable text -> list[TaggedToken]>"
             ) from None
         try:
-            return spacy.load(self.model, disable=["ner"])
+            return spacy.load(self.model, disable=["ner"])  # the parser stays: its labels are read
         except OSError:
             raise TaggerNotAvailableError(
                 f"spaCy is installed but its pipeline {self.model!r} is not: run `python -m spacy download {self.model}` "
@@ -109,7 +131,7 @@ class SpacyTagger:
     def __call__(self, text: str) -> list[TaggedToken]:
         if self._nlp is None:
             self._nlp = self._load()
-        return [TaggedToken(token.text, token.tag_, token.lemma_, token.whitespace_) for token in self._nlp(text)]
+        return [TaggedToken(token.text, token.tag_, token.lemma_, token.whitespace_, token.dep_) for token in self._nlp(text)]
 
     def __repr__(self) -> str:  # stable across runs: datasets fingerprints builder configs with it
         return f"SpacyTagger({self.model!r})"
@@ -128,24 +150,102 @@ def _render(tokens: list[TaggedToken]) -> str:
     return "".join(token.text + token.whitespace for token in tokens).strip()
 
 
+def _words(tokens: list[TaggedToken]) -> list[TaggedToken]:
+    return [token for token in tokens if token.text.strip()]
+
+
+def _check_dependencies(tokens: list[TaggedToken]) -> None:
+    if tokens and not any(token.dep for token in tokens):
+        raise MissingDependencyLabels(
+            f"the tagger gave no dependency labels for {_render(tokens)!r}; the subject and object rules of the "
+            "authors' code need them (TaggedToken.dep, spaCy's dep_)"
+        )
+
+
+def _first_verb(tokens: list[TaggedToken]) -> int | None:
+    return next((i for i, token in enumerate(tokens) if token.tag in FINITE_VERB_TAGS), None)
+
+
 def skip_reason(tokens: list[TaggedToken]) -> str | None:
-    """Why App. A's rules skip this hypothesis, or None when it can be rewritten."""
+    """Why the rules skip this hypothesis, or None when it can be rewritten.
+
+    The checks of the authors' ``should_skip`` in their order, plus a semicolon (ours). Raises
+    :class:`MissingDependencyLabels` when the tokens carry no dependency labels.
+    """
+    tokens = _words(tokens)
     if not tokens:
         return "empty hypothesis"
+    _check_dependencies(tokens)
     lowered = [token.text.lower() for token in tokens]
-    if any(token.tag == "CC" for token in tokens):
-        return "coordination (CC)"
+    verb = _first_verb(tokens)
+    if verb is None:
+        return "no finite verb"
+    if "?" in _render(tokens) or "!" in _render(tokens):
+        return "question or exclamation"
     if any(word in NEGATION_WORDS for word in lowered):
         return "negation"
-    if "?" in lowered or "!" in lowered:
-        return "question or exclamation"
+    if len(_render(tokens).split()) > MAX_WORDS:
+        return f"longer than {MAX_WORDS} words"
     if "," in lowered or ";" in lowered:
         return "complex syntax (comma)"
+    if any(token.tag == "CC" for token in tokens):
+        return "coordination (CC)"
+    if tokens[0].tag not in INITIAL_TAGS:
+        return f"sentence-initial {tokens[0].tag}"
     inner_stops = [i for i, word in enumerate(lowered) if word == "."]
     if inner_stops and inner_stops != [len(tokens) - 1]:
         return "more than one sentence"
-    if not any(token.tag in FINITE_VERB_TAGS for token in tokens):
-        return "no finite verb"
+    if any(token.lemma.lower() in ("here", "there") and token.tag == "RB" for token in tokens):
+        return "here/there"
+    if sum(token.dep in SUBJECT_DEPS for token in tokens[:verb]) > 1:
+        return "more than one subject before the verb"
+    return None
+
+
+def _simplified(words: list[str]) -> list[str]:
+    """The authors' ``simplify_str``: lower-cased, without . ? , um uh yeah (as their string
+    replacements do it: a word directly after a removed one is kept)."""
+    text = " " + " ".join(" ".join(words).split()) + " "
+    text = text.lower()
+    for old in (" . ", " ? ", " , ", " um ", " uh ", " . ", " yeah "):
+        text = text.replace(old, " ")
+    return text.strip().split()
+
+
+def has_repeated_words(words: list[str]) -> bool:
+    """The authors' ``have_duplicate``: some n-gram is immediately repeated ("i i", "you know you know")."""
+    words = _simplified(words)
+    for n in range(1, len(words) // 2 + 1):
+        for start in range(n, len(words) - n + 1):
+            if words[start - n : start] == words[start : start + n]:
+                return True
+    return False
+
+
+def premise_skip_reason(tokens: list[TaggedToken]) -> str | None:
+    """Why the authors' code (``main`` of ``make_question_for_mnli.py``) drops a pair for its
+    premise, or None: no subject (nsubj/nsubjpass/csubj/csubjpass/expl), a question mark, no
+    finite verb, a quote token, more than 30 tokens (with the final full stop it is given), or an
+    immediately repeated word or phrase."""
+    tokens = _words(tokens)
+    if not tokens:
+        return "empty premise"
+    _check_dependencies(tokens)
+    if not any(token.dep in PREMISE_SUBJECT_DEPS for token in tokens):
+        return "premise without a subject"
+    if "?" in _render(tokens):
+        return "premise is a question"
+    if _first_verb(tokens) is None:
+        return "premise without a finite verb"
+    if any(token.text in ("'", '"') for token in tokens):
+        return "premise with quotes"
+    words = [token.text for token in tokens]
+    if words[-1][-1] not in ".!":
+        words.append(".")
+    if len(words) > MAX_WORDS:
+        return f"premise longer than {MAX_WORDS} tokens"
+    if has_repeated_words(words):
+        return "premise with a repeated word or phrase"
     return None
 
 
@@ -155,10 +255,6 @@ def _strip_final_punctuation(tokens: list[TaggedToken]) -> list[TaggedToken]:
     return tokens
 
 
-def _is_verb(token: TaggedToken) -> bool:
-    return token.tag.startswith("VB") or token.tag == "MD"
-
-
 def _swap_pronouns(tokens: list[TaggedToken]) -> list[TaggedToken]:
     swapped = []
     for index, token in enumerate(tokens):
@@ -166,10 +262,8 @@ def _swap_pronouns(tokens: list[TaggedToken]) -> list[TaggedToken]:
         if word in _FIRST_TO_SECOND:
             token = replace(token, text=_FIRST_TO_SECOND[word])
         elif word == "you":
-            # Subject "you" (first after the fronted verb, or followed by a verb) -> "I", else "me".
-            following = tokens[index + 1] if index + 1 < len(tokens) else None
-            is_subject = index == 1 or (following is not None and _is_verb(following))
-            token = replace(token, text="I" if is_subject else "me")
+            # An object "you" becomes "me", any other "I" (the authors' object marking).
+            token = replace(token, text="me" if token.dep in OBJECT_DEPS else "I")
         elif word in _SECOND_TO_FIRST:
             token = replace(token, text=_SECOND_TO_FIRST[word])
         swapped.append(token)
@@ -199,15 +293,21 @@ def polar_question(tokens: list[TaggedToken], negative: bool = False) -> str:
     reason = skip_reason(tokens)
     if reason is not None:
         raise Unrewritable(reason, text)
-    tokens = _decapitalize_first(_strip_final_punctuation(list(tokens)))
-    index = next(i for i, token in enumerate(tokens) if token.tag in FINITE_VERB_TAGS)
+    tokens = _decapitalize_first(_strip_final_punctuation(_words(tokens)))
+    index = _first_verb(tokens)
     verb = tokens[index]
     lemma = verb.lemma.lower()
+    word = verb.text.lower()
+    following = tokens[index + 1].text.lower() if index + 1 < len(tokens) else ""
+    # "She's been" is "She has been" whatever the tagger's lemma of 's (the authors' rule).
+    is_has_been = word == "'s" and following == "been"
     is_perfect = lemma == "have" and any(token.tag == "VBN" for token in tokens[index + 1 :])
     is_emphatic_do = lemma == "do" and any(token.tag == "VB" for token in tokens[index + 1 :])
-    if lemma == "be" or verb.tag == "MD" or is_perfect or is_emphatic_do:
-        word = verb.text.lower()
-        auxiliary = _EXPANDED_AUX.get((word, lemma), _EXPANDED_AUX.get((word, None), word))
+    if is_has_been or lemma == "be" or verb.tag == "MD" or is_perfect or is_emphatic_do:
+        if is_has_been:
+            auxiliary = "has"
+        else:
+            auxiliary = _EXPANDED_AUX.get((word, lemma), _EXPANDED_AUX.get((word, None), word))
         rest = tokens[:index] + tokens[index + 1 :]
         if index > 0:  # the token before the fronted verb takes its trailing space ("I'm in" -> "you in")
             rest[index - 1] = replace(rest[index - 1], whitespace=verb.whitespace)
@@ -224,6 +324,9 @@ def polar_question(tokens: list[TaggedToken], negative: bool = False) -> str:
         if auxiliary not in NEGATIVE_AUX:
             raise Unrewritable(f"no negative contraction of {auxiliary!r}", text)
         auxiliary = NEGATIVE_AUX[auxiliary]
+    # The authors count the question's words with "?" as one, and "n't" as one more.
+    if len(question) + 1 + int(negative) > MAX_WORDS:
+        raise Unrewritable(f"question longer than {MAX_WORDS} words", text)
     question[0] = replace(question[0], text=auxiliary[:1].upper() + auxiliary[1:])
     question[-1] = replace(question[-1], whitespace="")
     return _render(question) + "?"

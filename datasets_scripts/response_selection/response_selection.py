@@ -28,7 +28,11 @@ Configs:
 - ``random`` ("RANDOM", §4.2, §4.3 Fig. 2): the same contexts and ground truths with 3 false
   candidates drawn uniformly from a repository (default: the OpenSubtitles file; or
   ``repository_file``), ``num_trials`` trials; trial t draws with
-  ``numpy.random.default_rng([seed, t])``, so a trial is reproducible on its own.
+  ``numpy.random.default_rng([seed, t])``, so a trial is reproducible on its own. §3.2: the
+  repository "does not contain the utterances in the dialogue data used to train response
+  generation systems": ``exclude_file`` (one utterance per line, e.g. the systems' training
+  turns) removes them from the draws. ``dialeval.metrics.response_selection.random_trial``
+  draws the same trials from an in-memory repository.
 
 Sources: the three release files are downloaded from raw URLs pinned to commit
 ``1476b354ab650365cbc7166c1f34dd31aa15ba16`` and sha256-checked; DailyDialog from
@@ -130,7 +134,8 @@ class ResponseSelectionConfig(datasets.BuilderConfig):
     ``verify_checksums=False`` accepts files that differ from the release. ``dailydialog_file``
     (the zip or ``dialogues_text.txt``), ``opensubtitles_file`` (``.gz`` or plain) and
     ``repository_file`` (``random`` only: one utterance per line, default the OpenSubtitles
-    file) name local files directly. ``seed`` and ``num_trials``: the ``random`` config's draws.
+    file) name local files directly. ``seed`` and ``num_trials``: the ``random`` config's draws;
+    ``exclude_file``: utterances never drawn (the systems' training data, §3.2).
     """
 
     verify_checksums: bool = True
@@ -139,6 +144,7 @@ class ResponseSelectionConfig(datasets.BuilderConfig):
     repository_file: str | None = None
     seed: int = 0
     num_trials: int = 1
+    exclude_file: str | None = None
 
 
 # --------------------------------------------------------------------------------------------
@@ -301,19 +307,35 @@ def sample_false_candidates(questions: list[dict], num_lines: int, seed: int, tr
     return rng.integers(0, num_lines, size=(len(questions), RANDOM_DRAWS_PER_QUESTION)).tolist()
 
 
-def pick_false_candidates(question: dict, draws: list[int], repository: dict[int, str]) -> tuple[list[int], list[str]]:
-    """The first 3 drawn lines that are non-empty, differ from the ground truth and from each other."""
+def utterance_key(text: str) -> str:
+    """Case- and whitespace-insensitive identity of an utterance (as the metric's ``normalize_utterance``)."""
+    return " ".join(text.lower().split())
+
+
+def read_excluded(path: str) -> set[str]:
+    """The utterances of ``exclude_file`` (one per line), as :func:`utterance_key` keys."""
+    with open(path, encoding="utf-8") as handle:
+        return {key for key in map(utterance_key, handle) if key}
+
+
+def pick_false_candidates(question: dict, draws: list[int], repository: dict[int, str],
+                          excluded: frozenset[str] | set[str] = frozenset()) -> tuple[list[int], list[str]]:
+    """The first 3 drawn lines that are non-empty, differ from the ground truth and from each other
+    (compared by :func:`utterance_key`) and are not ``excluded``."""
     lines, texts = [], []
+    seen = {utterance_key(question["candidates"][0])}
     for line in draws:
         text = repository[line].strip()
-        if text and text != question["candidates"][0] and text not in texts:
+        key = utterance_key(text)
+        if key and key not in seen and key not in excluded:
+            seen.add(key)
             lines.append(line)
             texts.append(text)
             if len(texts) == NUM_FALSE_CANDIDATES:
                 return lines, texts
     raise ValueError(
         f"question {question['question_id']}: only {len(texts)} of {RANDOM_DRAWS_PER_QUESTION} drawn repository lines "
-        "are usable (non-empty, not the ground truth, distinct); is the repository mostly empty lines?"
+        "are usable (non-empty, not the ground truth, distinct, not excluded); is the repository mostly empty or excluded lines?"
     )
 
 
@@ -419,6 +441,7 @@ class ResponseSelection(datasets.GeneratorBasedBuilder):
             "dailydialog": self._dailydialog_path(dl_manager),
             "opensubtitles": self._opensubtitles_path(dl_manager),
             "repository": self._explicit("repository_file"),
+            "exclude": self._explicit("exclude_file"),
         }
         return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={"paths": paths})]
 
@@ -454,9 +477,10 @@ class ResponseSelection(datasets.GeneratorBasedBuilder):
         seed = self.config.seed
         draws = [sample_false_candidates(questions, num_lines, seed, trial) for trial in range(self.config.num_trials)]
         repository, _ = read_lines(repository_path, {line for trial in draws for row in trial for line in row})
+        excluded = read_excluded(paths["exclude"]) if paths["exclude"] else set()
         for trial, trial_draws in enumerate(draws):
             for question, question_draws in zip(questions, trial_draws):
-                lines, texts = pick_false_candidates(question, question_draws, repository)
+                lines, texts = pick_false_candidates(question, question_draws, repository, excluded)
                 row = {
                     **question, "trial": trial, "seed": seed, "candidates": [question["candidates"][0], *texts],
                     "false_candidate_lines": lines,

@@ -6,10 +6,15 @@ all candidates of a batch of questions go through **one** padded forward pass; q
 length-sorted first so that a batch pads little; the model is loaded once per (model, device,
 dtype) by :func:`dialeval.hub.load_model`. :mod:`dialeval.metrics.response_selection` builds the
 metric (argmin selection, accuracy, ranking correlation) on it.
+
+Identical candidates of a question are scored once and share that score, so they tie exactly
+whatever the path's float rounding (the packed path scores each candidate at another offset of
+the row, which moves its float32 sum in the 7th digit).
 """
 from __future__ import annotations
 
 import inspect
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -17,6 +22,8 @@ import numpy as np
 
 from dialeval.hub import LoadedModel, load_model
 from dialeval.validation import check_int
+
+logger = logging.getLogger(__name__)
 
 REDUCTIONS = ("sum", "mean")
 #: Questions per forward pass (x their candidates: 64 sequences for the test set's 4 candidates).
@@ -95,6 +102,67 @@ def load_language_model(model, device=None, dtype: str | None = None) -> LoadedM
 
 
 # --------------------------------------------------------------------------------------------
+# What differs between model families
+# --------------------------------------------------------------------------------------------
+
+
+def _config_value(model, name: str):
+    """``name`` from the model's config, else from its generation config (transformers 5 keeps
+    e.g. T5's ``decoder_start_token_id`` in either)."""
+    value = getattr(model.config, name, None)
+    if value is None and getattr(model, "generation_config", None) is not None:
+        value = getattr(model.generation_config, name, None)
+    if isinstance(value, (list, tuple)):  # several ids allowed (e.g. eos): the first starts a sequence
+        value = value[0] if value else None
+    return value
+
+
+def shift_right(labels, decoder_start_token_id: int, pad_token_id: int):
+    """Decoder inputs for teacher forcing: ``labels`` shifted one step right after
+    ``decoder_start_token_id``, label padding (-100) replaced by ``pad_token_id``.
+
+    This is what every seq2seq family of transformers does inside ``forward(labels=...)``
+    (``shift_tokens_right`` of BART, BlenderBot, BlenderBot-small, Pegasus, Marian, mBART-50;
+    T5's ``_shift_right``); only the start token differs (BART ``</s>``, BlenderBot ``<s>``, T5
+    the pad token), and it is read from the model's config.
+    """
+    shifted = labels.new_full(labels.shape, pad_token_id)
+    shifted[:, 1:] = labels[:, :-1]
+    shifted[:, 0] = decoder_start_token_id
+    return shifted.masked_fill(shifted == -100, pad_token_id)
+
+
+def decoder_start_ids(model) -> tuple[int, int]:
+    """(decoder_start_token_id, pad_token_id) of a seq2seq model; ``ValueError`` when unset."""
+    start, pad = _config_value(model, "decoder_start_token_id"), _config_value(model, "pad_token_id")
+    name = getattr(model.config, "name_or_path", "") or type(model).__name__
+    if start is None:
+        raise ValueError(f"model {name!r}: its config sets no decoder_start_token_id, so its decoder inputs are unknown")
+    return int(start), int(pad if pad is not None else start)
+
+
+#: Attention-window settings of transformers configs: sliding windows (Mistral, Qwen2 with
+#: ``use_sliding_window``, Gemma 2/3, Phi-3, Starcoder2, Cohere 2) and GPT-Neo's local layers.
+def attention_window(config) -> int | None:
+    """The narrowest number of tokens any layer attends over, or None for full attention.
+
+    Chunked attention (Llama 4's ``attention_chunk_size``) is reported as its chunk size.
+    """
+    windows = []
+    sliding = getattr(config, "sliding_window", None)
+    layer_types = getattr(config, "layer_types", None) or ()
+    if sliding and getattr(config, "use_sliding_window", True) is not False:
+        if not layer_types or any("sliding" in str(kind) for kind in layer_types):
+            windows.append(int(sliding))
+    chunk = getattr(config, "attention_chunk_size", None)
+    if chunk:
+        windows.append(int(chunk))
+    if "local" in (getattr(config, "attention_layers", None) or ()):
+        windows.append(int(getattr(config, "window_size", 0) or 0) or 1)
+    return min(windows) if windows else None
+
+
+# --------------------------------------------------------------------------------------------
 # Candidate losses
 # --------------------------------------------------------------------------------------------
 
@@ -118,7 +186,8 @@ class CandidateLosses:
 class _EncodedQuestion:
     index: int
     source: list[int]  # causal: the context prefix; seq2seq: the encoder input
-    targets: list[list[int]]  # the candidates' tokens, each scored in full
+    targets: list[list[int]]  # the distinct candidates' tokens, each scored in full
+    candidate_targets: list[int]  # per candidate: its index in ``targets``
 
     @property
     def longest(self) -> int:
@@ -145,7 +214,19 @@ class CandidateScorer:
             each other's length, and the output layer runs on the scored positions only. False
             (and automatically for attention implementations other than eager/sdpa, which may
             ignore a 4D mask): one left-padded row per ``context + candidate``, with logits kept
-            for the candidates' positions only (``logits_to_keep``).
+            for the candidates' positions only (``logits_to_keep``). The packed mask is full
+            causal attention, so for a model with a sliding or chunked attention window
+            (:func:`attention_window`: Mistral, Gemma 2/3, Qwen2 with ``use_sliding_window``,
+            GPT-Neo, ...) a batch is packed only when every ``context + candidate`` fits in the
+            window (where the window cannot bite); other batches take the left-padded path, on
+            which the model builds its own windowed mask. Chunked attention always takes it.
+
+    Seq2seq LMs decode every candidate from the model's ``decoder_start_token_id``
+    (:func:`shift_right`, as each family does in ``forward(labels=...)``), so models without
+    ``prepare_decoder_input_ids_from_labels`` (BlenderBot, BlenderBot-small) are scored too.
+    Their candidates are tokenized with the tokenizer's target template; with ``candidate_eos``
+    an EOS token is appended when the template does not end with one (BlenderBot-small's
+    tokenizer adds no special tokens, but its model ends a response with EOS).
 
     Causal LMs read ``context turns + separators + candidate`` (after the tokenizer's own leading
     special tokens, e.g. a BOS, if it adds any) and only the candidate's tokens are scored, with
@@ -170,6 +251,12 @@ class CandidateScorer:
         self.pad_id = next(i for i in (tokenizer.pad_token_id, tokenizer.eos_token_id, 0) if i is not None)
         attention = getattr(self.lm.model.config, "_attn_implementation", None) or "eager"
         self.share_context = bool(share_context) and attention in {"eager", "sdpa"}
+        self.attention_window = attention_window(self.lm.model.config)
+        if self.share_context and getattr(self.lm.model.config, "attention_chunk_size", None):
+            logger.info("%s: chunked attention; candidates are scored on the left-padded path", self.lm.name)
+            self.share_context = False
+        if self.lm.is_encoder_decoder:
+            self._decoder_start = decoder_start_ids(self.lm.model)
         # What the tokenizer puts before any text (Llama's BOS; nothing for GPT-2) starts a causal context.
         self._context_prefix = [] if self.lm.is_encoder_decoder else tokenizer("", verbose=False)["input_ids"]
         parameters = inspect.signature(self.lm.model.forward).parameters
@@ -197,6 +284,8 @@ class CandidateScorer:
         if self.lm.is_encoder_decoder:
             source = tokenizer(context_text, verbose=False)["input_ids"]
             targets = tokenizer(text_target=candidates, verbose=False)["input_ids"]
+            if self.candidate_eos:
+                targets = [ids if ids and ids[-1] == tokenizer.eos_token_id else ids + [tokenizer.eos_token_id] for ids in targets]
             truncated = len(source) > limit
             if truncated:  # keep the most recent turns and the template's first token (e.g. <s>)
                 source = source[:1] + source[len(source) - limit + 1:]
@@ -215,7 +304,9 @@ class CandidateScorer:
             if truncated:  # keep the leading special tokens and the most recent turns
                 keep = max(budget - len(self._context_prefix), 1)
                 source = (self._context_prefix + source[len(source) - keep:])[-budget:]
-        return _EncodedQuestion(index, source, targets), truncated
+        distinct: dict[tuple[int, ...], int] = {}
+        candidate_targets = [distinct.setdefault(tuple(target), len(distinct)) for target in targets]
+        return _EncodedQuestion(index, source, [list(target) for target in distinct], candidate_targets), truncated
 
     # -- forward passes ------------------------------------------------------------------------
 
@@ -327,7 +418,7 @@ class CandidateScorer:
         encoded.last_hidden_state = encoded.last_hidden_state.index_select(0, owner)
         logits = model(
             encoder_outputs=encoded, attention_mask=source_mask.to(device).index_select(0, owner),
-            decoder_input_ids=model.prepare_decoder_input_ids_from_labels(labels=labels),
+            decoder_input_ids=shift_right(labels, *self._decoder_start),
         ).logits
         token_nll = F.cross_entropy(logits.float().transpose(1, 2), labels, reduction="none", ignore_index=-100)
         counts = (labels != -100).sum(1).cpu().numpy()
@@ -335,12 +426,18 @@ class CandidateScorer:
 
     @staticmethod
     def _split(questions, sums: np.ndarray, counts: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per question, the scores of its candidates (a repeated candidate gets its one score)."""
         out, start = [], 0
         for q in questions:
             stop = start + len(q.targets)
-            out.append((sums[start:stop].astype(np.float64), counts[start:stop].astype(np.int64)))
+            mapping = np.asarray(q.candidate_targets)
+            out.append((sums[start:stop].astype(np.float64)[mapping], counts[start:stop].astype(np.int64)[mapping]))
             start = stop
         return out
+
+    def _fits_window(self, questions: list[_EncodedQuestion]) -> bool:
+        """Whether a packed batch is exact: no layer's attention window cuts any context + candidate."""
+        return self.attention_window is None or all(q.longest <= self.attention_window for q in questions)
 
     def score(self, contexts, candidates, progress: Callable[[int], object] | None = None) -> CandidateLosses:
         """Summed token NLL and token count of every candidate; see the class docstring.
@@ -358,15 +455,17 @@ class CandidateScorer:
         # Longest first: similar lengths share a batch (little padding), and an out-of-memory
         # error shows in the first pass rather than at the end.
         order = sorted(encoded, key=lambda q: q.longest, reverse=True)
-        if self.lm.is_encoder_decoder:
-            forward = self._seq2seq_batch
-        else:
-            forward = self._causal_packed_batch if self.share_context else self._causal_batch
         sums: list[np.ndarray] = [None] * len(encoded)
         counts: list[np.ndarray] = [None] * len(encoded)
         with torch.inference_mode():
             for start in range(0, len(order), self.batch_size):
                 batch = order[start : start + self.batch_size]
+                if self.lm.is_encoder_decoder:
+                    forward = self._seq2seq_batch
+                elif self.share_context and self._fits_window(batch):
+                    forward = self._causal_packed_batch
+                else:
+                    forward = self._causal_batch
                 for question, (nll, num) in zip(batch, forward(batch)):
                     sums[question.index], counts[question.index] = nll, num
                 if progress is not None:

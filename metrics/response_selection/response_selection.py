@@ -36,7 +36,8 @@ Args:
     batch_size: questions per forward pass, all their candidates in one padded batch (default 16).
     device: e.g. "cpu", "cuda:0" (default: Accelerate's device); dtype: None, "float32", "float16", "bfloat16".
     turn_separator: text after each context turn (default: the tokenizer's EOS token, else "\\n").
-    candidate_eos: score the EOS token after a causal LM's candidate (default True).
+    candidate_eos: score the EOS token after each candidate (default True).
+    tie_rtol: losses within tie_rtol * max(1, |min|) of the minimum tie (default 1e-6, float32 rounding).
 Returns:
     accuracy, num_correct, num_questions, num_ties (a shared minimum counts as wrong),
     num_truncated_contexts, reduction, model, and per_question: losses, nll_sums, num_tokens,

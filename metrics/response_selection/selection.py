@@ -41,16 +41,31 @@ from dialeval.metrics.engines.lm_scorer import (
 # --------------------------------------------------------------------------------------------
 
 
-def select_by_loss(losses: Sequence[Sequence[float]], labels: Sequence[int]) -> dict:
+#: Two losses closer than ``TIE_RTOL * max(1, |ℓ_min|)`` are a tie. The scorer works in float32
+#: (24-bit mantissa, relative rounding 6e-8 per operation): its batched paths reorder the sums of
+#: attention and of the per-token losses, and the same candidate scored at two places of a
+#: packed row differs in the 7th significant digit (e.g. 27.4744067 vs 27.4744058, 3e-8
+#: relative). 1e-6 leaves over 10x room for longer candidates and deeper models while staying
+#: far below a real preference: two candidates within it differ in probability by a factor
+#: below exp(1e-6 · ℓ) (1.00003 at ℓ = 30 nats). Identical candidates tie exactly regardless
+#: (the scorer scores each distinct candidate once). Losses from half-precision models carry
+#: rounding far above this (bfloat16: 4e-3 relative): pass a larger ``tie_rtol`` there.
+TIE_RTOL = 1e-6
+
+
+def select_by_loss(losses: Sequence[Sequence[float]], labels: Sequence[int], *, tie_rtol: float = TIE_RTOL) -> dict:
     """Argmin selection (§4.1.2) and accuracy from per-question candidate losses.
 
     A question counts as correct only when the ground truth's loss is **strictly** the lowest:
     with the ground truth listed first (as released), ``argmin``'s first-index tie-break would
-    otherwise reward a model that gives every candidate the same loss. ``selected`` is the
-    first index of the minimum; ``tie`` says the minimum is shared.
+    otherwise reward a model that gives every candidate the same loss. Losses within
+    ``tie_rtol * max(1, |ℓ_min|)`` of the minimum share it (:data:`TIE_RTOL`: float32 rounding,
+    not a preference). ``selected`` is the first index of the minimum; ``tie`` says it is shared.
     """
     if len(losses) != len(labels) or not len(losses):
         raise ValueError(f"`losses` and `labels` must be non-empty and of equal length, got {len(losses)} and {len(labels)}")
+    if isinstance(tie_rtol, bool) or not isinstance(tie_rtol, (int, float)) or not 0 <= tie_rtol < 1:
+        raise ValueError(f"`tie_rtol` must be a number in [0, 1), got {tie_rtol!r}")
     per_question = []
     for i, (values, label) in enumerate(zip(losses, labels)):
         values = np.asarray(values, dtype=np.float64)
@@ -59,7 +74,8 @@ def select_by_loss(losses: Sequence[Sequence[float]], labels: Sequence[int]) -> 
         if not 0 <= label < len(values):
             raise ValueError(f"`labels[{i}]` = {label} is not an index of losses[{i}]")
         selected = int(values.argmin())
-        tie = int((values == values[selected]).sum()) > 1
+        tolerance = tie_rtol * max(1.0, abs(values[selected]))
+        tie = int((values - values[selected] <= tolerance).sum()) > 1
         per_question.append({"selected": selected, "label": int(label), "correct": selected == label and not tie, "tie": tie})
     num_correct = sum(row["correct"] for row in per_question)
     return {
@@ -75,6 +91,7 @@ def response_selection(
     contexts, candidates, labels, model=None, *, scorer: CandidateScorer | None = None, reduction: str = "sum",
     batch_size: int = DEFAULT_BATCH_SIZE, device=None, dtype=None, turn_separator: str | None = None,
     candidate_eos: bool = True, share_context: bool = True, progress: Callable[[int], object] | None = None,
+    tie_rtol: float = TIE_RTOL,
 ) -> dict:
     """Response-selection accuracy of one LM (Sato et al. 2020, §4.1.2).
 
@@ -86,6 +103,7 @@ def response_selection(
             ``scorer`` (a :class:`CandidateScorer`) to reuse a loaded one.
         reduction: ``"sum"`` (default: ℓ_r = -log p(r|c)) or ``"mean"`` (per candidate token).
         batch_size, device, dtype, turn_separator, candidate_eos, share_context: see :class:`CandidateScorer`.
+        tie_rtol: relative tolerance under which two losses tie (:data:`TIE_RTOL`, see :func:`select_by_loss`).
 
     Returns:
         ``accuracy``, ``num_correct``, ``num_questions``, ``num_ties``,
@@ -102,7 +120,7 @@ def response_selection(
                                  turn_separator=turn_separator, candidate_eos=candidate_eos, share_context=share_context)
     scored = scorer.score(contexts, candidates, progress=progress)
     losses = scored.losses(reduction)
-    result = select_by_loss(losses, labels)
+    result = select_by_loss(losses, labels, tie_rtol=tie_rtol)
     for row, values, sums, counts in zip(result["per_question"], losses, scored.nll_sums, scored.num_tokens):
         row.update({"losses": values.tolist(), "nll_sums": sums.tolist(), "num_tokens": counts.tolist()})
     result.update({

@@ -170,6 +170,29 @@ def test_random_config_samples_seeded_trials_from_a_repository(release, tmp_path
     assert again["candidates"] == rows.select(range(len(DIALOGUE_INDICES)))["candidates"]
 
 
+def test_random_config_leaves_out_the_systems_training_utterances(release, tmp_path):
+    """§3.2: the repository holds no utterance of the systems' training data; the metric's
+    random_trial draws the same trial from the same lines."""
+    from dialeval.metrics.response_selection import random_trial
+
+    repository = [f"random utterance {i}" for i in range(40)]
+    (tmp_path / "repository.txt").write_text("\n".join(repository) + "\n")
+    training = [f"Random utterance {i}" for i in range(0, 40, 4)]  # every 4th line, in other case
+    (tmp_path / "training.txt").write_text("\n".join(training) + "\n")
+    kwargs = {"repository_file": str(tmp_path / "repository.txt"), "seed": 5, "num_trials": 4}
+    plain = build(release, "random", tmp=tmp_path / "p", **kwargs)
+    rows = build(release, "random", tmp=tmp_path / "x", exclude_file=str(tmp_path / "training.txt"), **kwargs)
+    assert any(line % 4 == 0 for row in plain for line in row["false_candidate_lines"])  # drawn without the exclusion
+    assert all(line % 4 != 0 for row in rows for line in row["false_candidate_lines"])
+    chosen = build(release, tmp=tmp_path / "c")
+    questions = [{"context": q["context"], "candidates": q["candidates"], "label": 0} for q in chosen]
+    for trial in range(4):
+        helper = random_trial(questions, repository, seed=5, trial=trial, exclude=training)
+        built = rows.filter(lambda r, t=trial: r["trial"] == t)
+        assert [h["false_candidate_lines"] for h in helper] == built["false_candidate_lines"]
+        assert [h["candidates"] for h in helper] == built["candidates"]
+
+
 def test_random_config_defaults_to_the_opensubtitles_repository(release, tmp_path):
     rows = build(release, "random", tmp=tmp_path)
     assert all(line < NUM_SUBTITLES for row in rows for line in row["false_candidate_lines"])

@@ -68,3 +68,14 @@ def test_training_script_smoke(tmp_path, circa_tsv, tiny_roberta_nli_path, label
 def test_validation_fraction_is_checked(circa_tsv, tmp_path):
     with pytest.raises(SystemExit):
         load_script().parse_args(["--source-path", str(circa_tsv), "--output-dir", str(tmp_path), "--validation-fraction", "1.5"])
+
+
+def test_defaults_are_the_papers_setup(circa_tsv, tmp_path):
+    """App. B: roberta-large fine-tuned on Circa's (question, answer) pairs, as Louis et al. (2020)."""
+    args = load_script().parse_args(["--source-path", str(circa_tsv), "--output-dir", str(tmp_path)])
+    assert args.model == "FacebookAI/roberta-large"
+    assert args.input == "question_answer"
+    assert (args.labels, args.validation_fraction) == ("paper", 0.2)
+    options = load_script().parse_args(["--source-path", str(circa_tsv), "--output-dir", str(tmp_path),
+                                        "--model", "FacebookAI/roberta-base", "--input", "answer"])
+    assert (options.model, options.input) == ("FacebookAI/roberta-base", "answer")
