@@ -13,37 +13,103 @@ from dataclasses import dataclass, field
 import numpy as np
 from tqdm.auto import tqdm
 
-from dialeval.io import ResponseSet
+from dialeval.cli.options import option
+from dialeval.io import ResponseSet, read_text_lines
 from dialeval.hub import ModelNotAvailableError, resolve_model_path
 from dialeval.metrics.lexical_diversity import corpus_lexical_diversity, set_lexical_diversity
 from dialeval.metrics.registry import SET_SCORERS, SetScorer, scorers_with_flag
 
 
+def models_or_none(models: list[str]) -> list[str]:
+    """``--x-model`` values as given; ``none`` alone turns the metric off."""
+    return [] if [model.lower() for model in models] == ["none"] else models
+
+
+def _read_selection_questions(path: str) -> dict:
+    from dialeval.metrics.response_selection import read_selection_questions
+
+    return read_selection_questions(path)
+
+
 @dataclass
 class EvaluationOptions:
-    sentence_models: list[str] = field(default_factory=lambda: [SET_SCORERS["sent_bert"].default_model])
-    nli_models: list[str] = field(default_factory=lambda: [SET_SCORERS["nli"].default_model])
-    bertscore_models: list[str] = field(default_factory=lambda: [SET_SCORERS["bertscore"].default_model])
-    cross_encoder_models: list[str] = field(default_factory=lambda: [SET_SCORERS["cross_encoder"].default_model])
-    max_n: int = 5
+    """What ``dialeval evaluate`` computes, and how: every field with an ``option`` is a flag of the command."""
+
+    sentence_models: list[str] = field(
+        default_factory=lambda: [SET_SCORERS["sent_bert"].default_model],
+        metadata=option(
+            "--sentence-model", metavar="MODEL", repeatable=True, default_text="the embedded all-MiniLM-L6-v2",
+            help="sentence-transformers id or directory for sent-BERT diversity",
+            off_flag="--no-sentence-model", off_value=[], off_help="skip sent-BERT diversity and the Vendi score",
+        ),
+    )
+    nli_models: list[str] = field(
+        default_factory=lambda: [SET_SCORERS["nli"].default_model],
+        metadata=option("--nli-model", metavar="MODEL", repeatable=True, convert=models_or_none,
+                        help="NLI classifier for NLI Diversity; 'none' to skip"),
+    )
+    bertscore_models: list[str] = field(
+        default_factory=lambda: [SET_SCORERS["bertscore"].default_model],
+        metadata=option("--bertscore-model", metavar="MODEL", repeatable=True, convert=models_or_none,
+                        default_text=f"{SET_SCORERS['bertscore'].default_model}, layer 17",
+                        help="encoder for BERTScore diversity; 'none' to skip"),
+    )
+    cross_encoder_models: list[str] = field(
+        default_factory=lambda: [SET_SCORERS["cross_encoder"].default_model],
+        metadata=option("--cross-encoder-model", metavar="MODEL", repeatable=True, convert=models_or_none,
+                        help="STS cross-encoder for cross-encoder diversity; 'none' to skip"),
+    )
+    max_n: int = field(default=5, metadata=option("--max-n", help="highest n-gram order of the set-level metrics"))
     corpus_max_n: int = 3
-    lf_threshold: int = 100
-    reference_corpus: list[str] | None = None  # LF counts against it; Sem-Ent fits its clusters on it
-    sem_ent_clusters: str | None = None  # saved SemanticClusters directory (instead of fitting)
-    sem_ent_embedder: str = "sentence_transformers"
+    lf_threshold: int = field(default=100, metadata=option("--lf-threshold", help="LF low-frequency count threshold"))
+    reference_corpus: list[str] | None = field(default=None, metadata=option(
+        "--reference-corpus", metavar="TXT", convert=read_text_lines,
+        help="UTF-8 text file, one reference (e.g. training) response per line: LF counts token frequencies in it "
+        "(default: the evaluated responses themselves, as the Sem-Ent released code) and Sem-Ent fits its clusters on it",
+    ))
+    sem_ent_clusters: str | None = field(default=None, metadata=option(
+        "--sem-ent-clusters", metavar="DIR", help="score Sem-Ent under clusters saved earlier (instead of fitting)"))
+    sem_ent_embedder: str = field(default="sentence_transformers", metadata=option(
+        "--sem-ent-embedder", metavar="KIND[=MODEL]",
+        default_text="sentence_transformers, the embedded MiniLM",
+        help="embedder Sem-Ent fits with: sentence_transformers, last_token (the paper's: microsoft/DialoGPT-large) "
+        "or mean_pooling; =MODEL picks the model",
+    ))
     sem_ent_embedder_model: str | None = None
-    sem_ent_num_clusters: int = 20
-    sem_ent_seed: int = 0
-    save_sem_ent_clusters: str | None = None
+    sem_ent_num_clusters: int = field(default=20, metadata=option(
+        "--sem-ent-k", metavar="K", aliases=("num_clusters",), help="number of Sem-Ent clusters, as many as the paper by default"))
+    sem_ent_seed: int = field(default=0, metadata=option("--sem-ent-seed", help="k-means seed of the Sem-Ent fit"))
+    save_sem_ent_clusters: str | None = field(default=None, metadata=option(
+        "--save-sem-ent-clusters", metavar="DIR", help="save the fitted Sem-Ent clusters here to reuse them"))
     # Response selection (Sato et al. 2020): LMs scored on questions {"contexts", "candidates", "labels"}.
-    selection_models: list[str] = field(default_factory=list)
-    selection_questions: dict | None = None
-    selection_reduction: str = "sum"
-    selection_batch_size: int = 16
-    allow_empty: bool = False
-    batch_size: int = 64
-    device: str | None = None
-    progress: bool = True
+    selection_models: list[str] = field(default_factory=list, metadata=option(
+        "--selection-model", metavar="MODEL", repeatable=True,
+        help="causal or seq2seq LM to evaluate via response selection (Sato et al. 2020) on --selection-questions",
+    ))
+    selection_questions: dict | None = field(default=None, metadata=option(
+        "--selection-questions", metavar="FILE", convert=_read_selection_questions,
+        help='response-selection questions: .jsonl/.json ({"context": [...], "candidates": [...], "label": i} per line) '
+        "or, under any other name, the authors' create_test.sh output (7 tab-separated fields: 3 context turns, "
+        "ground truth, 3 false candidates)",
+    ))
+    selection_reduction: str = field(default="sum", metadata=option(
+        "--selection-reduction", choices=("sum", "mean"), help="candidate loss: summed or mean token NLL"))
+    selection_batch_size: int = field(default=16, metadata=option(
+        "--selection-batch-size", help="questions per forward pass"))
+    allow_empty: bool = field(default=False, metadata=option(
+        "--allow-empty", help='score "" as a response without tokens instead of failing'))
+    batch_size: int = field(default=64, metadata=option("--batch-size", help="texts or pairs per forward pass"))
+    device: str | None = field(default=None, metadata=option(
+        "--device", help="torch device for model-based metrics (default: Accelerate's choice)"))
+    progress: bool = field(default=True, metadata=option("--no-progress", help="hide progress bars"))
+
+    def __post_init__(self):
+        # --sem-ent-embedder KIND=MODEL names both
+        if "=" in self.sem_ent_embedder:
+            kind, _, model = self.sem_ent_embedder.partition("=")
+            if model and self.sem_ent_embedder_model is not None:
+                raise ValueError(f"`sem_ent_embedder` {self.sem_ent_embedder!r} names a model and so does `sem_ent_embedder_model`")
+            self.sem_ent_embedder, self.sem_ent_embedder_model = kind, model or self.sem_ent_embedder_model
 
 
 class MetricSkipped(Exception):

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dialeval.cli.options import option
 from dialeval.metrics.diversity_meta_eval import diversity_meta_evaluation, subsampled_spearman
 from dialeval.metrics.registry import SET_SCORERS
 
@@ -50,15 +51,28 @@ RELEASED_SCORES = ("distinct_n", "cos_sim", "sent_bert", "bert_score")
 
 @dataclass
 class MetaEvalOptions:
-    batch_size: int = 64
-    device: str | None = None
-    round_scores: int | None = None  # the release stores 3 decimals; OCA depends on the ties that makes
-    bootstrap: bool = False
-    num_resamples: int = 1000
-    seed: int = 0
-    data_dir: str | None = None
-    cache_dir: str | None = None
-    rated_subset: bool = False  # score the sets with absHDS (the *_200 file) instead of the full test
+    """How ``dialeval meta-eval`` scores and meta-evaluates; every field with an ``option`` is a flag."""
+
+    batch_size: int = field(default=64, metadata=option("--batch-size", help="texts or pairs per forward pass"))
+    device: str | None = field(default=None, metadata=option(
+        "--device", help="torch device for model-based metrics (default: Accelerate's choice)"))
+    # the release stores 3 decimals; OCA depends on the ties that makes
+    round_scores: int | None = field(default=None, metadata=option(
+        "--round-scores", metavar="DECIMALS",
+        help="round scores before ranking, as the release's 3-decimal files do (OCA depends on the ties this makes)",
+    ))
+    bootstrap: bool = field(default=False, metadata=option(
+        "--bootstrap", help="add the 95%% CI of rho (Stasaski & Hearst App. A: 1000 resamples of 50%%)"))
+    num_resamples: int = field(default=1000, metadata=option("--num-resamples", help="bootstrap resamples"))
+    seed: int = field(default=0, metadata=option("--seed", help="seed of the bootstrap and of decTest's 200-set subsets"))
+    data_dir: str | None = field(default=None, metadata=option(
+        "--data-dir", help="folder with the released CSVs (an unzipped data.zip); default: download, pinned and sha256-checked"))
+    cache_dir: str | None = field(default=None, metadata=option("--cache-dir", help="datasets cache directory"))
+    # score the sets with absHDS (the *_200 file) instead of the full test
+    rated_subset: bool = field(default=False, metadata=option(
+        "--rated",
+        help="score the human-rated sets (decTest 200, conTest, McDiv_nuggets 200) so every row covers the same sets as absHDS",
+    ))
 
 
 @dataclass

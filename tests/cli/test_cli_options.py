@@ -393,3 +393,38 @@ def test_dtg_summary(monkeypatch, tmp_path):
     assert main(["dtg-summary", "a.jsonl", "b.jsonl", "-o", str(out)]) == 0
     assert read == ["a.jsonl", "b.jsonl"]
     assert json.loads(out.read_text(encoding="utf-8")) == [{"run": "a.jsonl"}, {"run": "b.jsonl"}]
+
+
+# -- the parser-from-dataclass helper --------------------------------------------------------
+
+
+def test_help_shows_the_dataclass_defaults():
+    # argparse wraps lines (at hyphens too): compare without any white space
+    helps = {name: "".join(parser.format_help().split()) for name, parser in _subparsers().items()}
+    assert "(default:5)" in helps["evaluate"] and "(repeatable;default:FacebookAI/roberta-large-mnli)" in helps["evaluate"]
+    assert "(default:1000)" in helps["meta-eval"] and "(default:0.9)" in helps["dtg"]
+
+
+def test_options_are_built_from_fields_with_one_default():
+    from dialeval.cli.options import add_options, build, flag_names, name_flags, option, used_options
+
+    @dataclasses.dataclass
+    class Toy:
+        count: int = dataclasses.field(default=3, metadata=option("--count", "-c", help="how many"))
+        names: list[str] = dataclasses.field(default_factory=lambda: ["a"], metadata=option(
+            "--name", repeatable=True, convert=lambda values: [v.upper() for v in values], off_flag="--no-names",
+            off_value=[], aliases=("name",)))
+        quiet: bool = dataclasses.field(default=True, metadata=option("--no-quiet"))
+        hidden: str = "not on the command line"
+
+    parser = add_options(argparse.ArgumentParser(), Toy)
+    assert build(Toy, parser.parse_args([])) == Toy()
+    built = build(Toy, parser.parse_args(["-c", "7", "--name", "x", "--name", "y", "--no-quiet"]))
+    assert built == Toy(count=7, names=["X", "Y"], quiet=False)  # the default list is replaced, not appended to
+    assert build(Toy, parser.parse_args(["--name", "x", "--no-names"])).names == []
+    assert "how many (default: 3)" in parser.format_help()
+    assert used_options(parser.parse_args(["--name", "x"]), Toy) == {
+        "--count": 3, "--name": ["x"], "--no-names": False, "--no-quiet": True}
+    names = flag_names(Toy)
+    assert name_flags("`name` is bad; `count` too; pass quiet=False, not count=True", names) == (
+        "`--name` is bad; `--count` too; pass --no-quiet, not count=True")
