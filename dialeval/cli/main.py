@@ -12,7 +12,9 @@ import sys
 from pathlib import Path
 
 from dialeval.cli.commands import DTGCommand, DTGSummaryCommand, EvaluateCommand, ExportDatasetCommand, MetaEvalCommand
-from dialeval.cli.options import add_options, build
+from dialeval import __version__
+from dialeval.cli.options import add_options, build, flag_names, name_flags, used_options
+from dialeval.cli.progress import library_progress_bars
 
 
 def _evaluate(args: argparse.Namespace) -> int:
@@ -21,7 +23,9 @@ def _evaluate(args: argparse.Namespace) -> int:
         evaluate_response_sets,
         format_per_set_table,
         format_table,
+        models_used,
     )
+    from dialeval.cli.provenance import format_provenance, provenance
     from dialeval.io import read_response_sets
 
     command = build(EvaluateCommand, args)
@@ -31,12 +35,16 @@ def _evaluate(args: argparse.Namespace) -> int:
         raise ValueError("response selection needs both --selection-model and --selection-questions")
     report = evaluate_response_sets(sets, options)
     report["input"] = str(command.input)
+    report["provenance"] = provenance(
+        "evaluate", used_options(args, EvaluateCommand, EvaluationOptions), command.input, models_used(report),
+    )
     output = Path(command.output) if command.output else Path(command.input).with_suffix(".diversity.json")
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     if command.per_set:
         print(format_per_set_table(report) + "\n")
     print(format_table(report))
+    print("\n" + format_provenance(report["provenance"], used_options(argparse.Namespace(), EvaluateCommand, EvaluationOptions)))
     if command.plot and "sem_ent" in report["metrics"]:
         from dialeval.cli.plots import plot_cluster_distribution
 
@@ -128,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     from dialeval.cli.meta_eval_job import MetaEvalOptions
 
     parser = argparse.ArgumentParser(prog="dialeval", description="Diversity evaluation of multi-response dialogue generation.")
+    parser.add_argument("--version", action="version", version=f"dialeval {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     _command(commands, "evaluate", "score a file of response sets with every metric available offline", _evaluate,
              EvaluateCommand, EvaluationOptions)
@@ -146,9 +155,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.handler(args)
+        with library_progress_bars(vars(args).get("progress", True)):
+            return args.handler(args)
     except (ValueError, OSError) as error:  # bad input, a missing model or data file: a message, not a traceback
-        print(f"dialeval {args.command}: error: {error}", file=sys.stderr)
+        # The jobs name their Python arguments; the user typed flags.
+        message = name_flags(str(error), flag_names(*args.option_classes))
+        print(f"dialeval {args.command}: error: {message}", file=sys.stderr)
         return 2
 
 

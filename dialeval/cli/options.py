@@ -48,7 +48,8 @@ class CliOption:
     off_help: str | None = None
     off_value: object = None
     one_of: str | None = None  # fields sharing this name form a required mutually exclusive group
-    aliases: tuple[str, ...] = ()  # other Python argument names (in jobs' errors) this option feeds
+    # other Python argument names (in jobs' errors) this option feeds, or (text, replacement) pairs
+    aliases: tuple[str | tuple[str, str], ...] = ()
 
 
 def option(*flags: str, **details) -> dict:
@@ -107,7 +108,7 @@ def add_options(parser: argparse.ArgumentParser, cls) -> argparse.ArgumentParser
     groups: dict[str, argparse._MutuallyExclusiveGroup] = {}
     for f, spec in cli_fields(cls):
         default = _default(f, spec)
-        switch = isinstance(default, bool) and not spec.choices and spec.convert is None
+        switch = _is_switch(spec, default)
         kwargs: dict = {"dest": f.name, "default": argparse.SUPPRESS, "help": _help(spec, default, switch)}
         if switch:
             kwargs.update(action="store_const", const=not default)
@@ -160,31 +161,43 @@ def build(cls, namespace: argparse.Namespace, **fixed):
     return cls(**{**given(namespace, cls), **fixed})
 
 
+def _is_switch(spec: CliOption, default) -> bool:
+    return isinstance(default, bool) and not spec.choices and spec.convert is None
+
+
 def used_options(namespace: argparse.Namespace, *classes) -> dict:
-    """Every option of ``classes`` by its flag, as given on the command line or by default (for reports)."""
+    """Every option of ``classes`` by its flag, as given on the command line or by default (for
+    reports); a switch (``--allow-empty``, ``--no-progress``) is True when given."""
     values = vars(namespace)
     out = {}
     for cls in classes:
         for f, spec in cli_fields(cls):
             name = spec.flags[0] if spec.flags else f.name
             default = _default(f, spec)
-            out[name] = values.get(f.name, None if default is dataclasses.MISSING else default)
+            if _is_switch(spec, default):
+                out[name] = f.name in values
+            else:
+                out[name] = values.get(f.name, None if default is dataclasses.MISSING else default)
             if spec.off_flag:
                 out[spec.off_flag] = bool(values.get(_off_dest(f)))
     return out
 
 
 def flag_names(*classes) -> dict[str, str]:
-    """Python argument name -> the flag that sets it (positional arguments by their metavar); a
-    switch also as ``name=VALUE`` (``allow_empty=True`` -> ``--allow-empty``)."""
+    """What jobs' errors say -> what the command line says: each Python argument name -> its flag
+    (positional arguments by their metavar); a switch also as ``name=VALUE`` (``allow_empty=True``
+    -> ``--allow-empty``); and the literal ``(text, replacement)`` pairs among the aliases."""
     names = {}
     for cls in classes:
         for f, spec in cli_fields(cls):
             flag = spec.flags[0] if spec.flags else (spec.metavar or f.name.upper())
             default = _default(f, spec)
             for name in (f.name, *spec.aliases):
+                if isinstance(name, tuple):
+                    names[name[0]] = name[1]
+                    continue
                 names[name] = flag
-                if isinstance(default, bool) and spec.flags and not spec.choices and spec.convert is None:
+                if _is_switch(spec, default) and spec.flags:
                     names[f"{name}={not default}"] = flag
     return names
 
@@ -192,10 +205,13 @@ def flag_names(*classes) -> dict[str, str]:
 def name_flags(message: str, names: Mapping[str, str]) -> str:
     """``message`` with the Python argument names in ``names`` written as their flags.
 
-    Jobs and metrics quote argument names in backticks (```data_dir` ... is not a directory``)
-    and spell switches as keywords (``pass allow_empty=True``); both become the flag.
+    Jobs and metrics quote argument names in backticks (```data_dir` ... is not a directory``),
+    which become the flag (```--data-dir```); keys holding ``=`` or a backtick (``allow_empty=True``)
+    are replaced as they stand.
     """
     for name in sorted(names, key=len, reverse=True):
-        pattern = rf"(?<![\w`-]){re.escape(name)}\b" if "=" in name else rf"`{re.escape(name)}`"
-        message = re.sub(pattern, names[name] if "=" in name else f"`{names[name]}`", message)
+        if "=" in name or "`" in name:
+            message = message.replace(name, names[name])
+        else:
+            message = message.replace(f"`{name}`", f"`{names[name]}`")
     return message
