@@ -20,6 +20,7 @@ command line this project has published; hence these few lines of argparse.
 from __future__ import annotations
 
 import argparse
+import copy
 import dataclasses
 import re
 import typing
@@ -148,7 +149,7 @@ def given(namespace: argparse.Namespace, cls) -> dict:
     out = {}
     for f, spec in cli_fields(cls):
         if values.get(_off_dest(f)):
-            out[f.name] = spec.off_value
+            out[f.name] = copy.copy(spec.off_value)  # a fresh [] per instance
         elif f.name in values:
             out[f.name] = spec.convert(values[f.name]) if spec.convert else values[f.name]
         elif spec.default is not _NOT_GIVEN:
