@@ -1,9 +1,11 @@
-# `make demo` and `make test` work on a fresh clone: they create .venv, install the CPU torch
-# wheel first (a plain `torch` requirement would pull GBs of CUDA), then the package.
+# `make demo` and `make test` work on a fresh clone: they create .venv, install torch first, then
+# the package. Which torch build pip picks depends on the platform (on Linux x86-64 PyPI serves
+# the CUDA build): TORCH_INDEX=https://download.pytorch.org/whl/cpu picks the CPU build (README).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.dialeval-installed
+TORCH_INDEX ?=
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_EVALUATE_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 
 .PHONY: install demo test test-all lint-imports bench clean
@@ -13,7 +15,7 @@ $(BIN)/python:
 
 # Re-installs only when the packaging files change.
 $(STAMP): $(BIN)/python setup.py pyproject.toml
-	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python -m pip install torch==2.13.0
+	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python -m pip install torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 	$(BIN)/python -m pip install -e ".[test]"
 	touch $(STAMP)
 

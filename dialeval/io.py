@@ -21,11 +21,16 @@ _RESPONSE_COLUMN = re.compile(r"^resp_(\d+)$")
 
 @dataclass
 class ResponseSet:
-    """The responses generated for one context, plus whatever the file said about them."""
+    """The responses generated for one context, plus whatever the file said about them.
 
-    context: str | None
+    ``context`` is a string or, for a dialogue, its turns (a list of strings); ``where`` is the
+    ``"FILE:LINE"`` the set was read from, for error messages (None for sets built in code).
+    """
+
+    context: str | list[str] | None
     responses: list[str]
     metadata: dict = field(default_factory=dict)
+    where: str | None = None
 
 
 def iter_lines(path: str | Path):
@@ -48,7 +53,8 @@ def iter_jsonl(path: str | Path):
 
 
 def read_jsonl(path: str | Path) -> list[ResponseSet]:
-    """One JSON object per line with ``responses`` (list of strings) and optional ``context``."""
+    """One JSON object per line with ``responses`` (list of strings) and optional ``context``
+    (a string, or a dialogue's turns as a non-empty list of strings); other keys are metadata."""
     sets = []
     for where, record in iter_jsonl(path):
         if not isinstance(record, dict) or "responses" not in record:
@@ -57,9 +63,10 @@ def read_jsonl(path: str | Path) -> list[ResponseSet]:
         if not isinstance(responses, list) or not all(isinstance(r, str) for r in responses):
             raise ValueError(f'{where}: "responses" must be a list of strings')
         context = record.pop("context", None)
-        if context is not None and not isinstance(context, str):
-            raise ValueError(f'{where}: "context" must be a string')
-        sets.append(ResponseSet(context, responses, record))
+        is_turns = isinstance(context, list) and context and all(isinstance(turn, str) for turn in context)
+        if context is not None and not isinstance(context, str) and not is_turns:
+            raise ValueError(f'{where}: "context" must be a string or a non-empty list of strings (the turns)')
+        sets.append(ResponseSet(context, responses, record, where))
     if not sets:
         raise ValueError(f"{path}: no response sets found")
     return sets
@@ -81,10 +88,12 @@ def read_tevet_csv(path: str | Path) -> list[ResponseSet]:
         reader = csv.DictReader(handle)
         columns = response_columns(reader.fieldnames or [], path)
         sets = []
+        first_line = reader.line_num + 1
         for row in reader:
             responses = [row.pop(name) for name in columns]
             context = row.pop("context", None)
-            sets.append(ResponseSet(context, responses, dict(row)))
+            sets.append(ResponseSet(context, responses, dict(row), f"{path}:{first_line}"))
+            first_line = reader.line_num + 1  # a quoted field may span lines
     if not sets:
         raise ValueError(f"{path}: no rows")
     return sets

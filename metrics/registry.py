@@ -81,10 +81,12 @@ def _lexical(sets, model=None, batch_size=64, device=None, allow_empty=False, pr
 
 
 def _similarity(kind: str) -> SetRun:
-    def run(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
+    def run(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None, **options) -> dict:
+        """``options``: the similarity's own (BERTScore: ``rescale_with_baseline``, ``baseline``)."""
         from dialeval.metrics.similarity_diversity import similarity_diversity
 
-        result = similarity_diversity(sets, kind, model, batch_size=batch_size, device=device, allow_empty=allow_empty)
+        result = similarity_diversity(sets, kind, model, batch_size=batch_size, device=device, allow_empty=allow_empty,
+                                      **options)
         figure = f"{kind}_diversity"
         if progress is not None:
             progress(len(sets))

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from dialeval.cli.options import option
 from dialeval.io import iter_jsonl
 
 #: ``--split`` names as the paper says them -> the dataset's split names.
@@ -27,22 +28,32 @@ TABLE4_FIGURE = {"nli": "nli_diversity", "sent_bert": "sent_bert", "distinct_n":
 class DTGRunSettings:
     """Everything that decides a run's output: a resumed run must match it exactly."""
 
-    model: str
-    metric: str
+    model: str = field(metadata=option(
+        "--model", help="causal (e.g. microsoft/DialoGPT-large) or seq2seq model id or directory"))
+    metric: str = field(metadata=option("--metric", choices=("nli", "sent_bert", "distinct_n"), default="nli",
+                                        help="the diversity the threshold applies to"))
     contexts_from: str  # "dailydialog_pp:validation" or the input file
-    metric_model: str | None = None
-    threshold: float | None = None
-    num_responses: int = 5
-    max_samples: int = 20
-    decoding: str = "sample"
-    num_beams: int = 25
-    top_p: float = 0.9
-    max_new_tokens: int = 40
-    max_context_tokens: int | None = None
-    turn_separator: str | None = None
-    seed: int = 0
-    batch_size: int = 8
-    limit: int | None = None
+    metric_model: str | None = field(default=None, metadata=option(
+        "--metric-model", help="NLI classifier (default FacebookAI/roberta-large-mnli) or sentence model for sent_bert"))
+    threshold: float | None = field(default=None, metadata=option(
+        "--threshold", help="stop when diversity is above this (default: nli 10, sent_bert -0.179, distinct_n 0.98)"))
+    num_responses: int = field(default=5, metadata=option("--num-responses", help="n, the set size"))
+    max_samples: int = field(default=20, metadata=option(
+        "--max-samples", help="S, most responses drawn per context, the first n included"))
+    decoding: str = field(default="sample", metadata=option(
+        "--decoding", choices=("sample", "beam"), help="nucleus sampling (§5) or App. D's beams"))
+    num_beams: int = field(default=25, metadata=option("--num-beams", help="beams for --decoding beam"))
+    top_p: float = field(default=0.9, metadata=option("--top-p", help="nucleus p"))
+    max_new_tokens: int = field(default=40, metadata=option("--max-new-tokens", help="most tokens per response"))
+    max_context_tokens: int | None = field(default=None, metadata=option(
+        "--max-context-tokens", help="keep each context's last N tokens (the paper gives BlenderBot 128)"))
+    turn_separator: str | None = field(default=None, metadata=option(
+        "--turn-separator",
+        help="joins context turns (default: EOS after every turn for causal models, newline for seq2seq)"))
+    seed: int = field(default=0, metadata=option("--seed", help="batch k is sampled under seed + k"))
+    batch_size: int = field(default=8, metadata=option(
+        "--batch-size", help="contexts per generate call and per seeded batch"))
+    limit: int | None = field(default=None, metadata=option("--limit", help="only the first N contexts"))
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)

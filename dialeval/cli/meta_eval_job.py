@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dialeval.cli.options import name_flags, option
+from dialeval.hub import ModelNotAvailableError, resolve_model_path
 from dialeval.metrics.diversity_meta_eval import diversity_meta_evaluation, subsampled_spearman
 from dialeval.metrics.registry import SET_SCORERS
 
@@ -50,15 +52,29 @@ RELEASED_SCORES = ("distinct_n", "cos_sim", "sent_bert", "bert_score")
 
 @dataclass
 class MetaEvalOptions:
-    batch_size: int = 64
-    device: str | None = None
-    round_scores: int | None = None  # the release stores 3 decimals; OCA depends on the ties that makes
-    bootstrap: bool = False
-    num_resamples: int = 1000
-    seed: int = 0
-    data_dir: str | None = None
-    cache_dir: str | None = None
-    rated_subset: bool = False  # score the sets with absHDS (the *_200 file) instead of the full test
+    """How ``dialeval meta-eval`` scores and meta-evaluates; every field with an ``option`` is a flag."""
+
+    batch_size: int = field(default=64, metadata=option("--batch-size", help="texts or pairs per forward pass"))
+    device: str | None = field(default=None, metadata=option(
+        "--device", help="torch device for model-based metrics (default: Accelerate's choice)"))
+    # the release stores 3 decimals; OCA depends on the ties that makes
+    round_scores: int | None = field(default=None, metadata=option(
+        "--round-scores", metavar="DECIMALS",
+        help="round scores before ranking, as the release's 3-decimal files do (OCA depends on the ties this makes)",
+    ))
+    bootstrap: bool = field(default=False, metadata=option(
+        "--bootstrap", help="add the 95%% CI of rho (Stasaski & Hearst App. A: 1000 resamples of 50%%)"))
+    num_resamples: int = field(default=1000, metadata=option("--num-resamples", help="bootstrap resamples"))
+    seed: int = field(default=0, metadata=option("--seed", help="seed of the bootstrap and of decTest's 200-set subsets"))
+    data_dir: str | None = field(default=None, metadata=option(
+        "--data-dir", help="folder with the released CSVs (an unzipped data.zip); default: download, pinned and sha256-checked"))
+    cache_dir: str | None = field(default=None, metadata=option("--cache-dir", help="datasets cache directory"))
+    # score the sets with absHDS (the *_200 file) instead of the full test
+    rated_subset: bool = field(default=False, metadata=option(
+        "--rated",
+        help="score the human-rated sets (decTest 200, conTest, McDiv_nuggets 200) so every row covers the same sets as absHDS",
+    ))
+    progress: bool = field(default=True, metadata=option("--no-progress", help="hide progress bars"))
 
 
 @dataclass
@@ -69,6 +85,11 @@ class MetricSpec:
     @property
     def label(self) -> str:
         return f"{self.name}[{self.model}]" if self.model else self.name
+
+    @property
+    def option(self) -> str:
+        """How the command line asked for it."""
+        return f"--metric {self.name}" + (f"={self.model}" if self.model else "")
 
 
 def parse_metric(text: str) -> MetricSpec:
@@ -116,6 +137,7 @@ class MetaEvalReport:
     binary: bool
     config: str = ""  # the diversity_eval config the metrics scored
     rows: list[MetricRow] = field(default_factory=list)
+    skipped: list[dict] = field(default_factory=list)  # {"metric", "reason"}: its model is not on this machine
 
     @property
     def title(self) -> str:
@@ -128,9 +150,16 @@ def score_metric(spec: MetricSpec, dataset, options: MetaEvalOptions) -> np.ndar
         if None in scores:
             raise ValueError(f"`metric` {spec.name!r}: the files read hold no released scores (raw/ files); use with_metrics/")
     else:
+        from tqdm.auto import tqdm
+
         scorer = SET_SCORERS[spec.name]
-        result = scorer.run(dataset["responses"], spec.model or scorer.default_model, batch_size=options.batch_size,
-                            device=options.device, allow_empty=True)
+        model = spec.model or scorer.default_model
+        if model is not None:
+            resolve_model_path(model)  # not on this machine: skipped before any work
+        responses = dataset["responses"]
+        with tqdm(total=len(responses), desc=spec.label, unit="set", disable=not options.progress, leave=False) as bar:
+            result = scorer.run(responses, model, batch_size=options.batch_size, device=options.device,
+                                allow_empty=True, progress=bar.update)
         scores = [row[scorer.figure] for row in result["per_set"]]
     scores = np.asarray(scores, dtype=np.float64)
     return scores.round(options.round_scores) if options.round_scores is not None else scores
@@ -158,7 +187,14 @@ def run_meta_eval(metrics: list[str], test: str, task: str, options: MetaEvalOpt
     report = MetaEvalReport(test, task, definition.binary, dataset.info.config_name)
     parameters = np.asarray(dataset["diversity_parameter"], dtype=np.float64)
     for spec in specs:
-        scores = score_metric(spec, dataset, options)
+        try:
+            scores = score_metric(spec, dataset, options)
+        except ModelNotAvailableError as error:
+            report.skipped.append({"metric": spec.label, "reason": name_flags(str(error), {"model": spec.option})})
+            continue
+        except (ValueError, OSError) as error:  # e.g. a directory that holds no model
+            message = f"{spec.option}: {name_flags(str(error), {'model': spec.option})}"
+            raise (ValueError if isinstance(error, ValueError) else OSError)(message) from error
         report.rows.append(MetricRow(spec.label, scores, parameters, _meta_evaluate(scores, parameters, definition.binary, options)))
     if human and definition.hds_family:
         rated = load_test_sets(test, task, options, hds=True)
@@ -198,9 +234,11 @@ def format_report(report: MetaEvalReport) -> str:
     out.append("  ".join(cell.ljust(w) for cell, w in zip(header, widths)).rstrip())
     out.append("  ".join("-" * w for w in widths))
     out += ["  ".join(cell.ljust(w) for cell, w in zip(cells, widths)).rstrip() for cells in lines]
+    out += [f"skipped {skipped['metric']}: {skipped['reason']}" for skipped in report.skipped]
     return "\n".join(out)
 
 
 def report_as_dict(report: MetaEvalReport) -> dict:
     """JSON-ready: the test, task and each row's meta-evaluation figures (not the per-set scores)."""
-    return {"test": report.test, "task": report.task, "config": report.config, "rows": {row.label: row.result for row in report.rows}}
+    return {"test": report.test, "task": report.task, "config": report.config,
+            "rows": {row.label: row.result for row in report.rows}, "skipped": report.skipped}

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
@@ -260,18 +261,71 @@ def _resolve_num_layers(model: str, num_layers, available: int | None) -> int:
     return num_layers
 
 
+def read_baseline_file(path, num_layers: int) -> float:
+    """The F baseline at layer ``num_layers`` of a bert_score baseline file (CSV ``LAYER,P,R,F``,
+    one row per layer, as ``bert_score/rescale_baseline/<lang>/<model>.tsv``)."""
+    import csv
+
+    if not os.path.isfile(path):
+        raise ValueError(f"`baseline` {str(path)!r} is not a file")
+    with open(path, encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    if not rows or not {"LAYER", "F"} <= set(rows[0]):
+        raise ValueError(f"`baseline` {str(path)!r} is not a bert_score baseline file (columns LAYER,P,R,F)")
+    for row in rows:
+        if row["LAYER"].strip() == str(num_layers):
+            value = float(row["F"])
+            if not (math.isfinite(value) and value < 1):
+                raise ValueError(f"`baseline` {str(path)!r}: layer {num_layers} has F = {value}, not a baseline below 1")
+            return value
+    raise ValueError(f"`baseline` {str(path)!r} has no row for layer {num_layers} (layers {rows[0]['LAYER']}..{rows[-1]['LAYER']})")
+
+
+def published_baseline_file(model: str) -> str | None:
+    """bert_score's published English baseline file for ``model``, from an installed bert-score,
+    checked against its pinned sha256 (:data:`EN_BASELINE_SHA256`); None when bert-score is not
+    installed or publishes none for ``model``. ``model`` is matched by its Hub id as bert_score
+    names it (``microsoft/deberta-xlarge-mnli``) or without its organisation
+    (``FacebookAI/roberta-base`` -> ``roberta-base``); a local directory matches nothing."""
+    import hashlib
+    from importlib.util import find_spec
+
+    from dialeval.metrics.similarity_diversity.bertscore_baselines import EN_BASELINE_SHA256
+
+    spec = find_spec("bert_score")
+    if spec is None or spec.origin is None or os.path.isdir(model):
+        return None
+    for name in dict.fromkeys((model, model.split("/", 1)[-1])):
+        if name not in EN_BASELINE_SHA256:
+            continue
+        path = os.path.join(os.path.dirname(spec.origin), "rescale_baseline", "en", f"{name}.tsv")
+        if not os.path.isfile(path):
+            return None
+        with open(path, "rb") as handle:
+            digest = hashlib.sha256(handle.read()).hexdigest()
+        if digest != EN_BASELINE_SHA256[name]:
+            raise ValueError(f"bert_score's baseline file {path} has sha256 {digest}, not the published "
+                             f"{EN_BASELINE_SHA256[name]}; pass `baseline=` or `rescale_with_baseline=False`")
+        return path
+    return None
+
+
 def _resolve_baseline(model: str, num_layers: int, rescale_with_baseline: bool, baseline) -> float | None:
     if not rescale_with_baseline:
         return None
+    if isinstance(baseline, (str, os.PathLike)):
+        return read_baseline_file(baseline, num_layers)
     if baseline is not None:
         return float(baseline)
     if model in _DEFAULT_MODEL_IDS and num_layers == DEFAULT_BERTSCORE_LAYER:
         return ROBERTA_LARGE_L17_BASELINE["F"]
+    published = published_baseline_file(model)
+    if published is not None:
+        return read_baseline_file(published, num_layers)
     raise ValueError(
-        f"no rescale baseline is known for model {model!r} at layer {num_layers} (only for "
-        f"{DEFAULT_BERTSCORE_MODEL} at layer {DEFAULT_BERTSCORE_LAYER}); pass `baseline=` (the F "
-        "column of bert_score's rescale_baseline/<lang>/<model>.tsv at that layer) or "
-        "`rescale_with_baseline=False`"
+        f"no rescale baseline is known for model {model!r} at layer {num_layers}: bert-score publishes none for "
+        "it or is not installed; pass `baseline=` (a number, or bert_score's baseline file "
+        "rescale_baseline/<lang>/<model>.tsv, read at that layer) or `rescale_with_baseline=False`"
     )
 
 
@@ -280,9 +334,12 @@ def _check_arguments(batch_size, rescale_with_baseline, baseline) -> None:
         raise ValueError(f"`batch_size` must be a positive int, got {batch_size!r}")
     if not isinstance(rescale_with_baseline, bool):
         raise ValueError(f"`rescale_with_baseline` must be a bool, got {rescale_with_baseline!r}")  # noqa: TRY004
+    if isinstance(baseline, (str, os.PathLike)):
+        return  # a baseline file, read once the layer is known
     is_number = isinstance(baseline, (int, float)) and not isinstance(baseline, bool)
     if baseline is not None and not (is_number and math.isfinite(baseline) and baseline < 1):
-        raise ValueError(f"`baseline` must be None or a finite number below 1 (an F baseline), got {baseline!r}")
+        raise ValueError(f"`baseline` must be None, a finite number below 1 (an F baseline) or a bert_score "
+                         f"baseline file, got {baseline!r}")
 
 
 def compute_bertscore_matrices(
@@ -382,9 +439,12 @@ def bertscore_similarity_matrices(
         model: a Hub id (in the local cache) or a local directory; default ``roberta-large``.
         num_layers: the layer whose hidden states are used; None means 17 for the default model
             (bert_score's choice) and the model's last layer otherwise.
-        rescale_with_baseline: map F to ``(F - b) / (1 - b)``. The baseline ``b`` is known only
-            for the default model at layer 17; other models need ``baseline=``.
-        baseline: an explicit F baseline (overrides the known one).
+        rescale_with_baseline: map F to ``(F - b) / (1 - b)``. The baseline ``b`` is built in for
+            the default model at layer 17 and read from bert-score's published file for the other
+            models it publishes one for (:func:`published_baseline_file`, when bert-score is
+            installed); other models need ``baseline=``.
+        baseline: an explicit F baseline (overrides the known one): a number, or the path of a
+            bert_score baseline file (``LAYER,P,R,F`` rows), read at the layer used.
         batch_size: sentences per forward pass.
         device: a torch device; None picks the GPU when there is one.
         dtype: None (float32), 'float32', 'float16' or 'bfloat16' for the model weights.

@@ -77,7 +77,8 @@ def test_bad_input_exits_2_with_message(tmp_path, capsys):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"responses": ["fine", "ok"]}\n{"responses": ["", "x"]}\n', encoding="utf-8")
     assert main(["evaluate", str(bad), "--no-progress", "--no-sentence-model"]) == 2
-    assert "allow_empty" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"{bad}:2: response 0 is empty; pass --allow-empty" in err and "allow_empty" not in err
     assert main(["evaluate", str(tmp_path / "missing.jsonl")]) == 2
     not_json = tmp_path / "x.jsonl"
     not_json.write_text("{oops\n", encoding="utf-8")

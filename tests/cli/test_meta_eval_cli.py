@@ -146,13 +146,12 @@ def test_plots_render_one_png_per_metric(tevet_dir, tmp_path, capsys):
 def test_meta_eval_errors_are_messages(tevet_dir, tmp_path, capsys):
     base = ["meta-eval", "--test", "contest", "--task", "resp", "--data-dir", tevet_dir, "--cache-dir", str(tmp_path)]
     assert main(base + ["--metric", "distinct-4"]) == 2
-    assert "`metric` must be one of" in capsys.readouterr().err
-    assert main(base + ["--metric", "sent_bert=/no/such/model"]) == 2
-    assert "/no/such/model" in capsys.readouterr().err
+    assert "`--metric` must be one of" in capsys.readouterr().err
     assert main(["meta-eval", "--test", "mcdiv", "--task", "resp", "--rated", "--data-dir", tevet_dir]) == 2
     assert "no human-rated subset" in capsys.readouterr().err
     assert main(base[:-4] + ["--data-dir", str(tmp_path / "nowhere")]) == 2
-    assert "`data_dir`" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "`--data-dir`" in err and "data_dir" not in err
 
 
 def test_released_scores_missing_from_raw_files(shared_data, tmp_path, capsys):

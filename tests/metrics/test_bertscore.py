@@ -151,8 +151,10 @@ def test_num_layers_and_baseline_defaults():
     assert bertscore._resolve_baseline(DEFAULT_BERTSCORE_MODEL, 17, True, None) == ROBERTA_LARGE_L17_BASELINE["F"] == 0.83122575
     assert bertscore._resolve_baseline(DEFAULT_BERTSCORE_MODEL, 17, False, None) is None
     assert bertscore._resolve_baseline("some/model", 3, True, 0.5) == 0.5
+    # other layers and models: bert-score's published file (0.3.13, rescale_baseline/en/roberta-large.tsv, LAYER=16)
+    assert bertscore._resolve_baseline(DEFAULT_BERTSCORE_MODEL, 16, True, None) == 0.833912
     with pytest.raises(ValueError, match=r"baseline=.*rescale_with_baseline=False"):
-        bertscore._resolve_baseline(DEFAULT_BERTSCORE_MODEL, 16, True, None)
+        bertscore._resolve_baseline("some/model", 16, True, None)
 
 
 def test_bad_input(roberta_path):

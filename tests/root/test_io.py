@@ -55,3 +55,22 @@ def test_every_line_reader_names_file_and_line(tmp_path):
     assert next(records) == (f"{path}:4", {"a": 2})
     with pytest.raises(ValueError, match=r"x\.jsonl:5: not valid JSON"):
         next(records)
+
+
+def test_each_set_keeps_its_file_and_line(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"responses": ["a", "b"]}\n\n{"responses": ["c"], "id": 7}\n', encoding="utf-8")
+    assert [s.where for s in read_response_sets(path)] == [f"{path}:1", f"{path}:3"]
+    csv_path = tmp_path / "s.csv"
+    csv_path.write_text('context,resp_0,resp_1\nc,"two\nlines",b\nd,e,f\n', encoding="utf-8")
+    assert [s.where for s in read_response_sets(csv_path)] == [f"{csv_path}:2", f"{csv_path}:4"]
+
+
+def test_contexts_may_be_lists_of_turns(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"context": ["hi", "hello, how are you?"], "responses": ["a", "b"]}\n', encoding="utf-8")
+    assert read_response_sets(path)[0].context == ["hi", "hello, how are you?"]
+    for bad in ('[]', '["hi", 3]', '{"turn": "hi"}'):
+        path.write_text('{"context": %s, "responses": ["a", "b"]}\n' % bad, encoding="utf-8")
+        with pytest.raises(ValueError, match=r"s\.jsonl:1: .*context.*list of strings"):
+            read_response_sets(path)

