@@ -77,11 +77,16 @@ def is_sharing_work() -> bool:
     return _sharing() is not None
 
 
-def work_share(order: list[int]) -> list[int]:
-    """The items of ``order`` this process computes: a strided share inside :func:`split_work`
-    with several processes, else all of them."""
+def work_share(order: list[int], batch_size: int = 1) -> list[int]:
+    """The items of ``order`` this process computes: inside :func:`split_work` with several
+    processes, every ``num_processes``-th batch of ``batch_size`` consecutive items (so each
+    batch holds what it holds in one process, and gives the same numbers), else all of them."""
     sharing = _sharing()
-    return order if sharing is None else order[sharing[0] :: sharing[1]]
+    if sharing is None:
+        return order
+    index, count = sharing
+    batches = [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
+    return [item for batch in batches[index::count] for item in batch]
 
 
 def gather_shares(members: list[int], rows):

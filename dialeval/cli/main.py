@@ -33,7 +33,15 @@ def _evaluate(args: argparse.Namespace) -> int:
     options = build(EvaluationOptions, args)
     if bool(options.selection_models) != (options.selection_questions is not None):
         raise ValueError("response selection needs both --selection-model and --selection-questions")
-    report = evaluate_response_sets(sets, options)
+    from dialeval.distributed import end_processes, process_state, split_work
+
+    # Under `accelerate launch`, every process runs the job on the same input and the model-backed
+    # metrics share their pairs / texts among the processes; the main process writes the report.
+    with split_work():
+        report = evaluate_response_sets(sets, options)
+    if not process_state().is_main_process:
+        end_processes()
+        return 0
     report["input"] = str(command.input)
     report["provenance"] = provenance(
         "evaluate", used_options(args, EvaluateCommand, EvaluationOptions), command.input, models_used(report),
@@ -54,7 +62,10 @@ def _evaluate(args: argparse.Namespace) -> int:
             reference_distribution=summary["reference_distribution"],
         )
         print(f"plot: {path}")
-    print(f"\n{report['num_sets']} response sets, {report['num_responses']} responses; report: {output}")
+    processes = process_state().num_processes
+    print(f"\n{report['num_sets']} response sets, {report['num_responses']} responses"
+          f"{f' ({processes} processes)' if processes > 1 else ''}; report: {output}")
+    end_processes()
     return 0
 
 

@@ -215,7 +215,7 @@ class _TransformerEmbedder:
                     f"tokens under the tokenizer of {self.model_name!r}"
                 )
         # Longest first: an out-of-memory error shows on the first batch, not after an hour.
-        order = work_share(sorted(range(len(unique)), key=lambda i: len(ids[i]), reverse=True))
+        order = work_share(sorted(range(len(unique)), key=lambda i: len(ids[i]), reverse=True), self.batch_size)
         parts: list[np.ndarray] = []
         with torch.inference_mode():
             for start in range(0, len(order), self.batch_size):
@@ -387,7 +387,7 @@ class SentenceTransformerEmbedder:
         unique, rows = _deduplicate(texts)
         # encode() sorts by character length itself; sorting the same way here and encoding one
         # batch per call gives the same batches while letting `progress` see each one.
-        order = work_share(sorted(range(len(unique)), key=lambda i: len(unique[i]), reverse=True))
+        order = work_share(sorted(range(len(unique)), key=lambda i: len(unique[i]), reverse=True), self.batch_size)
         parts: list[np.ndarray] = []
         for start in range(0, len(order), self.batch_size):
             members = order[start : start + self.batch_size]

@@ -164,7 +164,7 @@ def score_pairs(
     encoded = encode(classifier, [a for a, _ in distinct], [b for _, b in distinct], stats)
     with_type_ids = "token_type_ids" in getattr(tokenizer, "model_input_names", ())
     pad_id = classifier.pad_token_id
-    order = work_share(sorted(range(len(distinct)), key=lambda i: len(encoded[i][0]), reverse=True))
+    order = work_share(sorted(range(len(distinct)), key=lambda i: len(encoded[i][0]), reverse=True), batch_size)
     non_blocking = classifier.device.type == "cuda"
     outputs = []
     with torch.inference_mode():

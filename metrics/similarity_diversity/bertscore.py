@@ -193,7 +193,7 @@ def _embed(encoder, ids: list[list[int]], pad_id: int, batch_size: int, hidden_l
     import torch
 
     lengths = [len(row) for row in ids]
-    order = work_share(sorted(range(len(ids)), key=lambda k: -lengths[k]))
+    order = work_share(sorted(range(len(ids)), key=lambda k: -lengths[k]), batch_size)
     pieces: list = [None] * len(ids)
     with torch.inference_mode():
         for start in range(0, len(order), batch_size):
