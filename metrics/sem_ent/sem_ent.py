@@ -77,8 +77,7 @@ class SemEnt(DialevalMetric):
         )
 
     def _check_batch(self, batch):
-        if check_module_predictions(batch["predictions"]) != "corpus":
-            raise ValueError("`predictions` must be a flat list of generated responses (one corpus) for Sem-Ent")
+        check_module_predictions(batch["predictions"], scopes=("corpus",))
         return batch
 
     def _compute(
