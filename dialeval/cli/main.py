@@ -1,4 +1,4 @@
-"""``dialeval`` command line: ``evaluate`` (the main job), ``meta-eval``, ``export-dataset``, ``dtg`` and ``dtg-summary``."""
+"""``dialeval`` command line: ``evaluate`` (the main job), ``meta-eval``, ``export-dataset``, ``push-metrics``, ``dtg`` and ``dtg-summary``."""
 from __future__ import annotations
 
 import argparse
@@ -109,6 +109,12 @@ def _export_dataset(args: argparse.Namespace) -> int:
     )
     print(f"wrote {out}/README.md and Parquet files" + (f"; pushed to https://huggingface.co/datasets/{args.push_to_hub}" if args.push_to_hub else ""))
     return 0
+
+
+def _push_metrics(args: argparse.Namespace) -> int:
+    from dialeval.cli.push_metrics import run
+
+    return run(args.namespace, args.to, args.metric, private=args.private)
 
 
 def _dtg(args: argparse.Namespace) -> int:
@@ -288,6 +294,15 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--push-to-hub", metavar="REPO", help="dataset repo id to create (if needed) and upload to")
     export.add_argument("--private", action="store_true", help="create the Hub repo as private")
     export.set_defaults(handler=_export_dataset)
+
+    from dialeval.metrics.registry import METRICS
+
+    push = commands.add_parser("push-metrics", help="upload the evaluate modules as Hugging Face Spaces (or write their folders)")
+    push.add_argument("--namespace", metavar="ORG", help="Hub user or organization: each metric becomes the Space ORG/<metric>")
+    push.add_argument("--to", metavar="DIR", help="write each metric's Space folder to DIR/<metric> (offline without --namespace)")
+    push.add_argument("--metric", action="append", choices=[metric.name for metric in METRICS], help="repeatable (default: all)")
+    push.add_argument("--private", action="store_true", help="create the Spaces as private")
+    push.set_defaults(handler=_push_metrics)
 
     _add_dtg_commands(commands)
     return parser
