@@ -319,3 +319,12 @@ def test_folder_is_hub_ready(metric, monkeypatch):
     monkeypatch.setattr("evaluate.utils.launch_gradio_widget", launched.append)
     runpy.run_path(str(folder / "app.py"), run_name="__main__")
     assert [module.name for module in launched] == [metric.name]
+
+
+def test_readme_evaluate_snippet_runs(capsys):
+    """The README's evaluate section is runnable as written (its asserts included)."""
+    section = (REPO_ROOT / "README.md").read_text(encoding="utf-8").split("### evaluate modules", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "README.md: evaluate modules", "exec"), {})
+    printed = capsys.readouterr().out
+    assert "['max_ngram']" in printed and "'max_n'" in printed
