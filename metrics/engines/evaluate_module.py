@@ -84,8 +84,6 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         """
         try:
             batch = self._checked(self._batch_of(predictions, references, kwargs))
-            if not any(len(column) for column in batch.values()):
-                raise ValueError(f"`{next(iter(batch))}` is empty: give at least one input")
             super().add_batch(**batch)
         except BaseException:
             self._discard_queued()
@@ -166,6 +164,8 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
 
     def _checked(self, batch: dict) -> dict:
         batch = self._check_batch(batch)
+        if not any(len(column) for column in batch.values()):
+            raise ValueError(f"`{next(iter(batch))}` is empty: give at least one input")
         self._check_same_scope(batch)
         return batch
 

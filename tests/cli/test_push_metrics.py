@@ -1,10 +1,12 @@
 """``dialeval push-metrics``: every evaluate module as a Space folder, written offline or uploaded
 with huggingface_hub (a recording HfApi stands in for the Hub, which tests cannot reach)."""
+from typing import ClassVar
+
 import evaluate
 import pytest
+from dialeval.metrics import evaluate_module_path, registry
 
 from dialeval.cli import main
-from dialeval.metrics import evaluate_module_path, registry
 
 SPACE_FILES = ["README.md", "app.py", "requirements.txt"]
 SETS = [["I went hiking.", "I fixed the sink.", "Nothing much."], ["Not much.", "Not much, you?"]]
@@ -24,7 +26,9 @@ def test_to_writes_one_loadable_folder_per_metric(tmp_path, capsys):
 
 
 class RecordingApi:
-    calls: list = []
+    """Records each call; ``calls`` is reset by the ``hub`` fixture."""
+
+    calls: ClassVar[list] = []
 
     def __init__(self, token=None):
         self.calls.append(("init", token))

@@ -11,7 +11,6 @@ from __future__ import annotations
 import datasets
 import pytest
 import yaml
-
 from dialeval.datasets_scripts import config_names, export_dataset, load
 from dialeval.datasets_scripts.registry import BUILDERS, make_builder
 
@@ -43,9 +42,8 @@ def _response_selection(request, tmp_path, monkeypatch) -> dict:
 def _polar_questions(request, tmp_path, monkeypatch) -> dict:
     """spaCy and the 2,000 inputs of the real MultiNLI are not here: the builder's test stand-ins
     (a lexicon tagger, a small file in MultiNLI's format) go to every builder export makes."""
-    from test_polar_questions import lexicon_tagger
-
     from dialeval.datasets_scripts import export
+    from test_polar_questions import lexicon_tagger
 
     small = {"tagger": lexicon_tagger, "num_inputs": 2, "num_unlikelihood_premises": 3}
     monkeypatch.setattr(export, "make_builder", lambda *args: make_builder(*args, **small))

@@ -24,10 +24,8 @@ from pathlib import Path
 import evaluate
 import pytest
 import yaml
-
-from dialeval.metrics import registry
-
 from conftest import REPO_ROOT
+from dialeval.metrics import registry
 
 SETS = [
     ["I went hiking in the hills.", "I fixed the kitchen sink.", "We ate seafood on the coast."],
@@ -73,8 +71,8 @@ def _case(name: str, request) -> Case:
     nested_error, nested_add_error = r"`predictions\[1\]\[1\]` must be a string", r"`prediction\[1\]` must be a string"
     one_response = {"predictions": [["only one response"]]}
     one_response_error = r"`predictions\[5\]` must hold at least 2 responses"
-    sets_case = dict(inputs={"predictions": SETS}, bad_batch=nested_number, bad_batch_error=nested_error,
-                     bad_add_error=nested_add_error)
+    sets_case = {"inputs": {"predictions": SETS}, "bad_batch": nested_number, "bad_batch_error": nested_error,
+                 "bad_add_error": nested_add_error}
     if name == "lexical_diversity":
         from dialeval.metrics.lexical_diversity.by_scope import set_lexical_diversity
 
@@ -325,6 +323,6 @@ def test_readme_evaluate_snippet_runs(capsys):
     """The README's evaluate section is runnable as written (its asserts included)."""
     section = (REPO_ROOT / "README.md").read_text(encoding="utf-8").split("### evaluate modules", 1)[1]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
-    exec(compile(code, "README.md: evaluate modules", "exec"), {})
+    exec(compile(code, "README.md: evaluate modules", "exec"), {})  # noqa: S102 (the repository's own README)
     printed = capsys.readouterr().out
     assert "['max_ngram']" in printed and "'max_n'" in printed
