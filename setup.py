@@ -64,7 +64,7 @@ setup(
     package_data={
         # evaluate modules and their metric cards ship with the package so that
         # dialeval.metrics.evaluate_module_path(name) works from a wheel too.
-        "dialeval.metrics": ["*/*.py", "*/README.md"],
+        "dialeval.metrics": ["*/*.py", "*/README.md", "*/requirements.txt"],
         "dialeval.datasets_scripts": ["*/*.py", "*/README.md"],
         "dialeval.generation": ["custom_generate/*"],
     },

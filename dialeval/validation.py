@@ -114,17 +114,38 @@ def split_scope(predictions: object, argument: str = "predictions") -> str:
     )
 
 
-def check_module_inputs(predictions: object, references: object, metric: str, corpus_scope: bool = False) -> None:
-    """The raw-input guard of our evaluate modules' ``compute``.
+def check_module_predictions(predictions: object, scopes: tuple[str, ...] = ("sets", "corpus"), argument: str = "predictions") -> str:
+    """The raw-type guard of our evaluate modules' ``predictions``; returns their scope.
 
     evaluate silently stringifies a nested item or a number (``["a", ["b"]]`` becomes
     ``["a", "['b']"]``) and splits a string inside a list of lists into characters, so the
-    types are checked before evaluate encodes them. Sizes and empty strings are left to the
-    metric, which knows its options. ``corpus_scope``: a flat list of strings is allowed too.
+    modules check the types of each batch before evaluate encodes it. Sizes and empty strings
+    are left to the metric, which checks them on the gathered inputs, knowing its options.
+
+    Args:
+        predictions: one batch: response sets (``list[list[str]]``) or a corpus (``list[str]``).
+        scopes: the scopes the module takes: ``"sets"``, ``"corpus"`` or both.
+        argument: the caller's argument name, used in error messages.
+
+    Returns:
+        ``"sets"`` or ``"corpus"``.
     """
-    if corpus_scope and split_scope(predictions, "predictions") == "corpus":
-        check_corpus(predictions, "predictions", allow_empty=True)
+    if scopes == ("sets",):
+        check_response_sets(predictions, argument, allow_empty=True)
+        return "sets"
+    if scopes == ("corpus",):
+        if isinstance(predictions, Sequence) and not isinstance(predictions, str) and predictions:
+            index = next((i for i, item in enumerate(predictions) if not isinstance(item, str)), None)
+            if index is not None:
+                raise ValueError(
+                    f"`{argument}[{index}]` must be a string: `{argument}` is a flat list of responses (one corpus), "
+                    f"got {type(predictions[index]).__name__}: {_describe(predictions[index])}"
+                )
+        check_corpus(predictions, argument, allow_empty=True)
+        return "corpus"
+    scope = split_scope(predictions, argument)
+    if scope == "corpus":
+        check_corpus(predictions, argument, allow_empty=True)
     else:
-        check_response_sets(predictions, "predictions", allow_empty=True)
-    if references is not None:
-        raise ValueError(f"`references` is not used by {metric}; pass only `predictions`")
+        check_response_sets(predictions, argument, allow_empty=True)
+    return scope

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from dialeval.cli.meta_eval_job import TASKS, TESTS
 from dialeval.cli.options import option
+from dialeval.metrics.registry import METRICS
 from dialeval.datasets_scripts.registry import BUILDERS
 
 
@@ -59,6 +60,17 @@ class ExportDatasetCommand:
     push_to_hub: str | None = field(default=None, metadata=option(
         "--push-to-hub", metavar="REPO", help="dataset repo id to create (if needed) and upload to"))
     private: bool = field(default=False, metadata=option("--private", help="create the Hub repo as private"))
+
+
+@dataclass(kw_only=True)
+class PushMetricsCommand:
+    namespace: str | None = field(default=None, metadata=option(
+        "--namespace", metavar="ORG", help="Hub user or organization: each metric becomes the Space ORG/<metric>"))
+    to: str | None = field(default=None, metadata=option(
+        "--to", metavar="DIR", help="write each metric's Space folder to DIR/<metric> (offline without --namespace)"))
+    metrics: list[str] | None = field(default=None, metadata=option(
+        "--metric", repeatable=True, choices=sorted(metric.name for metric in METRICS), help="metric to push (default: all)"))
+    private: bool = field(default=False, metadata=option("--private", help="create the Spaces as private"))
 
 
 @dataclass(kw_only=True)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import numpy as np
 from tqdm.auto import tqdm
 
 from dialeval.cli.options import name_flags, option

@@ -1,4 +1,4 @@
-"""``dialeval`` command line: ``evaluate`` (the main job), ``meta-eval``, ``export-dataset``, ``dtg`` and ``dtg-summary``.
+"""``dialeval`` command line: ``evaluate`` (the main job), ``meta-eval``, ``export-dataset``, ``push-metrics``, ``dtg`` and ``dtg-summary``.
 
 Every parser is built from option dataclasses (:mod:`dialeval.cli.options`): the jobs' own
 (``EvaluationOptions``, ``MetaEvalOptions``, ``DTGRunSettings``) and each command's files
@@ -11,7 +11,14 @@ import json
 import sys
 from pathlib import Path
 
-from dialeval.cli.commands import DTGCommand, DTGSummaryCommand, EvaluateCommand, ExportDatasetCommand, MetaEvalCommand
+from dialeval.cli.commands import (
+    DTGCommand,
+    DTGSummaryCommand,
+    EvaluateCommand,
+    ExportDatasetCommand,
+    MetaEvalCommand,
+    PushMetricsCommand,
+)
 from dialeval import __version__
 from dialeval.cli.options import add_options, build, flag_names, name_flags, used_options
 from dialeval.cli.progress import library_progress_bars
@@ -89,6 +96,13 @@ def _meta_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _push_metrics(args: argparse.Namespace) -> int:
+    from dialeval.cli.push_metrics import run
+
+    command = build(PushMetricsCommand, args)
+    return run(command.namespace, command.to, command.metrics, private=command.private)
+
+
 def _export_dataset(args: argparse.Namespace) -> int:
     from dialeval.datasets_scripts import export_dataset
 
@@ -156,6 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
              MetaEvalCommand, MetaEvalOptions)
     _command(commands, "export-dataset", "write a test set as Parquet + dataset card (and push it to the Hub)",
              _export_dataset, ExportDatasetCommand)
+    _command(commands, "push-metrics", "upload the evaluate modules as Hugging Face Spaces (or write their folders)",
+             _push_metrics, PushMetricsCommand)
     _command(commands, "dtg",
              "Diversity Threshold Generation over a test set (JSONL, resumable; runs under accelerate launch)", _dtg,
              DTGRunSettings, DTGCommand)

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import copy
 import dataclasses
-import re
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass

@@ -8,7 +8,8 @@ README.md (the metric card).
 import datasets
 import evaluate
 from dialeval.metrics.compression_ratio import compression_ratio_scores
-from dialeval.validation import check_module_inputs
+from dialeval.metrics.engines.evaluate_module import DialevalMetric
+from dialeval.validation import check_module_predictions
 
 _CITATION = """\
 @article{shaib-etal-2024-standardizing,
@@ -43,7 +44,7 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class CompressionRatio(evaluate.Metric):
+class CompressionRatio(DialevalMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -56,10 +57,9 @@ class CompressionRatio(evaluate.Metric):
             reference_urls=["https://github.com/cshaib/diversity", "https://arxiv.org/abs/2403.00553"],
         )
 
-    def compute(self, *, predictions=None, references=None, **kwargs):
-        """Score ``predictions`` (response sets or a corpus); see the arguments below."""
-        check_module_inputs(predictions, references, "compression_ratio", corpus_scope=True)
-        return super().compute(predictions=predictions, **kwargs)
+    def _check_batch(self, batch):
+        check_module_predictions(batch["predictions"])
+        return batch
 
     def _compute(self, predictions, algorithm="gzip", allow_empty=False):
         return compression_ratio_scores(predictions, algorithm=algorithm, allow_empty=allow_empty)

@@ -4,10 +4,12 @@ A thin wrapper of :func:`dialeval.metrics.diversity_meta_eval.statistics.diversi
 """
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
+import math
 import datasets
 import evaluate
 from dialeval.metrics.diversity_meta_eval.statistics import check_numbers
 from dialeval.metrics.diversity_meta_eval.statistics import diversity_meta_evaluation
+from dialeval.metrics.engines.evaluate_module import DialevalMetric
 
 _CITATION = """\
 @inproceedings{tevet-berant-2021-evaluating,
@@ -42,13 +44,14 @@ Returns:
 Examples:
     >>> import evaluate
     >>> meta = evaluate.load("metrics/diversity_meta_eval")
-    >>> meta.compute(predictions=[0.1, 0.4, 0.35, 0.8], references=[0, 0, 1, 1])["oca"]
-    0.75
+    >>> result = meta.compute(predictions=[0.1, 0.4, 0.35, 0.8], references=[0, 0, 1, 1])
+    >>> result["oca"], round(result["spearman"], 4), result["num_sets"]
+    (0.75, 0.4472, 4)
 """
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class DiversityMetaEval(evaluate.Metric):
+class DiversityMetaEval(DialevalMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -58,13 +61,18 @@ class DiversityMetaEval(evaluate.Metric):
             reference_urls=["https://github.com/GuyTevet/diversity-eval"],
         )
 
-    def compute(self, *, predictions=None, references=None, **kwargs):
-        """Meta-evaluate the scores ``predictions`` against the parameters ``references``; see below."""
-        check_numbers(predictions, "predictions")
-        check_numbers(references, "references")
-        if len(predictions) != len(references):
-            raise ValueError(f"`predictions` and `references` must have equal length, got {len(predictions)} and {len(references)}")
-        return super().compute(predictions=predictions, references=references, **kwargs)
+    def _check_batch(self, batch):
+        # evaluate would cast "0.5" or True to a float silently: check the raw values first.
+        check_numbers(batch["predictions"], "predictions")
+        check_numbers(batch["references"], "references")
+        return batch
 
-    def _compute(self, predictions, references, **options):
-        return diversity_meta_evaluation(predictions, references, **options)
+    def _compute(self, predictions, references, bootstrap=False, num_resamples=1000, sample_fraction=0.5, seed=0):
+        if len(predictions) < 2:
+            raise ValueError(f"`predictions` must hold at least 2 scores (one per response set), got {len(predictions)}")
+        for argument, values in (("predictions", predictions), ("references", references)):
+            for index, value in enumerate(values):
+                if not math.isfinite(value):
+                    raise ValueError(f"`{argument}[{index}]` must be a finite number, got {value!r}")
+        return diversity_meta_evaluation(predictions, references, bootstrap=bootstrap, num_resamples=num_resamples,
+                                         sample_fraction=sample_fraction, seed=seed)

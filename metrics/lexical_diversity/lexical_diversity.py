@@ -6,8 +6,9 @@ A thin wrapper of :func:`dialeval.metrics.lexical_diversity.by_scope.lexical_div
 # ruff: noqa: I001
 import datasets
 import evaluate
+from dialeval.metrics.engines.evaluate_module import DialevalMetric
 from dialeval.metrics.lexical_diversity.by_scope import lexical_diversity
-from dialeval.validation import check_module_inputs
+from dialeval.validation import check_module_predictions
 
 _CITATION = """\
 @inproceedings{tevet-berant-2021-evaluating,
@@ -51,12 +52,22 @@ Examples:
     >>> import evaluate
     >>> lexical = evaluate.load("metrics/lexical_diversity")
     >>> lexical.compute(predictions=[["i am going", "i am going", "lets go i i"]])["averaged_distinct_n"]
-    0.5...
+    0.5928...
+    >>> result = lexical.compute(predictions=["I don't know.", "I don't know.", "Maybe tomorrow?"])
+    >>> result["scope"], result["distinct_1"], result["num_responses"]
+    ('corpus', 0.6363..., 3)
+
+    Batches queued with add_batch (or add) are scored by compute() as one input:
+
+    >>> for batch in ([["i am going", "i am going", "lets go i i"]], [["I like tea.", "Coffee, please!"]]):
+    ...     lexical.add_batch(predictions=batch)
+    >>> lexical.compute(max_n=2)["per_set"]
+    [{'averaged_distinct_n': 0.607..., 'ngram_cosine_diversity': -0.490...}, {'averaged_distinct_n': 1.0, 'ngram_cosine_diversity': 0.0}]
 """
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class LexicalDiversity(evaluate.Metric):
+class LexicalDiversity(DialevalMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -69,10 +80,15 @@ class LexicalDiversity(evaluate.Metric):
             reference_urls=["https://github.com/GuyTevet/diversity-eval", "https://github.com/hyperconnect/sem-ent"],
         )
 
-    def compute(self, *, predictions=None, references=None, **kwargs):
-        """Score ``predictions`` (response sets or a corpus); see the arguments below."""
-        check_module_inputs(predictions, references, "lexical_diversity", corpus_scope=True)
-        return super().compute(predictions=predictions, **kwargs)
+    def _check_batch(self, batch):
+        check_module_predictions(batch["predictions"])
+        return batch
 
-    def _compute(self, predictions, **options):
-        return lexical_diversity(predictions, **options)
+    def _compute(self, predictions, max_n=None, tokenizer=None, lf_threshold=None, reference_corpus=None,
+                 self_bleu_max_n=None, allow_empty=False):
+        # None keeps the scope's default (max_n: 5 for sets, 3 for a corpus); lexical_diversity
+        # refuses an option of the other scope rather than ignoring it.
+        given = {"max_n": max_n, "tokenizer": tokenizer, "lf_threshold": lf_threshold,
+                 "reference_corpus": reference_corpus, "self_bleu_max_n": self_bleu_max_n}
+        options = {name: value for name, value in given.items() if value is not None}
+        return lexical_diversity(predictions, allow_empty=allow_empty, **options)

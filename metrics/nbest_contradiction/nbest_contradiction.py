@@ -7,8 +7,9 @@ A thin wrapper of :func:`dialeval.metrics.nbest_contradiction.certainty_variety.
 # ruff: noqa: I001
 import datasets
 import evaluate
+from dialeval.metrics.engines.evaluate_module import DialevalMetric
 from dialeval.metrics.nbest_contradiction.certainty_variety import nbest_contradiction
-from dialeval.validation import check_response_sets
+from dialeval.validation import check_module_predictions
 
 _CITATION = """\
 @inproceedings{sato-etal-2022-n,
@@ -34,6 +35,9 @@ Args:
         with classify(responses, questions). Required.
     questions: list[str], the input messages; needed by classifiers trained on (question, answer) pairs.
     input_types: list[str], e.g. "ENTQ" / "CNTQ" per input: adds per_type.
+        questions and input_types are compute() options, one per gathered input: with add_batch,
+        give them to compute() for all the inputs queued (in evaluate's distributed mode, to
+        process 0's compute(), for every process's inputs in process order).
     batch_size: responses per forward pass (default 32).
     device: e.g. "cpu", "cuda:0" (default: Accelerate's device for this process).
     dtype: None, "float32", "float16" or "bfloat16".
@@ -45,13 +49,15 @@ Returns:
 Examples:
     >>> import evaluate
     >>> metric = evaluate.load("metrics/nbest_contradiction")
-    >>> metric.compute(predictions=[["Yes, I am.", "No."]], references=["yes"], classifier="prefix")["certainty"]
-    1.0
+    >>> result = metric.compute(predictions=[["Yes, I am.", "No."], ["No, never.", "No!"], ["Yes.", "Yeah."]],
+    ...                         references=["yes", "no", "no"], classifier="prefix")
+    >>> result["certainty"], result["variety"], result["per_input"][2]["answers"]
+    (0.666..., 0.75, ['yes', 'yes'])
 """
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class NbestContradiction(evaluate.Metric):
+class NbestContradiction(DialevalMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -64,13 +70,17 @@ class NbestContradiction(evaluate.Metric):
             reference_urls=["https://aclanthology.org/2022.sigdial-1.60/", "https://github.com/shiki-sato/nbest-contradiction-analysis"],
         )
 
-    def compute(self, *, predictions=None, references=None, **kwargs):
-        """Score ``predictions`` (n-best lists) against ``references`` (expected answers); see below."""
-        # evaluate would stringify a nested item or a number silently; check the raw types first.
-        check_response_sets(predictions, "predictions", allow_empty=True)
-        if references is None or isinstance(references, str) or not all(isinstance(ref, str) for ref in references):
-            raise ValueError("`references` must be a list of strings: the expected answer ('yes' or 'no') per input")
-        return super().compute(predictions=predictions, references=references, **kwargs)
+    def _check_batch(self, batch):
+        check_module_predictions(batch["predictions"], scopes=("sets",))
+        for index, reference in enumerate(batch["references"]):
+            if not isinstance(reference, str):
+                raise ValueError(
+                    f"`references` must be a list of strings: the expected answer ('yes' or 'no') per input; "
+                    f"`references[{index}]` is {type(reference).__name__}: {reference!r}"
+                )
+        return batch
 
-    def _compute(self, predictions, references, classifier=None, **options):
-        return nbest_contradiction(predictions, references, classifier, **options)
+    def _compute(self, predictions, references, classifier=None, questions=None, input_types=None, device=None,
+                 dtype=None, batch_size=32, label_map=None):
+        return nbest_contradiction(predictions, references, classifier, questions=questions, input_types=input_types,
+                                   device=device, dtype=dtype, batch_size=batch_size, label_map=label_map)

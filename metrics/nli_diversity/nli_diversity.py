@@ -6,9 +6,11 @@ A thin wrapper of :func:`dialeval.metrics.nli_diversity.nli.nli_diversity`; see 
 # ruff: noqa: I001
 import datasets
 import evaluate
+from dialeval.metrics.engines.evaluate_module import DialevalMetric
 from dialeval.metrics.nli_diversity.nli import DEFAULT_NLI_MODEL
 from dialeval.metrics.nli_diversity.nli import nli_diversity
-from dialeval.validation import check_module_inputs
+from dialeval.validation import check_module_predictions
+from dialeval.validation import check_response_sets
 
 _CITATION = """\
 @inproceedings{stasaski-hearst-2022-semantic,
@@ -35,6 +37,7 @@ Args:
     dtype: None, "float32", "float16" or "bfloat16" (half precision is meant for GPUs).
     label_map: {"contradiction": i, "neutral": j, "entailment": k} for models whose
         config.id2label does not name the classes.
+    max_pairs_per_chunk: ordered pairs scored at a time, across sets (default 16384; bounds memory).
     allow_empty: score "" as a response instead of raising (default False).
 Returns:
     nli_diversity, nli_diversity_neutral, nli_diversity_confidence, num_contradiction,
@@ -44,12 +47,21 @@ Returns:
 Examples:
     >>> import evaluate
     >>> nli = evaluate.load("metrics/nli_diversity")
-    >>> nli.compute(predictions=[["I love cats.", "I hate cats.", "Cats are fine."]])["nli_diversity"]
+    >>> sets = [["I love cats.", "I hate cats.", "Cats are fine."], ["Yes.", "No."]]
+    >>> result = nli.compute(predictions=sets)  # doctest: +SKIP
+    >>> result["nli_diversity"], result["num_sets"]  # doctest: +SKIP
+    (..., 2)
+
+    Every set is checked on the gathered inputs before the model loads:
+
+    >>> nli.compute(predictions=[["I love cats.", "I hate cats."], ["Only one."]])
+    Traceback (most recent call last):
+    ValueError: `predictions[1]` must hold at least 2 responses (the metric compares pairs), got 1
 """
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class NliDiversity(evaluate.Metric):
+class NliDiversity(DialevalMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -59,10 +71,12 @@ class NliDiversity(evaluate.Metric):
             reference_urls=["https://aclanthology.org/2022.naacl-main.6/"],
         )
 
-    def compute(self, *, predictions=None, references=None, **kwargs):
-        """Score ``predictions`` (a list of response sets); see the arguments below."""
-        check_module_inputs(predictions, references, "nli_diversity")
-        return super().compute(predictions=predictions, **kwargs)
+    def _check_batch(self, batch):
+        check_module_predictions(batch["predictions"], scopes=("sets",))
+        return batch
 
-    def _compute(self, predictions, model=DEFAULT_NLI_MODEL, **options):
-        return nli_diversity(predictions, model=model, **options)
+    def _compute(self, predictions, model=DEFAULT_NLI_MODEL, batch_size=32, device=None, dtype=None, label_map=None,
+                 max_pairs_per_chunk=16384, allow_empty=False):
+        check_response_sets(predictions, "predictions", min_size=2, allow_empty=allow_empty)
+        return nli_diversity(predictions, model=model, batch_size=batch_size, device=device, dtype=dtype,
+                             label_map=label_map, max_pairs_per_chunk=max_pairs_per_chunk, allow_empty=allow_empty)

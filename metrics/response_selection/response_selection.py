@@ -7,8 +7,10 @@ README.md (the metric card).
 # ruff: noqa: I001
 import datasets
 import evaluate
+from dialeval.metrics.engines.evaluate_module import DialevalMetric
 from dialeval.metrics.engines.lm_scorer import DEFAULT_BATCH_SIZE
 from dialeval.metrics.engines.lm_scorer import check_questions
+from dialeval.metrics.response_selection.selection import TIE_RTOL
 from dialeval.metrics.response_selection.selection import response_selection
 
 _CITATION = """\
@@ -36,7 +38,8 @@ Args:
     batch_size: questions per forward pass, all their candidates in one padded batch (default 16).
     device: e.g. "cpu", "cuda:0" (default: Accelerate's device); dtype: None, "float32", "float16", "bfloat16".
     turn_separator: text after each context turn (default: the tokenizer's EOS token, else "\\n").
-    candidate_eos: score the EOS token after each candidate (default True).
+    candidate_eos: score the EOS token after a causal LM's candidate (default True).
+    share_context: encode a question's context once for all its candidates (default True; same losses).
     tie_rtol: losses within tie_rtol * max(1, |min|) of the minimum tie (default 1e-6, float32 rounding).
 Returns:
     accuracy, num_correct, num_questions, num_ties (a shared minimum counts as wrong),
@@ -45,13 +48,23 @@ Returns:
 Examples:
     >>> import evaluate
     >>> selection = evaluate.load("metrics/response_selection")
-    >>> selection.compute(contexts=[["Do you have a car?"]], candidates=[["Yes, a red one.", "I play tennis."]],
-    ...                   labels=[0], model="microsoft/DialoGPT-small")["accuracy"]
+    >>> questions = {"contexts": [["Do you have a car?"], "Where do you live?"],
+    ...              "candidates": [["Yes, a red one.", "I play tennis."], ["In Osaka.", "Blue, I think."]],
+    ...              "labels": [0, 0]}
+    >>> selection.compute(**questions, model="microsoft/DialoGPT-small")["accuracy"]  # doctest: +SKIP
+    1.0
+
+    The questions are checked on the gathered inputs, before the model loads:
+
+    >>> selection.compute(contexts=["Do you have a car?"], candidates=[["Yes, a red one.", "I play tennis."]],
+    ...                   labels=[2], model="microsoft/DialoGPT-small")
+    Traceback (most recent call last):
+    ValueError: `labels[0]` = 2 is not an index of candidates[0] (0 to 1)
 """
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class ResponseSelection(evaluate.Metric):
+class ResponseSelection(DialevalMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -65,15 +78,19 @@ class ResponseSelection(evaluate.Metric):
             reference_urls=["https://aclanthology.org/2020.acl-main.55", "https://github.com/cl-tohoku/eval-via-selection"],
         )
 
-    def compute(self, *, contexts=None, candidates=None, labels=None, model=None, **kwargs):
-        """Selection accuracy of ``model`` on the questions; see the arguments below."""
+    def _check_batch(self, batch):
         # evaluate would stringify nested items silently: check the raw input first, and give a
         # one-string context evaluate's list-of-turns shape.
-        turns, _, _ = check_questions(contexts, candidates, labels)
+        turns, _, _ = check_questions(batch["contexts"], batch["candidates"], batch["labels"])
+        return {**batch, "contexts": turns}
+
+    def _compute(self, contexts, candidates, labels, model=None, reduction="sum", batch_size=DEFAULT_BATCH_SIZE,
+                 device=None, dtype=None, turn_separator=None, candidate_eos=True, share_context=True,
+                 tie_rtol=TIE_RTOL):
+        check_questions(contexts, candidates, labels)
         if model is None:
             raise ValueError("`model` is required: a causal or seq2seq LM id (in the local HF cache) or directory")
-        return super().compute(contexts=turns, candidates=candidates, labels=labels, model=model, **kwargs)
-
-    def _compute(self, contexts, candidates, labels, model=None, batch_size=DEFAULT_BATCH_SIZE, **options):
         return response_selection(contexts, candidates, [int(label) for label in labels], model=model,
-                                  batch_size=batch_size, **options)
+                                  reduction=reduction, batch_size=batch_size, device=device, dtype=dtype,
+                                  turn_separator=turn_separator, candidate_eos=candidate_eos,
+                                  share_context=share_context, tie_rtol=tie_rtol)

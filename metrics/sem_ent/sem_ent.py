@@ -9,9 +9,11 @@ A thin wrapper of :class:`dialeval.metrics.sem_ent.clusters.SemanticClusters` an
 import datasets
 import evaluate
 from dialeval.metrics.engines.embedders import load_embedder
+from dialeval.metrics.engines.evaluate_module import DialevalMetric
 from dialeval.metrics.sem_ent.clusters import SemanticClusters
 from dialeval.metrics.sem_ent.clusters import sem_ent
-from dialeval.validation import check_module_inputs
+from dialeval.validation import check_corpus
+from dialeval.validation import check_module_predictions
 
 _CITATION = """\
 @inproceedings{han-etal-2022-measuring,
@@ -35,8 +37,8 @@ clusters=<dir> for every system you compare.
 _KWARGS_DESCRIPTION = """
 Args:
     predictions: list[str], the generated responses (all of them: one corpus).
-    references: list[str], the reference corpus to fit the clusters on (any length); or give
-        clusters= instead.
+    references: list[str], the reference corpus to fit the clusters on (any length; a compute()
+        option, not one value per input); or give clusters= instead.
     clusters: a directory written by SemanticClusters.save / save_clusters_to, or a
         SemanticClusters object; its recorded embedder is used.
     embedder: "sentence_transformers" (default; the embedded all-MiniLM-L6-v2 works offline),
@@ -51,13 +53,20 @@ Returns:
 Examples:
     >>> import evaluate
     >>> sem_ent = evaluate.load("metrics/sem_ent")
-    >>> result = sem_ent.compute(predictions=generated, references=training_responses, num_clusters=20)
-    >>> result["sem_ent"], result["max_sem_ent"]
+    >>> training_responses = ["I love pizza.", "Sushi for dinner!", "Pasta tonight?", "This soup is great.",
+    ...                       "It is raining.", "So sunny today.", "A storm is coming.", "It's freezing cold."]
+    >>> result = sem_ent.compute(predictions=["Pizza again?", "More rain today."], references=training_responses,
+    ...                          num_clusters=2)
+    >>> round(result["sem_ent"], 4), round(result["max_sem_ent"], 4), result["num_texts"]
+    (0.6931, 0.6931, 2)
 """
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class SemEnt(evaluate.Metric):
+class SemEnt(DialevalMetric):
+    # The reference corpus has its own length, so it bypasses evaluate's row-aligned storage.
+    references_option = "reference_corpus"
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -67,21 +76,18 @@ class SemEnt(evaluate.Metric):
             reference_urls=["https://github.com/hyperconnect/sem-ent"],
         )
 
-    def compute(self, *, predictions=None, references=None, clusters=None, **kwargs):
-        """Sem-Ent of ``predictions`` under clusters fitted on ``references`` or loaded from ``clusters``."""
-        check_module_inputs(predictions, None, "sem_ent", corpus_scope=True)
-        if isinstance(predictions, list) and predictions and not isinstance(predictions[0], str):
-            raise ValueError("`predictions` must be a flat list of generated responses (one corpus) for Sem-Ent")
-        if (references is None) == (clusters is None):
-            raise ValueError("give exactly one of `references` (a corpus to fit clusters on) and `clusters` (saved clusters)")
-        # The reference corpus has its own length, so it bypasses evaluate's row-aligned storage.
-        return super().compute(predictions=predictions, reference_corpus=references, clusters=clusters, **kwargs)
+    def _check_batch(self, batch):
+        check_module_predictions(batch["predictions"], scopes=("corpus",))
+        return batch
 
     def _compute(
         self, predictions, reference_corpus=None, clusters=None, embedder="sentence_transformers", embedder_model=None,
         num_clusters=20, pca_variance=0.9, seed=0, n_init=5, max_iter=500, save_clusters_to=None,
         batch_size=None, device=None, dtype=None,
     ):
+        if (reference_corpus is None) == (clusters is None):
+            raise ValueError("give exactly one of `references` (a corpus to fit clusters on) and `clusters` (saved clusters)")
+        check_corpus(predictions, "predictions", allow_empty=True)
         runtime = {key: value for key, value in (("batch_size", batch_size), ("device", device), ("dtype", dtype)) if value is not None}
         if clusters is None:
             text_embedder = load_embedder(embedder, embedder_model, **runtime)

@@ -6,8 +6,10 @@ A thin wrapper of :func:`dialeval.metrics.similarity_diversity.similarity.simila
 # ruff: noqa: I001
 import datasets
 import evaluate
+from dialeval.metrics.engines.evaluate_module import DialevalMetric
 from dialeval.metrics.similarity_diversity.similarity import similarity_diversity
-from dialeval.validation import check_module_inputs
+from dialeval.validation import check_module_predictions
+from dialeval.validation import check_response_sets
 
 _CITATION = """\
 @inproceedings{tevet-berant-2021-evaluating,
@@ -38,8 +40,9 @@ Args:
         (embedded, offline), bertscore "FacebookAI/roberta-large" (layer 17), cross_encoder
         "cross-encoder/stsb-roberta-large"; ngram_cosine takes none.
     batch_size, device, dtype: model inference settings.
-    num_layers, rescale_with_baseline, baseline: BERTScore options.
-    max_n, min_n, tokenizer: n-gram cosine options.
+    num_layers, rescale_with_baseline, baseline: BERTScore options (default: the model's
+        BERTScore layer, True, the model's baseline file).
+    max_n, min_n, tokenizer: n-gram cosine options (default 5, 1, "tevet").
     allow_empty: score "" as a response instead of raising (default False).
 Returns:
     similarity_diversity: mean over sets (higher is more diverse); per_set; num_sets;
@@ -47,12 +50,16 @@ Returns:
 Examples:
     >>> import evaluate
     >>> diversity = evaluate.load("metrics/similarity_diversity")
-    >>> diversity.compute(predictions=[["I love cats.", "Stocks fell today.", "Pass the salt."]])["similarity_diversity"]
+    >>> sets = [["I love cats.", "Stocks fell today.", "Pass the salt."], ["I love cats.", "I adore cats."]]
+    >>> [round(row["similarity_diversity"], 2) for row in diversity.compute(predictions=sets)["per_set"]]
+    [-0.05, -0.86]
+    >>> diversity.compute(predictions=sets, similarity="ngram_cosine", max_n=2)["similarity_diversity"]
+    -0.1666...
 """
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class SimilarityDiversity(evaluate.Metric):
+class SimilarityDiversity(DialevalMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -62,10 +69,17 @@ class SimilarityDiversity(evaluate.Metric):
             reference_urls=["https://github.com/GuyTevet/diversity-eval"],
         )
 
-    def compute(self, *, predictions=None, references=None, **kwargs):
-        """Score ``predictions`` (a list of response sets); see the arguments below."""
-        check_module_inputs(predictions, references, "similarity_diversity")
-        return super().compute(predictions=predictions, **kwargs)
+    def _check_batch(self, batch):
+        check_module_predictions(batch["predictions"], scopes=("sets",))
+        return batch
 
-    def _compute(self, predictions, **options):
-        return similarity_diversity(predictions, **options)
+    def _compute(self, predictions, similarity="sent_bert", model=None, batch_size=64, device=None, dtype=None,
+                 num_layers=None, rescale_with_baseline=None, baseline=None, max_n=None, min_n=None, tokenizer=None,
+                 allow_empty=False):
+        check_response_sets(predictions, "predictions", min_size=2, allow_empty=allow_empty)
+        # None keeps the backend's default; an option of another similarity is refused, not ignored.
+        given = {"num_layers": num_layers, "rescale_with_baseline": rescale_with_baseline, "baseline": baseline,
+                 "max_n": max_n, "min_n": min_n, "tokenizer": tokenizer}
+        options = {name: value for name, value in given.items() if value is not None}
+        return similarity_diversity(predictions, similarity=similarity, model=model, batch_size=batch_size,
+                                    device=device, dtype=dtype, allow_empty=allow_empty, **options)

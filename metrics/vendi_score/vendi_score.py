@@ -7,8 +7,10 @@ A thin wrapper of :func:`dialeval.metrics.vendi_score.vendi.vendi_score`; see RE
 # ruff: noqa: I001
 import datasets
 import evaluate
-from dialeval.validation import check_module_inputs
+from dialeval.metrics.vendi_score.vendi import DEFAULT_SENTENCE_MODEL
+from dialeval.metrics.engines.evaluate_module import DialevalMetric
 from dialeval.metrics.vendi_score.vendi import vendi_score
+from dialeval.validation import check_module_predictions
 
 _CITATION = """\
 @article{friedman2023vendi,
@@ -49,13 +51,14 @@ Returns:
 Examples:
     >>> import evaluate
     >>> vendi = evaluate.load("metrics/vendi_score")
-    >>> vendi.compute(predictions=[["same text", "same text", "same text"]])["vendi_score"]
-    1.0...
+    >>> sets = [["same text", "same text", "same text"], ["I went hiking.", "I fixed the sink.", "We ate seafood."]]
+    >>> [round(row["vendi_score"], 2) for row in vendi.compute(predictions=sets)["per_set"]]
+    [1.0, 2.77]
 """
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class VendiScore(evaluate.Metric):
+class VendiScore(DialevalMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -71,10 +74,11 @@ class VendiScore(evaluate.Metric):
             ],
         )
 
-    def compute(self, *, predictions=None, references=None, **kwargs):
-        """Score ``predictions`` (response sets or a corpus); see the arguments below."""
-        check_module_inputs(predictions, references, "vendi_score", corpus_scope=True)
-        return super().compute(predictions=predictions, **kwargs)
+    def _check_batch(self, batch):
+        check_module_predictions(batch["predictions"])
+        return batch
 
-    def _compute(self, predictions, **options):
-        return vendi_score(predictions, **options)
+    def _compute(self, predictions, model=DEFAULT_SENTENCE_MODEL, orders=(1,), batch_size=64, device=None, dtype=None,
+                 scope=None):
+        return vendi_score(predictions, model=model, orders=orders, batch_size=batch_size, device=device, dtype=dtype,
+                           scope=scope)

@@ -67,13 +67,19 @@ PINNED_FLAGS = {
         "--device": "value",
     },
     "export-dataset": {
-        "name": "value choices=circa,dailydialog_pp,diversity_eval,polar_questions,response_selection required",
+        "name": "value choices=circa,dailydialog_pp,diversity_eval,empathetic_dialogues,polar_questions,response_selection required",
         "--to": "value required",
         "--config": "repeatable",
         "--data-dir": "value",
         "--cache-dir": "value",
         "--no-verify": "switch",
         "--push-to-hub": "value",
+        "--private": "switch",
+    },
+    "push-metrics": {
+        "--namespace": "value",
+        "--to": "value",
+        "--metric": "repeatable choices=compression_ratio,diversity_meta_eval,lexical_diversity,nbest_contradiction,nli_diversity,response_selection,sem_ent,similarity_diversity,vendi_score",
         "--private": "switch",
     },
     "dtg": {

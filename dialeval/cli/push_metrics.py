@@ -1,0 +1,73 @@
+"""``dialeval push-metrics``: the evaluate modules as Hugging Face Spaces, or their folders written offline.
+
+Each metric's Space holds what evaluate's own module template holds: the module script
+``<name>.py`` (``evaluate.load("ORG/<name>")`` downloads it), the metric card ``README.md`` (its
+front matter configures the Space), ``app.py`` (evaluate's gradio widget) and ``requirements.txt``.
+The script imports the metric from the ``dialeval`` package, so nothing else is copied.
+"""
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from dialeval.metrics.registry import METRICS, get
+
+
+def space_files(name: str) -> list[Path]:
+    """The files of metric ``name``'s Space, from its folder in the package."""
+    folder = get(name).module_dir
+    files = [folder / f"{name}.py", folder / "README.md", folder / "app.py", folder / "requirements.txt"]
+    missing = [str(path) for path in files if not path.is_file()]
+    if missing:
+        raise ValueError(f"the evaluate module {name!r} is not Hub-ready: missing {missing}")
+    return files
+
+
+def write_metric_folders(to: str | Path, names: list[str] | None = None) -> list[Path]:
+    """Write ``to/<name>/`` for each metric (default: all registered); ``evaluate.load`` reads each."""
+    written = []
+    for name in names or [metric.name for metric in METRICS]:
+        files = space_files(name)
+        folder = Path(to) / name
+        folder.mkdir(parents=True, exist_ok=True)
+        for path in files:
+            shutil.copyfile(path, folder / path.name)
+        written.append(folder)
+    return written
+
+
+def push_metrics(namespace: str, names: list[str] | None = None, to: str | Path | None = None, private: bool = False,
+                 token: str | None = None) -> list[str]:
+    """Create (if needed) the Space ``namespace/<name>`` of each metric and upload its folder.
+
+    ``to``: also keep the uploaded folders there (default: a temporary folder). Returns the Space ids.
+    """
+    if not namespace or "/" in namespace:
+        raise ValueError(f"`namespace` must be a Hub user or organization name (no '/'), got {namespace!r}")
+    from huggingface_hub import HfApi
+
+    api = HfApi(token=token)
+    with tempfile.TemporaryDirectory() as scratch:
+        folders = write_metric_folders(to if to is not None else scratch, names)
+        repo_ids = []
+        for folder in folders:
+            repo_id = f"{namespace}/{folder.name}"
+            api.create_repo(repo_id, repo_type="space", space_sdk="gradio", private=private, exist_ok=True)
+            api.upload_folder(repo_id=repo_id, repo_type="space", folder_path=str(folder),
+                              commit_message=f"dialeval push-metrics {folder.name}")
+            repo_ids.append(repo_id)
+    return repo_ids
+
+
+def run(namespace: str | None, to: str | None, names: list[str] | None, private: bool = False) -> int:
+    """The command: upload with ``namespace``, write offline with ``to`` alone."""
+    if namespace is None and to is None:
+        raise ValueError("give --namespace ORG (upload each metric as the Space ORG/<metric>) and/or --to DIR (write the folders)")
+    if namespace is None:
+        for folder in write_metric_folders(to, names):
+            print(f"wrote {folder}")
+        return 0
+    for repo_id in push_metrics(namespace, names, to=to, private=private):
+        print(f"pushed https://huggingface.co/spaces/{repo_id}")
+    return 0

@@ -1,0 +1,209 @@
+"""The base of every dialeval ``evaluate`` module: evaluate's contract, kept by one class.
+
+``evaluate.Metric`` queues the inputs of ``add`` / ``add_batch`` (and of ``compute(predictions=...)``)
+in an Arrow cache, gathers them, from every process in its distributed mode, on process 0 and
+calls ``_compute`` on them there. :class:`DialevalMetric` keeps that contract:
+
+- ``compute(predictions=X)`` equals ``add_batch`` in chunks then ``compute()`` and ``add`` one by
+  one then ``compute()``: the metric validates the gathered inputs in ``_compute``;
+- each batch's raw types are checked before evaluate encodes it (evaluate would stringify a
+  nested item or a number silently), with errors naming the user's argument (``predictions[3]``,
+  or ``prediction`` for ``add``);
+- an error in ``add``, ``add_batch`` or ``compute`` discards every queued input, so the next
+  ``compute`` scores only what it is given (otherwise a rejected batch is scored again later);
+- ``compute`` refuses an option that ``_compute`` does not list with a ``TypeError`` that names
+  the options it has.
+
+A module subclasses it, declares its features in ``_info`` and its options as ``_compute``'s
+keyword arguments, and checks a batch's raw types in :meth:`DialevalMetric._check_batch`.
+"""
+from __future__ import annotations
+
+import abc
+import inspect
+import os
+import re
+
+import evaluate
+from datasets import Value
+
+
+class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
+    """``evaluate.Metric`` with checked batches, explicit options and nothing queued after an error.
+
+    Abstract, so that ``evaluate.load`` (which takes the first concrete ``EvaluationModule`` in a
+    module script's namespace) picks the module's own class, not this imported base.
+    """
+
+    #: The ``_compute`` option that ``compute(references=...)`` fills when ``references`` is not a
+    #: per-input feature (Sem-Ent's reference corpus has its own length); None: ``references`` is refused.
+    references_option: str | None = None
+
+    # -- hooks for the modules ---------------------------------------------------------------
+
+    @abc.abstractmethod
+    def _info(self) -> evaluate.MetricInfo:
+        """The module's description, citation and input features."""
+
+    @abc.abstractmethod
+    def _compute(self, *args, **kwargs) -> dict:
+        """The figures of the gathered inputs; its keyword arguments are the module's options, listed explicitly."""
+
+    def _check_batch(self, batch: dict[str, list]) -> dict[str, list]:
+        """Check one batch's raw types (one list per feature) and return the batch to store.
+
+        Errors name the user's arguments (``predictions[3]``); :meth:`add` renames them for its
+        single input. Sizes that depend on options are checked in ``_compute``, on the gathered inputs.
+        """
+        return batch
+
+    # -- evaluate's entry points ---------------------------------------------------------------
+
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """Score the given inputs together with every input queued by ``add`` / ``add_batch``.
+
+        Returns the figures on the main process (``process_id`` 0) and None on the others. Any
+        error discards the queued inputs. The module's inputs and options:
+        """
+        try:
+            if references is not None and "references" not in self._feature_names():
+                kwargs[self._references_option()] = references
+                references = None
+            self._check_options(kwargs)
+            if "references" in self._feature_names():
+                kwargs["references"] = references
+            return super().compute(predictions=predictions, **kwargs)
+        except BaseException:
+            self._discard_queued()
+            raise
+
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Queue a batch of inputs (one list per input feature) for the next ``compute()``.
+
+        Any error discards every queued input. The module's inputs:
+        """
+        try:
+            batch = self._checked(self._batch_of(predictions, references, kwargs))
+            super().add_batch(**batch)
+        except BaseException:
+            self._discard_queued()
+            raise
+
+    def add(self, *, prediction=None, reference=None, **kwargs):
+        """Queue one input (``prediction=``, or one value per input feature) for the next ``compute()``.
+
+        Any error discards every queued input. The module's inputs:
+        """
+        try:
+            # evaluate.combine's add passes the plural names; accept both, as evaluate's add does.
+            example = {"predictions": prediction, "references": reference, **kwargs}
+            names = {"predictions": "prediction", "references": "reference"}
+            names.update({name: name for name in kwargs})
+            rows = {name: None if value is None else [value] for name, value in example.items()}
+            try:
+                batch = self._checked(self._batch_of(rows.pop("predictions"), rows.pop("references"), rows))
+            except ValueError as error:
+                raise ValueError(_name_the_single_input(str(error), names)) from None
+            super().add_batch(**batch)
+        except BaseException:
+            self._discard_queued()
+            raise
+
+    # -- the machinery -----------------------------------------------------------------------------
+
+    def _references_option(self) -> str:
+        if self.references_option is None:
+            raise ValueError(f"`references` is not used by {self.name}; pass only {self._inputs_text()}")
+        return self.references_option
+
+    def _inputs_text(self) -> str:
+        return ", ".join(f"`{name}`" for name in self._feature_names())
+
+    def compute_options(self) -> list[str]:
+        """The options ``compute`` takes: ``_compute``'s keyword arguments that are not input features
+        (``references`` in place of :attr:`references_option`)."""
+        inputs = set(self._feature_names())
+        kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        names = [p.name for p in inspect.signature(self._compute).parameters.values() if p.kind in kinds]
+        return ["references" if name == self.references_option else name for name in names if name not in inputs]
+
+    def _check_options(self, kwargs: dict) -> None:
+        options = self.compute_options()
+        unknown = sorted(set(kwargs) - set(options) - {self.references_option} - set(self._feature_names()))
+        if unknown:
+            raise TypeError(
+                f"{self.name}.compute() got unexpected keyword argument{'s' if len(unknown) > 1 else ''} {unknown}; "
+                f"its inputs are {self._feature_names()} and its options {options}"
+            )
+
+    def _batch_of(self, predictions, references, kwargs: dict) -> dict:
+        features = self._feature_names()
+        unknown = sorted(set(kwargs) - set(features))
+        if unknown:
+            raise ValueError(
+                f"{unknown} are not inputs of {self.name}: its inputs are {features}; options go to compute()"
+            )
+        if references is not None and "references" not in features:
+            if self.references_option is not None:
+                raise ValueError(
+                    f"`references` of {self.name} is not one value per input: give it to compute(references=...)"
+                )
+            self._references_option()
+        given = {"predictions": predictions, "references": references, **kwargs}
+        missing = [name for name in features if given.get(name) is None]
+        if missing:
+            raise ValueError(f"{self.name} needs the inputs {features}; missing: {missing}")
+        for name in features:
+            if isinstance(given[name], str) or not hasattr(given[name], "__len__"):
+                raise ValueError(f"`{name}` must be a list (one item per input), got {type(given[name]).__name__}")
+        lengths = {name: len(given[name]) for name in features}
+        if len(set(lengths.values())) > 1:
+            names = " and ".join(f"`{name}`" for name in features)
+            raise ValueError(f"{names} must have equal length (one item per input), got {' and '.join(map(str, lengths.values()))}")
+        return {name: given[name] for name in features}
+
+    def _checked(self, batch: dict) -> dict:
+        batch = self._check_batch(batch)
+        if not any(len(column) for column in batch.values()):
+            raise ValueError(f"`{next(iter(batch))}` is empty: give at least one input")
+        self._check_same_scope(batch)
+        return batch
+
+    def _check_same_scope(self, batch: dict) -> None:
+        """A module with several feature formats (response sets or a corpus) takes one per compute."""
+        if self.selected_feature_format is None or not isinstance(self.features, list):
+            return
+        queued_corpus = isinstance(self.selected_feature_format["predictions"], Value)
+        batch_corpus = isinstance(batch["predictions"][0], str)
+        if queued_corpus != batch_corpus:
+            kinds = ("corpus-scope input (strings)", "response sets (lists of strings)")
+            raise ValueError(
+                f"`predictions` is {kinds[not batch_corpus]} but the inputs queued before are "
+                f"{kinds[not queued_corpus]}; one compute scores one scope (the queued inputs were discarded)"
+            )
+
+    def _discard_queued(self) -> None:
+        """Drop every queued input, its cache files and their locks, as if nothing had been added."""
+        if self.writer is not None:
+            self.writer.close()
+        paths, locks = list(self.file_paths or []), list(self.filelocks or [])
+        if self.cache_file_name is not None and self.cache_file_name not in paths:
+            paths.append(self.cache_file_name)
+            locks.append(self.filelock)
+        self.writer = self.data = self.buf_writer = self.selected_feature_format = None
+        self.cache_file_name = self.filelock = self.file_paths = self.filelocks = None
+        if not self.keep_in_memory:
+            for path in paths:
+                if os.path.exists(path):
+                    os.remove(path)
+        for lock in locks:
+            if lock is not None:
+                lock.release()
+
+
+def _name_the_single_input(message: str, names: dict[str, str]) -> str:
+    """``add`` takes one input; the batch checks call it ``predictions[0]``, the user passed ``prediction``."""
+    def rename(match: re.Match) -> str:
+        return f"`{names.get(match.group(1), match.group(1))}"
+
+    return re.sub(r"`(\w+)(?:\[0\])?(?=[`\[])", rename, message)

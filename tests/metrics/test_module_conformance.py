@@ -1,0 +1,328 @@
+"""Every evaluate module in the registry keeps evaluate's contract (in the spirit of evaluate's own
+tests/test_metric_common.py): one parametrized test per property, over metrics.registry.METRICS.
+
+- compute(inputs) == add_batch in chunks + compute() == add one by one + compute();
+- a bad batch is refused naming the user's argument, an input the metric refuses is found on the
+  gathered inputs (its index counts every queued input), and after any error nothing stays queued;
+- _compute lists its options; an unknown one is a TypeError naming them; evaluate.combine works;
+- evaluate's distributed mode (two real processes) gives process 0 the one-process result;
+- the docstring examples run as doctests; the folders are Hub-ready (app.py, requirements.txt, card).
+"""
+from __future__ import annotations
+
+import doctest
+import inspect
+import json
+import math
+import os
+import runpy
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import evaluate
+import pytest
+import yaml
+from conftest import REPO_ROOT
+from dialeval.metrics import registry
+
+SETS = [
+    ["I went hiking in the hills.", "I fixed the kitchen sink.", "We ate seafood on the coast."],
+    ["Not much.", "Not much, you?", "Not much really."],
+    ["I love cats.", "I hate cats.", "Cats are fine."],
+    ["Pizza tonight?", "Sure, pizza.", "No, sushi!", "Maybe pasta."],
+    ["It is raining.", "So sunny today."],
+]
+CORPUS = ["I love pizza.", "Sushi for dinner!", "Pasta tonight?", "It is raining.", "So sunny today.", "A storm is coming."]
+
+
+@dataclass
+class Case:
+    """How the conformance tests call one module."""
+
+    inputs: dict[str, list]
+    options: dict = field(default_factory=dict)
+    #: one batch evaluate would stringify or mis-store, and the error naming the user's argument
+    bad_batch: dict[str, list] = field(default_factory=dict)
+    bad_batch_error: str = ""
+    #: the error ``add`` gives for bad_batch's second input (naming ``prediction``, ``reference`` for add)
+    bad_add_error: str = ""
+    #: inputs the metric refuses once gathered (after ``inputs``), options for that compute, the error
+    refused: dict[str, list] | None = None
+    refused_options: dict | None = None
+    refused_error: str = ""
+    #: the function _compute wraps, whose defaults its options must keep (but for ``own_meaning``)
+    wraps: object = None
+    own_meaning: tuple[str, ...] = ()
+
+
+def _case(name: str, request) -> Case:
+    from dialeval.metrics.compression_ratio import compression_ratio_scores
+    from dialeval.metrics.diversity_meta_eval.statistics import diversity_meta_evaluation
+    from dialeval.metrics.nbest_contradiction.certainty_variety import nbest_contradiction
+    from dialeval.metrics.nli_diversity.nli import nli_diversity
+    from dialeval.metrics.response_selection.selection import response_selection
+    from dialeval.metrics.sem_ent.clusters import SemanticClusters
+    from dialeval.metrics.similarity_diversity.similarity import similarity_diversity
+    from dialeval.metrics.vendi_score.vendi import vendi_score
+
+    nested_number = {"predictions": [["a b", "c d"], ["e f", 3]]}
+    nested_error, nested_add_error = r"`predictions\[1\]\[1\]` must be a string", r"`prediction\[1\]` must be a string"
+    one_response = {"predictions": [["only one response"]]}
+    one_response_error = r"`predictions\[5\]` must hold at least 2 responses"
+    sets_case = {"inputs": {"predictions": SETS}, "bad_batch": nested_number, "bad_batch_error": nested_error,
+                 "bad_add_error": nested_add_error}
+    if name == "lexical_diversity":
+        from dialeval.metrics.lexical_diversity.by_scope import set_lexical_diversity
+
+        return Case(**sets_case, refused=one_response, refused_error=one_response_error, wraps=set_lexical_diversity)
+    if name == "compression_ratio":
+        return Case(**sets_case, refused={"predictions": [["fine", ""]]}, refused_error=r"`predictions\[5\]\[1\]` is an empty string",
+                    wraps=compression_ratio_scores)
+    if name == "vendi_score":
+        return Case(**sets_case, refused={"predictions": [["fine", ""]]}, refused_error=r"`predictions\[5\]\[1\]` is an empty string",
+                    wraps=vendi_score)
+    if name == "similarity_diversity":
+        return Case(**sets_case, refused=one_response, refused_error=one_response_error, wraps=similarity_diversity)
+    if name == "nli_diversity":
+        return Case(**sets_case, options={"model": request.getfixturevalue("tiny_roberta_nli_path"), "device": "cpu"},
+                    refused=one_response, refused_error=one_response_error, wraps=nli_diversity)
+    if name == "sem_ent":
+        return Case(inputs={"predictions": ["Pizza again?", "More rain today.", "Sushi!", "A storm."]},
+                    options={"references": CORPUS, "num_clusters": 2},
+                    bad_batch={"predictions": ["fine", ["nested"]]},
+                    bad_batch_error=r"`predictions\[1\]` must be a string: `predictions` is a flat list",
+                    bad_add_error="`prediction` must be a string",
+                    refused={"predictions": ["fine"]}, refused_options={"num_clusters": 2},
+                    refused_error="exactly one of `references`", wraps=SemanticClusters.fit,
+                    # the module's `embedder` names the kind to load; fit's is the loaded embedder
+                    own_meaning=("embedder",))
+    if name == "diversity_meta_eval":
+        return Case(inputs={"predictions": [0.1, 0.4, 0.35, 0.8, 0.5, 0.9], "references": [0, 0, 1, 1, 0, 1]},
+                    bad_batch={"predictions": [0.1, "0.4"], "references": [0, 1]},
+                    bad_batch_error=r"`predictions\[1\]` must be a number", bad_add_error="`prediction` must be a number",
+                    refused={"predictions": [math.nan], "references": [1]}, refused_error=r"`predictions\[6\]` must be a finite number",
+                    wraps=diversity_meta_evaluation)
+    if name == "response_selection":
+        return Case(inputs={"contexts": [["Do you have a car?"], "Where do you live?", ["Hi!", "Hello, how are you?"]],
+                            "candidates": [["Yes, a red one.", "I play tennis."], ["In Osaka.", "Blue.", "Never."],
+                                           ["Fine, thanks.", "A car."]],
+                            "labels": [0, 0, 1]},
+                    options={"model": request.getfixturevalue("tiny_gpt2_path"), "device": "cpu"},
+                    bad_batch={"contexts": ["Hi", ["Hey", ["nested"]]], "candidates": [["a", "b"], ["c", "d"]], "labels": [0, 1]},
+                    bad_batch_error=r"`contexts\[1\]\[1\]` must be a non-empty string",
+                    bad_add_error=r"`contexts\[1\]` must be a non-empty string",
+                    refused={"contexts": ["Fine?"], "candidates": [["Yes.", "No."]], "labels": [0]}, refused_options={},
+                    refused_error="`model` is required", wraps=response_selection)
+    if name == "nbest_contradiction":
+        return Case(inputs={"predictions": [["Yes, I am.", "No."], ["No, never.", "No!"], ["Yes.", "Yeah."], ["No."]],
+                            "references": ["yes", "no", "no", "no"]},
+                    options={"classifier": request.getfixturevalue("tiny_roberta_yes_no_path"), "device": "cpu"},
+                    bad_batch={"predictions": [["Yes."], "No."], "references": ["yes", "no"]},
+                    bad_batch_error=r"`predictions\[1\]` must be a list of strings",
+                    bad_add_error="`prediction` must be a list of strings",
+                    refused={"predictions": [["Maybe."]], "references": ["perhaps"]},
+                    refused_error=r"`references\[4\]` must be 'yes' or 'no'", wraps=nbest_contradiction)
+    raise AssertionError(f"no conformance case for the registered metric {name!r}: add one to _case")
+
+
+@pytest.fixture(params=registry.METRICS, ids=lambda metric: metric.name)
+def metric(request):
+    return request.param
+
+
+@pytest.fixture
+def case(metric, request) -> Case:
+    return _case(metric.name, request)
+
+
+def load(metric, **kwargs):
+    return evaluate.load(str(metric.module_dir), **kwargs)
+
+
+def chunks(inputs: dict[str, list], size: int):
+    length = len(next(iter(inputs.values())))
+    for start in range(0, length, size):
+        yield {name: column[start:start + size] for name, column in inputs.items()}
+
+
+def rows(inputs: dict[str, list]):
+    """``add``'s keywords for each input: ``prediction`` / ``reference``, other features by name."""
+    singular = {"predictions": "prediction", "references": "reference"}
+    length = len(next(iter(inputs.values())))
+    for index in range(length):
+        yield {singular.get(name, name): column[index] for name, column in inputs.items()}
+
+
+def joined(*parts: dict[str, list]) -> dict[str, list]:
+    return {name: [value for part in parts for value in part[name]] for name in parts[0]}
+
+
+def canonical(result) -> str:
+    """A result as exact JSON (NaN included, numpy scalars as Python numbers), for equality."""
+    return json.dumps(result, sort_keys=True, default=lambda value: value.item() if hasattr(value, "item") else repr(value))
+
+
+def test_every_registered_metric_has_a_case(request):
+    for metric in registry.METRICS:
+        assert isinstance(_case(metric.name, request), Case)
+
+
+def test_compute_equals_add_batch_in_chunks_equals_add_one_by_one(metric, case):
+    module = load(metric)
+    direct = module.compute(**case.inputs, **case.options)
+    for chunk in chunks(case.inputs, 2):
+        module.add_batch(**chunk)
+    batched = module.compute(**case.options)
+    for row in rows(case.inputs):
+        module.add(**row)
+    added = module.compute(**case.options)
+    assert canonical(batched) == canonical(direct) == canonical(added)
+    # Nothing stays queued after a compute: the next one scores only its own inputs.
+    assert canonical(module.compute(**case.inputs, **case.options)) == canonical(direct)
+
+
+def test_bad_batch_names_the_argument_and_nothing_stays_queued(metric, case):
+    module = load(metric)
+    direct = module.compute(**case.inputs, **case.options)
+    first = next(chunks(case.inputs, 2))
+    module.add_batch(**first)
+    with pytest.raises(ValueError, match=case.bad_batch_error):
+        module.add_batch(**case.bad_batch)
+    assert canonical(module.compute(**case.inputs, **case.options)) == canonical(direct)
+    module.add_batch(**first)
+    with pytest.raises(ValueError, match=case.bad_add_error):
+        module.add(**list(rows(case.bad_batch))[1])
+    assert canonical(module.compute(**case.inputs, **case.options)) == canonical(direct)
+    with pytest.raises(ValueError, match=case.bad_batch_error):
+        module.compute(**case.bad_batch, **case.options)
+    assert canonical(module.compute(**case.inputs, **case.options)) == canonical(direct)
+
+
+def test_refused_inputs_are_found_on_the_gathered_inputs_and_discarded(metric, case):
+    """The refused input comes in the last batch; its index in the error counts every queued input."""
+    module = load(metric)
+    direct = module.compute(**case.inputs, **case.options)
+    for chunk in chunks(joined(case.inputs, case.refused), 2):
+        module.add_batch(**chunk)
+    options = case.options if case.refused_options is None else case.refused_options
+    with pytest.raises(ValueError, match=case.refused_error):
+        module.compute(**options)
+    assert canonical(module.compute(**case.inputs, **case.options)) == canonical(direct)
+
+
+def test_options_are_explicit_and_an_unknown_one_is_a_type_error(metric, case):
+    module = load(metric)
+    parameters = inspect.signature(module._compute).parameters.values()
+    assert not [p for p in parameters if p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL)], "_compute hides its options"
+    options = module.compute_options()
+    assert options and set(case.options) <= set(options)
+    # An option's default is the wrapped function's (None: the function's own default, by scope).
+    wrapped = inspect.signature(case.wraps).parameters
+    for parameter in parameters:
+        if parameter.name in wrapped and parameter.name not in case.own_meaning and parameter.default not in (None, parameter.empty):
+            assert parameter.default == wrapped[parameter.name].default, parameter.name
+    with pytest.raises(TypeError, match=rf"no_such_option.*{options[0]}"):
+        module.compute(**case.inputs, **case.options, no_such_option=1)
+    assert module.compute(**case.inputs, **case.options) is not None
+
+
+def test_combine_of_the_modules_without_required_options():
+    names = ["lexical_diversity", "compression_ratio", "vendi_score", "similarity_diversity"]
+    modules = {name: load(registry.get(name)) for name in names}
+    each = {name: module.compute(predictions=SETS) for name, module in modules.items()}
+    combined = evaluate.combine(list(modules.values()))
+    direct = combined.compute(predictions=SETS)
+    assert direct["averaged_distinct_n"] == each["lexical_diversity"]["averaged_distinct_n"]
+    assert direct["vendi_score"] == each["vendi_score"]["vendi_score"]
+    assert direct["similarity_diversity"] == each["similarity_diversity"]["similarity_diversity"]
+    assert direct["compression_ratio"] == each["compression_ratio"]["compression_ratio"]
+    for chunk in chunks({"predictions": SETS}, 2):
+        combined.add_batch(predictions=chunk["predictions"])
+    assert canonical(combined.compute()) == canonical(direct)
+    for response_set in SETS:
+        combined.add(prediction=response_set)
+    assert canonical(combined.compute()) == canonical(direct)
+
+
+def test_distributed_mode_gives_process_0_the_one_process_result(request, tmp_path):
+    """Process 1 is a real second process (evaluate_worker.py); this one is process 0."""
+    cases = {metric.name: _case(metric.name, request) for metric in registry.METRICS}
+    halves = {}
+    for name, case in cases.items():
+        length = len(next(iter(case.inputs.values())))
+        first = {column: values[: length // 2] for column, values in case.inputs.items()}
+        second = {column: values[length // 2:] for column, values in case.inputs.items()}
+        halves[name] = (first, second)
+    cache_dir = str(tmp_path / "evaluate-cache")
+    job = {
+        "num_process": 2, "process_id": 1, "cache_dir": cache_dir, "timeout": 120, "out": str(tmp_path / "process1.json"),
+        "modules": [{"name": name, "path": str(registry.get(name).module_dir), "experiment_id": f"conformance-{name}",
+                     "inputs": halves[name][1]} for name in cases],
+    }
+    job_file = tmp_path / "job.json"
+    job_file.write_text(json.dumps(job), encoding="utf-8")
+    worker = subprocess.Popen([sys.executable, str(Path(__file__).with_name("evaluate_worker.py")), str(job_file)],
+                              cwd=REPO_ROOT, env=dict(os.environ), stderr=subprocess.PIPE, text=True)
+    try:
+        gathered = {}
+        for name, case in cases.items():
+            module = load(registry.get(name), num_process=2, process_id=0, experiment_id=f"conformance-{name}",
+                          cache_dir=cache_dir, timeout=120)
+            module.add_batch(**halves[name][0])
+            gathered[name] = module.compute(**case.options)
+        _, stderr = worker.communicate(timeout=180)
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+    assert worker.returncode == 0, stderr[-3000:]
+    assert json.loads(Path(job["out"]).read_text(encoding="utf-8")) == {name: None for name in cases}
+    for name, case in cases.items():
+        alone = load(registry.get(name)).compute(**case.inputs, **case.options)
+        assert canonical(gathered[name]) == canonical(alone), name
+    assert not list(Path(cache_dir).rglob("*.arrow")), "process 0 removes every process's cache file"
+
+
+def test_docstring_examples_run_as_doctests(metric, monkeypatch):
+    """The examples of ``_KWARGS_DESCRIPTION`` (the module's inputs_description) carry their outputs;
+    lines needing a model that is not on the machine are marked ``+SKIP``, at least one runs."""
+    monkeypatch.chdir(REPO_ROOT)
+    module = load(metric)
+    test = doctest.DocTestParser().get_doctest(module.inputs_description, {}, metric.name, str(metric.module_dir), 0)
+    report = []
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    result = runner.run(test, out=report.append)
+    assert result.failed == 0, "".join(report)
+    assert result.attempted >= 1
+
+
+def front_matter(path: Path) -> dict:
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("---\n"), path
+    return yaml.safe_load(text[4:].split("\n---\n", 1)[0])
+
+
+def test_folder_is_hub_ready(metric, monkeypatch):
+    folder = metric.module_dir
+    card = front_matter(folder / "README.md")
+    assert card["sdk"] == "gradio" and card["app_file"] == "app.py" and card["title"] and card["description"]
+    # evaluate's launch_gradio_widget builds gradio 3 components (gr.inputs), gone in gradio 4.
+    assert str(card["sdk_version"]).startswith("3.")
+    assert {"evaluate", "metric"} <= set(card["tags"])
+    requirements = [line.split(">=")[0].strip() for line in (folder / "requirements.txt").read_text().splitlines()
+                    if line.strip() and not line.startswith("#")]
+    assert {"dialeval", "evaluate"} <= set(requirements)
+    launched = []
+    monkeypatch.setattr("evaluate.utils.launch_gradio_widget", launched.append)
+    runpy.run_path(str(folder / "app.py"), run_name="__main__")
+    assert [module.name for module in launched] == [metric.name]
+
+
+def test_readme_evaluate_snippet_runs(capsys):
+    """The README's evaluate section is runnable as written (its asserts included)."""
+    section = (REPO_ROOT / "README.md").read_text(encoding="utf-8").split("### evaluate modules", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "README.md: evaluate modules", "exec"), {})  # noqa: S102 (the repository's own README)
+    printed = capsys.readouterr().out
+    assert "['max_ngram']" in printed and "'max_n'" in printed
