@@ -122,7 +122,10 @@ def _dtg(args: argparse.Namespace) -> int:
         num_responses=args.num_responses, max_samples=args.max_samples, decoding=args.decoding,
         num_beams=args.num_beams, top_p=args.top_p, max_new_tokens=args.max_new_tokens,
         max_context_tokens=args.max_context_tokens, turn_separator=args.turn_separator, seed=args.seed,
-        batch_size=args.batch_size, limit=args.limit,
+        batch_size=args.batch_size, limit=args.limit, top_k=args.top_k, temperature=args.temperature,
+        min_new_tokens=args.min_new_tokens, no_repeat_ngram_size=args.no_repeat_ngram_size,
+        repetition_penalty=args.repetition_penalty, nli_objective=args.nli_objective, tie_break=args.tie_break,
+        trials=args.trials, dtype=args.dtype, metric_dtype=args.metric_dtype, nli_batch_size=args.nli_batch_size,
     )
     row = run_dtg_job(settings, contexts, args.output, overwrite=args.overwrite, device=args.device,
                       progress=not args.no_progress)
@@ -138,7 +141,7 @@ def _dtg(args: argparse.Namespace) -> int:
 def _dtg_summary(args: argparse.Namespace) -> int:
     from dialeval.cli.dtg_job import format_summary_table, read_run, summarize
 
-    rows = [summarize(*read_run(path)) for path in args.runs]
+    rows = [summarize(*read_run(path), bertscore_model=args.bertscore_model, device=args.device) for path in args.runs]
     print(format_summary_table(rows))
     if args.output:
         Path(args.output).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
@@ -159,7 +162,7 @@ def _add_dtg_commands(commands) -> None:
     dtg.add_argument("--metric-model", help="NLI classifier (default FacebookAI/roberta-large-mnli) or sentence model for sent_bert")
     dtg.add_argument("--threshold", type=float, help="stop when diversity is above this (default: nli 10, sent_bert -0.179, distinct_n 0.98)")
     dtg.add_argument("--num-responses", type=int, default=5, help="n, the set size (default 5)")
-    dtg.add_argument("--max-samples", type=int, default=20, help="S, most responses drawn per context, the first n included (default 20)")
+    dtg.add_argument("--max-samples", type=int, default=20, help="S, most resamples per context after the first n (default 20)")
     dtg.add_argument("--decoding", default="sample", choices=["sample", "beam"], help="nucleus sampling (§5) or App. D's beams")
     dtg.add_argument("--num-beams", type=int, default=25, help="beams for --decoding beam (default 25)")
     dtg.add_argument("--top-p", type=float, default=0.9, help="nucleus p (default 0.9)")
@@ -173,11 +176,25 @@ def _add_dtg_commands(commands) -> None:
     dtg.add_argument("--overwrite", action="store_true", help="start over instead of resuming")
     dtg.add_argument("--device", help="torch device (default: Accelerate's choice for this process)")
     dtg.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    dtg.add_argument("--top-k", type=int, default=0, help="top-k cut of the sampling (default 0: none)")
+    dtg.add_argument("--temperature", type=float, default=1.0, help="sampling temperature (default 1)")
+    dtg.add_argument("--min-new-tokens", type=int, help="at least this many new tokens (default: the checkpoint's)")
+    dtg.add_argument("--no-repeat-ngram-size", type=int, help="block repeated n-grams (default: the checkpoint's)")
+    dtg.add_argument("--repetition-penalty", type=float, help="repetition penalty (default: the checkpoint's)")
+    dtg.add_argument("--nli-objective", default="nli_diversity", choices=["nli_diversity", "contradictions"],
+                     help="how --metric nli ranks leave-one-out subsets (default nli_diversity, §6.2)")
+    dtg.add_argument("--tie-break", default="random", choices=["random", "first"], help="tied subsets (default random)")
+    dtg.add_argument("--trials", type=int, default=1, help="seeded repeats of the run (the paper averages 10)")
+    dtg.add_argument("--dtype", choices=["float32", "float16", "bfloat16"], help="generator weights (default: the checkpoint's)")
+    dtg.add_argument("--metric-dtype", choices=["float32", "float16", "bfloat16"], help="NLI / sentence model weights")
+    dtg.add_argument("--nli-batch-size", type=int, default=32, help="NLI pairs (Sent-BERT sentences) per forward pass")
     dtg.set_defaults(handler=_dtg)
 
     summary = commands.add_parser("dtg-summary", help="Table 4 of one or more `dialeval dtg` outputs")
     summary.add_argument("runs", nargs="+", help="JSONL outputs of dialeval dtg")
     summary.add_argument("--output", "-o", help="also write the rows as JSON")
+    summary.add_argument("--bertscore-model", help="BERTScore model for Table 5's relevance (the paper's: FacebookAI/roberta-large)")
+    summary.add_argument("--device", help="torch device for --bertscore-model")
     summary.set_defaults(handler=_dtg_summary)
 
 
