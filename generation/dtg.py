@@ -303,6 +303,8 @@ def diversity_threshold_generate(
     config, model_kwargs = dtg_generation_config(model, tokenizer, decoding, num_beams, generation_config, generate_kwargs)
     settings = decoding_record(config, decoding)
     is_text = isinstance(inputs, (list, tuple))
+    if not is_text and max_context_tokens is not None:
+        raise ValueError("`max_context_tokens` applies to context strings; cut tokenized inputs before passing them")
     if is_text:
         if max_context_tokens is None:
             max_context_tokens = context_token_limit(model, tokenizer, config)

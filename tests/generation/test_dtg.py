@@ -463,6 +463,9 @@ def test_contexts_are_cut_to_the_models_own_maximum_input_length(tiny_bart_path,
     results = diversity_threshold_generate(model, tokenizer, [long_context, "hi"], metric=NLIContradictions(RuleScorer()),
                                            num_responses=2, max_samples=1, **GENERATE)
     assert results[0].decoding_settings["max_context_tokens"] == 16
+    with pytest.raises(ValueError, match="max_context_tokens"):  # tokenized inputs are used as given
+        diversity_threshold_generate(model, tokenizer, tokenizer(["hi"], return_tensors="pt"),
+                                     metric=NLIContradictions(RuleScorer()), max_context_tokens=8)
     gpt2 = AutoModelForCausalLM.from_pretrained(tiny_gpt2_path)
     assert context_token_limit(gpt2, tokenizer, GenerationConfigWith(max_new_tokens=6)) == 128 - 6
 
