@@ -1,8 +1,8 @@
 """Benchmark DTG's cached NLI objective against re-scoring every subset from scratch (issue 6).
 
 Diversity Threshold Generation with the NLI metric (Stasaski & Hearst 2022, §5-6: n = 5,
-S = 20) on DailyDialog++ dev contexts. The threshold is 20 contradictions (unreachable: 20 is
-all ordered pairs), so every context draws S responses, the loop's worst case: a random
+S = 20 resamples) on DailyDialog++ dev contexts. The threshold is 20 contradictions (unreachable: 20 is
+all ordered pairs), so every context draws n + S = 25 responses, the loop's worst case: a random
 classifier predicts one class for almost every pair, and under the paper's threshold of 10 its
 contexts would all stop at once or all run to S depending on which class that is. With
 
@@ -103,9 +103,12 @@ class NaiveNLIContradictions:
         return {"contradictions": contradictions, "nli_diversity": float(contradictions - (classes == ENTAILMENT).sum())}
 
     def leave_one_out(self, state):
-        n = len(state.responses)
-        return np.array([float((self._classes(state.responses[:k] + state.responses[k + 1:]) == CONTRADICTION).sum())
-                         for k in range(n)])
+        """Baseline NLI Diversity of every subset, as NLIContradictions ranks them by default."""
+        values = []
+        for k in range(len(state.responses)):
+            classes = self._classes(state.responses[:k] + state.responses[k + 1:])
+            values.append(float((classes == CONTRADICTION).sum() - (classes == ENTAILMENT).sum()))
+        return np.array(values)
 
     def replace(self, state, index, response):
         state.responses[index] = response
@@ -202,7 +205,7 @@ def main(argv=None) -> int:
         tokenizer = transformers.AutoTokenizer.from_pretrained(generator_path)
         scorer = NLIScorer(classifier_path, device="cpu", batch_size=32)
         # Warm-up: first-call costs (allocator, kernels) go to neither measured run.
-        run(NLIContradictions(scorer), generator, tokenizer, contexts[:1], argparse.Namespace(**{**vars(args), "max_samples": args.num_responses + 1}))
+        run(NLIContradictions(scorer), generator, tokenizer, contexts[:1], argparse.Namespace(**{**vars(args), "max_samples": 1}))
 
         cached_scorer = TimedScorer(scorer)
         cached_objective = NLIContradictions(cached_scorer)
@@ -211,7 +214,7 @@ def main(argv=None) -> int:
         naive_objective = NaiveNLIContradictions(naive_scorer)
         naive, naive_total = run(naive_objective, generator, tokenizer, contexts, args)
 
-    identical = all(a.responses == b.responses and a.num_sampled == b.num_sampled and a.stop_reason == b.stop_reason
+    identical = all(a.responses == b.responses and a.num_resampled == b.num_resampled and a.stop_reason == b.stop_reason
                     and a.final_scores == b.final_scores for a, b in zip(cached, naive))
     classes = np.zeros(3, dtype=int)
     for result in cached:
@@ -225,7 +228,7 @@ def main(argv=None) -> int:
         "cached_pairs": cached_scorer.pairs, "naive_pairs": naive_scorer.pairs,
         "cached_scoring_s": cached_scorer.seconds, "naive_scoring_s": naive_scorer.seconds,
         "cached_total_s": cached_total, "naive_total_s": naive_total, "identical": identical,
-        "reached": sum(r.reached_threshold for r in cached), "mean_sampled": float(np.mean([r.num_sampled for r in cached])),
+        "reached": sum(r.reached_threshold for r in cached), "mean_sampled": float(np.mean([r.num_drawn for r in cached])),
         "max_pairs_per_context": max(r.num_pair_evaluations for r in cached), "class_counts": classes.tolist(),
     }
     measured["load_average"] = os.getloadavg()[0]

@@ -30,7 +30,7 @@ Texts: seeded synthetic English-like sentences (a Zipfian draw over ~100 common 
    the NLI objective (``NLIContradictions``) scored by the classifier of (1), both in ``--dtg-dtype``:
    contexts/s over ``--dtg-contexts`` synthetic 1-3-turn contexts, n = 5, S = ``--dtg-max-samples``
    (the paper's 20), nucleus p = 0.9, ``--dtg-max-new-tokens`` new tokens. The threshold defaults
-   to n(n-1), which a set cannot exceed, so every context draws S responses (the loop's worst
+   to n(n-1), which a set cannot exceed, so every context draws n + S responses (S counts resamples; the loop's worst
    case, and a workload that does not depend on which class the random classifier prefers).
    Sampling is restricted to the ids the tokenizer knows by a logits processor (the generator's
    table is larger than the trained BPE); the share of the time spent in NLI scoring is reported.
@@ -449,16 +449,16 @@ def bench_dtg(classifier_path: str, generator, generator_info: dict, generator_p
     settings = {"num_responses": n, "max_samples": samples, "threshold": threshold,
                 "max_new_tokens": args.dtg_max_new_tokens, "logits_processor": processors_}
     reset_peak(device)
-    log(f"DTG {dtype}: warm-up on 2 contexts, S = {n + 1}")
+    log(f"DTG {dtype}: warm-up on 2 contexts, S = 1")
     torch.manual_seed(args.seed)
     timed(device, diversity_threshold_generate, generator, tokenizer, contexts[:2],
-          metric=NLIContradictions(scorer=scorer), **{**settings, "max_samples": n + 1})
+          metric=NLIContradictions(scorer=scorer), **{**settings, "max_samples": 1})
     scorer.seconds, scorer.pairs, scorer.calls = 0.0, 0, 0
     log(f"DTG {dtype}: timing {len(contexts)} contexts, n = {n}, S = {samples}, threshold {threshold:g}")
     torch.manual_seed(args.seed)
     objective = NLIContradictions(scorer=scorer)
     results, seconds = timed(device, diversity_threshold_generate, generator, tokenizer, contexts, metric=objective, **settings)
-    drawn = [r.num_sampled for r in results]
+    drawn = [r.num_drawn for r in results]
     response_tokens = [len(tokenizer(text, add_special_tokens=False)["input_ids"]) for r in results for text in r.responses]
     out = {
         "dtype": dtype, "num_contexts": len(contexts), "num_responses": n, "max_samples": samples, "threshold": threshold,

@@ -1,65 +1,95 @@
 """Diversity Threshold Generation (Stasaski & Hearst 2022, §5; defaults §6.1-6.2; beam variant App. D).
 
 For each context: take n candidate responses. While the set's diversity is not above the
-threshold and fewer than S responses have been drawn (the first n count): score every
-leave-one-out subset of size n-1, drop the response missing from the best-scoring subset, and
-draw one new candidate.
+threshold and fewer than S responses have been *resampled*: score every leave-one-out subset
+of size n-1, drop the response missing from the best-scoring subset, and draw one new candidate.
 
-Candidates come from one of two decoders:
+**What S counts.** §5 says "we continue resampling until the maximum cutoff of S is reached";
+§6.1 sets S = 20 and Table 4 prints "Num. Sampled" with "a maximum value of 20". We read S as the
+number of resamples, the n initial draws not included (so at most n + S = 25 responses are
+drawn), for three reasons: (1) App. D generates 25 beams = 5 initial + 20 replacements; (2) App. E
+counts the samples "required before reaching" the threshold, up to 20; (3) each resample replaces
+one response, so App. C's utterance overlap is at least n - (resamples): were the 5 initial draws
+part of S = 20, Table 6's overlap would be at least 10 - Num. Sampled, which five of its rows break
+(Sent-BERT / DialoGPT / DailyDialog++: 5.2 sampled but overlap 3.11 < 4.8). Each result reports
+``num_initial`` (n) and ``num_resampled`` (Table 4's "Num. Sampled", at most S) separately.
 
-- ``decoding="sample"`` (§5, the paper's main setting): nucleus sampling, p = 0.9. Contexts are
-  batched: the ones still below the threshold resample together in one ``generate`` call.
+**The response to drop.** §5 ranks the leave-one-out subsets by the diversity metric. For NLI,
+§6.2 names the metric Baseline NLI Diversity (#contradictions - #entailments) and states the
+threshold in #contradictions ("more than 10 out of a total of 20"): by default subsets are ranked
+by Baseline NLI Diversity and the threshold is tested on #contradictions; ``nli_objective=
+"contradictions"`` ranks by #contradictions too (see :class:`~dialeval.generation.objectives.NLIContradictions`).
+The paper does not say how ties between subsets are broken; :func:`choose_drop` picks one of the
+tied subsets uniformly at random (``tie_break="random"``, the default), so that no slot is
+favoured: always taking the first (``tie_break="first"``) replaces slot 0 again and again while
+the other four stay, which inflates App. C's overlap.
+
+Candidates come from one of two decoders (settings in :mod:`dialeval.generation.dtg_decoding`):
+
+- ``decoding="sample"`` (§5, the paper's main setting): nucleus sampling, p = 0.9, whatever the
+  checkpoint's generation_config says. Contexts are batched: the ones still below the threshold
+  resample together in one ``generate`` call.
 - ``decoding="beam"`` (App. D): one beam search per context returns ``num_beams`` (25) beams in
   likelihood order; the set starts with the n most likely and each swap takes the next beam.
-  Beam search runs once, so a context stops early ("beams_exhausted") when S > num_beams.
+  Beam search runs once, so a context stops early ("beams_exhausted") when n + S > num_beams.
 """
 from __future__ import annotations
 
 import copy
-
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import torch
 
+from dialeval.hub import max_input_length
+from dialeval.validation import check_int
+
+from dialeval.generation.dtg_decoding import decoding_record, dtg_generation_config, eos_ids, generated_ids
 from dialeval.generation.objectives import DistinctN, NLIContradictions, SentBertDiversity
 
 OBJECTIVES = {"nli": NLIContradictions, "sent_bert": SentBertDiversity, "distinct_n": DistinctN}
 DECODINGS = ("sample", "beam")
-#: Nucleus sampling, p = 0.9 (§6.1); top_k=0 so that only the nucleus truncates.
-DEFAULT_SAMPLING = {"do_sample": True, "top_p": 0.9, "top_k": 0}
-#: App. D: "we generate 25 beams and consider these responses from most to least probable".
+TIE_BREAKS = ("random", "first")
+#: App. D: "we generate 25 beams and consider these responses from most to least probable" (5 + S).
 DEFAULT_NUM_BEAMS = 25
+#: Leave-one-out values closer than this are a tie (Sent-BERT's are sums of float cosines).
+TIE_TOLERANCE = 1e-9
 
 
 @dataclass
 class DTGResult:
     responses: list[str]
     initial_responses: list[str]
-    initial_diversity: float  # the objective's value (NLI: # contradictions) of the first set
+    initial_diversity: float  # the threshold's quantity (NLI: # contradictions) of the first set
     final_diversity: float
-    num_sampled: int  # responses drawn for this context, the first n included (at most S)
+    num_initial: int  # n: the responses of the first set
+    num_resampled: int  # responses drawn after the first set (at most S): Table 4's "Num. Sampled"
     reached_threshold: bool
     stop_reason: str  # "threshold", "max_samples" or (beam decoding) "beams_exhausted"
     utterance_overlap: int  # App. C: responses present in both the first and the final set
     num_pair_evaluations: int
     initial_scores: dict = field(default_factory=dict)  # the figures Table 4 reports (NLI: Baseline NLI Diversity too)
     final_scores: dict = field(default_factory=dict)
-    history: list[dict] = field(default_factory=list)  # one entry per swap: dropped index, new diversity
+    history: list[dict] = field(default_factory=list)  # one entry per swap: dropped index, tied subsets, new diversity
+    decoding_settings: dict = field(default_factory=dict)  # the effective generation settings (dtg_decoding)
+    #: Token ids of each final response as generate() produced them (not written by to_dict).
+    response_token_ids: list[list[int]] = field(default_factory=list, repr=False)
+
+    @property
+    def num_drawn(self) -> int:
+        """Every response drawn for this context: the first n and the resamples."""
+        return self.num_initial + self.num_resampled
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        record = asdict(self)
+        del record["response_token_ids"]
+        return record
 
 
 def _check(num_responses, max_samples) -> None:
-    for name, value in (("num_responses", num_responses), ("max_samples", max_samples)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"`{name}` must be an int, got {value!r}")
-    if num_responses < 2:
-        raise ValueError(f"`num_responses` must be at least 2 (a set needs pairs), got {num_responses}")
-    if max_samples < num_responses:
-        raise ValueError(f"`max_samples` ({max_samples}) must be >= `num_responses` ({num_responses}): the first n count")
+    check_int(num_responses, "num_responses", 2)
+    check_int(max_samples, "max_samples", 0)
 
 
 def make_objective(metric, **options):
@@ -71,16 +101,46 @@ def make_objective(metric, **options):
     for method in ("start", "value", "leave_one_out", "replace"):
         if not hasattr(metric, method):
             raise ValueError(f"`metric` object lacks {method}(); see dialeval.generation.objectives")
+    if options:
+        raise ValueError(f"options {sorted(options)} apply to a metric given by name; configure the objective object instead")
     return metric
+
+
+def choose_drop(values, tie_break: str = "random", rng: np.random.Generator | None = None) -> tuple[int, int]:
+    """The member to drop: the one missing from the best leave-one-out subset (§5).
+
+    ``values[i]`` is the diversity of the set without member ``i``. Among subsets within
+    :data:`TIE_TOLERANCE` of the best, ``tie_break="random"`` picks one uniformly with ``rng``;
+    ``"first"`` the lowest index. Returns ``(index, number of tied subsets)``.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    tied = np.flatnonzero(values >= values.max() - TIE_TOLERANCE)
+    if len(tied) == 1 or tie_break == "first":
+        return int(tied[0]), len(tied)
+    if rng is None:
+        raise ValueError("tie_break='random' needs an `rng`")
+    return int(rng.choice(tied)), len(tied)
+
+
+def context_token_limit(model, tokenizer, generation_config) -> int | None:
+    """The most context tokens the model takes: :func:`dialeval.hub.max_input_length` (BlenderBot 1.0: 128,
+    the last 128 tokens of §6.1); a decoder-only model keeps room for ``max_new_tokens``."""
+    limit = max_input_length(model.config, tokenizer)
+    if limit is None or model.config.is_encoder_decoder:
+        return limit
+    reserve = generation_config.max_new_tokens or 0
+    if limit - reserve < 1:
+        raise ValueError(f"`max_new_tokens` ({reserve}) leaves no room for a context in the model's {limit} positions")
+    return limit - reserve
 
 
 def encode_contexts(tokenizer, inputs, is_encoder_decoder: bool, max_context_tokens: int | None = None):
     """Context strings as a padded batch (left padding for decoder-only models), or a tokenizer output as is.
 
     ``max_context_tokens`` keeps each context's last tokens (§6.1: BlenderBot sees the last 128).
+    The caller's tokenizer is not changed (a copy is configured).
     """
     if isinstance(inputs, (list, tuple)) and inputs and all(isinstance(text, str) for text in inputs):
-        # A copy: the caller's tokenizer (and the one dialeval.hub shares) keeps its settings.
         tokenizer = copy.deepcopy(tokenizer)
         if not is_encoder_decoder:
             tokenizer.padding_side = "left"  # decoder-only models continue from the last token
@@ -88,8 +148,7 @@ def encode_contexts(tokenizer, inputs, is_encoder_decoder: bool, max_context_tok
             tokenizer.pad_token = tokenizer.eos_token
         truncation = {}
         if max_context_tokens is not None:
-            if isinstance(max_context_tokens, bool) or not isinstance(max_context_tokens, int) or max_context_tokens < 1:
-                raise ValueError(f"`max_context_tokens` must be a positive int or None, got {max_context_tokens!r}")
+            check_int(max_context_tokens, "max_context_tokens", 1)
             tokenizer.truncation_side = "left"
             truncation = {"truncation": True, "max_length": max_context_tokens}
         return tokenizer(list(inputs), return_tensors="pt", padding=True, **truncation)
@@ -98,48 +157,56 @@ def encode_contexts(tokenizer, inputs, is_encoder_decoder: bool, max_context_tok
     raise ValueError("`inputs` must be a non-empty list of context strings or a tokenizer output with input_ids")
 
 
-def _generate_texts(model, tokenizer, encoded, rows: list[int], per_row: int, generate_kwargs: dict) -> list[list[str]]:
-    """``per_row`` generated responses for each context in ``rows`` (one generate call), in output order."""
-    device = getattr(model, "device", None)
-    batch = {key: value[rows].to(device) if device is not None else value[rows]
-             for key, value in encoded.items() if isinstance(value, torch.Tensor)}
-    with torch.inference_mode():
-        output = model.generate(**batch, num_return_sequences=per_row, **generate_kwargs)
-    if not model.config.is_encoder_decoder:
-        output = output[:, batch["input_ids"].shape[1]:]
-    texts = tokenizer.batch_decode(output, skip_special_tokens=True)
-    texts = [text.strip() for text in texts]
-    return [texts[i * per_row:(i + 1) * per_row] for i in range(len(rows))]
+class _Generator:
+    """DTG's generate calls: one effective config, responses as (text, token ids)."""
+
+    def __init__(self, model, tokenizer, encoded, config, model_kwargs):
+        self.model, self.tokenizer, self.encoded = model, tokenizer, encoded
+        self.config, self.model_kwargs = config, model_kwargs
+        self.eos = eos_ids(config)
+        self.is_encoder_decoder = bool(model.config.is_encoder_decoder)
+
+    def __call__(self, rows: list[int], per_row: int) -> list[list[tuple[str, list[int]]]]:
+        """``per_row`` responses for each context in ``rows`` (one generate call), in output order."""
+        device = getattr(self.model, "device", None)
+        batch = {key: value[rows].to(device) if device is not None else value[rows]
+                 for key, value in self.encoded.items() if isinstance(value, torch.Tensor)}
+        config = copy.deepcopy(self.config)
+        config.num_return_sequences = per_row
+        with torch.inference_mode():
+            output = self.model.generate(**batch, generation_config=config, **self.model_kwargs)
+        start = 0 if self.is_encoder_decoder else batch["input_ids"].shape[1]
+        ids = generated_ids(output, start, self.eos, config.pad_token_id, skip_first=self.is_encoder_decoder)
+        texts = [text.strip() for text in self.tokenizer.batch_decode(ids, skip_special_tokens=True)]
+        pairs = list(zip(texts, ids))
+        return [pairs[i * per_row:(i + 1) * per_row] for i in range(len(rows))]
 
 
 class _SampledCandidates:
     """§5: every candidate is a fresh sample; the contexts that need one share a generate call."""
 
-    def __init__(self, model, tokenizer, encoded, generate_kwargs):
-        self.model, self.tokenizer, self.encoded, self.generate_kwargs = model, tokenizer, encoded, generate_kwargs
+    def __init__(self, generator):
+        self.generator = generator
 
-    def first(self, rows: list[int], count: int) -> list[list[str]]:
-        return _generate_texts(self.model, self.tokenizer, self.encoded, rows, count, self.generate_kwargs)
+    def first(self, rows: list[int], count: int):
+        return self.generator(rows, count)
 
     def remaining(self, row: int) -> int | None:
         return None  # unlimited
 
-    def next(self, rows: list[int]) -> list[str]:
-        return [texts[0] for texts in _generate_texts(self.model, self.tokenizer, self.encoded, rows, 1, self.generate_kwargs)]
+    def next(self, rows: list[int]):
+        return [candidates[0] for candidates in self.generator(rows, 1)]
 
 
 class _BeamCandidates:
     """App. D: the ``num_beams`` beams of each context, most likely first, handed out in order."""
 
-    def __init__(self, model, tokenizer, encoded, generate_kwargs, num_beams: int):
-        kwargs = {**generate_kwargs, "num_beams": num_beams}
-        kwargs.setdefault("do_sample", False)
-        rows = list(range(encoded["input_ids"].shape[0]))
+    def __init__(self, generator, num_contexts: int, num_beams: int):
         # generate() returns each context's beams sorted by their (length-normalised) beam score.
-        self.beams = _generate_texts(model, tokenizer, encoded, rows, num_beams, kwargs)
-        self.taken = [0] * len(rows)
+        self.beams = generator(list(range(num_contexts)), num_beams)
+        self.taken = [0] * num_contexts
 
-    def first(self, rows: list[int], count: int) -> list[list[str]]:
+    def first(self, rows: list[int], count: int):
         for row in rows:
             self.taken[row] = count
         return [self.beams[row][:count] for row in rows]
@@ -147,12 +214,12 @@ class _BeamCandidates:
     def remaining(self, row: int) -> int | None:
         return len(self.beams[row]) - self.taken[row]
 
-    def next(self, rows: list[int]) -> list[str]:
-        texts = []
+    def next(self, rows: list[int]):
+        out = []
         for row in rows:
-            texts.append(self.beams[row][self.taken[row]])
+            out.append(self.beams[row][self.taken[row]])
             self.taken[row] += 1
-        return texts
+        return out
 
 
 def _start_all(objective, response_sets: list[list[str]]) -> tuple[list, list[int]]:
@@ -184,65 +251,89 @@ def _scores(objective, state) -> dict:
     return report(state) if report is not None else {getattr(objective, "name", "diversity"): objective.value(state)}
 
 
-def _sampling_settings(tokenizer, decoding: str, generation_config, generate_kwargs: dict) -> dict:
-    if "num_return_sequences" in generate_kwargs:
-        raise ValueError("`num_return_sequences` is set by DTG (num_responses, or num_beams for beam decoding); leave it out")
-    settings = dict(DEFAULT_SAMPLING) if generation_config is None and decoding == "sample" else {}
-    settings.update(generate_kwargs)
-    if generation_config is not None:
-        settings["generation_config"] = generation_config
-    settings.setdefault("pad_token_id", tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id)
-    return settings
+def build_objective(metric, metric_options: dict | None = None, nli_objective: str | None = None):
+    """:func:`make_objective` with DTG's ``metric_options`` and ``nli_objective`` arguments."""
+    options = dict(metric_options or {})
+    if nli_objective is not None:
+        if metric != "nli":
+            raise ValueError("`nli_objective` applies to metric='nli' (an NLIContradictions object takes it as an argument)")
+        options["nli_objective"] = nli_objective
+    return make_objective(metric, **options)
 
 
 def diversity_threshold_generate(
     model, tokenizer, inputs, metric="nli", threshold: float | None = None, num_responses: int = 5,
     max_samples: int = 20, generation_config=None, metric_options: dict | None = None, decoding: str = "sample",
-    num_beams: int = DEFAULT_NUM_BEAMS, max_context_tokens: int | None = None, **generate_kwargs,
+    num_beams: int = DEFAULT_NUM_BEAMS, max_context_tokens: int | None = None, nli_objective: str | None = None,
+    tie_break: str = "random", **generate_kwargs,
 ) -> list[DTGResult]:
     """Run DTG for every context of ``inputs`` (§5); one :class:`DTGResult` per context, in order.
 
     Args:
-        model, tokenizer: any causal or seq2seq ``GenerationMixin`` model and its tokenizer.
-        inputs: context strings, or a tokenizer output (``input_ids``, ``attention_mask``).
-        metric: ``"nli"`` (contradicting ordered pairs; threshold 10, i.e. more than 10 of 20),
+        model, tokenizer: any causal or seq2seq ``GenerationMixin`` model and its tokenizer (neither
+            the tokenizer nor any generation config is changed).
+        inputs: context strings, or a tokenizer output (``input_ids``, ``attention_mask``) used as is.
+        metric: ``"nli"`` (threshold 10: more than 10 contradicting ordered pairs of 20),
             ``"sent_bert"`` (threshold -0.179) or ``"distinct_n"`` (0.98), or an objective object.
         threshold: stop once the set's diversity is **above** it; default the metric's (§6.2).
-        num_responses: n (default 5); max_samples: S (default 20), counting the first n.
-        decoding: ``"sample"`` (§5; nucleus p = 0.9 unless told otherwise) or ``"beam"`` (App. D:
-            the top ``num_beams`` beams, most likely first, replace dropped responses in order).
-        max_context_tokens: keep only each context's last tokens (string inputs).
-        generation_config, generate_kwargs: decoding settings passed to ``generate``.
+        num_responses: n (default 5); max_samples: S (default 20), the most *resamples* after the
+            first n (see the module docstring).
+        decoding: ``"sample"`` (§6.2: nucleus sampling, p = 0.9) or ``"beam"`` (App. D: the top
+            ``num_beams`` beams, most likely first, replace dropped responses in order).
+        max_context_tokens: keep only each context's last tokens (string inputs); None: the model's
+            own maximum input length (:func:`context_token_limit`).
+        nli_objective: for ``metric="nli"``, how leave-one-out subsets are ranked:
+            ``"nli_diversity"`` (default, §6.2) or ``"contradictions"``.
+        tie_break: ``"random"`` (default) or ``"first"``; see :func:`choose_drop`. Random ties draw
+            their generator from torch's, so ``torch.manual_seed`` makes a run repeatable.
+        generation_config, generate_kwargs: ``generate`` settings; DTG's decoding algorithm wins
+            over the checkpoint's, keywords win over both (:func:`~dialeval.generation.dtg_decoding.dtg_generation_config`).
     """
     _check(num_responses, max_samples)
     if decoding not in DECODINGS:
         raise ValueError(f"`decoding` must be one of {DECODINGS}, got {decoding!r}")
+    if tie_break not in TIE_BREAKS:
+        raise ValueError(f"`tie_break` must be one of {TIE_BREAKS}, got {tie_break!r}")
+    if decoding == "sample" and num_beams != DEFAULT_NUM_BEAMS:
+        raise ValueError(f"`num_beams={num_beams!r}` applies to decoding='beam' (App. D); §6.2's nucleus sampling runs one beam")
     if decoding == "beam" and (isinstance(num_beams, bool) or not isinstance(num_beams, int) or num_beams < num_responses):
         raise ValueError(f"`num_beams` must be an int >= `num_responses` ({num_responses}), got {num_beams!r}")
-    objective = make_objective(metric, **(metric_options or {}))
+    objective = build_objective(metric, metric_options, nli_objective)
     threshold = float(objective.default_threshold if threshold is None else threshold)
-    encoded = encode_contexts(tokenizer, inputs, model.config.is_encoder_decoder, max_context_tokens)
-    settings = _sampling_settings(tokenizer, decoding, generation_config, generate_kwargs)
-    candidates = (_SampledCandidates(model, tokenizer, encoded, settings) if decoding == "sample"
-                  else _BeamCandidates(model, tokenizer, encoded, settings, num_beams))
-
+    config, model_kwargs = dtg_generation_config(model, tokenizer, decoding, num_beams, generation_config, generate_kwargs)
+    settings = decoding_record(config, decoding)
+    is_text = isinstance(inputs, (list, tuple))
+    if not is_text and max_context_tokens is not None:
+        raise ValueError("`max_context_tokens` applies to context strings; cut tokenized inputs before passing them")
+    if is_text:
+        if max_context_tokens is None:
+            max_context_tokens = context_token_limit(model, tokenizer, config)
+        settings["max_context_tokens"] = max_context_tokens
+    encoded = encode_contexts(tokenizer, inputs, model.config.is_encoder_decoder, max_context_tokens if is_text else None)
+    generator = _Generator(model, tokenizer, encoded, config, model_kwargs)
     num_contexts = encoded["input_ids"].shape[0]
+    candidates = (_SampledCandidates(generator) if decoding == "sample"
+                  else _BeamCandidates(generator, num_contexts, num_beams))
+
     first_sets = candidates.first(list(range(num_contexts)), num_responses)
-    states, evaluations = _start_all(objective, first_sets)
+    states, evaluations = _start_all(objective, [[text for text, _ in pairs] for pairs in first_sets])
+    token_ids = [[ids for _, ids in pairs] for pairs in first_sets]
     results = []
-    for responses, state, count in zip(first_sets, states, evaluations):
+    for pairs, state, count in zip(first_sets, states, evaluations):
         diversity = objective.value(state)
+        responses = [text for text, _ in pairs]
         results.append(DTGResult(
             responses=list(responses), initial_responses=list(responses), initial_diversity=diversity,
-            final_diversity=diversity, num_sampled=num_responses, reached_threshold=diversity > threshold,
+            final_diversity=diversity, num_initial=num_responses, num_resampled=0, reached_threshold=diversity > threshold,
             stop_reason="threshold" if diversity > threshold else "", utterance_overlap=num_responses,
-            num_pair_evaluations=count, initial_scores=_scores(objective, state),
+            num_pair_evaluations=count, initial_scores=_scores(objective, state), decoding_settings=dict(settings),
         ))
 
+    rng = None
     while True:
         active = []
         for i, result in enumerate(results):
-            if result.reached_threshold or result.num_sampled >= max_samples:
+            if result.reached_threshold or result.num_resampled >= max_samples:
                 continue
             if candidates.remaining(i) == 0:
                 result.stop_reason = "beams_exhausted"
@@ -250,23 +341,29 @@ def diversity_threshold_generate(
             active.append(i)
         if not active:
             break
-        drops = {}
+        drops, ties = {}, {}
         for i in active:
             before = objective.pair_evaluations
-            subsets = np.asarray(objective.leave_one_out(states[i]), dtype=np.float64)
-            drops[i] = int(subsets.argmax())  # the member missing from the best subset; first on ties
+            values = objective.leave_one_out(states[i])
             results[i].num_pair_evaluations += objective.pair_evaluations - before
-        counts = _replace_all(objective, [states[i] for i in active], [drops[i] for i in active], candidates.next(active))
-        for i, count in zip(active, counts):
+            if rng is None and tie_break == "random" and choose_drop(values, "first")[1] > 1:
+                # Drawn at the first tie only, so a run without ties samples exactly as plain generate().
+                rng = np.random.default_rng(int(torch.randint(0, 2**62, (1,)).item()))
+            drops[i], ties[i] = choose_drop(values, tie_break, rng)
+        new = candidates.next(active)
+        counts = _replace_all(objective, [states[i] for i in active], [drops[i] for i in active], [text for text, _ in new])
+        for i, count, (_, ids) in zip(active, counts, new):
             result, state = results[i], states[i]
-            result.num_sampled += 1
+            token_ids[i][drops[i]] = ids
+            result.num_resampled += 1
             result.final_diversity = objective.value(state)
             result.num_pair_evaluations += count
-            result.history.append({"dropped": drops[i], "diversity": result.final_diversity})
+            result.history.append({"dropped": drops[i], "tied": ties[i], "diversity": result.final_diversity})
             if result.final_diversity > threshold:
                 result.reached_threshold, result.stop_reason = True, "threshold"
-    for result, state in zip(results, states):
+    for result, state, ids in zip(results, states, token_ids):
         result.responses = list(state.responses)
+        result.response_token_ids = [list(tokens) for tokens in ids]
         result.final_scores = _scores(objective, state)
         if not result.stop_reason:
             result.stop_reason = "max_samples"

@@ -14,7 +14,7 @@ import torch
 
 from dialeval.validation import check_int
 
-from dialeval.generation.dtg import DTGResult, diversity_threshold_generate
+from dialeval.generation.dtg import DTGResult, build_objective, diversity_threshold_generate
 
 
 def run_dtg(
@@ -46,11 +46,10 @@ def run_dtg(
     check_int(seed, "seed", 0)
     state = process_state()
     num_batches = -(-len(contexts) // batch_size)
-    if "metric" in dtg_options and isinstance(dtg_options["metric"], str):
+    if isinstance(dtg_options.get("metric", "nli"), str):
         # One objective for the whole run: its model is loaded once, not per batch.
-        from dialeval.generation.dtg import make_objective
-
-        dtg_options["metric"] = make_objective(dtg_options["metric"], **(dtg_options.pop("metric_options", None) or {}))
+        dtg_options["metric"] = build_objective(dtg_options.get("metric", "nli"), dtg_options.pop("metric_options", None),
+                                                dtg_options.pop("nli_objective", None))
     results: list[DTGResult] = []
     for round_start in range(start_batch, num_batches, state.num_processes):
         batch_index = round_start + state.process_index

@@ -15,6 +15,7 @@ scores the new pairs of all its active contexts in one model call (one batch) pe
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,13 +31,35 @@ class SetState:
 
 
 class NLIContradictions:
-    """The number of contradicting ordered pairs (§6.2: the threshold is "more than 10 of 20")."""
+    """NLI over the set's ordered pairs (§3.1, §6.2).
+
+    The threshold quantity (:meth:`value`) is the number of contradicting ordered pairs: §6.2's
+    threshold is "# Contradictions is greater than 10 out of a total of 20". Leave-one-out subsets
+    (:meth:`leave_one_out`) are ranked by ``nli_objective``:
+
+    - ``"nli_diversity"`` (default): Baseline NLI Diversity, +1 per contradiction and -1 per
+      entailment (§3.1). §6.2 names it as the NLI metric DTG runs with ("we use this version for
+      experimentation") and Table 4 reports it, so we read §5's ``div_metric`` as this figure.
+    - ``"contradictions"``: the number of contradictions, the threshold's own quantity.
+
+    Args:
+        scorer: anything with ``pair_probabilities`` (default: an :class:`NLIScorer` on ``model``).
+        model: the NLI classifier (default ``FacebookAI/roberta-large-mnli``).
+        nli_objective: see above.
+        scorer_options: ``device``, ``dtype``, ``batch_size`` (pairs per forward), ``label_map``.
+    """
 
     name = "nli"
     default_threshold = 10.0
+    NLI_OBJECTIVES = ("nli_diversity", "contradictions")
 
-    def __init__(self, scorer=None, model: str | None = None, **scorer_options):
+    def __init__(self, scorer=None, model: str | None = None, nli_objective: str = "nli_diversity", **scorer_options):
+        if nli_objective not in self.NLI_OBJECTIVES:
+            raise ValueError(f"`nli_objective` must be one of {self.NLI_OBJECTIVES}, got {nli_objective!r}")
+        if scorer is not None and (model is not None or scorer_options):
+            raise ValueError("give either `scorer` or `model` and its options, not both")
         self.scorer = scorer if scorer is not None else NLIScorer(model or DEFAULT_NLI_MODEL, **scorer_options)
+        self.nli_objective = nli_objective
         self.pair_evaluations = 0
 
     def _classes(self, premises: list[str], hypotheses: list[str]) -> np.ndarray:
@@ -74,9 +97,12 @@ class NLIContradictions:
         return {"contradictions": contradictions, "nli_diversity": float(contradictions - (state.matrix == ENTAILMENT).sum())}
 
     def leave_one_out(self, state: SetState) -> np.ndarray:
-        contradictions = state.matrix == CONTRADICTION
+        """Each subset without member ``i``, scored by ``nli_objective``."""
+        pair_values = (state.matrix == CONTRADICTION).astype(np.int64)
+        if self.nli_objective == "nli_diversity":
+            pair_values -= state.matrix == ENTAILMENT
         # Pairs that involve member i leave with it: its row and its column.
-        return contradictions.sum() - contradictions.sum(axis=1) - contradictions.sum(axis=0)
+        return pair_values.sum() - pair_values.sum(axis=1) - pair_values.sum(axis=0)
 
     def replace(self, state: SetState, index: int, response: str) -> None:
         self.replace_many([state], [index], [response])
@@ -104,20 +130,35 @@ class SentBertDiversity:
 
     §6.2's text gives -0.179 (the 90th percentile over DailyDialog++'s human sets); the caption
     of the paper's results table says -0.164. We follow the text; pass ``threshold=`` to change it.
+
+    Args:
+        model: a sentence-transformers id or directory (default all-MiniLM-L6-v2), or a loaded
+            model with ``encode``.
+        device, dtype: where and in which precision a named model is loaded.
+        batch_size: sentences per ``encode`` batch.
     """
 
     name = "sent_bert"
     default_threshold = -0.179
 
-    def __init__(self, model=None, **encode_options):
-        from dialeval.metrics.engines.embedders import DEFAULT_SENTENCE_MODEL, load_sentence_model
+    def __init__(self, model=None, device=None, dtype: str | None = None, batch_size: int = 64):
+        from dialeval.metrics.engines import embedders
+        from dialeval.validation import check_int
 
-        self.encoder = load_sentence_model(model or DEFAULT_SENTENCE_MODEL) if not hasattr(model, "encode") else model
-        self.encode_options = encode_options
+        self.batch_size = check_int(batch_size, "batch_size")
+        if model is None or isinstance(model, (str, os.PathLike)):  # a str has .encode() too
+            self.encoder = embedders.load_sentence_model(model or embedders.DEFAULT_SENTENCE_MODEL, device=device, dtype=dtype)
+        elif hasattr(model, "encode"):
+            if device is not None or dtype is not None:
+                raise ValueError("`device` and `dtype` apply to a model given by name, not to a loaded one")
+            self.encoder = model
+        else:
+            raise ValueError(f"`model` must be a sentence-transformers id, a directory or a model with encode(), got {model!r}")
         self.pair_evaluations = 0
 
     def _embed(self, texts: list[str]) -> np.ndarray:
-        vectors = self.encoder.encode(texts, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)
+        vectors = self.encoder.encode(texts, batch_size=self.batch_size, convert_to_numpy=True, normalize_embeddings=True,
+                                      show_progress_bar=False)
         return np.asarray(vectors, dtype=np.float64)
 
     def start(self, responses: list[str]) -> SetState:

@@ -95,3 +95,6 @@ class DTGCommand:
 class DTGSummaryCommand:
     runs: list[str] = field(metadata=option(nargs="+", help="JSONL outputs of dialeval dtg"))
     output: str | None = field(default=None, metadata=option("--output", "-o", help="also write the rows as JSON"))
+    bertscore_model: str | None = field(default=None, metadata=option(
+        "--bertscore-model", help="BERTScore model for Table 5's relevance (the paper's: FacebookAI/roberta-large)"))
+    device: str | None = field(default=None, metadata=option("--device", help="torch device for --bertscore-model"))

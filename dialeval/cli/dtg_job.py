@@ -5,15 +5,28 @@ One line per context (in order) holds the context and its :class:`~dialeval.gene
 time by the main process; a killed run restarted with the same settings keeps every complete
 batch, drops a half-written one, and continues from there. Batches are seeded by their index
 (:func:`dialeval.generation.dtg_runner.run_dtg`), so the resumed file equals an uninterrupted
-run's. The summary is the paper's Table 4 (starting / ending diversity, number sampled) plus
-App. C's utterance overlap.
+run's. ``--trials K`` repeats the run K times (§6.1: "all experiments are averaged over 10
+trials"), trial ``t`` seeding batch ``k`` with ``seed + t * num_batches + k``; the lines of trial
+``t`` follow those of trial ``t - 1``, each with its ``trial`` number.
+
+The summary is the paper's Table 4 (starting / ending diversity, number resampled), App. C's
+utterance overlap and, when the contexts come with human responses, Table 5's relevance (BLEU and
+BERTScore of the starting and ending sets; :mod:`dialeval.cli.dtg_relevance`); over several trials,
+the mean and standard deviation of each figure across trials.
+
+``OUTPUT.run.json`` records the settings, the format version and the effective decoding settings
+(:func:`dialeval.generation.dtg_decoding.decoding_record`). Format 2 changed what ``max_samples``
+means (S counts resamples, no longer the first n draws): a file of format 1 (no ``format`` key) is
+still summarized (its ``num_sampled`` minus n is its number of resamples) but not resumed.
 """
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from dialeval.cli.options import option
 from dialeval.io import iter_jsonl
@@ -22,6 +35,16 @@ from dialeval.io import iter_jsonl
 SPLIT_ALIASES = {"dev": "validation", "validation": "validation", "test": "test", "train": "train"}
 #: Table 4's figure for each metric (Baseline NLI Diversity for NLI, §6.3).
 TABLE4_FIGURE = {"nli": "nli_diversity", "sent_bert": "sent_bert", "distinct_n": "distinct_n"}
+#: Version of the output files: 2 = S counts resamples; results carry num_initial / num_resampled.
+FORMAT = 2
+#: A dataset's column of human responses (Table 5's references).
+REFERENCE_COLUMNS = ("positive_responses", "references")
+
+
+class DTGContext(NamedTuple):
+    id: object
+    turns: list[str]
+    references: list[str] | None  # human responses, when the input has them (Table 5)
 
 
 @dataclass
@@ -39,7 +62,7 @@ class DTGRunSettings:
         "--threshold", help="stop when diversity is above this (default: nli 10, sent_bert -0.179, distinct_n 0.98)"))
     num_responses: int = field(default=5, metadata=option("--num-responses", help="n, the set size"))
     max_samples: int = field(default=20, metadata=option(
-        "--max-samples", help="S, most responses drawn per context, the first n included"))
+        "--max-samples", help="S, most resamples per context after the first n"))
     decoding: str = field(default="sample", metadata=option(
         "--decoding", choices=("sample", "beam"), help="nucleus sampling (§5) or App. D's beams"))
     num_beams: int = field(default=25, metadata=option("--num-beams", help="beams for --decoding beam"))
@@ -54,14 +77,38 @@ class DTGRunSettings:
     batch_size: int = field(default=8, metadata=option(
         "--batch-size", help="contexts per generate call and per seeded batch"))
     limit: int | None = field(default=None, metadata=option("--limit", help="only the first N contexts"))
+    top_k: int = field(default=0, metadata=option("--top-k", help="top-k cut of the sampling (0: none; §6.2 is nucleus only)"))
+    temperature: float = field(default=1.0, metadata=option("--temperature", help="sampling temperature"))
+    min_new_tokens: int | None = field(default=None, metadata=option(
+        "--min-new-tokens", help="at least this many new tokens (default: the checkpoint's min_length)"))
+    no_repeat_ngram_size: int | None = field(default=None, metadata=option(
+        "--no-repeat-ngram-size", help="block repeated n-grams (default: the checkpoint's setting)"))
+    repetition_penalty: float | None = field(default=None, metadata=option(
+        "--repetition-penalty", help="CTRL repetition penalty (default: the checkpoint's setting)"))
+    nli_objective: str = field(default="nli_diversity", metadata=option(
+        "--nli-objective", choices=("nli_diversity", "contradictions"),
+        help="how --metric nli ranks leave-one-out subsets: Baseline NLI Diversity (§6.2) or contradiction counts"))
+    tie_break: str = field(default="random", metadata=option(
+        "--tie-break", choices=("random", "first"), help="tied subsets: random, or first (the lowest slot)"))
+    trials: int = field(default=1, metadata=option("--trials", help="seeded repeats of the whole run (§6.1 averages 10 trials)"))
+    dtype: str | None = field(default=None, metadata=option(
+        "--dtype", choices=("float32", "float16", "bfloat16"), help="generator weights (default: the checkpoint's)"))
+    metric_dtype: str | None = field(default=None, metadata=option(
+        "--metric-dtype", choices=("float32", "float16", "bfloat16"),
+        help="NLI / sentence model weights (default: the checkpoint's)"))
+    nli_batch_size: int = field(default=32, metadata=option(
+        "--nli-batch-size", help="NLI pairs (Sent-BERT sentences) per forward pass of the metric model"))
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
 
 
 def read_contexts(dataset: str | None, split: str | None, input_file: str | None, data_dir: str | None = None,
-                  limit: int | None = None) -> list[tuple[object, list[str]]]:
-    """``(id, turns)`` per context, from a dialeval test set or a JSONL file of ``{"context": ...}`` lines."""
+                  limit: int | None = None) -> list[DTGContext]:
+    """The contexts of a dialeval test set or of a JSONL file of ``{"context": ..., "references": [...]}`` lines.
+
+    ``references`` (a dataset's ``positive_responses``) are the human responses Table 5 compares with.
+    """
     if (dataset is None) == (input_file is None):
         raise ValueError("give exactly one of `--dataset` and `--input`")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
@@ -73,7 +120,10 @@ def read_contexts(dataset: str | None, split: str | None, input_file: str | None
             raise ValueError(f"`split` must be one of {sorted(SPLIT_ALIASES)}, got {split!r}")
         rows = load(dataset, data_dir=data_dir, split=SPLIT_ALIASES[split])
         id_field = next((name for name in ("id", "dialog_id") if name in rows.column_names), None)
-        contexts = [(row[id_field] if id_field else index, list(row["context"])) for index, row in enumerate(rows)]
+        reference_field = next((name for name in REFERENCE_COLUMNS if name in rows.column_names), None)
+        contexts = [DTGContext(row[id_field] if id_field else index, list(row["context"]),
+                               list(row[reference_field]) if reference_field else None)
+                    for index, row in enumerate(rows)]
     else:
         contexts = []
         for where, record in iter_jsonl(input_file):
@@ -82,7 +132,11 @@ def read_contexts(dataset: str | None, split: str | None, input_file: str | None
                 context = [context]
             if not (isinstance(context, list) and context and all(isinstance(turn, str) for turn in context)):
                 raise ValueError(f"{where}: `context` must be a string or a non-empty list of strings")
-            contexts.append((record.get("id", len(contexts)), context))
+            references = record.get("references")
+            if references is not None and not (isinstance(references, list) and references
+                                               and all(isinstance(text, str) for text in references)):
+                raise ValueError(f"{where}: `references` must be a non-empty list of strings")
+            contexts.append(DTGContext(record.get("id", len(contexts)), context, references))
     return contexts[:limit] if limit else contexts
 
 
@@ -103,20 +157,34 @@ def load_generator(model: str, device=None, dtype: str | None = None):
 
 
 class ResumableJsonl:
-    """A JSONL output of one record per context, appended a batch at a time, resumable at batch boundaries."""
+    """A JSONL output of one record per context (and trial), appended a batch at a time, resumable at batch boundaries.
 
-    def __init__(self, path: str | Path, settings: DTGRunSettings, batch_size: int, overwrite: bool = False):
+    Line ``L`` holds trial ``L // num_contexts``, context ``L % num_contexts``; without
+    ``num_contexts`` every line is one context of a single trial. ``OUTPUT.run.json`` holds
+    ``{"format": FORMAT, **settings, **recorded}``; resuming needs it to match exactly.
+    """
+
+    def __init__(self, path: str | Path, settings: DTGRunSettings, batch_size: int, overwrite: bool = False,
+                 num_contexts: int | None = None, recorded: dict | None = None):
         self.path = Path(path)
         self.settings_path = self.path.with_name(self.path.name + ".run.json")
         self.batch_size = batch_size
-        wanted = json.loads(json.dumps(settings.as_dict()))
+        self.num_contexts = num_contexts
+        wanted = json.loads(json.dumps({"format": FORMAT, **settings.as_dict(), **(recorded or {})}))
         if self.path.exists() and not overwrite:
             if not self.settings_path.exists():
                 raise ValueError(f"{self.path} exists but {self.settings_path} does not: pass --overwrite to start over")
-            recorded = json.loads(self.settings_path.read_text(encoding="utf-8"))
-            changed = sorted(key for key in set(recorded) | set(wanted) if recorded.get(key) != wanted.get(key))
+            recorded_settings = json.loads(self.settings_path.read_text(encoding="utf-8"))
+            if recorded_settings.get("format") != FORMAT:
+                raise ValueError(
+                    f"cannot resume {self.path}: it was written by an older dialeval (format "
+                    f"{recorded_settings.get('format', 1)}, where max_samples counted the first n responses; now S counts "
+                    "resamples only and results report num_initial / num_resampled). `dialeval dtg-summary` still reads "
+                    "it; pass --overwrite to start a new run"
+                )
+            changed = sorted(key for key in set(recorded_settings) | set(wanted) if recorded_settings.get(key) != wanted.get(key))
             if changed:
-                details = ", ".join(f"{key}: {recorded.get(key)!r} -> {wanted.get(key)!r}" for key in changed)
+                details = ", ".join(f"{key}: {recorded_settings.get(key)!r} -> {wanted.get(key)!r}" for key in changed)
                 raise ValueError(f"cannot resume {self.path}: its run had other settings ({details}); pass --overwrite")
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -124,20 +192,29 @@ class ResumableJsonl:
             self.settings_path.write_text(json.dumps(wanted, indent=2) + "\n", encoding="utf-8")
         self.num_done = self._keep_complete_batches()
 
+    def position(self, line: int) -> tuple[int, int]:
+        """(trial, context index) of a line."""
+        if self.num_contexts is None:
+            return 0, line
+        return divmod(line, self.num_contexts)
+
     def _keep_complete_batches(self) -> int:
         """Drops a half-written last line and a partly written batch; returns the records kept."""
         data = self.path.read_bytes()
         lines = data.split(b"\n")[:-1]  # a last piece without its newline is half written
         kept = []
-        for index, line in enumerate(lines):
+        for line_number, line in enumerate(lines):
             try:
                 record = json.loads(line)
             except json.JSONDecodeError:
                 break
-            if record.get("index") != index:
-                raise ValueError(f"{self.path}: line {index + 1} has index {record.get('index')!r}, expected {index}")
+            trial, index = self.position(line_number)
+            if record.get("index") != index or record.get("trial", 0) != trial:
+                raise ValueError(f"{self.path}: line {line_number + 1} has trial {record.get('trial', 0)!r}, index "
+                                 f"{record.get('index')!r}; expected trial {trial}, index {index}")
             kept.append(line)
-        kept = kept[: len(kept) - len(kept) % self.batch_size]
+        _, index = self.position(len(kept))
+        kept = kept[:len(kept) - index % self.batch_size]  # batches start at multiples of batch_size in each trial
         text = b"".join(line + b"\n" for line in kept)
         if text != data:
             self.path.write_bytes(text)
@@ -151,65 +228,164 @@ class ResumableJsonl:
             os.fsync(handle.fileno())
 
 
+def _upgrade(record: dict, settings: dict) -> dict:
+    """A format-1 record (``num_sampled`` counted the first n) in format 2's terms."""
+    if "num_resampled" in record:
+        return record
+    num_initial = settings.get("num_responses", len(record["initial_responses"]))
+    return {**record, "num_initial": num_initial, "num_resampled": record["num_sampled"] - num_initial}
+
+
 def read_run(path: str | Path) -> tuple[dict, list[dict]]:
-    """The settings and records of a ``dialeval dtg`` output."""
+    """The settings and records of a ``dialeval dtg`` output (format-1 records upgraded, see the module docstring)."""
     path = Path(path)
     settings_path = path.with_name(path.name + ".run.json")
     settings = json.loads(settings_path.read_text(encoding="utf-8")) if settings_path.exists() else {}
     with open(path, encoding="utf-8") as handle:
-        records = [json.loads(line) for line in handle if line.strip()]
+        records = [_upgrade(json.loads(line), settings) for line in handle if line.strip()]
     return settings, records
 
 
-def summarize(settings: dict, records: list[dict]) -> dict:
-    """Table 4's row (means over contexts) plus App. C's overlap and how the contexts stopped."""
+def _mean(values) -> float:
+    return float(sum(values) / len(values))
+
+
+def _trial_figures(metric: str, figure: str, records: list[dict], bertscore_model: str | None, device) -> dict:
+    figures = {
+        "starting_diversity": _mean([r["initial_scores"][figure] for r in records]),
+        "ending_diversity": _mean([r["final_scores"][figure] for r in records]),
+        "num_resampled": _mean([r["num_resampled"] for r in records]),
+        "reached_threshold": _mean([1.0 if r["reached_threshold"] else 0.0 for r in records]),
+        "utterance_overlap": _mean([r["utterance_overlap"] for r in records]),
+        "num_pair_evaluations": _mean([r["num_pair_evaluations"] for r in records]),
+    }
+    if metric == "nli":
+        figures["starting_contradictions"] = _mean([r["initial_scores"]["contradictions"] for r in records])
+        figures["ending_contradictions"] = _mean([r["final_scores"]["contradictions"] for r in records])
+    if all(r.get("references") for r in records):
+        from dialeval.cli.dtg_relevance import bertscore_against_references, corpus_bleu_against_references
+
+        references = [r["references"] for r in records]
+        starts, ends = [r["initial_responses"] for r in records], [r["responses"] for r in records]
+        figures["starting_bleu"] = corpus_bleu_against_references(starts, references)
+        figures["ending_bleu"] = corpus_bleu_against_references(ends, references)
+        if bertscore_model:
+            scores = bertscore_against_references({"start": starts, "end": ends}, references, bertscore_model, device=device)
+            figures["starting_bertscore"], figures["ending_bertscore"] = scores["start"], scores["end"]
+    return figures
+
+
+def summarize(settings: dict, records: list[dict], bertscore_model: str | None = None, device=None) -> dict:
+    """Table 4's row (means over contexts), App. C's overlap and, with references, Table 5's relevance.
+
+    Each figure is computed per trial; the row holds its mean over trials and, under
+    ``FIGURE_sd``, the sample standard deviation across trials (None for one trial).
+    BERTScore needs ``bertscore_model`` (e.g. ``FacebookAI/roberta-large``, the paper's).
+    """
     if not records:
         raise ValueError("no records to summarize")
     metric = settings.get("metric", "")
     figure = TABLE4_FIGURE.get(metric)
     if figure is None or figure not in records[0]["initial_scores"]:
         figure = next(iter(records[0]["initial_scores"]))
-
-    def mean(values):
-        return float(sum(values) / len(values))
-
+    trials: dict[int, list[dict]] = {}
+    for record in records:
+        trials.setdefault(record.get("trial", 0), []).append(record)
+    sizes = {trial: len(group) for trial, group in trials.items()}
+    if len(set(sizes.values())) > 1:
+        raise ValueError(f"the trials hold different numbers of contexts ({sizes}): finish the run first "
+                         "(rerun the same `dialeval dtg` command)")
+    per_trial = [_trial_figures(metric, figure, trials[trial], bertscore_model, device) for trial in sorted(trials)]
     stops = {}
     for record in records:
         stops[record["stop_reason"]] = stops.get(record["stop_reason"], 0) + 1
     row = {
         "model": settings.get("model", "?"), "contexts_from": settings.get("contexts_from", "?"), "metric": metric,
-        "decoding": settings.get("decoding", "sample"), "figure": figure, "num_contexts": len(records),
-        "starting_diversity": mean([r["initial_scores"][figure] for r in records]),
-        "ending_diversity": mean([r["final_scores"][figure] for r in records]),
-        "num_sampled": mean([r["num_sampled"] for r in records]),
-        "reached_threshold": mean([1.0 if r["reached_threshold"] else 0.0 for r in records]),
-        "utterance_overlap": mean([r["utterance_overlap"] for r in records]),
-        "num_pair_evaluations": mean([r["num_pair_evaluations"] for r in records]),
-        "stop_reasons": stops,
+        "decoding": settings.get("decoding", "sample"), "figure": figure, "num_contexts": len(trials[min(trials)]),
+        "num_trials": len(trials), "format": settings.get("format", 1),
     }
-    if metric == "nli":
-        row["starting_contradictions"] = mean([r["initial_scores"]["contradictions"] for r in records])
-        row["ending_contradictions"] = mean([r["final_scores"]["contradictions"] for r in records])
+    for name in per_trial[0]:
+        values = [figures[name] for figures in per_trial]
+        row[name] = _mean(values)
+        row[f"{name}_sd"] = (math.sqrt(sum((v - row[name]) ** 2 for v in values) / (len(values) - 1))
+                             if len(values) > 1 else None)
+    row["stop_reasons"] = stops
     return row
 
 
-def format_summary_table(rows: list[dict]) -> str:
-    header = ("model", "contexts", "metric", "decoding", "n", "start div.", "end div.", "num sampled", "reached", "overlap")
-    body = [(
-        Path(str(row["model"])).name or str(row["model"]), str(row["contexts_from"]),
-        row["metric"] + ("" if row["figure"] == TABLE4_FIGURE.get(row["metric"]) else f" ({row['figure']})"),
-        row["decoding"], str(row["num_contexts"]), f"{row['starting_diversity']:.2f}", f"{row['ending_diversity']:.2f}",
-        f"{row['num_sampled']:.1f}", f"{100 * row['reached_threshold']:.0f}%", f"{row['utterance_overlap']:.2f}",
-    ) for row in rows]
+def _cell(row: dict, name: str, digits: int, scale: float = 1.0, suffix: str = "") -> str:
+    if name not in row:
+        return "-"
+    text = f"{scale * row[name]:.{digits}f}{suffix}"
+    if row.get(f"{name}_sd") is not None:
+        text += f" ± {scale * row[f'{name}_sd']:.{digits}f}"
+    return text
+
+
+def _table(header: tuple, body: list[tuple]) -> list[str]:
     widths = [max(len(cells[i]) for cells in [header, *body]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(cells, widths)).rstrip() for cells in [header, *body]]
     lines.insert(1, "  ".join("-" * width for width in widths))
-    note = ("start/end div.: Baseline NLI Diversity for nli (Table 4), the metric itself otherwise; "
-            "num sampled counts the first n (max S); overlap: App. C")
+    return lines
+
+
+def format_summary_table(rows: list[dict]) -> str:
+    """Table 4 (and, for runs with human responses, Table 5) of :func:`summarize` rows."""
+    def who(row):
+        return (Path(str(row["model"])).name or str(row["model"]), str(row["contexts_from"]),
+                row["metric"] + ("" if row["figure"] == TABLE4_FIGURE.get(row["metric"]) else f" ({row['figure']})"),
+                row["decoding"])
+
+    header = ("model", "data", "metric", "decoding", "contexts", "trials", "start div.", "end div.", "num resampled",
+              "reached", "overlap")
+    body = [(*who(row), str(row["num_contexts"]), str(row.get("num_trials", 1)), _cell(row, "starting_diversity", 2),
+             _cell(row, "ending_diversity", 2), _cell(row, "num_resampled", 1), _cell(row, "reached_threshold", 0, 100, "%"),
+             _cell(row, "utterance_overlap", 2)) for row in rows]
+    lines = _table(header, body)
+    relevance = [row for row in rows if "starting_bleu" in row]
+    if relevance:
+        header = ("model", "data", "metric", "decoding", "start BLEU", "end BLEU", "start BERTScore", "end BERTScore")
+        body = [(*who(row), _cell(row, "starting_bleu", 3), _cell(row, "ending_bleu", 3),
+                 _cell(row, "starting_bertscore", 3), _cell(row, "ending_bertscore", 3)) for row in relevance]
+        lines += ["", "Relevance against the human responses (Table 5):"] + _table(header, body)
+    note = ("contexts: contexts per trial; start/end div.: Baseline NLI Diversity for nli (Table 4), the metric itself "
+            "otherwise; num resampled: responses drawn after the first n, at most S (Table 4's \"Num. Sampled\"); "
+            "overlap: App. C; mean ± sd over trials; BERTScore only with --bertscore-model")
     return "\n".join(lines + ["", note])
 
 
-def run_dtg_job(settings: DTGRunSettings, contexts: list[tuple[object, list[str]]], output: str | Path,
+def _metric_options(settings: DTGRunSettings, device) -> dict:
+    if settings.metric == "distinct_n":
+        if settings.metric_model:
+            raise ValueError("`metric_model` does not apply to distinct_n (a lexical metric)")
+        if settings.metric_dtype:
+            raise ValueError("`metric_dtype` does not apply to distinct_n (a lexical metric)")
+        return {}
+    options = {"device": device, "dtype": settings.metric_dtype, "batch_size": settings.nli_batch_size}
+    if settings.metric_model:
+        options["model"] = settings.metric_model
+    if settings.metric == "nli":
+        options["nli_objective"] = settings.nli_objective
+    return options
+
+
+def _generation_options(settings: DTGRunSettings) -> dict:
+    options = {"max_new_tokens": settings.max_new_tokens}
+    sampling = {"top_p": settings.top_p, "top_k": settings.top_k, "temperature": settings.temperature}
+    if settings.decoding == "sample":
+        options.update(sampling)
+    else:
+        defaults = {"top_p": 0.9, "top_k": 0, "temperature": 1.0}
+        changed = sorted(key for key, value in sampling.items() if value != defaults[key])
+        if changed:
+            raise ValueError(f"{changed} apply to --decoding sample, not to beam search")
+    for key in ("min_new_tokens", "no_repeat_ngram_size", "repetition_penalty"):
+        if getattr(settings, key) is not None:
+            options[key] = getattr(settings, key)
+    return options
+
+
+def run_dtg_job(settings: DTGRunSettings, contexts: list[DTGContext], output: str | Path,
                 overwrite: bool = False, device=None, progress: bool = True) -> dict:
     """Runs (or resumes) DTG over ``contexts`` into ``output``; returns the Table 4 summary row.
 
@@ -219,52 +395,68 @@ def run_dtg_job(settings: DTGRunSettings, contexts: list[tuple[object, list[str]
     from tqdm.auto import tqdm
 
     from dialeval.distributed import process_state
+    from dialeval.validation import check_int
 
-    from dialeval.generation.dtg import make_objective
+    from dialeval.generation.dtg import build_objective, context_token_limit
+    from dialeval.generation.dtg_decoding import decoding_record, dtg_generation_config
     from dialeval.generation.dtg_runner import run_dtg
 
+    check_int(settings.trials, "trials")
+    if not contexts:
+        raise ValueError("no contexts to run DTG on")
+    if settings.metric != "nli" and settings.nli_objective != "nli_diversity":
+        raise ValueError("`nli_objective` applies to --metric nli")
     state = process_state()
-    model, tokenizer = load_generator(settings.model, device=device)
+    model, tokenizer = load_generator(settings.model, device=device, dtype=settings.dtype)
     is_encoder_decoder = model.config.is_encoder_decoder
-    texts = [format_context(turns, tokenizer, is_encoder_decoder, settings.turn_separator) for _, turns in contexts]
-    metric_options = {}
-    if settings.metric_model:
-        if settings.metric == "distinct_n":
-            raise ValueError("`metric_model` does not apply to distinct_n (a lexical metric)")
-        metric_options = {"model": settings.metric_model}
-    objective = make_objective(settings.metric, **metric_options)
+    texts = [format_context(context.turns, tokenizer, is_encoder_decoder, settings.turn_separator) for context in contexts]
+    objective = build_objective(settings.metric, _metric_options(settings, device))
+    generation = _generation_options(settings)
+    config, _ = dtg_generation_config(model, tokenizer, settings.decoding, settings.num_beams, None, generation)
+    max_context_tokens = settings.max_context_tokens
+    if max_context_tokens is None:
+        max_context_tokens = context_token_limit(model, tokenizer, config)
+    recorded = {"effective_decoding": {**decoding_record(config, settings.decoding), "max_context_tokens": max_context_tokens}}
+    num_contexts = len(contexts)
+    num_batches = -(-num_contexts // settings.batch_size)
     writer = None
     num_done = 0
     if state.is_main_process:
-        writer = ResumableJsonl(output, settings, settings.batch_size, overwrite=overwrite)
+        writer = ResumableJsonl(output, settings, settings.batch_size, overwrite=overwrite, num_contexts=num_contexts,
+                                recorded=recorded)
         num_done = writer.num_done
     num_done = _broadcast_int(num_done)
-    bar = tqdm(total=len(contexts), initial=num_done, disable=not (progress and state.is_main_process), desc="DTG contexts")
+    total = num_contexts * settings.trials
+    bar = tqdm(total=total, initial=num_done, disable=not (progress and state.is_main_process), desc="DTG contexts")
+    first_trial, done_in_trial = divmod(num_done, num_contexts)
+    for trial in range(first_trial, settings.trials):
 
-    def write_batch(batch_index: int, results) -> None:
-        first = batch_index * settings.batch_size
-        if writer is not None:
-            writer.append([
-                {"index": first + offset, "id": contexts[first + offset][0], "context": contexts[first + offset][1],
-                 **result.to_dict()}
-                for offset, result in enumerate(results)
-            ])
-        bar.update(len(results))
+        def write_batch(batch_index: int, results, trial=trial) -> None:
+            first = batch_index * settings.batch_size
+            if writer is not None:
+                writer.append([
+                    {"trial": trial, "index": first + offset, "id": contexts[first + offset].id,
+                     "context": contexts[first + offset].turns,
+                     **({"references": contexts[first + offset].references} if contexts[first + offset].references else {}),
+                     **result.to_dict()}
+                    for offset, result in enumerate(results)
+                ])
+            bar.update(len(results))
 
-    sampling = {"top_p": settings.top_p} if settings.decoding == "sample" else {}
-    run_dtg(
-        model, tokenizer, texts, seed=settings.seed, batch_size=settings.batch_size,
-        start_batch=num_done // settings.batch_size, on_batch=write_batch, metric=objective,
-        threshold=settings.threshold, num_responses=settings.num_responses, max_samples=settings.max_samples,
-        decoding=settings.decoding, num_beams=settings.num_beams, max_context_tokens=settings.max_context_tokens,
-        max_new_tokens=settings.max_new_tokens, **sampling,
-    )
+        run_dtg(
+            model, tokenizer, texts, seed=settings.seed + trial * num_batches, batch_size=settings.batch_size,
+            start_batch=done_in_trial // settings.batch_size if trial == first_trial else 0, on_batch=write_batch,
+            metric=objective, threshold=settings.threshold, num_responses=settings.num_responses,
+            max_samples=settings.max_samples, decoding=settings.decoding, max_context_tokens=max_context_tokens,
+            tie_break=settings.tie_break, **({"num_beams": settings.num_beams} if settings.decoding == "beam" else {}),
+            **generation,
+        )
     bar.close()
     state.wait_for_everyone()
     if not state.is_main_process:
         return {}
-    _, records = read_run(output)
-    return summarize(settings.as_dict(), records)
+    recorded_settings, records = read_run(output)
+    return summarize(recorded_settings, records)
 
 
 def _broadcast_int(value: int) -> int:

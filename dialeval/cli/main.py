@@ -140,7 +140,8 @@ def _dtg_summary(args: argparse.Namespace) -> int:
     from dialeval.cli.dtg_job import format_summary_table, read_run, summarize
 
     command = build(DTGSummaryCommand, args)
-    rows = [summarize(*read_run(path)) for path in command.runs]
+    rows = [summarize(*read_run(path), bertscore_model=command.bertscore_model, device=command.device)
+            for path in command.runs]
     print(format_summary_table(rows))
     if command.output:
         Path(command.output).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")

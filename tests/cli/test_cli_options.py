@@ -116,6 +116,10 @@ PINNED_FLAGS = {
 ADDED_FLAGS: dict[str, set[str]] = {
     "evaluate": {"--bertscore-rescale", "--bertscore-baseline"},  # test_cli.py: any BERTScore model
     "meta-eval": {"--no-progress"},  # test_cli.py: progress bars
+    # test_dtg_cli.py: the decoding settings DTG sets itself, trials, GPU options (issue 17)
+    "dtg": {"--top-k", "--temperature", "--min-new-tokens", "--no-repeat-ngram-size", "--repetition-penalty",
+            "--nli-objective", "--tie-break", "--trials", "--dtype", "--metric-dtype", "--nli-batch-size"},
+    "dtg-summary": {"--bertscore-model", "--device"},  # Table 5's relevance
 }
 
 
@@ -396,7 +400,7 @@ def test_dtg_required_flags(argv, record_dtg, capsys):
 def test_dtg_summary(monkeypatch, tmp_path):
     read = []
     monkeypatch.setattr(dtg_job, "read_run", lambda path: read.append(str(path)) or ({"run": str(path)}, []))
-    monkeypatch.setattr(dtg_job, "summarize", lambda settings, records: settings)
+    monkeypatch.setattr(dtg_job, "summarize", lambda settings, records, **relevance: settings)
     monkeypatch.setattr(dtg_job, "format_summary_table", lambda rows: "table")
     out = tmp_path / "rows.json"
     assert main(["dtg-summary", "a.jsonl", "b.jsonl", "-o", str(out)]) == 0

@@ -1,0 +1,105 @@
+"""DTG behind the ``generate()`` contract: the ``custom_generate`` recipe's body.
+
+``model.generate(custom_generate="generation", trust_remote_code=True, tokenizer=tok, ...)`` runs
+:func:`dtg_generate`, which answers as ``generate(num_return_sequences=n)`` would:
+
+- the ids of each context's final set, ``num_responses`` rows per context in context order;
+  for decoder-only models each row is the prompt exactly as passed (its padding included) and the
+  response's tokens, for seq2seq models the decoder tokens; rows are right-padded with the pad
+  token, as generate() pads finished sequences;
+- with ``return_dict_in_generate=True`` (or a generation config that sets it) a
+  :class:`DTGDecoderOnlyOutput` / :class:`DTGEncoderDecoderOutput`, subclasses of transformers'
+  ``GenerateDecoderOnlyOutput`` / ``GenerateEncoderDecoderOutput`` with the same ``sequences``
+  and one extra field, ``dtg_results`` (a :class:`~dialeval.generation.dtg.DTGResult` per context).
+
+``num_return_sequences`` is accepted as ``num_responses``. The caller's tokenizer and generation
+configs are not changed: DTG works on copies.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from transformers import GenerationMixin
+from transformers.generation import GenerateDecoderOnlyOutput, GenerateEncoderDecoderOutput
+
+from dialeval.generation.dtg import diversity_threshold_generate
+from dialeval.generation.dtg_decoding import generate_layout
+
+#: generate() arguments that a caller leaves at None and DTG does not need to see.
+_GENERATE_ARGUMENTS = ("logits_processor", "stopping_criteria", "prefix_allowed_tokens_fn", "synced_gpus",
+                       "assistant_model", "streamer", "negative_prompt_ids", "negative_prompt_attention_mask",
+                       "use_model_defaults")
+DEFAULT_NUM_RESPONSES = 5
+
+
+@dataclass
+class DTGDecoderOnlyOutput(GenerateDecoderOnlyOutput):
+    """``GenerateDecoderOnlyOutput`` plus ``dtg_results``: one DTGResult per context."""
+
+    dtg_results: list | None = None
+
+
+@dataclass
+class DTGEncoderDecoderOutput(GenerateEncoderDecoderOutput):
+    """``GenerateEncoderDecoderOutput`` plus ``dtg_results``: one DTGResult per context."""
+
+    dtg_results: list | None = None
+
+
+class _PlainGenerate:
+    """The model seen through ``GenerationMixin.generate``: a model whose own ``generate`` was replaced by
+    a custom recipe (transformers does that when the model's repository ships one) must not recurse."""
+
+    def __init__(self, model):
+        self._model = model
+        self.config = model.config
+        self.generation_config = model.generation_config
+
+    @property
+    def device(self):
+        return self._model.device
+
+    def generate(self, **kwargs):
+        return GenerationMixin.generate(self._model, **kwargs)
+
+
+def _first_set(*values):
+    return next((value for value in values if value is not None), None)
+
+
+def dtg_generate(model, inputs=None, generation_config=None, tokenizer=None, num_responses=None,
+                 num_return_sequences=None, return_dict_in_generate=None, **kwargs):
+    """:func:`~dialeval.generation.diversity_threshold_generate` with ``generate()``'s arguments and return value.
+
+    Takes ``inputs`` / ``input_ids`` (and ``attention_mask``) as ``generate`` does, ``tokenizer``
+    (required: DTG decodes and scores text) and every DTG option (``metric``, ``threshold``,
+    ``max_samples``, ``decoding``, ``nli_objective``, ...); other keywords are generation settings.
+    """
+    if tokenizer is None:
+        raise ValueError("DTG decodes and scores text: pass tokenizer=... to generate()")
+    if num_responses is not None and num_return_sequences is not None and num_responses != num_return_sequences:
+        raise ValueError(f"`num_responses` ({num_responses}) and `num_return_sequences` ({num_return_sequences}) "
+                         "name the same thing; give one")
+    num_responses = _first_set(num_responses, num_return_sequences, DEFAULT_NUM_RESPONSES)
+    return_dict = bool(_first_set(return_dict_in_generate, getattr(generation_config, "return_dict_in_generate", None),
+                                  model.generation_config.return_dict_in_generate))
+    for name in _GENERATE_ARGUMENTS:
+        if kwargs.get(name) is None:
+            kwargs.pop(name, None)
+    encoded = {key: kwargs.pop(key) for key in ("input_ids", "attention_mask") if kwargs.get(key) is not None}
+    if inputs is not None:
+        encoded["input_ids"] = inputs
+    if "input_ids" not in encoded:
+        raise ValueError("pass the tokenized contexts as `inputs` or `input_ids`")
+    results = diversity_threshold_generate(
+        _PlainGenerate(model), tokenizer, encoded, num_responses=num_responses, generation_config=generation_config,
+        **kwargs,
+    )
+    pad_token_id = results[0].decoding_settings["pad_token_id"]
+    is_encoder_decoder = bool(model.config.is_encoder_decoder)
+    sequences = generate_layout(None if is_encoder_decoder else encoded["input_ids"],
+                                [result.response_token_ids for result in results], pad_token_id)
+    if not return_dict:
+        return sequences
+    output_class = DTGEncoderDecoderOutput if is_encoder_decoder else DTGDecoderOnlyOutput
+    return output_class(sequences=sequences, dtg_results=results)
