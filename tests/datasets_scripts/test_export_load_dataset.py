@@ -3,8 +3,8 @@ with plain ``datasets.load_dataset(DIR, config)``, without dialeval, equal to th
 
 Every config of every builder is exported from what the tests can build offline: the papers'
 released files in ../shared/data (diversity_eval, dailydialog_pp) or the small synthetic files in
-the released formats that each builder's own tests write (circa, polar_questions,
-response_selection).
+the released formats that each builder's own tests write (circa, empathetic_dialogues,
+polar_questions, response_selection).
 """
 from __future__ import annotations
 
@@ -39,35 +39,40 @@ def _response_selection(request, tmp_path, monkeypatch) -> dict:
     return {"data_dir": str(write_release(tmp_path / "release")), "verify_checksums": False}
 
 
+def _empathetic_dialogues(request, tmp_path, monkeypatch) -> dict:
+    from test_empathetic_dialogues import write_archive
+
+    write_archive(tmp_path)
+    return {"data_dir": str(tmp_path), "verify_checksums": False}
+
+
 def _polar_questions(request, tmp_path, monkeypatch) -> dict:
     """spaCy and the 2,000 inputs of the real MultiNLI are not here: the builder's test stand-ins
     (a lexicon tagger, a small file in MultiNLI's format) go to every builder export makes."""
     from dialeval.datasets_scripts import export
     from test_polar_questions import lexicon_tagger
 
-    small = {"tagger": lexicon_tagger, "num_inputs": 2, "num_unlikelihood_premises": 3}
+    # Ten paired premises: the authors' 90 % / 10 % split leaves one for validation.
+    small = {"tagger": lexicon_tagger, "num_inputs": 2, "num_unlikelihood_premises": 10}
     monkeypatch.setattr(export, "make_builder", lambda *args: make_builder(*args, **small))
     return {"data_dir": str(request.getfixturevalue("mnli_dir")), "config_kwargs": small}
 
 
 SOURCES = {
     "diversity_eval": _diversity_eval, "dailydialog_pp": _dailydialog_pp, "circa": _circa,
+    "empathetic_dialogues": _empathetic_dialogues,
     "polar_questions": _polar_questions, "response_selection": _response_selection,
 }
 
 
 @pytest.fixture()
 def mnli_dir(tmp_path):
-    """The polar-question tests' telephone premises, in MultiNLI's release layout."""
-    from test_polar_questions import PREMISES, mnli_line
+    """The polar-question tests' premises, in MultiNLI's release layout."""
+    from test_polar_questions import mnli_lines
 
-    lines = []
-    for prompt_id, (premise, entailed, contradicted) in PREMISES.items():
-        lines.append(mnli_line(f"{prompt_id}e", prompt_id, "telephone", "entailment", premise, entailed))
-        lines.append(mnli_line(f"{prompt_id}c", prompt_id, "telephone", "contradiction", premise, contradicted))
     folder = tmp_path / "mnli" / "multinli_1.0"
     folder.mkdir(parents=True)
-    (folder / "multinli_1.0_train.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (folder / "multinli_1.0_train.jsonl").write_text("\n".join(mnli_lines()) + "\n", encoding="utf-8")
     return folder.parent
 
 
