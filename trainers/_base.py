@@ -44,6 +44,7 @@ NUM_NEGATIVE_ITEMS = "num_negative_items"
 NEGATIVE_COLUMNS = tuple(NEGATIVE_PREFIX + key for key in ("input_ids", "attention_mask", "labels"))
 ROW_KEYS = ("input_ids", "attention_mask", "labels")
 LOSS_COMPONENTS = ("gold_nll", "weighted_nll", "negative_loss")
+EVAL_RAW_COLUMNS = ("context", "response")
 
 
 def _pad_to(tensor: torch.Tensor, length: int, value: int) -> torch.Tensor:
@@ -104,12 +105,15 @@ class ResponseLossTrainer(Seq2SeqTrainer):
             raw = self._is_raw(train_dataset)
             if raw:
                 self.train_response_texts = list(train_dataset["response"])
-            train_dataset = self._prepare(train_dataset, "train_dataset", processing_class, self.train_label_columns)
+            train_dataset = self._prepare(train_dataset, "train_dataset", processing_class, self.raw_text_columns,
+                                          self.train_label_columns)
+        # Evaluation scores the gold responses only: it needs no negatives.
         if isinstance(eval_dataset, dict):
-            eval_dataset = {name: self._prepare(data, f"eval_dataset[{name!r}]", processing_class, ("labels",))
+            eval_dataset = {name: self._prepare(data, f"eval_dataset[{name!r}]", processing_class, EVAL_RAW_COLUMNS,
+                                                ("labels",))
                             for name, data in eval_dataset.items()}
         elif eval_dataset is not None:
-            eval_dataset = self._prepare(eval_dataset, "eval_dataset", processing_class, ("labels",))
+            eval_dataset = self._prepare(eval_dataset, "eval_dataset", processing_class, EVAL_RAW_COLUMNS, ("labels",))
         if data_collator is None:
             data_collator = self.negative_collator
         super().__init__(model=model, args=args, data_collator=data_collator, train_dataset=train_dataset,
@@ -130,9 +134,9 @@ class ResponseLossTrainer(Seq2SeqTrainer):
         columns = getattr(dataset, "column_names", None)
         return isinstance(columns, list) and "input_ids" not in columns and "response" in columns
 
-    def _prepare(self, dataset, argument: str, tokenizer, label_columns):
+    def _prepare(self, dataset, argument: str, tokenizer, raw_columns, label_columns):
         return prepare_dataset(dataset, argument, tokenizer, is_encoder_decoder=self.is_encoder_decoder,
-                               max_length=self.max_example_length, raw_columns=self.raw_text_columns,
+                               max_length=self.max_example_length, raw_columns=raw_columns,
                                label_columns=label_columns)
 
     @property

@@ -152,7 +152,7 @@ def test_unit_weights_reproduce_the_models_own_loss(tmp_path, architecture, requ
 
 
 def _one_step(path, tmp_path, batch_size, accumulation, negative_training, loader=load_gpt2, is_encoder_decoder=False,
-              tokenizer=None, data=None, **overrides):
+              tokenizer=None, data=None, embedder=None, **overrides):
     model = loader(path)
     settings = dict(per_device_train_batch_size=batch_size, gradient_accumulation_steps=accumulation, max_steps=1,
                     optim="sgd", learning_rate=0.5, lr_scheduler_type="constant", negative_training=negative_training,
@@ -160,7 +160,7 @@ def _one_step(path, tmp_path, batch_size, accumulation, negative_training, loade
     args = config(tmp_path / f"{batch_size}x{accumulation}", **{**settings, **overrides})
     data = tokenized(tokenizer, is_encoder_decoder, count=4) if data is None else data
     trainer = DRESSTrainer(model, args, train_dataset=data,
-                           processing_class=tokenizer, embedder=TopicEmbedder())
+                           processing_class=tokenizer, embedder=embedder or TopicEmbedder())
     before = [parameter.detach().clone() for parameter in model.parameters()]
     trainer.train()
     updates = [parameter.detach() - old for parameter, old in zip(model.parameters(), before)]
