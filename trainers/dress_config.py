@@ -11,7 +11,9 @@ from dialeval.trainers.negatives import NORMALIZATIONS
 
 @dataclass
 class DRESSConfig(Seq2SeqTrainingArguments):
-    """Training arguments plus DRESS's hyperparameters (defaults: the paper's, §4.2 and §5.3)."""
+    """Training arguments plus DRESS's hyperparameters (defaults: the paper's, §4.2 and §5.3, and
+    where the paper gives none the authors' released code's: ``negative_max_new_tokens``,
+    ``negative_normalization``)."""
 
     gamma: float = field(default=30.0, metadata={"help": "Eq. 5's exponent: w(r) = (1 - p(cluster(r)))^gamma."})
     num_clusters: int = field(default=20, metadata={"help": "k of the semantic clusters fitted on the training responses."})

@@ -40,8 +40,10 @@ def main(model_path: str, out: str, trainer_kind: str) -> None:
     workdir = os.path.join(os.path.dirname(out), f"work-{trainer_kind}")
     if trainer_kind == "dress":
         embedder = CountingEmbedder()
-        trainer, updates = _one_step(model_path, _Path(workdir), 2, 1, True, tokenizer=tokenizer, embedder=embedder)
-        report = {"embedded": embedder.embedded, "centroids": trainer.semantic_clusters.centroids.tolist(),
+        trainer, updates = _one_step(model_path, _Path(workdir), 2, 1, True, tokenizer=tokenizer, embedder=embedder,
+                                     logging_strategy="steps", logging_steps=1)
+        report = {"log": next(entry for entry in trainer.state.log_history if "loss" in entry),
+                  "embedded": embedder.embedded, "centroids": trainer.semantic_clusters.centroids.tolist(),
                   "weights": list(trainer.train_dataset["dress_weight"]), "negatives": len(trainer._negative_pool),
                   "fitted_on": trainer.semantic_clusters.settings["num_reference_texts"]}
         with open(f"{out}.rank{trainer.args.process_index}.json", "w", encoding="utf-8") as handle:
