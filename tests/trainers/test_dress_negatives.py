@@ -97,3 +97,32 @@ def test_a_cycle_divides_head_negatives_by_all_generated_tokens(tmp_path, tiny_g
     weighted = (sequence_nll(gold, batch["labels"], True) * batch["dress_weight"]).sum() / gold_tokens
     negative = -sequence_nll(negatives, batch["negative_labels"], True).sum() / expected_divisor
     assert loss.item() == pytest.approx((weighted + negative).item(), rel=1e-5)
+
+
+def test_negatives_are_spread_over_the_epoch_within_the_bound(tmp_path, tiny_gpt2_path, monkeypatch):
+    """4 negatives over an epoch of 4 micro-batches of 2: one each (not 2, 2, 0, 0 right after the cycle)."""
+    tokenizer = AutoTokenizer.from_pretrained(tiny_gpt2_path)
+    args = config(tmp_path, per_device_train_batch_size=2, num_train_epochs=1, negative_contexts_per_cycle=4,
+                  negative_generation_batch_size=4)
+    trainer = DRESSTrainer(load_gpt2(tiny_gpt2_path), args, train_dataset=tokenized(tokenizer, False, count=8),
+                           processing_class=tokenizer, embedder=TopicEmbedder())
+    rows = []
+    prepare = trainer.prepare_window
+
+    def recording(batch_samples, device):
+        prepare(batch_samples, device)
+        rows.extend(batch["negative_input_ids"].shape[0] if "negative_input_ids" in batch else 0 for batch in batch_samples)
+
+    monkeypatch.setattr(trainer, "prepare_window", recording)
+    trainer.train()
+    assert trainer.negative_cycles[0]["num_negatives"] == 4 and rows == [1, 1, 1, 1]
+
+
+def test_a_schedule_past_the_memory_bound_is_refused(tmp_path, tiny_gpt2_path):
+    tokenizer = AutoTokenizer.from_pretrained(tiny_gpt2_path)
+    args = config(tmp_path, per_device_train_batch_size=1, max_steps=1, recluster_every=1, negative_contexts_per_cycle=4)
+    trainer = DRESSTrainer(load_gpt2(tiny_gpt2_path), args, train_dataset=tokenized(tokenizer, False, count=4),
+                           processing_class=tokenizer, embedder=TopicEmbedder())
+    with pytest.raises(ValueError, match=r"could stack 4 negative rows .* above `max_negatives_per_batch`=1"):
+        trainer.train()
+    assert trainer.negative_cycles == []
