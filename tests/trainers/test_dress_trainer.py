@@ -88,8 +88,11 @@ def test_config_validates_and_has_paper_defaults(tmp_path):
     defaults = DRESSConfig(output_dir=str(tmp_path), report_to="none")
     assert (defaults.gamma, defaults.num_clusters, defaults.head_threshold) == (30.0, 20, 0.1)
     assert defaults.negative_training and defaults.negative_contexts_per_cycle == 5000
+    # where the paper is silent, the released code's: --label-truncate 128, all generated tokens as the divisor
+    assert defaults.negative_max_new_tokens == 128 and defaults.negative_normalization == "all_generated"
     for bad in ({"gamma": -1.0}, {"num_clusters": 1}, {"head_threshold": 1.0}, {"recluster_every": 0},
-                {"negative_contexts_per_cycle": 0}):
+                {"negative_contexts_per_cycle": 0}, {"negative_normalization": "tokens"}, {"max_negatives_per_batch": 0},
+                {"max_length": 2}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             DRESSConfig(output_dir=str(tmp_path), report_to="none", **bad)
 
