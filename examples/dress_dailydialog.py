@@ -12,7 +12,8 @@ can be downloaded here, so this is the same comparison at toy scale:
 3. from that checkpoint, ``--finetune-steps`` more steps each (same seed, data order, learning
    rate): vanilla (``transformers.Trainer``), DRESS(-NT) (weighted NLL only) and DRESS (weighted
    NLL + negative training, a cycle every ``--recluster-every`` steps on
-   ``--negative-contexts`` sampled training contexts); gamma = 30, k = 20, head threshold 0.1;
+   ``--negative-contexts`` sampled training contexts, its negatives spread over the cycle's
+   steps and normalized as the authors' released code does); gamma = 30, k = 20, head threshold 0.1;
 4. greedy generation for the held-out contexts (no repeated 3-grams, as §5.3), scored with
    Sem-Ent under k = 20 MiniLM clusters fitted on the training responses (the same clusters
    DRESS weights with), Dist-1/2, the share of generations in the 5 largest training clusters

@@ -6,7 +6,13 @@
   and Negative Training (He & Glass 2020).
 * :func:`encode_dialogue`, :func:`encode_unlikelihood_example`, :class:`DialogueCollator`: the
   examples they train on (causal LMs DialoGPT-style, or encoder-decoder models).
-* :mod:`dialeval.trainers.losses`: the pure loss functions.
+* :mod:`dialeval.trainers.losses`: the pure loss functions; :mod:`dialeval.trainers.negatives`:
+  DRESS's negative groups and schedule (the released code's normalization).
+* :mod:`dialeval.trainers.inputs`: what data the trainers accept (raw text is tokenized) and refuse;
+  :mod:`dialeval.trainers.model_card`: the ``README.md`` written on save.
+
+Both trainers work as ``Trainer`` does for ``train`` / ``evaluate`` / ``predict`` /
+``predict_with_generate`` / checkpoints; ``eval_loss`` is the plain gold NLL.
 """
 from dialeval.trainers.data import DialogueCollator, encode_dialogue, encode_unlikelihood_example
 from dialeval.trainers.dress import DRESSTrainer

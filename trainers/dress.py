@@ -10,17 +10,35 @@ Training responses are embedded and clustered into k semantic clusters (§3.1, t
    holding more than ``head_threshold`` = 0.1 of the generations) with weight ``-1``.
    ``negative_training=False`` is the paper's DRESS(-NT) ablation (Table 3).
 
-Following the authors' released code, generated (negative) responses are batched apart from the
-gold ones and each group is divided by its own target-token count (gold: the weighted NLL over
-the gold target tokens; negatives: the weight -1 NLL over the generated tokens). Deviation: the
-released code takes separate optimizer steps for gold and generated batches; here each gold
-micro-batch is paired with one batch of negatives (same per-device size, drawn in order from the
-cycle's pool until it is used up; the two go through the model in one forward pass, rows stacked)
-and both contribute to the same optimizer step. This keeps the Trainer's step count, learning-rate
-schedule, gradient accumulation and multi-process semantics exactly those of plain training; see
-:mod:`dialeval.trainers._base` for the normalization. Checkpoints carry the negative-training
-state (each process's pool and position in it, the cycle statistics, whether a cycle is due) as
-JSON, so a run resumed from a checkpoint trains as the uninterrupted run would.
+The clusters are fitted once, on the main process, before training (and the training responses
+assigned there); the other processes receive the fitted state and the assignments (accelerate's
+``broadcast_object_list``), so they never embed. A cycle's generations are likewise assigned on
+the main process only.
+
+Negative term, as the authors' released code computes it (``negative_normalization="all_generated"``,
+see :mod:`dialeval.trainers.negatives`): the cycle's generations, in a seeded random order, are cut
+into groups of ``per_device_train_batch_size x gradient_accumulation_steps x processes`` (the
+released code's ``--batchsize``: one optimizer step's worth); a head-cluster generation weighs -1,
+the others 0, and each group is divided by *all* its generated tokens. ``"head_only"`` divides by
+the head generations' tokens only (stronger by 1 / head share). Only the head rows go through the
+model: a weight-0 row adds nothing but its token count.
+
+Schedule. The released code takes each generated batch as its own optimizer step, shuffled
+among the epoch's gold steps. Here the negatives are spread evenly over the micro-batches of the
+cycle's period (the epoch, or ``recluster_every`` steps): micro-batch slot ``j`` of the ``M`` in
+the period (counted over processes) stacks rows ``floor(j N / M)`` to ``floor((j + 1) N / M)`` of
+the ``N`` negatives onto its gold rows, in one forward pass. Summed over the period, the update is
+the released code's sum of gold and generated steps (to first order); the Trainer's step count,
+learning-rate schedule, gradient accumulation and multi-process semantics stay those of plain
+training. Memory: a per-device forward pass holds at most ``per_device_train_batch_size +
+ceil(negative_contexts_per_cycle / M)`` rows; training refuses a schedule where that bound exceeds
+``per_device_train_batch_size + max_negatives_per_batch`` (default: twice the batch). In the
+paper's setting (5,000 contexts a cycle, one cycle an epoch over 87K DailyDialog pairs at batch
+32, i.e. about 2,700 micro-batches) that is 2 extra rows.
+
+Checkpoints carry the negative-training state (the cycle's negatives, the position in the period,
+the cycle statistics, whether a cycle is due) as JSON, so a run resumed from a checkpoint trains
+as the uninterrupted run would, on any number of processes.
 """
 from __future__ import annotations
 
@@ -35,12 +53,33 @@ from dialeval.metrics.sem_ent.clusters import SemanticClusters, distribution_ent
 from transformers import TrainerCallback
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR, get_last_checkpoint
 
-from dialeval.trainers._base import NEGATIVE_COLUMNS, ResponseLossTrainer
+from dialeval.trainers._base import ResponseLossTrainer
 from dialeval.trainers.dress_config import DRESSConfig
-from dialeval.trainers.losses import IGNORE_INDEX, dress_weights, head_cluster_mask, weighted_nll_loss
+from dialeval.trainers.losses import IGNORE_INDEX, dress_weights, head_cluster_mask, sequence_nll
+from dialeval.trainers.negatives import group_normalizers, max_rows_per_slot, slot_rows
 
 WEIGHT_COLUMN = "dress_weight"
 NEGATIVE_WEIGHT = -1.0
+STATE_FILE = "dress_negative_state.json"
+CLUSTERS_FOLDER = "semantic_clusters"
+CITATION = """@inproceedings{han-etal-2022-measuring,
+  title = {Measuring and Improving Semantic Diversity of Dialogue Generation},
+  author = {Han, Seungju and Kim, Beomsu and Chang, Buru},
+  booktitle = {Findings of the Association for Computational Linguistics: EMNLP 2022},
+  year = {2022},
+  url = {https://aclanthology.org/2022.findings-emnlp.66}
+}"""
+DIFFERENCES = [
+    "Clusters: the released code fits faiss k-means (random initialization, trained on a sample of at most 256 "
+    "points per centroid) on MAUVE's L2-normalized, PCA-reduced (0.9 variance) DialoGPT-large features; dialeval "
+    "uses scikit-learn's KMeans (k-means++, all points, 5 restarts, 500 iterations) on the same kind of features, "
+    "so the partitions differ; the embedder is the one given (the paper's is `load_embedder(\"last_token\")`).",
+    "Generated (negative) responses: the released code takes each generated batch as its own optimizer step, "
+    "shuffled among the epoch's gold steps; dialeval spreads the negatives evenly over the micro-batches of the "
+    "cycle's period and stacks them with gold rows, so the Trainer's step count and schedule are unchanged.",
+    "Contexts of a cycle: a seeded sample without replacement of the training contexts (duplicates removed), "
+    "where the released code takes the next `--dm-samples` examples of its data stream.",
+]
 
 
 class _CycleSchedule(TrainerCallback):
@@ -49,7 +88,8 @@ class _CycleSchedule(TrainerCallback):
     def __init__(self, trainer: DRESSTrainer):
         self.trainer = trainer
 
-    def on_train_begin(self, args, state, control, **kwargs):
+    def on_train_begin(self, args, state, control, train_dataloader=None, **kwargs):
+        self.trainer.plan_negative_slots(train_dataloader)
         if args.recluster_every is not None and not self.trainer.resumed_negative_state:
             self.trainer.cycle_due = True
 
@@ -71,22 +111,43 @@ def _response_start(labels) -> int:
     return len(labels)
 
 
+def _clusters_state(clusters: SemanticClusters) -> dict:
+    return {"embedder_identity": clusters.embedder_identity, "settings": clusters.settings,
+            **{name: np.asarray(getattr(clusters, name)).tolist()
+               for name in ("pca_mean", "pca_components", "centroids", "reference_distribution")}}
+
+
+def _clusters_from_state(state: dict, embedder) -> SemanticClusters:
+    arrays = {name: np.asarray(state[name], dtype=np.float32)
+              for name in ("pca_mean", "pca_components", "centroids")}
+    return SemanticClusters(embedder_identity=state["embedder_identity"], settings=state["settings"],
+                            reference_distribution=np.asarray(state["reference_distribution"]), embedder=embedder,
+                            **arrays)
+
+
 class DRESSTrainer(ResponseLossTrainer):
     """A drop-in ``Trainer`` / ``Seq2SeqTrainer`` that trains with DRESS (see the module docstring).
 
     Args (beyond ``Seq2SeqTrainer``'s):
         args: a :class:`DRESSConfig`.
-        train_dataset: a ``datasets.Dataset`` of tokenized examples (``input_ids``, ``labels``;
-            :func:`~dialeval.trainers.encode_dialogue` builds them); a ``dress_weight`` column is added.
+        train_dataset: a ``datasets.Dataset`` of tokenized examples (``input_ids``, ``labels`` with
+            -100 on the context; :func:`~dialeval.trainers.encode_dialogue` builds them) or of raw
+            ``context`` / ``response`` text, which the trainer tokenizes; a ``dress_weight`` column is added.
         semantic_clusters: fitted clusters (their k must equal ``args.num_clusters``), or
         embedder: a :class:`~dialeval.metrics.engines.embedders.TextEmbedder` to fit the clusters on the
-            training responses (k = ``args.num_clusters``, seed ``args.cluster_seed``).
+            training responses (k = ``args.num_clusters``, seed ``args.cluster_seed``), on the main process.
+
+    The clustered texts are the raw ``response`` column when the trainer tokenized raw text, else
+    ``args.response_text_column``, else the decoded labels.
 
     After construction: :attr:`semantic_clusters`, :attr:`training_cluster_distribution` (p of Eq. 5),
     and during training :attr:`negative_cycles` (one dict of statistics per cycle, also logged).
+    ``eval_loss`` is the plain gold NLL (no weights, no negatives). ``save_model`` also writes the
+    clusters (``semantic_clusters/``, JSON + safetensors) and a model card (``README.md``).
     """
 
-    extra_columns = (WEIGHT_COLUMN, *NEGATIVE_COLUMNS)
+    extra_columns = (WEIGHT_COLUMN,)
+    required_batch_columns = (WEIGHT_COLUMN,)
 
     def __init__(self, model=None, args=None, data_collator=None, train_dataset=None, eval_dataset=None,
                  processing_class=None, *, semantic_clusters: SemanticClusters | None = None, embedder=None, **kwargs):
@@ -95,10 +156,8 @@ class DRESSTrainer(ResponseLossTrainer):
         import datasets
 
         if not isinstance(train_dataset, datasets.Dataset):
-            raise ValueError(f"`train_dataset` must be a datasets.Dataset of tokenized examples, got {type(train_dataset).__name__}")
-        for column in ("input_ids", "labels"):
-            if column not in train_dataset.column_names:
-                raise ValueError(f"`train_dataset` must have an {column!r} column, has {train_dataset.column_names}")
+            raise ValueError("`train_dataset` must be a datasets.Dataset of tokenized examples or of raw `context` / "
+                             f"`response` text, got {type(train_dataset).__name__}")
         if semantic_clusters is None and embedder is None:
             raise ValueError("pass `semantic_clusters` (fitted) or an `embedder` to fit them on the training responses")
         if semantic_clusters is not None and not isinstance(semantic_clusters, SemanticClusters):
@@ -107,44 +166,110 @@ class DRESSTrainer(ResponseLossTrainer):
             raise ValueError(f"`semantic_clusters` has k={semantic_clusters.num_clusters} but `args.num_clusters`={args.num_clusters}")
         if semantic_clusters is not None and embedder is not None:
             raise ValueError("pass either `semantic_clusters` or `embedder`, not both (the clusters carry their embedder)")
+        if args.response_text_column is not None and args.response_text_column not in train_dataset.column_names:
+            raise ValueError(f"`response_text_column` {args.response_text_column!r} is not a column of `train_dataset` "
+                             f"({train_dataset.column_names})")
+        limit = max_input_length(model.config) if model is not None else None
+        if (args.negative_training and model is not None and not model.config.is_encoder_decoder
+                and isinstance(limit, int) and limit - args.negative_max_new_tokens < 1):
+            raise ValueError(f"`negative_max_new_tokens`={args.negative_max_new_tokens} leaves no room for a context "
+                             f"within the model's {limit} positions")
         self.tokenizer_for_text = processing_class
-        responses = self._training_responses(train_dataset, args.response_text_column)
-        blank = [index for index, text in enumerate(responses) if not text.strip()]
-        if blank:
-            raise ValueError(f"`train_dataset` has {len(blank)} empty responses (first: row {blank[0]}); "
-                             "an empty response has no semantic cluster, filter them out")
-        if semantic_clusters is None:
-            semantic_clusters = SemanticClusters.fit(responses, embedder, num_clusters=args.num_clusters, seed=args.cluster_seed)
-        self.semantic_clusters = semantic_clusters
-        cluster_ids = semantic_clusters.assign(responses)
-        self.training_cluster_distribution = np.bincount(cluster_ids, minlength=semantic_clusters.num_clusters) / len(cluster_ids)
-        weights = dress_weights(cluster_ids, self.training_cluster_distribution, args.gamma)
-        if WEIGHT_COLUMN in train_dataset.column_names:
-            train_dataset = train_dataset.remove_columns(WEIGHT_COLUMN)
-        train_dataset = train_dataset.add_column(WEIGHT_COLUMN, weights.astype(np.float32).tolist())
+        texts = list(train_dataset[args.response_text_column]) if args.response_text_column is not None else None
 
         self.cycle_due = False
         self.resumed_negative_state = False
         self.negative_cycles: list[dict] = []
         self._negative_pool: list[dict] = []
-        self._negative_cursor = 0
+        self._negative_slots = 1
+        self._negative_batches_done = 0
         callbacks = list(kwargs.pop("callbacks", None) or [])
         super().__init__(model=model, args=args, data_collator=data_collator, train_dataset=train_dataset,
                          eval_dataset=eval_dataset, processing_class=processing_class,
                          callbacks=callbacks + [_CycleSchedule(self)], **kwargs)
+        if texts is None:
+            texts = self.train_response_texts
+        self.semantic_clusters, cluster_ids = self._fit_on_main(texts, semantic_clusters, embedder)
+        self.training_cluster_distribution = np.bincount(cluster_ids, minlength=args.num_clusters) / len(cluster_ids)
+        weights = dress_weights(cluster_ids, self.training_cluster_distribution, args.gamma)
+        dataset = self.train_dataset
+        if WEIGHT_COLUMN in dataset.column_names:
+            dataset = dataset.remove_columns(WEIGHT_COLUMN)
+        self.train_dataset = dataset.add_column(WEIGHT_COLUMN, weights.astype(np.float32).tolist())
+
+    # -- the clusters, fitted once ---------------------------------------------------------
+
+    def _on_main(self, work):
+        """Run ``work()`` on the main process and give its JSON-able result (or its error) to every process."""
+        from accelerate.utils import broadcast_object_list
+
+        if self.accelerator.num_processes == 1:
+            return work()
+        payload = [None]
+        failure = None
+        if self.accelerator.is_main_process:
+            try:
+                payload = [json.dumps({"result": work()})]
+            except Exception as error:  # every process must leave the broadcast, then raise
+                failure = error
+                payload = [json.dumps({"error": f"{type(error).__name__} on the main process: {error}"})]
+        broadcast_object_list(payload, from_process=0)
+        message = json.loads(payload[0])
+        if failure is not None:
+            raise failure
+        if "error" in message:
+            raise ValueError(message["error"])
+        return message["result"]
+
+    def _fit_on_main(self, texts, semantic_clusters, embedder):
+        """Fit (unless given) and assign the training responses on the main process only; the other
+        processes rebuild the fitted clusters from their broadcast state."""
+        args = self.args
+        fitted = {}
+
+        def work():
+            responses = texts if texts is not None else self._training_responses()
+            blank = [index for index, text in enumerate(responses) if not text.strip()]
+            if blank:
+                raise ValueError(f"`train_dataset` has {len(blank)} empty responses (first: row {blank[0]}); "
+                                 "an empty response has no semantic cluster, filter them out")
+            clusters = semantic_clusters
+            if clusters is None:
+                clusters = SemanticClusters.fit(responses, embedder, num_clusters=args.num_clusters, seed=args.cluster_seed)
+            fitted["clusters"] = clusters
+            return {"clusters": None if semantic_clusters is not None else _clusters_state(clusters),
+                    "cluster_ids": clusters.assign(responses).tolist()}
+
+        result = self._on_main(work)
+        if "clusters" in fitted:
+            clusters = fitted["clusters"]
+        elif result["clusters"] is None:
+            clusters = semantic_clusters
+        else:
+            clusters = _clusters_from_state(result["clusters"], embedder)
+        return clusters, np.asarray(result["cluster_ids"], dtype=int)
+
+    def _decode(self, token_ids: list[int]) -> str:
+        if self.tokenizer_for_text is None or not hasattr(self.tokenizer_for_text, "decode"):
+            raise ValueError("`processing_class` must be a tokenizer to decode responses for clustering "
+                             "(or set `response_text_column`)")
+        return self.tokenizer_for_text.decode(token_ids, skip_special_tokens=True).strip()
+
+    def _training_responses(self) -> list[str]:
+        return [self._decode([token for token in labels if token != IGNORE_INDEX]) for labels in self.train_dataset["labels"]]
 
     # -- checkpoints -----------------------------------------------------------------------
 
-    def _negative_state_path(self, checkpoint: str) -> str:
-        return os.path.join(checkpoint, f"dress_negative_state-{self.args.process_index}.json")
+    def _negative_state(self) -> dict:
+        return {"pool": self._negative_pool, "slots": self._negative_slots, "batches_done": self._negative_batches_done,
+                "cycles": self.negative_cycles, "cycle_due": self.cycle_due}
 
     def _save_checkpoint(self, model, trial) -> None:
         super()._save_checkpoint(model, trial)
-        checkpoint = os.path.join(self._get_output_dir(trial=trial), f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}")
-        state = {"pool": self._negative_pool, "cursor": self._negative_cursor, "cycles": self.negative_cycles,
-                 "cycle_due": self.cycle_due}
-        with open(self._negative_state_path(checkpoint), "w", encoding="utf-8") as handle:
-            json.dump(state, handle)
+        if self.args.should_save:
+            checkpoint = os.path.join(self._get_output_dir(trial=trial), f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}")
+            with open(os.path.join(checkpoint, STATE_FILE), "w", encoding="utf-8") as handle:
+                json.dump(self._negative_state(), handle)
 
     def train(self, resume_from_checkpoint=None, **kwargs):
         """``Trainer.train``; resuming also restores the negative-training state saved with the checkpoint."""
@@ -153,56 +278,103 @@ class DRESSTrainer(ResponseLossTrainer):
             if resume_from_checkpoint is None:
                 raise ValueError(f"No valid checkpoint found in output directory ({self.args.output_dir})")
         if resume_from_checkpoint is not None and self.args.negative_training:
-            path = self._negative_state_path(resume_from_checkpoint)
+            path = os.path.join(resume_from_checkpoint, STATE_FILE)
             if not os.path.isfile(path):
-                raise ValueError(f"{resume_from_checkpoint} has no {os.path.basename(path)}: it was not saved by a "
-                                 "DRESSTrainer with negative training on the same number of processes")
+                raise ValueError(f"{resume_from_checkpoint} has no {STATE_FILE}: it was not saved by a DRESSTrainer "
+                                 "with negative training")
             with open(path, encoding="utf-8") as handle:
                 state = json.load(handle)
-            self._negative_pool, self._negative_cursor = state["pool"], state["cursor"]
+            self._negative_pool, self._negative_slots = state["pool"], state["slots"]
+            self._negative_batches_done = state["batches_done"]
             self.negative_cycles, self.cycle_due = state["cycles"], state["cycle_due"]
             self.resumed_negative_state = True
         return super().train(resume_from_checkpoint=resume_from_checkpoint, **kwargs)
 
+    def save_model(self, output_dir: str | None = None, _internal_call: bool = False) -> None:
+        """``Trainer.save_model`` plus the clusters the weights came from and the model card."""
+        super().save_model(output_dir, _internal_call=_internal_call)
+        if self.args.should_save:
+            self.semantic_clusters.save(os.path.join(output_dir or self.args.output_dir, CLUSTERS_FOLDER))
+
+    def model_card(self, model_name: str | None):
+        args = self.args
+        hyperparameters = {name: getattr(args, name) for name in (
+            "gamma", "num_clusters", "head_threshold", "negative_training", "negative_contexts_per_cycle",
+            "recluster_every", "negative_max_new_tokens", "negative_no_repeat_ngram_size", "negative_normalization",
+            "max_negatives_per_batch", "cluster_seed")}
+        hyperparameters["embedder"] = json.dumps(self.semantic_clusters.embedder_identity, sort_keys=True)
+        hyperparameters["training_cluster_distribution"] = [round(float(p), 4) for p in self.training_cluster_distribution]
+        method = (
+            "DRESS (Han et al. 2022, §4.2): the training responses are clustered into k semantic clusters; each gold "
+            "response is weighted by `(1 - p(cluster))^gamma` (Eq. 5) in the NLL (Eq. 4), and every cycle the model's "
+            "greedy responses to training contexts that fall in head clusters (share > `head_threshold` of the "
+            "generations) are trained on with weight -1 (Negative Training); `negative_training=False` is DRESS(-NT). "
+            "The clusters are saved in `semantic_clusters/` beside the weights."
+        )
+        return self.card(model_name, tags=["dress", "semantic-diversity"], title="DRESS", method=method,
+                         hyperparameters=hyperparameters, differences=DIFFERENCES, citation=CITATION)
+
+    def card_training_rows(self) -> dict:
+        return {**super().card_training_rows(), "negative_cycles": len(self.negative_cycles),
+                "negatives": sum(cycle["num_negatives"] for cycle in self.negative_cycles)}
+
     # -- Eq. 4-5 ---------------------------------------------------------------------------
 
-    def _decode(self, token_ids: list[int]) -> str:
-        if self.tokenizer_for_text is None or not hasattr(self.tokenizer_for_text, "decode"):
-            raise ValueError("`processing_class` must be a tokenizer to decode responses for clustering "
-                             "(or set `response_text_column`)")
-        return self.tokenizer_for_text.decode(token_ids, skip_special_tokens=True).strip()
-
-    def _training_responses(self, dataset, column: str | None) -> list[str]:
-        if column is not None:
-            if column not in dataset.column_names:
-                raise ValueError(f"`response_text_column` {column!r} is not a column of `train_dataset` ({dataset.column_names})")
-            return list(dataset[column])
-        return [self._decode([token for token in labels if token != IGNORE_INDEX]) for labels in dataset["labels"]]
-
     def gold_weights(self, inputs: dict) -> torch.Tensor | None:
-        return inputs.get(WEIGHT_COLUMN)
+        if WEIGHT_COLUMN not in inputs:
+            raise ValueError(f"the batch has no `{WEIGHT_COLUMN}`: without it DRESS would be plain MLE; the data collator "
+                             "must keep it (dialeval.trainers.DialogueCollator does)")
+        return inputs.pop(WEIGHT_COLUMN)
 
-    def negative_loss(self, logits, labels, num_items) -> torch.Tensor:
-        weights = torch.full((logits.shape[0],), NEGATIVE_WEIGHT, device=logits.device)
-        return weighted_nll_loss(logits, labels, weights, num_items, self.shift_labels)
+    def negative_loss(self, logits, labels, negative: dict, window_count) -> torch.Tensor:
+        """``sum_i w_i NLL_i``, ``w_i = -1 / (tokens of generation i's group)``: already this process's share."""
+        if "weight" not in negative:
+            raise ValueError("DRESS negative rows need `negative_weight` (-1 / their group's token count)")
+        return (sequence_nll(logits, labels, self.shift_labels) * negative["weight"].to(logits.device)).sum()
 
     # -- negative training -----------------------------------------------------------------
 
-    def attach_negatives(self, batch_samples: list) -> None:
+    def plan_negative_slots(self, train_dataloader) -> None:
+        """The micro-batch slots of a cycle's period, and the refusal of a schedule past the memory bound."""
+        args = self.args
+        if not args.negative_training:
+            return
+        world = args.world_size
+        micro_batches = (args.recluster_every * args.gradient_accumulation_steps if args.recluster_every is not None
+                         else len(train_dataloader))
+        slots = max(micro_batches * world, 1)
+        contexts = min(args.negative_contexts_per_cycle, len(self.train_dataset))
+        bound = args.max_negatives_per_batch or args.per_device_train_batch_size
+        if max_rows_per_slot(contexts, slots) > bound:
+            period = f"`recluster_every`={args.recluster_every} steps" if args.recluster_every is not None else "an epoch"
+            raise ValueError(
+                f"`negative_contexts_per_cycle`={args.negative_contexts_per_cycle} generations spread over {period} "
+                f"({slots} micro-batches over all processes) could stack {max_rows_per_slot(contexts, slots)} negative "
+                f"rows onto a micro-batch, above `max_negatives_per_batch`={bound}: lower negative_contexts_per_cycle, "
+                "raise recluster_every, or raise max_negatives_per_batch if the memory allows")
+        if not self.resumed_negative_state:
+            self._negative_slots = slots
+
+    def prepare_window(self, batch_samples: list, device) -> None:
         if not self.args.negative_training:
             return
         if self.cycle_due:
             self.cycle_due = False
             self.run_negative_cycle()
+        rank, world = self.args.process_index, self.args.world_size
         for batch in batch_samples:
-            size = batch["input_ids"].shape[0]
-            chunk = self._negative_pool[self._negative_cursor : self._negative_cursor + size]
-            if not chunk:
-                return
-            self._negative_cursor += len(chunk)
-            collated = self.negative_collator(chunk)
+            start, stop = slot_rows(len(self._negative_pool), self._negative_slots,
+                                    self._negative_batches_done * world + rank)
+            self._negative_batches_done += 1
+            rows = self._negative_pool[start:stop]
+            if not rows:
+                continue
+            collated = self.negative_collator([{key: row[key] for key in ("input_ids", "attention_mask", "labels")}
+                                               for row in rows])
             for key in ("input_ids", "attention_mask", "labels"):
                 batch["negative_" + key] = collated[key]
+            batch["negative_weight"] = torch.tensor([NEGATIVE_WEIGHT / row["normalizer"] for row in rows],
+                                                    dtype=torch.float32)
 
     def _sample_prompts(self, cycle: int) -> list[list[int]]:
         dataset = self.train_dataset
@@ -271,48 +443,64 @@ class DRESSTrainer(ResponseLossTrainer):
         return {"input_ids": prompt + response, "attention_mask": [1] * (len(prompt) + len(response)),
                 "labels": [IGNORE_INDEX] * len(prompt) + response}
 
-    def run_negative_cycle(self) -> dict:
-        """Generate for sampled training contexts, keep the head-cluster generations as negatives.
+    def _assign_generations(self, texts: list[str]) -> list[int]:
+        """Cluster ids of the non-empty generations, computed on the main process."""
+        def work():
+            kept = [text for text in texts if text.strip()]
+            return self.semantic_clusters.assign(kept).tolist() if kept else []
 
-        Each process generates for its share of the sampled contexts; the generations are
-        gathered so that every process assigns the same clusters and builds the same pool, then
-        takes every ``num_processes``-th negative (equal counts, so no process waits on another).
+        return self._on_main(work)
+
+    def run_negative_cycle(self) -> dict:
+        """Generate for sampled training contexts; the head-cluster generations become the cycle's negatives.
+
+        Each process generates for its share of the sampled contexts; the generations are gathered
+        (in the sampled order, whatever the number of processes), assigned to the clusters on the
+        main process, and every process builds the same pool: the head-cluster generations in a
+        seeded random order, each with the token count of its group (see the module docstring).
         """
         from accelerate.utils import gather_object
 
         started = time.perf_counter()
+        args = self.args
         cycle = len(self.negative_cycles)
+        unused = len(self._negative_pool) - slot_rows(len(self._negative_pool), self._negative_slots,
+                                                      self._negative_batches_done * args.world_size)[0]
         prompts = self._sample_prompts(cycle)
-        rank, world = self.args.process_index, self.args.world_size
-        local = prompts[rank::world]
-        pairs = list(zip(*self.generate_responses(local)))
+        rank, world = args.process_index, args.world_size
+        mine = list(range(rank, len(prompts), world))
+        used_prompts, responses = self.generate_responses([prompts[index] for index in mine])
+        generated = list(zip(mine, used_prompts, responses))
         if world > 1:
-            pairs = gather_object(pairs)
-        texts = [self._decode(response) for _, response in pairs]
-        # An empty generation (eos at once) has no semantic content to embed: it is counted, not clustered.
-        clustered = [(pair, text) for pair, text in zip(pairs, texts) if text.strip()]
-        if clustered:
-            cluster_ids = self.semantic_clusters.assign([text for _, text in clustered])
-            head = head_cluster_mask(cluster_ids, self.semantic_clusters.num_clusters, self.args.head_threshold)
-        else:
-            cluster_ids, head = np.zeros(0, dtype=int), np.zeros(0, dtype=bool)
-        negatives = [self._negative_example(prompt, response)
-                     for ((prompt, response), _), is_head in zip(clustered, head) if is_head]
-        order = np.random.default_rng(self.args.seed + 2000 + cycle).permutation(len(negatives))
-        negatives = [negatives[index] for index in order]
-        negatives = negatives[: len(negatives) - len(negatives) % world]
-        self._negative_pool = negatives[rank::world]
-        self._negative_cursor = 0
+            generated = sorted(gather_object(generated), key=lambda item: item[0])
+        texts = [self._decode(response) for _, _, response in generated]
+        # An empty generation (eos at once) has no semantic content to embed: it is not clustered, never a negative.
+        cluster_ids = np.asarray(self._assign_generations(texts), dtype=int)
+        clustered = [index for index, text in enumerate(texts) if text.strip()]
+        is_head = np.zeros(len(generated), dtype=bool)
+        if len(cluster_ids):
+            is_head[clustered] = head_cluster_mask(cluster_ids, self.semantic_clusters.num_clusters, args.head_threshold)
+        order = np.random.default_rng(args.seed + 2000 + cycle).permutation(len(generated))
+        group_size = args.per_device_train_batch_size * args.gradient_accumulation_steps * world
+        token_counts = [len(generated[index][2]) for index in order]
+        normalizers = group_normalizers(token_counts, is_head[order], group_size, args.negative_normalization)
+        self._negative_pool = [
+            {**self._negative_example(generated[index][1], generated[index][2]), "normalizer": int(normalizer)}
+            for index, normalizer in zip(order, normalizers) if is_head[index]
+        ]
+        self._negative_batches_done = 0
         shares = np.bincount(cluster_ids, minlength=self.semantic_clusters.num_clusters) / max(len(cluster_ids), 1)
         stats = {
             "cycle": cycle,
             "global_step": self.state.global_step,
-            "num_generated": len(pairs),
-            "num_empty": len(pairs) - len(clustered),
-            "num_negatives": len(negatives),
-            "head_clusters": sorted(int(index) for index in np.flatnonzero(shares > self.args.head_threshold)),
-            "head_share": float(head.mean()) if len(head) else 0.0,
+            "num_generated": len(generated),
+            "num_empty": len(generated) - len(clustered),
+            "num_negatives": len(self._negative_pool),
+            "head_clusters": sorted(int(index) for index in np.flatnonzero(shares > args.head_threshold)),
+            "head_share": float(is_head[clustered].mean()) if clustered else 0.0,
             "generated_sem_ent": distribution_entropy(shares) if len(cluster_ids) else 0.0,
+            "max_negatives_per_batch": max_rows_per_slot(len(self._negative_pool), self._negative_slots),
+            "previous_unused": int(unused),
             "seconds": time.perf_counter() - started,
         }
         self.negative_cycles.append(stats)

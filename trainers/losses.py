@@ -97,6 +97,12 @@ def _normalizer(num_items_in_batch, mask: torch.Tensor) -> torch.Tensor:
     return count.clamp(min=1).to(torch.float32)
 
 
+def sequence_nll(logits: torch.Tensor, labels: torch.Tensor, shift_labels: bool = False) -> torch.Tensor:
+    """Each row's summed ``-log p(label)`` over its target tokens, (batch,) float32."""
+    nll, mask = token_nll(logits, labels, shift_labels)
+    return (nll * mask).sum(dim=1)
+
+
 def weighted_nll_loss(
     logits: torch.Tensor,
     labels: torch.Tensor,

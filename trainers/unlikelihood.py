@@ -3,7 +3,7 @@
 * Unlikelihood (Li et al. 2020, "Don't say that!"; the n-best contradiction paper, §4.3 and
   App. C, trains Blender with alpha in {0, 1, 10}): every example has a gold and a negative
   response; ``loss = MLE(gold) + alpha * UL(negative)``, ``UL = -sum_t log(1 - p(neg_t))``
-  (clamped), each term divided by its own target-token count.
+  (clamped), each term divided by its own target-token count over the accumulation window.
 * Negative Training (He & Glass 2020; DRESS's NT baseline, §5.2): the negative term is the NLL
   of the negative response with weight -1, i.e. :func:`~dialeval.trainers.losses.weighted_nll_loss`
   (the same function DRESS uses) with ``example_weights = -1``; ``negative_loss="negative_training"``.
@@ -12,34 +12,74 @@ alpha = 0 is plain maximum likelihood in the same setting (the papers' fair comp
 """
 from __future__ import annotations
 
-
 import torch
 
-from dialeval.trainers._base import NEGATIVE_COLUMNS, ResponseLossTrainer
+from dialeval.trainers._base import NEGATIVE_COLUMNS, NUM_NEGATIVE_ITEMS, ResponseLossTrainer
+from dialeval.trainers.losses import count_target_tokens, unlikelihood_loss, weighted_nll_loss
 from dialeval.trainers.unlikelihood_config import UnlikelihoodConfig
-from dialeval.trainers.losses import unlikelihood_loss, weighted_nll_loss
 
+CITATION = """@inproceedings{li-etal-2020-dont,
+  title = {Don't Say That! Making Inconsistent Dialogue Unlikely with Unlikelihood Training},
+  author = {Li, Margaret and Roller, Stephen and Kulikov, Ilia and Welleck, Sean and Boureau, Y-Lan and Cho, Kyunghyun and Weston, Jason},
+  booktitle = {Proceedings of the 58th Annual Meeting of the Association for Computational Linguistics},
+  year = {2020},
+  url = {https://aclanthology.org/2020.acl-main.428}
+}
+@inproceedings{he-glass-2020-negative,
+  title = {Negative Training for Neural Dialogue Response Generation},
+  author = {He, Tianxing and Glass, James},
+  booktitle = {Proceedings of the 58th Annual Meeting of the Association for Computational Linguistics},
+  year = {2020},
+  url = {https://aclanthology.org/2020.acl-main.185}
+}"""
 
 
 class UnlikelihoodTrainer(ResponseLossTrainer):
     """A drop-in ``Trainer`` / ``Seq2SeqTrainer`` for examples with a gold and a negative response.
 
     Examples need ``input_ids`` / ``labels`` and ``negative_input_ids`` / ``negative_labels``
-    (:func:`~dialeval.trainers.encode_unlikelihood_example` builds them); those columns survive
-    ``remove_unused_columns``.
+    (:func:`~dialeval.trainers.encode_unlikelihood_example` builds them), or raw ``context`` /
+    ``response`` / ``negative_response`` text, which the trainer tokenizes; those columns survive
+    ``remove_unused_columns``, and a collator that drops them is an error. ``eval_loss`` is the
+    plain gold NLL (an evaluation set needs no negatives). ``save_model`` writes a model card.
     """
 
     extra_columns = NEGATIVE_COLUMNS
+    required_batch_columns = (NEGATIVE_COLUMNS[0], NEGATIVE_COLUMNS[2])
+    raw_text_columns = ("context", "response", "negative_response")
+    train_label_columns = ("labels", NEGATIVE_COLUMNS[2])
 
     def __init__(self, model=None, args=None, *positional, **kwargs):
         if not isinstance(args, UnlikelihoodConfig):
             raise ValueError(f"`args` must be an UnlikelihoodConfig, got {type(args).__name__}")
         super().__init__(model, args, *positional, **kwargs)
 
-    def negative_loss(self, logits, labels, num_items) -> torch.Tensor:
+    def prepare_window(self, batch_samples: list, device) -> None:
+        """The window's negative-token count (over processes when ``average_tokens_across_devices``)."""
+        count = sum((count_target_tokens(batch[NEGATIVE_COLUMNS[2]], self.shift_labels) for batch in batch_samples),
+                    torch.tensor(0))
+        count = self._sum_over_processes(count, device)
+        for batch in batch_samples:
+            batch[NUM_NEGATIVE_ITEMS] = count
+
+    def negative_loss(self, logits, labels, negative: dict, window_count) -> torch.Tensor:
+        divisor = self.divisor(window_count, labels)
         if self.args.negative_loss == "negative_training":
             weights = torch.full((logits.shape[0],), -1.0, device=logits.device)
-            term = weighted_nll_loss(logits, labels, weights, num_items, self.shift_labels)
+            term = weighted_nll_loss(logits, labels, weights, divisor, self.shift_labels)
         else:
-            term = unlikelihood_loss(logits, labels, num_items, self.shift_labels, self.args.min_complement)
+            term = unlikelihood_loss(logits, labels, divisor, self.shift_labels, self.args.min_complement)
         return self.args.alpha * term
+
+    def model_card(self, model_name: str | None):
+        args = self.args
+        name = "Negative Training" if args.negative_loss == "negative_training" else "unlikelihood training"
+        method = (
+            f"{name}: `loss = NLL(gold) + alpha * negative term`, each divided by its own target tokens over the "
+            "accumulation window; the negative term is `-sum_t log(1 - p(neg_t))` (Li et al. 2020, unlikelihood) or "
+            "the weight -1 NLL of the negative response (He & Glass 2020, Negative Training). alpha = 0 is plain "
+            "maximum likelihood on the gold responses."
+        )
+        hyperparameters = {"alpha": args.alpha, "negative_loss": args.negative_loss, "min_complement": args.min_complement}
+        return self.card(model_name, tags=["unlikelihood"], title=name, method=method,
+                         hyperparameters=hyperparameters, differences=[], citation=CITATION)

@@ -2,9 +2,12 @@
 
 Checks the multi-process half of the trainers' normalization: token counts gathered over
 processes (``average_tokens_across_devices``), the loss scaled by the process count, and DRESS's
-negative-training cycle sharing its generations across processes (``gather_object``).
+negative-training cycle sharing its generations across processes (``gather_object``); and that
+DRESS's clusters are fitted (and every text embedded) on the main process only, the other
+process holding the same clusters and weights.
 Part of the default suite (about 20 s: it starts two Python processes that import torch and transformers).
 """
+import json
 import os
 import subprocess
 import sys
@@ -33,7 +36,18 @@ def test_two_processes_match_one(tmp_path, tiny_gpt2_path, trainer_kind, free_po
     distributed = load_file(str(out))
     tokenizer = AutoTokenizer.from_pretrained(tiny_gpt2_path)
     if trainer_kind == "dress":
-        _, single = _one_step(tiny_gpt2_path, tmp_path / "single", 4, 1, True, tokenizer=tokenizer)
+        alone, single = _one_step(tiny_gpt2_path, tmp_path / "single", 4, 1, True, tokenizer=tokenizer,
+                                  logging_strategy="steps", logging_steps=1)
+        main, other = (json.loads((tmp_path / f"updates.safetensors.rank{rank}.json").read_text()) for rank in (0, 1))
+        assert main["fitted_on"] == other["fitted_on"] == 4
+        # the main process embedded the 4 responses to fit, again to assign, and the cycle's 4 generations
+        assert main["embedded"] == 12 and other["embedded"] == 0
+        assert other["centroids"] == main["centroids"] and other["weights"] == main["weights"]
+        assert main["negatives"] == other["negatives"] == 4
+        # the logged loss components are summed over the processes: the 1-process values
+        logged = next(entry for entry in alone.state.log_history if "loss" in entry)
+        for name in ("loss", "gold_nll", "weighted_nll", "negative_loss"):
+            assert main["log"][name] == pytest.approx(logged[name], rel=1e-4), name
     else:
         _, single = _one_unlikelihood_step(tiny_gpt2_path, tmp_path / "single", tokenizer, 4, 1)
     assert max(update.abs().max().item() for update in single) > 1e-4

@@ -78,7 +78,8 @@ def load_gpt2(path):
 
 def config(tmp_path, **overrides):
     settings = dict(output_dir=str(tmp_path / "out"), report_to="none", use_cpu=True, save_strategy="no",
-                    logging_strategy="no", num_clusters=TOPICS, gamma=2.0, seed=0, disable_tqdm=True)
+                    logging_strategy="no", num_clusters=TOPICS, gamma=2.0, seed=0, disable_tqdm=True,
+                    negative_max_new_tokens=6)  # the default 128 fills the tiny GPT-2's 128 positions
     settings.update(overrides)
     return DRESSConfig(**settings)
 
@@ -87,8 +88,11 @@ def test_config_validates_and_has_paper_defaults(tmp_path):
     defaults = DRESSConfig(output_dir=str(tmp_path), report_to="none")
     assert (defaults.gamma, defaults.num_clusters, defaults.head_threshold) == (30.0, 20, 0.1)
     assert defaults.negative_training and defaults.negative_contexts_per_cycle == 5000
+    # where the paper is silent, the released code's: --label-truncate 128, all generated tokens as the divisor
+    assert defaults.negative_max_new_tokens == 128 and defaults.negative_normalization == "all_generated"
     for bad in ({"gamma": -1.0}, {"num_clusters": 1}, {"head_threshold": 1.0}, {"recluster_every": 0},
-                {"negative_contexts_per_cycle": 0}):
+                {"negative_contexts_per_cycle": 0}, {"negative_normalization": "tokens"}, {"max_negatives_per_batch": 0},
+                {"max_length": 2}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             DRESSConfig(output_dir=str(tmp_path), report_to="none", **bad)
 
@@ -151,7 +155,7 @@ def test_unit_weights_reproduce_the_models_own_loss(tmp_path, architecture, requ
 
 
 def _one_step(path, tmp_path, batch_size, accumulation, negative_training, loader=load_gpt2, is_encoder_decoder=False,
-              tokenizer=None, data=None, **overrides):
+              tokenizer=None, data=None, embedder=None, **overrides):
     model = loader(path)
     settings = dict(per_device_train_batch_size=batch_size, gradient_accumulation_steps=accumulation, max_steps=1,
                     optim="sgd", learning_rate=0.5, lr_scheduler_type="constant", negative_training=negative_training,
@@ -159,7 +163,7 @@ def _one_step(path, tmp_path, batch_size, accumulation, negative_training, loade
     args = config(tmp_path / f"{batch_size}x{accumulation}", **{**settings, **overrides})
     data = tokenized(tokenizer, is_encoder_decoder, count=4) if data is None else data
     trainer = DRESSTrainer(model, args, train_dataset=data,
-                           processing_class=tokenizer, embedder=TopicEmbedder())
+                           processing_class=tokenizer, embedder=embedder or TopicEmbedder())
     before = [parameter.detach().clone() for parameter in model.parameters()]
     trainer.train()
     updates = [parameter.detach() - old for parameter, old in zip(model.parameters(), before)]
@@ -178,7 +182,9 @@ def test_gradient_accumulation_invariance(tmp_path, gpt2, negative_training):
     if negative_training:
         # the random tiny model answers everything alike: one head cluster, every generation a negative
         assert [cycle["num_negatives"] for cycle in big.negative_cycles] == [4]
-        assert small.negative_cycles[0]["num_negatives"] == 4 and small._negative_cursor == 4
+        # 4 negatives over the 4 micro-batches of the step: one each (1 x 4), all four at once (4 x 1)
+        assert small.negative_cycles[0]["num_negatives"] == 4 and small._negative_batches_done == 4
+        assert small.negative_cycles[0]["max_negatives_per_batch"] == 1 and big.negative_cycles[0]["max_negatives_per_batch"] == 4
     else:
         assert big.negative_cycles == [] and small.negative_cycles == []
 
@@ -228,7 +234,8 @@ def test_negative_loss_pushes_generated_responses_down(tmp_path, gpt2):
     path, tokenizer = gpt2
     with_nt, _ = _one_step(path, tmp_path / "nt", 4, 1, True, tokenizer=tokenizer)
     without_nt, _ = _one_step(path, tmp_path / "plain", 4, 1, False, tokenizer=tokenizer)
-    negatives = DialogueCollator(tokenizer.pad_token_id)(with_nt._negative_pool)
+    negatives = DialogueCollator(tokenizer.pad_token_id)([{key: row[key] for key in ("input_ids", "attention_mask", "labels")}
+                                                          for row in with_nt._negative_pool])
     losses = {}
     for name, trainer in (("nt", with_nt), ("plain", without_nt)):
         trainer.model.eval()
@@ -313,10 +320,11 @@ def test_causal_predict_with_generate_generates_from_the_context_only(tmp_path, 
 def test_a_resumed_run_trains_as_the_uninterrupted_one(tmp_path, gpt2, recluster_every):
     """The negative pool, its position and the cycle schedule travel with the checkpoint.
 
-    Every-3-steps: the uninterrupted run's pool of cycle 0 lasts two steps, step 3 has no
-    negatives, and cycle 1 comes after step 3; a resume at step 2 that lost the pool (or ran a
-    cycle at once) would train step 3 on other negatives. Every-epoch: 2 steps an epoch, the
-    resume lands mid-epoch 2 and must not start a cycle there.
+    Every-3-steps (batch 1): cycle 0's four negatives are spread over its three steps as 1, 1, 2
+    rows, and cycle 1 comes after step 3; a resume at step 2 that lost the pool, lost its
+    position in it (step 2 takes the last two) or ran a cycle at once would train steps 2-3 on
+    other negatives. Every-epoch: 2 steps an epoch, the resume lands mid-epoch 2 and must not
+    start a cycle there.
     """
     path, tokenizer = gpt2
     data = tokenized(tokenizer, False, count=4)
@@ -327,7 +335,8 @@ def test_a_resumed_run_trains_as_the_uninterrupted_one(tmp_path, gpt2, recluster
         args = config(output_dir, per_device_train_batch_size=2 if steps_per_epoch else 1, max_steps=max_steps,
                       optim="sgd", learning_rate=0.5, lr_scheduler_type="constant", negative_training=True,
                       recluster_every=recluster_every, negative_generation_batch_size=4, negative_max_new_tokens=6,
-                      save_strategy="steps", save_steps=1 if steps_per_epoch else 2, head_threshold=0.1)
+                      save_strategy="steps", save_steps=1 if steps_per_epoch else 2, head_threshold=0.1,
+                      max_negatives_per_batch=2)
         trainer = DRESSTrainer(model, args, train_dataset=data, processing_class=tokenizer, embedder=TopicEmbedder())
         trainer.train(resume_from_checkpoint=resume)
         return trainer, [parameter.detach().clone() for parameter in model.parameters()]
@@ -335,7 +344,7 @@ def test_a_resumed_run_trains_as_the_uninterrupted_one(tmp_path, gpt2, recluster
     total, resume_at = (5, 3) if steps_per_epoch else (4, 2)
     whole, whole_params = run(tmp_path / "whole", total)
     checkpoint = tmp_path / "whole" / "out" / f"checkpoint-{resume_at}"
-    assert (checkpoint / "dress_negative_state-0.json").is_file()
+    assert (checkpoint / "dress_negative_state.json").is_file()
     resumed, resumed_params = run(tmp_path / "resumed", total, resume=str(checkpoint))
     assert [c["global_step"] for c in resumed.negative_cycles] == [c["global_step"] for c in whole.negative_cycles]
     assert len(whole.negative_cycles) >= 2

@@ -50,7 +50,7 @@ def gpt2(tiny_gpt2_path):
 def test_config_validation(tmp_path):
     assert config(tmp_path).alpha == 1.0
     for bad, match in (({"alpha": -1.0}, "alpha"), ({"negative_loss": "hinge"}, "negative_loss"),
-                       ({"min_complement": 1.0}, "min_complement")):
+                       ({"min_complement": 1.0}, "min_complement"), ({"max_length": 2}, "max_length")):
         with pytest.raises(ValueError, match=match):
             config(tmp_path, **bad)
 

@@ -1,0 +1,92 @@
+"""What the diversity trainers accept as data, and what they refuse.
+
+Both trainers train on the *response* only (Han et al. 2022, Eq. 3-4: ``-log p(r | c)``; Li et
+al. 2020 likewise), so every example needs a context that is not a target:
+
+* tokenized examples: ``input_ids`` + ``labels`` with ``-100`` on the context
+  (:func:`~dialeval.trainers.encode_dialogue` builds them); for a causal LM, labels equal to
+  ``input_ids`` (the usual causal-LM preparation, or ``DataCollatorForLanguageModeling``) would
+  train on, and for DRESS cluster, whole dialogues: refused with a ValueError that says how to
+  mask the context;
+* raw text: ``context`` (a string or a list of turns) and ``response`` columns (and
+  ``negative_response`` for unlikelihood), tokenized by the trainer itself as TRL's trainers
+  accept raw text.
+
+Every check names the user's argument; nothing is silently changed or dropped.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from dialeval.trainers.data import NEGATIVE_PREFIX, encode_dialogue, encode_unlikelihood_example
+from dialeval.trainers.losses import IGNORE_INDEX
+
+MASK_ADVICE = (
+    "the diversity trainers train on the response only: set the context's labels to -100 "
+    "(dialeval.trainers.encode_dialogue does), or give the trainer raw `context` and `response` text "
+    "columns and it tokenizes them itself"
+)
+
+
+def encode_raw_row(row: dict, tokenizer, is_encoder_decoder: bool, max_length: int, with_negative: bool) -> dict:
+    """One raw-text row -> a tokenized example (``datasets.Dataset.map`` function)."""
+    if with_negative:
+        return encode_unlikelihood_example(tokenizer, row["context"], row["response"], row["negative_response"],
+                                           is_encoder_decoder, max_length)
+    return encode_dialogue(tokenizer, row["context"], row["response"], is_encoder_decoder, max_length)
+
+
+def check_label_rows(input_ids: Sequence, labels: Sequence, argument: str, column: str, causal: bool) -> None:
+    """Refuse rows whose labels cover the context (causal) or no token at all."""
+    for index, (ids, row) in enumerate(zip(input_ids, labels)):
+        row = list(row)
+        if causal and list(ids) == row:
+            raise ValueError(f"`{argument}` row {index}: `{column}` equals the input ids (the usual causal-LM "
+                             f"preparation), so the loss and DRESS's clusters would cover whole dialogues; {MASK_ADVICE}")
+        if all(label == IGNORE_INDEX for label in row):
+            raise ValueError(f"`{argument}` row {index}: every `{column}` is -100, the example has no response to train on")
+        if causal and row[0] != IGNORE_INDEX:
+            raise ValueError(f"`{argument}` row {index}: the first token of `{column}` is a target, so the example has "
+                             f"no context; {MASK_ADVICE}")
+
+
+def check_label_batch(batch: dict, causal: bool) -> None:
+    """The per-batch twin of :func:`check_label_rows` (catches collators that rewrite ``labels``)."""
+    if not causal:
+        return
+    for prefix in ("", NEGATIVE_PREFIX):
+        labels = batch.get(prefix + "labels")
+        if labels is not None and bool((labels[:, 0] != IGNORE_INDEX).any()):
+            raise ValueError(f"a training batch's `{prefix}labels` start with a target token: the data collator (or "
+                             f"the data) put labels on the context, e.g. labels = input_ids as "
+                             f"DataCollatorForLanguageModeling does; {MASK_ADVICE}")
+
+
+def prepare_dataset(dataset, argument: str, tokenizer, *, is_encoder_decoder: bool, max_length: int,
+                    raw_columns: tuple[str, ...], label_columns: tuple[str, ...]):
+    """Tokenize a raw-text ``datasets.Dataset`` and check a tokenized one; other datasets pass as they are
+    (their batches are checked during training)."""
+    import datasets
+
+    if not isinstance(dataset, datasets.Dataset):
+        return dataset
+    columns = dataset.column_names
+    if "input_ids" not in columns:
+        missing = [column for column in raw_columns if column not in columns]
+        if missing:
+            raise ValueError(f"`{argument}` needs tokenized `input_ids` and `labels` (dialeval.trainers.encode_dialogue "
+                             f"builds them) or the raw text columns {list(raw_columns)}; it has {columns}")
+        if tokenizer is None or not callable(tokenizer) or not hasattr(tokenizer, "decode"):
+            raise ValueError(f"`processing_class` must be a tokenizer to tokenize `{argument}`'s raw text columns")
+        dataset = dataset.map(
+            encode_raw_row, remove_columns=columns, desc=f"Tokenizing {argument}",
+            fn_kwargs={"tokenizer": tokenizer, "is_encoder_decoder": is_encoder_decoder, "max_length": max_length,
+                       "with_negative": "negative_response" in columns},
+        )
+        columns = dataset.column_names
+    for column in label_columns:
+        ids_column = column.replace("labels", "input_ids")
+        if column not in columns:
+            raise ValueError(f"`{argument}` has `{ids_column}` but no `{column}`: {MASK_ADVICE}")
+        check_label_rows(dataset[ids_column], dataset[column], argument, column, causal=not is_encoder_decoder)
+    return dataset
