@@ -1,0 +1,333 @@
+"""Han et al. (2022), Tables 3 and 5: diversity of a response generator trained with plain MLE,
+DRESS(-NT) and DRESS (Table 3), and DRESS under a gamma / k sweep (Table 5).
+
+§5.3: the generator is fine-tuned on DailyDialog; DRESS uses gamma = 30, k = 20; greedy decoding
+blocking repeated 3-grams; Dist-1/2/3, Ent-1/2/3, LF and Sem-Ent (k = 20) of the generations for
+the test contexts. Table 5 varies gamma in {1, 5, 10, 30, 100} at k = 20 and k in {10, 20, 50,
+100} at gamma = 30. Training data: DailyDialog++'s positives (each context's human responses, one
+pair each; ``dailydialog_pp`` builder, ``--data-dir``) or ``--pairs`` (JSONL, one
+``{"context": [turns] or "text", "response": "..."}`` per line); test contexts: DailyDialog++'s
+test split or ``--test-contexts`` (same JSONL; ``response`` ignored).
+
+Scales:
+
+- ``tiny`` (CPU, minutes): a small GPT-2 and a byte-level BPE tokenizer built and trained from
+  scratch on the training pairs (as ``examples/dress_dailydialog.py``), ``--base-steps`` of MLE
+  for a common checkpoint, then ``--steps`` per method from it. Toy numbers, not the paper's.
+- ``paper`` (GPU): ``--model`` is a pretrained dialogue model directory (the paper's are
+  Blender-90M and BART-large: ``facebook/blenderbot_small-90M``, ``facebook/bart-large``, our
+  reading), fine-tuned per method for ``--steps`` from the same weights.
+
+Sem-Ent's clusters (MiniLM by default; the paper's embedder is DialoGPT-large,
+``--embedder-kind last_token``) are fitted on the training responses; DRESS weights with the
+same clusters (at k = 20; each Table 5 k row fits its own). LF counts frequencies in the
+generations themselves (the released ``LFCalculator``). MaUdE (Sinha et al. 2020) is not
+available in dialeval: its column is "n/a".
+
+Usage (see README.md beside this file)::
+
+    python examples/reproduce/han2022_tables3_5.py --scale tiny \\
+        --data-dir ../shared/data/dailydialog-plusplus --out-dir runs/han-tables3-5
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _tables import cell, markdown_table, write_outputs  # noqa: E402
+
+PAD, EOS = "<pad>", "<|endoftext|>"
+#: Table 5 as printed (Blender-90M): config -> (Dist-3, Ent-3, MaUdE, Sem-Ent).
+PAPER_TABLE5 = {
+    "gamma = 1.0": (0.4333, 12.8968, 0.8570, 2.6233), "gamma = 5.0": (0.4400, 12.9989, 0.8593, 2.6551),
+    "gamma = 10.0": (0.4410, 13.0670, 0.8583, 2.6959), "gamma = 30.0": (0.4571, 13.3060, 0.8575, 2.7819),
+    "gamma = 100.0": (0.4625, 13.5839, 0.8436, 2.8444), "k = 10": (0.4748, 13.7596, 0.8390, 2.8451),
+    "k = 20": (0.4571, 13.3060, 0.8575, 2.7819), "k = 50": (0.4318, 13.0001, 0.8513, 2.7009),
+    "k = 100": (0.4311, 12.8857, 0.8637, 2.6258),
+}
+TABLE3_COLUMNS = ("dist_1", "dist_2", "dist_3", "ent_1", "ent_2", "ent_3", "lf", "maude", "sem_ent")
+
+
+def floats(text: str) -> list[float]:
+    return [float(value) for value in text.split(",") if value.strip()]
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scale", choices=("tiny", "paper"), default="tiny")
+    parser.add_argument("--model", help="--scale paper: pretrained dialogue model id or directory")
+    parser.add_argument("--data-dir", help="DailyDialog++ files (data_positives.json, test.json)")
+    parser.add_argument("--pairs", help="JSONL of (context, response) training pairs instead of DailyDialog++")
+    parser.add_argument("--test-contexts", help="JSONL with 'context' per line instead of DailyDialog++'s test split")
+    parser.add_argument("--out-dir", required=True, help="writes tables3_5.md and tables3_5.json here")
+    parser.add_argument("--train-limit", type=int, help="only the first N training pairs")
+    parser.add_argument("--test-limit", type=int, help="only the first N test contexts")
+    parser.add_argument("--context-turns", type=int, default=2, help="last turns of a context the model reads")
+    parser.add_argument("--max-length", type=int, default=128)
+    parser.add_argument("--max-new-tokens", type=int, default=32)
+    parser.add_argument("--steps", type=int, default=300, help="optimizer steps per method")
+    parser.add_argument("--base-steps", type=int, default=600, help="--scale tiny: MLE steps of the common checkpoint")
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--lr", type=float, default=5e-5, help="fine-tuning learning rate (tiny: 5e-4 is better)")
+    parser.add_argument("--gamma", type=float, default=30.0, help="Table 3's gamma (paper: 30)")
+    parser.add_argument("--num-clusters", type=int, default=20, help="Table 3's k and Sem-Ent's k (paper: 20)")
+    parser.add_argument("--gammas", type=floats, default=[1.0, 5.0, 10.0, 30.0, 100.0], help="Table 5's gamma row values (k fixed)")
+    parser.add_argument("--ks", type=lambda text: [int(v) for v in floats(text)], default=[10, 20, 50, 100],
+                        help="Table 5's k row values (gamma fixed)")
+    parser.add_argument("--skip-table5", action="store_true")
+    parser.add_argument("--negative-contexts", type=int, default=5000, help="contexts generated for per DRESS cycle")
+    parser.add_argument("--recluster-every", type=int, help="optimizer steps between DRESS cycles (default: each epoch)")
+    parser.add_argument("--embedder-kind", default="sentence_transformers")
+    parser.add_argument("--embedder-model")
+    parser.add_argument("--vocab-size", type=int, default=3000, help="--scale tiny")
+    parser.add_argument("--width", type=int, default=128, help="--scale tiny: GPT-2 n_embd")
+    parser.add_argument("--layers", type=int, default=4, help="--scale tiny")
+    parser.add_argument("--device", help="torch device for --scale paper (default: Accelerate's choice)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    if args.scale == "paper" and not args.model:
+        parser.error("--scale paper needs --model")
+    if not args.pairs and not args.data_dir:
+        parser.error("give --data-dir (DailyDialog++) or --pairs")
+    return args
+
+
+def read_pairs(path, argument: str, need_response: bool) -> list[tuple[list[str], str]]:
+    from dialeval.io import iter_jsonl
+
+    pairs = []
+    for where, record in iter_jsonl(path):
+        context = record.get("context") if isinstance(record, dict) else None
+        context = [context] if isinstance(context, str) else context
+        response = record.get("response", "") if isinstance(record, dict) else None
+        if not isinstance(context, list) or not context or not all(isinstance(t, str) for t in context) \
+                or not isinstance(response, str) or (need_response and not response.strip()):
+            raise ValueError(f"`{argument}` {where}: needs 'context' (text or list of turns)"
+                             + (" and a non-empty 'response'" if need_response else ""))
+        pairs.append((context, response))
+    if not pairs:
+        raise ValueError(f"`{argument}` {path} holds no lines")
+    return pairs
+
+
+def load_data(args):
+    if args.pairs:
+        train = read_pairs(args.pairs, "--pairs", True)
+    else:
+        from dialeval.datasets_scripts import load
+
+        positives = load("dailydialog_pp", "positives", split="train", data_dir=args.data_dir)
+        train = [(row["context"], response) for row in positives for response in row["positive_responses"] if response.strip()]
+    if args.test_contexts:
+        test = [context for context, _ in read_pairs(args.test_contexts, "--test-contexts", False)]
+    else:
+        from dialeval.datasets_scripts import load
+
+        test = list(load("dailydialog_pp", split="test", data_dir=args.data_dir)["context"])
+    train = [(context[-args.context_turns:], response) for context, response in train[: args.train_limit]]
+    test = [context[-args.context_turns:] for context in test[: args.test_limit]]
+    return train, test
+
+
+def build_tiny_tokenizer(texts: list[str], vocab_size: int, max_length: int):
+    """The byte-level BPE of examples/dress_dailydialog.py."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=True)
+    tokenizer.decoder = decoders.ByteLevel()
+    tokenizer.train_from_iterator(texts, trainers.BpeTrainer(
+        vocab_size=vocab_size, special_tokens=[PAD, EOS], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False))
+    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, model_max_length=max_length, pad_token=PAD,
+                                   eos_token=EOS, bos_token=EOS)
+
+
+def training_args(cls, output_dir: Path, steps: int, lr: float, args, **extra):
+    return cls(output_dir=str(output_dir), max_steps=steps, per_device_train_batch_size=args.batch_size,
+               learning_rate=lr, warmup_steps=min(100, steps // 10), lr_scheduler_type="linear", weight_decay=0.01,
+               logging_steps=max(1, steps // 5), save_strategy="no", report_to="none", seed=args.seed,
+               data_seed=args.seed, dataloader_num_workers=0, disable_tqdm=True,
+               use_cpu=args.scale == "tiny" or args.device == "cpu", **extra)
+
+
+def starting_checkpoint(args, train, out: Path) -> tuple[str, object]:
+    """The directory every method starts from, and its tokenizer."""
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainingArguments
+
+    from dialeval.hub import load_model
+    from dialeval.trainers import DialogueCollator
+
+    if args.scale == "paper":
+        return args.model, load_model(args.model, "language_model", device="cpu").tokenizer
+    texts = [turn for context, _ in train for turn in context] + [response for _, response in train]
+    tokenizer = build_tiny_tokenizer(texts, args.vocab_size, args.max_length)
+    torch.manual_seed(args.seed)
+    config = GPT2Config(vocab_size=len(tokenizer), n_positions=args.max_length, n_embd=args.width, n_layer=args.layers,
+                        n_head=4, bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id,
+                        pad_token_id=tokenizer.pad_token_id)
+    model = GPT2LMHeadModel(config)
+    base = out / "tiny-base"
+    if args.base_steps:
+        Trainer(model, training_args(TrainingArguments, base, args.base_steps, 2e-3, args),
+                train_dataset=encoded(train, tokenizer, False, args), data_collator=DialogueCollator(tokenizer.pad_token_id)).train()
+    model.save_pretrained(str(base))
+    tokenizer.save_pretrained(str(base))
+    return str(base), tokenizer
+
+
+def encoded(train, tokenizer, is_encoder_decoder: bool, args):
+    import datasets
+
+    from dialeval.trainers import encode_dialogue
+
+    rows = [encode_dialogue(tokenizer, context, response, is_encoder_decoder, args.max_length) for context, response in train]
+    return datasets.Dataset.from_dict({key: [row[key] for row in rows] for key in rows[0]})
+
+
+def fresh_model(start: str, args):
+    from dialeval.hub import clear_model_cache, load_model
+
+    clear_model_cache()  # load_model caches: each method must start from the untouched weights
+    return load_model(start, "language_model", device="cpu" if args.scale == "tiny" else args.device).model
+
+
+def greedy_responses(model, tokenizer, contexts, args, batch_size: int = 32) -> list[str]:
+    """§5.3's decoding: greedy, repeated 3-grams blocked."""
+    import torch
+
+    from dialeval.trainers import encode_dialogue
+
+    model.eval()
+    seq2seq = bool(getattr(model.config, "is_encoder_decoder", False))
+    prompts = [encode_dialogue(tokenizer, context, "", seq2seq, args.max_length)["input_ids"] for context in contexts]
+    if not seq2seq:  # the encoding ends with the (empty) response's eos
+        prompts = [prompt[:-1][-(args.max_length - args.max_new_tokens):] for prompt in prompts]
+    texts = []
+    with torch.no_grad():
+        for start in range(0, len(prompts), batch_size):
+            chunk = prompts[start:start + batch_size]
+            width = max(map(len, chunk))
+            pad = tokenizer.pad_token_id
+            left = not seq2seq
+            ids = [([pad] * (width - len(p)) + p) if left else (p + [pad] * (width - len(p))) for p in chunk]
+            mask = [([0] * (width - len(p)) + [1] * len(p)) if left else ([1] * len(p) + [0] * (width - len(p))) for p in chunk]
+            output = model.generate(input_ids=torch.tensor(ids, device=model.device),
+                                    attention_mask=torch.tensor(mask, device=model.device), do_sample=False, num_beams=1,
+                                    max_new_tokens=args.max_new_tokens, no_repeat_ngram_size=3, pad_token_id=pad)
+            new = output[:, width:] if left else output
+            texts += [tokenizer.decode(row, skip_special_tokens=True).strip() for row in new.tolist()]
+    return texts
+
+
+def diversity(texts: list[str], clusters) -> dict:
+    """Table 3's measures over the generations; an empty generation has nothing to embed, so
+    Sem-Ent is over the non-empty ones and their share is reported."""
+    from dialeval.metrics import distinct_n, entropy_n, lf, sem_ent
+
+    non_empty = [text for text in texts if text.strip()]
+    if not non_empty:
+        raise ValueError("every generation is empty: train longer (--steps / --base-steps)")
+    row = {f"dist_{n}": distinct_n(texts, n, allow_empty=True) for n in (1, 2, 3)}
+    row.update({f"ent_{n}": entropy_n(texts, n, allow_empty=True) for n in (1, 2, 3)})
+    row["lf"] = lf(texts, allow_empty=True)
+    row["maude"] = None
+    row["sem_ent"] = sem_ent(non_empty, clusters)["sem_ent"] + 0.0  # no "-0.0000"
+    row["empty_share"] = 1 - len(non_empty) / len(texts)
+    return row
+
+
+def train_one(name, start, tokenizer, train, test, clusters, args, out: Path, gamma=None, negative_training=None):
+    from transformers import Seq2SeqTrainer, Seq2SeqTrainingArguments
+
+    from dialeval.trainers import DialogueCollator, DRESSConfig, DRESSTrainer
+
+    model = fresh_model(start, args)
+    seq2seq = bool(getattr(model.config, "is_encoder_decoder", False))
+    dataset = encoded(train, tokenizer, seq2seq, args)
+    folder = out / "runs" / name.replace(" ", "_").replace("(", "").replace(")", "").replace("=", "")
+    if gamma is None:
+        trainer = Seq2SeqTrainer(model, training_args(Seq2SeqTrainingArguments, folder, args.steps, args.lr, args),
+                                 train_dataset=dataset, data_collator=DialogueCollator(tokenizer.pad_token_id))
+    else:
+        config = training_args(
+            DRESSConfig, folder, args.steps, args.lr, args, gamma=gamma, num_clusters=clusters.num_clusters,
+            negative_training=negative_training, negative_contexts_per_cycle=min(args.negative_contexts, len(train)),
+            recluster_every=args.recluster_every, negative_max_new_tokens=args.max_new_tokens, max_length=args.max_length)
+        trainer = DRESSTrainer(model, config, train_dataset=dataset, processing_class=tokenizer, semantic_clusters=clusters)
+    trainer.train()
+    return greedy_responses(model, tokenizer, test, args)
+
+
+def main(argv=None) -> dict:
+    from dialeval.metrics import SemanticClusters, load_embedder
+
+    args = parse_args(argv)
+    out = Path(args.out_dir)
+    train, test = load_data(args)
+    responses = [response for _, response in train]
+    start, tokenizer = starting_checkpoint(args, train, out)
+    embedder = load_embedder(args.embedder_kind, args.embedder_model)
+    clusters = {args.num_clusters: SemanticClusters.fit(responses, embedder, num_clusters=args.num_clusters, seed=args.seed)}
+    evaluation = clusters[args.num_clusters]  # Sem-Ent is always measured at Table 3's k (paper: 20)
+    results = {"scale": args.scale, "start": start, "num_train_pairs": len(train), "num_test_contexts": len(test),
+               "table3": {}, "table5": {}, "generations": {}}
+
+    methods = {"MLE (vanilla)": (None, None), "DRESS(-NT)": (args.gamma, False), "DRESS": (args.gamma, True)}
+    for name, (gamma, negative_training) in methods.items():
+        texts = train_one(name, start, tokenizer, train, test, evaluation, args, out, gamma, negative_training)
+        results["generations"][name] = texts
+        results["table3"][name] = diversity(texts, evaluation)
+    if not args.skip_table5:
+        sweep = [(f"gamma = {gamma:.1f}", gamma, args.num_clusters) for gamma in args.gammas]
+        sweep += [(f"k = {k}", args.gamma, k) for k in args.ks]
+        for label, gamma, k in sweep:
+            if k not in clusters:
+                clusters[k] = SemanticClusters.fit(responses, embedder, num_clusters=k, seed=args.seed)
+            if gamma == args.gamma and k == args.num_clusters:  # Table 3's DRESS run (the paper's rows repeat too)
+                texts = results["generations"]["DRESS"]
+            else:
+                texts = train_one(label, start, tokenizer, train, test, clusters[k], args, out, gamma, True)
+            results["table5"][label] = diversity(texts, evaluation)
+
+    digits = {"dist_1": 4, "dist_2": 4, "dist_3": 4, "ent_1": 4, "ent_2": 4, "ent_3": 4, "lf": 4, "sem_ent": 4}
+    labels = ["Dist-1", "Dist-2", "Dist-3", "Ent-1", "Ent-2", "Ent-3", "LF", "MaUdE", "Sem-Ent"]
+    table3 = [[name, *("n/a" if key == "maude" else cell(row[key], digits[key]) for key in TABLE3_COLUMNS)]
+              for name, row in results["table3"].items()]
+    parts = [
+        f"Table 3 ({args.scale} scale): diversity of greedy generations for {len(test)} test contexts",
+        markdown_table(["Method", *labels], table3),
+        f"Sem-Ent: k = {args.num_clusters} clusters of the {len(train)} training responses "
+        f"({evaluation.embedder_identity.get('kind')} {evaluation.embedder_identity.get('model', '')}); "
+        f"max ln k = {math.log(args.num_clusters):.3f}. MaUdE is not available in dialeval (n/a). "
+        "The paper's Table 3 (Blender-90M / BART-large on DailyDialog, full training) is in "
+        "/work/shared/papers/sem-ent-and-dress.txt; compare the ordering of the methods, not the values, at tiny scale.",
+    ]
+    if results["table5"]:
+        table5 = []
+        for label, row in results["table5"].items():
+            paper = PAPER_TABLE5.get(label)
+            table5.append([label, cell(row["dist_3"], 4), cell(row["ent_3"], 4), "n/a", cell(row["sem_ent"], 4),
+                           *((f"{value:.4f}" for value in paper) if paper else ("-",) * 4)])
+        parts += [
+            f"Table 5 ({args.scale} scale): DRESS hyperparameters; gamma rows at k = {args.num_clusters}, "
+            f"k rows at gamma = {args.gamma}; Sem-Ent always at k = {args.num_clusters}",
+            markdown_table(["Config", "Dist-3", "Ent-3", "MaUdE", "Sem-Ent",
+                            "paper Dist-3", "paper Ent-3", "paper MaUdE", "paper Sem-Ent"], table5),
+        ]
+    markdown = "\n\n".join(parts)
+    results["generations"] = {name: texts[:50] for name, texts in results["generations"].items()}
+    table, _ = write_outputs(out, "tables3_5", markdown, results)
+    print(markdown)
+    print(f"\nwrote {table} and tables3_5.json")
+    return results
+
+
+if __name__ == "__main__":
+    main()
