@@ -8,7 +8,8 @@ responses spread evenly over the clusters.
 The authors' released code fits the clusters as MAUVE does: L2-normalize each embedding, PCA
 (not whitened) keeping the leading components up to 0.9 cumulative explained variance, then
 k-means (k = 20, 5 restarts, up to 500 iterations, seeded); new texts go to the nearest
-centroid. :class:`SemanticClusters` reproduces that with scikit-learn, and saves the fitted
+centroid. :class:`SemanticClusters` takes the same steps with scikit-learn (MAUVE's k-means is
+faiss's, whose initialization and iterations differ: not the same fit), and saves the fitted
 state as JSON + safetensors together with the embedder's identity, so that scores computed
 later, elsewhere, are under the *same* clusters: Sem-Ent values are comparable only then.
 """
