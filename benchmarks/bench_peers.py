@@ -7,9 +7,14 @@ as fast). Timing: the calls of a row are interleaved (round r runs them in an or
 one-time costs: model load, thread pools, oneDNN kernels); per call ``time.perf_counter`` wall
 time and CPU time (``time.process_time`` of this process, all threads, plus the CPU time of
 reaped child processes from ``os.times``: ours tokenizes large corpora in worker processes).
-The table gives the medians; the ratio is that of the wall medians. The share of the machine's
-CPU that other processes took during each row (``/proc/stat``) is reported: this 2-core machine
-is shared, and timings under contention are noisy.
+The table gives the medians; the ratio is that of the wall medians (the cheap corpus Vendi row runs
+at least 7 rounds). The share of the machine's CPU that other processes took during each row
+(``/proc/stat``) is reported: this 2-core machine is shared, and timings under contention are
+noisy. ``--threads`` sets torch's thread count (default: torch's, one per core). On a busy machine
+two OpenMP threads that wait for each other at every operation's barrier slow small forwards
+down by an order of magnitude (one MiniLM ``encode`` of one text: 0.8 s with 2 threads, 0.09 s with
+1, measured here at a load average of 3 on 2 cores), which inflates the ratios of the rows whose
+peer runs one small forward per item (7, 8); ``--threads 1`` keeps such a run comparable.
 
 Rows (peers are in the ``bench`` extra of setup.py; ``make bench`` installs ``diversity`` with
 ``--no-deps``):
@@ -24,7 +29,10 @@ Rows (peers are in the ``bench`` extra of setup.py; ``make bench`` installs ``di
    90 pairs a set); the peers get all pairs, ours and the ceiling score each distinct pair once.
    Model: a seeded random ``RobertaForSequenceClassification`` of distilroberta-base's shape
    (6 x 768, 12 heads, FFN 3072, 50,265-token table, 3 labels) with a byte-level BPE trained on the
-   file (as ``bench_nli.py``). Check: the same argmax class for every pair on all four paths.
+   file (as ``bench_nli.py``). Check: the same argmax class for every pair on all four paths, and
+   its probability within 1e-4 of ours (softmax of the CrossEncoder's and the ceiling's logits,
+   the pipeline's score); a random classifier may predict one class for every pair, so the
+   probabilities are the informative part.
 2. Embeddings: ``dialeval.metrics.engines.embedders.embed_unique(texts)`` vs
    ``SentenceTransformer.encode(texts, normalize_embeddings=True)`` on the first ``--embed-texts``
    DailyDialog++ responses (file order, duplicates kept) with the embedded all-MiniLM-L6-v2;
@@ -115,6 +123,7 @@ MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 SCRIPT = "bench_peers"
 LABELS = {0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}  # the library's canonical order
 SPECIALS = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+PROBABILITY_ATOL = 1e-4  # padding and batch shapes change float32 summation order
 VECTOR_ATOL = 1e-5
 DIVERSITY_ATOL = 1e-5
 VENDI_RTOL = 1e-5
@@ -211,14 +220,22 @@ class Row:
 
 
 class Contention:
-    """Other processes' share of the machine's CPU during a ``with`` block."""
+    """Other processes' share of the machine's CPU during a ``with`` block; this process's reaped
+    children (ours tokenizes in worker processes) count as this process, not as others."""
 
     def __enter__(self):
-        self.start = cpu_ticks()
+        self.start, self.children = cpu_ticks(), children_ticks()
         return self
 
     def __exit__(self, *exc):
-        self.share = others_share(self.start, cpu_ticks())
+        busy, total, own = cpu_ticks()
+        own += children_ticks() - self.children
+        self.share = others_share(self.start, (busy, total, own))
+
+
+def children_ticks() -> int:
+    times = os.times()
+    return round((times.children_user + times.children_system) * os.sysconf("SC_CLK_TCK"))
 
 
 # ---------------------------------------------------------------- data
@@ -322,10 +339,6 @@ def ordered_pair_list(response_sets: list[list[str]]) -> list[tuple[str, str]]:
     return [(s[i], s[j]) for s in response_sets for i in range(len(s)) for j in range(len(s)) if i != j]
 
 
-def predicted_pairs(matrices) -> np.ndarray:
-    return np.concatenate([m.predicted[~np.eye(m.size, dtype=bool)] for m in matrices])
-
-
 def prepare_ceiling(path: str, pairs: list[tuple[str, str]], batch_size: int):
     """Distinct pairs tokenized, sorted longest first, right-padded per batch (before any timer)."""
     tokenizer = transformers.AutoTokenizer.from_pretrained(path)
@@ -357,18 +370,16 @@ def bench_nli(path: str, response_sets: list[list[str]], batch_size: int, repeat
     label_index = {name.lower(): index for index, name in LABELS.items()}
 
     def ours():
-        result = nli_diversity(response_sets, model=path, device="cpu", batch_size=batch_size, return_matrices=True)
-        return predicted_pairs(result["matrices"])
+        return nli_diversity(response_sets, model=path, device="cpu", batch_size=batch_size, return_matrices=True)
 
     def cross():
-        return cross_encoder.predict(pairs, batch_size=batch_size, show_progress_bar=False).argmax(axis=1)
+        return cross_encoder.predict(pairs, batch_size=batch_size, show_progress_bar=False)
 
     def pipe():
-        return np.array([label_index[out["label"].lower()] for out in classify(pipeline_inputs, batch_size=batch_size)])
+        return classify(pipeline_inputs, batch_size=batch_size)
 
     def ceiling():
-        with torch.inference_mode():
-            return [model(**batch).logits for batch in batches]
+        return ceiling_forward(model, batches)
 
     first = response_sets[:1]
     first_pairs = ordered_pair_list(first)
@@ -380,12 +391,28 @@ def bench_nli(path: str, response_sets: list[list[str]], batch_size: int, repeat
     }
     with Contention() as contention:
         timings = interleaved({"ours": ours, "CrossEncoder": cross, "pipeline": pipe, "ceiling": ceiling}, repeats, warmups)
-    predicted = timings["ours"].value
-    ceiling_classes = np.empty(num_distinct, dtype=np.int64)
+
+    # Every path as (argmax class, probability of that class) per ordered pair, in `pairs` order.
+    matrices = timings["ours"].value["matrices"]
+    ours_probabilities = np.concatenate([m.probabilities[~np.eye(m.size, dtype=bool)] for m in matrices])
+    predicted = ours_probabilities.argmax(axis=1)
+    ceiling_logits = np.empty((num_distinct, 3))
     for members, logits in zip(members_of, timings["ceiling"].value):
-        ceiling_classes[members] = logits.argmax(-1).numpy()
-    timings["ceiling"].value = ceiling_classes[rows]
-    agreement = {name: float((np.asarray(timings[name].value) == predicted).mean()) for name in ("CrossEncoder", "pipeline", "ceiling")}
+        ceiling_logits[members] = logits.double().numpy()
+    outputs = {}
+    for name, logits in (("CrossEncoder", np.asarray(timings["CrossEncoder"].value, dtype=np.float64)),
+                         ("ceiling", ceiling_logits[rows])):
+        probabilities = torch.from_numpy(logits).softmax(-1).numpy()
+        classes = probabilities.argmax(axis=1)
+        outputs[name] = (classes, probabilities[np.arange(len(classes)), classes])
+    outputs["pipeline"] = (np.array([label_index[out["label"].lower()] for out in timings["pipeline"].value]),
+                           np.array([out["score"] for out in timings["pipeline"].value]))
+    checks = {}
+    for name, (classes, top) in outputs.items():
+        same = float((classes == predicted).mean())
+        difference = float(np.abs(top - ours_probabilities[np.arange(len(classes)), classes]).max())
+        checks[name] = (same == 1.0 and difference <= PROBABILITY_ATOL,
+                        f"same argmax class on {same:.1%} of pairs, max |Δp| of it {difference:.1e} (tol. {PROBABILITY_ATOL:.0e})")
     counts = np.bincount(predicted, minlength=3).tolist()
     data = (f"{len(response_sets)} decTest sets x 90 = {len(pairs):,} ordered pairs ({num_distinct:,} distinct), "
             f"batch {batch_size}")
@@ -396,15 +423,15 @@ def bench_nli(path: str, response_sets: list[list[str]], batch_size: int, repeat
         out.append(Row(
             key=f"nli_{name.lower()}", path="1. NLI Diversity", data=data, ours=f"`nli_diversity` ({rate:.0f} pairs/s)",
             peer=f"{peer} ({len(pairs) / timings[name].wall_median:.0f} pairs/s)",
-            ours_timing=timings["ours"], peer_timing=timings[name], equal=agreement[name] == 1.0,
-            equal_detail=f"same argmax class on {agreement[name]:.1%} of pairs", others=contention.share,
+            ours_timing=timings["ours"], peer_timing=timings[name], equal=checks[name][0],
+            equal_detail=checks[name][1], others=contention.share,
         ))
     out.append(Row(
         key="nli_ceiling", path="1. NLI Diversity", data=data, ours=f"`nli_diversity` ({rate:.0f} pairs/s)",
         peer=f"bare forwards on pre-padded batches ({len(pairs) / timings['ceiling'].wall_median:.0f} pairs/s)",
-        ours_timing=timings["ours"], peer_timing=timings["ceiling"], equal=agreement["ceiling"] == 1.0,
-        equal_detail=f"same argmax class on {agreement['ceiling']:.1%} of pairs", ratio_kind="ceiling",
-        others=contention.share, notes=[f"predicted classes (contradiction, neutral, entailment): {counts}"],
+        ours_timing=timings["ours"], peer_timing=timings["ceiling"], equal=checks["ceiling"][0],
+        equal_detail=checks["ceiling"][1], ratio_kind="ceiling", others=contention.share,
+        notes=[f"predicted classes (contradiction, neutral, entailment): {counts}"],
     ))
     return out
 
@@ -580,7 +607,7 @@ def bench_vendi(num_rows: int, num_sets: int, repeats: int) -> list[Row]:
     with Contention() as contention:
         timings = interleaved(
             {"ours": lambda: vendi_score_from_embeddings(embeddings)["vendi_score"], "peer": lambda: float(vendi.score_dual(embeddings))},
-            max(repeats, 5), {"ours": lambda: vendi_score_from_embeddings(small), "peer": lambda: vendi.score_dual(small)},
+            max(repeats, 7), {"ours": lambda: vendi_score_from_embeddings(small), "peer": lambda: vendi.score_dual(small)},
         )
     ours, peer = timings["ours"].value, timings["peer"].value
     relative = abs(ours - peer) / abs(peer)
@@ -835,6 +862,14 @@ def render(rows: list[Row], settings: dict, command: str, shapes: dict) -> str:
             f"{verdict(row)} | {equality(row)} |"
         )
     losing = [row for row in rows if row.ratio_kind == "peer" and row.ratio < 1.0]
+    disturbed = [row for row in rows if row.others > 0.10]
+    if disturbed:
+        lines += ["", (f"**Disturbed**: other processes took more than 10% of the machine's CPU during {len(disturbed)} of "
+                       f"{len(rows)} rows (up to {max(row.others for row in disturbed):.0%}); the ratios are indicative, "
+                       "re-measure on an idle machine.")]
+    if torch.get_num_threads() < (os.cpu_count() or 1):
+        lines += ["", (f"torch ran with {torch.get_num_threads()} thread(s) (`--threads`), fewer than the "
+                       f"{os.cpu_count()} cores: see the script's docstring.")]
     lines += [
         "",
         ("Rows where the peer is faster: " + "; ".join(f"{row.path} ({row.ratio:.2f}x)" for row in losing) + "."
@@ -886,6 +921,8 @@ def main(argv=None) -> int:
     parser.add_argument("--only", nargs="+", choices=("nli", "embeddings", "lexical", "self_bleu", "vendi", "bertscore", "sem_ent",
                                                        "selection"),
                         help="run only these rows (the written section then holds only them)")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="torch threads (default torch's: the cores); 1 on a busy shared machine, see the docstring")
     parser.add_argument("--results", type=Path, default=None, help="Markdown file to update (default RESULTS.md; smoke: a temp file)")
     args = parser.parse_args(argv)
     settings = dict(SMOKE if args.smoke else FULL)
@@ -901,6 +938,10 @@ def main(argv=None) -> int:
     logging.getLogger("transformers").setLevel(logging.ERROR)
     warnings.filterwarnings("ignore", category=UserWarning)
     transformers.utils.logging.disable_progress_bar()
+    if args.threads is not None:
+        if args.threads < 1:
+            parser.error("--threads must be positive")
+        torch.set_num_threads(args.threads)
     wanted = set(args.only or ("nli", "embeddings", "lexical", "self_bleu", "vendi", "bertscore", "sem_ent", "selection"))
     repeats = settings["repeats"]
     started = time.perf_counter()
