@@ -104,3 +104,36 @@ def gather_shares(members: list[int], rows):
     import numpy as np
 
     return all_members, np.concatenate([np.asarray(part_rows) for _, part_rows in parts if len(part_rows)])
+
+
+def computed_on_main(compute):
+    """``compute()``, run once and given to every process: inside :func:`split_work` with several
+    processes, the main process runs it and broadcasts the result (which must pickle); else it is
+    simply ``compute()``.
+
+    For a step after the gather that every process would otherwise repeat on the same data, such
+    as Sem-Ent's PCA + k-means: the other processes would only wait for the main one anyway, N
+    copies of a multithreaded CPU step on one node would fight for its cores, and a result that
+    depends on the thread count or BLAS (k-means' parallel sums) is then the same everywhere. If
+    ``compute`` raises on the main process, the others raise a ``RuntimeError`` quoting it,
+    rather than waiting forever for the broadcast.
+    """
+    if _sharing() is None:
+        return compute()
+    from accelerate.utils import broadcast_object_list
+
+    failure = None
+    payload = [None]
+    if process_state().is_main_process:
+        try:
+            payload = [(True, compute())]
+        except Exception as error:  # noqa: BLE001 - any failure: sent to the other processes, re-raised here
+            failure = error
+            payload = [(False, f"{type(error).__name__}: {error}")]
+    broadcast_object_list(payload, from_process=0)
+    if failure is not None:
+        raise failure
+    succeeded, value = payload[0]
+    if not succeeded:
+        raise RuntimeError(f"the main process failed in a step it computes for every process: {value}")
+    return value

@@ -205,6 +205,7 @@ class _ReportingEmbedder:
 
 
 def _sem_ent(sets: list[ResponseSet], options: EvaluationOptions) -> MetricOutcome:
+    from dialeval.distributed import process_state
     from dialeval.metrics.engines.embedders import load_embedder
     from dialeval.metrics.sem_ent.clusters import SemanticClusters, sem_ent
 
@@ -230,7 +231,8 @@ def _sem_ent(sets: list[ResponseSet], options: EvaluationOptions) -> MetricOutco
             bar.update(1)
         clusters.embedder = embedder
         source = f"fitted on the reference corpus ({len(options.reference_corpus)} texts)"
-        if options.save_sem_ent_clusters:
+        if options.save_sem_ent_clusters and process_state().is_main_process:
+            # every process holds the same clusters (the main one fitted them); one writes them
             clusters.save(options.save_sem_ent_clusters)
     responses = [response for s in sets for response in s.responses]
     with tqdm(total=len(set(responses)), desc="Sem-Ent: embedding the responses", unit="text",

@@ -5,7 +5,9 @@ context c. :class:`CandidateScorer` computes it under a causal or seq2seq ``tran
 all candidates of a batch of questions go through **one** padded forward pass; questions are
 length-sorted first so that a batch pads little; the model is loaded once per (model, device,
 dtype) by :func:`dialeval.hub.load_model`. :mod:`dialeval.metrics.response_selection` builds the
-metric (argmin selection, accuracy, ranking correlation) on it.
+metric (argmin selection, accuracy, ranking correlation) on it. Inside
+:func:`dialeval.distributed.split_work` the processes of a launch score every N-th batch each
+(the batch one process would run) and gather the losses in question order.
 
 Identical candidates of a question are scored once and share that score, so they tie exactly
 whatever the path's float rounding (the packed path scores each candidate at another offset of
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dialeval.distributed import gather_shares, work_share
 from dialeval.hub import LoadedModel, load_model
 from dialeval.validation import check_int
 
@@ -453,21 +456,25 @@ class CandidateScorer:
             encoded.append(question)
             truncated += was_truncated
         # Longest first: similar lengths share a batch (little padding), and an out-of-memory
-        # error shows in the first pass rather than at the end.
-        order = sorted(encoded, key=lambda q: q.longest, reverse=True)
-        sums: list[np.ndarray] = [None] * len(encoded)
-        counts: list[np.ndarray] = [None] * len(encoded)
+        # error shows in the first pass rather than at the end. Under split_work each process
+        # runs every num_processes-th of these batches, each batch as one process would run it.
+        order = work_share(sorted(range(len(encoded)), key=lambda i: encoded[i].longest, reverse=True), self.batch_size)
+        scored: list[tuple[np.ndarray, np.ndarray]] = []
         with torch.inference_mode():
             for start in range(0, len(order), self.batch_size):
-                batch = order[start : start + self.batch_size]
+                batch = [encoded[i] for i in order[start : start + self.batch_size]]
                 if self.lm.is_encoder_decoder:
                     forward = self._seq2seq_batch
                 elif self.share_context and self._fits_window(batch):
                     forward = self._causal_packed_batch
                 else:
                     forward = self._causal_batch
-                for question, (nll, num) in zip(batch, forward(batch)):
-                    sums[question.index], counts[question.index] = nll, num
+                scored += forward(batch)
                 if progress is not None:
                     progress(len(batch))
+        members, scored = gather_shares(order, scored)
+        sums: list[np.ndarray] = [None] * len(encoded)
+        counts: list[np.ndarray] = [None] * len(encoded)
+        for index, (nll, num) in zip(members, scored):
+            sums[index], counts[index] = nll, num
         return CandidateLosses(sums, counts, truncated)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dialeval.distributed import computed_on_main
 from dialeval.validation import check_int
 
 #: Above this many reference texts, ``algorithm="auto"`` switches from KMeans to MiniBatchKMeans.
@@ -65,6 +66,40 @@ def _unit_rows(embeddings: np.ndarray) -> np.ndarray:
 def _project(points: np.ndarray, mean: np.ndarray, components: np.ndarray) -> np.ndarray:
     """PCA transform ``(x - mean) @ C.T`` without materializing the centred copy of ``points``."""
     return points @ components.T - mean @ components.T
+
+
+def _nearest_centroid(reduced: np.ndarray, centroids: np.ndarray) -> np.ndarray:
+    # ||x - c||^2 up to the per-row constant ||x||^2, which does not change the argmin.
+    distances = (centroids**2).sum(axis=1)[None, :] - 2.0 * reduced @ centroids.T
+    return distances.argmin(axis=1)
+
+
+def _reduce_and_cluster(points: np.ndarray, num_clusters: int, pca_variance: float, seed: int, n_init: int,
+                        max_iter: int, algorithm: str) -> dict:
+    """PCA to ``pca_variance`` and k-means on unit-normalized ``points``: the fitted arrays, the
+    kept dimensions, explained variance, inertia and the points' own cluster histogram."""
+    from sklearn.cluster import KMeans, MiniBatchKMeans
+    from sklearn.decomposition import PCA
+
+    # covariance_eigh: a d x d eigenproblem, linear in the number of texts (the full SVD is not).
+    pca = PCA(n_components=None, svd_solver="covariance_eigh", random_state=seed + 1).fit(points)
+    cumulative = np.cumsum(pca.explained_variance_ratio_)
+    kept = pca.n_components_ if pca_variance >= 1 else int(np.argmax(cumulative >= pca_variance - 1e-12)) + 1
+    mean = pca.mean_.astype(np.float32)
+    components = np.ascontiguousarray(pca.components_[:kept], dtype=np.float32)
+    reduced = _project(points, mean, components)
+    if algorithm == "kmeans":
+        kmeans = KMeans(num_clusters, n_init=n_init, max_iter=max_iter, random_state=seed + 2)
+    else:
+        kmeans = MiniBatchKMeans(num_clusters, n_init=n_init, max_iter=max_iter, random_state=seed + 2, batch_size=4096)
+    kmeans.fit(reduced)
+    centroids = kmeans.cluster_centers_.astype(np.float32)
+    labels = _nearest_centroid(reduced, centroids)
+    return {
+        "pca_mean": mean, "pca_components": components, "centroids": centroids, "pca_dims": int(kept),
+        "explained_variance": float(cumulative[kept - 1]), "inertia": float(kmeans.inertia_),
+        "reference_distribution": np.bincount(labels, minlength=num_clusters) / len(labels),
+    }
 
 
 @dataclass
@@ -112,9 +147,6 @@ class SemanticClusters:
             algorithm: ``"kmeans"``, ``"minibatch_kmeans"`` or ``"auto"`` (MiniBatchKMeans above
                 :data:`MINIBATCH_THRESHOLD` texts).
         """
-        from sklearn.cluster import KMeans, MiniBatchKMeans
-        from sklearn.decomposition import PCA
-
         texts = _check_texts(reference_texts, "reference_texts")
         num_clusters = check_int(num_clusters, "num_clusters", 2)
         seed = check_int(seed, "seed", 0)
@@ -133,37 +165,25 @@ class SemanticClusters:
             embedder = load_embedder()
 
         points = _unit_rows(np.asarray(embedder.embed(texts), dtype=np.float32))
-        # covariance_eigh: a d x d eigenproblem, linear in the number of texts (the full SVD is not).
-        pca = PCA(n_components=None, svd_solver="covariance_eigh", random_state=seed + 1).fit(points)
-        cumulative = np.cumsum(pca.explained_variance_ratio_)
-        kept = pca.n_components_ if pca_variance >= 1 else int(np.argmax(cumulative >= pca_variance - 1e-12)) + 1
-        mean = pca.mean_.astype(np.float32)
-        components = np.ascontiguousarray(pca.components_[:kept], dtype=np.float32)
-        reduced = _project(points, mean, components)
-
         if algorithm == "auto":
             algorithm = "minibatch_kmeans" if len(texts) > MINIBATCH_THRESHOLD else "kmeans"
-        if algorithm == "kmeans":
-            kmeans = KMeans(num_clusters, n_init=n_init, max_iter=max_iter, random_state=seed + 2)
-        else:
-            kmeans = MiniBatchKMeans(num_clusters, n_init=n_init, max_iter=max_iter, random_state=seed + 2, batch_size=4096)
-        kmeans.fit(reduced)
-        centroids = kmeans.cluster_centers_.astype(np.float32)
-        clusters = cls(
+        # Under split_work the embedding above was shared and gathered, so every process holds the
+        # same points; PCA + k-means then run on the main process alone and their result is
+        # broadcast (dialeval.distributed.computed_on_main says why).
+        fitted = computed_on_main(lambda: _reduce_and_cluster(points, num_clusters, pca_variance, seed, n_init, max_iter, algorithm))
+        return cls(
             embedder_identity=dict(embedder.identity()),
-            pca_mean=mean,
-            pca_components=components,
-            centroids=centroids,
-            reference_distribution=np.zeros(num_clusters),
+            pca_mean=fitted["pca_mean"],
+            pca_components=fitted["pca_components"],
+            centroids=fitted["centroids"],
+            reference_distribution=fitted["reference_distribution"],
             settings={
-                "num_clusters": num_clusters, "pca_variance": float(pca_variance), "pca_dims": kept,
-                "explained_variance": float(cumulative[kept - 1]), "seed": seed, "n_init": n_init, "max_iter": max_iter,
-                "algorithm": algorithm, "num_reference_texts": len(texts), "inertia": float(kmeans.inertia_),
+                "num_clusters": num_clusters, "pca_variance": float(pca_variance), "pca_dims": fitted["pca_dims"],
+                "explained_variance": fitted["explained_variance"], "seed": seed, "n_init": n_init, "max_iter": max_iter,
+                "algorithm": algorithm, "num_reference_texts": len(texts), "inertia": fitted["inertia"],
             },
             embedder=embedder,
         )
-        clusters.reference_distribution = clusters._histogram(clusters._nearest(reduced))
-        return clusters
 
     # -- assignment -------------------------------------------------------------------------
 
@@ -175,9 +195,7 @@ class SemanticClusters:
         return _project(_unit_rows(points), self.pca_mean, self.pca_components)
 
     def _nearest(self, reduced: np.ndarray) -> np.ndarray:
-        # ||x - c||^2 up to the per-row constant ||x||^2, which does not change the argmin.
-        distances = (self.centroids**2).sum(axis=1)[None, :] - 2.0 * reduced @ self.centroids.T
-        return distances.argmin(axis=1)
+        return _nearest_centroid(reduced, self.centroids)
 
     def _histogram(self, labels: np.ndarray) -> np.ndarray:
         return np.bincount(labels, minlength=self.num_clusters) / len(labels)

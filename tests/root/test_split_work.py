@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dialeval.distributed import gather_shares, split_work, work_share
+from dialeval.distributed import computed_on_main, gather_shares, split_work, work_share
 
 WORKER = Path(__file__).resolve().parent / "split_work_worker.py"
 
@@ -16,6 +16,7 @@ def test_one_process_keeps_everything():
     with split_work():
         assert work_share([3, 1, 2]) == [3, 1, 2]
         assert gather_shares([3, 1], np.ones((2, 2)))[0] == [3, 1]
+        assert computed_on_main(lambda: {"centroids": [1.0]}) == {"centroids": [1.0]}
 
 
 def test_two_processes_equal_one(tmp_path, tiny_roberta_nli_path, tiny_gpt2_path, free_port):
