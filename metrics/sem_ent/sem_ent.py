@@ -8,6 +8,7 @@ A thin wrapper of :class:`dialeval.metrics.sem_ent.clusters.SemanticClusters` an
 # ruff: noqa: I001
 import datasets
 import evaluate
+from dialeval.distributed import is_sharing_work, process_state
 from dialeval.metrics.engines.embedders import load_embedder
 from dialeval.metrics.engines.evaluate_module import DialevalMetric
 from dialeval.metrics.sem_ent.clusters import SemanticClusters
@@ -95,7 +96,8 @@ class SemEnt(DialevalMetric):
                 reference_corpus, text_embedder, num_clusters=num_clusters, pca_variance=pca_variance, seed=seed,
                 n_init=n_init, max_iter=max_iter,
             )
-            if save_clusters_to is not None:
+            if save_clusters_to is not None and (not is_sharing_work() or process_state().is_main_process):
+                # under split_work every process holds the same clusters (the main one fitted them)
                 clusters.save(save_clusters_to)
         elif not isinstance(clusters, SemanticClusters):
             clusters = SemanticClusters.load(clusters, **runtime)

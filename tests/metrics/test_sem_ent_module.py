@@ -109,3 +109,19 @@ def test_too_small_reference_corpus_skips_sem_ent_but_not_lf(tmp_path):
     assert report["metrics"]["corpus_lexical_diversity"]["lf_counted_against"] == "reference corpus"
     assert report["skipped"] == [{"metric": "sem_ent", "reason": report["skipped"][0]["reason"]}]
     assert "2 distinct texts, fewer than the 20 clusters" in report["skipped"][0]["reason"]
+
+
+def test_only_the_main_process_saves_clusters_under_split_work(module, tmp_path, monkeypatch):
+    """Under split_work every process holds the main process's clusters; only that one writes them."""
+    import sys
+    from types import SimpleNamespace
+
+    module_globals = sys.modules[type(module).__module__]
+    monkeypatch.setattr(module_globals, "is_sharing_work", lambda: True)
+    monkeypatch.setattr(module_globals, "process_state", lambda: SimpleNamespace(is_main_process=False))
+    saved = tmp_path / "clusters"
+    module.compute(predictions=CORPUS[:4], references=CORPUS, num_clusters=4, save_clusters_to=str(saved))
+    assert not saved.exists()
+    monkeypatch.setattr(module_globals, "process_state", lambda: SimpleNamespace(is_main_process=True))
+    module.compute(predictions=CORPUS[:4], references=CORPUS, num_clusters=4, save_clusters_to=str(saved))
+    assert saved.exists()
