@@ -8,6 +8,10 @@ similarity over its unordered pairs::
 Pairs are visited in the released code's order (``for i: for j < i``) and averaged with
 ``numpy.mean``, so results match the authors' numbers bit for bit. Neural similarity metrics
 pass a precomputed similarity matrix to :func:`diversity_from_similarity_matrix`.
+
+A set with repeated elements can be given as its distinct elements and their counts
+(:func:`similarity_to_diversity`'s ``counts``): the mean over the multiset's pairs then scores
+each distinct pair once, so 10,000 copies of one response need one similarity call, not 5*10^7.
 """
 from __future__ import annotations
 
@@ -19,16 +23,48 @@ import numpy as np
 Item = TypeVar("Item")
 
 
-def similarity_to_diversity(items: Sequence[Item], similarity: Callable[[Item, Item], float]) -> float:
+def similarity_to_diversity(
+    items: Sequence[Item], similarity: Callable[[Item, Item], float], counts: Sequence[int] | None = None
+) -> float:
     """Negated mean of ``similarity(items[i], items[j])`` over all pairs ``i > j``.
 
+    Args:
+        items: the set's elements; with ``counts``, its *distinct* elements.
+        similarity: a symmetric similarity of two elements.
+        counts: how often each item occurs in the set (default: once each). The mean is then over
+            the ``C(n, 2)`` unordered pairs of the multiset (``n = sum(counts)``), each distinct
+            pair scored once::
+
+                ( sum_{a>b} m_a m_b sim(a, b) + sum_a C(m_a, 2) sim(a, a) ) / C(n, 2)
+
+            so repeated elements cost nothing, and all counts 1 give exactly the unweighted mean.
+
     Raises:
-        ValueError: fewer than two items (the mean over pairs is undefined).
+        ValueError: fewer than two elements (the mean over pairs is undefined), or ``counts``
+            not one positive int per item.
     """
-    if len(items) < 2:
-        raise ValueError(f"`items` must hold at least 2 elements to form a pair, got {len(items)}")
-    scores = [similarity(items[i], items[j]) for i in range(len(items)) for j in range(i)]
-    return -float(np.mean(scores))
+    if counts is None:
+        counts = [1] * len(items)
+    else:
+        counts = list(counts)
+        if len(counts) != len(items):
+            raise ValueError(f"`counts` must hold one count per item ({len(items)}), got {len(counts)}")
+        for index, count in enumerate(counts):
+            if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
+                raise ValueError(f"`counts[{index}]` must be a positive int, got {count!r}")
+    size = int(sum(counts))
+    if size < 2:
+        raise ValueError(f"`items` must hold at least 2 elements to form a pair, got {size}")
+    pairs = [(i, j) for i in range(len(items)) for j in range(i)]
+    scores = [similarity(items[i], items[j]) for i, j in pairs]
+    if size == len(items):  # nothing repeats: the released plain mean
+        return -float(np.mean(scores))
+    weights = np.array([counts[i] * counts[j] for i, j in pairs], dtype=np.float64)
+    total = float(np.add.reduce(np.asarray(scores, dtype=np.float64) * weights))
+    for item, count in zip(items, counts):
+        if count > 1:
+            total += count * (count - 1) // 2 * float(similarity(item, item))
+    return -total / (size * (size - 1) // 2)
 
 
 def diversity_from_similarity_matrix(similarity_matrix) -> float:

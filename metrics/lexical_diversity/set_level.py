@@ -13,6 +13,11 @@ Tokenization, pair order and floating-point steps follow the authors' released c
 (``GuyTevet/diversity-eval``: ``utils.lines_to_ngrams``, ``DistinctNgrams``,
 ``CosineSimilarity``, ``AveragedNgramDiversityMetric``), so the scores equal the released
 ``metric_AveragedDistinctNgrams`` / ``metric_AveragedCosineSimilarity`` columns to 3 decimals.
+
+Both functions run the vectorized implementation of :mod:`.set_level_batch` on their one set
+(one code path for one set and for many). It scores repeated responses (equal token lists) once,
+weighted by multiplicity, so a set of 10,000 copies of one response costs what one response
+costs; a set without repeats gets exactly the released pair loop's value.
 """
 from __future__ import annotations
 
@@ -20,20 +25,10 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
-import numpy as np
+from dialeval.metrics.lexical_diversity.set_level_batch import check_orders, score_response_sets
 
-from dialeval.metrics.engines.reduction import similarity_to_diversity
 from dialeval.text import get_tokenizer
 from dialeval.validation import check_int, check_response_set
-
-
-def check_orders(min_n: int, max_n: int) -> None:
-    """``min_n`` and ``max_n`` are positive ints with ``min_n <= max_n``."""
-    for name, value in (("min_n", min_n), ("max_n", max_n)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"`{name}` must be a positive int, got {value!r}")
-    if min_n > max_n:
-        raise ValueError(f"`min_n` ({min_n}) must not exceed `max_n` ({max_n})")
 
 
 def ngrams(tokens: list[str], n: int) -> list[tuple[str, ...]]:
@@ -63,9 +58,8 @@ def averaged_distinct_n(
     """
     responses = check_response_set(responses, "responses", allow_empty=allow_empty)
     check_orders(min_n, max_n)
-    tokenize = get_tokenizer(tokenizer)
-    token_lists = [tokenize(response) for response in responses]
-    return float(np.mean([distinct_ngrams_ratio(token_lists, n) for n in range(min_n, max_n + 1)]))
+    scores = score_response_sets([responses], min_n, max_n, get_tokenizer(tokenizer), cosine=False)
+    return float(scores["averaged_distinct_n"][0])
 
 
 def ngram_cosine_similarity(tokens_a: list[str], tokens_b: list[str], n: int) -> float:
@@ -111,10 +105,4 @@ def ngram_cosine_diversity(
     """
     responses = check_response_set(responses, "responses", min_size=2, allow_empty=allow_empty)
     check_orders(min_n, max_n)
-    tokenize = get_tokenizer(tokenizer)
-    token_lists = [tokenize(response) for response in responses]
-    per_order = []
-    for n in range(min_n, max_n + 1):
-        counts = [Counter(ngrams(tokens, n)) for tokens in token_lists]
-        per_order.append(similarity_to_diversity(counts, cosine_of_counts))
-    return float(np.mean(per_order))
+    return float(score_response_sets([responses], min_n, max_n, get_tokenizer(tokenizer))["ngram_cosine_diversity"][0])

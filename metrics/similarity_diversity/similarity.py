@@ -63,16 +63,29 @@ def ngram_cosine_similarity_matrix(responses: list[str], max_n: int = 5, min_n: 
     """
     check_orders(min_n, max_n)
     tokenize = get_tokenizer(tokenizer)
-    token_lists = [tokenize(response) for response in responses]
-    n = len(responses)
-    matrix = np.zeros((n, n))
+    # Responses that tokenize alike have equal rows: score each distinct token list once.
+    distinct: dict[tuple[str, ...], int] = {}
+    unit_of_response = [distinct.setdefault(tuple(tokenize(response)), len(distinct)) for response in responses]
+    token_lists = [list(tokens) for tokens in distinct]
+    repeated = [False] * len(token_lists)
+    for unit, count in Counter(unit_of_response).items():
+        repeated[unit] = count > 1
+    units = len(token_lists)
+    matrix = np.zeros((units, units))
+    self_similarity = np.zeros(units)  # a unit's copies compare as a pair of equal responses
     for order in range(min_n, max_n + 1):
         counts = [Counter(ngrams(tokens, order)) for tokens in token_lists]
-        for i in range(n):
+        for i in range(units):
             for j in range(i):
                 matrix[i, j] += cosine_of_counts(counts[i], counts[j])
+            if repeated[i]:
+                self_similarity[i] += cosine_of_counts(counts[i], counts[i])
     matrix /= max_n - min_n + 1
+    self_similarity /= max_n - min_n + 1
     matrix += matrix.T
+    np.fill_diagonal(matrix, self_similarity)
+    index = np.asarray(unit_of_response, dtype=np.intp)
+    matrix = matrix[np.ix_(index, index)]
     np.fill_diagonal(matrix, 1.0)
     return matrix
 
