@@ -16,6 +16,7 @@ each distinct pair once, so 10,000 copies of one response need one similarity ca
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
@@ -79,3 +80,67 @@ def diversity_from_similarity_matrix(similarity_matrix) -> float:
         raise ValueError(f"`similarity_matrix` must be at least 2x2 to hold a pair, got {matrix.shape}")
     rows, cols = np.tril_indices(matrix.shape[0], k=-1)
     return -float(np.mean(matrix[rows, cols]))
+
+
+@dataclass(frozen=True)
+class UnitSimilarity:
+    """A set's pairwise similarities stored once per distinct element ("unit").
+
+    A set of ``n`` elements with ``d`` distinct ones needs a ``(d, d)`` matrix, not ``(n, n)``:
+    10,000 copies of "I don't know." are one unit. ``unit_matrix[a, b]`` is the similarity of
+    units ``a`` and ``b``; its diagonal ``unit_matrix[a, a]`` is the similarity of two copies of
+    unit ``a`` (read only where the unit repeats). Units are numbered in order of first
+    occurrence, so a set without repeats has ``unit_matrix`` equal to its full matrix.
+
+    Attributes:
+        unit_matrix: ``(d, d)`` symmetric similarities of the units.
+        unit_of_item: ``(n,)`` the unit of each element of the set, in set order.
+    """
+
+    unit_matrix: np.ndarray
+    unit_of_item: np.ndarray
+
+    @property
+    def counts(self) -> np.ndarray:
+        return np.bincount(self.unit_of_item, minlength=self.unit_matrix.shape[0])
+
+    def diversity(self) -> float:
+        """The §5 reduction over the set's ``C(n, 2)`` pairs, each distinct pair scored once.
+
+        A set without repeats gives :func:`diversity_from_similarity_matrix` of its matrix bit
+        for bit; with repeats, ``(sum_{a>b} m_a m_b U[a, b] + sum_a C(m_a, 2) U[a, a]) / C(n, 2)``.
+        """
+        counts = self.counts
+        if (counts == 1).all():
+            return diversity_from_similarity_matrix(self.unit_matrix)
+        size = int(counts.sum())
+        if size < 2:
+            raise ValueError(f"a set needs at least 2 elements to form a pair, got {size}")
+        matrix = np.asarray(self.unit_matrix, dtype=np.float64)
+        rows, cols = np.tril_indices(len(counts), k=-1)
+        total = float(np.add.reduce(matrix[rows, cols] * (counts[rows] * counts[cols]).astype(np.float64)))
+        repeated = np.flatnonzero(counts > 1)
+        copies = (counts[repeated] * (counts[repeated] - 1) // 2).astype(np.float64)
+        total += float(np.add.reduce(np.diag(matrix)[repeated] * copies))
+        return -total / (size * (size - 1) // 2)
+
+    def full_matrix(self, diagonal: float | None = None) -> np.ndarray:
+        """The ``(n, n)`` matrix of the set (memory ``n^2``); ``diagonal`` overwrites its diagonal."""
+        matrix = self.unit_matrix[np.ix_(self.unit_of_item, self.unit_of_item)]
+        if diagonal is not None:
+            np.fill_diagonal(matrix, diagonal)
+        return matrix
+
+
+def units_of(items: Sequence, key: Callable | None = None) -> tuple[list, np.ndarray]:
+    """The distinct items (by ``key(item)``, default the item) in order of first occurrence, and
+    the unit of each item."""
+    unit_index: dict = {}
+    unit_of_item = np.fromiter(
+        (unit_index.setdefault(item if key is None else key(item), len(unit_index)) for item in items),
+        dtype=np.intp, count=len(items),
+    )
+    first = {}
+    for item, unit in zip(items, unit_of_item.tolist()):
+        first.setdefault(unit, item)
+    return [first[unit] for unit in range(len(unit_index))], unit_of_item

@@ -60,7 +60,7 @@ import numpy as np
 from dialeval.distributed import gather_shares, is_sharing_work, work_share
 from dialeval.hub import check_dtype, load_model, max_input_length, resolve_device, resolve_model_path
 
-from dialeval.metrics.engines.reduction import diversity_from_similarity_matrix
+from dialeval.metrics.engines.reduction import UnitSimilarity, units_of
 from dialeval.validation import check_response_sets
 
 DEFAULT_BERTSCORE_MODEL = "FacebookAI/roberta-large"
@@ -81,7 +81,8 @@ class BERTScoreMatrices:
     """What :func:`compute_bertscore_matrices` returns.
 
     Attributes:
-        matrices: one symmetric ``(n, n)`` float64 array of BERTScore F1 per response set.
+        unit_similarities: per response set, the F1 of every pair of its distinct (stripped)
+            sentences (:class:`~dialeval.metrics.engines.reduction.UnitSimilarity`).
         num_layers: the layer whose hidden states were used.
         baseline: the F baseline the scores were rescaled with, ``None`` when not rescaled.
         num_encoded: distinct sentences (after ``strip()``) run through the model.
@@ -89,12 +90,17 @@ class BERTScoreMatrices:
         max_length: the token limit (special tokens included).
     """
 
-    matrices: list[np.ndarray]
+    unit_similarities: list[UnitSimilarity]
     num_layers: int
     baseline: float | None
     num_encoded: int
     num_truncated: int
     max_length: int
+
+    @property
+    def matrices(self) -> list[np.ndarray]:
+        """One symmetric ``(n, n)`` float64 array of BERTScore F1 per response set."""
+        return [units.full_matrix() for units in self.unit_similarities]
 
 
 def _check_dtype(dtype) -> str:
@@ -399,10 +405,11 @@ def compute_bertscore_matrices(
     # 0/0 = NaN for a sentence whose tokens all weigh 0, which becomes F = 0 below, as in bert_score.
     weights = raw_weights / totals[sentence_of_token]
 
-    matrices = []
+    similarities = []
     with torch.inference_mode():
         for response_set in response_sets:
-            members = torch.tensor([position[text.strip()] for text in response_set], device=vectors.device)
+            sentences, unit_of_item = units_of([position[text.strip()] for text in response_set])
+            members = torch.tensor(sentences, device=vectors.device)
             precision = _precision_matrix(vectors, weights, starts_all[members], lengths_all[members])
             recall = precision.T
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -410,9 +417,9 @@ def compute_bertscore_matrices(
             f1[np.isnan(f1)] = 0.0
             if scale_base is not None:
                 f1 = (f1 - scale_base) / (1 - scale_base)
-            matrices.append(f1)
+            similarities.append(UnitSimilarity(f1, unit_of_item))
     return BERTScoreMatrices(
-        matrices=matrices,
+        unit_similarities=similarities,
         num_layers=num_layers,
         baseline=scale_base,
         num_encoded=len(unique),
@@ -474,7 +481,7 @@ def bertscore_diversity(
     allow_empty: bool = False,
 ) -> list[float]:
     """BERTScore diversity of each set (Tevet & Berant §5): ``-mean_{i>j} F1(s_i, s_j)``; higher is more diverse."""
-    matrices = bertscore_similarity_matrices(
+    result = compute_bertscore_matrices(
         response_sets, model, num_layers, rescale_with_baseline, baseline, batch_size, device, dtype, allow_empty
     )
-    return [diversity_from_similarity_matrix(matrix) for matrix in matrices]
+    return [units.diversity() for units in result.unit_similarities]

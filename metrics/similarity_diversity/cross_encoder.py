@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from dialeval.metrics.engines.pair_scorer import PairScoringStats, load_pair_classifier, score_pairs
+from dialeval.metrics.engines.reduction import UnitSimilarity, units_of
 from dialeval.validation import check_response_sets
 
 DEFAULT_CROSS_ENCODER = "cross-encoder/stsb-roberta-large"
@@ -39,6 +40,50 @@ def cross_encoder_activation(config) -> str:
     return _ACTIVATIONS[recorded]
 
 
+def cross_encoder_unit_similarities(
+    response_sets: list[list[str]],
+    model: str = DEFAULT_CROSS_ENCODER,
+    batch_size: int = 32,
+    device=None,
+    dtype=None,
+    allow_empty: bool = False,
+    stats: PairScoringStats | None = None,
+) -> list[UnitSimilarity]:
+    """The STS score of every pair of each set's distinct texts, both orders averaged.
+
+    A text that repeats is also scored against itself (the similarity of two of its copies), so
+    a set of 10,000 copies of one response needs one pair, not 5*10^7.
+    """
+    response_sets = check_response_sets(response_sets, "response_sets", min_size=2, allow_empty=allow_empty)
+    classifier = load_pair_classifier(model, device=device, dtype=dtype)
+    if classifier.model.config.num_labels != 1:
+        raise ValueError(
+            f"`model` must be a one-output STS cross-encoder, got {classifier.model.config.num_labels} labels "
+            f"({classifier.id2label}); for NLI models use nli_diversity"
+        )
+    firsts, seconds, layouts = [], [], []
+    for responses in response_sets:
+        units, unit_of_item = units_of(responses)
+        repeated = np.flatnonzero(np.bincount(unit_of_item) > 1)
+        rows, cols = np.triu_indices(len(units), k=1)
+        rows, cols = np.concatenate([rows, repeated]), np.concatenate([cols, repeated])
+        layouts.append((len(firsts), rows, cols, unit_of_item))
+        firsts += [units[i] for i in rows] + [units[j] for j in cols]
+        seconds += [units[j] for j in cols] + [units[i] for i in rows]
+    scores = score_pairs(
+        classifier, firsts, seconds, batch_size, stats, activation=cross_encoder_activation(classifier.model.config)
+    )[:, 0]
+    similarities = []
+    for start, rows, cols, unit_of_item in layouts:
+        count = len(rows)
+        forward = scores[start : start + count]
+        backward = scores[start + count : start + 2 * count]
+        matrix = np.eye(int(unit_of_item.max()) + 1)
+        matrix[rows, cols] = matrix[cols, rows] = (forward + backward) / 2
+        similarities.append(UnitSimilarity(matrix, unit_of_item))
+    return similarities
+
+
 def cross_encoder_similarity_matrices(
     response_sets: list[list[str]],
     model: str = DEFAULT_CROSS_ENCODER,
@@ -49,29 +94,5 @@ def cross_encoder_similarity_matrices(
     stats: PairScoringStats | None = None,
 ) -> list[np.ndarray]:
     """One symmetric ``(n, n)`` similarity matrix per set (diagonal 1.0, never read by the reduction)."""
-    response_sets = check_response_sets(response_sets, "response_sets", min_size=2, allow_empty=allow_empty)
-    classifier = load_pair_classifier(model, device=device, dtype=dtype)
-    if classifier.model.config.num_labels != 1:
-        raise ValueError(
-            f"`model` must be a one-output STS cross-encoder, got {classifier.model.config.num_labels} labels "
-            f"({classifier.id2label}); for NLI models use nli_diversity"
-        )
-    firsts, seconds, spans = [], [], []
-    for responses in response_sets:
-        rows, cols = np.triu_indices(len(responses), k=1)
-        spans.append((len(firsts), len(rows)))
-        firsts += [responses[i] for i in rows] + [responses[j] for j in cols]
-        seconds += [responses[j] for j in cols] + [responses[i] for i in rows]
-    scores = score_pairs(
-        classifier, firsts, seconds, batch_size, stats, activation=cross_encoder_activation(classifier.model.config)
-    )[:, 0]
-    matrices = []
-    for responses, (start, count) in zip(response_sets, spans):
-        n = len(responses)
-        rows, cols = np.triu_indices(n, k=1)
-        forward = scores[start : start + count]
-        backward = scores[start + count : start + 2 * count]
-        matrix = np.eye(n)
-        matrix[rows, cols] = matrix[cols, rows] = (forward + backward) / 2
-        matrices.append(matrix)
-    return matrices
+    similarities = cross_encoder_unit_similarities(response_sets, model, batch_size, device, dtype, allow_empty, stats)
+    return [units.full_matrix(diagonal=1.0) for units in similarities]

@@ -15,22 +15,30 @@ import numpy as np
 
 from dialeval.metrics.engines.embedders import DEFAULT_SENTENCE_MODEL, embed_unique
 
-from dialeval.metrics.engines.reduction import diversity_from_similarity_matrix
+from dialeval.metrics.engines.reduction import UnitSimilarity, units_of
 from dialeval.validation import check_response_sets
+
+
+def sent_bert_unit_similarities(
+    response_sets: list[list[str]], model=DEFAULT_SENTENCE_MODEL, batch_size: int = 64, device=None, dtype=None
+) -> list[UnitSimilarity]:
+    """Cosine similarities of each set's distinct texts; every distinct text across sets is embedded once."""
+    flat = [text for response_set in response_sets for text in response_set]
+    embeddings, index = embed_unique(flat, model, batch_size, device, dtype)
+    similarities, start = [], 0
+    for response_set in response_sets:
+        rows, unit_of_item = units_of(index[start : start + len(response_set)].tolist())
+        start += len(response_set)
+        vectors = embeddings[rows]
+        similarities.append(UnitSimilarity(vectors @ vectors.T, unit_of_item))
+    return similarities
 
 
 def sent_bert_similarity_matrices(
     response_sets: list[list[str]], model=DEFAULT_SENTENCE_MODEL, batch_size: int = 64, device=None, dtype=None
 ) -> list[np.ndarray]:
     """Cosine similarity matrix ``(n, n)`` of each set; every distinct text across sets is embedded once."""
-    flat = [text for response_set in response_sets for text in response_set]
-    embeddings, index = embed_unique(flat, model, batch_size, device, dtype)
-    matrices, start = [], 0
-    for response_set in response_sets:
-        vectors = embeddings[index[start : start + len(response_set)]]
-        start += len(response_set)
-        matrices.append(vectors @ vectors.T)
-    return matrices
+    return [units.full_matrix() for units in sent_bert_unit_similarities(response_sets, model, batch_size, device, dtype)]
 
 
 def sent_bert_diversity(
@@ -45,5 +53,4 @@ def sent_bert_diversity(
         allow_empty: accept empty and whitespace-only responses (embedded as the model embeds them).
     """
     response_sets = check_response_sets(response_sets, "response_sets", min_size=2, allow_empty=allow_empty)
-    matrices = sent_bert_similarity_matrices(response_sets, model, batch_size, device, dtype)
-    return [diversity_from_similarity_matrix(matrix) for matrix in matrices]
+    return [units.diversity() for units in sent_bert_unit_similarities(response_sets, model, batch_size, device, dtype)]

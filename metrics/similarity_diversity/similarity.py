@@ -12,9 +12,12 @@
 ``"ngram_cosine"``   n-gram count cosine averaged over n = 1..5 ("cos-sim")      (no model)
 ===================  ==========================================================  =====================================
 
-Every backend returns one ``(n, n)`` similarity matrix per set, computed with each distinct
+Every backend returns the similarities of each set's *distinct* responses
+(:class:`~dialeval.metrics.engines.reduction.UnitSimilarity`), computed with each distinct
 sentence embedded once (sent-BERT, BERTScore) or each distinct pair scored once
-(cross-encoder), so sets can be re-scored or sliced (DTG) without new model calls.
+(cross-encoder); the diversity is reduced from that compact form (repeats weighted, so 10,000
+copies of one response cost one pair), and :func:`similarity_matrices` expands it to one
+``(n, n)`` matrix per set, so sets can be re-scored or sliced (DTG) without new model calls.
 """
 from __future__ import annotations
 
@@ -24,7 +27,7 @@ import numpy as np
 
 from dialeval.hub import EMBEDDED_SENTENCE_MODEL
 
-from dialeval.metrics.engines.reduction import diversity_from_similarity_matrix
+from dialeval.metrics.engines.reduction import UnitSimilarity, units_of
 from dialeval.metrics.lexical_diversity.set_level import check_orders, cosine_of_counts, ngrams
 from dialeval.text import get_tokenizer
 from dialeval.validation import check_response_sets
@@ -55,26 +58,19 @@ def _check_similarity(similarity) -> None:
         raise ValueError(f"`similarity` must be one of {SIMILARITIES}, got {similarity!r}")
 
 
-def ngram_cosine_similarity_matrix(responses: list[str], max_n: int = 5, min_n: int = 1, tokenizer="tevet") -> np.ndarray:
-    """Tevet's "cos-sim" similarity of every pair, averaged over n (diagonal 1).
-
-    The mean over n of per-order similarities reduces to the mean over n of per-order
-    diversities, so this matrix reproduces :func:`~dialeval.metrics.ngram_cosine_diversity`.
-    """
+def ngram_cosine_unit_similarity(responses: list[str], max_n: int = 5, min_n: int = 1, tokenizer="tevet") -> UnitSimilarity:
+    """Tevet's "cos-sim" similarity of every pair of distinct token lists, averaged over n (the
+    diagonal: two copies of a repeated response)."""
     check_orders(min_n, max_n)
     tokenize = get_tokenizer(tokenizer)
     # Responses that tokenize alike have equal rows: score each distinct token list once.
-    distinct: dict[tuple[str, ...], int] = {}
-    unit_of_response = [distinct.setdefault(tuple(tokenize(response)), len(distinct)) for response in responses]
-    token_lists = [list(tokens) for tokens in distinct]
-    repeated = [False] * len(token_lists)
-    for unit, count in Counter(unit_of_response).items():
-        repeated[unit] = count > 1
+    token_lists, unit_of_item = units_of([tuple(tokenize(response)) for response in responses])
+    repeated = np.bincount(unit_of_item) > 1
     units = len(token_lists)
     matrix = np.zeros((units, units))
     self_similarity = np.zeros(units)  # a unit's copies compare as a pair of equal responses
     for order in range(min_n, max_n + 1):
-        counts = [Counter(ngrams(tokens, order)) for tokens in token_lists]
+        counts = [Counter(ngrams(list(tokens), order)) for tokens in token_lists]
         for i in range(units):
             for j in range(i):
                 matrix[i, j] += cosine_of_counts(counts[i], counts[j])
@@ -84,13 +80,19 @@ def ngram_cosine_similarity_matrix(responses: list[str], max_n: int = 5, min_n: 
     self_similarity /= max_n - min_n + 1
     matrix += matrix.T
     np.fill_diagonal(matrix, self_similarity)
-    index = np.asarray(unit_of_response, dtype=np.intp)
-    matrix = matrix[np.ix_(index, index)]
-    np.fill_diagonal(matrix, 1.0)
-    return matrix
+    return UnitSimilarity(matrix, unit_of_item)
 
 
-def similarity_matrices(
+def ngram_cosine_similarity_matrix(responses: list[str], max_n: int = 5, min_n: int = 1, tokenizer="tevet") -> np.ndarray:
+    """Tevet's "cos-sim" similarity of every pair, averaged over n (diagonal 1).
+
+    The mean over n of per-order similarities reduces to the mean over n of per-order
+    diversities, so this matrix reproduces :func:`~dialeval.metrics.ngram_cosine_diversity`.
+    """
+    return ngram_cosine_unit_similarity(responses, max_n, min_n, tokenizer).full_matrix(diagonal=1.0)
+
+
+def unit_similarities(
     response_sets: list[list[str]],
     similarity: str = "sent_bert",
     model: str | None = None,
@@ -99,8 +101,8 @@ def similarity_matrices(
     dtype=None,
     allow_empty: bool = False,
     **options,
-) -> list[np.ndarray]:
-    """One ``(n, n)`` similarity matrix per response set.
+) -> list[UnitSimilarity]:
+    """The similarities of each response set's distinct responses (see :class:`UnitSimilarity`).
 
     Args:
         similarity: one of :data:`SIMILARITIES`.
@@ -118,19 +120,39 @@ def similarity_matrices(
     if similarity == "ngram_cosine":
         if model is not None:
             raise ValueError("`model` does not apply to similarity='ngram_cosine'")
-        return [ngram_cosine_similarity_matrix(responses, **options) for responses in response_sets]
+        return [ngram_cosine_unit_similarity(responses, **options) for responses in response_sets]
     if similarity == "sent_bert":
-        from dialeval.metrics.similarity_diversity.sent_bert import sent_bert_similarity_matrices
+        from dialeval.metrics.similarity_diversity.sent_bert import sent_bert_unit_similarities
 
-        return sent_bert_similarity_matrices(response_sets, model, batch_size, device, dtype)
+        return sent_bert_unit_similarities(response_sets, model, batch_size, device, dtype)
     if similarity == "cross_encoder":
-        from dialeval.metrics.similarity_diversity.cross_encoder import cross_encoder_similarity_matrices
+        from dialeval.metrics.similarity_diversity.cross_encoder import cross_encoder_unit_similarities
 
-        return cross_encoder_similarity_matrices(response_sets, model, batch_size, device, dtype, allow_empty=allow_empty)
-    from dialeval.metrics.similarity_diversity.bertscore import bertscore_similarity_matrices
+        return cross_encoder_unit_similarities(response_sets, model, batch_size, device, dtype, allow_empty=allow_empty)
+    from dialeval.metrics.similarity_diversity.bertscore import compute_bertscore_matrices
 
-    return bertscore_similarity_matrices(response_sets, model=model, batch_size=batch_size, device=device, dtype=dtype,
-                                         allow_empty=allow_empty, **options)
+    return compute_bertscore_matrices(response_sets, model=model, batch_size=batch_size, device=device, dtype=dtype,
+                                      allow_empty=allow_empty, **options).unit_similarities
+
+
+def similarity_matrices(
+    response_sets: list[list[str]],
+    similarity: str = "sent_bert",
+    model: str | None = None,
+    batch_size: int = 64,
+    device=None,
+    dtype=None,
+    allow_empty: bool = False,
+    **options,
+) -> list[np.ndarray]:
+    """One ``(n, n)`` similarity matrix per response set (arguments as :func:`unit_similarities`).
+
+    The diagonal is 1.0 for the cross-encoder and n-gram cosine and the self-similarity for
+    sent-BERT and BERTScore; the §5 reduction never reads it.
+    """
+    diagonal = 1.0 if similarity in ("cross_encoder", "ngram_cosine") else None
+    return [units.full_matrix(diagonal) for units in unit_similarities(
+        response_sets, similarity, model, batch_size, device, dtype, allow_empty, **options)]
 
 
 def similarity_diversity(
@@ -151,8 +173,8 @@ def similarity_diversity(
     """
     _check_similarity(similarity)
     model = model if model is not None else default_model(similarity)
-    matrices = similarity_matrices(response_sets, similarity, model, batch_size, device, dtype, allow_empty, **options)
-    scores = [diversity_from_similarity_matrix(matrix) for matrix in matrices]
+    scores = [units.diversity() for units in unit_similarities(
+        response_sets, similarity, model, batch_size, device, dtype, allow_empty, **options)]
     return {
         "similarity_diversity": float(np.mean(scores)),
         "num_sets": len(scores),
