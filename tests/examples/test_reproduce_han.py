@@ -84,12 +84,16 @@ def test_tables3_methods_picks_rows_and_refuses_unbuilt_ones(tmp_path, capsys):
 
     pairs = write_pairs(tmp_path)
     script = load_script("han2022_tables3_5")
-    results = script.main(["--pairs", pairs, "--test-contexts", pairs, *TINY, "--methods", "edf", "--skip-table5",
-                           "--out-dir", str(tmp_path / "out")])
+    # the 3 generations differ, so none is above a ratio of 0.99: NT has no negatives and is not run
+    results = script.main(["--pairs", pairs, "--test-contexts", pairs, *TINY, "--methods", "nt,edf", "--skip-table5",
+                           "--nt-r-thres", "0.99", "--out-dir", str(tmp_path / "out")])
     assert list(results["table3"]) == ["EDF"]
-    table3 = table_rows((tmp_path / "out" / "tables3_5.md").read_text(encoding="utf-8"))
-    assert [row[:2] for row in table3] == [["CVAE", "not run"], ["CVAE", "paper"], ["EDF", "ours"], ["EDF", "paper"],
-                                           ["AdaLabel", "not run"], ["AdaLabel", "paper"]]
+    assert results["baselines"]["nt"]["negatives"] == 0
+    markdown = (tmp_path / "out" / "tables3_5.md").read_text(encoding="utf-8")
+    assert [row[:2] for row in table_rows(markdown)] == [
+        ["CVAE", "not run"], ["CVAE", "paper"], ["EDF", "ours"], ["EDF", "paper"], ["NT", "not run"], ["NT", "paper"],
+        ["AdaLabel", "not run"], ["AdaLabel", "paper"]]
+    assert "not run: no generation is frequent at this --nt-r-thres" in markdown
     with pytest.raises(SystemExit):
         script.main(["--pairs", pairs, "--methods", "cvae", "--out-dir", str(tmp_path / "out")])
     assert "CVAE and AdaLabel are not implemented" in capsys.readouterr().err

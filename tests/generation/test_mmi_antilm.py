@@ -8,9 +8,13 @@ from types import SimpleNamespace
 
 import pytest
 import torch
-from transformers import AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer, LogitsProcessorList
-
 from dialeval.generation import MMIAntiLMLogitsProcessor
+from transformers import (
+    AutoModelForCausalLM,
+    AutoModelForSeq2SeqLM,
+    AutoTokenizer,
+    LogitsProcessorList,
+)
 
 LN2, LN3 = math.log(2), math.log(3)
 

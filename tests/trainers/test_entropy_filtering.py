@@ -2,7 +2,11 @@
 import math
 
 import pytest
-from dialeval.trainers.entropy_filtering import filter_by_target_entropy, target_entropies, threshold_for_fraction
+from dialeval.trainers.entropy_filtering import (
+    filter_by_target_entropy,
+    target_entropies,
+    threshold_for_fraction,
+)
 
 # "yes" answers 4 different contexts: H = log2 4 = 2 bits. "no" answers context "a" twice: H = 0.
 # "sure" answers "f" twice and "g" once: H = -(2/3 log2 2/3 + 1/3 log2 1/3) = 0.918296 bits.
