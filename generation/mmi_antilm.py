@@ -55,8 +55,8 @@ class MMIAntiLMLogitsProcessor(LogitsProcessor):
     """``scores - lambda * log p_LM(next | response so far)`` for the first ``gamma`` generated tokens.
 
     Args:
-        language_model: the anti-LM ``U``: a causal LM object, or an id / directory loaded through
-            :func:`dialeval.hub.load_model`; it must share the generator's vocabulary.
+        language_model: the anti-LM ``U``: a causal LM object (put in eval mode), or an id / directory
+            loaded through :func:`dialeval.hub.load_model`; it must share the generator's vocabulary.
         lam: ``lambda``, the weight of the anti-LM (> 0; Li et al. tune it; default 0.5, our choice).
         gamma: ``gamma``, how many leading response tokens are penalized (>= 1; default 5, our choice).
         bos_token_id: the token the LM reads before the response (default: its ``bos_token_id``).
@@ -69,7 +69,8 @@ class MMIAntiLMLogitsProcessor(LogitsProcessor):
             raise ValueError(f"`lam` must be a finite number > 0, got {lam!r}")
         if isinstance(gamma, bool) or not isinstance(gamma, int) or gamma < 1:
             raise ValueError(f"`gamma` must be an int >= 1, got {gamma!r}")
-        self.language_model = _load_language_model(language_model, device)
+        # it only scores: dropout would make the decoding random
+        self.language_model = _load_language_model(language_model, device).eval()
         if bos_token_id is None:
             bos_token_id = getattr(self.language_model.config, "bos_token_id", None)
         if isinstance(bos_token_id, bool) or not isinstance(bos_token_id, int) or bos_token_id < 0:

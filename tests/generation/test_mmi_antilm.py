@@ -136,6 +136,12 @@ def test_bad_arguments_are_refused(kwargs, match):
         MMIAntiLMLogitsProcessor(BigramTableLM(), **kwargs)
 
 
+def test_the_language_model_scores_in_eval_mode():
+    lm = BigramTableLM()
+    assert lm.training
+    assert not MMIAntiLMLogitsProcessor(lm).language_model.training
+
+
 def test_a_language_model_with_another_vocabulary_is_refused():
     processor = MMIAntiLMLogitsProcessor(BigramTableLM(), gamma=1)
     with pytest.raises(ValueError, match="vocabulary"):

@@ -56,6 +56,26 @@ def test_a_negative_is_encoded_with_its_own_context(tiny_tokenizer_path):
     assert example["input_ids"] == encode_dialogue(tokenizer, "hi there!", "hello.", False, 64)["input_ids"]
 
 
+def test_raw_rows_train_each_negative_with_its_own_context(tiny_gpt2_path, tmp_path):
+    import datasets
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from dialeval.trainers import UnlikelihoodConfig, UnlikelihoodTrainer
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_gpt2_path)
+    negatives = frequent_negatives(["do you have any pets at home?"] * 2, ["i don't know."] * 2, r_thres=0.1).examples
+    rows = negative_training_rows([("hi there!", "hello."), ("what is your favourite book?", "mine is about the sea.")],
+                                  negatives)
+    config = UnlikelihoodConfig(str(tmp_path / "nt"), negative_loss="negative_training", report_to="none", use_cpu=True)
+    trainer = UnlikelihoodTrainer(AutoModelForCausalLM.from_pretrained(tiny_gpt2_path), config,
+                                  train_dataset=datasets.Dataset.from_list(rows), processing_class=tokenizer)
+    negative = encode_dialogue(tokenizer, "do you have any pets at home?", "i don't know.", False,
+                               trainer.max_example_length)
+    assert trainer.train_dataset["negative_input_ids"] == [negative["input_ids"]] * 2
+    assert trainer.train_dataset["input_ids"][0] == encode_dialogue(tokenizer, "hi there!", "hello.", False,
+                                                                    trainer.max_example_length)["input_ids"]
+
+
 @pytest.mark.parametrize("call, match", [
     (lambda: frequent_negatives(CONTEXTS, GENERATIONS, r_thres=1.0), "r_thres"),
     (lambda: frequent_negatives(CONTEXTS[:3], GENERATIONS, r_thres=0.1), "contexts"),
