@@ -6,10 +6,13 @@
 - ``nbest.py``: n-best lists (beam search, nucleus sampling, diverse beam search; Sato et al. 2022),
   on ``group_beam_search.py``, which applies the logits processors ``generate`` would build
   (``generation_settings.py``); ``nbest_plots.py`` draws the beam-size sweep.
+- ``mmi_antilm.py``: MMI-antiLM decoding (Li et al. 2016, §4.3) as a ``LogitsProcessor`` for
+  ``model.generate(logits_processor=...)`` (Han et al. 2022's MMI baseline).
 """
 from dialeval.generation.dtg import DTGResult, diversity_threshold_generate
 from dialeval.generation.dtg_runner import run_dtg
 from dialeval.generation.group_beam_search import Hypothesis, group_beam_search
+from dialeval.generation.mmi_antilm import MMIAntiLMLogitsProcessor
 from dialeval.generation.nbest import (
     beam_search_nbest,
     beam_size_sweep,
@@ -23,6 +26,7 @@ __all__ = [
     "DTGResult",
     "DistinctN",
     "Hypothesis",
+    "MMIAntiLMLogitsProcessor",
     "NLIContradictions",
     "SentBertDiversity",
     "beam_search_nbest",

@@ -8,6 +8,10 @@
   examples they train on (causal LMs DialoGPT-style, or encoder-decoder models).
 * :mod:`dialeval.trainers.losses`: the pure loss functions; :mod:`dialeval.trainers.negatives`:
   DRESS's negative groups and schedule (the released code's normalization).
+* Table 3 baselines of Han et al. (2022) as data steps: :mod:`dialeval.trainers.entropy_filtering`
+  (EDF, Csáky et al. 2019: :func:`filter_by_target_entropy`) and
+  :mod:`dialeval.trainers.frequent_negatives` (NT's frequent-response negatives, He & Glass 2020:
+  :func:`frequent_negatives`, :func:`negative_training_rows`, trained with ``UnlikelihoodTrainer``).
 * :mod:`dialeval.trainers.inputs`: what data the trainers accept (raw text is tokenized) and refuse;
   :mod:`dialeval.trainers.model_card`: the ``README.md`` written on save.
 
@@ -17,6 +21,8 @@ Both trainers work as ``Trainer`` does for ``train`` / ``evaluate`` / ``predict`
 from dialeval.trainers.data import DialogueCollator, encode_dialogue, encode_unlikelihood_example
 from dialeval.trainers.dress import DRESSTrainer
 from dialeval.trainers.dress_config import DRESSConfig
+from dialeval.trainers.entropy_filtering import filter_by_target_entropy, target_entropies, threshold_for_fraction
+from dialeval.trainers.frequent_negatives import frequent_negatives, negative_training_rows, response_ratios
 from dialeval.trainers.losses import dress_weights, head_cluster_mask, unlikelihood_loss, weighted_nll_loss
 from dialeval.trainers.unlikelihood import UnlikelihoodTrainer
 from dialeval.trainers.unlikelihood_config import UnlikelihoodConfig
@@ -30,7 +36,13 @@ __all__ = [
     "dress_weights",
     "encode_dialogue",
     "encode_unlikelihood_example",
+    "filter_by_target_entropy",
+    "frequent_negatives",
     "head_cluster_mask",
+    "negative_training_rows",
+    "response_ratios",
+    "target_entropies",
+    "threshold_for_fraction",
     "unlikelihood_loss",
     "weighted_nll_loss",
 ]

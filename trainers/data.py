@@ -64,11 +64,18 @@ def encode_dialogue(tokenizer, context, response: str, is_encoder_decoder: bool,
 
 
 def encode_unlikelihood_example(
-    tokenizer, context, response: str, negative_response: str, is_encoder_decoder: bool, max_length: int = 128
+    tokenizer, context, response: str, negative_response: str, is_encoder_decoder: bool, max_length: int = 128,
+    negative_context=None,
 ) -> dict:
-    """A gold example plus its negative under ``negative_*`` keys (UnlikelihoodTrainer's input)."""
+    """A gold example plus its negative under ``negative_*`` keys (UnlikelihoodTrainer's input).
+
+    ``negative_context``: the negative's own context when it is not the gold one (Negative
+    Training's frequent responses are negatives for the contexts that produced them,
+    :mod:`dialeval.trainers.frequent_negatives`); default: the gold context.
+    """
     gold = encode_dialogue(tokenizer, context, response, is_encoder_decoder, max_length)
-    negative = encode_dialogue(tokenizer, context, negative_response, is_encoder_decoder, max_length)
+    negative = encode_dialogue(tokenizer, context if negative_context is None else negative_context,
+                               negative_response, is_encoder_decoder, max_length)
     return {**gold, **{NEGATIVE_PREFIX + key: value for key, value in negative.items()}}
 
 

@@ -9,8 +9,8 @@ al. 2020 likewise), so every example needs a context that is not a target:
   train on, and for DRESS cluster, whole dialogues: refused with a ValueError that says how to
   mask the context;
 * raw text: ``context`` (a string or a list of turns) and ``response`` columns (and
-  ``negative_response`` for unlikelihood), tokenized by the trainer itself as TRL's trainers
-  accept raw text.
+  ``negative_response`` for unlikelihood, with an optional ``negative_context`` when the negative
+  answers another context), tokenized by the trainer itself as TRL's trainers accept raw text.
 
 Every check names the user's argument; nothing is silently changed or dropped.
 """
@@ -31,8 +31,9 @@ MASK_ADVICE = (
 def encode_raw_row(row: dict, tokenizer, is_encoder_decoder: bool, max_length: int, with_negative: bool) -> dict:
     """One raw-text row -> a tokenized example (``datasets.Dataset.map`` function)."""
     if with_negative:
+        # Negative Training's rows carry the negative's own context (trainers.frequent_negatives)
         return encode_unlikelihood_example(tokenizer, row["context"], row["response"], row["negative_response"],
-                                           is_encoder_decoder, max_length)
+                                           is_encoder_decoder, max_length, negative_context=row.get("negative_context"))
     return encode_dialogue(tokenizer, row["context"], row["response"], is_encoder_decoder, max_length)
 
 

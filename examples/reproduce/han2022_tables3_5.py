@@ -1,5 +1,6 @@
 """Han et al. (2022), Tables 3 and 5: diversity of a response generator trained with plain MLE,
-DRESS(-NT) and DRESS (Table 3), and DRESS under a gamma / k sweep (Table 5).
+the baselines MMI, EDF and NT, DRESS(-NT) and DRESS (Table 3), and DRESS under a gamma / k sweep
+(Table 5).
 
 §5.3: the generator is fine-tuned on DailyDialog; DRESS uses gamma = 30, k = 20; greedy decoding
 blocking repeated 3-grams; Dist-1/2/3, Ent-1/2/3, LF and Sem-Ent (k = 20) of the generations for
@@ -8,6 +9,25 @@ the test contexts. Table 5 varies gamma in {1, 5, 10, 30, 100} at k = 20 and k i
 pair each; ``dailydialog_pp`` builder, ``--data-dir``) or ``--pairs`` (JSONL, one
 ``{"context": [turns] or "text", "response": "..."}`` per line); test contexts: DailyDialog++'s
 test split or ``--test-contexts`` (same JSONL; ``response`` ignored).
+
+Table 3's baselines (§5.2; ``--methods`` picks the rows):
+
+- MMI: the Vanilla model decoded with MMI-antiLM (Li et al. 2016;
+  ``dialeval.generation.MMIAntiLMLogitsProcessor``): ``log p(T|S) - lambda log U(T)``, U an anti-LM
+  over the first ``--mmi-gamma`` response tokens. The anti-LM is ``--anti-lm`` (a causal LM sharing
+  the generator's vocabulary) or a GPT-2 of the tiny size trained on the training responses for
+  ``--lm-steps``.
+- EDF: MLE on the pairs left by entropy-based filtering, target side, IDENTITY clustering (Csáky et
+  al. 2019; ``dialeval.trainers.filter_by_target_entropy``; ``--edf-threshold`` bits, their
+  DailyDialog value 1.0).
+- NT: Negative Training against frequent responses (He & Glass 2020): the Vanilla model decodes
+  ``--nt-contexts`` training contexts greedily, generations with a ratio above ``--nt-r-thres`` are
+  negatives for their contexts (``dialeval.trainers.frequent_negatives``), and the Vanilla model is
+  post-trained for ``--steps`` on gold + negative rows (``UnlikelihoodTrainer``,
+  ``negative_loss="negative_training"``, alpha = the negatives' share of the generations unless
+  ``--nt-alpha``).
+- CVAE and AdaLabel need other architectures (a latent-variable model; an auxiliary decoder):
+  not run, their rows show the paper's values only.
 
 Scales:
 
@@ -50,10 +70,39 @@ PAPER_TABLE5 = {
     "k = 100": (0.4311, 12.8857, 0.8637, 2.6258),
 }
 TABLE3_COLUMNS = ("dist_1", "dist_2", "dist_3", "ent_1", "ent_2", "ent_3", "lf", "maude", "sem_ent")
+#: Table 3 as printed, Blender-90M on DailyDialog: method -> the TABLE3_COLUMNS values.
+PAPER_TABLE3 = {
+    "Vanilla": (0.0453, 0.2103, 0.3881, 7.1322, 10.7502, 12.3950, 0.2234, 0.8489, 2.5486),
+    "MMI": (0.0349, 0.1677, 0.3069, 7.0730, 10.3806, 11.9808, 0.2155, 0.8208, 2.5784),
+    "CVAE": (0.0471, 0.2389, 0.4459, 7.4074, 11.2797, 12.9969, 0.2449, 0.8552, 2.6261),
+    "EDF": (0.0473, 0.2271, 0.4226, 7.2888, 11.0283, 12.7132, 0.2402, 0.8593, 2.5872),
+    "NT": (0.0475, 0.2351, 0.4422, 7.3994, 11.2561, 13.0111, 0.2467, 0.8597, 2.6434),
+    "AdaLabel": (0.0377, 0.1982, 0.3915, 7.1546, 10.8772, 12.6829, 0.2158, 0.8443, 2.6038),
+    "DRESS(-NT)": (0.0445, 0.2295, 0.4360, 7.4560, 11.3273, 13.1028, 0.2474, 0.8460, 2.7576),
+    "DRESS": (0.0460, 0.2404, 0.4571, 7.5468, 11.5094, 13.3060, 0.2576, 0.8575, 2.7819),
+}
+#: --methods name -> (Table 3 row label, the paper's row), in the paper's order; CVAE and AdaLabel are never run.
+METHODS = {
+    "vanilla": ("MLE (vanilla)", "Vanilla"), "mmi": ("MMI (antiLM)", "MMI"), "cvae": ("CVAE", "CVAE"),
+    "edf": ("EDF", "EDF"), "nt": ("NT", "NT"), "adalabel": ("AdaLabel", "AdaLabel"),
+    "dress-nt": ("DRESS(-NT)", "DRESS(-NT)"), "dress": ("DRESS", "DRESS"),
+}
+NOT_RUN = {"cvae": "a conditional VAE (Zhao et al. 2017): another architecture",
+           "adalabel": "an auxiliary decoder for adaptive label smoothing (Wang et al. 2021): another architecture"}
+RUNNABLE = tuple(name for name in METHODS if name not in NOT_RUN)
 
 
 def floats(text: str) -> list[float]:
     return [float(value) for value in text.split(",") if value.strip()]
+
+
+def methods(text: str) -> list[str]:
+    names = [name.strip().lower() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in RUNNABLE]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"--methods takes a comma list of {', '.join(RUNNABLE)}; got {text!r}"
+                                         + (" (CVAE and AdaLabel are not implemented)" if set(unknown) & set(NOT_RUN) else ""))
+    return [name for name in RUNNABLE if name in names]
 
 
 def parse_args(argv):
@@ -79,6 +128,26 @@ def parse_args(argv):
     parser.add_argument("--ks", type=lambda text: [int(v) for v in floats(text)], default=[10, 20, 50, 100],
                         help="Table 5's k row values (gamma fixed)")
     parser.add_argument("--skip-table5", action="store_true")
+    parser.add_argument("--methods", type=methods, default=list(RUNNABLE),
+                        help=f"Table 3 rows to run, comma-separated (default: all of {','.join(RUNNABLE)})")
+    parser.add_argument("--mmi-lambda", type=float, default=0.5,
+                        help="MMI-antiLM's lambda (Li et al. tune it on dev data; 0.5 is our default)")
+    parser.add_argument("--mmi-gamma", type=int, default=5,
+                        help="MMI-antiLM's gamma: response tokens the anti-LM penalizes (tuned by Li et al.; 5 is ours)")
+    parser.add_argument("--anti-lm", help="MMI's anti-LM: a causal LM sharing the generator's vocabulary "
+                        "(default: a GPT-2 of --width / --layers trained on the training responses)")
+    parser.add_argument("--lm-steps", type=int, help="steps of the anti-LM trained here (default: --base-steps, "
+                        "at least 1)")
+    parser.add_argument("--edf-threshold", type=float, default=1.0,
+                        help="EDF's target-entropy threshold in bits (Csáky et al., DailyDialog IDENTITY: 1.0)")
+    parser.add_argument("--edf-max-words", type=int, default=15,
+                        help="EDF keeps targets of this many words or more (released code's max_avg_length); 0: off")
+    parser.add_argument("--nt-r-thres", type=float, default=0.01,
+                        help="NT's frequent-response ratio threshold (He & Glass: 0.01 Switchboard, 0.001 Ubuntu / OpenSubtitles)")
+    parser.add_argument("--nt-contexts", type=int, help="training contexts the Vanilla model decodes to find NT's "
+                        "negatives (default: --negative-contexts)")
+    parser.add_argument("--nt-alpha", type=float, help="weight of NT's negative term (default: the negatives' share "
+                        "of the generations, He & Glass's normalization)")
     parser.add_argument("--negative-contexts", type=int, default=5000, help="contexts generated for per DRESS cycle")
     parser.add_argument("--recluster-every", type=int, help="optimizer steps between DRESS cycles (default: each epoch)")
     parser.add_argument("--embedder-kind", default="sentence_transformers")
@@ -198,9 +267,10 @@ def fresh_model(start: str, args):
     return load_model(start, "language_model", device="cpu" if args.scale == "tiny" else args.device).model
 
 
-def greedy_responses(model, tokenizer, contexts, args, batch_size: int = 32) -> list[str]:
-    """§5.3's decoding: greedy, repeated 3-grams blocked."""
+def greedy_responses(model, tokenizer, contexts, args, batch_size: int = 32, logits_processor=None) -> list[str]:
+    """§5.3's decoding: greedy, repeated 3-grams blocked (MMI: plus the anti-LM's processor)."""
     import torch
+    from transformers import LogitsProcessorList
 
     from dialeval.trainers import encode_dialogue
 
@@ -220,7 +290,8 @@ def greedy_responses(model, tokenizer, contexts, args, batch_size: int = 32) -> 
             mask = [([0] * (width - len(p)) + [1] * len(p)) if left else ([1] * len(p) + [0] * (width - len(p))) for p in chunk]
             output = model.generate(input_ids=torch.tensor(ids, device=model.device),
                                     attention_mask=torch.tensor(mask, device=model.device), do_sample=False, num_beams=1,
-                                    max_new_tokens=args.max_new_tokens, no_repeat_ngram_size=3, pad_token_id=pad)
+                                    max_new_tokens=args.max_new_tokens, no_repeat_ngram_size=3, pad_token_id=pad,
+                                    logits_processor=LogitsProcessorList([logits_processor] if logits_processor else []))
             new = output[:, width:] if left else output
             texts += [tokenizer.decode(row, skip_special_tokens=True).strip() for row in new.tolist()]
     return texts
@@ -243,26 +314,112 @@ def diversity(texts: list[str], clusters) -> dict:
     return row
 
 
-def train_one(name, start, tokenizer, train, test, clusters, args, out: Path, gamma=None, negative_training=None):
+def run_folder(out: Path, name: str) -> Path:
+    return out / "runs" / name.replace(" ", "_").replace("(", "").replace(")", "").replace("=", "")
+
+
+def train_one(name, start, tokenizer, train, test, clusters, args, out: Path, gamma=None, negative_training=None,
+              nt_rows=None, nt_alpha=None):
+    """Trains one method from ``start`` for ``--steps``; returns its test generations and the model.
+
+    gamma None: MLE on ``train`` (Vanilla, EDF's filtered pairs); ``nt_rows``: Negative Training
+    on gold + negative rows; otherwise DRESS(-NT)."""
     from transformers import Seq2SeqTrainer, Seq2SeqTrainingArguments
 
-    from dialeval.trainers import DialogueCollator, DRESSConfig, DRESSTrainer
+    from dialeval.trainers import (
+        DialogueCollator,
+        DRESSConfig,
+        DRESSTrainer,
+        UnlikelihoodConfig,
+        UnlikelihoodTrainer,
+        encode_unlikelihood_example,
+    )
 
     model = fresh_model(start, args)
     seq2seq = bool(getattr(model.config, "is_encoder_decoder", False))
-    dataset = encoded(train, tokenizer, seq2seq, args)
-    folder = out / "runs" / name.replace(" ", "_").replace("(", "").replace(")", "").replace("=", "")
-    if gamma is None:
+    folder = run_folder(out, name)
+    if nt_rows is not None:
+        import datasets
+
+        rows = [encode_unlikelihood_example(tokenizer, row["context"], row["response"], row["negative_response"], seq2seq,
+                                            args.max_length, negative_context=row["negative_context"]) for row in nt_rows]
+        dataset = datasets.Dataset.from_dict({key: [row[key] for row in rows] for key in rows[0]})
+        config = training_args(UnlikelihoodConfig, folder, args.steps, args.lr, args, alpha=nt_alpha,
+                               negative_loss="negative_training", max_length=args.max_length)
+        trainer = UnlikelihoodTrainer(model, config, train_dataset=dataset, processing_class=tokenizer)
+    elif gamma is None:
         trainer = Seq2SeqTrainer(model, training_args(Seq2SeqTrainingArguments, folder, args.steps, args.lr, args),
-                                 train_dataset=dataset, data_collator=DialogueCollator(tokenizer.pad_token_id))
+                                 train_dataset=encoded(train, tokenizer, seq2seq, args),
+                                 data_collator=DialogueCollator(tokenizer.pad_token_id))
     else:
         config = training_args(
             DRESSConfig, folder, args.steps, args.lr, args, gamma=gamma, num_clusters=clusters.num_clusters,
             negative_training=negative_training, negative_contexts_per_cycle=min(args.negative_contexts, len(train)),
             recluster_every=args.recluster_every, negative_max_new_tokens=args.max_new_tokens, max_length=args.max_length)
-        trainer = DRESSTrainer(model, config, train_dataset=dataset, processing_class=tokenizer, semantic_clusters=clusters)
+        trainer = DRESSTrainer(model, config, train_dataset=encoded(train, tokenizer, seq2seq, args),
+                               processing_class=tokenizer, semantic_clusters=clusters)
     trainer.train()
-    return greedy_responses(model, tokenizer, test, args)
+    return greedy_responses(model, tokenizer, test, args), model
+
+
+def train_anti_lm(tokenizer, responses: list[str], vocab_size: int, args, out: Path):
+    """MMI's anti-LM U(T): a GPT-2 (``--width`` / ``--layers``) trained on ``[bos] response [eos]``,
+    the loss on the response and its eos, over the generator's tokenizer and output size."""
+    import datasets
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainingArguments
+
+    from dialeval.trainers import DialogueCollator
+
+    bos = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
+    rows = []
+    for response in responses:
+        ids = tokenizer(response, add_special_tokens=False)["input_ids"][: args.max_length - 2] + [tokenizer.eos_token_id]
+        rows.append({"input_ids": [bos] + ids, "attention_mask": [1] * (len(ids) + 1), "labels": [-100] + ids})
+    torch.manual_seed(args.seed)
+    model = GPT2LMHeadModel(GPT2Config(vocab_size=vocab_size, n_positions=args.max_length, n_embd=args.width,
+                                       n_layer=args.layers, n_head=4, bos_token_id=bos, eos_token_id=tokenizer.eos_token_id,
+                                       pad_token_id=tokenizer.pad_token_id))
+    steps = args.lm_steps if args.lm_steps is not None else max(1, args.base_steps)
+    dataset = datasets.Dataset.from_dict({key: [row[key] for row in rows] for key in rows[0]})
+    Trainer(model, training_args(TrainingArguments, run_folder(out, "anti-lm"), steps, 2e-3, args), train_dataset=dataset,
+            data_collator=DialogueCollator(tokenizer.pad_token_id)).train()
+    return model.eval(), bos
+
+
+def mmi_generations(vanilla, tokenizer, train, test, args, out: Path, info: dict) -> list[str]:
+    """Table 3's MMI row: the Vanilla model decoded with MMI-antiLM (Li et al. 2016, §4.3)."""
+    from dialeval.generation import MMIAntiLMLogitsProcessor
+
+    if args.anti_lm:
+        anti_lm, bos = args.anti_lm, None
+    else:
+        vocab_size = vanilla.get_output_embeddings().weight.shape[0]
+        anti_lm, bos = train_anti_lm(tokenizer, [response for _, response in train], vocab_size, args, out)
+    processor = MMIAntiLMLogitsProcessor(anti_lm, lam=args.mmi_lambda, gamma=args.mmi_gamma, bos_token_id=bos,
+                                         device=str(vanilla.device))
+    processor.language_model.to(vanilla.device)
+    info.update({"lambda": args.mmi_lambda, "gamma": args.mmi_gamma, "anti_lm": args.anti_lm or "trained here"})
+    return greedy_responses(vanilla, tokenizer, test, args, logits_processor=processor)
+
+
+def nt_rows_from(vanilla, tokenizer, train, args, info: dict):
+    """He & Glass (2020): the Vanilla model's greedy responses for training contexts; frequent ones are negatives."""
+    import random
+
+    from dialeval.trainers import frequent_negatives, negative_training_rows
+
+    count = min(args.nt_contexts or args.negative_contexts, len(train))
+    picked = sorted(random.Random(args.seed).sample(range(len(train)), count))
+    contexts = [train[index][0] for index in picked]
+    result = frequent_negatives(contexts, greedy_responses(vanilla, tokenizer, contexts, args), args.nt_r_thres)
+    alpha = args.nt_alpha if args.nt_alpha is not None else result.share
+    top = sorted(result.frequent.items(), key=lambda item: -item[1])[:10]
+    info.update({"r_thres": args.nt_r_thres, "contexts": count, "negatives": len(result.examples),
+                 "share": result.share, "alpha": alpha, "frequent_responses": dict(top)})
+    if not result.examples:
+        return None, alpha
+    return negative_training_rows(train, result.examples, seed=args.seed), alpha
 
 
 def main(argv=None) -> dict:
@@ -277,37 +434,94 @@ def main(argv=None) -> dict:
     clusters = {args.num_clusters: SemanticClusters.fit(responses, embedder, num_clusters=args.num_clusters, seed=args.seed)}
     evaluation = clusters[args.num_clusters]  # Sem-Ent is always measured at Table 3's k (paper: 20)
     results = {"scale": args.scale, "start": start, "num_train_pairs": len(train), "num_test_contexts": len(test),
-               "table3": {}, "table5": {}, "generations": {}}
+               "table3": {}, "table5": {}, "generations": {}, "baselines": {}}
 
-    methods = {"MLE (vanilla)": (None, None), "DRESS(-NT)": (args.gamma, False), "DRESS": (args.gamma, True)}
-    for name, (gamma, negative_training) in methods.items():
-        texts = train_one(name, start, tokenizer, train, test, evaluation, args, out, gamma, negative_training)
+    def record(method: str, texts: list[str]) -> None:
+        name = METHODS[method][0]
         results["generations"][name] = texts
         results["table3"][name] = diversity(texts, evaluation)
+
+    chosen = args.methods
+    if {"vanilla", "mmi", "nt"} & set(chosen):  # MMI decodes, and NT post-trains, the Vanilla model
+        texts, vanilla = train_one(METHODS["vanilla"][0], start, tokenizer, train, test, evaluation, args, out)
+        if "vanilla" in chosen:
+            record("vanilla", texts)
+        if "mmi" in chosen:
+            record("mmi", mmi_generations(vanilla, tokenizer, train, test, args, out, results["baselines"].setdefault("mmi", {})))
+        if "nt" in chosen:
+            info = results["baselines"].setdefault("nt", {})
+            rows, alpha = nt_rows_from(vanilla, tokenizer, train, args, info)
+            if rows is None:
+                info["not_run"] = "no generation is frequent at this --nt-r-thres"
+            else:
+                folder = run_folder(out, "vanilla-final")
+                vanilla.save_pretrained(str(folder))
+                tokenizer.save_pretrained(str(folder))
+                record("nt", train_one(METHODS["nt"][0], str(folder), tokenizer, train, test, evaluation, args, out,
+                                       nt_rows=rows, nt_alpha=alpha)[0])
+        del vanilla
+    if "edf" in chosen:
+        from dialeval.trainers import filter_by_target_entropy
+
+        filtered = filter_by_target_entropy(train, args.edf_threshold, args.edf_max_words or None)
+        results["baselines"]["edf"] = {"threshold_bits": args.edf_threshold, "max_words": args.edf_max_words or None,
+                                       "removed_pairs": len(filtered.removed), "removed_share": filtered.removed_share}
+        if not filtered.kept:
+            raise ValueError("EDF removed every training pair: raise --edf-threshold")
+        record("edf", train_one(METHODS["edf"][0], start, tokenizer, [train[i] for i in filtered.kept], test, evaluation,
+                                args, out)[0])
+    for method, negative_training in (("dress-nt", False), ("dress", True)):
+        if method in chosen:
+            record(method, train_one(METHODS[method][0], start, tokenizer, train, test, evaluation, args, out, args.gamma,
+                                     negative_training)[0])
     if not args.skip_table5:
         sweep = [(f"gamma = {gamma:.1f}", gamma, args.num_clusters) for gamma in args.gammas]
         sweep += [(f"k = {k}", args.gamma, k) for k in args.ks]
         for label, gamma, k in sweep:
             if k not in clusters:
                 clusters[k] = SemanticClusters.fit(responses, embedder, num_clusters=k, seed=args.seed)
-            if gamma == args.gamma and k == args.num_clusters:  # Table 3's DRESS run (the paper's rows repeat too)
-                texts = results["generations"]["DRESS"]
+            if gamma == args.gamma and k == args.num_clusters and "DRESS" in results["generations"]:
+                texts = results["generations"]["DRESS"]  # Table 3's DRESS run (the paper's rows repeat too)
             else:
-                texts = train_one(label, start, tokenizer, train, test, clusters[k], args, out, gamma, True)
+                texts = train_one(label, start, tokenizer, train, test, clusters[k], args, out, gamma, True)[0]
             results["table5"][label] = diversity(texts, evaluation)
 
     digits = {"dist_1": 4, "dist_2": 4, "dist_3": 4, "ent_1": 4, "ent_2": 4, "ent_3": 4, "lf": 4, "sem_ent": 4}
     labels = ["Dist-1", "Dist-2", "Dist-3", "Ent-1", "Ent-2", "Ent-3", "LF", "MaUdE", "Sem-Ent"]
-    table3 = [[name, *("n/a" if key == "maude" else cell(row[key], digits[key]) for key in TABLE3_COLUMNS)]
-              for name, row in results["table3"].items()]
+    table3 = []
+    for method, (name, paper_name) in METHODS.items():
+        row = results["table3"].get(name)
+        if row is not None:
+            table3.append([name, "ours", *("n/a" if key == "maude" else cell(row[key], digits[key]) for key in TABLE3_COLUMNS)])
+        elif method in NOT_RUN or method in chosen:  # chosen but not run: NT without a frequent generation
+            table3.append([name, "not run", *("-" for _ in TABLE3_COLUMNS)])
+        if row is not None or method in NOT_RUN or method in chosen:
+            table3.append([name, "paper", *(f"{value:.4f}" for value in PAPER_TABLE3[paper_name])])
+    baselines = results["baselines"]
+    notes = []
+    if "mmi" in baselines:
+        notes.append(f"MMI: the Vanilla model decoded with MMI-antiLM, lambda = {args.mmi_lambda}, gamma = {args.mmi_gamma} "
+                     f"(anti-LM: {baselines['mmi']['anti_lm']}).")
+    if "edf" in baselines:
+        edf = baselines["edf"]
+        notes.append(f"EDF: {edf['removed_pairs']} of {len(train)} pairs ({edf['removed_share']:.1%}) removed at a target "
+                     f"entropy above {args.edf_threshold} bits (Csáky et al.: 6.98% of DailyDialog at 1 bit).")
+    if "nt" in baselines:
+        nt = baselines["nt"]
+        notes.append(f"NT: {nt['negatives']} of the Vanilla model's {nt['contexts']} greedy training responses "
+                     f"({nt['share']:.1%}) above r_thres = {nt['r_thres']} are negatives; alpha = {nt['alpha']:.3g}; "
+                     "NT post-trains the Vanilla model for --steps more (He & Glass)"
+                     + (f"; not run: {nt['not_run']}" if "not_run" in nt else "") + ".")
+    notes.append("CVAE and AdaLabel are not run: " + "; ".join(f"{METHODS[m][0]} is {why}" for m, why in NOT_RUN.items()) + ".")
     parts = [
-        f"Table 3 ({args.scale} scale): diversity of greedy generations for {len(test)} test contexts",
-        markdown_table(["Method", *labels], table3),
+        f"Table 3 ({args.scale} scale): diversity of greedy generations for {len(test)} test contexts; "
+        "'paper' rows: Blender-90M on DailyDialog as printed",
+        markdown_table(["Method", "Run", *labels], table3),
         f"Sem-Ent: k = {args.num_clusters} clusters of the {len(train)} training responses "
         f"({evaluation.embedder_identity.get('kind')} {evaluation.embedder_identity.get('model', '')}); "
         f"max ln k = {math.log(args.num_clusters):.3f}. MaUdE is not available in dialeval (n/a). "
-        "The paper's Table 3 (Blender-90M / BART-large on DailyDialog, full training) is in "
-        "/work/shared/papers/sem-ent-and-dress.txt; compare the ordering of the methods, not the values, at tiny scale.",
+        "The paper's rows are Blender-90M fine-tuned on DailyDialog (/work/shared/papers/sem-ent-and-dress.txt, "
+        "Table 3); compare the ordering of the methods, not the values, at tiny scale. " + " ".join(notes),
     ]
     if results["table5"]:
         table5 = []

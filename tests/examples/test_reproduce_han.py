@@ -43,18 +43,57 @@ def test_table1_correlations_are_the_librarys(tmp_path):
     assert results["correlations"]["Diversity/BT|Spearman"]["sem_ent"]["coefficient"] == rho
 
 
-def test_tables3_5_print_a_row_per_method_and_config(tmp_path):
-    pairs = [{"context": [sentence(i, 5)], "response": sentence(i + 1, 4) + f" {i}"} for i in range(20)]
-    (tmp_path / "pairs.jsonl").write_text("".join(json.dumps(row) + "\n" for row in pairs), encoding="utf-8")
-    load_script("han2022_tables3_5").main([
-        "--pairs", str(tmp_path / "pairs.jsonl"), "--test-contexts", str(tmp_path / "pairs.jsonl"), "--test-limit", "3",
-        "--steps", "1", "--base-steps", "1", "--batch-size", "4", "--num-clusters", "3", "--gammas", "1", "--ks", "4",
+TINY = ["--test-limit", "3", "--steps", "1", "--base-steps", "1", "--batch-size", "4", "--num-clusters", "3",
         "--negative-contexts", "3", "--recluster-every", "1", "--vocab-size", "300", "--width", "32", "--layers", "1",
-        "--max-length", "32", "--max-new-tokens", "4", "--out-dir", str(tmp_path / "out")])
+        "--max-length", "32", "--max-new-tokens", "4", "--seed", "1"]
+
+
+def write_pairs(tmp_path) -> str:
+    pairs = [{"context": [sentence(i, 5)], "response": sentence(i + 1, 4) + f" {i}"} for i in range(20)]
+    # one generic response to 4 different contexts: 2 bits of target entropy, EDF removes these 4 pairs
+    pairs += [{"context": [sentence(i, 3) + f" {i}"], "response": "i do not know"} for i in range(4)]
+    (tmp_path / "pairs.jsonl").write_text("".join(json.dumps(row) + "\n" for row in pairs), encoding="utf-8")
+    return str(tmp_path / "pairs.jsonl")
+
+
+def test_tables3_5_print_a_row_per_method_and_config(tmp_path):
+    pairs = write_pairs(tmp_path)
+    results = load_script("han2022_tables3_5").main([
+        "--pairs", pairs, "--test-contexts", pairs, *TINY, "--gammas", "1", "--ks", "4", "--out-dir", str(tmp_path / "out")])
     markdown = (tmp_path / "out" / "tables3_5.md").read_text(encoding="utf-8")
     table3 = table_rows(markdown.split("Table 5")[0])
-    assert [row[0] for row in table3] == ["MLE (vanilla)", "DRESS(-NT)", "DRESS"]
-    assert all(row[8] == "n/a" for row in table3)  # MaUdE is not available
+    assert [row[:2] for row in table3] == [
+        [name, run] for name, ours in [("MLE (vanilla)", "ours"), ("MMI (antiLM)", "ours"), ("CVAE", "not run"),
+                                       ("EDF", "ours"), ("NT", "ours"), ("AdaLabel", "not run"),
+                                       ("DRESS(-NT)", "ours"), ("DRESS", "ours")]
+        for run in (ours, "paper")]
+    assert all(row[9] == "n/a" for row in table3 if row[1] == "ours")  # MaUdE is not available
+    assert table3[3][2:] == ["0.0349", "0.1677", "0.3069", "7.0730", "10.3806", "11.9808", "0.2155", "0.8208", "2.5784"]
+    assert results["baselines"]["edf"]["removed_pairs"] == 4
+    assert "EDF: 4 of 24 pairs (16.7%) removed" in markdown
+    nt = results["baselines"]["nt"]
+    assert nt["contexts"] == 3 and nt["negatives"] >= 1 and nt["alpha"] == nt["share"]
+    assert results["baselines"]["mmi"] == {"lambda": 0.5, "gamma": 5, "anti_lm": "trained here"}
     table5 = table_rows(markdown.split("Table 5")[1])
     assert [row[0] for row in table5] == ["gamma = 1.0", "k = 4"]
     assert table5[0][5:] == ["0.4333", "12.8968", "0.8570", "2.6233"]
+
+
+def test_tables3_methods_picks_rows_and_refuses_unbuilt_ones(tmp_path, capsys):
+    import pytest
+
+    pairs = write_pairs(tmp_path)
+    script = load_script("han2022_tables3_5")
+    # the 3 generations differ, so none is above a ratio of 0.99: NT has no negatives and is not run
+    results = script.main(["--pairs", pairs, "--test-contexts", pairs, *TINY, "--methods", "nt,edf", "--skip-table5",
+                           "--nt-r-thres", "0.99", "--out-dir", str(tmp_path / "out")])
+    assert list(results["table3"]) == ["EDF"]
+    assert results["baselines"]["nt"]["negatives"] == 0
+    markdown = (tmp_path / "out" / "tables3_5.md").read_text(encoding="utf-8")
+    assert [row[:2] for row in table_rows(markdown)] == [
+        ["CVAE", "not run"], ["CVAE", "paper"], ["EDF", "ours"], ["EDF", "paper"], ["NT", "not run"], ["NT", "paper"],
+        ["AdaLabel", "not run"], ["AdaLabel", "paper"]]
+    assert "not run: no generation is frequent at this --nt-r-thres" in markdown
+    with pytest.raises(SystemExit):
+        script.main(["--pairs", pairs, "--methods", "cvae", "--out-dir", str(tmp_path / "out")])
+    assert "CVAE and AdaLabel are not implemented" in capsys.readouterr().err
