@@ -18,7 +18,6 @@ import unicodedata
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
-
 from nltk.tokenize.casual import TweetTokenizer
 
 # One tokenizer instance: nltk.casual_tokenize() builds a new TweetTokenizer on every call.
@@ -62,7 +61,8 @@ _SHORTCUTS = r"""(?-i:
     [^\w\s.\-+()\[\]{}<>:;=/@|\\\#&\U0001F1E6-\U0001F1FF\U0001F3F4]
     (?![\u200d\U0001F3FB-\U0001F3FF])
 )"""
-if sys.version_info < (3, 11):  # possessive quantifiers came with 3.11 (they save ~20% there)
+# Possessive quantifiers (~20% faster here) came with Python 3.11; setup.py allows 3.10.
+if sys.version_info < (3, 11):  # noqa: UP036
     _SHORTCUTS = _SHORTCUTS.replace("++", "+").replace("*+", "*")
 if _NLTK_PATTERN.startswith("(") and _NLTK_WORD_RE.groups == 1:
     # NLTK's pattern is one group around its alternatives: the shortcuts go inside that group,
@@ -102,8 +102,11 @@ def casual_tokenize(text: str) -> list[str]:
 
 
 
-#: Below this many distinct texts, worker start-up costs more than it saves.
-PARALLEL_MIN_TEXTS = 50_000
+#: Below this many texts, tokenizing in one process is as fast or faster. Measured on 2 shared cores
+#: with 83k distinct DailyDialog++ texts: a second process costs ~0.18 s more CPU (fork of a large
+#: parent, pickling, a second vocabulary) against ~0.25 s of matching it takes over, so it gains
+#: little on idle cores and loses a quarter under contention (benchmarks/RESULTS.md).
+PARALLEL_MIN_TEXTS = 100_000
 
 
 def _fast_path_mask(texts: list[str], joined: str) -> np.ndarray:
@@ -207,6 +210,8 @@ def casual_token_ids(texts: list[str], num_workers: int | None = None) -> tuple[
         num_workers = min(os.cpu_count() or 1, 8) if len(texts) >= PARALLEL_MIN_TEXTS else 1
     if num_workers == 1 or len(texts) < 2 * num_workers:
         return _token_ids_of_chunk(texts)
+    import pyarrow  # noqa: F401 - once here, before the fork, not once in every worker
+
     chunk_size = -(-len(texts) // num_workers)
     chunks = [texts[start : start + chunk_size] for start in range(0, len(texts), chunk_size)]
     with ProcessPoolExecutor(max_workers=len(chunks) - 1) as pool:

@@ -4,7 +4,6 @@ import json
 
 import numpy as np
 import pytest
-
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from nltk.tokenize.casual import TweetTokenizer
