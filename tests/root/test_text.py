@@ -20,6 +20,7 @@ PIECES = [
     "\u00c9T\u00c9", "na\u00efve", "\u0645\u0631\u062d\u0628\u0627", "\u200b", "\u200d", "\U0001f600",
     "\U0001f468\u200d\U0001f469", "\u24b6", "\u203f", "\x1c", "\x1f", "&amp;", "&#769;", "&", "_", "__init__",
     "\t", "\n", "  ", "<b>", "\u212a", "\u017f", "1\u00b2",
+    "D*:", "p'=", "well-known.", "U.S.", "a_b", "x.", ".y", "http:", "Do;", "it's", "\ue000",
 ]
 texts_strategy = st.lists(
     st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=6)), max_size=8).map(" ".join)
