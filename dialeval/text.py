@@ -104,8 +104,8 @@ def casual_tokenize(text: str) -> list[str]:
 
 #: Below this many texts, tokenizing in one process is as fast or faster. Measured on 2 shared cores
 #: with 83k distinct DailyDialog++ texts: a second process costs ~0.18 s more CPU (fork of a large
-#: parent, pickling, a second vocabulary) against ~0.25 s of matching it takes over, so it gains
-#: little on idle cores and loses a quarter under contention (benchmarks/RESULTS.md).
+#: parent, pickling, a second vocabulary) against ~0.25 s of matching it takes over: it lost a
+#: quarter under contention, and on idle cores it can gain at most that difference (RESULTS.md).
 PARALLEL_MIN_TEXTS = 100_000
 
 
