@@ -32,6 +32,9 @@ INSTALL_REQUIRES = [
     "scikit-learn>=1.3",
     "statsmodels>=0.14",  # Fleiss' kappa of the response-selection crowd scores
     "nltk>=3.8",
+    # Already required by datasets; used directly by dialeval.text to map the corpus metrics' ~1M
+    # casual tokens to ids (half the time of a dict pass, measured in benchmarks/RESULTS.md).
+    "pyarrow>=21.0.0",
     "tqdm",
     "matplotlib",
     "pyyaml",  # dataset cards' metadata (export-dataset)

@@ -10,7 +10,10 @@ reaped child processes from ``os.times``: ours tokenizes large corpora in worker
 The table gives the medians; the ratio is that of the wall medians (the cheap corpus Vendi row runs
 at least 7 rounds). The share of the machine's CPU that other processes took during each row
 (``/proc/stat``) is reported: this 2-core machine is shared, and timings under contention are
-noisy. ``--threads`` sets torch's thread count (default: torch's, one per core). On a busy machine
+noisy. ``--threads`` sets torch's thread count (default: torch's, one per core) and, through
+threadpoolctl, that of numpy's and scipy's BLAS (OpenBLAS starts one thread per core whatever torch
+uses: without the limit a "1 thread" run still multiplied the Vendi rows' matrices on two threads,
+which under contention spin and wait for each other). On a busy machine
 two OpenMP threads that wait for each other at every operation's barrier slow small forwards
 down by an order of magnitude (one MiniLM ``encode`` of one text: 0.8 s with 2 threads, 0.09 s with
 1, measured here at a load average of 3 on 2 cores), which inflates the ratios of the rows whose
@@ -868,7 +871,7 @@ def render(rows: list[Row], settings: dict, command: str, shapes: dict) -> str:
                        f"{len(rows)} rows (up to {max(row.others for row in disturbed):.0%}); the ratios are indicative, "
                        "re-measure on an idle machine.")]
     if torch.get_num_threads() < (os.cpu_count() or 1):
-        lines += ["", (f"torch ran with {torch.get_num_threads()} thread(s) (`--threads`), fewer than the "
+        lines += ["", (f"torch and BLAS ran with {torch.get_num_threads()} thread(s) (`--threads`), fewer than the "
                        f"{os.cpu_count()} cores: see the script's docstring.")]
     lines += [
         "",
@@ -922,7 +925,7 @@ def main(argv=None) -> int:
                                                        "selection"),
                         help="run only these rows (the written section then holds only them)")
     parser.add_argument("--threads", type=int, default=None,
-                        help="torch threads (default torch's: the cores); 1 on a busy shared machine, see the docstring")
+                        help="torch and BLAS threads (default: the cores); 1 on a busy shared machine, see the docstring")
     parser.add_argument("--results", type=Path, default=None, help="Markdown file to update (default RESULTS.md; smoke: a temp file)")
     args = parser.parse_args(argv)
     settings = dict(SMOKE if args.smoke else FULL)
@@ -942,6 +945,9 @@ def main(argv=None) -> int:
         if args.threads < 1:
             parser.error("--threads must be positive")
         torch.set_num_threads(args.threads)
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(args.threads)  # numpy's and scipy's BLAS (and OpenMP) pools, for the whole run
     wanted = set(args.only or ("nli", "embeddings", "lexical", "self_bleu", "vendi", "bertscore", "sem_ent", "selection"))
     repeats = settings["repeats"]
     started = time.perf_counter()

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import unicodedata
 from concurrent.futures import ProcessPoolExecutor
 
+import numpy as np
 from nltk.tokenize.casual import TweetTokenizer
 
 # One tokenizer instance: nltk.casual_tokenize() builds a new TweetTokenizer on every call.
@@ -33,13 +35,50 @@ _TWEET_TOKENIZER = TweetTokenizer(preserve_case=True, reduce_len=False, strip_ha
 # separators \x1c-\x1f, which all take NLTK's path), HANG_RE's [^\p{L}\p{N}] is [^A-Za-z0-9], and
 # no token pattern crosses the whitespace around the separator or starts with it.
 # tests/root/test_text.py compares both on DailyDialog++ and on generated text.
-_FAST_WORD_RE = re.compile(_TWEET_TOKENIZER.PHONE_WORD_RE.pattern, re.VERBOSE | re.IGNORECASE | re.UNICODE)
+_NLTK_PATTERN = _TWEET_TOKENIZER.PHONE_WORD_RE.pattern
+_FLAGS = re.VERBOSE | re.IGNORECASE | re.UNICODE
+_NLTK_WORD_RE = re.compile(_NLTK_PATTERN, _FLAGS)
+# Shortcuts tried before NLTK's alternatives, each matching only where NLTK's pattern would match
+# exactly the same text (so the tokens do not change): NLTK tries URLs, phone numbers, emoticons,
+# e-mail addresses and more at every token start before its plain-word branch, which makes a plain
+# word about 3x as costly to match as this first branch (measured on DailyDialog++, RESULTS.md).
+# * A word: ASCII letters, optionally joined by ' - _ runs, ending in a letter, and followed by
+#   whitespace, the end, punctuation that no NLTK branch continues a word with (not . - ' _ : ; =
+#   * + @ &, which URLs, e-mails, emoticons such as "D:" / "p*;" and hyphenated words use), or a
+#   "." that is not followed by a character a URL or an e-mail address could continue with.
+#   There NLTK's word branch takes the whole run and no earlier branch matches.
+# * A "." that starts no URL, e-mail, ellipsis (". . .") or emoji sequence.
+# * One character that starts no multi-character token: not a word character, whitespace or a
+#   character that begins a URL, phone number, number, emoticon, HTML tag, arrow, handle,
+#   hashtag, e-mail or flag, and not followed by a zero-width joiner or skin-tone modifier.
+# tests/root/test_text.py checks every string of up to 3 characters over letters, digits, all
+# ASCII punctuation and the relevant non-ASCII characters against NLTK's pattern alone.
+_SHORTCUTS = r"""(?-i:
+    [A-Za-z]++(?:['\-_]++[A-Za-z]++)*+(?=[\s!"\#$%()\[\]{}<>,/?\\^`|~]|\Z|\.(?![\w.+\-@]))
+    |
+    \.(?![\w.+\-@\u200d\U0001F3FB-\U0001F3FF])(?![^\S\r\n]*\.)
+    |
+    [^\w\s.\-+()\[\]{}<>:;=/@|\\\#&\U0001F1E6-\U0001F1FF\U0001F3F4]
+    (?![\u200d\U0001F3FB-\U0001F3FF])
+)"""
+# Possessive quantifiers (~20% faster here) came with Python 3.11; setup.py allows 3.10.
+if sys.version_info < (3, 11):  # noqa: UP036
+    _SHORTCUTS = _SHORTCUTS.replace("++", "+").replace("*+", "*")
+if _NLTK_PATTERN.startswith("(") and _NLTK_WORD_RE.groups == 1:
+    # NLTK's pattern is one group around its alternatives: the shortcuts go inside that group,
+    # so that findall still returns whole matches.
+    # (?=\S): no NLTK branch starts with whitespace; without it, every space between two tokens
+    # costs a failed try of every alternative (measured: the match takes 2.9x as long).
+    _FAST_WORD_RE = re.compile(r"(?=\S)(" + _SHORTCUTS + "|" + _NLTK_PATTERN[1:], _FLAGS)
+else:  # pragma: no cover - another NLTK layout: its pattern alone, still exact
+    _FAST_WORD_RE = _NLTK_WORD_RE
 _FAST_HANG_RE = re.compile(r"([^A-Za-z0-9])\1{3,}")
-_OUTSIDE_PLAIN_TEXT = re.compile(r"[^\t\n\x0b\x0c\r\x20-\x25\x27-\x7e]")
 _FAST_NON_ASCII_CATEGORIES = frozenset({"Pd", "Ps", "Pe", "Pi", "Pf", "Po", "Zs", "Sm", "Sc", "Sk"})
 #: A private-use character (category Co, so never on the fast path), matched only by the
-#: one-character \S branch of the pattern: it comes back as a token of its own between two texts.
+#: one-character branches of the pattern: it comes back as a token of its own between two texts.
 _SEPARATOR = "\ue000"
+_JOINER = f" {_SEPARATOR} "
+_OUTSIDE_PLAIN_TEXT_OR_SEPARATOR = re.compile(r"[^\t\n\x0b\x0c\r\x20-\x25\x27-\x7e\ue000]")
 #: Longer texts take NLTK's path, whose per-call timeout bounds the phone pattern's backtracking
 #: on adversarial digit runs.
 _FAST_MAX_CHARS = 2000
@@ -63,71 +102,149 @@ def casual_tokenize(text: str) -> list[str]:
 
 
 
-#: Below this many distinct texts, worker start-up costs more than it saves.
-PARALLEL_MIN_TEXTS = 50_000
+#: Below this many texts, tokenizing in one process is as fast or faster. Measured on 2 shared cores
+#: with 83k distinct DailyDialog++ texts: a second process costs ~0.18 s more CPU (fork of a large
+#: parent, pickling, a second vocabulary) against ~0.25 s of matching it takes over: it lost a
+#: quarter under contention, and on idle cores it can gain at most that difference (RESULTS.md).
+PARALLEL_MIN_TEXTS = 100_000
 
 
-def _fast_path_applies(text: str) -> bool:
-    if len(text) > _FAST_MAX_CHARS:
-        return False
-    for char in set(_OUTSIDE_PLAIN_TEXT.findall(text)):
-        if char.isascii() or unicodedata.category(char) not in _FAST_NON_ASCII_CATEGORIES:
-            return False
-    return True
+def _fast_path_mask(texts: list[str], joined: str) -> np.ndarray:
+    """Which of ``texts`` take the fast path, from one scan of ``joined`` (them joined by
+    ``" <separator> "``) for the characters outside it."""
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    fast = lengths <= _FAST_MAX_CHARS
+    if joined.count(_SEPARATOR) != len(texts) - 1:  # some text holds the separator itself
+        fast &= np.fromiter((_SEPARATOR not in text for text in texts), dtype=bool, count=len(texts))
+    outside = [(match.start(), match.group()) for match in _OUTSIDE_PLAIN_TEXT_OR_SEPARATOR.finditer(joined)]
+    barred = {
+        char for char in {char for _, char in outside}
+        if char.isascii() or unicodedata.category(char) not in _FAST_NON_ASCII_CATEGORIES
+    }
+    if barred:
+        positions = np.array([position for position, char in outside if char in barred], dtype=np.int64)
+        text_ends = np.cumsum(lengths + len(_JOINER)) - len(_JOINER)  # where each text's joiner starts
+        fast[np.searchsorted(text_ends, positions, side="right")] = False
+    return fast
 
 
-def _tokenize_joined(texts: list[str]) -> list[tuple[str, ...]] | None:
-    """Casual tokens of fast-path texts from one match over all of them; None if the separators
-    did not come back one per gap (then the caller tokenizes text by text)."""
-    joined = f" {_SEPARATOR} ".join(texts)
-    tokens = _FAST_WORD_RE.findall(_FAST_HANG_RE.sub(r"\1\1\1", joined))
-    result, current = [], []
-    for token in tokens:
-        if token == _SEPARATOR:
-            result.append(tuple(current))
-            current = []
-        else:
-            current.append(token)
-    result.append(tuple(current))
-    return result if len(result) == len(texts) else None
+def _placements(offsets: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Positions ``offsets[i] .. offsets[i] + lengths[i] - 1`` of every ``i``, concatenated."""
+    return np.repeat(offsets - (np.cumsum(lengths) - lengths), lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
 
 
-def _tokenize_chunk(texts: list[str]) -> list[tuple[str, ...]]:
-    tokenize = _TWEET_TOKENIZER.tokenize
-    fast = [i for i, text in enumerate(texts) if _fast_path_applies(text)]
-    tokens: list[tuple[str, ...] | None] = [None] * len(texts)
-    if fast:
-        joined = _tokenize_joined([texts[i] for i in fast])
-        if joined is not None:
-            for i, token_list in zip(fast, joined):
-                tokens[i] = token_list
-    return [token_list if token_list is not None else tuple(tokenize(text)) for token_list, text in zip(tokens, texts)]
+def _dictionary_encode(tokens: list[str]) -> tuple[list[str], np.ndarray]:
+    """The distinct tokens (first-occurrence order) and each token's index among them.
+
+    Arrow's hash table: half the time of a ``dict.setdefault`` pass over the ~1M tokens of
+    DailyDialog++ (measured, RESULTS.md). Fast-path tokens only: they are valid UTF-8 (no lone
+    surrogates), which Arrow requires.
+    """
+    import pyarrow as pa
+
+    encoded = pa.array(tokens, type=pa.large_string()).dictionary_encode()
+    return encoded.dictionary.to_pylist(), encoded.indices.to_numpy().astype(np.int64)
+
+
+def _token_ids_of_chunk(texts: list[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """``(vocabulary, ids, lengths)``: the casual tokens of ``texts``, concatenated, as indices into
+    ``vocabulary``, and each text's token count."""
+    joined = _JOINER.join(texts)
+    fast = _fast_path_mask(texts, joined)
+    fast_indices = np.flatnonzero(fast)
+    lengths = np.zeros(len(texts), dtype=np.int64)
+    vocabulary: list[str] = []
+    fast_ids = np.zeros(0, dtype=np.int64)
+    if fast_indices.size:
+        if fast_indices.size < len(texts):
+            joined = _JOINER.join([texts[i] for i in fast_indices])
+        vocabulary, ids = _dictionary_encode(_FAST_WORD_RE.findall(_FAST_HANG_RE.sub(r"\1\1\1", joined)))
+        separator = vocabulary.index(_SEPARATOR) if fast_indices.size > 1 and _SEPARATOR in vocabulary else -1
+        is_separator = ids == separator
+        bounds = np.flatnonzero(is_separator)
+        if bounds.size == fast_indices.size - 1:
+            lengths[fast_indices] = np.diff(np.concatenate(([-1], bounds, [ids.size]))) - 1
+            fast_ids = ids[~is_separator]
+            if separator >= 0:
+                del vocabulary[separator]
+                fast_ids -= fast_ids > separator
+        else:  # a separator did not come back as one token per gap: NLTK text by text
+            fast[:] = False
+            fast_indices = fast_indices[:0]
+            vocabulary = []
+    slow_indices = np.flatnonzero(~fast)
+    if slow_indices.size == 0:
+        return vocabulary, fast_ids, lengths
+    index = dict(zip(vocabulary, range(len(vocabulary))))
+    lookup = index.setdefault
+    slow_ids: list[int] = []
+    for i in slow_indices:
+        tokens = _TWEET_TOKENIZER.tokenize(texts[i])
+        lengths[i] = len(tokens)
+        slow_ids += [lookup(token, len(index)) for token in tokens]
+    offsets = np.cumsum(lengths) - lengths
+    ids = np.empty(int(lengths.sum()), dtype=np.int64)
+    ids[_placements(offsets[fast_indices], lengths[fast_indices])] = fast_ids
+    ids[_placements(offsets[slow_indices], lengths[slow_indices])] = np.array(slow_ids, dtype=np.int64)
+    return list(index), ids, lengths
+
+
+def casual_token_ids(texts: list[str], num_workers: int | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Casual tokens of ``texts`` as integer ids: ``(vocabulary, ids, lengths)``.
+
+    ``ids`` (int64) holds the tokens of every text, concatenated in input order, as indices into
+    ``vocabulary`` (the distinct tokens, in no particular order); ``lengths[i]`` is the token
+    count of ``texts[i]``. Each text is tokenized as it is (pass distinct texts to save work).
+    Tokens equal :func:`casual_tokenize`'s.
+
+    Args:
+        num_workers: processes to tokenize with. ``None`` (default) uses every core (at most 8)
+            when there are at least :data:`PARALLEL_MIN_TEXTS` texts, else 1. The calling process
+            tokenizes one share itself, so ``num_workers=2`` starts one worker process.
+    """
+    if isinstance(num_workers, bool) or not (num_workers is None or isinstance(num_workers, int)) or (
+        num_workers is not None and num_workers < 1
+    ):
+        raise ValueError(f"`num_workers` must be a positive int or None, got {num_workers!r}")
+    if num_workers is None:
+        num_workers = min(os.cpu_count() or 1, 8) if len(texts) >= PARALLEL_MIN_TEXTS else 1
+    if num_workers == 1 or len(texts) < 2 * num_workers:
+        return _token_ids_of_chunk(texts)
+    import pyarrow  # noqa: F401 - once here, before the fork, not once in every worker
+
+    chunk_size = -(-len(texts) // num_workers)
+    chunks = [texts[start : start + chunk_size] for start in range(0, len(texts), chunk_size)]
+    with ProcessPoolExecutor(max_workers=len(chunks) - 1) as pool:
+        others = [pool.submit(_token_ids_of_chunk, chunk) for chunk in chunks[1:]]
+        parts = [_token_ids_of_chunk(chunks[0])] + [future.result() for future in others]
+    # One vocabulary over the chunks: each chunk's ids are remapped.
+    vocabulary: dict[str, int] = {}
+    lookup = vocabulary.setdefault
+    ids, lengths = [], []
+    for chunk_vocabulary, chunk_ids, chunk_lengths in parts:
+        remap = np.fromiter(
+            (lookup(token, len(vocabulary)) for token in chunk_vocabulary), dtype=np.int64, count=len(chunk_vocabulary)
+        )
+        ids.append(remap[chunk_ids])
+        lengths.append(chunk_lengths)
+    return list(vocabulary), np.concatenate(ids), np.concatenate(lengths)
 
 
 def casual_tokenize_many(texts: list[str], num_workers: int | None = None) -> list[tuple[str, ...]]:
     """Casual-tokenize many texts, tokenizing each distinct text once.
 
     Generated dialogue responses repeat a lot ("I don't know."), so tokenizing distinct texts
-    only is the main saving on real model output; the regex itself (~20 µs a response) is the
-    floor on one core.
+    only is the main saving on real model output.
 
     Args:
-        num_workers: processes to tokenize with. ``None`` (default) uses every core (at most 8)
-            when there are at least :data:`PARALLEL_MIN_TEXTS` distinct texts, else 1.
+        num_workers: as :func:`casual_token_ids` (counted over the distinct texts).
     """
     distinct = list(dict.fromkeys(texts))
-    if num_workers is None:
-        num_workers = min(os.cpu_count() or 1, 8) if len(distinct) >= PARALLEL_MIN_TEXTS else 1
-    if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 1:
-        raise ValueError(f"`num_workers` must be a positive int or None, got {num_workers!r}")
-    if num_workers == 1 or len(distinct) < 2 * num_workers:
-        tokens = _tokenize_chunk(distinct)
-    else:
-        chunk_size = -(-len(distinct) // (num_workers * 4))
-        chunks = [distinct[start : start + chunk_size] for start in range(0, len(distinct), chunk_size)]
-        with ProcessPoolExecutor(max_workers=num_workers) as pool:
-            tokens = [token_list for part in pool.map(_tokenize_chunk, chunks) for token_list in part]
-    memo = dict(zip(distinct, tokens))
+    vocabulary, ids, lengths = casual_token_ids(distinct, num_workers)
+    tokens = np.array(vocabulary, dtype=object)[ids].tolist() if vocabulary else []
+    ends = np.cumsum(lengths).tolist()
+    starts = [0] + ends[:-1]
+    memo = {text: tuple(tokens[start:end]) for text, start, end in zip(distinct, starts, ends)}
     return [memo[text] for text in texts]
 
 

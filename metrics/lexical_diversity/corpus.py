@@ -10,9 +10,11 @@ Scope: one flat list holding every response a system generated (all contexts tog
 
 Tokenization is NLTK's casual tokenizer, case preserved, as App. A.3 and the released code
 (``hyperconnect/sem-ent``, ``codes/utils/{dist,ent,low_frequency}.py``) do. n-grams never cross
-response boundaries. Every distinct response is tokenized once and all orders are counted in
-one pass: tokens become integer ids and the n-grams of order n are ranked with ``numpy.unique``
-on the pair (rank of the (n-1)-gram, next token id).
+response boundaries. Every distinct response is tokenized once (into integer token ids,
+:func:`dialeval.text.casual_token_ids`) and counted once, weighted by how often it occurs; the
+n-grams of every order are counted by sorting integer keys (:func:`weighted_ngram_counts`).
+Entropies are summed over the counts in ascending order, so the values do not depend on the
+order of the responses or on the number of tokenizing processes.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from dialeval.text import casual_tokenize_many, get_tokenizer
+from dialeval.text import casual_token_ids, casual_tokenize_many, get_tokenizer
 from dialeval.validation import check_corpus
 
 
@@ -38,36 +40,102 @@ def tokenize_corpus(responses: list[str], tokenizer="casual", num_workers: int |
     return [tuple(tokenize(response)) for response in responses]
 
 
-def ngram_count_arrays(token_lists: list[tuple[str, ...]], max_n: int) -> dict[int, np.ndarray]:
-    """For each order ``1..max_n``, the counts of the corpus's distinct n-grams (order arbitrary)."""
+def _token_ids(token_lists: list[tuple[str, ...]]) -> tuple[int, np.ndarray, np.ndarray]:
     vocabulary: dict[str, int] = {}
     lookup = vocabulary.setdefault
-    flat_ids = np.fromiter(
-        (lookup(token, len(vocabulary)) for tokens in token_lists for token in tokens), dtype=np.int64
-    )
+    ids = np.fromiter((lookup(token, len(vocabulary)) for tokens in token_lists for token in tokens), dtype=np.int64)
     lengths = np.fromiter((len(tokens) for tokens in token_lists), dtype=np.int64, count=len(token_lists))
-    total = int(lengths.sum())
-    # Position of every token inside its response, and the length of that response.
-    response_length = np.repeat(lengths, lengths)
-    position = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    tokens_left = response_length - position  # n-gram of order n can start here iff tokens_left >= n
+    return len(vocabulary), ids, lengths
 
+
+#: Keys must stay below this to fit int64 (keys are built as ``key * vocabulary_size + id``).
+_KEY_LIMIT = 2**63
+
+
+def _group_counts(keys: np.ndarray, weights: np.ndarray, key_bound: int, weight_bound: int) -> np.ndarray:
+    """Summed weight of each distinct key (``0 <= key < key_bound``, ``0 < weight < weight_bound``), ascending."""
+    if weight_bound <= 2:  # every text occurs once: the group sizes of the sorted keys
+        ordered = np.sort(keys)
+        edges = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
+        return np.sort(np.diff(np.concatenate(([0], edges, [ordered.size]))))
+    if key_bound * weight_bound < _KEY_LIMIT:  # the weight packed below the key: one sort
+        ordered_keys, ordered_weights = np.divmod(np.sort(keys * weight_bound + weights), weight_bound)
+        edges = np.flatnonzero(ordered_keys[1:] != ordered_keys[:-1]) + 1
+        return np.sort(np.add.reduceat(ordered_weights, np.concatenate(([0], edges))))
+    order = np.argsort(keys)  # integer sums: float bincount weights would round above 2**53
+    ordered_keys = keys[order]
+    edges = np.flatnonzero(ordered_keys[1:] != ordered_keys[:-1]) + 1
+    return np.sort(np.add.reduceat(weights[order], np.concatenate(([0], edges))))
+
+
+def weighted_ngram_counts(
+    ids: np.ndarray, lengths: np.ndarray, weights: np.ndarray, vocabulary_size: int, max_n: int
+) -> dict[int, np.ndarray]:
+    """For each order ``1..max_n``, the counts of the corpus's distinct n-grams, sorted ascending.
+
+    ``ids`` holds the token ids (``0 <= id < vocabulary_size``) of texts concatenated, ``lengths``
+    each text's token count and ``weights`` (positive ints) how many times each text occurs in the
+    corpus. n-grams never cross text boundaries. The counts come sorted so that the Ent-n sums run
+    in one order whatever the order of the texts, tokens or worker processes.
+
+    The n-gram starting at position ``p`` gets the key ``key(n-1) * vocabulary_size + ids[p + n - 1]``
+    (a number in base ``vocabulary_size``; where that could overflow int64, the (n-1)-gram keys are
+    first replaced by their ranks). Keys are counted by sorting, each position's weight packed
+    below its key so that one sort carries both: numpy sorts int64 about 8x faster than it
+    argsorts them, which ``numpy.unique(return_inverse=True)`` and a weighted ``bincount`` need
+    (measured on DailyDialog++'s 1M bigrams, benchmarks/RESULTS.md).
+    """
+    ids = np.asarray(ids, dtype=np.int64)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    weights = np.asarray(weights, dtype=np.int64)
+    total = ids.size
+    # Tokens left in its text from each position on: an n-gram starts at p iff tokens_left[p] >= n.
+    tokens_left = np.repeat(lengths, lengths) - (
+        np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    )
+    position_weights = np.repeat(weights, lengths)
+    weight_bound = int(position_weights.max()) + 1 if total else 1
+    vocabulary_size = max(int(vocabulary_size), 1)
     counts: dict[int, np.ndarray] = {}
-    rank = flat_ids  # rank of the n-gram starting at each position (valid where tokens_left >= n)
-    vocabulary_size = max(len(vocabulary), 1)
+    keys, key_bound = ids, vocabulary_size  # keys[p]: the n-gram starting at p (where there is one)
     for n in range(1, max_n + 1):
-        starts = np.flatnonzero(tokens_left >= n)
-        if n == 1:
-            keys = flat_ids
-        else:
-            keys = rank[starts] * vocabulary_size + flat_ids[starts + n - 1]
-        if keys.size == 0:
+        if n > 1:
+            if key_bound * vocabulary_size >= _KEY_LIMIT:
+                valid = tokens_left[: keys.size] >= n - 1
+                ranks = np.zeros(keys.size, dtype=np.int64)
+                _, ranks[valid] = np.unique(keys[valid], return_inverse=True)
+                keys, key_bound = ranks, int(ranks.max()) + 1 if ranks.size else 1
+            keys = keys[:-1] * vocabulary_size + ids[n - 1 :]
+            key_bound *= vocabulary_size
+        starts = tokens_left[: keys.size] >= n
+        if keys.size == 0 or not starts.any():
             counts[n] = np.zeros(0, dtype=np.int64)
             continue
-        _, inverse, counts[n] = np.unique(keys, return_inverse=True, return_counts=True)
-        rank = np.full(total, -1, dtype=np.int64)
-        rank[starts] = inverse
+        counts[n] = _group_counts(keys[starts], position_weights[: keys.size][starts], key_bound, weight_bound)
     return counts
+
+
+def ngram_count_arrays(token_lists: list[tuple[str, ...]], max_n: int) -> dict[int, np.ndarray]:
+    """For each order ``1..max_n``, the counts of the corpus's distinct n-grams, sorted ascending."""
+    vocabulary_size, ids, lengths = _token_ids(token_lists)
+    return weighted_ngram_counts(ids, lengths, np.ones(len(token_lists), dtype=np.int64), vocabulary_size, max_n)
+
+
+def corpus_ngram_counts(
+    responses: list[str], max_n: int, tokenizer="casual", num_workers: int | None = None
+) -> dict[int, np.ndarray]:
+    """:func:`weighted_ngram_counts` of a corpus: each distinct response tokenized and counted
+    once, weighted by how often it occurs."""
+    multiplicity = Counter(responses)
+    distinct = list(multiplicity)
+    weights = np.fromiter(multiplicity.values(), dtype=np.int64, count=len(distinct))
+    if isinstance(tokenizer, str) and tokenizer == "casual":
+        vocabulary, ids, lengths = casual_token_ids(distinct, num_workers)
+        vocabulary_size = len(vocabulary)
+    else:
+        tokenize = get_tokenizer(tokenizer)
+        vocabulary_size, ids, lengths = _token_ids([tuple(tokenize(response)) for response in distinct])
+    return weighted_ngram_counts(ids, lengths, weights, vocabulary_size, max_n)
 
 
 def _distinct(counts: np.ndarray) -> float:
@@ -88,7 +156,9 @@ def corpus_ngram_diversity(
 ) -> dict[str, float]:
     """Dist-1..max_n and Ent-1..max_n of a corpus in one pass.
 
-    ``num_workers``: tokenizing processes (default: all cores from 100k distinct responses on).
+    ``num_workers``: tokenizing processes for the casual tokenizer (default: every core, at most
+    8, from :data:`dialeval.text.PARALLEL_MIN_TEXTS` distinct responses on; the calling process
+    tokenizes one share itself).
 
     Returns:
         ``{"distinct_1": ..., "entropy_1": ..., ..., "num_tokens": ...}``. A corpus without
@@ -96,7 +166,7 @@ def corpus_ngram_diversity(
     """
     responses = check_corpus(responses, "responses", allow_empty=allow_empty)
     _check_order("max_n", max_n)
-    counts = ngram_count_arrays(tokenize_corpus(responses, tokenizer, num_workers), max_n)
+    counts = corpus_ngram_counts(responses, max_n, tokenizer, num_workers)
     result: dict[str, float] = {}
     for n in range(1, max_n + 1):
         result[f"distinct_{n}"] = _distinct(counts[n])

@@ -8,6 +8,7 @@ from nltk.tokenize.casual import casual_tokenize
 from nltk.util import ngrams
 
 from dialeval.metrics import corpus_ngram_diversity, distinct_n, entropy_n, lf, token_counts
+from dialeval.metrics.lexical_diversity.corpus import ngram_count_arrays, weighted_ngram_counts
 
 
 def _reference_dist(instances, k):  # codes/utils/dist.py
@@ -96,3 +97,47 @@ def test_errors_name_the_argument():
         lf(["a"], threshold=-1)
     with pytest.raises(ValueError, match="num_workers"):
         corpus_ngram_diversity(["a"], num_workers=0)
+
+
+def _naive_weighted_counts(token_lists, weights, n):
+    counts = Counter()
+    for tokens, weight in zip(token_lists, weights):
+        for gram in ngrams(tokens, n):
+            counts[gram] += weight
+    return sorted(counts.values())
+
+
+@pytest.mark.parametrize(
+    ("vocabulary_size", "max_weight", "max_n"),
+    [
+        (5, 1, 4),  # every text once: group sizes of the sorted keys
+        (30, 7, 4),  # weights packed below the keys
+        (9000, 3, 6),  # 9000**5 overflows int64: the 4-gram keys are ranked first
+        (300, 10**13, 3),  # key * weight overflows int64: argsort, integer sums
+    ],
+)
+def test_weighted_ngram_counts_against_a_counter(vocabulary_size, max_weight, max_n):
+    rng = np.random.default_rng(vocabulary_size)
+    lengths = rng.integers(0, 9, size=400)
+    ids = rng.integers(0, vocabulary_size, size=int(lengths.sum()))
+    weights = rng.integers(1, max_weight + 1, size=lengths.size)
+    token_lists = np.split(ids, np.cumsum(lengths)[:-1])
+    counts = weighted_ngram_counts(ids, lengths, weights, vocabulary_size, max_n)
+    for n in range(1, max_n + 1):
+        assert counts[n].tolist() == _naive_weighted_counts([tuple(t) for t in token_lists], weights.tolist(), n)
+
+
+def test_repeated_responses_count_with_their_multiplicity():
+    corpus = _corpus(5, 200)
+    repeated = corpus * 3 + corpus[:17] + ["", "Hello", ""]
+    result = corpus_ngram_diversity(repeated, max_n=3, allow_empty=True)
+    for k in range(1, 4):
+        assert result[f"distinct_{k}"] == _reference_dist(repeated, k)
+        assert result[f"entropy_{k}"] == pytest.approx(_reference_ent(repeated, k), rel=1e-12)
+    assert result["num_tokens"] == sum(len(casual_tokenize(text)) for text in repeated)
+
+
+def test_ngram_count_arrays_of_token_lists():
+    token_lists = [("a", "b", "a"), (), ("a", "b")]
+    counts = ngram_count_arrays(token_lists, 3)
+    assert counts[1].tolist() == [2, 3] and counts[2].tolist() == [1, 2] and counts[3].tolist() == [1]
