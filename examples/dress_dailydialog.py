@@ -37,6 +37,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import argparse
 import json
 import math
+import sys
 import time
 from pathlib import Path
 
@@ -48,17 +49,13 @@ from dialeval.metrics import distinct_n
 from dialeval.metrics.engines.embedders import CachingEmbedder, load_embedder
 from dialeval.metrics.sem_ent.clusters import SemanticClusters, sem_ent_from_labels
 from dialeval.trainers import DialogueCollator, DRESSConfig, DRESSTrainer, encode_dialogue
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-from transformers import (
-    GPT2Config,
-    GPT2LMHeadModel,
-    PreTrainedTokenizerFast,
-    Trainer,
-    TrainingArguments,
-)
+from transformers import GPT2LMHeadModel, Trainer, TrainingArguments
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from tiny_dialogue_models import build_gpt2, build_tokenizer  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
-PAD, EOS = "<pad>", "<|endoftext|>"
 
 
 def parse_args() -> argparse.Namespace:
@@ -97,17 +94,6 @@ def dialogues(args):
     dev = load("dailydialog_pp", split="validation", data_dir=args.data_dir).select(range(args.eval_contexts))
     held_out = [(row["context"][-args.context_turns:], row["positive_responses"]) for row in dev]
     return train, held_out
-
-
-def build_tokenizer(texts: list[str], vocab_size: int, max_length: int) -> PreTrainedTokenizerFast:
-    tokenizer = Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=True)
-    tokenizer.decoder = decoders.ByteLevel()
-    tokenizer.train_from_iterator(texts, trainers.BpeTrainer(
-        vocab_size=vocab_size, special_tokens=[PAD, EOS], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False))
-    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, model_max_length=max_length, pad_token=PAD,
-                                   eos_token=EOS, bos_token=EOS)
 
 
 def training_args(cls, output_dir: Path, steps: int, lr: float, args, **extra):
@@ -194,10 +180,7 @@ def main() -> None:
 
     # 1. the common starting checkpoint: plain MLE
     torch.manual_seed(args.seed)
-    config = GPT2Config(vocab_size=len(tokenizer), n_positions=args.max_length, n_embd=args.width, n_layer=args.layers,
-                        n_head=4, bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id,
-                        pad_token_id=tokenizer.pad_token_id)
-    model = GPT2LMHeadModel(config)
+    model = build_gpt2(tokenizer, args.max_length, args.width, args.layers)
     print(f"GPT-2: {sum(p.numel() for p in model.parameters()) / 1e6:.2f} M parameters, vocab {len(tokenizer)}")
     collator = DialogueCollator(tokenizer.pad_token_id)
     tick = time.perf_counter()

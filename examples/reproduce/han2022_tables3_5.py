@@ -37,10 +37,11 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/: tiny_dialogue_models
 
 from _tables import cell, markdown_table, write_outputs  # noqa: E402
+from tiny_dialogue_models import build_gpt2, build_tokenizer  # noqa: E402
 
-PAD, EOS = "<pad>", "<|endoftext|>"
 #: Table 5 as printed (Blender-90M): config -> (Dist-3, Ent-3, MaUdE, Sem-Ent).
 PAPER_TABLE5 = {
     "gamma = 1.0": (0.4333, 12.8968, 0.8570, 2.6233), "gamma = 5.0": (0.4400, 12.9989, 0.8593, 2.6551),
@@ -133,21 +134,6 @@ def load_data(args):
     return train, test
 
 
-def build_tiny_tokenizer(texts: list[str], vocab_size: int, max_length: int):
-    """The byte-level BPE of examples/dress_dailydialog.py."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    tokenizer = Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=True)
-    tokenizer.decoder = decoders.ByteLevel()
-    tokenizer.train_from_iterator(texts, trainers.BpeTrainer(
-        vocab_size=vocab_size, special_tokens=[PAD, EOS], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False))
-    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, model_max_length=max_length, pad_token=PAD,
-                                   eos_token=EOS, bos_token=EOS)
-
-
 def training_args(cls, output_dir: Path, steps: int, lr: float, args, **extra):
     return cls(output_dir=str(output_dir), max_steps=steps, per_device_train_batch_size=args.batch_size,
                learning_rate=lr, warmup_steps=min(100, steps // 10), lr_scheduler_type="linear", weight_decay=0.01,
@@ -159,7 +145,7 @@ def training_args(cls, output_dir: Path, steps: int, lr: float, args, **extra):
 def starting_checkpoint(args, train, out: Path) -> tuple[str, object]:
     """The directory every method starts from, and its tokenizer."""
     import torch
-    from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainingArguments
+    from transformers import Trainer, TrainingArguments
 
     from dialeval.hub import load_model
     from dialeval.trainers import DialogueCollator
@@ -167,12 +153,9 @@ def starting_checkpoint(args, train, out: Path) -> tuple[str, object]:
     if args.scale == "paper":
         return args.model, load_model(args.model, "language_model", device="cpu").tokenizer
     texts = [turn for context, _ in train for turn in context] + [response for _, response in train]
-    tokenizer = build_tiny_tokenizer(texts, args.vocab_size, args.max_length)
+    tokenizer = build_tokenizer(texts, args.vocab_size, args.max_length)
     torch.manual_seed(args.seed)
-    config = GPT2Config(vocab_size=len(tokenizer), n_positions=args.max_length, n_embd=args.width, n_layer=args.layers,
-                        n_head=4, bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id,
-                        pad_token_id=tokenizer.pad_token_id)
-    model = GPT2LMHeadModel(config)
+    model = build_gpt2(tokenizer, args.max_length, args.width, args.layers)
     base = out / "tiny-base"
     if args.base_steps:
         Trainer(model, training_args(TrainingArguments, base, args.base_steps, 2e-3, args),
