@@ -186,12 +186,17 @@ def greedy_responses(model, tokenizer, contexts, args, batch_size: int = 32) -> 
     import torch
 
     from dialeval.trainers import encode_dialogue
+    from dialeval.trainers.decoding import greedy_generation_config
 
     model.eval()
     seq2seq = bool(getattr(model.config, "is_encoder_decoder", False))
     prompts = [encode_dialogue(tokenizer, context, "", seq2seq, args.max_length)["input_ids"] for context in contexts]
     if not seq2seq:  # the encoding ends with the (empty) response's eos
         prompts = [prompt[:-1][-(args.max_length - args.max_new_tokens):] for prompt in prompts]
+    # Greedy whatever the checkpoint's own settings (BlenderBot's: beams, a min_length); 3-grams of
+    # the response and of the context blocked (seq2seq: encoder_no_repeat_ngram_size), as ParlAI's
+    # --beam-block-ngram / --beam-context-block-ngram.
+    config = greedy_generation_config(model, args.max_new_tokens, 3, tokenizer.pad_token_id)
     texts = []
     with torch.no_grad():
         for start in range(0, len(prompts), batch_size):
@@ -202,8 +207,7 @@ def greedy_responses(model, tokenizer, contexts, args, batch_size: int = 32) -> 
             ids = [([pad] * (width - len(p)) + p) if left else (p + [pad] * (width - len(p))) for p in chunk]
             mask = [([0] * (width - len(p)) + [1] * len(p)) if left else ([1] * len(p) + [0] * (width - len(p))) for p in chunk]
             output = model.generate(input_ids=torch.tensor(ids, device=model.device),
-                                    attention_mask=torch.tensor(mask, device=model.device), do_sample=False, num_beams=1,
-                                    max_new_tokens=args.max_new_tokens, no_repeat_ngram_size=3, pad_token_id=pad)
+                                    attention_mask=torch.tensor(mask, device=model.device), generation_config=config)
             new = output[:, width:] if left else output
             texts += [tokenizer.decode(row, skip_special_tokens=True).strip() for row in new.tolist()]
     return texts
