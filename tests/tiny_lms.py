@@ -88,3 +88,17 @@ def save_tiny_mistral(path, tokenizer_path, sliding_window: int | None = 8) -> s
         initializer_range=INIT_RANGE, tie_word_embeddings=False, **_special_ids(tokenizer),
     )
     return _save(MistralForCausalLM, config, tokenizer, path)
+
+
+#: Blender-style decoding settings (the Blender recipe's beam search: 10 beams, min length 20), as a checkpoint may ship them.
+BLENDER_DECODING = {"num_beams": 10, "min_length": 20, "max_length": 128, "length_penalty": 0.65,
+                        "no_repeat_ngram_size": 3}
+
+
+def eager_to_stop(model, eos_bias: float = 30.0):
+    """Blender-style decoding settings on a tiny seq2seq model whose greedy choice is eos at once
+    (``final_logits_bias``): greedy code that inherits the checkpoint's ``min_length`` 20 cannot stop."""
+    model.generation_config.update(**BLENDER_DECODING)
+    with torch.no_grad():
+        model.final_logits_bias[0, model.config.eos_token_id] = eos_bias
+    return model

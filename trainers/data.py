@@ -31,11 +31,24 @@ def _check_turns(context: object) -> list[str]:
     return list(context)
 
 
+def _template(tokenizer) -> tuple[list[int], list[int]]:
+    """The special tokens the tokenizer puts before and after a single sequence."""
+    plain = tokenizer("a", add_special_tokens=False)["input_ids"]
+    full = tokenizer("a")["input_ids"]
+    for start in range(len(full) - len(plain) + 1):
+        if full[start:start + len(plain)] == plain:
+            return full[:start], full[start + len(plain):]
+    raise ValueError("`tokenizer` changes a text's own tokens when it adds its special tokens; cannot truncate around them")
+
+
 def encode_dialogue(tokenizer, context, response: str, is_encoder_decoder: bool, max_length: int = 128) -> dict:
     """``input_ids`` / ``attention_mask`` / ``labels`` of one (context, response) pair.
 
     Causal: the context keeps its *last* tokens when too long (the recent turns matter most); the
     response is cut to ``max_length // 2`` tokens first so that some context always remains.
+    Encoder-decoder: the turns joined by eos in the tokenizer's template, keeping their last tokens
+    when too long (as ParlAI, the authors' framework, truncates inputs); the labels are the response
+    in the template and always end with eos (BlenderBot-small's template adds none).
     """
     turns = _check_turns(context)
     if not isinstance(response, str):
@@ -47,8 +60,16 @@ def encode_dialogue(tokenizer, context, response: str, is_encoder_decoder: bool,
         raise ValueError("`tokenizer` has no eos_token_id; dialogue turns are separated by it")
     response_ids = tokenizer(response, add_special_tokens=False)["input_ids"]
     if is_encoder_decoder:
-        source = tokenizer(f" {tokenizer.eos_token} ".join(turns), truncation=True, max_length=max_length)["input_ids"]
-        labels = tokenizer(response, truncation=True, max_length=max_length)["input_ids"]
+        # The tokenizer's own template (BART: <s> x </s>, BlenderBot / T5: x </s>, BlenderBot-small:
+        # none) around a context cut from the left (ParlAI truncates inputs so); the labels always
+        # end with eos, or a model whose template adds none would never learn to stop.
+        prefix, suffix = _template(tokenizer)
+        room = max(max_length - len(prefix) - len(suffix), 1)
+        context_ids = tokenizer(f" {tokenizer.eos_token} ".join(turns), add_special_tokens=False)["input_ids"]
+        source = prefix + context_ids[-room:] + suffix
+        labels = prefix + response_ids[: room - (0 if suffix[-1:] == [eos] else 1)] + suffix
+        if not labels or labels[-1] != eos:
+            labels.append(eos)
         return {"input_ids": source, "attention_mask": [1] * len(source), "labels": labels}
     response_ids = response_ids[: max_length // 2 - 1] + [eos]
     context_ids: list[int] = []

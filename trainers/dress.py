@@ -54,6 +54,7 @@ from transformers import TrainerCallback
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR, get_last_checkpoint
 
 from dialeval.trainers._base import ResponseLossTrainer
+from dialeval.trainers.decoding import greedy_generation_config
 from dialeval.trainers.dress_config import DRESSConfig
 from dialeval.trainers.losses import IGNORE_INDEX, dress_weights, head_cluster_mask, sequence_nll
 from dialeval.trainers.negatives import group_normalizers, max_rows_per_slot, slot_rows
@@ -409,6 +410,9 @@ class DRESSTrainer(ResponseLossTrainer):
                                  f"context within the model's {limit} positions")
             # Prompt + response must fit the position table: keep the most recent context tokens.
             prompts = [prompt[-room:] for prompt in prompts]
+        # Greedy (§4.2, §5.3) whatever the checkpoint's own decoding settings (BlenderBot's min_length 20...).
+        generation_config = greedy_generation_config(model, self.args.negative_max_new_tokens,
+                                                     self.args.negative_no_repeat_ngram_size, self.pad_token_id)
         responses = []
         try:
             step = self.args.negative_generation_batch_size
@@ -421,9 +425,7 @@ class DRESSTrainer(ResponseLossTrainer):
                 mask = [([0] * (width - len(p)) + [1] * len(p)) if left else ([1] * len(p) + [0] * (width - len(p))) for p in chunk]
                 output = model.generate(
                     input_ids=torch.tensor(ids, device=device), attention_mask=torch.tensor(mask, device=device),
-                    do_sample=False, num_beams=1, max_new_tokens=self.args.negative_max_new_tokens,
-                    no_repeat_ngram_size=self.args.negative_no_repeat_ngram_size, pad_token_id=self.pad_token_id,
-                )
+                    generation_config=generation_config)
                 # Encoder-decoder outputs start with the decoder start token; decoder-only ones with the prompt.
                 new_tokens = output[:, width:] if left else output[:, 1:]
                 for row in new_tokens.tolist():

@@ -41,7 +41,9 @@ class DRESSConfig(Seq2SeqTrainingArguments):
                   "training refuses a schedule that could need more."})
     negative_generation_batch_size: int = field(default=32, metadata={"help": "Contexts per generate() call."})
     negative_no_repeat_ngram_size: int = field(
-        default=3, metadata={"help": "Greedy decoding blocks repeated n-grams of this size (§5.3: n = 3); 0 disables."})
+        default=3, metadata={"help": "Greedy decoding blocks repeated n-grams of this size in the response and the "
+                             "context (§5.3: n = 3; encoder-decoders: encoder_no_repeat_ngram_size too); 0 disables. "
+                             "The checkpoint's own decoding settings (beams, min_length, penalties) are not applied."})
     response_text_column: str | None = field(
         default=None, metadata={"help": "Column with the response texts to cluster; None: decode the labels."})
     cluster_seed: int = field(default=0, metadata={"help": "Seed of the k-means fit when DRESSTrainer fits the clusters."})

@@ -57,10 +57,11 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/: tiny_dialogue_models
 
 from _tables import cell, markdown_table, write_outputs  # noqa: E402
+from tiny_dialogue_models import build_gpt2, build_tokenizer  # noqa: E402
 
-PAD, EOS = "<pad>", "<|endoftext|>"
 #: Table 5 as printed (Blender-90M): config -> (Dist-3, Ent-3, MaUdE, Sem-Ent).
 PAPER_TABLE5 = {
     "gamma = 1.0": (0.4333, 12.8968, 0.8570, 2.6233), "gamma = 5.0": (0.4400, 12.9989, 0.8593, 2.6551),
@@ -121,7 +122,7 @@ def parse_args(argv):
     parser.add_argument("--steps", type=int, default=300, help="optimizer steps per method")
     parser.add_argument("--base-steps", type=int, default=600, help="--scale tiny: MLE steps of the common checkpoint")
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--lr", type=float, default=5e-5, help="fine-tuning learning rate (tiny: 5e-4 is better)")
+    parser.add_argument("--lr", type=float, default=5e-5, help="fine-tuning learning rate (tiny from-scratch models: 1e-4; 5e-4 made DRESS unstable in examples/dress_dailydialog.py's seed sweep)")
     parser.add_argument("--gamma", type=float, default=30.0, help="Table 3's gamma (paper: 30)")
     parser.add_argument("--num-clusters", type=int, default=20, help="Table 3's k and Sem-Ent's k (paper: 20)")
     parser.add_argument("--gammas", type=floats, default=[1.0, 5.0, 10.0, 30.0, 100.0], help="Table 5's gamma row values (k fixed)")
@@ -202,21 +203,6 @@ def load_data(args):
     return train, test
 
 
-def build_tiny_tokenizer(texts: list[str], vocab_size: int, max_length: int):
-    """The byte-level BPE of examples/dress_dailydialog.py."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    tokenizer = Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=True)
-    tokenizer.decoder = decoders.ByteLevel()
-    tokenizer.train_from_iterator(texts, trainers.BpeTrainer(
-        vocab_size=vocab_size, special_tokens=[PAD, EOS], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False))
-    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, model_max_length=max_length, pad_token=PAD,
-                                   eos_token=EOS, bos_token=EOS)
-
-
 def training_args(cls, output_dir: Path, steps: int, lr: float, args, **extra):
     return cls(output_dir=str(output_dir), max_steps=steps, per_device_train_batch_size=args.batch_size,
                learning_rate=lr, warmup_steps=min(100, steps // 10), lr_scheduler_type="linear", weight_decay=0.01,
@@ -228,7 +214,7 @@ def training_args(cls, output_dir: Path, steps: int, lr: float, args, **extra):
 def starting_checkpoint(args, train, out: Path) -> tuple[str, object]:
     """The directory every method starts from, and its tokenizer."""
     import torch
-    from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainingArguments
+    from transformers import Trainer, TrainingArguments
 
     from dialeval.hub import load_model
     from dialeval.trainers import DialogueCollator
@@ -236,12 +222,9 @@ def starting_checkpoint(args, train, out: Path) -> tuple[str, object]:
     if args.scale == "paper":
         return args.model, load_model(args.model, "language_model", device="cpu").tokenizer
     texts = [turn for context, _ in train for turn in context] + [response for _, response in train]
-    tokenizer = build_tiny_tokenizer(texts, args.vocab_size, args.max_length)
+    tokenizer = build_tokenizer(texts, args.vocab_size, args.max_length)
     torch.manual_seed(args.seed)
-    config = GPT2Config(vocab_size=len(tokenizer), n_positions=args.max_length, n_embd=args.width, n_layer=args.layers,
-                        n_head=4, bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id,
-                        pad_token_id=tokenizer.pad_token_id)
-    model = GPT2LMHeadModel(config)
+    model = build_gpt2(tokenizer, args.max_length, args.width, args.layers)
     base = out / "tiny-base"
     if args.base_steps:
         Trainer(model, training_args(TrainingArguments, base, args.base_steps, 2e-3, args),
@@ -273,12 +256,17 @@ def greedy_responses(model, tokenizer, contexts, args, batch_size: int = 32, log
     from transformers import LogitsProcessorList
 
     from dialeval.trainers import encode_dialogue
+    from dialeval.trainers.decoding import greedy_generation_config
 
     model.eval()
     seq2seq = bool(getattr(model.config, "is_encoder_decoder", False))
     prompts = [encode_dialogue(tokenizer, context, "", seq2seq, args.max_length)["input_ids"] for context in contexts]
     if not seq2seq:  # the encoding ends with the (empty) response's eos
         prompts = [prompt[:-1][-(args.max_length - args.max_new_tokens):] for prompt in prompts]
+    # Greedy whatever the checkpoint's own settings (BlenderBot's: beams, a min_length); 3-grams of
+    # the response and of the context blocked (seq2seq: encoder_no_repeat_ngram_size), as ParlAI's
+    # --beam-block-ngram / --beam-context-block-ngram.
+    config = greedy_generation_config(model, args.max_new_tokens, 3, tokenizer.pad_token_id)
     texts = []
     with torch.no_grad():
         for start in range(0, len(prompts), batch_size):
@@ -289,8 +277,7 @@ def greedy_responses(model, tokenizer, contexts, args, batch_size: int = 32, log
             ids = [([pad] * (width - len(p)) + p) if left else (p + [pad] * (width - len(p))) for p in chunk]
             mask = [([0] * (width - len(p)) + [1] * len(p)) if left else ([1] * len(p) + [0] * (width - len(p))) for p in chunk]
             output = model.generate(input_ids=torch.tensor(ids, device=model.device),
-                                    attention_mask=torch.tensor(mask, device=model.device), do_sample=False, num_beams=1,
-                                    max_new_tokens=args.max_new_tokens, no_repeat_ngram_size=3, pad_token_id=pad,
+                                    attention_mask=torch.tensor(mask, device=model.device), generation_config=config,
                                     logits_processor=LogitsProcessorList([logits_processor] if logits_processor else []))
             new = output[:, width:] if left else output
             texts += [tokenizer.decode(row, skip_special_tokens=True).strip() for row in new.tolist()]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from test_reproduce import load_script, table_rows
 
 WORDS = "the cat dog sat ran happy sad food movie weather travel music book coffee rain sun city park".split()
@@ -80,7 +82,6 @@ def test_tables3_5_print_a_row_per_method_and_config(tmp_path):
 
 
 def test_tables3_methods_picks_rows_and_refuses_unbuilt_ones(tmp_path, capsys):
-    import pytest
 
     pairs = write_pairs(tmp_path)
     script = load_script("han2022_tables3_5")
@@ -97,3 +98,38 @@ def test_tables3_methods_picks_rows_and_refuses_unbuilt_ones(tmp_path, capsys):
     with pytest.raises(SystemExit):
         script.main(["--pairs", pairs, "--methods", "cvae", "--out-dir", str(tmp_path / "out")])
     assert "CVAE and AdaLabel are not implemented" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("family", ["bart", "blenderbot_small"])
+def test_tables3_5_paper_scale_fine_tunes_a_pretrained_seq2seq_model(tmp_path, tiny_seq2seq_paths, family):
+    """--scale paper on a tiny BART (decoding starts from </s>) and BlenderBot-small (from <s>; its
+    tokenizer adds no eos) saved with their tokenizers: every method trains and generates."""
+    pairs = [{"context": [sentence(i, 5)], "response": sentence(i + 1, 4) + f" {i}"} for i in range(12)]
+    (tmp_path / "pairs.jsonl").write_text("".join(json.dumps(row) + "\n" for row in pairs), encoding="utf-8")
+    results = load_script("han2022_tables3_5").main([
+        "--scale", "paper", "--model", tiny_seq2seq_paths[family], "--device", "cpu",
+        "--pairs", str(tmp_path / "pairs.jsonl"), "--test-contexts", str(tmp_path / "pairs.jsonl"), "--test-limit", "3",
+        "--steps", "2", "--batch-size", "4", "--num-clusters", "3", "--skip-table5", "--negative-contexts", "4",
+        "--recluster-every", "1", "--max-length", "32", "--max-new-tokens", "4", "--out-dir", str(tmp_path / "out")])
+    assert results["start"] == tiny_seq2seq_paths[family] and results["num_train_pairs"] == 12
+    table3 = table_rows((tmp_path / "out" / "tables3_5.md").read_text(encoding="utf-8"))
+    ours = {row[0] for row in table3 if row[1] == "ours"}
+    assert {"MLE (vanilla)", "MMI (antiLM)", "EDF", "DRESS(-NT)", "DRESS"} <= ours
+    for texts in results["generations"].values():
+        assert len(texts) == 3 and any(texts)
+
+
+def test_tables3_5_decodes_greedily_whatever_the_checkpoints_settings(tiny_seq2seq_paths):
+    """A checkpoint's Blender-style generation_config (10 beams, min_length 20) must not reach §5.3's greedy decoding:
+    a model whose greedy answer is eos at once gives empty responses."""
+    from argparse import Namespace
+
+    from tiny_lms import eager_to_stop
+    from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
+    path = tiny_seq2seq_paths["blenderbot_small"]
+    model = eager_to_stop(AutoModelForSeq2SeqLM.from_pretrained(path))
+    texts = load_script("han2022_tables3_5").greedy_responses(
+        model, AutoTokenizer.from_pretrained(path), [[sentence(i, 5)] for i in range(3)],
+        Namespace(max_length=32, max_new_tokens=6))
+    assert texts == ["", "", ""]

@@ -350,3 +350,18 @@ def test_a_resumed_run_trains_as_the_uninterrupted_one(tmp_path, gpt2, recluster
     assert len(whole.negative_cycles) >= 2
     for one, other in zip(whole_params, resumed_params):
         torch.testing.assert_close(one, other, rtol=1e-5, atol=1e-6)
+
+
+def test_negatives_are_greedy_whatever_the_checkpoints_decoding(tmp_path, tiny_seq2seq_paths):
+    """A checkpoint's Blender-style generation_config (10 beams, min_length 20) must not shape the negatives:
+    a model whose greedy answer is eos at once answers eos at once (an empty, never-negative response)."""
+    from tiny_lms import eager_to_stop
+
+    path = tiny_seq2seq_paths["blenderbot_small"]
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    model = eager_to_stop(AutoModelForSeq2SeqLM.from_pretrained(path, **NO_DROPOUT_BART))
+    trainer = DRESSTrainer(model, config(tmp_path), train_dataset=tokenized(tokenizer, True), processing_class=tokenizer,
+                           embedder=TopicEmbedder())
+    prompts = trainer.train_dataset["input_ids"][:3]
+    _, generated = trainer.generate_responses(prompts)
+    assert generated == [[tokenizer.eos_token_id]] * 3

@@ -160,3 +160,21 @@ def test_unlikelihood_tokenizes_raw_text(tmp_path, tiny_gpt2_path, tokenizer):
     trainer.train()
     assert torch.isfinite(torch.tensor(trainer.evaluate()["eval_loss"]))
 
+
+
+def test_seq2seq_labels_end_with_eos_and_contexts_keep_their_last_tokens(tiny_seq2seq_paths):
+    """BlenderBot-small's tokenizer adds no special tokens: without an explicit eos a model trained on its
+    labels never learns to stop. A long context keeps its last tokens (ParlAI truncates inputs from the
+    left) inside the tokenizer's own template."""
+    context, response = ["hi there! how are you doing today?", "do you have any pets at home?"], "yes, a dog."
+    # each family's template around one sequence (tests/tiny_lms.py, tests/tiny_models.py)
+    templates = {"bart": ("bos", "eos"), "blenderbot": (None, "eos"), "t5": (None, "eos"), "blenderbot_small": (None, None)}
+    for family, (before, after) in templates.items():
+        tokenizer = AutoTokenizer.from_pretrained(tiny_seq2seq_paths[family])
+        prefix = [tokenizer.bos_token_id] if before else []
+        suffix = [tokenizer.eos_token_id] if after else []
+        row = encode_dialogue(tokenizer, context, response, True, max_length=12)
+        assert row["labels"] == prefix + tokenizer(response, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
+        joined = tokenizer(f" {tokenizer.eos_token} ".join(context), add_special_tokens=False)["input_ids"]
+        room = 12 - len(prefix) - len(suffix)
+        assert row["input_ids"] == prefix + joined[-room:] + suffix, family
