@@ -37,10 +37,16 @@ def _paired(scores, parameters) -> tuple[np.ndarray, np.ndarray]:
 
 
 def spearman(scores, parameters) -> tuple[float, float]:
-    """Spearman's rho between metric scores and diversity parameters, and its p-value (scipy)."""
+    """Spearman's rho between metric scores and diversity parameters, and its p-value (scipy).
+
+    With two values scipy's p-value is NaN; it is 1.0 here, as scipy's ``pearsonr`` gives for two
+    points: two points are always perfectly (anti-)correlated, so they are no evidence against
+    independence.
+    """
     scores, parameters = _paired(scores, parameters)
     result = spearmanr(scores, parameters)
-    return float(result.statistic), float(result.pvalue)
+    p_value = 1.0 if len(scores) == 2 and not np.isnan(result.statistic) else float(result.pvalue)
+    return float(result.statistic), p_value
 
 
 def pearson(scores, parameters) -> tuple[float, float]:

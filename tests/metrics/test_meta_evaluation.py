@@ -100,3 +100,10 @@ def test_evaluate_module_offline():
         module.compute(predictions=["a", 0.3], references=[0, 1])
     with pytest.raises(ValueError, match="equal length"):
         module.compute(predictions=[0.1, 0.3], references=[0, 1, 1])
+
+
+def test_two_values_give_a_p_value_of_1_not_a_silent_nan():
+    """Found by tests/property: scipy's spearmanr gives a NaN p-value for two points, silently."""
+    rho, p_value = spearman([0.0, 1.0], [0.0, 1.0])
+    assert rho == pytest.approx(1.0) and p_value == 1.0
+    assert diversity_meta_evaluation([0.3, 0.1], [1, 0])["spearman_pvalue"] == 1.0
