@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
+from dialeval.validation import check_int
+
 #: Scores closer than this count as equal when placing a threshold between them.
 OCA_TOLERANCE = 1e-5
 
@@ -77,7 +79,8 @@ def optimal_classification_accuracy(scores, labels, tolerance: float = OCA_TOLER
 def subsampled_spearman(scores, parameters, sample_size: int = 200, repeats: int = 100, seed: int = 0) -> tuple[float, float]:
     """decTest's protocol (§6.3): mean and standard deviation of rho over ``repeats`` random subsets."""
     scores, parameters = _paired(scores, parameters)
-    if not 2 <= sample_size <= len(scores):
+    sample_size, repeats, seed = check_int(sample_size, "sample_size", 2), check_int(repeats, "repeats"), check_int(seed, "seed", 0)
+    if sample_size > len(scores):
         raise ValueError(f"`sample_size` must be between 2 and {len(scores)}, got {sample_size}")
     rng = np.random.default_rng(seed)
     values = [spearman(scores[idx], parameters[idx])[0] for idx in (rng.choice(len(scores), sample_size, replace=False) for _ in range(repeats))]
@@ -100,6 +103,7 @@ def bootstrap_spearman_ci(
     ):
         if not valid:
             raise ValueError(f"`{name}` is out of range, got {value!r}")
+    seed = check_int(seed, "seed", 0)
     size = max(2, round(sample_fraction * len(scores)))
     rng = np.random.default_rng(seed)
     values = []

@@ -107,3 +107,22 @@ def test_two_values_give_a_p_value_of_1_not_a_silent_nan():
     rho, p_value = spearman([0.0, 1.0], [0.0, 1.0])
     assert rho == pytest.approx(1.0) and p_value == 1.0
     assert diversity_meta_evaluation([0.3, 0.1], [1, 0])["spearman_pvalue"] == 1.0
+
+
+@pytest.mark.parametrize("options, match", [
+    ({"repeats": 0}, "`repeats` must be a positive int"),
+    ({"repeats": -1}, "`repeats` must be a positive int"),
+    ({"repeats": True}, "`repeats` must be a positive int"),
+    ({"sample_size": 2.0}, "`sample_size` must be an int >= 2"),
+    ({"seed": 1.5}, "`seed` must be an int >= 0"),
+])
+def test_subsampling_options_are_checked_instead_of_a_silent_nan(options, match):
+    """Found by tests/property: repeats=0 gave (nan, nan) with numpy's 'Mean of empty slice'."""
+    with pytest.raises(ValueError, match=match):
+        subsampled_spearman([1, 2, 3, 4], [1, 2, 4, 3], **{"sample_size": 3, "repeats": 2, **options})
+    assert subsampled_spearman([1, 2, 3, 4], [1, 2, 4, 3], sample_size=4, repeats=1) == (pytest.approx(0.8), 0.0)
+
+
+def test_bootstrap_seed_is_checked():
+    with pytest.raises(ValueError, match="`seed` must be an int >= 0"):
+        bootstrap_spearman_ci([1, 2, 3, 4], [1, 2, 4, 3], num_resamples=10, seed=-1)

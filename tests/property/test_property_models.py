@@ -297,3 +297,29 @@ def test_evaluate_module_path_names_a_registered_folder_or_refuses(name):
         assert name not in registry.BY_NAME if isinstance(name, str) else True
     else:
         assert path == str(registry.get(name).module_dir)
+
+
+devices = st.one_of(st.sampled_from(["cpu", "cuda", "cuda:0", "cuda:7", "bogus", "mps", "CPU", "", "cpu:0"]),
+                    st.integers(-1, 1), st.none(), junk)
+dtypes = st.one_of(st.none(), st.sampled_from(["float32", "float16", "bfloat16", "int8", "half", ""]), junk)
+
+
+@covers("NLIScorer", "CandidateScorer", "load_yes_no_classifier", "sent_bert_diversity", "MeanPoolingEmbedder")
+@fewer(3)
+@given(device=devices, dtype=dtypes)
+@example(device="cuda:0", dtype=None)
+@example(device="bogus", dtype=None)
+def test_devices_and_dtypes_are_used_or_refused_with_a_value_error(tiny_roberta_nli_path, tiny_gpt2_path,
+                                                                    tiny_roberta_yes_no_path, device, dtype):
+    pairs = [["I love cats.", "I hate cats."]]
+    calls = [
+        lambda: nli.nli_diversity(pairs, tiny_roberta_nli_path, device=device, dtype=dtype),
+        lambda: similarity.sent_bert_diversity(pairs, tiny_roberta_nli_path, device=device, dtype=dtype),
+        lambda: selection.response_selection(["Hi?"], [["Yes.", "No."]], [0], tiny_gpt2_path, device=device, dtype=dtype),
+        lambda: nbest.nbest_contradiction([["Yes."]], ["yes"], tiny_roberta_yes_no_path, device=device, dtype=dtype),
+        lambda: MeanPoolingEmbedder(tiny_roberta_nli_path, max_length=128, device=device, dtype=dtype).embed(["hi"]),
+    ]
+    for call in calls:
+        result = outcome(call)
+        if refused(result):
+            assert "device" in str(result.error) or "dtype" in str(result.error), result
