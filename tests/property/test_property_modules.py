@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import uuid
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -91,6 +92,10 @@ RANGES: dict[str, tuple[float, float]] = {
 }
 
 
+#: Argument names of the functions the modules wrap, which a module user never passes.
+INTERNAL_ARGUMENTS = ("`response_sets", "`texts", "`responses", "`scores", "`answers", "`reference_texts", "`response_set`")
+
+
 def check_figures(result, nan_ok: tuple[str, ...], caught: list, path: str = "result") -> None:
     """Every number is finite (or a documented NaN with a warning) and within its key's range."""
     if isinstance(result, Mapping):
@@ -143,14 +148,20 @@ def tiny_clusters_dir(tiny_roberta_nli_path, tmp_path_factory) -> str:
 
 
 @pytest.fixture(scope="module")
-def loaded_modules():
-    """One loaded module per name for the whole file (evaluate.load copies and imports the script)."""
-    return {}
+def loaded_modules(tmp_path_factory):
+    """One loaded module per name for the whole file (evaluate.load copies and imports the script).
+
+    Each gets its own cache folder and experiment id: evaluate names its arrow file
+    ``<experiment_id>-1-0.arrow`` under the cache, so two test runs on one machine (``make test``
+    beside ``make fuzz``) would otherwise delete each other's queued inputs.
+    """
+    return {"cache_dir": str(tmp_path_factory.mktemp("evaluate-cache"))}
 
 
 def _module(loaded_modules, name):
     if name not in loaded_modules:
-        loaded_modules[name] = evaluate.load(str(registry.get(name).module_dir))
+        loaded_modules[name] = evaluate.load(str(registry.get(name).module_dir), cache_dir=loaded_modules["cache_dir"],
+                                             experiment_id=f"property-{name}-{uuid.uuid4().hex}")
     return loaded_modules[name]
 
 
@@ -179,7 +190,13 @@ def test_module_refuses_bad_input_or_gives_figures_in_range(name, loaded_modules
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             result = outcome(module.compute, **inputs, **options)
-        if not refused(result):
+        if refused(result):
+            # The user passed predictions / references / contexts...: errors name those, not the
+            # wrapped functions' own arguments.
+            message = str(result.error)
+            leaked = [name for name in INTERNAL_ARGUMENTS if name in message]
+            assert not leaked, f"the error names internal arguments {leaked}: {message}"
+        else:
             check_figures(result, entry.nan_ok, caught)
 
     run()
