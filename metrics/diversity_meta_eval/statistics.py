@@ -66,6 +66,8 @@ def optimal_classification_accuracy(scores, labels, tolerance: float = OCA_TOLER
     way round is as informative, so each threshold's accuracy is ``max(acc, 1 - acc)``.
     """
     scores, labels = _paired(scores, labels)
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float, np.integer, np.floating)) or not 0 <= tolerance < np.inf:
+        raise ValueError(f"`tolerance` must be a finite number >= 0, got {tolerance!r}")
     if not np.isin(labels, (0.0, 1.0)).all():
         raise ValueError("`labels` must be 0 (low diversity) or 1 (high diversity)")
     thresholds = np.unique(np.concatenate([scores, [scores.min() - 1.0]]))

@@ -28,6 +28,8 @@ def similarity_to_diversity(items: Sequence[Item], similarity: Callable[[Item, I
     if len(items) < 2:
         raise ValueError(f"`items` must hold at least 2 elements to form a pair, got {len(items)}")
     scores = [similarity(items[i], items[j]) for i in range(len(items)) for j in range(i)]
+    if not np.isfinite(scores).all():
+        raise ValueError("`similarity` gave a non-finite value (NaN or infinite) for a pair of `items`")
     return -float(np.mean(scores))
 
 
@@ -42,4 +44,7 @@ def diversity_from_similarity_matrix(similarity_matrix) -> float:
     if matrix.shape[0] < 2:
         raise ValueError(f"`similarity_matrix` must be at least 2x2 to hold a pair, got {matrix.shape}")
     rows, cols = np.tril_indices(matrix.shape[0], k=-1)
-    return -float(np.mean(matrix[rows, cols]))
+    pairs = matrix[rows, cols]
+    if not np.isfinite(pairs).all():
+        raise ValueError("`similarity_matrix` holds NaN or infinite similarities off the diagonal")
+    return -float(np.mean(pairs))

@@ -96,3 +96,16 @@ def test_errors_name_the_argument():
         lf(["a"], threshold=-1)
     with pytest.raises(ValueError, match="num_workers"):
         corpus_ngram_diversity(["a"], num_workers=0)
+
+
+@pytest.mark.parametrize("reference, match", [
+    ({1: 2}, "`reference` keys must be token strings"),
+    ({"a": float("nan")}, r"`reference\['a'\]` must be a non-negative count"),
+    ({"a": -1}, r"`reference\['a'\]` must be a non-negative count"),
+    ({"a": "3"}, r"`reference\['a'\]` must be a non-negative count"),
+])
+def test_lf_refuses_a_malformed_frequency_mapping(reference, match):
+    """Found by tests/property: {1: 2} gave 1.0 and {"a": nan} gave 0.5, silently."""
+    with pytest.raises(ValueError, match=match):
+        lf(["a b"], reference=reference)
+    assert lf(["a b"], reference={"a": 5, "b": 0}, threshold=2) == 0.5

@@ -126,3 +126,10 @@ def test_subsampling_options_are_checked_instead_of_a_silent_nan(options, match)
 def test_bootstrap_seed_is_checked():
     with pytest.raises(ValueError, match="`seed` must be an int >= 0"):
         bootstrap_spearman_ci([1, 2, 3, 4], [1, 2, 4, 3], num_resamples=10, seed=-1)
+
+
+@pytest.mark.parametrize("tolerance", [-1, float("nan"), float("inf"), "0.1", True])
+def test_oca_tolerance_must_be_a_finite_non_negative_number(tolerance):
+    """Found by tests/property: a negative or NaN tolerance was accepted."""
+    with pytest.raises(ValueError, match="`tolerance` must be a finite number >= 0"):
+        optimal_classification_accuracy([0.1, 0.2, 0.3], [0, 1, 1], tolerance=tolerance)

@@ -230,13 +230,18 @@ def test_corpus_scores_refuse_or_lie_in_their_ranges(responses, n, tokenizer, al
 
 
 @covers("lf")
-@given(responses=any_response_set, reference=st.one_of(st.none(), any_response_set, st.just({"the": 3}), st.just({"a": -1}),
-                                                       st.just({"a": 1.5})),
+@given(responses=any_response_set,
+       reference=st.one_of(st.none(), any_response_set, st.dictionaries(st.one_of(st.sampled_from("abcde"), st.integers(0, 2)),
+                                                                        st.one_of(st.integers(-1, 200), st.floats(), junk), max_size=4)),
        threshold=st.one_of(any_order, st.integers(0, 200)), allow_empty=any_flag)
 def test_lf_refuses_or_is_a_fraction(responses, reference, threshold, allow_empty):
     value = outcome(lexical.lf, responses, reference=reference, threshold=threshold, allow_empty=allow_empty)
     if not refused(value):
         within(value, 0, 1, "lf")
+        if isinstance(reference, dict):  # a {token: count} mapping: string tokens, finite counts >= 0
+            assert all(isinstance(token, str) for token in reference), reference
+            assert all(not isinstance(c, bool) and isinstance(c, (int, float)) and math.isfinite(c) and c >= 0
+                       for c in reference.values()), reference
 
 
 @covers("self_bleu")
