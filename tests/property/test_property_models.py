@@ -323,3 +323,25 @@ def test_devices_and_dtypes_are_used_or_refused_with_a_value_error(tiny_roberta_
         result = outcome(call)
         if refused(result):
             assert "device" in str(result.error) or "dtype" in str(result.error), result
+
+
+@covers("sent_bert_diversity", "vendi_score", "nli_diversity", "bertscore_diversity", "cross_encoder_similarity_matrices",
+        "response_selection", "nbest_contradiction", "MeanPoolingEmbedder", "LastTokenEmbedder")
+@given(model=st.sampled_from([3, 1.5, b"bytes", ["a model"], {}, "", ("t",), True]))
+def test_a_model_argument_that_is_no_model_is_a_value_error(model):
+    pairs = [["I love cats.", "I hate cats."]]
+    calls = [
+        lambda: similarity.sent_bert_diversity(pairs, model, device="cpu"),
+        lambda: vendi.vendi_score(pairs, model, device="cpu"),
+        lambda: nli.nli_diversity(pairs, model, device="cpu"),
+        lambda: similarity.bertscore_diversity(pairs, model, device="cpu"),
+        lambda: similarity.cross_encoder_similarity_matrices(pairs, model, device="cpu"),
+        lambda: selection.response_selection(["Hi?"], [["Yes.", "No."]], [0], model, device="cpu"),
+        lambda: nbest.nbest_contradiction([["Yes."]], ["yes"], model, device="cpu"),
+        lambda: MeanPoolingEmbedder(model, device="cpu").embed(["hi"]),
+        lambda: LastTokenEmbedder(model, device="cpu").embed(["hi"]),
+    ]
+    for call in calls:
+        result = outcome(call)
+        assert refused(result), result
+        assert "model" in str(result.error).lower() or "classifier" in str(result.error), result
