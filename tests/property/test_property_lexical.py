@@ -28,7 +28,6 @@ from property_support import (
     nonblank_text,
     outcome,
     refused,
-    response_set,
     response_sets,
     text,
     within,

@@ -29,7 +29,6 @@ from property_support import (
     nonblank_text,
     outcome,
     refused,
-    response_set,
     response_sets,
     text,
     within,
@@ -81,12 +80,6 @@ def clusters(tiny_roberta_nli_path):
               "A storm is coming.", "My dog barks.", "Cats sleep a lot.", "The match was great.", "We lost the game."]
     return sem_ent.SemanticClusters.fit(corpus, load_embedder("mean_pooling", tiny_roberta_nli_path, max_length=128, device="cpu"),
                                         num_clusters=3, seed=0)
-
-
-def _figures_within_bounds(row: dict, size: int) -> None:
-    bound = size * (size - 1)
-    for figure in nli.NLI_FIGURES if hasattr(nli, "NLI_FIGURES") else ("nli_diversity",):
-        within(row[figure], -bound, bound, figure)
 
 
 @covers("nli_diversity", "NLIScorer")

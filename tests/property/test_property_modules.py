@@ -14,14 +14,14 @@ import json
 import math
 import uuid
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import evaluate
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from property_support import covers, junk, nonblank_text, outcome, refused, response_set, response_sets, text, within
+from property_support import covers, junk, nonblank_text, outcome, refused, response_sets, text, within
 
 from dialeval.metrics import registry
 
