@@ -39,7 +39,7 @@ test-all: install
 	$(OFFLINE) $(BIN)/python -m pytest -m "slow or not slow"
 
 # The property suite (tests/property/) with hypothesis's "fuzz" profile: hundreds of examples per
-# property instead of `make test`'s "ci" few (tests/property/conftest.py).
+# property instead of `make test`'s "ci" few (both registered in tests/conftest.py).
 fuzz: install
 	HYPOTHESIS_PROFILE=fuzz $(OFFLINE) $(BIN)/python -m pytest tests/property
 
