@@ -8,7 +8,7 @@ STAMP := $(VENV)/.dialeval-installed
 TORCH_INDEX ?=
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_EVALUATE_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 
-.PHONY: install demo test test-all lint-imports bench clean
+.PHONY: install demo test test-all fuzz lint-imports bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,11 @@ test: install lint-imports
 
 test-all: install
 	$(OFFLINE) $(BIN)/python -m pytest -m "slow or not slow"
+
+# The property suite (tests/property/) with hypothesis's "fuzz" profile: hundreds of examples per
+# property instead of `make test`'s "ci" few (both registered in tests/conftest.py).
+fuzz: install
+	HYPOTHESIS_PROFILE=fuzz $(OFFLINE) $(BIN)/python -m pytest tests/property
 
 # diversity==0.3.1 (the `bench` extra's lexical peer) pins transformers<5: installed without its
 # dependencies; bench_peers.py loads only its ngram_diversity module.

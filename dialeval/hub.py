@@ -89,6 +89,10 @@ def resolve_device(device=None):
         from dialeval.distributed import process_state
 
         return process_state().device
+    if isinstance(device, bool) or not isinstance(device, (str, int, torch.device)):
+        # torch.device decodes bytes (a UnicodeDecodeError for b"\x80") and reads True as index 1
+        raise ValueError(f"`device` must be a device name, an index or a torch.device, got {type(device).__name__}: "
+                         f"{device!r:.60}; available here: {available_devices()}")
     try:
         resolved = torch.device(device)
     except (RuntimeError, TypeError):

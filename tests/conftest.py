@@ -23,6 +23,24 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 
 
+# Hypothesis profiles of the property suite (tests/property/). "ci" (the default, in `make test`)
+# keeps each property to a few derandomized examples, so the folder adds well under a minute;
+# "fuzz" (`make fuzz`, or HYPOTHESIS_PROFILE=fuzz) runs hundreds, random each run. Model-backed
+# properties divide the count (property_support.fewer): each example runs forward passes. They
+# live here, not in a tests/property/conftest.py: tests import this module as `conftest`, and a
+# second conftest.py on sys.path would shadow it. No example database: a run neither depends on
+# nor writes what an earlier run found; function-scoped fixtures are only the tiny models' paths.
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+_SUPPRESSED = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
+               HealthCheck.function_scoped_fixture, HealthCheck.large_base_example]
+settings.register_profile("ci", max_examples=15, deadline=None, suppress_health_check=_SUPPRESSED, database=None,
+                          derandomize=True, print_blob=True)
+settings.register_profile("fuzz", max_examples=500, deadline=None, suppress_health_check=_SUPPRESSED, database=None,
+                          print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """``../shared/data`` (the papers' released data); skips with the reason when absent."""

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
+from dialeval.validation import check_int
+
 #: Scores closer than this count as equal when placing a threshold between them.
 OCA_TOLERANCE = 1e-5
 
@@ -37,10 +39,16 @@ def _paired(scores, parameters) -> tuple[np.ndarray, np.ndarray]:
 
 
 def spearman(scores, parameters) -> tuple[float, float]:
-    """Spearman's rho between metric scores and diversity parameters, and its p-value (scipy)."""
+    """Spearman's rho between metric scores and diversity parameters, and its p-value (scipy).
+
+    With two values scipy's p-value is NaN; it is 1.0 here, as scipy's ``pearsonr`` gives for two
+    points: two points are always perfectly (anti-)correlated, so they are no evidence against
+    independence.
+    """
     scores, parameters = _paired(scores, parameters)
     result = spearmanr(scores, parameters)
-    return float(result.statistic), float(result.pvalue)
+    p_value = 1.0 if len(scores) == 2 and not np.isnan(result.statistic) else float(result.pvalue)
+    return float(result.statistic), p_value
 
 
 def pearson(scores, parameters) -> tuple[float, float]:
@@ -58,6 +66,8 @@ def optimal_classification_accuracy(scores, labels, tolerance: float = OCA_TOLER
     way round is as informative, so each threshold's accuracy is ``max(acc, 1 - acc)``.
     """
     scores, labels = _paired(scores, labels)
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float, np.integer, np.floating)) or not 0 <= tolerance < np.inf:
+        raise ValueError(f"`tolerance` must be a finite number >= 0, got {tolerance!r}")
     if not np.isin(labels, (0.0, 1.0)).all():
         raise ValueError("`labels` must be 0 (low diversity) or 1 (high diversity)")
     thresholds = np.unique(np.concatenate([scores, [scores.min() - 1.0]]))
@@ -71,7 +81,8 @@ def optimal_classification_accuracy(scores, labels, tolerance: float = OCA_TOLER
 def subsampled_spearman(scores, parameters, sample_size: int = 200, repeats: int = 100, seed: int = 0) -> tuple[float, float]:
     """decTest's protocol (§6.3): mean and standard deviation of rho over ``repeats`` random subsets."""
     scores, parameters = _paired(scores, parameters)
-    if not 2 <= sample_size <= len(scores):
+    sample_size, repeats, seed = check_int(sample_size, "sample_size", 2), check_int(repeats, "repeats"), check_int(seed, "seed", 0)
+    if sample_size > len(scores):
         raise ValueError(f"`sample_size` must be between 2 and {len(scores)}, got {sample_size}")
     rng = np.random.default_rng(seed)
     values = [spearman(scores[idx], parameters[idx])[0] for idx in (rng.choice(len(scores), sample_size, replace=False) for _ in range(repeats))]
@@ -94,6 +105,7 @@ def bootstrap_spearman_ci(
     ):
         if not valid:
             raise ValueError(f"`{name}` is out of range, got {value!r}")
+    seed = check_int(seed, "seed", 0)
     size = max(2, round(sample_fraction * len(scores)))
     rng = np.random.default_rng(seed)
     values = []

@@ -134,6 +134,10 @@ def embed_unique(texts: list[str], model=DEFAULT_SENTENCE_MODEL, batch_size: int
         ``(embeddings, index)`` where ``embeddings[index[t]]`` is the embedding of ``texts[t]``.
     """
     check_int(batch_size, "batch_size")
+    if not isinstance(model, (str, os.PathLike)) and not callable(getattr(model, "encode", None)):
+        raise ValueError(
+            f"`model` must be a sentence-transformers id, a local directory or a loaded model with `encode`, got {model!r:.60}"
+        )
     encoder = load_sentence_model(model, device, dtype) if isinstance(model, (str, os.PathLike)) else model
     unique, index = _deduplicate(list(texts))
     share = work_share(list(range(len(unique))))

@@ -58,13 +58,18 @@ def similarity_to_diversity(
         raise ValueError(f"`items` must hold at least 2 elements to form a pair, got {size}")
     pairs = [(i, j) for i in range(len(items)) for j in range(i)]
     scores = [similarity(items[i], items[j]) for i, j in pairs]
+    if not np.isfinite(scores).all():
+        raise ValueError("`similarity` gave a non-finite value (NaN or infinite) for a pair of `items`")
     if size == len(items):  # nothing repeats: the released plain mean
         return -float(np.mean(scores))
     weights = np.array([counts[i] * counts[j] for i, j in pairs], dtype=np.float64)
     total = float(np.add.reduce(np.asarray(scores, dtype=np.float64) * weights))
     for item, count in zip(items, counts):
         if count > 1:
-            total += count * (count - 1) // 2 * float(similarity(item, item))
+            self_similarity = float(similarity(item, item))
+            if not np.isfinite(self_similarity):
+                raise ValueError("`similarity` gave a non-finite value (NaN or infinite) for a pair of `items`")
+            total += count * (count - 1) // 2 * self_similarity
     return -total / (size * (size - 1) // 2)
 
 
@@ -79,7 +84,10 @@ def diversity_from_similarity_matrix(similarity_matrix) -> float:
     if matrix.shape[0] < 2:
         raise ValueError(f"`similarity_matrix` must be at least 2x2 to hold a pair, got {matrix.shape}")
     rows, cols = np.tril_indices(matrix.shape[0], k=-1)
-    return -float(np.mean(matrix[rows, cols]))
+    pairs = matrix[rows, cols]
+    if not np.isfinite(pairs).all():
+        raise ValueError("`similarity_matrix` holds NaN or infinite similarities off the diagonal")
+    return -float(np.mean(pairs))
 
 
 @dataclass(frozen=True)
@@ -118,10 +126,13 @@ class UnitSimilarity:
             raise ValueError(f"a set needs at least 2 elements to form a pair, got {size}")
         matrix = np.asarray(self.unit_matrix, dtype=np.float64)
         rows, cols = np.tril_indices(len(counts), k=-1)
-        total = float(np.add.reduce(matrix[rows, cols] * (counts[rows] * counts[cols]).astype(np.float64)))
         repeated = np.flatnonzero(counts > 1)
         copies = (counts[repeated] * (counts[repeated] - 1) // 2).astype(np.float64)
-        total += float(np.add.reduce(np.diag(matrix)[repeated] * copies))
+        pairs, self_pairs = matrix[rows, cols], np.diag(matrix)[repeated]
+        if not (np.isfinite(pairs).all() and np.isfinite(self_pairs).all()):
+            raise ValueError("the similarities hold NaN or infinite values")
+        total = float(np.add.reduce(pairs * (counts[rows] * counts[cols]).astype(np.float64)))
+        total += float(np.add.reduce(self_pairs * copies))
         return -total / (size * (size - 1) // 2)
 
     def full_matrix(self, diagonal: float | None = None) -> np.ndarray:

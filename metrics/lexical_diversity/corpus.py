@@ -196,6 +196,17 @@ def token_counts(texts: list[str], tokenizer="casual") -> Counter:
     return counts
 
 
+def _check_frequencies(reference: Mapping) -> Mapping:
+    """A {token: count} mapping: string tokens, counts finite non-negative numbers (a count of
+    NaN or a non-string token would silently count as rare)."""
+    for token, count in reference.items():
+        if not isinstance(token, str):
+            raise ValueError(f"`reference` keys must be token strings, got {type(token).__name__}: {token!r:.60}")
+        if isinstance(count, bool) or not isinstance(count, (int, float, np.integer, np.floating)) or not np.isfinite(count) or count < 0:
+            raise ValueError(f"`reference[{token!r:.60}]` must be a non-negative count, got {count!r}")
+    return reference
+
+
 def lf(
     responses: list[str],
     reference: list[str] | Mapping[str, int] | None = None,
@@ -223,7 +234,7 @@ def lf(
     if reference is None:
         frequencies: Mapping[str, int] = generated
     elif isinstance(reference, Mapping):
-        frequencies = reference
+        frequencies = _check_frequencies(reference)
     elif isinstance(reference, (list, tuple)):
         frequencies = token_counts(check_corpus(reference, "reference", allow_empty=allow_empty), tokenizer)
     else:

@@ -71,6 +71,8 @@ def select_by_loss(losses: Sequence[Sequence[float]], labels: Sequence[int], *, 
         values = np.asarray(values, dtype=np.float64)
         if values.ndim != 1 or len(values) < 2 or not np.isfinite(values).all():
             raise ValueError(f"`losses[{i}]` must be at least 2 finite numbers, got {describe(values.tolist())}")
+        if isinstance(label, bool) or not isinstance(label, (int, np.integer)):
+            raise ValueError(f"`labels[{i}]` must be an int index of losses[{i}], got {type(label).__name__}: {label!r}")
         if not 0 <= label < len(values):
             raise ValueError(f"`labels[{i}]` = {label} is not an index of losses[{i}]")
         selected = int(values.argmin())

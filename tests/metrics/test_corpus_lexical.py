@@ -141,3 +141,16 @@ def test_ngram_count_arrays_of_token_lists():
     token_lists = [("a", "b", "a"), (), ("a", "b")]
     counts = ngram_count_arrays(token_lists, 3)
     assert counts[1].tolist() == [2, 3] and counts[2].tolist() == [1, 2] and counts[3].tolist() == [1]
+
+
+@pytest.mark.parametrize("reference, match", [
+    ({1: 2}, "`reference` keys must be token strings"),
+    ({"a": float("nan")}, r"`reference\['a'\]` must be a non-negative count"),
+    ({"a": -1}, r"`reference\['a'\]` must be a non-negative count"),
+    ({"a": "3"}, r"`reference\['a'\]` must be a non-negative count"),
+])
+def test_lf_refuses_a_malformed_frequency_mapping(reference, match):
+    """Found by tests/property: {1: 2} gave 1.0 and {"a": nan} gave 0.5, silently."""
+    with pytest.raises(ValueError, match=match):
+        lf(["a b"], reference=reference)
+    assert lf(["a b"], reference={"a": 5, "b": 0}, threshold=2) == 0.5

@@ -100,3 +100,36 @@ def test_evaluate_module_offline():
         module.compute(predictions=["a", 0.3], references=[0, 1])
     with pytest.raises(ValueError, match="equal length"):
         module.compute(predictions=[0.1, 0.3], references=[0, 1, 1])
+
+
+def test_two_values_give_a_p_value_of_1_not_a_silent_nan():
+    """Found by tests/property: scipy's spearmanr gives a NaN p-value for two points, silently."""
+    rho, p_value = spearman([0.0, 1.0], [0.0, 1.0])
+    assert rho == pytest.approx(1.0) and p_value == 1.0
+    assert diversity_meta_evaluation([0.3, 0.1], [1, 0])["spearman_pvalue"] == 1.0
+
+
+@pytest.mark.parametrize("options, match", [
+    ({"repeats": 0}, "`repeats` must be a positive int"),
+    ({"repeats": -1}, "`repeats` must be a positive int"),
+    ({"repeats": True}, "`repeats` must be a positive int"),
+    ({"sample_size": 2.0}, "`sample_size` must be an int >= 2"),
+    ({"seed": 1.5}, "`seed` must be an int >= 0"),
+])
+def test_subsampling_options_are_checked_instead_of_a_silent_nan(options, match):
+    """Found by tests/property: repeats=0 gave (nan, nan) with numpy's 'Mean of empty slice'."""
+    with pytest.raises(ValueError, match=match):
+        subsampled_spearman([1, 2, 3, 4], [1, 2, 4, 3], **{"sample_size": 3, "repeats": 2, **options})
+    assert subsampled_spearman([1, 2, 3, 4], [1, 2, 4, 3], sample_size=4, repeats=1) == (pytest.approx(0.8), 0.0)
+
+
+def test_bootstrap_seed_is_checked():
+    with pytest.raises(ValueError, match="`seed` must be an int >= 0"):
+        bootstrap_spearman_ci([1, 2, 3, 4], [1, 2, 4, 3], num_resamples=10, seed=-1)
+
+
+@pytest.mark.parametrize("tolerance", [-1, float("nan"), float("inf"), "0.1", True])
+def test_oca_tolerance_must_be_a_finite_non_negative_number(tolerance):
+    """Found by tests/property: a negative or NaN tolerance was accepted."""
+    with pytest.raises(ValueError, match="`tolerance` must be a finite number >= 0"):
+        optimal_classification_accuracy([0.1, 0.2, 0.3], [0, 1, 1], tolerance=tolerance)

@@ -21,3 +21,13 @@ def test_needs_a_pair():
         diversity_from_similarity_matrix(np.ones((1, 1)))
     with pytest.raises(ValueError, match="square"):
         diversity_from_similarity_matrix(np.ones((2, 3)))
+
+
+def test_a_non_finite_similarity_is_refused_not_averaged_into_nan():
+    """Found by tests/property: a NaN similarity gave a NaN diversity, silently."""
+    with pytest.raises(ValueError, match="`similarity` gave a non-finite value"):
+        similarity_to_diversity([1, 2], lambda a, b: float("nan"))
+    with pytest.raises(ValueError, match="`similarity_matrix` holds NaN or infinite"):
+        diversity_from_similarity_matrix([[1.0, np.nan], [np.nan, 1.0]])
+    # the diagonal is not read: NaN there (as in NLI pair matrices) is fine
+    assert diversity_from_similarity_matrix([[np.nan, 0.5], [0.5, np.nan]]) == -0.5

@@ -173,6 +173,14 @@ def test_bad_input_names_the_argument():
         select_by_loss([[1.0, float("nan")]], [0])
 
 
+@pytest.mark.parametrize("label", [0.5, True, "0", None])
+def test_select_by_loss_refuses_a_label_that_is_not_an_int(label):
+    """Found by tests/property: 0.5 was read as label 0 and True as label 1, silently."""
+    with pytest.raises(ValueError, match=r"`labels\[0\]` must be an int index"):
+        select_by_loss([[1.0, 2.0]], [label])
+    assert select_by_loss([[1.0, 2.0]], [np.int64(0)])["accuracy"] == 1.0
+
+
 def test_system_ranking_correlation_by_hand():
     human = {"gru": 3.1, "lstm": 2.9, "transformer": 3.4, "small": 2.0, "tiny": 2.2}
     # Ranks human: tiny 2, small 1, lstm 3, gru 4, transformer 5; metric swaps gru and lstm.

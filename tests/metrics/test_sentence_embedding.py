@@ -39,3 +39,10 @@ def test_bad_input():
         sent_bert_diversity([["a", "b"]], batch_size=0)
     with pytest.raises(ValueError, match="dtype"):
         load_sentence_model(dtype="int8")
+
+
+@pytest.mark.parametrize("model", [None, 3, ["a model"]])
+def test_a_model_that_is_neither_an_id_nor_an_encoder_is_a_value_error(model):
+    """Found by tests/property: None or a number gave an AttributeError ('encode')."""
+    with pytest.raises(ValueError, match="`model` must be a sentence-transformers id"):
+        sent_bert_diversity([["a", "b"]], model)

@@ -78,3 +78,11 @@ def test_max_input_length_caps_the_tokenizer_by_the_positions():
     gpt2 = SimpleNamespace(model_type="gpt2", n_positions=1024)
     assert max_input_length(gpt2, SimpleNamespace(model_max_length=1024)) == 1024
     assert max_input_length(SimpleNamespace(model_type="t5"), None) is None
+
+
+@pytest.mark.parametrize("device", [b"\x80", b"cpu", True, 1.5, ["cpu"]])
+def test_a_device_of_the_wrong_type_is_a_value_error(device):
+    """Found by tests/property: b"\\x80" escaped as torch's UnicodeDecodeError."""
+    with pytest.raises(ValueError, match="`device` must be a device name, an index or a torch.device"):
+        resolve_device(device)
+    assert resolve_device(torch.device("cpu")) == torch.device("cpu")
