@@ -19,6 +19,14 @@ def check_int(value: object, argument: str, minimum: int = 1) -> int:
     return int(value)
 
 
+def check_flag(value: object, argument: str) -> bool:
+    """``value`` as a ``bool`` (numpy bools accepted): a string such as ``"no"`` or a number is
+    refused rather than read by its truth value."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"`{argument}` must be True or False, got {type(value).__name__}: {value!r:.60}")
+    return bool(value)
+
+
 def _describe(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
@@ -37,6 +45,7 @@ def check_response_set(
             as the papers' released code does; one decTest set is all empty). Off by default: an
             empty response is usually a bug upstream.
     """
+    allow_empty = check_flag(allow_empty, "allow_empty")
     if isinstance(responses, (str, bytes)) or not isinstance(responses, Sequence):
         raise ValueError(
             f"`{argument}` must be a list of strings (one response set), got {type(responses).__name__}: "
@@ -65,6 +74,7 @@ def check_response_sets(
     response_sets: object, argument: str = "predictions", min_size: int = 1, allow_empty: bool = False
 ) -> list[list[str]]:
     """Validate a list of response sets (one per context)."""
+    allow_empty = check_flag(allow_empty, "allow_empty")
     if isinstance(response_sets, (str, bytes)) or not isinstance(response_sets, Sequence):
         raise ValueError(
             f"`{argument}` must be a list of response sets (list of lists of strings), got "

@@ -35,7 +35,7 @@ import torch
 from dialeval.generation.generation_settings import search_settings
 from dialeval.generation.group_beam_search import DEFAULT_MAX_NEW_TOKENS, group_beam_search
 from dialeval.hub import max_input_length
-from dialeval.validation import check_int
+from dialeval.validation import check_flag, check_int
 
 #: Nucleus sampling as in the paper's NS (ParlAI's default topp = 0.9); top_k=0: only the nucleus truncates.
 DEFAULT_TOP_P = 0.9
@@ -203,6 +203,7 @@ def diverse_beam_search_nbest(model, tokenizer, inputs, beam_size: int = 10, num
     """
     inputs = _check_inputs(inputs)
     check_int(batch_size, "batch_size")
+    check_flag(return_hypotheses, "return_hypotheses")
     check_int(max_new_tokens, "max_new_tokens")
     token_ids = _tokenize(tokenizer, inputs, max_context_tokens)
     _check_room(model, max_new_tokens, token_ids, search_kwargs)

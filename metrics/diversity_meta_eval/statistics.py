@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
-from dialeval.validation import check_int
+from dialeval.validation import check_flag, check_int
 
 #: Scores closer than this count as equal when placing a threshold between them.
 OCA_TOLERANCE = 1e-5
@@ -127,6 +127,7 @@ def diversity_meta_evaluation(
     """Spearman (+ p-value) and Pearson against the diversity parameter; OCA when it is binary (§6.4);
     with ``bootstrap=True`` the 95% interval of rho (Stasaski & Hearst, App. A)."""
     scores, parameters = _paired(scores, parameters)
+    bootstrap = check_flag(bootstrap, "bootstrap")
     rho, rho_p = spearman(scores, parameters)
     r, r_p = pearson(scores, parameters)
     result = {"spearman": rho, "spearman_pvalue": rho_p, "pearson": r, "pearson_pvalue": r_p, "num_sets": len(scores)}

@@ -24,7 +24,7 @@ import numpy as np
 
 from dialeval.distributed import gather_shares, work_share
 from dialeval.hub import LoadedModel, load_model
-from dialeval.validation import check_int
+from dialeval.validation import check_flag, check_int
 
 logger = logging.getLogger(__name__)
 
@@ -242,6 +242,7 @@ class CandidateScorer:
     def __init__(self, model, device=None, dtype=None, batch_size: int = DEFAULT_BATCH_SIZE,
                  turn_separator: str | None = None, candidate_eos: bool = True, share_context: bool = True):
         check_int(batch_size, "batch_size")
+        candidate_eos, share_context = check_flag(candidate_eos, "candidate_eos"), check_flag(share_context, "share_context")
         if turn_separator is not None and not isinstance(turn_separator, str):
             raise ValueError(f"`turn_separator` must be a string or None, got {turn_separator!r}")
         self.lm = load_language_model(model, device=device, dtype=dtype)
@@ -250,10 +251,10 @@ class CandidateScorer:
         if turn_separator is None:
             turn_separator = tokenizer.eos_token if tokenizer.eos_token is not None else "\n"
         self.turn_separator = turn_separator
-        self.candidate_eos = bool(candidate_eos) and tokenizer.eos_token_id is not None
+        self.candidate_eos = candidate_eos and tokenizer.eos_token_id is not None
         self.pad_id = next(i for i in (tokenizer.pad_token_id, tokenizer.eos_token_id, 0) if i is not None)
         attention = getattr(self.lm.model.config, "_attn_implementation", None) or "eager"
-        self.share_context = bool(share_context) and attention in {"eager", "sdpa"}
+        self.share_context = share_context and attention in {"eager", "sdpa"}
         self.attention_window = attention_window(self.lm.model.config)
         if self.share_context and getattr(self.lm.model.config, "attention_chunk_size", None):
             logger.info("%s: chunked attention; candidates are scored on the left-padded path", self.lm.name)

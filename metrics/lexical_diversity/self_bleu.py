@@ -36,7 +36,7 @@ import math
 from bisect import bisect_left, bisect_right
 
 from dialeval.metrics.lexical_diversity.corpus import tokenize_corpus
-from dialeval.validation import check_corpus
+from dialeval.validation import check_corpus, check_flag
 
 _EPSILON = 0.1  # SmoothingFunction().method1's default epsilon
 
@@ -94,6 +94,7 @@ def self_bleu(
         ``sentence_bleu(others, hyp, weights, smoothing_function=SmoothingFunction().method1)``.
     """
     responses = check_corpus(responses, "responses", allow_empty=allow_empty)
+    return_per_response = check_flag(return_per_response, "return_per_response")
     if len(responses) < 2:
         raise ValueError(
             f"`responses` must hold at least 2 responses (Self-BLEU scores each against the others), "

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dialeval.metrics.engines.pair_scorer import PairScoringStats, load_pair_classifier, score_pairs
-from dialeval.validation import check_response_set, check_response_sets
+from dialeval.validation import check_flag, check_response_set, check_response_sets
 
 DEFAULT_NLI_MODEL = "FacebookAI/roberta-large-mnli"
 COMBINED_NLI_MODEL = "ynie/roberta-large-snli_mnli_fever_anli_R1_R2_R3-nli"
@@ -315,6 +315,9 @@ def nli_diversity(
         raise ValueError(
             f"`response_sets` must be a list of response sets (lists of strings), got {type(response_sets).__name__}"
         )
+    return_matrices = check_flag(return_matrices, "return_matrices")
+    if progress is not None and not callable(progress):
+        raise ValueError(f"`progress` must be a callable (e.g. tqdm's update) or None, got {type(progress).__name__}")
     scorer = scorer if scorer is not None else NLIScorer(model, device=device, dtype=dtype, batch_size=batch_size, label_map=label_map)
     stats = getattr(scorer, "stats", None)
     before = stats.as_dict() if isinstance(stats, PairScoringStats) else None
