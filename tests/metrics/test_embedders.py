@@ -279,3 +279,27 @@ def test_caching_embedder_embeds_each_text_once_across_calls():
     assert cached.identity() == inner.identity()
     with pytest.raises(ValueError, match="`embedder`"):
         CachingEmbedder("minilm")
+
+
+def test_embed_unique_batches_by_token_length_not_characters():
+    """encode() sorts by characters; batches sorted by tokens pad less (benchmarks/RESULTS.md row 2)."""
+    import numpy as np
+
+    from dialeval.metrics.engines.embedders import embed_unique
+
+    class WordTokenEncoder:  # one token per word, so characters and tokens order the texts differently
+        max_seq_length = None
+        batches: list = []
+
+        def tokenizer(self, texts, **kwargs):
+            return {"input_ids": [text.split() for text in texts]}
+
+        def encode(self, texts, **kwargs):
+            self.batches.append(list(texts))
+            return np.array([[float(len(text.split())), 1.0] for text in texts]) / np.sqrt(2)
+
+    encoder = WordTokenEncoder()
+    texts = ["a b c d", "extraordinarily", "x y", "a b c d", "p q r"]
+    embeddings, index = embed_unique(texts, encoder, batch_size=2)
+    assert encoder.batches == [["a b c d", "p q r"], ["x y", "extraordinarily"]]
+    assert [embeddings[i][0] * np.sqrt(2) for i in index] == [4.0, 1.0, 2.0, 4.0, 3.0]
