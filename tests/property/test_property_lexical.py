@@ -93,6 +93,16 @@ def test_check_int(value, minimum):
         assert type(checked) is int and checked == value and checked >= minimum and not isinstance(value, bool)
 
 
+@covers("check_flag")
+@given(value=st.one_of(any_flag, junk))
+def test_check_flag(value):
+    checked = outcome(validation.check_flag, value, "x")
+    if refused(checked):
+        assert "`x`" in str(checked.error) and type(value) is not bool
+    else:
+        assert type(value) is bool and checked is value
+
+
 @covers("check_response_set", "check_corpus", "check_response_sets", "split_scope", "check_module_predictions")
 @given(value=any_response_sets, allow_empty=st.booleans(), min_size=st.integers(1, 3))
 def test_validation_accepts_exactly_lists_of_strings(value, allow_empty, min_size):
