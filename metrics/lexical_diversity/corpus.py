@@ -115,12 +115,6 @@ def weighted_ngram_counts(
     return counts
 
 
-def ngram_count_arrays(token_lists: list[tuple[str, ...]], max_n: int) -> dict[int, np.ndarray]:
-    """For each order ``1..max_n``, the counts of the corpus's distinct n-grams, sorted ascending."""
-    vocabulary_size, ids, lengths = _token_ids(token_lists)
-    return weighted_ngram_counts(ids, lengths, np.ones(len(token_lists), dtype=np.int64), vocabulary_size, max_n)
-
-
 def corpus_ngram_counts(
     responses: list[str], max_n: int, tokenizer="casual", num_workers: int | None = None
 ) -> dict[int, np.ndarray]:

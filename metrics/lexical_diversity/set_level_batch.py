@@ -14,7 +14,7 @@ into a handful of ``numpy`` operations per n-gram order over flat arrays:
 2. identical responses of a set (identical token lists) become one *unit* with a multiplicity
    ``m``, so a set of 10,000 copies of one response costs what a set of one response costs;
 3. for each order n, every n-gram start gets a global rank with ``numpy.unique`` on
-   (rank of the (n-1)-gram, next token id), as :func:`.corpus.ngram_count_arrays` does;
+   (rank of the (n-1)-gram, next token id), as :func:`.corpus.weighted_ngram_counts` ranks the corpus's n-grams;
 4. distinct-n: the distinct (set, n-gram) pairs of a set over its n-gram count, each unit's
    n-grams counted ``m`` times (0 without an n-gram);
 5. cosine: the (unit, n-gram) counts, sorted by (set, n-gram, unit), so the entries of one n-gram

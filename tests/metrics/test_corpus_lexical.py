@@ -8,7 +8,7 @@ from nltk.tokenize.casual import casual_tokenize
 from nltk.util import ngrams
 
 from dialeval.metrics import corpus_ngram_diversity, distinct_n, entropy_n, lf, token_counts
-from dialeval.metrics.lexical_diversity.corpus import ngram_count_arrays, weighted_ngram_counts
+from dialeval.metrics.lexical_diversity.corpus import weighted_ngram_counts
 
 
 def _reference_dist(instances, k):  # codes/utils/dist.py
@@ -135,12 +135,6 @@ def test_repeated_responses_count_with_their_multiplicity():
         assert result[f"distinct_{k}"] == _reference_dist(repeated, k)
         assert result[f"entropy_{k}"] == pytest.approx(_reference_ent(repeated, k), rel=1e-12)
     assert result["num_tokens"] == sum(len(casual_tokenize(text)) for text in repeated)
-
-
-def test_ngram_count_arrays_of_token_lists():
-    token_lists = [("a", "b", "a"), (), ("a", "b")]
-    counts = ngram_count_arrays(token_lists, 3)
-    assert counts[1].tolist() == [2, 3] and counts[2].tolist() == [1, 2] and counts[3].tolist() == [1]
 
 
 @pytest.mark.parametrize("reference, match", [
