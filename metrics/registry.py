@@ -13,6 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dialeval.hub import EMBEDDED_SENTENCE_MODEL
+from dialeval.metrics.compression_ratio import job as compression_ratio_job
+from dialeval.metrics.engines.job_steps import JobStep
+from dialeval.metrics.lexical_diversity import job as lexical_job
+from dialeval.metrics.nli_diversity import job as nli_job
+from dialeval.metrics.response_selection import job as selection_job
+from dialeval.metrics.sem_ent import job as sem_ent_job
+from dialeval.metrics.similarity_diversity import job as similarity_job
+from dialeval.metrics.vendi_score import job as vendi_job
 from dialeval.metrics.nli_diversity.nli import DEFAULT_NLI_MODEL as NLI_MODEL
 from dialeval.metrics.nli_diversity.nli import NLI_FIGURES
 from dialeval.metrics.similarity_diversity.bertscore import DEFAULT_BERTSCORE_MODEL as BERTSCORE_MODEL
@@ -64,6 +72,8 @@ class RegisteredMetric:
     needs_model: bool = False
     default_model: str | None = None
     set_scorers: tuple[SetScorer, ...] = field(default_factory=tuple)
+    #: What ``dialeval evaluate`` runs of it (``metrics/<name>/job.py``), in order.
+    job_steps: tuple[JobStep, ...] = field(default_factory=tuple)
 
     @property
     def module_dir(self) -> Path:
@@ -127,6 +137,7 @@ METRICS: tuple[RegisteredMetric, ...] = (
          "ngram_cosine_diversity", "distinct_n", "entropy_n", "lf", "self_bleu"),
         set_scorers=(SetScorer("distinct_n", "averaged_distinct_n", _lexical),
                      SetScorer("cos_sim", "ngram_cosine_diversity", _lexical)),
+        job_steps=lexical_job.STEPS,
     ),
     RegisteredMetric(
         "similarity_diversity", "§5 reduction over sent-BERT, BERTScore, STS cross-encoder or n-gram cosine similarity",
@@ -138,6 +149,7 @@ METRICS: tuple[RegisteredMetric, ...] = (
             SetScorer("cross_encoder", "cross_encoder_diversity", _similarity("cross_encoder"), CROSS_ENCODER_MODEL,
                       "--cross-encoder-model"),
         ),
+        job_steps=similarity_job.STEPS,
     ),
     RegisteredMetric(
         "nli_diversity", "NLI Diversity: Baseline, Neutral and Confidence (Stasaski & Hearst 2022)",
@@ -149,16 +161,19 @@ METRICS: tuple[RegisteredMetric, ...] = (
             SetScorer("nli_neutral", "nli_diversity_neutral", _nli, NLI_MODEL),
             SetScorer("nli_confidence", "nli_diversity_confidence", _nli, NLI_MODEL),
         ),
+        job_steps=nli_job.STEPS,
     ),
     RegisteredMetric(
         "vendi_score", "Vendi Score of sentence embeddings (Friedman & Dieng 2023)",
         ("vendi_score", "vendi_score_from_embeddings", "vendi_score_from_kernel"),
         needs_model=True, default_model=EMBEDDED_SENTENCE_MODEL,
         set_scorers=(SetScorer("vendi", "vendi_score", _vendi, EMBEDDED_SENTENCE_MODEL, "--sentence-model"),),
+        job_steps=vendi_job.STEPS,
     ),
     RegisteredMetric(
         "sem_ent", "Sem-Ent: entropy of the semantic-cluster distribution (Han et al. 2022)",
         ("sem_ent", "SemanticClusters"), needs_model=True, default_model=EMBEDDED_SENTENCE_MODEL,
+        job_steps=sem_ent_job.STEPS,
     ),
     RegisteredMetric(
         "diversity_meta_eval", "meta-evaluation of a diversity metric: Spearman, Pearson, OCA (Tevet & Berant)",
@@ -167,6 +182,7 @@ METRICS: tuple[RegisteredMetric, ...] = (
     RegisteredMetric(
         "response_selection", "response-selection accuracy of an LM (Sato et al. 2020)",
         ("response_selection", "system_ranking_correlation", "random_protocol_correlation"), needs_model=True,
+        job_steps=selection_job.STEPS,
     ),
     RegisteredMetric(
         "nbest_contradiction", "Certainty and Variety of n-best lists (Sato et al. 2022)",
@@ -176,10 +192,13 @@ METRICS: tuple[RegisteredMetric, ...] = (
         "compression_ratio", "compression ratio of sets or a corpus (the `diversity` package's figure)",
         ("compression_ratio", "compression_ratio_per_set"),
         set_scorers=(SetScorer("compression_ratio", "compression_ratio", _compression),),
+        job_steps=compression_ratio_job.STEPS,
     ),
 )
 
 BY_NAME: dict[str, RegisteredMetric] = {metric.name: metric for metric in METRICS}
+#: Every step of ``dialeval evaluate``, in registry order.
+JOB_STEPS: tuple[JobStep, ...] = tuple(step for metric in METRICS for step in metric.job_steps)
 #: Every per-set figure by its CLI name (``dialeval meta-eval --metric``).
 SET_SCORERS: dict[str, SetScorer] = {scorer.name: scorer for metric in METRICS for scorer in metric.set_scorers}
 
@@ -196,6 +215,11 @@ def set_scorer(name: str) -> SetScorer:
     if name not in SET_SCORERS:
         raise ValueError(f"`metric` must be one of {sorted(SET_SCORERS)}, got {name!r}")
     return SET_SCORERS[name]
+
+
+def job_option_classes() -> tuple[type, ...]:
+    """The settings dataclasses of every job step, each once, in registry order."""
+    return tuple(dict.fromkeys(cls for step in JOB_STEPS for cls in step.options))
 
 
 def scorers_with_flag(flag: str) -> list[SetScorer]:

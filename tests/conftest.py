@@ -124,3 +124,19 @@ def tiny_mistral_path(tmp_path_factory, tiny_tokenizer_path) -> str:
     from tiny_lms import save_tiny_mistral
 
     return save_tiny_mistral(tmp_path_factory.mktemp("tiny-mistral"), tiny_tokenizer_path)
+
+
+@pytest.fixture()
+def scored_pairs(monkeypatch) -> list:
+    """Every (premise, hypothesis) row the pair scorer runs a model on, in order."""
+    from dialeval.metrics.engines import pair_scorer
+
+    rows: list = []
+    original = pair_scorer._padded_batch
+
+    def counting(batch_pairs, *args, **kwargs):
+        rows.extend(batch_pairs)
+        return original(batch_pairs, *args, **kwargs)
+
+    monkeypatch.setattr(pair_scorer, "_padded_batch", counting)
+    return rows

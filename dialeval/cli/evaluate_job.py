@@ -1,305 +1,197 @@
-"""The main job: every diversity metric that can run here, over a file of response sets.
+"""The main job: every registered metric that fits the input, over a file of response sets or a corpus.
 
-Each metric is an :class:`EvaluationMetric` in :data:`METRICS`. A metric that needs a model
-which is not on this machine raises :class:`~dialeval.hub.ModelNotAvailableError`; the job
-records it under ``skipped`` with the reason and carries on. Later metrics (NLI diversity,
-Sem-Ent, ...) join by appending to :data:`METRICS`.
+The steps come from the registry (:data:`dialeval.metrics.registry.JOB_STEPS`, declared in each
+metric's ``metrics/<name>/job.py``): the job runs every step whose scope fits the input (response
+sets, or a corpus of responses one per line), that has what it needs (Sem-Ent: a reference
+corpus or saved clusters) and whose model is on the machine; ``--metric NAME`` restricts it to
+the steps named. A step whose model is missing raises
+:class:`~dialeval.hub.ModelNotAvailableError` and is recorded under ``skipped`` with the reason;
+the job carries on.
+
+One pass per model: the job runs inside
+:func:`~dialeval.metrics.engines.shared_outputs.shared_model_outputs`, and before any step it
+encodes, per sentence model, the distinct texts every step will embed with it (sent-BERT, Vendi
+and Sem-Ent's reference corpus and responses), with a progress bar; the steps then read the
+shared vectors. Every other model runs in one step (NLI: one pass of the pairs for all its
+figures).
+
+The job's settings are one dataclass, :data:`EvaluationOptions`, made of every step's settings
+dataclasses (their fields carry the command-line flags) and :class:`JobControl`.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
 from dataclasses import dataclass, field
 
 from tqdm.auto import tqdm
 
 from dialeval.cli.options import name_flags, option
-from dialeval.io import ResponseSet, read_text_lines
 from dialeval.hub import ModelNotAvailableError, resolve_model_path
-from dialeval.metrics.lexical_diversity import corpus_lexical_diversity, set_lexical_diversity
-from dialeval.metrics.registry import SET_SCORERS, SetScorer, scorers_with_flag
+from dialeval.io import ResponseSet
+from dialeval.metrics.engines.embedders import encode_for_job
+from dialeval.metrics.engines.job_steps import JobData, JobStep, StepOutcome, StepSkipped
+from dialeval.metrics.engines.shared_outputs import shared_model_outputs
+from dialeval.metrics import registry
+
+#: The name this module gave :class:`StepSkipped` before the steps moved to the registry.
+MetricSkipped = StepSkipped
 
 
-def models_or_none(models: list[str]) -> list[str]:
-    """``--x-model`` values as given; ``none`` alone turns the metric off."""
-    return [] if [model.lower() for model in models] == ["none"] else models
-
-
-def _read_selection_questions(path: str) -> dict:
-    from dialeval.metrics.response_selection import read_selection_questions
-
-    return read_selection_questions(path)
+def step_names() -> list[str]:
+    """Every ``--metric`` name, in the order the job runs the steps."""
+    return [step.name for step in registry.JOB_STEPS]
 
 
 @dataclass
-class EvaluationOptions:
-    """What ``dialeval evaluate`` computes, and how: every field with an ``option`` is a flag of the command."""
+class JobControl:
+    """Which steps run and what the job shows (not what a metric computes)."""
 
-    sentence_models: list[str] = field(
-        default_factory=lambda: [SET_SCORERS["sent_bert"].default_model],
-        metadata=option(
-            "--sentence-model", metavar="MODEL", repeatable=True, default_text="the embedded all-MiniLM-L6-v2",
-            help="sentence-transformers id or directory for sent-BERT diversity",
-            off_flag="--no-sentence-model", off_value=[], off_help="skip sent-BERT diversity and the Vendi score",
-        ),
-    )
-    nli_models: list[str] = field(
-        default_factory=lambda: [SET_SCORERS["nli"].default_model],
-        metadata=option("--nli-model", metavar="MODEL", repeatable=True, convert=models_or_none,
-                        help="NLI classifier for NLI Diversity; 'none' to skip"),
-    )
-    bertscore_models: list[str] = field(
-        default_factory=lambda: [SET_SCORERS["bertscore"].default_model],
-        metadata=option("--bertscore-model", metavar="MODEL", repeatable=True, convert=models_or_none,
-                        default_text=f"{SET_SCORERS['bertscore'].default_model}, layer 17",
-                        help="encoder for BERTScore diversity; 'none' to skip"),
-    )
-    bertscore_rescale: bool = field(default=True, metadata=option(
-        "--bertscore-rescale", choices=("on", "off"), convert=lambda value: value == "on", default_text="on",
-        aliases=("rescale_with_baseline", ("`rescale_with_baseline=False`", "`--bertscore-rescale off`")),
-        help="rescale BERTScore with the model's baseline (bert_score's rescale_with_baseline): built in for "
-        "roberta-large, read from an installed bert-score's published files for the models it covers",
+    metrics: list[str] | None = field(default=None, metadata=option(
+        "--metric", metavar="NAME", repeatable=True, aliases=("metric",),
+        help="run only this step (repeatable; default: every step that fits the input): " + ", ".join(step_names()),
     ))
-    bertscore_baseline: str | None = field(default=None, metadata=option(
-        "--bertscore-baseline", metavar="FILE",
-        aliases=("baseline", ("`baseline=`", "`--bertscore-baseline FILE`")),
-        help="bert_score baseline file (LAYER,P,R,F rows, as bert_score/rescale_baseline/en/MODEL.tsv) to rescale "
-        "BERTScore with, for a model bert-score publishes none for",
-    ))
-    cross_encoder_models: list[str] = field(
-        default_factory=lambda: [SET_SCORERS["cross_encoder"].default_model],
-        metadata=option("--cross-encoder-model", metavar="MODEL", repeatable=True, convert=models_or_none,
-                        help="STS cross-encoder for cross-encoder diversity; 'none' to skip"),
-    )
-    max_n: int = field(default=5, metadata=option("--max-n", help="highest n-gram order of the set-level metrics"))
-    corpus_max_n: int = 3
-    lf_threshold: int = field(default=100, metadata=option("--lf-threshold", help="LF low-frequency count threshold"))
-    reference_corpus: list[str] | None = field(default=None, metadata=option(
-        "--reference-corpus", metavar="TXT", convert=read_text_lines,
-        help="UTF-8 text file, one reference (e.g. training) response per line: LF counts token frequencies in it "
-        "(default: the evaluated responses themselves, as the Sem-Ent released code) and Sem-Ent fits its clusters on it",
-    ))
-    sem_ent_clusters: str | None = field(default=None, metadata=option(
-        "--sem-ent-clusters", metavar="DIR", help="score Sem-Ent under clusters saved earlier (instead of fitting)"))
-    sem_ent_embedder: str = field(default="sentence_transformers", metadata=option(
-        "--sem-ent-embedder", metavar="KIND[=MODEL]",
-        default_text="sentence_transformers, the embedded MiniLM",
-        help="embedder Sem-Ent fits with: sentence_transformers, last_token (the paper's: microsoft/DialoGPT-large) "
-        "or mean_pooling; =MODEL picks the model",
-    ))
-    sem_ent_embedder_model: str | None = None
-    sem_ent_num_clusters: int = field(default=20, metadata=option(
-        "--sem-ent-k", metavar="K", aliases=("num_clusters",), help="number of Sem-Ent clusters, as many as the paper by default"))
-    sem_ent_seed: int = field(default=0, metadata=option("--sem-ent-seed", help="k-means seed of the Sem-Ent fit"))
-    save_sem_ent_clusters: str | None = field(default=None, metadata=option(
-        "--save-sem-ent-clusters", metavar="DIR", help="save the fitted Sem-Ent clusters here to reuse them"))
-    # Response selection (Sato et al. 2020): LMs scored on questions {"contexts", "candidates", "labels"}.
-    selection_models: list[str] = field(default_factory=list, metadata=option(
-        "--selection-model", metavar="MODEL", repeatable=True,
-        help="causal or seq2seq LM to evaluate via response selection (Sato et al. 2020) on --selection-questions",
-    ))
-    selection_questions: dict | None = field(default=None, metadata=option(
-        "--selection-questions", metavar="FILE", convert=_read_selection_questions,
-        help='response-selection questions: .jsonl/.json ({"context": [...], "candidates": [...], "label": i} per line) '
-        "or, under any other name, the authors' create_test.sh output (7 tab-separated fields: 3 context turns, "
-        "ground truth, 3 false candidates)",
-    ))
-    selection_reduction: str = field(default="sum", metadata=option(
-        "--selection-reduction", choices=("sum", "mean"), help="candidate loss: summed or mean token NLL"))
-    selection_batch_size: int = field(default=16, metadata=option(
-        "--selection-batch-size", help="questions per forward pass"))
-    allow_empty: bool = field(default=False, metadata=option(
-        "--allow-empty", help='score "" as a response without tokens instead of failing'))
-    batch_size: int = field(default=64, metadata=option("--batch-size", help="texts or pairs per forward pass"))
-    device: str | None = field(default=None, metadata=option(
-        "--device", help="torch device for model-based metrics (default: Accelerate's choice)"))
     progress: bool = field(default=True, metadata=option("--no-progress", help="hide progress bars"))
 
+
+def _compose(classes: tuple[type, ...]) -> type:
+    """One dataclass with the fields of ``classes`` (in that order) that runs each one's ``__post_init__``."""
+    owner: dict[str, type] = {}
+    for cls in classes:
+        for f in dataclasses.fields(cls):
+            if owner.setdefault(f.name, cls) is not cls:
+                raise TypeError(f"the job setting {f.name!r} is declared by both {owner[f.name].__name__} and {cls.__name__}")
+
     def __post_init__(self):
-        # --sem-ent-embedder KIND=MODEL names both
-        if "=" in self.sem_ent_embedder:
-            kind, _, model = self.sem_ent_embedder.partition("=")
-            if model and self.sem_ent_embedder_model is not None:
-                raise ValueError(f"`sem_ent_embedder` {self.sem_ent_embedder!r} names a model and so does `sem_ent_embedder_model`")
-            self.sem_ent_embedder, self.sem_ent_embedder_model = kind, model or self.sem_ent_embedder_model
+        for cls in classes:
+            hook = cls.__dict__.get("__post_init__")
+            if hook is not None:
+                hook(self)
+
+    # dataclass() collects base fields from the last base to the first
+    composed = dataclasses.make_dataclass("EvaluationOptions", [], bases=tuple(reversed(classes)),
+                                          namespace={"__post_init__": __post_init__})
+    composed.__module__ = __name__
+    composed.__doc__ = ("What ``dialeval evaluate`` computes, and how: the fields of every registered step's settings "
+                        "(" + ", ".join(cls.__name__ for cls in classes) + "); each field with an ``option`` is a flag.")
+    return composed
 
 
-class MetricSkipped(Exception):
-    """A metric cannot run on this input (e.g. too small a reference corpus); the job goes on."""
+#: The job's settings: every registered step's settings dataclass and :class:`JobControl`.
+EvaluationOptions = _compose((*registry.job_option_classes(), JobControl))
 
 
-@dataclass
-class MetricOutcome:
-    """``summary``: name -> value; ``per_set``: one dict of name -> value per set (or None)."""
-
-    summary: dict
-    per_set: list[dict] | None = None
-
-
-@dataclass(frozen=True)
-class EvaluationMetric:
-    name: str
-    scope: str  # "response_set" (averaged over sets) or "corpus" (all responses pooled)
-    run: Callable[[list[ResponseSet], EvaluationOptions], MetricOutcome]
-    option: str | None = None  # the command-line option that asked for it, e.g. "--nli-model DIR"
-
-
-def _bar(options: EvaluationOptions, total: int, name: str):
-    return tqdm(total=total, desc=name, unit="set", disable=not options.progress, leave=False)
-
-
-def _set_lexical(sets: list[ResponseSet], options: EvaluationOptions) -> MetricOutcome:
-    with _bar(options, len(sets), "lexical (per set)") as bar:
-        result = set_lexical_diversity(
-            [s.responses for s in sets], max_n=options.max_n, allow_empty=options.allow_empty, progress=bar.update
-        )
-    return MetricOutcome({name: result[name] for name in ("averaged_distinct_n", "ngram_cosine_diversity")}, result["per_set"])
+def planned_steps(scope: str, options) -> list[tuple[JobStep, str | None]]:
+    """The ``(step, model)`` pairs a job on a ``scope`` input runs, in order."""
+    names = step_names()
+    wanted = None
+    if options.metrics is not None:
+        unknown = [name for name in options.metrics if name not in names]
+        if unknown:
+            raise ValueError(f"`metrics` must name steps of {names}, got {unknown}")
+        wanted = set(options.metrics)
+    plan = []
+    for step in registry.JOB_STEPS:
+        if wanted is not None and step.name not in wanted:
+            continue
+        if scope not in step.scopes:
+            if wanted is not None:
+                raise ValueError(f"`metrics`: {step.name} does not run on a {scope.replace('_', '-')} input "
+                                 f"(it runs on: {', '.join(step.scopes)})")
+            continue
+        if step.applies is not None and not step.applies(options):
+            if wanted is not None:
+                raise ValueError(f"`metrics`: {step.name} needs {step.needs}")
+            continue
+        plan += [(step, model) for model in (step.models(options) if step.models is not None else [None])]
+    return plan
 
 
-def _corpus_lexical(sets: list[ResponseSet], options: EvaluationOptions) -> MetricOutcome:
-    corpus = [response for s in sets for response in s.responses]
-    result = corpus_lexical_diversity(
-        corpus,
-        max_n=options.corpus_max_n,
-        lf_threshold=options.lf_threshold,
-        reference_corpus=options.reference_corpus,
-        allow_empty=options.allow_empty,
-    )
-    result["lf_counted_against"] = "reference corpus" if options.reference_corpus is not None else "the evaluated responses"
-    return MetricOutcome(result)
+def _about(step: JobStep, model: str | None, error: Exception) -> str:
+    """``error``'s message naming the option that asked for the step instead of the argument ``model``."""
+    if model is None or step.model_flag is None:
+        return str(error)
+    message = name_flags(str(error), {"model": step.model_flag})
+    return message if isinstance(error, (ModelNotAvailableError, StepSkipped)) else f"{step.model_flag} {model}: {message}"
 
 
-def _scorer_options(scorer: SetScorer, options: EvaluationOptions) -> dict:
-    """A figure's own options (only BERTScore has any)."""
-    if scorer.name != "bertscore":
-        return {}
-    return {"rescale_with_baseline": options.bertscore_rescale, "baseline": options.bertscore_baseline}
+def _named(step: JobStep, model: str | None, error: Exception) -> Exception:
+    return (ValueError if isinstance(error, ValueError) else OSError)(_about(step, model, error))
 
 
-def _set_scorer_runner(scorer: SetScorer, model: str) -> Callable[[list[ResponseSet], EvaluationOptions], MetricOutcome]:
-    """A model-backed per-set figure of the registry, for one model."""
-
-    def run(sets: list[ResponseSet], options: EvaluationOptions) -> MetricOutcome:
-        resolve_model_path(model)  # fail fast (-> skipped) before any work
-        with _bar(options, len(sets), f"{scorer.name} ({model})") as bar:
-            result = scorer.run([s.responses for s in sets], model, batch_size=options.batch_size, device=options.device,
-                                allow_empty=options.allow_empty, progress=bar.update, **_scorer_options(scorer, options))
-        summary = {key: result[key] for key in scorer.summary_keys}
-        per_set = result["per_set"] if scorer.report_keys else [{scorer.figure: row[scorer.figure]} for row in result["per_set"]]
-        return MetricOutcome({**summary, "model": model}, per_set)
-
-    return run
-
-
-class _ReportingEmbedder:
-    """An embedder that reports each batch it embeds to ``progress`` (SemanticClusters calls
-    ``embed(texts)`` itself, so the bar is handed over here)."""
-
-    def __init__(self, embedder, progress):
-        self.embedder, self.progress = embedder, progress
-
-    def identity(self) -> dict:
-        return self.embedder.identity()
-
-    def embed(self, texts: list[str]):
-        return self.embedder.embed(texts, progress=self.progress)
-
-
-def _sem_ent(sets: list[ResponseSet], options: EvaluationOptions) -> MetricOutcome:
-    from dialeval.distributed import process_state
-    from dialeval.metrics.engines.embedders import load_embedder
-    from dialeval.metrics.sem_ent.clusters import SemanticClusters, sem_ent
-
-    runtime = {"batch_size": options.batch_size, "device": options.device}
-    if options.sem_ent_clusters is not None:
-        clusters = SemanticClusters.load(options.sem_ent_clusters, **runtime)
-        source = f"saved clusters {options.sem_ent_clusters}"
-    else:
-        distinct = len(set(options.reference_corpus))
-        if distinct < options.sem_ent_num_clusters:
-            raise MetricSkipped(
-                f"the reference corpus has {distinct} distinct texts, fewer than the {options.sem_ent_num_clusters} "
-                "clusters to fit (--sem-ent-k)"
-            )
-        embedder = load_embedder(options.sem_ent_embedder, options.sem_ent_embedder_model, **runtime)
-        # one step per distinct text embedded, one for PCA + k-means
-        with tqdm(total=distinct + 1, desc="Sem-Ent: embedding the reference corpus", unit="text",
-                  disable=not options.progress, leave=False) as bar:
-            clusters = SemanticClusters.fit(
-                options.reference_corpus, _ReportingEmbedder(embedder, bar.update),
-                num_clusters=options.sem_ent_num_clusters, seed=options.sem_ent_seed,
-            )
-            bar.update(1)
-        clusters.embedder = embedder
-        source = f"fitted on the reference corpus ({len(options.reference_corpus)} texts)"
-        if options.save_sem_ent_clusters and process_state().is_main_process:
-            # every process holds the same clusters (the main one fitted them); one writes them
-            clusters.save(options.save_sem_ent_clusters)
-    responses = [response for s in sets for response in s.responses]
-    with tqdm(total=len(set(responses)), desc="Sem-Ent: embedding the responses", unit="text",
-              disable=not options.progress, leave=False) as bar:
-        embedder, clusters.embedder = clusters.embedder, _ReportingEmbedder(clusters.embedder, bar.update)
+def _encode_sentences_once(plan, data: JobData, options) -> None:
+    """Encode, once per sentence model, every distinct text the planned steps will embed with it."""
+    texts_by_model: dict[str, list[list[str]]] = {}
+    asked_by: dict[str, tuple[JobStep, str | None]] = {}
+    for step, model in plan:
+        for sentence_model, texts in (step.sentence_texts(data, options, model) if step.sentence_texts else []):
+            texts_by_model.setdefault(sentence_model, []).append(texts)
+            asked_by.setdefault(sentence_model, (step, model))
+    for sentence_model, groups in texts_by_model.items():
         try:
-            result = sem_ent(responses, clusters)
-        finally:
-            clusters.embedder = embedder
-    return MetricOutcome({
-        **result, "num_clusters": clusters.num_clusters, "clusters": source, "embedder": clusters.embedder_identity,
-        "reference_distribution": [float(v) for v in clusters.reference_distribution],
-    })
+            resolve_model_path(sentence_model)
+        except ModelNotAvailableError:
+            continue  # each step that needs it is skipped, with the reason
+        distinct = list(dict.fromkeys(text for texts in groups for text in texts))
+        with tqdm(total=len(distinct), desc=f"sentence embeddings ({sentence_model})", unit="text",
+                  disable=not options.progress, leave=False) as bar:
+            try:
+                encode_for_job(distinct, sentence_model, options.batch_size, options.device, progress=bar.update)
+            except (ValueError, OSError) as error:  # e.g. a directory that holds no model
+                raise _named(*asked_by[sentence_model], error) from error
 
 
-def _selection_runner(model: str) -> Callable[[list[ResponseSet], EvaluationOptions], MetricOutcome]:
-    """Response-selection accuracy of ``model`` on the question file (it does not read the response sets)."""
+class _StepBar:
+    """A step's progress bar as the step and its engines see it: ``bar(n)`` counts work done,
+    ``restart(total, unit)`` switches to the engine's own unit (sentences, pairs), and the bar is
+    full when the step ends (work read from the job's shared vectors needs no counting)."""
 
-    def run(sets: list[ResponseSet], options: EvaluationOptions) -> MetricOutcome:
-        from dialeval.metrics.response_selection import response_selection
+    def __init__(self, bar):
+        self.bar = bar
 
-        resolve_model_path(model)
-        questions = options.selection_questions
-        with _bar(options, len(questions["contexts"]), f"response selection ({model})") as bar:
-            result = response_selection(
-                questions["contexts"], questions["candidates"], questions["labels"], model=model,
-                reduction=options.selection_reduction, batch_size=options.selection_batch_size, device=options.device,
-                progress=bar.update,
-            )
-        keys = ("accuracy", "num_correct", "num_questions", "num_ties", "num_truncated_contexts", "reduction", "per_question")
-        return MetricOutcome({**{key: result[key] for key in keys}, "model": model})
+    def __call__(self, count: int) -> None:
+        self.bar.update(count)
 
-    return run
+    def restart(self, total: int, unit: str) -> None:
+        if hasattr(self.bar, "reset"):
+            self.bar.reset(total=total)
+            self.bar.unit = unit
 
-
-#: Metrics that need no model.
-METRICS: list[EvaluationMetric] = [
-    EvaluationMetric("lexical_diversity", "response_set", _set_lexical),
-    EvaluationMetric("corpus_lexical_diversity", "corpus", _corpus_lexical),
-]
+    def finish(self) -> None:
+        left = (getattr(self.bar, "total", None) or 0) - getattr(self.bar, "n", 0)
+        if left > 0 and hasattr(self.bar, "n"):
+            self.bar.update(left)
 
 
-def metrics_for(options: EvaluationOptions) -> list[EvaluationMetric]:
-    """The model-free metrics plus one entry per (registry figure, requested model)."""
-    models_by_flag = {
-        "--sentence-model": options.sentence_models,
-        "--nli-model": options.nli_models,
-        "--bertscore-model": options.bertscore_models,
-        "--cross-encoder-model": options.cross_encoder_models,
-    }
-    entries = []
-    for flag, models in models_by_flag.items():
-        for model in models:
-            for scorer in scorers_with_flag(flag):
-                entries.append(EvaluationMetric(f"{scorer.figure}[{model}]", "response_set", _set_scorer_runner(scorer, model),
-                                                f"{flag} {model}"))
-    if options.sem_ent_clusters is not None or options.reference_corpus is not None:
-        option_used = ("--sem-ent-clusters " + options.sem_ent_clusters if options.sem_ent_clusters is not None
-                       else "--sem-ent-embedder " + options.sem_ent_embedder
-                       + (f"={options.sem_ent_embedder_model}" if options.sem_ent_embedder_model else ""))
-        entries.append(EvaluationMetric("sem_ent", "corpus", _sem_ent, option_used))
-    if options.selection_questions is not None:
-        entries += [
-            EvaluationMetric(f"response_selection[{model}]", "questions", _selection_runner(model), f"--selection-model {model}")
-            for model in options.selection_models
-        ]
-    return METRICS + entries
+def _record(report: dict, per_set: list[dict] | None, name: str, outcome: StepOutcome) -> None:
+    report["metrics"][name] = {"scope": outcome.scope, **outcome.summary}
+    for row, values in zip(per_set or [], outcome.per_set or []):
+        for key, value in values.items():
+            # Two models of one metric would overwrite each other's per-set figures.
+            row[f"{key}[{outcome.summary.get('model', name)}]" if key in row else key] = value
+
+
+def run_steps(data: JobData, options, report: dict, per_set: list[dict] | None = None) -> None:
+    """Run the job's steps over ``data``, recording figures and skipped steps in ``report`` and the
+    per-set figures in ``per_set`` (one row per set)."""
+    plan = planned_steps(data.scope, options)
+    with shared_model_outputs():
+        _encode_sentences_once(plan, data, options)
+        for step, model in plan:
+            name = step.label(model)
+            try:
+                if model is not None:
+                    resolve_model_path(model)  # fail fast (-> skipped) before any work
+                with tqdm(total=step.work(data, options), desc=name, unit=step.unit, disable=not options.progress,
+                          leave=False) as bar:
+                    progress = _StepBar(bar)
+                    outcome = step.run(data, model, options, progress)
+                    progress.finish()
+            except (ModelNotAvailableError, StepSkipped) as error:
+                report["skipped"].append({"metric": name, "reason": _about(step, model, error)})
+                continue
+            except (ValueError, OSError) as error:
+                raise _named(step, model, error) from error
+            _record(report, per_set, name, outcome)
 
 
 def check_sets(sets: list[ResponseSet], allow_empty: bool = False) -> None:
@@ -328,34 +220,47 @@ def _input_row(response_set: ResponseSet) -> dict:
     return row
 
 
-def _about(metric: EvaluationMetric, error: Exception) -> str:
-    """``error``'s message naming the option that asked for ``metric`` instead of the argument ``model``."""
-    if metric.option is None:
-        return str(error)
-    message = name_flags(str(error), {"model": metric.option.split(" ")[0]})
-    return message if isinstance(error, (ModelNotAvailableError, MetricSkipped)) else f"{metric.option}: {message}"
+def evaluate_response_sets(sets: list[ResponseSet], options=None) -> dict:
+    """Run every step that fits response sets; returns the JSON-ready report.
 
-
-def evaluate_response_sets(sets: list[ResponseSet], options: EvaluationOptions | None = None) -> dict:
-    """Run every available metric; returns the JSON-ready report."""
-    options = options or EvaluationOptions()
+    ``options``: an :data:`EvaluationOptions` (default: every default). Every model sees each
+    distinct text once in the call (the module docstring says how).
+    """
+    options = options if options is not None else EvaluationOptions()
+    sets = list(sets)
     check_sets(sets, options.allow_empty)
-    report = {"num_sets": len(sets), "num_responses": sum(len(s.responses) for s in sets), "metrics": {}, "skipped": []}
+    data = JobData("response_set", [response for s in sets for response in s.responses], [s.responses for s in sets])
+    report = {"scope": "response_set", "num_sets": len(sets), "num_responses": len(data.responses), "metrics": {},
+              "skipped": []}
     per_set = [_input_row(s) for s in sets]
-    for metric in metrics_for(options):
-        try:
-            outcome = metric.run(sets, options)
-        except (ModelNotAvailableError, MetricSkipped) as error:
-            report["skipped"].append({"metric": metric.name, "reason": _about(metric, error)})
-            continue
-        except (ValueError, OSError) as error:  # e.g. a directory that holds no model
-            raise (ValueError if isinstance(error, ValueError) else OSError)(_about(metric, error)) from error
-        report["metrics"][metric.name] = {"scope": metric.scope, **outcome.summary}
-        for row, values in zip(per_set, outcome.per_set or []):
-            for key, value in values.items():
-                # Two models of one metric would overwrite each other's per-set figures.
-                row[f"{key}[{outcome.summary.get('model', metric.name)}]" if key in row else key] = value
+    run_steps(data, options, report, per_set)
     report["per_set"] = per_set
+    return report
+
+
+def check_corpus_responses(responses: list[str], where: list[str] | None = None, allow_empty: bool = False) -> None:
+    """A corpus holds at least one response, none of them empty unless ``allow_empty``; an error
+    names the response's ``FILE:LINE`` (``where[i]``) when given."""
+    if not responses:
+        raise ValueError("no responses to evaluate")
+    for index, response in enumerate(responses):
+        if not isinstance(response, str):
+            raise ValueError(f"`responses[{index}]` must be a string, got {type(response).__name__}")
+        if not allow_empty and not response.strip():
+            place = where[index] if where else f"`responses[{index}]`"
+            raise ValueError(f"{place}: the response is {'empty' if not response else 'white space only'}; "
+                             "pass allow_empty=True to score it as a response without tokens")
+
+
+def evaluate_corpus(responses: list[str], options=None, where: list[str] | None = None) -> dict:
+    """Run every step that fits a corpus (responses without sets: Dist-n, Ent-n, LF, Self-BLEU,
+    Vendi, compression ratio, Sem-Ent with a reference corpus or saved clusters); returns the
+    JSON-ready report. ``where``: each response's ``FILE:LINE``, for error messages."""
+    options = options if options is not None else EvaluationOptions()
+    responses = list(responses)
+    check_corpus_responses(responses, where, options.allow_empty)
+    report = {"scope": "corpus", "num_responses": len(responses), "metrics": {}, "skipped": []}
+    run_steps(JobData("corpus", responses), options, report)
     return report
 
 

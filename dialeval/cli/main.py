@@ -38,8 +38,6 @@ def _evaluate(args: argparse.Namespace) -> int:
     command = build(EvaluateCommand, args)
     sets = read_response_sets(command.input, command.format)
     options = build(EvaluationOptions, args)
-    if bool(options.selection_models) != (options.selection_questions is not None):
-        raise ValueError("response selection needs both --selection-model and --selection-questions")
     from dialeval.distributed import end_processes, process_state, split_work
 
     # Under `accelerate launch`, every process runs the job on the same input and the model-backed

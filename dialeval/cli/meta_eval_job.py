@@ -25,6 +25,7 @@ import numpy as np
 from dialeval.cli.options import name_flags, option
 from dialeval.hub import ModelNotAvailableError, resolve_model_path
 from dialeval.metrics.diversity_meta_eval import diversity_meta_evaluation, subsampled_spearman
+from dialeval.metrics.engines.shared_outputs import shared_model_outputs
 from dialeval.metrics.registry import SET_SCORERS
 
 
@@ -144,7 +145,11 @@ class MetaEvalReport:
         return f"{DISPLAY_NAMES[self.test]} {self.task}Gen"
 
 
-def score_metric(spec: MetricSpec, dataset, options: MetaEvalOptions) -> np.ndarray:
+def score_metric(spec: MetricSpec, dataset, options: MetaEvalOptions, computed: dict | None = None) -> np.ndarray:
+    """The per-set scores of ``spec`` on ``dataset``. ``computed`` holds the runs made so far in
+    the job, by (runner, model): figures of one computation (Baseline, Neutral and Confidence NLI
+    Diversity; distinct-n and cos-sim) come from one run."""
+    computed = computed if computed is not None else {}
     if spec.name.startswith(RELEASED_PREFIX):
         scores = [row[spec.name[len(RELEASED_PREFIX):]] for row in dataset["released_scores"]]
         if None in scores:
@@ -157,10 +162,11 @@ def score_metric(spec: MetricSpec, dataset, options: MetaEvalOptions) -> np.ndar
         if model is not None:
             resolve_model_path(model)  # not on this machine: skipped before any work
         responses = dataset["responses"]
-        with tqdm(total=len(responses), desc=spec.label, unit="set", disable=not options.progress, leave=False) as bar:
-            result = scorer.run(responses, model, batch_size=options.batch_size, device=options.device,
-                                allow_empty=True, progress=bar.update)
-        scores = [row[scorer.figure] for row in result["per_set"]]
+        if (scorer.run, model) not in computed:
+            with tqdm(total=len(responses), desc=spec.label, unit="set", disable=not options.progress, leave=False) as bar:
+                computed[scorer.run, model] = scorer.run(responses, model, batch_size=options.batch_size,
+                                                         device=options.device, allow_empty=True, progress=bar.update)
+        scores = [row[scorer.figure] for row in computed[scorer.run, model]["per_set"]]
     scores = np.asarray(scores, dtype=np.float64)
     return scores.round(options.round_scores) if options.round_scores is not None else scores
 
@@ -186,16 +192,19 @@ def run_meta_eval(metrics: list[str], test: str, task: str, options: MetaEvalOpt
     dataset = load_test_sets(test, task, options)
     report = MetaEvalReport(test, task, definition.binary, dataset.info.config_name)
     parameters = np.asarray(dataset["diversity_parameter"], dtype=np.float64)
-    for spec in specs:
-        try:
-            scores = score_metric(spec, dataset, options)
-        except ModelNotAvailableError as error:
-            report.skipped.append({"metric": spec.label, "reason": name_flags(str(error), {"model": spec.option})})
-            continue
-        except (ValueError, OSError) as error:  # e.g. a directory that holds no model
-            message = f"{spec.option}: {name_flags(str(error), {'model': spec.option})}"
-            raise (ValueError if isinstance(error, ValueError) else OSError)(message) from error
-        report.rows.append(MetricRow(spec.label, scores, parameters, _meta_evaluate(scores, parameters, definition.binary, options)))
+    computed: dict = {}
+    with shared_model_outputs():  # sent-BERT and Vendi on one model encode each text once
+        for spec in specs:
+            try:
+                scores = score_metric(spec, dataset, options, computed)
+            except ModelNotAvailableError as error:
+                report.skipped.append({"metric": spec.label, "reason": name_flags(str(error), {"model": spec.option})})
+                continue
+            except (ValueError, OSError) as error:  # e.g. a directory that holds no model
+                message = f"{spec.option}: {name_flags(str(error), {'model': spec.option})}"
+                raise (ValueError if isinstance(error, ValueError) else OSError)(message) from error
+            report.rows.append(MetricRow(spec.label, scores, parameters,
+                                         _meta_evaluate(scores, parameters, definition.binary, options)))
     if human and definition.hds_family:
         rated = load_test_sets(test, task, options, hds=True)
         hds = np.asarray(rated["abs_hds_mean"], dtype=np.float64)

@@ -23,45 +23,11 @@ import argparse
 import copy
 import dataclasses
 import typing
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 
-#: The metadata key of a field's :class:`CliOption`.
-KEY = "cli"
-_NOT_GIVEN = object()
-
-
-@dataclass(frozen=True)
-class CliOption:
-    """How a dataclass field is spelled on the command line (build it with :func:`option`)."""
-
-    flags: tuple[str, ...]  # empty: a positional argument named after the field
-    help: str | None = None
-    metavar: str | None = None
-    choices: tuple | None = None
-    repeatable: bool = False  # action="append"; the field's default applies when it is not given
-    nargs: str | None = None  # "+" for positional lists
-    convert: Callable | None = None  # the command-line form -> the field's value
-    default: object = _NOT_GIVEN  # for a field that has no default in its dataclass
-    default_text: str | None = None  # the default as help shows it, when the value alone does not say it
-    off_flag: str | None = None  # a switch that sets the field to `off_value`
-    off_help: str | None = None
-    off_value: object = None
-    one_of: str | None = None  # fields sharing this name form a required mutually exclusive group
-    # other Python argument names (in jobs' errors) this option feeds, or (text, replacement) pairs
-    aliases: tuple[str | tuple[str, str], ...] = ()
-
-
-def option(*flags: str, **details) -> dict:
-    """Field metadata for a command-line option; see :class:`CliOption` for ``details``."""
-    if "choices" in details and details["choices"] is not None:
-        details["choices"] = tuple(details["choices"])
-    return {KEY: CliOption(tuple(flags), **details)}
-
-
-def cli_fields(cls) -> list[tuple[dataclasses.Field, CliOption]]:
-    """The fields of dataclass ``cls`` that are on the command line, in declaration order."""
-    return [(f, f.metadata[KEY]) for f in dataclasses.fields(cls) if KEY in f.metadata]
+# The spelling lives in the root layer (metric subpackages declare their own flags with it).
+from dialeval.option_fields import KEY, CliOption, cli_fields, option  # noqa: F401 - re-exported
+from dialeval.option_fields import NOT_GIVEN as _NOT_GIVEN
 
 
 def _default(f: dataclasses.Field, spec: CliOption):

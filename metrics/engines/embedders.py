@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Protocol, runtime_checkable
 
@@ -28,7 +29,9 @@ import numpy as np
 
 from dialeval.hub import EMBEDDED_SENTENCE_MODEL, LoadedModel, check_dtype, load_model, resolve_device, resolve_model_path
 
-from dialeval.distributed import gather_shares, work_share
+from dialeval.distributed import gather_shares, is_sharing_work, work_share
+from dialeval.metrics.engines.job_steps import announce_work
+from dialeval.metrics.engines.shared_outputs import stored_vectors, vector_store
 from dialeval.validation import check_int
 
 KINDS = ("last_token", "mean_pooling", "sentence_transformers")
@@ -95,14 +98,14 @@ def _check_texts(texts: object) -> list[str]:
     return list(texts)
 
 
-def _in_input_order(order: list[int], parts: list[np.ndarray], rows: np.ndarray) -> np.ndarray:
-    """Batches computed for the distinct texts ``order`` (this process's share under
-    :func:`dialeval.distributed.split_work`), gathered and put back in input order."""
+def _in_order(order: list[int], parts: list[np.ndarray], count: int) -> np.ndarray:
+    """Batches computed for the items ``order`` (this process's share under
+    :func:`dialeval.distributed.split_work`), gathered and put back in item order (``count`` items)."""
     mine = np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
     members, computed = gather_shares(order, mine)
-    vectors = np.empty((len(members), computed.shape[1]), dtype=np.float32)
+    vectors = np.empty((count, computed.shape[1]), dtype=np.float32)
     vectors[np.asarray(members, dtype=np.int64)] = computed
-    return np.ascontiguousarray(vectors[rows])
+    return vectors
 
 
 def _deduplicate(texts: list[str]) -> tuple[list[str], np.ndarray]:
@@ -110,6 +113,20 @@ def _deduplicate(texts: list[str]) -> tuple[list[str], np.ndarray]:
     row_of: dict[str, int] = {}
     rows = np.array([row_of.setdefault(text, len(row_of)) for text in texts], dtype=np.int64)
     return list(row_of), rows
+
+
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """Rows L2-normalized as ``encode(normalize_embeddings=True)`` does it (torch's
+    ``F.normalize`` in float32), so stored raw vectors give that call's numbers bit for bit."""
+    import torch
+
+    if vectors.size == 0:
+        return np.asarray(vectors, dtype=np.float32)
+    with warnings.catch_warnings():
+        # a read-only view of a job's store: normalize() only reads its input
+        warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
+        source = torch.from_numpy(np.ascontiguousarray(vectors, dtype=np.float32))
+    return torch.nn.functional.normalize(source, p=2, dim=1).numpy()
 
 
 # ---------------------------------------------------------------- transformers models
@@ -125,31 +142,109 @@ def load_sentence_model(model: str = DEFAULT_SENTENCE_MODEL, device=None, dtype:
     return load_model(model, "sentence_transformers", device=device, dtype=dtype).model
 
 
-def embed_unique(texts: list[str], model=DEFAULT_SENTENCE_MODEL, batch_size: int = 64, device=None, dtype=None):
-    """L2-normalized sentence embeddings of ``texts``, each distinct text encoded once.
-
-    ``model``: a sentence-transformers id or directory, or a loaded model with ``encode``.
-
-    Returns:
-        ``(embeddings, index)`` where ``embeddings[index[t]]`` is the embedding of ``texts[t]``.
-    """
-    check_int(batch_size, "batch_size")
+def _sentence_encoder(model, device, dtype) -> tuple[object, tuple]:
+    """The sentence-transformers encoder of ``model`` and the key of its vectors in a job's store."""
     if not isinstance(model, (str, os.PathLike)) and not callable(getattr(model, "encode", None)):
         raise ValueError(
             f"`model` must be a sentence-transformers id, a local directory or a loaded model with `encode`, got {model!r:.60}"
         )
-    encoder = load_sentence_model(model, device, dtype) if isinstance(model, (str, os.PathLike)) else model
+    if isinstance(model, (str, os.PathLike)):
+        encoder = load_sentence_model(model, device, dtype)
+        return encoder, ("sentence_transformers", resolve_model_path(os.fspath(model)), str(resolve_device(device)),
+                         check_dtype(dtype))
+    # a loaded model: shared by identity, and kept alive by the key while the job runs
+    return model, ("sentence_transformers", model)
+
+
+def _check_progress(progress) -> None:
+    if progress is not None and not callable(progress):
+        raise ValueError(f"`progress` must be a callable (e.g. tqdm's update) or None, got {type(progress).__name__}")
+
+
+def sentence_vectors(texts: list[str], model=DEFAULT_SENTENCE_MODEL, batch_size: int = 64, device=None, dtype=None,
+                     progress: Progress | None = None):
+    """The encoder's own (not normalized) vectors of ``texts``, each distinct text encoded once.
+
+    ``model``: a sentence-transformers id or directory, or a loaded model with ``encode``.
+    Inside :func:`~dialeval.metrics.engines.shared_outputs.shared_model_outputs` (a
+    ``dialeval evaluate`` job) the encoder's vectors are shared with every other metric on the
+    same model, device and dtype; ``progress`` is called with the number of texts of each batch
+    the encoder ran. :func:`unit_rows` of any rows gives :func:`embed_unique`'s numbers for them,
+    so a metric can normalize a chunk at a time instead of copying a corpus's vectors.
+
+    Returns:
+        ``(vectors, index)``: float32 rows of the distinct texts (possibly a read-only view of the
+        job's store), and ``vectors[index[t]]`` the vector of ``texts[t]``.
+    """
+    check_int(batch_size, "batch_size")
+    _check_progress(progress)
+    encoder, key = _sentence_encoder(model, device, dtype)
     unique, index = _deduplicate(list(texts))
-    order = work_share(token_length_order(encoder, unique), batch_size)
-    parts = [
-        np.asarray(encoder.encode([unique[i] for i in order[start : start + batch_size]], batch_size=batch_size,
-                                  convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False), dtype=np.float64)
-        for start in range(0, len(order), batch_size)
-    ]
-    members, embeddings = gather_shares(order, np.concatenate(parts) if parts else np.zeros((0, 0)))
-    ordered = np.empty_like(embeddings)
-    ordered[np.asarray(members, dtype=np.int64)] = embeddings
-    return ordered, index
+    vectors = stored_vectors(key, unique, lambda missing: encode_sentences(encoder, missing, batch_size, progress),
+                             announce=lambda count: announce_work(progress, count, "text"))
+    return vectors, index
+
+
+def embed_unique(texts: list[str], model=DEFAULT_SENTENCE_MODEL, batch_size: int = 64, device=None, dtype=None,
+                 progress: Progress | None = None):
+    """L2-normalized sentence embeddings of ``texts``, each distinct text encoded once (see
+    :func:`sentence_vectors`; the rows equal ``encode(normalize_embeddings=True)``'s bit for bit).
+
+    Returns:
+        ``(embeddings, index)``: float32 rows of the distinct texts, and ``embeddings[index[t]]``
+        the embedding of ``texts[t]``.
+    """
+    vectors, index = sentence_vectors(texts, model, batch_size, device, dtype, progress)
+    return unit_rows(vectors), index
+
+
+def encode_for_job(texts: list[str], model=DEFAULT_SENTENCE_MODEL, batch_size: int = 64, device=None, dtype=None,
+                   progress: Progress | None = None) -> int:
+    """Encode the distinct ``texts`` the job's store does not hold yet, so that every metric of the
+    job reads them from it (a no-op outside
+    :func:`~dialeval.metrics.engines.shared_outputs.shared_model_outputs`, where nothing is kept).
+
+    ``progress`` sees every distinct text once: the stored ones at once, the others per batch.
+    Returns the number of texts encoded.
+    """
+    check_int(batch_size, "batch_size")
+    _check_progress(progress)
+    encoder, key = _sentence_encoder(model, device, dtype)
+    store = vector_store(key)
+    unique = list(dict.fromkeys(texts))
+    missing = store.missing(unique)
+    if progress is not None and len(unique) > len(missing):
+        progress(len(unique) - len(missing))
+    if missing:
+        store.add(missing, encode_sentences(encoder, missing, batch_size, progress))
+    return len(missing)
+
+
+def encode_sentences(encoder, texts: list[str], batch_size: int, progress: Progress | None = None) -> np.ndarray:
+    """``encoder.encode`` of distinct ``texts`` as float32 rows in input order, not normalized:
+    one batch per call, batches sorted by tokens (tighter padding than encode's own character
+    sort), shared among the processes under :func:`~dialeval.distributed.split_work`;
+    ``progress`` sees each batch. In one process each batch is written straight into the
+    result, so 1M texts hold one copy of their vectors, not three."""
+    sharing = is_sharing_work()
+    order = work_share(token_length_order(encoder, texts), batch_size)
+    parts: list[np.ndarray] = []
+    out: np.ndarray | None = None
+    for start in range(0, len(order), batch_size):
+        members = order[start : start + batch_size]
+        batch = np.asarray(encoder.encode([texts[i] for i in members], batch_size=batch_size, convert_to_numpy=True,
+                                          normalize_embeddings=False, show_progress_bar=False), dtype=np.float32)
+        if sharing:
+            parts.append(batch)
+        else:
+            if out is None:
+                out = np.empty((len(texts), batch.shape[1]), dtype=np.float32)
+            out[members] = batch
+        if progress is not None:
+            progress(len(members))
+    if sharing:
+        return _in_order(order, parts, len(texts))
+    return out if out is not None else np.zeros((0, 0), dtype=np.float32)
 
 
 def token_length_order(encoder, texts: list[str]) -> list[int]:
@@ -216,24 +311,33 @@ class _TransformerEmbedder:
     def _pool(self, hidden, attention_mask, lengths):
         raise NotImplementedError
 
+    def _store_key(self) -> tuple:
+        return (self.kind, self.model_path, self.max_length, self.layer, self.device, self.dtype)
+
     def embed(self, texts: list[str], progress: Progress | None = None) -> np.ndarray:
-        """One float32 row per text, in input order; each distinct text is run once.
+        """One float32 row per text, in input order; each distinct text is run once (once per job
+        inside :func:`~dialeval.metrics.engines.shared_outputs.shared_model_outputs`).
 
         Args:
             texts: non-empty list of non-blank strings.
             progress: called after each batch with the number of distinct texts it embedded
                 (``tqdm(total=...).update`` fits).
         """
+        texts = _check_texts(texts)
+        unique, rows = _deduplicate(texts)
+        vectors = stored_vectors(self._store_key(), unique, lambda missing: self._encode(missing, texts, progress))
+        return np.ascontiguousarray(vectors[rows])
+
+    def _encode(self, unique: list[str], texts: list[str], progress: Progress | None) -> np.ndarray:
+        """Vectors of the distinct texts ``unique`` (``texts``: the caller's, for error messages)."""
         import torch
 
-        texts = _check_texts(texts)
         loaded = self.loaded
-        unique, rows = _deduplicate(texts)
         ids = self._token_ids(loaded, unique)
         for position, token_ids in enumerate(ids):
             if not token_ids:
                 raise ValueError(
-                    f"`texts[{int(np.flatnonzero(rows == position)[0])}]` ({unique[position]!r:.60}) has no "
+                    f"`texts[{texts.index(unique[position])}]` ({unique[position]!r:.60}) has no "
                     f"tokens under the tokenizer of {self.model_name!r}"
                 )
         # Longest first: an out-of-memory error shows on the first batch, not after an hour.
@@ -260,7 +364,7 @@ class _TransformerEmbedder:
                 parts.append(batch)
                 if progress is not None:
                     progress(len(members))
-        return _in_input_order(order, parts, rows)
+        return _in_order(order, parts, len(unique))
 
 
 class LastTokenEmbedder(_TransformerEmbedder):
@@ -403,28 +507,15 @@ class SentenceTransformerEmbedder:
         return load_sentence_model(self.model_name, self.device, self.dtype)
 
     def embed(self, texts: list[str], progress: Progress | None = None) -> np.ndarray:
-        """One float32 row per text, in input order; each distinct text is encoded once."""
+        """One float32 row per text, in input order; each distinct text is encoded once (once per
+        job inside :func:`~dialeval.metrics.engines.shared_outputs.shared_model_outputs`, shared
+        with sent-BERT and Vendi on the same model)."""
         texts = _check_texts(texts)
-        encoder = self.loaded
         unique, rows = _deduplicate(texts)
-        # One batch per encode() call, sorted by tokens (tighter padding than encode's own
-        # character sort), so that `progress` sees each batch.
-        order = work_share(token_length_order(encoder, unique), self.batch_size)
-        parts: list[np.ndarray] = []
-        for start in range(0, len(order), self.batch_size):
-            members = order[start : start + self.batch_size]
-            batch = encoder.encode(
-                [unique[i] for i in members],
-                batch_size=self.batch_size,
-                convert_to_tensor=True,
-                normalize_embeddings=self.normalize,
-                show_progress_bar=False,
-            )
-            batch = batch.float().cpu().numpy()
-            parts.append(batch)
-            if progress is not None:
-                progress(len(members))
-        return _in_input_order(order, parts, rows)
+        key = ("sentence_transformers", resolve_model_path(self.model_name), self.device, self.dtype)
+        raw = stored_vectors(key, unique, lambda missing: encode_sentences(self.loaded, missing, self.batch_size, progress))
+        vectors = unit_rows(raw) if self.normalize else raw
+        return np.ascontiguousarray(vectors[rows])
 
 
 # ---------------------------------------------------------------- factories

@@ -22,6 +22,7 @@ import numpy as np
 
 from dialeval.distributed import gather_shares, work_share
 from dialeval.hub import LoadedModel, load_model
+from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.validation import check_int
 
 @dataclass
@@ -133,13 +134,15 @@ def score_pairs(
     batch_size: int = 32,
     stats: PairScoringStats | None = None,
     activation: str = "softmax",
+    progress=None,
 ) -> np.ndarray:
     """Class probabilities (``activation="softmax"``), sigmoid scores or raw logits per pair.
 
     Returns a float64 array of shape ``(len(firsts), num_labels)``, row ``i`` for
     ``(firsts[i], seconds[i])``. Identical pairs are scored once. Batches go to the device without
     waiting for the previous one's result (one synchronization at the end), so on a GPU the next
-    batch is prepared while the current one runs.
+    batch is prepared while the current one runs. ``progress`` is called with the number of
+    pairs of each batch (after :func:`~dialeval.metrics.engines.job_steps.announce_work`).
     """
     import torch
 
@@ -166,6 +169,7 @@ def score_pairs(
     pad_id = classifier.pad_token_id
     order = work_share(sorted(range(len(distinct)), key=lambda i: len(encoded[i][0]), reverse=True), batch_size)
     non_blocking = classifier.device.type == "cuda"
+    announce_work(progress, len(order), "pair")
     outputs = []
     with torch.inference_mode():
         for start in range(0, len(order), batch_size):
@@ -179,6 +183,8 @@ def score_pairs(
             elif activation == "sigmoid":
                 logits = logits.sigmoid()
             outputs.append(logits)
+            if progress is not None:
+                progress(len(members))
         values = torch.cat(outputs).cpu().double().numpy() if outputs else np.zeros((0, num_labels))
     order, values = gather_shares(order, values)
     scores = np.empty((len(distinct), num_labels), dtype=np.float64)

@@ -58,6 +58,7 @@ from functools import lru_cache
 import numpy as np
 
 from dialeval.distributed import gather_shares, is_sharing_work, work_share
+from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.hub import check_dtype, load_model, max_input_length, resolve_device, resolve_model_path
 
 from dialeval.metrics.engines.reduction import UnitSimilarity, units_of
@@ -189,17 +190,19 @@ def _encode(tokenizer, sentences: list[str], max_length: int) -> tuple[list[list
     return [list(row) for row in ids], len(too_long)
 
 
-def _embed(encoder, ids: list[list[int]], pad_id: int, batch_size: int, hidden_layer: int | None, device):
+def _embed(encoder, ids: list[list[int]], pad_id: int, batch_size: int, hidden_layer: int | None, device,
+           progress=None):
     """Normalized token vectors of every sentence, concatenated: ``(total_tokens, d)`` float32.
 
     Sentences are run longest first in batches padded to the batch's longest, so that padding is
     small and an out-of-memory error shows on the first batch. ``hidden_layer`` is None when the
-    encoder is already cut to the wanted layer.
+    encoder is already cut to the wanted layer. ``progress`` sees the sentences of each batch.
     """
     import torch
 
     lengths = [len(row) for row in ids]
     order = work_share(sorted(range(len(ids)), key=lambda k: -lengths[k]), batch_size)
+    announce_work(progress, len(order), "sentence")
     pieces: list = [None] * len(ids)
     with torch.inference_mode():
         for start in range(0, len(order), batch_size):
@@ -220,6 +223,8 @@ def _embed(encoder, ids: list[list[int]], pad_id: int, batch_size: int, hidden_l
             states = states / states.norm(dim=-1, keepdim=True)
             for row, k in enumerate(batch):
                 pieces[k] = states[row, : lengths[k]]
+            if progress is not None:
+                progress(len(batch))
     if is_sharing_work():
         members, mine = gather_shares(order, [pieces[k].cpu() for k in order])
         for k, piece in zip(members, mine):
@@ -358,10 +363,12 @@ def compute_bertscore_matrices(
     device=None,
     dtype: str | None = None,
     allow_empty: bool = False,
+    progress=None,
 ) -> BERTScoreMatrices:
     """Pairwise BERTScore F1 of each response set, with how the sentences were encoded.
 
-    Same arguments as :func:`bertscore_similarity_matrices`. Warns when sentences are truncated.
+    Same arguments as :func:`bertscore_similarity_matrices`; ``progress`` is called with the number
+    of sentences of each encoder batch. Warns when sentences are truncated.
     """
     response_sets = check_response_sets(response_sets, "response_sets", min_size=2, allow_empty=allow_empty)
     _check_arguments(batch_size, rescale_with_baseline, baseline)
@@ -392,7 +399,7 @@ def compute_bertscore_matrices(
     else:
         runner, hidden_layer = encoder, num_layers
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    vectors = _embed(runner, ids, pad_id, batch_size, hidden_layer, device)
+    vectors = _embed(runner, ids, pad_id, batch_size, hidden_layer, device, progress)
 
     zero_weight = {tokenizer.cls_token_id, tokenizer.sep_token_id} - {None}
     raw_weights = torch.tensor(

@@ -48,8 +48,10 @@ def cross_encoder_unit_similarities(
     dtype=None,
     allow_empty: bool = False,
     stats: PairScoringStats | None = None,
+    progress=None,
 ) -> list[UnitSimilarity]:
-    """The STS score of every pair of each set's distinct texts, both orders averaged.
+    """The STS score of every pair of each set's distinct texts, both orders averaged
+    (``progress``: see :func:`~dialeval.metrics.engines.pair_scorer.score_pairs`).
 
     A text that repeats is also scored against itself (the similarity of two of its copies), so
     a set of 10,000 copies of one response needs one pair, not 5*10^7.
@@ -71,7 +73,8 @@ def cross_encoder_unit_similarities(
         firsts += [units[i] for i in rows] + [units[j] for j in cols]
         seconds += [units[j] for j in cols] + [units[i] for i in rows]
     scores = score_pairs(
-        classifier, firsts, seconds, batch_size, stats, activation=cross_encoder_activation(classifier.model.config)
+        classifier, firsts, seconds, batch_size, stats, activation=cross_encoder_activation(classifier.model.config),
+        progress=progress,
     )[:, 0]
     similarities = []
     for start, rows, cols, unit_of_item in layouts:

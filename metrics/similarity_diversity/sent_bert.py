@@ -20,16 +20,18 @@ from dialeval.validation import check_response_sets
 
 
 def sent_bert_unit_similarities(
-    response_sets: list[list[str]], model=DEFAULT_SENTENCE_MODEL, batch_size: int = 64, device=None, dtype=None
+    response_sets: list[list[str]], model=DEFAULT_SENTENCE_MODEL, batch_size: int = 64, device=None, dtype=None,
+    progress=None,
 ) -> list[UnitSimilarity]:
-    """Cosine similarities of each set's distinct texts; every distinct text across sets is embedded once."""
+    """Cosine similarities of each set's distinct texts; every distinct text across sets is embedded
+    once (``progress`` sees each batch the encoder runs)."""
     flat = [text for response_set in response_sets for text in response_set]
-    embeddings, index = embed_unique(flat, model, batch_size, device, dtype)
+    embeddings, index = embed_unique(flat, model, batch_size, device, dtype, progress=progress)
     similarities, start = [], 0
     for response_set in response_sets:
         rows, unit_of_item = units_of(index[start : start + len(response_set)].tolist())
         start += len(response_set)
-        vectors = embeddings[rows]
+        vectors = embeddings[rows].astype(np.float64)
         similarities.append(UnitSimilarity(vectors @ vectors.T, unit_of_item))
     return similarities
 

@@ -100,6 +100,7 @@ def unit_similarities(
     device=None,
     dtype=None,
     allow_empty: bool = False,
+    progress=None,
     **options,
 ) -> list[UnitSimilarity]:
     """The similarities of each response set's distinct responses (see :class:`UnitSimilarity`).
@@ -107,6 +108,8 @@ def unit_similarities(
     Args:
         similarity: one of :data:`SIMILARITIES`.
         model: id or directory; default :func:`default_model` of ``similarity``.
+        progress: called as the model works (texts embedded, sentences encoded, pairs scored),
+            after :func:`~dialeval.metrics.engines.job_steps.announce_work` says how many.
         options: backend options: ``num_layers``, ``rescale_with_baseline``, ``baseline``
             (BERTScore); ``max_n``, ``min_n``, ``tokenizer`` (n-gram cosine).
     """
@@ -124,15 +127,16 @@ def unit_similarities(
     if similarity == "sent_bert":
         from dialeval.metrics.similarity_diversity.sent_bert import sent_bert_unit_similarities
 
-        return sent_bert_unit_similarities(response_sets, model, batch_size, device, dtype)
+        return sent_bert_unit_similarities(response_sets, model, batch_size, device, dtype, progress=progress)
     if similarity == "cross_encoder":
         from dialeval.metrics.similarity_diversity.cross_encoder import cross_encoder_unit_similarities
 
-        return cross_encoder_unit_similarities(response_sets, model, batch_size, device, dtype, allow_empty=allow_empty)
+        return cross_encoder_unit_similarities(response_sets, model, batch_size, device, dtype, allow_empty=allow_empty,
+                                               progress=progress)
     from dialeval.metrics.similarity_diversity.bertscore import compute_bertscore_matrices
 
     return compute_bertscore_matrices(response_sets, model=model, batch_size=batch_size, device=device, dtype=dtype,
-                                      allow_empty=allow_empty, **options).unit_similarities
+                                      allow_empty=allow_empty, progress=progress, **options).unit_similarities
 
 
 def similarity_matrices(
@@ -152,7 +156,7 @@ def similarity_matrices(
     """
     diagonal = 1.0 if similarity in ("cross_encoder", "ngram_cosine") else None
     return [units.full_matrix(diagonal) for units in unit_similarities(
-        response_sets, similarity, model, batch_size, device, dtype, allow_empty, **options)]
+        response_sets, similarity, model, batch_size, device, dtype, allow_empty, progress, **options)]
 
 
 def similarity_diversity(
@@ -163,9 +167,11 @@ def similarity_diversity(
     device=None,
     dtype=None,
     allow_empty: bool = False,
+    progress=None,
     **options,
 ) -> dict:
-    """Negated mean pairwise similarity of each set (Tevet & Berant §5) and its mean over sets.
+    """Negated mean pairwise similarity of each set (Tevet & Berant §5) and its mean over sets
+    (``progress``: see :func:`unit_similarities`).
 
     Returns:
         ``similarity_diversity`` (mean over sets; higher is more diverse), ``per_set`` (one
@@ -174,7 +180,7 @@ def similarity_diversity(
     _check_similarity(similarity)
     model = model if model is not None else default_model(similarity)
     scores = [units.diversity() for units in unit_similarities(
-        response_sets, similarity, model, batch_size, device, dtype, allow_empty, **options)]
+        response_sets, similarity, model, batch_size, device, dtype, allow_empty, progress, **options)]
     return {
         "similarity_diversity": float(np.mean(scores)),
         "num_sets": len(scores),

@@ -51,7 +51,7 @@ from numbers import Real
 import numpy as np
 import scipy.linalg
 
-from dialeval.metrics.engines.embedders import DEFAULT_SENTENCE_MODEL, embed_unique
+from dialeval.metrics.engines.embedders import DEFAULT_SENTENCE_MODEL, sentence_vectors, unit_rows
 from dialeval.validation import check_corpus, check_response_sets, split_scope
 
 #: Tolerance of the kernel checks: ``|K - K^T|``, ``|K_ii - 1|`` and the most negative eigenvalue
@@ -284,14 +284,34 @@ def vendi_score_from_embeddings(embeddings, orders=(1,), normalize: bool = True)
     return vendi_score_from_eigenvalues(_weighted_eigenvalues(rows, np.full(n, 1.0 / n), inverse_norms), orders)
 
 
-def _score_occurrences(
-    unique_embeddings: np.ndarray, inverse_norms: np.ndarray, index: np.ndarray, orders: list[float]
-) -> dict[str, float]:
-    """Scores of the rows ``unique_embeddings[index]`` (normalized by ``inverse_norms``), via the counts of each row."""
+#: Rows upcast to float64 at a time when a corpus has more distinct rows than dimensions: the
+#: ``d x d`` product is summed chunk by chunk, so 1M distinct responses never hold a float64 copy.
+ROWS_PER_CHUNK = 65536
+
+
+def _unit_float64(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows normalized as the sentence encoder does (float32), then in float64: the rows and
+    their float64 inverse norms (so that ``K_ii = 1`` to rounding)."""
+    chosen = unit_rows(vectors).astype(np.float64)
+    _, inverse_norms = _rows_and_inverse_norms(chosen, normalize=True)
+    return chosen, inverse_norms
+
+
+def _score_occurrences(vectors: np.ndarray, index: np.ndarray, orders: list[float]) -> dict[str, float]:
+    """Scores of the rows ``vectors[index]`` (the encoder's vectors, normalized here), via the
+    counts of each row."""
     rows, counts = np.unique(index, return_counts=True)
-    weights = counts / counts.sum()
-    eigenvalues = _weighted_eigenvalues(unique_embeddings[rows], weights.astype(np.float64), inverse_norms[rows])
-    return vendi_score_from_eigenvalues(eigenvalues, orders)
+    weights = (counts / counts.sum()).astype(np.float64)
+    if len(rows) <= ROWS_PER_CHUNK:
+        chosen, inverse_norms = _unit_float64(vectors[rows])
+        return vendi_score_from_eigenvalues(_weighted_eigenvalues(chosen, weights, inverse_norms), orders)
+    dimension = vectors.shape[1]
+    dual = np.zeros((dimension, dimension), dtype=np.float64)
+    for start in range(0, len(rows), ROWS_PER_CHUNK):
+        chunk, inverse_norms = _unit_float64(vectors[rows[start : start + ROWS_PER_CHUNK]])
+        scaled = chunk * (np.sqrt(weights[start : start + ROWS_PER_CHUNK]) * inverse_norms)[:, None]
+        dual += scaled.T @ scaled
+    return vendi_score_from_eigenvalues(scipy.linalg.eigvalsh((dual + dual.T) / 2.0), orders)
 
 
 # --------------------------------------------------------------------------------------------
@@ -306,6 +326,7 @@ def vendi_score(
     device=None,
     dtype=None,
     scope: str | None = None,
+    progress=None,
 ) -> dict:
     """Vendi Score of response sets (per set, then the mean) or of a corpus (one score).
 
@@ -318,6 +339,9 @@ def vendi_score(
         scope: ``None`` (from the nesting), ``"response_set"`` or ``"corpus"``. ``"corpus"`` with
             response sets pools every response of every set into one corpus; ``"response_set"``
             with a flat list scores it as a single response set.
+        progress: called with the number of texts of each batch the sentence model encodes
+            (e.g. ``tqdm.update``); inside a ``dialeval evaluate`` job texts encoded by another
+            metric on the same model are not encoded again.
 
     Returns:
         ``{"scope": ..., "vendi_score": ..., "vendi_score_q{q}": ...}`` plus ``num_sets`` and
@@ -340,12 +364,11 @@ def vendi_score(
         response_sets = [[text for response_set in response_sets for text in response_set]]
 
     flat = [text for response_set in response_sets for text in response_set]
-    embeddings, index = embed_unique(flat, model, batch_size, device, dtype)
-    # The encoder normalizes in float32; renormalize in float64 so that K_ii = 1 to rounding.
-    embeddings, inverse_norms = _rows_and_inverse_norms(embeddings, normalize=True)
+    # Normalized a set (or a chunk of a corpus) at a time: a corpus never holds a second copy of its vectors.
+    vectors, index = sentence_vectors(flat, model, batch_size, device, dtype, progress=progress)
     per_set, start = [], 0
     for response_set in response_sets:
-        per_set.append(_score_occurrences(embeddings, inverse_norms, index[start : start + len(response_set)], orders))
+        per_set.append(_score_occurrences(vectors, index[start : start + len(response_set)], orders))
         start += len(response_set)
 
     if scope == "corpus":

@@ -114,7 +114,8 @@ PINNED_FLAGS = {
 }
 # Flags added since, on purpose (each has its own test).
 ADDED_FLAGS: dict[str, set[str]] = {
-    "evaluate": {"--bertscore-rescale", "--bertscore-baseline"},  # test_cli.py: any BERTScore model
+    # test_cli.py: any BERTScore model; test_evaluate_job.py: --metric picks the registry's steps
+    "evaluate": {"--bertscore-rescale", "--bertscore-baseline", "--metric"},
     "meta-eval": {"--no-progress"},  # test_cli.py: progress bars
     # test_dtg_cli.py: the decoding settings DTG sets itself, trials, GPU options (issue 17)
     "dtg": {"--top-k", "--temperature", "--min-new-tokens", "--no-repeat-ngram-size", "--repetition-penalty",
@@ -254,7 +255,7 @@ def test_evaluate_every_flag(record_evaluation, tmp_path, capsys):
 
 def test_evaluate_selection_needs_both_flags(record_evaluation, capsys):
     assert main(["evaluate", str(DEMO), "--selection-model", "L"]) == 2
-    assert "needs both --selection-model and --selection-questions" in capsys.readouterr().err
+    assert "needs both `--selection-model` and `--selection-questions`" in capsys.readouterr().err
     assert record_evaluation == []
 
 

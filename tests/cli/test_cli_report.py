@@ -14,6 +14,7 @@ import pytest
 
 import dialeval
 from dialeval.cli import evaluate_job, main
+from dialeval.io import read_response_sets
 
 from conftest import REPO_ROOT
 
@@ -242,7 +243,8 @@ class _Bars:
         return Bar()
 
 
-def test_sem_ent_fitting_reports_each_embedding_batch(tmp_path, monkeypatch):
+def test_each_sentence_model_encodes_once_behind_one_bar(tmp_path, monkeypatch):
+    """Sem-Ent's reference corpus and the responses are encoded in one job step, a batch per update."""
     bars = _Bars()
     monkeypatch.setattr(evaluate_job, "tqdm", bars)
     reference = tmp_path / "train.txt"
@@ -250,10 +252,12 @@ def test_sem_ent_fitting_reports_each_embedding_batch(tmp_path, monkeypatch):
     argv = ["evaluate", str(DEMO), "-o", str(tmp_path / "r.json"), *NO_MODELS, "--reference-corpus", str(reference),
             "--sem-ent-k", "3", "--batch-size", "8"]  # the embedded MiniLM
     assert main(argv) == 0
-    fit = next(bar for bar in bars.bars if bar["desc"] == "Sem-Ent: embedding the reference corpus")
-    assert fit["total"] == 31 and fit["updates"] == [8, 8, 8, 6, 1] and not fit["disabled"]  # 30 texts, then k-means
-    scoring = next(bar for bar in bars.bars if bar["desc"] == "Sem-Ent: embedding the responses")
-    assert scoring["total"] == 40 and sum(scoring["updates"]) == 40 and len(scoring["updates"]) == 5
+    distinct = len({f"reference response number {i}" for i in range(30)} | {r for s in read_response_sets(DEMO) for r in s.responses})
+    embedding = next(bar for bar in bars.bars if bar["desc"] == "sentence embeddings (sentence-transformers/all-MiniLM-L6-v2)")
+    assert embedding["total"] == distinct and sum(embedding["updates"]) == distinct and not embedding["disabled"]
+    assert len(embedding["updates"]) == -(-distinct // 8) and max(embedding["updates"]) == 8  # one update per batch
+    sem_ent = next(bar for bar in bars.bars if bar["desc"] == "sem_ent")
+    assert sem_ent["total"] == 2 and sem_ent["updates"] == [1, 1]  # clusters fitted, responses scored
 
 
 def test_no_progress_hides_the_libraries_bars_too(tiny_roberta_nli_path, tmp_path, capsys):

@@ -196,3 +196,15 @@ def test_model_based_metrics_score_every_set(tevet_dir, tiny_roberta_nli_path, t
     assert rows["sent_bert"]["spearman"] == pytest.approx(direct["spearman"], abs=1e-9)
     assert rows["sent_bert"]["oca"] == pytest.approx(direct["oca"], abs=1e-9)
     assert all(row["num_sets"] == 200 and -1 <= row["spearman"] <= 1 for row in rows.values())
+
+
+def test_the_nli_figures_come_from_one_pass_of_the_pairs(tevet_dir, tmp_path, tiny_roberta_nli_path, scored_pairs):
+    """Baseline, Neutral and Confidence NLI Diversity in one meta-eval score each pair once."""
+    rows = scored_pairs
+    argv = ["meta-eval", "--test", "contest", "--task", "resp", "--data-dir", tevet_dir, "--cache-dir", str(tmp_path / "c"),
+            "--no-human", "--no-progress"]
+    assert main([*argv, "--metric", f"nli={tiny_roberta_nli_path}"]) == 0
+    one_figure = len(rows)
+    rows.clear()
+    assert main([*argv, *(f"--metric={name}={tiny_roberta_nli_path}" for name in ("nli", "nli_neutral", "nli_confidence"))]) == 0
+    assert one_figure > 0 and len(rows) == one_figure

@@ -302,4 +302,6 @@ def test_embed_unique_batches_by_token_length_not_characters():
     texts = ["a b c d", "extraordinarily", "x y", "a b c d", "p q r"]
     embeddings, index = embed_unique(texts, encoder, batch_size=2)
     assert encoder.batches == [["a b c d", "p q r"], ["x y", "extraordinarily"]]
-    assert [embeddings[i][0] * np.sqrt(2) for i in index] == [4.0, 1.0, 2.0, 4.0, 3.0]
+    # rows come back in input order, L2-normalized (the fake encoder's rows are not)
+    assert [round(float(embeddings[i][0] / embeddings[i][1]), 5) for i in index] == [4.0, 1.0, 2.0, 4.0, 3.0]
+    assert np.allclose(np.linalg.norm(embeddings, axis=1), 1.0)

@@ -1,0 +1,15 @@
+"""``dialeval evaluate``'s compression-ratio step: per response set, or of the whole corpus for a corpus input."""
+from __future__ import annotations
+
+from dialeval.metrics.compression_ratio import compression_ratio_scores
+from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome
+
+
+def _compression_ratio(data: JobData, model, options, progress) -> StepOutcome:
+    result = compression_ratio_scores(data.sets if data.sets is not None else data.responses, allow_empty=options.allow_empty)
+    progress(data.num_units)
+    summary = {key: value for key, value in result.items() if key not in ("scope", "per_set")}
+    return StepOutcome(summary, result.get("per_set"))
+
+
+STEPS = (JobStep("compression_ratio", ("response_set", "corpus"), _compression_ratio, options=(JobOptions,)),)

@@ -1,0 +1,149 @@
+"""What a metric tells ``dialeval evaluate`` about itself: its job steps, their scope, models and settings.
+
+Each metric subpackage lists its steps in ``metrics/<name>/job.py`` and its registry entry
+(:mod:`dialeval.metrics.registry`) carries them: the command line runs every registered step
+that fits the input's scope and whose model is on the machine, so adding a metric to the job
+needs no edit under ``dialeval/cli/``.
+
+A step runs over a :class:`JobData` (the response sets of the input, or a corpus of responses)
+with the job's settings (one object holding every registered settings dataclass's fields, see
+``dialeval.cli.evaluate_job.EvaluationOptions``) and returns a :class:`StepOutcome`. A
+model-backed step runs once per model its ``models`` hook lists (``--nli-model A --nli-model
+B``); a step that needs a sentence embedding says which texts it embeds with which model
+(``sentence_texts``), so the job encodes each distinct text once per model before the steps run
+and every step reads the shared vectors
+(:mod:`dialeval.metrics.engines.shared_outputs`).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from dialeval.hub import EMBEDDED_SENTENCE_MODEL
+from dialeval.io import read_text_lines
+from dialeval.option_fields import option
+
+#: Input scopes: response sets (one list of responses per context) or a corpus (responses alone).
+SCOPES = ("response_set", "corpus")
+
+Progress = Callable[[int], object]
+
+
+def announce_work(progress: Progress | None, total: int, unit: str) -> None:
+    """Tell a job step's progress bar how much work an engine is about to report, in its own unit
+    (sentences encoded, pairs scored), so the bar counts real work with an ETA. A plain callable
+    (``tqdm.update``) has no ``restart`` and is left as it is."""
+    restart = getattr(progress, "restart", None)
+    if callable(restart):
+        restart(total, unit)
+
+
+@dataclass(frozen=True)
+class JobData:
+    """The input of a job: its response sets (None for a corpus) and every response, pooled."""
+
+    scope: str
+    responses: list[str]
+    sets: list[list[str]] | None = None
+
+    @property
+    def num_units(self) -> int:
+        """Sets of a response-set input, responses of a corpus: what a per-unit step counts."""
+        return len(self.sets) if self.sets is not None else len(self.responses)
+
+
+@dataclass
+class StepOutcome:
+    """``summary``: figure -> value; ``per_set``: one dict of figures per set, or None.
+
+    ``scope`` is what the figures are computed over (the report's ``scope``): by default
+    ``"response_set"`` (averaged over sets) when there are per-set figures, else ``"corpus"``.
+    """
+
+    summary: dict
+    per_set: list[dict] | None = None
+    scope: str | None = None
+
+    def __post_init__(self):
+        if self.scope is None:
+            self.scope = "response_set" if self.per_set is not None else "corpus"
+
+
+class StepSkipped(Exception):
+    """A step cannot run on this input (a reference corpus too small to fit, ...); the job goes on."""
+
+
+@dataclass(frozen=True)
+class JobStep:
+    """One computation of ``dialeval evaluate``.
+
+    Attributes:
+        name: its ``--metric`` name; the report key (``name[MODEL]`` for a model-backed step,
+            with ``report_name`` instead of ``name`` when given).
+        scopes: the input scopes (:data:`SCOPES`) it runs on.
+        run: ``run(data, model, options, progress) -> StepOutcome``; ``progress(n)`` after each
+            ``n`` units of :attr:`unit` (``total`` of them).
+        options: the settings dataclasses it reads (their fields join the command line).
+        models: ``models(options) -> list[str]``: the models to run it with (None: model-free).
+        model_flag: the flag those models come from (for errors and ``skipped`` entries).
+        applies: ``applies(options) -> bool``: False when the input lacks what the step needs
+            (Sem-Ent without a reference corpus or saved clusters); it is then not run, unless
+            asked for with ``--metric``, which is an error saying why (``needs``).
+        needs: what the step needs when ``applies`` is False (for that error).
+        sentence_texts: ``sentence_texts(data, options, model) -> [(sentence_model, texts)]``:
+            the texts the step embeds with a sentence-transformers model, encoded by the job
+            once per model before the steps run.
+        unit, total: the progress bar's unit and ``total(data, options)`` (default: one per
+            set, or per response of a corpus).
+    """
+
+    name: str
+    scopes: tuple[str, ...]
+    run: Callable[..., StepOutcome]
+    options: tuple[type, ...] = ()
+    models: Callable[[object], list[str]] | None = None
+    model_flag: str | None = None
+    report_name: str | None = None
+    applies: Callable[[object], bool] | None = None
+    needs: str | None = None
+    sentence_texts: Callable[..., list[tuple[str, list[str]]]] | None = None
+    unit: str = "set"
+    total: Callable[[JobData, object], int] | None = None
+
+    def label(self, model: str | None) -> str:
+        """The step's key in a report: ``name`` or ``name[MODEL]``."""
+        base = self.report_name or self.name
+        return base if model is None else f"{base}[{model}]"
+
+    def work(self, data: JobData, options) -> int:
+        return self.total(data, options) if self.total is not None else data.num_units
+
+
+@dataclass
+class JobOptions:
+    """Settings every step may read: the reference corpus, batch size, device, empty responses."""
+
+    reference_corpus: list[str] | None = field(default=None, metadata=option(
+        "--reference-corpus", metavar="TXT", convert=read_text_lines,
+        help="UTF-8 text file, one reference (e.g. training) response per line: LF counts token frequencies in it "
+        "(default: the evaluated responses themselves, as the Sem-Ent released code) and Sem-Ent fits its clusters on it",
+    ))
+    allow_empty: bool = field(default=False, metadata=option(
+        "--allow-empty", help='score "" as a response without tokens instead of failing'))
+    batch_size: int = field(default=64, metadata=option("--batch-size", help="texts or pairs per forward pass"))
+    device: str | None = field(default=None, metadata=option(
+        "--device", help="torch device for model-based metrics (default: Accelerate's choice)"))
+
+
+@dataclass
+class SentenceModelOptions:
+    """The sentence-transformers models of the steps that embed responses (sent-BERT, Vendi)."""
+
+    sentence_models: list[str] = field(
+        default_factory=lambda: [EMBEDDED_SENTENCE_MODEL],
+        metadata=option(
+            "--sentence-model", metavar="MODEL", repeatable=True, default_text="the embedded all-MiniLM-L6-v2",
+            help="sentence-transformers id or directory for sent-BERT diversity and the Vendi score",
+            off_flag="--no-sentence-model", off_value=[], off_help="skip sent-BERT diversity and the Vendi score",
+        ),
+    )

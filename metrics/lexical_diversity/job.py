@@ -1,0 +1,49 @@
+"""``dialeval evaluate``'s lexical steps: set-level distinct-n / n-gram cosine, corpus Dist/Ent/LF, Self-BLEU."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome, StepSkipped
+from dialeval.metrics.lexical_diversity.by_scope import SET_METRICS, set_lexical_diversity
+from dialeval.metrics.lexical_diversity.corpus import corpus_ngram_diversity, lf
+from dialeval.metrics.lexical_diversity.self_bleu import self_bleu
+from dialeval.option_fields import option
+
+
+@dataclass
+class LexicalOptions:
+    """Settings of the lexical steps."""
+
+    max_n: int = field(default=5, metadata=option("--max-n", help="highest n-gram order of the set-level metrics"))
+    corpus_max_n: int = 3
+    lf_threshold: int = field(default=100, metadata=option("--lf-threshold", help="LF low-frequency count threshold"))
+
+
+def _set_level(data: JobData, model, options, progress) -> StepOutcome:
+    result = set_lexical_diversity(data.sets, max_n=options.max_n, allow_empty=options.allow_empty, progress=progress)
+    return StepOutcome({name: result[name] for name in SET_METRICS}, result["per_set"])
+
+
+def _corpus(data: JobData, model, options, progress) -> StepOutcome:
+    result = corpus_ngram_diversity(data.responses, max_n=options.corpus_max_n, allow_empty=options.allow_empty)
+    result["lf"] = lf(data.responses, reference=options.reference_corpus, threshold=options.lf_threshold,
+                      allow_empty=options.allow_empty)
+    result["num_responses"] = len(data.responses)
+    result["lf_counted_against"] = "reference corpus" if options.reference_corpus is not None else "the evaluated responses"
+    progress(data.num_units)
+    return StepOutcome(result)
+
+
+def _self_bleu(data: JobData, model, options, progress) -> StepOutcome:
+    if len(data.responses) < 2:
+        raise StepSkipped("Self-BLEU needs at least 2 responses (each is scored against the others)")
+    score = self_bleu(data.responses, max_n=3, allow_empty=options.allow_empty)
+    progress(data.num_units)
+    return StepOutcome({"self_bleu": score, "max_n": 3, "num_responses": len(data.responses)})
+
+
+STEPS = (
+    JobStep("lexical_diversity", ("response_set",), _set_level, options=(JobOptions, LexicalOptions)),
+    JobStep("corpus_lexical_diversity", ("response_set", "corpus"), _corpus, options=(JobOptions, LexicalOptions)),
+    JobStep("self_bleu", ("response_set", "corpus"), _self_bleu, options=(JobOptions,)),
+)

@@ -1,0 +1,186 @@
+"""`dialeval evaluate` as one job: the registry's steps, one pass per model, response sets or a corpus."""
+import dataclasses
+import json
+
+import pytest
+from sentence_transformers import SentenceTransformer
+
+from dialeval.cli import evaluate_job, main
+from dialeval.cli.evaluate_job import EvaluationOptions, evaluate_corpus, evaluate_response_sets
+from dialeval.hub import EMBEDDED_SENTENCE_MODEL, resolve_model_path
+from dialeval.io import ResponseSet
+from dialeval.metrics import registry
+from dialeval.metrics.engines.job_steps import JobStep, StepOutcome
+
+MINILM = EMBEDDED_SENTENCE_MODEL
+# Responses repeat within and across sets: a model must see each distinct text once per job.
+SETS = [
+    ["I went hiking.", "I fixed the sink.", "Nothing much.", "I went hiking."],
+    ["Nothing much.", "Not much, you?", "We ate seafood on the coast."],
+    ["Sure!", "Maybe tomorrow?", "I fixed the sink."],
+]
+REFERENCE = ["I love pizza.", "Sushi for dinner!", "Pasta tonight?", "It is raining.", "So sunny today.",
+             "Nothing much.", "We won the final.", "I run every morning.", "My boss is angry."]
+NO_PAIR_MODELS = dict(nli_models=[], bertscore_models=[], cross_encoder_models=[])
+
+
+@pytest.fixture()
+def encoded(monkeypatch):
+    """Every text SentenceTransformer.encode is asked to encode, in call order."""
+    seen: list[str] = []
+    original = SentenceTransformer.encode
+
+    def counting(self, sentences, *args, **kwargs):
+        seen.extend([sentences] if isinstance(sentences, str) else sentences)
+        return original(self, sentences, *args, **kwargs)
+
+    monkeypatch.setattr(SentenceTransformer, "encode", counting)
+    return seen
+
+
+def _sets():
+    return [ResponseSet(None, responses) for responses in SETS]
+
+
+def test_sent_bert_vendi_and_sem_ent_encode_each_distinct_text_once(encoded):
+    options = EvaluationOptions(**NO_PAIR_MODELS, reference_corpus=REFERENCE, sem_ent_num_clusters=3, progress=False)
+    report = evaluate_response_sets(_sets(), options)
+    assert {f"sent_bert_diversity[{MINILM}]", f"vendi_score[{MINILM}]", "sem_ent"} <= set(report["metrics"])
+    distinct = {text for responses in SETS for text in responses} | set(REFERENCE)
+    assert sorted(encoded) == sorted(distinct)  # 3 metrics on one model: every distinct text once, no more
+
+
+def test_one_model_under_two_names_is_encoded_once(encoded):
+    """The store is keyed by the resolved model: the embedded model's id and its folder are one model."""
+    folder = resolve_model_path(MINILM)
+    options = EvaluationOptions(**NO_PAIR_MODELS, sentence_models=[MINILM, folder], progress=False)
+    report = evaluate_response_sets(_sets(), options)
+    assert report["metrics"][f"sent_bert_diversity[{MINILM}]"]["sent_bert_diversity"] == \
+        report["metrics"][f"sent_bert_diversity[{folder}]"]["sent_bert_diversity"]
+    assert sorted(encoded) == sorted({text for responses in SETS for text in responses})
+
+
+def test_a_job_gives_the_numbers_of_the_metrics_called_alone():
+    from dialeval.metrics import sent_bert_diversity, vendi_score
+
+    options = EvaluationOptions(**NO_PAIR_MODELS, progress=False)
+    report = evaluate_response_sets(_sets(), options)
+    assert [row["sent_bert_diversity"] for row in report["per_set"]] == sent_bert_diversity(SETS)
+    assert [row["vendi_score"] for row in report["per_set"]] == [row["vendi_score"] for row in vendi_score(SETS)["per_set"]]
+
+
+def test_nli_scores_each_distinct_pair_once_for_all_its_figures(tiny_roberta_nli_path, scored_pairs):
+    options = EvaluationOptions(sentence_models=[], bertscore_models=[], cross_encoder_models=[],
+                                nli_models=[tiny_roberta_nli_path], progress=False)
+    report = evaluate_response_sets(_sets(), options)
+    nli = report["metrics"][f"nli_diversity[{tiny_roberta_nli_path}]"]
+    assert {"nli_diversity", "nli_diversity_neutral", "nli_diversity_confidence"} <= set(nli)
+    assert len(scored_pairs) == nli["num_unique_pairs"]  # one forward row per distinct pair, all figures from it
+
+
+def test_every_registered_step_that_fits_response_sets_runs_or_says_why():
+    options = EvaluationOptions(reference_corpus=REFERENCE, sem_ent_num_clusters=3, progress=False)
+    report = evaluate_response_sets(_sets(), options)
+    ran_or_skipped = {name.split("[")[0] for name in report["metrics"]} | {
+        entry["metric"].split("[")[0] for entry in report["skipped"]}
+    expected = {step.report_name or step.name for step in registry.JOB_STEPS
+                if "response_set" in step.scopes and (step.applies is None or step.applies(options))}
+    assert ran_or_skipped == expected
+    assert "compression_ratio" in report["metrics"]  # registered, and now run by the job
+
+
+def test_a_new_registry_step_joins_the_job_without_a_cli_edit(monkeypatch, tmp_path):
+    def longest_response(data, model, options, progress):
+        progress(len(data.sets))
+        return StepOutcome({"longest": max(len(r) for r in data.responses)}, [{"longest": max(map(len, s))} for s in data.sets])
+
+    step = JobStep("longest_response", ("response_set",), longest_response)
+    monkeypatch.setattr(registry, "JOB_STEPS", (*registry.JOB_STEPS, step))
+    data = tmp_path / "sets.jsonl"
+    data.write_text("".join(json.dumps({"responses": responses}) + "\n" for responses in SETS), encoding="utf-8")
+    out = tmp_path / "r.json"
+    assert main(["evaluate", str(data), "-o", str(out), "--no-progress", "--metric", "longest_response"]) == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert list(report["metrics"]) == ["longest_response"]
+    assert [row["longest"] for row in report["per_set"]] == [max(map(len, s)) for s in SETS]
+
+
+def test_metric_restricts_the_job_and_bad_names_name_the_flag(tmp_path, capsys):
+    data = tmp_path / "sets.jsonl"
+    data.write_text("".join(json.dumps({"responses": responses}) + "\n" for responses in SETS), encoding="utf-8")
+    out = tmp_path / "r.json"
+    assert main(["evaluate", str(data), "-o", str(out), "--no-progress", "--metric", "sent_bert", "--metric", "vendi"]) == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert sorted(report["metrics"]) == [f"sent_bert_diversity[{MINILM}]", f"vendi_score[{MINILM}]"]
+    assert report["skipped"] == []
+    assert main(["evaluate", str(data), "--no-progress", "--metric", "distinct-n"]) == 2
+    err = capsys.readouterr().err
+    assert "`--metric` must name steps of" in err and "'distinct-n'" in err and "compression_ratio" in err
+    assert main(["evaluate", str(data), "--no-progress", "--metric", "sem_ent"]) == 2
+    assert "`--metric`: sem_ent needs --reference-corpus" in capsys.readouterr().err
+
+
+def test_a_corpus_gets_the_corpus_steps_only(encoded):
+    responses = [text for responses in SETS for text in responses]
+    options = EvaluationOptions(**NO_PAIR_MODELS, progress=False)
+    report = evaluate_corpus(responses, options)
+    assert report["scope"] == "corpus" and report["num_responses"] == len(responses)
+    assert sorted(report["metrics"]) == ["compression_ratio", "corpus_lexical_diversity", "self_bleu",
+                                         f"vendi_score[{MINILM}]"]
+    assert all(summary["scope"] == "corpus" for summary in report["metrics"].values())
+    assert sorted(encoded) == sorted(set(responses))
+    from dialeval.metrics import vendi_score
+
+    assert report["metrics"][f"vendi_score[{MINILM}]"]["vendi_score"] == pytest.approx(
+        vendi_score(responses, scope="corpus")["vendi_score"], rel=1e-12)
+    with pytest.raises(ValueError, match="`metrics`: lexical_diversity does not run on a corpus input"):
+        evaluate_corpus(responses, dataclasses.replace(options, metrics=["lexical_diversity"]))
+    with pytest.raises(ValueError, match="line 2: the response is empty"):
+        evaluate_corpus(["fine", ""], options, where=["c.txt:line 1", "c.txt:line 2"])
+
+
+def test_settings_declared_twice_are_refused():
+    @dataclasses.dataclass
+    class Clash:
+        max_n: int = 3
+
+    with pytest.raises(TypeError, match="'max_n' is declared by both LexicalOptions and Clash"):
+        evaluate_job._compose((*registry.job_option_classes(), Clash))
+
+
+class _RecordingBar:
+    """tqdm's interface as the job uses it; records what each bar was told."""
+
+    bars: list = []
+
+    def __init__(self, total=None, desc=None, unit="it", disable=False, leave=True):
+        self.total, self.desc, self.unit, self.n, self.resets = total, desc, unit, 0, []
+        _RecordingBar.bars.append(self)
+
+    def update(self, count=1):
+        self.n += count
+
+    def reset(self, total=None):
+        self.resets.append(total)
+        self.total, self.n = total, 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_each_step_bar_counts_its_engine_work_and_ends_full(monkeypatch, tiny_cross_encoder_path):
+    _RecordingBar.bars = []
+    monkeypatch.setattr(evaluate_job, "tqdm", _RecordingBar)
+    options = EvaluationOptions(nli_models=[], bertscore_models=[], cross_encoder_models=[tiny_cross_encoder_path],
+                                batch_size=4)
+    evaluate_response_sets(_sets(), options)
+    bars = {bar.desc: bar for bar in _RecordingBar.bars}
+    embedding = bars[f"sentence embeddings ({MINILM})"]
+    assert embedding.unit == "text" and embedding.n == embedding.total == len({t for s in SETS for t in s})
+    cross = bars[f"cross_encoder_diversity[{tiny_cross_encoder_path}]"]
+    assert cross.unit == "pair" and len(cross.resets) == 1 and cross.n == cross.total > len(SETS)  # pairs, not sets
+    for name in (f"sent_bert_diversity[{MINILM}]", f"vendi_score[{MINILM}]", "lexical_diversity"):
+        assert bars[name].unit == "set" and bars[name].n == bars[name].total == len(SETS)  # read from the shared vectors
