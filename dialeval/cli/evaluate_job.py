@@ -108,10 +108,12 @@ def planned_steps(scope: str, options) -> list[tuple[JobStep, str | None]]:
 
 def _about(step: JobStep, model: str | None, error: Exception) -> str:
     """``error``'s message naming the option that asked for the step instead of the argument ``model``."""
-    if model is None or step.model_flag is None:
+    if step.model_flag is None:
         return str(error)
     message = name_flags(str(error), {"model": step.model_flag})
-    return message if isinstance(error, (ModelNotAvailableError, StepSkipped)) else f"{step.model_flag} {model}: {message}"
+    if isinstance(error, (ModelNotAvailableError, StepSkipped)):
+        return message
+    return f"{step.model_flag}{'' if model is None else ' ' + model}: {message}"
 
 
 def _named(step: JobStep, model: str | None, error: Exception) -> Exception:

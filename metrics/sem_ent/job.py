@@ -83,6 +83,7 @@ def _sem_ent(data: JobData, model, options, progress) -> StepOutcome:
 
 STEPS = (
     JobStep("sem_ent", ("response_set", "corpus"), _sem_ent, options=(JobOptions, SemEntOptions), applies=_fits,
+            model_flag="--sem-ent-embedder",
             needs="--reference-corpus (to fit the clusters on) or --sem-ent-clusters", sentence_texts=_embedded_texts,
             unit="step", total=lambda data, options: 2),
 )
