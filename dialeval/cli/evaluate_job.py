@@ -120,26 +120,28 @@ def _named(step: JobStep, model: str | None, error: Exception) -> Exception:
     return (ValueError if isinstance(error, ValueError) else OSError)(_about(step, model, error))
 
 
-def _encode_sentences_once(plan, data: JobData, options) -> None:
-    """Encode, once per sentence model, every distinct text the planned steps will embed with it."""
-    texts_by_model: dict[str, list[list[str]]] = {}
-    asked_by: dict[str, tuple[JobStep, str | None]] = {}
+def _sentence_texts(plan, data: JobData, options) -> dict[str, tuple[list[list[str]], tuple[JobStep, str | None]]]:
+    """Per sentence model: the texts the planned steps will embed with it, and the first step asking."""
+    wanted: dict[str, tuple[list[list[str]], tuple[JobStep, str | None]]] = {}
     for step, model in plan:
         for sentence_model, texts in (step.sentence_texts(data, options, model) if step.sentence_texts else []):
-            texts_by_model.setdefault(sentence_model, []).append(texts)
-            asked_by.setdefault(sentence_model, (step, model))
-    for sentence_model, groups in texts_by_model.items():
+            wanted.setdefault(sentence_model, ([], (step, model)))[0].append(texts)
+    return wanted
+
+
+def _encode_once(sentence_model: str, groups: list[list[str]], asked_by, options) -> None:
+    """Encode every distinct text of ``groups`` with ``sentence_model`` into the job's store, behind one bar."""
+    try:
+        resolve_model_path(sentence_model)
+    except ModelNotAvailableError:
+        return  # each step that needs it is skipped, with the reason
+    distinct = list(dict.fromkeys(text for texts in groups for text in texts))
+    with tqdm(total=len(distinct), desc=f"sentence embeddings ({sentence_model})", unit="text",
+              disable=not options.progress, leave=False) as bar:
         try:
-            resolve_model_path(sentence_model)
-        except ModelNotAvailableError:
-            continue  # each step that needs it is skipped, with the reason
-        distinct = list(dict.fromkeys(text for texts in groups for text in texts))
-        with tqdm(total=len(distinct), desc=f"sentence embeddings ({sentence_model})", unit="text",
-                  disable=not options.progress, leave=False) as bar:
-            try:
-                encode_for_job(distinct, sentence_model, options.batch_size, options.device, progress=bar.update)
-            except (ValueError, OSError) as error:  # e.g. a directory that holds no model
-                raise _named(*asked_by[sentence_model], error) from error
+            encode_for_job(distinct, sentence_model, options.batch_size, options.device, progress=bar.update)
+        except (ValueError, OSError) as error:  # e.g. a directory that holds no model
+            raise _named(*asked_by, error) from error
 
 
 class _StepBar:
@@ -176,9 +178,14 @@ def run_steps(data: JobData, options, report: dict, per_set: list[dict] | None =
     """Run the job's steps over ``data``, recording figures and skipped steps in ``report`` and the
     per-set figures in ``per_set`` (one row per set)."""
     plan = planned_steps(data.scope, options)
+    to_encode = _sentence_texts(plan, data, options)
     with shared_model_outputs():
-        _encode_sentences_once(plan, data, options)
         for step, model in plan:
+            # Each sentence model encodes, right before its first step, what all its steps embed:
+            # the model-free steps before it never share the memory with its vectors.
+            for sentence_model, _ in (step.sentence_texts(data, options, model) if step.sentence_texts else []):
+                if sentence_model in to_encode:
+                    _encode_once(sentence_model, *to_encode.pop(sentence_model), options)
             name = step.label(model)
             try:
                 if model is not None:
