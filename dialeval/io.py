@@ -262,8 +262,8 @@ def _is_saved_dataset(folder: Path) -> bool:
 
 def load_input_dataset(source: str, split: str | None = None, dataset_config: str | None = None):
     """``(dataset, split)``: a ``save_to_disk`` folder, a folder of data files (streamed) or a Hub
-    dataset id (from the cache when offline: a clear ValueError when it is not there). A dataset of
-    several splits needs ``split``."""
+    dataset id (offline: from the datasets cache, else its files in the Hugging Face cache, else a
+    clear ValueError). A dataset of several splits needs ``split``."""
     import datasets
 
     folder = Path(source)
@@ -277,11 +277,16 @@ def load_input_dataset(source: str, split: str | None = None, dataset_config: st
         try:
             loaded = datasets.load_dataset(source, name=dataset_config, split=split)
         except (OSError, ValueError) as error:  # offline: ConnectionError; unknown id, config or split
-            raise ValueError(
-                f"`input` {source!r} is not a file or folder here, and reading it as a Hub dataset failed: {error}. "
-                "Offline (HF_HUB_OFFLINE=1 / HF_DATASETS_OFFLINE=1) a Hub dataset is read from the datasets cache "
-                f"only: load it once with network access (datasets.load_dataset({source!r}))"
-            ) from None
+            snapshot = hub_dataset_snapshot(source)
+            if snapshot is None:
+                raise ValueError(
+                    f"`input` {source!r} is not a file or folder here, and reading it as a Hub dataset failed: "
+                    f"{error}. Offline (HF_HUB_OFFLINE=1 / HF_DATASETS_OFFLINE=1) a Hub dataset is read from the "
+                    f"caches only: load it once with network access (datasets.load_dataset({source!r}), or "
+                    f"`hf download {source} --repo-type dataset`)"
+                ) from None
+            # its files are in the Hugging Face cache (`hf download`), not in datasets' own: read them there
+            loaded = datasets.load_dataset(snapshot, name=dataset_config, split=split, streaming=True)
     if isinstance(loaded, (datasets.DatasetDict, datasets.IterableDatasetDict)):
         if split is None and len(loaded) == 1:
             split = next(iter(loaded))
@@ -290,6 +295,17 @@ def load_input_dataset(source: str, split: str | None = None, dataset_config: st
                              + (f" ({split!r} is not one of them)" if split is not None else ""))
         loaded = loaded[split]
     return loaded, split
+
+
+def hub_dataset_snapshot(repo_id: str) -> str | None:
+    """The folder of a Hub dataset's files in the Hugging Face cache, or None when it is not there."""
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    try:
+        return snapshot_download(repo_id, repo_type="dataset", local_files_only=True)
+    except (LocalEntryNotFoundError, OSError, ValueError):
+        return None
 
 
 def _iter_dataset(source: str, responses_column: str, context_column: str, split: str | None,

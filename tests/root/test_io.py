@@ -197,7 +197,7 @@ def test_a_folder_of_parquet_files_as_the_hub_lays_them_out(tmp_path):
 
 def test_a_hub_dataset_that_is_not_cached_fails_clearly_offline(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # "nobody/no-such-dataset" is no path here
-    with pytest.raises(ValueError, match=r"'nobody/no-such-dataset' is not a file or folder here.*datasets cache"):
+    with pytest.raises(ValueError, match=r"'nobody/no-such-dataset' is not a file or folder here.*read from the caches only.*hf download nobody/no-such-dataset --repo-type dataset"):
         iter_response_sets("nobody/no-such-dataset", split="train")
     assert dialeval_io.input_format("nobody/no-such-dataset") == "dataset"
     with pytest.raises(ValueError, match=r"`input` 'missing\.jsonl' is not a file"):
