@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from tqdm.auto import tqdm
 
 from dialeval.cli.options import name_flags, option
-from dialeval.io import ResponseSet, read_text_lines
+from dialeval.cli.report_formats import INPUT_KEYS, render_table, summary_table
+from dialeval.io import ResponseSet, as_response_sets, read_text_lines
 from dialeval.hub import ModelNotAvailableError, resolve_model_path
 from dialeval.metrics.lexical_diversity import corpus_lexical_diversity, set_lexical_diversity
 from dialeval.metrics.registry import SET_SCORERS, SetScorer, scorers_with_flag
@@ -337,7 +338,9 @@ def _about(metric: EvaluationMetric, error: Exception) -> str:
 
 
 def evaluate_response_sets(sets: list[ResponseSet], options: EvaluationOptions | None = None) -> dict:
-    """Run every available metric; returns the JSON-ready report."""
+    """Run every available metric; returns the JSON-ready report. ``sets`` may be a pandas DataFrame
+    (column ``responses``, optional ``context``, other columns kept as metadata)."""
+    sets = as_response_sets(sets)
     options = options or EvaluationOptions()
     check_sets(sets, options.allow_empty)
     report = {"num_sets": len(sets), "num_responses": sum(len(s.responses) for s in sets), "metrics": {}, "skipped": []}
@@ -373,23 +376,9 @@ def models_used(report: dict) -> list[str]:
 
 def format_table(report: dict) -> str:
     """A plain-text table of the summary figures and the skipped metrics."""
-    rows = [("metric", "figure", "scope", "value")]
-    for name, summary in report["metrics"].items():
-        for figure, value in summary.items():
-            if figure in {"scope", "model", "lf_counted_against"} or value is None or isinstance(value, (list, dict)):
-                continue
-            shown = f"{value:.4f}" if isinstance(value, float) else str(value)
-            rows.append((name, figure, summary["scope"], shown))
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
-    lines.insert(1, "  ".join("-" * width for width in widths))
-    for skipped in report["skipped"]:
-        lines.append(f"skipped {skipped['metric']}: {skipped['reason']}")
+    lines = [render_table(summary_table(report), "text")]
+    lines += [f"skipped {skipped['metric']}: {skipped['reason']}" for skipped in report["skipped"]]
     return "\n".join(lines)
-
-
-#: Keys of a ``per_set`` row that describe the input rather than hold a figure.
-INPUT_KEYS = ("where", "id", "context", "fields")
 
 
 def _cell(value, width: int) -> str:

@@ -25,6 +25,7 @@ from dialeval.cli.progress import library_progress_bars
 
 
 def _evaluate(args: argparse.Namespace) -> int:
+    from dialeval.cli.compare import systems_from_inputs, write_run_outputs
     from dialeval.cli.evaluate_job import (
         EvaluationOptions,
         evaluate_response_sets,
@@ -33,45 +34,67 @@ def _evaluate(args: argparse.Namespace) -> int:
         models_used,
     )
     from dialeval.cli.provenance import format_provenance, provenance
-    from dialeval.io import read_response_sets
+    from dialeval.cli.report_formats import format_report, plan_outputs, write_text
+    from dialeval.io import input_scope, iter_response_sets
 
     command = build(EvaluateCommand, args)
-    sets = read_response_sets(command.input, command.format)
+    systems = systems_from_inputs(command.input)  # name -> input; one input keeps the single-report behaviour
+    plan = plan_outputs(systems, command.output, command.output_format, command.per_set_csv)
     options = build(EvaluationOptions, args)
     if bool(options.selection_models) != (options.selection_questions is not None):
         raise ValueError("response selection needs both --selection-model and --selection-questions")
+    # CORPUS-SCOPE INPUTS: the one place they stop until the corpus job exists (issue 24 item 8):
+    # dialeval.io reads them (iter_corpus_lines); the job that scores a corpus is not written yet.
+    for source in systems.values():
+        if input_scope(source, command.format) == "corpus":
+            raise ValueError(f"`input` {source!r} is a corpus (one response per line): scoring a corpus with "
+                             "`dialeval evaluate` is not implemented yet; give response sets")
+    # Every input is opened (format, columns, split, Hub cache) before any model runs.
+    inputs = {name: iter_response_sets(source, **command.input_selection()) for name, source in systems.items()}
     from dialeval.distributed import end_processes, process_state, split_work
 
-    # Under `accelerate launch`, every process runs the job on the same input and the model-backed
-    # metrics share their pairs / texts among the processes; the main process writes the report.
-    with split_work():
-        report = evaluate_response_sets(sets, options)
-    if not process_state().is_main_process:
-        end_processes()
-        return 0
-    report["input"] = str(command.input)
-    report["provenance"] = provenance(
-        "evaluate", used_options(args, EvaluateCommand, EvaluationOptions), command.input, models_used(report),
-    )
-    output = Path(command.output) if command.output else Path(command.input).with_suffix(".diversity.json")
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    if command.per_set:
-        print(format_per_set_table(report) + "\n")
-    print(format_table(report))
-    print("\n" + format_provenance(report["provenance"], used_options(argparse.Namespace(), EvaluateCommand, EvaluationOptions)))
-    if command.plot and "sem_ent" in report["metrics"]:
-        from dialeval.cli.plots import plot_cluster_distribution
-
-        summary = report["metrics"]["sem_ent"]
-        path = plot_cluster_distribution(
-            summary["cluster_distribution"], Path(command.plot) / "sem_ent_clusters.png", title=Path(command.input).name,
-            reference_distribution=summary["reference_distribution"],
+    reports = {}
+    for name, source in systems.items():
+        sets = list(inputs.pop(name))
+        # Under `accelerate launch`, every process runs the job on the same input and the model-backed
+        # metrics share their pairs / texts among the processes; the main process writes the report.
+        # The systems run one after another in this process, so each model loads once for all of them.
+        with split_work():
+            report = evaluate_response_sets(sets, options)
+        del sets
+        if not process_state().is_main_process:
+            continue
+        report["input"] = str(source)
+        report["provenance"] = provenance(  # each system's report names its own input, as a single run's does
+            "evaluate", {**used_options(args, EvaluateCommand, EvaluationOptions), "input": str(source)}, source,
+            models_used(report),
         )
-        print(f"plot: {path}")
-    processes = process_state().num_processes
-    print(f"\n{report['num_sets']} response sets, {report['num_responses']} responses"
-          f"{f' ({processes} processes)' if processes > 1 else ''}; report: {output}")
+        output = write_text(plan.reports[name], format_report(report, "json"))
+        if plan.table is not None:
+            write_text(plan.table, format_report(report, plan.output_format, command.decimals))
+        if len(systems) > 1:
+            print(f"== {name}: {source}")
+        if command.per_set:
+            print(format_per_set_table(report) + "\n")
+        print(format_table(report))
+        print("\n" + format_provenance(report["provenance"], used_options(argparse.Namespace(), EvaluateCommand, EvaluationOptions)))
+        if command.plot and "sem_ent" in report["metrics"]:
+            from dialeval.cli.plots import plot_cluster_distribution
+
+            summary = report["metrics"]["sem_ent"]
+            stem = "sem_ent_clusters" if len(systems) == 1 else f"{name}_sem_ent_clusters"
+            path = plot_cluster_distribution(
+                summary["cluster_distribution"], Path(command.plot) / f"{stem}.png", title=Path(source).name,
+                reference_distribution=summary["reference_distribution"],
+            )
+            print(f"plot: {path}")
+        processes = process_state().num_processes
+        table = f"; table: {plan.table}" if plan.table is not None else ""
+        print(f"\n{report['num_sets']} response sets, {report['num_responses']} responses"
+              f"{f' ({processes} processes)' if processes > 1 else ''}; report: {output}{table}")
+        reports[name] = report
+    for line in write_run_outputs(reports, plan, command.decimals, command.plot):  # per-set CSV, comparison
+        print(line)
     end_processes()
     return 0
 
