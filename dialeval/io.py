@@ -159,6 +159,9 @@ def iter_tevet_csv(path: str | Path, context_column: str = "context") -> Iterato
     with open(path, encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle)
         columns = response_columns(reader.fieldnames or [], path)
+        if context_column != "context" and context_column not in (reader.fieldnames or []):
+            raise ValueError(f"{path}: no column {context_column!r} (`context_column`); "
+                             f"its columns: {', '.join(reader.fieldnames or [])}")
         first_line = reader.line_num + 1
         for row in reader:
             responses = [row.pop(name) for name in columns]

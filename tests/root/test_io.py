@@ -213,6 +213,8 @@ def test_options_a_format_would_ignore_are_refused(tmp_path):
     csv_path.write_text("context,resp_0,resp_1\nc,a,b\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"`responses_column` does not apply to a csv input \(its responses are the resp_0"):
         iter_response_sets(csv_path, responses_column="outs")
+    with pytest.raises(ValueError, match=r"s\.csv: no column 'prompt' \(`context_column`\); its columns: context, resp_0, resp_1"):
+        read_response_sets(csv_path, context_column="prompt")  # a misspelt column is not read as "no contexts"
 
 
 def test_jsonl_and_json_take_the_column_names_too(tmp_path):
