@@ -1,22 +1,46 @@
-"""THE reader of input files: JSONL and CSV, with errors that name ``file:line``.
+"""THE reader of input files, with errors that name ``FILE:LINE`` (or the argument / flag).
 
-:func:`iter_lines` / :func:`iter_jsonl` are the one way every job and metric reads a line-based
-file (response sets, DTG contexts, response-selection questions). On top of them: response-set
-files as JSONL (``{"context": ..., "responses": [...]}``) or Tevet & Berant's CSV.
+:func:`iter_lines` / :func:`iter_jsonl` / :func:`iter_json_array` are the one way every job and
+metric reads a record-per-line or record-per-element file (response sets, DTG contexts,
+response-selection questions). On top of them, the response-set inputs of ``dialeval evaluate``,
+read one set at a time by :func:`iter_response_sets` (:func:`read_response_sets` is its list):
 
-A Tevet CSV has one row per set with ``context``, ``resp_0 .. resp_{k-1}`` and optional
-``sample_id``, ``label_value``, ``label_name`` and metric columns; other columns are kept as
-metadata. Files are read as UTF-8 explicitly (the released CSVs broke Windows' default codec).
+- ``jsonl``: one object per line, ``{"context": ..., "responses": [...]}``; other keys are metadata;
+- ``json``: one JSON array of the same objects (a ``.json`` file is never read as JSON lines
+  unless ``file_format="jsonl"`` says so);
+- ``csv``: Tevet & Berant's layout, one row per set with ``context``, ``resp_0 .. resp_{k-1}`` and
+  optional ``sample_id``, ``label_value``, ``label_name`` and metric columns (kept as metadata);
+- ``parquet``: a Parquet file with the JSON objects' columns, read in record batches;
+- ``dataset``: a ``datasets`` folder (``save_to_disk``), a folder of data files (e.g. Parquet, as
+  the Hub lays them out) or a Hub dataset id (from the ``datasets`` cache when offline).
+
+The record formats name their responses and context ``responses_column`` / ``context_column``.
+``lines`` (``.txt``) is a corpus, one response per line and no sets: :func:`iter_corpus_lines`;
+:func:`input_scope` says which kind an input is. :func:`as_response_sets` turns a pandas
+DataFrame into sets for the Python API. Files are read as UTF-8 explicitly (the released CSVs
+broke Windows' default codec).
 """
 from __future__ import annotations
 
 import csv
 import json
+import math
 import re
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 _RESPONSE_COLUMN = re.compile(r"^resp_(\d+)$")
+_JSON_SPACE = re.compile(r"[ \t\r\n]*")
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$")
+
+#: What ``file_format`` (``dialeval evaluate --format``) may name besides ``"auto"``.
+INPUT_FORMATS = ("jsonl", "json", "csv", "parquet", "dataset", "lines")
+_FORMAT_OF_SUFFIX = {".jsonl": "jsonl", ".json": "json", ".csv": "csv", ".parquet": "parquet", ".pq": "parquet",
+                     ".txt": "lines"}
+#: Rows per Parquet record batch: a batch's Python objects are all that is held at once.
+PARQUET_BATCH_ROWS = 1024
 
 
 @dataclass
@@ -52,21 +76,69 @@ def iter_jsonl(path: str | Path):
         yield where, record
 
 
+def iter_json_array(path: str | Path):
+    """``(where, element)`` for every element of a file holding one JSON array, ``where`` naming the
+    line the element starts on. Elements are decoded one at a time (the text is read whole); a file
+    that holds JSON lines or anything but one array is a ValueError naming ``FILE:LINE``."""
+    text = Path(path).read_text(encoding="utf-8")
+    decoder = json.JSONDecoder()
+    line, counted = 1, 0
+
+    def where(position: int) -> str:
+        nonlocal line, counted
+        line += text.count("\n", counted, position)
+        counted = position
+        return f"{path}:{line}"
+
+    position = _JSON_SPACE.match(text).end()
+    if not text.startswith("[", position):
+        lines = "; it holds JSON lines: read it with `file_format` jsonl" if text.startswith("{", position) else ""
+        raise ValueError(f"{where(position)}: a .json input must hold one JSON array of objects{lines}")
+    position = _JSON_SPACE.match(text, position + 1).end()
+    if text.startswith("]", position):
+        position += 1
+    else:
+        while True:
+            try:
+                element, end = decoder.raw_decode(text, position)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"{path}:{error.lineno}: not valid JSON ({error.msg})") from None
+            yield where(position), element
+            position = _JSON_SPACE.match(text, end).end()
+            if text.startswith(",", position):
+                position = _JSON_SPACE.match(text, position + 1).end()
+            elif text.startswith("]", position):
+                position += 1
+                break
+            else:
+                raise ValueError(f"{where(position)}: expected ',' or ']' after an element of the JSON array")
+    trailing = _JSON_SPACE.match(text, position).end()
+    if trailing != len(text):
+        raise ValueError(f"{where(trailing)}: text after the JSON array's closing ']'")
+
+
+def response_set_from_record(where: str, record, responses_key: str = "responses",
+                             context_key: str = "context") -> ResponseSet:
+    """A set from one record (a JSON object, a Parquet or dataset row): ``responses_key`` holds a
+    list of strings, ``context_key`` (optional) a string or a dialogue's turns (a non-empty list of
+    strings); the other keys are metadata. Errors name ``where``."""
+    if not isinstance(record, dict) or responses_key not in record:
+        raise ValueError(f'{where}: expected an object with a "{responses_key}" list')
+    record = dict(record)
+    responses = record.pop(responses_key)
+    if not isinstance(responses, list) or not all(isinstance(r, str) for r in responses):
+        raise ValueError(f'{where}: "{responses_key}" must be a list of strings')
+    context = record.pop(context_key, None)
+    is_turns = isinstance(context, list) and context and all(isinstance(turn, str) for turn in context)
+    if context is not None and not isinstance(context, str) and not is_turns:
+        raise ValueError(f'{where}: "{context_key}" must be a string or a non-empty list of strings (the turns)')
+    return ResponseSet(context, responses, record, where)
+
+
 def read_jsonl(path: str | Path) -> list[ResponseSet]:
     """One JSON object per line with ``responses`` (list of strings) and optional ``context``
     (a string, or a dialogue's turns as a non-empty list of strings); other keys are metadata."""
-    sets = []
-    for where, record in iter_jsonl(path):
-        if not isinstance(record, dict) or "responses" not in record:
-            raise ValueError(f'{where}: expected an object with a "responses" list')
-        responses = record.pop("responses")
-        if not isinstance(responses, list) or not all(isinstance(r, str) for r in responses):
-            raise ValueError(f'{where}: "responses" must be a list of strings')
-        context = record.pop("context", None)
-        is_turns = isinstance(context, list) and context and all(isinstance(turn, str) for turn in context)
-        if context is not None and not isinstance(context, str) and not is_turns:
-            raise ValueError(f'{where}: "context" must be a string or a non-empty list of strings (the turns)')
-        sets.append(ResponseSet(context, responses, record, where))
+    sets = [response_set_from_record(where, record) for where, record in iter_jsonl(path)]
     if not sets:
         raise ValueError(f"{path}: no response sets found")
     return sets
@@ -82,36 +154,259 @@ def response_columns(fieldnames: list[str], path: str | Path = "<csv>") -> list[
     return [name for _, name in indexed]
 
 
-def read_tevet_csv(path: str | Path) -> list[ResponseSet]:
-    """Tevet & Berant's decTest / conTest / McDiv CSV layout (see module docstring)."""
+def iter_tevet_csv(path: str | Path, context_column: str = "context") -> Iterator[ResponseSet]:
+    """Tevet & Berant's decTest / conTest / McDiv CSV layout (see module docstring), a row at a time."""
     with open(path, encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle)
         columns = response_columns(reader.fieldnames or [], path)
-        sets = []
+        if context_column != "context" and context_column not in (reader.fieldnames or []):
+            raise ValueError(f"{path}: no column {context_column!r} (`context_column`); "
+                             f"its columns: {', '.join(reader.fieldnames or [])}")
         first_line = reader.line_num + 1
         for row in reader:
             responses = [row.pop(name) for name in columns]
-            context = row.pop("context", None)
-            sets.append(ResponseSet(context, responses, dict(row), f"{path}:{first_line}"))
+            if None in responses:
+                raise ValueError(f"{path}:{first_line}: the row has fewer fields than the header")
+            context = row.pop(context_column, None)
+            yield ResponseSet(context, responses, dict(row), f"{path}:{first_line}")
             first_line = reader.line_num + 1  # a quoted field may span lines
+
+
+def read_tevet_csv(path: str | Path) -> list[ResponseSet]:
+    """Tevet & Berant's decTest / conTest / McDiv CSV layout (see module docstring)."""
+    sets = list(iter_tevet_csv(path))
     if not sets:
         raise ValueError(f"{path}: no rows")
     return sets
 
 
-def read_response_sets(path: str | Path, file_format: str = "auto") -> list[ResponseSet]:
-    """Read ``path`` as ``"jsonl"`` or ``"csv"`` (Tevet's format); ``"auto"`` goes by the suffix."""
+def input_format(path: str | Path, file_format: str = "auto") -> str:
+    """The format ``path`` is read as (one of :data:`INPUT_FORMATS`): ``file_format`` itself, or
+    for ``"auto"`` the file's suffix; a folder is a ``dataset``, and so is a name without a file
+    suffix that is no path here but could be a Hub dataset id (``owner/name``). Any format but ``dataset``
+    needs ``path`` to be a file."""
     path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"`input` {str(path)!r} is not a file")
     if file_format == "auto":
-        file_format = {".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv"}.get(path.suffix.lower())
-        if file_format is None:
-            raise ValueError(f"cannot tell the format of {path.name!r} from its suffix; pass --format jsonl or csv")
-    readers = {"jsonl": read_jsonl, "csv": read_tevet_csv}
-    if file_format not in readers:
-        raise ValueError(f"`format` must be 'auto', 'jsonl' or 'csv', got {file_format!r}")
-    return readers[file_format](path)
+        if path.is_dir() or (not path.exists() and path.suffix.lower() not in _FORMAT_OF_SUFFIX
+                             and _HUB_ID.match(str(path))):
+            return "dataset"
+        file_format = _FORMAT_OF_SUFFIX.get(path.suffix.lower())
+        if file_format is None and path.is_file():
+            raise ValueError(f"cannot tell the format of {path.name!r} from its suffix; pass `file_format` "
+                             f"({', '.join(INPUT_FORMATS)})")
+    elif file_format not in INPUT_FORMATS:
+        raise ValueError(f"`file_format` must be 'auto' or one of {', '.join(INPUT_FORMATS)}, got {file_format!r}")
+    if file_format != "dataset" and not path.is_file():
+        raise ValueError(f"`input` {str(path)!r} is not a file" + ("" if file_format else ", a folder or a Hub dataset id"))
+    return file_format
+
+
+def input_scope(path: str | Path, file_format: str = "auto") -> str:
+    """``"corpus"`` for one response per line (no sets), else ``"response_set"``."""
+    return "corpus" if input_format(path, file_format) == "lines" else "response_set"
+
+
+def iter_corpus_lines(path: str | Path) -> Iterator[tuple[str, str]]:
+    """``(where, response)`` for every non-blank line of a corpus file (one response per line;
+    blank lines separate nothing and are not responses), ``where`` being ``"FILE:LINE"``."""
+    if not Path(path).is_file():
+        raise ValueError(f"`input` {str(path)!r} is not a file")
+    return iter_lines(path)
+
+
+def _check_selection(file_format: str, responses_column: str, context_column: str, split: str | None,
+                     dataset_config: str | None) -> None:
+    """Options that the format would ignore are refused rather than dropped."""
+    not_applied = []
+    if responses_column != "responses" and file_format in ("csv", "lines"):
+        not_applied.append("`responses_column`")
+    if context_column != "context" and file_format == "lines":
+        not_applied.append("`context_column`")
+    if file_format != "dataset":
+        not_applied += [name for name, value in (("`split`", split), ("`dataset_config`", dataset_config)) if value is not None]
+    if not_applied:
+        raise ValueError(f"{' and '.join(not_applied)} {'does' if len(not_applied) == 1 else 'do'} not apply to "
+                         f"a {file_format} input"
+                         + (" (its responses are the resp_0..resp_{k-1} columns)" if file_format == "csv" else ""))
+
+
+def _check_columns(source: str, names: list[str] | None, responses_column: str, context_column: str) -> None:
+    if names is None:  # a streamed folder may not know its columns before the first row
+        return
+    for column, argument, required in ((responses_column, "responses_column", True),
+                                       (context_column, "context_column", context_column != "context")):
+        if required and column not in names:
+            raise ValueError(f"{source}: no column {column!r} (`{argument}`); its columns: {', '.join(names)}")
+
+
+def _iter_parquet(path: Path, responses_column: str, context_column: str) -> Iterator[ResponseSet]:
+    import pyarrow
+    import pyarrow.parquet
+
+    try:
+        parquet = pyarrow.parquet.ParquetFile(path)
+    except (pyarrow.ArrowException, OSError) as error:
+        raise ValueError(f"{path}: not a Parquet file ({error})") from None
+    _check_columns(str(path), parquet.schema_arrow.names, responses_column, context_column)
+    return _parquet_rows(path, parquet, responses_column, context_column)
+
+
+def _parquet_rows(path: Path, parquet, responses_column: str, context_column: str) -> Iterator[ResponseSet]:
+    row = 0
+    for batch in parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS):
+        for record in batch.to_pylist():
+            row += 1
+            yield response_set_from_record(f"{path}:row {row}", record, responses_column, context_column)
+
+
+def _is_saved_dataset(folder: Path) -> bool:
+    return any((folder / name).is_file() for name in ("dataset_info.json", "state.json", "dataset_dict.json"))
+
+
+def load_input_dataset(source: str, split: str | None = None, dataset_config: str | None = None):
+    """``(dataset, split)``: a ``save_to_disk`` folder, a folder of data files (streamed) or a Hub
+    dataset id (offline: from the datasets cache, else its files in the Hugging Face cache, else a
+    clear ValueError). A dataset of several splits needs ``split``."""
+    import datasets
+
+    folder = Path(source)
+    if folder.is_dir() and _is_saved_dataset(folder):
+        if dataset_config is not None:
+            raise ValueError(f"`dataset_config` does not apply to {source!r}, a folder written by save_to_disk")
+        loaded = datasets.load_from_disk(str(folder))
+    elif folder.is_dir():
+        loaded = datasets.load_dataset(str(folder), name=dataset_config, split=split, streaming=True)
+    else:
+        try:
+            loaded = datasets.load_dataset(source, name=dataset_config, split=split)
+        except (OSError, ValueError) as error:  # offline: ConnectionError; unknown id, config or split
+            snapshot = hub_dataset_snapshot(source)
+            if snapshot is None:
+                raise ValueError(
+                    f"`input` {source!r} is not a file or folder here, and reading it as a Hub dataset failed: "
+                    f"{error}. Offline (HF_HUB_OFFLINE=1 / HF_DATASETS_OFFLINE=1) a Hub dataset is read from the "
+                    f"caches only: load it once with network access (datasets.load_dataset({source!r}), or "
+                    f"`hf download {source} --repo-type dataset`)"
+                ) from None
+            # its files are in the Hugging Face cache (`hf download`), not in datasets' own: read them there
+            loaded = datasets.load_dataset(snapshot, name=dataset_config, split=split, streaming=True)
+    if isinstance(loaded, (datasets.DatasetDict, datasets.IterableDatasetDict)):
+        if split is None and len(loaded) == 1:
+            split = next(iter(loaded))
+        if split not in loaded:
+            raise ValueError(f"`input` {source!r} has the splits {', '.join(loaded)}: pick one with `split`"
+                             + (f" ({split!r} is not one of them)" if split is not None else ""))
+        loaded = loaded[split]
+    return loaded, split
+
+
+def hub_dataset_snapshot(repo_id: str) -> str | None:
+    """The folder of a Hub dataset's files in the Hugging Face cache, or None when it is not there."""
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    try:
+        return snapshot_download(repo_id, repo_type="dataset", local_files_only=True)
+    except (LocalEntryNotFoundError, OSError, ValueError):
+        return None
+
+
+def _iter_dataset(source: str, responses_column: str, context_column: str, split: str | None,
+                  dataset_config: str | None) -> Iterator[ResponseSet]:
+    dataset, split = load_input_dataset(source, split, dataset_config)
+    label = f"{source}[{split}]" if split is not None else source
+    _check_columns(label, dataset.column_names, responses_column, context_column)
+    return (response_set_from_record(f"{label}:row {row}", record, responses_column, context_column)
+            for row, record in enumerate(dataset, start=1))
+
+
+def iter_response_sets(path: str | Path, file_format: str = "auto", *, responses_column: str = "responses",
+                       context_column: str = "context", split: str | None = None,
+                       dataset_config: str | None = None) -> Iterator[ResponseSet]:
+    """The sets of ``path``, one at a time (module docstring: the formats; ``"auto"`` goes by the
+    suffix). The format, the file and the options are checked now, each set's record when it is read;
+    an input without sets is a ValueError when the iteration ends."""
+    file_format = input_format(path, file_format)
+    _check_selection(file_format, responses_column, context_column, split, dataset_config)
+    if file_format == "lines":
+        raise ValueError(f"`input` {str(path)!r} holds one response per line (a corpus), not response sets: "
+                         "read it with iter_corpus_lines")
+    if file_format == "csv":
+        sets = iter_tevet_csv(path, context_column)
+    elif file_format == "parquet":
+        sets = _iter_parquet(Path(path), responses_column, context_column)
+    elif file_format == "dataset":
+        sets = _iter_dataset(str(path), responses_column, context_column, split, dataset_config)
+    else:
+        records = iter_jsonl(path) if file_format == "jsonl" else iter_json_array(path)
+        sets = (response_set_from_record(where, record, responses_column, context_column) for where, record in records)
+    return _not_empty(sets, path)
+
+
+def open_input(path: str | Path, file_format: str = "auto", **selection) -> tuple[str, Iterator]:
+    """The scope of ``path`` and its items, checked now and read as they are iterated:
+    ``("response_set", ResponseSet ...)`` (:func:`iter_response_sets`, same options) or, for one
+    response per line, ``("corpus", (where, response) ...)`` (:func:`iter_corpus_lines`)."""
+    file_format = input_format(path, file_format)
+    if file_format != "lines":
+        return "response_set", iter_response_sets(path, file_format, **selection)
+    _check_selection(file_format, selection.get("responses_column", "responses"), selection.get("context_column", "context"),
+                     selection.get("split"), selection.get("dataset_config"))
+    return "corpus", iter_corpus_lines(path)
+
+
+def _not_empty(sets: Iterator[ResponseSet], path) -> Iterator[ResponseSet]:
+    found = False
+    for response_set in sets:
+        found = True
+        yield response_set
+    if not found:
+        raise ValueError(f"{path}: no response sets found")
+
+
+def read_response_sets(path: str | Path, file_format: str = "auto", **selection) -> list[ResponseSet]:
+    """Every set of ``path`` (:func:`iter_response_sets`, same options) as a list."""
+    return list(iter_response_sets(path, file_format, **selection))
+
+
+def _plain(value):
+    """A DataFrame cell as JSON-ready Python: numpy values to Python, pandas' missing markers
+    (None, NaN, NA, NaT) to None, anything else that JSON has no type for to its text."""
+    if hasattr(value, "tolist"):  # numpy scalars and arrays: pandas hands cells over as numpy
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if value is None or (isinstance(value, float) and math.isnan(value)) or type(value).__name__ in ("NAType", "NaTType"):
+        return None
+    return value if isinstance(value, (str, int, float, bool)) else str(value)
+
+
+def response_sets_from_dataframe(frame, responses_column: str = "responses",
+                                 context_column: str = "context") -> list[ResponseSet]:
+    """A pandas DataFrame's rows as sets: ``responses_column`` holds each row's responses (a list or
+    array of strings), ``context_column`` (optional) its context; the other columns are metadata.
+    A set's ``where`` is ``"DataFrame row LABEL"`` (its index label)."""
+    columns = [str(column) for column in frame.columns]
+    if responses_column not in columns:
+        raise ValueError(f"`sets`: the DataFrame has no {responses_column!r} column (`responses_column`); "
+                         f"its columns: {', '.join(columns)}")
+    records = frame.to_dict(orient="records")
+    return [
+        response_set_from_record(f"DataFrame row {label}", {str(key): _plain(value) for key, value in record.items()},
+                                 responses_column, context_column)
+        for label, record in zip(frame.index, records)
+    ]
+
+
+def as_response_sets(sets):
+    """``sets`` as response sets: a pandas DataFrame through :func:`response_sets_from_dataframe`
+    (default columns), anything else as it is."""
+    pandas = sys.modules.get("pandas")  # a DataFrame means pandas is imported already
+    if pandas is not None and isinstance(sets, pandas.DataFrame):
+        return response_sets_from_dataframe(sets)
+    return sets
 
 
 def read_text_lines(path: str | Path) -> list[str]:

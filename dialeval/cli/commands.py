@@ -11,22 +11,57 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from dialeval.cli.meta_eval_job import TASKS, TESTS
+from dialeval.cli.report_formats import DEFAULT_DECIMALS, OUTPUT_FORMATS, check_decimals
 from dialeval.cli.options import option
 from dialeval.metrics.registry import METRICS
 from dialeval.datasets_scripts.registry import BUILDERS
+from dialeval.io import INPUT_FORMATS
 
 
 @dataclass(kw_only=True)
 class EvaluateCommand:
-    input: str = field(metadata=option(
-        metavar="input", help='JSONL ({"context": ..., "responses": [...]} per line) or a Tevet & Berant CSV'))
-    format: str = field(default="auto", metadata=option("--format", choices=("auto", "jsonl", "csv")))
+    input: list[str] = field(metadata=option(
+        metavar="input", nargs="+",
+        help='response sets: JSONL ({"context": ..., "responses": [...]} per line), a .json array of them, a Tevet & '
+        "Berant CSV, Parquet, a datasets folder or Hub dataset id; several inputs (one per system, NAME=INPUT to name "
+        "one) give one table with a row per system"))
+    format: str = field(default="auto", metadata=option(
+        "--format", choices=("auto", *INPUT_FORMATS), aliases=("file_format",),
+        help="the input's format (default: by its suffix; a folder or Hub id is a dataset; .txt is lines, one "
+        "response per line)"))
+    responses_column: str = field(default="responses", metadata=option(
+        "--responses-column", metavar="NAME", help="the key / column holding each set's responses"))
+    context_column: str = field(default="context", metadata=option(
+        "--context-column", metavar="NAME", help="the key / column holding each set's context"))
+    split: str | None = field(default=None, metadata=option(
+        "--split", help="the split of a datasets folder or Hub dataset (needed when it has several)"))
+    dataset_config: str | None = field(default=None, metadata=option(
+        "--dataset-config", metavar="NAME", help="the configuration of a Hub dataset or data-files folder"))
     output: str | None = field(default=None, metadata=option(
-        "--output", "-o", help="JSON report path (default: INPUT with suffix .diversity.json)"))
+        "--output", "-o", help="the report: .json (the full report), .csv, .md or .tex (the summary table, with the "
+        "JSON report beside it); with several inputs, the comparison table (each system's report beside it as "
+        "STEM.NAME.json) (default: INPUT with suffix .diversity.json)"))
+    output_format: str | None = field(default=None, metadata=option(
+        "--output-format", choices=OUTPUT_FORMATS, help="the format of --output when its suffix does not say it"))
+    per_set_csv: str | None = field(default=None, metadata=option(
+        "--per-set-csv", metavar="FILE.csv",
+        help="also write one row per response set (id, where, context, fields, every per-set figure; with several "
+        "inputs a system column first)"))
+    decimals: int = field(default=DEFAULT_DECIMALS, metadata=option(
+        "--decimals", metavar="N", help="decimals of the numbers in CSV, Markdown and LaTeX tables"))
     plot: str | None = field(default=None, metadata=option(
-        "--plot", metavar="DIR", help="write sem_ent_clusters.png: the sorted cluster distribution (paper Fig. 2/3)"))
+        "--plot", metavar="DIR", help="write sem_ent_clusters.png: the sorted cluster distribution (paper Fig. 2/3); "
+        "with several inputs also per_set_distributions.png (a box per system for each per-set figure)"))
     per_set: bool = field(default=False, metadata=option(
         "--per-set", help="also print one row of figures per response set"))
+
+    def __post_init__(self):
+        check_decimals(self.decimals)  # before the job runs, not when its tables are written
+
+    def input_selection(self) -> dict:
+        """What :func:`dialeval.io.iter_response_sets` takes besides the path."""
+        return {"file_format": self.format, "responses_column": self.responses_column,
+                "context_column": self.context_column, "split": self.split, "dataset_config": self.dataset_config}
 
 
 @dataclass(kw_only=True)

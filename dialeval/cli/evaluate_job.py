@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from tqdm.auto import tqdm
 
 from dialeval.cli.options import name_flags, option
+from dialeval.cli.report_formats import INPUT_KEYS, render_table, summary_table
 from dialeval.hub import ModelNotAvailableError, resolve_model_path
-from dialeval.io import ResponseSet
+from dialeval.io import ResponseSet, as_response_sets
 from dialeval.metrics.engines.embedders import encode_for_job
 from dialeval.metrics.engines.job_steps import JobData, JobStep, StepOutcome, StepSkipped
 from dialeval.metrics.engines.shared_outputs import shared_model_outputs
@@ -232,11 +233,12 @@ def _input_row(response_set: ResponseSet) -> dict:
 def evaluate_response_sets(sets: list[ResponseSet], options=None) -> dict:
     """Run every step that fits response sets; returns the JSON-ready report.
 
-    ``options``: an :data:`EvaluationOptions` (default: every default). Every model sees each
-    distinct text once in the call (the module docstring says how).
+    ``sets`` may be a pandas DataFrame (column ``responses``, optional ``context``, other columns
+    kept as metadata). ``options``: an :data:`EvaluationOptions` (default: every default). Every
+    model sees each distinct text once in the call (the module docstring says how).
     """
+    sets = list(as_response_sets(sets))
     options = options if options is not None else EvaluationOptions()
-    sets = list(sets)
     check_sets(sets, options.allow_empty)
     data = JobData("response_set", [response for s in sets for response in s.responses], [s.responses for s in sets])
     report = {"scope": "response_set", "num_sets": len(sets), "num_responses": len(data.responses), "metrics": {},
@@ -287,23 +289,9 @@ def models_used(report: dict) -> list[str]:
 
 def format_table(report: dict) -> str:
     """A plain-text table of the summary figures and the skipped metrics."""
-    rows = [("metric", "figure", "scope", "value")]
-    for name, summary in report["metrics"].items():
-        for figure, value in summary.items():
-            if figure in {"scope", "model", "lf_counted_against"} or value is None or isinstance(value, (list, dict)):
-                continue
-            shown = f"{value:.4f}" if isinstance(value, float) else str(value)
-            rows.append((name, figure, summary["scope"], shown))
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
-    lines.insert(1, "  ".join("-" * width for width in widths))
-    for skipped in report["skipped"]:
-        lines.append(f"skipped {skipped['metric']}: {skipped['reason']}")
+    lines = [render_table(summary_table(report), "text")]
+    lines += [f"skipped {skipped['metric']}: {skipped['reason']}" for skipped in report["skipped"]]
     return "\n".join(lines)
-
-
-#: Keys of a ``per_set`` row that describe the input rather than hold a figure.
-INPUT_KEYS = ("where", "id", "context", "fields")
 
 
 def _cell(value, width: int) -> str:

@@ -24,52 +24,85 @@ from dialeval.cli.options import add_options, build, flag_names, name_flags, use
 from dialeval.cli.progress import library_progress_bars
 
 
+def _read_input(scope: str, items, source: str):
+    """A system's input as the job takes it: its response sets, or a corpus's responses (read
+    line by line, nothing but the texts kept)."""
+    if scope == "response_set":
+        return list(items)
+    responses = [text for _, text in items]
+    if not responses:
+        raise ValueError(f"{source}: no responses found (one response per line)")
+    return responses
+
+
 def _evaluate(args: argparse.Namespace) -> int:
+    from dialeval.cli.compare import systems_from_inputs, write_run_outputs
     from dialeval.cli.evaluate_job import (
         EvaluationOptions,
+        evaluate_corpus,
         evaluate_response_sets,
         format_per_set_table,
         format_table,
         models_used,
     )
     from dialeval.cli.provenance import format_provenance, provenance
-    from dialeval.io import read_response_sets
+    from dialeval.cli.report_formats import format_report, plan_outputs, write_text
+    from dialeval.distributed import end_processes, process_state, split_work
+    from dialeval.io import open_input
+    from dialeval.metrics.engines.shared_outputs import shared_model_outputs
 
     command = build(EvaluateCommand, args)
-    sets = read_response_sets(command.input, command.format)
+    systems = systems_from_inputs(command.input)  # name -> input; one input keeps the single-report behaviour
+    plan = plan_outputs(systems, command.output, command.output_format, command.per_set_csv)
     options = build(EvaluationOptions, args)
-    from dialeval.distributed import end_processes, process_state, split_work
+    # Every input is opened (format, columns, split, Hub cache) before any model runs.
+    inputs = {name: open_input(source, **command.input_selection()) for name, source in systems.items()}
+    reports = {}
+    # One store of model outputs for the whole command: a text that several systems share is
+    # encoded once, and each model loads once for all of them.
+    with shared_model_outputs():
+        for name, source in systems.items():
+            scope, items = inputs.pop(name)
+            data = _read_input(scope, items, source)
+            # Under `accelerate launch`, every process runs the job on the same input and the model-backed
+            # metrics share their pairs / texts among the processes; the main process writes the report.
+            with split_work():
+                report = evaluate_response_sets(data, options) if scope == "response_set" else evaluate_corpus(data, options)
+            del data
+            if not process_state().is_main_process:
+                continue
+            report["input"] = str(source)
+            report["provenance"] = provenance(  # each system's report names its own input, as a single run's does
+                "evaluate", {**used_options(args, EvaluateCommand, EvaluationOptions), "input": str(source)}, source,
+                models_used(report),
+            )
+            output = write_text(plan.reports[name], format_report(report, "json"))
+            if plan.table is not None:
+                write_text(plan.table, format_report(report, plan.output_format, command.decimals))
+            if len(systems) > 1:
+                print(f"== {name}: {source}")
+            if command.per_set and "per_set" in report:
+                print(format_per_set_table(report) + "\n")
+            print(format_table(report))
+            print("\n" + format_provenance(report["provenance"], used_options(argparse.Namespace(), EvaluateCommand, EvaluationOptions)))
+            if command.plot and "sem_ent" in report["metrics"]:
+                from dialeval.cli.plots import plot_cluster_distribution
 
-    # Under `accelerate launch`, every process runs the job on the same input and the model-backed
-    # metrics share their pairs / texts among the processes; the main process writes the report.
-    with split_work():
-        report = evaluate_response_sets(sets, options)
-    if not process_state().is_main_process:
-        end_processes()
-        return 0
-    report["input"] = str(command.input)
-    report["provenance"] = provenance(
-        "evaluate", used_options(args, EvaluateCommand, EvaluationOptions), command.input, models_used(report),
-    )
-    output = Path(command.output) if command.output else Path(command.input).with_suffix(".diversity.json")
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    if command.per_set:
-        print(format_per_set_table(report) + "\n")
-    print(format_table(report))
-    print("\n" + format_provenance(report["provenance"], used_options(argparse.Namespace(), EvaluateCommand, EvaluationOptions)))
-    if command.plot and "sem_ent" in report["metrics"]:
-        from dialeval.cli.plots import plot_cluster_distribution
-
-        summary = report["metrics"]["sem_ent"]
-        path = plot_cluster_distribution(
-            summary["cluster_distribution"], Path(command.plot) / "sem_ent_clusters.png", title=Path(command.input).name,
-            reference_distribution=summary["reference_distribution"],
-        )
-        print(f"plot: {path}")
-    processes = process_state().num_processes
-    print(f"\n{report['num_sets']} response sets, {report['num_responses']} responses"
-          f"{f' ({processes} processes)' if processes > 1 else ''}; report: {output}")
+                summary = report["metrics"]["sem_ent"]
+                stem = "sem_ent_clusters" if len(systems) == 1 else f"{name}_sem_ent_clusters"
+                path = plot_cluster_distribution(
+                    summary["cluster_distribution"], Path(command.plot) / f"{stem}.png", title=Path(source).name,
+                    reference_distribution=summary["reference_distribution"],
+                )
+                print(f"plot: {path}")
+            processes = process_state().num_processes
+            table = f"; table: {plan.table}" if plan.table is not None else ""
+            counts = (f"{report['num_sets']} response sets, {report['num_responses']} responses" if scope == "response_set"
+                      else f"a corpus of {report['num_responses']} responses")
+            print(f"\n{counts}{f' ({processes} processes)' if processes > 1 else ''}; report: {output}{table}")
+            reports[name] = report
+    for line in write_run_outputs(reports, plan, command.decimals, command.plot):  # per-set CSV, comparison
+        print(line)
     end_processes()
     return 0
 

@@ -9,7 +9,8 @@
 
 ``dialeval evaluate --plot``: Sem-Ent's sorted cluster distribution (Han et al. 2022, Fig. 2 and 3):
 clusters sorted by their share (head clusters first) as bars; the dashed line is the uniform share
-1/k, where Sem-Ent reaches its maximum ln k.
+1/k, where Sem-Ent reaches its maximum ln k. With several inputs (systems), the per-set figures'
+distributions: one panel per figure, one box per system, each set's value drawn over its box.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from dialeval.cli.meta_eval_job import MetaEvalReport, MetricRow
+from dialeval.cli.report_formats import INPUT_KEYS
 
 HIGH_COLOUR, LOW_COLOUR = "tab:blue", "tab:orange"
 
@@ -104,6 +106,44 @@ def plot_cluster_distribution(distribution, path: str | Path, title: str = "Sem-
     axes.set_ylabel("share of responses")
     axes.set_xticks(positions, [str(int(i)) for i in order + 1], fontsize=7)
     axes.legend(fontsize=8)
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(out, dpi=120)
+    return out
+
+
+def per_set_figures(reports: dict[str, dict]) -> list[str]:
+    """The per-set figures with a number in every system's report (name -> report), in report order."""
+    def numeric(report: dict) -> set[str]:
+        return {key for row in report["per_set"] for key, value in row.items()
+                if key not in INPUT_KEYS and isinstance(value, (int, float)) and not isinstance(value, bool)}
+
+    shared = set.intersection(*(numeric(report) for report in reports.values()))
+    ordered = dict.fromkeys(key for report in reports.values() for row in report["per_set"] for key in row)
+    return [key for key in ordered if key in shared]
+
+
+def plot_per_set_distributions(reports: dict[str, dict], path: str | Path) -> Path | None:
+    """One panel per per-set figure, one box per system (name -> report; boxes in that order, with
+    the sets' values drawn over them); None when the systems share no per-set figure."""
+    figures = per_set_figures(reports)
+    if not figures:
+        return None
+    columns = min(3, len(figures))
+    rows = math.ceil(len(figures) / columns)
+    figure = Figure(figsize=(1.2 + 1.1 * len(reports) * columns + 1.5 * columns, 3.2 * rows), layout="constrained")
+    names = list(reports)
+    for index, name in enumerate(figures):
+        axes = figure.add_subplot(rows, columns, index + 1)
+        values = [[row[name] for row in report["per_set"] if isinstance(row.get(name), (int, float))]
+                  for report in reports.values()]
+        axes.boxplot(values, tick_labels=names, showfliers=False)
+        for position, system_values in enumerate(values, start=1):
+            jitter = np.linspace(-0.12, 0.12, len(system_values)) if len(system_values) > 1 else np.zeros(1)
+            axes.scatter(position + jitter, system_values, s=6, alpha=0.4, color="tab:blue")
+        axes.set_title(name, fontsize=9)
+        axes.tick_params(axis="x", labelrotation=30 if len(names) > 3 else 0, labelsize=8)
+    figure.suptitle("per-set figures by system", fontsize=10)
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(out, dpi=120)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from dialeval import __version__
 from dialeval.hub import EMBEDDED_SENTENCE_MODEL, resolve_model_path
+from dialeval.io import hub_dataset_snapshot
 
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 _CHUNK = 1 << 20
@@ -66,11 +67,28 @@ def model_provenance(model: str) -> dict:
     return info
 
 
+def input_identity(source: str | Path) -> dict:
+    """``{"path", "sha256"}`` of an input file, or of a folder (over its files, as a model's); a Hub
+    dataset id's ``{"path", "hub_dataset": True}`` plus the ``revision`` of its cached snapshot when
+    the Hugging Face cache holds one."""
+    path = Path(source)
+    if path.is_file():
+        return {"path": str(source), "sha256": file_sha256(path)}
+    if path.is_dir():
+        return {"path": str(source), "sha256": directory_sha256(os.path.abspath(path))}
+    identity = {"path": str(source), "hub_dataset": True}
+    snapshot = hub_dataset_snapshot(str(source))
+    revision = hub_revision(snapshot) if snapshot is not None else None
+    if revision is not None:  # else it was read from the datasets cache alone
+        identity["revision"] = revision
+    return identity
+
+
 def provenance(command: str, options: dict, input_path: str | None = None, models=()) -> dict:
     """The ``provenance`` block of a report."""
     block = {"dialeval_version": __version__, "command": command, "options": options}
     if input_path is not None:
-        block["input"] = {"path": str(input_path), "sha256": file_sha256(input_path)}
+        block["input"] = input_identity(input_path)
     block["models"] = {model: model_provenance(model) for model in dict.fromkeys(models)}
     return block
 
@@ -83,7 +101,12 @@ def format_provenance(block: dict, defaults: dict | None = None) -> str:
     """A few lines for the printed report: version, input, the options not at their default, models."""
     lines = [f"dialeval {block['dialeval_version']} {block['command']}"]
     if "input" in block:
-        lines[0] += f"; input {block['input']['path']} (sha256 {block['input']['sha256'][:12]})"
+        identity = block["input"]
+        if "sha256" in identity:
+            hashed = f"sha256 {identity['sha256'][:12]}"
+        else:
+            hashed = f"Hub dataset, revision {identity['revision'][:12]}" if "revision" in identity else "Hub dataset"
+        lines[0] += f"; input {identity['path']} ({hashed})"
     if defaults is not None:
         changed = [flag if value is True else f"{flag} {_shown(value)}"
                    for flag, value in block["options"].items()

@@ -8,7 +8,7 @@ from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, Ste
 def _compression_ratio(data: JobData, model, options, progress) -> StepOutcome:
     result = compression_ratio_scores(data.sets if data.sets is not None else data.responses, allow_empty=options.allow_empty)
     progress(data.num_units)
-    summary = {key: value for key, value in result.items() if key not in ("scope", "per_set")}
+    summary = {key: value for key, value in result.items() if key not in ("scope", "per_set", "num_sets", "num_responses")}
     return StepOutcome(summary, result.get("per_set"))
 
 

@@ -28,7 +28,6 @@ def _corpus(data: JobData, model, options, progress) -> StepOutcome:
     result = corpus_ngram_diversity(data.responses, max_n=options.corpus_max_n, allow_empty=options.allow_empty)
     result["lf"] = lf(data.responses, reference=options.reference_corpus, threshold=options.lf_threshold,
                       allow_empty=options.allow_empty)
-    result["num_responses"] = len(data.responses)
     result["lf_counted_against"] = "reference corpus" if options.reference_corpus is not None else "the evaluated responses"
     progress(data.num_units)
     return StepOutcome(result)
@@ -39,7 +38,7 @@ def _self_bleu(data: JobData, model, options, progress) -> StepOutcome:
         raise StepSkipped("Self-BLEU needs at least 2 responses (each is scored against the others)")
     score = self_bleu(data.responses, max_n=3, allow_empty=options.allow_empty)
     progress(data.num_units)
-    return StepOutcome({"self_bleu": score, "max_n": 3, "num_responses": len(data.responses)})
+    return StepOutcome({"self_bleu": score, "max_n": 3})
 
 
 STEPS = (

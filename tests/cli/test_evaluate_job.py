@@ -184,3 +184,25 @@ def test_each_step_bar_counts_its_engine_work_and_ends_full(monkeypatch, tiny_cr
     assert cross.unit == "pair" and len(cross.resets) == 1 and cross.n == cross.total > len(SETS)  # pairs, not sets
     for name in (f"sent_bert_diversity[{MINILM}]", f"vendi_score[{MINILM}]", "lexical_diversity"):
         assert bars[name].unit == "set" and bars[name].n == bars[name].total == len(SETS)  # read from the shared vectors
+
+
+def test_the_command_line_scores_a_corpus_file(tmp_path, capsys):
+    corpus = tmp_path / "generated.txt"
+    responses = [text for responses in SETS for text in responses]
+    corpus.write_text("\n".join(responses) + "\n", encoding="utf-8")
+    out = tmp_path / "r.json"
+    reference = tmp_path / "train.txt"
+    reference.write_text("\n".join(REFERENCE) + "\n", encoding="utf-8")
+    argv = ["evaluate", str(corpus), "-o", str(out), "--no-progress", "--nli-model", "none", "--bertscore-model", "none",
+            "--cross-encoder-model", "none", "--reference-corpus", str(reference), "--sem-ent-k", "3"]
+    assert main(argv) == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["scope"] == "corpus" and report["num_responses"] == len(responses)
+    assert sorted(report["metrics"]) == ["compression_ratio", "corpus_lexical_diversity", "self_bleu", "sem_ent",
+                                         f"vendi_score[{MINILM}]"]
+    assert report["metrics"]["corpus_lexical_diversity"]["lf_counted_against"] == "reference corpus"
+    assert f"a corpus of {len(responses)} responses; report: {out}" in capsys.readouterr().out
+    assert main([*argv, "--metric", "sent_bert"]) == 2
+    assert "`--metric`: sent_bert does not run on a corpus input (it runs on: response_set)" in capsys.readouterr().err
+    assert main([*argv, "--responses-column", "text"]) == 2
+    assert "`--responses-column` does not apply to a lines input" in capsys.readouterr().err

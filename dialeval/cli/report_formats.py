@@ -1,0 +1,275 @@
+"""The evaluation report as files a paper or a spreadsheet takes: tables in CSV, Markdown or LaTeX.
+
+A :class:`Table` (column names, rows of cells) is built from a report by :func:`summary_table`
+(one row per summary figure: metric, figure, scope, value) or :func:`per_set_table` (one row per
+response set: id, where, context, the input's fields, every per-set figure), and written by
+:func:`render_table` as ``csv``, ``markdown``, ``latex`` or aligned ``text`` (the printed table).
+Floats get a fixed number of decimals (``decimals``); None is an empty cell; lists and dicts (a
+dialogue's turns) are written as JSON. The JSON report itself stays the complete record:
+:func:`plan_outputs` decides where every file of ``dialeval evaluate`` goes, and a table in
+another format always has the JSON report beside it (same path, suffix ``.json``).
+
+- CSV: RFC 4180 quoting (Python's ``csv``), ``\\n`` line ends; pandas' ``read_csv`` reads it back.
+- Markdown: a GitHub pipe table, numeric columns right-aligned; ``|`` in a cell is escaped, line
+  breaks become spaces.
+- LaTeX: a booktabs ``tabular`` (``\\usepackage{booktabs}``) to put inside your own ``table``;
+  the ten special characters are escaped (:func:`latex_escape`).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+#: What ``--output-format`` names; ``json`` is the full report, the others its summary table.
+OUTPUT_FORMATS = ("json", "csv", "markdown", "latex")
+FORMAT_OF_SUFFIX = {".json": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".tex": "latex"}
+SUFFIX_OF_FORMAT = {"json": ".json", "csv": ".csv", "markdown": ".md", "latex": ".tex"}
+DEFAULT_DECIMALS = 4
+
+#: Keys of a ``per_set`` row that describe the input rather than hold a figure.
+INPUT_KEYS = ("where", "id", "context", "fields")
+#: Summary entries that describe a figure rather than being one.
+DESCRIPTIVE_KEYS = frozenset({"scope", "model", "lf_counted_against", "max_n", "algorithm"})
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+}
+_LATEX_PATTERN = re.compile("|".join(re.escape(character) for character in _LATEX_SPECIAL))
+
+
+@dataclass(frozen=True)
+class Table:
+    """Column names and rows of cells (str, int, float, bool, None, or lists / dicts)."""
+
+    columns: list[str]
+    rows: list[list]
+
+
+def check_decimals(decimals: int) -> int:
+    if isinstance(decimals, bool) or not isinstance(decimals, int) or decimals < 0:
+        raise ValueError(f"`decimals` must be an integer >= 0, got {decimals!r}")
+    return decimals
+
+
+def latex_escape(text: str) -> str:
+    """``text`` for LaTeX's text mode: ``\\ & % $ # _ { } ~ ^`` escaped in one pass (so an escape's
+    own braces stay as written), line breaks as spaces."""
+    return _LATEX_PATTERN.sub(lambda match: _LATEX_SPECIAL[match.group()], text).replace("\r", " ").replace("\n", " ")
+
+
+def cell_text(value, decimals: int = DEFAULT_DECIMALS) -> str:
+    """A cell as text: floats with ``decimals`` decimals, None empty, lists and dicts as JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.{decimals}f}"
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def _numeric_columns(table: Table) -> list[bool]:
+    def is_number(value) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+    columns = list(zip(*table.rows)) if table.rows else [() for _ in table.columns]
+    return [any(is_number(v) for v in column) and all(v is None or is_number(v) for v in column) for column in columns]
+
+
+def _csv(table: Table, decimals: int) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(table.columns)
+    writer.writerows([cell_text(value, decimals) for value in row] for row in table.rows)
+    return buffer.getvalue()
+
+
+def _markdown(table: Table, decimals: int) -> str:
+    def cell(text: str) -> str:
+        return text.replace("|", r"\|").replace("\r", " ").replace("\n", " ")
+
+    header = [cell(name) for name in table.columns]
+    rows = [[cell(cell_text(value, decimals)) for value in row] for row in table.rows]
+    widths = [max(3, *(len(row[i]) for row in [header, *rows])) for i in range(len(header))]
+    numeric = _numeric_columns(table)
+    rule = ["-" * (width - 1) + ":" if right else ":" + "-" * (width - 1) for width, right in zip(widths, numeric)]
+
+    def line(cells: list[str]) -> str:
+        padded = [text.rjust(width) if right else text.ljust(width) for text, width, right in zip(cells, widths, numeric)]
+        return "| " + " | ".join(padded) + " |"
+
+    return "\n".join([line(header), "| " + " | ".join(rule) + " |", *(line(row) for row in rows)]) + "\n"
+
+
+def _latex(table: Table, decimals: int) -> str:
+    alignment = "".join("r" if right else "l" for right in _numeric_columns(table))
+    lines = [r"% dialeval table; needs \usepackage{booktabs}", rf"\begin{{tabular}}{{{alignment}}}", r"\toprule",
+             " & ".join(latex_escape(name) for name in table.columns) + r" \\", r"\midrule"]
+    lines += [" & ".join(latex_escape(cell_text(value, decimals)) for value in row) + r" \\" for row in table.rows]
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def _text(table: Table, decimals: int) -> str:
+    rows = [table.columns, *([cell_text(value, decimals) for value in row] for row in table.rows)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(table.columns))]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    return "\n".join(lines)
+
+
+_RENDERERS = {"csv": _csv, "markdown": _markdown, "latex": _latex, "text": _text}
+
+
+def render_table(table: Table, table_format: str, decimals: int = DEFAULT_DECIMALS) -> str:
+    """``table`` as ``csv``, ``markdown``, ``latex`` (each ending with a line break) or ``text``."""
+    if table_format not in _RENDERERS:
+        raise ValueError(f"`table_format` must be one of {', '.join(_RENDERERS)}, got {table_format!r}")
+    return _RENDERERS[table_format](table, check_decimals(decimals))
+
+
+def summary_rows(report: dict) -> list[tuple[str, str, str, object]]:
+    """``(metric, figure, scope, value)`` for every summary figure of ``report``: its numbers and
+    texts, without the entries that describe a figure (scope, model) or hold lists and dicts."""
+    return [
+        (name, figure, summary["scope"], value)
+        for name, summary in report["metrics"].items()
+        for figure, value in summary.items()
+        if figure not in DESCRIPTIVE_KEYS and value is not None and not isinstance(value, (list, dict))
+    ]
+
+
+def summary_table(report: dict) -> Table:
+    """One row per summary figure: metric, figure, scope, value."""
+    return Table(["metric", "figure", "scope", "value"], [list(row) for row in summary_rows(report)])
+
+
+def _unique(names: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(names))
+
+
+def per_set_table(reports: dict[str, dict]) -> Table:
+    """One row per response set of every report in ``reports`` (system name -> report; a
+    ``system`` column first when there are several): id, where, context, the input's other fields
+    (a field named like another column becomes ``fields.NAME``) and every per-set figure."""
+    rows_by_system = [(system, row) for system, report in reports.items() for row in report.get("per_set", [])]
+    figures = _unique(key for _, row in rows_by_system for key in row if key not in INPUT_KEYS)
+    fields = _unique(name for _, row in rows_by_system for name in row.get("fields", {}))
+    several = len(reports) > 1
+    taken = {"system", "id", "where", "context", *figures}
+    columns = (["system"] if several else []) + ["id", "where", "context"]
+    columns += [f"fields.{name}" if name in taken else name for name in fields] + figures
+    rows = []
+    for system, row in rows_by_system:
+        cells = [system] if several else []
+        cells += [row.get("id"), row.get("where"), row.get("context")]
+        cells += [row.get("fields", {}).get(name) for name in fields]
+        cells += [row.get(figure) for figure in figures]
+        rows.append(cells)
+    return Table(columns, rows)
+
+
+def format_report(report: dict, output_format: str, decimals: int = DEFAULT_DECIMALS) -> str:
+    """The file text of ``report`` in ``output_format``: the whole report as JSON, else its summary table."""
+    if output_format == "json":
+        return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    if output_format not in OUTPUT_FORMATS:
+        raise ValueError(f"`output_format` must be one of {', '.join(OUTPUT_FORMATS)}, got {output_format!r}")
+    return render_table(summary_table(report), output_format, decimals)
+
+
+def write_text(path: str | Path, text: str) -> Path:
+    """The one place ``dialeval evaluate`` writes an output file (its folder made as needed)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def output_format_of(output: str | None, explicit: str | None) -> str:
+    """The format of ``output``: its suffix (``.json .csv .md .markdown .tex``) or ``explicit``
+    (``--output-format``); both must agree, and one must say it."""
+    if explicit is not None and explicit not in OUTPUT_FORMATS:
+        raise ValueError(f"`output_format` must be one of {', '.join(OUTPUT_FORMATS)}, got {explicit!r}")
+    by_suffix = FORMAT_OF_SUFFIX.get(Path(output).suffix.lower()) if output else None
+    if by_suffix and explicit and by_suffix != explicit:
+        raise ValueError(f"`output` {output!r} names a {by_suffix} file but `output_format` is {explicit}")
+    if output and not by_suffix and not explicit:
+        raise ValueError(f"cannot tell the format of `output` {output!r} from its suffix "
+                         f"({', '.join(FORMAT_OF_SUFFIX)}); pass `output_format`")
+    return by_suffix or explicit or "json"
+
+
+def default_report_path(source: str) -> Path:
+    """Where an input's JSON report goes when ``--output`` does not say: beside the file (its suffix
+    replaced by ``.diversity.json``) or folder; a Hub dataset id's in the working directory."""
+    path = Path(source)
+    if path.is_file():
+        return path.with_suffix(".diversity.json")
+    if path.is_dir():
+        return path.parent / f"{path.name}.diversity.json"
+    return Path(source.replace("/", "__") + ".diversity.json")
+
+
+@dataclass(frozen=True)
+class OutputPlan:
+    """Every file ``dialeval evaluate`` writes. Per system (name -> path): its JSON ``reports`` and,
+    for one input with a table format, that ``table``; for several inputs the ``comparison`` table
+    (None: printed only); ``per_set_csv`` (one row per set of every system)."""
+
+    output_format: str
+    reports: dict[str, Path]
+    table: Path | None = None
+    comparison: Path | None = None
+    per_set_csv: Path | None = None
+
+    def paths(self) -> list[Path]:
+        return [*self.reports.values(), *(p for p in (self.table, self.comparison, self.per_set_csv) if p is not None)]
+
+
+def plan_outputs(inputs: dict[str, str], output: str | None = None, output_format: str | None = None,
+                 per_set_csv: str | None = None) -> OutputPlan:
+    """Where the outputs of ``inputs`` (system name -> input path) go.
+
+    One input: ``output`` (default: :func:`default_report_path`, suffix by ``output_format``) in its
+    format; a table format also writes the JSON report beside it (suffix ``.json``). Several inputs:
+    ``output`` is the comparison table (JSON: its rows as objects) and each system's JSON report
+    goes beside it as ``STEM.NAME.json`` (without ``output``: beside each input, and the comparison
+    is printed only). No two outputs may share a path, nor an output be an input.
+    """
+    if len(inputs) > 1 and output is None and output_format is not None:
+        raise ValueError("`output_format` names the comparison table's format: with several inputs it needs `output`")
+    table_format = output_format_of(output, output_format)
+    per_set = Path(per_set_csv) if per_set_csv is not None else None
+    if per_set is not None and Path(per_set).suffix.lower() != ".csv":
+        raise ValueError(f"`per_set_csv` {per_set_csv!r} must end with .csv")
+    if len(inputs) == 1:
+        (name, source), = inputs.items()
+        main = Path(output) if output else default_report_path(source).with_suffix(SUFFIX_OF_FORMAT[table_format])
+        report = main if table_format == "json" else main.with_suffix(".json")
+        plan = OutputPlan(table_format, {name: report}, table=None if table_format == "json" else main, per_set_csv=per_set)
+    else:
+        comparison = Path(output) if output else None
+        reports = {name: comparison.parent / f"{comparison.stem}.{name}.json" if comparison else default_report_path(source)
+                   for name, source in inputs.items()}
+        plan = OutputPlan(table_format, reports, comparison=comparison, per_set_csv=per_set)
+    _check_distinct(plan, inputs)
+    return plan
+
+
+def _check_distinct(plan: OutputPlan, inputs: dict[str, str]) -> None:
+    seen: dict[Path, Path] = {}
+    for path in plan.paths():
+        resolved = path.resolve()
+        if resolved in seen:
+            raise ValueError(f"two outputs would be written to {str(path)!r}: name the outputs with `output`")
+        seen[resolved] = path
+    for source in inputs.values():
+        if Path(source).exists() and Path(source).resolve() in seen:
+            raise ValueError(f"an output would overwrite the input {source!r}: choose another `output`")
