@@ -206,3 +206,12 @@ def test_the_command_line_scores_a_corpus_file(tmp_path, capsys):
     assert "`--metric`: sent_bert does not run on a corpus input (it runs on: response_set)" in capsys.readouterr().err
     assert main([*argv, "--responses-column", "text"]) == 2
     assert "`--responses-column` does not apply to a lines input" in capsys.readouterr().err
+
+
+def test_systems_compared_in_one_command_share_the_encoder_pass(tmp_path, encoded):
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.write_text("".join(json.dumps({"responses": r}) + "\n" for r in SETS[:2]), encoding="utf-8")
+    second.write_text("".join(json.dumps({"responses": r}) + "\n" for r in SETS[1:]), encoding="utf-8")
+    assert main(["evaluate", str(first), str(second), "-o", str(tmp_path / "t.csv"), "--no-progress",
+                 "--metric", "sent_bert", "--metric", "vendi"]) == 0
+    assert sorted(encoded) == sorted({text for responses in SETS for text in responses})  # the shared set: once
