@@ -27,6 +27,9 @@ class EvaluateCommand:
         "--plot", metavar="DIR", help="write sem_ent_clusters.png: the sorted cluster distribution (paper Fig. 2/3)"))
     per_set: bool = field(default=False, metadata=option(
         "--per-set", help="also print one row of figures per response set"))
+    resume: bool = field(default=False, metadata=option(
+        "--resume", help="reuse the metrics that an interrupted run with the same options and inputs finished "
+        "(kept in OUTPUT.partial/ until the report is written)"))
 
 
 @dataclass(kw_only=True)

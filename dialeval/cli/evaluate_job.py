@@ -336,15 +336,29 @@ def _about(metric: EvaluationMetric, error: Exception) -> str:
     return message if isinstance(error, (ModelNotAvailableError, MetricSkipped)) else f"{metric.option}: {message}"
 
 
-def evaluate_response_sets(sets: list[ResponseSet], options: EvaluationOptions | None = None) -> dict:
-    """Run every available metric; returns the JSON-ready report."""
+def _checkpointed(metric: EvaluationMetric, sets: list[ResponseSet], options: EvaluationOptions, checkpoint) -> MetricOutcome:
+    """``metric.run``, or its outcome kept by an earlier run; a new outcome is handed to ``checkpoint``."""
+    outcome = checkpoint.get(metric.name) if checkpoint is not None else None
+    if outcome is None:
+        outcome = metric.run(sets, options)
+        if checkpoint is not None:
+            checkpoint.put(metric.name, outcome)
+    return outcome
+
+
+def evaluate_response_sets(sets: list[ResponseSet], options: EvaluationOptions | None = None, checkpoint=None) -> dict:
+    """Run every available metric; returns the JSON-ready report.
+
+    ``checkpoint`` (e.g. :class:`~dialeval.cli.checkpoints.MetricCheckpoints`, for ``--resume``):
+    ``get(step) -> MetricOutcome | None`` before each step, ``put(step, outcome)`` after a step ran.
+    """
     options = options or EvaluationOptions()
     check_sets(sets, options.allow_empty)
     report = {"num_sets": len(sets), "num_responses": sum(len(s.responses) for s in sets), "metrics": {}, "skipped": []}
     per_set = [_input_row(s) for s in sets]
     for metric in metrics_for(options):
         try:
-            outcome = metric.run(sets, options)
+            outcome = _checkpointed(metric, sets, options, checkpoint)
         except (ModelNotAvailableError, MetricSkipped) as error:
             report["skipped"].append({"metric": metric.name, "reason": _about(metric, error)})
             continue

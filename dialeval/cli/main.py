@@ -7,7 +7,6 @@ Every parser is built from option dataclasses (:mod:`dialeval.cli.options`): the
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -24,7 +23,50 @@ from dialeval.cli.options import add_options, build, flag_names, name_flags, use
 from dialeval.cli.progress import library_progress_bars
 
 
+#: The file ``--plot DIR`` writes.
+SEM_ENT_PLOT = "sem_ent_clusters.png"
+
+
+def _evaluate_files(args: argparse.Namespace, output: Path) -> tuple[list, list]:
+    """``(flag, path)`` of every file or folder ``dialeval evaluate`` reads, and of every file it writes."""
+    from dialeval.cli.evaluate_job import EvaluationOptions
+    from dialeval.metrics.sem_ent.clusters import CONFIG_FILE, TENSORS_FILE
+
+    given, flags = vars(args), {**flag_names(EvaluationOptions), "input": "the input file"}
+    inputs = [(flags[name], given.get(name))
+              for name in ("input", "reference_corpus", "selection_questions", "sem_ent_clusters", "bertscore_baseline")]
+    outputs = [("--output", output)]
+    if given.get("save_sem_ent_clusters"):
+        folder = Path(given["save_sem_ent_clusters"])
+        outputs += [("--save-sem-ent-clusters", folder / name) for name in (CONFIG_FILE, TENSORS_FILE)]
+    if given.get("plot"):
+        outputs.append(("--plot", Path(given["plot"]) / SEM_ENT_PLOT))
+    return inputs, outputs
+
+
 def _evaluate(args: argparse.Namespace) -> int:
+    from dialeval.cli.checkpoints import resume_note
+    from dialeval.cli.safe_output import Interrupted, held_output, refuse_outputs_over_inputs
+
+    command = build(EvaluateCommand, args)
+    output = Path(command.output) if command.output else Path(command.input).with_suffix(".diversity.json")
+    inputs, outputs = _evaluate_files(args, output)
+    refuse_outputs_over_inputs(inputs, outputs)
+    with held_output(output, "dialeval evaluate"):
+        try:
+            return _run_evaluate(args, command, output, inputs)
+        except Interrupted as stop:
+            stop.detail = resume_note(output) or "no metric had finished yet: nothing to resume"
+            raise
+        except (ValueError, OSError) as error:  # the finished metrics are kept: say so
+            note = resume_note(output)
+            if note is None:
+                raise
+            raise (ValueError if isinstance(error, ValueError) else OSError)(f"{error}\n{note}") from error
+
+
+def _run_evaluate(args: argparse.Namespace, command: EvaluateCommand, output: Path, inputs: list) -> int:
+    from dialeval.cli.checkpoints import open_checkpoints, run_identity
     from dialeval.cli.evaluate_job import (
         EvaluationOptions,
         evaluate_response_sets,
@@ -33,9 +75,9 @@ def _evaluate(args: argparse.Namespace) -> int:
         models_used,
     )
     from dialeval.cli.provenance import format_provenance, provenance
+    from dialeval.cli.safe_output import write_report
     from dialeval.io import read_response_sets
 
-    command = build(EvaluateCommand, args)
     sets = read_response_sets(command.input, command.format)
     options = build(EvaluationOptions, args)
     if bool(options.selection_models) != (options.selection_questions is not None):
@@ -45,7 +87,9 @@ def _evaluate(args: argparse.Namespace) -> int:
     # Under `accelerate launch`, every process runs the job on the same input and the model-backed
     # metrics share their pairs / texts among the processes; the main process writes the report.
     with split_work():
-        report = evaluate_response_sets(sets, options)
+        identity = run_identity(used_options(args, EvaluateCommand, EvaluationOptions), inputs)
+        checkpoint = open_checkpoints(output, identity, resume=command.resume)
+        report = evaluate_response_sets(sets, options, checkpoint=checkpoint)
     if not process_state().is_main_process:
         end_processes()
         return 0
@@ -53,9 +97,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     report["provenance"] = provenance(
         "evaluate", used_options(args, EvaluateCommand, EvaluationOptions), command.input, models_used(report),
     )
-    output = Path(command.output) if command.output else Path(command.input).with_suffix(".diversity.json")
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_report(output, report)
     if command.per_set:
         print(format_per_set_table(report) + "\n")
     print(format_table(report))
@@ -65,19 +107,26 @@ def _evaluate(args: argparse.Namespace) -> int:
 
         summary = report["metrics"]["sem_ent"]
         path = plot_cluster_distribution(
-            summary["cluster_distribution"], Path(command.plot) / "sem_ent_clusters.png", title=Path(command.input).name,
+            summary["cluster_distribution"], Path(command.plot) / SEM_ENT_PLOT, title=Path(command.input).name,
             reference_distribution=summary["reference_distribution"],
         )
         print(f"plot: {path}")
     processes = process_state().num_processes
     print(f"\n{report['num_sets']} response sets, {report['num_responses']} responses"
           f"{f' ({processes} processes)' if processes > 1 else ''}; report: {output}")
+    checkpoint.remove()  # last: a run stopped before this point can still be resumed
     end_processes()
     return 0
 
 
 def _meta_eval(args: argparse.Namespace) -> int:
-    from dialeval.cli.meta_eval_job import MetaEvalOptions, format_report, report_as_dict, run_meta_eval
+    from dialeval.cli.meta_eval_job import (
+        MetaEvalOptions,
+        format_report,
+        report_as_dict,
+        run_meta_eval,
+    )
+    from dialeval.cli.safe_output import write_report
 
     command = build(MetaEvalCommand, args)
     options = build(MetaEvalOptions, args)
@@ -92,7 +141,7 @@ def _meta_eval(args: argparse.Namespace) -> int:
             for path in write_plots(report, command.plot):
                 print(f"plot: {path}")
     if command.output:
-        Path(command.output).write_text(json.dumps([report_as_dict(r) for r in reports], indent=2) + "\n", encoding="utf-8")
+        write_report(command.output, [report_as_dict(r) for r in reports])
     return 0
 
 
@@ -117,16 +166,26 @@ def _export_dataset(args: argparse.Namespace) -> int:
 
 
 def _dtg(args: argparse.Namespace) -> int:
+    from dialeval.cli.dtg_job import (
+        DTGRunSettings,
+        format_summary_table,
+        read_contexts,
+        run_dtg_job,
+        settings_path,
+    )
+    from dialeval.cli.safe_output import held_output, refuse_outputs_over_inputs
     from dialeval.distributed import end_processes, process_state
-    from dialeval.cli.dtg_job import DTGRunSettings, format_summary_table, read_contexts, run_dtg_job
 
     command = build(DTGCommand, args)
+    refuse_outputs_over_inputs([("--input", command.input)],
+                               [("--output", command.output), ("--output", settings_path(command.output))], "--overwrite")
     settings = build(DTGRunSettings, args,
                      contexts_from=f"{command.dataset}:{command.split}" if command.dataset else str(command.input))
-    contexts = read_contexts(command.dataset, command.split, command.input, data_dir=command.data_dir,
-                             limit=settings.limit)
-    row = run_dtg_job(settings, contexts, command.output, overwrite=command.overwrite, device=command.device,
-                      progress=command.progress)
+    with held_output(command.output, "dialeval dtg"):
+        contexts = read_contexts(command.dataset, command.split, command.input, data_dir=command.data_dir,
+                                 limit=settings.limit)
+        row = run_dtg_job(settings, contexts, command.output, overwrite=command.overwrite, device=command.device,
+                          progress=command.progress)
     state = process_state()
     if state.is_main_process:
         print(format_summary_table([row]))
@@ -138,13 +197,15 @@ def _dtg(args: argparse.Namespace) -> int:
 
 def _dtg_summary(args: argparse.Namespace) -> int:
     from dialeval.cli.dtg_job import format_summary_table, read_run, summarize
+    from dialeval.cli.safe_output import refuse_outputs_over_inputs, write_report
 
     command = build(DTGSummaryCommand, args)
+    refuse_outputs_over_inputs([("RUN", run) for run in command.runs], [("--output", command.output)])
     rows = [summarize(*read_run(path), bertscore_model=command.bertscore_model, device=command.device)
             for path in command.runs]
     print(format_summary_table(rows))
     if command.output:
-        Path(command.output).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+        write_report(command.output, rows)
     return 0
 
 
@@ -181,10 +242,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from dialeval.cli.safe_output import Interrupted, stop_signals_raise
+
     args = build_parser().parse_args(argv)
     try:
-        with library_progress_bars(vars(args).get("progress", True)):
+        with library_progress_bars(vars(args).get("progress", True)), stop_signals_raise():
             return args.handler(args)
+    except Interrupted as stop:  # Ctrl-C or SIGTERM: what was kept and how to go on, in one line
+        print(f"dialeval {args.command}: interrupted by {stop.signal_name}" + (f"; {stop.detail}" if stop.detail else ""),
+              file=sys.stderr)
+        return stop.exit_code
     except (ValueError, OSError) as error:  # bad input, a missing model or data file: a message, not a traceback
         # The jobs name their Python arguments; the user typed flags.
         message = name_flags(str(error), flag_names(*args.option_classes))

@@ -114,7 +114,8 @@ PINNED_FLAGS = {
 }
 # Flags added since, on purpose (each has its own test).
 ADDED_FLAGS: dict[str, set[str]] = {
-    "evaluate": {"--bertscore-rescale", "--bertscore-baseline"},  # test_cli.py: any BERTScore model
+    # test_cli.py: any BERTScore model; test_safe_output.py: resuming from checkpoints (issue 24)
+    "evaluate": {"--bertscore-rescale", "--bertscore-baseline", "--resume"},
     "meta-eval": {"--no-progress"},  # test_cli.py: progress bars
     # test_dtg_cli.py: the decoding settings DTG sets itself, trials, GPU options (issue 17)
     "dtg": {"--top-k", "--temperature", "--min-new-tokens", "--no-repeat-ngram-size", "--repetition-penalty",
@@ -200,7 +201,7 @@ EVALUATION_DEFAULTS = {
 def record_evaluation(monkeypatch):
     calls = []
 
-    def recorder(sets, options=None):
+    def recorder(sets, options=None, checkpoint=None):
         calls.append((sets, options))
         return {"num_sets": len(sets), "num_responses": sum(len(s.responses) for s in sets), "metrics": {},
                 "skipped": [], "per_set": []}
@@ -337,7 +338,8 @@ DTG_DEFAULTS = {
 
 
 @pytest.fixture()
-def record_dtg(monkeypatch):
+def record_dtg(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)  # the relative outputs' lock files go there
     calls = {}
 
     def read_contexts(dataset, split, input_file, data_dir=None, limit=None):
