@@ -162,7 +162,7 @@ class OutputLock:
             with deferred_stop_signals(), os.fdopen(descriptor, "w", encoding="utf-8") as handle:
                 started = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
                 handle.write(json.dumps({**self._owner(), "started": started}) + "\n")
-            self.held = True
+                self.held = True  # before a deferred signal is raised: the lock is then released
             return
         raise ValueError(f"could not create {self.path}: other runs keep taking it")
 
