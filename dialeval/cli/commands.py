@@ -54,6 +54,9 @@ class EvaluateCommand:
         "with several inputs also per_set_distributions.png (a box per system for each per-set figure)"))
     per_set: bool = field(default=False, metadata=option(
         "--per-set", help="also print one row of figures per response set"))
+    resume: bool = field(default=False, metadata=option(
+        "--resume", help="reuse the metrics that an interrupted run with the same options and inputs finished "
+        "(kept in OUTPUT.partial/ until the report is written)"))
 
     def __post_init__(self):
         check_decimals(self.decimals)  # before the job runs, not when its tables are written

@@ -22,6 +22,9 @@ from dialeval.cli.report_formats import (
 _NAME = re.compile(r"^[\w.+-]+$")
 
 
+#: The per-set distributions plot ``--plot DIR`` writes for several systems.
+PLOT_FILE = "per_set_distributions.png"
+
 def systems_from_inputs(inputs: list[str]) -> dict[str, str]:
     """System name -> input, in the order given: ``NAME=INPUT`` names a system, a bare input is
     named by its file stem (a folder or Hub id by its last part). Names are letters, digits and
@@ -89,6 +92,6 @@ def write_run_outputs(reports: dict[str, dict], plan: OutputPlan, decimals: int,
     if plot_dir is not None:
         from dialeval.cli.plots import plot_per_set_distributions
 
-        path = plot_per_set_distributions(reports, Path(plot_dir) / "per_set_distributions.png")
+        path = plot_per_set_distributions(reports, Path(plot_dir) / PLOT_FILE)
         lines.append(f"plot: {path}" if path is not None else "plot: the systems share no per-set figure to plot")
     return lines

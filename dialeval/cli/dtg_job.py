@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from dialeval.cli.options import option
+from dialeval.cli.safe_output import Interrupted, deferred_stop_signals, write_atomically
 from dialeval.io import iter_jsonl
 
 #: ``--split`` names as the paper says them -> the dataset's split names.
@@ -148,6 +149,12 @@ def format_context(turns: list[str], tokenizer, is_encoder_decoder: bool, separa
     return text if is_encoder_decoder else text + separator
 
 
+def settings_path(output: str | Path) -> Path:
+    """``OUTPUT.run.json``: the settings of the run that writes ``OUTPUT``."""
+    output = Path(output)
+    return output.with_name(output.name + ".run.json")
+
+
 def load_generator(model: str, device=None, dtype: str | None = None):
     """A causal or seq2seq model (by its config) and its tokenizer, through :func:`dialeval.hub.load_model`."""
     from dialeval.hub import load_model
@@ -167,7 +174,7 @@ class ResumableJsonl:
     def __init__(self, path: str | Path, settings: DTGRunSettings, batch_size: int, overwrite: bool = False,
                  num_contexts: int | None = None, recorded: dict | None = None):
         self.path = Path(path)
-        self.settings_path = self.path.with_name(self.path.name + ".run.json")
+        self.settings_path = settings_path(self.path)
         self.batch_size = batch_size
         self.num_contexts = num_contexts
         wanted = json.loads(json.dumps({"format": FORMAT, **settings.as_dict(), **(recorded or {})}))
@@ -189,7 +196,7 @@ class ResumableJsonl:
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.path.write_text("", encoding="utf-8")
-            self.settings_path.write_text(json.dumps(wanted, indent=2) + "\n", encoding="utf-8")
+            write_atomically(self.settings_path, json.dumps(wanted, indent=2) + "\n")
         self.num_done = self._keep_complete_batches()
 
     def position(self, line: int) -> tuple[int, int]:
@@ -199,33 +206,44 @@ class ResumableJsonl:
         return divmod(line, self.num_contexts)
 
     def _keep_complete_batches(self) -> int:
-        """Drops a half-written last line and a partly written batch; returns the records kept."""
+        """Drops a half-written last line and a partly written batch; returns the records kept.
+
+        Only the last piece, which has no newline yet, can be half written (lines are appended
+        in order); a complete line that is not JSON means the file was damaged, and is an error
+        naming its ``FILE:LINE`` rather than a reason to regenerate everything after it.
+        """
         data = self.path.read_bytes()
         lines = data.split(b"\n")[:-1]  # a last piece without its newline is half written
         kept = []
         for line_number, line in enumerate(lines):
             try:
                 record = json.loads(line)
-            except json.JSONDecodeError:
-                break
+            except (json.JSONDecodeError, UnicodeDecodeError) as error:
+                reason = error.msg if isinstance(error, json.JSONDecodeError) else "not UTF-8"
+                raise ValueError(
+                    f"{self.path}:{line_number + 1}: not valid JSON ({reason}), a complete line of the file: it was "
+                    "damaged, not cut short by a kill. Restore the line, or cut the file before it to regenerate from "
+                    "there, or pass --overwrite to start over") from None
             trial, index = self.position(line_number)
-            if record.get("index") != index or record.get("trial", 0) != trial:
-                raise ValueError(f"{self.path}: line {line_number + 1} has trial {record.get('trial', 0)!r}, index "
-                                 f"{record.get('index')!r}; expected trial {trial}, index {index}")
+            found = record if isinstance(record, dict) else {}
+            if found.get("index") != index or found.get("trial", 0) != trial:
+                raise ValueError(f"{self.path}:{line_number + 1}: trial {found.get('trial', 0)!r}, index "
+                                 f"{found.get('index')!r}; expected trial {trial}, index {index}")
             kept.append(line)
         _, index = self.position(len(kept))
         kept = kept[:len(kept) - index % self.batch_size]  # batches start at multiples of batch_size in each trial
         text = b"".join(line + b"\n" for line in kept)
         if text != data:
-            self.path.write_bytes(text)
+            write_atomically(self.path, text)
         return len(kept)
 
     def append(self, records: list[dict]) -> None:
-        with open(self.path, "a", encoding="utf-8") as handle:
-            for record in records:
-                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        """Appends a batch's lines; a stop signal meanwhile takes effect once the batch is on disk."""
+        with deferred_stop_signals(), open(self.path, "a", encoding="utf-8") as handle:
+            handle.writelines(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
             handle.flush()
             os.fsync(handle.fileno())
+        self.num_done += len(records)
 
 
 def _upgrade(record: dict, settings: dict) -> dict:
@@ -239,8 +257,8 @@ def _upgrade(record: dict, settings: dict) -> dict:
 def read_run(path: str | Path) -> tuple[dict, list[dict]]:
     """The settings and records of a ``dialeval dtg`` output (format-1 records upgraded, see the module docstring)."""
     path = Path(path)
-    settings_path = path.with_name(path.name + ".run.json")
-    settings = json.loads(settings_path.read_text(encoding="utf-8")) if settings_path.exists() else {}
+    recorded = settings_path(path)
+    settings = json.loads(recorded.read_text(encoding="utf-8")) if recorded.exists() else {}
     with open(path, encoding="utf-8") as handle:
         records = [_upgrade(json.loads(line), settings) for line in handle if line.strip()]
     return settings, records
@@ -429,28 +447,34 @@ def run_dtg_job(settings: DTGRunSettings, contexts: list[DTGContext], output: st
     total = num_contexts * settings.trials
     bar = tqdm(total=total, initial=num_done, disable=not (progress and state.is_main_process), desc="DTG contexts")
     first_trial, done_in_trial = divmod(num_done, num_contexts)
-    for trial in range(first_trial, settings.trials):
+    try:
+        for trial in range(first_trial, settings.trials):
 
-        def write_batch(batch_index: int, results, trial=trial) -> None:
-            first = batch_index * settings.batch_size
-            if writer is not None:
-                writer.append([
-                    {"trial": trial, "index": first + offset, "id": contexts[first + offset].id,
-                     "context": contexts[first + offset].turns,
-                     **({"references": contexts[first + offset].references} if contexts[first + offset].references else {}),
-                     **result.to_dict()}
-                    for offset, result in enumerate(results)
-                ])
-            bar.update(len(results))
+            def write_batch(batch_index: int, results, trial=trial) -> None:
+                first = batch_index * settings.batch_size
+                if writer is not None:
+                    writer.append([
+                        {"trial": trial, "index": first + offset, "id": contexts[first + offset].id,
+                         "context": contexts[first + offset].turns,
+                         **({"references": contexts[first + offset].references} if contexts[first + offset].references else {}),
+                         **result.to_dict()}
+                        for offset, result in enumerate(results)
+                    ])
+                bar.update(len(results))
 
-        run_dtg(
-            model, tokenizer, texts, seed=settings.seed + trial * num_batches, batch_size=settings.batch_size,
-            start_batch=done_in_trial // settings.batch_size if trial == first_trial else 0, on_batch=write_batch,
-            metric=objective, threshold=settings.threshold, num_responses=settings.num_responses,
-            max_samples=settings.max_samples, decoding=settings.decoding, max_context_tokens=max_context_tokens,
-            tie_break=settings.tie_break, **({"num_beams": settings.num_beams} if settings.decoding == "beam" else {}),
-            **generation,
-        )
+            run_dtg(
+                model, tokenizer, texts, seed=settings.seed + trial * num_batches, batch_size=settings.batch_size,
+                start_batch=done_in_trial // settings.batch_size if trial == first_trial else 0, on_batch=write_batch,
+                metric=objective, threshold=settings.threshold, num_responses=settings.num_responses,
+                max_samples=settings.max_samples, decoding=settings.decoding, max_context_tokens=max_context_tokens,
+                tie_break=settings.tie_break, **({"num_beams": settings.num_beams} if settings.decoding == "beam" else {}),
+                **generation,
+            )
+    except Interrupted as stop:  # the appends are whole batches: the file ends at one
+        if writer is not None:
+            trials = f" ({settings.trials} trials of {num_contexts})" if settings.trials > 1 else ""
+            stop.detail = f"{writer.num_done} of {total} contexts{trials} are in {output}; rerun the same command to resume"
+        raise
     bar.close()
     state.wait_for_everyone()
     if not state.is_main_process:

@@ -34,8 +34,8 @@ from dialeval.metrics.engines.job_steps import JobData, JobStep, StepOutcome, St
 from dialeval.metrics.engines.shared_outputs import shared_model_outputs
 from dialeval.metrics import registry
 
-#: The name this module gave :class:`StepSkipped` before the steps moved to the registry.
-MetricSkipped = StepSkipped
+#: The names this module gave :class:`StepSkipped` and :class:`StepOutcome` before the steps moved to the registry.
+MetricSkipped, MetricOutcome = StepSkipped, StepOutcome
 
 
 def step_names() -> list[str]:
@@ -175,19 +175,29 @@ def _record(report: dict, per_set: list[dict] | None, name: str, outcome: StepOu
             row[f"{key}[{outcome.summary.get('model', name)}]" if key in row else key] = value
 
 
-def run_steps(data: JobData, options, report: dict, per_set: list[dict] | None = None) -> None:
+def run_steps(data: JobData, options, report: dict, per_set: list[dict] | None = None, checkpoint=None) -> None:
     """Run the job's steps over ``data``, recording figures and skipped steps in ``report`` and the
-    per-set figures in ``per_set`` (one row per set)."""
+    per-set figures in ``per_set`` (one row per set).
+
+    ``checkpoint`` (e.g. :class:`~dialeval.cli.checkpoints.MetricCheckpoints`, for ``--resume``):
+    ``get(step) -> StepOutcome | None`` before each step (a kept outcome is used as it is, and its
+    model is not run), ``put(step, outcome)`` after a step ran; ``step`` is its report name.
+    """
     plan = planned_steps(data.scope, options)
-    to_encode = _sentence_texts(plan, data, options)
+    kept = {step.label(model): checkpoint.get(step.label(model)) if checkpoint is not None else None
+            for step, model in plan}
+    to_encode = _sentence_texts([(step, model) for step, model in plan if kept[step.label(model)] is None], data, options)
     with shared_model_outputs():
         for step, model in plan:
+            name = step.label(model)
+            if kept[name] is not None:
+                _record(report, per_set, name, kept[name])
+                continue
             # Each sentence model encodes, right before its first step, what all its steps embed:
             # the model-free steps before it never share the memory with its vectors.
             for sentence_model, _ in (step.sentence_texts(data, options, model) if step.sentence_texts else []):
                 if sentence_model in to_encode:
                     _encode_once(sentence_model, *to_encode.pop(sentence_model), options)
-            name = step.label(model)
             try:
                 if model is not None:
                     resolve_model_path(model)  # fail fast (-> skipped) before any work
@@ -201,6 +211,8 @@ def run_steps(data: JobData, options, report: dict, per_set: list[dict] | None =
                 continue
             except (ValueError, OSError) as error:
                 raise _named(step, model, error) from error
+            if checkpoint is not None:
+                checkpoint.put(name, outcome)
             _record(report, per_set, name, outcome)
 
 
@@ -230,12 +242,13 @@ def _input_row(response_set: ResponseSet) -> dict:
     return row
 
 
-def evaluate_response_sets(sets: list[ResponseSet], options=None) -> dict:
+def evaluate_response_sets(sets: list[ResponseSet], options=None, checkpoint=None) -> dict:
     """Run every step that fits response sets; returns the JSON-ready report.
 
     ``sets`` may be a pandas DataFrame (column ``responses``, optional ``context``, other columns
     kept as metadata). ``options``: an :data:`EvaluationOptions` (default: every default). Every
     model sees each distinct text once in the call (the module docstring says how).
+    ``checkpoint``: see :func:`run_steps`.
     """
     sets = list(as_response_sets(sets))
     options = options if options is not None else EvaluationOptions()
@@ -244,7 +257,7 @@ def evaluate_response_sets(sets: list[ResponseSet], options=None) -> dict:
     report = {"scope": "response_set", "num_sets": len(sets), "num_responses": len(data.responses), "metrics": {},
               "skipped": []}
     per_set = [_input_row(s) for s in sets]
-    run_steps(data, options, report, per_set)
+    run_steps(data, options, report, per_set, checkpoint)
     report["per_set"] = per_set
     return report
 
@@ -263,15 +276,16 @@ def check_corpus_responses(responses: list[str], where: list[str] | None = None,
                              "pass allow_empty=True to score it as a response without tokens")
 
 
-def evaluate_corpus(responses: list[str], options=None, where: list[str] | None = None) -> dict:
+def evaluate_corpus(responses: list[str], options=None, where: list[str] | None = None, checkpoint=None) -> dict:
     """Run every step that fits a corpus (responses without sets: Dist-n, Ent-n, LF, Self-BLEU,
     Vendi, compression ratio, Sem-Ent with a reference corpus or saved clusters); returns the
-    JSON-ready report. ``where``: each response's ``FILE:LINE``, for error messages."""
+    JSON-ready report. ``where``: each response's ``FILE:LINE``, for error messages; ``checkpoint``:
+    see :func:`run_steps`."""
     options = options if options is not None else EvaluationOptions()
     responses = list(responses)
     check_corpus_responses(responses, where, options.allow_empty)
     report = {"scope": "corpus", "num_responses": len(responses), "metrics": {}, "skipped": []}
-    run_steps(JobData("corpus", responses), options, report)
+    run_steps(JobData("corpus", responses), options, report, checkpoint=checkpoint)
     return report
 
 

@@ -7,7 +7,6 @@ Every parser is built from option dataclasses (:mod:`dialeval.cli.options`): the
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -24,91 +23,20 @@ from dialeval.cli.options import add_options, build, flag_names, name_flags, use
 from dialeval.cli.progress import library_progress_bars
 
 
-def _read_input(scope: str, items, source: str):
-    """A system's input as the job takes it: its response sets, or a corpus's responses (read
-    line by line, nothing but the texts kept)."""
-    if scope == "response_set":
-        return list(items)
-    responses = [text for _, text in items]
-    if not responses:
-        raise ValueError(f"{source}: no responses found (one response per line)")
-    return responses
-
-
 def _evaluate(args: argparse.Namespace) -> int:
-    from dialeval.cli.compare import systems_from_inputs, write_run_outputs
-    from dialeval.cli.evaluate_job import (
-        EvaluationOptions,
-        evaluate_corpus,
-        evaluate_response_sets,
-        format_per_set_table,
-        format_table,
-        models_used,
-    )
-    from dialeval.cli.provenance import format_provenance, provenance
-    from dialeval.cli.report_formats import format_report, plan_outputs, write_text
-    from dialeval.distributed import end_processes, process_state, split_work
-    from dialeval.io import open_input
-    from dialeval.metrics.engines.shared_outputs import shared_model_outputs
+    from dialeval.cli.evaluate_command import run_evaluate_command
 
-    command = build(EvaluateCommand, args)
-    systems = systems_from_inputs(command.input)  # name -> input; one input keeps the single-report behaviour
-    plan = plan_outputs(systems, command.output, command.output_format, command.per_set_csv)
-    options = build(EvaluationOptions, args)
-    # Every input is opened (format, columns, split, Hub cache) before any model runs.
-    inputs = {name: open_input(source, **command.input_selection()) for name, source in systems.items()}
-    reports = {}
-    # One store of model outputs for the whole command: a text that several systems share is
-    # encoded once, and each model loads once for all of them.
-    with shared_model_outputs():
-        for name, source in systems.items():
-            scope, items = inputs.pop(name)
-            data = _read_input(scope, items, source)
-            # Under `accelerate launch`, every process runs the job on the same input and the model-backed
-            # metrics share their pairs / texts among the processes; the main process writes the report.
-            with split_work():
-                report = evaluate_response_sets(data, options) if scope == "response_set" else evaluate_corpus(data, options)
-            del data
-            if not process_state().is_main_process:
-                continue
-            report["input"] = str(source)
-            report["provenance"] = provenance(  # each system's report names its own input, as a single run's does
-                "evaluate", {**used_options(args, EvaluateCommand, EvaluationOptions), "input": str(source)}, source,
-                models_used(report),
-            )
-            output = write_text(plan.reports[name], format_report(report, "json"))
-            if plan.table is not None:
-                write_text(plan.table, format_report(report, plan.output_format, command.decimals))
-            if len(systems) > 1:
-                print(f"== {name}: {source}")
-            if command.per_set and "per_set" in report:
-                print(format_per_set_table(report) + "\n")
-            print(format_table(report))
-            print("\n" + format_provenance(report["provenance"], used_options(argparse.Namespace(), EvaluateCommand, EvaluationOptions)))
-            if command.plot and "sem_ent" in report["metrics"]:
-                from dialeval.cli.plots import plot_cluster_distribution
-
-                summary = report["metrics"]["sem_ent"]
-                stem = "sem_ent_clusters" if len(systems) == 1 else f"{name}_sem_ent_clusters"
-                path = plot_cluster_distribution(
-                    summary["cluster_distribution"], Path(command.plot) / f"{stem}.png", title=Path(source).name,
-                    reference_distribution=summary["reference_distribution"],
-                )
-                print(f"plot: {path}")
-            processes = process_state().num_processes
-            table = f"; table: {plan.table}" if plan.table is not None else ""
-            counts = (f"{report['num_sets']} response sets, {report['num_responses']} responses" if scope == "response_set"
-                      else f"a corpus of {report['num_responses']} responses")
-            print(f"\n{counts}{f' ({processes} processes)' if processes > 1 else ''}; report: {output}{table}")
-            reports[name] = report
-    for line in write_run_outputs(reports, plan, command.decimals, command.plot):  # per-set CSV, comparison
-        print(line)
-    end_processes()
-    return 0
+    return run_evaluate_command(args)
 
 
 def _meta_eval(args: argparse.Namespace) -> int:
-    from dialeval.cli.meta_eval_job import MetaEvalOptions, format_report, report_as_dict, run_meta_eval
+    from dialeval.cli.meta_eval_job import (
+        MetaEvalOptions,
+        format_report,
+        report_as_dict,
+        run_meta_eval,
+    )
+    from dialeval.cli.safe_output import write_report
 
     command = build(MetaEvalCommand, args)
     options = build(MetaEvalOptions, args)
@@ -123,7 +51,7 @@ def _meta_eval(args: argparse.Namespace) -> int:
             for path in write_plots(report, command.plot):
                 print(f"plot: {path}")
     if command.output:
-        Path(command.output).write_text(json.dumps([report_as_dict(r) for r in reports], indent=2) + "\n", encoding="utf-8")
+        write_report(command.output, [report_as_dict(r) for r in reports])
     return 0
 
 
@@ -148,16 +76,26 @@ def _export_dataset(args: argparse.Namespace) -> int:
 
 
 def _dtg(args: argparse.Namespace) -> int:
+    from dialeval.cli.dtg_job import (
+        DTGRunSettings,
+        format_summary_table,
+        read_contexts,
+        run_dtg_job,
+        settings_path,
+    )
+    from dialeval.cli.safe_output import held_output, refuse_outputs_over_inputs
     from dialeval.distributed import end_processes, process_state
-    from dialeval.cli.dtg_job import DTGRunSettings, format_summary_table, read_contexts, run_dtg_job
 
     command = build(DTGCommand, args)
+    refuse_outputs_over_inputs([("--input", command.input)],
+                               [("--output", command.output), ("--output", settings_path(command.output))], "--overwrite")
     settings = build(DTGRunSettings, args,
                      contexts_from=f"{command.dataset}:{command.split}" if command.dataset else str(command.input))
-    contexts = read_contexts(command.dataset, command.split, command.input, data_dir=command.data_dir,
-                             limit=settings.limit)
-    row = run_dtg_job(settings, contexts, command.output, overwrite=command.overwrite, device=command.device,
-                      progress=command.progress)
+    with held_output(command.output, "dialeval dtg"):
+        contexts = read_contexts(command.dataset, command.split, command.input, data_dir=command.data_dir,
+                                 limit=settings.limit)
+        row = run_dtg_job(settings, contexts, command.output, overwrite=command.overwrite, device=command.device,
+                          progress=command.progress)
     state = process_state()
     if state.is_main_process:
         print(format_summary_table([row]))
@@ -169,13 +107,15 @@ def _dtg(args: argparse.Namespace) -> int:
 
 def _dtg_summary(args: argparse.Namespace) -> int:
     from dialeval.cli.dtg_job import format_summary_table, read_run, summarize
+    from dialeval.cli.safe_output import refuse_outputs_over_inputs, write_report
 
     command = build(DTGSummaryCommand, args)
+    refuse_outputs_over_inputs([("RUN", run) for run in command.runs], [("--output", command.output)])
     rows = [summarize(*read_run(path), bertscore_model=command.bertscore_model, device=command.device)
             for path in command.runs]
     print(format_summary_table(rows))
     if command.output:
-        Path(command.output).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+        write_report(command.output, rows)
     return 0
 
 
@@ -212,10 +152,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from dialeval.cli.safe_output import Interrupted, stop_signals_raise
+
     args = build_parser().parse_args(argv)
     try:
-        with library_progress_bars(vars(args).get("progress", True)):
+        with library_progress_bars(vars(args).get("progress", True)), stop_signals_raise():
             return args.handler(args)
+    except Interrupted as stop:  # Ctrl-C or SIGTERM: what was kept and how to go on, in one line
+        print(f"dialeval {args.command}: interrupted by {stop.signal_name}" + (f"; {stop.detail}" if stop.detail else ""),
+              file=sys.stderr)
+        return stop.exit_code
     except (ValueError, OSError) as error:  # bad input, a missing model or data file: a message, not a traceback
         # The jobs name their Python arguments; the user typed flags.
         message = name_flags(str(error), flag_names(*args.option_classes))

@@ -185,11 +185,11 @@ def format_report(report: dict, output_format: str, decimals: int = DEFAULT_DECI
 
 
 def write_text(path: str | Path, text: str) -> Path:
-    """The one place ``dialeval evaluate`` writes an output file (its folder made as needed)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+    """The one place ``dialeval evaluate`` writes an output file: whole or not at all (a temporary
+    file in the same folder, renamed into place; the folder made as needed)."""
+    from dialeval.cli.safe_output import write_atomically
+
+    return write_atomically(path, text)
 
 
 def output_format_of(output: str | None, explicit: str | None) -> str:

@@ -119,7 +119,8 @@ ADDED_FLAGS: dict[str, set[str]] = {
                  "--metric",  # test_evaluate_job.py: --metric picks the registry's steps
                  # test_io.py / test_evaluate_formats.py: input columns, output formats, comparison (issue 24)
                  "--responses-column", "--context-column", "--split", "--dataset-config", "--output-format",
-                 "--per-set-csv", "--decimals"},
+                 "--per-set-csv", "--decimals",
+                 "--resume"},  # test_safe_output.py: resuming from checkpoints (issue 24)
     "meta-eval": {"--no-progress"},  # test_cli.py: progress bars
     # test_dtg_cli.py: the decoding settings DTG sets itself, trials, GPU options (issue 17)
     "dtg": {"--top-k", "--temperature", "--min-new-tokens", "--no-repeat-ngram-size", "--repetition-penalty",
@@ -205,7 +206,7 @@ EVALUATION_DEFAULTS = {
 def record_evaluation(monkeypatch):
     calls = []
 
-    def recorder(sets, options=None):
+    def recorder(sets, options=None, checkpoint=None):
         calls.append((sets, options))
         return {"num_sets": len(sets), "num_responses": sum(len(s.responses) for s in sets), "metrics": {},
                 "skipped": [], "per_set": []}
@@ -342,7 +343,8 @@ DTG_DEFAULTS = {
 
 
 @pytest.fixture()
-def record_dtg(monkeypatch):
+def record_dtg(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)  # the relative outputs' lock files go there
     calls = {}
 
     def read_contexts(dataset, split, input_file, data_dir=None, limit=None):

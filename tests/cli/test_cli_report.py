@@ -56,8 +56,13 @@ def test_white_space_responses_need_allow_empty(tmp_path, capsys):
 def test_model_errors_name_the_flag_that_gave_the_model(tmp_path, capsys):
     not_a_model = tmp_path / "not-a-model"
     not_a_model.mkdir()
-    assert main(["evaluate", str(DEMO), "--no-progress", "--nli-model", str(not_a_model), *ONLY["--nli-model"]]) == 2
-    assert f"--nli-model {not_a_model}: " in capsys.readouterr().err
+    out = tmp_path / "r.json"
+    assert main(["evaluate", str(DEMO), "-o", str(out), "--no-progress", "--nli-model", str(not_a_model),
+                 *ONLY["--nli-model"]]) == 2
+    error = capsys.readouterr().err
+    assert f"--nli-model {not_a_model}: " in error
+    # the metrics that finished before the error are kept for --resume, and the message says so
+    assert "3 finished metrics are checkpointed in" in error and (tmp_path / "r.json.partial").is_dir()  # lexical ones
 
 
 def test_meta_eval_model_errors_name_the_metric_option(shared_data, tmp_path, capsys):

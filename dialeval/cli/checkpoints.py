@@ -1,0 +1,175 @@
+"""``dialeval evaluate``'s checkpoints: each finished metric kept beside the report, for ``--resume``.
+
+``OUTPUT.partial/`` holds ``manifest.json`` (what the run was: dialeval's version, its options,
+each input file's sha256) and one JSON file per finished step (its name, summary and per-set
+rows: a :class:`~dialeval.metrics.engines.job_steps.StepOutcome`). JSON only, each file written whole
+(:func:`~dialeval.cli.safe_output.write_atomically`); a successful run removes the folder.
+
+The metric loop asks :meth:`MetricCheckpoints.get` before a step and hands the outcome to
+:meth:`MetricCheckpoints.put` after it. ``--resume`` reuses the steps of a run with the same
+manifest and refuses, saying what differs, otherwise. Without ``--resume``, the steps of the same
+run are refused rather than thrown away unasked (pass ``--resume``, or delete the folder), and
+those of a run with other settings, which this command could never reuse, are replaced with a note.
+
+Under ``accelerate launch`` the main process reads and writes the folder; the others get what it
+read (they must skip the same steps, or the processes' collectives would not match).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+from dialeval import __version__
+from dialeval.metrics.engines.job_steps import StepOutcome
+from dialeval.cli.safe_output import write_atomically
+
+MANIFEST = "manifest.json"
+#: Options that change how a run looks, not its figures.
+PRESENTATION_OPTIONS = ("--output", "--plot", "--per-set", "--no-progress", "--resume")
+
+
+def checkpoint_folder(output: str | Path) -> Path:
+    output = Path(output)
+    return output.with_name(output.name + ".partial")
+
+
+def _sha256(path: str | Path) -> str | None:
+    from dialeval.cli.provenance import directory_sha256, file_sha256
+
+    path = Path(path)
+    if path.is_dir():
+        return directory_sha256(str(path.resolve()))
+    return file_sha256(path) if path.is_file() else None
+
+
+def run_identity(options: dict, inputs: list[tuple[str, str | Path | None]]) -> dict:
+    """What a resumed run must share with the interrupted one: dialeval's version, the options
+    that decide the figures (``options`` by flag, as the report's provenance records them) and the
+    sha256 of every input file or folder (``(flag, path)`` pairs; a missing one as null)."""
+    return {
+        "dialeval_version": __version__,
+        "options": {flag: value for flag, value in options.items() if flag not in PRESENTATION_OPTIONS},
+        "inputs": {flag: _sha256(path) for flag, path in inputs if path is not None},
+    }
+
+
+def _differences(recorded: dict, wanted: dict) -> list[str]:
+    changes = []
+    if recorded.get("dialeval_version") != wanted["dialeval_version"]:
+        changes.append(f"dialeval {recorded.get('dialeval_version')} -> {wanted['dialeval_version']}")
+    for part, what in (("options", "{}: {!r} -> {!r}"), ("inputs", "{} sha256 {} -> {}")):
+        before, after = recorded.get(part, {}), wanted[part]
+        for key in sorted(set(before) | set(after)):
+            if before.get(key) != after.get(key):
+                changes.append(what.format(key, before.get(key), after.get(key)))
+    return changes
+
+
+def _step_file(folder: Path, step: str) -> Path:
+    # step names hold model paths: a readable part and a hash that keeps them apart
+    readable = re.sub(r"[^A-Za-z0-9_.-]+", "_", step).strip("_")[:60]
+    return folder / f"{readable}-{hashlib.sha256(step.encode('utf-8')).hexdigest()[:12]}.json"
+
+
+def _finished_steps(folder: Path) -> dict[str, StepOutcome]:
+    outcomes = {}
+    for path in sorted(folder.glob("*.json")):
+        if path.name == MANIFEST:
+            continue
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+            outcomes[record["step"]] = StepOutcome(record["summary"], record["per_set"], record.get("scope"))
+        except (ValueError, KeyError, TypeError) as error:
+            raise ValueError(f"{path}: not a checkpoint of dialeval evaluate ({error}); delete {folder} to start over") from None
+    return outcomes
+
+
+def _count(steps) -> str:
+    return f"{len(steps)} finished metric{'s' if len(steps) != 1 else ''}"
+
+
+def _open_on_main(folder: Path, identity: dict, resume: bool) -> dict[str, StepOutcome]:
+    finished = _finished_steps(folder) if folder.is_dir() else {}
+    if finished:
+        recorded = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        changes = _differences(recorded, identity)
+        if resume and changes:
+            raise ValueError(f"cannot --resume from {folder}: the interrupted run differs ({'; '.join(changes)}); "
+                             f"rerun it as it was, or delete {folder} to start over")
+        if resume:
+            print(f"resuming: {_count(finished)} from {folder} ({', '.join(finished)})", file=sys.stderr)
+            return finished
+        if not changes:  # the same run again: its finished metrics are not thrown away unasked
+            raise ValueError(f"{folder} holds {_count(finished)} of an interrupted run of this command "
+                             f"({', '.join(finished)}): pass --resume to reuse them, or delete {folder} to start over")
+        print(f"note: replacing {folder}, the {_count(finished)} of a run with other settings ({'; '.join(changes)})",
+              file=sys.stderr)
+    elif resume:
+        print(f"nothing to resume at {folder}: starting from the first metric", file=sys.stderr)
+    if folder.is_dir():
+        shutil.rmtree(folder)
+    return {}
+
+
+def _create(folder: Path, identity: dict) -> None:
+    """The folder with its manifest, filled in beside and renamed: it never exists without one."""
+    building = folder.with_name(f".{folder.name}.building")
+    shutil.rmtree(building, ignore_errors=True)
+    building.mkdir(parents=True)
+    write_atomically(building / MANIFEST, json.dumps(identity, indent=2, ensure_ascii=False) + "\n")
+    building.rename(folder)
+
+
+class MetricCheckpoints:
+    """The finished steps of a run: :meth:`get` before a step, :meth:`put` after it.
+
+    Build it with :func:`open_checkpoints`. Only the main process writes; the folder is created
+    with the first finished step.
+    """
+
+    def __init__(self, folder: Path, identity: dict, finished: dict[str, StepOutcome], writes: bool):
+        self.folder, self.identity, self.finished, self.writes = folder, identity, dict(finished), writes
+
+    def get(self, step: str) -> StepOutcome | None:
+        """The outcome of ``step`` when an earlier run finished it, else None."""
+        return self.finished.get(step)
+
+    def put(self, step: str, outcome: StepOutcome) -> None:
+        """Keep ``step``'s outcome (the main process writes it to the folder)."""
+        self.finished[step] = outcome
+        if self.writes:
+            if not self.folder.is_dir():
+                _create(self.folder, self.identity)
+            record = {"step": step, "scope": outcome.scope, "summary": outcome.summary, "per_set": outcome.per_set}
+            write_atomically(_step_file(self.folder, step), json.dumps(record, ensure_ascii=False) + "\n")
+
+    def remove(self) -> None:
+        """The run is complete (its report written): the checkpoints go."""
+        if self.writes:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def open_checkpoints(output: str | Path, identity: dict, resume: bool = False) -> MetricCheckpoints:
+    """The checkpoints of the run writing ``output`` (see the module docstring).
+
+    Every process of a launch calls it alike, inside :func:`~dialeval.distributed.split_work`.
+    """
+    from dialeval.distributed import computed_on_main, process_state
+
+    folder = checkpoint_folder(output)
+    finished = computed_on_main(lambda: _open_on_main(folder, identity, resume))
+    return MetricCheckpoints(folder, identity, finished, writes=process_state().is_main_process)
+
+
+def resume_note(output: str | Path) -> str | None:
+    """What a stopped or failed run left in its checkpoint folder and how to go on; None if nothing."""
+    folder = checkpoint_folder(output)
+    finished = _finished_steps(folder) if folder.is_dir() else {}
+    if not finished:
+        return None
+    return (f"{_count(finished)} {'is' if len(finished) == 1 else 'are'} checkpointed in {folder}; "
+            "rerun the same command with --resume to go on from there")

@@ -1,0 +1,179 @@
+"""``dialeval evaluate`` as a command: its files, kept safe, around the job of :mod:`.evaluate_job`.
+
+Before anything runs: every input is opened (format, columns, split, Hub cache), every output is
+planned (:func:`~dialeval.cli.report_formats.plan_outputs`), an output that is also an input is
+refused, and each system's report is locked (``REPORT.lock``). Then each system (one per input)
+runs the job, checkpointing each finished step beside its report (``REPORT.partial/``, for
+``--resume``), in one store of model outputs, so that a text several systems share is encoded
+once. Reports are written whole (temporary file + rename); the checkpoints are removed when every
+report is written. Ctrl-C or SIGTERM stops with a line saying what was kept.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+from pathlib import Path
+
+from dialeval.cli.commands import EvaluateCommand
+from dialeval.cli.options import build, flag_names, used_options
+
+#: The file ``--plot DIR`` writes for Sem-Ent (one input; ``NAME_sem_ent_clusters.png`` per system for several).
+SEM_ENT_PLOT = "sem_ent_clusters.png"
+
+
+def _sem_ent_plot(plot_dir: str, name: str, num_systems: int) -> Path:
+    return Path(plot_dir) / (SEM_ENT_PLOT if num_systems == 1 else f"{name}_{SEM_ENT_PLOT}")
+
+
+#: The options that name files every system of a run reads.
+SHARED_INPUT_OPTIONS = ("reference_corpus", "selection_questions", "sem_ent_clusters", "bertscore_baseline")
+
+
+def input_files(args: argparse.Namespace, systems: dict[str, str]) -> list[tuple[str, str | None]]:
+    """``(flag, path)`` of every file or folder the command reads."""
+    from dialeval.cli.evaluate_job import EvaluationOptions
+
+    given, flags = vars(args), flag_names(EvaluationOptions)
+    return [("INPUT", source) for source in systems.values()] + [(flags[name], given.get(name)) for name in SHARED_INPUT_OPTIONS]
+
+
+def evaluate_files(args: argparse.Namespace, systems: dict[str, str], plan) -> tuple[list, list]:
+    """``(flag, path)`` of every file or folder the command reads, and of every file it writes."""
+    from dialeval.cli.compare import PLOT_FILE
+    from dialeval.metrics.sem_ent.clusters import CONFIG_FILE, TENSORS_FILE
+
+    given = vars(args)
+    inputs = input_files(args, systems)
+    outputs = [("--output", path) for path in plan.reports.values()]
+    outputs += [("--output", path) for path in (plan.table, plan.comparison)]
+    outputs.append(("--per-set-csv", plan.per_set_csv))
+    if given.get("save_sem_ent_clusters"):
+        folder = Path(given["save_sem_ent_clusters"])
+        outputs += [("--save-sem-ent-clusters", folder / name) for name in (CONFIG_FILE, TENSORS_FILE)]
+    if given.get("plot"):
+        outputs += [("--plot", _sem_ent_plot(given["plot"], name, len(systems))) for name in systems]
+        outputs.append(("--plot", Path(given["plot"]) / PLOT_FILE))
+    return inputs, outputs
+
+
+def _resume_notes(plan) -> str | None:
+    from dialeval.cli.checkpoints import resume_note
+
+    notes = [note for note in (resume_note(path) for path in plan.reports.values()) if note]
+    return "\n".join(notes) or None
+
+
+def run_evaluate_command(args: argparse.Namespace) -> int:
+    """The ``dialeval evaluate`` command (see the module docstring)."""
+    from dialeval.cli.compare import systems_from_inputs
+    from dialeval.cli.report_formats import plan_outputs
+    from dialeval.cli.safe_output import Interrupted, held_output, refuse_outputs_over_inputs
+
+    command = build(EvaluateCommand, args)
+    systems = systems_from_inputs(command.input)  # name -> input; one input keeps the single-report behaviour
+    # The paths as given first (a report over its input is the error to show, not its suffix), then every planned one.
+    refuse_outputs_over_inputs(input_files(args, systems), [("--output", command.output), ("--per-set-csv", command.per_set_csv)])
+    plan = plan_outputs(systems, command.output, command.output_format, command.per_set_csv)
+    refuse_outputs_over_inputs(*evaluate_files(args, systems, plan))
+    with contextlib.ExitStack() as locks:
+        for report_path in plan.reports.values():
+            locks.enter_context(held_output(report_path, "dialeval evaluate"))
+        try:
+            return _run(args, command, systems, plan)
+        except Interrupted as stop:
+            stop.detail = _resume_notes(plan) or "no metric had finished yet: nothing to resume"
+            raise
+        except (ValueError, OSError) as error:  # the finished steps are kept: say so
+            note = _resume_notes(plan)
+            if note is None:
+                raise
+            raise (ValueError if isinstance(error, ValueError) else OSError)(f"{error}\n{note}") from error
+
+
+def _read_input(scope: str, items, source: str):
+    """A system's input as the job takes it: its response sets, or a corpus's responses (read
+    line by line, nothing but the texts kept)."""
+    if scope == "response_set":
+        return list(items)
+    responses = [text for _, text in items]
+    if not responses:
+        raise ValueError(f"{source}: no responses found (one response per line)")
+    return responses
+
+
+def _run(args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, str], plan) -> int:
+    from dialeval.cli.checkpoints import open_checkpoints, run_identity
+    from dialeval.cli.compare import write_run_outputs
+    from dialeval.cli.evaluate_job import EvaluationOptions, evaluate_corpus, evaluate_response_sets
+    from dialeval.distributed import end_processes, process_state, split_work
+    from dialeval.io import open_input
+    from dialeval.metrics.engines.shared_outputs import shared_model_outputs
+
+    options = build(EvaluationOptions, args)
+    shared_inputs = input_files(args, systems)[len(systems):]
+    # Every input is opened (format, columns, split, Hub cache) before any model runs.
+    inputs = {name: open_input(source, **command.input_selection()) for name, source in systems.items()}
+    reports, checkpoints = {}, []
+    # One store of model outputs for the whole command: a text that several systems share is
+    # encoded once, and each model loads once for all of them.
+    with shared_model_outputs():
+        for name, source in systems.items():
+            scope, items = inputs.pop(name)
+            data = _read_input(scope, items, source)
+            # Under `accelerate launch`, every process runs the job on the same input and the model-backed
+            # metrics share their pairs / texts among the processes; the main process writes the report.
+            with split_work():
+                identity = run_identity({**used_options(args, EvaluateCommand, EvaluationOptions), "input": str(source)},
+                                        [("input", source), *shared_inputs])
+                checkpoint = open_checkpoints(plan.reports[name], identity, resume=command.resume)
+                job = evaluate_response_sets if scope == "response_set" else evaluate_corpus
+                report = job(data, options, checkpoint=checkpoint)
+            checkpoints.append(checkpoint)
+            del data
+            if process_state().is_main_process:
+                reports[name] = _write_system(args, command, name, source, report, plan, len(systems))
+    if process_state().is_main_process:
+        for line in write_run_outputs(reports, plan, command.decimals, command.plot):  # per-set CSV, comparison
+            print(line)
+    for checkpoint in checkpoints:
+        checkpoint.remove()  # last: a run stopped before this point can still be resumed
+    end_processes()
+    return 0
+
+
+def _write_system(args, command: EvaluateCommand, name: str, source: str, report: dict, plan, num_systems: int) -> dict:
+    """Write one system's report (and its table) and print it; returns the report."""
+    from dialeval.cli.evaluate_job import EvaluationOptions, format_per_set_table, format_table, models_used
+    from dialeval.cli.provenance import format_provenance, provenance
+    from dialeval.cli.report_formats import format_report, write_text
+    from dialeval.distributed import process_state
+
+    report["input"] = str(source)
+    report["provenance"] = provenance(  # each system's report names its own input, as a single run's does
+        "evaluate", {**used_options(args, EvaluateCommand, EvaluationOptions), "input": str(source)}, source,
+        models_used(report),
+    )
+    output = write_text(plan.reports[name], format_report(report, "json"))
+    if plan.table is not None:
+        write_text(plan.table, format_report(report, plan.output_format, command.decimals))
+    if num_systems > 1:
+        print(f"== {name}: {source}")
+    if command.per_set and "per_set" in report:
+        print(format_per_set_table(report) + "\n")
+    print(format_table(report))
+    print("\n" + format_provenance(report["provenance"], used_options(argparse.Namespace(), EvaluateCommand, EvaluationOptions)))
+    if command.plot and "sem_ent" in report["metrics"]:
+        from dialeval.cli.plots import plot_cluster_distribution
+
+        summary = report["metrics"]["sem_ent"]
+        path = plot_cluster_distribution(
+            summary["cluster_distribution"], _sem_ent_plot(command.plot, name, num_systems), title=Path(source).name,
+            reference_distribution=summary["reference_distribution"],
+        )
+        print(f"plot: {path}")
+    processes = process_state().num_processes
+    table = f"; table: {plan.table}" if plan.table is not None else ""
+    counts = (f"{report['num_sets']} response sets, {report['num_responses']} responses" if "num_sets" in report
+              else f"a corpus of {report['num_responses']} responses")
+    print(f"\n{counts}{f' ({processes} processes)' if processes > 1 else ''}; report: {output}{table}")
+    return report
