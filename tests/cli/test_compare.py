@@ -178,3 +178,31 @@ def test_a_hub_dataset_downloaded_to_the_hub_cache_is_read_offline(tmp_path, mon
     assert report["num_sets"] == 4 and report["per_set"][0]["where"] == "someone/demo-sets[test]:row 1"
     assert report["per_set"][0]["context"] == sets[4].context
     assert report["provenance"]["input"] == {"path": "someone/demo-sets", "hub_dataset": True, "revision": commit}
+
+
+def test_a_failing_system_keeps_the_finished_ones_for_resume(tmp_path, capsys, monkeypatch):
+    """Each system's finished steps stay checkpointed until every report is written; --resume reuses them."""
+    from dialeval.cli.safe_output import lock_path
+    from dialeval.metrics.lexical_diversity import job as lexical_job
+
+    diverse, dull = _split_demo(tmp_path)
+    good_lines = dull.read_text(encoding="utf-8")
+    dull.write_text(good_lines + '{"responses": ["fine", ""]}\n', encoding="utf-8")
+    out = tmp_path / "compare.csv"
+    argv = ["evaluate", str(diverse), str(dull), "-o", str(out), *NO_MODELS]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"{dull}:5: response 1 is empty" in err and "compare.diverse.json.partial" in err and "--resume" in err
+    assert (tmp_path / "compare.diverse.json").is_file() and not out.exists()  # the first system's report is kept
+    assert not lock_path(tmp_path / "compare.diverse.json").exists()  # every lock let go on the error
+    dull.write_text(good_lines, encoding="utf-8")
+    calls = []
+    lexical = lexical_job.set_lexical_diversity
+    monkeypatch.setattr(lexical_job, "set_lexical_diversity", lambda *a, **k: calls.append(1) or lexical(*a, **k))
+    assert main([*argv, "--resume"]) == 0
+    assert calls == [1]  # the second system's sets only: the first system's steps came from its checkpoints
+    assert pd.read_csv(out)["system"].tolist() == ["diverse", "dull"]
+    assert not (tmp_path / "compare.diverse.json.partial").exists() and not (tmp_path / "compare.dull.json.partial").exists()
+    lock_path(tmp_path / "compare.dull.json").write_text('{"pid": 1, "host": "elsewhere"}', encoding="utf-8")
+    assert main(argv) == 2  # a second run on an output that another run holds
+    assert "compare.dull.json is being written by another run" in capsys.readouterr().err
