@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from dialeval.cli.commands import (
     DTGCommand,
@@ -19,7 +18,7 @@ from dialeval.cli.commands import (
     PushMetricsCommand,
 )
 from dialeval import __version__
-from dialeval.cli.options import add_options, build, flag_names, name_flags, used_options
+from dialeval.cli.options import add_options, build, flag_names, name_flags
 from dialeval.cli.progress import library_progress_bars
 
 

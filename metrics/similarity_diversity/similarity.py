@@ -156,7 +156,7 @@ def similarity_matrices(
     """
     diagonal = 1.0 if similarity in ("cross_encoder", "ngram_cosine") else None
     return [units.full_matrix(diagonal) for units in unit_similarities(
-        response_sets, similarity, model, batch_size, device, dtype, allow_empty, progress, **options)]
+        response_sets, similarity, model, batch_size, device, dtype, allow_empty, **options)]
 
 
 def similarity_diversity(
