@@ -47,11 +47,12 @@ script at ``TARGET_SIZE`` responses, and no worse than linear growth (exponent <
 sizes; ``LINEAR_SLACK`` is allowed for timing noise). Written to ``benchmarks/RESULTS.md`` between
 ``<!-- bench_job:start -->`` and ``<!-- bench_job:end -->`` (``--smoke``: a temporary file).
 
-``--corpus-1m``: instead, ``dialeval evaluate corpus.txt -o OUT.json --no-progress --metric
-corpus_lexical_diversity --metric vendi --metric compression_ratio`` on a corpus of
-``--corpus-size`` (1,000,000) responses, one per line: every DailyDialog++ response (70,755, file
-order) followed by ``bench_lexical.synthetic_corpus(rest, seed=0)`` (mostly distinct texts, the
-hard case for memory); one run, its wall time and peak RSS against the issue's 4 GiB. Section
+``--corpus-1m``: instead, ``dialeval evaluate corpus.txt -o OUT.json --no-progress`` (the three
+``--*-model none`` as above) ``--metric corpus_lexical_diversity --metric vendi --metric
+compression_ratio`` on a corpus of ``--corpus-size`` (1,000,000) responses, one per line: every
+DailyDialog++ response (70,755, file order) followed by ``bench_lexical.synthetic_corpus(rest,
+seed=0)`` (mostly distinct texts, the hard case for memory; 794,456 distinct texts of 1,000,000,
+25 MiB); one run, its wall time and peak RSS against the issue's 4 GiB. Section
 ``bench_job_corpus``. It needs ``dialeval evaluate`` to read a ``.txt`` corpus (one response per
 line); where it does not, the section says so and the script exits 1.
 
