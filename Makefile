@@ -8,7 +8,7 @@ STAMP := $(VENV)/.dialeval-installed
 TORCH_INDEX ?=
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_EVALUATE_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 
-.PHONY: install demo test test-all fuzz lint-imports bench clean
+.PHONY: install demo test test-all fuzz lint-imports bench bench-job clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,12 @@ bench: install
 	$(OFFLINE) $(BIN)/python benchmarks/bench_selection.py
 	$(OFFLINE) $(BIN)/python benchmarks/bench_dress.py
 	$(OFFLINE) $(BIN)/python benchmarks/bench_peers.py
+	$(OFFLINE) $(BIN)/python benchmarks/bench_job.py
+
+# The whole job (`dialeval evaluate`) against the peers' script at 1k, 10k and 100k responses
+# (~20-30 minutes on 2 idle cores, estimated); `bench_job.py --corpus-1m` measures the 1M-response corpus job.
+bench-job: install
+	$(OFFLINE) $(BIN)/python benchmarks/bench_job.py
 
 clean:
 	rm -rf $(VENV) demo_output .pytest_cache build

@@ -1,13 +1,27 @@
-"""What every benchmark script shares: the machine line and its own section of RESULTS.md."""
+"""What every benchmark script shares: the machine line and its own section of RESULTS.md, the
+papers' data, interleaved timing, other processes' CPU share, and runs of a whole process tree."""
 from __future__ import annotations
 
+import gc
+import json
 import os
 import platform
+import statistics
+import subprocess
 import threading
 import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 RESULTS_PATH = Path(__file__).resolve().parent / "RESULTS.md"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DATA_ROOT = REPO_ROOT.parent / "shared" / "data"
+DAILYDIALOG = DATA_ROOT / "dailydialog-plusplus"
+DAILYDIALOG_FILES = ("data_positives.json", "dev.json", "test.json")
+#: The machine has no Hugging Face Hub: its libraries must not try it.
+OFFLINE_ENVIRONMENT = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_EVALUATE_OFFLINE": "1",
+                       "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
 RESULTS_HEADER = (
     "# Benchmarks\n\n"
     "Measured results of the scripts in `benchmarks/` (run them with `make bench`). Each script\n"
@@ -35,6 +49,26 @@ def cpu_model() -> str:
     except OSError:
         pass
     return platform.processor() or "unknown CPU"
+
+
+def package_versions(names) -> str:
+    """``"name version, ..."`` of the installed distributions ``names`` (``(not installed)`` for a missing one)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = []
+    for name in names:
+        try:
+            out.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            out.append(f"{name} (not installed)")
+    return ", ".join(out)
+
+
+def details_head(command: str) -> list[str]:
+    """The first lines of a section's details: heading, date, command and machine."""
+    import datetime
+
+    return ["### Details", "", f"- Date: {datetime.date.today().isoformat()}", f"- Command: `{command}`", machine_line()]
 
 
 def machine_line() -> str:
@@ -81,6 +115,8 @@ def others_share(start: tuple[int, int, int], end: tuple[int, int, int]) -> floa
 class PeakRSS:
     """Peak resident memory growth (bytes) while the ``with`` block runs."""
 
+    interval = 0.005  # seconds between samples
+
     def __enter__(self):
         self.page = os.sysconf("SC_PAGE_SIZE")
         self.start = self._rss()
@@ -97,7 +133,7 @@ class PeakRSS:
     def _sample(self):
         while not self._stop.is_set():
             self.peak = max(self.peak, self._rss())
-            time.sleep(0.005)
+            self._stop.wait(self.interval)
 
     def __exit__(self, *exc):
         self._stop.set()
@@ -107,3 +143,167 @@ class PeakRSS:
     @property
     def growth_mib(self) -> float:
         return (self.peak - self.start) / 2**20
+
+
+def set_offline_environment() -> None:
+    """:data:`OFFLINE_ENVIRONMENT` where not set already (before the libraries are imported)."""
+    for name, value in OFFLINE_ENVIRONMENT.items():
+        os.environ.setdefault(name, value)
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def dailydialog_records(names=DAILYDIALOG_FILES) -> list[dict]:
+    records = []
+    for name in names:
+        with open(DAILYDIALOG / name, encoding="utf-8") as handle:
+            records += [json.loads(line) for line in handle if line.strip()]
+    return records
+
+
+# ---------------------------------------------------------------- timing
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process (all threads) plus that of its reaped children (tokenizing workers)."""
+    times = os.times()
+    return time.process_time() + times.children_user + times.children_system
+
+
+@dataclass
+class Timing:
+    wall: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+    value: object = None  # the last run's
+    values: list = field(default_factory=list)  # every run's, in run order
+
+    @property
+    def wall_median(self) -> float:
+        return statistics.median(self.wall)
+
+    @property
+    def cpu_median(self) -> float:
+        return statistics.median(self.cpu)
+
+
+def interleaved(contenders: dict[str, Callable[[], object]], repeats: int, warmups: dict[str, Callable[[], object]] | None = None) -> dict[str, Timing]:
+    """Run every contender ``repeats`` times, round by round in a rotated order; keep the values."""
+    for name, warmup in (warmups or {}).items():
+        log(f"  warm-up {name}")
+        warmup()
+    names = list(contenders)
+    timings = {name: Timing() for name in names}
+    for round_index in range(repeats):
+        shift = round_index % len(names)
+        for name in names[shift:] + names[:shift]:
+            gc.collect()
+            wall, cpu = time.perf_counter(), cpu_seconds()
+            value = contenders[name]()
+            cpu, wall = cpu_seconds() - cpu, time.perf_counter() - wall
+            timings[name].wall.append(wall)
+            timings[name].cpu.append(cpu)
+            timings[name].value = value
+            timings[name].values.append(value)
+            log(f"  round {round_index + 1}/{repeats} {name}: {wall:.3f} s wall, {cpu:.3f} s CPU")
+    return timings
+
+
+class Contention:
+    """Other processes' share of the machine's CPU during a ``with`` block; this process's reaped
+    children (ours tokenizes in worker processes; bench_job's jobs are children) count as this
+    process, not as others."""
+
+    def __enter__(self):
+        self.start, self.children = cpu_ticks(), children_ticks()
+        return self
+
+    def __exit__(self, *exc):
+        busy, total, own = cpu_ticks()
+        own += children_ticks() - self.children
+        self.share = others_share(self.start, (busy, total, own))
+
+
+def children_ticks() -> int:
+    times = os.times()
+    return round((times.children_user + times.children_system) * os.sysconf("SC_CLK_TCK"))
+
+
+# ---------------------------------------------------------------- a whole process tree
+
+#: How often :func:`run_process_tree` sums the tree's resident memory.
+TREE_POLL_S = 0.1
+
+
+@dataclass
+class TreeRun:
+    """One run of a command and every process it started."""
+
+    command: list[str]
+    returncode: int
+    wall: float  # seconds, start to reaped
+    cpu: float  # user + system seconds of the process and its reaped descendants (wait4)
+    peak_tree_rss: int  # bytes: the largest sum of RSS over the process and its live descendants (polled)
+    max_rss: int  # bytes: wait4's ru_maxrss, the largest single process of the tree (exact)
+    log_tail: str  # the end of its stdout + stderr
+
+    @property
+    def peak_rss(self) -> int:
+        """Both figures are lower bounds of the tree's true peak; the larger one."""
+        return max(self.peak_tree_rss, self.max_rss)
+
+
+class TreePeakRSS(PeakRSS):
+    """Peak of the summed RSS of ``process`` (a ``psutil.Process``) and its live descendants while
+    the ``with`` block runs, sampled every :data:`TREE_POLL_S` seconds (listing the descendants
+    scans ``/proc``: ~2 ms of CPU a sample)."""
+
+    interval = TREE_POLL_S
+
+    def __init__(self, process):
+        self.process = process
+
+    def _rss(self) -> int:
+        import psutil
+
+        try:
+            members = [self.process, *self.process.children(recursive=True)]
+        except psutil.Error:  # reaped
+            return 0
+        total = 0
+        for member in members:
+            try:
+                total += member.memory_info().rss
+            except psutil.Error:  # ended between the listing and the reading
+                pass
+        return total
+
+
+def run_process_tree(command: Sequence[str], env: dict[str, str] | None = None, log_path: Path | None = None,
+                     cwd: Path | None = None) -> TreeRun:
+    """Run ``command`` to its end; its wall and CPU time and peak resident memory, children included.
+
+    The wall time runs from the start to ``os.wait4`` returning; CPU time and ``max_rss`` come from
+    ``wait4`` (the kernel's accounting of the process and the descendants it reaped); the tree's
+    summed RSS is sampled by :class:`TreePeakRSS` in a thread meanwhile (a peak shorter than
+    :data:`TREE_POLL_S` can be missed; ``max_rss`` cannot miss the largest single process).
+    Output goes to ``log_path`` (default: discarded).
+    """
+    import psutil
+
+    log_path = Path(log_path) if log_path is not None else None
+    with open(log_path if log_path is not None else os.devnull, "wb") as sink:
+        start = time.perf_counter()
+        process = subprocess.Popen(list(command), env=env, cwd=cwd, stdout=sink, stderr=subprocess.STDOUT)
+    with TreePeakRSS(psutil.Process(process.pid)) as memory:
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+    tail = ""
+    if log_path is not None:
+        with open(log_path, "rb") as handle:
+            handle.seek(max(log_path.stat().st_size - 4000, 0))
+            tail = handle.read().decode("utf-8", "replace")
+    return TreeRun(list(command), process.returncode, wall, usage.ru_utime + usage.ru_stime, memory.peak,
+                   usage.ru_maxrss * 1024, tail)

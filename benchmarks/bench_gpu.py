@@ -38,6 +38,12 @@ Texts: seeded synthetic English-like sentences (a Zipfian draw over ~100 common 
    architecture and shape as DialoGPT-medium, so the generator's directory is reused): questions/s
    over ``--selection-questions`` synthetic questions (1-3 context turns, 4-10 candidates), float32
    and bfloat16, and the share of questions whose selected candidate is the same in both.
+4. The whole job, ``bench_job.py``'s comparison on the GPU: ``dialeval evaluate`` (set-level lexical,
+   corpus Dist / Ent / LF, sent-BERT, Vendi; ``--device cuda``) against ``peer_job.py`` (the
+   peers' script, ``--device cuda``), each a fresh process, all-MiniLM-L6-v2 in float32, at
+   ``--job-sizes`` DailyDialog++ responses (default 10k and 100k; one round each after an untimed
+   run of each side): wall time, peak RSS, the figures checked equal (``bench_job.TOLERANCES``)
+   before a time counts. Needs ``../shared/data/dailydialog-plusplus``.
 
 Timing: ``time.perf_counter`` with ``torch.cuda.synchronize()`` before and after; every
 measurement is preceded by one warm-up call (which also loads the model); ``--repeats`` timed
@@ -50,8 +56,9 @@ such a JSON back into the markdown section. TF32 matmuls are left as found (repo
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_gpu.py --json /tmp/bench_gpu.json      # one GPU; sized for ~2-3 minutes, capped by --time-budget
-    .venv/bin/python benchmarks/bench_gpu.py --smoke --no-write --json /tmp/gpu_smoke.json   # tiny shapes; 7-25 s on 2 CPU cores
+    .venv/bin/python benchmarks/bench_gpu.py --json /tmp/bench_gpu.json      # one GPU; sized for ~4-5 minutes, capped by --time-budget
+    .venv/bin/python benchmarks/bench_gpu.py --smoke --no-write --json /tmp/gpu_smoke.json   # tiny shapes; ~1 minute on 2 CPU cores
+    .venv/bin/python benchmarks/bench_gpu.py --sections job --json /tmp/bench_gpu_job.json   # the whole job only
     .venv/bin/python benchmarks/bench_gpu.py --render-json /tmp/bench_gpu.json   # section from a copied-back JSON
 """
 from __future__ import annotations
@@ -76,6 +83,7 @@ import tempfile
 import traceback
 from pathlib import Path
 
+import bench_job
 import numpy as np
 import torch
 import transformers
@@ -119,14 +127,17 @@ SHAPES = {
 #: Sizes per mode; command-line flags override them.
 SIZES = {
     "full": {"nli_sets": 400, "nli_batch_size": 128, "dtg_contexts": 16, "dtg_max_samples": 20,
-             "dtg_max_new_tokens": 32, "selection_questions": 200, "selection_batch_size": 32, "repeats": 3},
+             "dtg_max_new_tokens": 32, "selection_questions": 200, "selection_batch_size": 32, "repeats": 3,
+             "job_sizes": [10_000, 100_000], "job_repeats": 1},
     "smoke": {"nli_sets": 12, "nli_batch_size": 16, "dtg_contexts": 2, "dtg_max_samples": 7,
-              "dtg_max_new_tokens": 8, "selection_questions": 12, "selection_batch_size": 4, "repeats": 1},
+              "dtg_max_new_tokens": 8, "selection_questions": 12, "selection_batch_size": 4, "repeats": 1,
+              "job_sizes": [20, 60], "job_repeats": 1},
 }
 #: Seconds after which a section stops repeating its timed runs (it always makes at least one).
-SECTION_BUDGET_S = {"nli": 150.0, "dtg": 90.0, "selection": 75.0}
+SECTION_BUDGET_S = {"nli": 150.0, "dtg": 90.0, "selection": 75.0}  # the job section has no repeats to cut
 #: A section is skipped when less than this is left of --time-budget when it would start.
-SECTION_MIN_LEFT_S = {"nli": 60.0, "dtg": 45.0, "selection": 30.0}
+SECTION_MIN_LEFT_S = {"nli": 60.0, "dtg": 45.0, "selection": 30.0, "job": 150.0}
+SECTIONS = ("nli", "dtg", "selection", "job")
 
 
 def log(message: str) -> None:
@@ -513,6 +524,20 @@ def bench_selection(path: str, questions, device, args, budget_s: float) -> dict
 
 
 # ------------------------------------------------------------------------------------------
+# 4. The whole job
+# ------------------------------------------------------------------------------------------
+
+
+def bench_whole_job(device: torch.device, args) -> dict:
+    """``bench_job.measure`` with both sides on ``device`` (float32: neither side is asked for another dtype)."""
+    if not bench_job.DAILYDIALOG.exists():
+        return f"skipped: {bench_job.DAILYDIALOG} not found"
+    with tempfile.TemporaryDirectory(dir=args.workdir) as workdir:
+        return bench_job.measure(sorted(args.job_sizes), args.job_repeats, Path(workdir), device=str(device),
+                                 warmup=not args.smoke)
+
+
+# ------------------------------------------------------------------------------------------
 # Report
 # ------------------------------------------------------------------------------------------
 
@@ -659,6 +684,21 @@ def render(data: dict) -> str:
         lines += ["", f"bfloat16 selects the float32 candidate on {sel['bf16_fp32_same_selection']:.1%} of the questions.", ""]
     else:
         lines += [f"Not measured: {sel}", ""]
+    job = data.get("job")
+    lines += [f"### 4. The whole job: `dialeval evaluate` vs the peers' script (bench_job.py), float32{smoke}", ""]
+    if isinstance(job, dict) and "rows" in job:
+        lines += [
+            ("`dialeval evaluate SETS.jsonl --device DEV --metric lexical_diversity --metric corpus_lexical_diversity "
+             f"--metric sent_bert --metric vendi` vs `benchmarks/peer_job.py --device DEV` (DEV = {job['device']}), "
+             "as `bench_job.py` runs them: a fresh process per run, DailyDialog++ sets of 10, all-MiniLM-L6-v2 in "
+             f"float32, {job['repeats']} round(s) per size {bench_job.warmup_text(job)}; peak RSS of the process "
+             "tree (host memory)."),
+            "",
+            *bench_job.render_rows(job),
+            "",
+        ]
+    else:
+        lines += [f"Not measured: {job}", ""]
     lines[-1:] = [f"<!-- {SCRIPT}:end -->"]
     return "\n".join(lines) + "\n"
 
@@ -681,7 +721,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--smoke", action="store_true", help="tiny shapes and sizes (runs on a CPU in < 1 minute)")
     parser.add_argument("--device", default=None, help="default: cuda when available (else only --smoke runs)")
-    parser.add_argument("--sections", nargs="+", choices=["nli", "dtg", "selection"], default=["nli", "dtg", "selection"])
+    parser.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS))
     parser.add_argument("--nli-sets", type=int, help="synthetic sets of 5 responses (default 400; smoke 12)")
     parser.add_argument("--nli-batch-size", type=int, help="pairs per forward (default 128; smoke 16)")
     parser.add_argument("--dtg-contexts", type=int, help="default 16; smoke 2")
@@ -692,6 +732,9 @@ def main(argv=None) -> int:
     parser.add_argument("--selection-questions", type=int, help="default 200; smoke 12")
     parser.add_argument("--selection-batch-size", type=int, help="questions per forward (default 32; smoke 4)")
     parser.add_argument("--repeats", type=int, help="timed runs per measurement, median reported (default 3; smoke 1)")
+    parser.add_argument("--job-sizes", type=int, nargs="+", help="responses per size of the whole-job section (default "
+                        "10000 100000; smoke 20 60)")
+    parser.add_argument("--job-repeats", type=int, help="interleaved rounds per size of the whole-job section (default 1)")
     parser.add_argument("--time-budget", type=float, default=330.0,
                         help="seconds: a section that would start with too little left is skipped (default 330)")
     parser.add_argument("--seed", type=int, default=0)
@@ -729,7 +772,7 @@ def main(argv=None) -> int:
                      "seed": args.seed, "sections": args.sections, "time_budget": args.time_budget},
         "shapes": shapes,
         "models": {},
-        **{name: "not run: the run stopped before this section" for name in ("nli", "dtg", "selection")},
+        **{name: "not run: the run stopped before this section" for name in SECTIONS},
     }
     log(f"device {device} ({data['environment']['gpu'] or 'no GPU'}), mode {mode}, torch {torch.__version__}, "
         f"transformers {transformers.__version__}")
@@ -758,8 +801,9 @@ def main(argv=None) -> int:
             "nli": lambda: bench_nli(classifier_path, response_sets, device, args, SECTION_BUDGET_S["nli"]),
             "dtg": lambda: bench_dtg(classifier_path, generator, data["models"]["generator"], generator_path, contexts, device, args),
             "selection": lambda: bench_selection(generator_path, questions, device, args, SECTION_BUDGET_S["selection"]),
+            "job": lambda: bench_whole_job(device, args),
         }
-        for name in ("nli", "dtg", "selection"):
+        for name in SECTIONS:
             if name not in args.sections:
                 data[name] = "not requested (--sections)"
                 continue
@@ -783,6 +827,8 @@ def main(argv=None) -> int:
     if not args.no_write:
         print(f"wrote {args.results}")
     failed = [name for name in args.sections if isinstance(data.get(name), str)]
+    if isinstance(data.get("job"), dict) and not all(row["equal"] for row in data["job"]["rows"]):
+        failed.append("job (figures differ)")
     return 1 if failed else 0
 
 

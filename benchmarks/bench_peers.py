@@ -92,36 +92,41 @@ for _name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "HF_EVALUATE_OFFLINE", "T
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import argparse
-import datetime
-import gc
 import importlib.util
 import json
 import logging
 import platform
 import shlex
 import shutil
-import statistics
 import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import torch
 import transformers
-from _report import RESULTS_PATH, cpu_ticks, machine_line, others_share, write_section
+from _released_code import similarity_to_diversity
+from _report import (
+    DAILYDIALOG,
+    DATA_ROOT,
+    RESULTS_PATH,
+    Contention,
+    Timing,
+    dailydialog_records,
+    details_head,
+    interleaved,
+    log,
+    package_versions,
+    write_section,
+)
 
 from dialeval.hub import resolve_model_path
 from dialeval.io import read_tevet_csv
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-DATA_ROOT = REPO_ROOT.parent / "shared" / "data"
 DECTEST_FILE = DATA_ROOT / "tevet-diversity-eval" / "raw" / "decTest" / "dec_test_200_with_hds_resp_gen.csv"
-DAILYDIALOG = DATA_ROOT / "dailydialog-plusplus"
-DAILYDIALOG_FILES = ("data_positives.json", "dev.json", "test.json")
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 SCRIPT = "bench_peers"
 LABELS = {0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}  # the library's canonical order
@@ -153,55 +158,6 @@ SHAPES = {
 }
 
 
-def log(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
-
-
-# ---------------------------------------------------------------- timing
-
-
-def cpu_seconds() -> float:
-    """CPU time of this process (all threads) plus that of its reaped children (tokenizing workers)."""
-    times = os.times()
-    return time.process_time() + times.children_user + times.children_system
-
-
-@dataclass
-class Timing:
-    wall: list[float] = field(default_factory=list)
-    cpu: list[float] = field(default_factory=list)
-    value: object = None
-
-    @property
-    def wall_median(self) -> float:
-        return statistics.median(self.wall)
-
-    @property
-    def cpu_median(self) -> float:
-        return statistics.median(self.cpu)
-
-
-def interleaved(contenders: dict[str, Callable[[], object]], repeats: int, warmups: dict[str, Callable[[], object]] | None = None) -> dict[str, Timing]:
-    """Run every contender ``repeats`` times, round by round in a rotated order; keep the last value."""
-    for name, warmup in (warmups or {}).items():
-        log(f"  warm-up {name}")
-        warmup()
-    names = list(contenders)
-    timings = {name: Timing() for name in names}
-    for round_index in range(repeats):
-        shift = round_index % len(names)
-        for name in names[shift:] + names[:shift]:
-            gc.collect()
-            wall, cpu = time.perf_counter(), cpu_seconds()
-            value = contenders[name]()
-            cpu, wall = cpu_seconds() - cpu, time.perf_counter() - wall
-            timings[name].wall.append(wall)
-            timings[name].cpu.append(cpu)
-            timings[name].value = value
-            log(f"  round {round_index + 1}/{repeats} {name}: {wall:.3f} s wall, {cpu:.3f} s CPU")
-    return timings
-
-
 @dataclass
 class Row:
     key: str
@@ -222,34 +178,7 @@ class Row:
         return self.peer_timing.wall_median / self.ours_timing.wall_median
 
 
-class Contention:
-    """Other processes' share of the machine's CPU during a ``with`` block; this process's reaped
-    children (ours tokenizes in worker processes) count as this process, not as others."""
-
-    def __enter__(self):
-        self.start, self.children = cpu_ticks(), children_ticks()
-        return self
-
-    def __exit__(self, *exc):
-        busy, total, own = cpu_ticks()
-        own += children_ticks() - self.children
-        self.share = others_share(self.start, (busy, total, own))
-
-
-def children_ticks() -> int:
-    times = os.times()
-    return round((times.children_user + times.children_system) * os.sysconf("SC_CLK_TCK"))
-
-
 # ---------------------------------------------------------------- data
-
-
-def dailydialog_records(names=DAILYDIALOG_FILES) -> list[dict]:
-    records = []
-    for name in names:
-        with open(DAILYDIALOG / name, encoding="utf-8") as handle:
-            records += [json.loads(line) for line in handle if line.strip()]
-    return records
 
 
 def dailydialog_responses(records: list[dict]) -> list[str]:
@@ -447,13 +376,6 @@ def ceiling_forward(model, batches):
 # ---------------------------------------------------------------- 2. embeddings
 
 
-def reduction(vectors: np.ndarray) -> float:
-    """Tevet & Berant's §5: the negated mean similarity over unordered pairs, from unit rows."""
-    similarity = vectors @ vectors.T
-    upper = np.triu_indices(len(vectors), k=1)
-    return -float(similarity[upper].mean())
-
-
 def bench_embeddings(texts: list[str], response_sets: list[list[str]], repeats: int) -> list[Row]:
     from dialeval.metrics import sent_bert_diversity
     from dialeval.metrics.engines.embedders import embed_unique
@@ -483,7 +405,7 @@ def bench_embeddings(texts: list[str], response_sets: list[list[str]], repeats: 
         vectors = model.encode(flat, **encode)
         out, start = [], 0
         for response_set in response_sets:
-            out.append(reduction(vectors[start : start + len(response_set)]))
+            out.append(similarity_to_diversity(vectors[start : start + len(response_set)]))
             start += len(response_set)
         return out
 
@@ -878,11 +800,7 @@ def render(rows: list[Row], settings: dict, command: str, shapes: dict) -> str:
         ("Rows where the peer is faster: " + "; ".join(f"{row.path} ({row.ratio:.2f}x)" for row in losing) + "."
          if losing else "No row where the peer is faster."),
         "",
-        "### Details",
-        "",
-        f"- Date: {datetime.date.today().isoformat()}",
-        f"- Command: `{command}`",
-        machine_line(),
+        *details_head(command),
         (f"- Versions: Python {platform.python_version()}, torch {torch.__version__} ({torch.get_num_threads()} threads), "
          f"transformers {transformers.__version__}, {peer_versions()}"),
         ("- Timing: `time.perf_counter` wall time and CPU time (`time.process_time`, all threads, plus reaped child "
@@ -904,15 +822,7 @@ def render(rows: list[Row], settings: dict, command: str, shapes: dict) -> str:
 
 
 def peer_versions() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = []
-    for name in ("sentence-transformers", "diversity", "nltk", "vendi-score", "bert-score", "scikit-learn"):
-        try:
-            out.append(f"{name} {version(name)}")
-        except PackageNotFoundError:
-            out.append(f"{name} (not installed)")
-    return ", ".join(out)
+    return package_versions(("sentence-transformers", "diversity", "nltk", "vendi-score", "bert-score", "scikit-learn"))
 
 
 def main(argv=None) -> int:
