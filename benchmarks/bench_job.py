@@ -8,9 +8,9 @@ Both sides run as the user runs them, each in a fresh process per run:
   n-gram cosine diversity per set, corpus Dist-1..3 / Ent-1..3 / LF, sent-BERT diversity and the
   Vendi score per set with the embedded all-MiniLM-L6-v2;
 - peers: ``benchmarks/peer_job.py`` (its docstring lists what it calls: Tevet & Berant's released
-  set-level metrics, the Sem-Ent release's Dist / Ent / LF calculators on NLTK casual tokens, one
-  ``SentenceTransformer.encode`` of the responses, ``vendi_score.vendi.score_X`` per set), which
-  writes the same figures to a JSON file.
+  set-level metrics, Dist / Ent / LF over NLTK casual tokens (each response tokenized once) with a
+  ``Counter``, one ``SentenceTransformer.encode`` of the responses, ``vendi_score.vendi.score_X``
+  per set), which writes the same figures to a JSON file.
 
 Data: sets of 10 responses drawn deterministically from DailyDialog++ (``../shared/data/
 dailydialog-plusplus``; skipped with a message when absent), ``SIZES`` responses (1k, 10k, 100k;
@@ -398,7 +398,7 @@ def render_rows(result: dict) -> list[str]:
     parts = largest["peer"]["parts"]
     lines += ["", (f"Where the peers' script spends its time at {largest['responses']:,} responses (its own timer, last "
                    "run; imports not included): " + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in parts.items())
-                   + ". Its corpus part runs the Sem-Ent release's seven calculators, each tokenizing the responses.")]
+                   + ". Its corpus part tokenizes each response once (NLTK casual) and counts n-grams with a Counter.")]
     checks = largest["checks"]
     lines += ["", f"Figures compared ({largest['responses']:,} responses; every size is checked the same way):", "",
               "| figure | values compared | max difference | tolerance | why that tolerance |", "|---|---:|---:|---|---|"]
@@ -423,7 +423,7 @@ def render(result: dict, command: str) -> str:
         ("Ours: `dialeval evaluate SETS.jsonl -o OUT.json --no-progress --nli-model none --bertscore-model none "
          "--cross-encoder-model none --metric lexical_diversity --metric corpus_lexical_diversity --metric sent_bert "
          "--metric vendi`. Peers: `benchmarks/peer_job.py` (Tevet & Berant's released set-level metrics, the Sem-Ent "
-         "release's Dist / Ent / LF calculators on NLTK casual tokens, one `SentenceTransformer.encode` of all responses, "
+         "paper's Dist / Ent / LF over NLTK casual tokens (tokenized once) with a Counter, one `SentenceTransformer.encode` of all responses, "
          "`vendi_score.vendi.score_X` per set). Each run is a fresh process; the same figures are checked equal before a "
          "time counts. DailyDialog++ sets of 10 (the script's docstring says how they are drawn); all-MiniLM-L6-v2, "
          f"batch 64, float32, device {result['device']}. {result['repeats']} interleaved rounds per size "

@@ -5,9 +5,10 @@ corpus_lexical_diversity --metric sent_bert --metric vendi``; it computes the sa
 
 - per set, Tevet & Berant's averaged distinct-n and n-gram cosine diversity (n = 1..5), as their
   released code computes them (the ports in ``_released_code.py``);
-- over all responses, the Sem-Ent release's Dist-1..3, Ent-1..3 and LF-100 calculators, called
-  one after the other as its ``evaluate_diversity.py`` calls them (each tokenizes the responses
-  with NLTK's casual tokenizer and counts with a ``set`` / ``Counter``);
+- over all responses, the Sem-Ent paper's Dist-1..3, Ent-1..3 (log base 2) and LF-100, as a user
+  would write them: NLTK's casual tokenizer once per response, then a ``Counter`` of n-grams per
+  order (the release's calculators, ``_released_code.sement_*``, tokenize the corpus once each;
+  this script does not, so that the peer side is the better script a user would write);
 - one ``SentenceTransformer.encode`` of every response (unit rows), then per set the sent-BERT
   diversity (Tevet §5: the negated mean cosine over pairs) and ``vendi_score``'s ``vendi.score_X``.
 
@@ -24,15 +25,10 @@ import json
 import time
 
 import numpy as np
-from _released_code import (
-    sement_dist_k,
-    sement_ent_k,
-    sement_lf,
-    similarity_to_diversity,
-    tevet_averaged,
-    tevet_cosine_diversity,
-    tevet_distinct_ngrams,
-)
+from collections import Counter
+
+from _released_code import similarity_to_diversity, tevet_averaged, tevet_cosine_diversity, tevet_distinct_ngrams
+from nltk.tokenize.casual import casual_tokenize
 from sentence_transformers import SentenceTransformer
 from vendi_score import vendi
 
@@ -60,9 +56,16 @@ def main() -> None:
                 "ngram_cosine_diversity": float(tevet_averaged(tevet_cosine_diversity, response_set))}
                for response_set in sets]
     took("set lexical")
-    corpus = {f"distinct_{k}": sement_dist_k(responses, k) for k in (1, 2, 3)}
-    corpus |= {f"entropy_{k}": float(sement_ent_k(responses, k)) for k in (1, 2, 3)}
-    corpus["lf"] = sement_lf(responses, 100)
+    tokens = [casual_tokenize(response) for response in responses]
+    corpus = {}
+    for k in (1, 2, 3):
+        counts = Counter(gram for words in tokens for gram in zip(*(words[i:] for i in range(k))))
+        total = sum(counts.values())
+        shares = np.fromiter(counts.values(), dtype=np.float64) / total
+        corpus[f"distinct_{k}"] = len(counts) / total
+        corpus[f"entropy_{k}"] = float(-(shares * np.log2(shares)).sum())
+        if k == 1:
+            corpus["lf"] = sum(count for count in counts.values() if count <= 100) / total
     took("corpus lexical")
 
     model = SentenceTransformer(args.model, device=args.device)
