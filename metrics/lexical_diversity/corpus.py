@@ -49,7 +49,7 @@ def _token_ids(token_lists: list[tuple[str, ...]]) -> tuple[int, np.ndarray, np.
 
 
 #: Keys must stay below this to fit int64 (keys are built as ``key * vocabulary_size + id``).
-_KEY_LIMIT = 2**63
+KEY_LIMIT = 2**63
 
 
 def _group_counts(keys: np.ndarray, weights: np.ndarray, key_bound: int, weight_bound: int) -> np.ndarray:
@@ -58,7 +58,7 @@ def _group_counts(keys: np.ndarray, weights: np.ndarray, key_bound: int, weight_
         ordered = np.sort(keys)
         edges = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
         return np.sort(np.diff(np.concatenate(([0], edges, [ordered.size]))))
-    if key_bound * weight_bound < _KEY_LIMIT:  # the weight packed below the key: one sort
+    if key_bound * weight_bound < KEY_LIMIT:  # the weight packed below the key: one sort
         ordered_keys, ordered_weights = np.divmod(np.sort(keys * weight_bound + weights), weight_bound)
         edges = np.flatnonzero(ordered_keys[1:] != ordered_keys[:-1]) + 1
         return np.sort(np.add.reduceat(ordered_weights, np.concatenate(([0], edges))))
@@ -68,39 +68,30 @@ def _group_counts(keys: np.ndarray, weights: np.ndarray, key_bound: int, weight_
     return np.sort(np.add.reduceat(weights[order], np.concatenate(([0], edges))))
 
 
-def weighted_ngram_counts(
-    ids: np.ndarray, lengths: np.ndarray, weights: np.ndarray, vocabulary_size: int, max_n: int
-) -> dict[int, np.ndarray]:
-    """For each order ``1..max_n``, the counts of the corpus's distinct n-grams, sorted ascending.
+def ngram_keys(ids: np.ndarray, lengths: np.ndarray, vocabulary_size: int, max_n: int):
+    """For each order ``n = 1..max_n``, yield ``(n, keys, starts, key_bound)``: ``keys[p]`` is the
+    key of the n-gram starting at token position ``p`` (``0 <= key < key_bound``) where
+    ``starts[p]`` is true, i.e. ``keys[starts]`` are the texts' n-grams in position order. The
+    arrays are the generator's own: read them, do not change them.
 
-    ``ids`` holds the token ids (``0 <= id < vocabulary_size``) of texts concatenated, ``lengths``
-    each text's token count and ``weights`` (positive ints) how many times each text occurs in the
-    corpus. n-grams never cross text boundaries. The counts come sorted so that the Ent-n sums run
-    in one order whatever the order of the texts, tokens or worker processes.
-
-    The n-gram starting at position ``p`` gets the key ``key(n-1) * vocabulary_size + ids[p + n - 1]``
-    (a number in base ``vocabulary_size``; where that could overflow int64, the (n-1)-gram keys are
-    first replaced by their ranks). Keys are counted by sorting, each position's weight packed
-    below its key so that one sort carries both: numpy sorts int64 about 8x faster than it
-    argsorts them, which ``numpy.unique(return_inverse=True)`` and a weighted ``bincount`` need
-    (measured on DailyDialog++'s 1M bigrams, benchmarks/RESULTS.md).
+    ``ids`` holds the token ids (``0 <= id < vocabulary_size``) of texts concatenated and
+    ``lengths`` each text's token count; n-grams never cross text boundaries. The n-gram starting
+    at position ``p`` gets the key ``key(n-1) * vocabulary_size + ids[p + n - 1]`` (a number in
+    base ``vocabulary_size``; where that could overflow int64, the (n-1)-gram keys are first
+    replaced by their ranks). Equal n-grams get equal keys within one order.
     """
     ids = np.asarray(ids, dtype=np.int64)
     lengths = np.asarray(lengths, dtype=np.int64)
-    weights = np.asarray(weights, dtype=np.int64)
     total = ids.size
     # Tokens left in its text from each position on: an n-gram starts at p iff tokens_left[p] >= n.
     tokens_left = np.repeat(lengths, lengths) - (
         np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
     )
-    position_weights = np.repeat(weights, lengths)
-    weight_bound = int(position_weights.max()) + 1 if total else 1
     vocabulary_size = max(int(vocabulary_size), 1)
-    counts: dict[int, np.ndarray] = {}
     keys, key_bound = ids, vocabulary_size  # keys[p]: the n-gram starting at p (where there is one)
     for n in range(1, max_n + 1):
         if n > 1:
-            if key_bound * vocabulary_size >= _KEY_LIMIT:
+            if key_bound * vocabulary_size >= KEY_LIMIT:
                 valid = tokens_left[: keys.size] >= n - 1
                 ranks = np.zeros(keys.size, dtype=np.int64)
                 _, ranks[valid] = np.unique(keys[valid], return_inverse=True)
@@ -108,11 +99,45 @@ def weighted_ngram_counts(
             keys = keys[:-1] * vocabulary_size + ids[n - 1 :]
             key_bound *= vocabulary_size
         starts = tokens_left[: keys.size] >= n
-        if keys.size == 0 or not starts.any():
+        yield n, keys, starts, key_bound
+
+
+def weighted_ngram_counts(
+    ids: np.ndarray, lengths: np.ndarray, weights: np.ndarray, vocabulary_size: int, max_n: int
+) -> dict[int, np.ndarray]:
+    """For each order ``1..max_n``, the counts of the corpus's distinct n-grams, sorted ascending.
+
+    ``ids``, ``lengths`` and ``vocabulary_size`` as :func:`ngram_keys` takes them; ``weights``
+    (positive ints) says how many times each text occurs in the corpus. The counts come sorted so
+    that the Ent-n sums run in one order whatever the order of the texts, tokens or worker
+    processes.
+
+    Keys are counted by sorting, each position's weight packed below its key so that one sort
+    carries both: numpy sorts int64 about 8x faster than it argsorts them, which
+    ``numpy.unique(return_inverse=True)`` and a weighted ``bincount`` need (measured on
+    DailyDialog++'s 1M bigrams, benchmarks/RESULTS.md).
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    position_weights = np.repeat(np.asarray(weights, dtype=np.int64), lengths)
+    weight_bound = int(position_weights.max()) + 1 if position_weights.size else 1
+    counts: dict[int, np.ndarray] = {}
+    for n, keys, starts, key_bound in ngram_keys(ids, lengths, vocabulary_size, max_n):
+        if not starts.any():
             counts[n] = np.zeros(0, dtype=np.int64)
             continue
-        counts[n] = _group_counts(keys[starts], position_weights[: keys.size][starts], key_bound, weight_bound)
+        counts[n] = _group_counts(keys[starts], position_weights[: starts.size][starts], key_bound, weight_bound)
     return counts
+
+
+def distinct_token_ids(texts: list[str], tokenizer="casual", num_workers: int | None = None) -> tuple[int, np.ndarray, np.ndarray]:
+    """``(vocabulary_size, ids, lengths)`` of ``texts`` (pass distinct texts: each is tokenized as
+    it is): their tokens concatenated as integer ids, and each text's token count. ``num_workers``
+    as :func:`dialeval.text.casual_token_ids` takes it (the casual tokenizer only)."""
+    if isinstance(tokenizer, str) and tokenizer == "casual":
+        vocabulary, ids, lengths = casual_token_ids(texts, num_workers)
+        return len(vocabulary), ids, lengths
+    tokenize = get_tokenizer(tokenizer)
+    return _token_ids([tuple(tokenize(text)) for text in texts])
 
 
 def corpus_ngram_counts(
@@ -123,12 +148,7 @@ def corpus_ngram_counts(
     multiplicity = Counter(responses)
     distinct = list(multiplicity)
     weights = np.fromiter(multiplicity.values(), dtype=np.int64, count=len(distinct))
-    if isinstance(tokenizer, str) and tokenizer == "casual":
-        vocabulary, ids, lengths = casual_token_ids(distinct, num_workers)
-        vocabulary_size = len(vocabulary)
-    else:
-        tokenize = get_tokenizer(tokenizer)
-        vocabulary_size, ids, lengths = _token_ids([tuple(tokenize(response)) for response in distinct])
+    vocabulary_size, ids, lengths = distinct_token_ids(distinct, tokenizer, num_workers)
     return weighted_ngram_counts(ids, lengths, weights, vocabulary_size, max_n)
 
 
