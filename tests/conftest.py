@@ -8,6 +8,10 @@ import os
 for _variable in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "HF_EVALUATE_OFFLINE", "TRANSFORMERS_OFFLINE"):
     os.environ[_variable] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# What `dialeval` sets before any model runs (dialeval/cli/reproducibility.py: oneMKL's reproducible
+# mode), here before any test runs one: the suite and every process it starts compute alike,
+# whichever test came first.
+os.environ.setdefault("MKL_CBWR", "AUTO")
 
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
