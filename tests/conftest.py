@@ -45,6 +45,13 @@ settings.register_profile("fuzz", max_examples=500, deadline=None, suppress_heal
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(config, items):
+    from fast_suite import mark_heavy_tests
+
+    mark_heavy_tests(config, items)
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """``../shared/data`` (the papers' released data); skips with the reason when absent."""
