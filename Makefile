@@ -8,7 +8,7 @@ STAMP := $(VENV)/.dialeval-installed
 TORCH_INDEX ?=
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_EVALUATE_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 
-.PHONY: install demo test test-all fuzz lint-imports bench bench-job clean
+.PHONY: install demo test test-fast test-all fuzz lint-imports bench bench-job clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,11 @@ lint-imports: install
 
 test: install lint-imports
 	$(OFFLINE) $(BIN)/python -m pytest
+
+# The suite less its heaviest tests (tests/fast_suite.py), every test module still in it: a quick
+# check while working; `make test` stays the check before a commit.
+test-fast: install
+	$(OFFLINE) $(BIN)/python -m pytest -m "not slow and not heavy"
 
 test-all: install
 	$(OFFLINE) $(BIN)/python -m pytest -m "slow or not slow"

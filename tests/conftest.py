@@ -8,6 +8,10 @@ import os
 for _variable in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "HF_EVALUATE_OFFLINE", "TRANSFORMERS_OFFLINE"):
     os.environ[_variable] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# What `dialeval` sets before any model runs (dialeval/cli/reproducibility.py: oneMKL's reproducible
+# mode), here before any test runs one: the suite and every process it starts compute alike,
+# whichever test came first.
+os.environ.setdefault("MKL_CBWR", "AUTO")
 
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -39,6 +43,13 @@ settings.register_profile("ci", max_examples=15, deadline=None, suppress_health_
 settings.register_profile("fuzz", max_examples=500, deadline=None, suppress_health_check=_SUPPRESSED, database=None,
                           print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(config, items):
+    from fast_suite import mark_heavy_tests
+
+    mark_heavy_tests(config, items)
 
 
 @pytest.fixture(scope="session")

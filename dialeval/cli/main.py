@@ -20,6 +20,7 @@ from dialeval.cli.commands import (
 from dialeval import __version__
 from dialeval.cli.options import add_options, build, flag_names, name_flags
 from dialeval.cli.progress import library_progress_bars
+from dialeval.cli.reproducibility import request_reproducible_math
 
 
 def _evaluate(args: argparse.Namespace) -> int:
@@ -153,6 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     from dialeval.cli.safe_output import Interrupted, stop_signals_raise
 
+    # Before any model runs (oneMKL reads it once): a batch gives the same bits in every process.
+    request_reproducible_math()
     args = build_parser().parse_args(argv)
     try:
         with library_progress_bars(vars(args).get("progress", True)), stop_signals_raise():

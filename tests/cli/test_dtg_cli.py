@@ -122,10 +122,14 @@ def test_dtg_on_dailydialog_pp_dev_with_beam_search(tiny_bart_path, shared_data,
 
 def test_two_accelerate_processes_give_the_one_process_file(tiny_gpt2_path, tiny_roberta_nli_path, contexts_file,
                                                             tmp_path, free_port):
-    single = tmp_path / "single.jsonl"
-    assert main(_args(tiny_gpt2_path, tiny_roberta_nli_path, contexts_file, single)) == 0
-    double = tmp_path / "double.jsonl"
+    # Both runs in a fresh interpreter with the launch's one thread per process, as in
+    # tests/cli/test_evaluate_processes.py (a float32 product can round by the thread count).
     environment = {**os.environ, "OMP_NUM_THREADS": "1"}
+    single = tmp_path / "single.jsonl"
+    alone = subprocess.run([sys.executable, "-m", "dialeval.cli", *_args(tiny_gpt2_path, tiny_roberta_nli_path, contexts_file, single)],
+                           check=False, env=environment, capture_output=True, text=True, timeout=300)
+    assert alone.returncode == 0, alone.stderr[-3000:]
+    double = tmp_path / "double.jsonl"
     # `--cpu` would start one process; the torchrun path with no GPU gives a gloo CPU group.
     launched = subprocess.run(
         [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
