@@ -9,11 +9,12 @@ the steps named. A step whose model is missing raises
 the job carries on.
 
 One pass per model: the job runs inside
-:func:`~dialeval.metrics.engines.shared_outputs.shared_model_outputs`, and before any step it
-encodes, per sentence model, the distinct texts every step will embed with it (sent-BERT, Vendi
-and Sem-Ent's reference corpus and responses), with a progress bar; the steps then read the
-shared vectors. Every other model runs in one step (NLI: one pass of the pairs for all its
-figures).
+:func:`~dialeval.metrics.engines.shared_outputs.shared_model_outputs`, and right before the
+first step that embeds with a sentence model it encodes every distinct text all the steps will
+embed with that model (sent-BERT, Vendi and Sem-Ent's reference corpus and responses), behind one
+progress bar; the steps then read the shared vectors. Every other model runs in one step (NLI:
+one pass of the pairs for all its figures). A step that a checkpoint holds (``--resume``) is
+taken from it and its model does not run.
 
 The job's settings are one dataclass, :data:`EvaluationOptions`, made of every step's settings
 dataclasses (their fields carry the command-line flags) and :class:`JobControl`.
