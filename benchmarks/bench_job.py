@@ -48,8 +48,9 @@ sizes; ``LINEAR_SLACK`` is allowed for timing noise). Written to ``benchmarks/RE
 ``<!-- bench_job:start -->`` and ``<!-- bench_job:end -->`` (``--smoke``: a temporary file).
 
 ``--corpus-1m``: instead, ``dialeval evaluate corpus.txt -o OUT.json --no-progress`` (the three
-``--*-model none`` as above) ``--metric corpus_lexical_diversity --metric vendi --metric
-compression_ratio`` on a corpus of ``--corpus-size`` (1,000,000) responses, one per line: every
+``--*-model none`` as above) ``--metric corpus_lexical_diversity --metric self_bleu --metric vendi
+--metric compression_ratio`` (every corpus step but Sem-Ent, which needs a reference corpus) on a
+corpus of ``--corpus-size`` (1,000,000) responses, one per line: every
 DailyDialog++ response (70,755, file order) followed by ``bench_lexical.synthetic_corpus(rest,
 seed=0)`` (mostly distinct texts, the hard case for memory; 794,456 distinct texts of 1,000,000,
 25 MiB); one run, its wall time and peak RSS against the issue's 4 GiB. Section
@@ -103,7 +104,7 @@ SIZES = (1_000, 10_000, 100_000)
 SMOKE_SIZES = (60, 200)
 REPEATS = 3
 STEPS = ("lexical_diversity", "corpus_lexical_diversity", "sent_bert", "vendi")
-CORPUS_STEPS = ("corpus_lexical_diversity", "vendi", "compression_ratio")
+CORPUS_STEPS = ("corpus_lexical_diversity", "self_bleu", "vendi", "compression_ratio")
 MODELS_OFF = ("--nli-model", "none", "--bertscore-model", "none", "--cross-encoder-model", "none")
 CORPUS_SIZE = 1_000_000
 CORPUS_RSS_LIMIT = 4 * 2**30  # issue 24, item 4

@@ -16,7 +16,8 @@ read one set at a time by :func:`iter_response_sets` (:func:`read_response_sets`
 
 The record formats name their responses and context ``responses_column`` / ``context_column``.
 ``lines`` (``.txt``) is a corpus, one response per line and no sets: :func:`iter_corpus_lines`;
-:func:`input_scope` says which kind an input is. :func:`as_response_sets` turns a pandas
+:func:`input_scope` says which kind an input is, and :func:`open_input` opens either kind (the
+command line reads every input through it). :func:`as_response_sets` turns a pandas
 DataFrame into sets for the Python API. Files are read as UTF-8 explicitly (the released CSVs
 broke Windows' default codec).
 """

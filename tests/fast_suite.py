@@ -19,7 +19,7 @@ import pytest
 
 HEAVY_TESTS = {
     "tests/cli/test_cli_report.py": [
-        "test_sem_ent_fitting_reports_each_embedding_batch",  # 9 s
+        "test_each_sentence_model_encodes_once_behind_one_bar",  # 9 s (as its predecessor)
     ],
     "tests/cli/test_dtg_cli.py": [
         "test_a_killed_run_resumes_without_losing_or_repeating_a_context",  # 32 s
