@@ -247,6 +247,9 @@ def encode_sentences(encoder, texts: list[str], batch_size: int, progress: Progr
     return out if out is not None else np.zeros((0, 0), dtype=np.float32)
 
 
+LENGTH_CHUNK = 10_000
+
+
 def token_length_order(encoder, texts: list[str]) -> list[int]:
     """Indices of ``texts`` longest first in *tokens*, for batches padded per batch.
 
@@ -255,13 +258,23 @@ def token_length_order(encoder, texts: list[str]) -> list[int]:
     token-sorted batches 124,839 (and 37% less attention work), which is what makes
     :func:`embed_unique` faster than ``encode`` (benchmarks/RESULTS.md, row 2). Falls back to
     characters when the model has no callable tokenizer.
+
+    Texts are tokenized ``LENGTH_CHUNK`` at a time and only their lengths kept: all-MiniLM-L6-v2's
+    tokenizer output for 635,891 distinct synthetic texts at once added 2.59 GiB to the process,
+    10,000 at a time 0.07 GiB (and no slower).
     """
     tokenizer = getattr(encoder, "tokenizer", None)
     if not callable(tokenizer) or not texts:
         return sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
     limit = getattr(encoder, "max_seq_length", None)
-    lengths = [len(ids) for ids in tokenizer(texts, truncation=limit is not None, max_length=limit, verbose=False)["input_ids"]]
-    return sorted(range(len(texts)), key=lambda i: lengths[i], reverse=True)
+    lengths = np.empty(len(texts), dtype=np.int64)
+    for start in range(0, len(texts), LENGTH_CHUNK):
+        chunk = texts[start:start + LENGTH_CHUNK]
+        encoded = tokenizer(chunk, truncation=limit is not None, max_length=limit, verbose=False,
+                            return_attention_mask=False, return_token_type_ids=False)
+        lengths[start:start + len(chunk)] = [len(ids) for ids in encoded["input_ids"]]
+    # A stable sort of the negated lengths: longest first, ties in input order (as sorted(reverse=True)).
+    return np.argsort(-lengths, kind="stable").tolist()
 
 
 class _TransformerEmbedder:

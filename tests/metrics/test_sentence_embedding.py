@@ -46,3 +46,16 @@ def test_a_model_that_is_neither_an_id_nor_an_encoder_is_a_value_error(model):
     """Found by tests/property: None or a number gave an AttributeError ('encode')."""
     with pytest.raises(ValueError, match="`model` must be a sentence-transformers id"):
         sent_bert_diversity([["a", "b"]], model)
+
+
+def test_token_length_order_is_the_same_when_texts_are_tokenized_in_chunks(monkeypatch):
+    """Lengths come from chunks of texts (bounded memory); the order must not depend on the chunk size."""
+    from dialeval.metrics.engines import embedders
+
+    model = load_sentence_model()
+    texts = [" ".join(["word"] * (i * 7 % 11 + 1)) + f" {i}" for i in range(50)]
+    lengths = [len(ids) for ids in model.tokenizer(texts)["input_ids"]]
+    expected = sorted(range(len(texts)), key=lambda i: lengths[i], reverse=True)  # stable: ties in input order
+    whole = embedders.token_length_order(model, texts)
+    monkeypatch.setattr(embedders, "LENGTH_CHUNK", 7)
+    assert embedders.token_length_order(model, texts) == whole == expected
