@@ -247,11 +247,20 @@ class TreeRun:
     peak_tree_rss: int  # bytes: the largest sum of RSS over the process and its live descendants (polled)
     max_rss: int  # bytes: wait4's ru_maxrss, the largest single process of the tree (exact)
     log_tail: str  # the end of its stdout + stderr
+    spawn_floor: int = 0  # bytes: the spawning process's own high-water RSS when it started the command
+
+    @property
+    def max_rss_is_its_own(self) -> bool:
+        """False when ``max_rss`` may be the spawner's: Linux carries the parent's high-water RSS into a
+        forked child across ``exec`` (a 2 GiB parent's ``/bin/true`` reports 2 GiB), so a child's
+        ``ru_maxrss`` at or under the parent's own tells nothing about the child."""
+        return self.max_rss > self.spawn_floor
 
     @property
     def peak_rss(self) -> int:
-        """Both figures are lower bounds of the tree's true peak; the larger one."""
-        return max(self.peak_tree_rss, self.max_rss)
+        """Both figures are lower bounds of the tree's true peak; the larger one (the polled sum alone
+        when ``max_rss`` may be the spawner's)."""
+        return max(self.peak_tree_rss, self.max_rss) if self.max_rss_is_its_own else self.peak_tree_rss
 
 
 class TreePeakRSS(PeakRSS):
@@ -290,8 +299,11 @@ def run_process_tree(command: Sequence[str], env: dict[str, str] | None = None, 
     :data:`TREE_POLL_S` can be missed; ``max_rss`` cannot miss the largest single process).
     Output goes to ``log_path`` (default: discarded).
     """
+    import resource
+
     import psutil
 
+    spawn_floor = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     log_path = Path(log_path) if log_path is not None else None
     with open(log_path if log_path is not None else os.devnull, "wb") as sink:
         start = time.perf_counter()
@@ -306,4 +318,4 @@ def run_process_tree(command: Sequence[str], env: dict[str, str] | None = None, 
             handle.seek(max(log_path.stat().st_size - 4000, 0))
             tail = handle.read().decode("utf-8", "replace")
     return TreeRun(list(command), process.returncode, wall, usage.ru_utime + usage.ru_stime, memory.peak,
-                   usage.ru_maxrss * 1024, tail)
+                   usage.ru_maxrss * 1024, tail, spawn_floor)

@@ -60,6 +60,7 @@ Usage::
     .venv/bin/python benchmarks/bench_gpu.py --smoke --no-write --json /tmp/gpu_smoke.json   # tiny shapes; ~1 minute on 2 CPU cores
     .venv/bin/python benchmarks/bench_gpu.py --sections job --json /tmp/bench_gpu_job.json   # the whole job only
     .venv/bin/python benchmarks/bench_gpu.py --render-json /tmp/bench_gpu.json   # section from a copied-back JSON
+    .venv/bin/python benchmarks/bench_gpu.py --merge-job FULL.json JOB.json      # a later --sections job run into FULL.json
 """
 from __future__ import annotations
 
@@ -697,6 +698,15 @@ def render(data: dict) -> str:
             *bench_job.render_rows(job),
             "",
         ]
+        run = data.get("job_run")
+        if run:  # section 4 measured by a later run, merged into this JSON (see --merge-job)
+            env = run["environment"]
+            lines += [
+                (f"This section comes from a later run on the same kind of card: `{run['command']}` ({env['date']}, "
+                 f"{env['gpu']}; Python {env['python']}, torch {env['torch']}, transformers {env['transformers']}). "
+                 f"{run.get('note', '')}").strip(),
+                "",
+            ]
     else:
         lines += [f"Not measured: {job}", ""]
     lines[-1:] = [f"<!-- {SCRIPT}:end -->"]
@@ -741,10 +751,24 @@ def main(argv=None) -> int:
     parser.add_argument("--workdir", type=Path, default=None, help="where the models are saved (default a temporary directory)")
     parser.add_argument("--json", type=Path, default=None, help="write the raw numbers here (rewritten after each section)")
     parser.add_argument("--render-json", type=Path, default=None, help="measure nothing: render this JSON's section")
+    parser.add_argument("--merge-job", type=Path, nargs=2, metavar=("FULL_JSON", "JOB_JSON"), default=None,
+                        help="measure nothing: put JOB_JSON's whole-job section (a --sections job run) into FULL_JSON "
+                             "(a run of the other sections), with its command and environment, and rewrite FULL_JSON")
+    parser.add_argument("--job-note", default="", help="with --merge-job: a sentence on how that run was set up")
     parser.add_argument("--results", type=Path, default=RESULTS_PATH)
     parser.add_argument("--no-write", action="store_true", help="print the section, do not write --results")
     args = parser.parse_args(argv)
 
+    if args.merge_job is not None:
+        full_path, job_path = args.merge_job
+        full, job_run = (json.loads(path.read_text(encoding="utf-8")) for path in (full_path, job_path))
+        if not isinstance(job_run.get("job"), dict):
+            parser.error(f"--merge-job: {job_path} holds no measured whole-job section ({job_run.get('job')!r})")
+        full["job"] = job_run["job"]
+        full["job_run"] = {"command": job_run["command"], "environment": job_run["environment"], "note": args.job_note}
+        save_json(full_path, full)
+        print(f"wrote {full_path}")
+        return 0
     if args.render_json is not None:
         section = render(json.loads(args.render_json.read_text(encoding="utf-8")))
         print(section)
