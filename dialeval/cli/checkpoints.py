@@ -2,12 +2,13 @@
 
 ``OUTPUT.partial/`` holds ``manifest.json`` (what the run was: dialeval's version, its options,
 each input file's sha256) and one JSON file per finished step (its name, summary and per-set
-rows: a :class:`~dialeval.metrics.engines.job_steps.StepOutcome`). JSON only, each file written whole
+rows: a :class:`~dialeval.metrics.engines.job_steps.StepOutcome`, and the fingerprint of each model
+it ran, as the report's provenance identifies models). JSON only, each file written whole
 (:func:`~dialeval.cli.safe_output.write_atomically`); a successful run removes the folder.
 
 The metric loop asks :meth:`MetricCheckpoints.get` before a step and hands the outcome to
 :meth:`MetricCheckpoints.put` after it. ``--resume`` reuses the steps of a run with the same
-manifest and refuses, saying what differs, otherwise. Without ``--resume``, the steps of the same
+manifest and models and refuses, saying what differs, otherwise. Without ``--resume``, the steps of the same
 run are refused rather than thrown away unasked (pass ``--resume``, or delete the folder), and
 those of a run with other settings, which this command could never reuse, are replaced with a note.
 
@@ -76,16 +77,40 @@ def _step_file(folder: Path, step: str) -> Path:
 
 
 def _finished_steps(folder: Path) -> dict[str, StepOutcome]:
-    outcomes = {}
+    return {step: outcome for step, (outcome, _) in _step_records(folder).items()}
+
+
+def _step_records(folder: Path) -> dict[str, tuple[StepOutcome, dict]]:
+    """Each finished step's outcome and the fingerprints of the models it ran."""
+    records = {}
     for path in sorted(folder.glob("*.json")):
         if path.name == MANIFEST:
             continue
         try:
             record = json.loads(path.read_text(encoding="utf-8"))
-            outcomes[record["step"]] = StepOutcome(record["summary"], record["per_set"], record.get("scope"))
+            outcome = StepOutcome(record["summary"], record["per_set"], record.get("scope"))
+            records[record["step"]] = (outcome, dict(record.get("models", {})))
         except (ValueError, KeyError, TypeError) as error:
             raise ValueError(f"{path}: not a checkpoint of dialeval evaluate ({error}); delete {folder} to start over") from None
-    return outcomes
+    return records
+
+
+def _model_fingerprints(summary: dict) -> dict[str, str | None]:
+    from dialeval.cli.provenance import model_fingerprint, summary_models
+
+    return {model: model_fingerprint(model) for model in summary_models(summary)}
+
+
+def _model_differences(records: dict[str, tuple[StepOutcome, dict]]) -> list[str]:
+    """The models whose weights changed since their step finished: the options name a model by
+    its id or folder, and a model retrained into the same folder must not be mixed with the old one."""
+    recorded = {model: fingerprint for _, models in records.values() for model, fingerprint in models.items()}
+    changes = []
+    for model, before in sorted(recorded.items()):
+        now = _model_fingerprints({"model": model})[model]
+        if now != before:
+            changes.append(f"model {model}: {before or 'not found'} -> {now or 'not found'}")
+    return changes
 
 
 def _count(steps) -> str:
@@ -93,10 +118,11 @@ def _count(steps) -> str:
 
 
 def _open_on_main(folder: Path, identity: dict, resume: bool) -> dict[str, StepOutcome]:
-    finished = _finished_steps(folder) if folder.is_dir() else {}
+    records = _step_records(folder) if folder.is_dir() else {}
+    finished = {step: outcome for step, (outcome, _) in records.items()}
     if finished:
         recorded = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-        changes = _differences(recorded, identity)
+        changes = _differences(recorded, identity) + _model_differences(records)
         if resume and changes:
             raise ValueError(f"cannot --resume from {folder}: the interrupted run differs ({'; '.join(changes)}); "
                              f"rerun it as it was, or delete {folder} to start over")
@@ -144,7 +170,8 @@ class MetricCheckpoints:
         if self.writes:
             if not self.folder.is_dir():
                 _create(self.folder, self.identity)
-            record = {"step": step, "scope": outcome.scope, "summary": outcome.summary, "per_set": outcome.per_set}
+            record = {"step": step, "scope": outcome.scope, "summary": outcome.summary, "per_set": outcome.per_set,
+                      "models": _model_fingerprints(outcome.summary)}
             write_atomically(_step_file(self.folder, step), json.dumps(record, ensure_ascii=False) + "\n")
 
     def remove(self) -> None:

@@ -292,14 +292,9 @@ def evaluate_corpus(responses: list[str], options=None, where: list[str] | None 
 
 def models_used(report: dict) -> list[str]:
     """The models behind the report's figures (skipped metrics excluded), in report order."""
-    models = []
-    for summary in report["metrics"].values():
-        if isinstance(summary.get("model"), str):
-            models.append(summary["model"])
-        embedder = summary.get("embedder")
-        if isinstance(embedder, dict) and isinstance(embedder.get("model"), str):
-            models.append(embedder["model"])
-    return list(dict.fromkeys(models))
+    from dialeval.cli.provenance import summary_models
+
+    return list(dict.fromkeys(model for summary in report["metrics"].values() for model in summary_models(summary)))
 
 
 def format_table(report: dict) -> str:

@@ -67,6 +67,27 @@ def model_provenance(model: str) -> dict:
     return info
 
 
+def summary_models(summary: dict) -> list[str]:
+    """The models a metric's summary names: its ``model`` and its embedder's."""
+    models = []
+    if isinstance(summary.get("model"), str):
+        models.append(summary["model"])
+    embedder = summary.get("embedder")
+    if isinstance(embedder, dict) and isinstance(embedder.get("model"), str):
+        models.append(embedder["model"])
+    return models
+
+
+def model_fingerprint(model: str) -> str | None:
+    """What tells ``model``'s weights apart (``revision <commit>`` or ``sha256 <hex>``, as in
+    :func:`model_provenance`); None when the model cannot be found on this machine."""
+    try:
+        info = model_provenance(model)
+    except OSError:  # ModelNotAvailableError included
+        return None
+    return f"revision {info['revision']}" if "revision" in info else f"sha256 {info['sha256']}"
+
+
 def input_identity(source: str | Path) -> dict:
     """``{"path", "sha256"}`` of an input file, or of a folder (over its files, as a model's); a Hub
     dataset id's ``{"path", "hub_dataset": True}`` plus the ``revision`` of its cached snapshot when

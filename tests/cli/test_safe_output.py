@@ -3,6 +3,7 @@ outputs that are inputs, whole-or-nothing reports, the output lock, evaluate's c
 damaged ``dtg`` resume file. The signals themselves are in test_interrupt_resume.py."""
 import json
 import os
+import re
 import resource
 import socket
 import subprocess
@@ -264,6 +265,26 @@ def test_checkpoints_keep_outcomes_as_json_and_check_the_run(tmp_path, capsys):
     assert not folder.exists()
     open_checkpoints(output, changed, resume=True)
     assert "nothing to resume" in capsys.readouterr().err
+
+
+def test_resume_refuses_checkpoints_of_a_model_whose_weights_changed_in_the_same_folder(tmp_path, capsys):
+    from dialeval.cli.provenance import directory_sha256
+
+    model = tmp_path / "my-model"
+    model.mkdir()
+    (model / "weights.bin").write_bytes(b"first training run")
+    output = tmp_path / "report.json"
+    identity = run_identity({"--nli-model": str(model)}, [])
+    open_checkpoints(output, identity).put(f"nli_diversity[{model}]", MetricOutcome({"model": str(model)}, [{}]))
+    assert open_checkpoints(output, identity, resume=True).get(f"nli_diversity[{model}]") is not None
+
+    (model / "weights.bin").write_bytes(b"retrained into the same folder")
+    directory_sha256.cache_clear()  # a resumed run is a new process; this test runs in one
+    with pytest.raises(ValueError, match=rf"differs \(model {re.escape(str(model))}: sha256 [0-9a-f]{{64}} -> sha256 [0-9a-f]{{64}}\)"):
+        open_checkpoints(output, identity, resume=True)
+    # without --resume they are replaced (they could never be reused), with a note saying why
+    assert open_checkpoints(output, identity).get(f"nli_diversity[{model}]") is None
+    assert "note: replacing" in capsys.readouterr().err
 
 
 def test_a_successful_evaluate_removes_its_checkpoints_and_lock(sets_file, tmp_path):
