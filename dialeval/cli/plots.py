@@ -14,6 +14,7 @@ distributions: one panel per figure, one box per system, each set's value drawn 
 """
 from __future__ import annotations
 
+import io
 import math
 import re
 from pathlib import Path
@@ -23,8 +24,16 @@ from matplotlib.figure import Figure
 
 from dialeval.cli.meta_eval_job import MetaEvalReport, MetricRow
 from dialeval.cli.report_formats import INPUT_KEYS
+from dialeval.cli.safe_output import write_atomically
 
 HIGH_COLOUR, LOW_COLOUR = "tab:blue", "tab:orange"
+
+
+def _save(figure: Figure, path: str | Path) -> Path:
+    """The PNG rendered in memory, then written whole (a stopped run never leaves half a figure)."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=120)
+    return write_atomically(path, buffer.getvalue())
 
 
 def _slug(label: str) -> str:
@@ -51,8 +60,7 @@ def plot_class_histograms(report: MetaEvalReport, row: MetricRow, path: Path) ->
     axes.set_ylabel("sets")
     axes.set_title(_title(report, row), fontsize=9)
     axes.legend(fontsize=8)
-    figure.savefig(path, dpi=120)
-    return path
+    return _save(figure, path)
 
 
 def plot_parameter_scatter(report: MetaEvalReport, row: MetricRow, path: Path) -> Path:
@@ -65,8 +73,7 @@ def plot_parameter_scatter(report: MetaEvalReport, row: MetricRow, path: Path) -
     axes.set_xlabel("softmax temperature")
     axes.set_ylabel(row.label)
     axes.set_title(_title(report, row), fontsize=9)
-    figure.savefig(path, dpi=120)
-    return path
+    return _save(figure, path)
 
 
 def write_plots(report: MetaEvalReport, out_dir: str | Path) -> list[Path]:
@@ -106,10 +113,7 @@ def plot_cluster_distribution(distribution, path: str | Path, title: str = "Sem-
     axes.set_ylabel("share of responses")
     axes.set_xticks(positions, [str(int(i)) for i in order + 1], fontsize=7)
     axes.legend(fontsize=8)
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(out, dpi=120)
-    return out
+    return _save(figure, path)
 
 
 def per_set_figures(reports: dict[str, dict]) -> list[str]:
@@ -144,7 +148,4 @@ def plot_per_set_distributions(reports: dict[str, dict], path: str | Path) -> Pa
         axes.set_title(name, fontsize=9)
         axes.tick_params(axis="x", labelrotation=30 if len(names) > 3 else 0, labelsize=8)
     figure.suptitle("per-set figures by system", fontsize=10)
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(out, dpi=120)
-    return out
+    return _save(figure, path)

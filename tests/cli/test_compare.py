@@ -82,6 +82,31 @@ def test_two_systems_give_one_table_each_report_and_a_plot(tmp_path, capsys):
     assert f"comparison: {out}" in printed and f"plot: {plot}" in printed and "== boring: " in printed
 
 
+def test_a_plot_stopped_while_rendering_leaves_the_previous_figure_whole(tmp_path, monkeypatch):
+    from matplotlib.figure import Figure
+
+    diverse, dull = _split_demo(tmp_path)
+    plots = tmp_path / "plots"
+    argv = ["evaluate", str(diverse), str(dull), "-o", str(tmp_path / "t.csv"), "--plot", str(plots), *NO_MODELS]
+    assert main(argv) == 0
+    plot = plots / "per_set_distributions.png"
+    before = plot.read_bytes()
+
+    def stopped_half_way(figure, target, *args, **kwargs):
+        if hasattr(target, "write"):
+            target.write(before[:10])
+        else:
+            with open(target, "wb") as handle:
+                handle.write(before[:10])
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Figure, "savefig", stopped_half_way)
+    with pytest.raises(KeyboardInterrupt):
+        main(["evaluate", str(diverse), str(dull), "-o", str(tmp_path / "t2.csv"), "--plot", str(plots), *NO_MODELS])
+    assert plot.read_bytes() == before
+    assert sorted(path.name for path in plots.iterdir()) == ["per_set_distributions.png"]  # no temporary left
+
+
 def test_comparison_as_markdown_latex_and_json(tmp_path):
     diverse, dull = _split_demo(tmp_path)
     for name in ("t.md", "t.tex", "t.json"):
