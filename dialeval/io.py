@@ -231,6 +231,13 @@ def _check_selection(file_format: str, responses_column: str, context_column: st
                          + (" (its responses are the resp_0..resp_{k-1} columns)" if file_format == "csv" else ""))
 
 
+def _with_key(records, key: str, argument: str):
+    for where, record in records:
+        if isinstance(record, dict) and key not in record:
+            raise ValueError(f"{where}: no key {key!r} (`{argument}`); its keys: {', '.join(map(str, record))}")
+        yield where, record
+
+
 def _check_columns(source: str, names: list[str] | None, responses_column: str, context_column: str) -> None:
     if names is None:  # a streamed folder may not know its columns before the first row
         return
@@ -340,6 +347,8 @@ def iter_response_sets(path: str | Path, file_format: str = "auto", *, responses
         sets = _iter_dataset(str(path), responses_column, context_column, split, dataset_config)
     else:
         records = iter_jsonl(path) if file_format == "jsonl" else iter_json_array(path)
+        if context_column != "context":  # a named context must be there, as a named CSV / Parquet column must
+            records = _with_key(records, context_column, "context_column")
         sets = (response_set_from_record(where, record, responses_column, context_column) for where, record in records)
     return _not_empty(sets, path)
 

@@ -226,6 +226,18 @@ def test_jsonl_and_json_take_the_column_names_too(tmp_path):
         next(sets)  # one set at a time: the bad second line fails only when it is read
 
 
+def test_a_named_context_key_missing_from_a_json_record_is_an_error_not_no_context(tmp_path):
+    jsonl = tmp_path / "s.jsonl"
+    jsonl.write_text('{"prompt": "c", "responses": ["a", "b"]}\n{"promt": "d", "responses": ["x", "y"]}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"s\.jsonl:2: no key 'prompt' \(`context_column`\); its keys: promt, responses"):
+        read_response_sets(jsonl, context_column="prompt")
+    array = tmp_path / "s.json"
+    array.write_text('[{"responses": ["a", "b"]}]', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"no key 'prompt' \(`context_column`\)"):
+        read_response_sets(array, context_column="prompt")
+    assert read_response_sets(array)[0].context is None  # the default key stays optional
+
+
 def test_corpus_scope_one_response_per_line(tmp_path):
     path = tmp_path / "corpus.txt"
     path.write_text("first response\n\n  second one  \r\nthird\n", encoding="utf-8")
