@@ -192,6 +192,22 @@ def test_a_stale_lock_is_taken_over_and_a_foreign_one_is_not(tmp_path, capsys):
     assert lock_path(output).exists()
 
 
+def test_of_two_runs_that_found_the_same_stale_lock_the_second_leaves_the_first_ones_lock(tmp_path, monkeypatch):
+    """The race, made deterministic: this run read the stale lock, but before it moved the file
+    another run took it over; what this run moves aside is that live lock, which it puts back."""
+    output = tmp_path / "out.jsonl"
+    stale = {"pid": DEAD_PID, "host": socket.gethostname(), "command": "dialeval dtg"}
+    winner = _hold(output)
+    late = OutputLock(output, "dialeval dtg")
+    reads = iter([stale])  # the first read saw the stale lock; later reads see the files as they are
+    real_read = OutputLock._read
+    monkeypatch.setattr(OutputLock, "_read", lambda self, path: next(reads, None) or real_read(self, path))
+    with pytest.raises(ValueError, match=rf"being written by another run, `dialeval evaluate` \(pid {os.getppid()}"):
+        late.acquire()
+    assert json.loads(lock_path(output).read_text(encoding="utf-8")) == winner
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["out.jsonl.lock"]  # nothing left aside
+
+
 def _hold(output) -> dict:
     """A lock held by a live process that is not this one (the test's parent, say)."""
     holder = {"pid": os.getppid(), "host": socket.gethostname(), "command": "dialeval evaluate"}
