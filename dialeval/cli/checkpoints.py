@@ -30,7 +30,8 @@ from dialeval.cli.safe_output import write_atomically
 
 MANIFEST = "manifest.json"
 #: Options that change how a run looks, not its figures.
-PRESENTATION_OPTIONS = ("--output", "--plot", "--per-set", "--no-progress", "--resume")
+PRESENTATION_OPTIONS = ("--output", "--output-format", "--per-set-csv", "--decimals", "--plot", "--per-set",
+                        "--no-progress", "--resume")
 
 
 def checkpoint_folder(output: str | Path) -> Path:

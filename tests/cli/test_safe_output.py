@@ -250,7 +250,8 @@ def test_checkpoints_keep_outcomes_as_json_and_check_the_run(tmp_path, capsys):
     source = tmp_path / "sets.jsonl"
     source.write_text("one\n", encoding="utf-8")
     output = tmp_path / "report.json"
-    identity = run_identity({"--max-n": 5, "--no-progress": True, "--output": "x"}, [("the input file", source)])
+    identity = run_identity({"--max-n": 5, "--no-progress": True, "--output": "x", "--decimals": 2, "--output-format": "md",
+                             "--per-set-csv": "s.csv"}, [("the input file", source)])
     assert identity["options"] == {"--max-n": 5}  # what changes no figure is not compared
     checkpoints = open_checkpoints(output, identity)
     assert checkpoints.get("lexical_diversity") is None
