@@ -26,7 +26,7 @@ from pathlib import Path
 
 from dialeval import __version__
 from dialeval.metrics.engines.job_steps import StepOutcome
-from dialeval.cli.safe_output import write_atomically
+from dialeval.cli.safe_output import linked_target, write_atomically
 
 MANIFEST = "manifest.json"
 #: Options that change how a run looks, not its figures.
@@ -35,7 +35,7 @@ PRESENTATION_OPTIONS = ("--output", "--output-format", "--per-set-csv", "--decim
 
 
 def checkpoint_folder(output: str | Path) -> Path:
-    output = Path(output)
+    output = linked_target(output)  # beside the file a link names, as its lock is
     return output.with_name(output.name + ".partial")
 
 

@@ -96,9 +96,11 @@ def write_atomically(path: str | Path, data: bytes | str) -> Path:
     """Write ``data`` to ``path`` through a temporary file in the same folder and ``os.replace``.
 
     The folder is created if needed; an existing file keeps its permissions, a new one gets the
-    umask's, as with ``open(path, "w")``.
+    umask's, as with ``open(path, "w")``. A symbolic link is written through, as ``open`` would: the
+    file it points to is replaced and the link stays. Returns ``path`` as given.
     """
-    path = Path(path)
+    given = Path(path)
+    path = Path(os.path.realpath(given))
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
@@ -114,7 +116,7 @@ def write_atomically(path: str | Path, data: bytes | str) -> Path:
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
-    return path
+    return given
 
 
 def write_report(path: str | Path, report) -> Path:
@@ -126,8 +128,16 @@ def write_report(path: str | Path, report) -> Path:
 
 
 def lock_path(output: str | Path) -> Path:
-    output = Path(output)
+    """``OUTPUT.lock``; for a link, beside the file it points to: two names of one file share it."""
+    output = linked_target(output)
     return output.with_name(output.name + ".lock")
+
+
+def linked_target(output: str | Path) -> Path:
+    """``output``, or the file it points to when it is a symbolic link (other paths are kept as the
+    user wrote them, for the messages)."""
+    output = Path(output)
+    return Path(os.path.realpath(output)) if output.is_symlink() else output
 
 
 def _pid_is_running(pid: int) -> bool:

@@ -304,6 +304,21 @@ def test_resume_refuses_checkpoints_of_a_model_whose_weights_changed_in_the_same
     assert "note: replacing" in capsys.readouterr().err
 
 
+def test_a_linked_output_is_written_through_and_shares_the_lock_of_its_target(sets_file, tmp_path):
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "real.json").write_text("old\n", encoding="utf-8")
+    link = tmp_path / "out.json"
+    link.symlink_to(store / "real.json")
+    assert main(["evaluate", str(sets_file), "-o", str(link), *LEXICAL_ONLY]) == 0
+    assert link.is_symlink() and json.loads((store / "real.json").read_text(encoding="utf-8"))["metrics"]
+    # another name of the same file is the same output: one lock for both
+    assert lock_path(link) == lock_path(store / "real.json") == store / "real.json.lock"
+    _hold(store / "real.json")
+    assert main(["evaluate", str(sets_file), "-o", str(link), *LEXICAL_ONLY]) == 2
+    assert sorted(path.name for path in store.iterdir()) == ["real.json", "real.json.lock"]
+
+
 def test_a_successful_evaluate_removes_its_checkpoints_and_lock(sets_file, tmp_path):
     assert main(["evaluate", str(sets_file), "-o", str(tmp_path / "report.json"), *LEXICAL_ONLY]) == 0
     assert sorted(path.name for path in tmp_path.iterdir()) == ["report.json", "sets.jsonl"]
