@@ -104,7 +104,7 @@ def _read_input(scope: str, items, source: str):
 def _run(args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, str], plan) -> int:
     from dialeval.cli.checkpoints import open_checkpoints, run_identity
     from dialeval.cli.compare import write_run_outputs
-    from dialeval.cli.evaluate_job import EvaluationOptions, evaluate_corpus, evaluate_response_sets
+    from dialeval.cli.evaluate_job import EvaluationOptions, evaluate_corpus, evaluate_response_sets, planned_steps
     from dialeval.distributed import end_processes, process_state, split_work
     from dialeval.io import open_input
     from dialeval.metrics.engines.shared_outputs import shared_model_outputs
@@ -113,6 +113,8 @@ def _run(args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, 
     shared_inputs = input_files(args, systems)[len(systems):]
     # Every input is opened (format, columns, split, Hub cache) before any model runs.
     inputs = {name: open_input(source, **command.input_selection()) for name, source in systems.items()}
+    for scope, _ in inputs.values():  # a --metric that cannot run on one input fails before any system runs
+        planned_steps(scope, options)
     reports, checkpoints = {}, []
     # One store of model outputs for the whole command: a text that several systems share is
     # encoded once, and each model loads once for all of them.

@@ -107,6 +107,16 @@ def test_a_plot_stopped_while_rendering_leaves_the_previous_figure_whole(tmp_pat
     assert sorted(path.name for path in plots.iterdir()) == ["per_set_distributions.png"]  # no temporary left
 
 
+def test_a_metric_that_cannot_run_on_one_input_fails_before_any_system_runs(tmp_path, capsys):
+    diverse, _ = _split_demo(tmp_path)
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("hello there\nfine thanks\n", encoding="utf-8")
+    out = tmp_path / "cmp.csv"
+    assert main(["evaluate", str(diverse), str(corpus), "-o", str(out), "--metric", "lexical_diversity", *NO_MODELS]) == 2
+    assert "lexical_diversity does not run on a corpus input" in capsys.readouterr().err
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["corpus.txt", "diverse.jsonl", "dull.jsonl"]
+
+
 def test_comparison_as_markdown_latex_and_json(tmp_path):
     diverse, dull = _split_demo(tmp_path)
     for name in ("t.md", "t.tex", "t.json"):
