@@ -39,23 +39,26 @@ def checkpoint_folder(output: str | Path) -> Path:
     return output.with_name(output.name + ".partial")
 
 
-def _sha256(path: str | Path) -> str | None:
-    from dialeval.cli.provenance import directory_sha256, file_sha256
+def _fingerprint(source: str | Path) -> str | None:
+    """``sha256 <hex>`` of an input file or folder, ``revision <commit>`` of a Hub dataset's cached
+    snapshot (as the report's provenance identifies inputs); None when neither can be known."""
+    from dialeval.cli.provenance import input_identity
 
-    path = Path(path)
-    if path.is_dir():
-        return directory_sha256(str(path.resolve()))
-    return file_sha256(path) if path.is_file() else None
+    identity = input_identity(source)
+    if "sha256" in identity:
+        return f"sha256 {identity['sha256']}"
+    return f"revision {identity['revision']}" if "revision" in identity else None
 
 
 def run_identity(options: dict, inputs: list[tuple[str, str | Path | None]]) -> dict:
     """What a resumed run must share with the interrupted one: dialeval's version, the options
     that decide the figures (``options`` by flag, as the report's provenance records them) and the
-    sha256 of every input file or folder (``(flag, path)`` pairs; a missing one as null)."""
+    identity of every input (``(flag, path)`` pairs): a file's or folder's sha256, a Hub dataset's
+    cached revision (null when it has none)."""
     return {
         "dialeval_version": __version__,
         "options": {flag: value for flag, value in options.items() if flag not in PRESENTATION_OPTIONS},
-        "inputs": {flag: _sha256(path) for flag, path in inputs if path is not None},
+        "inputs": {flag: _fingerprint(path) for flag, path in inputs if path is not None},
     }
 
 
@@ -63,7 +66,7 @@ def _differences(recorded: dict, wanted: dict) -> list[str]:
     changes = []
     if recorded.get("dialeval_version") != wanted["dialeval_version"]:
         changes.append(f"dialeval {recorded.get('dialeval_version')} -> {wanted['dialeval_version']}")
-    for part, what in (("options", "{}: {!r} -> {!r}"), ("inputs", "{} sha256 {} -> {}")):
+    for part, what in (("options", "{}: {!r} -> {!r}"), ("inputs", "{}: {} -> {}")):
         before, after = recorded.get(part, {}), wanted[part]
         for key in sorted(set(before) | set(after)):
             if before.get(key) != after.get(key):

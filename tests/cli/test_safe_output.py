@@ -272,7 +272,7 @@ def test_checkpoints_keep_outcomes_as_json_and_check_the_run(tmp_path, capsys):
 
     source.write_text("two\n", encoding="utf-8")
     changed = run_identity({"--max-n": 4}, [("the input file", source)])
-    with pytest.raises(ValueError, match=r"differs \(--max-n: 5 -> 4; the input file sha256 [0-9a-f]{64} -> [0-9a-f]{64}\)"):
+    with pytest.raises(ValueError, match=r"differs \(--max-n: 5 -> 4; the input file: sha256 [0-9a-f]{64} -> sha256 [0-9a-f]{64}\)"):
         open_checkpoints(output, changed, resume=True)
     # without --resume, another run's metrics (which this command could never reuse) are replaced
     assert open_checkpoints(output, changed).get("nli_diversity[m/x]") is None
@@ -282,6 +282,20 @@ def test_checkpoints_keep_outcomes_as_json_and_check_the_run(tmp_path, capsys):
     assert not folder.exists()
     open_checkpoints(output, changed, resume=True)
     assert "nothing to resume" in capsys.readouterr().err
+
+
+def test_resume_refuses_checkpoints_of_a_hub_dataset_whose_cached_revision_changed(tmp_path, monkeypatch):
+    from dialeval.cli import provenance
+
+    snapshot = {"path": tmp_path / "datasets--org--data" / "snapshots" / ("a" * 40)}
+    monkeypatch.setattr(provenance, "hub_dataset_snapshot", lambda source: str(snapshot["path"]))
+    output = tmp_path / "report.json"
+    identity = run_identity({}, [("input", "org/data")])
+    assert identity["inputs"] == {"input": "revision " + "a" * 40}
+    open_checkpoints(output, identity).put("lexical_diversity", MetricOutcome({"averaged_distinct_n": 0.5}, [{}]))
+    snapshot["path"] = snapshot["path"].with_name("b" * 40)  # the cache was updated since
+    with pytest.raises(ValueError, match=r"differs \(input: revision a{40} -> revision b{40}\)"):
+        open_checkpoints(output, run_identity({}, [("input", "org/data")]), resume=True)
 
 
 def test_resume_refuses_checkpoints_of_a_model_whose_weights_changed_in_the_same_folder(tmp_path, capsys):
