@@ -21,6 +21,7 @@ still summarized (its ``num_sampled`` minus n is its number of resamples) but no
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -147,6 +148,13 @@ def format_context(turns: list[str], tokenizer, is_encoder_decoder: bool, separa
         separator = "\n" if is_encoder_decoder else tokenizer.eos_token
     text = separator.join(turn.strip() for turn in turns)
     return text if is_encoder_decoder else text + separator
+
+
+def contexts_sha256(contexts: list[DTGContext]) -> str:
+    """sha256 over the contexts as read (id, turns, references, in order)."""
+    canonical = json.dumps([[context.id, context.turns, context.references] for context in contexts],
+                           ensure_ascii=False, default=str)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 def settings_path(output: str | Path) -> Path:
@@ -434,7 +442,9 @@ def run_dtg_job(settings: DTGRunSettings, contexts: list[DTGContext], output: st
     max_context_tokens = settings.max_context_tokens
     if max_context_tokens is None:
         max_context_tokens = context_token_limit(model, tokenizer, config)
-    recorded = {"effective_decoding": {**decoding_record(config, settings.decoding), "max_context_tokens": max_context_tokens}}
+    recorded = {"effective_decoding": {**decoding_record(config, settings.decoding), "max_context_tokens": max_context_tokens},
+                # the contexts themselves, not their file's name: an input rewritten in place must not be resumed
+                "contexts_sha256": contexts_sha256(contexts)}
     num_contexts = len(contexts)
     num_batches = -(-num_contexts // settings.batch_size)
     writer = None

@@ -83,6 +83,12 @@ def test_resuming_with_other_settings_is_refused(tiny_gpt2_path, tiny_roberta_nl
     assert main(_args(tiny_gpt2_path, tiny_roberta_nli_path, contexts_file, output, "--limit", "2")) == 0
     assert main(_args(tiny_gpt2_path, tiny_roberta_nli_path, contexts_file, output, "--limit", "2", "--seed", "4")) == 2
     assert "seed: 3 -> 4" in capsys.readouterr().err
+    # the same file name with other contexts in it: not the run that was interrupted
+    original = contexts_file.read_text(encoding="utf-8")
+    contexts_file.write_text(original.replace("c0", "c0-edited", 1), encoding="utf-8")
+    assert main(_args(tiny_gpt2_path, tiny_roberta_nli_path, contexts_file, output, "--limit", "2")) == 2
+    assert "its run had other settings (contexts_sha256: " in capsys.readouterr().err
+    contexts_file.write_text(original, encoding="utf-8")
     assert main(_args(tiny_gpt2_path, tiny_roberta_nli_path, contexts_file, output, "--limit", "2", "--seed", "4",
                       "--overwrite")) == 0
 
