@@ -208,11 +208,18 @@ def input_scope(path: str | Path, file_format: str = "auto") -> str:
 
 
 def iter_corpus_lines(path: str | Path) -> Iterator[tuple[str, str]]:
-    """``(where, response)`` for every non-blank line of a corpus file (one response per line;
-    blank lines separate nothing and are not responses), ``where`` being ``"FILE:LINE"``."""
+    """``(where, response)`` for every line of a corpus file (one response per line), ``where``
+    being ``"FILE:LINE"``. A blank line is an empty response, not a separator: nothing is
+    dropped here, and the job refuses it unless empty responses are allowed."""
     if not Path(path).is_file():
         raise ValueError(f"`input` {str(path)!r} is not a file")
-    return iter_lines(path)
+    return _every_line(path)
+
+
+def _every_line(path: str | Path) -> Iterator[tuple[str, str]]:
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            yield f"{path}:{number}", line.rstrip("\r\n")
 
 
 def _check_selection(file_format: str, responses_column: str, context_column: str, split: str | None,

@@ -90,12 +90,18 @@ def run_evaluate_command(args: argparse.Namespace) -> int:
             raise (ValueError if isinstance(error, ValueError) else OSError)(f"{error}\n{note}") from error
 
 
-def _read_input(scope: str, items, source: str):
+def _read_input(scope: str, items, source: str, allow_empty: bool):
     """A system's input as the job takes it: its response sets, or a corpus's responses (read
-    line by line, nothing but the texts kept)."""
+    line by line, nothing but the texts kept; a blank line is refused here, by its FILE:LINE,
+    unless ``--allow-empty``, since the job is not given each line's place)."""
     if scope == "response_set":
         return list(items)
-    responses = [text for _, text in items]
+    responses = []
+    for where, text in items:
+        if not allow_empty and not text.strip():
+            raise ValueError(f"{where}: the response is {'empty' if not text else 'white space only'} (a corpus holds "
+                             "one response per line); pass --allow-empty to score it as a response without tokens")
+        responses.append(text)
     if not responses:
         raise ValueError(f"{source}: no responses found (one response per line)")
     return responses
@@ -121,7 +127,7 @@ def _run(args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, 
     with shared_model_outputs():
         for name, source in systems.items():
             scope, items = inputs.pop(name)
-            data = _read_input(scope, items, source)
+            data = _read_input(scope, items, source, options.allow_empty)
             # Under `accelerate launch`, every process runs the job on the same input and the model-backed
             # metrics share their pairs / texts among the processes; the main process writes the report.
             with split_work():

@@ -160,13 +160,13 @@ def test_the_cli_reads_parquet_json_and_datasets_folders_alike(tmp_path):
 
 def test_a_corpus_and_response_sets_compare_in_one_table(tmp_path):
     corpus = tmp_path / "responses.txt"
-    corpus.write_text("I went hiking.\n\nNothing much.\nI went hiking.\nWe ate seafood on the coast.\n", encoding="utf-8")
+    corpus.write_text("I went hiking.\nNothing much.\nI went hiking.\nWe ate seafood on the coast.\n", encoding="utf-8")
     diverse, _ = _split_demo(tmp_path)
     out = tmp_path / "compare.csv"
     assert main(["evaluate", str(corpus), str(diverse), "-o", str(out), *NO_MODELS]) == 0
     table = pd.read_csv(out)
     assert table["system"].tolist() == ["responses", "diverse"]
-    assert table["num_responses"].tolist() == [4, 20] and pd.isna(table["num_sets"][0])  # blank lines are not responses
+    assert table["num_responses"].tolist() == [4, 20] and pd.isna(table["num_sets"][0])
     corpus_report = json.loads((tmp_path / "compare.responses.json").read_text(encoding="utf-8"))
     assert corpus_report["scope"] == "corpus" and "per_set" not in corpus_report
     assert sorted(corpus_report["metrics"]) == ["compression_ratio", "corpus_lexical_diversity", "self_bleu"]

@@ -208,6 +208,23 @@ def test_the_command_line_scores_a_corpus_file(tmp_path, capsys):
     assert "`--responses-column` does not apply to a lines input" in capsys.readouterr().err
 
 
+def test_a_blank_corpus_line_is_an_empty_response_refused_or_scored_never_dropped(tmp_path, capsys):
+    corpus = tmp_path / "generated.txt"
+    corpus.write_text("hello there\n\n   \nfine thanks\n", encoding="utf-8")
+    out = tmp_path / "r.json"
+    argv = ["evaluate", str(corpus), "-o", str(out), "--no-progress", "--metric", "corpus_lexical_diversity"]
+    assert main(argv) == 2
+    assert f"{corpus}:2: the response is empty" in capsys.readouterr().err and not out.exists()
+    assert main([*argv, "--allow-empty"]) == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["num_responses"] == 4  # as the Python API counts the same responses
+    from dialeval.cli.evaluate_job import EvaluationOptions, evaluate_corpus
+
+    api = evaluate_corpus(["hello there", "", "   ", "fine thanks"],
+                          EvaluationOptions(metrics=["corpus_lexical_diversity"], allow_empty=True, progress=False))
+    assert api["metrics"]["corpus_lexical_diversity"] == report["metrics"]["corpus_lexical_diversity"]
+
+
 def test_systems_compared_in_one_command_share_the_encoder_pass(tmp_path, encoded):
     first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     first.write_text("".join(json.dumps({"responses": r}) + "\n" for r in SETS[:2]), encoding="utf-8")

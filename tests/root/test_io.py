@@ -242,8 +242,8 @@ def test_corpus_scope_one_response_per_line(tmp_path):
     path = tmp_path / "corpus.txt"
     path.write_text("first response\n\n  second one  \r\nthird\n", encoding="utf-8")
     assert input_scope(path) == "corpus"
-    assert list(iter_corpus_lines(path)) == [(f"{path}:1", "first response"), (f"{path}:3", "  second one  "),
-                                             (f"{path}:4", "third")]
+    assert list(iter_corpus_lines(path)) == [(f"{path}:1", "first response"), (f"{path}:2", ""),
+                                             (f"{path}:3", "  second one  "), (f"{path}:4", "third")]  # nothing dropped
     other = tmp_path / "r.jsonl"
     other.write_text(json.dumps(RECORDS[0]) + "\n", encoding="utf-8")
     assert input_scope(other) == "response_set" and input_scope(other, "lines") == "corpus"
