@@ -104,7 +104,11 @@ def planned_steps(scope: str, options) -> list[tuple[JobStep, str | None]]:
             if wanted is not None:
                 raise ValueError(f"`metrics`: {step.name} needs {step.needs}")
             continue
-        plan += [(step, model) for model in (step.models(options) if step.models is not None else [None])]
+        models = step.models(options) if step.models is not None else [None]
+        if not models and wanted is not None:
+            raise ValueError(f"`metrics`: {step.name} was asked for but its model is turned off "
+                             "(a model flag set to 'none', or --no-sentence-model)")
+        plan += [(step, model) for model in models]
     return plan
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from dialeval.hub import EMBEDDED_SENTENCE_MODEL
 from dialeval.io import read_text_lines
-from dialeval.option_fields import option
+from dialeval.option_fields import models_or_none, option
 
 #: Input scopes: response sets (one list of responses per context) or a corpus (responses alone).
 SCOPES = ("response_set", "corpus")
@@ -143,7 +143,8 @@ class SentenceModelOptions:
         default_factory=lambda: [EMBEDDED_SENTENCE_MODEL],
         metadata=option(
             "--sentence-model", metavar="MODEL", repeatable=True, default_text="the embedded all-MiniLM-L6-v2",
-            help="sentence-transformers id or directory for sent-BERT diversity and the Vendi score",
+            convert=models_or_none,
+            help="sentence-transformers id or directory for sent-BERT diversity and the Vendi score; 'none' to skip",
             off_flag="--no-sentence-model", off_value=[], off_help="skip sent-BERT diversity and the Vendi score",
         ),
     )

@@ -208,6 +208,17 @@ def test_the_command_line_scores_a_corpus_file(tmp_path, capsys):
     assert "`--responses-column` does not apply to a lines input" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("off", [["--sentence-model", "none"], ["--no-sentence-model"]])
+def test_a_metric_asked_for_with_its_model_turned_off_is_an_error(tmp_path, capsys, off):
+    sets = tmp_path / "s.jsonl"
+    sets.write_text("".join(json.dumps({"responses": r}) + "\n" for r in SETS), encoding="utf-8")
+    out = tmp_path / "r.json"
+    assert main(["evaluate", str(sets), "-o", str(out), "--no-progress", *off, "--metric", "sent_bert"]) == 2
+    assert "`--metric`: sent_bert was asked for but its model is turned off" in capsys.readouterr().err
+    assert main(["evaluate", str(sets), "-o", str(out), "--no-progress", *off, "--metric", "self_bleu"]) == 0
+    assert list(json.loads(out.read_text(encoding="utf-8"))["metrics"]) == ["self_bleu"]
+
+
 def test_a_blank_corpus_line_is_an_empty_response_refused_or_scored_never_dropped(tmp_path, capsys):
     corpus = tmp_path / "generated.txt"
     corpus.write_text("hello there\n\n   \nfine thanks\n", encoding="utf-8")
