@@ -37,6 +37,9 @@ class CliOption:
     one_of: str | None = None  # fields sharing this name form a required mutually exclusive group
     # other Python argument names (in jobs' errors) this option feeds, or (text, replacement) pairs
     aliases: tuple[str | tuple[str, str], ...] = ()
+    # the value names a file or folder the command reads: an output over it is refused, and its
+    # sha256 is part of a run's identity for --resume
+    reads_path: bool = False
 
 
 def option(*flags: str, **details) -> dict:

@@ -25,8 +25,13 @@ def _sem_ent_plot(plot_dir: str, name: str, num_systems: int) -> Path:
     return Path(plot_dir) / (SEM_ENT_PLOT if num_systems == 1 else f"{name}_{SEM_ENT_PLOT}")
 
 
-#: The options that name files every system of a run reads.
-SHARED_INPUT_OPTIONS = ("reference_corpus", "selection_questions", "sem_ent_clusters", "bertscore_baseline")
+def shared_input_options() -> list[str]:
+    """The options that name files every system of a run reads: those a metric's settings mark
+    ``reads_path`` (a new metric's file option is protected and hashed without an edit here)."""
+    from dialeval.cli.evaluate_job import EvaluationOptions
+    from dialeval.option_fields import cli_fields
+
+    return [field.name for field, cli in cli_fields(EvaluationOptions) if cli.reads_path]
 
 
 def input_files(args: argparse.Namespace, systems: dict[str, str]) -> list[tuple[str, str | None]]:
@@ -34,7 +39,8 @@ def input_files(args: argparse.Namespace, systems: dict[str, str]) -> list[tuple
     from dialeval.cli.evaluate_job import EvaluationOptions
 
     given, flags = vars(args), flag_names(EvaluationOptions)
-    return [("INPUT", source) for source in systems.values()] + [(flags[name], given.get(name)) for name in SHARED_INPUT_OPTIONS]
+    return [("INPUT", source) for source in systems.values()] + \
+        [(flags[name], given.get(name)) for name in shared_input_options()]
 
 
 def evaluate_files(args: argparse.Namespace, systems: dict[str, str], plan) -> tuple[list, list]:

@@ -124,7 +124,7 @@ class JobOptions:
     """Settings every step may read: the reference corpus, batch size, device, empty responses."""
 
     reference_corpus: list[str] | None = field(default=None, metadata=option(
-        "--reference-corpus", metavar="TXT", convert=read_text_lines,
+        "--reference-corpus", metavar="TXT", reads_path=True, convert=read_text_lines,
         help="UTF-8 text file, one reference (e.g. training) response per line: LF counts token frequencies in it "
         "(default: the evaluated responses themselves, as the Sem-Ent released code) and Sem-Ent fits its clusters on it",
     ))

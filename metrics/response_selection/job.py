@@ -26,7 +26,7 @@ class SelectionOptions:
         help="causal or seq2seq LM to evaluate via response selection (Sato et al. 2020) on --selection-questions",
     ))
     selection_questions: dict | None = field(default=None, metadata=option(
-        "--selection-questions", metavar="FILE", convert=_read_questions,
+        "--selection-questions", metavar="FILE", reads_path=True, convert=_read_questions,
         help='response-selection questions: .jsonl/.json ({"context": [...], "candidates": [...], "label": i} per line) '
         "or, under any other name, the authors' create_test.sh output (7 tab-separated fields: 3 context turns, "
         "ground truth, 3 false candidates)",

@@ -12,7 +12,7 @@ class SemEntOptions:
     """How Sem-Ent gets its clusters: fitted on ``--reference-corpus``, or loaded with ``--sem-ent-clusters``."""
 
     sem_ent_clusters: str | None = field(default=None, metadata=option(
-        "--sem-ent-clusters", metavar="DIR", help="score Sem-Ent under clusters saved earlier (instead of fitting)"))
+        "--sem-ent-clusters", metavar="DIR", reads_path=True, help="score Sem-Ent under clusters saved earlier (instead of fitting)"))
     sem_ent_embedder: str = field(default="sentence_transformers", metadata=option(
         "--sem-ent-embedder", metavar="KIND[=MODEL]",
         default_text="sentence_transformers, the embedded MiniLM",

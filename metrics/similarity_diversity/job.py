@@ -22,7 +22,7 @@ class BERTScoreOptions:
         "roberta-large, read from an installed bert-score's published files for the models it covers",
     ))
     bertscore_baseline: str | None = field(default=None, metadata=option(
-        "--bertscore-baseline", metavar="FILE",
+        "--bertscore-baseline", metavar="FILE", reads_path=True,
         aliases=("baseline", ("`baseline=`", "`--bertscore-baseline FILE`")),
         help="bert_score baseline file (LAYER,P,R,F rows, as bert_score/rescale_baseline/en/MODEL.tsv) to rescale "
         "BERTScore with, for a model bert-score publishes none for",

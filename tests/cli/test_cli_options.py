@@ -448,3 +448,16 @@ def test_options_are_built_from_fields_with_one_default():
     names = flag_names(Toy)
     assert name_flags("`name` is bad; `count` too; pass quiet=False, not count=True", names) == (
         "`--name` is bad; `--count` too; pass --no-quiet, not count=True")
+
+
+def test_every_evaluate_option_that_names_a_file_is_protected_and_hashed():
+    """An option naming a file or folder the job reads must be marked ``reads_path``: an output over
+    it is then refused and its sha256 joins the run's identity, with no edit under dialeval/cli."""
+    from dialeval.cli.evaluate_command import shared_input_options
+    from dialeval.cli.evaluate_job import EvaluationOptions
+    from dialeval.option_fields import cli_fields
+
+    names_a_path = {field.name for field, cli in cli_fields(EvaluationOptions)  # save_*: what the job writes
+                    if cli.metavar in ("FILE", "DIR", "TXT", "FILE.csv", "PATH") and not field.name.startswith("save_")}
+    assert names_a_path == set(shared_input_options()) == {"reference_corpus", "bertscore_baseline", "sem_ent_clusters",
+                                                           "selection_questions"}
