@@ -110,7 +110,11 @@ def _dtg_summary(args: argparse.Namespace) -> int:
     from dialeval.cli.safe_output import refuse_outputs_over_inputs, write_report
 
     command = build(DTGSummaryCommand, args)
-    refuse_outputs_over_inputs([("RUN", run) for run in command.runs], [("--output", command.output)])
+    from dialeval.cli.dtg_job import settings_path
+
+    # each run is read with its OUTPUT.run.json beside it: neither may be overwritten by the summary
+    runs = [("RUN", run) for run in command.runs] + [("RUN's settings", settings_path(run)) for run in command.runs]
+    refuse_outputs_over_inputs(runs, [("--output", command.output)])
     rows = [summarize(*read_run(path), bertscore_model=command.bertscore_model, device=command.device)
             for path in command.runs]
     print(format_summary_table(rows))

@@ -103,6 +103,11 @@ def test_dtg_summary_refuses_a_run_as_its_output(tmp_path, capsys):
     run.write_text("{}\n", encoding="utf-8")
     assert main(["dtg-summary", str(run), "-o", str(run)]) == 2
     assert "--output" in capsys.readouterr().err and run.read_text(encoding="utf-8") == "{}\n"
+    settings = tmp_path / "run.jsonl.run.json"  # read beside the run
+    settings.write_text('{"format": 2}\n', encoding="utf-8")
+    assert main(["dtg-summary", str(run), "-o", str(settings)]) == 2
+    assert "is the same file as RUN's settings" in capsys.readouterr().err
+    assert settings.read_text(encoding="utf-8") == '{"format": 2}\n'
 
 
 # -- whole files or nothing ------------------------------------------------------------------------
