@@ -107,11 +107,10 @@ def _dtg(args: argparse.Namespace) -> int:
 
 def _dtg_summary(args: argparse.Namespace) -> int:
     from dialeval.cli.dtg_job import format_summary_table, read_run, summarize
+    from dialeval.cli.dtg_job import settings_path
     from dialeval.cli.safe_output import refuse_outputs_over_inputs, write_report
 
     command = build(DTGSummaryCommand, args)
-    from dialeval.cli.dtg_job import settings_path
-
     # each run is read with its OUTPUT.run.json beside it: neither may be overwritten by the summary
     runs = [("RUN", run) for run in command.runs] + [("RUN's settings", settings_path(run)) for run in command.runs]
     refuse_outputs_over_inputs(runs, [("--output", command.output)])
