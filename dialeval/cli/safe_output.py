@@ -25,14 +25,14 @@ import contextlib
 import datetime
 import json
 import os
-import secrets
-import shutil
 import signal
 import socket
 import sys
 import threading
 from collections.abc import Iterable
 from pathlib import Path
+
+from dialeval.atomic_files import write_atomically
 
 #: The signals a job stops on cleanly.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -90,33 +90,6 @@ def refuse_outputs_over_inputs(inputs: Iterable[tuple[str, str | Path | None]],
 
 
 # -- whole files or nothing --------------------------------------------------------------------
-
-
-def write_atomically(path: str | Path, data: bytes | str) -> Path:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and ``os.replace``.
-
-    The folder is created if needed; an existing file keeps its permissions, a new one gets the
-    umask's, as with ``open(path, "w")``. A symbolic link is written through, as ``open`` would: the
-    file it points to is replaced and the link stays. Returns ``path`` as given.
-    """
-    given = Path(path)
-    path = Path(os.path.realpath(given))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if path.exists():
-            shutil.copymode(path, temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    return given
 
 
 def write_report(path: str | Path, report) -> Path:

@@ -15,6 +15,7 @@ later, elsewhere, are under the *same* clusters: Sem-Ent values are comparable o
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dialeval.atomic_files import write_atomically
 from dialeval.distributed import computed_on_main
 from dialeval.validation import check_int
 
@@ -222,7 +224,7 @@ class SemanticClusters:
 
     def save(self, directory: str | Path) -> Path:
         """Write ``semantic_clusters.json`` (settings, embedder identity) and ``.safetensors`` (arrays)."""
-        from safetensors.numpy import save_file
+        from safetensors.numpy import save
 
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
@@ -232,9 +234,13 @@ class SemanticClusters:
         }
         # safetensors writes an array's raw buffer: a Fortran-ordered one (PCA's components are)
         # would be read back transposed-scrambled.
-        save_file({name: np.ascontiguousarray(array) for name, array in arrays.items()}, str(out / TENSORS_FILE))
-        config = {"format_version": FORMAT_VERSION, "embedder": self.embedder_identity, "settings": self.settings}
-        (out / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+        tensors = save({name: np.ascontiguousarray(array) for name, array in arrays.items()})
+        # Each file is written whole, the tensors first; the config names the tensors' sha256, so a
+        # save stopped between the two (new tensors beside an old config) is caught by load.
+        write_atomically(out / TENSORS_FILE, tensors)
+        config = {"format_version": FORMAT_VERSION, "embedder": self.embedder_identity, "settings": self.settings,
+                  "tensors_sha256": hashlib.sha256(tensors).hexdigest()}
+        write_atomically(out / CONFIG_FILE, json.dumps(config, indent=2) + "\n")
         return out
 
     @classmethod
@@ -249,6 +255,10 @@ class SemanticClusters:
         config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
         if config.get("format_version") != FORMAT_VERSION:
             raise ValueError(f"{folder}: format_version {config.get('format_version')!r}, this dialeval reads {FORMAT_VERSION}")
+        recorded_sha256 = config.get("tensors_sha256")  # absent in clusters saved before it was recorded
+        if recorded_sha256 is not None and hashlib.sha256((folder / TENSORS_FILE).read_bytes()).hexdigest() != recorded_sha256:
+            raise ValueError(f"{folder}: {TENSORS_FILE} is not the one {CONFIG_FILE} was saved with (a save was "
+                             "stopped half way, or a file was replaced): save the clusters again")
         recorded = config["embedder"]
         if embedder is None:
             from dialeval.metrics.engines.embedders import embedder_from_identity

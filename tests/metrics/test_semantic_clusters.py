@@ -120,6 +120,27 @@ def test_a_different_embedder_is_refused(fitted, tmp_path):
         SemanticClusters.load(tmp_path / "nothing-here")
 
 
+def test_a_save_stopped_between_its_two_files_is_caught_on_load(fitted, tmp_path, monkeypatch):
+    from dialeval.metrics.sem_ent import clusters
+
+    fitted.save(tmp_path / "c")
+    old_config = (tmp_path / "c" / CONFIG_FILE).read_bytes()
+    other = SemanticClusters.fit(corpus(15), TopicEmbedder(noise=0.5), num_clusters=6, seed=4, n_init=2)
+    written = clusters.write_atomically
+
+    def stop_before_the_config(path, data):
+        if path.name == CONFIG_FILE:
+            raise KeyboardInterrupt
+        return written(path, data)
+
+    monkeypatch.setattr(clusters, "write_atomically", stop_before_the_config)
+    with pytest.raises(KeyboardInterrupt):
+        other.save(tmp_path / "c")  # new tensors are in, the config is still the old one
+    assert (tmp_path / "c" / CONFIG_FILE).read_bytes() == old_config
+    with pytest.raises(ValueError, match="is not the one semantic_clusters.json was saved with"):
+        SemanticClusters.load(tmp_path / "c", embedder=TopicEmbedder())
+
+
 def test_fixed_seed_reproduces_and_seeds_are_recorded():
     texts = corpus(15)
     first = SemanticClusters.fit(texts, TopicEmbedder(noise=0.5), num_clusters=6, seed=3, n_init=2)
