@@ -8,7 +8,7 @@ of the whole suite, less what a test module needs to keep a test in the quick ru
 multi-process modules tests/trainers/test_dress_ddp.py and
 tests/metrics/test_selection_sem_ent_processes.py keep one launch each). The seconds beside each
 are from that run, made while other test runs shared the 2 cores (the whole suite took 2,689 s
-there; 218 s idle, where `make test-fast` took 92 s; later, idle, 237 s and 123 s): ranks under
+there; 218 s idle, where `make test-fast` took 92 s; later, idle, 255 s and 125 s): ranks under
 the load this machine usually has, where multithreaded tests suffer most, not timings. A run of `make test-fast` checks that
 every listed test still exists and that every test module keeps a test outside the list (a
 usage error names the entry to fix); a new test of 8 s or more belongs here.
