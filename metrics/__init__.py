@@ -26,6 +26,7 @@ from dialeval.metrics.engines.embedders import (
 )
 from dialeval.metrics.engines.lm_scorer import CandidateScorer
 from dialeval.metrics.engines.reduction import diversity_from_similarity_matrix, similarity_to_diversity
+from dialeval.metrics.expectation_adjusted_distinct import expectation_adjusted_distinct, expected_distinct
 from dialeval.metrics.lexical_diversity import (
     averaged_distinct_n,
     batch_set_lexical_diversity,
@@ -76,6 +77,8 @@ def evaluate_module_path(name: str) -> str:
 
 
 __all__ = [
+    "expectation_adjusted_distinct",
+    "expected_distinct",
     "PrefixYesNoClassifier",
     "nbest_contradiction",
     "ModelYesNoClassifier",

@@ -15,6 +15,7 @@ from pathlib import Path
 from dialeval.hub import EMBEDDED_SENTENCE_MODEL
 from dialeval.metrics.compression_ratio import job as compression_ratio_job
 from dialeval.metrics.engines.job_steps import JobStep
+from dialeval.metrics.expectation_adjusted_distinct import job as ead_job
 from dialeval.metrics.lexical_diversity import job as lexical_job
 from dialeval.metrics.nli_diversity import job as nli_job
 from dialeval.metrics.response_selection import job as selection_job
@@ -120,6 +121,15 @@ def _vendi(sets, model=None, batch_size=64, device=None, allow_empty=False, prog
     return result
 
 
+def _ead(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
+    from dialeval.metrics.expectation_adjusted_distinct import expectation_adjusted_distinct_scores
+
+    result = expectation_adjusted_distinct_scores([list(s) for s in sets], allow_empty=allow_empty)
+    if progress is not None:
+        progress(len(sets))
+    return result
+
+
 def _compression(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
     from dialeval.metrics.compression_ratio import compression_ratio_scores
 
@@ -193,6 +203,12 @@ METRICS: tuple[RegisteredMetric, ...] = (
         ("compression_ratio", "compression_ratio_per_set"),
         set_scorers=(SetScorer("compression_ratio", "compression_ratio", _compression),),
         job_steps=compression_ratio_job.STEPS,
+    ),
+    RegisteredMetric(
+        "expectation_adjusted_distinct", "EAD: distinct n-grams over their expected number (Liu et al. 2022)",
+        ("expectation_adjusted_distinct", "expectation_adjusted_distinct_scores", "expected_distinct"),
+        set_scorers=(SetScorer("ead", "ead", _ead),),
+        job_steps=ead_job.STEPS,
     ),
 )
 

@@ -33,6 +33,8 @@ PINNED_FLAGS = {
         "--cross-encoder-model": "repeatable",
         "--max-n": "value int",
         "--lf-threshold": "value int",
+        "--ead-n": "value int",
+        "--ead-vocab-size": "value int",
         "--reference-corpus": "value",
         "--sem-ent-clusters": "value",
         "--sem-ent-embedder": "value",
@@ -80,7 +82,7 @@ PINNED_FLAGS = {
     "push-metrics": {
         "--namespace": "value",
         "--to": "value",
-        "--metric": "repeatable choices=compression_ratio,diversity_meta_eval,lexical_diversity,nbest_contradiction,nli_diversity,response_selection,sem_ent,similarity_diversity,vendi_score",
+        "--metric": "repeatable choices=compression_ratio,diversity_meta_eval,expectation_adjusted_distinct,lexical_diversity,nbest_contradiction,nli_diversity,response_selection,sem_ent,similarity_diversity,vendi_score",
         "--private": "switch",
     },
     "dtg": {

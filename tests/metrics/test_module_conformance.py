@@ -80,6 +80,11 @@ def _case(name: str, request) -> Case:
     if name == "compression_ratio":
         return Case(**sets_case, refused={"predictions": [["fine", ""]]}, refused_error=r"`predictions\[5\]\[1\]` is an empty string",
                     wraps=compression_ratio_scores)
+    if name == "expectation_adjusted_distinct":
+        from dialeval.metrics.expectation_adjusted_distinct import expectation_adjusted_distinct_scores
+
+        return Case(**sets_case, refused={"predictions": [["fine", ""]]}, refused_error=r"`predictions\[5\]\[1\]` is an empty string",
+                    wraps=expectation_adjusted_distinct_scores)
     if name == "vendi_score":
         return Case(**sets_case, refused={"predictions": [["fine", ""]]}, refused_error=r"`predictions\[5\]\[1\]` is an empty string",
                     wraps=vendi_score)

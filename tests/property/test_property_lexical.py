@@ -303,3 +303,29 @@ def test_compression_ratio_refuses_or_is_positive_and_per_set_agrees(sets, algor
     assert [row["compression_ratio"] for row in scores["per_set"]] == per_set
     assert per_set == [compression.compression_ratio(s, algorithm, allow_empty) for s in sets]
     assert scores["compression_ratio"] == pytest.approx(math.fsum(per_set) / len(per_set))
+
+
+# -- EAD -----------------------------------------------------------------------------------------
+
+ead = importlib.import_module("dialeval.metrics.expectation_adjusted_distinct")
+
+
+@covers("expectation_adjusted_distinct", "expectation_adjusted_distinct_scores", "expected_distinct")
+@given(sets=any_response_sets, n=st.one_of(st.integers(1, 4), junk), vocab_size=st.one_of(st.integers(1, 10**6), junk),
+       allow_empty=any_flag)
+def test_ead_refuses_or_is_at_least_distinct_and_per_set_agrees(sets, n, vocab_size, allow_empty):
+    scores = outcome(ead.expectation_adjusted_distinct_scores, sets, n=n, vocab_size=vocab_size, allow_empty=allow_empty)
+    if refused(scores):
+        return
+    rows = [scores] if scores["scope"] == "corpus" else scores["per_set"]
+    for row in rows:
+        within(row["distinct"], 0, 1, "distinct")
+        # E(C) <= C, so EAD >= Distinct-n; both 0 without n-grams
+        assert finite(row["ead"]) >= row["distinct"] * (1 - 1e-12)
+        assert row["ead"] == 0.0 or row["num_ngrams"] > 0
+        assert ead.expected_distinct(row["num_ngrams"], vocab_size, n) <= row["num_ngrams"] + 1e-9
+    if scores["scope"] == "corpus":
+        assert scores["ead"] == ead.expectation_adjusted_distinct(sets, n, vocab_size, allow_empty=allow_empty)
+    else:
+        assert [row["ead"] for row in rows] == [ead.expectation_adjusted_distinct(s, n, vocab_size, allow_empty=allow_empty) for s in sets]
+        assert scores["ead"] == pytest.approx(math.fsum(row["ead"] for row in rows) / len(rows))

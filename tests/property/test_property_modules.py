@@ -68,6 +68,7 @@ def _nbest_inputs():
 MODULES: dict[str, ModuleEntry] = {
     "lexical_diversity": ModuleEntry(st.one_of(SETS, CORPUS_TEXTS).map(lambda p: {"predictions": p})),
     "compression_ratio": ModuleEntry(st.one_of(SETS, CORPUS_TEXTS).map(lambda p: {"predictions": p})),
+    "expectation_adjusted_distinct": ModuleEntry(st.one_of(SETS, CORPUS_TEXTS).map(lambda p: {"predictions": p})),
     # rho and r are NaN for a constant side, with scipy's ConstantInputWarning saying so
     "diversity_meta_eval": ModuleEntry(_meta_inputs(), nan_ok=("spearman", "spearman_pvalue", "pearson", "pearson_pvalue")),
     "similarity_diversity": ModuleEntry(SETS.map(lambda p: {"predictions": p}), options={"device": "cpu"},

@@ -1,0 +1,31 @@
+"""``dialeval evaluate``'s EAD step: per response set (and their mean), or of the whole corpus."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome
+from dialeval.metrics.expectation_adjusted_distinct import DEFAULT_VOCAB_SIZE, expectation_adjusted_distinct_scores
+from dialeval.option_fields import option
+
+
+@dataclass
+class EADOptions:
+    """Settings of the EAD step."""
+
+    ead_n: int = field(default=1, metadata=option("--ead-n", help="n-gram order of EAD"))
+    ead_vocab_size: int = field(default=DEFAULT_VOCAB_SIZE, metadata=option(
+        "--ead-vocab-size", help="EAD's vocabulary size V (BERT's 30,522 by default; use your generator's)"))
+
+
+def _ead(data: JobData, model, options, progress) -> StepOutcome:
+    result = expectation_adjusted_distinct_scores(data.sets if data.sets is not None else data.responses,
+                                                  n=options.ead_n, vocab_size=options.ead_vocab_size,
+                                                  allow_empty=options.allow_empty)
+    progress(data.num_units)
+    summary = {key: result[key] for key in ("ead", "distinct", "n", "vocab_size")}
+    if result["scope"] == "corpus":
+        return StepOutcome(summary)
+    return StepOutcome(summary, [{"ead": row["ead"]} for row in result["per_set"]])
+
+
+STEPS = (JobStep("ead", ("response_set", "corpus"), _ead, options=(JobOptions, EADOptions)),)
