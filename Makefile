@@ -8,7 +8,7 @@ STAMP := $(VENV)/.dialeval-installed
 TORCH_INDEX ?=
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_EVALUATE_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 
-.PHONY: install demo test test-fast test-all fuzz lint-imports bench bench-job clean
+.PHONY: install demo test test-fast test-all fuzz lint-imports bench bench-job meta-eval-table clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +65,11 @@ bench: install
 # (~20-30 minutes on 2 idle cores, estimated); `bench_job.py --corpus-1m` measures the 1M-response corpus job.
 bench-job: install
 	$(OFFLINE) $(BIN)/python benchmarks/bench_job.py
+
+# Every registered measure meta-evaluated on decTest / conTest / McDiv (benchmarks/RESULTS.md,
+# section meta_eval_table); needs ../shared/data/tevet-diversity-eval.
+meta-eval-table: install
+	$(OFFLINE) $(BIN)/python benchmarks/meta_eval_table.py --data-dir ../shared/data/tevet-diversity-eval
 
 clean:
 	rm -rf $(VENV) demo_output .pytest_cache build

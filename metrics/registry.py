@@ -45,6 +45,8 @@ class SetScorer:
         default_model: the model used when none is given; None for a model-free figure.
         model_flag: the ``dialeval evaluate`` flag that lists its models (None: not in that job).
         report_keys: the summary figures ``dialeval evaluate`` reports (default: ``figure`` alone).
+        more_is_diverse: False for a homogeneity figure (compression ratio, homogenization, ...),
+            whose correlation with a diversity parameter is negative when it works.
     """
 
     name: str
@@ -53,6 +55,7 @@ class SetScorer:
     default_model: str | None = None
     model_flag: str | None = None
     report_keys: tuple[str, ...] = ()
+    more_is_diverse: bool = True
 
     @property
     def summary_keys(self) -> tuple[str, ...]:
@@ -91,11 +94,12 @@ def _lexical(sets, model=None, batch_size=64, device=None, allow_empty=False, pr
     return set_lexical_diversity(sets, allow_empty=allow_empty, progress=progress)
 
 
-def _similarity(kind: str) -> SetRun:
+def _similarity(kind: str, **defaults) -> SetRun:
     def run(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None, **options) -> dict:
         """``options``: the similarity's own (BERTScore: ``rescale_with_baseline``, ``baseline``)."""
         from dialeval.metrics.similarity_diversity import similarity_diversity
 
+        options = {**defaults, **options}
         result = similarity_diversity(sets, kind, model, batch_size=batch_size, device=device, allow_empty=allow_empty,
                                       **options)
         figure = f"{kind}_diversity"
@@ -155,7 +159,10 @@ METRICS: tuple[RegisteredMetric, ...] = (
         needs_model=True, default_model=EMBEDDED_SENTENCE_MODEL,
         set_scorers=(
             SetScorer("sent_bert", "sent_bert_diversity", _similarity("sent_bert"), EMBEDDED_SENTENCE_MODEL, "--sentence-model"),
-            SetScorer("bertscore", "bertscore_diversity", _similarity("bertscore"), BERTSCORE_MODEL, "--bertscore-model"),
+            # unrescaled: the baseline rescale is one affine map for every pair of a model, so it moves
+            # no rank (rho, OCA) and lets any encoder run, including those bert-score has no baseline for
+            SetScorer("bertscore", "bertscore_diversity", _similarity("bertscore", rescale_with_baseline=False), BERTSCORE_MODEL,
+                      "--bertscore-model"),
             SetScorer("cross_encoder", "cross_encoder_diversity", _similarity("cross_encoder"), CROSS_ENCODER_MODEL,
                       "--cross-encoder-model"),
         ),
@@ -201,7 +208,7 @@ METRICS: tuple[RegisteredMetric, ...] = (
     RegisteredMetric(
         "compression_ratio", "compression ratio of sets or a corpus (the `diversity` package's figure)",
         ("compression_ratio", "compression_ratio_per_set"),
-        set_scorers=(SetScorer("compression_ratio", "compression_ratio", _compression),),
+        set_scorers=(SetScorer("compression_ratio", "compression_ratio", _compression, more_is_diverse=False),),
         job_steps=compression_ratio_job.STEPS,
     ),
     RegisteredMetric(

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from dialeval.cli.meta_eval_job import TASKS, TESTS
 from dialeval.cli.report_formats import DEFAULT_DECIMALS, OUTPUT_FORMATS, check_decimals
 from dialeval.cli.options import option
-from dialeval.metrics.registry import METRICS
+from dialeval.metrics.registry import METRICS, SET_SCORERS
 from dialeval.datasets_scripts.registry import BUILDERS
 from dialeval.io import INPUT_FORMATS
 
@@ -71,8 +71,7 @@ class EvaluateCommand:
 class MetaEvalCommand:
     metrics: list[str] = field(default_factory=lambda: ["distinct_n", "cos_sim", "sent_bert"], metadata=option(
         "--metric", metavar="NAME[=MODEL]", repeatable=True, aliases=("metric",),
-        help="distinct_n, cos_sim, sent_bert, bertscore, cross_encoder, nli, nli_neutral, nli_confidence, vendi, "
-        "compression_ratio, or released:<distinct_n|cos_sim|sent_bert|bert_score> (the release's stored scores)",
+        help=", ".join(SET_SCORERS) + ", or released:<distinct_n|cos_sim|sent_bert|bert_score> (the release's stored scores)",
     ))
     test: str = field(metadata=option("--test", choices=sorted(TESTS), help="the test set"))
     tasks: list[str] = field(default_factory=lambda: list(TASKS), metadata=option(
