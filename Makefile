@@ -17,6 +17,8 @@ $(BIN)/python:
 $(STAMP): $(BIN)/python setup.py pyproject.toml
 	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python -m pip install torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 	$(BIN)/python -m pip install -e ".[test]"
+	# the `diversity` package, the peer the tests compare with, pins transformers<5: without its dependencies
+	$(BIN)/python -m pip install --no-deps diversity==0.3.1
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -74,6 +74,10 @@ Rows (peers are in the ``bench`` extra of setup.py; ``make bench`` installs ``di
    candidate (``bench_selection.naive_nll_sums``' loop with the model loaded once, outside the
    timings) on ``--selection-questions`` DailyDialog++ dev questions with bench_selection's random
    distilgpt2-shaped model; check as in bench_selection (same selection, NLL within 1e-3).
+9. Part-of-speech templates: ``pos_template_scores(texts)`` vs the ``diversity`` package's
+   ``extract_patterns`` + ``template_rate`` + ``templates_per_token`` on the first
+   ``--template-texts`` DailyDialog++ responses, both tagging with the tests' deterministic tagger
+   (``bench_templates``); check: same templates, equal rate and per-text values.
 
 Writes its section of ``benchmarks/RESULTS.md`` (``--smoke``: tiny models and sizes, a
 temporary file unless ``--results`` is given). Exits 1 when any equality check fails.
@@ -143,13 +147,13 @@ FULL = {
     "repeats": 3, "nli_sets": 6, "nli_batch_size": 32, "nli_shape": "distilroberta",
     "embed_texts": 10_000, "sets": 400, "lexical_responses": 100_000, "self_bleu_responses": 500,
     "vendi_rows": 50_000, "vendi_sets": 2_000, "bertscore_sets": 20, "sem_ent_texts": 1_000,
-    "selection_questions": 60,
+    "selection_questions": 60, "template_texts": 1_000,
 }
 SMOKE = {
     "repeats": 2, "nli_sets": 2, "nli_batch_size": 32, "nli_shape": "tiny",
     "embed_texts": 200, "sets": 20, "lexical_responses": 5_000, "self_bleu_responses": 60,
     "vendi_rows": 2_000, "vendi_sets": 100, "bertscore_sets": 3, "sem_ent_texts": 60,
-    "selection_questions": 4,
+    "selection_questions": 4, "template_texts": 100,
 }
 SHAPES = {
     "distilroberta": {"hidden_size": 768, "num_hidden_layers": 6, "num_attention_heads": 12, "intermediate_size": 3072,
@@ -754,6 +758,59 @@ def bench_selection(workdir: Path, count: int, repeats: int, tiny: bool) -> list
 # ---------------------------------------------------------------- report
 
 
+# ---------------------------------------------------------------- 9. part-of-speech templates
+
+
+def bench_templates(texts: list[str], repeats: int) -> list[Row]:
+    """Ours (``pos_template_scores``: one extraction, both figures) vs the ``diversity`` package's
+    ``extract_patterns`` + ``template_rate`` + ``templates_per_token`` (its ``compute_all_metrics``
+    flow, default ``shard_size=500``), both on the tests' deterministic tagger and splitter
+    (``tests/pos_tagging_fixtures.py``; spaCy's model cannot be installed here), so the row measures
+    the template logic, not the tagger."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from pos_tagging_fixtures import lexicon_tagger, load_peer_templates, regex_sentence_splitter
+
+    from dialeval.metrics.pos_templates import extract_templates, pos_template_scores
+
+    peer = load_peer_templates()
+    if peer is None:
+        log("templates: the `diversity` package is not installed (pip install --no-deps diversity==0.3.1); skipped")
+        return []
+    log(f"templates: {len(texts):,} texts ({len(set(texts)):,} distinct)")
+
+    def ours():
+        result = pos_template_scores(texts, tagger=lexicon_tagger, sentence_splitter=regex_sentence_splitter)
+        return result["template_rate"], result["templates_per_token_scores"]
+
+    def theirs():
+        patterns = peer.extract_patterns(texts)
+        return peer.template_rate(texts, templates=patterns), peer.templates_per_token(texts, templates=patterns)
+
+    warm = texts[:30]
+    with Contention() as contention:
+        timings = interleaved({"ours": ours, "peer": theirs}, repeats,
+                              {"ours": lambda: pos_template_scores(warm, tagger=lexicon_tagger, sentence_splitter=regex_sentence_splitter),
+                               "peer": lambda: peer.template_rate(warm)})
+    templates = extract_templates(texts, tagger=lexicon_tagger, sentence_splitter=regex_sentence_splitter)
+    patterns = peer.extract_patterns(texts)
+    spans = {span for found in patterns.values() for span in found}
+    same_templates = list(templates) == list(patterns) and all(set(templates[key]) == patterns[key] for key in templates)
+    (rate, per_token), (peer_rate, peer_per_token) = timings["ours"].value, timings["peer"].value
+    one_shard = peer.templates_per_token(texts, templates=patterns, shard_size=len(spans))
+    equal = same_templates and rate == peer_rate and per_token == one_shard
+    return [Row(
+        key="templates", path="9. POS templates (rate + per token)",
+        data=f"{len(texts):,} DailyDialog++ responses, {len(spans):,} template spans, the tests' lexicon tagger on both sides",
+        ours="`pos_template_scores(texts, tagger=, sentence_splitter=)`",
+        peer="`extract_patterns` + `template_rate` + `templates_per_token` (get_pos / sent_tokenize patched to the same tagger)",
+        ours_timing=timings["ours"], peer_timing=timings["peer"], equal=equal,
+        equal_detail=(f"same templates {same_templates}; rate {rate:.4f} vs {peer_rate:.4f}; per token equal to the package's "
+                      f"with one regex shard {per_token == one_shard}, with its default 500-span shards "
+                      f"{per_token == peer_per_token} (it counts a start once per shard: see the card)"),
+        others=contention.share,
+    )]
+
+
 def verdict(row: Row) -> str:
     if row.ratio_kind == "ceiling":
         return f"**{row.ratio:.2f}** of the ceiling"
@@ -832,7 +889,7 @@ def main(argv=None) -> int:
         if name != "nli_shape":
             parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=None, help=f"default {value} (smoke {SMOKE[name]})")
     parser.add_argument("--only", nargs="+", choices=("nli", "embeddings", "lexical", "self_bleu", "vendi", "bertscore", "sem_ent",
-                                                       "selection"),
+                                                       "selection", "templates"),
                         help="run only these rows (the written section then holds only them)")
     parser.add_argument("--threads", type=int, default=None,
                         help="torch and BLAS threads (default: the cores); 1 on a busy shared machine, see the docstring")
@@ -858,7 +915,8 @@ def main(argv=None) -> int:
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(args.threads)  # numpy's and scipy's BLAS (and OpenMP) pools, for the whole run
-    wanted = set(args.only or ("nli", "embeddings", "lexical", "self_bleu", "vendi", "bertscore", "sem_ent", "selection"))
+    wanted = set(args.only or ("nli", "embeddings", "lexical", "self_bleu", "vendi", "bertscore", "sem_ent", "selection",
+                               "templates"))
     repeats = settings["repeats"]
     started = time.perf_counter()
 
@@ -892,6 +950,8 @@ def main(argv=None) -> int:
             rows += bench_sem_ent(settings["sem_ent_texts"], repeats)
         if "selection" in wanted:
             rows += bench_selection(workdir, settings["selection_questions"], repeats, tiny=args.smoke)
+        if "templates" in wanted:
+            rows += bench_templates(dailydialog_responses(records)[: settings["template_texts"]], repeats)
 
     command = ".venv/bin/python benchmarks/bench_peers.py " + shlex.join(argv if argv is not None else sys.argv[1:])
     write_section(results, SCRIPT, render(rows, settings, command.strip(), shapes))

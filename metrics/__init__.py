@@ -50,6 +50,7 @@ from dialeval.metrics.nbest_contradiction import (
     nbest_contradiction,
 )
 from dialeval.metrics.nli_diversity import NLIPairMatrix, NLIScorer, iter_nli_pair_matrices, nli_diversity, nli_pair_matrices
+from dialeval.metrics.pos_templates import extract_templates, pos_template_scores, template_rate, templates_per_token
 from dialeval.metrics.response_selection import random_protocol_correlation, response_selection, system_ranking_correlation
 from dialeval.metrics.sem_ent import SemanticClusters, distribution_entropy, sem_ent
 from dialeval.metrics.similarity_diversity import (
@@ -137,4 +138,9 @@ __all__ = [
     "vendi_score",
     "vendi_score_from_embeddings",
     "vendi_score_from_kernel",
+    # part-of-speech templates (the `diversity` package's)
+    "extract_templates",
+    "pos_template_scores",
+    "template_rate",
+    "templates_per_token",
 ]

@@ -18,6 +18,7 @@ from dialeval.metrics.engines.job_steps import JobStep
 from dialeval.metrics.expectation_adjusted_distinct import job as ead_job
 from dialeval.metrics.lexical_diversity import job as lexical_job
 from dialeval.metrics.nli_diversity import job as nli_job
+from dialeval.metrics.pos_templates import job as pos_templates_job
 from dialeval.metrics.response_selection import job as selection_job
 from dialeval.metrics.sem_ent import job as sem_ent_job
 from dialeval.metrics.similarity_diversity import job as similarity_job
@@ -143,6 +144,16 @@ def _compression(sets, model=None, batch_size=64, device=None, allow_empty=False
     return result
 
 
+def _pos_templates(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
+    """Each set's own templates (a TaggerNotAvailableError, a missing model to the CLI, says how to install a tagger)."""
+    from dialeval.metrics.pos_templates import pos_template_scores
+
+    result = pos_template_scores([list(s) for s in sets], allow_empty=allow_empty)
+    if progress is not None:
+        progress(len(sets))
+    return result
+
+
 
 METRICS: tuple[RegisteredMetric, ...] = (
     RegisteredMetric(
@@ -216,6 +227,14 @@ METRICS: tuple[RegisteredMetric, ...] = (
         ("expectation_adjusted_distinct", "expectation_adjusted_distinct_scores", "expected_distinct"),
         set_scorers=(SetScorer("ead", "ead", _ead),),
         job_steps=ead_job.STEPS,
+    ),
+    RegisteredMetric(
+        "pos_templates", "part-of-speech template rate and templates per token (the `diversity` package's figures)",
+        ("template_rate", "templates_per_token", "extract_templates", "pos_template_scores"),
+        set_scorers=(SetScorer("template_rate", "template_rate", _pos_templates, more_is_diverse=False),
+                     SetScorer("templates_per_token", "templates_per_token", _pos_templates,
+                                more_is_diverse=False)),
+        job_steps=pos_templates_job.STEPS,
     ),
 )
 

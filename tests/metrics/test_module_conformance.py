@@ -129,6 +129,13 @@ def _case(name: str, request) -> Case:
                     bad_add_error="`prediction` must be a list of strings",
                     refused={"predictions": [["Maybe."]], "references": ["perhaps"]},
                     refused_error=r"`references\[4\]` must be 'yes' or 'no'", wraps=nbest_contradiction)
+    if name == "pos_templates":
+        from dialeval.metrics.pos_templates import pos_template_scores
+        from pos_tagging_fixtures import lexicon_tagger, regex_sentence_splitter
+
+        return Case(**sets_case, options={"tagger": lexicon_tagger, "sentence_splitter": regex_sentence_splitter},
+                    refused={"predictions": [["fine", ""]]}, refused_error=r"`predictions\[5\]\[1\]` is an empty string",
+                    wraps=pos_template_scores)
     raise AssertionError(f"no conformance case for the registered metric {name!r}: add one to _case")
 
 

@@ -10,7 +10,8 @@ from dialeval import text, validation
 from dialeval.metrics import registry
 
 #: The sibling modules whose ``@covers`` marks are counted (imported here so this test alone passes or fails alike).
-PROPERTY_MODULES = ("test_property_lexical", "test_property_statistics", "test_property_models", "test_property_modules")
+PROPERTY_MODULES = ("test_property_lexical", "test_property_statistics", "test_property_models", "test_property_modules",
+                    "test_property_pos_templates")
 
 #: Public names without a property, and why (each has example-based tests in tests/metrics/).
 NOT_FUZZED = {
@@ -24,6 +25,10 @@ NOT_FUZZED = {
     "CandidatePool": "a dataclass of dataset construction",
     "assemble_questions": "dataset construction from crowd-scored pools",
     "random_trial": "dataset construction: samples false candidates from a repository",
+    "SpacyTagger": "needs spaCy's en_core_web_sm (not installable here): faked at the import in tests/metrics/test_pos_templates.py",
+    "NLTKTagger": "needs NLTK's tagger data (not installable here): faked at the import in tests/metrics/test_pos_templates.py",
+    "tagger_available": "no input: what is installed (tests/metrics/test_pos_templates.py fakes each case)",
+    "TaggerNotAvailableError": "an exception class",
 }
 
 

@@ -21,6 +21,7 @@ import evaluate
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pos_tagging_fixtures import lexicon_tagger, regex_sentence_splitter
 from property_support import covers, junk, nonblank_text, outcome, refused, response_sets, text, within
 
 from dialeval.metrics import registry
@@ -83,6 +84,8 @@ MODULES: dict[str, ModuleEntry] = {
     "response_selection": ModuleEntry(_selection_inputs(), options={"device": "cpu"}, fixtures={"model": "tiny_gpt2_path"}, divisor=5),
     "nbest_contradiction": ModuleEntry(_nbest_inputs(), options={"device": "cpu"}, fixtures={"classifier": "tiny_roberta_yes_no_path"},
                                        divisor=5, nan_ok=("certainty", "variety")),
+    "pos_templates": ModuleEntry(st.one_of(SETS, CORPUS_TEXTS).map(lambda p: {"predictions": p}),
+                                 options={"tagger": lexicon_tagger, "sentence_splitter": regex_sentence_splitter}),
 }
 
 #: Documented ranges of the figures the modules report, by key (the cards' "Output Values").
@@ -90,6 +93,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "averaged_distinct_n": (0, 1), "ngram_cosine_diversity": (-1, 0), "lf": (0, 1), "self_bleu": (0, 1),
     "certainty": (0, 1), "variety": (0, 1), "accuracy": (0, 1), "oca": (0.5, 1), "spearman": (-1, 1), "pearson": (-1, 1),
     "spearman_pvalue": (0, 1), "pearson_pvalue": (0, 1), "similarity_diversity": (-1, 1),
+    "template_rate": (0, 1), "templates_per_token": (0, math.inf),
 }
 
 
