@@ -21,6 +21,8 @@ from dialeval.metrics.response_selection import job as selection_job
 from dialeval.metrics.sem_ent import job as sem_ent_job
 from dialeval.metrics.similarity_diversity import job as similarity_job
 from dialeval.metrics.vendi_score import job as vendi_job
+from dialeval.metrics.embedding_distances import job as embedding_distances_job
+from dialeval.metrics.self_repetition import job as self_repetition_job
 from dialeval.metrics.nli_diversity.nli import DEFAULT_NLI_MODEL as NLI_MODEL
 from dialeval.metrics.nli_diversity.nli import NLI_FIGURES
 from dialeval.metrics.similarity_diversity.bertscore import DEFAULT_BERTSCORE_MODEL as BERTSCORE_MODEL
@@ -129,6 +131,26 @@ def _compression(sets, model=None, batch_size=64, device=None, allow_empty=False
     return result
 
 
+def _embedding_distance(figure: str) -> SetRun:
+    def run(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
+        from dialeval.metrics.embedding_distances import embedding_distances
+
+        result = embedding_distances(sets, model, (figure,), batch_size=batch_size, device=device, allow_empty=allow_empty)
+        if progress is not None:
+            progress(len(sets))
+        return result
+
+    return run
+
+
+def _self_repetition(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
+    from dialeval.metrics.self_repetition import self_repetition_scores
+
+    result = self_repetition_scores([list(s) for s in sets], allow_empty=allow_empty)
+    if progress is not None:
+        progress(len(sets))
+    return result
+
 
 METRICS: tuple[RegisteredMetric, ...] = (
     RegisteredMetric(
@@ -193,6 +215,25 @@ METRICS: tuple[RegisteredMetric, ...] = (
         ("compression_ratio", "compression_ratio_per_set"),
         set_scorers=(SetScorer("compression_ratio", "compression_ratio", _compression),),
         job_steps=compression_ratio_job.STEPS,
+    ),
+    RegisteredMetric(
+        "embedding_distances", "remote clique and chamfer distance of sentence embeddings (Cox et al. 2021; the `diversity` package's)",
+        ("embedding_distances", "remote_clique", "chamfer_distance", "remote_clique_from_embeddings",
+         "chamfer_distance_from_embeddings"),
+        needs_model=True, default_model=EMBEDDED_SENTENCE_MODEL,
+        set_scorers=(
+            SetScorer("remote_clique", "remote_clique", _embedding_distance("remote_clique"), EMBEDDED_SENTENCE_MODEL,
+                      "--sentence-model"),
+            SetScorer("chamfer_distance", "chamfer_distance", _embedding_distance("chamfer_distance"), EMBEDDED_SENTENCE_MODEL,
+                      "--sentence-model"),
+        ),
+        job_steps=embedding_distances_job.STEPS,
+    ),
+    RegisteredMetric(
+        "self_repetition", "self-repetition score of sets or a corpus (Salkar et al. 2022; the `diversity` package's)",
+        ("self_repetition", "self_repetition_per_set", "self_repetition_scores"),
+        set_scorers=(SetScorer("self_repetition", "self_repetition", _self_repetition),),
+        job_steps=self_repetition_job.STEPS,
     ),
 )
 
