@@ -109,10 +109,12 @@ def _unit_embeddings(embeddings) -> np.ndarray:
                          f"got shape {rows.shape}")
     if not np.all(np.isfinite(rows)):
         raise ValueError("`embeddings` holds NaN or infinite values")
-    norms = np.linalg.norm(rows.astype(np.float64), axis=1)
-    if np.any(norms == 0):
-        raise ValueError(f"`embeddings` row {int(np.argmin(norms))} is zero: its cosine distance is undefined")
-    return (rows / norms[:, None].astype(rows.dtype)).astype(rows.dtype, copy=False)
+    # scaled by the largest |value| first, so that rows of 1e-300 (whose squares underflow) normalise too
+    largest = np.max(np.abs(rows), axis=1).astype(np.float64)
+    if np.any(largest == 0):
+        raise ValueError(f"`embeddings` row {int(np.argmin(largest))} is zero: its cosine distance is undefined")
+    scaled = rows.astype(np.float64) / largest[:, None]
+    return (scaled / np.linalg.norm(scaled, axis=1, keepdims=True)).astype(rows.dtype, copy=False)
 
 
 def remote_clique_from_embeddings(embeddings) -> float:

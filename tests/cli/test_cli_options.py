@@ -80,7 +80,7 @@ PINNED_FLAGS = {
     "push-metrics": {
         "--namespace": "value",
         "--to": "value",
-        "--metric": "repeatable choices=compression_ratio,diversity_meta_eval,lexical_diversity,nbest_contradiction,nli_diversity,response_selection,sem_ent,similarity_diversity,vendi_score",
+        "--metric": "repeatable choices=compression_ratio,diversity_meta_eval,embedding_distances,lexical_diversity,nbest_contradiction,nli_diversity,response_selection,self_repetition,sem_ent,similarity_diversity,vendi_score",
         "--private": "switch",
     },
     "dtg": {
