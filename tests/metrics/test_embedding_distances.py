@@ -164,3 +164,20 @@ def compare_with_the_package(peer, responses):
     for row, response_set in zip(per_set, sets, strict=True):
         for figure, function in (("remote_clique", peer.remote_clique), ("chamfer_distance", peer.chamfer_dist)):
             assert abs(row[figure] - function(response_set, model=EMBEDDED_SENTENCE_MODEL, verbose=False)) <= 5e-4 + 1e-6
+
+
+def test_memory_stays_linear_in_the_rows():
+    """Allocations, not time (deterministic): 6,000 rows would need a 144 MB float32 distance
+    matrix; the closed form and the tiles need a few copies of the rows and one tile."""
+    import tracemalloc
+
+    rows = np.random.default_rng(0).standard_normal((6_000, 8)).astype(np.float32)
+    rows[1] = rows[0]
+    tracemalloc.start()
+    try:
+        remote_clique_from_embeddings(rows)
+        chamfer_distance_from_embeddings(rows, block_size=512)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * 1024 * 1024, peak  # rows: 0.2 MB (float32), 0.4 MB (float64); a tile: 1 MB
