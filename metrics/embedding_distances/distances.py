@@ -109,12 +109,17 @@ def _unit_embeddings(embeddings) -> np.ndarray:
                          f"got shape {rows.shape}")
     if not np.all(np.isfinite(rows)):
         raise ValueError("`embeddings` holds NaN or infinite values")
-    # scaled by the largest |value| first, so that rows of 1e-300 (whose squares underflow) normalise too
-    largest = np.max(np.abs(rows), axis=1).astype(np.float64)
-    if np.any(largest == 0):
-        raise ValueError(f"`embeddings` row {int(np.argmin(largest))} is zero: its cosine distance is undefined")
-    scaled = rows.astype(np.float64) / largest[:, None]
-    return (scaled / np.linalg.norm(scaled, axis=1, keepdims=True)).astype(rows.dtype, copy=False)
+    unit = np.empty_like(rows)
+    for start in range(0, len(rows), ROWS_PER_CHUNK):  # float64 a chunk at a time: one copy of the rows in all
+        chunk = rows[start : start + ROWS_PER_CHUNK].astype(np.float64)
+        # scaled by the largest |value| first, so that rows of 1e-300 (whose squares underflow) normalise too
+        largest = np.max(np.abs(chunk), axis=1)
+        if np.any(largest == 0):
+            raise ValueError(f"`embeddings` row {start + int(np.argmin(largest))} is zero: its cosine distance is undefined")
+        chunk /= largest[:, None]
+        chunk /= np.linalg.norm(chunk, axis=1, keepdims=True)
+        unit[start : start + ROWS_PER_CHUNK] = chunk
+    return unit
 
 
 def remote_clique_from_embeddings(embeddings) -> float:
