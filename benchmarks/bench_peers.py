@@ -78,6 +78,16 @@ Rows (peers are in the ``bench`` extra of setup.py; ``make bench`` installs ``di
    ``extract_patterns`` + ``template_rate`` + ``templates_per_token`` on the first
    ``--template-texts`` DailyDialog++ responses, both tagging with the tests' deterministic tagger
    (``bench_templates``); check: same templates, equal rate and per-text values.
+10. Remote clique and chamfer distance: ``remote_clique_from_embeddings(X)`` and
+   ``chamfer_distance_from_embeddings(X)`` vs the package's ``diversity.embedding.remote_clique`` /
+   ``chamfer_dist`` on the first 1,000 and 10,000 DailyDialog++ responses (file order, duplicates
+   kept; ``--smoke``: 200). ``X``: their all-MiniLM-L6-v2 vectors, computed once before the timers
+   by our engine; the package's ``SentenceTransformer`` is replaced by a stub returning ``X``, so
+   both sides time the distance part alone on the same float32 rows. Check: within 5e-4 + 1e-6 of
+   the package's value (it rounds to 3 decimals).
+11. Self-repetition: ``dialeval.metrics.self_repetition(texts)`` vs the package's
+   ``self_repetition_score(texts)`` on the same 1,000 and 10,000 responses. Check: equal within 1e-12
+   relative.
 
 Writes its section of ``benchmarks/RESULTS.md`` (``--smoke``: tiny models and sizes, a
 temporary file unless ``--results`` is given). Exits 1 when any equality check fails.
@@ -432,16 +442,22 @@ def bench_embeddings(texts: list[str], response_sets: list[list[str]], repeats: 
 # ---------------------------------------------------------------- 3. lexical
 
 
-def load_peer_ngram_diversity():
-    """``diversity/ngram_diversity.py`` alone, without running ``diversity/__init__.py``."""
+def load_peer_module(name: str):
+    """``diversity/<name>.py`` alone, without running ``diversity/__init__.py``; None when not installed."""
     spec = importlib.util.find_spec("diversity")
     if spec is None or spec.origin is None:
         return None
-    location = Path(spec.origin).parent / "ngram_diversity.py"
-    module_spec = importlib.util.spec_from_file_location("peer_ngram_diversity", location)
+    location = Path(spec.origin).parent / f"{name}.py"
+    module_spec = importlib.util.spec_from_file_location(f"peer_{name}", location)
     module = importlib.util.module_from_spec(module_spec)
     module_spec.loader.exec_module(module)
-    return module.ngram_diversity_score
+    return module
+
+
+def load_peer_ngram_diversity():
+    """``diversity/ngram_diversity.py``'s ``ngram_diversity_score``, or None."""
+    module = load_peer_module("ngram_diversity")
+    return None if module is None else module.ngram_diversity_score
 
 
 def whitespace_tokens(text: str) -> list[str]:
@@ -755,6 +771,102 @@ def bench_selection(workdir: Path, count: int, repeats: int, tiny: bool) -> list
     )]
 
 
+# ---------------------------------------------------------------- 9-10. embedding distances, self-repetition
+
+DISTANCE_SIZES = (1_000, 10_000)
+SMOKE_DISTANCE_SIZES = (200,)
+PEER_ROUNDING = 5e-4 + 1e-6  # the package rounds to 3 decimals
+SELF_REPETITION_RTOL = 1e-12
+
+
+class PrecomputedVectors:
+    """Stands in for the package's ``SentenceTransformer``: returns the rows computed before the timers."""
+
+    rows: np.ndarray | None = None
+
+    def __init__(self, model):
+        self.model = model
+
+    def encode(self, data, batch_size=64, show_progress_bar=False):
+        assert len(data) == len(PrecomputedVectors.rows)
+        return PrecomputedVectors.rows
+
+
+def bench_embedding_distances(responses: list[str], sizes: tuple[int, ...], repeats: int) -> list[Row]:
+    from dialeval.metrics import chamfer_distance_from_embeddings, remote_clique_from_embeddings
+    from dialeval.metrics.engines.embedders import sentence_vectors
+
+    peer = load_peer_module("embedding")
+    if peer is None:
+        log("embedding_distances: the `diversity` package is not installed (pip install --no-deps diversity==0.3.1); skipped")
+        return []
+    peer.SentenceTransformer = PrecomputedVectors
+    path = str(resolve_model_path(MINILM))
+    rows = []
+    for size in sizes:
+        texts = responses[:size]
+        vectors, index = sentence_vectors(texts, path, 64, "cpu")
+        embeddings = np.ascontiguousarray(vectors[index])
+        PrecomputedVectors.rows = embeddings
+        data = (f"{len(texts):,} DailyDialog++ responses ({len(set(texts)):,} distinct); the same precomputed "
+                "all-MiniLM-L6-v2 float32 rows on both sides (distance part only)")
+        warm = embeddings[:50]
+        for key, ours, peer_function, name in (
+                ("remote_clique", remote_clique_from_embeddings, peer.remote_clique, "remote_clique"),
+                ("chamfer_distance", chamfer_distance_from_embeddings, peer.chamfer_dist, "chamfer_dist")):
+            log(f"{key}: {size:,} rows")
+
+            def peer_call(function=peer_function, count=size):
+                return function(texts[:count], model=path, verbose=False)
+
+            def peer_warm(function=peer_function):
+                PrecomputedVectors.rows = warm
+                try:
+                    return function(texts[:50], model=path, verbose=False)
+                finally:
+                    PrecomputedVectors.rows = embeddings
+
+            with Contention() as contention:
+                timings = interleaved({"ours": lambda function=ours: function(embeddings), "peer": peer_call}, repeats,
+                                      {"ours": lambda function=ours: function(warm), "peer": peer_warm})
+            difference = abs(timings["ours"].value - float(timings["peer"].value))
+            rows.append(Row(
+                key=f"{key}_{size}", path=f"9. {key.replace('_', ' ').capitalize()}", data=data,
+                ours=f"`{ours.__name__}(X)`", peer=f"`diversity.embedding.{name}(texts)`, encoder stubbed to return X",
+                ours_timing=timings["ours"], peer_timing=timings["peer"], equal=difference <= PEER_ROUNDING,
+                equal_detail=f"ours {timings['ours'].value:.6f}, peer {float(timings['peer'].value):.3f} (rounded; tol. 5e-4)",
+                others=contention.share,
+            ))
+    return rows
+
+
+def bench_self_repetition(responses: list[str], sizes: tuple[int, ...], repeats: int) -> list[Row]:
+    from dialeval.metrics import self_repetition
+
+    peer = load_peer_module("self_repetition")
+    if peer is None:
+        log("self_repetition: the `diversity` package is not installed (pip install --no-deps diversity==0.3.1); skipped")
+        return []
+    rows = []
+    for size in sizes:
+        texts = responses[:size]
+        log(f"Self-repetition: {size:,} responses")
+        warm = texts[:50]
+        with Contention() as contention:
+            timings = interleaved({"ours": lambda t=texts: self_repetition(t),
+                                   "peer": lambda t=texts: peer.self_repetition_score(t, verbose=False)}, repeats,
+                                  {"ours": lambda: self_repetition(warm), "peer": lambda: peer.self_repetition_score(warm, verbose=False)})
+        ours_value, peer_value = timings["ours"].value, float(timings["peer"].value)
+        rows.append(Row(
+            key=f"self_repetition_{size}", path="10. Self-repetition (n = 4)",
+            data=f"{len(texts):,} DailyDialog++ responses ({len(set(texts)):,} distinct)", ours="`self_repetition(texts)`",
+            peer="`diversity.self_repetition_score(texts)`", ours_timing=timings["ours"], peer_timing=timings["peer"],
+            equal=abs(ours_value - peer_value) <= SELF_REPETITION_RTOL * abs(peer_value),
+            equal_detail=f"ours {ours_value:.12f}, peer {peer_value:.12f}", others=contention.share,
+        ))
+    return rows
+
+
 # ---------------------------------------------------------------- report
 
 
@@ -889,7 +1001,7 @@ def main(argv=None) -> int:
         if name != "nli_shape":
             parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=None, help=f"default {value} (smoke {SMOKE[name]})")
     parser.add_argument("--only", nargs="+", choices=("nli", "embeddings", "lexical", "self_bleu", "vendi", "bertscore", "sem_ent",
-                                                       "selection", "templates"),
+                                                       "selection", "templates", "embedding_distances", "self_repetition"),
                         help="run only these rows (the written section then holds only them)")
     parser.add_argument("--threads", type=int, default=None,
                         help="torch and BLAS threads (default: the cores); 1 on a busy shared machine, see the docstring")
@@ -916,7 +1028,7 @@ def main(argv=None) -> int:
 
         threadpool_limits(args.threads)  # numpy's and scipy's BLAS (and OpenMP) pools, for the whole run
     wanted = set(args.only or ("nli", "embeddings", "lexical", "self_bleu", "vendi", "bertscore", "sem_ent", "selection",
-                               "templates"))
+                               "templates", "embedding_distances", "self_repetition"))
     repeats = settings["repeats"]
     started = time.perf_counter()
 
@@ -952,6 +1064,11 @@ def main(argv=None) -> int:
             rows += bench_selection(workdir, settings["selection_questions"], repeats, tiny=args.smoke)
         if "templates" in wanted:
             rows += bench_templates(dailydialog_responses(records)[: settings["template_texts"]], repeats)
+        distance_sizes = SMOKE_DISTANCE_SIZES if args.smoke else DISTANCE_SIZES
+        if "embedding_distances" in wanted:
+            rows += bench_embedding_distances(dailydialog_responses(records), distance_sizes, repeats)
+        if "self_repetition" in wanted:
+            rows += bench_self_repetition(dailydialog_responses(records), distance_sizes, repeats)
 
     command = ".venv/bin/python benchmarks/bench_peers.py " + shlex.join(argv if argv is not None else sys.argv[1:])
     write_section(results, SCRIPT, render(rows, settings, command.strip(), shapes))

@@ -63,6 +63,14 @@ from dialeval.metrics.similarity_diversity import (
 )
 from dialeval.metrics.vendi_score import vendi_score, vendi_score_from_embeddings, vendi_score_from_kernel
 from dialeval.text import casual_tokenize, tevet_tokenize
+from dialeval.metrics.embedding_distances import (
+    chamfer_distance,
+    chamfer_distance_from_embeddings,
+    embedding_distances,
+    remote_clique,
+    remote_clique_from_embeddings,
+)
+from dialeval.metrics.self_repetition import self_repetition, self_repetition_per_set, self_repetition_scores
 
 
 def evaluate_module_path(name: str) -> str:
@@ -143,4 +151,12 @@ __all__ = [
     "pos_template_scores",
     "template_rate",
     "templates_per_token",
+    "chamfer_distance",
+    "chamfer_distance_from_embeddings",
+    "embedding_distances",
+    "remote_clique",
+    "remote_clique_from_embeddings",
+    "self_repetition",
+    "self_repetition_per_set",
+    "self_repetition_scores",
 ]

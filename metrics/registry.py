@@ -23,6 +23,12 @@ from dialeval.metrics.response_selection import job as selection_job
 from dialeval.metrics.sem_ent import job as sem_ent_job
 from dialeval.metrics.similarity_diversity import job as similarity_job
 from dialeval.metrics.vendi_score import job as vendi_job
+from dialeval.metrics.embedding_distances import job as embedding_distances_job
+from dialeval.metrics.self_repetition import job as self_repetition_job
+from dialeval.metrics.compression_ratio import compression_ratio_scores
+from dialeval.metrics.expectation_adjusted_distinct import expectation_adjusted_distinct_scores
+from dialeval.metrics.pos_templates import pos_template_scores
+from dialeval.metrics.self_repetition import self_repetition_scores
 from dialeval.metrics.nli_diversity.nli import DEFAULT_NLI_MODEL as NLI_MODEL
 from dialeval.metrics.nli_diversity.nli import NLI_FIGURES
 from dialeval.metrics.similarity_diversity.bertscore import DEFAULT_BERTSCORE_MODEL as BERTSCORE_MODEL
@@ -126,33 +132,31 @@ def _vendi(sets, model=None, batch_size=64, device=None, allow_empty=False, prog
     return result
 
 
-def _ead(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
-    from dialeval.metrics.expectation_adjusted_distinct import expectation_adjusted_distinct_scores
+def _model_free(scores: Callable[..., dict]) -> SetRun:
+    """A model-free figure's runner: ``scores(sets, allow_empty=)`` returns ``per_set`` (and the mean)."""
+    def run(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
+        result = scores([list(s) for s in sets], allow_empty=allow_empty)
+        if progress is not None:
+            progress(len(sets))
+        return result
 
-    result = expectation_adjusted_distinct_scores([list(s) for s in sets], allow_empty=allow_empty)
-    if progress is not None:
-        progress(len(sets))
-    return result
-
-
-def _compression(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
-    from dialeval.metrics.compression_ratio import compression_ratio_scores
-
-    result = compression_ratio_scores([list(s) for s in sets], allow_empty=allow_empty)
-    if progress is not None:
-        progress(len(sets))
-    return result
+    return run
 
 
-def _pos_templates(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
-    """Each set's own templates (a TaggerNotAvailableError, a missing model to the CLI, says how to install a tagger)."""
-    from dialeval.metrics.pos_templates import pos_template_scores
+#: Both template figures come from one run (meta-eval computes each runner once per test).
+_POS_TEMPLATES = _model_free(pos_template_scores)  # no tagger installed: TaggerNotAvailableError, "skipped" in meta-eval
 
-    result = pos_template_scores([list(s) for s in sets], allow_empty=allow_empty)
-    if progress is not None:
-        progress(len(sets))
-    return result
 
+def _embedding_distance(figure: str) -> SetRun:
+    def run(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
+        from dialeval.metrics.embedding_distances import embedding_distances
+
+        result = embedding_distances(sets, model, (figure,), batch_size=batch_size, device=device, allow_empty=allow_empty)
+        if progress is not None:
+            progress(len(sets))
+        return result
+
+    return run
 
 
 METRICS: tuple[RegisteredMetric, ...] = (
@@ -219,22 +223,41 @@ METRICS: tuple[RegisteredMetric, ...] = (
     RegisteredMetric(
         "compression_ratio", "compression ratio of sets or a corpus (the `diversity` package's figure)",
         ("compression_ratio", "compression_ratio_per_set"),
-        set_scorers=(SetScorer("compression_ratio", "compression_ratio", _compression, more_is_diverse=False),),
+        set_scorers=(SetScorer("compression_ratio", "compression_ratio", _model_free(compression_ratio_scores), more_is_diverse=False),),
         job_steps=compression_ratio_job.STEPS,
     ),
     RegisteredMetric(
         "expectation_adjusted_distinct", "EAD: distinct n-grams over their expected number (Liu et al. 2022)",
         ("expectation_adjusted_distinct", "expectation_adjusted_distinct_scores", "expected_distinct"),
-        set_scorers=(SetScorer("ead", "ead", _ead),),
+        set_scorers=(SetScorer("ead", "ead", _model_free(expectation_adjusted_distinct_scores)),),
         job_steps=ead_job.STEPS,
     ),
     RegisteredMetric(
         "pos_templates", "part-of-speech template rate and templates per token (the `diversity` package's figures)",
         ("template_rate", "templates_per_token", "extract_templates", "pos_template_scores"),
-        set_scorers=(SetScorer("template_rate", "template_rate", _pos_templates, more_is_diverse=False),
-                     SetScorer("templates_per_token", "templates_per_token", _pos_templates,
+        set_scorers=(SetScorer("template_rate", "template_rate", _POS_TEMPLATES, more_is_diverse=False),
+                     SetScorer("templates_per_token", "templates_per_token", _POS_TEMPLATES,
                                 more_is_diverse=False)),
         job_steps=pos_templates_job.STEPS,
+    ),
+    RegisteredMetric(
+        "embedding_distances", "remote clique and chamfer distance of sentence embeddings (Cox et al. 2021; the `diversity` package's)",
+        ("embedding_distances", "remote_clique", "chamfer_distance", "remote_clique_from_embeddings",
+         "chamfer_distance_from_embeddings"),
+        needs_model=True, default_model=EMBEDDED_SENTENCE_MODEL,
+        set_scorers=(
+            SetScorer("remote_clique", "remote_clique", _embedding_distance("remote_clique"), EMBEDDED_SENTENCE_MODEL,
+                      "--sentence-model"),
+            SetScorer("chamfer_distance", "chamfer_distance", _embedding_distance("chamfer_distance"), EMBEDDED_SENTENCE_MODEL,
+                      "--sentence-model"),
+        ),
+        job_steps=embedding_distances_job.STEPS,
+    ),
+    RegisteredMetric(
+        "self_repetition", "self-repetition score of sets or a corpus (Salkar et al. 2022; the `diversity` package's)",
+        ("self_repetition", "self_repetition_per_set", "self_repetition_scores"),
+        set_scorers=(SetScorer("self_repetition", "self_repetition", _model_free(self_repetition_scores), more_is_diverse=False),),
+        job_steps=self_repetition_job.STEPS,
     ),
 )
 

@@ -137,14 +137,16 @@ class JobOptions:
 
 @dataclass
 class SentenceModelOptions:
-    """The sentence-transformers models of the steps that embed responses (sent-BERT, Vendi)."""
+    """The sentence-transformers models of the steps that embed responses (sent-BERT, Vendi, embedding distances)."""
 
     sentence_models: list[str] = field(
         default_factory=lambda: [EMBEDDED_SENTENCE_MODEL],
         metadata=option(
             "--sentence-model", metavar="MODEL", repeatable=True, default_text="the embedded all-MiniLM-L6-v2",
             convert=models_or_none,
-            help="sentence-transformers id or directory for sent-BERT diversity and the Vendi score; 'none' to skip",
-            off_flag="--no-sentence-model", off_value=[], off_help="skip sent-BERT diversity and the Vendi score",
+            help="sentence-transformers id or directory for sent-BERT diversity, the Vendi score, remote clique and "
+            "chamfer distance; 'none' to skip",
+            off_flag="--no-sentence-model", off_value=[],
+            off_help="skip sent-BERT diversity, the Vendi score, remote clique and chamfer distance",
         ),
     )

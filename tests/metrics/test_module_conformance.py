@@ -136,6 +136,16 @@ def _case(name: str, request) -> Case:
         return Case(**sets_case, options={"tagger": lexicon_tagger, "sentence_splitter": regex_sentence_splitter},
                     refused={"predictions": [["fine", ""]]}, refused_error=r"`predictions\[5\]\[1\]` is an empty string",
                     wraps=pos_template_scores)
+    if name == "embedding_distances":
+        from dialeval.metrics.embedding_distances.distances import embedding_distances
+
+        return Case(**sets_case, options={"model": request.getfixturevalue("tiny_roberta_nli_path"), "device": "cpu"},
+                    refused=one_response, refused_error=one_response_error, wraps=embedding_distances)
+    if name == "self_repetition":
+        from dialeval.metrics.self_repetition import self_repetition_scores
+
+        return Case(**sets_case, refused={"predictions": [["fine", ""]]}, refused_error=r"`predictions\[5\]\[1\]` is an empty string",
+                    wraps=self_repetition_scores)
     raise AssertionError(f"no conformance case for the registered metric {name!r}: add one to _case")
 
 

@@ -329,3 +329,27 @@ def test_ead_refuses_or_is_at_least_distinct_and_per_set_agrees(sets, n, vocab_s
     else:
         assert [row["ead"] for row in rows] == [ead.expectation_adjusted_distinct(s, n, vocab_size, allow_empty=allow_empty) for s in sets]
         assert scores["ead"] == pytest.approx(math.fsum(row["ead"] for row in rows) / len(rows))
+
+
+# -- self-repetition ---------------------------------------------------------------------------------
+
+self_repetition_package = importlib.import_module("dialeval.metrics.self_repetition")
+
+
+@covers("self_repetition", "self_repetition_per_set", "self_repetition_scores")
+@given(sets=any_response_sets, n=st.one_of(st.integers(1, 5), any_order), allow_empty=any_flag)
+def test_self_repetition_refuses_or_lies_in_its_bound_and_per_set_agrees(sets, n, allow_empty):
+    scores = outcome(self_repetition_package.self_repetition_scores, sets, n=n, allow_empty=allow_empty)
+    if refused(scores):
+        return
+    texts = sets if scores["scope"] == "corpus" else [t for s in sets for t in s]
+    # each distinct n-gram of a text is in at most len - 1 other texts (the card's bound)
+    most = max(len(t.split()) for t in texts) * (len(texts) - 1)
+    within(scores["self_repetition"], 0, math.log1p(most), "self_repetition")
+    if scores["scope"] == "corpus":
+        assert scores["self_repetition"] == self_repetition_package.self_repetition(sets, n, allow_empty)
+        return
+    per_set = self_repetition_package.self_repetition_per_set(sets, n, allow_empty)
+    assert [row["self_repetition"] for row in scores["per_set"]] == per_set
+    assert per_set == [self_repetition_package.self_repetition(s, n, allow_empty) for s in sets]
+    assert scores["self_repetition"] == pytest.approx(math.fsum(per_set) / len(per_set))

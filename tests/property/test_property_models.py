@@ -338,3 +338,60 @@ def test_a_model_argument_that_is_no_model_is_a_value_error(model):
         result = outcome(call)
         assert refused(result), result
         assert "model" in str(result.error).lower() or "classifier" in str(result.error), result
+
+
+# -- remote clique and chamfer distance ------------------------------------------------------------
+
+distances = importlib.import_module("dialeval.metrics.embedding_distances")
+
+
+@covers("embedding_distances", "remote_clique", "chamfer_distance")
+@fewer(3)
+@given(predictions=st.one_of(any_response_sets, response_sets(model_text, max_size=4, max_sets=3)), allow_empty=any_flag,
+       figures=st.one_of(st.just(("remote_clique", "chamfer_distance")), st.sampled_from([["chamfer_distance"], "remote_clique"]),
+                         junk))
+@example(predictions=[["I love cats.", "I love cats.", "Dogs 🐶 are fine."], ["مرحبا", "e\u0301te\u0301"]], allow_empty=False,
+         figures=("remote_clique", "chamfer_distance"))
+@example(predictions=["a b", "a b", "c"], allow_empty=False, figures=("remote_clique", "chamfer_distance"))
+def test_embedding_distances_refuse_or_lie_in_0_2_and_one_list_agrees(tiny_roberta_nli_path, predictions, allow_empty, figures):
+    result = outcome(distances.embedding_distances, predictions, tiny_roberta_nli_path, figures, device="cpu",
+                     allow_empty=allow_empty)
+    if refused(result):
+        return
+    rows = result.get("per_set") or [result]
+    lists = predictions if "per_set" in result else [predictions]
+    for row, texts in zip(rows, lists, strict=True):
+        for figure in ("remote_clique", "chamfer_distance"):
+            if figure in row:
+                within(row[figure], 0, 2, figure)
+        if "chamfer_distance" in row:
+            one = distances.chamfer_distance(texts, tiny_roberta_nli_path, device="cpu", allow_empty=allow_empty)
+            assert one == pytest.approx(row["chamfer_distance"], abs=1e-6)
+        if "remote_clique" in row:
+            one = distances.remote_clique(texts, tiny_roberta_nli_path, device="cpu", allow_empty=allow_empty)
+            assert one == pytest.approx(row["remote_clique"], abs=1e-6)
+
+
+embedding_rows = st.one_of(
+    st.lists(st.lists(st.floats(-1e3, 1e3), min_size=3, max_size=3), min_size=0, max_size=12),
+    st.lists(st.lists(st.one_of(st.floats(allow_nan=True, allow_infinity=True), junk), min_size=1, max_size=3), max_size=3),
+    junk,
+)
+
+
+@covers("remote_clique_from_embeddings", "chamfer_distance_from_embeddings")
+@given(rows=embedding_rows, block_size=st.one_of(st.integers(1, 5), any_flag))
+@example(rows=[[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], block_size=2)
+@example(rows=[[1e-300, 0.0, 0.0], [0.0, 1e-300, 0.0]], block_size=1)
+def test_distances_from_embeddings_refuse_or_lie_in_0_2_for_every_block_size(rows, block_size):
+    rc = outcome(distances.remote_clique_from_embeddings, rows)
+    cd = outcome(distances.chamfer_distance_from_embeddings, rows, block_size=block_size)
+    if refused(rc):
+        assert refused(cd)
+        return
+    within(rc, 0, 2, "remote_clique")
+    if refused(cd):
+        assert "block_size" in str(cd.error)
+        return
+    within(cd, 0, 2, "chamfer_distance")
+    assert cd == pytest.approx(distances.chamfer_distance_from_embeddings(rows), abs=1e-6)

@@ -88,6 +88,12 @@ MODULES: dict[str, ModuleEntry] = {
                                  options={"tagger": lexicon_tagger, "sentence_splitter": regex_sentence_splitter}),
 }
 
+MODULES.update({
+    "embedding_distances": ModuleEntry(st.one_of(SETS, st.lists(nonblank_text, min_size=2, max_size=6)).map(lambda p: {"predictions": p}),
+                                       options={"device": "cpu"}, fixtures={"model": "tiny_roberta_nli_path"}, divisor=5),
+    "self_repetition": ModuleEntry(st.one_of(SETS, CORPUS_TEXTS).map(lambda p: {"predictions": p})),
+})
+
 #: Documented ranges of the figures the modules report, by key (the cards' "Output Values").
 RANGES: dict[str, tuple[float, float]] = {
     "averaged_distinct_n": (0, 1), "ngram_cosine_diversity": (-1, 0), "lf": (0, 1), "self_bleu": (0, 1),
@@ -95,6 +101,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "spearman_pvalue": (0, 1), "pearson_pvalue": (0, 1), "similarity_diversity": (-1, 1),
     "template_rate": (0, 1), "templates_per_token": (0, math.inf),
 }
+RANGES.update({"remote_clique": (0, 2), "chamfer_distance": (0, 2), "self_repetition": (0, math.inf)})
 
 
 #: Argument names of the functions the modules wrap, which a module user never passes.

@@ -1,0 +1,31 @@
+"""``dialeval evaluate``'s remote-clique and chamfer-distance steps: per response set, or of the
+whole corpus for a corpus input, on the job's shared sentence embeddings (``--sentence-model``)."""
+from __future__ import annotations
+
+from dialeval.metrics.embedding_distances.distances import FIGURES
+from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, SentenceModelOptions, StepOutcome
+
+
+def _distance(figure: str):
+    def run(data: JobData, model: str, options, progress) -> StepOutcome:
+        from dialeval.metrics.embedding_distances import embedding_distances
+
+        result = embedding_distances(data.sets if data.sets is not None else data.responses, model, (figure,),
+                                     batch_size=options.batch_size, device=options.device, allow_empty=options.allow_empty,
+                                     progress=progress)
+        if data.sets is None:
+            return StepOutcome({figure: result[figure], "num_responses": result["num_responses"], "model": model})
+        return StepOutcome({figure: result[figure], "model": model}, [{figure: row[figure]} for row in result["per_set"]])
+
+    return run
+
+
+def _responses_with(data: JobData, options, model: str) -> list[tuple[str, list[str]]]:
+    return [(model, data.responses)]
+
+
+STEPS = tuple(
+    JobStep(figure, ("response_set", "corpus"), _distance(figure), options=(JobOptions, SentenceModelOptions),
+            models=lambda options: options.sentence_models, model_flag="--sentence-model", sentence_texts=_responses_with)
+    for figure in FIGURES
+)
