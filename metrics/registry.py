@@ -15,6 +15,8 @@ from pathlib import Path
 from dialeval.hub import EMBEDDED_SENTENCE_MODEL
 from dialeval.metrics.compression_ratio import job as compression_ratio_job
 from dialeval.metrics.engines.job_steps import JobStep
+from dialeval.metrics.homogenization import DEFAULT_HOMOGENIZATION_MODEL as HOMOGENIZATION_MODEL
+from dialeval.metrics.homogenization import job as homogenization_job
 from dialeval.metrics.lexical_diversity import job as lexical_job
 from dialeval.metrics.nli_diversity import job as nli_job
 from dialeval.metrics.response_selection import job as selection_job
@@ -129,6 +131,18 @@ def _compression(sets, model=None, batch_size=64, device=None, allow_empty=False
     return result
 
 
+def _homogenization(measure: str) -> SetRun:
+    def run(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
+        from dialeval.metrics.homogenization import homogenization_score
+
+        result = homogenization_score([list(s) for s in sets], measure=measure, model=model, batch_size=batch_size,
+                                      device=device, allow_empty=allow_empty, progress=progress)
+        figure = f"homogenization_{measure}"
+        return {figure: result["homogenization"], "per_set": [{figure: row["homogenization"]} for row in result["per_set"]]}
+
+    return run
+
+
 
 METRICS: tuple[RegisteredMetric, ...] = (
     RegisteredMetric(
@@ -193,6 +207,17 @@ METRICS: tuple[RegisteredMetric, ...] = (
         ("compression_ratio", "compression_ratio_per_set"),
         set_scorers=(SetScorer("compression_ratio", "compression_ratio", _compression),),
         job_steps=compression_ratio_job.STEPS,
+    ),
+    RegisteredMetric(
+        "homogenization", "homogenization score: mean ROUGE-L / BLEU / BERTScore of every text to the others (the `diversity` package's)",
+        ("homogenization", "homogenization_per_set", "homogenization_score"),
+        set_scorers=(
+            SetScorer("homogenization_rougel", "homogenization_rougel", _homogenization("rougel")),
+            SetScorer("homogenization_bleu", "homogenization_bleu", _homogenization("bleu")),
+            SetScorer("homogenization_bertscore", "homogenization_bertscore", _homogenization("bertscore"),
+                      HOMOGENIZATION_MODEL, "--homogenization-model"),
+        ),
+        job_steps=homogenization_job.STEPS,
     ),
 )
 

@@ -2,7 +2,7 @@
 
 The figure of the ``diversity`` package (Shaib et al. 2024, "Standardizing the Measurement of Text
 Diversity", §3), defined by Padmakumar & He (2023, "Does Writing with Language Models Reduce
-Content Diversity?", arXiv:2309.05196, §4.1)::
+Content Diversity?", arXiv:2309.05196)::
 
     hom(T) = 1/n sum_i  1/(n - 1) sum_{j != i}  sim(prediction = t_j, reference = t_i)
 

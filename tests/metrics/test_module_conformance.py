@@ -124,6 +124,10 @@ def _case(name: str, request) -> Case:
                     bad_add_error="`prediction` must be a list of strings",
                     refused={"predictions": [["Maybe."]], "references": ["perhaps"]},
                     refused_error=r"`references\[4\]` must be 'yes' or 'no'", wraps=nbest_contradiction)
+    if name == "homogenization":
+        from dialeval.metrics.homogenization import homogenization_score
+
+        return Case(**sets_case, refused=one_response, refused_error=one_response_error, wraps=homogenization_score)
     raise AssertionError(f"no conformance case for the registered metric {name!r}: add one to _case")
 
 
