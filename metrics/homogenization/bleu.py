@@ -48,7 +48,8 @@ def tokenize_13a(line: str) -> tuple[str, ...]:
     return tuple(line.split())
 
 
-def _units(texts: list[str]) -> tuple[list[tuple[str, ...]], np.ndarray]:
+def distinct_token_sequences(texts: list[str]) -> tuple[list[tuple[str, ...]], np.ndarray]:
+    """The distinct ``13a`` tokenizations of ``texts`` (first-seen order) and how often each occurs."""
     counts: dict[tuple[str, ...], int] = {}
     for text in texts:
         tokens = tokenize_13a(text)
@@ -56,7 +57,7 @@ def _units(texts: list[str]) -> tuple[list[tuple[str, ...]], np.ndarray]:
     return list(counts), np.array(list(counts.values()), dtype=np.float64)
 
 
-def _clipped_match_sums(units: list[tuple[str, ...]], counts: np.ndarray, order: int) -> np.ndarray:
+def clipped_match_sums(units: list[tuple[str, ...]], counts: np.ndarray, order: int) -> np.ndarray:
     """``sum_j m_j clip_order(j, i)`` for every unit ``i`` (``j`` over all units, ``i`` included)."""
     from scipy import sparse
 
@@ -84,7 +85,7 @@ def bleu_against_each(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
 
     A reference or hypotheses without any token score 0 (evaluate's module divides by zero there).
     """
-    units, counts = _units(texts)
+    units, counts = distinct_token_sequences(texts)
     size = counts.sum()
     lengths = np.array([len(tokens) for tokens in units], dtype=np.float64)
     hypothesis_length = counts @ lengths - lengths
@@ -92,7 +93,7 @@ def bleu_against_each(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     some_zero = np.zeros(len(units), dtype=bool)
     for order in range(1, MAX_ORDER + 1):
         ngrams_of = np.maximum(lengths - order + 1, 0)
-        matches = _clipped_match_sums(units, counts, order) - ngrams_of  # less each text against itself
+        matches = clipped_match_sums(units, counts, order) - ngrams_of  # less each text against itself
         possible = counts @ ngrams_of - ngrams_of
         with np.errstate(invalid="ignore", divide="ignore"):
             precision = np.where(possible > 0, matches / possible, 0.0)
