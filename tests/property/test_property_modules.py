@@ -68,6 +68,7 @@ def _nbest_inputs():
 MODULES: dict[str, ModuleEntry] = {
     "lexical_diversity": ModuleEntry(st.one_of(SETS, CORPUS_TEXTS).map(lambda p: {"predictions": p})),
     "compression_ratio": ModuleEntry(st.one_of(SETS, CORPUS_TEXTS).map(lambda p: {"predictions": p})),
+    "homogenization": ModuleEntry(st.one_of(SETS, CORPUS_TEXTS).map(lambda p: {"predictions": p})),
     # rho and r are NaN for a constant side, with scipy's ConstantInputWarning saying so
     "diversity_meta_eval": ModuleEntry(_meta_inputs(), nan_ok=("spearman", "spearman_pvalue", "pearson", "pearson_pvalue")),
     "similarity_diversity": ModuleEntry(SETS.map(lambda p: {"predictions": p}), options={"device": "cpu"},
@@ -90,6 +91,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "certainty": (0, 1), "variety": (0, 1), "accuracy": (0, 1), "oca": (0.5, 1), "spearman": (-1, 1), "pearson": (-1, 1),
     "spearman_pvalue": (0, 1), "pearson_pvalue": (0, 1), "similarity_diversity": (-1, 1),
 }
+RANGES["homogenization"] = (0, 1)
 
 
 #: Argument names of the functions the modules wrap, which a module user never passes.
