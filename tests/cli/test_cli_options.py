@@ -80,7 +80,7 @@ PINNED_FLAGS = {
     "push-metrics": {
         "--namespace": "value",
         "--to": "value",
-        "--metric": "repeatable choices=compression_ratio,diversity_meta_eval,lexical_diversity,nbest_contradiction,nli_diversity,response_selection,sem_ent,similarity_diversity,vendi_score",
+        "--metric": "repeatable choices=compression_ratio,diversity_meta_eval,homogenization,lexical_diversity,nbest_contradiction,nli_diversity,response_selection,sem_ent,similarity_diversity,vendi_score",
         "--private": "switch",
     },
     "dtg": {
@@ -120,7 +120,8 @@ ADDED_FLAGS: dict[str, set[str]] = {
                  # test_io.py / test_evaluate_formats.py: input columns, output formats, comparison (issue 24)
                  "--responses-column", "--context-column", "--split", "--dataset-config", "--output-format",
                  "--per-set-csv", "--decimals",
-                 "--resume"},  # test_safe_output.py: resuming from checkpoints (issue 24)
+                 "--resume",  # test_safe_output.py: resuming from checkpoints (issue 24)
+                 "--homogenization-model"},  # test_homogenization_cli.py: BERTScore homogenization's encoders (issue 25)
     "meta-eval": {"--no-progress"},  # test_cli.py: progress bars
     # test_dtg_cli.py: the decoding settings DTG sets itself, trials, GPU options (issue 17)
     "dtg": {"--top-k", "--temperature", "--min-new-tokens", "--no-repeat-ngram-size", "--repetition-penalty",
