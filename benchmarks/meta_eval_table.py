@@ -45,7 +45,7 @@ RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 DEFAULT_TESTS = ("dectest", "contest", "mcdiv")
 TASKS = ("story", "resp", "prompt")
 #: The model flags whose measures take any encoder, so the embedded MiniLM can stand in.
-ANY_ENCODER_FLAGS = ("--sentence-model", "--bertscore-model")
+ANY_ENCODER_FLAGS = ("--sentence-model", "--bertscore-model", "--homogenization-model")
 HUMAN_ROW = "absHDS"
 
 

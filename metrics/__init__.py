@@ -8,6 +8,7 @@ Scope matters: *set-level* metrics score the responses to one context (``list[st
 averaged over contexts; *corpus-level* metrics pool every generated response (``list[str]``).
 """
 from dialeval.metrics.compression_ratio import compression_ratio, compression_ratio_per_set
+from dialeval.metrics.homogenization import homogenization, homogenization_per_set, homogenization_score
 from dialeval.metrics.diversity_meta_eval import (
     bootstrap_spearman_ci,
     diversity_meta_evaluation,
@@ -95,6 +96,9 @@ __all__ = [
     "certainty_variety",
     "compression_ratio",
     "compression_ratio_per_set",
+    "homogenization",
+    "homogenization_per_set",
+    "homogenization_score",
     "LastTokenEmbedder",
     "MeanPoolingEmbedder",
     "SemanticClusters",

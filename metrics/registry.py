@@ -16,6 +16,8 @@ from dialeval.hub import EMBEDDED_SENTENCE_MODEL
 from dialeval.metrics.compression_ratio import job as compression_ratio_job
 from dialeval.metrics.engines.job_steps import JobStep
 from dialeval.metrics.expectation_adjusted_distinct import job as ead_job
+from dialeval.metrics.homogenization import DEFAULT_HOMOGENIZATION_MODEL as HOMOGENIZATION_MODEL
+from dialeval.metrics.homogenization import job as homogenization_job
 from dialeval.metrics.lexical_diversity import job as lexical_job
 from dialeval.metrics.nli_diversity import job as nli_job
 from dialeval.metrics.pos_templates import job as pos_templates_job
@@ -158,6 +160,18 @@ def _embedding_distance(figure: str) -> SetRun:
 
     return run
 
+def _homogenization(measure: str) -> SetRun:
+    def run(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
+        from dialeval.metrics.homogenization import homogenization_score
+
+        result = homogenization_score([list(s) for s in sets], measure=measure, model=model, batch_size=batch_size,
+                                      device=device, allow_empty=allow_empty, progress=progress)
+        figure = f"homogenization_{measure}"
+        return {figure: result["homogenization"], "per_set": [{figure: row["homogenization"]} for row in result["per_set"]]}
+
+    return run
+
+
 
 METRICS: tuple[RegisteredMetric, ...] = (
     RegisteredMetric(
@@ -258,6 +272,17 @@ METRICS: tuple[RegisteredMetric, ...] = (
         ("self_repetition", "self_repetition_per_set", "self_repetition_scores"),
         set_scorers=(SetScorer("self_repetition", "self_repetition", _model_free(self_repetition_scores), more_is_diverse=False),),
         job_steps=self_repetition_job.STEPS,
+    ),
+    RegisteredMetric(
+        "homogenization", "homogenization score: mean ROUGE-L / BLEU / BERTScore of every text to the others (the `diversity` package's)",
+        ("homogenization", "homogenization_per_set", "homogenization_score"),
+        set_scorers=(
+            SetScorer("homogenization_rougel", "homogenization_rougel", _homogenization("rougel"), more_is_diverse=False),
+            SetScorer("homogenization_bleu", "homogenization_bleu", _homogenization("bleu"), more_is_diverse=False),
+            SetScorer("homogenization_bertscore", "homogenization_bertscore", _homogenization("bertscore"),
+                      HOMOGENIZATION_MODEL, "--homogenization-model", more_is_diverse=False),
+        ),
+        job_steps=homogenization_job.STEPS,
     ),
 )
 

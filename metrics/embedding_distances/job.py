@@ -3,12 +3,22 @@ whole corpus for a corpus input, on the job's shared sentence embeddings (``--se
 from __future__ import annotations
 
 from dialeval.metrics.embedding_distances.distances import FIGURES
-from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, SentenceModelOptions, StepOutcome
+from dialeval.metrics.engines.job_steps import (
+    JobData,
+    JobOptions,
+    JobStep,
+    SentenceModelOptions,
+    StepOutcome,
+    check_pairwise_corpus,
+)
 
 
 def _distance(figure: str):
     def run(data: JobData, model: str, options, progress) -> StepOutcome:
         from dialeval.metrics.embedding_distances import embedding_distances
+
+        if figure == "chamfer_distance":  # a nearest neighbour per response; remote clique has a closed form
+            check_pairwise_corpus(figure, data, options)
 
         result = embedding_distances(data.sets if data.sets is not None else data.responses, model, (figure,),
                                      batch_size=options.batch_size, device=options.device, allow_empty=options.allow_empty,

@@ -124,7 +124,8 @@ ADDED_FLAGS: dict[str, set[str]] = {
                  # test_io.py / test_evaluate_formats.py: input columns, output formats, comparison (issue 24)
                  "--responses-column", "--context-column", "--split", "--dataset-config", "--output-format",
                  "--per-set-csv", "--decimals",
-                 "--resume"},  # test_safe_output.py: resuming from checkpoints (issue 24)
+                 "--resume",  # test_safe_output.py: resuming from checkpoints (issue 24)
+                 "--homogenization-model"},  # test_homogenization_cli.py: BERTScore homogenization's encoders (issue 25)
     "meta-eval": {"--no-progress"},  # test_cli.py: progress bars
     # test_dtg_cli.py: the decoding settings DTG sets itself, trials, GPU options (issue 17)
     "dtg": {"--top-k", "--temperature", "--min-new-tokens", "--no-repeat-ngram-size", "--repetition-penalty",

@@ -127,7 +127,8 @@ def test_a_corpus_gets_the_corpus_steps_only(encoded):
     assert report["scope"] == "corpus" and report["num_responses"] == len(responses)
     assert sorted(report["metrics"]) == sorted(["compression_ratio", "corpus_lexical_diversity", "ead", "self_bleu",
                                                 f"vendi_score[{MINILM}]", f"remote_clique[{MINILM}]",
-                                                f"chamfer_distance[{MINILM}]", "self_repetition"])
+                                                f"chamfer_distance[{MINILM}]", "self_repetition",
+                                                "homogenization_rougel", "homogenization_bleu"])
     assert all(summary["scope"] == "corpus" for summary in report["metrics"].values())
     assert sorted(encoded) == sorted(set(responses))
     from dialeval.metrics import vendi_score
@@ -201,7 +202,8 @@ def test_the_command_line_scores_a_corpus_file(tmp_path, capsys):
     assert report["scope"] == "corpus" and report["num_responses"] == len(responses)
     assert sorted(report["metrics"]) == sorted(["compression_ratio", "corpus_lexical_diversity", "ead", "self_bleu", "sem_ent",
                                                 f"vendi_score[{MINILM}]", f"remote_clique[{MINILM}]",
-                                                f"chamfer_distance[{MINILM}]", "self_repetition"])
+                                                f"chamfer_distance[{MINILM}]", "self_repetition",
+                                                "homogenization_rougel", "homogenization_bleu"])
     assert report["metrics"]["corpus_lexical_diversity"]["lf_counted_against"] == "reference corpus"
     assert f"a corpus of {len(responses)} responses; report: {out}" in capsys.readouterr().out
     assert main([*argv, "--metric", "sent_bert"]) == 2
@@ -245,3 +247,22 @@ def test_systems_compared_in_one_command_share_the_encoder_pass(tmp_path, encode
     assert main(["evaluate", str(first), str(second), "-o", str(tmp_path / "t.csv"), "--no-progress",
                  "--metric", "sent_bert", "--metric", "vendi"]) == 0
     assert sorted(encoded) == sorted({text for responses in SETS for text in responses})  # the shared set: once
+
+
+def test_pairwise_steps_skip_a_large_corpus_unless_asked_for(encoded, monkeypatch):
+    from dialeval.metrics.engines import job_steps
+
+    monkeypatch.setattr(job_steps, "PAIRWISE_CORPUS_LIMIT", 5)
+    responses = [text for responses in SETS for text in responses]
+    assert len(set(responses)) > 5
+    report = evaluate_corpus(responses, EvaluationOptions(**NO_PAIR_MODELS, progress=False))
+    skipped = {entry["metric"]: entry["reason"] for entry in report["skipped"]}
+    for name in ("homogenization_rougel", "homogenization_bleu", f"chamfer_distance[{MINILM}]"):
+        assert name not in report["metrics"]
+        assert "compares every pair" in skipped[name] and "--metric" in skipped[name]
+    assert f"remote_clique[{MINILM}]" in report["metrics"]  # a closed form: no pairs
+    asked = evaluate_corpus(responses, EvaluationOptions(**NO_PAIR_MODELS, progress=False,
+                                                         metrics=["homogenization_rougel", "chamfer_distance"]))
+    assert sorted(asked["metrics"]) == [f"chamfer_distance[{MINILM}]", "homogenization_rougel"]
+    # response sets are compared within each set: never skipped
+    assert "homogenization_rougel" in evaluate_response_sets(_sets(), EvaluationOptions(**NO_PAIR_MODELS, progress=False))["metrics"]

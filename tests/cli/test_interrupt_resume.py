@@ -93,7 +93,7 @@ def test_evaluate_stopped_by_sigterm_keeps_its_finished_metric_and_resume_skips_
     expected = json.loads((uninterrupted / "report.json").read_text(encoding="utf-8"))
     steps = list(expected["metrics"])
     assert steps == ["lexical_diversity", "corpus_lexical_diversity", "self_bleu", f"nli_diversity[{tiny_roberta_nli_path}]",
-                     "compression_ratio", "self_repetition"]
+                     "compression_ratio", "ead", "self_repetition", "homogenization_rougel", "homogenization_bleu"]
 
     report = interrupted / "report.json"
     report.write_text("an earlier report\n", encoding="utf-8")

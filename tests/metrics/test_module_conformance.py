@@ -146,6 +146,10 @@ def _case(name: str, request) -> Case:
 
         return Case(**sets_case, refused={"predictions": [["fine", ""]]}, refused_error=r"`predictions\[5\]\[1\]` is an empty string",
                     wraps=self_repetition_scores)
+    if name == "homogenization":
+        from dialeval.metrics.homogenization import homogenization_score
+
+        return Case(**sets_case, refused=one_response, refused_error=one_response_error, wraps=homogenization_score)
     raise AssertionError(f"no conformance case for the registered metric {name!r}: add one to _case")
 
 

@@ -70,6 +70,7 @@ MODULES: dict[str, ModuleEntry] = {
     "lexical_diversity": ModuleEntry(st.one_of(SETS, CORPUS_TEXTS).map(lambda p: {"predictions": p})),
     "compression_ratio": ModuleEntry(st.one_of(SETS, CORPUS_TEXTS).map(lambda p: {"predictions": p})),
     "expectation_adjusted_distinct": ModuleEntry(st.one_of(SETS, CORPUS_TEXTS).map(lambda p: {"predictions": p})),
+    "homogenization": ModuleEntry(st.one_of(SETS, CORPUS_TEXTS).map(lambda p: {"predictions": p})),
     # rho and r are NaN for a constant side, with scipy's ConstantInputWarning saying so
     "diversity_meta_eval": ModuleEntry(_meta_inputs(), nan_ok=("spearman", "spearman_pvalue", "pearson", "pearson_pvalue")),
     "similarity_diversity": ModuleEntry(SETS.map(lambda p: {"predictions": p}), options={"device": "cpu"},
@@ -102,6 +103,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "template_rate": (0, 1), "templates_per_token": (0, math.inf),
 }
 RANGES.update({"remote_clique": (0, 2), "chamfer_distance": (0, 2), "self_repetition": (0, math.inf)})
+RANGES["homogenization"] = (0, 1)
 
 
 #: Argument names of the functions the modules wrap, which a module user never passes.

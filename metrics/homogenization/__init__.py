@@ -1,0 +1,182 @@
+"""Homogenization score: the mean similarity of every text to every other (higher = more homogeneous).
+
+The figure of the ``diversity`` package (Shaib et al. 2024, "Standardizing the Measurement of Text
+Diversity", §3), defined by Padmakumar & He (2023, "Does Writing with Language Models Reduce
+Content Diversity?", arXiv:2309.05196)::
+
+    hom(T) = 1/n sum_i  1/(n - 1) sum_{j != i}  sim(prediction = t_j, reference = t_i)
+
+with ``sim`` the ROUGE-L F-measure (``rouge_score``), BERTScore F1 (``bert_score``, through
+dialeval's BERTScore engine) or BLEU, where the inner mean is the corpus BLEU of the ``n - 1``
+other texts against ``t_i`` (as the package computes it with evaluate's ``bleu``). Unlike the
+package, each distinct text is scored once (identical texts still count as pairs), ROUGE-L's LCS
+runs in rapidfuzz's compiled scorer and BLEU's clipped counts of all pairs come from sparse
+matrices; the value is the true mean, unrounded (README.md lists every difference and how to
+get the package's number).
+
+The evaluate module is ``homogenization.py`` beside this file; its card is ``README.md``.
+"""
+from __future__ import annotations
+
+import os
+
+from dialeval.metrics.engines.job_steps import announce_work
+from dialeval.metrics.homogenization.bleu import bleu_against_each
+from dialeval.metrics.homogenization.rouge_l import rouge_l_pair_sum, rouge_tokens
+from dialeval.validation import check_flag, check_int, check_response_set, split_scope
+
+MEASURES = ("rougel", "bleu", "bertscore")
+#: The ``diversity`` package's BERTScore model.
+DEFAULT_HOMOGENIZATION_MODEL = "microsoft/deberta-base-mnli"
+# bert_score.utils.model2layers: the layer bert_score (and so the package) uses for these models.
+_BERT_SCORE_LAYERS = {DEFAULT_HOMOGENIZATION_MODEL: 9, "microsoft/deberta-large-mnli": 18,
+                      "microsoft/deberta-xlarge-mnli": 40}
+
+
+def _check_options(measure, use_stemmer, progress) -> None:
+    if measure not in MEASURES:
+        raise ValueError(f"`measure` must be one of {MEASURES}, got {measure!r}")
+    check_flag(use_stemmer, "use_stemmer")
+    if progress is not None and not callable(progress):
+        raise ValueError(f"`progress` must be a callable (e.g. tqdm's update) or None, got {type(progress).__name__}")
+
+
+def _bertscore_homogenization(response_sets, model, num_layers, batch_size, device, dtype, allow_empty, progress):
+    from dialeval.metrics.similarity_diversity.bertscore import compute_bertscore_matrices
+
+    model = DEFAULT_HOMOGENIZATION_MODEL if model is None else model
+    if num_layers is None:
+        num_layers = _BERT_SCORE_LAYERS.get(model)
+    result = compute_bertscore_matrices(response_sets, model=model, num_layers=num_layers, rescale_with_baseline=False,
+                                        batch_size=batch_size, device=device, dtype=dtype, allow_empty=allow_empty,
+                                        progress=progress)
+    scores = []
+    for units in result.unit_similarities:
+        counts = units.counts.astype(float)
+        size = counts.sum()
+        # F1 is symmetric: the ordered pairs of positions are every unit pair weighted m_a m_b, less
+        # each position with itself (the diagonal's self-score).
+        total = counts @ units.unit_matrix @ counts - counts @ units.unit_matrix.diagonal()
+        scores.append(float(total / (size * (size - 1))))
+    return scores
+
+
+def _lexical_homogenization(texts: list[str], measure: str, use_stemmer: bool, workers: int, progress) -> float:
+    size = len(texts)
+    if measure == "rougel":
+        return rouge_l_pair_sum(texts, use_stemmer, workers, progress) / (size * (size - 1))
+    scores, counts = bleu_against_each(texts)
+    if progress is not None:
+        progress(len(counts))
+    return float(counts @ scores / size)
+
+
+def _workers(workers) -> int:
+    if workers == -1:
+        return os.cpu_count() or 1
+    return check_int(workers, "workers")
+
+
+def homogenization_per_set(
+    response_sets: list[list[str]],
+    measure: str = "rougel",
+    use_stemmer: bool = False,
+    model: str | None = None,
+    num_layers: int | None = None,
+    batch_size: int = 64,
+    device=None,
+    dtype: str | None = None,
+    workers: int = 1,
+    allow_empty: bool = False,
+    progress=None,
+) -> list[float]:
+    """:func:`homogenization` of each response set (at least two responses each)."""
+    _check_options(measure, use_stemmer, progress)
+    workers = _workers(workers)
+    if isinstance(response_sets, (str, bytes)) or not isinstance(response_sets, (list, tuple)):
+        raise ValueError(f"`response_sets` must be a list of response sets (lists of strings), got "
+                         f"{type(response_sets).__name__}")
+    if not response_sets:
+        raise ValueError("`response_sets` is empty: give at least one response set")
+    sets = [check_response_set(responses, f"response_sets[{index}]", min_size=2, allow_empty=allow_empty)
+            for index, responses in enumerate(response_sets)]
+    if measure == "bertscore":
+        return _bertscore_homogenization(sets, model, num_layers, batch_size, device, dtype, allow_empty, progress)
+    announce_work(progress, len(sets), "set")
+    scores = []
+    for responses in sets:
+        scores.append(_lexical_homogenization(responses, measure, use_stemmer, workers, None))
+        if progress is not None:
+            progress(1)
+    return scores
+
+
+def homogenization(
+    texts: list[str],
+    measure: str = "rougel",
+    use_stemmer: bool = False,
+    model: str | None = None,
+    num_layers: int | None = None,
+    batch_size: int = 64,
+    device=None,
+    dtype: str | None = None,
+    workers: int = 1,
+    allow_empty: bool = False,
+    progress=None,
+) -> float:
+    """Mean over texts ``i`` of the mean similarity of every other text to ``t_i`` (in [0, 1]).
+
+    Args:
+        texts: a corpus, or one response set: at least two texts.
+        measure: ``"rougel"`` (ROUGE-L F-measure, default), ``"bleu"`` (BLEU-4 of the others
+            against each text) or ``"bertscore"`` (BERTScore F1, unrescaled).
+        use_stemmer: Porter-stem ROUGE-L's tokens longer than 3 characters (``rouge_score``'s
+            ``use_stemmer``); ROUGE-L only.
+        model: BERTScore's encoder (a Hub id in the local cache or a directory); default
+            ``microsoft/deberta-base-mnli``, the package's.
+        num_layers: BERTScore's layer; None means bert_score's choice for the deberta-mnli models
+            (9 for deberta-base-mnli) and the engine's default otherwise (17 for roberta-large,
+            else the last layer).
+        batch_size, device, dtype: BERTScore's encoder batches, torch device and weight dtype.
+        workers: threads of the ROUGE-L scorer (``-1``: one per CPU).
+        allow_empty: accept empty / whitespace-only texts (they match nothing: similarity 0).
+        progress: called with the units of work done (rows of distinct texts for ROUGE-L,
+            sentences encoded for BERTScore), e.g. ``tqdm(total=...).update``.
+
+    Raises:
+        ValueError: fewer than two texts, a non-string or (without ``allow_empty``) empty text,
+            an unknown ``measure``, or a bad option, naming the argument.
+        ModelNotAvailableError: BERTScore's model is not on this machine.
+    """
+    _check_options(measure, use_stemmer, progress)
+    workers = _workers(workers)
+    texts = check_response_set(texts, "texts", min_size=2, allow_empty=allow_empty)
+    if measure == "bertscore":
+        return _bertscore_homogenization([texts], model, num_layers, batch_size, device, dtype, allow_empty, progress)[0]
+    if measure == "rougel":
+        announce_work(progress, len(set(texts)), "text")
+    return _lexical_homogenization(texts, measure, use_stemmer, workers, progress)
+
+
+def homogenization_score(predictions, measure: str = "rougel", use_stemmer: bool = False, model: str | None = None,
+                         num_layers: int | None = None, batch_size: int = 64, device=None, dtype: str | None = None,
+                         workers: int = 1, allow_empty: bool = False, progress=None) -> dict:
+    """The figures of the evaluate module: one score for a corpus (a flat list), or per set and their mean."""
+    options = dict(measure=measure, use_stemmer=use_stemmer, model=model, num_layers=num_layers, batch_size=batch_size,
+                   device=device, dtype=dtype, workers=workers, allow_empty=allow_empty, progress=progress)
+    described = {"measure": measure}
+    if measure == "bertscore":
+        described["model"] = DEFAULT_HOMOGENIZATION_MODEL if model is None else model
+    if split_scope(predictions, "predictions") == "corpus":
+        corpus = check_response_set(predictions, "predictions", min_size=2, allow_empty=allow_empty)
+        return {"scope": "corpus", "homogenization": homogenization(corpus, **options), **described,
+                "num_responses": len(corpus)}
+    sets = [check_response_set(responses, f"predictions[{index}]", min_size=2, allow_empty=allow_empty)
+            for index, responses in enumerate(predictions)]
+    per_set = homogenization_per_set(sets, **options)
+    return {"scope": "response_set", "homogenization": sum(per_set) / len(per_set), **described,
+            "num_sets": len(per_set), "per_set": [{"homogenization": value} for value in per_set]}
+
+
+__all__ = ["DEFAULT_HOMOGENIZATION_MODEL", "MEASURES", "homogenization", "homogenization_per_set",
+           "homogenization_score", "rouge_tokens"]
