@@ -5,11 +5,9 @@ README.md (the metric card).
 """
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
-import datasets
 import evaluate
 from dialeval.metrics.compression_ratio import compression_ratio_scores
-from dialeval.metrics.engines.evaluate_module import DialevalMetric
-from dialeval.validation import check_module_predictions
+from dialeval.metrics.engines.evaluate_module import ResponsesMetric
 
 _CITATION = """\
 @article{shaib-etal-2024-standardizing,
@@ -44,22 +42,15 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class CompressionRatio(DialevalMetric):
+class CompressionRatio(ResponsesMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=[
-                datasets.Features({"predictions": datasets.Sequence(datasets.Value("string"))}),
-                datasets.Features({"predictions": datasets.Value("string")}),
-            ],
+            features=self.prediction_features(),
             reference_urls=["https://github.com/cshaib/diversity", "https://arxiv.org/abs/2403.00553"],
         )
-
-    def _check_batch(self, batch):
-        check_module_predictions(batch["predictions"])
-        return batch
 
     def _compute(self, predictions, algorithm="gzip", allow_empty=False):
         return compression_ratio_scores(predictions, algorithm=algorithm, allow_empty=allow_empty)

@@ -6,12 +6,10 @@ README.md (the metric card).
 # One import per line: evaluate finds a module's dependencies with a per-line regex (and would
 # read a trailing comment on an import line as an install URL), hence the file-level exemption.
 # ruff: noqa: I001
-import datasets
 import evaluate
 from dialeval.metrics.embedding_distances.distances import DEFAULT_SENTENCE_MODEL
 from dialeval.metrics.embedding_distances.distances import embedding_distances
-from dialeval.metrics.engines.evaluate_module import DialevalMetric
-from dialeval.validation import check_module_predictions
+from dialeval.metrics.engines.evaluate_module import ResponsesMetric
 
 _CITATION = """\
 @inproceedings{cox2021directed,
@@ -59,22 +57,15 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class EmbeddingDistances(DialevalMetric):
+class EmbeddingDistances(ResponsesMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=[
-                datasets.Features({"predictions": datasets.Sequence(datasets.Value("string"))}),
-                datasets.Features({"predictions": datasets.Value("string")}),
-            ],
+            features=self.prediction_features(),
             reference_urls=["https://doi.org/10.1145/3411764.3445782", "https://github.com/cshaib/diversity"],
         )
-
-    def _check_batch(self, batch):
-        check_module_predictions(batch["predictions"])
-        return batch
 
     def _compute(self, predictions, model=DEFAULT_SENTENCE_MODEL, batch_size=64, device=None, dtype=None, allow_empty=False):
         return embedding_distances(predictions, model=model, batch_size=batch_size, device=device, dtype=dtype,

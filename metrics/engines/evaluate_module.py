@@ -24,8 +24,11 @@ import inspect
 import os
 import re
 
+import datasets
 import evaluate
 from datasets import Value
+
+from dialeval.validation import check_module_predictions
 
 
 class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
@@ -199,6 +202,33 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         for lock in locks:
             if lock is not None:
                 lock.release()
+
+
+
+#: The ``predictions`` feature of each input scope: response sets (``list[list[str]]``) or a corpus (``list[str]``).
+PREDICTION_FEATURES = {
+    "sets": datasets.Features({"predictions": datasets.Sequence(datasets.Value("string"))}),
+    "corpus": datasets.Features({"predictions": datasets.Value("string")}),
+}
+
+
+class ResponsesMetric(DialevalMetric, metaclass=abc.ABCMeta):
+    """A module whose one input is ``predictions``: response sets and/or a corpus (:attr:`scopes`).
+
+    Its ``_info`` passes ``features=self.prediction_features()``; each batch is checked for the scopes' shapes.
+    """
+
+    #: The input scopes the module takes ("sets", "corpus"); a set-only or corpus-only module narrows it.
+    scopes: tuple[str, ...] = ("sets", "corpus")
+
+    def prediction_features(self):
+        """evaluate's features for :attr:`scopes`: one ``Features``, or the list evaluate tries in turn."""
+        features = [PREDICTION_FEATURES[scope] for scope in self.scopes]
+        return features[0] if len(features) == 1 else features
+
+    def _check_batch(self, batch: dict[str, list]) -> dict[str, list]:
+        check_module_predictions(batch["predictions"], scopes=self.scopes)
+        return batch
 
 
 def _name_the_single_input(message: str, names: dict[str, str]) -> str:

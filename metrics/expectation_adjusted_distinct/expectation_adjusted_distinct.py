@@ -5,12 +5,10 @@ see README.md (the metric card).
 """
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
-import datasets
 import evaluate
-from dialeval.metrics.engines.evaluate_module import DialevalMetric
+from dialeval.metrics.engines.evaluate_module import ResponsesMetric
 from dialeval.metrics.expectation_adjusted_distinct import DEFAULT_VOCAB_SIZE
 from dialeval.metrics.expectation_adjusted_distinct import expectation_adjusted_distinct_scores
-from dialeval.validation import check_module_predictions
 
 _CITATION = """\
 @inproceedings{liu-etal-2022-rethinking,
@@ -52,23 +50,16 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class ExpectationAdjustedDistinct(DialevalMetric):
+class ExpectationAdjustedDistinct(ResponsesMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=[
-                datasets.Features({"predictions": datasets.Sequence(datasets.Value("string"))}),
-                datasets.Features({"predictions": datasets.Value("string")}),
-            ],
+            features=self.prediction_features(),
             reference_urls=["https://aclanthology.org/2022.acl-short.86",
                             "https://github.com/lsy641/Expectation-Adjusted-Distinct"],
         )
-
-    def _check_batch(self, batch):
-        check_module_predictions(batch["predictions"])
-        return batch
 
     def _compute(self, predictions, n=1, vocab_size=DEFAULT_VOCAB_SIZE, vocab_texts=None, tokenizer="casual",
                  allow_empty=False):

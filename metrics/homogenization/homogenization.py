@@ -5,11 +5,9 @@ A thin wrapper of :func:`dialeval.metrics.homogenization.homogenization_score`; 
 """
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
-import datasets
 import evaluate
 from dialeval.metrics.homogenization import homogenization_score
-from dialeval.metrics.engines.evaluate_module import DialevalMetric
-from dialeval.validation import check_module_predictions
+from dialeval.metrics.engines.evaluate_module import ResponsesMetric
 
 _CITATION = """\
 @article{shaib-etal-2024-standardizing,
@@ -56,22 +54,15 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Homogenization(DialevalMetric):
+class Homogenization(ResponsesMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=[
-                datasets.Features({"predictions": datasets.Sequence(datasets.Value("string"))}),
-                datasets.Features({"predictions": datasets.Value("string")}),
-            ],
+            features=self.prediction_features(),
             reference_urls=["https://github.com/cshaib/diversity", "https://arxiv.org/abs/2309.05196"],
         )
-
-    def _check_batch(self, batch):
-        check_module_predictions(batch["predictions"])
-        return batch
 
     def _compute(self, predictions, measure="rougel", use_stemmer=False, model=None, num_layers=None, batch_size=64,
                  device=None, dtype=None, workers=1, allow_empty=False):

@@ -4,11 +4,9 @@ A thin wrapper of :func:`dialeval.metrics.lexical_diversity.by_scope.lexical_div
 """
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
-import datasets
 import evaluate
-from dialeval.metrics.engines.evaluate_module import DialevalMetric
+from dialeval.metrics.engines.evaluate_module import ResponsesMetric
 from dialeval.metrics.lexical_diversity.by_scope import lexical_diversity
-from dialeval.validation import check_module_predictions
 
 _CITATION = """\
 @inproceedings{tevet-berant-2021-evaluating,
@@ -67,22 +65,15 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class LexicalDiversity(DialevalMetric):
+class LexicalDiversity(ResponsesMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=[
-                datasets.Features({"predictions": datasets.Sequence(datasets.Value("string"))}),
-                datasets.Features({"predictions": datasets.Value("string")}),
-            ],
+            features=self.prediction_features(),
             reference_urls=["https://github.com/GuyTevet/diversity-eval", "https://github.com/hyperconnect/sem-ent"],
         )
-
-    def _check_batch(self, batch):
-        check_module_predictions(batch["predictions"])
-        return batch
 
     def _compute(self, predictions, max_n=None, tokenizer=None, lf_threshold=None, reference_corpus=None,
                  self_bleu_max_n=None, allow_empty=False):

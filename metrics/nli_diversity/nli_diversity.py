@@ -4,12 +4,10 @@ A thin wrapper of :func:`dialeval.metrics.nli_diversity.nli.nli_diversity`; see 
 """
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
-import datasets
 import evaluate
-from dialeval.metrics.engines.evaluate_module import DialevalMetric
+from dialeval.metrics.engines.evaluate_module import ResponsesMetric
 from dialeval.metrics.nli_diversity.nli import DEFAULT_NLI_MODEL
 from dialeval.metrics.nli_diversity.nli import nli_diversity
-from dialeval.validation import check_module_predictions
 from dialeval.validation import check_response_sets
 
 _CITATION = """\
@@ -61,19 +59,17 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class NliDiversity(DialevalMetric):
+class NliDiversity(ResponsesMetric):
+    scopes = ("sets",)
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features({"predictions": datasets.Sequence(datasets.Value("string"))}),
+            features=self.prediction_features(),
             reference_urls=["https://aclanthology.org/2022.naacl-main.6/"],
         )
-
-    def _check_batch(self, batch):
-        check_module_predictions(batch["predictions"], scopes=("sets",))
-        return batch
 
     def _compute(self, predictions, model=DEFAULT_NLI_MODEL, batch_size=32, device=None, dtype=None, label_map=None,
                  max_pairs_per_chunk=16384, allow_empty=False):

@@ -5,11 +5,9 @@ metric card).
 """
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
-import datasets
 import evaluate
 from dialeval.metrics.pos_templates import pos_template_scores
-from dialeval.metrics.engines.evaluate_module import DialevalMetric
-from dialeval.validation import check_module_predictions
+from dialeval.metrics.engines.evaluate_module import ResponsesMetric
 
 _CITATION = """\
 @article{shaib-etal-2024-templates,
@@ -52,22 +50,15 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class PosTemplates(DialevalMetric):
+class PosTemplates(ResponsesMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=[
-                datasets.Features({"predictions": datasets.Sequence(datasets.Value("string"))}),
-                datasets.Features({"predictions": datasets.Value("string")}),
-            ],
+            features=self.prediction_features(),
             reference_urls=["https://github.com/cshaib/diversity", "https://arxiv.org/abs/2407.00211"],
         )
-
-    def _check_batch(self, batch):
-        check_module_predictions(batch["predictions"])
-        return batch
 
     def _compute(self, predictions, n=5, top_n=100, templates=None, tagger=None, sentence_splitter=None, allow_empty=False):
         return pos_template_scores(predictions, templates=templates, n=n, top_n=top_n, tagger=tagger,

@@ -5,11 +5,9 @@ A thin wrapper of :func:`dialeval.metrics.self_repetition.self_repetition_scores
 """
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
-import datasets
 import evaluate
 from dialeval.metrics.self_repetition import self_repetition_scores
-from dialeval.metrics.engines.evaluate_module import DialevalMetric
-from dialeval.validation import check_module_predictions
+from dialeval.metrics.engines.evaluate_module import ResponsesMetric
 
 _CITATION = """\
 @inproceedings{salkar-etal-2022-self,
@@ -51,22 +49,15 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class SelfRepetition(DialevalMetric):
+class SelfRepetition(ResponsesMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=[
-                datasets.Features({"predictions": datasets.Sequence(datasets.Value("string"))}),
-                datasets.Features({"predictions": datasets.Value("string")}),
-            ],
+            features=self.prediction_features(),
             reference_urls=["https://aclanthology.org/2022.aacl-short.42", "https://github.com/cshaib/diversity"],
         )
-
-    def _check_batch(self, batch):
-        check_module_predictions(batch["predictions"])
-        return batch
 
     def _compute(self, predictions, n=4, allow_empty=False):
         return self_repetition_scores(predictions, n=n, allow_empty=allow_empty)

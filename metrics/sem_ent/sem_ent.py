@@ -6,15 +6,13 @@ A thin wrapper of :class:`dialeval.metrics.sem_ent.clusters.SemanticClusters` an
 # One import per line: evaluate finds a module's dependencies with a per-line regex (and would
 # read a trailing comment on an import line as an install URL), hence the file-level exemption.
 # ruff: noqa: I001
-import datasets
 import evaluate
 from dialeval.distributed import is_sharing_work, process_state
 from dialeval.metrics.engines.embedders import load_embedder
-from dialeval.metrics.engines.evaluate_module import DialevalMetric
+from dialeval.metrics.engines.evaluate_module import ResponsesMetric
 from dialeval.metrics.sem_ent.clusters import SemanticClusters
 from dialeval.metrics.sem_ent.clusters import sem_ent
 from dialeval.validation import check_corpus
-from dialeval.validation import check_module_predictions
 
 _CITATION = """\
 @inproceedings{han-etal-2022-measuring,
@@ -64,7 +62,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class SemEnt(DialevalMetric):
+class SemEnt(ResponsesMetric):
+    scopes = ("corpus",)
+
     # The reference corpus has its own length, so it bypasses evaluate's row-aligned storage.
     references_option = "reference_corpus"
 
@@ -73,13 +73,9 @@ class SemEnt(DialevalMetric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features({"predictions": datasets.Value("string")}),
+            features=self.prediction_features(),
             reference_urls=["https://github.com/hyperconnect/sem-ent"],
         )
-
-    def _check_batch(self, batch):
-        check_module_predictions(batch["predictions"], scopes=("corpus",))
-        return batch
 
     def _compute(
         self, predictions, reference_corpus=None, clusters=None, embedder="sentence_transformers", embedder_model=None,

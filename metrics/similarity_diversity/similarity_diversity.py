@@ -4,11 +4,9 @@ A thin wrapper of :func:`dialeval.metrics.similarity_diversity.similarity.simila
 """
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
-import datasets
 import evaluate
-from dialeval.metrics.engines.evaluate_module import DialevalMetric
+from dialeval.metrics.engines.evaluate_module import ResponsesMetric
 from dialeval.metrics.similarity_diversity.similarity import similarity_diversity
-from dialeval.validation import check_module_predictions
 from dialeval.validation import check_response_sets
 
 _CITATION = """\
@@ -59,19 +57,17 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class SimilarityDiversity(DialevalMetric):
+class SimilarityDiversity(ResponsesMetric):
+    scopes = ("sets",)
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features({"predictions": datasets.Sequence(datasets.Value("string"))}),
+            features=self.prediction_features(),
             reference_urls=["https://github.com/GuyTevet/diversity-eval"],
         )
-
-    def _check_batch(self, batch):
-        check_module_predictions(batch["predictions"], scopes=("sets",))
-        return batch
 
     def _compute(self, predictions, similarity="sent_bert", model=None, batch_size=64, device=None, dtype=None,
                  num_layers=None, rescale_with_baseline=None, baseline=None, max_n=None, min_n=None, tokenizer=None,

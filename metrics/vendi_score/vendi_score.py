@@ -5,12 +5,10 @@ A thin wrapper of :func:`dialeval.metrics.vendi_score.vendi.vendi_score`; see RE
 # One import per line: evaluate finds a module's dependencies with a per-line regex (and would
 # read a trailing comment on an import line as an install URL), hence the file-level exemption.
 # ruff: noqa: I001
-import datasets
 import evaluate
 from dialeval.metrics.vendi_score.vendi import DEFAULT_SENTENCE_MODEL
-from dialeval.metrics.engines.evaluate_module import DialevalMetric
+from dialeval.metrics.engines.evaluate_module import ResponsesMetric
 from dialeval.metrics.vendi_score.vendi import vendi_score
-from dialeval.validation import check_module_predictions
 
 _CITATION = """\
 @article{friedman2023vendi,
@@ -58,25 +56,18 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class VendiScore(DialevalMetric):
+class VendiScore(ResponsesMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=[
-                datasets.Features({"predictions": datasets.Sequence(datasets.Value("string"))}),
-                datasets.Features({"predictions": datasets.Value("string")}),
-            ],
+            features=self.prediction_features(),
             reference_urls=[
                 "https://openreview.net/forum?id=g97OHbQyk1",
                 "https://github.com/vertaix/Vendi-Score",
             ],
         )
-
-    def _check_batch(self, batch):
-        check_module_predictions(batch["predictions"])
-        return batch
 
     def _compute(self, predictions, model=DEFAULT_SENTENCE_MODEL, orders=(1,), batch_size=64, device=None, dtype=None,
                  scope=None):

@@ -104,7 +104,8 @@ def test_too_small_reference_corpus_skips_sem_ent_but_not_lf(tmp_path):
     out = tmp_path / "r.json"
     demo = REPO_ROOT / "examples" / "demo_response_sets.jsonl"
     assert main(["evaluate", str(demo), "--output", str(out), "--no-progress", "--no-sentence-model", "--nli-model", "none",
-                 "--bertscore-model", "none", "--cross-encoder-model", "none", "--reference-corpus", str(corpus)]) == 0
+                 "--bertscore-model", "none", "--cross-encoder-model", "none", "--homogenization-model", "none",
+                 "--reference-corpus", str(corpus)]) == 0
     report = json.loads(out.read_text(encoding="utf-8"))
     assert report["metrics"]["corpus_lexical_diversity"]["lf_counted_against"] == "reference corpus"
     assert report["skipped"] == [{"metric": "sem_ent", "reason": report["skipped"][0]["reason"]}]
