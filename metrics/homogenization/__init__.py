@@ -41,9 +41,23 @@ def _check_options(measure, use_stemmer, progress) -> None:
         raise ValueError(f"`progress` must be a callable (e.g. tqdm's update) or None, got {type(progress).__name__}")
 
 
-def _bertscore_homogenization(response_sets, model, num_layers, batch_size, device, dtype, allow_empty, progress):
+#: Distinct texts of one corpus or set above which BERTScore homogenization is refused: the engine
+#: holds every text's token embeddings and a dense (distinct x distinct) float64 F1 matrix
+#: (0.8 GB at 10,000; 80 GB at 100,000). ROUGE-L and BLEU stream and have no such limit.
+MAX_BERTSCORE_TEXTS = 10_000
+
+
+def _bertscore_homogenization(response_sets, model, num_layers, batch_size, device, dtype, allow_empty, progress,
+                              argument="predictions"):
     from dialeval.metrics.similarity_diversity.bertscore import compute_bertscore_matrices
 
+    for index, response_set in enumerate(response_sets):
+        distinct = len({text.strip() for text in response_set})
+        if distinct > MAX_BERTSCORE_TEXTS:
+            where = argument if len(response_sets) == 1 else f"{argument}[{index}]"
+            raise ValueError(f"`{where}` holds {distinct:,} distinct texts: BERTScore homogenization keeps a dense "
+                             f"{distinct:,} x {distinct:,} matrix ({distinct * distinct * 8 / 2**30:.1f} GiB), so it takes at "
+                             f"most {MAX_BERTSCORE_TEXTS:,}; score a sample, or use measure='rougel' or 'bleu'")
     model = DEFAULT_HOMOGENIZATION_MODEL if model is None else model
     if num_layers is None:
         num_layers = _BERT_SCORE_LAYERS.get(model)
@@ -101,7 +115,8 @@ def homogenization_per_set(
     sets = [check_response_set(responses, f"response_sets[{index}]", min_size=2, allow_empty=allow_empty)
             for index, responses in enumerate(response_sets)]
     if measure == "bertscore":
-        return _bertscore_homogenization(sets, model, num_layers, batch_size, device, dtype, allow_empty, progress)
+        return _bertscore_homogenization(sets, model, num_layers, batch_size, device, dtype, allow_empty, progress,
+                                         argument="response_sets")
     announce_work(progress, len(sets), "set")
     scores = []
     for responses in sets:
@@ -152,7 +167,8 @@ def homogenization(
     workers = _workers(workers)
     texts = check_response_set(texts, "texts", min_size=2, allow_empty=allow_empty)
     if measure == "bertscore":
-        return _bertscore_homogenization([texts], model, num_layers, batch_size, device, dtype, allow_empty, progress)[0]
+        return _bertscore_homogenization([texts], model, num_layers, batch_size, device, dtype, allow_empty, progress,
+                                         argument="texts")[0]
     if measure == "rougel":
         announce_work(progress, len(set(texts)), "text")
     return _lexical_homogenization(texts, measure, use_stemmer, workers, progress)

@@ -1,4 +1,5 @@
 """Homogenization score: hand cases, a pair-by-pair reference loop, and the `diversity` package's own function."""
+import importlib
 import importlib.util
 import json
 import math
@@ -232,3 +233,14 @@ def test_bertscore_defaults_to_the_package_model_at_bert_scores_layer(monkeypatc
         homogenization(["a b", "c d"], "bertscore")
     assert seen["model"] == "microsoft/deberta-base-mnli" and seen["num_layers"] == 9
     assert seen["rescale_with_baseline"] is False  # the package's evaluate bertscore call does not rescale
+
+
+def test_bertscore_refuses_more_texts_than_its_dense_matrix_allows_before_loading_a_model(monkeypatch):
+    package = importlib.import_module("dialeval.metrics.homogenization")  # the function shadows the attribute
+    monkeypatch.setattr(package, "MAX_BERTSCORE_TEXTS", 2)
+    with pytest.raises(ValueError, match=r"`texts` holds 3 distinct texts: BERTScore homogenization keeps a dense"):
+        package.homogenization(["a", "b", "c", "a"], "bertscore", model="/no/such/model")
+    with pytest.raises(ValueError, match=r"`response_sets\[1\]` holds 3 distinct texts"):
+        package.homogenization_per_set([["a", "b"], ["a", "b", "c"]], "bertscore", model="/no/such/model")
+    # ROUGE-L streams: no limit
+    assert package.homogenization(["a", "b", "c"], "rougel") == 0.0
