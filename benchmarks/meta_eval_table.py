@@ -22,7 +22,7 @@ Command (the one that rebuilds the tables; about 30-60 minutes on 2 idle cores, 
     .venv/bin/python benchmarks/meta_eval_table.py --data-dir ../shared/data/tevet-diversity-eval
 
 ``--tests`` / ``--tasks`` / ``--metrics`` narrow a run (then ``--results`` elsewhere to keep the
-published tables whole).
+published tables whole); ``--merge`` adds a run's tables to those of the JSON already written.
 """
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ from dialeval.hub import EMBEDDED_SENTENCE_MODEL, ModelNotAvailableError, resolv
 from dialeval.metrics.registry import SET_SCORERS  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
-DEFAULT_TESTS = ("dectest", "contest", "mcdiv")
+DEFAULT_TESTS = ("dectest", "contest", "mcdiv", "mcdiv_nuggets")
 TASKS = ("story", "resp", "prompt")
 #: The model flags whose measures take any encoder, so the embedded MiniLM can stand in.
 ANY_ENCODER_FLAGS = ("--sentence-model", "--bertscore-model", "--homogenization-model")
@@ -156,8 +156,18 @@ def main(argv=None) -> int:
     parser.add_argument("--metrics", nargs="+", default=list(SET_SCORERS), choices=sorted(SET_SCORERS))
     parser.add_argument("--results", type=Path, default=RESULTS)
     parser.add_argument("--json", type=Path, default=Path(__file__).resolve().parent / "meta_eval_runs" / "meta_eval_table.json")
+    parser.add_argument("--merge", action="store_true",
+                        help="add this run's tables to those already in --json (e.g. one more test) instead of replacing them")
     args = parser.parse_args(argv)
     figures = run(args.tests, args.tasks, args.metrics, args.data_dir)
+    if args.merge and args.json.exists():
+        earlier = json.loads(args.json.read_text(encoding="utf-8"))
+        figures["tables"] = {**earlier["tables"], **figures["tables"]}
+        figures["skipped"] = {**earlier["skipped"], **figures["skipped"]}
+        figures["specs"] = list(dict.fromkeys([*earlier["specs"], *figures["specs"]]))
+        tested = {key.split("/")[0] for key in figures["tables"]}
+        args.tests = [test for test in DEFAULT_TESTS if test in tested] + sorted(tested - set(DEFAULT_TESTS))
+        args.tasks = list(TASKS)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(figures, indent=1, sort_keys=True), encoding="utf-8")
     figures["json_path"] = str(args.json.relative_to(Path(__file__).resolve().parent.parent)) if args.json.is_relative_to(

@@ -128,7 +128,7 @@ def _nli(sets, model=None, batch_size=64, device=None, allow_empty=False, progre
 def _vendi(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
     from dialeval.metrics.vendi_score import vendi_score
 
-    result = vendi_score(sets, model, batch_size=batch_size, device=device)
+    result = vendi_score(sets, model, batch_size=batch_size, device=device, allow_empty=allow_empty)
     if progress is not None:
         progress(len(sets))
     return result

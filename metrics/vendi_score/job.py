@@ -9,9 +9,10 @@ def _vendi(data: JobData, model: str, options, progress) -> StepOutcome:
 
     if data.sets is None:
         result = vendi_score(data.responses, model, batch_size=options.batch_size, device=options.device, scope="corpus",
-                             progress=progress)
+                             progress=progress, allow_empty=options.allow_empty)
         return StepOutcome({"vendi_score": result["vendi_score"], "num_responses": result["num_responses"], "model": model})
-    result = vendi_score(data.sets, model, batch_size=options.batch_size, device=options.device, progress=progress)
+    result = vendi_score(data.sets, model, batch_size=options.batch_size, device=options.device, progress=progress,
+                         allow_empty=options.allow_empty)
     return StepOutcome({"vendi_score": result["vendi_score"], "model": model},
                        [{"vendi_score": row["vendi_score"]} for row in result["per_set"]])
 

@@ -327,6 +327,7 @@ def vendi_score(
     dtype=None,
     scope: str | None = None,
     progress=None,
+    allow_empty: bool = False,
 ) -> dict:
     """Vendi Score of response sets (per set, then the mean) or of a corpus (one score).
 
@@ -342,6 +343,7 @@ def vendi_score(
         progress: called with the number of texts of each batch the sentence model encodes
             (e.g. ``tqdm.update``); inside a ``dialeval evaluate`` job texts encoded by another
             metric on the same model are not encoded again.
+        allow_empty: accept empty and whitespace-only responses (embedded as the model embeds them).
 
     Returns:
         ``{"scope": ..., "vendi_score": ..., "vendi_score_q{q}": ...}`` plus ``num_sets`` and
@@ -356,9 +358,9 @@ def vendi_score(
         raise ValueError(f"`scope` must be None, 'response_set' or 'corpus', got {scope!r}")
 
     if nesting == "sets":
-        response_sets = check_response_sets(predictions, "predictions")
+        response_sets = check_response_sets(predictions, "predictions", allow_empty=allow_empty)
     else:
-        corpus = check_corpus(predictions, "predictions")
+        corpus = check_corpus(predictions, "predictions", allow_empty=allow_empty)
         response_sets = [corpus]
     if scope == "corpus":
         response_sets = [[text for response_set in response_sets for text in response_set]]

@@ -42,6 +42,7 @@ Args:
     device: "cpu", "cuda", ... (default: the best available).
     dtype: None, "float32", "float16" or "bfloat16" (encoder weights; default None).
     scope: None (from the nesting), "response_set" or "corpus" ("corpus" pools all the sets).
+    allow_empty: accept "" responses (embedded as the model embeds them) instead of raising (default False).
 Returns:
     vendi_score (q = 1) and vendi_score_q{q} for the other orders (e.g. vendi_score_qinf,
     vendi_score_q0.5), scope, and num_sets and per_set (set scope; the scores are means over
@@ -70,6 +71,6 @@ class VendiScore(ResponsesMetric):
         )
 
     def _compute(self, predictions, model=DEFAULT_SENTENCE_MODEL, orders=(1,), batch_size=64, device=None, dtype=None,
-                 scope=None):
+                 scope=None, allow_empty=False):
         return vendi_score(predictions, model=model, orders=orders, batch_size=batch_size, device=device, dtype=dtype,
-                           scope=scope)
+                           scope=scope, allow_empty=allow_empty)

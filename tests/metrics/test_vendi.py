@@ -305,6 +305,16 @@ def test_bad_predictions(predictions, match):
         vendi_score(predictions, model=FAKE)
 
 
+def test_allow_empty_embeds_empty_responses_as_the_model_does():
+    """meta-eval scores decTest promptGen, where a set holds an empty response, with allow_empty."""
+    encoder = FakeEncoder({**FAKE.vectors, "": [0, 0, 0, 1]})
+    result = vendi_score([["a", ""], ["a", "b"]], model=encoder, allow_empty=True)
+    assert [row["vendi_score"] for row in result["per_set"]] == pytest.approx([2.0, 2.0])
+    assert vendi_score(["", "a"], model=encoder, allow_empty=True)["vendi_score"] == pytest.approx(2.0)
+    with pytest.raises(ValueError, match=r"`predictions\[0\]\[1\]` is an empty string"):
+        vendi_score([["a", ""]], model=encoder)
+
+
 def test_bad_scope():
     with pytest.raises(ValueError, match="scope"):
         vendi_score(["a"], model=FAKE, scope="sets")
