@@ -49,7 +49,8 @@ sizes; ``LINEAR_SLACK`` is allowed for timing noise). Written to ``benchmarks/RE
 
 ``--corpus-1m``: instead, ``dialeval evaluate corpus.txt -o OUT.json --no-progress`` (the three
 ``--*-model none`` as above) ``--metric corpus_lexical_diversity --metric self_bleu --metric vendi
---metric compression_ratio`` (every corpus step but Sem-Ent, which needs a reference corpus) on a
+--metric compression_ratio`` (the corpus steps the job had when it was measured, but Sem-Ent, which needs a
+reference corpus) on a
 corpus of ``--corpus-size`` (1,000,000) responses, one per line: every
 DailyDialog++ response (70,755, file order) followed by ``bench_lexical.synthetic_corpus(rest,
 seed=0)`` (mostly distinct texts, the hard case for memory; 794,456 distinct texts of 1,000,000,
