@@ -35,7 +35,11 @@ def test_report_holds_lexical_and_semantic_figures(demo_report):
         "nli_diversity[FacebookAI/roberta-large-mnli]",
         "bertscore_diversity[FacebookAI/roberta-large]",
         "cross_encoder_diversity[cross-encoder/stsb-roberta-large]",
+        "homogenization_bertscore[microsoft/deberta-base-mnli]",
     }
+    # the diversity package's model-free measures and EAD run by default
+    for name in ("ead", "self_repetition", "homogenization_rougel", "homogenization_bleu"):
+        assert name in metrics and all(name in row for row in demo_report["per_set"]), name
     assert all("hf download" in reason for reason in skipped.values())
 
 
@@ -101,7 +105,8 @@ def test_allow_empty_flag(tmp_path):
 def test_nli_and_cross_encoder_join_with_local_models(tmp_path, tiny_roberta_nli_path, tiny_cross_encoder_path):
     out = tmp_path / "r.json"
     args = ["evaluate", str(DEMO), "-o", str(out), "--no-progress", "--no-sentence-model", "--bertscore-model", "none"]
-    args += ["--nli-model", tiny_roberta_nli_path, "--cross-encoder-model", tiny_cross_encoder_path]
+    args += ["--nli-model", tiny_roberta_nli_path, "--cross-encoder-model", tiny_cross_encoder_path,
+             "--homogenization-model", "none"]
     assert main(args) == 0
     report = json.loads(out.read_text(encoding="utf-8"))
     assert report["skipped"] == []

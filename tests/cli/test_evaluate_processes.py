@@ -35,6 +35,7 @@ QUESTIONS = [
 def _arguments(data, out, nli_path, gpt2_path, bart_path, inputs):
     return ["evaluate", str(data), "-o", str(out), "--no-progress", "--no-sentence-model", "--nli-model", nli_path,
             "--bertscore-model", nli_path, "--bertscore-rescale", "off", "--cross-encoder-model", "none",
+            "--homogenization-model", "none",
             "--reference-corpus", str(inputs / "reference.txt"),
             "--sem-ent-k", "3", "--save-sem-ent-clusters", str(inputs / "clusters"), "--batch-size", "2",
             "--selection-model", gpt2_path, "--selection-model", bart_path,
