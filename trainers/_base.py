@@ -35,6 +35,7 @@ import torch
 from dialeval.hub import max_input_length
 from transformers import Seq2SeqTrainer
 
+from dialeval.trainers.chat_formats import chat_training_texts
 from dialeval.trainers.data import NEGATIVE_PREFIX, DialogueCollator
 from dialeval.trainers.inputs import check_label_batch, prepare_dataset
 from dialeval.trainers.losses import IGNORE_INDEX, count_target_tokens, sequence_nll
@@ -99,12 +100,16 @@ class ResponseLossTrainer(Seq2SeqTrainer):
         self.pad_token_id = self._find_pad_token_id(model, processing_class)
         self.negative_collator = DialogueCollator(self.pad_token_id)
         self.train_response_texts: list[str] | None = None
+        self.train_data_format: str | None = None
         limit = max_input_length(model.config, processing_class)
         self.max_example_length = min(args.max_length, limit) if isinstance(limit, int) else args.max_length
         if train_dataset is not None:
             raw = self._is_raw(train_dataset)
             if raw:
                 self.train_response_texts = list(train_dataset["response"])
+            # TRL's formats: the completions / assistant turns are the responses (trainers.chat_formats)
+            self.train_data_format, chat_texts = chat_training_texts(train_dataset)
+            self.train_response_texts = self.train_response_texts or chat_texts
             train_dataset = self._prepare(train_dataset, "train_dataset", processing_class, self.raw_text_columns,
                                           self.train_label_columns)
         # Evaluation scores the gold responses only: it needs no negatives.

@@ -54,6 +54,7 @@ from transformers import TrainerCallback
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR, get_last_checkpoint
 
 from dialeval.trainers._base import ResponseLossTrainer
+from dialeval.trainers.chat_formats import with_format_note
 from dialeval.trainers.decoding import greedy_generation_config
 from dialeval.trainers.dress_config import DRESSConfig
 from dialeval.trainers.losses import IGNORE_INDEX, dress_weights, head_cluster_mask, sequence_nll
@@ -134,6 +135,9 @@ class DRESSTrainer(ResponseLossTrainer):
         train_dataset: a ``datasets.Dataset`` of tokenized examples (``input_ids``, ``labels`` with
             -100 on the context; :func:`~dialeval.trainers.encode_dialogue` builds them) or of raw
             ``context`` / ``response`` text, which the trainer tokenizes; a ``dress_weight`` column is added.
+            Or TRL's ``prompt`` / ``completion`` (weights from the completion's cluster, loss on the
+            completion) or conversational ``messages`` (weights from the assistant turns' cluster, loss on
+            the assistant turns), rendered with the tokenizer's chat template (:mod:`~dialeval.trainers.chat_formats`).
         semantic_clusters: fitted clusters (their k must equal ``args.num_clusters``), or
         embedder: a :class:`~dialeval.metrics.engines.embedders.TextEmbedder` to fit the clusters on the
             training responses (k = ``args.num_clusters``, seed ``args.cluster_seed``), on the main process.
@@ -312,6 +316,7 @@ class DRESSTrainer(ResponseLossTrainer):
             "generations) are trained on with weight -1 (Negative Training); `negative_training=False` is DRESS(-NT). "
             "The clusters are saved in `semantic_clusters/` beside the weights."
         )
+        method = with_format_note(method, self.train_data_format, "dress")
         return self.card(model_name, tags=["dress", "semantic-diversity"], title="DRESS", method=method,
                          hyperparameters=hyperparameters, differences=DIFFERENCES, citation=CITATION)
 

@@ -10,7 +10,9 @@ al. 2020 likewise), so every example needs a context that is not a target:
   mask the context;
 * raw text: ``context`` (a string or a list of turns) and ``response`` columns (and
   ``negative_response`` for unlikelihood, with an optional ``negative_context`` when the negative
-  answers another context), tokenized by the trainer itself as TRL's trainers accept raw text.
+  answers another context), tokenized by the trainer itself as TRL's trainers accept raw text;
+* TRL's dataset formats (``prompt`` / ``completion``, conversational ``messages``, preference
+  ``prompt`` / ``chosen`` / ``rejected`` for unlikelihood): :mod:`dialeval.trainers.chat_formats`.
 
 Every check names the user's argument; nothing is silently changed or dropped.
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from dialeval.trainers.chat_formats import dataset_format, tokenize_chat_dataset
 from dialeval.trainers.data import NEGATIVE_PREFIX, encode_dialogue, encode_unlikelihood_example
 from dialeval.trainers.losses import IGNORE_INDEX
 
@@ -72,6 +75,10 @@ def prepare_dataset(dataset, argument: str, tokenizer, *, is_encoder_decoder: bo
     if not isinstance(dataset, datasets.Dataset):
         return dataset
     columns = dataset.column_names
+    if dataset_format(columns) is not None:  # TRL's formats (prompt / completion, messages, preference)
+        dataset = tokenize_chat_dataset(dataset, argument, tokenizer, is_encoder_decoder=is_encoder_decoder,
+                                        max_length=max_length, with_negative="negative_response" in raw_columns)
+        columns = dataset.column_names
     if "input_ids" not in columns:
         missing = [column for column in raw_columns if column not in columns]
         if missing:

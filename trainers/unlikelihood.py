@@ -15,6 +15,7 @@ from __future__ import annotations
 import torch
 
 from dialeval.trainers._base import NEGATIVE_COLUMNS, NUM_NEGATIVE_ITEMS, ResponseLossTrainer
+from dialeval.trainers.chat_formats import with_format_note
 from dialeval.trainers.losses import count_target_tokens, unlikelihood_loss, weighted_nll_loss
 from dialeval.trainers.unlikelihood_config import UnlikelihoodConfig
 
@@ -39,7 +40,9 @@ class UnlikelihoodTrainer(ResponseLossTrainer):
 
     Examples need ``input_ids`` / ``labels`` and ``negative_input_ids`` / ``negative_labels``
     (:func:`~dialeval.trainers.encode_unlikelihood_example` builds them), or raw ``context`` /
-    ``response`` / ``negative_response`` text, which the trainer tokenizes; those columns survive
+    ``response`` / ``negative_response`` text, which the trainer tokenizes, or TRL's preference format
+    ``prompt`` / ``chosen`` / ``rejected`` (``chosen`` the gold completion, ``rejected`` the negative;
+    strings or conversations, :mod:`~dialeval.trainers.chat_formats`); those columns survive
     ``remove_unused_columns``, and a collator that drops them is an error. ``eval_loss`` is the
     plain gold NLL (an evaluation set needs no negatives). ``save_model`` writes a model card.
     """
@@ -81,5 +84,6 @@ class UnlikelihoodTrainer(ResponseLossTrainer):
             "maximum likelihood on the gold responses."
         )
         hyperparameters = {"alpha": args.alpha, "negative_loss": args.negative_loss, "min_complement": args.min_complement}
+        method = with_format_note(method, self.train_data_format, "unlikelihood")
         return self.card(model_name, tags=["unlikelihood"], title=name, method=method,
                          hyperparameters=hyperparameters, differences=[], citation=CITATION)
