@@ -13,6 +13,8 @@
   :mod:`dialeval.trainers.frequent_negatives` (NT's frequent-response negatives, He & Glass 2020:
   :func:`frequent_negatives`, :func:`negative_training_rows`, trained with ``UnlikelihoodTrainer``).
 * :mod:`dialeval.trainers.inputs`: what data the trainers accept (raw text is tokenized) and refuse;
+  :mod:`dialeval.trainers.chat_formats`: TRL's dataset formats (``prompt`` / ``completion``,
+  conversational ``messages`` with the loss on the assistant turns, preference data for unlikelihood);
   :mod:`dialeval.trainers.model_card`: the ``README.md`` written on save.
 
 Both trainers work as ``Trainer`` does for ``train`` / ``evaluate`` / ``predict`` /

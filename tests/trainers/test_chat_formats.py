@@ -207,3 +207,23 @@ def test_unlikelihood_refuses_data_without_a_negative(tmp_path, tiny_gpt2_path, 
     with pytest.raises(ValueError, match="no negative.*`prompt`, `chosen`, `rejected`"):
         UnlikelihoodTrainer(load_gpt2(tiny_gpt2_path), unlikelihood_config(tmp_path),
                             train_dataset=datasets.Dataset.from_dict(dress_rows("messages")), processing_class=tokenizer)
+
+
+CHATML = ("{% if messages[0]['role'] != 'system' %}<|im_start|>system\nbe kind<|im_end|>\n{% endif %}"
+          "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+          "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+
+
+def test_chatml_turns_end_with_the_templates_text_after_the_turn(tiny_gpt2_path):
+    """A ChatML-style template (Qwen's shape: a default system message, a newline after <|im_end|>):
+    the assistant span runs to the turn's rendered end, newline included, the tokens TRL's
+    conversational prompt-completion loss covers."""
+    tokenizer = chat_tokenizer(tiny_gpt2_path, CHATML)
+    expected_ids, expected_labels = pieces(tokenizer, [
+        ("<|im_start|>system\nbe kind<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n", False),
+        ("yes.<|im_end|>\n", True), ("<|im_start|>user\ncats?<|im_end|>\n<|im_start|>assistant\n", False),
+        ("no.<|im_end|>\n", True)])
+    row = encode_messages(tokenizer, CONVERSATION, max_length=512)
+    assert (row["input_ids"], row["labels"]) == (expected_ids, expected_labels)
+    completion = encode_prompt_completion(tokenizer, CONVERSATION[:3], CONVERSATION[3:], False, 512)
+    assert tokenizer.decode([token for token in completion["labels"] if token != -100]) == "no.<|im_end|>\n"
