@@ -159,3 +159,24 @@ def check_module_predictions(predictions: object, scopes: tuple[str, ...] = ("se
     else:
         check_response_sets(predictions, argument, allow_empty=True)
     return scope
+
+
+def as_plain_python(value: object) -> object:
+    """``value`` with arrays and tensors as nested lists of Python scalars, for the checks above.
+
+    evaluate's base ``Metric`` takes numpy arrays, torch tensors and pandas Series (and lists of
+    them) wherever it takes a list: datasets casts them when it encodes a batch. The checks here
+    ask for Python lists, strings and numbers, so an evaluate module converts its raw inputs first.
+    Anything with ``tolist`` (numpy arrays and scalars, torch tensors, pandas Series) is converted;
+    numpy strings become ``str``; lists and tuples are converted item by item; the rest is kept,
+    for the checks to refuse by name.
+    """
+    if isinstance(value, str):
+        return str(value)  # numpy's str_ is a str subclass
+    if isinstance(value, (list, tuple)):
+        return [as_plain_python(item) for item in value]
+    tolist = getattr(value, "tolist", None)
+    if callable(tolist) and not isinstance(value, bytes):
+        converted = tolist()
+        return converted if converted is value else as_plain_python(converted)
+    return value

@@ -37,6 +37,11 @@ from dialeval.metrics.similarity_diversity.bertscore import DEFAULT_BERTSCORE_MO
 from dialeval.metrics.similarity_diversity.cross_encoder import DEFAULT_CROSS_ENCODER as CROSS_ENCODER_MODEL
 
 METRICS_DIR = Path(__file__).resolve().parent
+#: The Hub namespace of the published modules: ``dialeval push-metrics --namespace dialeval`` makes
+#: the Space ``dialeval/<name>`` of each, the name the docstring examples and cards load
+#: (``evaluate.load("dialeval/<name>")``); tests map it to the local folder, as evaluate's own
+#: doctest harness maps its module names.
+HUB_NAMESPACE = "dialeval"
 
 #: ``run(response_sets, model, batch_size=, device=, allow_empty=, progress=)`` -> a dict of
 #: summary figures with ``per_set``: one dict of figures per set.
@@ -92,6 +97,11 @@ class RegisteredMetric:
     def module_dir(self) -> Path:
         """The evaluate module's folder, for ``evaluate.load(str(module_dir))``."""
         return METRICS_DIR / self.name
+
+    @property
+    def hub_name(self) -> str:
+        """The name a Hub user loads: ``evaluate.load(hub_name)`` (see :data:`HUB_NAMESPACE`)."""
+        return f"{HUB_NAMESPACE}/{self.name}"
 
 
 # -- the per-set runners: thin adapters from the CLI's uniform call to each metric's function --

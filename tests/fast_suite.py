@@ -64,6 +64,7 @@ HEAVY_TESTS = {
         "test_distributed_mode_gives_process_0_the_one_process_result",  # 43 s
         "test_options_are_explicit_and_an_unknown_one_is_a_type_error[sem_ent]",  # 11 s
         "test_refused_inputs_are_found_on_the_gathered_inputs_and_discarded[sem_ent]",  # 9 s
+        "test_arrays_and_tensors_are_accepted_as_evaluate_accepts_them[sem_ent]",  # 10 s
     ],
     "tests/metrics/test_nli.py": [
         "test_batched_engine_equals_one_pair_per_forward",  # 10 s

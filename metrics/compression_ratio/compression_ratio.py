@@ -33,7 +33,7 @@ Returns:
     num_responses (corpus) or num_sets and per_set (response sets).
 Examples:
     >>> import evaluate
-    >>> ratio = evaluate.load("metrics/compression_ratio")
+    >>> ratio = evaluate.load("dialeval/compression_ratio")
     >>> round(ratio.compute(predictions=["I don't know."] * 50)["compression_ratio"], 2)
     17.05
     >>> round(ratio.compute(predictions=[["I went hiking.", "We ate seafood on the coast."]])["compression_ratio"], 3)

@@ -43,7 +43,7 @@ Returns:
     references are all 0 or 1; spearman_ci ([low, high]) with bootstrap=True.
 Examples:
     >>> import evaluate
-    >>> meta = evaluate.load("metrics/diversity_meta_eval")
+    >>> meta = evaluate.load("dialeval/diversity_meta_eval")
     >>> result = meta.compute(predictions=[0.1, 0.4, 0.35, 0.8], references=[0, 0, 1, 1])
     >>> result["oca"], round(result["spearman"], 4), result["num_sets"]
     (0.75, 0.4472, 4)

@@ -46,7 +46,7 @@ Returns:
     num_responses (corpus) or num_sets and per_set (response sets).
 Examples:
     >>> import evaluate
-    >>> distances = evaluate.load("metrics/embedding_distances")
+    >>> distances = evaluate.load("dialeval/embedding_distances")
     >>> result = distances.compute(predictions=["same text", "same text", "same text"])
     >>> round(result["remote_clique"], 6), result["chamfer_distance"]
     (0.0, 0.0)

@@ -28,6 +28,7 @@ import datasets
 import evaluate
 from datasets import Value
 
+from dialeval.validation import as_plain_python
 from dialeval.validation import check_module_predictions
 
 
@@ -70,7 +71,7 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         """
         try:
             if references is not None and "references" not in self._feature_names():
-                kwargs[self._references_option()] = references
+                kwargs[self._references_option()] = as_plain_python(references)
                 references = None
             self._check_options(kwargs)
             if "references" in self._feature_names():
@@ -152,7 +153,9 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
                     f"`references` of {self.name} is not one value per input: give it to compute(references=...)"
                 )
             self._references_option()
-        given = {"predictions": predictions, "references": references, **kwargs}
+        # evaluate's base takes arrays, tensors and Series where it takes lists: the checks see Python lists.
+        given = {name: as_plain_python(value) for name, value in
+                 {"predictions": predictions, "references": references, **kwargs}.items()}
         missing = [name for name in features if given.get(name) is None]
         if missing:
             raise ValueError(f"{self.name} needs the inputs {features}; missing: {missing}")

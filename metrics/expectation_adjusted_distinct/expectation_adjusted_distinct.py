@@ -39,7 +39,7 @@ Returns:
     vocab_size, scope, and num_responses with the counts (corpus) or num_sets and per_set (sets).
 Examples:
     >>> import evaluate
-    >>> ead = evaluate.load("metrics/expectation_adjusted_distinct")
+    >>> ead = evaluate.load("dialeval/expectation_adjusted_distinct")
     >>> result = ead.compute(predictions=["a b a", "c"], vocab_size=4)
     >>> round(result["ead"], 4), result["distinct"]
     (1.0971, 0.75)

@@ -42,7 +42,7 @@ Returns:
     and num_responses (corpus) or num_sets and per_set (response sets).
 Examples:
     >>> import evaluate
-    >>> homogenization = evaluate.load("metrics/homogenization")
+    >>> homogenization = evaluate.load("dialeval/homogenization")
     >>> round(homogenization.compute(predictions=["the cat sat", "the cat ran", "a dog ran"])["homogenization"], 3)
     0.333
     >>> result = homogenization.compute(predictions=[["I like tea.", "I like tea a lot."], ["Yes.", "No."]])

@@ -48,19 +48,19 @@ Returns:
     Corpus scope: distinct_1..n, entropy_1..n, lf, self_bleu, num_responses, num_tokens.
 Examples:
     >>> import evaluate
-    >>> lexical = evaluate.load("metrics/lexical_diversity")
-    >>> lexical.compute(predictions=[["i am going", "i am going", "lets go i i"]])["averaged_distinct_n"]
-    0.5928...
+    >>> lexical = evaluate.load("dialeval/lexical_diversity")
+    >>> round(lexical.compute(predictions=[["i am going", "i am going", "lets go i i"]])["averaged_distinct_n"], 4)
+    0.5929
     >>> result = lexical.compute(predictions=["I don't know.", "I don't know.", "Maybe tomorrow?"])
-    >>> result["scope"], result["distinct_1"], result["num_responses"]
-    ('corpus', 0.6363..., 3)
+    >>> result["scope"], round(result["distinct_1"], 4), result["num_responses"]
+    ('corpus', 0.6364, 3)
 
     Batches queued with add_batch (or add) are scored by compute() as one input:
 
     >>> for batch in ([["i am going", "i am going", "lets go i i"]], [["I like tea.", "Coffee, please!"]]):
     ...     lexical.add_batch(predictions=batch)
-    >>> lexical.compute(max_n=2)["per_set"]
-    [{'averaged_distinct_n': 0.607..., 'ngram_cosine_diversity': -0.490...}, {'averaged_distinct_n': 1.0, 'ngram_cosine_diversity': 0.0}]
+    >>> [{figure: round(value, 4) for figure, value in row.items()} for row in lexical.compute(max_n=2)["per_set"]]
+    [{'averaged_distinct_n': 0.6071, 'ngram_cosine_diversity': -0.4905}, {'averaged_distinct_n': 1.0, 'ngram_cosine_diversity': 0.0}]
 """
 
 

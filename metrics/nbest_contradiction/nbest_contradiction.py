@@ -48,11 +48,11 @@ Returns:
     list_size, answers), per_type (when input_types is given), classifier, num_truncated.
 Examples:
     >>> import evaluate
-    >>> metric = evaluate.load("metrics/nbest_contradiction")
+    >>> metric = evaluate.load("dialeval/nbest_contradiction")
     >>> result = metric.compute(predictions=[["Yes, I am.", "No."], ["No, never.", "No!"], ["Yes.", "Yeah."]],
     ...                         references=["yes", "no", "no"], classifier="prefix")
-    >>> result["certainty"], result["variety"], result["per_input"][2]["answers"]
-    (0.666..., 0.75, ['yes', 'yes'])
+    >>> round(result["certainty"], 4), result["variety"], result["per_input"][2]["answers"]
+    (0.6667, 0.75, ['yes', 'yes'])
 """
 
 

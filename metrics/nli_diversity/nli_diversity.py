@@ -44,7 +44,7 @@ Returns:
     model's maximum length).
 Examples:
     >>> import evaluate
-    >>> nli = evaluate.load("metrics/nli_diversity")
+    >>> nli = evaluate.load("dialeval/nli_diversity")
     >>> sets = [["I love cats.", "I hate cats.", "Cats are fine."], ["Yes.", "No."]]
     >>> result = nli.compute(predictions=sets)  # doctest: +SKIP
     >>> result["nli_diversity"], result["num_sets"]  # doctest: +SKIP

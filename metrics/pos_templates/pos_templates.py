@@ -40,7 +40,7 @@ Returns:
     num_sets and per_set (response sets).
 Examples:
     >>> import evaluate
-    >>> templates = evaluate.load("metrics/pos_templates")
+    >>> templates = evaluate.load("dialeval/pos_templates")
     >>> result = templates.compute(predictions=["I think it is a good idea.", "I think it is a bad plan."])  # doctest: +SKIP
     >>> spans = {"PRP VBP PRP VBZ DT": ["I think it is a"]}
     >>> result = templates.compute(predictions=["I think it is a good idea.", "No."], templates=spans)

@@ -47,7 +47,7 @@ Returns:
     selected, label, correct, tie.
 Examples:
     >>> import evaluate
-    >>> selection = evaluate.load("metrics/response_selection")
+    >>> selection = evaluate.load("dialeval/response_selection")
     >>> questions = {"contexts": [["Do you have a car?"], "Where do you live?"],
     ...              "candidates": [["Yes, a red one.", "I play tennis."], ["In Osaka.", "Blue, I think."]],
     ...              "labels": [0, 0]}

@@ -40,7 +40,7 @@ Returns:
     (corpus) or num_sets and per_set (response sets).
 Examples:
     >>> import evaluate
-    >>> repetition = evaluate.load("metrics/self_repetition")
+    >>> repetition = evaluate.load("dialeval/self_repetition")
     >>> round(repetition.compute(predictions=["I do not know that", "I do not know that", "no idea"])["self_repetition"], 4)
     0.7324
     >>> repetition.compute(predictions=[["I went hiking today.", "We ate seafood on the coast."]])["per_set"]

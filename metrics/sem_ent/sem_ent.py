@@ -51,7 +51,7 @@ Returns:
     num_texts, and clusters (the fit settings and the embedder identity).
 Examples:
     >>> import evaluate
-    >>> sem_ent = evaluate.load("metrics/sem_ent")
+    >>> sem_ent = evaluate.load("dialeval/sem_ent")
     >>> training_responses = ["I love pizza.", "Sushi for dinner!", "Pasta tonight?", "This soup is great.",
     ...                       "It is raining.", "So sunny today.", "A storm is coming.", "It's freezing cold."]
     >>> result = sem_ent.compute(predictions=["Pizza again?", "More rain today."], references=training_responses,

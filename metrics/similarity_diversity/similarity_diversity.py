@@ -47,12 +47,12 @@ Returns:
     similarity; model.
 Examples:
     >>> import evaluate
-    >>> diversity = evaluate.load("metrics/similarity_diversity")
+    >>> diversity = evaluate.load("dialeval/similarity_diversity")
     >>> sets = [["I love cats.", "Stocks fell today.", "Pass the salt."], ["I love cats.", "I adore cats."]]
     >>> [round(row["similarity_diversity"], 2) for row in diversity.compute(predictions=sets)["per_set"]]
     [-0.05, -0.86]
-    >>> diversity.compute(predictions=sets, similarity="ngram_cosine", max_n=2)["similarity_diversity"]
-    -0.1666...
+    >>> round(diversity.compute(predictions=sets, similarity="ngram_cosine", max_n=2)["similarity_diversity"], 4)
+    -0.1667
 """
 
 

@@ -49,7 +49,7 @@ Returns:
     sets) or num_responses (corpus scope).
 Examples:
     >>> import evaluate
-    >>> vendi = evaluate.load("metrics/vendi_score")
+    >>> vendi = evaluate.load("dialeval/vendi_score")
     >>> sets = [["same text", "same text", "same text"], ["I went hiking.", "I fixed the sink.", "We ate seafood."]]
     >>> [round(row["vendi_score"], 2) for row in vendi.compute(predictions=sets)["per_set"]]
     [1.0, 2.77]

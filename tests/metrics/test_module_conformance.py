@@ -26,6 +26,7 @@ import pytest
 import yaml
 from conftest import REPO_ROOT
 from dialeval.metrics import registry
+from evaluate_hub_names import published_names_load_locally
 
 SETS = [
     ["I went hiking in the hills.", "I fixed the kitchen sink.", "We ate seafood on the coast."],
@@ -310,15 +311,15 @@ def test_distributed_mode_gives_process_0_the_one_process_result(request, tmp_pa
     assert not list(Path(cache_dir).rglob("*.arrow")), "process 0 removes every process's cache file"
 
 
-def test_docstring_examples_run_as_doctests(metric, monkeypatch):
+def test_docstring_examples_run_as_doctests(metric):
     """The examples of ``_KWARGS_DESCRIPTION`` (the module's inputs_description) carry their outputs;
     lines needing a model that is not on the machine are marked ``+SKIP``, at least one runs."""
-    monkeypatch.chdir(REPO_ROOT)
     module = load(metric)
     test = doctest.DocTestParser().get_doctest(module.inputs_description, {}, metric.name, str(metric.module_dir), 0)
     report = []
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    result = runner.run(test, out=report.append)
+    with published_names_load_locally():  # the examples load "dialeval/<name>", the published Space
+        result = runner.run(test, out=report.append)
     assert result.failed == 0, "".join(report)
     assert result.attempted >= 1
 
@@ -352,3 +353,65 @@ def test_readme_evaluate_snippet_runs(capsys):
     exec(compile(code, "README.md: evaluate modules", "exec"), {})  # noqa: S102 (the repository's own README)
     printed = capsys.readouterr().out
     assert "['max_ngram']" in printed and "'max_n'" in printed
+
+
+# -- arrays and tensors: evaluate's base takes numpy arrays, torch tensors and pandas Series (datasets
+# casts them when it encodes a batch); the modules take them too, through every entry point.
+
+
+def as_arrays(column):
+    """A column as a user holding arrays passes it: numbers as a float64 / int64 torch tensor, strings
+    as a numpy array, response sets (and list-of-turns contexts) as a list of numpy arrays."""
+    import numpy as np
+    import torch
+
+    if all(isinstance(value, (int, float)) and not isinstance(value, bool) for value in column):
+        return torch.tensor(column, dtype=torch.float64 if any(isinstance(value, float) for value in column) else torch.int64)
+    if all(isinstance(value, str) for value in column):
+        return np.array(column)
+    return [np.array(value) if isinstance(value, list) else np.str_(value) for value in column]
+
+
+def test_arrays_and_tensors_are_accepted_as_evaluate_accepts_them(metric, case):
+    """compute, add_batch and add (one array row / 0-d tensor / numpy string each) give the list figures."""
+    arrays = {name: as_arrays(column) for name, column in case.inputs.items()}
+    options = dict(case.options)
+    if "references" in options:  # sem_ent's reference corpus, an option evaluate's users pass as an array too
+        options["references"] = as_arrays(options["references"])
+    module = load(metric)
+    direct = canonical(module.compute(**case.inputs, **case.options))
+    assert canonical(module.compute(**arrays, **options)) == direct
+    module.add_batch(**arrays)
+    assert canonical(module.compute(**options)) == direct
+    length = len(next(iter(arrays.values())))
+    singular = {"predictions": "prediction", "references": "reference"}
+    for index in range(length):
+        module.add(**{singular.get(name, name): column[index] for name, column in arrays.items()})
+    assert canonical(module.compute(**options)) == direct
+
+
+def test_diversity_meta_eval_takes_torch_tensors_and_pandas_series():
+    """The issue's case: a float32 tensor was refused ("must be a number, got Tensor")."""
+    import pandas as pd
+    import torch
+
+    module = load(registry.get("diversity_meta_eval"))
+    scores, labels = torch.tensor([0.1, 0.4, 0.35, 0.8, 0.5, 0.9]), torch.tensor([0, 0, 1, 1, 0, 1])
+    expected = module.compute(predictions=scores.tolist(), references=labels.tolist())
+    assert module.compute(predictions=scores, references=labels) == expected
+    assert module.compute(predictions=pd.Series(scores.tolist()), references=pd.Series(labels.tolist())) == expected
+    # bools stay refused: evaluate would read True as 1.0 silently
+    with pytest.raises(ValueError, match=r"`references\[0\]` must be a number"):
+        module.compute(predictions=scores[:2], references=torch.tensor([True, False]))
+
+
+def test_sem_ent_takes_numpy_arrays_of_strings():
+    """The issue's case: sem_ent refused a numpy array of strings (predictions and the reference corpus)."""
+    import numpy as np
+
+    module = load(registry.get("sem_ent"))
+    predictions = ["Pizza again?", "More rain today.", "Sushi!", "A storm."]
+    expected = module.compute(predictions=predictions, references=CORPUS, num_clusters=2)
+    assert module.compute(predictions=np.array(predictions), references=np.array(CORPUS), num_clusters=2) == expected
+    with pytest.raises(ValueError, match=r"`predictions\[1\]` must be a string"):
+        module.compute(predictions=np.array(["fine", 3], dtype=object), references=CORPUS, num_clusters=2)
