@@ -2,7 +2,8 @@
 
 - ``dtg.py`` / ``dtg_runner.py``: Diversity Threshold Generation (Stasaski & Hearst 2022, §5),
   with the set objectives of ``objectives.py``; ``custom_generate/`` wraps it for
-  ``model.generate(custom_generate=...)``.
+  ``model.generate(custom_generate=custom_generate_path())`` (``dtg_outputs.py``; per-step scores in
+  ``dtg_scores.py``).
 - ``nbest.py``: n-best lists (beam search, nucleus sampling, diverse beam search; Sato et al. 2022),
   on ``group_beam_search.py``, which applies the logits processors ``generate`` would build
   (``generation_settings.py``); ``nbest_plots.py`` draws the beam-size sweep.
@@ -10,6 +11,7 @@
   ``model.generate(logits_processor=...)`` (Han et al. 2022's MMI baseline).
 """
 from dialeval.generation.dtg import DTGResult, diversity_threshold_generate
+from dialeval.generation.dtg_outputs import custom_generate_path
 from dialeval.generation.dtg_runner import run_dtg
 from dialeval.generation.group_beam_search import Hypothesis, group_beam_search
 from dialeval.generation.mmi_antilm import MMIAntiLMLogitsProcessor
@@ -31,6 +33,7 @@ __all__ = [
     "SentBertDiversity",
     "beam_search_nbest",
     "beam_size_sweep",
+    "custom_generate_path",
     "dialogue_prompt",
     "diverse_beam_search_nbest",
     "diversity_threshold_generate",

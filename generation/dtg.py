@@ -37,7 +37,8 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -46,6 +47,7 @@ from dialeval.hub import max_input_length
 from dialeval.validation import check_int
 
 from dialeval.generation.dtg_decoding import decoding_record, dtg_generation_config, eos_ids, generated_ids
+from dialeval.generation.dtg_scores import candidate_steps, requested_step_outputs
 from dialeval.generation.objectives import DistinctN, NLIContradictions, SentBertDiversity
 
 OBJECTIVES = {"nli": NLIContradictions, "sent_bert": SentBertDiversity, "distinct_n": DistinctN}
@@ -75,6 +77,10 @@ class DTGResult:
     decoding_settings: dict = field(default_factory=dict)  # the effective generation settings (dtg_decoding)
     #: Token ids of each final response as generate() produced them (not written by to_dict).
     response_token_ids: list[list[int]] = field(default_factory=list, repr=False)
+    #: With output_scores / output_logits: each final response's ``(steps, vocab)`` processed scores /
+    #: raw logits from the generate call that drew it (:mod:`dialeval.generation.dtg_scores`); else None.
+    response_scores: list | None = field(default=None, repr=False)
+    response_logits: list | None = field(default=None, repr=False)
 
     @property
     def num_drawn(self) -> int:
@@ -82,9 +88,20 @@ class DTGResult:
         return self.num_initial + self.num_resampled
 
     def to_dict(self) -> dict:
-        record = asdict(self)
-        del record["response_token_ids"]
-        return record
+        """The JSON record: every field but the token ids and the per-step tensors."""
+        return {item.name: copy.deepcopy(getattr(self, item.name)) for item in fields(self)
+                if item.name not in _NOT_RECORDED}
+
+
+_NOT_RECORDED = ("response_token_ids", "response_scores", "response_logits")
+
+
+class Candidate(NamedTuple):
+    """One drawn response: its text, its token ids, and its call's per-step tensors (``{"scores": ...}``)."""
+
+    text: str
+    ids: list[int]
+    steps: dict
 
 
 def _check(num_responses, max_samples) -> None:
@@ -158,28 +175,35 @@ def encode_contexts(tokenizer, inputs, is_encoder_decoder: bool, max_context_tok
 
 
 class _Generator:
-    """DTG's generate calls: one effective config, responses as (text, token ids)."""
+    """DTG's generate calls: one effective config, responses as :class:`Candidate`."""
 
-    def __init__(self, model, tokenizer, encoded, config, model_kwargs):
+    def __init__(self, model, tokenizer, encoded, config, model_kwargs, step_outputs: tuple[str, ...] = ()):
         self.model, self.tokenizer, self.encoded = model, tokenizer, encoded
         self.config, self.model_kwargs = config, model_kwargs
+        self.step_outputs = step_outputs
         self.eos = eos_ids(config)
         self.is_encoder_decoder = bool(model.config.is_encoder_decoder)
 
-    def __call__(self, rows: list[int], per_row: int) -> list[list[tuple[str, list[int]]]]:
+    def __call__(self, rows: list[int], per_row: int) -> list[list[Candidate]]:
         """``per_row`` responses for each context in ``rows`` (one generate call), in output order."""
         device = getattr(self.model, "device", None)
         batch = {key: value[rows].to(device) if device is not None else value[rows]
                  for key, value in self.encoded.items() if isinstance(value, torch.Tensor)}
         config = copy.deepcopy(self.config)
         config.num_return_sequences = per_row
+        if self.step_outputs:
+            config.return_dict_in_generate = True
+            config.output_scores = "scores" in self.step_outputs
+            config.output_logits = "logits" in self.step_outputs
         with torch.inference_mode():
             output = self.model.generate(**batch, generation_config=config, **self.model_kwargs)
+        sequences = output if isinstance(output, torch.Tensor) else output.sequences
+        steps = candidate_steps(output, self.step_outputs) if self.step_outputs else [{}] * sequences.shape[0]
         start = 0 if self.is_encoder_decoder else batch["input_ids"].shape[1]
-        ids = generated_ids(output, start, self.eos, config.pad_token_id, skip_first=self.is_encoder_decoder)
+        ids = generated_ids(sequences, start, self.eos, config.pad_token_id, skip_first=self.is_encoder_decoder)
         texts = [text.strip() for text in self.tokenizer.batch_decode(ids, skip_special_tokens=True)]
-        pairs = list(zip(texts, ids))
-        return [pairs[i * per_row:(i + 1) * per_row] for i in range(len(rows))]
+        drawn = [Candidate(*parts) for parts in zip(texts, ids, steps)]
+        return [drawn[i * per_row:(i + 1) * per_row] for i in range(len(rows))]
 
 
 class _SampledCandidates:
@@ -265,7 +289,8 @@ def diversity_threshold_generate(
     model, tokenizer, inputs, metric="nli", threshold: float | None = None, num_responses: int = 5,
     max_samples: int = 20, generation_config=None, metric_options: dict | None = None, decoding: str = "sample",
     num_beams: int = DEFAULT_NUM_BEAMS, max_context_tokens: int | None = None, nli_objective: str | None = None,
-    tie_break: str = "random", **generate_kwargs,
+    tie_break: str = "random", output_scores: bool | None = None, output_logits: bool | None = None,
+    **generate_kwargs,
 ) -> list[DTGResult]:
     """Run DTG for every context of ``inputs`` (§5); one :class:`DTGResult` per context, in order.
 
@@ -286,6 +311,9 @@ def diversity_threshold_generate(
             ``"nli_diversity"`` (default, §6.2) or ``"contradictions"``.
         tie_break: ``"random"`` (default) or ``"first"``; see :func:`choose_drop`. Random ties draw
             their generator from torch's, so ``torch.manual_seed`` makes a run repeatable.
+        output_scores, output_logits: keep each final response's processed scores / raw logits of the
+            generate call that drew it (``response_scores`` / ``response_logits``); None: the
+            generation config's setting, as generate() reads it (:mod:`dialeval.generation.dtg_scores`).
         generation_config, generate_kwargs: ``generate`` settings; DTG's decoding algorithm wins
             over the checkpoint's, keywords win over both (:func:`~dialeval.generation.dtg_decoding.dtg_generation_config`).
     """
@@ -298,6 +326,9 @@ def diversity_threshold_generate(
         raise ValueError(f"`num_beams={num_beams!r}` applies to decoding='beam' (App. D); §6.2's nucleus sampling runs one beam")
     if decoding == "beam" and (isinstance(num_beams, bool) or not isinstance(num_beams, int) or num_beams < num_responses):
         raise ValueError(f"`num_beams` must be an int >= `num_responses` ({num_responses}), got {num_beams!r}")
+    step_outputs = requested_step_outputs(model, generation_config, output_scores, output_logits,
+                                          generate_kwargs.pop("output_attentions", None),
+                                          generate_kwargs.pop("output_hidden_states", None))
     objective = build_objective(metric, metric_options, nli_objective)
     threshold = float(objective.default_threshold if threshold is None else threshold)
     config, model_kwargs = dtg_generation_config(model, tokenizer, decoding, num_beams, generation_config, generate_kwargs)
@@ -310,18 +341,18 @@ def diversity_threshold_generate(
             max_context_tokens = context_token_limit(model, tokenizer, config)
         settings["max_context_tokens"] = max_context_tokens
     encoded = encode_contexts(tokenizer, inputs, model.config.is_encoder_decoder, max_context_tokens if is_text else None)
-    generator = _Generator(model, tokenizer, encoded, config, model_kwargs)
+    generator = _Generator(model, tokenizer, encoded, config, model_kwargs, step_outputs)
     num_contexts = encoded["input_ids"].shape[0]
     candidates = (_SampledCandidates(generator) if decoding == "sample"
                   else _BeamCandidates(generator, num_contexts, num_beams))
 
     first_sets = candidates.first(list(range(num_contexts)), num_responses)
-    states, evaluations = _start_all(objective, [[text for text, _ in pairs] for pairs in first_sets])
-    token_ids = [[ids for _, ids in pairs] for pairs in first_sets]
+    states, evaluations = _start_all(objective, [[drawn.text for drawn in drawn_set] for drawn_set in first_sets])
+    kept = [list(drawn_set) for drawn_set in first_sets]  # each context's current set, as drawn
     results = []
-    for pairs, state, count in zip(first_sets, states, evaluations):
+    for drawn_set, state, count in zip(first_sets, states, evaluations):
         diversity = objective.value(state)
-        responses = [text for text, _ in pairs]
+        responses = [drawn.text for drawn in drawn_set]
         results.append(DTGResult(
             responses=list(responses), initial_responses=list(responses), initial_diversity=diversity,
             final_diversity=diversity, num_initial=num_responses, num_resampled=0, reached_threshold=diversity > threshold,
@@ -351,19 +382,23 @@ def diversity_threshold_generate(
                 rng = np.random.default_rng(int(torch.randint(0, 2**62, (1,)).item()))
             drops[i], ties[i] = choose_drop(values, tie_break, rng)
         new = candidates.next(active)
-        counts = _replace_all(objective, [states[i] for i in active], [drops[i] for i in active], [text for text, _ in new])
-        for i, count, (_, ids) in zip(active, counts, new):
+        counts = _replace_all(objective, [states[i] for i in active], [drops[i] for i in active], [drawn.text for drawn in new])
+        for i, count, drawn in zip(active, counts, new):
             result, state = results[i], states[i]
-            token_ids[i][drops[i]] = ids
+            kept[i][drops[i]] = drawn
             result.num_resampled += 1
             result.final_diversity = objective.value(state)
             result.num_pair_evaluations += count
             result.history.append({"dropped": drops[i], "tied": ties[i], "diversity": result.final_diversity})
             if result.final_diversity > threshold:
                 result.reached_threshold, result.stop_reason = True, "threshold"
-    for result, state, ids in zip(results, states, token_ids):
+    for result, state, drawn_set in zip(results, states, kept):
         result.responses = list(state.responses)
-        result.response_token_ids = [list(tokens) for tokens in ids]
+        result.response_token_ids = [list(drawn.ids) for drawn in drawn_set]
+        if "scores" in step_outputs:
+            result.response_scores = [drawn.steps["scores"] for drawn in drawn_set]
+        if "logits" in step_outputs:
+            result.response_logits = [drawn.steps["logits"] for drawn in drawn_set]
         result.final_scores = _scores(objective, state)
         if not result.stop_reason:
             result.stop_reason = "max_samples"

@@ -1,6 +1,6 @@
 """DTG behind the ``generate()`` contract: the ``custom_generate`` recipe's body.
 
-``model.generate(custom_generate="generation", trust_remote_code=True, tokenizer=tok, ...)`` runs
+``model.generate(custom_generate=custom_generate_path(), trust_remote_code=True, tokenizer=tok, ...)`` runs
 :func:`dtg_generate`, which answers as ``generate(num_return_sequences=n)`` would:
 
 - the ids of each context's final set, ``num_responses`` rows per context in context order;
@@ -10,7 +10,11 @@
 - with ``return_dict_in_generate=True`` (or a generation config that sets it) a
   :class:`DTGDecoderOnlyOutput` / :class:`DTGEncoderDecoderOutput`, subclasses of transformers'
   ``GenerateDecoderOnlyOutput`` / ``GenerateEncoderDecoderOutput`` with the same ``sequences``
-  and one extra field, ``dtg_results`` (a :class:`~dialeval.generation.dtg.DTGResult` per context).
+  and one extra field, ``dtg_results`` (a :class:`~dialeval.generation.dtg.DTGResult` per context);
+- with ``output_scores=True`` / ``output_logits=True`` as well, ``scores`` / ``logits`` as generate()
+  gives them (one ``(rows, vocab)`` tensor per generated column of ``sequences``), each row those
+  of the generate call that drew that response (:mod:`dialeval.generation.dtg_scores`);
+  ``output_attentions`` / ``output_hidden_states`` are refused with a ValueError.
 
 ``num_return_sequences`` is accepted as ``num_responses``. The caller's tokenizer and generation
 configs are not changed: DTG works on copies.
@@ -18,12 +22,14 @@ configs are not changed: DTG works on copies.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from transformers import GenerationMixin
 from transformers.generation import GenerateDecoderOnlyOutput, GenerateEncoderDecoderOutput
 
 from dialeval.generation.dtg import diversity_threshold_generate
 from dialeval.generation.dtg_decoding import generate_layout
+from dialeval.generation.dtg_scores import steps_layout
 
 #: generate() arguments that a caller leaves at None and DTG does not need to see.
 _GENERATE_ARGUMENTS = ("logits_processor", "stopping_criteria", "prefix_allowed_tokens_fn", "synced_gpus",
@@ -61,6 +67,16 @@ class _PlainGenerate:
 
     def generate(self, **kwargs):
         return GenerationMixin.generate(self._model, **kwargs)
+
+
+def custom_generate_path() -> str:
+    """The folder to pass as ``model.generate(custom_generate=...)``: it holds ``custom_generate/generate.py``.
+
+    transformers loads a local recipe from a directory that *contains* ``custom_generate/generate.py``
+    (not from ``custom_generate/`` itself); this is ``dialeval.generation``'s own folder, in a
+    checkout (``generation/``) and in an installed wheel alike.
+    """
+    return str(Path(__file__).resolve().parent)
 
 
 def _first_set(*values):
@@ -102,4 +118,9 @@ def dtg_generate(model, inputs=None, generation_config=None, tokenizer=None, num
     if not return_dict:
         return sequences
     output_class = DTGEncoderDecoderOutput if is_encoder_decoder else DTGDecoderOnlyOutput
-    return output_class(sequences=sequences, dtg_results=results)
+    # generate() scores every generated column but a seq2seq row's first (the decoder start token).
+    width = sequences.shape[1] - (1 if is_encoder_decoder else encoded["input_ids"].shape[1])
+    names = tuple(name for name in ("scores", "logits") if getattr(results[0], f"response_{name}") is not None)
+    kept = [{name: getattr(result, f"response_{name}")[index] for name in names}
+            for result in results for index in range(len(result.response_token_ids))]
+    return output_class(sequences=sequences, dtg_results=results, **steps_layout(kept, names, width, pad_token_id))
