@@ -8,7 +8,7 @@ STAMP := $(VENV)/.dialeval-installed
 TORCH_INDEX ?=
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_EVALUATE_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 
-.PHONY: install demo test test-fast test-all fuzz lint-imports bench bench-job meta-eval-table clean
+.PHONY: install demo test test-fast test-all fuzz lint-imports bench bench-job meta-eval-table clean dist-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -75,3 +75,10 @@ meta-eval-table: install
 
 clean:
 	rm -rf $(VENV) demo_output .pytest_cache build
+
+# The release check (README, "Releasing"): sdist and wheel built, `twine check`ed and their files
+# checked; the wheel alone installed with torch==2.13.0 in a new virtual environment outside the
+# checkout, where tests/release/smoke.py runs every evaluate module, custom_generate and a trainer step.
+dist-check: install
+	$(BIN)/python -c "import build, twine" 2>/dev/null || $(BIN)/python -m pip install -e ".[release]"
+	TORCH_INDEX=$(TORCH_INDEX) bash tests/release/dist_check.sh $(CURDIR)/$(BIN)/python

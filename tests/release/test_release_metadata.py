@@ -1,0 +1,93 @@
+"""The release's static facts (issue 26, item 5); `make dist-check` builds and smoke-tests the wheel.
+
+- the version has one source, ``dialeval/__init__.py``: setup.py reads it, `dialeval --version`
+  prints it, and no other file of the packaging states one;
+- the evaluate modules' and the DTG recipe's requirements name the published distribution with a
+  version bound that admits this version;
+- CHANGELOG.md has an entry for it; the release workflow publishes by trusted publishing only.
+"""
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+
+import pytest
+import yaml
+from conftest import REPO_ROOT
+from packaging.requirements import Requirement
+
+import dialeval
+from dialeval.cli.main import main
+
+RECIPE_REQUIREMENTS = REPO_ROOT / "generation" / "custom_generate" / "requirements.txt"
+
+
+def setup_keyword(name: str) -> ast.expr:
+    """The expression setup.py passes as ``setup(name=...)``."""
+    tree = ast.parse((REPO_ROOT / "setup.py").read_text(encoding="utf-8"))
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "setup"]
+    (call,) = calls
+    return next(keyword.value for keyword in call.keywords if keyword.arg == name)
+
+
+def distribution_name() -> str:
+    return ast.literal_eval(setup_keyword("name"))
+
+
+def test_setup_py_takes_its_version_from_the_package():
+    assert not isinstance(setup_keyword("version"), ast.Constant), "setup.py states a version of its own"
+    printed = subprocess.run([sys.executable, "setup.py", "--version"], cwd=REPO_ROOT, capture_output=True, text=True,
+                             check=True).stdout.split()[-1]
+    assert printed == dialeval.__version__
+
+
+def test_no_other_packaging_file_states_a_version():
+    version = re.escape(dialeval.__version__)
+    for name in ("setup.py", "pyproject.toml", "MANIFEST.in"):
+        text = (REPO_ROOT / name).read_text(encoding="utf-8")
+        assert not re.search(rf"version\s*[=:]\s*['\"]{version}", text, re.IGNORECASE), name
+
+
+def test_cli_version_prints_the_package_version(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"dialeval {dialeval.__version__}"
+
+
+@pytest.mark.parametrize("path", sorted(REPO_ROOT.glob("metrics/*/requirements.txt")) + [RECIPE_REQUIREMENTS],
+                         ids=lambda path: str(path.relative_to(REPO_ROOT)))
+def test_requirements_name_the_published_package_with_a_bound_admitting_this_version(path):
+    lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+    requirements = [Requirement(line) for line in lines if line and not line.startswith("#")]
+    ours = [requirement for requirement in requirements if requirement.name == distribution_name()]
+    assert len(ours) == 1, f"{path} must name {distribution_name()!r} once: {lines}"
+    specifier = ours[0].specifier
+    assert specifier and any(spec.operator in ("<", "<=", "~=", "==") for spec in specifier), \
+        f"{path}: {ours[0]} needs an upper bound"
+    assert specifier.contains(dialeval.__version__), f"{path}: {ours[0]} refuses this version {dialeval.__version__}"
+
+
+def test_the_recipe_requirements_are_shipped_beside_the_recipe():
+    assert (RECIPE_REQUIREMENTS.parent / "generate.py").is_file()
+
+
+def test_changelog_has_an_entry_for_this_version():
+    changelog = (REPO_ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert "## [Unreleased]" in changelog
+    assert re.search(rf"^## \[{re.escape(dialeval.__version__)}\]", changelog, re.MULTILINE)
+
+
+def test_release_workflow_publishes_by_trusted_publishing_only():
+    workflow_text = (REPO_ROOT / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8")
+    workflow = yaml.safe_load(workflow_text)
+    triggers = workflow[True] if True in workflow else workflow["on"]  # YAML 1.1 reads `on` as True
+    assert triggers["push"]["tags"]
+    publish = [job for job in workflow["jobs"].values()
+               if any(str(step.get("uses", "")).startswith("pypa/gh-action-pypi-publish@") for step in job["steps"])]
+    assert len(publish) == 1 and publish[0]["permissions"]["id-token"] == "write"
+    (step,) = [step for step in publish[0]["steps"] if str(step.get("uses", "")).startswith("pypa/gh-action-pypi-publish@")]
+    assert not {"password", "user"} & set(step.get("with", {})), "trusted publishing takes no API token"
+    assert "secrets." not in workflow_text
