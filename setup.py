@@ -96,6 +96,7 @@ setup(
     extras_require=EXTRAS,
     entry_points={"console_scripts": ["dialeval=dialeval.cli.main:main"]},
     license="Apache-2.0",
+    license_files=["LICENSE"],
     classifiers=[
         "Programming Language :: Python :: 3",
         "Topic :: Scientific/Engineering :: Artificial Intelligence",
