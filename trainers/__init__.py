@@ -13,6 +13,9 @@
   :mod:`dialeval.trainers.frequent_negatives` (NT's frequent-response negatives, He & Glass 2020:
   :func:`frequent_negatives`, :func:`negative_training_rows`, trained with ``UnlikelihoodTrainer``).
 * :mod:`dialeval.trainers.inputs`: what data the trainers accept (raw text is tokenized) and refuse;
+  :mod:`dialeval.trainers.dataset_types`: the same for every dataset type ``Trainer`` takes (torch,
+  iterable) and wherever it takes one (``evaluate(eval_dataset=)``, ``predict``);
+  :mod:`dialeval.trainers.construction`: ``args=None`` and ``model_init`` as ``Trainer`` does them;
   :mod:`dialeval.trainers.model_card`: the ``README.md`` written on save.
 
 Both trainers work as ``Trainer`` does for ``train`` / ``evaluate`` / ``predict`` /

@@ -15,6 +15,7 @@ from __future__ import annotations
 import torch
 
 from dialeval.trainers._base import NEGATIVE_COLUMNS, NUM_NEGATIVE_ITEMS, ResponseLossTrainer
+from dialeval.trainers.construction import default_config
 from dialeval.trainers.losses import count_target_tokens, unlikelihood_loss, weighted_nll_loss
 from dialeval.trainers.unlikelihood_config import UnlikelihoodConfig
 
@@ -50,6 +51,8 @@ class UnlikelihoodTrainer(ResponseLossTrainer):
     train_label_columns = ("labels", NEGATIVE_COLUMNS[2])
 
     def __init__(self, model=None, args=None, *positional, **kwargs):
+        if args is None:
+            args = default_config(UnlikelihoodConfig)
         if not isinstance(args, UnlikelihoodConfig):
             raise ValueError(f"`args` must be an UnlikelihoodConfig, got {type(args).__name__}")
         super().__init__(model, args, *positional, **kwargs)
