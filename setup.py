@@ -63,6 +63,8 @@ EXTRAS = {
 # rouge-score: the ROUGE-L the homogenization score is tested and benchmarked against (the vendored
 # evaluate bleu module under tests/ needs only evaluate and datasets).
 EXTRAS["test"] += ["rouge-score==0.1.2"]
+# optuna: the trainers' hyperparameter_search (model_init) is tested with Trainer's optuna backend.
+EXTRAS["test"] += ["optuna"]
 EXTRAS["dev"] = EXTRAS["test"] + ["ruff"]
 # The peers benchmarks/bench_peers.py measures us against (sentence-transformers, a runtime
 # dependency, is the embeddings and cross-encoder peer). Never a runtime dependency: diversity==0.3.1

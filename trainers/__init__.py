@@ -15,6 +15,9 @@
 * :mod:`dialeval.trainers.inputs`: what data the trainers accept (raw text is tokenized) and refuse;
   :mod:`dialeval.trainers.chat_formats`: TRL's dataset formats (``prompt`` / ``completion``,
   conversational ``messages`` with the loss on the assistant turns, preference data for unlikelihood);
+  :mod:`dialeval.trainers.dataset_types`: the same for every dataset type ``Trainer`` takes (torch,
+  iterable) and wherever it takes one (``evaluate(eval_dataset=)``, ``predict``);
+  :mod:`dialeval.trainers.construction`: ``args=None`` and ``model_init`` as ``Trainer`` does them;
   :mod:`dialeval.trainers.model_card`: the ``README.md`` written on save.
 
 Both trainers work as ``Trainer`` does for ``train`` / ``evaluate`` / ``predict`` /

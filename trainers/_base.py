@@ -37,7 +37,9 @@ from transformers import Seq2SeqTrainer
 
 from dialeval.trainers.chat_formats import chat_training_texts
 from dialeval.trainers.data import NEGATIVE_PREFIX, DialogueCollator
-from dialeval.trainers.inputs import check_label_batch, prepare_dataset
+from dialeval.trainers.construction import check_model_arguments, random_state, restore_random_state, seed_as_trainer
+from dialeval.trainers.dataset_types import prepare_any_dataset
+from dialeval.trainers.inputs import check_label_batch
 from dialeval.trainers.losses import IGNORE_INDEX, count_target_tokens, sequence_nll
 from dialeval.trainers.model_card import base_model_id, build_model_card, save_model_card
 
@@ -86,9 +88,8 @@ class ResponseLossTrainer(Seq2SeqTrainer):
     train_label_columns: tuple[str, ...] = ("labels",)
 
     def __init__(self, model=None, args=None, data_collator=None, train_dataset=None, eval_dataset=None,
-                 processing_class=None, **kwargs):
-        if model is None:
-            raise ValueError("`model` is required (model_init is not supported by the diversity trainers)")
+                 processing_class=None, model_init=None, **kwargs):
+        model = self.model_for_init(model, args, model_init)
         if kwargs.get("compute_loss_func") is not None:
             raise ValueError("`compute_loss_func` cannot be combined with a trainer that defines its own loss")
         if args is not None and getattr(args, "label_smoothing_factor", 0.0):
@@ -121,8 +122,10 @@ class ResponseLossTrainer(Seq2SeqTrainer):
             eval_dataset = self._prepare(eval_dataset, "eval_dataset", processing_class, EVAL_RAW_COLUMNS, ("labels",))
         if data_collator is None:
             data_collator = self.negative_collator
-        super().__init__(model=model, args=args, data_collator=data_collator, train_dataset=train_dataset,
-                         eval_dataset=eval_dataset, processing_class=processing_class, **kwargs)
+        # With model_init, Trainer.__init__ calls it: call_model_init hands it the model made above.
+        super().__init__(model=None if model_init is not None else model, args=args, data_collator=data_collator,
+                         train_dataset=train_dataset, eval_dataset=eval_dataset, processing_class=processing_class,
+                         model_init=model_init, **kwargs)
         self._loss_sums = torch.zeros(len(LOSS_COMPONENTS), device=self.args.device)
         self._loss_steps = 0
 
@@ -140,9 +143,55 @@ class ResponseLossTrainer(Seq2SeqTrainer):
         return isinstance(columns, list) and "input_ids" not in columns and "response" in columns
 
     def _prepare(self, dataset, argument: str, tokenizer, raw_columns, label_columns):
-        return prepare_dataset(dataset, argument, tokenizer, is_encoder_decoder=self.is_encoder_decoder,
-                               max_length=self.max_example_length, raw_columns=raw_columns,
-                               label_columns=label_columns)
+        return prepare_any_dataset(dataset, argument, tokenizer, is_encoder_decoder=self.is_encoder_decoder,
+                                   max_length=self.max_example_length, raw_columns=raw_columns,
+                                   label_columns=label_columns)
+
+    # -- model_init (see dialeval.trainers.construction) -----------------------------------
+
+    def model_for_init(self, model, args, model_init):
+        """The model, made from ``model_init`` (seeded as Trainer seeds) when no ``model`` is given;
+        a subclass that needs the model earlier calls this first, and the call here returns that model."""
+        made = getattr(self, "_model_made_by_init", None)
+        if made is not None and model is made:
+            return model
+        check_model_arguments(model, model_init)
+        if model is not None:
+            return model
+        seed_as_trainer(args)
+        self.model_init = model_init
+        self._model_made_by_init = self.call_model_init()
+        self._random_state_after_init = random_state()
+        return self._model_made_by_init
+
+    def call_model_init(self, trial=None):
+        """Trainer's ``call_model_init``; the first call (in ``Trainer.__init__``) returns the model
+        :meth:`model_for_init` made, so ``model_init`` runs once per model as under Trainer."""
+        made = getattr(self, "_model_made_by_init", None)
+        if made is not None:
+            self._model_made_by_init = None
+            restore_random_state(self._random_state_after_init)  # Trainer.__init__ has just seeded again
+            return made
+        model = super().call_model_init(trial)
+        built_for = getattr(self, "is_encoder_decoder", None)  # None: the first model, still being made
+        if built_for is not None and bool(getattr(model.config, "is_encoder_decoder", False)) != built_for:
+            raise ValueError("`model_init` made an encoder-decoder model where the trainer was built for a causal LM "
+                             "(or the reverse): the prepared datasets would not fit it")
+        return model
+
+    # -- datasets given after construction (evaluate / predict) ----------------------------
+
+    def get_eval_dataloader(self, eval_dataset=None):
+        """``evaluate(eval_dataset=...)`` prepares its dataset as the constructor prepares ``eval_dataset``."""
+        if eval_dataset is not None and not isinstance(eval_dataset, str):
+            eval_dataset = self._prepare(eval_dataset, "eval_dataset", self.processing_class, EVAL_RAW_COLUMNS,
+                                         ("labels",))
+        return super().get_eval_dataloader(eval_dataset)
+
+    def get_test_dataloader(self, test_dataset):
+        """``predict(test_dataset)`` prepares its dataset as the constructor prepares ``eval_dataset``."""
+        test_dataset = self._prepare(test_dataset, "test_dataset", self.processing_class, EVAL_RAW_COLUMNS, ("labels",))
+        return super().get_test_dataloader(test_dataset)
 
     @property
     def shift_labels(self) -> bool:

@@ -299,6 +299,22 @@ def tokenize_chat_dataset(dataset, argument: str, tokenizer, *, is_encoder_decod
     if data_format is None:
         raise ValueError(f"`{argument}` is not in a TRL dataset format (`messages`, `prompt` / `completion`, "
                          f"`prompt` / `chosen` / `rejected`): {columns}")
+    check_chat_format(data_format, argument, tokenizer, with_negative=with_negative)
+    first = next(iter(dataset), None)
+    if first is not None:
+        check_chat_template(first, argument, tokenizer)
+    options = {"fn_kwargs": {"tokenizer": tokenizer, "is_encoder_decoder": is_encoder_decoder,
+                             "max_length": max_length, "argument": argument},
+               "with_indices": True, "remove_columns": columns}
+    import datasets
+
+    if isinstance(dataset, datasets.Dataset):
+        options["desc"] = f"Tokenizing {argument}"
+    return dataset.map(encode_chat_row, **options)
+
+
+def check_chat_format(data_format: str, argument: str, tokenizer, *, with_negative: bool) -> None:
+    """Refuse a TRL format the trainer cannot train on as given, or a tokenizer that cannot place its targets."""
     if with_negative and data_format != PREFERENCE:
         raise ValueError(f"`{argument}` has TRL's `{data_format.replace('_', '/')}` format, with no negative: "
                          f"{PREFERENCE_ADVICE}")
@@ -309,16 +325,11 @@ def tokenize_chat_dataset(dataset, argument: str, tokenizer, *, is_encoder_decod
         raise ValueError(f"`processing_class` must be a tokenizer to tokenize `{argument}`'s text columns")
     if not getattr(tokenizer, "is_fast", False):
         raise ValueError(f"`processing_class` must be a fast tokenizer (its offsets place `{argument}`'s targets)")
-    first = next(iter(dataset), None)
-    if first is not None and any(is_conversation(first.get(column)) for column in (MESSAGES, "prompt", "chosen")):
+
+
+def check_chat_template(row, argument: str, tokenizer) -> None:
+    """A conversational row needs the tokenizer's chat template."""
+    if any(is_conversation(row.get(column)) for column in (MESSAGES, "prompt", "chosen")):
         if not getattr(tokenizer, "chat_template", None):
             raise ValueError(f"`{argument}` is conversational but `processing_class` has no chat_template; set one on "
                              "a copy of the tokenizer (copy.deepcopy(tokenizer).chat_template = ...)")
-    options = {"fn_kwargs": {"tokenizer": tokenizer, "is_encoder_decoder": is_encoder_decoder,
-                             "max_length": max_length, "argument": argument},
-               "with_indices": True, "remove_columns": columns}
-    import datasets
-
-    if isinstance(dataset, datasets.Dataset):
-        options["desc"] = f"Tokenizing {argument}"
-    return dataset.map(encode_chat_row, **options)

@@ -55,6 +55,8 @@ from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR, get_last_checkpoin
 
 from dialeval.trainers._base import ResponseLossTrainer
 from dialeval.trainers.chat_formats import with_format_note
+from dialeval.trainers.construction import default_config
+from dialeval.trainers.dataset_types import map_style_training_set
 from dialeval.trainers.decoding import greedy_generation_config
 from dialeval.trainers.dress_config import DRESSConfig
 from dialeval.trainers.losses import IGNORE_INDEX, dress_weights, head_cluster_mask, sequence_nll
@@ -132,9 +134,10 @@ class DRESSTrainer(ResponseLossTrainer):
 
     Args (beyond ``Seq2SeqTrainer``'s):
         args: a :class:`DRESSConfig`.
-        train_dataset: a ``datasets.Dataset`` of tokenized examples (``input_ids``, ``labels`` with
-            -100 on the context; :func:`~dialeval.trainers.encode_dialogue` builds them) or of raw
-            ``context`` / ``response`` text, which the trainer tokenizes; a ``dress_weight`` column is added.
+        train_dataset: a ``datasets.Dataset`` (or a torch map-style dataset, read into one) of tokenized
+            examples (``input_ids``, ``labels`` with -100 on the context; :func:`~dialeval.trainers.encode_dialogue`
+            builds them) or of raw ``context`` / ``response`` text, which the trainer tokenizes; a
+            ``dress_weight`` column is added. Not an iterable dataset: Eq. 5 needs the whole training set.
             Or TRL's ``prompt`` / ``completion`` (weights from the completion's cluster, loss on the
             completion) or conversational ``messages`` (weights from the assistant turns' cluster, loss on
             the assistant turns), rendered with the tokenizer's chat template (:mod:`~dialeval.trainers.chat_formats`).
@@ -155,14 +158,13 @@ class DRESSTrainer(ResponseLossTrainer):
     required_batch_columns = (WEIGHT_COLUMN,)
 
     def __init__(self, model=None, args=None, data_collator=None, train_dataset=None, eval_dataset=None,
-                 processing_class=None, *, semantic_clusters: SemanticClusters | None = None, embedder=None, **kwargs):
+                 processing_class=None, model_init=None, *, semantic_clusters: SemanticClusters | None = None,
+                 embedder=None, **kwargs):
+        if args is None:
+            args = default_config(DRESSConfig)
         if not isinstance(args, DRESSConfig):
             raise ValueError(f"`args` must be a DRESSConfig, got {type(args).__name__}")
-        import datasets
-
-        if not isinstance(train_dataset, datasets.Dataset):
-            raise ValueError("`train_dataset` must be a datasets.Dataset of tokenized examples or of raw `context` / "
-                             f"`response` text, got {type(train_dataset).__name__}")
+        train_dataset = map_style_training_set(train_dataset)
         if semantic_clusters is None and embedder is None:
             raise ValueError("pass `semantic_clusters` (fitted) or an `embedder` to fit them on the training responses")
         if semantic_clusters is not None and not isinstance(semantic_clusters, SemanticClusters):
@@ -174,8 +176,9 @@ class DRESSTrainer(ResponseLossTrainer):
         if args.response_text_column is not None and args.response_text_column not in train_dataset.column_names:
             raise ValueError(f"`response_text_column` {args.response_text_column!r} is not a column of `train_dataset` "
                              f"({train_dataset.column_names})")
-        limit = max_input_length(model.config) if model is not None else None
-        if (args.negative_training and model is not None and not model.config.is_encoder_decoder
+        model = self.model_for_init(model, args, model_init)
+        limit = max_input_length(model.config)
+        if (args.negative_training and not model.config.is_encoder_decoder
                 and isinstance(limit, int) and limit - args.negative_max_new_tokens < 1):
             raise ValueError(f"`negative_max_new_tokens`={args.negative_max_new_tokens} leaves no room for a context "
                              f"within the model's {limit} positions")
@@ -190,7 +193,7 @@ class DRESSTrainer(ResponseLossTrainer):
         self._negative_batches_done = 0
         callbacks = list(kwargs.pop("callbacks", None) or [])
         super().__init__(model=model, args=args, data_collator=data_collator, train_dataset=train_dataset,
-                         eval_dataset=eval_dataset, processing_class=processing_class,
+                         eval_dataset=eval_dataset, processing_class=processing_class, model_init=model_init,
                          callbacks=callbacks + [_CycleSchedule(self)], **kwargs)
         if texts is None:
             texts = self.train_response_texts

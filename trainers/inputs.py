@@ -40,9 +40,10 @@ def encode_raw_row(row: dict, tokenizer, is_encoder_decoder: bool, max_length: i
     return encode_dialogue(tokenizer, row["context"], row["response"], is_encoder_decoder, max_length)
 
 
-def check_label_rows(input_ids: Sequence, labels: Sequence, argument: str, column: str, causal: bool) -> None:
-    """Refuse rows whose labels cover the context (causal) or no token at all."""
-    for index, (ids, row) in enumerate(zip(input_ids, labels)):
+def check_label_rows(input_ids: Sequence, labels: Sequence, argument: str, column: str, causal: bool,
+                     first_row: int = 0) -> None:
+    """Refuse rows whose labels cover the context (causal) or no token at all (rows numbered from ``first_row``)."""
+    for index, (ids, row) in enumerate(zip(input_ids, labels), start=first_row):
         row = list(row)
         if causal and list(ids) == row:
             raise ValueError(f"`{argument}` row {index}: `{column}` equals the input ids (the usual causal-LM "

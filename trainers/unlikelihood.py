@@ -16,6 +16,7 @@ import torch
 
 from dialeval.trainers._base import NEGATIVE_COLUMNS, NUM_NEGATIVE_ITEMS, ResponseLossTrainer
 from dialeval.trainers.chat_formats import with_format_note
+from dialeval.trainers.construction import default_config
 from dialeval.trainers.losses import count_target_tokens, unlikelihood_loss, weighted_nll_loss
 from dialeval.trainers.unlikelihood_config import UnlikelihoodConfig
 
@@ -53,6 +54,8 @@ class UnlikelihoodTrainer(ResponseLossTrainer):
     train_label_columns = ("labels", NEGATIVE_COLUMNS[2])
 
     def __init__(self, model=None, args=None, *positional, **kwargs):
+        if args is None:
+            args = default_config(UnlikelihoodConfig)
         if not isinstance(args, UnlikelihoodConfig):
             raise ValueError(f"`args` must be an UnlikelihoodConfig, got {type(args).__name__}")
         super().__init__(model, args, *positional, **kwargs)

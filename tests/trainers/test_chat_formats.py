@@ -227,3 +227,28 @@ def test_chatml_turns_end_with_the_templates_text_after_the_turn(tiny_gpt2_path)
     assert (row["input_ids"], row["labels"]) == (expected_ids, expected_labels)
     completion = encode_prompt_completion(tokenizer, CONVERSATION[:3], CONVERSATION[3:], False, 512)
     assert tokenizer.decode([token for token in completion["labels"] if token != -100]) == "no.<|im_end|>\n"
+
+
+def _stream(columns: dict) -> datasets.IterableDataset:
+    rows = [dict(zip(columns, values)) for values in zip(*columns.values())]
+    return datasets.IterableDataset.from_generator(lambda: iter(rows))
+
+
+def test_streamed_trl_rows_are_tokenized_as_they_are_read(tmp_path, tiny_gpt2_path, tokenizer):
+    """An IterableDataset in a TRL format goes through the same row encoder as a Dataset."""
+    stream = _stream(preference_rows("standard"))
+    trainer = UnlikelihoodTrainer(load_gpt2(tiny_gpt2_path), unlikelihood_config(tmp_path, max_length=64, max_steps=1),
+                                  train_dataset=stream, processing_class=tokenizer)
+    trainer.train()
+    assert trainer.state.global_step == 1
+    table = UnlikelihoodTrainer(load_gpt2(tiny_gpt2_path), unlikelihood_config(tmp_path, max_length=64),
+                                train_dataset=datasets.Dataset.from_dict(preference_rows("standard")),
+                                processing_class=tokenizer).train_dataset
+    streamed = trainer.get_train_dataloader().dataset
+    first = next(iter(streamed))
+    assert list(first["labels"]) == list(table[0]["labels"])
+    assert list(first["negative_labels"]) == list(table[0]["negative_labels"])
+    with pytest.raises(ValueError, match="no negative"):
+        list(UnlikelihoodTrainer(load_gpt2(tiny_gpt2_path), unlikelihood_config(tmp_path, max_steps=1),
+                                 train_dataset=_stream(dress_rows("messages")),
+                                 processing_class=tokenizer).get_train_dataloader())

@@ -132,8 +132,9 @@ def test_input_validation(tmp_path, gpt2):
     with pytest.raises(ValueError, match="response_text_column"):
         DRESSTrainer(load_gpt2(path), config(tmp_path, response_text_column="missing"), train_dataset=data,
                      processing_class=tokenizer, embedder=TopicEmbedder())
-    with pytest.raises(ValueError, match="datasets.Dataset"):
-        DRESSTrainer(load_gpt2(path), config(tmp_path), train_dataset=list(data), processing_class=tokenizer,
+    # a list of dict rows is a map-style dataset (Trainer's DataLoader takes it); no dataset at all is refused
+    with pytest.raises(ValueError, match="datasets.Dataset or a torch map-style Dataset"):
+        DRESSTrainer(load_gpt2(path), config(tmp_path), train_dataset=None, processing_class=tokenizer,
                      embedder=TopicEmbedder())
 
 

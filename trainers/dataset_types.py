@@ -1,0 +1,157 @@
+"""Every kind of dataset ``Trainer`` accepts, prepared as the diversity trainers prepare a ``datasets.Dataset``.
+
+``Trainer`` takes a ``datasets.Dataset``, a ``datasets.IterableDataset`` or a torch ``Dataset`` /
+``IterableDataset`` wherever it takes a dataset (train, eval, ``evaluate(eval_dataset=)``,
+``predict``). :func:`prepare_any_dataset` gives each the preparation of
+:func:`dialeval.trainers.inputs.prepare_dataset`: raw text rows are tokenized
+(:func:`~dialeval.trainers.inputs.encode_raw_row`) and tokenized rows checked
+(:func:`~dialeval.trainers.inputs.check_label_rows`), the ``datasets.Dataset`` at once, the others row by
+row as they are read (lazily: a stream is never read ahead, a torch dataset never copied).
+
+DRESS is the exception (:func:`map_style_training_set`): Eq. 5 weights each training example by its
+cluster's share of the *whole* training set, and each cycle samples training contexts, so its
+``train_dataset`` must be map-style; a torch map-style dataset is read into a ``datasets.Dataset``.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import torch
+
+from dialeval.trainers.chat_formats import check_chat_format, check_chat_template, dataset_format, encode_chat_row
+from dialeval.trainers.inputs import MASK_ADVICE, check_label_rows, encode_raw_row, prepare_dataset
+
+
+def _as_list(values) -> list:
+    return values.tolist() if hasattr(values, "tolist") else list(values)
+
+
+class RowPreparer:
+    """One row of a dataset read lazily -> the row the trainer trains on (tokenized and checked)."""
+
+    def __init__(self, argument: str, tokenizer, *, is_encoder_decoder: bool, max_length: int,
+                 raw_columns: tuple[str, ...], label_columns: tuple[str, ...]):
+        self.argument, self.tokenizer = argument, tokenizer
+        self.is_encoder_decoder, self.max_length = is_encoder_decoder, max_length
+        self.raw_columns, self.label_columns = raw_columns, label_columns
+
+    def __call__(self, row, index: int) -> dict:
+        if not isinstance(row, Mapping):
+            raise ValueError(f"`{self.argument}` row {index} is a {type(row).__name__}, not a dict of columns "
+                             f"(tokenized `input_ids` / `labels`, or the raw text columns {list(self.raw_columns)})")
+        if "input_ids" not in row:
+            row = self.encode(row, index)
+        for column in self.label_columns:
+            ids_column = column.replace("labels", "input_ids")
+            if column not in row:
+                raise ValueError(f"`{self.argument}` row {index} has `{ids_column}` but no `{column}`: {MASK_ADVICE}")
+            check_label_rows([_as_list(row[ids_column])], [_as_list(row[column])], self.argument, column,
+                             causal=not self.is_encoder_decoder, first_row=index)
+        return dict(row)
+
+    def encode(self, row: Mapping, index: int) -> dict:
+        data_format = dataset_format(list(row))
+        if data_format is not None:  # TRL's prompt / completion, messages or preference rows
+            with_negative = "negative_response" in self.raw_columns
+            check_chat_format(data_format, self.argument, self.tokenizer, with_negative=with_negative)
+            check_chat_template(row, self.argument, self.tokenizer)
+            return encode_chat_row(dict(row), index, self.tokenizer, is_encoder_decoder=self.is_encoder_decoder,
+                                   max_length=self.max_length, argument=self.argument)
+        missing = [column for column in self.raw_columns if column not in row]
+        if missing:
+            raise ValueError(f"`{self.argument}` needs tokenized `input_ids` and `labels` (dialeval.trainers."
+                             f"encode_dialogue builds them) or the raw text columns {list(self.raw_columns)}; "
+                             f"row {index} has {list(row)}")
+        tokenizer = self.tokenizer
+        if tokenizer is None or not callable(tokenizer) or not hasattr(tokenizer, "decode"):
+            raise ValueError(f"`processing_class` must be a tokenizer to tokenize `{self.argument}`'s raw text columns")
+        return encode_raw_row(dict(row), tokenizer, self.is_encoder_decoder, self.max_length,
+                              with_negative="negative_response" in row)
+
+
+class PreparedRows(torch.utils.data.Dataset):
+    """A torch map-style dataset whose rows are prepared when read."""
+
+    def __init__(self, rows, prepare: RowPreparer):
+        self.rows, self.prepare = rows, prepare
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, index: int) -> dict:
+        return self.prepare(self.rows[index], index)
+
+
+class PreparedStream(torch.utils.data.IterableDataset):
+    """A torch iterable dataset whose rows are prepared as they stream."""
+
+    def __init__(self, rows, prepare: RowPreparer):
+        self.rows, self.prepare = rows, prepare
+
+    def __iter__(self):
+        for index, row in enumerate(self.rows):
+            yield self.prepare(row, index)
+
+    def set_epoch(self, epoch: int) -> None:  # Trainer reshuffles a stream that can be reshuffled
+        if hasattr(self.rows, "set_epoch"):
+            self.rows.set_epoch(epoch)
+
+
+def _prepare_streamed(dataset, prepare: RowPreparer):
+    """A ``datasets.IterableDataset``: ``map`` it (lazily), dropping the raw text columns it tokenizes."""
+    columns = dataset.column_names
+    if columns is None:  # features unknown until read: the first row names the columns
+        first = next(iter(dataset), None)
+        if first is None:
+            return dataset
+        columns = list(first)
+    removed = [] if "input_ids" in columns else list(columns)
+    return dataset.map(prepare, with_indices=True, remove_columns=removed or None)
+
+
+def prepare_any_dataset(dataset, argument: str, tokenizer, *, is_encoder_decoder: bool, max_length: int,
+                        raw_columns: tuple[str, ...], label_columns: tuple[str, ...]):
+    """The dataset the trainer reads, whatever its type; see the module docstring."""
+    import datasets
+
+    settings = dict(is_encoder_decoder=is_encoder_decoder, max_length=max_length, raw_columns=raw_columns,
+                    label_columns=label_columns)
+    if isinstance(dataset, datasets.Dataset):
+        return prepare_dataset(dataset, argument, tokenizer, **settings)
+    prepare = RowPreparer(argument, tokenizer, **settings)
+    if isinstance(dataset, datasets.IterableDataset):
+        return _prepare_streamed(dataset, prepare)
+    if isinstance(dataset, torch.utils.data.IterableDataset):
+        return PreparedStream(dataset, prepare)
+    if hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__"):
+        return PreparedRows(dataset, prepare)
+    raise ValueError(f"`{argument}` must be a datasets.Dataset, a datasets.IterableDataset or a torch Dataset / "
+                     f"IterableDataset of dict rows, got {type(dataset).__name__}")
+
+
+def _python_row(row) -> dict:
+    if not isinstance(row, Mapping):
+        raise ValueError(f"`train_dataset` rows must be dicts of columns, got {type(row).__name__}")
+    return {key: value.tolist() if isinstance(value, torch.Tensor) else value for key, value in row.items()}
+
+
+def map_style_training_set(dataset):
+    """DRESS's ``train_dataset`` as a ``datasets.Dataset``, or a ValueError saying what to pass."""
+    import datasets
+
+    if isinstance(dataset, datasets.Dataset):
+        return dataset
+    if isinstance(dataset, (datasets.IterableDataset, torch.utils.data.IterableDataset)):
+        raise ValueError(
+            f"`train_dataset` is a {type(dataset).__name__}, but DRESS weights every training example by its cluster's "
+            "share of the whole training set (Eq. 5) and samples training contexts for each negative cycle, so it needs "
+            "a map-style dataset: pass a datasets.Dataset (e.g. `datasets.Dataset.from_generator(...)`, or "
+            "`datasets.Dataset.from_list(list(stream.take(n)))`) or a torch map-style Dataset; evaluation and "
+            "prediction take iterable datasets")
+    if isinstance(dataset, torch.utils.data.Dataset) or (hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__")):
+        rows = [_python_row(dataset[index]) for index in range(len(dataset))]
+        if not rows:
+            raise ValueError("`train_dataset` is empty")
+        return datasets.Dataset.from_list(rows)
+    raise ValueError("`train_dataset` must be a datasets.Dataset or a torch map-style Dataset of dict rows "
+                     f"(tokenized examples or raw `context` / `response` text), got {type(dataset).__name__}")
