@@ -488,3 +488,18 @@ def test_sent_bert_objective_honours_device_dtype_and_batch_size(monkeypatch):
     assert asked == [("some/sentence-model", "cpu", "bfloat16")] and encoder.batch_sizes == [3]
     with pytest.raises(ValueError, match="device"):
         SentBertDiversity(model=WordEncoder(), device="cpu")
+
+
+def test_sent_bert_objective_loads_a_model_given_by_id_or_path():
+    """`dtg --metric sent_bert --metric-model ID` passes a str: a str has .encode() too, so it must be
+    loaded as a model id, not called as an encoder (examples/reproduce's old known issue)."""
+    from dialeval.generation.objectives import SentBertDiversity
+    from dialeval.hub import EMBEDDED_SENTENCE_MODEL, resolve_model_path
+
+    for model in (EMBEDDED_SENTENCE_MODEL, resolve_model_path(EMBEDDED_SENTENCE_MODEL)):
+        objective = SentBertDiversity(model, device="cpu")
+        assert not isinstance(objective.encoder, str)
+        vectors = objective.encoder.encode(["a b", "c d"], convert_to_numpy=True, normalize_embeddings=True)
+        assert vectors.shape == (2, 384)
+    with pytest.raises(ValueError, match="`model` must be a sentence-transformers id"):
+        SentBertDiversity(3.5)
