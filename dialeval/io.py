@@ -35,6 +35,10 @@ from pathlib import Path
 _RESPONSE_COLUMN = re.compile(r"^resp_(\d+)$")
 _JSON_SPACE = re.compile(r"[ \t\r\n]*")
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$")
+#: Python's JSON decoder recurses once per nesting level and stops at the interpreter's recursion limit.
+_TOO_DEEP = "JSON nested too deeply to decode (a record is objects and lists a few levels deep)"
+#: The most csv can take as its field size limit (a C long: 32 bits on Windows).
+_CSV_LIMIT_CEILING = 2**31 - 1
 
 #: What ``file_format`` (``dialeval evaluate --format``) may name besides ``"auto"``.
 INPUT_FORMATS = ("jsonl", "json", "csv", "parquet", "dataset", "lines")
@@ -74,6 +78,8 @@ def iter_jsonl(path: str | Path):
             record = json.loads(line)
         except json.JSONDecodeError as error:
             raise ValueError(f"{where}: not valid JSON ({error.msg})") from None
+        except RecursionError:
+            raise ValueError(f"{where}: {_TOO_DEEP}") from None
         yield where, record
 
 
@@ -104,6 +110,8 @@ def iter_json_array(path: str | Path):
                 element, end = decoder.raw_decode(text, position)
             except json.JSONDecodeError as error:
                 raise ValueError(f"{path}:{error.lineno}: not valid JSON ({error.msg})") from None
+            except RecursionError:
+                raise ValueError(f"{where(position)}: {_TOO_DEEP}") from None
             yield where(position), element
             position = _JSON_SPACE.match(text, end).end()
             if text.startswith(",", position):
@@ -158,19 +166,40 @@ def response_columns(fieldnames: list[str], path: str | Path = "<csv>") -> list[
 def iter_tevet_csv(path: str | Path, context_column: str = "context") -> Iterator[ResponseSet]:
     """Tevet & Berant's decTest / conTest / McDiv CSV layout (see module docstring), a row at a time."""
     with open(path, encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle)
-        columns = response_columns(reader.fieldnames or [], path)
-        if context_column != "context" and context_column not in (reader.fieldnames or []):
+        reader = csv.DictReader(handle, restkey=_EXTRA_FIELDS, restval=_MISSING_FIELD)
+        # No field is longer than the file: that bound replaces csv's default of 131,072 characters.
+        field_limit = min(max(Path(path).stat().st_size, 1), _CSV_LIMIT_CEILING)
+        fieldnames = _csv_step(lambda: reader.fieldnames, field_limit, f"{path}:1") or []
+        columns = response_columns(fieldnames, path)
+        if context_column != "context" and context_column not in fieldnames:
             raise ValueError(f"{path}: no column {context_column!r} (`context_column`); "
-                             f"its columns: {', '.join(reader.fieldnames or [])}")
+                             f"its columns: {', '.join(fieldnames)}")
         first_line = reader.line_num + 1
-        for row in reader:
+        while (row := _csv_step(lambda: next(reader, None), field_limit, f"{path}:{first_line}")) is not None:
+            if _EXTRA_FIELDS in row:
+                raise ValueError(f"{path}:{first_line}: the row has more fields than the header ({len(fieldnames)})")
+            if _MISSING_FIELD in row.values():
+                raise ValueError(f"{path}:{first_line}: the row has fewer fields than the header ({len(fieldnames)})")
             responses = [row.pop(name) for name in columns]
-            if None in responses:
-                raise ValueError(f"{path}:{first_line}: the row has fewer fields than the header")
             context = row.pop(context_column, None)
             yield ResponseSet(context, responses, dict(row), f"{path}:{first_line}")
             first_line = reader.line_num + 1  # a quoted field may span lines
+
+
+_EXTRA_FIELDS = object()  # DictReader's key for a row's fields beyond the header
+_MISSING_FIELD = object()  # DictReader's value for a header column the row lacks
+
+
+def _csv_step(step, field_limit: int, where: str):
+    """``step()`` (a read from a csv reader) under ``field_limit``, the process-wide csv limit
+    restored after it; csv's own errors become a ValueError naming ``where`` (the row's ``FILE:LINE``)."""
+    previous = csv.field_size_limit(field_limit)
+    try:
+        return step()
+    except csv.Error as error:
+        raise ValueError(f"{where}: not valid CSV ({error})") from None
+    finally:
+        csv.field_size_limit(previous)
 
 
 def read_tevet_csv(path: str | Path) -> list[ResponseSet]:

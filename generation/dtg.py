@@ -46,6 +46,7 @@ import torch
 from dialeval.hub import max_input_length
 from dialeval.validation import check_int
 
+from dialeval.generation.dtg_checks import check_dtg_settings
 from dialeval.generation.dtg_decoding import decoding_record, dtg_generation_config, eos_ids, generated_ids
 from dialeval.generation.dtg_scores import candidate_steps, requested_step_outputs
 from dialeval.generation.objectives import DistinctN, NLIContradictions, SentBertDiversity
@@ -329,9 +330,13 @@ def diversity_threshold_generate(
     step_outputs = requested_step_outputs(model, generation_config, output_scores, output_logits,
                                           generate_kwargs.pop("output_attentions", None),
                                           generate_kwargs.pop("output_hidden_states", None))
+    threshold = check_dtg_settings(threshold)
+    config, model_kwargs = dtg_generation_config(model, tokenizer, decoding, num_beams, generation_config, generate_kwargs)
+    # the effective settings: a keyword, the caller's generation_config or the checkpoint's may set them
+    check_dtg_settings(top_p=config.top_p if decoding == "sample" else None, min_new_tokens=config.min_new_tokens,
+                       max_new_tokens=config.max_new_tokens)
     objective = build_objective(metric, metric_options, nli_objective)
     threshold = float(objective.default_threshold if threshold is None else threshold)
-    config, model_kwargs = dtg_generation_config(model, tokenizer, decoding, num_beams, generation_config, generate_kwargs)
     settings = decoding_record(config, decoding)
     is_text = isinstance(inputs, (list, tuple))
     if not is_text and max_context_tokens is not None:

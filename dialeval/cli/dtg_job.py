@@ -101,6 +101,15 @@ class DTGRunSettings:
     nli_batch_size: int = field(default=32, metadata=option(
         "--nli-batch-size", help="NLI pairs (Sent-BERT sentences) per forward pass of the metric model"))
 
+    def __post_init__(self) -> None:
+        # Refused before any model loads or output is written (a flag's value, named by its flag).
+        from dialeval.validation import check_int
+
+        from dialeval.generation.dtg_checks import check_dtg_settings
+
+        check_int(self.batch_size, "batch_size")
+        check_dtg_settings(self.threshold, self.top_p, self.min_new_tokens, self.max_new_tokens)
+
     def as_dict(self) -> dict:
         return dict(self.__dict__)
 
@@ -226,8 +235,9 @@ class ResumableJsonl:
         for line_number, line in enumerate(lines):
             try:
                 record = json.loads(line)
-            except (json.JSONDecodeError, UnicodeDecodeError) as error:
-                reason = error.msg if isinstance(error, json.JSONDecodeError) else "not UTF-8"
+            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+                reason = (error.msg if isinstance(error, json.JSONDecodeError)
+                          else "nested too deeply" if isinstance(error, RecursionError) else "not UTF-8")
                 raise ValueError(
                     f"{self.path}:{line_number + 1}: not valid JSON ({reason}), a complete line of the file: it was "
                     "damaged, not cut short by a kill. Restore the line, or cut the file before it to regenerate from "
@@ -262,13 +272,40 @@ def _upgrade(record: dict, settings: dict) -> dict:
     return {**record, "num_initial": num_initial, "num_resampled": record["num_sampled"] - num_initial}
 
 
+#: What the summary reads of every record, with the type each must have (format 1 has ``num_sampled``
+#: where format 2 has ``num_resampled``).
+SUMMARY_FIELDS = {"initial_responses": list, "responses": list, "initial_scores": dict, "final_scores": dict,
+                  "reached_threshold": bool, "stop_reason": str, "utterance_overlap": (int, float),
+                  "num_pair_evaluations": (int, float)}
+
+
+def _summary_record(where: str, record) -> dict:
+    """``record`` if it holds what :func:`summarize` reads, else a ValueError naming ``where`` (``FILE:LINE``)."""
+    if not isinstance(record, dict):
+        raise ValueError(f"{where}: not a `dialeval dtg` record (a JSON object), got {type(record).__name__}")
+    count = "num_resampled" if "num_resampled" in record or "num_sampled" not in record else "num_sampled"
+    missing = [key for key in [*SUMMARY_FIELDS, count] if key not in record]
+    if missing:
+        raise ValueError(f"{where}: not a `dialeval dtg` record: no {', '.join(map(repr, missing))}")
+    for key, kind in [*SUMMARY_FIELDS.items(), (count, (int, float))]:
+        value = record[key]
+        wrong = not isinstance(value, kind) or (kind is not bool and isinstance(value, bool))
+        if not wrong and kind is dict:
+            wrong = not value or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value.values())
+        if wrong:
+            raise ValueError(f"{where}: {key!r} of a `dialeval dtg` record must be "
+                             + ("a non-empty object of numbers" if kind is dict else
+                                getattr(kind, "__name__", "a number")) + f", got {json.dumps(value)[:60]}")
+    return record
+
+
 def read_run(path: str | Path) -> tuple[dict, list[dict]]:
-    """The settings and records of a ``dialeval dtg`` output (format-1 records upgraded, see the module docstring)."""
+    """The settings and records of a ``dialeval dtg`` output (format-1 records upgraded, see the module docstring);
+    a line that is not a record of one is a ValueError naming its ``FILE:LINE``."""
     path = Path(path)
     recorded = settings_path(path)
     settings = json.loads(recorded.read_text(encoding="utf-8")) if recorded.exists() else {}
-    with open(path, encoding="utf-8") as handle:
-        records = [_upgrade(json.loads(line), settings) for line in handle if line.strip()]
+    records = [_upgrade(_summary_record(where, record), settings) for where, record in iter_jsonl(path)]
     return settings, records
 
 

@@ -48,6 +48,27 @@ def push_metrics(namespace: str, names: list[str] | None = None, to: str | Path 
     from huggingface_hub import HfApi
 
     api = HfApi(token=token)
+    try:
+        return _upload(api, namespace, names, to, private)
+    except _hub_transport_errors() as error:  # no network, DNS, proxy: a sentence, not httpx's traceback
+        raise ConnectionError(f"the Hugging Face Hub is unreachable ({type(error).__name__}: {error}); check the "
+                              "network, or write the folders offline with --to DIR alone") from None
+
+
+def _hub_transport_errors() -> tuple[type[BaseException], ...]:
+    """The network errors of the HTTP client huggingface_hub uses (httpx2, httpx, or requests in older releases)."""
+    import importlib
+
+    errors = []
+    for module, name in (("httpx2", "TransportError"), ("httpx", "TransportError"), ("requests", "ConnectionError")):
+        try:
+            errors.append(getattr(importlib.import_module(module), name))
+        except (ImportError, AttributeError):
+            continue
+    return tuple(errors)
+
+
+def _upload(api, namespace: str, names: list[str] | None, to, private: bool) -> list[str]:
     with tempfile.TemporaryDirectory() as scratch:
         folders = write_metric_folders(to if to is not None else scratch, names)
         repo_ids = []

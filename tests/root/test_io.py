@@ -1,4 +1,6 @@
+import csv
 import json
+import re
 
 import pyarrow
 import pyarrow.parquet
@@ -272,3 +274,45 @@ def test_dataframe_rows_become_sets_with_plain_python_metadata():
         response_sets_from_dataframe(frame, responses_column="outs")
     with pytest.raises(ValueError, match=r'DataFrame row 0: "responses" must be a list of strings'):
         response_sets_from_dataframe(pd.DataFrame({"responses": ["one string per row"]}))
+
+
+# issue 27: hostile files end in a ValueError naming FILE:LINE, never a traceback from json / csv
+def test_json_nested_too_deeply_names_the_line(tmp_path):
+    deep = "[" * 100_000 + "]" * 100_000
+    jsonl = tmp_path / "deep.jsonl"
+    jsonl.write_text('{"responses": ["a", "b"]}\n' + deep + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(jsonl))}:2: JSON nested too deeply"):
+        read_response_sets(jsonl)
+    array = tmp_path / "deep.json"
+    array.write_text('[{"responses": ["a", "b"]},\n' + deep + "]", encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(array))}:2: JSON nested too deeply"):
+        read_response_sets(array)
+
+
+@pytest.mark.parametrize("row", ["c,a b,c d", "a b,c d", "c,a b,c d,1,extra"])
+def test_a_csv_row_of_another_length_than_its_header_names_the_line(tmp_path, row):
+    path = tmp_path / "s.csv"
+    # the short row lacks a metadata or the context column, not a response: it was read with None there
+    header = "context,resp_0,resp_1,label_value" if row != "a b,c d" else "resp_0,resp_1,context"
+    good = "c,e f,g h,1" if row != "a b,c d" else "e f,g h,c"
+    path.write_text(f"{header}\n{good}\n{row}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(path))}:3: the row has (fewer|more) fields than the header"):
+        read_response_sets(path)
+
+
+def test_a_csv_field_longer_than_csvs_default_limit_is_read_and_the_limit_restored(tmp_path):
+    path = tmp_path / "s.csv"
+    long_response = "word " * 40_000  # 200,000 characters: csv's default limit is 131,072
+    path.write_text(f"context,resp_0,resp_1\nc,{long_response},b\n", encoding="utf-8")
+    limit = csv.field_size_limit()
+    assert read_response_sets(path)[0].responses == [long_response, "b"]
+    assert csv.field_size_limit() == limit  # the process-wide setting is the caller's again
+
+
+def test_a_csv_field_over_the_limit_names_the_line(tmp_path, monkeypatch):
+    # a field over 2**31 - 1 characters (csv's ceiling on Windows) is refused with its line; shown on a small ceiling
+    monkeypatch.setattr(dialeval_io, "_CSV_LIMIT_CEILING", 100)
+    path = tmp_path / "s.csv"
+    path.write_text(f"context,resp_0,resp_1\nc,a,b\nc,{'x' * 200},b\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(path))}:3: not valid CSV \(field larger than field limit"):
+        read_response_sets(path)

@@ -1,0 +1,47 @@
+"""DTG's own settings checked before anything is loaded or generated (issue 27: they ran silently).
+
+``threshold`` is compared with ``>`` against a diversity: NaN is never exceeded, ``inf`` never
+reached, a string or a bool compares by accident, so each is refused. ``top_p`` is nucleus
+sampling's mass, in (0, 1] (transformers accepts 0 and values above 1 without a word), and
+``min_new_tokens`` above ``max_new_tokens`` cannot be honoured. Errors name the Python argument in
+backticks, which the CLI turns into its flag.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+
+def _is_real(value: object) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def check_threshold(threshold: object) -> float | None:
+    """``threshold`` as a finite float (None stays None: the metric's default)."""
+    if threshold is None:
+        return None
+    if not _is_real(threshold) or not math.isfinite(threshold):
+        raise ValueError(f"`threshold` must be a finite number (DTG stops once the diversity is above it), "
+                         f"got {type(threshold).__name__}: {threshold!r:.60}")
+    return float(threshold)
+
+
+def check_top_p(top_p: object) -> None:
+    """``top_p`` in (0, 1] (None: unset)."""
+    if top_p is not None and (not _is_real(top_p) or not 0 < top_p <= 1):
+        raise ValueError(f"`top_p` must be a number in (0, 1] (nucleus sampling's probability mass), "
+                         f"got {type(top_p).__name__}: {top_p!r:.60}")
+
+
+def check_new_token_bounds(min_new_tokens: object, max_new_tokens: object) -> None:
+    """``min_new_tokens`` no larger than ``max_new_tokens`` when both are set."""
+    if _is_real(min_new_tokens) and _is_real(max_new_tokens) and min_new_tokens > max_new_tokens:
+        raise ValueError(f"`min_new_tokens` ({min_new_tokens}) must not exceed `max_new_tokens` ({max_new_tokens}): "
+                         "no response could be both")
+
+
+def check_dtg_settings(threshold=None, top_p=None, min_new_tokens=None, max_new_tokens=None) -> float | None:
+    """Every check above; returns the threshold as a float (or None)."""
+    check_top_p(top_p)
+    check_new_token_bounds(min_new_tokens, max_new_tokens)
+    return check_threshold(threshold)

@@ -1,0 +1,88 @@
+"""Issue 27: hostile inputs to the command line end in exit code 2 and a message naming FILE:LINE or
+the flag, never a traceback (in-process main(); the CLI maps ValueError / OSError to 2)."""
+import json
+
+import pytest
+
+from dialeval.cli import main
+from dialeval.cli.dtg_job import DTGRunSettings
+
+
+def _evaluate(path, tmp_path):
+    return main(["evaluate", str(path), "--metric", "lexical_diversity", "--no-progress",
+                 "--output", str(tmp_path / "report.json")])
+
+
+@pytest.mark.parametrize("name, text, line", [
+    ("deep.jsonl", '{"responses": ["a b", "c d"]}\n' + "[" * 100_000 + "]" * 100_000 + "\n", 2),
+    ("short.csv", "context,resp_0,resp_1,label_value\nc,a b,c d,1\nc,a b,c d\n", 3),
+])
+def test_evaluate_on_a_hostile_file_names_its_line(tmp_path, capsys, name, text, line):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    assert _evaluate(path, tmp_path) == 2
+    error = capsys.readouterr().err
+    assert f"{path}:{line}: " in error and "Traceback" not in error
+
+
+def test_evaluate_reads_a_csv_field_over_csvs_default_limit(tmp_path, capsys):
+    path = tmp_path / "long.csv"
+    path.write_text("context,resp_0,resp_1\nc," + "word " * 40_000 + ",b c\n", encoding="utf-8")
+    assert _evaluate(path, tmp_path) == 0
+    assert "1 response sets, 2 responses" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("record", [{}, [1], {"initial_responses": ["a"], "responses": ["a"], "initial_scores": {},
+                                              "final_scores": {"x": 1.0}, "reached_threshold": True,
+                                              "stop_reason": "threshold", "utterance_overlap": 1,
+                                              "num_pair_evaluations": 1, "num_resampled": 0}])
+def test_dtg_summary_on_a_line_that_is_no_dtg_record_names_it(tmp_path, capsys, record):
+    path = tmp_path / "run.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert main(["dtg-summary", str(path)]) == 2
+    error = capsys.readouterr().err
+    assert f"{path}:1: " in error and "dialeval dtg" in error
+
+
+@pytest.mark.parametrize("flags, flag", [
+    (["--batch-size", "0"], "`--batch-size`"),
+    (["--threshold", "nan"], "`--threshold`"),
+    (["--threshold", "inf"], "`--threshold`"),
+    (["--threshold=-inf"], "`--threshold`"),
+    (["--top-p", "0"], "`--top-p`"),
+    (["--top-p", "1.5"], "`--top-p`"),
+    (["--top-p", "2"], "`--top-p`"),
+    (["--min-new-tokens", "50", "--max-new-tokens", "10"], "`--min-new-tokens` (50) must not exceed `--max-new-tokens`"),
+])
+def test_dtg_refuses_bad_settings_by_their_flag_before_loading_or_writing(tmp_path, capsys, flags, flag):
+    contexts = tmp_path / "contexts.jsonl"
+    contexts.write_text('{"context": "hi"}\n', encoding="utf-8")
+    output = tmp_path / "out.jsonl"
+    # the model does not exist: the settings must be refused before it is looked for
+    assert main(["dtg", "--model", str(tmp_path / "no_model"), "--input", str(contexts), "--metric", "distinct_n",
+                 "--output", str(output), "--no-progress", *flags]) == 2
+    error = capsys.readouterr().err
+    assert flag in error and "no_model" not in error
+    assert not output.exists()
+
+
+@pytest.mark.parametrize("threshold", ["0.5", True, float("nan"), float("inf")])
+def test_dtg_run_settings_refuse_a_threshold_that_is_not_a_finite_number(threshold):
+    with pytest.raises(ValueError, match="^`threshold` must be a finite number"):
+        DTGRunSettings(model="m", metric="nli", contexts_from="x", threshold=threshold)
+
+
+def test_push_metrics_without_a_network_says_the_hub_is_unreachable(monkeypatch, capsys):
+    import huggingface_hub
+
+    from dialeval.cli.push_metrics import _hub_transport_errors
+
+    network_error = _hub_transport_errors()[0]
+
+    def unreachable(self, *args, **kwargs):
+        raise network_error("[Errno -2] Name or service not known")
+
+    monkeypatch.setattr(huggingface_hub.HfApi, "create_repo", unreachable)
+    assert main(["push-metrics", "--namespace", "org", "--metric", "lexical_diversity"]) == 2
+    error = capsys.readouterr().err
+    assert "the Hugging Face Hub is unreachable" in error and "--to DIR" in error
