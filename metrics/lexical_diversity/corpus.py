@@ -23,6 +23,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from dialeval.metrics.lexical_diversity.order_bounds import check_listed_orders, computed_orders
 from dialeval.text import casual_token_ids, casual_tokenize_many, get_tokenizer
 from dialeval.validation import check_corpus
 
@@ -141,15 +142,26 @@ def distinct_token_ids(texts: list[str], tokenizer="casual", num_workers: int | 
 
 
 def corpus_ngram_counts(
-    responses: list[str], max_n: int, tokenizer="casual", num_workers: int | None = None
+    responses: list[str], max_n: int, tokenizer="casual", num_workers: int | None = None, listed_orders: str | None = None
 ) -> dict[int, np.ndarray]:
     """:func:`weighted_ngram_counts` of a corpus: each distinct response tokenized and counted
-    once, weighted by how often it occurs."""
+    once, weighted by how often it occurs. Orders above the longest response (no n-gram) are
+    not computed and get no entry: pass ``listed_orders``, the argument's name, to refuse
+    instead a ``max_n`` above ``max(longest, 3)`` (:func:`.order_bounds.check_listed_orders`)."""
     multiplicity = Counter(responses)
     distinct = list(multiplicity)
     weights = np.fromiter(multiplicity.values(), dtype=np.int64, count=len(distinct))
     vocabulary_size, ids, lengths = distinct_token_ids(distinct, tokenizer, num_workers)
-    return weighted_ngram_counts(ids, lengths, weights, vocabulary_size, max_n)
+    longest = int(lengths.max()) if lengths.size else 0
+    if listed_orders is not None:
+        check_listed_orders(listed_orders, max_n, longest, DEFAULT_MAX_N)
+    return weighted_ngram_counts(ids, lengths, weights, vocabulary_size, computed_orders(max_n, longest))
+
+
+#: corpus_ngram_diversity's default order: always accepted, even on one-word corpora.
+DEFAULT_MAX_N = 3
+
+_NO_NGRAMS = np.zeros(0, dtype=np.int64)
 
 
 def _distinct(counts: np.ndarray) -> float:
@@ -166,7 +178,7 @@ def _entropy(counts: np.ndarray) -> float:
 
 
 def corpus_ngram_diversity(
-    responses: list[str], max_n: int = 3, tokenizer="casual", allow_empty: bool = False, num_workers: int | None = None
+    responses: list[str], max_n: int = DEFAULT_MAX_N, tokenizer="casual", allow_empty: bool = False, num_workers: int | None = None
 ) -> dict[str, float]:
     """Dist-1..max_n and Ent-1..max_n of a corpus in one pass.
 
@@ -177,28 +189,43 @@ def corpus_ngram_diversity(
     Returns:
         ``{"distinct_1": ..., "entropy_1": ..., ..., "num_tokens": ...}``. A corpus without
         n-grams of some order scores 0 on it (the released code would divide by zero).
+
+    Raises:
+        ValueError: ``max_n`` above ``max(L, 3)``, L the longest response's token count (the
+        result lists every order, so a huge ``max_n`` would be the allocation; orders in
+        ``L+1..3`` are listed as 0), checked after tokenizing and before counting.
     """
     responses = check_corpus(responses, "responses", allow_empty=allow_empty)
     _check_order("max_n", max_n)
-    counts = corpus_ngram_counts(responses, max_n, tokenizer, num_workers)
+    counts = corpus_ngram_counts(responses, max_n, tokenizer, num_workers, listed_orders="max_n")
     result: dict[str, float] = {}
     for n in range(1, max_n + 1):
-        result[f"distinct_{n}"] = _distinct(counts[n])
-        result[f"entropy_{n}"] = _entropy(counts[n])
-    result["num_tokens"] = int(counts[1].sum())
+        result[f"distinct_{n}"] = _distinct(counts.get(n, _NO_NGRAMS))
+        result[f"entropy_{n}"] = _entropy(counts.get(n, _NO_NGRAMS))
+    result["num_tokens"] = int(counts.get(1, _NO_NGRAMS).sum())
     return result
 
 
-def distinct_n(responses: list[str], n: int = 1, tokenizer="casual", allow_empty: bool = False) -> float:
-    """Dist-n of a corpus: distinct n-grams / all n-grams (Li et al. 2016). In [0, 1]."""
+def _one_order(responses: list[str], n: int, tokenizer, allow_empty: bool) -> np.ndarray:
+    """The n-gram counts of order ``n`` only (none, in O(1), when ``n`` exceeds the longest response)."""
     _check_order("n", n)
-    return corpus_ngram_diversity(responses, max_n=n, tokenizer=tokenizer, allow_empty=allow_empty)[f"distinct_{n}"]
+    responses = check_corpus(responses, "responses", allow_empty=allow_empty)
+    return corpus_ngram_counts(responses, n, tokenizer).get(n, _NO_NGRAMS)
+
+
+def distinct_n(responses: list[str], n: int = 1, tokenizer="casual", allow_empty: bool = False) -> float:
+    """Dist-n of a corpus: distinct n-grams / all n-grams (Li et al. 2016). In [0, 1].
+
+    0 for an ``n`` above the longest response's token count (no n-gram), found without counting
+    orders up to ``n``: any positive ``n`` is accepted."""
+    return _distinct(_one_order(responses, n, tokenizer, allow_empty))
 
 
 def entropy_n(responses: list[str], n: int = 1, tokenizer="casual", allow_empty: bool = False) -> float:
-    """Ent-n of a corpus: entropy in bits of its n-gram distribution (Zhang et al. 2018)."""
-    _check_order("n", n)
-    return corpus_ngram_diversity(responses, max_n=n, tokenizer=tokenizer, allow_empty=allow_empty)[f"entropy_{n}"]
+    """Ent-n of a corpus: entropy in bits of its n-gram distribution (Zhang et al. 2018).
+
+    0 for an ``n`` above the longest response's token count (no n-gram), as :func:`distinct_n`."""
+    return _entropy(_one_order(responses, n, tokenizer, allow_empty))
 
 
 def token_counts(texts: list[str], tokenizer="casual") -> Counter:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome, StepSkipped
 from dialeval.metrics.lexical_diversity.by_scope import SET_METRICS, set_lexical_diversity
 from dialeval.metrics.lexical_diversity.corpus import corpus_ngram_diversity, lf
+from dialeval.metrics.lexical_diversity.order_bounds import check_listed_orders
 from dialeval.metrics.lexical_diversity.self_bleu import self_bleu
 from dialeval.option_fields import option
 
@@ -14,12 +15,22 @@ from dialeval.option_fields import option
 class LexicalOptions:
     """Settings of the lexical steps."""
 
-    max_n: int = field(default=5, metadata=option("--max-n", help="highest n-gram order of the set-level metrics"))
+    max_n: int = field(default=5, metadata=option(
+        "--max-n", help="highest n-gram order of the set-level metrics (at most the longest response's length in characters, or 5)"))
     corpus_max_n: int = 3
     lf_threshold: int = field(default=100, metadata=option("--lf-threshold", help="LF low-frequency count threshold"))
 
 
+def _check_max_n(response_sets: list[list[str]], max_n: int) -> None:
+    """Refuse a ``--max-n`` above ``max(longest response in characters, 5)`` before scoring: a
+    token holds at least one character, so higher orders are all no-n-gram orders (a mistyped
+    ``--max-n 1000000000`` is refused rather than averaged into a score of ~0)."""
+    longest = max((len(response) for responses in response_sets for response in responses), default=0)
+    check_listed_orders("max_n", max_n, longest, LexicalOptions.max_n, "length in characters")
+
+
 def _set_level(data: JobData, model, options, progress) -> StepOutcome:
+    _check_max_n(data.sets, options.max_n)
     result = set_lexical_diversity(data.sets, max_n=options.max_n, allow_empty=options.allow_empty, progress=progress)
     return StepOutcome({name: result[name] for name in SET_METRICS}, result["per_set"])
 

@@ -61,6 +61,7 @@ import math
 import numpy as np
 
 from dialeval.metrics.lexical_diversity.corpus import KEY_LIMIT, distinct_token_ids, ngram_keys
+from dialeval.metrics.lexical_diversity.order_bounds import computed_orders
 from dialeval.validation import check_corpus, check_flag
 
 _EPSILON = 0.1  # SmoothingFunction().method1's default epsilon
@@ -157,14 +158,24 @@ def _map_distinct(function, values: np.ndarray) -> np.ndarray:
     return np.array([function(value) for value in distinct.tolist()], dtype=np.float64)[inverse]
 
 
-def _bleu_scores(numerators: np.ndarray, hyp_lengths: np.ndarray, ref_lengths: np.ndarray) -> np.ndarray:
+def _exact_multiple(value: float, count: int) -> list[float]:
+    """Floats summing exactly to ``count * value`` (``value * 2**b`` for each bit ``b`` of
+    ``count``, each exact): ``math.fsum`` of them and other terms is ``fsum`` of ``count`` copies."""
+    return [math.ldexp(value, bit) for bit in range(count.bit_length()) if count >> bit & 1]
+
+
+def _bleu_scores(numerators: np.ndarray, hyp_lengths: np.ndarray, ref_lengths: np.ndarray, max_n: int) -> np.ndarray:
     """NLTK's ``sentence_bleu`` of each distinct text from its clipped matches per order
     (``numerators[i, n - 1]``), its length and its closest reference length; see the module
-    docstring."""
-    num_texts, max_n = numerators.shape
+    docstring. ``numerators`` may hold fewer than ``max_n`` orders: the orders above are those
+    above the longest text, with no n-gram (method1's precision ``0.1 / 1`` for every text),
+    added in O(log) per text."""
+    num_texts, computed = numerators.shape
+    if computed == 0:  # every text is empty: BLEU 0
+        return np.zeros(num_texts)
     weight = 1 / max_n
-    log_terms = np.empty((num_texts, max_n))
-    for k in range(max_n):
+    log_terms = np.empty((num_texts, computed))
+    for k in range(computed):
         numerator = numerators[:, k]
         denominator = np.maximum(hyp_lengths - k, 1)  # max(1, #hypothesis (k+1)-grams)
         # nltk: float(Fraction(num, den)) is int true division; method1 for a zero numerator.
@@ -175,10 +186,13 @@ def _bleu_scores(numerators: np.ndarray, hyp_lengths: np.ndarray, ref_lengths: n
     if short.any():
         brevity[short] = _map_distinct(math.exp, 1 - ref_lengths[short] / hyp_lengths[short])
     brevity[hyp_lengths == 0] = 0.0
+    no_ngram_terms = tuple(_exact_multiple(weight * math.log(_EPSILON), max_n - computed))
     geometric_means = np.empty(num_texts)
     for start in range(0, num_texts, _FSUM_CHUNK):
         chunk = log_terms[start : start + _FSUM_CHUNK]
-        rows = zip(*(chunk[:, k].tolist() for k in range(max_n)))  # 1-D tolist: no list per row
+        rows = zip(*(chunk[:, k].tolist() for k in range(computed)))  # 1-D tolist: no list per row
+        if no_ngram_terms:
+            rows = (row + no_ngram_terms for row in rows)
         geometric_means[start : start + chunk.shape[0]] = list(map(math.exp, map(math.fsum, rows)))
     scores = brevity * geometric_means
     scores[numerators[:, 0] == 0] = 0.0
@@ -197,6 +211,8 @@ def self_bleu(
     Args:
         responses: the corpus (``list[str]``, at least 2 responses).
         max_n: highest n-gram order; weights are uniform ``(1/max_n,) * max_n`` (Texygen: 3).
+            Orders above the longest response's token count have no n-gram and are not
+            counted: each adds method1's ``log(0.1)`` term in O(1), so any positive int is accepted.
         tokenizer: ``"casual"`` (NLTK's casual tokenizer) or a callable ``str -> list[str]``.
         allow_empty: score ``""`` as a response without tokens (its BLEU is 0) instead of raising.
         return_per_response: also return each response's BLEU against the others.
@@ -229,12 +245,14 @@ def self_bleu(
 
     text_index_type = np.int32 if lengths.size <= np.iinfo(np.int32).max else np.int64
     text_of_position = np.repeat(np.arange(lengths.size, dtype=text_index_type), lengths)
-    numerators = np.zeros((lengths.size, max_n), dtype=np.int64)
-    for n, keys, starts, key_bound in ngram_keys(ids, lengths, vocabulary_size, max_n):
+    # Orders above the longest text have no n-gram: not counted (see _bleu_scores).
+    computed = computed_orders(max_n, int(lengths.max()) if lengths.size else 0)
+    numerators = np.zeros((lengths.size, computed), dtype=np.int64)
+    for n, keys, starts, key_bound in ngram_keys(ids, lengths, vocabulary_size, computed):
         numerators[:, n - 1] = _clipped_matches(n, keys, starts, key_bound, text_of_position, lengths, repeated)
     del ids, text_of_position
     ref_lengths = _closest_other_lengths(lengths, np.bincount(lengths, weights=multiplicity))
-    text_scores = _bleu_scores(numerators, lengths, ref_lengths)
+    text_scores = _bleu_scores(numerators, lengths, ref_lengths, max_n)
 
     per_response = text_scores[owner].tolist()
     score = sum(per_response) / len(per_response)  # Texygen: sum(bleu) / len(bleu)

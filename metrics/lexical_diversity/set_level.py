@@ -49,7 +49,8 @@ def averaged_distinct_n(
 
     Args:
         responses: one response set (``list[str]``, at least one non-empty string).
-        max_n, min_n: the n-gram orders averaged over (paper: 1..5).
+        max_n, min_n: the n-gram orders averaged over (paper: 1..5). An order above the longest
+            response's token count scores 0 and is not computed (O(1)): any max_n is accepted.
         tokenizer: ``"tevet"`` (default, the released tokenization), ``"casual"`` or a callable.
         allow_empty: score ``""`` as a response without n-grams instead of raising.
 
@@ -96,13 +97,19 @@ def ngram_cosine_diversity(
 
     Args:
         responses: one response set with at least two responses (the metric compares pairs).
-        max_n, min_n: the n-gram orders averaged over (paper: 1..5).
+        max_n, min_n: the n-gram orders averaged over (paper: 1..5). An order above the longest
+            response's token count scores 0 and is not computed (O(1)): any max_n is accepted.
         tokenizer: ``"tevet"`` (default), ``"casual"`` or a callable.
         allow_empty: score ``""`` as a response without n-grams instead of raising.
 
     Returns:
         The mean over n of ``-mean_{i>j} cos(c_i^n, c_j^n)``; in ``[-1, 0]``, higher is more diverse.
+
+    Raises:
+        ValueError: naming ``responses`` when its pairs of distinct responses would need more
+            than the available memory (96 bytes a pair, :mod:`.pair_memory`), before allocating them.
     """
     responses = check_response_set(responses, "responses", min_size=2, allow_empty=allow_empty)
     check_orders(min_n, max_n)
-    return float(score_response_sets([responses], min_n, max_n, get_tokenizer(tokenizer))["ngram_cosine_diversity"][0])
+    scores = score_response_sets([responses], min_n, max_n, get_tokenizer(tokenizer), argument="responses")
+    return float(scores["ngram_cosine_diversity"][0])

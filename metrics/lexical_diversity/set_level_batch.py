@@ -38,6 +38,8 @@ from itertools import chain
 
 import numpy as np
 
+from dialeval.metrics.lexical_diversity.order_bounds import computed_orders
+from dialeval.metrics.lexical_diversity.pair_memory import check_pair_memory
 from dialeval.text import get_tokenizer
 from dialeval.validation import check_response_sets
 
@@ -71,7 +73,8 @@ def _sequences(responses: list[str], tokenize) -> tuple[list[tuple[int, ...]], n
 
 
 def score_response_sets(
-    response_sets: list[list[str]], min_n: int, max_n: int, tokenize: Callable[[str], list[str]], cosine: bool = True
+    response_sets: list[list[str]], min_n: int, max_n: int, tokenize: Callable[[str], list[str]], cosine: bool = True,
+    argument: str = "response_sets",
 ) -> dict[str, np.ndarray]:
     """Both set-level scores of already validated sets (see the module docstring).
 
@@ -80,6 +83,12 @@ def score_response_sets(
         min_n, max_n: checked n-gram orders.
         tokenize: ``str -> list[str]``.
         cosine: also compute the n-gram cosine diversity (averaged distinct-n alone needs no pairs).
+        argument: the caller's name for ``response_sets``, for the memory refusal.
+
+    Raises:
+        ValueError: naming ``argument`` when ``cosine`` and the pairs of distinct responses need
+            more than the available memory (:func:`.pair_memory.check_pair_memory`, checked
+            before any pair is allocated).
 
     Returns:
         ``{"averaged_distinct_n": array}`` (and ``"ngram_cosine_diversity"`` when ``cosine``),
@@ -117,6 +126,7 @@ def score_response_sets(
         pair_counts = units_per_set * (units_per_set - 1) // 2
         pair_offset = np.cumsum(pair_counts) - pair_counts
         num_pairs = int(pair_counts.sum())
+        check_pair_memory(num_pairs, int(units_per_set.max()), argument)  # before any pair array
         pair_first = np.empty(num_pairs, dtype=np.int64)  # global unit index of i
         pair_second = np.empty(num_pairs, dtype=np.int64)  # global unit index of j
         size_groups = []  # (sets of k units, (num_sets_k, k*(k-1)/2) matrix of their pair indices)
@@ -134,12 +144,15 @@ def score_response_sets(
         response_pairs = set_sizes * (set_sizes - 1) // 2  # C(n, 2): the mean's denominator
     max_units = int(units_per_set.max())
 
-    orders = range(min_n, max_n + 1)
-    distinct = np.empty((num_sets, len(orders)), dtype=np.float64)
-    diversity = np.empty((num_sets, len(orders)), dtype=np.float64)
+    # Orders above the longest response have no n-gram: each scores 0 (distinct-n and cosine
+    # alike) and is not computed, so a huge max_n costs what the longest response's length costs.
+    last_order = computed_orders(max_n, int(lengths.max()) if num_units else 0)
+    num_computed = max(last_order - min_n + 1, 0)
+    distinct = np.empty((num_sets, num_computed), dtype=np.float64)
+    diversity = np.empty((num_sets, num_computed), dtype=np.float64)
     rank = flat_ids  # rank of the (n-1)-gram starting at each position (valid where tokens_left >= n-1)
     key_base = max(vocabulary_size, 1)
-    for n in range(1, max_n + 1):
+    for n in range(1, last_order + 1):
         starts = np.flatnonzero(tokens_left >= n)
         keys = flat_ids if n == 1 else rank[starts] * key_base + flat_ids[starts + n - 1]
         grams, gram_of_start = np.unique(keys, return_inverse=True)
@@ -206,10 +219,21 @@ def score_response_sets(
                 pair_sums = pair_sums + self_sums[sets_k]  # + 0.0 for a set without repeats: exact
             diversity[sets_k, column] = -(pair_sums / response_pairs[sets_k])
 
-    scores = {"averaged_distinct_n": np.mean(distinct, axis=1)}
+    scores = {"averaged_distinct_n": _mean_over_orders(distinct, max_n - min_n + 1)}
     if cosine:
-        scores["ngram_cosine_diversity"] = np.mean(diversity, axis=1)
+        scores["ngram_cosine_diversity"] = _mean_over_orders(diversity, max_n - min_n + 1)
     return scores
+
+
+def _mean_over_orders(computed: np.ndarray, num_orders: int) -> np.ndarray:
+    """The mean over ``num_orders`` orders of which ``computed`` holds the first columns, the
+    others scoring 0 (not stored). The columns are added in order, as ``numpy.mean`` sums fewer
+    than 8 values (so the released 1..5 scores are unchanged), and trailing zeros change no bit:
+    a set scores the same alone as in a batch whose longest response is longer."""
+    total = np.zeros(computed.shape[0], dtype=np.float64)
+    for column in computed.T:
+        total += column
+    return total / num_orders
 
 
 def batch_set_lexical_diversity(
@@ -223,7 +247,8 @@ def batch_set_lexical_diversity(
     Args:
         response_sets: one response set (``list[str]``, at least 2 responses) per context; sets
             may differ in size.
-        max_n, min_n: the n-gram orders averaged over (paper: 1..5).
+        max_n, min_n: the n-gram orders averaged over (paper: 1..5). An order above the longest
+            response's token count scores 0 and is not computed (O(1)): any max_n is accepted.
         tokenizer: ``"tevet"`` (default, the released tokenization), ``"casual"`` or a callable.
         allow_empty: score ``""`` as a response without n-grams instead of raising.
 
@@ -233,4 +258,4 @@ def batch_set_lexical_diversity(
     """
     response_sets = check_response_sets(response_sets, "predictions", min_size=2, allow_empty=allow_empty)
     check_orders(min_n, max_n)
-    return score_response_sets(response_sets, min_n, max_n, get_tokenizer(tokenizer))
+    return score_response_sets(response_sets, min_n, max_n, get_tokenizer(tokenizer), argument="predictions")

@@ -26,6 +26,8 @@ from dialeval.validation import check_corpus, check_int, check_response_sets, sp
 
 def _distinct_ngrams(text: str, n: int) -> set[tuple[str, ...]]:
     tokens = text.split()
+    if n > len(tokens):  # no n-gram; and no n-fold slicing for a huge n
+        return set()
     return set(zip(*(tokens[offset:] for offset in range(n)), strict=False))
 
 
@@ -34,7 +36,8 @@ def self_repetition(texts: list[str], n: int = 4, allow_empty: bool = False) -> 
 
     Args:
         texts: the responses (a corpus, or one response set).
-        n: the n-gram order (4, as the package and Salkar et al.).
+        n: the n-gram order (4, as the package and Salkar et al.). A text shorter than ``n`` is
+            skipped in O(1), so any positive int is accepted (every text then adds 0).
         allow_empty: accept empty and whitespace-only strings (no n-gram: they add 0).
 
     Raises:
