@@ -52,7 +52,7 @@ import numpy as np
 import scipy.linalg
 
 from dialeval.metrics.engines.embedders import DEFAULT_SENTENCE_MODEL, sentence_vectors, unit_rows
-from dialeval.validation import check_corpus, check_response_sets, split_scope
+from dialeval.validation import check_corpus, check_flag, check_response_sets, split_scope
 
 #: Tolerance of the kernel checks: ``|K - K^T|``, ``|K_ii - 1|`` and the most negative eigenvalue
 #: of ``K / n`` must not exceed it (float32 similarity matrices pass; indefinite ones do not).
@@ -279,6 +279,7 @@ def vendi_score_from_embeddings(embeddings, orders=(1,), normalize: bool = True)
     ``n > d`` those of ``X^T X / n`` (the same non-zero spectrum, a ``d x d`` problem).
     """
     orders = check_orders(orders)
+    normalize = check_flag(normalize, "normalize")  # "no" is truthy: it would normalize silently
     rows, inverse_norms = _rows_and_inverse_norms(embeddings, normalize)
     n = rows.shape[0]
     return vendi_score_from_eigenvalues(_weighted_eigenvalues(rows, np.full(n, 1.0 / n), inverse_norms), orders)

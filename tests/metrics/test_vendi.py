@@ -315,6 +315,12 @@ def test_allow_empty_embeds_empty_responses_as_the_model_does():
         vendi_score([["a", ""]], model=encoder)
 
 
+@pytest.mark.parametrize("normalize", ["no", "False", 0, None])
+def test_normalize_must_be_a_bool(normalize):
+    with pytest.raises(ValueError, match="`normalize` must be True or False"):
+        vendi_score_from_embeddings([[1.0, 0.0], [0.0, 1.0]], normalize=normalize)
+
+
 def test_bad_scope():
     with pytest.raises(ValueError, match="scope"):
         vendi_score(["a"], model=FAKE, scope="sets")
