@@ -180,3 +180,17 @@ def as_plain_python(value: object) -> object:
         converted = tolist()
         return converted if converted is value else as_plain_python(converted)
     return value
+
+
+def check_float_rows(embeddings: object, argument: str = "embeddings") -> np.ndarray:
+    """``embeddings`` as a 2-D float array, one row per item (float32 and float64 kept, anything
+    else as float64); a ValueError naming ``argument`` otherwise."""
+    try:
+        rows = np.asarray(embeddings)
+        if rows.dtype not in (np.float32, np.float64):
+            rows = rows.astype(np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"`{argument}` must be a 2-D array of numbers: {error}") from error
+    if rows.ndim != 2:
+        raise ValueError(f"`{argument}` must be a 2-D array (one row per item), got shape {rows.shape}")
+    return rows

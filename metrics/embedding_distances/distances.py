@@ -35,7 +35,14 @@ import numpy as np
 
 from dialeval.metrics.engines.embedders import DEFAULT_SENTENCE_MODEL, sentence_vectors, unit_rows
 from dialeval.metrics.engines.job_steps import announce_work
-from dialeval.validation import check_corpus, check_int, check_response_set, check_response_sets, split_scope
+from dialeval.validation import (
+    check_corpus,
+    check_float_rows,
+    check_int,
+    check_response_set,
+    check_response_sets,
+    split_scope,
+)
 
 #: The figures, in the order :func:`embedding_distances` reports them.
 FIGURES = ("remote_clique", "chamfer_distance")
@@ -96,14 +103,7 @@ def _chamfer_distance(unit: np.ndarray, counts: np.ndarray, block_size: int = BL
 def _unit_embeddings(embeddings) -> np.ndarray:
     """``embeddings`` checked (2-D, finite, at least 2 rows, no zero row) and L2-normalised in their
     dtype (float32 kept, anything else as float64)."""
-    try:
-        rows = np.asarray(embeddings)
-        if rows.dtype not in (np.float32, np.float64):
-            rows = rows.astype(np.float64)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"`embeddings` must be a 2-D array of numbers: {error}") from error
-    if rows.ndim != 2:
-        raise ValueError(f"`embeddings` must be a 2-D array (one row per text), got shape {rows.shape}")
+    rows = check_float_rows(embeddings)
     if rows.shape[0] < 2 or rows.shape[1] == 0:
         raise ValueError(f"`embeddings` must hold at least 2 rows of at least 1 value (distances need two texts), "
                          f"got shape {rows.shape}")

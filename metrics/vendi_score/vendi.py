@@ -52,7 +52,7 @@ import numpy as np
 import scipy.linalg
 
 from dialeval.metrics.engines.embedders import DEFAULT_SENTENCE_MODEL, sentence_vectors, unit_rows
-from dialeval.validation import check_corpus, check_flag, check_response_sets, split_scope
+from dialeval.validation import check_corpus, check_flag, check_float_rows, check_response_sets, split_scope
 
 #: Tolerance of the kernel checks: ``|K - K^T|``, ``|K_ii - 1|`` and the most negative eigenvalue
 #: of ``K / n`` must not exceed it (float32 similarity matrices pass; indefinite ones do not).
@@ -241,14 +241,7 @@ def _weighted_eigenvalues(rows: np.ndarray, weights: np.ndarray, inverse_norms: 
 def _rows_and_inverse_norms(embeddings, normalize: bool) -> tuple[np.ndarray, np.ndarray | None]:
     """The rows as a float array (float32 and float64 kept, anything else as float64) and, when
     ``normalize``, their inverse L2 norms; unit norms are checked otherwise."""
-    try:
-        rows = np.asarray(embeddings)
-        if rows.dtype not in (np.float32, np.float64):
-            rows = rows.astype(np.float64)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"`embeddings` must be a 2-D array of numbers: {error}") from error
-    if rows.ndim != 2:
-        raise ValueError(f"`embeddings` must be a 2-D array, got shape {rows.shape}")
+    rows = check_float_rows(embeddings)
     if rows.size == 0:
         raise ValueError(f"`embeddings` is empty (shape {rows.shape})")
     # One pass gives the norms and catches NaN / inf (they make the norm non-finite); a norm that

@@ -103,6 +103,17 @@ def test_check_flag(value):
         assert type(value) is bool and checked is value
 
 
+@covers("check_float_rows")
+@given(value=st.one_of(st.lists(st.lists(st.floats(allow_nan=True), max_size=3), max_size=3), st.lists(st.floats(), max_size=3),
+                       junk, st.integers()))
+def test_check_float_rows(value):
+    checked = outcome(validation.check_float_rows, value, "x")
+    if refused(checked):
+        assert "`x`" in str(checked.error)
+    else:
+        assert checked.ndim == 2 and checked.dtype in ("float32", "float64")
+
+
 @covers("check_response_set", "check_corpus", "check_response_sets", "split_scope", "check_module_predictions")
 @given(value=any_response_sets, allow_empty=st.booleans(), min_size=st.integers(1, 3))
 def test_validation_accepts_exactly_lists_of_strings(value, allow_empty, min_size):
