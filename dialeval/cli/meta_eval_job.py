@@ -25,6 +25,7 @@ import numpy as np
 from dialeval.cli.options import name_flags, option
 from dialeval.hub import ModelNotAvailableError, resolve_model_path
 from dialeval.metrics.diversity_meta_eval import diversity_meta_evaluation, subsampled_spearman
+from dialeval.metrics.diversity_meta_eval.statistics import UndefinedStatisticError
 from dialeval.metrics.engines.shared_outputs import shared_model_outputs
 from dialeval.metrics.registry import SET_SCORERS
 
@@ -174,10 +175,19 @@ def score_metric(spec: MetricSpec, dataset, options: MetaEvalOptions, computed: 
 def _meta_evaluate(scores, parameters, binary: bool, options: MetaEvalOptions) -> dict:
     result = diversity_meta_evaluation(scores, parameters, bootstrap=options.bootstrap, num_resamples=options.num_resamples, seed=options.seed)
     if not binary:  # decTest: the paper reports rho's mean (std) over 200-set subsets (§6.3, Table 2)
-        result["spearman_subsets_mean"], result["spearman_subsets_std"] = subsampled_spearman(
-            scores, parameters, sample_size=min(200, len(scores)), seed=options.seed
-        )
+        try:
+            result["spearman_subsets_mean"], result["spearman_subsets_std"] = subsampled_spearman(
+                scores, parameters, sample_size=min(200, len(scores)), seed=options.seed
+            )
+        except UndefinedStatisticError as error:  # a constant metric: the row stays, with its reason
+            result["spearman_subsets_mean"] = result["spearman_subsets_std"] = None
+            result["undefined_reason"] = result["undefined_reason"] or str(error)
     return result
+
+
+def _figure(value, spec: str) -> str:
+    """A report cell: "undefined" for a figure the row's ``undefined_reason`` explains (never a bare nan)."""
+    return "undefined" if value is None else format(value, spec)
 
 
 def run_meta_eval(metrics: list[str], test: str, task: str, options: MetaEvalOptions | None = None, human: bool = True) -> MetaEvalReport:
@@ -230,12 +240,18 @@ def format_report(report: MetaEvalReport) -> str:
     lines = []
     for row in report.rows:
         r = row.result
-        cells = [row.label, f"{r['spearman']:.3f}"]
-        cells.append(f"{r['oca']:.3f}" if report.binary else f"{r['spearman_subsets_mean']:.3f} ({r['spearman_subsets_std']:.3f})")
+        cells = [row.label, _figure(r["spearman"], ".3f")]
+        if report.binary:
+            cells.append(_figure(r["oca"], ".3f"))
+        elif r["spearman_subsets_mean"] is None:
+            cells.append("undefined")
+        else:
+            cells.append(f"{r['spearman_subsets_mean']:.3f} ({r['spearman_subsets_std']:.3f})")
         if bootstrap:
-            cells.append("[{:.3f}, {:.3f}]".format(*r["spearman_ci"]))
+            cells.append("undefined" if r.get("spearman_ci") is None else "[{:.3f}, {:.3f}]".format(*r["spearman_ci"]))
         # scipy's p-value underflows to 0 for rho near 1 over ~1000 sets
-        cells += [f"{r['spearman_pvalue']:.2g}" if r["spearman_pvalue"] > 0 else "<1e-300", str(r["num_sets"])]
+        p_value = r["spearman_pvalue"]
+        cells += ["undefined" if p_value is None else f"{p_value:.2g}" if p_value > 0 else "<1e-300", str(r["num_sets"])]
         lines.append(cells)
     widths = [max(len(str(cell)) for cell in column) for column in zip(header, *lines)]
     parameter = "content-diversity class" if report.binary else "temperature"
@@ -243,6 +259,7 @@ def format_report(report: MetaEvalReport) -> str:
     out.append("  ".join(cell.ljust(w) for cell, w in zip(header, widths)).rstrip())
     out.append("  ".join("-" * w for w in widths))
     out += ["  ".join(cell.ljust(w) for cell, w in zip(cells, widths)).rstrip() for cells in lines]
+    out += [f"undefined for {row.label}: {row.result['undefined_reason']}" for row in report.rows if row.result.get("undefined_reason")]
     out += [f"skipped {skipped['metric']}: {skipped['reason']}" for skipped in report.skipped]
     return "\n".join(out)
 

@@ -41,7 +41,8 @@ def _slug(label: str) -> str:
 
 
 def _title(report: MetaEvalReport, row: MetricRow) -> str:
-    figures = f"rho={row.result['spearman']:.2f}"
+    rho = row.result["spearman"]
+    figures = "rho undefined" if rho is None else f"rho={rho:.2f}"  # undefined_reason says why
     if "oca" in row.result:
         figures += f", OCA={row.result['oca']:.2f}"
     return f"{row.label}: {report.title} ({figures})"

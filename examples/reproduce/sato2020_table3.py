@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from pathlib import Path
 
 import numpy as np
@@ -118,8 +117,8 @@ def human_upper_bound(per_annotator: dict[str, np.ndarray], splits: int, seed: i
             first[name] = float(np.take_along_axis(array, order[:, :half], axis=1).mean())
             second[name] = float(np.take_along_axis(array, order[:, half:], axis=1).mean())
         rhos.append(system_ranking_correlation(first, second)["spearman"])
-    defined = [rho for rho in rhos if not math.isnan(rho)]
-    return {"spearman_mean": float(np.mean(defined)) if defined else float("nan"), "num_splits": splits,
+    defined = [rho for rho in rhos if rho is not None]  # None: a constant half-ranking
+    return {"spearman_mean": float(np.mean(defined)) if defined else None, "num_splits": splits,
             "num_undefined": len(rhos) - len(defined)}
 
 
@@ -145,7 +144,7 @@ def markdown(report: dict) -> str:
     lines = ["| Metric | Spearman (ours) | p-value (ours) | Spearman (paper) |", "|---|---:|---:|---:|"]
     for row in ("BLEU-1", "BLEU-2", "METEOR", "ROUGE-L", "RANDOM", "CHOSEN", "HUMAN"):
         ours = report["rows"].get(row)
-        rho = "not computed" if ours is None else f"{ours['spearman']:.3f}"
+        rho = "not computed" if ours is None else "undefined" if ours["spearman"] is None else f"{ours['spearman']:.3f}"
         p = "-" if ours is None or ours.get("p_value") is None else f"{ours['p_value']:.3g}"
         lines.append(f"| {row} | {rho} | {p} | {PAPER[row]} |")
     if "RANDOM" in report["rows"]:
@@ -190,7 +189,8 @@ def main(argv=None) -> dict:
         rows["RANDOM"] = {"spearman": random["spearman_mean"], "p_value": None, "num_trials": random["num_trials"],
                           "num_undefined_trials": random["num_undefined_trials"],
                           "range": (random["spearman_min"], random["spearman_max"]), "per_trial": random["spearman_per_trial"]}
-        figure = random_protocol_figure(random, chosen_spearman=rows["CHOSEN"]["spearman"])
+        chosen_rho = rows["CHOSEN"]["spearman"]
+        figure = random_protocol_figure(random, chosen_spearman=float("nan") if chosen_rho is None else chosen_rho)
         figure.savefig(output / "fig2_random_vs_chosen.png", dpi=150)
     if per_annotator is not None:
         upper = human_upper_bound(per_annotator, args.human_splits, args.seed)

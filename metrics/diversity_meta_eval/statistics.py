@@ -13,6 +13,10 @@ from scipy.stats import pearsonr, spearmanr
 
 from dialeval.validation import check_flag, check_int
 
+class UndefinedStatisticError(ValueError):
+    """A statistic that is 0/0 for this input (a constant side): the message names the argument and why."""
+
+
 #: Scores closer than this count as equal when placing a threshold between them.
 OCA_TOLERANCE = 1e-5
 
@@ -38,24 +42,57 @@ def _paired(scores, parameters) -> tuple[np.ndarray, np.ndarray]:
     return scores, parameters
 
 
+def constant_input_reason(scores, parameters, undefined: str = "a correlation is undefined") -> str | None:
+    """Why ``statistic`` is undefined for these paired values (a constant side), or None when it is defined.
+
+    The reason names the constant argument and its value, e.g. "`scores` is constant (all 1.0):
+    Spearman's rho is undefined". A correlation divides by each side's spread, so a side that
+    never varies leaves it 0/0: scipy returns NaN with a warning; dialeval says which side.
+    """
+    for argument, values in (("scores", scores), ("parameters", parameters)):
+        values = np.asarray(values, dtype=np.float64)
+        if len(values) and np.ptp(values) == 0:
+            return f"`{argument}` is constant (all {float(values[0])!r}): {undefined}"
+    return None
+
+
+def _defined(statistic: float, name: str) -> float:
+    if not np.isfinite(statistic):  # scipy's other NaN (none known for finite, varying input): never passed on
+        raise UndefinedStatisticError(f"{name} of `scores` and `parameters` is undefined (scipy returned {statistic!r})")
+    return float(statistic)
+
+
 def spearman(scores, parameters) -> tuple[float, float]:
     """Spearman's rho between metric scores and diversity parameters, and its p-value (scipy).
 
     With two values scipy's p-value is NaN; it is 1.0 here, as scipy's ``pearsonr`` gives for two
     points: two points are always perfectly (anti-)correlated, so they are no evidence against
     independence.
+
+    Raises a ValueError naming the constant argument when ``scores`` or ``parameters`` holds one
+    value only (rho is 0/0 there, and scipy's NaN would pass silently into an average).
     """
     scores, parameters = _paired(scores, parameters)
+    reason = constant_input_reason(scores, parameters, "Spearman's rho is undefined")
+    if reason is not None:
+        raise UndefinedStatisticError(reason)
     result = spearmanr(scores, parameters)
-    p_value = 1.0 if len(scores) == 2 and not np.isnan(result.statistic) else float(result.pvalue)
-    return float(result.statistic), p_value
+    rho = _defined(result.statistic, "Spearman's rho")
+    p_value = 1.0 if len(scores) == 2 else float(result.pvalue)
+    return rho, p_value
 
 
 def pearson(scores, parameters) -> tuple[float, float]:
-    """Pearson's r and its p-value (scipy); Tevet & Berant §6.3 contrast it with Spearman's rho."""
+    """Pearson's r and its p-value (scipy); Tevet & Berant §6.3 contrast it with Spearman's rho.
+
+    Raises a ValueError naming the constant argument, as :func:`spearman` does.
+    """
     scores, parameters = _paired(scores, parameters)
+    reason = constant_input_reason(scores, parameters, "Pearson's r is undefined")
+    if reason is not None:
+        raise UndefinedStatisticError(reason)
     result = pearsonr(scores, parameters)
-    return float(result.statistic), float(result.pvalue)
+    return _defined(result.statistic, "Pearson's r"), float(result.pvalue)
 
 
 def optimal_classification_accuracy(scores, labels, tolerance: float = OCA_TOLERANCE) -> tuple[float, float]:
@@ -79,13 +116,27 @@ def optimal_classification_accuracy(scores, labels, tolerance: float = OCA_TOLER
 
 
 def subsampled_spearman(scores, parameters, sample_size: int = 200, repeats: int = 100, seed: int = 0) -> tuple[float, float]:
-    """decTest's protocol (§6.3): mean and standard deviation of rho over ``repeats`` random subsets."""
+    """decTest's protocol (§6.3): mean and standard deviation of rho over ``repeats`` random subsets.
+
+    A ValueError names the constant argument when ``scores`` or ``parameters`` is constant. A
+    subset that happens to be constant on one side has no rho: it is left out of the mean and
+    the spread (as :func:`bootstrap_spearman_ci` leaves out constant resamples), and when every
+    subset is constant a ValueError says so; no NaN is returned.
+    """
     scores, parameters = _paired(scores, parameters)
+    reason = constant_input_reason(scores, parameters, "Spearman's rho is undefined")
+    if reason is not None:
+        raise UndefinedStatisticError(reason)
     sample_size, repeats, seed = check_int(sample_size, "sample_size", 2), check_int(repeats, "repeats"), check_int(seed, "seed", 0)
     if sample_size > len(scores):
         raise ValueError(f"`sample_size` must be between 2 and {len(scores)}, got {sample_size}")
     rng = np.random.default_rng(seed)
-    values = [spearman(scores[idx], parameters[idx])[0] for idx in (rng.choice(len(scores), sample_size, replace=False) for _ in range(repeats))]
+    subsets = (rng.choice(len(scores), sample_size, replace=False) for _ in range(repeats))
+    values = [spearman(scores[idx], parameters[idx])[0] for idx in subsets
+              if np.ptp(scores[idx]) > 0 and np.ptp(parameters[idx]) > 0]
+    if not values:
+        raise UndefinedStatisticError(f"every one of the {repeats} subsets of {sample_size} sets was constant in `scores` or `parameters`: "
+                         "Spearman's rho is undefined on each; raise `sample_size`")
     return float(np.mean(values)), float(np.std(values))
 
 
@@ -115,7 +166,7 @@ def bootstrap_spearman_ci(
         if np.ptp(scores[idx]) > 0 and np.ptp(parameters[idx]) > 0:
             values.append(spearman(scores[idx], parameters[idx])[0])
     if not values:
-        raise ValueError("every bootstrap resample was constant; `scores` or `parameters` has too little variation")
+        raise UndefinedStatisticError("every bootstrap resample was constant; `scores` or `parameters` has too little variation")
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(values, [tail, 100 - tail])
     return float(low), float(high)
@@ -125,14 +176,30 @@ def diversity_meta_evaluation(
     scores, parameters, bootstrap: bool = False, num_resamples: int = 1000, sample_fraction: float = 0.5, seed: int = 0
 ) -> dict:
     """Spearman (+ p-value) and Pearson against the diversity parameter; OCA when it is binary (§6.4);
-    with ``bootstrap=True`` the 95% interval of rho (Stasaski & Hearst, App. A)."""
+    with ``bootstrap=True`` the 95% interval of rho (Stasaski & Hearst, App. A).
+
+    A report over many metrics keeps going when one metric gives every set the same score:
+    the correlations (and the interval) are then None, never NaN, and ``undefined_reason`` says
+    why (e.g. "`scores` is constant (all 0.0): Spearman's rho and Pearson's r are undefined");
+    it is None when every figure is defined. OCA stays: it is defined for a constant score.
+    """
     scores, parameters = _paired(scores, parameters)
     bootstrap = check_flag(bootstrap, "bootstrap")
-    rho, rho_p = spearman(scores, parameters)
-    r, r_p = pearson(scores, parameters)
-    result = {"spearman": rho, "spearman_pvalue": rho_p, "pearson": r, "pearson_pvalue": r_p, "num_sets": len(scores)}
+    reason = constant_input_reason(scores, parameters, "Spearman's rho and Pearson's r are undefined")
+    if reason is None:
+        rho, rho_p = spearman(scores, parameters)
+        r, r_p = pearson(scores, parameters)
+    else:
+        rho = rho_p = r = r_p = None
+    result = {"spearman": rho, "spearman_pvalue": rho_p, "pearson": r, "pearson_pvalue": r_p, "num_sets": len(scores),
+              "undefined_reason": reason}
     if np.isin(parameters, (0.0, 1.0)).all():
         result["oca"], result["oca_threshold"] = optimal_classification_accuracy(scores, parameters)
     if bootstrap:
-        result["spearman_ci"] = list(bootstrap_spearman_ci(scores, parameters, num_resamples, sample_fraction, seed=seed))
+        result["spearman_ci"] = None
+        if reason is None:
+            try:
+                result["spearman_ci"] = list(bootstrap_spearman_ci(scores, parameters, num_resamples, sample_fraction, seed=seed))
+            except UndefinedStatisticError as error:
+                result["undefined_reason"] = f"spearman_ci: {error}"
     return result

@@ -77,15 +77,17 @@ def random_protocol_figure(random_result: dict, chosen_spearman: float | None = 
 
     ``random_result``: what ``random_protocol_correlation`` returns. Returns a
     ``matplotlib.figure.Figure`` (no pyplot state): ``figure.savefig(path)`` writes it.
-    Trials with an undefined ρ are left out and counted in the x label; an undefined CHOSEN ρ
-    (NaN: every system equally accurate) is written instead of drawn.
+    Trials with an undefined ρ (None) are left out and counted in the x label; an undefined CHOSEN ρ
+    (pass NaN when ``system_ranking_correlation`` gave None: every system equally accurate) is
+    written instead of drawn.
     """
     from matplotlib.figure import Figure
 
     per_trial = random_result.get("spearman_per_trial") if isinstance(random_result, dict) else None
     if not per_trial:
         raise ValueError("`random_result` must be the dict random_protocol_correlation returns (with 'spearman_per_trial')")
-    defined = [rho for rho in per_trial if not math.isnan(rho)]
+    # None is random_protocol_correlation's undefined trial (NaN from results saved before it said None)
+    defined = [rho for rho in per_trial if rho is not None and not math.isnan(rho)]
     if not defined:
         raise ValueError("`random_result` has no trial with a defined Spearman ρ to plot")
     figure = Figure(figsize=(3.2, 4.0))

@@ -18,7 +18,6 @@ The paper does not say which it used; README.md (the metric card) discusses it.
 """
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -203,11 +202,25 @@ def _aligned_scores(human_scores, metric_scores, argument: str) -> tuple[np.ndar
     return human, metric
 
 
-def _spearman(human: np.ndarray, metric: np.ndarray):
-    # A constant side makes rho undefined (nan); callers report that, so scipy's warning is noise.
+def _constant_side(human: np.ndarray, metric: np.ndarray, argument: str) -> str | None:
+    """Why rho is undefined here (a side that gives every system one score), or None."""
+    for name, values in (("human_scores", human), (argument, metric)):
+        if np.ptp(values) == 0:
+            return f"`{name}` is constant (all {float(values[0])!r}): Spearman's rho of the system ranking is undefined"
+    return None
+
+
+def _spearman(human: np.ndarray, metric: np.ndarray, argument: str) -> tuple[float | None, float | None, str | None]:
+    """(rho, p-value, None), or (None, None, reason) when a constant side makes rho 0/0 (never NaN)."""
+    reason = _constant_side(human, metric, argument)
+    if reason is not None:
+        return None, None, reason
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConstantInputWarning)
-        return spearmanr(human, metric)
+        result = spearmanr(human, metric)
+    if not np.isfinite(result.statistic):
+        return None, None, f"Spearman's rho of `human_scores` and `{argument}` is undefined (scipy returned {result.statistic!r})"
+    return float(result.statistic), float(result.pvalue), None
 
 
 def system_ranking_correlation(human_scores, metric_scores) -> dict:
@@ -215,11 +228,13 @@ def system_ranking_correlation(human_scores, metric_scores) -> dict:
 
     ``human_scores`` / ``metric_scores``: system -> score mappings with the same keys (or two
     aligned sequences), e.g. the mean human score s^final and the selection accuracy of each
-    system. ρ is ``nan`` when either side gives every system the same score.
+    system. When either side gives every system the same score, ρ is 0/0: ``spearman`` and
+    ``p_value`` are then None (never NaN) and ``undefined_reason`` names the constant argument;
+    it is None otherwise.
     """
     human, metric = _aligned_scores(human_scores, metric_scores, "metric_scores")
-    result = _spearman(human, metric)
-    return {"spearman": float(result.statistic), "p_value": float(result.pvalue), "num_systems": len(human)}
+    rho, p_value, reason = _spearman(human, metric, "metric_scores")
+    return {"spearman": rho, "p_value": p_value, "num_systems": len(human), "undefined_reason": reason}
 
 
 def random_protocol_correlation(human_scores, metric_scores_per_trial: Sequence) -> dict:
@@ -228,17 +243,23 @@ def random_protocol_correlation(human_scores, metric_scores_per_trial: Sequence)
     ``metric_scores_per_trial``: one system -> score mapping (or sequence) per trial, each trial
     a test set whose false candidates were sampled with a different seed. Returns the mean ρ
     (Table 3's RANDOM row), every trial's ρ, and the spread Fig. 2 shows as a box plot.
-    Trials where ρ is undefined (a constant ranking) are counted in ``num_undefined_trials``
-    and left out of the summary figures.
+    A trial where ρ is undefined (a constant ranking) has None in ``spearman_per_trial``, is
+    counted in ``num_undefined_trials`` and left out of the summary figures; when every trial is
+    undefined the summary figures are None and ``undefined_reason`` gives the first trial's
+    reason (None when some trial is defined).
     """
     if isinstance(metric_scores_per_trial, (str, Mapping)) or not isinstance(metric_scores_per_trial, Sequence) or not metric_scores_per_trial:
         raise ValueError("`metric_scores_per_trial` must be a non-empty list with one system -> score mapping per trial")
-    per_trial = []
+    per_trial, reasons = [], []
     for t, scores in enumerate(metric_scores_per_trial):
-        human, metric = _aligned_scores(human_scores, scores, f"metric_scores_per_trial[{t}]")
-        per_trial.append(float(_spearman(human, metric).statistic))
-    defined = np.array([rho for rho in per_trial if not math.isnan(rho)])
-    summary = {"mean": float("nan"), "min": float("nan"), "q1": float("nan"), "median": float("nan"), "q3": float("nan"), "max": float("nan")}
+        argument = f"metric_scores_per_trial[{t}]"
+        human, metric = _aligned_scores(human_scores, scores, argument)
+        rho, _, reason = _spearman(human, metric, argument)
+        per_trial.append(rho)
+        if reason is not None:
+            reasons.append(reason)
+    defined = np.array([rho for rho in per_trial if rho is not None])
+    summary = dict.fromkeys(("mean", "min", "q1", "median", "q3", "max"))
     if len(defined):
         q1, median, q3 = np.percentile(defined, [25, 50, 75])
         summary = {"mean": float(defined.mean()), "min": float(defined.min()), "q1": float(q1), "median": float(median),
@@ -246,4 +267,5 @@ def random_protocol_correlation(human_scores, metric_scores_per_trial: Sequence)
     return {
         "spearman_mean": summary["mean"], "spearman_per_trial": per_trial, **{f"spearman_{k}": v for k, v in summary.items() if k != "mean"},
         "num_trials": len(per_trial), "num_undefined_trials": len(per_trial) - len(defined),
+        "undefined_reason": None if len(defined) else reasons[0],
     }

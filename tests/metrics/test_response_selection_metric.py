@@ -200,7 +200,7 @@ def test_random_protocol_averages_the_trials():
     trials = [[1, 2, 3, 4], [4, 3, 2, 1], [1, 2, 4, 3], [5, 5, 5, 5]]  # rho 1, -1, 0.8, undefined
     result = random_protocol_correlation(human, trials)
     assert result["spearman_per_trial"][:3] == pytest.approx([1.0, -1.0, 0.8])
-    assert np.isnan(result["spearman_per_trial"][3]) and result["num_undefined_trials"] == 1
+    assert result["spearman_per_trial"][3] is None and result["num_undefined_trials"] == 1
     assert result["spearman_mean"] == pytest.approx(0.8 / 3)
     assert result["spearman_min"] == -1.0 and result["spearman_max"] == 1.0 and result["spearman_median"] == pytest.approx(0.8)
     with pytest.raises(ValueError, match="metric_scores_per_trial"):

@@ -44,18 +44,15 @@ def _constant(values) -> bool:
 @given(scores=numbers_or_junk, parameters=numbers_or_junk,
        tolerance=st.one_of(st.just(1e-5), st.floats(), st.integers(-1, 1), junk))
 def test_correlations_refuse_or_lie_in_their_ranges(scores, parameters, tolerance):
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
         for function in (meta.spearman, meta.pearson):
             value = outcome(function, scores, parameters)
             if refused(value):
                 continue
             statistic, p_value = value
-            if math.isnan(statistic):
-                # Undefined for a constant side; scipy says so with a warning.
-                assert _constant(scores) or _constant(parameters)
-                assert any("constant" in str(w.message).lower() for w in caught), f"silent NaN from {function.__name__}"
-                continue
+            # Issue 27: a constant side is refused (naming it), never a NaN.
+            assert not (_constant(scores) or _constant(parameters)), f"{function.__name__} accepted a constant side"
             within(statistic, -1, 1, function.__name__)
             within(p_value, 0, 1, "p-value")
         oca = outcome(meta.optimal_classification_accuracy, scores, parameters, tolerance)
@@ -66,6 +63,8 @@ def test_correlations_refuse_or_lie_in_their_ranges(scores, parameters, toleranc
         result = outcome(meta.diversity_meta_evaluation, scores, parameters)
         if not refused(result):
             assert result["num_sets"] == len(scores)
+            # Issue 27: undefined correlations are None with their reason, never NaN.
+            assert (result["spearman"] is None) == (result["undefined_reason"] is not None) == (_constant(scores) or _constant(parameters))
             if "oca" in result and tolerance == 1e-5:
                 assert (result["oca"], result["oca_threshold"]) == oca
 
@@ -79,17 +78,14 @@ def test_correlations_refuse_or_lie_in_their_ranges(scores, parameters, toleranc
 def test_resampled_spearman_refuses_or_gives_a_correlation(scores, data, sample_size, repeats, seed, num_resamples, fraction,
                                                            confidence):
     parameters = data.draw(st.lists(number, min_size=len(scores), max_size=len(scores)))
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
         value = outcome(meta.subsampled_spearman, scores, parameters, sample_size=sample_size, repeats=repeats, seed=seed)
         if not refused(value):
             mean, spread = value
-            if math.isnan(mean):
-                # only when every subset is constant on one side (scipy warns so), not for a bad option
-                assert any("constant" in str(w.message).lower() for w in caught), "silent NaN from subsampled_spearman"
-            else:
-                within(mean, -1, 1, "mean rho")
-                assert finite(spread) >= 0
+            # Issue 27: constant subsets are left out; all constant is refused, never a NaN
+            within(mean, -1, 1, "mean rho")
+            assert finite(spread) >= 0
         interval = outcome(meta.bootstrap_spearman_ci, scores, parameters, num_resamples=num_resamples,
                            sample_fraction=fraction, confidence=confidence, seed=seed)
     if not refused(interval):
@@ -125,8 +121,9 @@ def test_ranking_correlations_refuse_or_lie_in_their_ranges(human, trials):
         value = outcome(selection.system_ranking_correlation, human, metric)
         if refused(value):
             continue
-        if math.isnan(value["spearman"]):
-            # Documented: rho is NaN when either side ranks every system the same.
+        if value["spearman"] is None:
+            # Documented: rho is None, with undefined_reason, when either side ranks every system the same.
+            assert value["undefined_reason"] and value["p_value"] is None
             values = list(human.values()) if isinstance(human, dict) else human
             other = list(metric.values()) if isinstance(metric, dict) else metric
             assert _constant(values) or _constant(other)
