@@ -40,7 +40,7 @@ from dialeval.trainers.data import NEGATIVE_PREFIX, DialogueCollator
 from dialeval.trainers.construction import check_model_arguments, random_state, restore_random_state, seed_as_trainer
 from dialeval.trainers.dataset_types import prepare_any_dataset
 from dialeval.trainers.inputs import check_label_batch
-from dialeval.trainers.losses import IGNORE_INDEX, count_target_tokens, sequence_nll
+from dialeval.trainers.losses import IGNORE_INDEX, count_target_tokens, sequence_nll, warn_no_target_tokens
 from dialeval.trainers.model_card import base_model_id, build_model_card, save_model_card
 
 NUM_NEGATIVE_ITEMS = "num_negative_items"
@@ -242,7 +242,9 @@ class ResponseLossTrainer(Seq2SeqTrainer):
             count = torch.as_tensor(window_count, device=labels.device)
         else:
             count = torch.as_tensor(window_count, device=labels.device) * world
-        # An all-padding batch contributes 0, not NaN.
+        # An all-padding batch contributes 0, not NaN (and is reported once: dialeval.trainers.losses' docstring).
+        if bool(count == 0):
+            warn_no_target_tokens()
         return count.clamp(min=1).to(torch.float32)
 
     def prepare_window(self, batch_samples: list, device) -> None:

@@ -59,7 +59,7 @@ from dialeval.trainers.construction import default_config
 from dialeval.trainers.dataset_types import map_style_training_set
 from dialeval.trainers.decoding import greedy_generation_config
 from dialeval.trainers.dress_config import DRESSConfig
-from dialeval.trainers.losses import IGNORE_INDEX, dress_weights, head_cluster_mask, sequence_nll
+from dialeval.trainers.losses import IGNORE_INDEX, describe_non_finite, dress_weights, head_cluster_mask, sequence_nll
 from dialeval.trainers.negatives import group_normalizers, max_rows_per_slot, slot_rows
 
 WEIGHT_COLUMN = "dress_weight"
@@ -333,7 +333,10 @@ class DRESSTrainer(ResponseLossTrainer):
         if WEIGHT_COLUMN not in inputs:
             raise ValueError(f"the batch has no `{WEIGHT_COLUMN}`: without it DRESS would be plain MLE; the data collator "
                              "must keep it (dialeval.trainers.DialogueCollator does)")
-        return inputs.pop(WEIGHT_COLUMN)
+        weights = inputs.pop(WEIGHT_COLUMN)
+        if not bool(torch.isfinite(weights).all()):  # (batch,): a cheap check; a NaN weight would make the loss NaN
+            raise ValueError(f"`{WEIGHT_COLUMN}` {describe_non_finite(weights)}: DRESS's weights (Eq. 5) must be finite")
+        return weights
 
     def negative_loss(self, logits, labels, negative: dict, window_count) -> torch.Tensor:
         """``sum_i w_i NLL_i``, ``w_i = -1 / (tokens of generation i's group)``: already this process's share."""

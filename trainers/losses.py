@@ -12,14 +12,71 @@
 Every loss takes ``num_items_in_batch``: the number of target tokens it is normalized by. The
 trainers pass the count over the whole gradient-accumulation window (and over all processes),
 as transformers 5 does, so that accumulated micro-batches give the same update as one big batch.
+
+Hostile input (issue 27):
+
+* **Non-finite values** (NaN / inf in ``logits``, ``example_weights`` or ``num_items_in_batch``)
+  raise a ValueError naming the argument and the first bad entry. The check is on the finished
+  loss (one scalar per call): scanning every logit (batch x length x vocab) on every step would
+  cost a pass over the largest tensor of training; only when the loss is not finite are the
+  inputs examined to say which one is to blame. So a non-finite logit that cannot reach the
+  loss (a ``-inf`` mask on a token that is not a target) is accepted, as the loss is exact.
+* **No target token** (every label ``-100``, or ``num_items_in_batch`` 0): the loss is 0, with a
+  zero gradient, and the logger ``dialeval.trainers.losses`` warns once per process. This is the
+  sum-over-items convention of transformers (a batch with no items adds nothing to the window's
+  sum); transformers' own ``ForCausalLMLoss`` would give 0/0 = NaN there, and ``Trainer`` does not
+  refuse it (its ``logging_nan_inf_filter`` only hides such losses from the logs), so neither
+  does dialeval, but it returns 0 and says so instead of a NaN.
 """
 from __future__ import annotations
+
+import functools
+import logging
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
 IGNORE_INDEX = -100
+
+logger = logging.getLogger(__name__)
+
+
+@functools.lru_cache(maxsize=1)
+def warn_no_target_tokens() -> None:
+    """Once per process (``warn_no_target_tokens.cache_clear()`` re-arms it)."""
+    logger.warning(
+        "a loss was computed over no target token (every label is -100, or num_items_in_batch is 0): it is 0 "
+        "with a zero gradient. Check that the responses are not truncated away or masked entirely."
+    )
+
+
+def describe_non_finite(values: torch.Tensor) -> str | None:
+    """"holds N non-finite value(s), the first nan at [i, j]", or None when every value is finite."""
+    values = torch.as_tensor(values).detach().float()
+    bad = ~torch.isfinite(values)
+    if not bad.any():
+        return None
+    index = tuple(int(i) for i in bad.nonzero()[0])
+    where = f"[{', '.join(map(str, index))}]" if index else ""
+    return f"holds {int(bad.sum())} non-finite value(s), the first {values[index].item()!r} at {where or 'the scalar'}"
+
+
+def check_finite_loss(loss: torch.Tensor, **inputs) -> torch.Tensor:
+    """``loss`` if it is finite; else a ValueError naming the first input (keyword = argument) that is not.
+
+    One scalar check per call (a device sync on GPU); the inputs are scanned only for a non-finite loss.
+    """
+    if bool(torch.isfinite(loss).all()):
+        return loss
+    for argument, values in inputs.items():
+        if values is None:
+            continue
+        problem = describe_non_finite(values)
+        if problem is not None:
+            raise ValueError(f"`{argument}` {problem}: the loss would be {loss.detach().float().max().item()!r}")
+    raise ValueError(f"the loss is {loss.detach().float().max().item()!r} although every input is finite "
+                     "(float32 overflow: are the logits of order 1e38?)")
 
 
 def dress_weights(cluster_ids, cluster_distribution, gamma: float) -> np.ndarray:
@@ -32,7 +89,9 @@ def dress_weights(cluster_ids, cluster_distribution, gamma: float) -> np.ndarray
     """
     ids = np.asarray(cluster_ids)
     distribution = np.asarray(cluster_distribution, dtype=np.float64)
-    if distribution.ndim != 1 or distribution.size == 0 or (distribution < 0).any() or (distribution > 1).any():
+    # NaN compares False both ways: it is refused explicitly (it would make every weight NaN).
+    if distribution.ndim != 1 or distribution.size == 0 or not np.isfinite(distribution).all() \
+            or (distribution < 0).any() or (distribution > 1).any():
         raise ValueError("`cluster_distribution` must be a 1-D vector of shares in [0, 1]")
     if ids.ndim != 1 or (ids.size and (not np.issubdtype(ids.dtype, np.integer) or ids.min() < 0 or ids.max() >= distribution.size)):
         raise ValueError(f"`cluster_ids` must be a 1-D vector of ints in [0, {distribution.size - 1}]")
@@ -93,14 +152,25 @@ def _normalizer(num_items_in_batch, mask: torch.Tensor) -> torch.Tensor:
         count = mask.sum()
     else:
         count = torch.as_tensor(num_items_in_batch, device=mask.device)
-    # An all-padding batch contributes 0, not NaN.
+        if count.numel() != 1 or count.is_complex() or count.dtype == torch.bool:
+            raise ValueError(f"`num_items_in_batch` must be one number (a target-token count), got {num_items_in_batch!r}")
+        if not bool(torch.isfinite(count)) or bool(count < 0):
+            raise ValueError(f"`num_items_in_batch` must be a finite count >= 0, got {count.item()!r}")
+    if bool(count == 0):
+        warn_no_target_tokens()
+    # An all-padding batch contributes 0, not NaN (see the module's docstring).
     return count.clamp(min=1).to(torch.float32)
 
 
 def sequence_nll(logits: torch.Tensor, labels: torch.Tensor, shift_labels: bool = False) -> torch.Tensor:
-    """Each row's summed ``-log p(label)`` over its target tokens, (batch,) float32."""
+    """Each row's summed ``-log p(label)`` over its target tokens, (batch,) float32.
+
+    A row with no target gives 0; non-finite logits that reach a row's sum are refused (ValueError
+    naming `logits`, see the module's docstring).
+    """
     nll, mask = token_nll(logits, labels, shift_labels)
-    return (nll * mask).sum(dim=1)
+    sums = (nll * mask).sum(dim=1)
+    return check_finite_loss(sums, logits=logits)
 
 
 def weighted_nll_loss(
@@ -118,15 +188,20 @@ def weighted_nll_loss(
         example_weights: (batch,) ``w(r_i)``; None means 1 (plain MLE); -1 is Negative Training.
         num_items_in_batch: N, the target-token count to divide by; None: this batch's own count.
         shift_labels: True for causal LMs (labels are the input ids, predicted one step later).
+
+    Non-finite ``logits`` / ``example_weights`` raise a ValueError naming them; a batch with no
+    target token gives 0 and a one-time warning (the module's docstring says why).
     """
     nll, mask = token_nll(logits, labels, shift_labels)
     per_example = (nll * mask).sum(dim=1)
+    weights = None
     if example_weights is not None:
         weights = torch.as_tensor(example_weights, device=per_example.device, dtype=per_example.dtype)
         if weights.shape != per_example.shape:
             raise ValueError(f"`example_weights` must have shape ({per_example.shape[0]},), got {tuple(weights.shape)}")
         per_example = per_example * weights
-    return per_example.sum() / _normalizer(num_items_in_batch, mask)
+    loss = per_example.sum() / _normalizer(num_items_in_batch, mask)
+    return check_finite_loss(loss, example_weights=weights, logits=logits)
 
 
 def unlikelihood_loss(
@@ -141,8 +216,11 @@ def unlikelihood_loss(
     Li et al. (2020) / Welleck et al. (2020): pushes down the probability of every token of a
     negative response. ``1 - p`` is clamped from below (ParlAI clamps at 1e-5) so that a token the
     model is certain of gives a large but finite loss and gradient.
+
+    Non-finite ``logits`` raise a ValueError naming them; a batch with no target token gives 0
+    and a one-time warning (the module's docstring says why).
     """
-    if not 0 < min_complement < 1:
+    if isinstance(min_complement, bool) or not isinstance(min_complement, (int, float)) or not 0 < min_complement < 1:
         raise ValueError(f"`min_complement` must be in (0, 1), got {min_complement!r}")
     logits, labels = _aligned(logits, labels, shift_labels)
     mask = labels.ne(IGNORE_INDEX)
@@ -150,4 +228,4 @@ def unlikelihood_loss(
     token_log_probs = log_probs.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1)
     complement = (1.0 - token_log_probs.exp()).clamp(min=min_complement)
     per_token = -torch.log(complement) * mask
-    return per_token.sum() / _normalizer(num_items_in_batch, mask)
+    return check_finite_loss(per_token.sum() / _normalizer(num_items_in_batch, mask), logits=logits)
