@@ -197,6 +197,11 @@ class SemanticClusters:
         return _project(_unit_rows(points), self.pca_mean, self.pca_components)
 
     def _nearest(self, reduced: np.ndarray) -> np.ndarray:
+        # NaN distances would all argmin to cluster 0: Sem-Ent 0.0, silently (issue 27).
+        if not (np.isfinite(self.centroids).all() and np.isfinite(self.pca_mean).all() and np.isfinite(self.pca_components).all()):
+            raise ValueError("`clusters` hold non-finite centroids or PCA arrays: fit or save them again")
+        if not np.isfinite(reduced).all():
+            raise ValueError("the embeddings of `texts` hold non-finite values (the embedder returned NaN or inf)")
         return _nearest_centroid(reduced, self.centroids)
 
     def _histogram(self, labels: np.ndarray) -> np.ndarray:
@@ -247,12 +252,12 @@ class SemanticClusters:
     def load(cls, directory: str | Path, embedder=None, **embedder_options) -> SemanticClusters:
         """Clusters saved by :meth:`save`. ``embedder`` must match the recorded identity exactly;
         without one, the recorded embedder is rebuilt (``embedder_options``: device, batch_size, ...)."""
-        from safetensors.numpy import load_file
+        from dialeval.metrics.sem_ent.saved_clusters import read_config, read_tensors
 
         folder = Path(directory)
         if not (folder / CONFIG_FILE).is_file() or not (folder / TENSORS_FILE).is_file():
             raise ValueError(f"`directory` {str(folder)!r} holds no saved clusters ({CONFIG_FILE} + {TENSORS_FILE})")
-        config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
+        config = read_config(folder / CONFIG_FILE)  # a broken folder: a ValueError naming it, its file and key
         if config.get("format_version") != FORMAT_VERSION:
             raise ValueError(f"{folder}: format_version {config.get('format_version')!r}, this dialeval reads {FORMAT_VERSION}")
         recorded_sha256 = config.get("tensors_sha256")  # absent in clusters saved before it was recorded
@@ -274,7 +279,7 @@ class SemanticClusters:
                 f"`embedder` does not match the one these clusters were fitted with; (saved, given) differ in {differences}. "
                 "Sem-Ent is comparable only under the same embedder and clusters."
             )
-        arrays = load_file(str(folder / TENSORS_FILE))
+        arrays = read_tensors(folder / TENSORS_FILE)
         return cls(
             embedder_identity=recorded, pca_mean=arrays["pca_mean"], pca_components=arrays["pca_components"],
             centroids=arrays["centroids"], reference_distribution=arrays["reference_distribution"],
