@@ -48,6 +48,7 @@ from dialeval.validation import check_int
 
 from dialeval.generation.dtg_checks import check_dtg_settings
 from dialeval.generation.dtg_decoding import decoding_record, dtg_generation_config, eos_ids, generated_ids
+from dialeval.generation.dtg_padding import left_padded
 from dialeval.generation.dtg_scores import candidate_steps, requested_step_outputs
 from dialeval.generation.objectives import DistinctN, NLIContradictions, SentBertDiversity
 
@@ -298,7 +299,9 @@ def diversity_threshold_generate(
     Args:
         model, tokenizer: any causal or seq2seq ``GenerationMixin`` model and its tokenizer (neither
             the tokenizer nor any generation config is changed).
-        inputs: context strings, or a tokenizer output (``input_ids``, ``attention_mask``) used as is.
+        inputs: context strings, or a tokenizer output (``input_ids``, ``attention_mask``) used as is,
+            except that a decoder-only model's right-padded batch is re-padded on the left from its
+            ``attention_mask`` (:mod:`dialeval.generation.dtg_padding`; the caller's tensors are not changed).
         metric: ``"nli"`` (threshold 10: more than 10 contradicting ordered pairs of 20),
             ``"sent_bert"`` (threshold -0.179) or ``"distinct_n"`` (0.98), or an objective object.
         threshold: stop once the set's diversity is **above** it; default the metric's (§6.2).
@@ -346,6 +349,8 @@ def diversity_threshold_generate(
             max_context_tokens = context_token_limit(model, tokenizer, config)
         settings["max_context_tokens"] = max_context_tokens
     encoded = encode_contexts(tokenizer, inputs, model.config.is_encoder_decoder, max_context_tokens if is_text else None)
+    if not model.config.is_encoder_decoder:  # a right-padded batch would put pads between prompt and response
+        encoded = left_padded(encoded)
     generator = _Generator(model, tokenizer, encoded, config, model_kwargs, step_outputs)
     num_contexts = encoded["input_ids"].shape[0]
     candidates = (_SampledCandidates(generator) if decoding == "sample"

@@ -4,7 +4,8 @@
 :func:`dtg_generate`, which answers as ``generate(num_return_sequences=n)`` would:
 
 - the ids of each context's final set, ``num_responses`` rows per context in context order;
-  for decoder-only models each row is the prompt exactly as passed (its padding included) and the
+  for decoder-only models each row is the prompt exactly as passed (its padding included; a
+  right-padded batch is first re-padded on the left, :mod:`dialeval.generation.dtg_padding`) and the
   response's tokens, for seq2seq models the decoder tokens; rows are right-padded with the pad
   token, as generate() pads finished sequences;
 - with ``return_dict_in_generate=True`` (or a generation config that sets it) a
@@ -29,6 +30,7 @@ from transformers.generation import GenerateDecoderOnlyOutput, GenerateEncoderDe
 
 from dialeval.generation.dtg import diversity_threshold_generate
 from dialeval.generation.dtg_decoding import generate_layout
+from dialeval.generation.dtg_padding import left_padded
 from dialeval.generation.dtg_scores import steps_layout
 
 #: generate() arguments that a caller leaves at None and DTG does not need to see.
@@ -107,6 +109,8 @@ def dtg_generate(model, inputs=None, generation_config=None, tokenizer=None, num
         encoded["input_ids"] = inputs
     if "input_ids" not in encoded:
         raise ValueError("pass the tokenized contexts as `inputs` or `input_ids`")
+    if not model.config.is_encoder_decoder:  # sequences then start with the prompt as a left-padded call has it
+        encoded = left_padded(encoded)
     results = diversity_threshold_generate(
         _PlainGenerate(model), tokenizer, encoded, num_responses=num_responses, generation_config=generation_config,
         **kwargs,
