@@ -94,15 +94,19 @@ def run(tests, tasks, metrics, data_dir: str | None) -> dict:
 
 
 def _cell(result: dict, binary: bool) -> str:
+    if result["spearman"] is None:  # a measure constant over the sets: its undefined_reason is in the JSON
+        return "undefined" + (f" / {result['oca']:.3f}" if binary else "")
     rho = result["spearman"] * result["diversity_sign"]
     if binary:
         return f"{rho:.3f} / {result['oca']:.3f}"
+    if result["spearman_subsets_mean"] is None:
+        return f"{rho:.3f} (undefined)"
     return f"{rho:.3f} ({result['spearman_subsets_mean'] * result['diversity_sign']:.3f})"
 
 
 def _mean_cell(rows: list[dict | None], binary: bool) -> str:
     """The mean over the tasks of the row's figures (blank unless every task has them)."""
-    if not rows or any(row is None for row in rows):
+    if not rows or any(row is None or row["spearman"] is None for row in rows):
         return ""
     rho = sum(row["spearman"] * row["diversity_sign"] for row in rows) / len(rows)
     if binary:

@@ -8,6 +8,7 @@ import math
 import datasets
 import evaluate
 from dialeval.metrics.diversity_meta_eval.statistics import check_numbers
+from dialeval.metrics.diversity_meta_eval.statistics import constant_input_reason
 from dialeval.metrics.diversity_meta_eval.statistics import diversity_meta_evaluation
 from dialeval.metrics.engines.evaluate_module import DialevalMetric
 
@@ -40,13 +41,17 @@ Args:
     seed: bootstrap seed (default 0).
 Returns:
     spearman, spearman_pvalue, pearson, pearson_pvalue, num_sets; oca and oca_threshold when the
-    references are all 0 or 1; spearman_ci ([low, high]) with bootstrap=True.
+    references are all 0 or 1; spearman_ci ([low, high]) with bootstrap=True; undefined_reason:
+    None, or why the correlations are None (constant predictions or references: never NaN).
 Examples:
     >>> import evaluate
     >>> meta = evaluate.load("dialeval/diversity_meta_eval")
     >>> result = meta.compute(predictions=[0.1, 0.4, 0.35, 0.8], references=[0, 0, 1, 1])
     >>> result["oca"], round(result["spearman"], 4), result["num_sets"]
     (0.75, 0.4472, 4)
+    >>> flat = meta.compute(predictions=[0.5, 0.5, 0.5, 0.5], references=[0, 0, 1, 1])
+    >>> flat["spearman"], flat["undefined_reason"]
+    (None, "`predictions` is constant (all 0.5): Spearman's rho and Pearson's r are undefined")
 """
 
 
@@ -74,5 +79,9 @@ class DiversityMetaEval(DialevalMetric):
             for index, value in enumerate(values):
                 if not math.isfinite(value):
                     raise ValueError(f"`{argument}[{index}]` must be a finite number, got {value!r}")
-        return diversity_meta_evaluation(predictions, references, bootstrap=bootstrap, num_resamples=num_resamples,
-                                         sample_fraction=sample_fraction, seed=seed)
+        result = diversity_meta_evaluation(predictions, references, bootstrap=bootstrap, num_resamples=num_resamples,
+                                           sample_fraction=sample_fraction, seed=seed)
+        if result["spearman"] is None:  # the reason names this module's inputs, not the function's
+            result["undefined_reason"] = constant_input_reason(
+                predictions, references, "Spearman's rho and Pearson's r are undefined", arguments=("predictions", "references"))
+        return result

@@ -42,14 +42,17 @@ def _paired(scores, parameters) -> tuple[np.ndarray, np.ndarray]:
     return scores, parameters
 
 
-def constant_input_reason(scores, parameters, undefined: str = "a correlation is undefined") -> str | None:
+def constant_input_reason(scores, parameters, undefined: str = "a correlation is undefined",
+                          arguments: tuple[str, str] = ("scores", "parameters")) -> str | None:
     """Why ``statistic`` is undefined for these paired values (a constant side), or None when it is defined.
 
     The reason names the constant argument and its value, e.g. "`scores` is constant (all 1.0):
     Spearman's rho is undefined". A correlation divides by each side's spread, so a side that
     never varies leaves it 0/0: scipy returns NaN with a warning; dialeval says which side.
+    ``arguments`` are the two inputs' names as the caller knows them (the evaluate module's
+    ``predictions`` / ``references``).
     """
-    for argument, values in (("scores", scores), ("parameters", parameters)):
+    for argument, values in zip(arguments, (scores, parameters)):
         values = np.asarray(values, dtype=np.float64)
         if len(values) and np.ptp(values) == 0:
             return f"`{argument}` is constant (all {float(values[0])!r}): {undefined}"

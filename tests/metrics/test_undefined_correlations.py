@@ -74,7 +74,9 @@ def test_the_evaluate_module_gives_none_and_the_reason():
     module = evaluate.load(str(REPO_ROOT / "metrics" / "diversity_meta_eval"))
     result = module.compute(predictions=[1.0, 1.0, 1.0, 1.0], references=[1, 2, 3, 4])
     assert result["spearman"] is None and result["pearson"] is None
-    assert result["undefined_reason"].startswith("`scores` is constant (all 1.0)")
+    assert result["undefined_reason"] == "`predictions` is constant (all 1.0): Spearman's rho and Pearson's r are undefined"
+    flat_references = module.compute(predictions=[0.1, 0.4, 0.35, 0.8], references=[1, 1, 1, 1])
+    assert flat_references["undefined_reason"].startswith("`references` is constant (all 1.0)")
 
 
 def test_system_ranking_gives_none_and_names_the_constant_side():
