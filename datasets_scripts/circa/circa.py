@@ -34,6 +34,7 @@ from typing import ClassVar
 
 import datasets
 from dialeval.datasets_scripts._sources import SourceFile, resolve_source, sha256_of
+from dialeval.datasets_scripts._text_files import checked_lines, open_release_text
 
 _CITATION = """\
 @inproceedings{louis-etal-2020-id,
@@ -92,8 +93,8 @@ def canonical_label(value: str, names: tuple[str, ...], where: str) -> str | Non
 def read_circa(path: str) -> list[dict]:
     """Every row of the Circa TSV, validated (header, column count, id, labels)."""
     rows = []
-    with open(path, encoding="utf-8", newline="") as handle:
-        reader = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+    with open_release_text(path, newline="") as handle:
+        reader = csv.reader(checked_lines(handle, path), delimiter="\t", quoting=csv.QUOTE_NONE)
         header = next(reader, None)
         if header is None or tuple(column.strip() for column in header) != COLUMNS:
             raise ValueError(f"{path}, line 1: expected the Circa header {list(COLUMNS)}, got {header!r:.200}")

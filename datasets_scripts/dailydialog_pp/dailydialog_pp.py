@@ -33,6 +33,7 @@ from typing import ClassVar
 
 import datasets
 from dialeval.datasets_scripts._sources import SourceFile, resolve_source
+from dialeval.datasets_scripts._text_files import checked_lines, open_release_text
 
 _CITATION = """\
 @article{sai-etal-2020-improving,
@@ -124,8 +125,8 @@ def read_records(path: str, id_field: str, response_fields: tuple[str, ...]) -> 
     """Every record of a DailyDialog++ JSON Lines file, validated; ``ValueError`` names the bad line."""
     records = []
     # utf-8 explicitly: the responses hold curly quotes, which the Windows default code page mangles.
-    with open(path, encoding="utf-8") as handle:
-        for line_number, line in enumerate(handle, start=1):
+    with open_release_text(path) as handle:
+        for line_number, line in enumerate(checked_lines(handle, path), start=1):
             if not line.strip():  # a blank line holds no record, so skipping it loses nothing
                 continue
             where = f"{path}, line {line_number}"

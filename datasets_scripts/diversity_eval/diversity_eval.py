@@ -33,6 +33,7 @@ import csv
 
 import datasets
 from dialeval.datasets_scripts._sources import SourceFile, resolve_source
+from dialeval.datasets_scripts._text_files import checked_lines, open_release_text
 
 from dialeval.io import response_columns
 
@@ -165,8 +166,8 @@ class DiversityEval(datasets.GeneratorBasedBuilder):
 
     def _generate_examples(self, path):
         # utf-8 explicitly: the released files broke Windows' default code page.
-        with open(path, encoding="utf-8", newline="") as handle:
-            reader = csv.DictReader(handle)
+        with open_release_text(path, newline="") as handle:
+            reader = csv.DictReader(checked_lines(handle, path))
             columns = response_columns(reader.fieldnames or [], path)
             for index, row in enumerate(reader):
                 where = f"{path}, record {index}"

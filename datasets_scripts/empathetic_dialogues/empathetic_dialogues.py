@@ -32,18 +32,23 @@ repeated ``utterance_idx`` in a conversation is a ``ValueError`` naming the file
 Sources: the archive ``empatheticdialogues.tar.gz`` (read from ``data_dir``, or downloaded from
 the official URL), checked against its published sha256 unless ``verify_checksums=False``; an
 already extracted ``empatheticdialogues/{train,valid,test}.csv`` under ``data_dir`` is read too,
-but no digest of the CSVs is published, so that needs ``verify_checksums=False``.
+but no digest of the CSVs is published, so that needs ``verify_checksums=False``. An archive that
+cannot be read to its end (truncated, not gzip) or lacks a split's CSV is a ``ValueError`` naming it
+and what is wrong, before any split is built; bytes that are not UTF-8 one naming the file and line
+(:mod:`dialeval.datasets_scripts._text_files`, as in every builder).
 """
 from __future__ import annotations
 
 import hashlib
 import tarfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
 import datasets
 from dialeval.datasets_scripts._sources import SourceFile, SourceNotAvailableError, resolve_source
+from dialeval.datasets_scripts._text_files import checked_lines, decoded_lines, open_release_text
 
 _CITATION = """\
 @inproceedings{rashkin-etal-2019-towards,
@@ -152,6 +157,40 @@ def split_turn(conv_id: str, num_turns: int, seed: int = 0) -> int:
     return 1 + int.from_bytes(digest[:8], "big") % (num_turns - 1)
 
 
+#: What tarfile / gzip raise on a truncated, corrupted or non-gzip file.
+ARCHIVE_ERRORS = (tarfile.TarError, EOFError, OSError, zlib.error)
+
+
+def unreadable_archive(archive: str, error: Exception, when: str = "") -> str:
+    return (f"{archive}: not a readable gzip-compressed tar archive{' ' + when if when else ''} "
+            f"({type(error).__name__}: {error}); the release is {ARCHIVE.name} from {SOURCE_URL}: the file is "
+            "truncated, damaged or another file, download it again")
+
+
+def open_archive(archive: str) -> tarfile.TarFile:
+    try:
+        return tarfile.open(archive, "r:gz")
+    except ARCHIVE_ERRORS as error:
+        raise ValueError(unreadable_archive(archive, error)) from None
+
+
+def check_archive(archive: str) -> None:
+    """Refuse, naming the archive, one that cannot be read to its end or lacks a split's CSV.
+
+    Listing the members reads the whole (28 MB) archive once, so a truncated or corrupted one is
+    reported here rather than as ``datasets``' bare DatasetGenerationError while a split is built.
+    """
+    with open_archive(archive) as tar:
+        try:
+            names = {member.name for member in tar.getmembers() if member.isfile()}
+        except ARCHIVE_ERRORS as error:
+            raise ValueError(unreadable_archive(archive, error)) from None
+    missing = [f"empatheticdialogues/{name}" for name in SPLIT_FILES.values() if f"empatheticdialogues/{name}" not in names]
+    if missing:
+        raise ValueError(f"{archive}: no {', '.join(missing)} in the archive (it holds {sorted(names)[:5]}"
+                         f"{' ...' if len(names) > 5 else ''}); the release is {ARCHIVE.name} from {SOURCE_URL}")
+
+
 def _extracted_csv(data_dir: str, file_name: str) -> Path | None:
     for relative in (f"empatheticdialogues/{file_name}", file_name):
         candidate = Path(data_dir).expanduser() / relative
@@ -204,6 +243,7 @@ class EmpatheticDialogues(datasets.GeneratorBasedBuilder):
                 missing = sorted(SPLIT_FILES[split] for split, path in extracted.items() if path is None)
                 raise SourceNotAvailableError(f"{config.data_dir}: extracted EmpatheticDialogues lacks {missing}")
         archive = resolve_source(ARCHIVE, dl_manager, config.data_dir, verify=config.verify_checksums)
+        check_archive(archive)
         return [
             datasets.SplitGenerator(name=split, gen_kwargs={"archive": archive, "csv_path": None,
                                                             "member": f"empatheticdialogues/{name}"})
@@ -212,16 +252,14 @@ class EmpatheticDialogues(datasets.GeneratorBasedBuilder):
 
     def _conversations(self, archive, csv_path, member) -> list[dict]:
         if archive is None:
-            with open(csv_path, encoding="utf-8") as handle:
-                return read_conversations(handle, csv_path)
-        with tarfile.open(archive, "r:gz") as tar:
+            with open_release_text(csv_path) as handle:
+                return read_conversations(checked_lines(handle, csv_path), csv_path)
+        with open_archive(archive) as tar:
+            handle = tar.extractfile(member)
             try:
-                handle = tar.extractfile(member)
-            except KeyError:
-                handle = None
-            if handle is None:
-                raise ValueError(f"{archive}: no file {member!r} in the archive")
-            return read_conversations((line.decode("utf-8") for line in handle), f"{archive}:{member}")
+                return read_conversations(decoded_lines(handle, f"{archive}:{member}"), f"{archive}:{member}")
+            except ARCHIVE_ERRORS as error:
+                raise ValueError(unreadable_archive(archive, error, f"while reading {member}")) from None
 
     def _generate_examples(self, archive, csv_path, member):
         for conversation in self._conversations(archive, csv_path, member):

@@ -54,6 +54,7 @@ from typing import ClassVar
 
 import datasets
 from dialeval.datasets_scripts._sources import SourceFile, SourceNotAvailableError, resolve_source, sha256_of
+from dialeval.datasets_scripts._text_files import checked_lines, open_release_text
 
 from dialeval.datasets_scripts.polar_questions.rewriting import (
     Unrewritable,
@@ -126,8 +127,8 @@ class PolarQuestionsConfig(datasets.BuilderConfig):
 def read_multinli(path: str) -> list[dict]:
     """Every record of a MultiNLI JSON Lines file; a malformed line is a ValueError naming it."""
     records = []
-    with open(path, encoding="utf-8") as handle:
-        for line_number, line in enumerate(handle, start=1):
+    with open_release_text(path) as handle:
+        for line_number, line in enumerate(checked_lines(handle, path), start=1):
             if not line.strip():
                 continue
             where = f"{path}, line {line_number}"

@@ -54,6 +54,7 @@ from typing import ClassVar
 import datasets
 import numpy as np
 from dialeval.datasets_scripts._sources import SourceFile, resolve_source, sha256_of
+from dialeval.datasets_scripts._text_files import checked_lines, open_release_text
 from dialeval.datasets_scripts.response_selection.released_scores import filtering_violations, scores_array
 
 logger = logging.getLogger(__name__)
@@ -165,8 +166,8 @@ def _int_fields(text: str, where: str) -> list[int]:
 def read_dialogue_indices(path: str) -> list[int]:
     """``indice/dailydialog.txt``: one 0-based DailyDialog line per question."""
     out = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
+    with open_release_text(path) as handle:
+        for number, line in enumerate(checked_lines(handle, path), start=1):
             values = _int_fields(line.strip(), f"{path}, line {number}")
             if len(values) != 1:
                 raise ValueError(f"{path}, line {number}: expected one line number, got {line.strip()!r}")
@@ -177,8 +178,8 @@ def read_dialogue_indices(path: str) -> list[int]:
 def read_candidate_indices(path: str) -> list[list[int]]:
     """``indice/opensubtitles.txt``: 3 (false candidates) or 4 (ground truth first) 0-based lines per question."""
     out = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
+    with open_release_text(path) as handle:
+        for number, line in enumerate(checked_lines(handle, path), start=1):
             values = _int_fields(line.strip(), f"{path}, line {number}")
             if len(values) not in {NUM_FALSE_CANDIDATES, NUM_FALSE_CANDIDATES + 1}:
                 raise ValueError(f"{path}, line {number}: expected 3 or 4 line numbers, got {len(values)}")
@@ -189,8 +190,8 @@ def read_candidate_indices(path: str) -> list[list[int]]:
 def read_scores(path: str) -> list[list[list[int]]]:
     """``human_scores.jsonl``: per question, 4 x 5 crowd scores; the §3.1 filtering rules must hold."""
     out = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
+    with open_release_text(path) as handle:
+        for number, line in enumerate(checked_lines(handle, path), start=1):
             where = f"{path}, line {number}"
             try:
                 scores = scores_array([json.loads(line)])
@@ -314,8 +315,8 @@ def utterance_key(text: str) -> str:
 
 def read_excluded(path: str) -> set[str]:
     """The utterances of ``exclude_file`` (one per line), as :func:`utterance_key` keys."""
-    with open(path, encoding="utf-8") as handle:
-        return {key for key in map(utterance_key, handle) if key}
+    with open_release_text(path) as handle:
+        return {key for key in map(utterance_key, checked_lines(handle, path)) if key}
 
 
 def pick_false_candidates(question: dict, draws: list[int], repository: dict[int, str],
