@@ -34,11 +34,12 @@ Selection (``selection``):
 
 Too few pairs is a ``ValueError``, never a smaller set.
 
-Source: ``multinli_1.0.zip`` from NYU (pinned URL below) or, from ``data_dir``, the bare
-``multinli_1.0_<split>.jsonl`` or the unzipped ``multinli_1.0/`` folder; ``source_path``
-names one JSON Lines file explicitly. No sha256 of the zip is published by the authors and we
-could not compute one here (no network), so the download is not checksum-verified; pass
-``sha256=`` to verify a local file (see README.md).
+Source: ``multinli_1.0.zip`` from NYU (pinned URL below) or from ``data_dir``, checked against
+its published sha256 (:data:`MULTINLI_SHA256`) unless ``verify_checksums=False``. The unzipped
+``multinli_1.0_<split>.jsonl`` (bare or in ``multinli_1.0/`` under ``data_dir``, or named by
+``source_path``) is read too, but no digest of the extracted files is published: it needs
+``sha256=`` (its digest, checked) or ``verify_checksums=False``, as EmpatheticDialogues' extracted
+CSVs do (see README.md).
 
 POS tagging: ``tagger=None`` uses spaCy ``en_core_web_sm`` (App. A) and fails with
 :class:`~.rewriting.TaggerNotAvailableError` when it is not installed; pass any callable
@@ -53,7 +54,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import datasets
-from dialeval.datasets_scripts._sources import SourceFile, SourceNotAvailableError, resolve_source, sha256_of
+from dialeval.datasets_scripts._sources import SourceFile, resolve_source, sha256_of
 from dialeval.datasets_scripts._text_files import checked_lines, open_release_text
 
 from dialeval.datasets_scripts.polar_questions.rewriting import (
@@ -92,6 +93,12 @@ _HOMEPAGE = "https://github.com/shiki-sato/nbest-contradiction-analysis"
 _LICENSE = "Derived from MultiNLI (OANC telephone transcripts: free to use; see the MultiNLI data description)"
 
 MULTINLI_URL = "https://cims.nyu.edu/~sbowman/multinli/multinli_1.0.zip"
+#: Published, not computed here (no network, and the archive is not in ../shared/data): the digest
+#: huggingface/datasets records for MULTINLI_URL (226,850,426 bytes; datasets/multi_nli/dataset_infos.json),
+#: and the one dellison/NLIDatasets.jl pins for the same archive (src/multinli.jl).
+MULTINLI_SHA256 = "049f507b9e36b1fcb756cfd5aeb3b7a0cfcb84bf023793652987f7e7e0957822"
+MULTINLI_ARCHIVE = SourceFile("multinli_1.0.zip", MULTINLI_URL, ("multinli_1.0.zip", "multinli_1.0/multinli_1.0.zip"),
+                              (MULTINLI_SHA256,))
 MNLI_SPLITS = ("train", "dev_matched")
 GENRE = "telephone"
 ENTAILMENT, CONTRADICTION = "entailment", "contradiction"
@@ -102,9 +109,18 @@ SELECTIONS = ("authors", "shuffled")
 
 
 def multinli_source(split: str) -> SourceFile:
-    """The zip (URL) and where the extracted ``multinli_1.0_<split>.jsonl`` may sit under data_dir."""
+    """The zip (URL) and where the extracted ``multinli_1.0_<split>.jsonl`` may sit under data_dir
+    (no digest: only the archive's is published)."""
     name = f"multinli_1.0_{split}.jsonl"
     return SourceFile(name, MULTINLI_URL, (name, f"multinli_1.0/{name}"), ())
+
+
+def _extracted_member(archive: str, dl_manager, name: str) -> str:
+    path = os.path.join(dl_manager.extract(archive), "multinli_1.0", name)
+    if not os.path.isfile(path):
+        raise ValueError(f"{archive}: no multinli_1.0/{name} in it (expected the release's {MULTINLI_ARCHIVE.name} "
+                         f"from {MULTINLI_URL})")
+    return path
 
 
 @dataclass
@@ -332,6 +348,11 @@ def build_polar_question_sets(records, tagger, num_inputs: int = 2000, num_unlik
     return {key: value for key, value in result.items() if key in configs}
 
 
+def _has_archive(data_dir: str) -> bool:
+    root = os.path.expanduser(data_dir)
+    return any(os.path.isfile(os.path.join(root, relative)) for relative in MULTINLI_ARCHIVE.local_paths)
+
+
 class PolarQuestions(datasets.GeneratorBasedBuilder):
     """ENTQ / CNTQ / unlikelihood samples (Sato et al. 2022); see the module docstring."""
 
@@ -360,20 +381,25 @@ class PolarQuestions(datasets.GeneratorBasedBuilder):
         if config.mnli_split not in MNLI_SPLITS:
             raise ValueError(f"`mnli_split` must be one of {MNLI_SPLITS}, got {config.mnli_split!r}")
         source = multinli_source(config.mnli_split)
+        verify = config.verify_checksums
         if config.source_path is not None:
             if not os.path.isfile(config.source_path):
                 raise ValueError(f"`source_path` {config.source_path!r} is not a file")
-            path = config.source_path
-        elif config.data_dir is not None:
-            path = resolve_source(source, dl_manager, config.data_dir, verify=False)
-        else:
-            archive = resolve_source(source, dl_manager, None, verify=False)
-            path = os.path.join(dl_manager.extract(archive), "multinli_1.0", source.name)
-            if not os.path.isfile(path):
-                raise SourceNotAvailableError(f"{MULTINLI_URL} did not hold multinli_1.0/{source.name}")
-        # No digest of the release is known (module docstring); one given by the user is checked.
-        if config.sha256 is not None and config.verify_checksums and sha256_of(path) != config.sha256:
-            raise ValueError(f"{path}: sha256 {sha256_of(path)} is not the given `sha256` {config.sha256}")
+            path, extracted = config.source_path, True
+        elif config.data_dir is not None and not _has_archive(config.data_dir):
+            path, extracted = resolve_source(source, dl_manager, config.data_dir, verify=False), True
+        else:  # the archive, under data_dir or downloaded, checked against its published digest
+            archive = resolve_source(MULTINLI_ARCHIVE, dl_manager, config.data_dir, verify=verify)
+            path, extracted = _extracted_member(archive, dl_manager, source.name), False
+        if verify and config.sha256 is not None:
+            digest = sha256_of(path)
+            if digest != config.sha256:
+                raise ValueError(f"{path}: sha256 {digest} is not the given `sha256` {config.sha256}")
+        elif verify and extracted:
+            raise ValueError(
+                f"{path}: an extracted MultiNLI file, but only the sha256 of {MULTINLI_ARCHIVE.name} is published; put "
+                f"the archive in `data_dir`, pass `sha256=` (the file's digest) or verify_checksums=False to read it unchecked"
+            )
         return path
 
     def _split_generators(self, dl_manager):

@@ -55,7 +55,7 @@ def _polar_questions(request, tmp_path, monkeypatch) -> dict:
     # Ten paired premises: the authors' 90 % / 10 % split leaves one for validation.
     small = {"tagger": lexicon_tagger, "num_inputs": 2, "num_unlikelihood_premises": 10}
     monkeypatch.setattr(export, "make_builder", lambda *args: make_builder(*args, **small))
-    return {"data_dir": str(request.getfixturevalue("mnli_dir")), "config_kwargs": small}
+    return {"data_dir": str(request.getfixturevalue("mnli_dir")), "verify_checksums": False, "config_kwargs": small}
 
 
 SOURCES = {

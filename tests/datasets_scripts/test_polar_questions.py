@@ -290,6 +290,8 @@ def mnli_dir(tmp_path):
 
 
 def build(cache_dir, **kwargs):
+    """Built from the extracted file, which has no published digest: unchecked unless a test says otherwise."""
+    kwargs.setdefault("verify_checksums", False)
     builder = PolarQuestions(cache_dir=str(cache_dir), tagger=lexicon_tagger, **kwargs)
     prepare(builder)
     return builder.as_dataset()
@@ -369,7 +371,7 @@ def test_malformed_record_names_the_line(tmp_path):
 def test_given_sha256_is_checked(mnli_dir, tmp_path):
     path = mnli_dir / "multinli_1.0" / "multinli_1.0_train.jsonl"
     with pytest.raises(ValueError, match="is not the given `sha256`"):
-        build(tmp_path, config_name="entq", source_path=str(path), num_inputs=2, sha256="0" * 64)
+        build(tmp_path, config_name="entq", source_path=str(path), num_inputs=2, sha256="0" * 64, verify_checksums=True)
 
 
 def test_offline_without_data_dir_says_where_to_get_it(tmp_path):
@@ -381,8 +383,55 @@ def test_builder_without_a_tagger_says_how_to_get_spacy(mnli_dir, tmp_path):
     try:
         import spacy  # noqa: F401
     except ImportError:
-        builder = PolarQuestions(cache_dir=str(tmp_path), config_name="entq", data_dir=str(mnli_dir), num_inputs=2)
+        builder = PolarQuestions(cache_dir=str(tmp_path), config_name="entq", data_dir=str(mnli_dir), num_inputs=2,
+                                 verify_checksums=False)
         with pytest.raises(TaggerNotAvailableError, match="pip install spacy"):
             prepare(builder)
     else:
         pytest.skip("spaCy is installed here; the missing-tagger message is not reachable")
+
+
+def _zip_release(folder, mnli_dir):
+    """The release's layout: multinli_1.0.zip holding multinli_1.0/multinli_1.0_train.jsonl."""
+    import zipfile
+
+    folder.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(folder / "multinli_1.0.zip", "w") as archive:
+        archive.write(mnli_dir / "multinli_1.0" / "multinli_1.0_train.jsonl", "multinli_1.0/multinli_1.0_train.jsonl")
+    return folder
+
+
+def test_the_archive_is_checked_against_its_published_sha256(mnli_dir, tmp_path):
+    """The README says every source is checked: MultiNLI's archive has a published digest (issue 27)."""
+    from dialeval.datasets_scripts.polar_questions.polar_questions import MULTINLI_ARCHIVE, MULTINLI_SHA256
+
+    # The digest huggingface/datasets and NLIDatasets.jl record for the NYU archive.
+    assert MULTINLI_ARCHIVE.sha256 == (MULTINLI_SHA256,)
+    assert MULTINLI_SHA256 == "049f507b9e36b1fcb756cfd5aeb3b7a0cfcb84bf023793652987f7e7e0957822"
+    release = _zip_release(tmp_path / "zipped", mnli_dir)
+    with pytest.raises(ValueError, match=r"multinli_1.0.zip: sha256 [0-9a-f]{64} is not the released multinli_1.0.zip"):
+        build(tmp_path / "cache", config_name="entq", data_dir=str(release), num_inputs=3, verify_checksums=True)
+    entq = build(tmp_path / "cache2", config_name="entq", data_dir=str(release), num_inputs=3)["test"]
+    assert entq["id"] == ["u1e", "u3e", "u5e"]  # the same records as from the extracted file
+
+
+def test_an_extracted_file_needs_its_digest_or_no_verification(mnli_dir, tmp_path):
+    from dialeval.datasets_scripts._sources import sha256_of
+
+    path = mnli_dir / "multinli_1.0" / "multinli_1.0_train.jsonl"
+    for where in ({"data_dir": str(mnli_dir)}, {"source_path": str(path)}):
+        with pytest.raises(ValueError, match=r"only the sha256 of multinli_1.0.zip is published.*`sha256=`.*verify_checksums=False"):
+            build(tmp_path / "cache", config_name="entq", num_inputs=3, verify_checksums=True, **where)
+    checked = build(tmp_path / "cache2", config_name="entq", data_dir=str(mnli_dir), num_inputs=3, verify_checksums=True,
+                    sha256=sha256_of(path))["test"]
+    assert checked["id"] == ["u1e", "u3e", "u5e"]
+
+
+def test_an_archive_without_the_split_file_is_named(mnli_dir, tmp_path):
+    import zipfile
+
+    (tmp_path / "zipped").mkdir()
+    with zipfile.ZipFile(tmp_path / "zipped" / "multinli_1.0.zip", "w") as archive:
+        archive.writestr("multinli_1.0/README.txt", "no data here")
+    with pytest.raises(ValueError, match=r"multinli_1.0.zip: no multinli_1.0/multinli_1.0_train.jsonl in it"):
+        build(tmp_path / "cache", config_name="entq", data_dir=str(tmp_path / "zipped"), num_inputs=3)
