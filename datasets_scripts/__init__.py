@@ -7,11 +7,14 @@ no longer runs loading scripts, so the builders are classes instantiated here.
 from dialeval.datasets_scripts.export import export_dataset
 from dialeval.datasets_scripts.registry import (
     BUILDERS,
+    SPLIT_ALIASES,
     builder_class,
     config_names,
     load,
     make_builder,
     prepare,
+    split_name,
 )
 
-__all__ = ["BUILDERS", "builder_class", "config_names", "export_dataset", "load", "make_builder", "prepare"]
+__all__ = ["BUILDERS", "SPLIT_ALIASES", "builder_class", "config_names", "export_dataset", "load", "make_builder", "prepare",
+           "split_name"]

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import importlib
 
+#: Other names ``load`` takes for a split, as the papers say them (``dialeval dtg --split`` takes the same).
+SPLIT_ALIASES = {"dev": "validation"}
+
 #: dataset name -> (module, builder class).
 BUILDERS = {
     "diversity_eval": ("dialeval.datasets_scripts.diversity_eval.diversity_eval", "DiversityEval"),
@@ -47,6 +50,13 @@ def prepare(builder) -> None:
         raise
 
 
+def split_name(split: str) -> str:
+    """The builders' name of ``split``: ``"dev"`` is ``"validation"`` (:data:`SPLIT_ALIASES`), others are unchanged."""
+    if not isinstance(split, str):
+        raise ValueError(f"`split` must be a split name (a string), got {split!r}")
+    return SPLIT_ALIASES.get(split, split)
+
+
 def load(name: str, config: str | None = None, data_dir: str | None = None, split: str | None = None,
          cache_dir: str | None = None, verify_checksums: bool = True, **config_kwargs):
     """A ``datasets.Dataset`` (``split`` given) or ``DatasetDict`` of test set ``name``.
@@ -55,13 +65,18 @@ def load(name: str, config: str | None = None, data_dir: str | None = None, spli
     pinned public URLs); every file is checked against its sha256 unless ``verify_checksums``
     is False. Raises :class:`~dialeval.datasets_scripts._sources.SourceNotAvailableError` with
     the URL to fetch when a file is neither local nor downloadable. ``config_kwargs`` go to the
-    builder's config (e.g. ``load("response_selection", opensubtitles_file=...)``).
+    builder's config (e.g. ``load("response_selection", opensubtitles_file=...)``). ``split``
+    takes the builder's split names and the aliases of :data:`SPLIT_ALIASES` (``"dev"``).
     """
+    wanted = split_name(split) if split is not None else None
     builder = make_builder(name, config, data_dir, cache_dir, verify_checksums, **config_kwargs)
     prepare(builder)
-    if split is not None:
+    if wanted is not None:
         available = list(builder.info.splits)
-        if split not in available:
-            raise ValueError(f"`split` must be one of {available} for {name!r} config {builder.config.name!r}, got {split!r}")
-    return builder.as_dataset(split=split)
+        if wanted not in available:
+            aliases = [f"{alias!r} for {target!r}" for alias, target in SPLIT_ALIASES.items() if target in available]
+            also = f" (or {', '.join(aliases)})" if aliases else ""
+            raise ValueError(f"`split` must be one of {available}{also} for {name!r} config {builder.config.name!r}, "
+                             f"got {split!r}")
+    return builder.as_dataset(split=wanted)
 

@@ -33,8 +33,6 @@ from dialeval.cli.options import option
 from dialeval.cli.safe_output import Interrupted, deferred_stop_signals, write_atomically
 from dialeval.io import iter_jsonl
 
-#: ``--split`` names as the paper says them -> the dataset's split names.
-SPLIT_ALIASES = {"dev": "validation", "validation": "validation", "test": "test", "train": "train"}
 #: Table 4's figure for each metric (Baseline NLI Diversity for NLI, §6.3).
 TABLE4_FIGURE = {"nli": "nli_diversity", "sent_bert": "sent_bert", "distinct_n": "distinct_n"}
 #: Version of the output files: 2 = S counts resamples; results carry num_initial / num_resampled.
@@ -125,11 +123,9 @@ def read_contexts(dataset: str | None, split: str | None, input_file: str | None
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise ValueError(f"`limit` must be a positive int, got {limit!r}")
     if dataset is not None:
-        from dialeval.datasets_scripts import load
+        from dialeval.datasets_scripts import load, split_name
 
-        if split not in SPLIT_ALIASES:
-            raise ValueError(f"`split` must be one of {sorted(SPLIT_ALIASES)}, got {split!r}")
-        rows = load(dataset, data_dir=data_dir, split=SPLIT_ALIASES[split])
+        rows = load(dataset, data_dir=data_dir, split=split_name(split))  # the same split names as `load` ("dev" too)
         id_field = next((name for name in ("id", "dialog_id") if name in rows.column_names), None)
         reference_field = next((name for name in REFERENCE_COLUMNS if name in rows.column_names), None)
         contexts = [DTGContext(row[id_field] if id_field else index, list(row["context"]),

@@ -150,3 +150,23 @@ def test_read_records_rejects_each_kind_of_malformed_line(tmp_path, second_line,
     path.write_text(f"{first_line}\n{second_line}", encoding="utf-8")
     with pytest.raises(ValueError, match=rf"data_positives\.json, line 2: .*{message}"):
         read_records(str(path), *POSITIVE_ONLY_LAYOUT)
+
+
+def test_load_takes_the_split_names_the_cli_takes(release_dir, tmp_path):
+    """`dialeval dtg --split dev` worked where `load(..., split="dev")` failed (issue 27): one set of names."""
+    from dialeval.cli.dtg_job import read_contexts
+    from dialeval.datasets_scripts import SPLIT_ALIASES, load
+
+    assert SPLIT_ALIASES == {"dev": "validation"}
+    dev = load("dailydialog_pp", data_dir=str(release_dir), split="dev", cache_dir=str(tmp_path))
+    validation = load("dailydialog_pp", data_dir=str(release_dir), split="validation", cache_dir=str(tmp_path))
+    assert dev.split == "validation" and dev["id"] == validation["id"]
+    contexts = read_contexts("dailydialog_pp", "dev", None, data_dir=str(release_dir), limit=None)
+    assert [context.id for context in contexts] == validation["id"]
+    with pytest.raises(ValueError, match=r"`split` must be one of \['validation', 'test'\] \(or 'dev' for 'validation'\) "
+                                         r"for 'dailydialog_pp' config 'default', got 'valid'"):
+        load("dailydialog_pp", data_dir=str(release_dir), split="valid", cache_dir=str(tmp_path))
+    with pytest.raises(ValueError, match=r"`split` must be one of \['train'\] for 'dailydialog_pp' config 'positives', got 'dev'"):
+        load("dailydialog_pp", "positives", data_dir=str(release_dir), split="dev", cache_dir=str(tmp_path))
+    with pytest.raises(ValueError, match="`split` must be a split name"):
+        read_contexts("dailydialog_pp", None, None, data_dir=str(release_dir))
