@@ -39,6 +39,8 @@ from dialeval.trainers.chat_formats import chat_training_texts
 from dialeval.trainers.data import NEGATIVE_PREFIX, DialogueCollator
 from dialeval.trainers.construction import check_model_arguments, random_state, restore_random_state, seed_as_trainer
 from dialeval.trainers.dataset_types import prepare_any_dataset
+from dialeval.trainers.dropped_columns import ColumnsSaidCollator, warn_dropped_columns
+from dialeval.trainers.example_checks import model_vocabulary_size
 from dialeval.trainers.inputs import check_label_batch
 from dialeval.trainers.losses import IGNORE_INDEX, count_target_tokens, sequence_nll, warn_no_target_tokens
 from dialeval.trainers.model_card import base_model_id, build_model_card, save_model_card
@@ -100,6 +102,8 @@ class ResponseLossTrainer(Seq2SeqTrainer):
         self.is_encoder_decoder = bool(getattr(model.config, "is_encoder_decoder", False))
         self.pad_token_id = self._find_pad_token_id(model, processing_class)
         self.negative_collator = DialogueCollator(self.pad_token_id)
+        self.vocabulary_size = model_vocabulary_size(model)
+        self._columns_said: set = set()
         self.train_response_texts: list[str] | None = None
         self.train_data_format: str | None = None
         limit = max_input_length(model.config, processing_class)
@@ -145,7 +149,7 @@ class ResponseLossTrainer(Seq2SeqTrainer):
     def _prepare(self, dataset, argument: str, tokenizer, raw_columns, label_columns):
         return prepare_any_dataset(dataset, argument, tokenizer, is_encoder_decoder=self.is_encoder_decoder,
                                    max_length=self.max_example_length, raw_columns=raw_columns,
-                                   label_columns=label_columns)
+                                   label_columns=label_columns, vocabulary_size=self.vocabulary_size)
 
     # -- model_init (see dialeval.trainers.construction) -----------------------------------
 
@@ -205,6 +209,25 @@ class ResponseLossTrainer(Seq2SeqTrainer):
         for column in self.extra_columns:
             if column not in self._signature_columns:
                 self._signature_columns.append(column)
+
+    def read_columns(self) -> tuple[str, ...]:
+        """Columns beyond :data:`~dialeval.trainers.dropped_columns.TEXT_COLUMNS` that the trainer reads before dropping them."""
+        return ()
+
+    def _remove_unused_columns(self, dataset, description: str | None = None):
+        """Trainer's, plus a warning naming the dropped columns (trainers.dropped_columns)."""
+        if self.args.remove_unused_columns:
+            self._set_signature_columns_if_needed()
+            warn_dropped_columns(dataset.column_names, self._signature_columns, description, self._columns_said,
+                                 self.read_columns())
+        return super()._remove_unused_columns(dataset, description)
+
+    def _get_collator_with_removed_columns(self, data_collator, description: str | None = None):
+        """Trainer's (torch and iterable datasets), plus the same warning on the first batch."""
+        collator = super()._get_collator_with_removed_columns(data_collator, description)
+        if not self.args.remove_unused_columns:
+            return collator
+        return ColumnsSaidCollator(collator, self._signature_columns, description, self._columns_said, self.read_columns())
 
     def check_training_batch(self, batch: dict) -> None:
         """Refuse a batch that lost a column the method needs, or whose labels cover the context."""

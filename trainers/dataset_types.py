@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import pyarrow as pa
 import torch
 
 from dialeval.trainers.chat_formats import check_chat_format, check_chat_template, dataset_format, encode_chat_row
+from dialeval.trainers.example_checks import check_example_row, check_row_text
 from dialeval.trainers.inputs import MASK_ADVICE, check_label_rows, encode_raw_row, prepare_dataset
 
 
@@ -30,17 +32,21 @@ class RowPreparer:
     """One row of a dataset read lazily -> the row the trainer trains on (tokenized and checked)."""
 
     def __init__(self, argument: str, tokenizer, *, is_encoder_decoder: bool, max_length: int,
-                 raw_columns: tuple[str, ...], label_columns: tuple[str, ...]):
+                 raw_columns: tuple[str, ...], label_columns: tuple[str, ...], vocabulary_size: int | None = None):
         self.argument, self.tokenizer = argument, tokenizer
         self.is_encoder_decoder, self.max_length = is_encoder_decoder, max_length
         self.raw_columns, self.label_columns = raw_columns, label_columns
+        self.vocabulary_size = vocabulary_size
 
     def __call__(self, row, index: int) -> dict:
         if not isinstance(row, Mapping):
             raise ValueError(f"`{self.argument}` row {index} is a {type(row).__name__}, not a dict of columns "
                              f"(tokenized `input_ids` / `labels`, or the raw text columns {list(self.raw_columns)})")
         if "input_ids" not in row:
+            check_row_text(row, index, self.argument)
             row = self.encode(row, index)
+        check_example_row(row, index, self.argument, causal=not self.is_encoder_decoder,
+                          vocabulary_size=self.vocabulary_size)
         for column in self.label_columns:
             ids_column = column.replace("labels", "input_ids")
             if column not in row:
@@ -110,12 +116,14 @@ def _prepare_streamed(dataset, prepare: RowPreparer):
 
 
 def prepare_any_dataset(dataset, argument: str, tokenizer, *, is_encoder_decoder: bool, max_length: int,
-                        raw_columns: tuple[str, ...], label_columns: tuple[str, ...]):
-    """The dataset the trainer reads, whatever its type; see the module docstring."""
+                        raw_columns: tuple[str, ...], label_columns: tuple[str, ...],
+                        vocabulary_size: int | None = None):
+    """The dataset the trainer reads, whatever its type; see the module docstring. ``vocabulary_size``:
+    the model's (:func:`~dialeval.trainers.example_checks.model_vocabulary_size`), which every id must fit."""
     import datasets
 
     settings = dict(is_encoder_decoder=is_encoder_decoder, max_length=max_length, raw_columns=raw_columns,
-                    label_columns=label_columns)
+                    label_columns=label_columns, vocabulary_size=vocabulary_size)
     if isinstance(dataset, datasets.Dataset):
         return prepare_dataset(dataset, argument, tokenizer, **settings)
     prepare = RowPreparer(argument, tokenizer, **settings)
@@ -152,6 +160,12 @@ def map_style_training_set(dataset):
         rows = [_python_row(dataset[index]) for index in range(len(dataset))]
         if not rows:
             raise ValueError("`train_dataset` is empty")
-        return datasets.Dataset.from_list(rows)
+        for index, row in enumerate(rows):  # Arrow cannot encode a lone surrogate: name its row first
+            check_row_text(row, index, "train_dataset")
+        try:
+            return datasets.Dataset.from_list(rows)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as error:
+            raise ValueError(f"`train_dataset` rows do not make one table (each column one type in every row; "
+                             f"tokenized ids as lists of ints): {error}") from None
     raise ValueError("`train_dataset` must be a datasets.Dataset or a torch map-style Dataset of dict rows "
                      f"(tokenized examples or raw `context` / `response` text), got {type(dataset).__name__}")

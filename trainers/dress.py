@@ -45,6 +45,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import warnings
 
 import numpy as np
 import torch
@@ -58,7 +59,7 @@ from dialeval.trainers.chat_formats import with_format_note
 from dialeval.trainers.construction import default_config
 from dialeval.trainers.dataset_types import map_style_training_set
 from dialeval.trainers.decoding import greedy_generation_config
-from dialeval.trainers.dress_config import DRESSConfig
+from dialeval.trainers.dress_config import DRESSConfig, weak_weights_warning
 from dialeval.trainers.losses import IGNORE_INDEX, describe_non_finite, dress_weights, head_cluster_mask, sequence_nll
 from dialeval.trainers.negatives import group_normalizers, max_rows_per_slot, slot_rows
 
@@ -149,6 +150,8 @@ class DRESSTrainer(ResponseLossTrainer):
     ``args.response_text_column``, else the decoded labels.
 
     After construction: :attr:`semantic_clusters`, :attr:`training_cluster_distribution` (p of Eq. 5),
+    :attr:`mean_gold_weight` (the mean Eq. 5 weight, the factor the gold loss is scaled by; a ``UserWarning``
+    when it is below the paper's range, see :class:`DRESSConfig`),
     and during training :attr:`negative_cycles` (one dict of statistics per cycle, also logged).
     ``eval_loss`` is the plain gold NLL (no weights, no negatives). ``save_model`` also writes the
     clusters (``semantic_clusters/``, JSON + safetensors) and a model card (``README.md``).
@@ -200,10 +203,18 @@ class DRESSTrainer(ResponseLossTrainer):
         self.semantic_clusters, cluster_ids = self._fit_on_main(texts, semantic_clusters, embedder)
         self.training_cluster_distribution = np.bincount(cluster_ids, minlength=args.num_clusters) / len(cluster_ids)
         weights = dress_weights(cluster_ids, self.training_cluster_distribution, args.gamma)
+        self.mean_gold_weight = float(weights.mean())
+        message = weak_weights_warning(self.mean_gold_weight, args.gamma, args.num_clusters,
+                                       "the mean Eq. 5 weight of the training responses' clusters")
+        if message is not None:
+            warnings.warn(message, UserWarning, stacklevel=2)
         dataset = self.train_dataset
         if WEIGHT_COLUMN in dataset.column_names:
             dataset = dataset.remove_columns(WEIGHT_COLUMN)
         self.train_dataset = dataset.add_column(WEIGHT_COLUMN, weights.astype(np.float32).tolist())
+
+    def read_columns(self) -> tuple[str, ...]:
+        return (self.args.response_text_column,) if self.args.response_text_column else ()
 
     # -- the clusters, fitted once ---------------------------------------------------------
 

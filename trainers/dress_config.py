@@ -2,18 +2,47 @@
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 
 from transformers import Seq2SeqTrainingArguments
 
 from dialeval.trainers.negatives import NORMALIZATIONS
 
+#: The smallest mean Eq. 5 weight the paper trained with: Table 5's strongest setting (gamma 100,
+#: k 20), for clusters of similar size, (1 - 1/20)^100.
+MEAN_WEIGHT_FLOOR = (1 - 1 / 20) ** 100
+
+
+def weak_weights_warning(mean_weight: float, gamma: float, num_clusters: int, what: str) -> str | None:
+    """The warning for a mean Eq. 5 weight below :data:`MEAN_WEIGHT_FLOOR` (None: within the paper's range)."""
+    if mean_weight >= MEAN_WEIGHT_FLOOR:
+        return None
+    largest = math.log(MEAN_WEIGHT_FLOOR) / math.log(1 - 1 / num_clusters)
+    return (f"`gamma`={gamma} with `num_clusters`={num_clusters}: {what} is {mean_weight:.2g}, so the gold loss and its "
+            f"gradient shrink about {1 / mean_weight:.3g}-fold (Eq. 5's weights (1 - p)^gamma are not normalized); the "
+            f"paper trained down to {MEAN_WEIGHT_FLOOR:.2g} (Table 5: gamma 100, k 20; its default gamma 30, k 20 gives "
+            f"0.21). With {num_clusters} similar-size clusters, gamma <= {largest:.3g} stays within that range; or raise "
+            "the learning rate to compensate")
+
 
 @dataclass
 class DRESSConfig(Seq2SeqTrainingArguments):
     """Training arguments plus DRESS's hyperparameters (defaults: the paper's, §4.2 and §5.3, and
     where the paper gives none the authors' released code's: ``negative_max_new_tokens``,
-    ``negative_normalization``)."""
+    ``negative_normalization``).
+
+    ``gamma`` and ``num_clusters`` scale the loss together. Eq. 5's weights ``(1 - p(cluster))^gamma``
+    are not normalized, so the gold NLL (and its gradient: in effect its learning rate, and its
+    balance against the negative term) is multiplied by their mean, ``sum_c p_c (1 - p_c)^gamma``,
+    about ``(1 - 1/k)^gamma ~ exp(-gamma / k)`` when the k clusters are of similar size: 0.21 at the
+    paper's gamma 30, k 20, but 0.0012 at gamma 30, k 5 (a loss ~170 times smaller). The paper's
+    strongest setting (Table 5: gamma 100, k 20) gives ``0.95^100`` = 0.0059 (:data:`MEAN_WEIGHT_FLOOR`);
+    a config below it for similar-size clusters warns (``UserWarning``) with the largest gamma that
+    stays within the paper's range, and :class:`~dialeval.trainers.DRESSTrainer` warns again with
+    the mean weight of the actual training clusters (:attr:`~dialeval.trainers.DRESSTrainer.mean_gold_weight`).
+    Lower ``gamma`` or raise the learning rate to compensate.
+    """
 
     gamma: float = field(default=30.0, metadata={"help": "Eq. 5's exponent: w(r) = (1 - p(cluster(r)))^gamma."})
     num_clusters: int = field(default=20, metadata={"help": "k of the semantic clusters fitted on the training responses."})
@@ -61,6 +90,10 @@ class DRESSConfig(Seq2SeqTrainingArguments):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
                 raise ValueError(f"`{name}` must be an int >= {minimum}, got {value!r}")
+        message = weak_weights_warning((1 - 1 / self.num_clusters) ** self.gamma, self.gamma, self.num_clusters,
+                                       "the mean weight (1 - 1/k)^gamma for clusters of similar size")
+        if message is not None:
+            warnings.warn(message, UserWarning, stacklevel=3)
         if isinstance(self.head_threshold, bool) or not isinstance(self.head_threshold, (int, float)) or not 0 <= self.head_threshold < 1:
             raise ValueError(f"`head_threshold` must be in [0, 1), got {self.head_threshold!r}")
         if self.recluster_every is not None and (

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 from dialeval.trainers.chat_formats import dataset_format, tokenize_chat_dataset
 from dialeval.trainers.data import NEGATIVE_PREFIX, encode_dialogue, encode_unlikelihood_example
+from dialeval.trainers.example_checks import check_example_columns
 from dialeval.trainers.losses import IGNORE_INDEX
 
 MASK_ADVICE = (
@@ -68,7 +69,7 @@ def check_label_batch(batch: dict, causal: bool) -> None:
 
 
 def prepare_dataset(dataset, argument: str, tokenizer, *, is_encoder_decoder: bool, max_length: int,
-                    raw_columns: tuple[str, ...], label_columns: tuple[str, ...]):
+                    raw_columns: tuple[str, ...], label_columns: tuple[str, ...], vocabulary_size: int | None = None):
     """Tokenize a raw-text ``datasets.Dataset`` and check a tokenized one; other datasets pass as they are
     (their batches are checked during training)."""
     import datasets
@@ -93,6 +94,8 @@ def prepare_dataset(dataset, argument: str, tokenizer, *, is_encoder_decoder: bo
                        "with_negative": "negative_response" in columns},
         )
         columns = dataset.column_names
+    # Ids, lengths and types, once per dataset (trainers.example_checks), before the rows are read below.
+    check_example_columns(dataset, argument, causal=not is_encoder_decoder, vocabulary_size=vocabulary_size)
     for column in label_columns:
         ids_column = column.replace("labels", "input_ids")
         if column not in columns:
