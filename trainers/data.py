@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import torch
 
 from dialeval.trainers.losses import IGNORE_INDEX
+from dialeval.trainers.text_checks import check_text
 
 #: Float per-example columns the collator stacks as they are.
 FLOAT_COLUMNS = ("dress_weight",)
@@ -25,9 +26,12 @@ NEGATIVE_PREFIX = "negative_"
 
 def _check_turns(context: object) -> list[str]:
     if isinstance(context, str):
+        check_text(context, "context")
         return [context]
     if not isinstance(context, Sequence) or not context or not all(isinstance(turn, str) for turn in context):
         raise ValueError("`context` must be a string or a non-empty list of strings")
+    for index, turn in enumerate(context):
+        check_text(turn, f"context[{index}]")
     return list(context)
 
 
@@ -53,6 +57,7 @@ def encode_dialogue(tokenizer, context, response: str, is_encoder_decoder: bool,
     turns = _check_turns(context)
     if not isinstance(response, str):
         raise ValueError(f"`response` must be a string, got {type(response).__name__}")
+    check_text(response, "response")
     if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 4:
         raise ValueError(f"`max_length` must be an int >= 4, got {max_length!r}")
     eos = tokenizer.eos_token_id

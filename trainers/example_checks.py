@@ -13,15 +13,13 @@ dataset argument, the row and the column:
 * ``attention_mask`` has the length of ``input_ids``; for a causal LM ``labels`` too (the labels are
   the input ids shifted inside the loss, position by position); an encoder-decoder's labels are the
   decoder's sequence and may have any length (its ``decoder_attention_mask`` has theirs);
-* text columns hold no lone surrogate (``"\\ud800"``, e.g. from ``errors="surrogateescape"``
-  decoding or a broken JSON escape): it is not Unicode, so neither Arrow nor a tokenizer can encode it.
+* text columns hold no lone surrogate (:mod:`dialeval.trainers.text_checks`).
 
 A ``datasets.Dataset`` is checked once, when the trainer prepares it, column by column with pyarrow
 in slices of :data:`ROWS_PER_SLICE` rows; a stream or a torch dataset row by row as it is read.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 from dialeval.trainers.data import NEGATIVE_PREFIX
@@ -30,7 +28,6 @@ from dialeval.trainers.losses import IGNORE_INDEX
 #: Rows of a ``datasets.Dataset`` checked at once (memory: one slice of each checked column).
 ROWS_PER_SLICE = 8192
 _ID_COLUMNS = ("input_ids", "labels", "attention_mask", "decoder_attention_mask")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def model_vocabulary_size(model) -> int | None:
@@ -184,34 +181,3 @@ def check_example_columns(dataset, argument: str, *, causal: bool, vocabulary_si
             check_example_row(table.slice(row, 1).to_pylist()[0], start + row, argument, causal=causal,
                               vocabulary_size=vocabulary_size)
             raise AssertionError(f"row {start + row} failed the column check but not the row check")  # pragma: no cover
-
-
-def lone_surrogate(value) -> tuple[str, int, str] | None:
-    """``(where inside value, character index, the character)`` of the first lone surrogate in a string,
-    or in the strings of a list / dict (chat messages) nested in ``value``; None when there is none."""
-    if isinstance(value, str):
-        found = _SURROGATE.search(value)
-        return ("", found.start(), found.group()) if found else None
-    if isinstance(value, Mapping):
-        items = value.items()
-    elif isinstance(value, (list, tuple)):
-        items = enumerate(value)
-    else:
-        return None
-    for key, item in items:
-        found = lone_surrogate(item)
-        if found is not None:
-            return (f"[{key!r}]{found[0]}", found[1], found[2])
-    return None
-
-
-def check_row_text(row: Mapping, index: int, argument: str) -> None:
-    """Refuse a row whose text holds a lone surrogate, naming the row, the column and the character."""
-    for column, value in row.items():
-        found = lone_surrogate(value)
-        if found is not None:
-            where, position, character = found
-            raise ValueError(
-                f"`{argument}` row {index}: `{column}`{where} holds the lone surrogate U+{ord(character):04X} at "
-                f"character {position}, which is not Unicode text (Arrow and the tokenizer cannot encode it; it comes "
-                "from decoding bytes with errors='surrogateescape' or a broken JSON escape): clean or drop the row")

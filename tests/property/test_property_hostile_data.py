@@ -25,7 +25,7 @@ from property_support import fewer, outcome, refused
 from dialeval.datasets_scripts import load
 from dialeval.trainers.dataset_types import map_style_training_set, prepare_any_dataset
 from dialeval.trainers.dropped_columns import TEXT_COLUMNS, warn_dropped_columns
-from dialeval.trainers.example_checks import lone_surrogate
+from dialeval.trainers.text_checks import lone_surrogate
 
 VOCABULARY = 50
 IGNORE = -100

@@ -218,3 +218,12 @@ def test_a_gamma_that_shrinks_the_loss_far_below_the_papers_range_is_said(tmp_pa
 def test_the_default_collator_still_refuses_what_it_cannot_collate():
     with pytest.raises(ValueError, match="column 'score'"):
         DialogueCollator(0)([{"input_ids": [1], "labels": [1], "score": float("nan")}])
+
+
+def test_encode_dialogue_names_the_turn_with_a_lone_surrogate(tokenizer):
+    from dialeval.trainers import encode_dialogue
+
+    with pytest.raises(ValueError, match=r"`context\[1\]` holds the lone surrogate U\+D800 at character 3"):
+        encode_dialogue(tokenizer, ["hi", "how\ud800"], "fine", False)
+    with pytest.raises(ValueError, match=r"`response` holds the lone surrogate U\+DC80"):
+        encode_dialogue(tokenizer, "hi", "\udc80", True)
