@@ -14,7 +14,14 @@ al. 2020 likewise), so every example needs a context that is not a target:
 * TRL's dataset formats (``prompt`` / ``completion``, conversational ``messages``, preference
   ``prompt`` / ``chosen`` / ``rejected`` for unlikelihood): :mod:`dialeval.trainers.chat_formats`.
 
-Every check names the user's argument; nothing is silently changed or dropped.
+Every check names the user's argument; nothing is silently changed or dropped. Malformed rows (ids
+outside the vocabulary, lengths that disagree, lone surrogates) are refused naming the row and column
+(:mod:`dialeval.trainers.example_checks`, :mod:`dialeval.trainers.text_checks`). Kept for training:
+the model's ``forward`` arguments and the method's columns (``dress_weight``, ``negative_*``); read
+and then dropped: the text columns of :data:`dialeval.trainers.dropped_columns.TEXT_COLUMNS`; any
+other column is dropped as ``Trainer``'s ``remove_unused_columns`` drops it, but named in a
+``UserWarning`` (:mod:`dialeval.trainers.dropped_columns`), or refused by the collator when
+``remove_unused_columns=False``.
 """
 from __future__ import annotations
 
