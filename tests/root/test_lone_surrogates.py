@@ -257,3 +257,24 @@ def test_every_json_reader_refuses_a_lone_surrogate_anywhere_in_a_record_but_rea
     questions.write_text('{"context": ["hi"], "candidates": ["a", "ok \\ud800 x"], "label": 0}\n', encoding="utf-8")
     with pytest.raises(ValueError, match=re.escape(f'{questions}:1: "candidates"[1] ') + REFUSAL):
         read_selection_questions(questions)
+
+
+def test_the_evaluate_job_refuses_a_lone_surrogate_before_its_shared_sentence_encoding():
+    # --metric sent_bert / vendi alone: the job's one encoding pass would meet the text first
+    from dialeval.cli.evaluate_job import EvaluationOptions, evaluate_corpus, evaluate_response_sets
+
+    sets = [io.ResponseSet(None, ["a b", "c d"]), io.ResponseSet(None, ["a b", BAD])]
+    with pytest.raises(ValueError, match=_bad_at("sets[1].responses[1]")):
+        evaluate_response_sets(sets, EvaluationOptions(progress=False, metrics=["sent_bert"]))
+    with pytest.raises(ValueError, match=_bad_at("responses[1]")):
+        evaluate_corpus(["a b", BAD], EvaluationOptions(progress=False, metrics=["vendi"]))
+
+
+def test_the_public_engines_refuse_a_lone_surrogate_by_argument(tiny_roberta_nli_path):
+    from dialeval.metrics import NLIScorer, load_embedder
+
+    for kind, model in (("mean_pooling", tiny_roberta_nli_path), ("sentence_transformers", None)):
+        with pytest.raises(ValueError, match=_bad_at("texts[1]")):
+            load_embedder(kind, model, device="cpu", **({"max_length": 64} if model else {})).embed(["a b", BAD])
+    with pytest.raises(ValueError, match=_bad_at("hypotheses[0]")):
+        NLIScorer(tiny_roberta_nli_path, device="cpu").pair_probabilities(["a b"], [BAD])
