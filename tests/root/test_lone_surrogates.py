@@ -278,3 +278,14 @@ def test_the_public_engines_refuse_a_lone_surrogate_by_argument(tiny_roberta_nli
             load_embedder(kind, model, device="cpu", **({"max_length": 64} if model else {})).embed(["a b", BAD])
     with pytest.raises(ValueError, match=_bad_at("hypotheses[0]")):
         NLIScorer(tiny_roberta_nli_path, device="cpu").pair_probabilities(["a b"], [BAD])
+
+
+def test_dtg_refuses_a_context_string_holding_a_lone_surrogate(tiny_gpt2_path):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from dialeval.generation import diversity_threshold_generate
+
+    model, tokenizer = AutoModelForCausalLM.from_pretrained(tiny_gpt2_path), AutoTokenizer.from_pretrained(tiny_gpt2_path)
+    with pytest.raises(ValueError, match=_bad_at("inputs[1]")):
+        diversity_threshold_generate(model, tokenizer, ["hello", BAD], metric="distinct_n", num_responses=2,
+                                     max_new_tokens=3)
