@@ -6,8 +6,6 @@ tokenizers TypeError from deep inside."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import uuid
 from types import SimpleNamespace
 from importlib import import_module
@@ -219,13 +217,14 @@ def test_the_corpus_reader_names_file_and_line_of_undecodable_text(tmp_path):
         list(io.iter_corpus_lines(path))
 
 
-def test_dialeval_evaluate_exits_2_naming_file_and_line(tmp_path):
+def test_dialeval_evaluate_exits_2_naming_file_and_line(tmp_path, capsys):
+    from dialeval.cli import main
+
     path = tmp_path / "sets.jsonl"
     path.write_text('{"responses": ["a b", "c d"]}\n{"responses": ["a b", "ok \\ud800 x"]}\n', encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "dialeval.cli", "evaluate", str(path), "--metric", "lexical_diversity",
-                           "--output", str(tmp_path / "out.json")], capture_output=True, text=True)
-    assert done.returncode == 2, done.stderr
-    assert f"{path}:2" in done.stderr and "lone surrogate (U+D800)" in done.stderr and "Traceback" not in done.stderr
+    assert main(["evaluate", str(path), "--metric", "lexical_diversity", "--no-progress", "--output", str(tmp_path / "out.json")]) == 2
+    error = capsys.readouterr().err
+    assert f'{path}:2: "responses"[1] holds a lone surrogate (U+D800)' in error and "Traceback" not in error
 
 
 def test_a_csv_with_bytes_that_are_not_utf8_names_file_and_line(tmp_path):
