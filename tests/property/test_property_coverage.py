@@ -11,7 +11,7 @@ from dialeval.metrics import registry
 
 #: The sibling modules whose ``@covers`` marks are counted (imported here so this test alone passes or fails alike).
 PROPERTY_MODULES = ("test_property_lexical", "test_property_statistics", "test_property_models", "test_property_modules",
-                    "test_property_pos_templates", "test_property_hostile_text")
+                    "test_property_pos_templates", "test_property_hostile_text", "test_property_homogenization")
 
 #: Public names without a property, and why (each has example-based tests in tests/metrics/).
 NOT_FUZZED = {
