@@ -35,27 +35,32 @@ def _hub_offline() -> bool:
     return any(os.environ.get(name, "").lower() in {"1", "true", "yes", "on"} for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
 
 
-def resolve_model_path(model: str) -> str:
+def resolve_model_path(model: str, argument: str = "model") -> str:
     """Return a local directory holding ``model``'s weights.
 
     ``model`` may be a local directory, the embedded all-MiniLM-L6-v2 id, or a Hub id that is
     already in the local HF cache. Online (no ``HF_HUB_OFFLINE``), a Hub id is downloaded.
 
     Raises:
-        ValueError: ``model`` is not a non-empty string.
+        ValueError: ``model`` is not a non-empty string, or is clearly a path (:func:`path_like`)
+            and no such folder exists: a mistyped path is an error, never read as a Hub id.
         ModelNotAvailableError: the weights cannot be found; the message says how to get them.
     """
     if not isinstance(model, (str, os.PathLike)) or str(model) == "":
-        raise ValueError(f"`model` must be a model id or a local directory, got {model!r}")
+        raise ValueError(f"`{argument}` must be a model id or a local directory, got {model!r}")
     model = str(model)
     if os.path.isdir(model):
         return model
+    if model.startswith("~") and os.path.isdir(os.path.expanduser(model)):
+        return os.path.expanduser(model)
     if model == EMBEDDED_SENTENCE_MODEL:
         embedded = _embedded_minilm_path()
         if embedded is not None:
             return embedded
-    if model.startswith((".", "/", "~")) or model.count("/") > 1:  # a Hub id is "name" or "org/name"
-        raise ModelNotAvailableError(f"`model` looks like a local path but {model!r} is not a directory")
+    why = path_like(model)
+    if why is not None:
+        raise ValueError(f"`{argument}` {model!r}: no such folder ({why}, so it is read as a local path, not a "
+                         "Hub id; it is not a directory here); check the path")
 
     from huggingface_hub import snapshot_download
 
@@ -68,6 +73,26 @@ def resolve_model_path(model: str) -> str:
         return snapshot_download(model)
     except Exception as download_error:
         raise ModelNotAvailableError(_how_to_get(model, f"downloading it failed ({type(download_error).__name__})")) from download_error
+
+
+def path_like(model: str) -> str | None:
+    """Why ``model`` is clearly a local path rather than a Hub id (``"name"`` or ``"org/name"``),
+    or None: it starts with ``./``, ``../``, ``/`` or ``~``, ends with a separator, has more than
+    one ``/``, or its first component is a folder here (``models/roberta-large-mnli`` when
+    ``models/`` exists)."""
+    separators = tuple({"/", os.sep})
+    if model in (".", "..") or model.startswith(tuple(f"{start}{sep}" for start in (".", "..") for sep in separators)):
+        return "it starts with a relative folder"
+    if model.startswith(("/", "~", os.sep)):
+        return "it starts with a root or home folder"
+    if model.endswith(separators):
+        return "it ends with a path separator"
+    parts = model.replace(os.sep, "/").split("/")
+    if len(parts) > 2:
+        return "a Hub id holds at most one '/'"
+    if len(parts) == 2 and os.path.isdir(parts[0]):
+        return f"its first part {parts[0]!r} is a folder here"
+    return None
 
 
 def _how_to_get(model: str, why: str) -> str:
@@ -200,6 +225,36 @@ class LoadedModel:
         return getattr(self.config, "num_hidden_layers", None)
 
 
+#: Heads that make a checkpoint a classifier: loaded as an LM, its LM head would be random.
+_CLASSIFIER_HEADS = ("ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering",
+                     "ForMultipleChoice", "ForNextSentencePrediction")
+
+
+def check_language_model_config(config, model_path: str, argument: str = "model") -> None:
+    """A ValueError naming ``argument`` when ``config.architectures`` lists classification heads only
+    (a sequence classifier asked for as a causal or seq2seq LM)."""
+    architectures = list(getattr(config, "architectures", None) or [])
+    if architectures and all(name.endswith(_CLASSIFIER_HEADS) for name in architectures):
+        raise ValueError(
+            f"`{argument}` {model_path!r} is a classifier (config.architectures: {', '.join(architectures)}), not a causal "
+            "or seq2seq language model: loaded as one, its LM head would be randomly initialised. Pass a language "
+            "model checkpoint (e.g. one saved from *ForCausalLM / *LMHeadModel / *ForConditionalGeneration)")
+
+
+def check_language_model_head(model, loading: dict, model_path: str, argument: str = "model") -> None:
+    """A ValueError naming ``argument`` when transformers reports the LM head's weights missing
+    from the checkpoint (initialised at random). A head tied to the input embeddings is never
+    reported missing, hence :func:`check_language_model_config` as well."""
+    head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+    prefix = next((name for name, module in model.named_modules() if module is head), None) if head is not None else None
+    missing = sorted(key for key in loading.get("missing_keys", ()) if prefix and key.startswith(f"{prefix}."))
+    if missing:
+        raise ValueError(
+            f"`{argument}` {model_path!r} has no language-model head: its checkpoint lacks {', '.join(missing)}, which "
+            f"would be randomly initialised (config.architectures: {getattr(model.config, 'architectures', None)}). "
+            "Pass a causal or seq2seq language model checkpoint")
+
+
 @lru_cache(maxsize=8)
 def _load(model_path: str, kind: str, device: str, dtype: str | None) -> LoadedModel:
     import torch
@@ -219,12 +274,15 @@ def _load(model_path: str, kind: str, device: str, dtype: str | None) -> LoadedM
         auto_class = transformers.AutoModel
     else:
         config = transformers.AutoConfig.from_pretrained(model_path)
+        check_language_model_config(config, model_path)
         encoder_decoder = getattr(config, "is_encoder_decoder", False)
         auto_class = transformers.AutoModelForSeq2SeqLM if encoder_decoder else transformers.AutoModelForCausalLM
     # Right truncation whatever the saved tokenizer config says: callers that keep the end of a
     # text (contexts) cut token ids themselves.
     tokenizer = transformers.AutoTokenizer.from_pretrained(model_path, truncation_side="right")
-    model = auto_class.from_pretrained(model_path, dtype=torch_dtype)
+    model, loading = auto_class.from_pretrained(model_path, dtype=torch_dtype, output_loading_info=True)
+    if kind == "language_model":
+        check_language_model_head(model, loading, model_path)
     model.to(device).eval()
     return LoadedModel(model, tokenizer, torch.device(device), model_path, kind)
 

@@ -32,11 +32,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dialeval.validation import SURROGATE_ADVICE, lone_surrogate
+
 _RESPONSE_COLUMN = re.compile(r"^resp_(\d+)$")
 _JSON_SPACE = re.compile(r"[ \t\r\n]*")
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$")
 #: Python's JSON decoder recurses once per nesting level and stops at the interpreter's recursion limit.
 _TOO_DEEP = "JSON nested too deeply to decode (a record is objects and lists a few levels deep)"
+#: A decoded JSON string holds a lone surrogate only through a \uD800-\uDFFF escape (text read as
+#: UTF-8 holds none), so records are searched only when their text has such an escape.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 #: The most csv can take as its field size limit (a C long: 32 bits on Windows).
 _CSV_LIMIT_CEILING = 2**31 - 1
 
@@ -65,7 +70,7 @@ class ResponseSet:
 def iter_lines(path: str | Path):
     """``(where, line)`` for every non-blank line of a UTF-8 file, ``where`` being ``"FILE:LINE"``
     for error messages; the line without its line break."""
-    with open(path, encoding="utf-8") as handle:
+    with _Utf8File(path) as handle:
         for number, line in enumerate(handle, start=1):
             if line.strip():
                 yield f"{path}:{number}", line.rstrip("\r\n")
@@ -80,6 +85,8 @@ def iter_jsonl(path: str | Path):
             raise ValueError(f"{where}: not valid JSON ({error.msg})") from None
         except RecursionError:
             raise ValueError(f"{where}: {_TOO_DEEP}") from None
+        if _SURROGATE_ESCAPE.search(line):
+            _refuse_lone_surrogates(where, record)
         yield where, record
 
 
@@ -87,7 +94,8 @@ def iter_json_array(path: str | Path):
     """``(where, element)`` for every element of a file holding one JSON array, ``where`` naming the
     line the element starts on. Elements are decoded one at a time (the text is read whole); a file
     that holds JSON lines or anything but one array is a ValueError naming ``FILE:LINE``."""
-    text = Path(path).read_text(encoding="utf-8")
+    with _Utf8File(path) as handle:
+        text = handle.read()
     decoder = json.JSONDecoder()
     line, counted = 1, 0
 
@@ -112,6 +120,8 @@ def iter_json_array(path: str | Path):
                 raise ValueError(f"{path}:{error.lineno}: not valid JSON ({error.msg})") from None
             except RecursionError:
                 raise ValueError(f"{where(position)}: {_TOO_DEEP}") from None
+            if _SURROGATE_ESCAPE.search(text, position, end):
+                _refuse_lone_surrogates(where(position), element)
             yield where(position), element
             position = _JSON_SPACE.match(text, end).end()
             if text.startswith(",", position):
@@ -141,7 +151,75 @@ def response_set_from_record(where: str, record, responses_key: str = "responses
     is_turns = isinstance(context, list) and context and all(isinstance(turn, str) for turn in context)
     if context is not None and not isinstance(context, str) and not is_turns:
         raise ValueError(f'{where}: "{context_key}" must be a string or a non-empty list of strings (the turns)')
+    _check_unicode(where, responses_key, responses)
+    _check_unicode(where, context_key, [context] if isinstance(context, str) else context or [])
     return ResponseSet(context, responses, record, where)
+
+
+def _refuse_lone_surrogates(where: str, record) -> None:
+    """A ValueError naming ``where`` and the key path of the first string in ``record`` (decoded
+    JSON) holding a lone surrogate; a valid escaped pair ("\\ud83d\\ude00") decodes to one
+    character. Iterative: a record may be nested as deep as the decoder allows."""
+    pending = [(record, "")]
+    while pending:
+        value, path = pending.pop()
+        if isinstance(value, str):
+            found = lone_surrogate(value)
+            if found is not None:
+                raise ValueError(f"{where}: {path or 'the record'} holds {found}: {SURROGATE_ADVICE}")
+        elif isinstance(value, dict):
+            for key, item in reversed(value.items()):
+                pending.append((item, f"{path}[{json.dumps(key)}]" if path else json.dumps(key)))
+                pending.append((key, f"a key of {path or 'the record'}"))
+        elif isinstance(value, list):
+            pending.extend((item, f"{path}[{index}]") for index, item in reversed(list(enumerate(value))))
+
+
+def _check_unicode(where: str, key: str, texts: list[str]) -> None:
+    """A lone surrogate (JSON's "\\ud800" escape) is refused here, naming FILE:LINE, the key and the
+    item: no tokenizer or writer downstream could encode it."""
+    for index, text in enumerate(texts):
+        found = lone_surrogate(text)
+        if found is not None:
+            raise ValueError(f'{where}: "{key}"[{index}] holds {found}: {SURROGATE_ADVICE}')
+
+
+class _Utf8File:
+    """``open(path, encoding="utf-8")`` whose bytes that are not UTF-8 (among them the encoded lone
+    surrogates ED A0 80..ED BF BF, which strict UTF-8 refuses) are a ValueError naming ``FILE:LINE``
+    instead of a UnicodeDecodeError; the file is read again in binary to find that line."""
+
+    def __init__(self, path: str | Path, newline: str | None = None):
+        self.path = path
+        self.handle = open(path, encoding="utf-8", newline=newline)  # noqa: SIM115 - closed by __exit__
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.handle.close()
+
+    def __iter__(self):
+        try:
+            yield from self.handle
+        except UnicodeDecodeError as error:
+            raise self._refusal(error) from None
+
+    def read(self) -> str:
+        try:
+            return self.handle.read()
+        except UnicodeDecodeError as error:
+            raise self._refusal(error) from None
+
+    def _refusal(self, error: UnicodeDecodeError) -> ValueError:
+        with open(self.path, "rb") as binary:
+            for number, raw in enumerate(binary, start=1):
+                try:
+                    raw.decode("utf-8")
+                except UnicodeDecodeError as found:
+                    return ValueError(f"{self.path}:{number}: not valid UTF-8 (byte 0x{raw[found.start]:02x} at byte "
+                                      f"{found.start + 1} of the line: {found.reason}); save the file as UTF-8")
+        return ValueError(f"{self.path}: not valid UTF-8 ({error.reason}); save the file as UTF-8")
 
 
 def read_jsonl(path: str | Path) -> list[ResponseSet]:
@@ -165,8 +243,8 @@ def response_columns(fieldnames: list[str], path: str | Path = "<csv>") -> list[
 
 def iter_tevet_csv(path: str | Path, context_column: str = "context") -> Iterator[ResponseSet]:
     """Tevet & Berant's decTest / conTest / McDiv CSV layout (see module docstring), a row at a time."""
-    with open(path, encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle, restkey=_EXTRA_FIELDS, restval=_MISSING_FIELD)
+    with _Utf8File(path, newline="") as handle:
+        reader = csv.DictReader(iter(handle), restkey=_EXTRA_FIELDS, restval=_MISSING_FIELD)
         # No field is longer than the file: that bound replaces csv's default of 131,072 characters.
         field_limit = min(max(Path(path).stat().st_size, 1), _CSV_LIMIT_CEILING)
         fieldnames = _csv_step(lambda: reader.fieldnames, field_limit, f"{path}:1") or []
@@ -246,7 +324,7 @@ def iter_corpus_lines(path: str | Path) -> Iterator[tuple[str, str]]:
 
 
 def _every_line(path: str | Path) -> Iterator[tuple[str, str]]:
-    with open(path, encoding="utf-8") as handle:
+    with _Utf8File(path) as handle:
         for number, line in enumerate(handle, start=1):
             yield f"{path}:{number}", line.rstrip("\r\n")
 
@@ -460,7 +538,8 @@ def read_text_lines(path: str | Path) -> list[str]:
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"`reference_corpus` {str(path)!r} is not a file")
-    lines = [line.rstrip("\r\n") for line in path.read_text(encoding="utf-8").splitlines()]
+    with _Utf8File(path) as handle:
+        lines = [line.rstrip("\r\n") for line in handle.read().splitlines()]
     lines = [line for line in lines if line.strip()]
     if not lines:
         raise ValueError(f"`reference_corpus` {str(path)!r} holds no text")

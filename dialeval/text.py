@@ -255,13 +255,55 @@ def casual_tokenize_many(texts: list[str], num_workers: int | None = None) -> li
 TOKENIZERS = {"tevet": tevet_tokenize, "casual": casual_tokenize}
 
 
-def get_tokenizer(name_or_callable):
-    """Resolve ``"tevet"``, ``"casual"`` or a callable ``str -> list[str]``."""
+def get_tokenizer(name_or_callable, texts=None, argument: str = "responses"):
+    """Resolve ``"tevet"``, ``"casual"`` or a callable ``str -> list[str]``.
+
+    A callable comes back wrapped (:class:`CheckedTokenizer`): each of its outputs must be a list
+    (or tuple) of non-empty strings, else a TypeError / ValueError naming ``tokenizer`` and the
+    text, as ``argument[i]`` when the text is found in ``texts`` (the user's texts: a list, or a
+    list of lists), instead of n-grams of characters or of ints counted silently.
+    """
+    if isinstance(name_or_callable, CheckedTokenizer):
+        name_or_callable = name_or_callable.tokenize
     if callable(name_or_callable):
-        return name_or_callable
+        return CheckedTokenizer(name_or_callable, texts, argument)
     try:
         return TOKENIZERS[name_or_callable]
     except (KeyError, TypeError):
         raise ValueError(
             f"`tokenizer` must be one of {sorted(TOKENIZERS)} or a callable str -> list[str], got {name_or_callable!r}"
         ) from None
+
+
+class CheckedTokenizer:
+    """A user's tokenizer whose every output is checked (see :func:`get_tokenizer`): one pass over
+    the tokens of each call; the caller's texts are searched only to name a bad output."""
+
+    def __init__(self, tokenize, texts=None, argument: str = "responses"):
+        self.tokenize = tokenize
+        self.texts = texts
+        self.argument = argument
+
+    def __call__(self, text: str) -> list[str]:
+        tokens = self.tokenize(text)
+        if not isinstance(tokens, (list, tuple)):
+            raise TypeError(f"`tokenizer` must return a list of strings, but for {self._which(text)} it returned "
+                            f"{type(tokens).__name__}: {tokens!r:.60}")
+        for position, token in enumerate(tokens):
+            if not isinstance(token, str):
+                raise TypeError(f"`tokenizer` must return a list of strings, but for {self._which(text)} token {position} "
+                                f"is {type(token).__name__}: {token!r:.60}")
+            if not token:
+                raise ValueError(f"`tokenizer` returned an empty token (position {position}) for {self._which(text)}: an "
+                                 "empty token would count as a word; drop empty pieces in the tokenizer")
+        return tokens
+
+    def _which(self, text: str) -> str:
+        """``"`responses[3]`"`` when ``text`` is one of the caller's texts, else the text itself."""
+        if isinstance(self.texts, (list, tuple)):
+            for index, item in enumerate(self.texts):
+                if item == text:
+                    return f"`{self.argument}[{index}]`"
+                if isinstance(item, (list, tuple)) and text in item:
+                    return f"`{self.argument}[{index}][{list(item).index(text)}]`"
+        return f"the text {text!r:.60}"

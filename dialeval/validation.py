@@ -6,6 +6,7 @@ Metrics take either one *response set* (``list[str]``: several responses to one 
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -60,6 +61,7 @@ def check_response_set(
             raise ValueError(
                 f"`{argument}[{index}]` must be a string, got {type(response).__name__}: {_describe(response)}"
             )
+        check_unicode_text(response, f"{argument}[{index}]")
         if not allow_empty and not response.strip():
             # A whitespace-only response has no token either: it is refused like "".
             what = "an empty string" if response == "" else f"a whitespace-only string ({response!r})"
@@ -194,3 +196,45 @@ def check_float_rows(embeddings: object, argument: str = "embeddings") -> np.nda
     if rows.ndim != 2:
         raise ValueError(f"`{argument}` must be a 2-D array (one row per item), got shape {rows.shape}")
     return rows
+
+
+# -- Text that is not valid Unicode (issue 27) --------------------------------------------------
+# A Python string may hold a lone surrogate (U+D800..U+DFFF: JSON's "\ud800", or bytes decoded
+# with errors="surrogateescape"); it has no UTF-8 form, so every tokenizer, zlib and Arrow fail
+# on it deep inside with an error that names nothing. It is refused once, where text comes in.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(text: str) -> str | None:
+    """``"a lone surrogate (U+D800) at character 5"`` for the first surrogate code point of
+    ``text``, None when ``text`` is valid Unicode (the common ASCII case costs one ``isascii``)."""
+    if text.isascii():
+        return None
+    found = _SURROGATE.search(text)
+    if found is None:
+        return None
+    return f"a lone surrogate (U+{ord(found.group()):04X}) at character {found.start()}"
+
+
+#: What to do about a lone surrogate, shared by every message that reports one.
+SURROGATE_ADVICE = ("not valid Unicode (it has no UTF-8 form); decode the source with errors='replace' "
+                    "or remove the character")
+
+
+def check_unicode_text(text: str, argument: str) -> str:
+    """``text`` itself when it is valid Unicode; a ValueError naming ``argument`` (``"responses[3]"``)
+    and the first lone surrogate's position otherwise."""
+    found = lone_surrogate(text)
+    if found is not None:
+        raise ValueError(f"`{argument}` holds {found}: {SURROGATE_ADVICE}")
+    return text
+
+
+def check_texts(texts: object, argument: str) -> None:
+    """Every string in ``texts`` (a string, or lists of them nested at any depth) is valid Unicode;
+    items that are not strings are left to the caller's own type checks."""
+    if isinstance(texts, str):
+        check_unicode_text(texts, argument)
+    elif isinstance(texts, (list, tuple)):
+        for index, item in enumerate(texts):
+            check_texts(item, f"{argument}[{index}]")

@@ -44,7 +44,7 @@ import numpy as np
 import torch
 
 from dialeval.hub import max_input_length
-from dialeval.validation import check_int
+from dialeval.validation import check_int, check_texts
 
 from dialeval.generation.dtg_checks import check_dtg_settings
 from dialeval.generation.dtg_decoding import decoding_record, dtg_generation_config, eos_ids, generated_ids
@@ -160,6 +160,7 @@ def encode_contexts(tokenizer, inputs, is_encoder_decoder: bool, max_context_tok
     The caller's tokenizer is not changed (a copy is configured).
     """
     if isinstance(inputs, (list, tuple)) and inputs and all(isinstance(text, str) for text in inputs):
+        check_texts(inputs, "inputs")  # a lone surrogate: a tokenizers TypeError naming nothing otherwise
         tokenizer = copy.deepcopy(tokenizer)
         if not is_encoder_decoder:
             tokenizer.padding_side = "left"  # decoder-only models continue from the last token

@@ -141,6 +141,8 @@ def _encode_once(sentence_model: str, groups: list[list[str]], asked_by, options
         resolve_model_path(sentence_model)
     except ModelNotAvailableError:
         return  # each step that needs it is skipped, with the reason
+    except ValueError as error:  # a path typed that is not there: an error naming the flag, never a skip
+        raise _named(*asked_by, error) from error
     distinct = list(dict.fromkeys(text for texts in groups for text in texts))
     with tqdm(total=len(distinct), desc=f"sentence embeddings ({sentence_model})", unit="text",
               disable=not options.progress, leave=False) as bar:

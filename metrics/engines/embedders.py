@@ -32,7 +32,7 @@ from dialeval.hub import EMBEDDED_SENTENCE_MODEL, LoadedModel, check_dtype, load
 from dialeval.distributed import gather_shares, is_sharing_work, work_share
 from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.metrics.engines.shared_outputs import stored_vectors, vector_store
-from dialeval.validation import check_int
+from dialeval.validation import check_int, check_unicode_text
 
 KINDS = ("last_token", "mean_pooling", "sentence_transformers")
 DEFAULT_SENTENCE_MODEL = EMBEDDED_SENTENCE_MODEL
@@ -88,6 +88,7 @@ def _check_texts(texts: object) -> list[str]:
     for index, text in enumerate(texts):
         if not isinstance(text, str):
             raise ValueError(f"`texts[{index}]` must be a string, got {type(text).__name__}: {text!r:.60}")
+        check_unicode_text(text, f"texts[{index}]")
         if not text.strip():
             # A response without words has no meaning to cluster; MAUVE's featurizer drops such
             # texts silently, which would misalign rows with inputs.

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from dialeval.hub import EMBEDDED_SENTENCE_MODEL
 from dialeval.io import read_text_lines
 from dialeval.option_fields import models_or_none, option
+from dialeval.validation import check_texts
 
 #: Input scopes: response sets (one list of responses per context) or a corpus (responses alone).
 SCOPES = ("response_set", "corpus")
@@ -45,6 +46,15 @@ class JobData:
     scope: str
     responses: list[str]
     sets: list[list[str]] | None = None
+
+    def __post_init__(self):
+        # The job encodes every text with its sentence models before any metric checks it: text
+        # that no tokenizer can encode (a lone surrogate) is refused here, by set and index.
+        if self.sets is not None:
+            for index, responses in enumerate(self.sets):
+                check_texts(responses, f"sets[{index}].responses")
+        else:
+            check_texts(self.responses, "responses")
 
     @property
     def num_units(self) -> int:

@@ -24,7 +24,7 @@ import numpy as np
 
 from dialeval.distributed import gather_shares, work_share
 from dialeval.hub import LoadedModel, load_model
-from dialeval.validation import check_flag, check_int
+from dialeval.validation import check_flag, check_int, check_unicode_text
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +66,7 @@ def check_questions(contexts, candidates, labels=None) -> tuple[list[list[str]],
         for j, turn in enumerate(turns):
             if not isinstance(turn, str) or not turn.strip():
                 raise ValueError(f"`contexts[{i}][{j}]` must be a non-empty string, got {describe(turn)}")
+            check_unicode_text(turn, f"contexts[{i}]" if isinstance(context, str) else f"contexts[{i}][{j}]")
         turns_per_question.append(list(turns))
     checked_candidates = []
     for i, options in enumerate(candidates):
@@ -74,6 +75,7 @@ def check_questions(contexts, candidates, labels=None) -> tuple[list[list[str]],
         for j, option in enumerate(options):
             if not isinstance(option, str) or not option.strip():
                 raise ValueError(f"`candidates[{i}][{j}]` must be a non-empty string, got {describe(option)}")
+            check_unicode_text(option, f"candidates[{i}][{j}]")
         checked_candidates.append(list(options))
     if labels is None:
         return turns_per_question, checked_candidates, None

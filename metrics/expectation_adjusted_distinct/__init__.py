@@ -61,7 +61,8 @@ def _check_vocabulary(vocab_size, vocab_texts, tokenizer) -> int:
     if vocab_size is not None:
         raise ValueError("give `vocab_size` or `vocab_texts`, not both (pass vocab_size=None with vocab_texts)")
     vocab_texts = check_corpus(vocab_texts, "vocab_texts", allow_empty=True)
-    vocabulary = {token for tokens in tokenize_corpus(list(dict.fromkeys(vocab_texts)), tokenizer) for token in tokens}
+    vocabulary = {token for tokens in tokenize_corpus(list(dict.fromkeys(vocab_texts)), tokenizer,
+                                                                  source=vocab_texts, argument="vocab_texts") for token in tokens}
     if not vocabulary:
         raise ValueError("`vocab_texts` holds no tokens: V would be 0")
     return len(vocabulary)
@@ -72,7 +73,7 @@ def _ngram_totals(responses: list[str], n: int, tokenizer) -> tuple[int, int]:
     multiplicity = Counter(responses)
     distinct = list(multiplicity)
     weights = np.fromiter(multiplicity.values(), dtype=np.int64, count=len(distinct))
-    vocabulary_size, ids, lengths = distinct_token_ids(distinct, tokenizer)
+    vocabulary_size, ids, lengths = distinct_token_ids(distinct, tokenizer, source=responses)
     longest = int(lengths.max()) if lengths.size else 0
     if n > longest:  # no response is long enough: no n-grams (and no loop over a huge n)
         return 0, 0

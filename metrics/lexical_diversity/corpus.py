@@ -33,11 +33,15 @@ def _check_order(name: str, value: int) -> None:
         raise ValueError(f"`{name}` must be a positive int, got {value!r}")
 
 
-def tokenize_corpus(responses: list[str], tokenizer="casual", num_workers: int | None = None) -> list[tuple[str, ...]]:
-    """Tokenize every response (each distinct text once, in parallel for large corpora, for "casual")."""
+def tokenize_corpus(responses: list[str], tokenizer="casual", num_workers: int | None = None, *, source=None,
+                    argument: str = "responses") -> list[tuple[str, ...]]:
+    """Tokenize every response (each distinct text once, in parallel for large corpora, for "casual").
+
+    ``source`` / ``argument``: the user's texts and their argument name, to name a text a custom
+    tokenizer gives bad output for (:func:`dialeval.text.get_tokenizer`); default ``responses``."""
     if isinstance(tokenizer, str) and tokenizer == "casual":
         return casual_tokenize_many(responses, num_workers)
-    tokenize = get_tokenizer(tokenizer)
+    tokenize = get_tokenizer(tokenizer, responses if source is None else source, argument)
     return [tuple(tokenize(response)) for response in responses]
 
 
@@ -130,14 +134,16 @@ def weighted_ngram_counts(
     return counts
 
 
-def distinct_token_ids(texts: list[str], tokenizer="casual", num_workers: int | None = None) -> tuple[int, np.ndarray, np.ndarray]:
+def distinct_token_ids(texts: list[str], tokenizer="casual", num_workers: int | None = None, *, source=None,
+                       argument: str = "responses") -> tuple[int, np.ndarray, np.ndarray]:
     """``(vocabulary_size, ids, lengths)`` of ``texts`` (pass distinct texts: each is tokenized as
     it is): their tokens concatenated as integer ids, and each text's token count. ``num_workers``
-    as :func:`dialeval.text.casual_token_ids` takes it (the casual tokenizer only)."""
+    as :func:`dialeval.text.casual_token_ids` takes it (the casual tokenizer only); ``source`` /
+    ``argument`` as :func:`tokenize_corpus`."""
     if isinstance(tokenizer, str) and tokenizer == "casual":
         vocabulary, ids, lengths = casual_token_ids(texts, num_workers)
         return len(vocabulary), ids, lengths
-    tokenize = get_tokenizer(tokenizer)
+    tokenize = get_tokenizer(tokenizer, texts if source is None else source, argument)
     return _token_ids([tuple(tokenize(text)) for text in texts])
 
 
@@ -151,7 +157,7 @@ def corpus_ngram_counts(
     multiplicity = Counter(responses)
     distinct = list(multiplicity)
     weights = np.fromiter(multiplicity.values(), dtype=np.int64, count=len(distinct))
-    vocabulary_size, ids, lengths = distinct_token_ids(distinct, tokenizer, num_workers)
+    vocabulary_size, ids, lengths = distinct_token_ids(distinct, tokenizer, num_workers, source=responses)
     longest = int(lengths.max()) if lengths.size else 0
     if listed_orders is not None:
         check_listed_orders(listed_orders, max_n, longest, DEFAULT_MAX_N)
@@ -228,11 +234,12 @@ def entropy_n(responses: list[str], n: int = 1, tokenizer="casual", allow_empty:
     return _entropy(_one_order(responses, n, tokenizer, allow_empty))
 
 
-def token_counts(texts: list[str], tokenizer="casual") -> Counter:
-    """Token frequencies of a reference corpus, for :func:`lf`'s ``reference``."""
-    texts = check_corpus(texts, "texts", allow_empty=True)
+def token_counts(texts: list[str], tokenizer="casual", argument: str = "texts") -> Counter:
+    """Token frequencies of a reference corpus, for :func:`lf`'s ``reference`` (``argument``: its
+    name in error messages)."""
+    texts = check_corpus(texts, argument, allow_empty=True)
     counts: Counter = Counter()
-    for tokens in tokenize_corpus(texts, tokenizer):
+    for tokens in tokenize_corpus(texts, tokenizer, argument=argument):
         counts.update(tokens)
     return counts
 
@@ -271,13 +278,13 @@ def lf(
     responses = check_corpus(responses, "responses", allow_empty=allow_empty)
     if isinstance(threshold, bool) or not isinstance(threshold, int) or threshold < 0:
         raise ValueError(f"`threshold` must be a non-negative int, got {threshold!r}")
-    generated = token_counts(responses, tokenizer)
+    generated = token_counts(responses, tokenizer, "responses")
     if reference is None:
         frequencies: Mapping[str, int] = generated
     elif isinstance(reference, Mapping):
         frequencies = _check_frequencies(reference)
     elif isinstance(reference, (list, tuple)):
-        frequencies = token_counts(check_corpus(reference, "reference", allow_empty=allow_empty), tokenizer)
+        frequencies = token_counts(check_corpus(reference, "reference", allow_empty=allow_empty), tokenizer, "reference")
     else:
         raise ValueError(
             f"`reference` must be None, a list of reference texts or a {{token: count}} mapping, "

@@ -238,7 +238,7 @@ def self_bleu(
     )
     distinct = list(text_index)
     del text_index
-    vocabulary_size, ids, lengths = distinct_token_ids(distinct, tokenizer)
+    vocabulary_size, ids, lengths = distinct_token_ids(distinct, tokenizer, source=responses)
     del distinct
     multiplicity = np.bincount(owner, minlength=lengths.size)
     repeated = multiplicity >= 2

@@ -59,7 +59,7 @@ def averaged_distinct_n(
     """
     responses = check_response_set(responses, "responses", allow_empty=allow_empty)
     check_orders(min_n, max_n)
-    scores = score_response_sets([responses], min_n, max_n, get_tokenizer(tokenizer), cosine=False)
+    scores = score_response_sets([responses], min_n, max_n, get_tokenizer(tokenizer, responses), cosine=False)
     return float(scores["averaged_distinct_n"][0])
 
 
@@ -111,5 +111,5 @@ def ngram_cosine_diversity(
     """
     responses = check_response_set(responses, "responses", min_size=2, allow_empty=allow_empty)
     check_orders(min_n, max_n)
-    scores = score_response_sets([responses], min_n, max_n, get_tokenizer(tokenizer), argument="responses")
+    scores = score_response_sets([responses], min_n, max_n, get_tokenizer(tokenizer, responses), argument="responses")
     return float(scores["ngram_cosine_diversity"][0])

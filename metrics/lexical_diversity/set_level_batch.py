@@ -258,4 +258,5 @@ def batch_set_lexical_diversity(
     """
     response_sets = check_response_sets(response_sets, "predictions", min_size=2, allow_empty=allow_empty)
     check_orders(min_n, max_n)
-    return score_response_sets(response_sets, min_n, max_n, get_tokenizer(tokenizer), argument="predictions")
+    return score_response_sets(response_sets, min_n, max_n, get_tokenizer(tokenizer, response_sets, "predictions"),
+                               argument="predictions")

@@ -10,6 +10,7 @@ import evaluate
 from dialeval.metrics.engines.evaluate_module import DialevalMetric
 from dialeval.metrics.nbest_contradiction.certainty_variety import nbest_contradiction
 from dialeval.validation import check_module_predictions
+from dialeval.validation import check_texts
 
 _CITATION = """\
 @inproceedings{sato-etal-2022-n,
@@ -78,6 +79,7 @@ class NbestContradiction(DialevalMetric):
                     f"`references` must be a list of strings: the expected answer ('yes' or 'no') per input; "
                     f"`references[{index}]` is {type(reference).__name__}: {reference!r}"
                 )
+        check_texts(batch["references"], "references")
         return batch
 
     def _compute(self, predictions, references, classifier=None, questions=None, input_types=None, device=None,

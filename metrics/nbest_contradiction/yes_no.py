@@ -24,7 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from dialeval.labels import AMBIGUOUS, NO, YES, answer_of_label
-from dialeval.validation import check_int
+from dialeval.validation import check_int, check_unicode_text
 
 #: First words that make a response a direct "yes" / "no" for the prefix rule.
 YES_PREFIXES = ("yes", "yeah", "yep", "yup", "yea")
@@ -55,6 +55,7 @@ def _check_texts(texts, argument: str) -> list[str]:
     for index, text in enumerate(texts):
         if not isinstance(text, str):
             raise ValueError(f"`{argument}[{index}]` must be a string, got {type(text).__name__}: {text!r:.60}")
+        check_unicode_text(text, f"{argument}[{index}]")
     return list(texts)
 
 

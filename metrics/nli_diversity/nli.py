@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dialeval.metrics.engines.pair_scorer import PairScoringStats, load_pair_classifier, score_pairs
-from dialeval.validation import check_flag, check_response_set, check_response_sets
+from dialeval.validation import check_flag, check_response_set, check_response_sets, check_texts
 
 DEFAULT_NLI_MODEL = "FacebookAI/roberta-large-mnli"
 COMBINED_NLI_MODEL = "ynie/roberta-large-snli_mnli_fever_anli_R1_R2_R3-nli"
@@ -100,6 +100,8 @@ class NLIScorer:
         self.stats = PairScoringStats()
 
     def pair_probabilities(self, premises: list[str], hypotheses: list[str]) -> np.ndarray:
+        check_texts(premises, "premises")
+        check_texts(hypotheses, "hypotheses")
         probabilities = score_pairs(self.classifier, premises, hypotheses, self.batch_size, self.stats)
         return probabilities[:, self.class_indices]
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from dialeval.atomic_files import write_atomically
 from dialeval.distributed import computed_on_main
-from dialeval.validation import check_int
+from dialeval.validation import check_int, check_unicode_text
 
 #: Above this many reference texts, ``algorithm="auto"`` switches from KMeans to MiniBatchKMeans.
 #: benchmarks/bench_sem_ent.py: MiniBatch is >= 1.5x faster with inertia within 1% from 10k texts,
@@ -48,6 +48,7 @@ def _check_texts(texts: object, argument: str) -> list[str]:
     for index, text in enumerate(texts):
         if not isinstance(text, str):
             raise ValueError(f"`{argument}[{index}]` must be a string, got {type(text).__name__}")
+        check_unicode_text(text, f"{argument}[{index}]")
     return list(texts)
 
 

@@ -246,11 +246,11 @@ def test_bad_settings(tiny_gpt2_path, tiny_roberta_nli_path):
 
 def test_missing_model_fails_fast(tmp_path):
     start = time.perf_counter()
-    with pytest.raises(ModelNotAvailableError, match="not a directory"):
+    with pytest.raises(ValueError, match="no such folder"):
         LastTokenEmbedder(str(tmp_path / "no-such-model"))
     with pytest.raises(ModelNotAvailableError, match="hf download"):
         load_embedder("mean_pooling", "nobody/no-such-model-anywhere")
-    with pytest.raises(ModelNotAvailableError):
+    with pytest.raises(ValueError, match="no such folder"):
         SentenceTransformerEmbedder(str(tmp_path / "absent"))
     assert time.perf_counter() - start < 5
 

@@ -148,7 +148,9 @@ def test_equals_the_dict_implementation_exactly(name, max_n):
 
 
 @pytest.mark.parametrize("max_n", [1, 2, 3, 4])
-@pytest.mark.parametrize("tokenizer", [str.split, list, lambda text: text.lower().split("a")], ids=["split", "chars", "lambda"])
+# (empty tokens are refused since issue 27: the lambda drops the empty pieces of its split)
+@pytest.mark.parametrize("tokenizer", [str.split, list, lambda text: [piece for piece in text.lower().split("a") if piece]],
+                         ids=["split", "chars", "lambda"])
 def test_equals_the_dict_implementation_with_a_callable_tokenizer(tokenizer, max_n):
     corpus = _exact_corpus("repeats_and_empties") + EXACT_CORPORA["same_tokens_other_text"]
     expected = dict_self_bleu(corpus, max_n=max_n, tokenizer=tokenizer, allow_empty=True, return_per_response=True)

@@ -19,7 +19,7 @@ def test_missing_hub_model_says_how_to_get_it():
 
 
 def test_missing_local_path():
-    with pytest.raises(ModelNotAvailableError, match="not a directory"):
+    with pytest.raises(ValueError, match="no such folder"):
         resolve_model_path("./no/such/dir")
 
 
