@@ -3,24 +3,24 @@
 A lone surrogate is not Unicode text: it comes from decoding bytes with ``errors="surrogateescape"``
 or from a broken JSON escape. Arrow raises ``UnicodeEncodeError`` on it and a fast tokenizer a
 ``TypeError`` naming nothing, so the trainers look for it first (raw text rows, chat messages,
-:func:`~dialeval.trainers.encode_dialogue`'s turns and response).
+:func:`~dialeval.trainers.encode_dialogue`'s turns and response). The search of one string is
+:func:`dialeval.validation.lone_surrogate`, shared with the metrics.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_WHY = ("which is not Unicode text (Arrow and the tokenizer cannot encode it; it comes from decoding bytes with "
-        "errors='surrogateescape' or a broken JSON escape)")
+from dialeval.validation import SURROGATE_ADVICE
+from dialeval.validation import lone_surrogate as surrogate_in_text
 
 
-def lone_surrogate(value) -> tuple[str, int, str] | None:
-    """``(where inside value, character index, the character)`` of the first lone surrogate in a string,
-    or in the strings of a list / dict (chat messages) nested in ``value``; None when there is none."""
+def lone_surrogate(value) -> tuple[str, str] | None:
+    """``(where inside value, what)`` for the first lone surrogate of a string, or of the strings of a
+    list / dict (chat messages) nested in ``value`` (``("[1]['content']", "a lone surrogate (U+D800)
+    at character 3")``); None when there is none."""
     if isinstance(value, str):
-        found = _SURROGATE.search(value)
-        return ("", found.start(), found.group()) if found else None
+        found = surrogate_in_text(value)
+        return ("", found) if found else None
     if isinstance(value, Mapping):
         items = value.items()
     elif isinstance(value, (list, tuple)):
@@ -30,7 +30,7 @@ def lone_surrogate(value) -> tuple[str, int, str] | None:
     for key, item in items:
         found = lone_surrogate(item)
         if found is not None:
-            return (f"[{key!r}]{found[0]}", found[1], found[2])
+            return (f"[{key!r}]{found[0]}", found[1])
     return None
 
 
@@ -39,13 +39,13 @@ def check_row_text(row: Mapping, index: int, argument: str) -> None:
     for column, value in row.items():
         found = lone_surrogate(value)
         if found is not None:
-            where, position, character = found
-            raise ValueError(f"`{argument}` row {index}: `{column}`{where} holds the lone surrogate "
-                             f"U+{ord(character):04X} at character {position}, {_WHY}: clean or drop the row")
+            where, what = found
+            raise ValueError(f"`{argument}` row {index}: `{column}`{where} holds {what}: {SURROGATE_ADVICE}; "
+                             "or drop the row")
 
 
 def check_text(text: str, argument: str) -> None:
     """Refuse a string holding a lone surrogate, naming ``argument`` and the character."""
-    found = lone_surrogate(text)
+    found = surrogate_in_text(text)
     if found is not None:
-        raise ValueError(f"`{argument}` holds the lone surrogate U+{ord(found[2]):04X} at character {found[1]}, {_WHY}")
+        raise ValueError(f"`{argument}` holds {found}: {SURROGATE_ADVICE}")

@@ -171,7 +171,7 @@ def test_a_dropped_column_of_a_torch_dataset_is_named(tmp_path, tiny_gpt2_path, 
 def test_lone_surrogates_name_the_row_and_column(tmp_path, tiny_gpt2_path, tokenizer):
     rows = [{"context": "hi there", "response": f"t{index % 3} fine reply {index}"} for index in range(6)]
     rows[2] = {"context": ["hello", "how are \ud800 you"], "response": "t0 fine"}
-    with pytest.raises(ValueError, match=r"`train_dataset` row 2: `context`\[1\] holds the lone surrogate U\+D800 at "
+    with pytest.raises(ValueError, match=r"`train_dataset` row 2: `context`\[1\] holds a lone surrogate \(U\+D800\) at "
                                          r"character 8"):
         dress(tmp_path, tiny_gpt2_path, tokenizer, rows)
 
@@ -184,7 +184,7 @@ def test_lone_surrogates_name_the_row_and_column(tmp_path, tiny_gpt2_path, token
 
     trainer = UnlikelihoodTrainer(load_gpt2(tiny_gpt2_path), unlikelihood_config(tmp_path, max_steps=1),
                                   train_dataset=Raw(), processing_class=tokenizer)
-    with pytest.raises(ValueError, match=r"`train_dataset` row 1: `response` holds the lone surrogate U\+DCFF"):
+    with pytest.raises(ValueError, match=r"`train_dataset` row 1: `response` holds a lone surrogate \(U\+DCFF\)"):
         trainer.train()
 
 
@@ -223,7 +223,7 @@ def test_the_default_collator_still_refuses_what_it_cannot_collate():
 def test_encode_dialogue_names_the_turn_with_a_lone_surrogate(tokenizer):
     from dialeval.trainers import encode_dialogue
 
-    with pytest.raises(ValueError, match=r"`context\[1\]` holds the lone surrogate U\+D800 at character 3"):
+    with pytest.raises(ValueError, match=r"`context\[1\]` holds a lone surrogate \(U\+D800\) at character 3"):
         encode_dialogue(tokenizer, ["hi", "how\ud800"], "fine", False)
-    with pytest.raises(ValueError, match=r"`response` holds the lone surrogate U\+DC80"):
+    with pytest.raises(ValueError, match=r"`response` holds a lone surrogate \(U\+DC80\)"):
         encode_dialogue(tokenizer, "hi", "\udc80", True)
