@@ -67,8 +67,9 @@ def bertscore_against_references(response_sets_by_name: dict[str, list[list[str]
             members.extend(responses)
         spans.append((offsets, len(members)))
         combined.append(members + list(refs))
+    # A generated response may be empty (the model ended at once): it is what the model said, and scores as such.
     matrices = bertscore_similarity_matrices(combined, model=model, rescale_with_baseline=False, batch_size=batch_size,
-                                             device=device, dtype=dtype)
+                                             device=device, dtype=dtype, allow_empty=True)
     scores = {name: [] for name in names}
     for matrix, (offsets, num_generated) in zip(matrices, spans):
         for name, (start, end) in offsets.items():

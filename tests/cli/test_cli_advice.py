@@ -1,6 +1,8 @@
 """Issue 27, advice that misleads: what an error tells a new user to do names the flag of the command
 they ran (not a Python argument, nor another command's flag), and a flag they gave is never what
 the error asks them to pass."""
+import json
+
 import pytest
 
 from dialeval.cli import main
@@ -26,3 +28,41 @@ def test_an_offline_download_failure_says_to_pass_data_dir_as_its_flag(argv, tmp
     error = capsys.readouterr().err
     assert "could not download" in error and "`--data-dir`" in error, error
     assert "data_dir" not in error
+
+
+def _dtg_run(tmp_path, responses: list[str], references: list[str]) -> str:
+    """A one-context `dialeval dtg` output whose context came with human responses (Table 5)."""
+    record = {"trial": 0, "index": 0, "id": 0, "context": ["hello there"], "references": references,
+              "initial_responses": responses, "responses": responses, "initial_scores": {"distinct_n": 1.0},
+              "final_scores": {"distinct_n": 1.0}, "reached_threshold": True, "stop_reason": "threshold",
+              "utterance_overlap": 0, "num_pair_evaluations": 0, "num_resampled": 0}
+    path = tmp_path / "run.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    (tmp_path / "run.jsonl.run.json").write_text(json.dumps({"format": 2, "metric": "distinct_n"}), encoding="utf-8")
+    return str(path)
+
+
+def test_dtg_names_metric_model_for_a_missing_nli_model(tiny_gpt2_path, tmp_path, capsys):
+    contexts = tmp_path / "contexts.jsonl"
+    contexts.write_text('{"context": "hello there"}\n', encoding="utf-8")
+    argv = ["dtg", "--model", tiny_gpt2_path, "--metric", "nli", "--metric-model", "nobody/no-such-nli-model",
+            "--input", str(contexts), "--output", str(tmp_path / "run.jsonl"), "--no-progress"]
+    assert main(argv) == 2
+    error = capsys.readouterr().err
+    assert "pass its path as `--metric-model`" in error, error
+    assert "`--model`" not in error
+
+
+def test_dtg_summary_names_bertscore_model_for_a_missing_model(tmp_path, capsys):
+    run = _dtg_run(tmp_path, ["i am fine thanks", "what a day"], ["i am fine", "not bad"])
+    assert main(["dtg-summary", run, "--bertscore-model", "nobody/no-such-bertscore-model"]) == 2
+    error = capsys.readouterr().err
+    assert "pass its path as `--bertscore-model`" in error, error
+    assert "`model`" not in error
+
+
+def test_dtg_summary_scores_an_empty_generated_response(tmp_path, tiny_roberta_nli_path, capsys):
+    """A generation may be empty; dtg-summary has no allow_empty to pass, so it must not ask for one."""
+    run = _dtg_run(tmp_path, ["", "i am fine thanks"], ["i am fine", "not bad"])
+    assert main(["dtg-summary", run, "--bertscore-model", tiny_roberta_nli_path]) == 0
+    assert "allow_empty" not in capsys.readouterr().err
