@@ -66,3 +66,16 @@ def test_dtg_summary_scores_an_empty_generated_response(tmp_path, tiny_roberta_n
     run = _dtg_run(tmp_path, ["", "i am fine thanks"], ["i am fine", "not bad"])
     assert main(["dtg-summary", run, "--bertscore-model", tiny_roberta_nli_path]) == 0
     assert "allow_empty" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, usage", [
+    (["evaluate", "sets.jsonl", "--max-ngram", "3"], "usage: dialeval evaluate "),
+    (["dtg-summary", "run.jsonl", "--bogus"], "usage: dialeval dtg-summary "),
+])
+def test_an_unknown_flag_prints_the_commands_usage(argv, usage, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err
+    assert error.startswith(usage), error
+    assert f"dialeval {argv[0]}: error: unrecognized arguments: {' '.join(argv[2:])}" in error
