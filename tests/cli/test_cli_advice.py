@@ -79,3 +79,34 @@ def test_an_unknown_flag_prints_the_commands_usage(argv, usage, capsys):
     error = capsys.readouterr().err
     assert error.startswith(usage), error
     assert f"dialeval {argv[0]}: error: unrecognized arguments: {' '.join(argv[2:])}" in error
+
+
+def _sets_file(tmp_path, lines: list[dict]) -> str:
+    path = tmp_path / "sets.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("extra, says", [
+    ([], "--reference-corpus TXT (to fit its clusters on) or --sem-ent-clusters DIR"),
+    (["--reference-corpus", "{reference}", "--metric", "lexical_diversity"], "--metric leaves it out"),
+])
+def test_plot_without_sem_ent_on_one_input_is_refused(tmp_path, capsys, extra, says):
+    reference = tmp_path / "reference.txt"
+    reference.write_text("".join(f"reference line {i}\n" for i in range(30)), encoding="utf-8")
+    sets = _sets_file(tmp_path, [{"responses": ["a b", "c d"]}])
+    argv = ["evaluate", sets, "--plot", str(tmp_path / "plots"), "--no-sentence-model", "--no-progress",
+            "-o", str(tmp_path / "report.json"), *(arg.format(reference=reference) for arg in extra)]
+    assert main(argv) == 2
+    error = capsys.readouterr().err
+    assert f"--plot {tmp_path / 'plots'} draws Sem-Ent's cluster distribution" in error and says in error, error
+    assert not (tmp_path / "report.json").exists() and not (tmp_path / "plots").exists()
+
+
+def test_plot_says_so_when_sem_ent_is_skipped(tmp_path, capsys):
+    reference = tmp_path / "reference.txt"
+    reference.write_text("one\ntwo\nthree\n", encoding="utf-8")  # fewer texts than --sem-ent-k: skipped
+    sets = _sets_file(tmp_path, [{"responses": ["a b", "c d"]}])
+    assert main(["evaluate", sets, "--plot", str(tmp_path / "plots"), "--reference-corpus", str(reference),
+                 "--metric", "sem_ent", "--sem-ent-k", "5", "--no-progress", "-o", str(tmp_path / "report.json")]) == 0
+    assert "plot: no sem_ent_clusters.png: sem_ent was skipped" in capsys.readouterr().out
