@@ -110,3 +110,16 @@ def test_plot_says_so_when_sem_ent_is_skipped(tmp_path, capsys):
     assert main(["evaluate", sets, "--plot", str(tmp_path / "plots"), "--reference-corpus", str(reference),
                  "--metric", "sem_ent", "--sem-ent-k", "5", "--no-progress", "-o", str(tmp_path / "report.json")]) == 0
     assert "plot: no sem_ent_clusters.png: sem_ent was skipped" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("file_format", ["jsonl", "json", "csv", "lines"])
+def test_a_parquet_file_read_as_text_names_the_file_and_the_format_to_use(tmp_path, capsys, file_format):
+    import pandas
+
+    path = tmp_path / "sets.parquet"
+    pandas.DataFrame({"responses": [["a b", "c d"]], "context": ["hi \u00e9\u00e9\u00e9"]}).to_parquet(path)
+    assert main(["evaluate", str(path), "--format", file_format, "--no-progress", "-o", str(tmp_path / "r.json")]) == 2
+    error = capsys.readouterr().err
+    assert f"{path}:" in error and f"not readable as {file_format}" in error, error
+    assert "it is a Parquet file: read it with `--format` parquet" in error
+    assert "codec can't decode" not in error
