@@ -123,3 +123,16 @@ def test_a_parquet_file_read_as_text_names_the_file_and_the_format_to_use(tmp_pa
     assert f"{path}:" in error and f"not readable as {file_format}" in error, error
     assert "it is a Parquet file: read it with `--format` parquet" in error
     assert "codec can't decode" not in error
+
+
+def test_dtg_summary_prints_no_nltk_bleu_warning(tmp_path):
+    """Some n-gram orders without overlap: NLTK warns on every corpus_bleu call; the 0 is the figure."""
+    import subprocess
+    import sys
+
+    run = _dtg_run(tmp_path, ["i am fine thanks a lot", "what a day"], ["i am fine", "not bad"])
+    done = subprocess.run([sys.executable, "-W", "always", "-m", "dialeval.cli", "dtg-summary", run],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "start BLEU" in done.stdout
+    assert "The hypothesis contains 0 counts" not in done.stderr and "UserWarning" not in done.stderr, done.stderr
