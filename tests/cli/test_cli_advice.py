@@ -136,3 +136,21 @@ def test_dtg_summary_prints_no_nltk_bleu_warning(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "start BLEU" in done.stdout
     assert "The hypothesis contains 0 counts" not in done.stderr and "UserWarning" not in done.stderr, done.stderr
+
+
+def test_allow_empty_runs_and_says_which_metric_it_cannot_reach(tmp_path, capsys):
+    """--allow-empty reaches every metric that can score a response without tokens; Sem-Ent, which
+    embeds each response, is skipped with that reason instead of failing the run."""
+    reference = tmp_path / "reference.txt"
+    reference.write_text("".join(f"reference line {i}\n" for i in range(30)), encoding="utf-8")
+    sets = _sets_file(tmp_path, [{"responses": ["", "a b"]}, {"responses": ["c d", " ", "e"]}])
+    report = tmp_path / "report.json"
+    assert main(["evaluate", sets, "--allow-empty", "--reference-corpus", str(reference), "--metric", "sem_ent",
+                 "--metric", "lexical_diversity", "--no-progress", "-o", str(report)]) == 0
+    captured = capsys.readouterr()
+    assert "pass --allow-empty" not in captured.err + captured.out
+    written = json.loads(report.read_text(encoding="utf-8"))
+    assert "lexical_diversity" in written["metrics"] and "sem_ent" not in written["metrics"]
+    assert written["skipped"] == [{"metric": "sem_ent", "reason": written["skipped"][0]["reason"]}]
+    assert "2 of the 5 responses are empty or white space only: --allow-empty scores them in the other metrics" \
+        in written["skipped"][0]["reason"]
