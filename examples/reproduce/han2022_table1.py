@@ -118,12 +118,12 @@ def main(argv=None) -> dict:
     require_path(SCRIPT, "--rated", args.rated, folder=False,
                  what='your rated settings, one {"system": ..., "responses": [...], "human_score": ...} per line '
                       "(§3.2's ratings are not released; see README.md)")
-    if args.clusters is not None:
-        require_path(SCRIPT, "--clusters", args.clusters, folder=True,
-                     what="clusters saved by SemanticClusters.save (or dialeval evaluate --save-sem-ent-clusters)")
-    else:
-        require_path(SCRIPT, "--reference", args.reference, folder=False,
-                     what="a text file of reference responses, one per line (e.g. DailyDialog's training responses)")
+    clusters_from = (("--clusters", args.clusters, True, "clusters saved by SemanticClusters.save (or dialeval "
+                      "evaluate --save-sem-ent-clusters)") if args.clusters is not None else
+                     ("--reference", args.reference, False, "a text file of reference responses, one per line "
+                      "(e.g. DailyDialog's training responses)"))
+    flag, path, folder, what = clusters_from
+    require_path(SCRIPT, flag, path, folder=folder, what=what)
     if args.embedder_model is not None:
         require_model(SCRIPT, "--embedder-model", args.embedder_model)
     with one_line_errors(SCRIPT, {"reference_corpus": "--reference"}):
