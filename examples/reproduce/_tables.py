@@ -47,9 +47,10 @@ def fail(script: str, message: str) -> NoReturn:
     raise SystemExit(2)
 
 
-def require_model(script: str, flag: str, model: str, hub_id: str | None = None) -> None:
+def require_model(script: str, flag: str, model: str, hub_id: str | None = None, value: str = "DIR") -> None:
     """``model`` is a model folder here or a Hub id in the Hugging Face cache; else exit 2 saying how
-    to get it: ``hub_id`` is the model to download (default: ``model`` when it reads as a Hub id)."""
+    to get it: ``hub_id`` is the model to download (default: ``model`` when it reads as a Hub id),
+    ``value`` how ``flag`` takes the folder."""
     from dialeval.hub import resolve_model_path
 
     try:
@@ -59,7 +60,7 @@ def require_model(script: str, flag: str, model: str, hub_id: str | None = None)
         if hub_id is None:
             hub_id = model if _HUB_ID.match(model) and not Path(model).parent.is_dir() else "<its Hub id>"
         fail(script, f"{flag} {model}: neither a model folder here nor a Hub model in the Hugging Face cache; on a "
-                     f"machine with internet run `hf download {hub_id} --local-dir DIR`, copy DIR here and pass {flag} DIR")
+                     f"machine with internet run `hf download {hub_id} --local-dir DIR`, copy DIR here and pass {flag} {value}")
 
 
 def require_path(script: str, flag: str, path: str, folder: bool, what: str) -> None:

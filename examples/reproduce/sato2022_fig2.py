@@ -89,7 +89,7 @@ def main(argv=None) -> dict:
         name, _, model = spec.partition("=")
         if not name or not model:
             fail(SCRIPT, f"--model takes NAME=MODEL, got {spec!r}")
-        require_model(SCRIPT, "--model", model)
+        require_model(SCRIPT, "--model", model, value=f"'{name}=DIR'")
         models[name] = model
     if args.classifier != "prefix":
         require_path(SCRIPT, "--classifier", args.classifier, folder=True,
