@@ -154,3 +154,16 @@ def test_allow_empty_runs_and_says_which_metric_it_cannot_reach(tmp_path, capsys
     assert written["skipped"] == [{"metric": "sem_ent", "reason": written["skipped"][0]["reason"]}]
     assert "2 of the 5 responses are empty or white space only: --allow-empty scores them in the other metrics" \
         in written["skipped"][0]["reason"]
+
+
+def test_a_parquet_file_damaged_before_its_footer_is_named(tmp_path, capsys):
+    import pyarrow
+    import pyarrow.parquet
+
+    path = tmp_path / "sets.parquet"
+    pyarrow.parquet.write_table(pyarrow.Table.from_pylist([{"responses": [f"a b {i}", "c d"]} for i in range(50)]), path)
+    content = bytearray(path.read_bytes())
+    content[4:80] = b"\xff" * 76  # the first data page's header; the footer (the schema) is whole
+    path.write_bytes(bytes(content))
+    assert main(["evaluate", str(path), "--metric", "lexical_diversity", "--no-progress", "-o", str(tmp_path / "r.json")]) == 2
+    assert f"{path}: a damaged Parquet file: rows after row 0 cannot be read" in capsys.readouterr().err
