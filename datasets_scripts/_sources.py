@@ -53,7 +53,7 @@ def resolve_source(source: SourceFile, dl_manager, data_dir: str | None, verify:
         if path is None:
             tried = ", ".join(source.local_paths)
             raise SourceNotAvailableError(
-                f"{source.name}: not found under data_dir={data_dir!r} (looked for {tried}). "
+                f"{source.name}: not found under `data_dir` {data_dir!r} (looked for {tried}). "
                 f"Download it from {source.url}"
             )
     else:
@@ -62,7 +62,7 @@ def resolve_source(source: SourceFile, dl_manager, data_dir: str | None, verify:
         except Exception as error:  # offline mode, DNS failure, HTTP error: all mean "get it yourself"
             raise SourceNotAvailableError(
                 f"{source.name}: could not download {source.url} ({type(error).__name__}: {error}). "
-                "Download it on a machine with internet access and pass data_dir=<folder holding it>."
+                "Download it on a machine with internet access and pass the folder holding it as `data_dir`."
             ) from None
     if verify:
         digest = sha256_of(path)

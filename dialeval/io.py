@@ -67,10 +67,11 @@ class ResponseSet:
     where: str | None = None
 
 
-def iter_lines(path: str | Path):
+def iter_lines(path: str | Path, file_format: str = "lines"):
     """``(where, line)`` for every non-blank line of a UTF-8 file, ``where`` being ``"FILE:LINE"``
-    for error messages; the line without its line break."""
-    with _Utf8File(path) as handle:
+    for error messages; the line without its line break. ``file_format``: what the caller reads the
+    file as, which an error for bytes that are not UTF-8 names."""
+    with _Utf8File(path, file_format=file_format) as handle:
         for number, line in enumerate(handle, start=1):
             if line.strip():
                 yield f"{path}:{number}", line.rstrip("\r\n")
@@ -78,7 +79,7 @@ def iter_lines(path: str | Path):
 
 def iter_jsonl(path: str | Path):
     """``(where, record)`` for every non-blank line of a JSONL file; bad JSON is a ValueError naming ``FILE:LINE``."""
-    for where, line in iter_lines(path):
+    for where, line in iter_lines(path, "jsonl"):
         try:
             record = json.loads(line)
         except json.JSONDecodeError as error:
@@ -94,7 +95,7 @@ def iter_json_array(path: str | Path):
     """``(where, element)`` for every element of a file holding one JSON array, ``where`` naming the
     line the element starts on. Elements are decoded one at a time (the text is read whole); a file
     that holds JSON lines or anything but one array is a ValueError naming ``FILE:LINE``."""
-    with _Utf8File(path) as handle:
+    with _Utf8File(path, file_format="json") as handle:
         text = handle.read()
     decoder = json.JSONDecoder()
     line, counted = 1, 0
@@ -189,8 +190,9 @@ class _Utf8File:
     surrogates ED A0 80..ED BF BF, which strict UTF-8 refuses) are a ValueError naming ``FILE:LINE``
     instead of a UnicodeDecodeError; the file is read again in binary to find that line."""
 
-    def __init__(self, path: str | Path, newline: str | None = None):
+    def __init__(self, path: str | Path, newline: str | None = None, file_format: str | None = None):
         self.path = path
+        self.file_format = file_format  # what the caller reads it as: the error names it and the file's own
         self.handle = open(path, encoding="utf-8", newline=newline)  # noqa: SIM115 - closed by __exit__
 
     def __enter__(self):
@@ -212,14 +214,36 @@ class _Utf8File:
             raise self._refusal(error) from None
 
     def _refusal(self, error: UnicodeDecodeError) -> ValueError:
+        as_format = "" if self.file_format is None else f", so not readable as {self.file_format}"
+        hint = "" if self.file_format is None else _format_hint(self.path, self.file_format)
         with open(self.path, "rb") as binary:
             for number, raw in enumerate(binary, start=1):
                 try:
                     raw.decode("utf-8")
                 except UnicodeDecodeError as found:
                     return ValueError(f"{self.path}:{number}: not valid UTF-8 (byte 0x{raw[found.start]:02x} at byte "
-                                      f"{found.start + 1} of the line: {found.reason}); save the file as UTF-8")
-        return ValueError(f"{self.path}: not valid UTF-8 ({error.reason}); save the file as UTF-8")
+                                      f"{found.start + 1} of the line: {found.reason}){as_format}"
+                                      + (hint or "; save the file as UTF-8"))
+        return ValueError(f"{self.path}: not valid UTF-8 ({error.reason}){as_format}" + (hint or "; save the file as UTF-8"))
+
+
+def _content_format(path: str | Path) -> str | None:
+    """The format a file's first bytes say (Parquet's magic number), if any."""
+    try:
+        with open(path, "rb") as handle:
+            return "parquet" if handle.read(4) == b"PAR1" else None
+    except OSError:
+        return None
+
+
+def _format_hint(path: str | Path, file_format: str) -> str:
+    """``; read it with `file_format` X`` when the file's first bytes or its suffix say X, another format."""
+    by_content = _content_format(path)
+    guess = by_content or _FORMAT_OF_SUFFIX.get(Path(path).suffix.lower())
+    if guess is None or guess == file_format:
+        return ""
+    what = "it is a Parquet file" if by_content == "parquet" else f"its suffix says {guess}"
+    return f"; {what}: read it with `file_format` {guess}"
 
 
 def read_jsonl(path: str | Path) -> list[ResponseSet]:
@@ -243,7 +267,7 @@ def response_columns(fieldnames: list[str], path: str | Path = "<csv>") -> list[
 
 def iter_tevet_csv(path: str | Path, context_column: str = "context") -> Iterator[ResponseSet]:
     """Tevet & Berant's decTest / conTest / McDiv CSV layout (see module docstring), a row at a time."""
-    with _Utf8File(path, newline="") as handle:
+    with _Utf8File(path, newline="", file_format="csv") as handle:
         reader = csv.DictReader(iter(handle), restkey=_EXTRA_FIELDS, restval=_MISSING_FIELD)
         # No field is longer than the file: that bound replaces csv's default of 131,072 characters.
         field_limit = min(max(Path(path).stat().st_size, 1), _CSV_LIMIT_CEILING)
@@ -324,7 +348,7 @@ def iter_corpus_lines(path: str | Path) -> Iterator[tuple[str, str]]:
 
 
 def _every_line(path: str | Path) -> Iterator[tuple[str, str]]:
-    with _Utf8File(path) as handle:
+    with _Utf8File(path, file_format="lines") as handle:
         for number, line in enumerate(handle, start=1):
             yield f"{path}:{number}", line.rstrip("\r\n")
 
@@ -368,14 +392,23 @@ def _iter_parquet(path: Path, responses_column: str, context_column: str) -> Ite
     try:
         parquet = pyarrow.parquet.ParquetFile(path)
     except (pyarrow.ArrowException, OSError) as error:
-        raise ValueError(f"{path}: not a Parquet file ({error})") from None
+        raise ValueError(f"{path}: not a Parquet file ({error}){_format_hint(path, 'parquet')}") from None
     _check_columns(str(path), parquet.schema_arrow.names, responses_column, context_column)
     return _parquet_rows(path, parquet, responses_column, context_column)
 
 
 def _parquet_rows(path: Path, parquet, responses_column: str, context_column: str) -> Iterator[ResponseSet]:
+    import pyarrow
+
     row = 0
-    for batch in parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS):
+    batches = parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS)
+    while True:
+        try:  # a footer can be whole while the data before it is cut or damaged
+            batch = next(batches, None)
+        except (pyarrow.ArrowException, OSError) as error:
+            raise ValueError(f"{path}: a damaged Parquet file: rows after row {row} cannot be read ({error})") from None
+        if batch is None:
+            return
         for record in batch.to_pylist():
             row += 1
             yield response_set_from_record(f"{path}:row {row}", record, responses_column, context_column)

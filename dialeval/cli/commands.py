@@ -50,7 +50,8 @@ class EvaluateCommand:
     decimals: int = field(default=DEFAULT_DECIMALS, metadata=option(
         "--decimals", metavar="N", help="decimals of the numbers in CSV, Markdown and LaTeX tables"))
     plot: str | None = field(default=None, metadata=option(
-        "--plot", metavar="DIR", help="write sem_ent_clusters.png: the sorted cluster distribution (paper Fig. 2/3); "
+        "--plot", metavar="DIR", help="write sem_ent_clusters.png: Sem-Ent's sorted cluster distribution (paper Fig. 2/3; "
+        "needs --reference-corpus or --sem-ent-clusters); "
         "with several inputs also per_set_distributions.png (a box per system for each per-set figure)"))
     per_set: bool = field(default=False, metadata=option(
         "--per-set", help="also print one row of figures per response set"))

@@ -329,7 +329,13 @@ def _trial_figures(metric: str, figure: str, records: list[dict], bertscore_mode
         figures["starting_bleu"] = corpus_bleu_against_references(starts, references)
         figures["ending_bleu"] = corpus_bleu_against_references(ends, references)
         if bertscore_model:
-            scores = bertscore_against_references({"start": starts, "end": ends}, references, bertscore_model, device=device)
+            from dialeval.cli.argument_renames import DTG_SUMMARY_BERTSCORE_ARGUMENTS, in_caller_names
+
+            try:
+                scores = bertscore_against_references({"start": starts, "end": ends}, references, bertscore_model,
+                                                      device=device)
+            except (ValueError, OSError) as error:  # BERTScore's `model` is our bertscore_model
+                raise in_caller_names(error, DTG_SUMMARY_BERTSCORE_ARGUMENTS) from error
             figures["starting_bertscore"], figures["ending_bertscore"] = scores["start"], scores["end"]
     return figures
 
@@ -457,6 +463,7 @@ def run_dtg_job(settings: DTGRunSettings, contexts: list[DTGContext], output: st
     from dialeval.validation import check_int
 
     from dialeval.generation.dtg import build_objective, context_token_limit
+    from dialeval.cli.argument_renames import DTG_METRIC_ARGUMENTS, in_caller_names
     from dialeval.generation.dtg_decoding import decoding_record, dtg_generation_config
     from dialeval.generation.dtg_runner import run_dtg
 
@@ -469,7 +476,10 @@ def run_dtg_job(settings: DTGRunSettings, contexts: list[DTGContext], output: st
     model, tokenizer = load_generator(settings.model, device=device, dtype=settings.dtype)
     is_encoder_decoder = model.config.is_encoder_decoder
     texts = [format_context(context.turns, tokenizer, is_encoder_decoder, settings.turn_separator) for context in contexts]
-    objective = build_objective(settings.metric, _metric_options(settings, device))
+    try:
+        objective = build_objective(settings.metric, _metric_options(settings, device))
+    except (ValueError, OSError) as error:  # the objective's `model` is our --metric-model, not --model
+        raise in_caller_names(error, DTG_METRIC_ARGUMENTS) from error
     generation = _generation_options(settings)
     config, _ = dtg_generation_config(model, tokenizer, settings.decoding, settings.num_beams, None, generation)
     max_context_tokens = settings.max_context_tokens

@@ -15,6 +15,8 @@ BLEU variant, tokenization or BERTScore settings; our choices:
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from dialeval.text import casual_tokenize
@@ -43,7 +45,11 @@ def corpus_bleu_against_references(response_sets: list[list[str]], references: l
         for response in responses:
             hypotheses.append(_tokens(response))
             reference_lists.append(tokenized)
-    return float(corpus_bleu(reference_lists, hypotheses))
+    with warnings.catch_warnings():
+        # Unsmoothed BLEU-4 is the figure chosen above: a set without a 4-gram in common with its references
+        # scores 0, as it should; NLTK warns of it on every call (a `dtg` / `dtg-summary` run printed it raw).
+        warnings.filterwarnings("ignore", message=r"\s*The hypothesis contains 0 counts of", category=UserWarning)
+        return float(corpus_bleu(reference_lists, hypotheses))
 
 
 def bertscore_against_references(response_sets_by_name: dict[str, list[list[str]]], references: list[list[str]],
@@ -67,8 +73,9 @@ def bertscore_against_references(response_sets_by_name: dict[str, list[list[str]
             members.extend(responses)
         spans.append((offsets, len(members)))
         combined.append(members + list(refs))
+    # A generated response may be empty (the model ended at once): it is what the model said, and scores as such.
     matrices = bertscore_similarity_matrices(combined, model=model, rescale_with_baseline=False, batch_size=batch_size,
-                                             device=device, dtype=dtype)
+                                             device=device, dtype=dtype, allow_empty=True)
     scores = {name: [] for name in names}
     for matrix, (offsets, num_generated) in zip(matrices, spans):
         for name, (start, end) in offsets.items():

@@ -113,6 +113,20 @@ def _read_input(scope: str, items, source: str, allow_empty: bool):
     return responses
 
 
+def _check_plot(command: EvaluateCommand, options, num_systems: int, planned) -> None:
+    """``--plot`` on one input draws only Sem-Ent's clusters: refused when Sem-Ent will not run,
+    rather than a run that ends well and writes no plot."""
+    if command.plot is None or num_systems > 1 or any(step.name == "sem_ent" for step, _ in planned):
+        return
+    left_out = options.metrics is not None and "sem_ent" not in options.metrics
+    raise ValueError(
+        f"--plot {command.plot} draws Sem-Ent's cluster distribution, and Sem-Ent does not run here: "
+        + ("--metric leaves it out" if left_out else
+           "it needs --reference-corpus TXT (to fit its clusters on) or --sem-ent-clusters DIR (saved ones)")
+        + "; with several inputs --plot also draws each per-set figure"
+    )
+
+
 def _run(args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, str], plan) -> int:
     from dialeval.cli.checkpoints import open_checkpoints, run_identity
     from dialeval.cli.compare import write_run_outputs
@@ -126,7 +140,7 @@ def _run(args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, 
     # Every input is opened (format, columns, split, Hub cache) before any model runs.
     inputs = {name: open_input(source, **command.input_selection()) for name, source in systems.items()}
     for scope, _ in inputs.values():  # a --metric that cannot run on one input fails before any system runs
-        planned_steps(scope, options)
+        _check_plot(command, options, len(systems), planned_steps(scope, options))
     reports, checkpoints = {}, []
     # One store of model outputs for the whole command: a text that several systems share is
     # encoded once, and each model loads once for all of them.
@@ -185,6 +199,8 @@ def _write_system(args, command: EvaluateCommand, name: str, source: str, report
             reference_distribution=summary["reference_distribution"],
         )
         print(f"plot: {path}")
+    elif command.plot:  # Sem-Ent was planned but skipped (its reason is printed above)
+        print(f"plot: no {_sem_ent_plot(command.plot, name, num_systems).name}: sem_ent was skipped")
     processes = process_state().num_processes
     table = f"; table: {plan.table}" if plan.table is not None else ""
     counts = (f"{report['num_sets']} response sets, {report['num_responses']} responses" if "num_sets" in report

@@ -126,7 +126,7 @@ def _command(commands, name: str, help: str, handler, *option_classes) -> argpar
     parser = commands.add_parser(name, help=help)
     for cls in option_classes:
         add_options(parser, cls)
-    parser.set_defaults(handler=handler, option_classes=option_classes)
+    parser.set_defaults(handler=handler, option_classes=option_classes, command_parser=parser)
     return parser
 
 
@@ -159,7 +159,10 @@ def main(argv: list[str] | None = None) -> int:
 
     # Before any model runs (oneMKL reads it once): a batch gives the same bits in every process.
     request_reproducible_math()
-    args = build_parser().parse_args(argv)
+    args, unknown = build_parser().parse_known_args(argv)
+    command_parser = vars(args).pop("command_parser")
+    if unknown:  # argparse reports them with the top-level usage; the command's own usage lists its flags
+        command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         with library_progress_bars(vars(args).get("progress", True)), stop_signals_raise():
             return args.handler(args)

@@ -1,9 +1,17 @@
-"""Shared by the reproduction scripts: a Markdown table and the run's JSON, written side by side."""
+"""Shared by the reproduction scripts: a Markdown table and the run's JSON, written side by side, and
+the one-line errors (exit status 2) for inputs that are missing."""
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import re
+import sys
 from pathlib import Path
+from typing import NoReturn
+
+#: A Hugging Face Hub model id (``name`` or ``owner/name``), as opposed to a path.
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$")
 
 
 def cell(value, digits: int = 2) -> str:
@@ -28,3 +36,48 @@ def write_outputs(out_dir: str | Path, stem: str, markdown: str, data) -> tuple[
     table.write_text(markdown + "\n", encoding="utf-8")
     figures.write_text(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=True) + "\n", encoding="utf-8")
     return table, figures
+
+
+# ---------------------------------------------------------------- missing inputs: one line, exit status 2
+
+
+def fail(script: str, message: str) -> NoReturn:
+    """``SCRIPT: error: MESSAGE`` on stderr and exit status 2 (argparse's), instead of a traceback."""
+    print(f"{script}: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def require_model(script: str, flag: str, model: str, hub_id: str | None = None, value: str = "DIR") -> None:
+    """``model`` is a model folder here or a Hub id in the Hugging Face cache; else exit 2 saying how
+    to get it: ``hub_id`` is the model to download (default: ``model`` when it reads as a Hub id),
+    ``value`` how ``flag`` takes the folder."""
+    from dialeval.hub import resolve_model_path
+
+    try:
+        resolve_model_path(model)
+    except (ValueError, OSError):  # ModelNotAvailableError is an OSError; a path that is no folder a ValueError
+        # "owner/name" reads as a Hub id unless its "owner" is a folder here (models/roberta-large-mnli)
+        if hub_id is None:
+            hub_id = model if _HUB_ID.match(model) and not Path(model).parent.is_dir() else "<its Hub id>"
+        fail(script, f"{flag} {model}: neither a model folder here nor a Hub model in the Hugging Face cache; on a "
+                     f"machine with internet run `hf download {hub_id} --local-dir DIR`, copy DIR here and pass {flag} {value}")
+
+
+def require_path(script: str, flag: str, path: str, folder: bool, what: str) -> None:
+    """``path`` exists (a folder when ``folder``); else exit 2 naming ``flag`` and ``what`` it should hold."""
+    found = Path(path).is_dir() if folder else Path(path).is_file()
+    if not found:
+        fail(script, f"{flag} {path}: no such {'folder' if folder else 'file'}; it should be {what}")
+
+
+@contextlib.contextmanager
+def one_line_errors(script: str, flags: dict[str, str]):
+    """A ValueError / OSError of the library (a file it could not download, a malformed line) as one
+    line naming the script's flags: each backticked argument name in ``flags`` becomes its flag."""
+    try:
+        yield
+    except (ValueError, OSError) as error:
+        message = str(error)
+        for name, flag in flags.items():
+            message = message.replace(f"`{name}`", flag)
+        fail(script, message)

@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _tables import markdown_table, write_outputs  # noqa: E402
+from _tables import markdown_table, one_line_errors, require_model, require_path, write_outputs  # noqa: E402
 
 #: Table 1's columns: (label as printed, measure key); MAUVE is printed but not computed.
 COLUMNS = (("Dist-3", "dist_3"), ("Ent-3", "ent_3"), ("LF", "lf"), ("MAUVE", "mauve"), ("Sem-Ent", "sem_ent"))
@@ -109,10 +109,30 @@ def measures(responses: list[str], clusters, n: int) -> dict:
             "sem_ent": sem_ent(responses, clusters)["sem_ent"]}
 
 
+SCRIPT = Path(__file__).name
+
+
 def main(argv=None) -> dict:
+    """The table (see the module docstring); a missing input exits 2 with one line saying how to get it."""
+    args = parse_args(argv)
+    require_path(SCRIPT, "--rated", args.rated, folder=False,
+                 what='your rated settings, one {"system": ..., "responses": [...], "human_score": ...} per line '
+                      "(§3.2's ratings are not released; see README.md)")
+    clusters_from = (("--clusters", args.clusters, True, "clusters saved by SemanticClusters.save (or dialeval "
+                      "evaluate --save-sem-ent-clusters)") if args.clusters is not None else
+                     ("--reference", args.reference, False, "a text file of reference responses, one per line "
+                      "(e.g. DailyDialog's training responses)"))
+    flag, path, folder, what = clusters_from
+    require_path(SCRIPT, flag, path, folder=folder, what=what)
+    if args.embedder_model is not None:
+        require_model(SCRIPT, "--embedder-model", args.embedder_model)
+    with one_line_errors(SCRIPT, {"reference_corpus": "--reference"}):
+        return run(args)
+
+
+def run(args) -> dict:
     from scipy.stats import pearsonr, spearmanr
 
-    args = parse_args(argv)
     settings, criteria = read_rated(args.rated)
     clusters = load_clusters(args)
     for setting in settings:

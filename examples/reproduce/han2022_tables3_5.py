@@ -59,7 +59,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/: tiny_dialogue_models
 
-from _tables import cell, markdown_table, write_outputs  # noqa: E402
+from _tables import cell, markdown_table, one_line_errors, require_model, require_path, write_outputs  # noqa: E402
 from tiny_dialogue_models import build_gpt2, build_tokenizer  # noqa: E402
 
 #: Table 5 as printed (Blender-90M): config -> (Dist-3, Ent-3, MaUdE, Sem-Ent).
@@ -409,10 +409,35 @@ def nt_rows_from(vanilla, tokenizer, train, args, info: dict):
     return negative_training_rows(train, result.examples, seed=args.seed), alpha
 
 
+SCRIPT = Path(__file__).name
+
+
+def check_inputs(args) -> None:
+    """Every file, folder and model the run reads is there (else exit 2 saying how to get it), before any training."""
+    if args.scale == "paper":
+        require_model(SCRIPT, "--model", args.model, hub_id="facebook/blenderbot_small-90M")
+    for flag, model in (("--anti-lm", args.anti_lm), ("--embedder-model", args.embedder_model)):
+        if model is not None:
+            require_model(SCRIPT, flag, model)
+    for flag, path in (("--pairs", args.pairs), ("--test-contexts", args.test_contexts)):
+        if path is not None:
+            require_path(SCRIPT, flag, path, folder=False, what='JSONL with "context" (and "response") per line')
+    if args.data_dir is not None:
+        require_path(SCRIPT, "--data-dir", args.data_dir, folder=True,
+                     what="DailyDialog++'s released files (https://github.com/iitmnlp/DailyDialog-plusplus, dataset/)")
+
+
 def main(argv=None) -> dict:
+    """The tables (see the module docstring); a missing input exits 2 with one line saying how to get it."""
+    args = parse_args(argv)
+    check_inputs(args)
+    with one_line_errors(SCRIPT, {"data_dir": "--data-dir"}):
+        return run(args)
+
+
+def run(args) -> dict:
     from dialeval.metrics import SemanticClusters, load_embedder
 
-    args = parse_args(argv)
     out = Path(args.out_dir)
     train, test = load_data(args)
     responses = [response for _, response in train]

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _tables import cell, markdown_table, write_outputs  # noqa: E402
+from _tables import cell, fail, markdown_table, one_line_errors, require_model, require_path, write_outputs  # noqa: E402
 
 TYPES = ("ENTQ", "CNTQ")
 #: Table 2 as printed (B = 10): model -> (Certainty ENTQ, CNTQ, Variety ENTQ, CNTQ).
@@ -78,19 +78,38 @@ def read_inputs(args) -> list[dict]:
     return [record for kind in TYPES for record in by_type[kind]]
 
 
-def main(argv=None) -> dict:
-    from dialeval.generation import beam_size_sweep, dialogue_prompt
-    from dialeval.generation.nbest_plots import plot_beam_size_sweep
-    from dialeval.hub import load_model
+SCRIPT = Path(__file__).name
 
+
+def main(argv=None) -> dict:
+    """The figure (see the module docstring); a missing input exits 2 with one line saying how to get it."""
     args = parse_args(argv)
-    records = read_inputs(args)
     models = {}
     for spec in args.model:
         name, _, model = spec.partition("=")
         if not name or not model:
-            raise SystemExit(f"--model takes NAME=MODEL, got {spec!r}")
+            fail(SCRIPT, f"--model takes NAME=MODEL, got {spec!r}")
+        require_model(SCRIPT, "--model", model, value=f"'{name}=DIR'")
         models[name] = model
+    if args.classifier != "prefix":
+        require_path(SCRIPT, "--classifier", args.classifier, folder=True,
+                     what="the yes/no classifier examples/train_yes_no_classifier.py writes (App. B), or 'prefix'")
+    if args.inputs is not None:
+        require_path(SCRIPT, "--inputs", args.inputs, folder=False,
+                     what="JSONL with history, message, expected_answer and input_type per line")
+    else:
+        require_path(SCRIPT, "--multinli-dir", args.multinli_dir, folder=True,
+                     what="the folder holding https://cims.nyu.edu/~sbowman/multinli/multinli_1.0.zip (or it unzipped)")
+    with one_line_errors(SCRIPT, {"data_dir": "--multinli-dir"}):
+        return run(args, models)
+
+
+def run(args, models: dict[str, str]) -> dict:
+    from dialeval.generation import beam_size_sweep, dialogue_prompt
+    from dialeval.generation.nbest_plots import plot_beam_size_sweep
+    from dialeval.hub import load_model
+
+    records = read_inputs(args)
     sweeps = {}
     options = {"max_new_tokens": args.max_new_tokens} if args.max_new_tokens else {}
     for name, model_path in models.items():

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _tables import cell, markdown_table, write_outputs  # noqa: E402
+from _tables import cell, markdown_table, one_line_errors, require_model, require_path, write_outputs  # noqa: E402
 
 #: Table 3's rows: (label as printed, NLI Diversity figure).
 ROWS = (
@@ -54,17 +54,33 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
+SCRIPT = Path(__file__).name
+
+
 def main(argv=None) -> dict:
+    """The table (see the module docstring); a missing input exits 2 with one line saying how to get it."""
+    args = parse_args(argv)
+    require_model(SCRIPT, "--nli-model", args.nli_model, hub_id="FacebookAI/roberta-large-mnli")
+    if args.data_dir is not None:
+        require_path(SCRIPT, "--data-dir", args.data_dir, folder=True,
+                     what="Tevet & Berant's data.zip unzipped (https://github.com/fabriceyhc/diversity-eval)")
+    with one_line_errors(SCRIPT, {"data_dir": "--data-dir"}):
+        return run(args)
+
+
+def run(args) -> dict:
     from scipy.stats import spearmanr
 
     from dialeval.datasets_scripts import load
     from dialeval.metrics.nli_diversity import NLIScorer, nli_diversity
 
-    args = parse_args(argv)
+    # the data first: a missing file is reported before the model loads
+    tests = {column: load("diversity_eval", config, data_dir=args.data_dir, split="test", cache_dir=args.cache_dir)
+             for column, config in TESTS.items()}
     scorer = NLIScorer(args.nli_model, device=args.device, dtype=args.dtype, batch_size=args.batch_size)
     results = {"nli_model": args.nli_model, "tests": {}}
     for column, config in TESTS.items():
-        rated = load("diversity_eval", config, data_dir=args.data_dir, split="test", cache_dir=args.cache_dir)
+        rated = tests[column]
         if args.limit:
             rated = rated.select(range(min(args.limit, len(rated))))
         human = rated["abs_hds_mean"]

@@ -157,7 +157,8 @@ class JobOptions:
         "(default: the evaluated responses themselves, as the Sem-Ent released code) and Sem-Ent fits its clusters on it",
     ))
     allow_empty: bool = field(default=False, metadata=option(
-        "--allow-empty", help='score "" as a response without tokens instead of failing'))
+        "--allow-empty", help='score "" as a response without tokens instead of failing (Sem-Ent, which embeds '
+        "each response, is skipped then)"))
     batch_size: int = field(default=64, metadata=option("--batch-size", help="texts or pairs per forward pass"))
     device: str | None = field(default=None, metadata=option(
         "--device", help="torch device for model-based metrics (default: Accelerate's choice)"))

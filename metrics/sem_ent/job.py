@@ -43,10 +43,15 @@ def _embedded_texts(data: JobData, options, model) -> list[tuple[str, list[str]]
     """What the fit embeds with a sentence-transformers model: the reference corpus, then the responses."""
     from dialeval.metrics.engines.embedders import DEFAULT_MODELS
 
-    if options.sem_ent_clusters is not None or options.sem_ent_embedder != "sentence_transformers":
+    if options.sem_ent_clusters is not None or options.sem_ent_embedder != "sentence_transformers" or _empty(data):
         return []
     return [(options.sem_ent_embedder_model or DEFAULT_MODELS["sentence_transformers"],
              [*options.reference_corpus, *data.responses])]
+
+
+def _empty(data: JobData) -> list[int]:
+    """The positions of the responses without text (there only under --allow-empty)."""
+    return [index for index, response in enumerate(data.responses) if not response.strip()]
 
 
 def _sem_ent(data: JobData, model, options, progress) -> StepOutcome:
@@ -54,6 +59,15 @@ def _sem_ent(data: JobData, model, options, progress) -> StepOutcome:
     from dialeval.metrics.engines.embedders import load_embedder
     from dialeval.metrics.sem_ent.clusters import SemanticClusters, sem_ent
 
+    empty = _empty(data)
+    if empty:
+        # --allow-empty reaches the metrics that can score a response without tokens; Sem-Ent cannot
+        # place one in a cluster of meanings, and no figure of it would count what was generated.
+        raise StepSkipped(
+            f"{len(empty)} of the {len(data.responses)} responses are empty or white space only: --allow-empty "
+            "scores them in the other metrics, but Sem-Ent embeds each response to place it in a cluster, and an "
+            "empty one has no meaning to place; leave them out of the input to get Sem-Ent"
+        )
     runtime = {"batch_size": options.batch_size, "device": options.device}
     if options.sem_ent_clusters is not None:
         clusters = SemanticClusters.load(options.sem_ent_clusters, **runtime)
