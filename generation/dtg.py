@@ -337,8 +337,10 @@ def diversity_threshold_generate(
     threshold = check_dtg_settings(threshold)
     config, model_kwargs = dtg_generation_config(model, tokenizer, decoding, num_beams, generation_config, generate_kwargs)
     # the effective settings: a keyword, the caller's generation_config or the checkpoint's may set them
-    check_dtg_settings(top_p=config.top_p if decoding == "sample" else None, min_new_tokens=config.min_new_tokens,
-                       max_new_tokens=config.max_new_tokens)
+    sampling = decoding == "sample"
+    check_dtg_settings(top_p=config.top_p if sampling else None, min_new_tokens=config.min_new_tokens,
+                       max_new_tokens=config.max_new_tokens, temperature=config.temperature if sampling else None,
+                       repetition_penalty=config.repetition_penalty)
     objective = build_objective(metric, metric_options, nli_objective)
     threshold = float(objective.default_threshold if threshold is None else threshold)
     settings = decoding_record(config, decoding)

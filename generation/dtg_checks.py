@@ -3,7 +3,9 @@
 ``threshold`` is compared with ``>`` against a diversity: NaN is never exceeded, ``inf`` never
 reached, a string or a bool compares by accident, so each is refused. ``top_p`` is nucleus
 sampling's mass, in (0, 1] (transformers accepts 0 and values above 1 without a word), and
-``min_new_tokens`` above ``max_new_tokens`` cannot be honoured. Errors name the Python argument in
+``min_new_tokens`` above ``max_new_tokens`` (or below 0) cannot be honoured. ``temperature`` and
+``repetition_penalty`` divide the logits: transformers refuses NaN and 0 but samples uniformly at
+``inf`` (and names ``repetition_penalty`` ``penalty``), so both must be finite and positive. Errors name the Python argument in
 backticks, which the CLI turns into its flag.
 """
 from __future__ import annotations
@@ -40,8 +42,36 @@ def check_new_token_bounds(min_new_tokens: object, max_new_tokens: object) -> No
                          "no response could be both")
 
 
-def check_dtg_settings(threshold=None, top_p=None, min_new_tokens=None, max_new_tokens=None) -> float | None:
+#: The smallest ``temperature`` / ``repetition_penalty``: float32's machine epsilon. Dividing the
+#: logits by less overflows float32 for ordinary logits (a subnormal 2e-309 gives inf, then NaN
+#: probabilities and torch.multinomial's RuntimeError), and at that scale sampling is already greedy.
+MIN_LOGIT_DIVISOR = 2.0 ** -23
+#: The largest: float32's largest finite number (generate() processes logits in float32, where a
+#: larger value is inf and -inf / inf gives NaN probabilities).
+MAX_LOGIT_DIVISOR = (2 - 2.0 ** -23) * 2.0 ** 127
+
+
+def check_positive_finite(value: object, argument: str) -> None:
+    """``value`` a number in [:data:`MIN_LOGIT_DIVISOR`, :data:`MAX_LOGIT_DIVISOR`] (None: unset)."""
+    if value is not None and (not _is_real(value) or not MIN_LOGIT_DIVISOR <= value <= MAX_LOGIT_DIVISOR):
+        raise ValueError(f"`{argument}` must be a finite number in [{MIN_LOGIT_DIVISOR:.3g}, {MAX_LOGIT_DIVISOR:.3g}] "
+                         "(it divides the logits, in float32: outside that range they overflow; decode greedily for "
+                         f"a near-zero temperature), got {type(value).__name__}: {value!r:.60}")
+
+
+def check_min_new_tokens(min_new_tokens: object) -> None:
+    """``min_new_tokens`` an int >= 0 (None: unset)."""
+    if min_new_tokens is not None and (not isinstance(min_new_tokens, numbers.Integral) or isinstance(min_new_tokens, bool)
+                                       or min_new_tokens < 0):
+        raise ValueError(f"`min_new_tokens` must be an int >= 0, got {type(min_new_tokens).__name__}: {min_new_tokens!r:.60}")
+
+
+def check_dtg_settings(threshold=None, top_p=None, min_new_tokens=None, max_new_tokens=None, temperature=None,
+                       repetition_penalty=None) -> float | None:
     """Every check above; returns the threshold as a float (or None)."""
     check_top_p(top_p)
+    check_positive_finite(temperature, "temperature")
+    check_positive_finite(repetition_penalty, "repetition_penalty")
+    check_min_new_tokens(min_new_tokens)
     check_new_token_bounds(min_new_tokens, max_new_tokens)
     return check_threshold(threshold)

@@ -21,6 +21,7 @@ every setting that changes what is generated.
 from __future__ import annotations
 
 import copy
+import numbers
 
 import torch
 from transformers import GenerationConfig
@@ -93,6 +94,10 @@ def dtg_generation_config(model, tokenizer, decoding: str, num_beams: int, gener
             setattr(config, key, value)
         else:
             model_kwargs[key] = value
+    for key in ("temperature", "repetition_penalty"):  # transformers' warpers refuse an int (temperature=2)
+        value = getattr(config, key, None)
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            setattr(config, key, float(value))
     if config.pad_token_id is None:
         config.pad_token_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
     for key in _UNSETTABLE:

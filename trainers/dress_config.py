@@ -19,8 +19,9 @@ def weak_weights_warning(mean_weight: float, gamma: float, num_clusters: int, wh
     if mean_weight >= MEAN_WEIGHT_FLOOR:
         return None
     largest = math.log(MEAN_WEIGHT_FLOOR) / math.log(1 - 1 / num_clusters)
+    shrink = f"about {1 / mean_weight:.3g}-fold" if mean_weight > 0 else "to 0 (the weight underflows float64)"
     return (f"`gamma`={gamma} with `num_clusters`={num_clusters}: {what} is {mean_weight:.2g}, so the gold loss and its "
-            f"gradient shrink about {1 / mean_weight:.3g}-fold (Eq. 5's weights (1 - p)^gamma are not normalized); the "
+            f"gradient shrink {shrink} (Eq. 5's weights (1 - p)^gamma are not normalized); the "
             f"paper trained down to {MEAN_WEIGHT_FLOOR:.2g} (Table 5: gamma 100, k 20; its default gamma 30, k 20 gives "
             f"0.21). With {num_clusters} similar-size clusters, gamma <= {largest:.3g} stays within that range; or raise "
             "the learning rate to compensate")

@@ -106,7 +106,8 @@ class DTGRunSettings:
         from dialeval.generation.dtg_checks import check_dtg_settings
 
         check_int(self.batch_size, "batch_size")
-        check_dtg_settings(self.threshold, self.top_p, self.min_new_tokens, self.max_new_tokens)
+        check_dtg_settings(self.threshold, self.top_p, self.min_new_tokens, self.max_new_tokens, self.temperature,
+                           self.repetition_penalty)
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)

@@ -53,6 +53,9 @@ def test_dtg_summary_on_a_line_that_is_no_dtg_record_names_it(tmp_path, capsys, 
     (["--top-p", "1.5"], "`--top-p`"),
     (["--top-p", "2"], "`--top-p`"),
     (["--min-new-tokens", "50", "--max-new-tokens", "10"], "`--min-new-tokens` (50) must not exceed `--max-new-tokens`"),
+    (["--min-new-tokens", "-1"], "`--min-new-tokens` must be an int >= 0"),
+    (["--temperature", "inf"], "`--temperature` must be a finite number in "),
+    (["--repetition-penalty", "nan"], "`--repetition-penalty` must be a finite number in "),
 ])
 def test_dtg_refuses_bad_settings_by_their_flag_before_loading_or_writing(tmp_path, capsys, flags, flag):
     contexts = tmp_path / "contexts.jsonl"

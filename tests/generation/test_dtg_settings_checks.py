@@ -14,6 +14,11 @@ BAD = [
     ({"top_p": 1.5}, r"`top_p` must be a number in \(0, 1\]"),
     ({"top_p": 2}, r"`top_p` must be a number in \(0, 1\]"),
     ({"min_new_tokens": 8, "max_new_tokens": 4}, r"`min_new_tokens` \(8\) must not exceed `max_new_tokens` \(4\)"),
+    ({"min_new_tokens": -1}, r"`min_new_tokens` must be an int >= 0"),
+    ({"temperature": float("inf")}, r"`temperature` must be a finite number in "),  # transformers samples uniformly
+    ({"temperature": float("nan")}, r"`temperature` must be a finite number in "),
+    ({"temperature": 1e39}, r"`temperature` must be a finite number in "),  # inf in float32: NaN probabilities
+    ({"repetition_penalty": float("nan")}, r"`repetition_penalty` must be a finite number in "),  # not `penalty`
 ]
 
 
