@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+from dialeval.validation import ArgumentError
 
 #: dataset name -> (module, builder class).
 BUILDERS = {
@@ -16,7 +17,7 @@ BUILDERS = {
 
 def builder_class(name: str):
     if name not in BUILDERS:
-        raise ValueError(f"`name` must be one of {sorted(BUILDERS)}, got {name!r}")
+        raise ArgumentError("name", f"must be one of {sorted(BUILDERS)}, got {name!r}")
     module, cls = BUILDERS[name]
     return getattr(importlib.import_module(module), cls)
 
@@ -30,7 +31,7 @@ def make_builder(name: str, config: str | None = None, data_dir: str | None = No
     """``config_kwargs``: further fields of the builder's config (e.g. response_selection's ``opensubtitles_file``)."""
     cls = builder_class(name)
     if config is not None and config not in config_names(name):
-        raise ValueError(f"`config` must be one of {config_names(name)} for {name!r}, got {config!r}")
+        raise ArgumentError("config", f"must be one of {config_names(name)} for {name!r}, got {config!r}")
     return cls(config_name=config, data_dir=data_dir, cache_dir=cache_dir, verify_checksums=verify_checksums, **config_kwargs)
 
 
@@ -62,6 +63,6 @@ def load(name: str, config: str | None = None, data_dir: str | None = None, spli
     if split is not None:
         available = list(builder.info.splits)
         if split not in available:
-            raise ValueError(f"`split` must be one of {available} for {name!r} config {builder.config.name!r}, got {split!r}")
+            raise ArgumentError("split", f"must be one of {available} for {name!r} config {builder.config.name!r}, got {split!r}")
     return builder.as_dataset(split=split)
 

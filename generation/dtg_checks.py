@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from dialeval.validation import ArgumentError
 
 
 def _is_real(value: object) -> bool:
@@ -21,7 +22,7 @@ def check_threshold(threshold: object) -> float | None:
     if threshold is None:
         return None
     if not _is_real(threshold) or not math.isfinite(threshold):
-        raise ValueError(f"`threshold` must be a finite number (DTG stops once the diversity is above it), "
+        raise ArgumentError("threshold", "must be a finite number (DTG stops once the diversity is above it), "
                          f"got {type(threshold).__name__}: {threshold!r:.60}")
     return float(threshold)
 
@@ -29,14 +30,14 @@ def check_threshold(threshold: object) -> float | None:
 def check_top_p(top_p: object) -> None:
     """``top_p`` in (0, 1] (None: unset)."""
     if top_p is not None and (not _is_real(top_p) or not 0 < top_p <= 1):
-        raise ValueError(f"`top_p` must be a number in (0, 1] (nucleus sampling's probability mass), "
+        raise ArgumentError("top_p", "must be a number in (0, 1] (nucleus sampling's probability mass), "
                          f"got {type(top_p).__name__}: {top_p!r:.60}")
 
 
 def check_new_token_bounds(min_new_tokens: object, max_new_tokens: object) -> None:
     """``min_new_tokens`` no larger than ``max_new_tokens`` when both are set."""
     if _is_real(min_new_tokens) and _is_real(max_new_tokens) and min_new_tokens > max_new_tokens:
-        raise ValueError(f"`min_new_tokens` ({min_new_tokens}) must not exceed `max_new_tokens` ({max_new_tokens}): "
+        raise ArgumentError("min_new_tokens", f"({min_new_tokens}) must not exceed `max_new_tokens` ({max_new_tokens}): "
                          "no response could be both")
 
 

@@ -20,6 +20,7 @@ import torch
 
 from dialeval.trainers.chat_formats import check_chat_format, check_chat_template, dataset_format, encode_chat_row
 from dialeval.trainers.inputs import MASK_ADVICE, check_label_rows, encode_raw_row, prepare_dataset
+from dialeval.validation import ArgumentError
 
 
 def _as_list(values) -> list:
@@ -37,14 +38,14 @@ class RowPreparer:
 
     def __call__(self, row, index: int) -> dict:
         if not isinstance(row, Mapping):
-            raise ValueError(f"`{self.argument}` row {index} is a {type(row).__name__}, not a dict of columns "
+            raise ArgumentError(f"{self.argument}", f"row {index} is a {type(row).__name__}, not a dict of columns "
                              f"(tokenized `input_ids` / `labels`, or the raw text columns {list(self.raw_columns)})")
         if "input_ids" not in row:
             row = self.encode(row, index)
         for column in self.label_columns:
             ids_column = column.replace("labels", "input_ids")
             if column not in row:
-                raise ValueError(f"`{self.argument}` row {index} has `{ids_column}` but no `{column}`: {MASK_ADVICE}")
+                raise ArgumentError(f"{self.argument}", f"row {index} has `{ids_column}` but no `{column}`: {MASK_ADVICE}")
             check_label_rows([_as_list(row[ids_column])], [_as_list(row[column])], self.argument, column,
                              causal=not self.is_encoder_decoder, first_row=index)
         return dict(row)
@@ -59,12 +60,12 @@ class RowPreparer:
                                    max_length=self.max_length, argument=self.argument)
         missing = [column for column in self.raw_columns if column not in row]
         if missing:
-            raise ValueError(f"`{self.argument}` needs tokenized `input_ids` and `labels` (dialeval.trainers."
+            raise ArgumentError(f"{self.argument}", "needs tokenized `input_ids` and `labels` (dialeval.trainers."
                              f"encode_dialogue builds them) or the raw text columns {list(self.raw_columns)}; "
                              f"row {index} has {list(row)}")
         tokenizer = self.tokenizer
         if tokenizer is None or not callable(tokenizer) or not hasattr(tokenizer, "decode"):
-            raise ValueError(f"`processing_class` must be a tokenizer to tokenize `{self.argument}`'s raw text columns")
+            raise ArgumentError("processing_class", f"must be a tokenizer to tokenize `{self.argument}`'s raw text columns")
         return encode_raw_row(dict(row), tokenizer, self.is_encoder_decoder, self.max_length,
                               with_negative="negative_response" in row)
 
@@ -125,13 +126,13 @@ def prepare_any_dataset(dataset, argument: str, tokenizer, *, is_encoder_decoder
         return PreparedStream(dataset, prepare)
     if hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__"):
         return PreparedRows(dataset, prepare)
-    raise ValueError(f"`{argument}` must be a datasets.Dataset, a datasets.IterableDataset or a torch Dataset / "
+    raise ArgumentError(argument, "must be a datasets.Dataset, a datasets.IterableDataset or a torch Dataset / "
                      f"IterableDataset of dict rows, got {type(dataset).__name__}")
 
 
 def _python_row(row) -> dict:
     if not isinstance(row, Mapping):
-        raise ValueError(f"`train_dataset` rows must be dicts of columns, got {type(row).__name__}")
+        raise ArgumentError("train_dataset", f"rows must be dicts of columns, got {type(row).__name__}")
     return {key: value.tolist() if isinstance(value, torch.Tensor) else value for key, value in row.items()}
 
 
@@ -142,8 +143,8 @@ def map_style_training_set(dataset):
     if isinstance(dataset, datasets.Dataset):
         return dataset
     if isinstance(dataset, (datasets.IterableDataset, torch.utils.data.IterableDataset)):
-        raise ValueError(
-            f"`train_dataset` is a {type(dataset).__name__}, but DRESS weights every training example by its cluster's "
+        raise ArgumentError(
+            "train_dataset", f"is a {type(dataset).__name__}, but DRESS weights every training example by its cluster's "
             "share of the whole training set (Eq. 5) and samples training contexts for each negative cycle, so it needs "
             "a map-style dataset: pass a datasets.Dataset (e.g. `datasets.Dataset.from_generator(...)`, or "
             "`datasets.Dataset.from_list(list(stream.take(n)))`) or a torch map-style Dataset; evaluation and "
@@ -151,7 +152,7 @@ def map_style_training_set(dataset):
     if isinstance(dataset, torch.utils.data.Dataset) or (hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__")):
         rows = [_python_row(dataset[index]) for index in range(len(dataset))]
         if not rows:
-            raise ValueError("`train_dataset` is empty")
+            raise ArgumentError("train_dataset", "is empty")
         return datasets.Dataset.from_list(rows)
-    raise ValueError("`train_dataset` must be a datasets.Dataset or a torch map-style Dataset of dict rows "
+    raise ArgumentError("train_dataset", "must be a datasets.Dataset or a torch map-style Dataset of dict rows "
                      f"(tokenized examples or raw `context` / `response` text), got {type(dataset).__name__}")

@@ -61,6 +61,7 @@ from dialeval.trainers.decoding import greedy_generation_config
 from dialeval.trainers.dress_config import DRESSConfig
 from dialeval.trainers.losses import IGNORE_INDEX, dress_weights, head_cluster_mask, sequence_nll
 from dialeval.trainers.negatives import group_normalizers, max_rows_per_slot, slot_rows
+from dialeval.validation import ArgumentError
 
 WEIGHT_COLUMN = "dress_weight"
 NEGATIVE_WEIGHT = -1.0
@@ -163,18 +164,18 @@ class DRESSTrainer(ResponseLossTrainer):
         if args is None:
             args = default_config(DRESSConfig)
         if not isinstance(args, DRESSConfig):
-            raise ValueError(f"`args` must be a DRESSConfig, got {type(args).__name__}")
+            raise ArgumentError("args", f"must be a DRESSConfig, got {type(args).__name__}")
         train_dataset = map_style_training_set(train_dataset)
         if semantic_clusters is None and embedder is None:
             raise ValueError("pass `semantic_clusters` (fitted) or an `embedder` to fit them on the training responses")
         if semantic_clusters is not None and not isinstance(semantic_clusters, SemanticClusters):
-            raise ValueError(f"`semantic_clusters` must be SemanticClusters, got {type(semantic_clusters).__name__}")
+            raise ArgumentError("semantic_clusters", f"must be SemanticClusters, got {type(semantic_clusters).__name__}")
         if semantic_clusters is not None and semantic_clusters.num_clusters != args.num_clusters:
-            raise ValueError(f"`semantic_clusters` has k={semantic_clusters.num_clusters} but `args.num_clusters`={args.num_clusters}")
+            raise ArgumentError("semantic_clusters", f"has k={semantic_clusters.num_clusters} but `args.num_clusters`={args.num_clusters}")
         if semantic_clusters is not None and embedder is not None:
             raise ValueError("pass either `semantic_clusters` or `embedder`, not both (the clusters carry their embedder)")
         if args.response_text_column is not None and args.response_text_column not in train_dataset.column_names:
-            raise ValueError(f"`response_text_column` {args.response_text_column!r} is not a column of `train_dataset` "
+            raise ArgumentError("response_text_column", f"{args.response_text_column!r} is not a column of `train_dataset` "
                              f"({train_dataset.column_names})")
         model = self.model_for_init(model, args, model_init)
         limit = max_input_length(model.config)
@@ -239,7 +240,7 @@ class DRESSTrainer(ResponseLossTrainer):
             responses = texts if texts is not None else self._training_responses()
             blank = [index for index, text in enumerate(responses) if not text.strip()]
             if blank:
-                raise ValueError(f"`train_dataset` has {len(blank)} empty responses (first: row {blank[0]}); "
+                raise ArgumentError("train_dataset", f"has {len(blank)} empty responses (first: row {blank[0]}); "
                                  "an empty response has no semantic cluster, filter them out")
             clusters = semantic_clusters
             if clusters is None:
@@ -259,7 +260,7 @@ class DRESSTrainer(ResponseLossTrainer):
 
     def _decode(self, token_ids: list[int]) -> str:
         if self.tokenizer_for_text is None or not hasattr(self.tokenizer_for_text, "decode"):
-            raise ValueError("`processing_class` must be a tokenizer to decode responses for clustering "
+            raise ArgumentError("processing_class", "must be a tokenizer to decode responses for clustering "
                              "(or set `response_text_column`)")
         return self.tokenizer_for_text.decode(token_ids, skip_special_tokens=True).strip()
 

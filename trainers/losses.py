@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 import torch.nn.functional as F
+from dialeval.validation import ArgumentError
 
 IGNORE_INDEX = -100
 
@@ -33,11 +34,11 @@ def dress_weights(cluster_ids, cluster_distribution, gamma: float) -> np.ndarray
     ids = np.asarray(cluster_ids)
     distribution = np.asarray(cluster_distribution, dtype=np.float64)
     if distribution.ndim != 1 or distribution.size == 0 or (distribution < 0).any() or (distribution > 1).any():
-        raise ValueError("`cluster_distribution` must be a 1-D vector of shares in [0, 1]")
+        raise ArgumentError("cluster_distribution", "must be a 1-D vector of shares in [0, 1]")
     if ids.ndim != 1 or (ids.size and (not np.issubdtype(ids.dtype, np.integer) or ids.min() < 0 or ids.max() >= distribution.size)):
-        raise ValueError(f"`cluster_ids` must be a 1-D vector of ints in [0, {distribution.size - 1}]")
+        raise ArgumentError("cluster_ids", f"must be a 1-D vector of ints in [0, {distribution.size - 1}]")
     if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or gamma < 0 or not np.isfinite(gamma):
-        raise ValueError(f"`gamma` must be a finite number >= 0, got {gamma!r}")
+        raise ArgumentError("gamma", f"must be a finite number >= 0, got {gamma!r}")
     return (1.0 - distribution[ids]) ** float(gamma)
 
 
@@ -50,19 +51,19 @@ def head_cluster_mask(cluster_ids, num_clusters: int, head_threshold: float) -> 
     """
     ids = np.asarray(cluster_ids)
     if isinstance(num_clusters, bool) or not isinstance(num_clusters, (int, np.integer)) or num_clusters < 1:
-        raise ValueError(f"`num_clusters` must be an int >= 1, got {num_clusters!r}")
+        raise ArgumentError("num_clusters", f"must be an int >= 1, got {num_clusters!r}")
     if ids.ndim != 1 or ids.size == 0 or not np.issubdtype(ids.dtype, np.integer) or ids.min() < 0 or ids.max() >= num_clusters:
-        raise ValueError(f"`cluster_ids` must be a non-empty 1-D vector of ints in [0, {num_clusters - 1}]")
+        raise ArgumentError("cluster_ids", f"must be a non-empty 1-D vector of ints in [0, {num_clusters - 1}]")
     if isinstance(head_threshold, bool) or not isinstance(head_threshold, (int, float)) or not 0 <= head_threshold < 1:
-        raise ValueError(f"`head_threshold` must be in [0, 1), got {head_threshold!r}")
+        raise ArgumentError("head_threshold", f"must be in [0, 1), got {head_threshold!r}")
     shares = np.bincount(ids, minlength=num_clusters) / ids.size
     return shares[ids] > head_threshold
 
 
 def _aligned(logits: torch.Tensor, labels: torch.Tensor, shift_labels: bool) -> tuple[torch.Tensor, torch.Tensor]:
     if logits.dim() != 3 or labels.dim() != 2 or logits.shape[:2] != labels.shape:
-        raise ValueError(
-            f"`logits` must be (batch, length, vocab) and `labels` (batch, length), got {tuple(logits.shape)} and {tuple(labels.shape)}"
+        raise ArgumentError(
+            "logits", f"must be (batch, length, vocab) and `labels` (batch, length), got {tuple(logits.shape)} and {tuple(labels.shape)}"
         )
     if shift_labels:
         # Causal LMs: the logits at position t predict the token at t + 1. Shifting the labels (and
@@ -124,7 +125,7 @@ def weighted_nll_loss(
     if example_weights is not None:
         weights = torch.as_tensor(example_weights, device=per_example.device, dtype=per_example.dtype)
         if weights.shape != per_example.shape:
-            raise ValueError(f"`example_weights` must have shape ({per_example.shape[0]},), got {tuple(weights.shape)}")
+            raise ArgumentError("example_weights", f"must have shape ({per_example.shape[0]},), got {tuple(weights.shape)}")
         per_example = per_example * weights
     return per_example.sum() / _normalizer(num_items_in_batch, mask)
 
@@ -143,7 +144,7 @@ def unlikelihood_loss(
     model is certain of gives a large but finite loss and gradient.
     """
     if not 0 < min_complement < 1:
-        raise ValueError(f"`min_complement` must be in (0, 1), got {min_complement!r}")
+        raise ArgumentError("min_complement", f"must be in (0, 1), got {min_complement!r}")
     logits, labels = _aligned(logits, labels, shift_labels)
     mask = labels.ne(IGNORE_INDEX)
     log_probs = F.log_softmax(logits.float(), dim=-1)
