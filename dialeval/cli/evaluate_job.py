@@ -117,7 +117,7 @@ def _about(step: JobStep, model: str | None, error: Exception) -> str:
     """``error``'s message naming the option that asked for the step instead of the argument ``model``."""
     if step.model_flag is None:
         return str(error)
-    message = name_flags(str(error), {"model": step.model_flag})
+    message = name_flags(error, {"model": step.model_flag})
     if isinstance(error, (ModelNotAvailableError, StepSkipped)):
         return message
     return f"{step.model_flag}{'' if model is None else ' ' + model}: {message}"

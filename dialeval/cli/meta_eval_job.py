@@ -199,10 +199,10 @@ def run_meta_eval(metrics: list[str], test: str, task: str, options: MetaEvalOpt
             try:
                 scores = score_metric(spec, dataset, options, computed)
             except ModelNotAvailableError as error:
-                report.skipped.append({"metric": spec.label, "reason": name_flags(str(error), {"model": spec.option})})
+                report.skipped.append({"metric": spec.label, "reason": name_flags(error, {"model": spec.option})})
                 continue
             except (ValueError, OSError) as error:  # e.g. a directory that holds no model
-                message = f"{spec.option}: {name_flags(str(error), {'model': spec.option})}"
+                message = f"{spec.option}: {name_flags(error, {'model': spec.option})}"
                 raise (ValueError if isinstance(error, ValueError) else OSError)(message) from error
             report.rows.append(MetricRow(spec.label, scores, parameters,
                                          _meta_evaluate(scores, parameters, definition.binary, options)))

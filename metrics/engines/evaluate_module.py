@@ -22,7 +22,6 @@ from __future__ import annotations
 import abc
 import inspect
 import os
-import re
 
 import datasets
 import evaluate
@@ -31,6 +30,7 @@ from datasets import Value
 from dialeval.validation import as_plain_python
 from dialeval.validation import check_module_predictions
 from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentProblem
 
 
 class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
@@ -107,8 +107,8 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             rows = {name: None if value is None else [value] for name, value in example.items()}
             try:
                 batch = self._checked(self._batch_of(rows.pop("predictions"), rows.pop("references"), rows))
-            except ValueError as error:
-                raise ValueError(_name_the_single_input(str(error), names)) from None
+            except ArgumentProblem as error:  # the checks name `predictions[0]`; the user passed `prediction`
+                raise error.renamed(_single_input_names(names)) from None
             super().add_batch(**batch)
         except BaseException:
             self._discard_queued()
@@ -235,9 +235,6 @@ class ResponsesMetric(DialevalMetric, metaclass=abc.ABCMeta):
         return batch
 
 
-def _name_the_single_input(message: str, names: dict[str, str]) -> str:
-    """``add`` takes one input; the batch checks call it ``predictions[0]``, the user passed ``prediction``."""
-    def rename(match: re.Match) -> str:
-        return f"`{names.get(match.group(1), match.group(1))}"
-
-    return re.sub(r"`(\w+)(?:\[0\])?(?=[`\[])", rename, message)
+def _single_input_names(names: dict[str, str]) -> dict[str, str]:
+    """``add`` takes one input: the batch checks' ``predictions[0]`` (and ``predictions``) is ``prediction``."""
+    return {key: name for input_name, name in names.items() for key in (input_name, f"{input_name}[0]")}
