@@ -290,3 +290,21 @@ def check_float_rows(embeddings: object, argument: str = "embeddings") -> np.nda
     if rows.ndim != 2:
         raise ArgumentError(argument, f"must be a 2-D array (one row per item), got shape {rows.shape}")
     return rows
+
+
+def as_float_array(values: object, argument: str) -> np.ndarray:
+    """``values`` as a float64 array (any shape); an :class:`ArgumentError` naming ``argument`` when
+    it is a string or holds something that is not a number (numpy's own error names nothing)."""
+    if isinstance(values, (str, bytes)):
+        raise ArgumentError(argument, f"must be numbers, got {type(values).__name__}: {_describe(values)}")
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ArgumentError(argument, f"must hold numbers only: {error}") from error
+
+
+def require_collection(value: object, argument: str, expected: str = "a list") -> None:
+    """Refuse, naming ``argument``, a ``value`` that is a string or has no length to iterate over
+    (``len()`` / ``iter()`` would fail with a ``TypeError`` that names nothing)."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or not hasattr(value, "__iter__"):
+        raise ArgumentError(argument, f"must be {expected}, got {type(value).__name__}: {_describe(value)}")

@@ -13,6 +13,7 @@ from scipy.stats import pearsonr, spearmanr
 
 from dialeval.validation import check_flag, check_int
 from dialeval.validation import ArgumentError
+from dialeval.validation import arguments_named, as_float_array
 
 #: Scores closer than this count as equal when placing a threshold between them.
 OCA_TOLERANCE = 1e-5
@@ -28,8 +29,8 @@ def check_numbers(values: object, argument: str) -> None:
 
 
 def _paired(scores, parameters) -> tuple[np.ndarray, np.ndarray]:
-    scores = np.asarray(scores, dtype=np.float64)
-    parameters = np.asarray(parameters, dtype=np.float64)
+    scores = as_float_array(scores, "scores")
+    parameters = as_float_array(parameters, "parameters")
     if scores.ndim != 1 or scores.shape != parameters.shape:
         raise ArgumentError("scores", f"and `parameters` must be 1-D and of equal length, got {scores.shape} and {parameters.shape}")
     if len(scores) < 2:
@@ -66,7 +67,8 @@ def optimal_classification_accuracy(scores, labels, tolerance: float = OCA_TOLER
     above the threshold by more than ``tolerance``. A metric that ranks the classes the wrong
     way round is as informative, so each threshold's accuracy is ``max(acc, 1 - acc)``.
     """
-    scores, labels = _paired(scores, labels)
+    with arguments_named({"parameters": "labels"}):
+        scores, labels = _paired(scores, labels)
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float, np.integer, np.floating)) or not 0 <= tolerance < np.inf:
         raise ArgumentError("tolerance", f"must be a finite number >= 0, got {tolerance!r}")
     if not np.isin(labels, (0.0, 1.0)).all():

@@ -21,6 +21,7 @@ from typing import TypeVar
 
 import numpy as np
 from dialeval.validation import ArgumentError
+from dialeval.validation import as_float_array
 
 Item = TypeVar("Item")
 
@@ -79,7 +80,7 @@ def diversity_from_similarity_matrix(similarity_matrix) -> float:
 
     Only the strict lower triangle (``i > j``) is read, in the released code's order.
     """
-    matrix = np.asarray(similarity_matrix, dtype=np.float64)
+    matrix = as_float_array(similarity_matrix, "similarity_matrix")
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
         raise ArgumentError("similarity_matrix", f"must be a square 2-D array, got shape {matrix.shape}")
     if matrix.shape[0] < 2:

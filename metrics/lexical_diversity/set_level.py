@@ -34,6 +34,8 @@ from dialeval.validation import ArgumentError
 
 def ngrams(tokens: list[str], n: int) -> list[tuple[str, ...]]:
     """The n-grams of one token list, in order (none when it is shorter than ``n``)."""
+    if n > len(tokens):  # before range(n): a huge order costs nothing
+        return []
     return list(zip(*(tokens[i:] for i in range(n))))
 
 

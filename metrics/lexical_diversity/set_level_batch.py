@@ -257,6 +257,6 @@ def batch_set_lexical_diversity(
         ``{"averaged_distinct_n": array, "ngram_cosine_diversity": array}``, float64 arrays of
         one score per set, in input order.
     """
-    response_sets = check_response_sets(response_sets, "predictions", min_size=2, allow_empty=allow_empty)
+    response_sets = check_response_sets(response_sets, "response_sets", min_size=2, allow_empty=allow_empty)
     check_orders(min_n, max_n)
-    return score_response_sets(response_sets, min_n, max_n, get_tokenizer(tokenizer), argument="predictions")
+    return score_response_sets(response_sets, min_n, max_n, get_tokenizer(tokenizer), argument="response_sets")

@@ -35,6 +35,7 @@ from dialeval.metrics.engines.lm_scorer import (
     describe,
 )
 from dialeval.validation import ArgumentError
+from dialeval.validation import require_collection
 
 
 # --------------------------------------------------------------------------------------------
@@ -63,6 +64,8 @@ def select_by_loss(losses: Sequence[Sequence[float]], labels: Sequence[int], *, 
     ``tie_rtol * max(1, |ℓ_min|)`` of the minimum share it (:data:`TIE_RTOL`: float32 rounding,
     not a preference). ``selected`` is the first index of the minimum; ``tie`` says it is shared.
     """
+    require_collection(losses, "losses", "a list of per-question candidate losses")
+    require_collection(labels, "labels", "a list of ground-truth indexes")
     if len(losses) != len(labels) or not len(losses):
         raise ArgumentError("losses", f"and `labels` must be non-empty and of equal length, got {len(losses)} and {len(labels)}")
     if isinstance(tie_rtol, bool) or not isinstance(tie_rtol, (int, float)) or not 0 <= tie_rtol < 1:
@@ -188,9 +191,11 @@ def _aligned_scores(human_scores, metric_scores, argument: str) -> tuple[np.ndar
         systems = list(human_scores)
         human, metric = [human_scores[s] for s in systems], [metric_scores[s] for s in systems]
     else:
+        require_collection(human_scores, "human_scores", "a system -> score mapping or a list of scores")
+        require_collection(metric_scores, argument, "a system -> score mapping or a list of scores")
         human, metric = list(human_scores), list(metric_scores)
         if len(human) != len(metric):
-            raise ArgumentError(argument, f"must have one score per system ({len(human)}), got {len(metric)}")
+            raise ArgumentError(argument, f"must have one score per system of `human_scores` ({len(human)}), got {len(metric)}")
     if len(human) < 3:
         raise ValueError(f"a ranking correlation needs at least 3 systems, got {len(human)}")
     try:

@@ -27,6 +27,7 @@ from dialeval.atomic_files import write_atomically
 from dialeval.distributed import computed_on_main
 from dialeval.validation import check_int
 from dialeval.validation import ArgumentError
+from dialeval.validation import as_float_array
 
 #: Above this many reference texts, ``algorithm="auto"`` switches from KMeans to MiniBatchKMeans.
 #: benchmarks/bench_sem_ent.py: MiniBatch is >= 1.5x faster with inertia within 1% from 10k texts,
@@ -54,7 +55,7 @@ def _check_texts(texts: object, argument: str) -> list[str]:
 
 def distribution_entropy(distribution) -> float:
     """Natural-log entropy of a probability vector (Eq. 2); empty clusters contribute 0."""
-    p = np.asarray(distribution, dtype=np.float64)
+    p = as_float_array(distribution, "distribution")
     if p.ndim != 1 or p.size == 0 or (p < 0).any() or not math.isclose(p.sum(), 1.0, abs_tol=1e-9):
         raise ArgumentError("distribution", "must be a non-empty 1-D probability vector")
     p = p[p > 0]
