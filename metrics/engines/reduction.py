@@ -21,7 +21,7 @@ from typing import TypeVar
 
 import numpy as np
 from dialeval.validation import ArgumentError
-from dialeval.validation import as_float_array
+from dialeval.validation import ArgumentTypeError, as_float_array, require_collection
 
 Item = TypeVar("Item")
 
@@ -46,9 +46,13 @@ def similarity_to_diversity(
         ValueError: fewer than two elements (the mean over pairs is undefined), or ``counts``
             not one positive int per item.
     """
+    require_collection(items, "items", "a list of the set's elements")
+    if not callable(similarity):
+        raise ArgumentTypeError("similarity", f"must be a function of two items, got {type(similarity).__name__}")
     if counts is None:
         counts = [1] * len(items)
     else:
+        require_collection(counts, "counts", "one positive int per item")
         counts = list(counts)
         if len(counts) != len(items):
             raise ArgumentError("counts", f"must hold one count per item ({len(items)}), got {len(counts)}")

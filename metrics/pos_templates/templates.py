@@ -72,7 +72,8 @@ def _top_patterns(tagged, n: int, top_n: int) -> list[tuple[str, ...]]:
     (``nltk.FreqDist`` keeps insertion order and ``sorted`` is stable, as in the package)."""
     counts: Counter = Counter()
     for _, tags in tagged:
-        counts.update(zip(*(tags[i:] for i in range(n))))
+        if len(tags) >= n:  # before range(n): a huge order costs nothing
+            counts.update(zip(*(tags[i:] for i in range(n))))
     return [pattern for pattern, _ in sorted(counts.items(), key=lambda item: item[1], reverse=True)[:top_n]]
 
 

@@ -80,7 +80,7 @@ def build_repository(utterances: Iterable[str], exclude: Iterable[str] = ()) -> 
             seen.add(key)
             repository.append(text.strip())
     if not repository:
-        raise ValueError("the repository is empty after removing empty, repeated and excluded utterances")
+        raise ArgumentError("utterances", "leave the repository empty after removing empty, repeated and excluded utterances")
     return repository
 
 
@@ -278,7 +278,7 @@ class FilteredPool:
     ungrammatical: list[int]  # removed: three or more 0s
 
 
-def _scores_of(scores, num_candidates: int | None, where: str) -> np.ndarray:
+def _scores_of(scores, num_candidates: int | None, argument: str) -> np.ndarray:
     try:
         array = np.asarray(scores)
     except ValueError:
@@ -286,17 +286,17 @@ def _scores_of(scores, num_candidates: int | None, where: str) -> np.ndarray:
     expected = "the ground truth and each retrieved utterance" if num_candidates is None else f"{num_candidates} candidates"
     if (array is None or array.ndim != 2 or array.shape[0] < 2 or array.shape[1] < RULE_MIN_ANNOTATORS
             or (num_candidates is not None and array.shape[0] != num_candidates)):
-        raise ValueError(f"{where}: expected one row of scores for {expected} (ground truth first), "
-                         f"each from at least {RULE_MIN_ANNOTATORS} annotators")
+        raise ArgumentError(argument, f": expected one row of scores for {expected} (ground truth first), "
+                            f"each from at least {RULE_MIN_ANNOTATORS} annotators")
     if not np.issubdtype(array.dtype, np.integer) or array.min() < 0 or array.max() > 5:
-        raise ValueError(f"{where}: scores must be integers 0 (ungrammatical) to 5")
+        raise ArgumentError(argument, ": scores must be integers 0 (ungrammatical) to 5")
     return array
 
 
 def filter_pool(scores) -> FilteredPool:
     """§3.1 step 3 on one pool's scores: rows = ground truth, then the retrieved utterances;
     columns = annotators (five in the paper)."""
-    array = _scores_of(scores, None, "`scores`")
+    array = _scores_of(scores, None, "scores")
     ground_truth, retrieved = array[0], array[1:]
     acceptable = [i for i, row in enumerate(retrieved) if (row >= 3).sum() >= RULE_MIN_ANNOTATORS]
     ungrammatical = [i for i, row in enumerate(retrieved) if (row == 0).sum() >= RULE_MIN_ANNOTATORS]
@@ -326,7 +326,7 @@ def assemble_questions(pools: Sequence[CandidatePool], scores: Sequence, num_fal
         raise ArgumentError("scores", f"must hold one entry per pool: {len(scores)} for {len(pools)} pools")
     questions = []
     for pool, pool_scores in zip(pools, scores):
-        array = _scores_of(pool_scores, 1 + len(pool.retrieved), f"`scores[{pool.question_id}]`")
+        array = _scores_of(pool_scores, 1 + len(pool.retrieved), f"scores[{pool.question_id}]")
         verdict = filter_pool(array)
         if not verdict.ground_truth_kept or len(verdict.usable) < num_false:
             continue

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from dialeval.validation import ArgumentError, ArgumentProblem, ArgumentTypeError, arguments_named
+from pos_tagging_fixtures import lexicon_tagger, regex_sentence_splitter
 
 metrics = importlib.import_module("dialeval.metrics")
 
@@ -25,6 +26,7 @@ SETS = [["a b c", "a b d"], ["x y", "y z w"]]
 CORPUS = ["a b c", "a b d", "x y z"]
 SCORES = [0.1, 0.5, 0.3, 0.9, 0.7]
 PARAMETERS = [0.0, 1.0, 0.5, 2.0, 1.5]
+POS_TAGGING = {"tagger": lexicon_tagger, "sentence_splitter": regex_sentence_splitter}  # spaCy is not installable here
 EMBEDDINGS = np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]])
 
 #: Valid tiny inputs of every probed function (the parameters not listed keep their defaults).
@@ -70,6 +72,16 @@ VALID = {
     "system_ranking_correlation": {"human_scores": [1.0, 2.0, 3.0], "metric_scores": [0.1, 0.3, 0.2]},
     "certainty_variety": {"answers": [["yes", "no"], ["no", "no"]], "references": ["yes", "no"]},
     "ngram_cosine_similarity": {"tokens_a": ["a", "b"], "tokens_b": ["a", "c"], "n": 1},
+    "extract_templates": {"texts": CORPUS, "n": 2, **POS_TAGGING},
+    "template_rate": {"texts": CORPUS, "n": 2, **POS_TAGGING},
+    "templates_per_token": {"texts": CORPUS, "n": 2, **POS_TAGGING},
+    "pos_template_scores": {"predictions": SETS, "n": 2, **POS_TAGGING},
+    "similarity_to_diversity": {"items": ["a", "b", "c"], "similarity": lambda a, b: float(a == b)},
+    "build_repository": {"utterances": ["hello there", "good day"]},
+    "filter_pool": {"scores": [[5, 5, 5, 5, 5], [1, 2, 1, 2, 1], [4, 4, 4, 1, 1]]},
+    "random_protocol_correlation": {"human_scores": [1.0, 2.0, 3.0],
+                                    "metric_scores_per_trial": [[0.1, 0.3, 0.2], [0.2, 0.1, 0.3]]},
+    "rouge_tokens": {"text": "the cats sat"},
 }
 
 HOSTILE = {"object": object(), "-1": -1, "0": 0, "nan": math.nan, "'x'": "x", "[]": [], "huge": 10**30, "True": True}
