@@ -96,7 +96,7 @@ def resolve_device(device=None):
                          f"{device!r:.60}; available here: {available_devices()}")
     try:
         resolved = torch.device(device)
-    except (RuntimeError, TypeError):
+    except (RuntimeError, TypeError, ValueError, OverflowError):  # ValueError: an index past long long
         raise ArgumentError("device", f"{device!r} is not a torch device; available here: {available_devices()}") from None
     if resolved.type != "cpu":
         backend = getattr(torch, resolved.type, None)

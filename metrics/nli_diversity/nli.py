@@ -312,7 +312,7 @@ def nli_diversity(
         per set), ``num_sets``, and the engine's ``num_pairs``, ``num_unique_pairs`` and
         ``num_truncated`` (pairs cut to the model's maximum length).
     """
-    if isinstance(response_sets, (str, dict)):
+    if isinstance(response_sets, (str, dict)) or not hasattr(response_sets, "__iter__"):
         raise ArgumentError(
             "response_sets", f"must be a list of response sets (lists of strings), got {type(response_sets).__name__}"
         )

@@ -253,3 +253,53 @@ def test_the_cli_renames_an_argument_error_by_its_fields():
     # an index path keeps its index; a plain message falls back to the quoted names
     assert name_flags(ArgumentError("responses[3]", "is empty"), names) == "`FILE[3]` is empty"
     assert name_flags(ValueError("give `max_n` or `min_n`"), names) == "give `--max-n` or `--min-n`"
+
+
+# -- model-backed functions, on the tiny models (and the embedded MiniLM) ------------------------------
+
+#: Valid tiny inputs of the model-backed functions; "{nli}" / "{cross}" are the conftest's tiny models.
+MODEL_VALID = {
+    "sent_bert_diversity": {"response_sets": SETS, "device": "cpu"},
+    "similarity_diversity": {"response_sets": SETS, "device": "cpu"},
+    "vendi_score": {"predictions": SETS, "device": "cpu"},
+    "embedding_distances": {"predictions": SETS, "device": "cpu"},
+    "remote_clique": {"texts": CORPUS, "device": "cpu"},
+    "chamfer_distance": {"texts": CORPUS, "device": "cpu"},
+    "nli_diversity": {"response_sets": SETS, "model": "{nli}", "device": "cpu"},
+    "cross_encoder_similarity_matrices": {"response_sets": SETS, "model": "{cross}", "device": "cpu"},
+}
+#: Not one value's argument: a pre-built scorer, a progress bar, counters filled in for the caller.
+MODEL_NOT_PROBED = {"scorer", "progress", "stats", "label_map"}
+
+
+def _model_cases():
+    for name in MODEL_VALID:
+        for parameter in inspect.signature(_function(name)).parameters.values():
+            if parameter.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD) \
+                    and parameter.name not in MODEL_NOT_PROBED:
+                yield pytest.param(name, parameter.name, id=f"{name}-{parameter.name}")
+
+
+@pytest.mark.parametrize(("name", "parameter"), list(_model_cases()))
+def test_a_model_backed_error_about_a_parameter_names_it(name, parameter, tiny_roberta_nli_path, tiny_cross_encoder_path):
+    models = {"{nli}": tiny_roberta_nli_path, "{cross}": tiny_cross_encoder_path}
+    valid = {key: models.get(value, value) if isinstance(value, str) else value for key, value in MODEL_VALID[name].items()}
+    function = _function(name)
+    wrong = []
+    for label, value in HOSTILE.items():
+        if label == "huge" and parameter in ("batch_size", "max_pairs_per_chunk", "max_pairs_per_set"):
+            continue  # a valid (large) batch
+        try:
+            function(**{**valid, parameter: value})
+        except (ValueError, TypeError) as error:
+            if not isinstance(error, ArgumentProblem) or not _names(error, parameter):
+                wrong.append(f"{parameter}={label}: {type(error).__name__}: {str(error)[:140]}")
+        except OSError:  # a model id that is not on the machine: hub's ModelNotAvailableError names it
+            assert parameter == "model", f"{name}({parameter}={label}) gave an OSError"
+    assert not wrong, f"{name}: errors that do not name `{parameter}`:\n" + "\n".join(wrong)
+
+
+def test_the_model_backed_valid_inputs_are_valid(tiny_roberta_nli_path, tiny_cross_encoder_path):
+    models = {"{nli}": tiny_roberta_nli_path, "{cross}": tiny_cross_encoder_path}
+    for name, valid in MODEL_VALID.items():
+        _function(name)(**{key: models.get(value, value) if isinstance(value, str) else value for key, value in valid.items()})
