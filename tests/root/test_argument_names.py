@@ -218,22 +218,31 @@ def test_a_module_error_about_an_option_names_the_option(modules, name):
 
 # -- dialeval evaluate: an error about a flag names the flag ------------------------------------------
 
-#: The model-free flags of `dialeval evaluate`, and the model-free steps that read them.
-CLI_FLAGS = {"--max-n": "lexical_diversity", "--lf-threshold": "corpus_lexical_diversity", "--ead-n": "ead",
-             "--ead-vocab-size": "ead", "--device": "lexical_diversity"}
+#: Flags of `dialeval evaluate`, each with the step that reads it ("{nli}": the conftest's tiny NLI model).
+CLI_FLAGS = {"--max-n": ["--metric", "lexical_diversity"], "--lf-threshold": ["--metric", "corpus_lexical_diversity"],
+             "--ead-n": ["--metric", "ead"], "--ead-vocab-size": ["--metric", "ead"],
+             "--device": ["--metric", "lexical_diversity"],
+             "--batch-size": ["--metric", "nli", "--nli-model", "{nli}"],
+             "--sem-ent-k": ["--metric", "sem_ent", "--sem-ent-embedder", "mean_pooling={nli}", "--reference-corpus", "{corpus}"],
+             "--sem-ent-seed": ["--metric", "sem_ent", "--sem-ent-embedder", "mean_pooling={nli}", "--reference-corpus", "{corpus}"]}
 CLI_HOSTILE = ["-1", "0", "nan", "x", "", str(10**30), "True"]
 
 
 @pytest.mark.parametrize("flag", list(CLI_FLAGS))
-def test_an_evaluate_error_about_a_flag_names_the_flag(flag, tmp_path, capsys):
+def test_an_evaluate_error_about_a_flag_names_the_flag(flag, tmp_path, capsys, tiny_roberta_nli_path):
     from dialeval.cli.main import main
 
     responses = tmp_path / "sets.jsonl"
     responses.write_text('{"responses": ["a b c", "a b d"]}\n{"responses": ["x y", "y z w"]}\n')
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("".join(f"reference sentence number {i}\n" for i in range(8)))
+    paths = {"{nli}": tiny_roberta_nli_path, "{corpus}": str(corpus)}
+    step = [paths.get(arg, arg.replace("{nli}", tiny_roberta_nli_path)) for arg in CLI_FLAGS[flag]]
+    assert main(["evaluate", str(responses), *step, "--no-progress", "-o", str(tmp_path / "valid.json")]) == 0
+    capsys.readouterr()
     wrong = []
     for value in CLI_HOSTILE:
-        argv = ["evaluate", str(responses), "--metric", CLI_FLAGS[flag], f"{flag}={value}", "--no-progress",
-                "-o", str(tmp_path / "report.json")]
+        argv = ["evaluate", str(responses), *step, f"{flag}={value}", "--no-progress", "-o", str(tmp_path / "report.json")]
         try:
             code = main(argv)
         except SystemExit as stop:  # argparse's own refusal ("argument --max-n: invalid int value")
