@@ -21,7 +21,7 @@ from typing import TypeVar
 
 import numpy as np
 from dialeval.validation import ArgumentError
-from dialeval.validation import ArgumentTypeError, as_float_array, require_collection
+from dialeval.validation import as_float_array, require_collection
 
 Item = TypeVar("Item")
 
@@ -48,7 +48,7 @@ def similarity_to_diversity(
     """
     require_collection(items, "items", "a list of the set's elements")
     if not callable(similarity):
-        raise ArgumentTypeError("similarity", f"must be a function of two items, got {type(similarity).__name__}")
+        raise ArgumentError("similarity", f"must be a function of two items, got {type(similarity).__name__}")
     if counts is None:
         counts = [1] * len(items)
     else:

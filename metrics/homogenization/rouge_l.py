@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from dialeval.validation import ArgumentTypeError
+from dialeval.validation import ArgumentError
 
 _NON_ALPHANUMERIC = re.compile(r"[^a-z0-9]+")
 _VALID_TOKEN = re.compile(r"^[a-z0-9]+$")
@@ -43,7 +43,7 @@ def _stem(token: str) -> str:
 def rouge_tokens(text: str, use_stemmer: bool = False) -> list[str]:
     """``rouge_score.tokenize.tokenize(text, stemmer)``: the tokens ROUGE-L compares."""
     if not isinstance(text, str):
-        raise ArgumentTypeError("text", f"must be a string, got {type(text).__name__}")
+        raise ArgumentError("text", f"must be a string, got {type(text).__name__}")
     tokens = _NON_ALPHANUMERIC.sub(" ", text.lower()).split()
     if use_stemmer:
         tokens = [_stem(token) if len(token) > 3 else token for token in tokens]
