@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from dialeval.validation import ArgumentError
 
 
 class SourceNotAvailableError(OSError):
@@ -38,7 +39,7 @@ def sha256_of(path: str | Path) -> str:
 def _find_local(source: SourceFile, data_dir: str) -> Path | None:
     root = Path(data_dir).expanduser()
     if not root.is_dir():
-        raise ValueError(f"`data_dir` {data_dir!r} is not a directory")
+        raise ArgumentError("data_dir", f"{data_dir!r} is not a directory")
     for relative in source.local_paths:
         candidate = root / relative
         if candidate.is_file():

@@ -20,6 +20,7 @@ from dialeval.datasets_scripts.registry import (
     make_builder,
     prepare,
 )
+from dialeval.validation import ArgumentError
 
 
 def dataset_card_path(name: str) -> Path:
@@ -54,7 +55,7 @@ def export_dataset(name: str, to: str | Path, configs: list[str] | None = None, 
     configs = list(configs) if configs else config_names(name)
     unknown = [config for config in configs if config not in config_names(name)]
     if unknown:
-        raise ValueError(f"`configs` has {unknown}, not configs of {name!r} (choose from {config_names(name)})")
+        raise ArgumentError("configs", f"has {unknown}, not configs of {name!r} (choose from {config_names(name)})")
     out = Path(to)
     splits_by_config = {}
     for config in configs:

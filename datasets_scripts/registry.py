@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+from dialeval.validation import ArgumentError
 
 #: Other names ``load`` takes for a split, as the papers say them (``dialeval dtg --split`` takes the same).
 SPLIT_ALIASES = {"dev": "validation"}
@@ -19,7 +20,7 @@ BUILDERS = {
 
 def builder_class(name: str):
     if name not in BUILDERS:
-        raise ValueError(f"`name` must be one of {sorted(BUILDERS)}, got {name!r}")
+        raise ArgumentError("name", f"must be one of {sorted(BUILDERS)}, got {name!r}")
     module, cls = BUILDERS[name]
     return getattr(importlib.import_module(module), cls)
 
@@ -33,7 +34,7 @@ def make_builder(name: str, config: str | None = None, data_dir: str | None = No
     """``config_kwargs``: further fields of the builder's config (e.g. response_selection's ``opensubtitles_file``)."""
     cls = builder_class(name)
     if config is not None and config not in config_names(name):
-        raise ValueError(f"`config` must be one of {config_names(name)} for {name!r}, got {config!r}")
+        raise ArgumentError("config", f"must be one of {config_names(name)} for {name!r}, got {config!r}")
     return cls(config_name=config, data_dir=data_dir, cache_dir=cache_dir, verify_checksums=verify_checksums, **config_kwargs)
 
 
@@ -53,7 +54,7 @@ def prepare(builder) -> None:
 def split_name(split: str) -> str:
     """The builders' name of ``split``: ``"dev"`` is ``"validation"`` (:data:`SPLIT_ALIASES`), others are unchanged."""
     if not isinstance(split, str):
-        raise ValueError(f"`split` must be a split name (a string), got {split!r}")
+        raise ArgumentError("split", f"must be a split name (a string), got {split!r}")
     return SPLIT_ALIASES.get(split, split)
 
 
@@ -76,7 +77,7 @@ def load(name: str, config: str | None = None, data_dir: str | None = None, spli
         if wanted not in available:
             aliases = [f"{alias!r} for {target!r}" for alias, target in SPLIT_ALIASES.items() if target in available]
             also = f" (or {', '.join(aliases)})" if aliases else ""
-            raise ValueError(f"`split` must be one of {available}{also} for {name!r} config {builder.config.name!r}, "
+            raise ArgumentError("split", f"must be one of {available}{also} for {name!r} config {builder.config.name!r}, "
                              f"got {split!r}")
     return builder.as_dataset(split=wanted)
 

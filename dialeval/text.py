@@ -19,6 +19,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 from nltk.tokenize.casual import TweetTokenizer
+from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentTypeError
 
 # One tokenizer instance: nltk.casual_tokenize() builds a new TweetTokenizer on every call.
 _TWEET_TOKENIZER = TweetTokenizer(preserve_case=True, reduce_len=False, strip_handles=False)
@@ -86,7 +88,7 @@ _FAST_MAX_CHARS = 2000
 
 def _check_text(text: object) -> None:
     if not isinstance(text, str):
-        raise ValueError(f"`text` must be a string, got {type(text).__name__}: {text!r:.60}")
+        raise ArgumentError("text", f"must be a string, got {type(text).__name__}: {text!r:.60}")
 
 
 def tevet_tokenize(text: str) -> list[str]:
@@ -209,7 +211,7 @@ def casual_token_ids(texts: list[str], num_workers: int | None = None) -> tuple[
     if isinstance(num_workers, bool) or not (num_workers is None or isinstance(num_workers, int)) or (
         num_workers is not None and num_workers < 1
     ):
-        raise ValueError(f"`num_workers` must be a positive int or None, got {num_workers!r}")
+        raise ArgumentError("num_workers", f"must be a positive int or None, got {num_workers!r}")
     if num_workers is None:
         num_workers = min(os.cpu_count() or 1, 8) if len(texts) >= PARALLEL_MIN_TEXTS else 1
     if num_workers == 1 or len(texts) < 2 * num_workers:
@@ -270,8 +272,8 @@ def get_tokenizer(name_or_callable, texts=None, argument: str = "responses"):
     try:
         return TOKENIZERS[name_or_callable]
     except (KeyError, TypeError):
-        raise ValueError(
-            f"`tokenizer` must be one of {sorted(TOKENIZERS)} or a callable str -> list[str], got {name_or_callable!r}"
+        raise ArgumentError(
+            "tokenizer", f"must be one of {sorted(TOKENIZERS)} or a callable str -> list[str], got {name_or_callable!r}"
         ) from None
 
 
@@ -287,14 +289,14 @@ class CheckedTokenizer:
     def __call__(self, text: str) -> list[str]:
         tokens = self.tokenize(text)
         if not isinstance(tokens, (list, tuple)):
-            raise TypeError(f"`tokenizer` must return a list of strings, but for {self._which(text)} it returned "
+            raise ArgumentTypeError("tokenizer", f"must return a list of strings, but for {self._which(text)} it returned "
                             f"{type(tokens).__name__}: {tokens!r:.60}")
         for position, token in enumerate(tokens):
             if not isinstance(token, str):
-                raise TypeError(f"`tokenizer` must return a list of strings, but for {self._which(text)} token {position} "
+                raise ArgumentTypeError("tokenizer", f"must return a list of strings, but for {self._which(text)} token {position} "
                                 f"is {type(token).__name__}: {token!r:.60}")
             if not token:
-                raise ValueError(f"`tokenizer` returned an empty token (position {position}) for {self._which(text)}: an "
+                raise ArgumentError("tokenizer", f"returned an empty token (position {position}) for {self._which(text)}: an "
                                  "empty token would count as a word; drop empty pieces in the tokenizer")
         return tokens
 

@@ -6,17 +6,112 @@ Metrics take either one *response set* (``list[str]``: several responses to one 
 """
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
+
+# An argument path as a message quotes it: a name and any indexes (``predictions[0][2]``).
+_ARGUMENT_PATH = re.compile(r"[A-Za-z_]\w*(?:\[[^\]`]*\])*")
+_QUOTED = re.compile(r"`([^`]+)`")
+
+
+class ArgumentProblem(Exception):
+    """An error about one of the caller's arguments, carrying its name rather than only a sentence.
+
+    ``argument`` is the argument's path as the caller wrote it (``responses``, ``responses[3]``,
+    ``predictions[0][2]``); ``problem`` the rest of the message; ``mentions`` the other argument paths
+    the problem quotes in backticks (by default every backticked path in it). ``str(error)`` is
+    ```argument` problem`` (no space before a problem that starts with punctuation, ```metrics`: ...``).
+    Callers that know the argument by another name (an outer function, the CLI's flags, an evaluate
+    module's ``add``) take :meth:`renamed`, so no message text is rewritten by guesswork.
+    Use :class:`ArgumentError` (a ``ValueError``) or :class:`ArgumentTypeError` (a ``TypeError``).
+    """
+
+    def __init__(self, argument: str, problem: str, mentions: Iterable[str] | None = None) -> None:
+        self.argument = argument
+        self.problem = problem
+        self.mentions = tuple(
+            name for name in _QUOTED.findall(problem) if _ARGUMENT_PATH.fullmatch(name)
+        ) if mentions is None else tuple(mentions)
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        separator = "" if not self.problem or self.problem[0] in ":;,.!?)" else " "
+        return f"`{self.argument}`{separator}{self.problem}"
+
+    def __str__(self) -> str:
+        return self._message()
+
+    def __reduce__(self):  # pickled (multiprocessing) with its fields, not its message
+        return (type(self), (self.argument, self.problem, self.mentions))
+
+    @property
+    def root(self) -> str:
+        """The argument's name without its indexes (``predictions`` for ``predictions[0][2]``)."""
+        return _root(self.argument)
+
+    def renamed(self, names: Mapping[str, str]) -> ArgumentProblem:
+        """A copy naming the arguments as ``names`` maps them, each index path kept.
+
+        A key is a name (``{"predictions": "responses"}``: ``predictions[3]`` -> ``responses[3]``) or a
+        path prefix (``{"predictions[0]": "prediction"}``: ``predictions[0][2]`` -> ``prediction[2]``);
+        the longest key that matches wins. The argument and every mention are renamed.
+        """
+        mentions = set(self.mentions)
+
+        def quoted(match: re.Match) -> str:
+            path = match.group(1)
+            return f"`{rename_argument(path, names)}`" if path in mentions else match.group(0)
+
+        copy = type(self)(
+            rename_argument(self.argument, names),
+            _QUOTED.sub(quoted, self.problem),
+            tuple(rename_argument(path, names) for path in self.mentions),
+        )
+        copy.__cause__, copy.__suppress_context__ = self.__cause__, self.__suppress_context__
+        return copy.with_traceback(self.__traceback__)
+
+
+class ArgumentError(ArgumentProblem, ValueError):
+    """A ``ValueError`` about one argument: ``raise ArgumentError("responses[3]", "is an empty string")``."""
+
+
+class ArgumentTypeError(ArgumentProblem, TypeError):
+    """A ``TypeError`` about one argument (same fields and :meth:`~ArgumentProblem.renamed` as :class:`ArgumentError`)."""
+
+
+def _root(path: str) -> str:
+    return path.split("[", 1)[0]
+
+
+def rename_argument(path: str, names: Mapping[str, str]) -> str:
+    """``path`` (``predictions[0][2]``) under the longest key of ``names`` that is the path or a
+    prefix of it ending at an index (``predictions`` or ``predictions[0]``); unchanged if none."""
+    best = None
+    for key in names:
+        if (path == key or path.startswith(key + "[")) and (best is None or len(key) > len(best)):
+            best = key
+    return path if best is None else names[best] + path[len(best):]
+
+
+@contextlib.contextmanager
+def arguments_named(names: Mapping[str, str]) -> Iterator[None]:
+    """Inside the block, an :class:`ArgumentProblem` is re-raised :meth:`~ArgumentProblem.renamed`
+    by ``names``: an outer function that passes its arguments to an inner one under other names
+    (``with arguments_named({"predictions": "responses", "threshold": "lf_threshold"}): ...``)."""
+    try:
+        yield
+    except ArgumentProblem as error:
+        raise error.renamed(names) from error.__cause__
 
 
 def check_int(value: object, argument: str, minimum: int = 1) -> int:
     """``value`` as an ``int`` (numpy integers accepted, bools refused) of at least ``minimum``."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         expected = "a positive int" if minimum == 1 else f"an int >= {minimum}"
-        raise ValueError(f"`{argument}` must be {expected}, got {value!r}")
+        raise ArgumentError(argument, f"must be {expected}, got {value!r}")
     return int(value)
 
 
@@ -24,7 +119,7 @@ def check_flag(value: object, argument: str) -> bool:
     """``value`` as a ``bool`` (numpy bools accepted): a string such as ``"no"`` or a number is
     refused rather than read by its truth value."""
     if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"`{argument}` must be True or False, got {type(value).__name__}: {value!r:.60}")
+        raise ArgumentError(argument, f"must be True or False, got {type(value).__name__}: {value!r:.60}")
     return bool(value)
 
 
@@ -48,25 +143,25 @@ def check_response_set(
     """
     allow_empty = check_flag(allow_empty, "allow_empty")
     if isinstance(responses, (str, bytes)) or not isinstance(responses, Sequence):
-        raise ValueError(
-            f"`{argument}` must be a list of strings (one response set), got {type(responses).__name__}: "
+        raise ArgumentError(
+            argument, f"must be a list of strings (one response set), got {type(responses).__name__}: "
             f"{_describe(responses)}"
         )
     responses = list(responses)
     if len(responses) < min_size:
         needed = "at least one response" if min_size == 1 else f"at least {min_size} responses (the metric compares pairs)"
-        raise ValueError(f"`{argument}` must hold {needed}, got {len(responses)}")
+        raise ArgumentError(argument, f"must hold {needed}, got {len(responses)}")
     for index, response in enumerate(responses):
         if not isinstance(response, str):
-            raise ValueError(
-                f"`{argument}[{index}]` must be a string, got {type(response).__name__}: {_describe(response)}"
+            raise ArgumentError(
+                f"{argument}[{index}]", f"must be a string, got {type(response).__name__}: {_describe(response)}"
             )
         check_unicode_text(response, f"{argument}[{index}]")
         if not allow_empty and not response.strip():
             # A whitespace-only response has no token either: it is refused like "".
             what = "an empty string" if response == "" else f"a whitespace-only string ({response!r})"
-            raise ValueError(
-                f"`{argument}[{index}]` is {what}; pass allow_empty=True to score it as a "
+            raise ArgumentError(
+                f"{argument}[{index}]", f"is {what}; pass allow_empty=True to score it as a "
                 "response without tokens, or filter it out before calling the metric"
             )
     return responses
@@ -78,12 +173,12 @@ def check_response_sets(
     """Validate a list of response sets (one per context)."""
     allow_empty = check_flag(allow_empty, "allow_empty")
     if isinstance(response_sets, (str, bytes)) or not isinstance(response_sets, Sequence):
-        raise ValueError(
-            f"`{argument}` must be a list of response sets (list of lists of strings), got "
+        raise ArgumentError(
+            argument, "must be a list of response sets (list of lists of strings), got "
             f"{type(response_sets).__name__}: {_describe(response_sets)}"
         )
     if len(response_sets) == 0:
-        raise ValueError(f"`{argument}` is empty: give at least one response set")
+        raise ArgumentError(argument, "is empty: give at least one response set")
     return [
         check_response_set(response_set, f"{argument}[{index}]", min_size=min_size, allow_empty=allow_empty)
         for index, response_set in enumerate(response_sets)
@@ -101,8 +196,8 @@ def split_scope(predictions: object, argument: str = "predictions") -> str:
     Mixed nesting (some strings, some lists) is an error rather than a guess.
     """
     if isinstance(predictions, (str, bytes)) or not isinstance(predictions, Sequence) or len(predictions) == 0:
-        raise ValueError(
-            f"`{argument}` must be a non-empty list of strings (a corpus) or of lists of strings "
+        raise ArgumentError(
+            argument, "must be a non-empty list of strings (a corpus) or of lists of strings "
             f"(response sets), got {_describe(predictions)}"
         )
     kinds = [
@@ -111,16 +206,16 @@ def split_scope(predictions: object, argument: str = "predictions") -> str:
     ]
     if "other" in kinds:
         index = kinds.index("other")
-        raise ValueError(
-            f"`{argument}[{index}]` must be a string or a list of strings, got "
+        raise ArgumentError(
+            f"{argument}[{index}]", "must be a string or a list of strings, got "
             f"{type(predictions[index]).__name__}: {_describe(predictions[index])}"
         )
     if all(kind == "text" for kind in kinds):
         return "corpus"
     if all(kind == "set" for kind in kinds):
         return "sets"
-    raise ValueError(
-        f"`{argument}` mixes nesting levels: item {kinds.index('text')} is a string but item "
+    raise ArgumentError(
+        argument, f"mixes nesting levels: item {kinds.index('text')} is a string but item "
         f"{kinds.index('set')} is a list; give either a flat list of strings (corpus scope) or a list "
         "of lists of strings (one response set per context)"
     )
@@ -149,8 +244,8 @@ def check_module_predictions(predictions: object, scopes: tuple[str, ...] = ("se
         if isinstance(predictions, Sequence) and not isinstance(predictions, str) and predictions:
             index = next((i for i, item in enumerate(predictions) if not isinstance(item, str)), None)
             if index is not None:
-                raise ValueError(
-                    f"`{argument}[{index}]` must be a string: `{argument}` is a flat list of responses (one corpus), "
+                raise ArgumentError(
+                    f"{argument}[{index}]", f"must be a string: `{argument}` is a flat list of responses (one corpus), "
                     f"got {type(predictions[index]).__name__}: {_describe(predictions[index])}"
                 )
         check_corpus(predictions, argument, allow_empty=True)
@@ -192,9 +287,9 @@ def check_float_rows(embeddings: object, argument: str = "embeddings") -> np.nda
         if rows.dtype not in (np.float32, np.float64):
             rows = rows.astype(np.float64)
     except (TypeError, ValueError) as error:
-        raise ValueError(f"`{argument}` must be a 2-D array of numbers: {error}") from error
+        raise ArgumentError(argument, f"must be a 2-D array of numbers: {error}") from error
     if rows.ndim != 2:
-        raise ValueError(f"`{argument}` must be a 2-D array (one row per item), got shape {rows.shape}")
+        raise ArgumentError(argument, f"must be a 2-D array (one row per item), got shape {rows.shape}")
     return rows
 
 
@@ -226,7 +321,7 @@ def check_unicode_text(text: str, argument: str) -> str:
     and the first lone surrogate's position otherwise."""
     found = lone_surrogate(text)
     if found is not None:
-        raise ValueError(f"`{argument}` holds {found}: {SURROGATE_ADVICE}")
+        raise ArgumentError(argument, f"holds {found}: {SURROGATE_ADVICE}")
     return text
 
 
@@ -238,3 +333,21 @@ def check_texts(texts: object, argument: str) -> None:
     elif isinstance(texts, (list, tuple)):
         for index, item in enumerate(texts):
             check_texts(item, f"{argument}[{index}]")
+
+
+def as_float_array(values: object, argument: str) -> np.ndarray:
+    """``values`` as a float64 array (any shape); an :class:`ArgumentError` naming ``argument`` when
+    it is a string or holds something that is not a number (numpy's own error names nothing)."""
+    if isinstance(values, (str, bytes)):
+        raise ArgumentError(argument, f"must be numbers, got {type(values).__name__}: {_describe(values)}")
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ArgumentError(argument, f"must hold numbers only: {error}") from error
+
+
+def require_collection(value: object, argument: str, expected: str = "a list") -> None:
+    """Refuse, naming ``argument``, a ``value`` that is a string or has no length to iterate over
+    (``len()`` / ``iter()`` would fail with a ``TypeError`` that names nothing)."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or not hasattr(value, "__iter__"):
+        raise ArgumentError(argument, f"must be {expected}, got {type(value).__name__}: {_describe(value)}")

@@ -51,6 +51,7 @@ from dialeval.generation.dtg_decoding import decoding_record, dtg_generation_con
 from dialeval.generation.dtg_padding import left_padded
 from dialeval.generation.dtg_scores import candidate_steps, requested_step_outputs
 from dialeval.generation.objectives import DistinctN, NLIContradictions, SentBertDiversity
+from dialeval.validation import ArgumentError
 
 OBJECTIVES = {"nli": NLIContradictions, "sent_bert": SentBertDiversity, "distinct_n": DistinctN}
 DECODINGS = ("sample", "beam")
@@ -115,11 +116,11 @@ def make_objective(metric, **options):
     """An objective instance from a name (``"nli"``, ``"sent_bert"``, ``"distinct_n"``) or pass one through."""
     if isinstance(metric, str):
         if metric not in OBJECTIVES:
-            raise ValueError(f"`metric` must be one of {sorted(OBJECTIVES)} or an objective object, got {metric!r}")
+            raise ArgumentError("metric", f"must be one of {sorted(OBJECTIVES)} or an objective object, got {metric!r}")
         return OBJECTIVES[metric](**options)
     for method in ("start", "value", "leave_one_out", "replace"):
         if not hasattr(metric, method):
-            raise ValueError(f"`metric` object lacks {method}(); see dialeval.generation.objectives")
+            raise ArgumentError("metric", f"object lacks {method}(); see dialeval.generation.objectives")
     if options:
         raise ValueError(f"options {sorted(options)} apply to a metric given by name; configure the objective object instead")
     return metric
@@ -149,7 +150,7 @@ def context_token_limit(model, tokenizer, generation_config) -> int | None:
         return limit
     reserve = generation_config.max_new_tokens or 0
     if limit - reserve < 1:
-        raise ValueError(f"`max_new_tokens` ({reserve}) leaves no room for a context in the model's {limit} positions")
+        raise ArgumentError("max_new_tokens", f"({reserve}) leaves no room for a context in the model's {limit} positions")
     return limit - reserve
 
 
@@ -174,7 +175,7 @@ def encode_contexts(tokenizer, inputs, is_encoder_decoder: bool, max_context_tok
         return tokenizer(list(inputs), return_tensors="pt", padding=True, **truncation)
     if hasattr(inputs, "keys") and "input_ids" in inputs:
         return inputs
-    raise ValueError("`inputs` must be a non-empty list of context strings or a tokenizer output with input_ids")
+    raise ArgumentError("inputs", "must be a non-empty list of context strings or a tokenizer output with input_ids")
 
 
 class _Generator:
@@ -283,7 +284,7 @@ def build_objective(metric, metric_options: dict | None = None, nli_objective: s
     options = dict(metric_options or {})
     if nli_objective is not None:
         if metric != "nli":
-            raise ValueError("`nli_objective` applies to metric='nli' (an NLIContradictions object takes it as an argument)")
+            raise ArgumentError("nli_objective", "applies to metric='nli' (an NLIContradictions object takes it as an argument)")
         options["nli_objective"] = nli_objective
     return make_objective(metric, **options)
 
@@ -324,13 +325,13 @@ def diversity_threshold_generate(
     """
     _check(num_responses, max_samples)
     if decoding not in DECODINGS:
-        raise ValueError(f"`decoding` must be one of {DECODINGS}, got {decoding!r}")
+        raise ArgumentError("decoding", f"must be one of {DECODINGS}, got {decoding!r}")
     if tie_break not in TIE_BREAKS:
-        raise ValueError(f"`tie_break` must be one of {TIE_BREAKS}, got {tie_break!r}")
+        raise ArgumentError("tie_break", f"must be one of {TIE_BREAKS}, got {tie_break!r}")
     if decoding == "sample" and num_beams != DEFAULT_NUM_BEAMS:
         raise ValueError(f"`num_beams={num_beams!r}` applies to decoding='beam' (App. D); §6.2's nucleus sampling runs one beam")
     if decoding == "beam" and (isinstance(num_beams, bool) or not isinstance(num_beams, int) or num_beams < num_responses):
-        raise ValueError(f"`num_beams` must be an int >= `num_responses` ({num_responses}), got {num_beams!r}")
+        raise ArgumentError("num_beams", f"must be an int >= `num_responses` ({num_responses}), got {num_beams!r}")
     step_outputs = requested_step_outputs(model, generation_config, output_scores, output_logits,
                                           generate_kwargs.pop("output_attentions", None),
                                           generate_kwargs.pop("output_hidden_states", None))
@@ -346,7 +347,7 @@ def diversity_threshold_generate(
     settings = decoding_record(config, decoding)
     is_text = isinstance(inputs, (list, tuple))
     if not is_text and max_context_tokens is not None:
-        raise ValueError("`max_context_tokens` applies to context strings; cut tokenized inputs before passing them")
+        raise ArgumentError("max_context_tokens", "applies to context strings; cut tokenized inputs before passing them")
     if is_text:
         if max_context_tokens is None:
             max_context_tokens = context_token_limit(model, tokenizer, config)

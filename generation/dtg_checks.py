@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from dialeval.validation import ArgumentError
 
 
 def _is_real(value: object) -> bool:
@@ -23,7 +24,7 @@ def check_threshold(threshold: object) -> float | None:
     if threshold is None:
         return None
     if not _is_real(threshold) or not math.isfinite(threshold):
-        raise ValueError(f"`threshold` must be a finite number (DTG stops once the diversity is above it), "
+        raise ArgumentError("threshold", "must be a finite number (DTG stops once the diversity is above it), "
                          f"got {type(threshold).__name__}: {threshold!r:.60}")
     return float(threshold)
 
@@ -31,14 +32,14 @@ def check_threshold(threshold: object) -> float | None:
 def check_top_p(top_p: object) -> None:
     """``top_p`` in (0, 1] (None: unset)."""
     if top_p is not None and (not _is_real(top_p) or not 0 < top_p <= 1):
-        raise ValueError(f"`top_p` must be a number in (0, 1] (nucleus sampling's probability mass), "
+        raise ArgumentError("top_p", "must be a number in (0, 1] (nucleus sampling's probability mass), "
                          f"got {type(top_p).__name__}: {top_p!r:.60}")
 
 
 def check_new_token_bounds(min_new_tokens: object, max_new_tokens: object) -> None:
     """``min_new_tokens`` no larger than ``max_new_tokens`` when both are set."""
     if _is_real(min_new_tokens) and _is_real(max_new_tokens) and min_new_tokens > max_new_tokens:
-        raise ValueError(f"`min_new_tokens` ({min_new_tokens}) must not exceed `max_new_tokens` ({max_new_tokens}): "
+        raise ArgumentError("min_new_tokens", f"({min_new_tokens}) must not exceed `max_new_tokens` ({max_new_tokens}): "
                          "no response could be both")
 
 
@@ -54,7 +55,7 @@ MAX_LOGIT_DIVISOR = (2 - 2.0 ** -23) * 2.0 ** 127
 def check_positive_finite(value: object, argument: str) -> None:
     """``value`` a number in [:data:`MIN_LOGIT_DIVISOR`, :data:`MAX_LOGIT_DIVISOR`] (None: unset)."""
     if value is not None and (not _is_real(value) or not MIN_LOGIT_DIVISOR <= value <= MAX_LOGIT_DIVISOR):
-        raise ValueError(f"`{argument}` must be a finite number in [{MIN_LOGIT_DIVISOR:.3g}, {MAX_LOGIT_DIVISOR:.3g}] "
+        raise ArgumentError(argument, f"must be a finite number in [{MIN_LOGIT_DIVISOR:.3g}, {MAX_LOGIT_DIVISOR:.3g}] "
                          "(it divides the logits, in float32: outside that range they overflow; decode greedily for "
                          f"a near-zero temperature), got {type(value).__name__}: {value!r:.60}")
 
@@ -63,7 +64,7 @@ def check_min_new_tokens(min_new_tokens: object) -> None:
     """``min_new_tokens`` an int >= 0 (None: unset)."""
     if min_new_tokens is not None and (not isinstance(min_new_tokens, numbers.Integral) or isinstance(min_new_tokens, bool)
                                        or min_new_tokens < 0):
-        raise ValueError(f"`min_new_tokens` must be an int >= 0, got {type(min_new_tokens).__name__}: {min_new_tokens!r:.60}")
+        raise ArgumentError("min_new_tokens", f"must be an int >= 0, got {type(min_new_tokens).__name__}: {min_new_tokens!r:.60}")
 
 
 def check_dtg_settings(threshold=None, top_p=None, min_new_tokens=None, max_new_tokens=None, temperature=None,

@@ -26,6 +26,7 @@ import numbers
 import torch
 from transformers import GenerationConfig
 from transformers.generation import GenerationMode
+from dialeval.validation import ArgumentError
 
 #: §6.2: nucleus sampling (Holtzman et al. 2020), p = 0.9, at temperature 1 with no top-k cut.
 SAMPLING = {
@@ -72,7 +73,7 @@ def dtg_generation_config(model, tokenizer, decoding: str, num_beams: int, gener
     """
     overrides = dict(overrides or {})
     if "num_return_sequences" in overrides:
-        raise ValueError("`num_return_sequences` is set by DTG (num_responses, or num_beams for beam decoding); leave it out")
+        raise ArgumentError("num_return_sequences", "is set by DTG (num_responses, or num_beams for beam decoding); leave it out")
     fixed = _SAMPLING_FIXED if decoding == "sample" else _BEAM_FIXED
     for key, required in fixed.items():
         if key in overrides and overrides[key] != required:

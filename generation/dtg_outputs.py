@@ -32,6 +32,7 @@ from dialeval.generation.dtg import diversity_threshold_generate
 from dialeval.generation.dtg_decoding import generate_layout
 from dialeval.generation.dtg_padding import left_padded
 from dialeval.generation.dtg_scores import steps_layout
+from dialeval.validation import ArgumentError
 
 #: generate() arguments that a caller leaves at None and DTG does not need to see.
 _GENERATE_ARGUMENTS = ("logits_processor", "stopping_criteria", "prefix_allowed_tokens_fn", "synced_gpus",
@@ -96,7 +97,7 @@ def dtg_generate(model, inputs=None, generation_config=None, tokenizer=None, num
     if tokenizer is None:
         raise ValueError("DTG decodes and scores text: pass tokenizer=... to generate()")
     if num_responses is not None and num_return_sequences is not None and num_responses != num_return_sequences:
-        raise ValueError(f"`num_responses` ({num_responses}) and `num_return_sequences` ({num_return_sequences}) "
+        raise ArgumentError("num_responses", f"({num_responses}) and `num_return_sequences` ({num_return_sequences}) "
                          "name the same thing; give one")
     num_responses = _first_set(num_responses, num_return_sequences, DEFAULT_NUM_RESPONSES)
     return_dict = bool(_first_set(return_dict_in_generate, getattr(generation_config, "return_dict_in_generate", None),

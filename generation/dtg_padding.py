@@ -11,6 +11,7 @@ row (``1 0 1``) is not padding and is refused with a ValueError naming ``attenti
 from __future__ import annotations
 
 import torch
+from dialeval.validation import ArgumentError
 
 
 def is_left_padded(attention_mask: torch.Tensor) -> bool:
@@ -31,7 +32,7 @@ def left_padded(encoded: dict) -> dict:
     if mask is None or not isinstance(ids, torch.Tensor):  # nothing to go by, or not generate()'s input: left to it
         return encoded
     if not isinstance(mask, torch.Tensor) or mask.shape != ids.shape or mask.dim() != 2:
-        raise ValueError(f"`attention_mask` must be a tensor of the shape of `input_ids` {tuple(ids.shape)}, "
+        raise ArgumentError("attention_mask", f"must be a tensor of the shape of `input_ids` {tuple(ids.shape)}, "
                          f"got {tuple(getattr(mask, 'shape', ()))}")
     if is_left_padded(mask):
         return encoded
@@ -39,7 +40,7 @@ def left_padded(encoded: dict) -> dict:
     for row in range(keep.shape[0]):
         kept = keep[row].nonzero().flatten()
         if len(kept) and int(kept[-1] - kept[0]) + 1 != len(kept):
-            raise ValueError(f"`attention_mask` row {row} masks tokens inside its prompt ({mask[row].tolist()}): "
+            raise ArgumentError("attention_mask", f"row {row} masks tokens inside its prompt ({mask[row].tolist()}): "
                              "only padding at either end can be re-padded for a decoder-only model")
     shift = keep.shape[1] - keep.sum(dim=1)  # each row's pad count once on the left
     positions = torch.arange(keep.shape[1], device=keep.device)

@@ -15,6 +15,7 @@ import torch
 from dialeval.validation import check_int
 
 from dialeval.generation.dtg import DTGResult, build_objective, diversity_threshold_generate
+from dialeval.validation import ArgumentError
 
 
 def run_dtg(
@@ -40,7 +41,7 @@ def run_dtg(
     from dialeval.distributed import process_state
 
     if isinstance(contexts, str) or not all(isinstance(context, str) for context in contexts):
-        raise ValueError("`contexts` must be a sequence of strings")
+        raise ArgumentError("contexts", "must be a sequence of strings")
     check_int(batch_size, "batch_size", 1)
     check_int(start_batch, "start_batch", 0)
     check_int(seed, "seed", 0)

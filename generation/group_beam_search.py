@@ -37,6 +37,7 @@ import torch
 
 from dialeval.generation.generation_settings import search_settings
 from dialeval.validation import check_int
+from dialeval.validation import ArgumentError
 
 #: Longest response by default, in tokens (EOS included). Room for a checkpoint whose
 #: ``min_length`` is 20 (BlenderBot's: its responses may only end from the 20th token) and at
@@ -162,11 +163,11 @@ def group_beam_search(model, input_ids, attention_mask=None, num_beams: int = 10
     check_int(num_beam_groups, "num_beam_groups")
     check_int(max_new_tokens, "max_new_tokens")
     if num_beams % num_beam_groups:
-        raise ValueError(f"`num_beams` ({num_beams}) must be divisible by `num_beam_groups` ({num_beam_groups})")
+        raise ArgumentError("num_beams", f"({num_beams}) must be divisible by `num_beam_groups` ({num_beam_groups})")
     if isinstance(diversity_penalty, bool) or not isinstance(diversity_penalty, (int, float)) or diversity_penalty < 0:
-        raise ValueError(f"`diversity_penalty` must be a float >= 0, got {diversity_penalty!r}")
+        raise ArgumentError("diversity_penalty", f"must be a float >= 0, got {diversity_penalty!r}")
     if not isinstance(input_ids, torch.Tensor) or input_ids.dim() != 2:
-        raise ValueError("`input_ids` must be a 2-D LongTensor (batch, length)")
+        raise ArgumentError("input_ids", "must be a 2-D LongTensor (batch, length)")
     if eos_token_id is not None:
         generation_options["eos_token_id"] = eos_token_id
     settings = search_settings(model, generation_config, **generation_options)

@@ -29,6 +29,7 @@ import math
 
 import torch
 from transformers import LogitsProcessor
+from dialeval.validation import ArgumentError
 
 CITATION = """@inproceedings{li-etal-2016-diversity,
   title = {A Diversity-Promoting Objective Function for Neural Conversation Models},
@@ -45,9 +46,9 @@ def _load_language_model(language_model, device):
 
         return load_model(language_model, "language_model", device=device).model
     if not isinstance(language_model, torch.nn.Module) or not callable(language_model):
-        raise ValueError("`language_model` must be a causal LM (a transformers model) or its id / directory")
+        raise ArgumentError("language_model", "must be a causal LM (a transformers model) or its id / directory")
     if getattr(getattr(language_model, "config", None), "is_encoder_decoder", False):
-        raise ValueError("`language_model` must be a decoder-only (causal) LM: it scores the response alone")
+        raise ArgumentError("language_model", "must be a decoder-only (causal) LM: it scores the response alone")
     return language_model
 
 
@@ -66,15 +67,15 @@ class MMIAntiLMLogitsProcessor(LogitsProcessor):
     def __init__(self, language_model, lam: float = 0.5, gamma: int = 5, bos_token_id: int | None = None,
                  device=None):
         if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not math.isfinite(lam) or lam <= 0:
-            raise ValueError(f"`lam` must be a finite number > 0, got {lam!r}")
+            raise ArgumentError("lam", f"must be a finite number > 0, got {lam!r}")
         if isinstance(gamma, bool) or not isinstance(gamma, int) or gamma < 1:
-            raise ValueError(f"`gamma` must be an int >= 1, got {gamma!r}")
+            raise ArgumentError("gamma", f"must be an int >= 1, got {gamma!r}")
         # it only scores: dropout would make the decoding random
         self.language_model = _load_language_model(language_model, device).eval()
         if bos_token_id is None:
             bos_token_id = getattr(self.language_model.config, "bos_token_id", None)
         if isinstance(bos_token_id, bool) or not isinstance(bos_token_id, int) or bos_token_id < 0:
-            raise ValueError("`bos_token_id` must be an int >= 0 (the language model's config has none; pass it)")
+            raise ArgumentError("bos_token_id", "must be an int >= 0 (the language model's config has none; pass it)")
         self.lam = float(lam)
         self.gamma = gamma
         self.bos_token_id = bos_token_id
@@ -102,7 +103,7 @@ class MMIAntiLMLogitsProcessor(LogitsProcessor):
         lm_input = torch.cat([bos, response.to(device)], dim=1)
         logits = self.language_model(input_ids=lm_input).logits[:, -1, :]
         if logits.shape[-1] != scores.shape[-1]:
-            raise ValueError(f"`language_model` predicts {logits.shape[-1]} tokens but the generator {scores.shape[-1]}: "
+            raise ArgumentError("language_model", f"predicts {logits.shape[-1]} tokens but the generator {scores.shape[-1]}: "
                              "the anti-LM must share the generator's vocabulary")
         log_probs = torch.log_softmax(logits.float(), dim=-1).to(scores.device, scores.dtype)
         return scores - self.lam * log_probs

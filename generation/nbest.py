@@ -36,6 +36,7 @@ from dialeval.generation.generation_settings import search_settings
 from dialeval.generation.group_beam_search import DEFAULT_MAX_NEW_TOKENS, group_beam_search
 from dialeval.hub import max_input_length
 from dialeval.validation import check_flag, check_int
+from dialeval.validation import ArgumentError
 
 #: Nucleus sampling as in the paper's NS (ParlAI's default topp = 0.9); top_k=0: only the nucleus truncates.
 DEFAULT_TOP_P = 0.9
@@ -45,10 +46,10 @@ DEFAULT_BATCH_SIZE = 8
 
 def _check_inputs(inputs) -> list[str]:
     if isinstance(inputs, str) or not isinstance(inputs, (list, tuple)) or not inputs:
-        raise ValueError("`inputs` must be a non-empty list of context strings")
+        raise ArgumentError("inputs", "must be a non-empty list of context strings")
     for index, text in enumerate(inputs):
         if not isinstance(text, str) or not text:
-            raise ValueError(f"`inputs[{index}]` must be a non-empty string, got {text!r:.60}")
+            raise ArgumentError(f"inputs[{index}]", f"must be a non-empty string, got {text!r:.60}")
     return list(inputs)
 
 
@@ -104,8 +105,8 @@ def _check_room(model, max_new_tokens: int, token_ids: list[list[int]], options:
     encoder_decoder = model.config.is_encoder_decoder
     needed = settings.min_generated_tokens(1 if encoder_decoder else min(len(ids) for ids in token_ids))
     if max_new_tokens < needed:
-        raise ValueError(
-            f"`max_new_tokens` ({max_new_tokens}) is below the {needed} tokens the generation config's "
+        raise ArgumentError(
+            "max_new_tokens", f"({max_new_tokens}) is below the {needed} tokens the generation config's "
             f"min_length={settings.config.min_length} / min_new_tokens={settings.config.min_new_tokens} require "
             "before a response may end: raise it"
         )
@@ -113,8 +114,8 @@ def _check_room(model, max_new_tokens: int, token_ids: list[list[int]], options:
     longest = 1 + max_new_tokens if encoder_decoder else max(len(ids) for ids in token_ids) + max_new_tokens
     if positions is not None and longest > positions:
         where = "the decoder start token" if encoder_decoder else "the longest prompt (pass max_context_tokens to cut it)"
-        raise ValueError(
-            f"`max_new_tokens` ({max_new_tokens}) plus {where} is {longest} tokens, beyond the model's {positions} positions"
+        raise ArgumentError(
+            "max_new_tokens", f"({max_new_tokens}) plus {where} is {longest} tokens, beyond the model's {positions} positions"
         )
 
 
@@ -181,7 +182,7 @@ def nucleus_sampling_nbest(model, tokenizer, inputs, n: int = 10, top_p: float =
     """
     check_int(n, "n")
     if isinstance(top_p, bool) or not isinstance(top_p, (int, float)) or not 0 < top_p <= 1:
-        raise ValueError(f"`top_p` must be in (0, 1], got {top_p!r}")
+        raise ArgumentError("top_p", f"must be in (0, 1], got {top_p!r}")
     kwargs = {"do_sample": True, "top_p": top_p, "top_k": 0, "temperature": 1.0, "typical_p": 1.0, "num_beams": 1,
               "max_new_tokens": max_new_tokens, **generate_kwargs}
     return _generate_nbest(model, tokenizer, inputs, n, max_context_tokens, batch_size, kwargs, seed=seed)
@@ -227,7 +228,7 @@ def dialogue_prompt(turns, tokenizer, model, separator: str | None = None) -> st
     models (BlenderBot) read the turns joined by ``separator`` (default a newline, ParlAI's).
     """
     if isinstance(turns, str) or not turns or not all(isinstance(turn, str) and turn for turn in turns):
-        raise ValueError("`turns` must be a non-empty list of non-empty strings")
+        raise ArgumentError("turns", "must be a non-empty list of non-empty strings")
     if model.config.is_encoder_decoder:
         return (separator if separator is not None else "\n").join(turns)
     if tokenizer.eos_token is None:
@@ -253,7 +254,7 @@ def beam_size_sweep(model, tokenizer, inputs, references, classifier, beam_sizes
     from dialeval.metrics.nbest_contradiction.yes_no import load_yes_no_classifier
 
     if isinstance(beam_sizes, (str, int)) or not beam_sizes:
-        raise ValueError(f"`beam_sizes` must be a non-empty list of positive ints, got {beam_sizes!r}")
+        raise ArgumentError("beam_sizes", f"must be a non-empty list of positive ints, got {beam_sizes!r}")
     for size in beam_sizes:
         check_int(size, "beam_sizes[i]")
     # Load the classifier once for every beam size.

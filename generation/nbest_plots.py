@@ -10,6 +10,7 @@ import math
 from pathlib import Path
 
 from matplotlib.figure import Figure
+from dialeval.validation import ArgumentError
 
 PANELS = (("certainty", "ENTQ"), ("certainty", "CNTQ"), ("variety", "ENTQ"), ("variety", "CNTQ"))
 
@@ -33,13 +34,13 @@ def plot_beam_size_sweep(sweeps: dict, path, title: str | None = None) -> Path:
         path: the PNG to write (parent folders are created).
     """
     if not isinstance(sweeps, dict) or not sweeps:
-        raise ValueError("`sweeps` must be a non-empty dict: model name -> beam_size_sweep(...) result")
+        raise ArgumentError("sweeps", "must be a non-empty dict: model name -> beam_size_sweep(...) result")
     figure = Figure(figsize=(10, 7.5), layout="constrained")
     axes = figure.subplots(2, 2)
     for axis, (name, input_type), letter in zip(axes.flat, PANELS, "abcd"):
         for model_name, points in sweeps.items():
             if not points:
-                raise ValueError(f"`sweeps[{model_name!r}]` is empty")
+                raise ArgumentError(f"sweeps[{model_name!r}]", "is empty")
             points = sorted(points, key=lambda point: point["beam_size"])
             sizes = [point["beam_size"] for point in points]
             values = [_value(point, name, input_type) for point in points]

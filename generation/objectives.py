@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dialeval.metrics.nli_diversity.nli import CONTRADICTION, DEFAULT_NLI_MODEL, ENTAILMENT, NLIScorer, ordered_pairs
+from dialeval.validation import ArgumentError
 
 
 @dataclass
@@ -55,7 +56,7 @@ class NLIContradictions:
 
     def __init__(self, scorer=None, model: str | None = None, nli_objective: str = "nli_diversity", **scorer_options):
         if nli_objective not in self.NLI_OBJECTIVES:
-            raise ValueError(f"`nli_objective` must be one of {self.NLI_OBJECTIVES}, got {nli_objective!r}")
+            raise ArgumentError("nli_objective", f"must be one of {self.NLI_OBJECTIVES}, got {nli_objective!r}")
         if scorer is not None and (model is not None or scorer_options):
             raise ValueError("give either `scorer` or `model` and its options, not both")
         self.scorer = scorer if scorer is not None else NLIScorer(model or DEFAULT_NLI_MODEL, **scorer_options)
@@ -150,10 +151,10 @@ class SentBertDiversity:
             self.encoder = embedders.load_sentence_model(model or embedders.DEFAULT_SENTENCE_MODEL, device=device, dtype=dtype)
         elif hasattr(model, "encode"):
             if device is not None or dtype is not None:
-                raise ValueError("`device` and `dtype` apply to a model given by name, not to a loaded one")
+                raise ArgumentError("device", "and `dtype` apply to a model given by name, not to a loaded one")
             self.encoder = model
         else:
-            raise ValueError(f"`model` must be a sentence-transformers id, a directory or a model with encode(), got {model!r}")
+            raise ArgumentError("model", f"must be a sentence-transformers id, a directory or a model with encode(), got {model!r}")
         self.pair_evaluations = 0
 
     def _embed(self, texts: list[str]) -> np.ndarray:

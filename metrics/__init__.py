@@ -72,6 +72,7 @@ from dialeval.metrics.embedding_distances import (
     remote_clique_from_embeddings,
 )
 from dialeval.metrics.self_repetition import self_repetition, self_repetition_per_set, self_repetition_scores
+from dialeval.validation import ArgumentError
 
 
 def evaluate_module_path(name: str) -> str:
@@ -82,7 +83,7 @@ def evaluate_module_path(name: str) -> str:
     from dialeval.metrics import registry
 
     if name not in registry.BY_NAME:
-        raise ValueError(f"`name` must be one of the evaluate modules {sorted(registry.BY_NAME)}, got {name!r}")
+        raise ArgumentError("name", f"must be one of the evaluate modules {sorted(registry.BY_NAME)}, got {name!r}")
     return str(registry.BY_NAME[name].module_dir)
 
 

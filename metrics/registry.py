@@ -35,6 +35,7 @@ from dialeval.metrics.nli_diversity.nli import DEFAULT_NLI_MODEL as NLI_MODEL
 from dialeval.metrics.nli_diversity.nli import NLI_FIGURES
 from dialeval.metrics.similarity_diversity.bertscore import DEFAULT_BERTSCORE_MODEL as BERTSCORE_MODEL
 from dialeval.metrics.similarity_diversity.cross_encoder import DEFAULT_CROSS_ENCODER as CROSS_ENCODER_MODEL
+from dialeval.validation import ArgumentError
 
 METRICS_DIR = Path(__file__).resolve().parent
 #: The Hub namespace of the published modules: ``dialeval push-metrics --namespace dialeval`` makes
@@ -306,14 +307,14 @@ SET_SCORERS: dict[str, SetScorer] = {scorer.name: scorer for metric in METRICS f
 def get(name: str) -> RegisteredMetric:
     """The registered metric ``name``; a ValueError lists the names otherwise."""
     if name not in BY_NAME:
-        raise ValueError(f"`name` must be one of the metrics {sorted(BY_NAME)}, got {name!r}")
+        raise ArgumentError("name", f"must be one of the metrics {sorted(BY_NAME)}, got {name!r}")
     return BY_NAME[name]
 
 
 def set_scorer(name: str) -> SetScorer:
     """The per-set figure ``name`` (``dialeval meta-eval --metric`` names); a ValueError lists them otherwise."""
     if name not in SET_SCORERS:
-        raise ValueError(f"`metric` must be one of {sorted(SET_SCORERS)}, got {name!r}")
+        raise ArgumentError("metric", f"must be one of {sorted(SET_SCORERS)}, got {name!r}")
     return SET_SCORERS[name]
 
 

@@ -44,6 +44,7 @@ from dialeval.trainers.example_checks import model_vocabulary_size
 from dialeval.trainers.inputs import check_label_batch
 from dialeval.trainers.losses import IGNORE_INDEX, count_target_tokens, sequence_nll, warn_no_target_tokens
 from dialeval.trainers.model_card import base_model_id, build_model_card, save_model_card
+from dialeval.validation import ArgumentError
 
 NUM_NEGATIVE_ITEMS = "num_negative_items"
 NEGATIVE_COLUMNS = tuple(NEGATIVE_PREFIX + key for key in ("input_ids", "attention_mask", "labels"))
@@ -93,9 +94,9 @@ class ResponseLossTrainer(Seq2SeqTrainer):
                  processing_class=None, model_init=None, **kwargs):
         model = self.model_for_init(model, args, model_init)
         if kwargs.get("compute_loss_func") is not None:
-            raise ValueError("`compute_loss_func` cannot be combined with a trainer that defines its own loss")
+            raise ArgumentError("compute_loss_func", "cannot be combined with a trainer that defines its own loss")
         if args is not None and getattr(args, "label_smoothing_factor", 0.0):
-            raise ValueError("`label_smoothing_factor` must be 0: the weighted NLL does no label smoothing")
+            raise ArgumentError("label_smoothing_factor", "must be 0: the weighted NLL does no label smoothing")
         if args is not None and args.n_gpu > 1:
             raise ValueError("single-process multi-GPU (DataParallel) is not supported; launch one process per "
                              "device with torchrun / accelerate launch")
@@ -179,7 +180,7 @@ class ResponseLossTrainer(Seq2SeqTrainer):
         model = super().call_model_init(trial)
         built_for = getattr(self, "is_encoder_decoder", None)  # None: the first model, still being made
         if built_for is not None and bool(getattr(model.config, "is_encoder_decoder", False)) != built_for:
-            raise ValueError("`model_init` made an encoder-decoder model where the trainer was built for a causal LM "
+            raise ArgumentError("model_init", "made an encoder-decoder model where the trainer was built for a causal LM "
                              "(or the reverse): the prepared datasets would not fit it")
         return model
 

@@ -48,6 +48,7 @@ from collections.abc import Sequence
 
 from dialeval.trainers.data import NEGATIVE_PREFIX, encode_dialogue
 from dialeval.trainers.losses import IGNORE_INDEX
+from dialeval.validation import ArgumentError
 
 MESSAGES = "messages"
 PROMPT_COMPLETION = "prompt_completion"
@@ -191,7 +192,7 @@ def encode_messages(tokenizer, messages: list, max_length: int, template_kwargs:
     """A conversation -> ``input_ids`` / ``attention_mask`` / ``labels`` on its assistant turns only."""
     kwargs = template_kwargs or {}
     if not is_conversation(messages):
-        raise ValueError("`messages` must be a non-empty list of {'role', 'content'} messages")
+        raise ArgumentError("messages", "must be a non-empty list of {'role', 'content'} messages")
     if not any(message.get("role") == "assistant" for message in messages):
         raise ValueError("the conversation has no assistant turn to train on")
     if has_generation_markers(tokenizer, kwargs):
@@ -224,16 +225,16 @@ def encode_prompt_completion(tokenizer, prompt, completion, is_encoder_decoder: 
     """A prompt and its completion (strings, or lists of messages) -> an example with labels on the completion."""
     conversational = is_conversation(prompt)
     if conversational != is_conversation(completion):
-        raise ValueError("`prompt` and `completion` must both be strings or both lists of messages")
+        raise ArgumentError("prompt", "and `completion` must both be strings or both lists of messages")
     if not conversational:
         if not isinstance(prompt, str) or not isinstance(completion, str):
-            raise ValueError(f"`prompt` and `completion` must be strings or lists of messages, got "
+            raise ArgumentError("prompt", "and `completion` must be strings or lists of messages, got "
                              f"{type(prompt).__name__} and {type(completion).__name__}")
         if is_encoder_decoder:
             return encode_dialogue(tokenizer, prompt, completion, True, max_length)
         eos = tokenizer.eos_token
         if eos is None:
-            raise ValueError("`processing_class` has no eos token to end the completions with")
+            raise ArgumentError("processing_class", "has no eos token to end the completions with")
         text = prompt + completion + ("" if completion.endswith(eos) else eos)
         return _example(*_labelled(tokenizer, text, [(len(prompt), len(text))], add_special_tokens=True), max_length)
     if is_encoder_decoder:
@@ -242,7 +243,7 @@ def encode_prompt_completion(tokenizer, prompt, completion, is_encoder_decoder: 
     kwargs = template_kwargs or {}
     last_role = prompt[-1].get("role")
     if last_role not in ("user", "tool", "system", "assistant"):
-        raise ValueError(f"`prompt`'s last message has the role {last_role!r}")
+        raise ArgumentError("prompt", f"ends with a message of role {last_role!r}, not one of user, tool, system or assistant")
     text = _render(tokenizer, prompt + completion, kwargs)
     continues = last_role == "assistant"
     prompt_text = _common_prefix(_render(tokenizer, prompt, kwargs, add_generation_prompt=not continues,
@@ -256,7 +257,7 @@ def _split_implicit_prompt(chosen: list, rejected: list) -> tuple[list, list, li
     while shared < min(len(chosen), len(rejected)) - 1 and chosen[shared] == rejected[shared]:
         shared += 1
     if shared == 0:
-        raise ValueError("`chosen` and `rejected` share no first message: give a `prompt` column")
+        raise ArgumentError("chosen", "and `rejected` share no first message: give a `prompt` column")
     return chosen[:shared], chosen[shared:], rejected[shared:]
 
 
@@ -267,7 +268,7 @@ def encode_chat_row(row: dict, index: int, tokenizer, *, is_encoder_decoder: boo
     try:
         if MESSAGES in row:
             if is_encoder_decoder:
-                raise ValueError("`messages` need a decoder-only model (a chat template renders one sequence)")
+                raise ArgumentError("messages", "need a decoder-only model (a chat template renders one sequence)")
             return encode_messages(tokenizer, row[MESSAGES], max_length, kwargs)
         if "chosen" not in row:
             return encode_prompt_completion(tokenizer, row["prompt"], row["completion"], is_encoder_decoder, max_length,
@@ -275,14 +276,14 @@ def encode_chat_row(row: dict, index: int, tokenizer, *, is_encoder_decoder: boo
         prompt, chosen, rejected = row.get("prompt"), row["chosen"], row["rejected"]
         if prompt is None:
             if not (is_conversation(chosen) and is_conversation(rejected)):
-                raise ValueError("`chosen` / `rejected` without a `prompt` must be conversations sharing their first "
+                raise ArgumentError("chosen", "/ `rejected` without a `prompt` must be conversations sharing their first "
                                  "messages")
             prompt, chosen, rejected = _split_implicit_prompt(chosen, rejected)
         gold = encode_prompt_completion(tokenizer, prompt, chosen, is_encoder_decoder, max_length, kwargs)
         negative = encode_prompt_completion(tokenizer, prompt, rejected, is_encoder_decoder, max_length, kwargs)
         return {**gold, **{NEGATIVE_PREFIX + key: value for key, value in negative.items()}}
     except ValueError as error:
-        raise ValueError(f"`{argument}` row {index}: {error}") from error
+        raise ArgumentError(argument, f"row {index}: {error}") from error
 
 
 def tokenize_chat_dataset(dataset, argument: str, tokenizer, *, is_encoder_decoder: bool, max_length: int,
@@ -297,7 +298,7 @@ def tokenize_chat_dataset(dataset, argument: str, tokenizer, *, is_encoder_decod
     columns = list(dataset.column_names)
     data_format = dataset_format(columns)
     if data_format is None:
-        raise ValueError(f"`{argument}` is not in a TRL dataset format (`messages`, `prompt` / `completion`, "
+        raise ArgumentError(argument, "is not in a TRL dataset format (`messages`, `prompt` / `completion`, "
                          f"`prompt` / `chosen` / `rejected`): {columns}")
     check_chat_format(data_format, argument, tokenizer, with_negative=with_negative)
     first = next(iter(dataset), None)
@@ -316,20 +317,20 @@ def tokenize_chat_dataset(dataset, argument: str, tokenizer, *, is_encoder_decod
 def check_chat_format(data_format: str, argument: str, tokenizer, *, with_negative: bool) -> None:
     """Refuse a TRL format the trainer cannot train on as given, or a tokenizer that cannot place its targets."""
     if with_negative and data_format != PREFERENCE:
-        raise ValueError(f"`{argument}` has TRL's `{data_format.replace('_', '/')}` format, with no negative: "
+        raise ArgumentError(argument, f"has TRL's `{data_format.replace('_', '/')}` format, with no negative: "
                          f"{PREFERENCE_ADVICE}")
     if not with_negative and data_format == PREFERENCE and argument.startswith("train_dataset"):
-        raise ValueError(f"`{argument}` has TRL's preference format, but this trainer trains on no negative and would "
+        raise ArgumentError(argument, "has TRL's preference format, but this trainer trains on no negative and would "
                          "drop `rejected`: give `prompt` / `completion` (the chosen completions) or `messages`")
     if tokenizer is None or not callable(tokenizer) or not hasattr(tokenizer, "decode"):
-        raise ValueError(f"`processing_class` must be a tokenizer to tokenize `{argument}`'s text columns")
+        raise ArgumentError("processing_class", f"must be a tokenizer to tokenize `{argument}`'s text columns")
     if not getattr(tokenizer, "is_fast", False):
-        raise ValueError(f"`processing_class` must be a fast tokenizer (its offsets place `{argument}`'s targets)")
+        raise ArgumentError("processing_class", f"must be a fast tokenizer (its offsets place `{argument}`'s targets)")
 
 
 def check_chat_template(row, argument: str, tokenizer) -> None:
     """A conversational row needs the tokenizer's chat template."""
     if any(is_conversation(row.get(column)) for column in (MESSAGES, "prompt", "chosen")):
         if not getattr(tokenizer, "chat_template", None):
-            raise ValueError(f"`{argument}` is conversational but `processing_class` has no chat_template; set one on "
+            raise ArgumentError(argument, "is conversational but `processing_class` has no chat_template; set one on "
                              "a copy of the tokenizer (copy.deepcopy(tokenizer).chat_template = ...)")

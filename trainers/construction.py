@@ -20,6 +20,7 @@ import random
 import numpy as np
 import torch
 from transformers.trainer_utils import enable_full_determinism, set_seed
+from dialeval.validation import ArgumentError
 
 DEFAULT_OUTPUT_DIR = "tmp_trainer"
 
@@ -37,7 +38,7 @@ def check_model_arguments(model, model_init) -> None:
     if model is None and model_init is None:
         raise RuntimeError("`Trainer` requires either a `model` or `model_init` argument")
     if model is not None and model_init is not None:
-        raise ValueError("`Trainer` requires either a `model` or `model_init` argument, but not both.")
+        raise ArgumentError("Trainer", "requires either a `model` or `model_init` argument, but not both.")
 
 
 def seed_as_trainer(args) -> None:

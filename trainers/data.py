@@ -18,6 +18,7 @@ import torch
 
 from dialeval.trainers.losses import IGNORE_INDEX
 from dialeval.trainers.text_checks import check_text
+from dialeval.validation import ArgumentError
 
 #: Float per-example columns the collator stacks as they are.
 FLOAT_COLUMNS = ("dress_weight",)
@@ -29,7 +30,7 @@ def _check_turns(context: object) -> list[str]:
         check_text(context, "context")
         return [context]
     if not isinstance(context, Sequence) or not context or not all(isinstance(turn, str) for turn in context):
-        raise ValueError("`context` must be a string or a non-empty list of strings")
+        raise ArgumentError("context", "must be a string or a non-empty list of strings")
     for index, turn in enumerate(context):
         check_text(turn, f"context[{index}]")
     return list(context)
@@ -42,7 +43,7 @@ def _template(tokenizer) -> tuple[list[int], list[int]]:
     for start in range(len(full) - len(plain) + 1):
         if full[start:start + len(plain)] == plain:
             return full[:start], full[start + len(plain):]
-    raise ValueError("`tokenizer` changes a text's own tokens when it adds its special tokens; cannot truncate around them")
+    raise ArgumentError("tokenizer", "changes a text's own tokens when it adds its special tokens; cannot truncate around them")
 
 
 def encode_dialogue(tokenizer, context, response: str, is_encoder_decoder: bool, max_length: int = 128) -> dict:
@@ -56,13 +57,13 @@ def encode_dialogue(tokenizer, context, response: str, is_encoder_decoder: bool,
     """
     turns = _check_turns(context)
     if not isinstance(response, str):
-        raise ValueError(f"`response` must be a string, got {type(response).__name__}")
+        raise ArgumentError("response", f"must be a string, got {type(response).__name__}")
     check_text(response, "response")
     if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 4:
-        raise ValueError(f"`max_length` must be an int >= 4, got {max_length!r}")
+        raise ArgumentError("max_length", f"must be an int >= 4, got {max_length!r}")
     eos = tokenizer.eos_token_id
     if eos is None:
-        raise ValueError("`tokenizer` has no eos_token_id; dialogue turns are separated by it")
+        raise ArgumentError("tokenizer", "has no eos_token_id; dialogue turns are separated by it")
     response_ids = tokenizer(response, add_special_tokens=False)["input_ids"]
     if is_encoder_decoder:
         # The tokenizer's own template (BART: <s> x </s>, BlenderBot / T5: x </s>, BlenderBot-small:
@@ -120,12 +121,12 @@ class DialogueCollator:
 
     def __init__(self, pad_token_id: int):
         if isinstance(pad_token_id, bool) or not isinstance(pad_token_id, int) or pad_token_id < 0:
-            raise ValueError(f"`pad_token_id` must be an int >= 0, got {pad_token_id!r}")
+            raise ArgumentError("pad_token_id", f"must be an int >= 0, got {pad_token_id!r}")
         self.pad_token_id = pad_token_id
 
     def __call__(self, features: list[dict]) -> dict[str, torch.Tensor]:
         if not features:
-            raise ValueError("`features` is empty")
+            raise ArgumentError("features", "is empty")
         batch: dict[str, torch.Tensor] = {}
         for key in features[0]:
             values = [feature[key] for feature in features]
@@ -139,5 +140,5 @@ class DialogueCollator:
             elif base == "labels":
                 batch[key] = _pad(values, IGNORE_INDEX)
             else:
-                raise ValueError(f"`features` has a column {key!r} that DialogueCollator does not know how to collate")
+                raise ArgumentError("features", f"has a column {key!r} that DialogueCollator does not know how to collate")
         return batch

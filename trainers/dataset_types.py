@@ -23,6 +23,7 @@ from dialeval.trainers.chat_formats import check_chat_format, check_chat_templat
 from dialeval.trainers.example_checks import check_example_row
 from dialeval.trainers.inputs import MASK_ADVICE, check_label_rows, encode_raw_row, prepare_dataset
 from dialeval.trainers.text_checks import check_row_text
+from dialeval.validation import ArgumentError
 
 
 def _as_list(values) -> list:
@@ -41,7 +42,7 @@ class RowPreparer:
 
     def __call__(self, row, index: int) -> dict:
         if not isinstance(row, Mapping):
-            raise ValueError(f"`{self.argument}` row {index} is a {type(row).__name__}, not a dict of columns "
+            raise ArgumentError(f"{self.argument}", f"row {index} is a {type(row).__name__}, not a dict of columns "
                              f"(tokenized `input_ids` / `labels`, or the raw text columns {list(self.raw_columns)})")
         if "input_ids" not in row:
             check_row_text(row, index, self.argument)
@@ -51,7 +52,7 @@ class RowPreparer:
         for column in self.label_columns:
             ids_column = column.replace("labels", "input_ids")
             if column not in row:
-                raise ValueError(f"`{self.argument}` row {index} has `{ids_column}` but no `{column}`: {MASK_ADVICE}")
+                raise ArgumentError(f"{self.argument}", f"row {index} has `{ids_column}` but no `{column}`: {MASK_ADVICE}")
             check_label_rows([_as_list(row[ids_column])], [_as_list(row[column])], self.argument, column,
                              causal=not self.is_encoder_decoder, first_row=index)
         return dict(row)
@@ -66,12 +67,12 @@ class RowPreparer:
                                    max_length=self.max_length, argument=self.argument)
         missing = [column for column in self.raw_columns if column not in row]
         if missing:
-            raise ValueError(f"`{self.argument}` needs tokenized `input_ids` and `labels` (dialeval.trainers."
+            raise ArgumentError(f"{self.argument}", "needs tokenized `input_ids` and `labels` (dialeval.trainers."
                              f"encode_dialogue builds them) or the raw text columns {list(self.raw_columns)}; "
                              f"row {index} has {list(row)}")
         tokenizer = self.tokenizer
         if tokenizer is None or not callable(tokenizer) or not hasattr(tokenizer, "decode"):
-            raise ValueError(f"`processing_class` must be a tokenizer to tokenize `{self.argument}`'s raw text columns")
+            raise ArgumentError("processing_class", f"must be a tokenizer to tokenize `{self.argument}`'s raw text columns")
         return encode_raw_row(dict(row), tokenizer, self.is_encoder_decoder, self.max_length,
                               with_negative="negative_response" in row)
 
@@ -134,13 +135,13 @@ def prepare_any_dataset(dataset, argument: str, tokenizer, *, is_encoder_decoder
         return PreparedStream(dataset, prepare)
     if hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__"):
         return PreparedRows(dataset, prepare)
-    raise ValueError(f"`{argument}` must be a datasets.Dataset, a datasets.IterableDataset or a torch Dataset / "
+    raise ArgumentError(argument, "must be a datasets.Dataset, a datasets.IterableDataset or a torch Dataset / "
                      f"IterableDataset of dict rows, got {type(dataset).__name__}")
 
 
 def _python_row(row) -> dict:
     if not isinstance(row, Mapping):
-        raise ValueError(f"`train_dataset` rows must be dicts of columns, got {type(row).__name__}")
+        raise ArgumentError("train_dataset", f"rows must be dicts of columns, got {type(row).__name__}")
     return {key: value.tolist() if isinstance(value, torch.Tensor) else value for key, value in row.items()}
 
 
@@ -151,8 +152,8 @@ def map_style_training_set(dataset):
     if isinstance(dataset, datasets.Dataset):
         return dataset
     if isinstance(dataset, (datasets.IterableDataset, torch.utils.data.IterableDataset)):
-        raise ValueError(
-            f"`train_dataset` is a {type(dataset).__name__}, but DRESS weights every training example by its cluster's "
+        raise ArgumentError(
+            "train_dataset", f"is a {type(dataset).__name__}, but DRESS weights every training example by its cluster's "
             "share of the whole training set (Eq. 5) and samples training contexts for each negative cycle, so it needs "
             "a map-style dataset: pass a datasets.Dataset (e.g. `datasets.Dataset.from_generator(...)`, or "
             "`datasets.Dataset.from_list(list(stream.take(n)))`) or a torch map-style Dataset; evaluation and "
@@ -160,13 +161,13 @@ def map_style_training_set(dataset):
     if isinstance(dataset, torch.utils.data.Dataset) or (hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__")):
         rows = [_python_row(dataset[index]) for index in range(len(dataset))]
         if not rows:
-            raise ValueError("`train_dataset` is empty")
+            raise ArgumentError("train_dataset", "is empty")
         for index, row in enumerate(rows):  # Arrow cannot encode a lone surrogate: name its row first
             check_row_text(row, index, "train_dataset")
         try:
             return datasets.Dataset.from_list(rows)
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as error:
-            raise ValueError(f"`train_dataset` rows do not make one table (each column one type in every row; "
+            raise ArgumentError("train_dataset", "rows do not make one table (each column one type in every row; "
                              f"tokenized ids as lists of ints): {error}") from None
-    raise ValueError("`train_dataset` must be a datasets.Dataset or a torch map-style Dataset of dict rows "
+    raise ArgumentError("train_dataset", "must be a datasets.Dataset or a torch map-style Dataset of dict rows "
                      f"(tokenized examples or raw `context` / `response` text), got {type(dataset).__name__}")

@@ -17,6 +17,7 @@ import copy
 
 from transformers import GenerationConfig
 from transformers.generation import GenerationMode
+from dialeval.validation import ArgumentError
 
 #: Greedy's value of each setting that would otherwise change which token greedy picks.
 GREEDY = {"do_sample": False, "num_beams": 1, "num_beam_groups": 1, "diversity_penalty": 0.0, "min_length": 0,
@@ -34,9 +35,9 @@ def greedy_generation_config(model, max_new_tokens: int, no_repeat_ngram_size: i
             (one transformers can only switch off by ``None``, which it refills from the checkpoint).
     """
     if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 1:
-        raise ValueError(f"`max_new_tokens` must be an int >= 1, got {max_new_tokens!r}")
+        raise ArgumentError("max_new_tokens", f"must be an int >= 1, got {max_new_tokens!r}")
     if isinstance(no_repeat_ngram_size, bool) or not isinstance(no_repeat_ngram_size, int) or no_repeat_ngram_size < 0:
-        raise ValueError(f"`no_repeat_ngram_size` must be an int >= 0, got {no_repeat_ngram_size!r}")
+        raise ArgumentError("no_repeat_ngram_size", f"must be an int >= 0, got {no_repeat_ngram_size!r}")
     checkpoint = getattr(model, "generation_config", None)
     config = copy.deepcopy(checkpoint) if checkpoint is not None else GenerationConfig()
     encoder_decoder = bool(getattr(model.config, "is_encoder_decoder", False))

@@ -62,6 +62,7 @@ from dialeval.trainers.decoding import greedy_generation_config
 from dialeval.trainers.dress_config import DRESSConfig, weak_weights_warning
 from dialeval.trainers.losses import IGNORE_INDEX, describe_non_finite, dress_weights, head_cluster_mask, sequence_nll
 from dialeval.trainers.negatives import group_normalizers, max_rows_per_slot, slot_rows
+from dialeval.validation import ArgumentError
 
 WEIGHT_COLUMN = "dress_weight"
 NEGATIVE_WEIGHT = -1.0
@@ -166,24 +167,24 @@ class DRESSTrainer(ResponseLossTrainer):
         if args is None:
             args = default_config(DRESSConfig)
         if not isinstance(args, DRESSConfig):
-            raise ValueError(f"`args` must be a DRESSConfig, got {type(args).__name__}")
+            raise ArgumentError("args", f"must be a DRESSConfig, got {type(args).__name__}")
         train_dataset = map_style_training_set(train_dataset)
         if semantic_clusters is None and embedder is None:
             raise ValueError("pass `semantic_clusters` (fitted) or an `embedder` to fit them on the training responses")
         if semantic_clusters is not None and not isinstance(semantic_clusters, SemanticClusters):
-            raise ValueError(f"`semantic_clusters` must be SemanticClusters, got {type(semantic_clusters).__name__}")
+            raise ArgumentError("semantic_clusters", f"must be SemanticClusters, got {type(semantic_clusters).__name__}")
         if semantic_clusters is not None and semantic_clusters.num_clusters != args.num_clusters:
-            raise ValueError(f"`semantic_clusters` has k={semantic_clusters.num_clusters} but `args.num_clusters`={args.num_clusters}")
+            raise ArgumentError("semantic_clusters", f"has k={semantic_clusters.num_clusters} but `args.num_clusters`={args.num_clusters}")
         if semantic_clusters is not None and embedder is not None:
             raise ValueError("pass either `semantic_clusters` or `embedder`, not both (the clusters carry their embedder)")
         if args.response_text_column is not None and args.response_text_column not in train_dataset.column_names:
-            raise ValueError(f"`response_text_column` {args.response_text_column!r} is not a column of `train_dataset` "
+            raise ArgumentError("response_text_column", f"{args.response_text_column!r} is not a column of `train_dataset` "
                              f"({train_dataset.column_names})")
         model = self.model_for_init(model, args, model_init)
         limit = max_input_length(model.config)
         if (args.negative_training and not model.config.is_encoder_decoder
                 and isinstance(limit, int) and limit - args.negative_max_new_tokens < 1):
-            raise ValueError(f"`negative_max_new_tokens`={args.negative_max_new_tokens} leaves no room for a context "
+            raise ArgumentError("negative_max_new_tokens", f"={args.negative_max_new_tokens} leaves no room for a context "
                              f"within the model's {limit} positions")
         self.tokenizer_for_text = processing_class
         texts = list(train_dataset[args.response_text_column]) if args.response_text_column is not None else None
@@ -250,7 +251,7 @@ class DRESSTrainer(ResponseLossTrainer):
             responses = texts if texts is not None else self._training_responses()
             blank = [index for index, text in enumerate(responses) if not text.strip()]
             if blank:
-                raise ValueError(f"`train_dataset` has {len(blank)} empty responses (first: row {blank[0]}); "
+                raise ArgumentError("train_dataset", f"has {len(blank)} empty responses (first: row {blank[0]}); "
                                  "an empty response has no semantic cluster, filter them out")
             clusters = semantic_clusters
             if clusters is None:
@@ -270,7 +271,7 @@ class DRESSTrainer(ResponseLossTrainer):
 
     def _decode(self, token_ids: list[int]) -> str:
         if self.tokenizer_for_text is None or not hasattr(self.tokenizer_for_text, "decode"):
-            raise ValueError("`processing_class` must be a tokenizer to decode responses for clustering "
+            raise ArgumentError("processing_class", "must be a tokenizer to decode responses for clustering "
                              "(or set `response_text_column`)")
         return self.tokenizer_for_text.decode(token_ids, skip_special_tokens=True).strip()
 
@@ -346,7 +347,7 @@ class DRESSTrainer(ResponseLossTrainer):
                              "must keep it (dialeval.trainers.DialogueCollator does)")
         weights = inputs.pop(WEIGHT_COLUMN)
         if not bool(torch.isfinite(weights).all()):  # (batch,): a cheap check; a NaN weight would make the loss NaN
-            raise ValueError(f"`{WEIGHT_COLUMN}` {describe_non_finite(weights)}: DRESS's weights (Eq. 5) must be finite")
+            raise ArgumentError(WEIGHT_COLUMN, f"{describe_non_finite(weights)}: DRESS's weights (Eq. 5) must be finite")
         return weights
 
     def negative_loss(self, logits, labels, negative: dict, window_count) -> torch.Tensor:
@@ -370,8 +371,8 @@ class DRESSTrainer(ResponseLossTrainer):
         bound = args.max_negatives_per_batch or args.per_device_train_batch_size
         if max_rows_per_slot(contexts, slots) > bound:
             period = f"`recluster_every`={args.recluster_every} steps" if args.recluster_every is not None else "an epoch"
-            raise ValueError(
-                f"`negative_contexts_per_cycle`={args.negative_contexts_per_cycle} generations spread over {period} "
+            raise ArgumentError(
+                "negative_contexts_per_cycle", f"={args.negative_contexts_per_cycle} generations spread over {period} "
                 f"({slots} micro-batches over all processes) could stack {max_rows_per_slot(contexts, slots)} negative "
                 f"rows onto a micro-batch, above `max_negatives_per_batch`={bound}: lower negative_contexts_per_cycle, "
                 "raise recluster_every, or raise max_negatives_per_batch if the memory allows")
@@ -428,7 +429,7 @@ class DRESSTrainer(ResponseLossTrainer):
         if not self.is_encoder_decoder and isinstance(limit, int):
             room = limit - self.args.negative_max_new_tokens
             if room < 1:
-                raise ValueError(f"`negative_max_new_tokens`={self.args.negative_max_new_tokens} leaves no room for a "
+                raise ArgumentError("negative_max_new_tokens", f"={self.args.negative_max_new_tokens} leaves no room for a "
                                  f"context within the model's {limit} positions")
             # Prompt + response must fit the position table: keep the most recent context tokens.
             prompts = [prompt[-room:] for prompt in prompts]

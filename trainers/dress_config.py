@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from transformers import Seq2SeqTrainingArguments
 
 from dialeval.trainers.negatives import NORMALIZATIONS
+from dialeval.validation import ArgumentError
 
 #: The smallest mean Eq. 5 weight the paper trained with: Table 5's strongest setting (gamma 100,
 #: k 20), for clusters of similar size, (1 - 1/20)^100.
@@ -84,25 +85,25 @@ class DRESSConfig(Seq2SeqTrainingArguments):
     def __post_init__(self):
         super().__post_init__()
         if isinstance(self.gamma, bool) or not isinstance(self.gamma, (int, float)) or self.gamma < 0 or not math.isfinite(self.gamma):
-            raise ValueError(f"`gamma` must be a finite number >= 0, got {self.gamma!r}")
+            raise ArgumentError("gamma", f"must be a finite number >= 0, got {self.gamma!r}")
         for name, minimum in (("num_clusters", 2), ("negative_contexts_per_cycle", 1), ("negative_max_new_tokens", 1),
                               ("negative_generation_batch_size", 1), ("negative_no_repeat_ngram_size", 0),
                               ("cluster_seed", 0), ("max_length", 4)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-                raise ValueError(f"`{name}` must be an int >= {minimum}, got {value!r}")
+                raise ArgumentError(name, f"must be an int >= {minimum}, got {value!r}")
         message = weak_weights_warning((1 - 1 / self.num_clusters) ** self.gamma, self.gamma, self.num_clusters,
                                        "the mean weight (1 - 1/k)^gamma for clusters of similar size")
         if message is not None:
             warnings.warn(message, UserWarning, stacklevel=3)
         if isinstance(self.head_threshold, bool) or not isinstance(self.head_threshold, (int, float)) or not 0 <= self.head_threshold < 1:
-            raise ValueError(f"`head_threshold` must be in [0, 1), got {self.head_threshold!r}")
+            raise ArgumentError("head_threshold", f"must be in [0, 1), got {self.head_threshold!r}")
         if self.recluster_every is not None and (
                 isinstance(self.recluster_every, bool) or not isinstance(self.recluster_every, int) or self.recluster_every < 1):
-            raise ValueError(f"`recluster_every` must be None or an int >= 1, got {self.recluster_every!r}")
+            raise ArgumentError("recluster_every", f"must be None or an int >= 1, got {self.recluster_every!r}")
         if self.negative_normalization not in NORMALIZATIONS:
-            raise ValueError(f"`negative_normalization` must be one of {NORMALIZATIONS}, got {self.negative_normalization!r}")
+            raise ArgumentError("negative_normalization", f"must be one of {NORMALIZATIONS}, got {self.negative_normalization!r}")
         if self.max_negatives_per_batch is not None and (
                 isinstance(self.max_negatives_per_batch, bool) or not isinstance(self.max_negatives_per_batch, int)
                 or self.max_negatives_per_batch < 1):
-            raise ValueError(f"`max_negatives_per_batch` must be None or an int >= 1, got {self.max_negatives_per_batch!r}")
+            raise ArgumentError("max_negatives_per_batch", f"must be None or an int >= 1, got {self.max_negatives_per_batch!r}")

@@ -34,6 +34,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from dialeval.validation import ArgumentError
 
 CITATION = """@inproceedings{csaky-etal-2019-improving,
   title = {Improving Neural Conversational Models with Entropy-Based Data Filtering},
@@ -54,16 +55,16 @@ def _source_key(context, index: int) -> tuple[str, ...]:
         return (normalize_utterance(context),)
     if isinstance(context, Sequence) and context and all(isinstance(turn, str) for turn in context):
         return tuple(normalize_utterance(turn) for turn in context)
-    raise ValueError(f"`pairs` item {index}: the context must be a string or a non-empty list of strings")
+    raise ArgumentError("pairs", f"item {index}: the context must be a string or a non-empty list of strings")
 
 
 def _checked_pairs(pairs) -> list[tuple[tuple[str, ...], str]]:
     if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Sequence) or not pairs:
-        raise ValueError("`pairs` must be a non-empty sequence of (context, response) pairs")
+        raise ArgumentError("pairs", "must be a non-empty sequence of (context, response) pairs")
     checked = []
     for index, pair in enumerate(pairs):
         if not isinstance(pair, Sequence) or isinstance(pair, str) or len(pair) != 2 or not isinstance(pair[1], str):
-            raise ValueError(f"`pairs` item {index} must be a (context, response) pair with a string response")
+            raise ArgumentError("pairs", f"item {index} must be a (context, response) pair with a string response")
         checked.append((_source_key(pair[0], index), normalize_utterance(pair[1])))
     return checked
 
@@ -97,7 +98,7 @@ class EntropyFilterResult:
 
 def _check_max_words(max_words) -> None:
     if max_words is not None and (isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1):
-        raise ValueError(f"`max_words` must be an int >= 1 or None, got {max_words!r}")
+        raise ArgumentError("max_words", f"must be an int >= 1 or None, got {max_words!r}")
 
 
 def _removable(checked, entropies, threshold: float, max_words) -> list[bool]:
@@ -115,7 +116,7 @@ def filter_by_target_entropy(pairs, threshold: float = 1.0, max_words: int | Non
             released code's ``max_avg_length``); ``None``: no length exemption.
     """
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold) or threshold < 0:
-        raise ValueError(f"`threshold` must be a finite number >= 0 (bits), got {threshold!r}")
+        raise ArgumentError("threshold", f"must be a finite number >= 0 (bits), got {threshold!r}")
     _check_max_words(max_words)
     checked = _checked_pairs(pairs)
     entropies = target_entropies(pairs)
@@ -133,7 +134,7 @@ def threshold_for_fraction(pairs, fraction: float, max_words: int | None = 15) -
     go together, so the share removed can be below ``fraction``.
     """
     if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 <= fraction < 1:
-        raise ValueError(f"`fraction` must be in [0, 1), got {fraction!r}")
+        raise ArgumentError("fraction", f"must be in [0, 1), got {fraction!r}")
     _check_max_words(max_words)
     checked = _checked_pairs(pairs)
     entropies = target_entropies(pairs)

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 
 from dialeval.trainers.data import NEGATIVE_PREFIX
 from dialeval.trainers.losses import IGNORE_INDEX
+from dialeval.validation import ArgumentError
 
 #: Rows of a ``datasets.Dataset`` checked at once (memory: one slice of each checked column).
 ROWS_PER_SLICE = 8192
@@ -92,15 +93,15 @@ def check_example_row(row: Mapping, index: int, argument: str, *, causal: bool, 
         values = row[column]
         values = values.tolist() if hasattr(values, "tolist") else values
         if not isinstance(values, (list, tuple)):
-            raise ValueError(f"`{argument}` row {index}: `{column}` must be a list of token ids, got {type(values).__name__}")
+            raise ArgumentError(argument, f"row {index}: `{column}` must be a list of token ids, got {type(values).__name__}")
         problem = _id_problem(values, base, vocabulary_size)
         if problem is not None:
-            raise ValueError(f"`{argument}` row {index}: `{column}` {problem}")
+            raise ArgumentError(argument, f"row {index}: `{column}` {problem}")
         lengths[column] = len(values)
     for prefix in ("", NEGATIVE_PREFIX):
         problem = _length_problem(lengths, prefix, causal)
         if problem is not None:
-            raise ValueError(f"`{argument}` row {index}: {problem}")
+            raise ArgumentError(argument, f"row {index}: {problem}")
 
 
 def _is_id_list(arrow_type, base: str) -> bool:
@@ -148,7 +149,7 @@ def check_example_columns(dataset, argument: str, *, causal: bool, vocabulary_si
     for prefix, base in checked:
         arrow_type = schema.field(prefix + base).type
         if not _is_id_list(arrow_type, base):
-            raise ValueError(f"`{argument}` column `{prefix + base}` must hold lists of integer token ids, "
+            raise ArgumentError(argument, f"column `{prefix + base}` must hold lists of integer token ids, "
                              f"its type is {arrow_type}")
     names = [prefix + base for prefix, base in checked]
     arrow = dataset.select_columns(names).with_format("arrow")

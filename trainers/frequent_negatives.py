@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dialeval.trainers.entropy_filtering import normalize_utterance
+from dialeval.validation import ArgumentError
 
 
 @dataclass(frozen=True)
@@ -57,9 +58,9 @@ class FrequentNegatives:
 
 def _check_generations(generations) -> list[str]:
     if isinstance(generations, (str, bytes)) or not isinstance(generations, Sequence) or not generations:
-        raise ValueError("`generations` must be a non-empty sequence of strings")
+        raise ArgumentError("generations", "must be a non-empty sequence of strings")
     if not all(isinstance(text, str) for text in generations):
-        raise ValueError("`generations` must hold strings only")
+        raise ArgumentError("generations", "must hold strings only")
     return [normalize_utterance(text) for text in generations]
 
 
@@ -78,10 +79,10 @@ def frequent_negatives(contexts, generations, r_thres: float) -> FrequentNegativ
         r_thres: ratio threshold in [0, 1) (He & Glass: 0.01 Switchboard, 0.001 Ubuntu / OpenSubtitles).
     """
     if isinstance(r_thres, bool) or not isinstance(r_thres, (int, float)) or not 0 <= r_thres < 1:
-        raise ValueError(f"`r_thres` must be a number in [0, 1), got {r_thres!r}")
+        raise ArgumentError("r_thres", f"must be a number in [0, 1), got {r_thres!r}")
     ratios = response_ratios(generations)
     if isinstance(contexts, (str, bytes)) or not isinstance(contexts, Sequence) or len(contexts) != len(generations):
-        raise ValueError(f"`contexts` must be a sequence with one context per generation ({len(generations)})")
+        raise ArgumentError("contexts", f"must be a sequence with one context per generation ({len(generations)})")
     frequent = {text: ratio for text, ratio in ratios.items() if ratio > r_thres}
     examples = [FrequentNegative(index, contexts[index], normalize_utterance(text), frequent[normalize_utterance(text)])
                 for index, text in enumerate(generations) if normalize_utterance(text) in frequent]
@@ -96,17 +97,17 @@ def negative_training_rows(pairs, negatives: Sequence[FrequentNegative], seed: i
     (the negative's own context: a negative is trained for the context that produced it).
     """
     if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Sequence) or not pairs:
-        raise ValueError("`pairs` must be a non-empty sequence of (context, response) pairs")
+        raise ArgumentError("pairs", "must be a non-empty sequence of (context, response) pairs")
     if not negatives:
-        raise ValueError("`negatives` is empty: no generation is frequent at this r_thres, nothing to train against")
+        raise ArgumentError("negatives", "is empty: no generation is frequent at this r_thres, nothing to train against")
     if not all(isinstance(negative, FrequentNegative) for negative in negatives):
-        raise ValueError("`negatives` must hold FrequentNegative items (frequent_negatives(...).examples)")
+        raise ArgumentError("negatives", "must hold FrequentNegative items (frequent_negatives(...).examples)")
     order = list(range(len(negatives)))
     random.Random(seed).shuffle(order)
     rows = []
     for index, pair in enumerate(pairs):
         if not isinstance(pair, Sequence) or isinstance(pair, str) or len(pair) != 2 or not isinstance(pair[1], str):
-            raise ValueError(f"`pairs` item {index} must be a (context, response) pair with a string response")
+            raise ArgumentError("pairs", f"item {index} must be a (context, response) pair with a string response")
         negative = negatives[order[index % len(order)]]
         rows.append({"context": pair[0], "response": pair[1], "negative_context": negative.context,
                      "negative_response": negative.response})

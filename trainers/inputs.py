@@ -31,6 +31,7 @@ from dialeval.trainers.chat_formats import dataset_format, tokenize_chat_dataset
 from dialeval.trainers.data import NEGATIVE_PREFIX, encode_dialogue, encode_unlikelihood_example
 from dialeval.trainers.example_checks import check_example_columns
 from dialeval.trainers.losses import IGNORE_INDEX
+from dialeval.validation import ArgumentError
 
 MASK_ADVICE = (
     "the diversity trainers train on the response only: set the context's labels to -100 "
@@ -54,12 +55,12 @@ def check_label_rows(input_ids: Sequence, labels: Sequence, argument: str, colum
     for index, (ids, row) in enumerate(zip(input_ids, labels), start=first_row):
         row = list(row)
         if causal and list(ids) == row:
-            raise ValueError(f"`{argument}` row {index}: `{column}` equals the input ids (the usual causal-LM "
+            raise ArgumentError(argument, f"row {index}: `{column}` equals the input ids (the usual causal-LM "
                              f"preparation), so the loss and DRESS's clusters would cover whole dialogues; {MASK_ADVICE}")
         if all(label == IGNORE_INDEX for label in row):
-            raise ValueError(f"`{argument}` row {index}: every `{column}` is -100, the example has no response to train on")
+            raise ArgumentError(argument, f"row {index}: every `{column}` is -100, the example has no response to train on")
         if causal and row[0] != IGNORE_INDEX:
-            raise ValueError(f"`{argument}` row {index}: the first token of `{column}` is a target, so the example has "
+            raise ArgumentError(argument, f"row {index}: the first token of `{column}` is a target, so the example has "
                              f"no context; {MASK_ADVICE}")
 
 
@@ -91,10 +92,10 @@ def prepare_dataset(dataset, argument: str, tokenizer, *, is_encoder_decoder: bo
     if "input_ids" not in columns:
         missing = [column for column in raw_columns if column not in columns]
         if missing:
-            raise ValueError(f"`{argument}` needs tokenized `input_ids` and `labels` (dialeval.trainers.encode_dialogue "
+            raise ArgumentError(argument, "needs tokenized `input_ids` and `labels` (dialeval.trainers.encode_dialogue "
                              f"builds them) or the raw text columns {list(raw_columns)}; it has {columns}")
         if tokenizer is None or not callable(tokenizer) or not hasattr(tokenizer, "decode"):
-            raise ValueError(f"`processing_class` must be a tokenizer to tokenize `{argument}`'s raw text columns")
+            raise ArgumentError("processing_class", f"must be a tokenizer to tokenize `{argument}`'s raw text columns")
         dataset = dataset.map(
             encode_raw_row, remove_columns=columns, desc=f"Tokenizing {argument}",
             fn_kwargs={"tokenizer": tokenizer, "is_encoder_decoder": is_encoder_decoder, "max_length": max_length,
@@ -106,6 +107,6 @@ def prepare_dataset(dataset, argument: str, tokenizer, *, is_encoder_decoder: bo
     for column in label_columns:
         ids_column = column.replace("labels", "input_ids")
         if column not in columns:
-            raise ValueError(f"`{argument}` has `{ids_column}` but no `{column}`: {MASK_ADVICE}")
+            raise ArgumentError(argument, f"has `{ids_column}` but no `{column}`: {MASK_ADVICE}")
         check_label_rows(dataset[ids_column], dataset[column], argument, column, causal=not is_encoder_decoder)
     return dataset

@@ -36,6 +36,7 @@ import logging
 import numpy as np
 import torch
 import torch.nn.functional as F
+from dialeval.validation import ArgumentError
 
 IGNORE_INDEX = -100
 
@@ -74,7 +75,7 @@ def check_finite_loss(loss: torch.Tensor, **inputs) -> torch.Tensor:
             continue
         problem = describe_non_finite(values)
         if problem is not None:
-            raise ValueError(f"`{argument}` {problem}: the loss would be {loss.detach().float().max().item()!r}")
+            raise ArgumentError(argument, f"{problem}: the loss would be {loss.detach().float().max().item()!r}")
     raise ValueError(f"the loss is {loss.detach().float().max().item()!r} although every input is finite "
                      "(float32 overflow: are the logits of order 1e38?)")
 
@@ -92,11 +93,11 @@ def dress_weights(cluster_ids, cluster_distribution, gamma: float) -> np.ndarray
     # NaN compares False both ways: it is refused explicitly (it would make every weight NaN).
     if distribution.ndim != 1 or distribution.size == 0 or not np.isfinite(distribution).all() \
             or (distribution < 0).any() or (distribution > 1).any():
-        raise ValueError("`cluster_distribution` must be a 1-D vector of shares in [0, 1]")
+        raise ArgumentError("cluster_distribution", "must be a 1-D vector of shares in [0, 1]")
     if ids.ndim != 1 or (ids.size and (not np.issubdtype(ids.dtype, np.integer) or ids.min() < 0 or ids.max() >= distribution.size)):
-        raise ValueError(f"`cluster_ids` must be a 1-D vector of ints in [0, {distribution.size - 1}]")
+        raise ArgumentError("cluster_ids", f"must be a 1-D vector of ints in [0, {distribution.size - 1}]")
     if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or gamma < 0 or not np.isfinite(gamma):
-        raise ValueError(f"`gamma` must be a finite number >= 0, got {gamma!r}")
+        raise ArgumentError("gamma", f"must be a finite number >= 0, got {gamma!r}")
     return (1.0 - distribution[ids]) ** float(gamma)
 
 
@@ -109,19 +110,19 @@ def head_cluster_mask(cluster_ids, num_clusters: int, head_threshold: float) -> 
     """
     ids = np.asarray(cluster_ids)
     if isinstance(num_clusters, bool) or not isinstance(num_clusters, (int, np.integer)) or num_clusters < 1:
-        raise ValueError(f"`num_clusters` must be an int >= 1, got {num_clusters!r}")
+        raise ArgumentError("num_clusters", f"must be an int >= 1, got {num_clusters!r}")
     if ids.ndim != 1 or ids.size == 0 or not np.issubdtype(ids.dtype, np.integer) or ids.min() < 0 or ids.max() >= num_clusters:
-        raise ValueError(f"`cluster_ids` must be a non-empty 1-D vector of ints in [0, {num_clusters - 1}]")
+        raise ArgumentError("cluster_ids", f"must be a non-empty 1-D vector of ints in [0, {num_clusters - 1}]")
     if isinstance(head_threshold, bool) or not isinstance(head_threshold, (int, float)) or not 0 <= head_threshold < 1:
-        raise ValueError(f"`head_threshold` must be in [0, 1), got {head_threshold!r}")
+        raise ArgumentError("head_threshold", f"must be in [0, 1), got {head_threshold!r}")
     shares = np.bincount(ids, minlength=num_clusters) / ids.size
     return shares[ids] > head_threshold
 
 
 def _aligned(logits: torch.Tensor, labels: torch.Tensor, shift_labels: bool) -> tuple[torch.Tensor, torch.Tensor]:
     if logits.dim() != 3 or labels.dim() != 2 or logits.shape[:2] != labels.shape:
-        raise ValueError(
-            f"`logits` must be (batch, length, vocab) and `labels` (batch, length), got {tuple(logits.shape)} and {tuple(labels.shape)}"
+        raise ArgumentError(
+            "logits", f"must be (batch, length, vocab) and `labels` (batch, length), got {tuple(logits.shape)} and {tuple(labels.shape)}"
         )
     if shift_labels:
         # Causal LMs: the logits at position t predict the token at t + 1. Shifting the labels (and
@@ -153,9 +154,9 @@ def _normalizer(num_items_in_batch, mask: torch.Tensor) -> torch.Tensor:
     else:
         count = torch.as_tensor(num_items_in_batch, device=mask.device)
         if count.numel() != 1 or count.is_complex() or count.dtype == torch.bool:
-            raise ValueError(f"`num_items_in_batch` must be one number (a target-token count), got {num_items_in_batch!r}")
+            raise ArgumentError("num_items_in_batch", f"must be one number (a target-token count), got {num_items_in_batch!r}")
         if not bool(torch.isfinite(count)) or bool(count < 0):
-            raise ValueError(f"`num_items_in_batch` must be a finite count >= 0, got {count.item()!r}")
+            raise ArgumentError("num_items_in_batch", f"must be a finite count >= 0, got {count.item()!r}")
     if bool(count == 0):
         warn_no_target_tokens()
     # An all-padding batch contributes 0, not NaN (see the module's docstring).
@@ -198,7 +199,7 @@ def weighted_nll_loss(
     if example_weights is not None:
         weights = torch.as_tensor(example_weights, device=per_example.device, dtype=per_example.dtype)
         if weights.shape != per_example.shape:
-            raise ValueError(f"`example_weights` must have shape ({per_example.shape[0]},), got {tuple(weights.shape)}")
+            raise ArgumentError("example_weights", f"must have shape ({per_example.shape[0]},), got {tuple(weights.shape)}")
         per_example = per_example * weights
     loss = per_example.sum() / _normalizer(num_items_in_batch, mask)
     return check_finite_loss(loss, example_weights=weights, logits=logits)
@@ -221,7 +222,7 @@ def unlikelihood_loss(
     and a one-time warning (the module's docstring says why).
     """
     if isinstance(min_complement, bool) or not isinstance(min_complement, (int, float)) or not 0 < min_complement < 1:
-        raise ValueError(f"`min_complement` must be in (0, 1), got {min_complement!r}")
+        raise ArgumentError("min_complement", f"must be in (0, 1), got {min_complement!r}")
     logits, labels = _aligned(logits, labels, shift_labels)
     mask = labels.ne(IGNORE_INDEX)
     log_probs = F.log_softmax(logits.float(), dim=-1)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from dialeval.validation import ArgumentError
 
 #: ``"all_generated"``: the released code (non-head generations count with weight 0);
 #: ``"head_only"``: divide by the head-cluster generations' tokens only (a stronger negative term).
@@ -37,13 +38,13 @@ def group_normalizers(token_counts, is_head, group_size: int, normalization: str
     counts = np.asarray(token_counts, dtype=np.int64)
     head = np.asarray(is_head, dtype=bool)
     if counts.ndim != 1 or head.shape != counts.shape:
-        raise ValueError(f"`token_counts` and `is_head` must be 1-D of one length, got {counts.shape} and {head.shape}")
+        raise ArgumentError("token_counts", f"and `is_head` must be 1-D of one length, got {counts.shape} and {head.shape}")
     if (counts < 0).any():
-        raise ValueError("`token_counts` must be >= 0")
+        raise ArgumentError("token_counts", "must be >= 0")
     if isinstance(group_size, bool) or not isinstance(group_size, int) or group_size < 1:
-        raise ValueError(f"`group_size` must be an int >= 1, got {group_size!r}")
+        raise ArgumentError("group_size", f"must be an int >= 1, got {group_size!r}")
     if normalization not in NORMALIZATIONS:
-        raise ValueError(f"`normalization` must be one of {NORMALIZATIONS}, got {normalization!r}")
+        raise ArgumentError("normalization", f"must be one of {NORMALIZATIONS}, got {normalization!r}")
     counted = counts if normalization == "all_generated" else counts * head
     normalizers = np.zeros_like(counts)
     for start in range(0, counts.size, group_size):
@@ -59,7 +60,7 @@ def slot_rows(num_rows: int, num_slots: int, slot: int) -> tuple[int, int]:
     same rows whatever its split into processes and accumulation steps.
     """
     if num_slots < 1:
-        raise ValueError(f"`num_slots` must be >= 1, got {num_slots!r}")
+        raise ArgumentError("num_slots", f"must be >= 1, got {num_slots!r}")
     if slot >= num_slots:
         return num_rows, num_rows
     return (slot * num_rows) // num_slots, ((slot + 1) * num_rows) // num_slots

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from dialeval.validation import SURROGATE_ADVICE
 from dialeval.validation import lone_surrogate as surrogate_in_text
+from dialeval.validation import ArgumentError
 
 
 def lone_surrogate(value) -> tuple[str, str] | None:
@@ -40,7 +41,7 @@ def check_row_text(row: Mapping, index: int, argument: str) -> None:
         found = lone_surrogate(value)
         if found is not None:
             where, what = found
-            raise ValueError(f"`{argument}` row {index}: `{column}`{where} holds {what}: {SURROGATE_ADVICE}; "
+            raise ArgumentError(argument, f"row {index}: `{column}`{where} holds {what}: {SURROGATE_ADVICE}; "
                              "or drop the row")
 
 
@@ -48,4 +49,4 @@ def check_text(text: str, argument: str) -> None:
     """Refuse a string holding a lone surrogate, naming ``argument`` and the character."""
     found = surrogate_in_text(text)
     if found is not None:
-        raise ValueError(f"`{argument}` holds {found}: {SURROGATE_ADVICE}")
+        raise ArgumentError(argument, f"holds {found}: {SURROGATE_ADVICE}")

@@ -19,6 +19,7 @@ from dialeval.trainers.chat_formats import with_format_note
 from dialeval.trainers.construction import default_config
 from dialeval.trainers.losses import count_target_tokens, unlikelihood_loss, weighted_nll_loss
 from dialeval.trainers.unlikelihood_config import UnlikelihoodConfig
+from dialeval.validation import ArgumentError
 
 CITATION = """@inproceedings{li-etal-2020-dont,
   title = {Don't Say That! Making Inconsistent Dialogue Unlikely with Unlikelihood Training},
@@ -57,7 +58,7 @@ class UnlikelihoodTrainer(ResponseLossTrainer):
         if args is None:
             args = default_config(UnlikelihoodConfig)
         if not isinstance(args, UnlikelihoodConfig):
-            raise ValueError(f"`args` must be an UnlikelihoodConfig, got {type(args).__name__}")
+            raise ArgumentError("args", f"must be an UnlikelihoodConfig, got {type(args).__name__}")
         super().__init__(model, args, *positional, **kwargs)
 
     def prepare_window(self, batch_samples: list, device) -> None:

@@ -5,6 +5,7 @@ import math
 from dataclasses import dataclass, field
 
 from transformers import Seq2SeqTrainingArguments
+from dialeval.validation import ArgumentError
 
 NEGATIVE_LOSSES = ("unlikelihood", "negative_training")
 
@@ -25,10 +26,10 @@ class UnlikelihoodConfig(Seq2SeqTrainingArguments):
     def __post_init__(self):
         super().__post_init__()
         if isinstance(self.alpha, bool) or not isinstance(self.alpha, (int, float)) or self.alpha < 0 or not math.isfinite(self.alpha):
-            raise ValueError(f"`alpha` must be a finite number >= 0, got {self.alpha!r}")
+            raise ArgumentError("alpha", f"must be a finite number >= 0, got {self.alpha!r}")
         if self.negative_loss not in NEGATIVE_LOSSES:
-            raise ValueError(f"`negative_loss` must be one of {NEGATIVE_LOSSES}, got {self.negative_loss!r}")
+            raise ArgumentError("negative_loss", f"must be one of {NEGATIVE_LOSSES}, got {self.negative_loss!r}")
         if not isinstance(self.min_complement, float) or not 0 < self.min_complement < 1:
-            raise ValueError(f"`min_complement` must be a float in (0, 1), got {self.min_complement!r}")
+            raise ArgumentError("min_complement", f"must be a float in (0, 1), got {self.min_complement!r}")
         if isinstance(self.max_length, bool) or not isinstance(self.max_length, int) or self.max_length < 4:
-            raise ValueError(f"`max_length` must be an int >= 4, got {self.max_length!r}")
+            raise ArgumentError("max_length", f"must be an int >= 4, got {self.max_length!r}")

@@ -35,6 +35,7 @@ from typing import ClassVar
 import datasets
 from dialeval.datasets_scripts._sources import SourceFile, resolve_source, sha256_of
 from dialeval.datasets_scripts._text_files import checked_lines, open_release_text
+from dialeval.validation import ArgumentError
 
 _CITATION = """\
 @inproceedings{louis-etal-2020-id,
@@ -157,7 +158,7 @@ class Circa(datasets.GeneratorBasedBuilder):
         config = self.config
         if config.source_path is not None:
             if not os.path.isfile(config.source_path):
-                raise ValueError(f"`source_path` {config.source_path!r} is not a file")
+                raise ArgumentError("source_path", f"{config.source_path!r} is not a file")
             path = config.source_path
             if config.verify_checksums and sha256_of(path) != SOURCE_SHA256:
                 raise ValueError(

@@ -65,6 +65,7 @@ from dialeval.datasets_scripts.polar_questions.rewriting import (
     polar_question,
     premise_skip_reason,
 )
+from dialeval.validation import ArgumentError
 
 _CITATION = """\
 @inproceedings{sato-etal-2022-n,
@@ -166,7 +167,7 @@ def read_multinli(path: str) -> list[dict]:
 
 def _check_count(value, name: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"`{name}` must be a positive int, got {value!r}")
+        raise ArgumentError(name, f"must be a positive int, got {value!r}")
 
 
 class _CachedTagger:
@@ -306,9 +307,9 @@ def build_polar_question_sets(records, tagger, num_inputs: int = 2000, num_unlik
     _check_count(num_unlikelihood_premises, "num_unlikelihood_premises")
     unknown = sorted(set(configs) - {"entq", "cntq", "unlikelihood"})
     if unknown:
-        raise ValueError(f"`configs` must be among 'entq', 'cntq', 'unlikelihood', got {unknown}")
+        raise ArgumentError("configs", f"must be among 'entq', 'cntq', 'unlikelihood', got {unknown}")
     if selection not in SELECTIONS:
-        raise ValueError(f"`selection` must be one of {SELECTIONS}, got {selection!r}")
+        raise ArgumentError("selection", f"must be one of {SELECTIONS}, got {selection!r}")
     tag = _CachedTagger(load_tagger(tagger))
     pool = [record for record in records if record["genre"] == GENRE and record["gold_label"] in (ENTAILMENT, CONTRADICTION)]
     if selection == "authors":
@@ -379,12 +380,12 @@ class PolarQuestions(datasets.GeneratorBasedBuilder):
     def _source_path(self, dl_manager) -> str:
         config = self.config
         if config.mnli_split not in MNLI_SPLITS:
-            raise ValueError(f"`mnli_split` must be one of {MNLI_SPLITS}, got {config.mnli_split!r}")
+            raise ArgumentError("mnli_split", f"must be one of {MNLI_SPLITS}, got {config.mnli_split!r}")
         source = multinli_source(config.mnli_split)
         verify = config.verify_checksums
         if config.source_path is not None:
             if not os.path.isfile(config.source_path):
-                raise ValueError(f"`source_path` {config.source_path!r} is not a file")
+                raise ArgumentError("source_path", f"{config.source_path!r} is not a file")
             path, extracted = config.source_path, True
         elif config.data_dir is not None and not _has_archive(config.data_dir):
             path, extracted = resolve_source(source, dl_manager, config.data_dir, verify=False), True

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from dialeval.validation import ArgumentError
 
 #: Tags of a finite verb (or a base-form verb, as in "I do" fragments); participles and
 #: gerunds are not "the verb" of the clause.
@@ -142,7 +143,7 @@ def load_tagger(tagger=None):
     if tagger is None:
         return SpacyTagger()
     if not callable(tagger):
-        raise ValueError(f"`tagger` must be None (spaCy en_core_web_sm) or a callable text -> list[TaggedToken], got {tagger!r}")
+        raise ArgumentError("tagger", f"must be None (spaCy en_core_web_sm) or a callable text -> list[TaggedToken], got {tagger!r}")
     return tagger
 
 
@@ -350,7 +351,7 @@ def history_utterance(premise: str) -> str:
 def answer_sentence(tokens: list[TaggedToken], answer: str) -> str:
     """"Yes, <hypothesis>" / "No, <hypothesis>": a gold or negative response of Table 7."""
     if answer not in ("Yes", "No"):
-        raise ValueError(f"`answer` must be 'Yes' or 'No', got {answer!r}")
+        raise ArgumentError("answer", f"must be 'Yes' or 'No', got {answer!r}")
     body = _render(_decapitalize_first(list(tokens)))
     if body[-1] not in ".!?":
         body += "."

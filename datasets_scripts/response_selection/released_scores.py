@@ -13,6 +13,7 @@ crowd workers on 1 to 5, with 0 for an ungrammatical utterance (§3.1). Two chec
 from __future__ import annotations
 
 import numpy as np
+from dialeval.validation import ArgumentError
 
 CANDIDATES_PER_QUESTION = 4
 RATERS_PER_CANDIDATE = 5
@@ -31,11 +32,11 @@ def scores_array(scores) -> np.ndarray:
         array = None
     shape = (CANDIDATES_PER_QUESTION, RATERS_PER_CANDIDATE)
     if array is None or array.ndim != 3 or array.shape[1:] != shape or len(array) == 0:
-        raise ValueError(f"`scores` must be a non-empty list of questions, each {shape[0]} candidates x {shape[1]} integer scores")
+        raise ArgumentError("scores", f"must be a non-empty list of questions, each {shape[0]} candidates x {shape[1]} integer scores")
     if not np.issubdtype(array.dtype, np.integer):
-        raise ValueError("`scores` must hold integers (0 = ungrammatical, 1 to 5)")
+        raise ArgumentError("scores", "must hold integers (0 = ungrammatical, 1 to 5)")
     if array.min() < SCORE_RANGE[0] or array.max() > SCORE_RANGE[1]:
-        raise ValueError(f"`scores` must lie in {SCORE_RANGE[0]}..{SCORE_RANGE[1]}, got {array.min()}..{array.max()}")
+        raise ArgumentError("scores", f"must lie in {SCORE_RANGE[0]}..{SCORE_RANGE[1]}, got {array.min()}..{array.max()}")
     return array.astype(np.int64)
 
 
@@ -48,7 +49,7 @@ def fleiss_kappa_of_scores(scores, classes: str = "six") -> float:
     from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
     if classes not in {"six", "two"}:
-        raise ValueError(f"`classes` must be 'six' or 'two', got {classes!r}")
+        raise ArgumentError("classes", f"must be 'six' or 'two', got {classes!r}")
     ratings = scores_array(scores).reshape(-1, RATERS_PER_CANDIDATE)
     if classes == "two":
         ratings = (ratings > APPROPRIATE_ABOVE).astype(np.int64)

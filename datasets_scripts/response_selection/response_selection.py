@@ -56,6 +56,7 @@ import numpy as np
 from dialeval.datasets_scripts._sources import SourceFile, resolve_source, sha256_of
 from dialeval.datasets_scripts._text_files import checked_lines, open_release_text
 from dialeval.datasets_scripts.response_selection.released_scores import filtering_violations, scores_array
+from dialeval.validation import ArgumentError
 
 logger = logging.getLogger(__name__)
 
@@ -390,7 +391,7 @@ class ResponseSelection(datasets.GeneratorBasedBuilder):
         if path is None:
             return None
         if not Path(path).expanduser().is_file():
-            raise ValueError(f"`{attribute}` {path!r} is not a file")
+            raise ArgumentError(attribute, f"{path!r} is not a file")
         return str(Path(path).expanduser())
 
     def _dailydialog_path(self, dl_manager) -> str:
@@ -430,9 +431,9 @@ class ResponseSelection(datasets.GeneratorBasedBuilder):
         if self.config.name == "random":
             seed, trials = self.config.seed, self.config.num_trials
             if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-                raise ValueError(f"`seed` must be a non-negative int, got {seed!r}")
+                raise ArgumentError("seed", f"must be a non-negative int, got {seed!r}")
             if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
-                raise ValueError(f"`num_trials` must be a positive int, got {trials!r}")
+                raise ArgumentError("num_trials", f"must be a positive int, got {trials!r}")
         release = {
             key: resolve_source(source, dl_manager, self.config.data_dir, verify=self.config.verify_checksums)
             for key, source in RELEASE_FILES.items()

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from dialeval.cli.options import name_flags
 from dialeval.hub import ModelNotAvailableError
+from dialeval.validation import ArgumentProblem
 
 #: What ``dialeval dtg`` passes to its diversity objective, by the objective's argument name.
 DTG_METRIC_ARGUMENTS = {"model": "metric_model", "dtype": "metric_dtype", "batch_size": "nli_batch_size"}
@@ -20,8 +21,11 @@ DTG_SUMMARY_BERTSCORE_ARGUMENTS = {"model": "bertscore_model"}
 
 def in_caller_names(error: Exception, names: Mapping[str, str]) -> Exception:
     """``error`` (a ValueError or OSError) with each callee argument name in ``names`` written as the
-    caller's; a missing model stays a :class:`~dialeval.hub.ModelNotAvailableError`."""
-    message = name_flags(str(error), names)
+    caller's: an :class:`~dialeval.validation.ArgumentError` is renamed (it stays structured, for the
+    command line's own mapping); a missing model stays a :class:`~dialeval.hub.ModelNotAvailableError`."""
+    if isinstance(error, ArgumentProblem):
+        return error.renamed(names)
+    message = name_flags(error, names)
     if isinstance(error, ModelNotAvailableError):
         return ModelNotAvailableError(message)
     return (ValueError if isinstance(error, ValueError) else OSError)(message)

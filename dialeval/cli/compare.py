@@ -18,6 +18,7 @@ from dialeval.cli.report_formats import (
     summary_rows,
     write_text,
 )
+from dialeval.validation import ArgumentError
 
 _NAME = re.compile(r"^[\w.+-]+$")
 
@@ -36,12 +37,12 @@ def systems_from_inputs(inputs: list[str]) -> dict[str, str]:
             source = given
             name = Path(given).name if Path(given).is_dir() else Path(given).stem
         if not source:
-            raise ValueError(f"`input` {given!r}: NAME=INPUT needs an input after '='")
+            raise ArgumentError("input", f"{given!r}: NAME=INPUT needs an input after '='")
         if not _NAME.match(name):
-            raise ValueError(f"`input` {given!r}: a system name is letters, digits and _ . + - "
+            raise ArgumentError("input", f"{given!r}: a system name is letters, digits and _ . + - "
                              f"(name it with NAME=INPUT), got {name!r}")
         if name in systems:
-            raise ValueError(f"`input`: two systems are named {name!r} ({systems[name]}, {source}): "
+            raise ArgumentError("input", f": two systems are named {name!r} ({systems[name]}, {source}): "
                              "name them with NAME=INPUT")
         systems[name] = source
     return systems

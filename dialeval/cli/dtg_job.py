@@ -32,6 +32,7 @@ from typing import NamedTuple
 from dialeval.cli.options import option
 from dialeval.cli.safe_output import Interrupted, deferred_stop_signals, write_atomically
 from dialeval.io import iter_jsonl
+from dialeval.validation import ArgumentError
 
 #: Table 4's figure for each metric (Baseline NLI Diversity for NLI, §6.3).
 TABLE4_FIGURE = {"nli": "nli_diversity", "sent_bert": "sent_bert", "distinct_n": "distinct_n"}
@@ -122,7 +123,7 @@ def read_contexts(dataset: str | None, split: str | None, input_file: str | None
     if (dataset is None) == (input_file is None):
         raise ValueError("give exactly one of `--dataset` and `--input`")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        raise ValueError(f"`limit` must be a positive int, got {limit!r}")
+        raise ArgumentError("limit", f"must be a positive int, got {limit!r}")
     if dataset is not None:
         from dialeval.datasets_scripts import load, split_name
 
@@ -423,9 +424,9 @@ def format_summary_table(rows: list[dict]) -> str:
 def _metric_options(settings: DTGRunSettings, device) -> dict:
     if settings.metric == "distinct_n":
         if settings.metric_model:
-            raise ValueError("`metric_model` does not apply to distinct_n (a lexical metric)")
+            raise ArgumentError("metric_model", "does not apply to distinct_n (a lexical metric)")
         if settings.metric_dtype:
-            raise ValueError("`metric_dtype` does not apply to distinct_n (a lexical metric)")
+            raise ArgumentError("metric_dtype", "does not apply to distinct_n (a lexical metric)")
         return {}
     options = {"device": device, "dtype": settings.metric_dtype, "batch_size": settings.nli_batch_size}
     if settings.metric_model:
@@ -472,7 +473,7 @@ def run_dtg_job(settings: DTGRunSettings, contexts: list[DTGContext], output: st
     if not contexts:
         raise ValueError("no contexts to run DTG on")
     if settings.metric != "nli" and settings.nli_objective != "nli_diversity":
-        raise ValueError("`nli_objective` applies to --metric nli")
+        raise ArgumentError("nli_objective", "applies to --metric nli")
     state = process_state()
     model, tokenizer = load_generator(settings.model, device=device, dtype=settings.dtype)
     is_encoder_decoder = model.config.is_encoder_decoder

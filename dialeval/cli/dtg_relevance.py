@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 
 from dialeval.text import casual_tokenize
+from dialeval.validation import ArgumentError
 
 
 def _tokens(text: str) -> list[str]:
@@ -28,10 +29,10 @@ def _tokens(text: str) -> list[str]:
 
 def _check(response_sets, references) -> None:
     if len(response_sets) != len(references) or not response_sets:
-        raise ValueError("`response_sets` and `references` must be non-empty and of the same length (one per context)")
+        raise ArgumentError("response_sets", "and `references` must be non-empty and of the same length (one per context)")
     for where, refs in enumerate(references):
         if not refs or not all(isinstance(text, str) for text in refs):
-            raise ValueError(f"`references[{where}]` must be a non-empty list of strings")
+            raise ArgumentError(f"references[{where}]", "must be a non-empty list of strings")
 
 
 def corpus_bleu_against_references(response_sets: list[list[str]], references: list[list[str]]) -> float:

@@ -34,6 +34,7 @@ from dialeval.metrics.engines.embedders import encode_for_job
 from dialeval.metrics.engines.job_steps import JobData, JobStep, StepOutcome, StepSkipped
 from dialeval.metrics.engines.shared_outputs import shared_model_outputs
 from dialeval.metrics import registry
+from dialeval.validation import ArgumentError
 
 #: The names this module gave :class:`StepSkipped` and :class:`StepOutcome` before the steps moved to the registry.
 MetricSkipped, MetricOutcome = StepSkipped, StepOutcome
@@ -89,7 +90,7 @@ def planned_steps(scope: str, options) -> list[tuple[JobStep, str | None]]:
     if options.metrics is not None:
         unknown = [name for name in options.metrics if name not in names]
         if unknown:
-            raise ValueError(f"`metrics` must name steps of {names}, got {unknown}")
+            raise ArgumentError("metrics", f"must name steps of {names}, got {unknown}")
         wanted = set(options.metrics)
     plan = []
     for step in registry.JOB_STEPS:
@@ -97,16 +98,16 @@ def planned_steps(scope: str, options) -> list[tuple[JobStep, str | None]]:
             continue
         if scope not in step.scopes:
             if wanted is not None:
-                raise ValueError(f"`metrics`: {step.name} does not run on a {scope.replace('_', '-')} input "
+                raise ArgumentError("metrics", f": {step.name} does not run on a {scope.replace('_', '-')} input "
                                  f"(it runs on: {', '.join(step.scopes)})")
             continue
         if step.applies is not None and not step.applies(options):
             if wanted is not None:
-                raise ValueError(f"`metrics`: {step.name} needs {step.needs}")
+                raise ArgumentError("metrics", f": {step.name} needs {step.needs}")
             continue
         models = step.models(options) if step.models is not None else [None]
         if not models and wanted is not None:
-            raise ValueError(f"`metrics`: {step.name} was asked for but its model is turned off "
+            raise ArgumentError("metrics", f": {step.name} was asked for but its model is turned off "
                              "(a model flag set to 'none', or --no-sentence-model)")
         plan += [(step, model) for model in models]
     return plan
@@ -116,7 +117,7 @@ def _about(step: JobStep, model: str | None, error: Exception) -> str:
     """``error``'s message naming the option that asked for the step instead of the argument ``model``."""
     if step.model_flag is None:
         return str(error)
-    message = name_flags(str(error), {"model": step.model_flag})
+    message = name_flags(error, {"model": step.model_flag})
     if isinstance(error, (ModelNotAvailableError, StepSkipped)):
         return message
     return f"{step.model_flag}{'' if model is None else ' ' + model}: {message}"
@@ -276,7 +277,7 @@ def check_corpus_responses(responses: list[str], where: list[str] | None = None,
         raise ValueError("no responses to evaluate")
     for index, response in enumerate(responses):
         if not isinstance(response, str):
-            raise ValueError(f"`responses[{index}]` must be a string, got {type(response).__name__}")
+            raise ArgumentError(f"responses[{index}]", f"must be a string, got {type(response).__name__}")
         if not allow_empty and not response.strip():
             place = where[index] if where else f"`responses[{index}]`"
             raise ValueError(f"{place}: the response is {'empty' if not response else 'white space only'}; "

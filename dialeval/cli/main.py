@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         return stop.exit_code
     except (ValueError, OSError) as error:  # bad input, a missing model or data file: a message, not a traceback
         # The jobs name their Python arguments; the user typed flags.
-        message = name_flags(str(error), flag_names(*args.option_classes))
+        message = name_flags(error, flag_names(*args.option_classes))
         print(f"dialeval {args.command}: error: {message}", file=sys.stderr)
         return 2
 

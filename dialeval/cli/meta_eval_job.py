@@ -28,6 +28,7 @@ from dialeval.metrics.diversity_meta_eval import diversity_meta_evaluation, subs
 from dialeval.metrics.diversity_meta_eval.statistics import UndefinedStatisticError
 from dialeval.metrics.engines.shared_outputs import shared_model_outputs
 from dialeval.metrics.registry import SET_SCORERS
+from dialeval.validation import ArgumentError
 
 
 @dataclass(frozen=True)
@@ -99,18 +100,18 @@ def parse_metric(text: str) -> MetricSpec:
     name, _, model = text.partition("=")
     if name.startswith(RELEASED_PREFIX):
         if name[len(RELEASED_PREFIX):] not in RELEASED_SCORES or model:
-            raise ValueError(f"`metric` {text!r}: released scores are {[RELEASED_PREFIX + s for s in RELEASED_SCORES]}")
+            raise ArgumentError("metric", f"{text!r}: released scores are {[RELEASED_PREFIX + s for s in RELEASED_SCORES]}")
         return MetricSpec(name)
     if name not in SET_SCORERS:
-        raise ValueError(f"`metric` must be one of {sorted(SET_SCORERS)} or released:<{'|'.join(RELEASED_SCORES)}>, got {name!r}")
+        raise ArgumentError("metric", f"must be one of {sorted(SET_SCORERS)} or released:<{'|'.join(RELEASED_SCORES)}>, got {name!r}")
     if model and not SET_SCORERS[name].needs_model:
-        raise ValueError(f"`metric` {name!r} uses no model, got {text!r}")
+        raise ArgumentError("metric", f"{name!r} uses no model, got {text!r}")
     return MetricSpec(name, model or None)
 
 
 def _check_choice(value: str, choices, argument: str) -> None:
     if value not in choices:
-        raise ValueError(f"`{argument}` must be one of {sorted(choices)}, got {value!r}")
+        raise ArgumentError(argument, f"must be one of {sorted(choices)}, got {value!r}")
 
 
 def load_test_sets(test: str, task: str, options: MetaEvalOptions, hds: bool = False):
@@ -118,7 +119,7 @@ def load_test_sets(test: str, task: str, options: MetaEvalOptions, hds: bool = F
     from dialeval.datasets_scripts import load
 
     if (hds or options.rated_subset) and TESTS[test].hds_family is None:
-        raise ValueError(f"`test` {test!r} has no human-rated subset")
+        raise ArgumentError("test", f"{test!r} has no human-rated subset")
     family = TESTS[test].hds_family if hds or options.rated_subset else TESTS[test].family
     return load("diversity_eval", f"{family}_{TASKS[task]}", data_dir=options.data_dir, split="test", cache_dir=options.cache_dir)
 
@@ -154,7 +155,7 @@ def score_metric(spec: MetricSpec, dataset, options: MetaEvalOptions, computed: 
     if spec.name.startswith(RELEASED_PREFIX):
         scores = [row[spec.name[len(RELEASED_PREFIX):]] for row in dataset["released_scores"]]
         if None in scores:
-            raise ValueError(f"`metric` {spec.name!r}: the files read hold no released scores (raw/ files); use with_metrics/")
+            raise ArgumentError("metric", f"{spec.name!r}: the files read hold no released scores (raw/ files); use with_metrics/")
     else:
         from tqdm.auto import tqdm
 
@@ -197,7 +198,7 @@ def run_meta_eval(metrics: list[str], test: str, task: str, options: MetaEvalOpt
     _check_choice(task, TASKS, "task")
     specs = [parse_metric(metric) for metric in metrics]
     if not specs and not (human and TESTS[test].hds_family):
-        raise ValueError("`metrics` is empty and this test has no human scores: nothing to meta-evaluate")
+        raise ArgumentError("metrics", "is empty and this test has no human scores: nothing to meta-evaluate")
     definition = TESTS[test]
     dataset = load_test_sets(test, task, options)
     report = MetaEvalReport(test, task, definition.binary, dataset.info.config_name)
@@ -208,10 +209,10 @@ def run_meta_eval(metrics: list[str], test: str, task: str, options: MetaEvalOpt
             try:
                 scores = score_metric(spec, dataset, options, computed)
             except ModelNotAvailableError as error:
-                report.skipped.append({"metric": spec.label, "reason": name_flags(str(error), {"model": spec.option})})
+                report.skipped.append({"metric": spec.label, "reason": name_flags(error, {"model": spec.option})})
                 continue
             except (ValueError, OSError) as error:  # e.g. a directory that holds no model
-                message = f"{spec.option}: {name_flags(str(error), {'model': spec.option})}"
+                message = f"{spec.option}: {name_flags(error, {'model': spec.option})}"
                 raise (ValueError if isinstance(error, ValueError) else OSError)(message) from error
             report.rows.append(MetricRow(spec.label, scores, parameters,
                                          _meta_evaluate(scores, parameters, definition.binary, options)))

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 # The spelling lives in the root layer (metric subpackages declare their own flags with it).
 from dialeval.option_fields import KEY, CliOption, cli_fields, option  # noqa: F401 - re-exported
 from dialeval.option_fields import NOT_GIVEN as _NOT_GIVEN
+from dialeval.validation import ArgumentProblem
 
 
 def _default(f: dataclasses.Field, spec: CliOption):
@@ -168,16 +169,23 @@ def flag_names(*classes) -> dict[str, str]:
     return names
 
 
-def name_flags(message: str, names: Mapping[str, str]) -> str:
-    """``message`` with the Python argument names in ``names`` written as their flags.
+def name_flags(error: BaseException | str, names: Mapping[str, str]) -> str:
+    """``error``'s message with the Python argument names in ``names`` written as their flags.
 
-    Jobs and metrics quote argument names in backticks (```data_dir` ... is not a directory``),
-    which become the flag (```--data-dir```); keys holding ``=`` or a backtick (``allow_empty=True``)
-    are replaced as they stand.
+    An :class:`~dialeval.validation.ArgumentError` carries its argument's name: it is
+    :meth:`~dialeval.validation.ArgumentProblem.renamed` (the argument and the names it mentions;
+    ``max_n`` -> ``--max-n``, an index path kept). Keys holding ``=`` or a backtick are advice
+    written as code (``allow_empty=True`` -> ``--allow-empty``) and are replaced as they stand.
+    Fallback, for messages that are not an ArgumentError (an ``OSError``, a sentence that names
+    several arguments in its middle): the quoted names (```data_dir` ...``) are replaced in the text.
     """
-    for name in sorted(names, key=len, reverse=True):
-        if "=" in name or "`" in name:
-            message = message.replace(name, names[name])
-        else:
+    literal = {name: flag for name, flag in names.items() if "=" in name or "`" in name}
+    if isinstance(error, ArgumentProblem):
+        message = str(error.renamed({name: flag for name, flag in names.items() if name not in literal}))
+    else:
+        message = str(error)
+        for name in sorted(set(names) - set(literal), key=len, reverse=True):
             message = message.replace(f"`{name}`", f"`{names[name]}`")
+    for name in sorted(literal, key=len, reverse=True):
+        message = message.replace(name, literal[name])
     return message

@@ -25,6 +25,7 @@ from matplotlib.figure import Figure
 from dialeval.cli.meta_eval_job import MetaEvalReport, MetricRow
 from dialeval.cli.report_formats import INPUT_KEYS
 from dialeval.cli.safe_output import write_atomically
+from dialeval.validation import ArgumentError
 
 HIGH_COLOUR, LOW_COLOUR = "tab:blue", "tab:orange"
 
@@ -96,7 +97,7 @@ def plot_cluster_distribution(distribution, path: str | Path, title: str = "Sem-
     is drawn as a step line in the same cluster order when given."""
     shares = np.asarray(distribution, dtype=np.float64)
     if shares.ndim != 1 or shares.size < 2 or not math.isclose(shares.sum(), 1.0, abs_tol=1e-6):
-        raise ValueError("`distribution` must be a 1-D vector of at least 2 shares summing to 1")
+        raise ArgumentError("distribution", "must be a 1-D vector of at least 2 shares summing to 1")
     order = np.argsort(-shares, kind="stable")
     positions = np.arange(1, shares.size + 1)
     figure = Figure(figsize=(7, 3.5), layout="constrained")
@@ -105,7 +106,7 @@ def plot_cluster_distribution(distribution, path: str | Path, title: str = "Sem-
     if reference_distribution is not None:
         reference = np.asarray(reference_distribution, dtype=np.float64)
         if reference.shape != shares.shape:
-            raise ValueError(f"`reference_distribution` must have {shares.size} shares, got shape {reference.shape}")
+            raise ArgumentError("reference_distribution", f"must have {shares.size} shares, got shape {reference.shape}")
         axes.step(positions, reference[order], where="mid", color="tab:orange", label="reference corpus")
     axes.axhline(1.0 / shares.size, color="black", linestyle="--", linewidth=1, label=f"uniform (1/{shares.size})")
     entropy = float(-(shares[shares > 0] * np.log(shares[shares > 0])).sum())

@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 from dialeval.metrics.registry import METRICS, get
+from dialeval.validation import ArgumentError
 
 
 def space_files(name: str) -> list[Path]:
@@ -44,7 +45,7 @@ def push_metrics(namespace: str, names: list[str] | None = None, to: str | Path 
     ``to``: also keep the uploaded folders there (default: a temporary folder). Returns the Space ids.
     """
     if not namespace or "/" in namespace:
-        raise ValueError(f"`namespace` must be a Hub user or organization name (no '/'), got {namespace!r}")
+        raise ArgumentError("namespace", f"must be a Hub user or organization name (no '/'), got {namespace!r}")
     from huggingface_hub import HfApi
 
     api = HfApi(token=token)

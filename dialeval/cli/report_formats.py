@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from dialeval.validation import ArgumentError
 
 #: What ``--output-format`` names; ``json`` is the full report, the others its summary table.
 OUTPUT_FORMATS = ("json", "csv", "markdown", "latex")
@@ -53,7 +54,7 @@ class Table:
 
 def check_decimals(decimals: int) -> int:
     if isinstance(decimals, bool) or not isinstance(decimals, int) or decimals < 0:
-        raise ValueError(f"`decimals` must be an integer >= 0, got {decimals!r}")
+        raise ArgumentError("decimals", f"must be an integer >= 0, got {decimals!r}")
     return decimals
 
 
@@ -130,7 +131,7 @@ _RENDERERS = {"csv": _csv, "markdown": _markdown, "latex": _latex, "text": _text
 def render_table(table: Table, table_format: str, decimals: int = DEFAULT_DECIMALS) -> str:
     """``table`` as ``csv``, ``markdown``, ``latex`` (each ending with a line break) or ``text``."""
     if table_format not in _RENDERERS:
-        raise ValueError(f"`table_format` must be one of {', '.join(_RENDERERS)}, got {table_format!r}")
+        raise ArgumentError("table_format", f"must be one of {', '.join(_RENDERERS)}, got {table_format!r}")
     return _RENDERERS[table_format](table, check_decimals(decimals))
 
 
@@ -180,7 +181,7 @@ def format_report(report: dict, output_format: str, decimals: int = DEFAULT_DECI
     if output_format == "json":
         return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
     if output_format not in OUTPUT_FORMATS:
-        raise ValueError(f"`output_format` must be one of {', '.join(OUTPUT_FORMATS)}, got {output_format!r}")
+        raise ArgumentError("output_format", f"must be one of {', '.join(OUTPUT_FORMATS)}, got {output_format!r}")
     return render_table(summary_table(report), output_format, decimals)
 
 
@@ -196,10 +197,10 @@ def output_format_of(output: str | None, explicit: str | None) -> str:
     """The format of ``output``: its suffix (``.json .csv .md .markdown .tex``) or ``explicit``
     (``--output-format``); both must agree, and one must say it."""
     if explicit is not None and explicit not in OUTPUT_FORMATS:
-        raise ValueError(f"`output_format` must be one of {', '.join(OUTPUT_FORMATS)}, got {explicit!r}")
+        raise ArgumentError("output_format", f"must be one of {', '.join(OUTPUT_FORMATS)}, got {explicit!r}")
     by_suffix = FORMAT_OF_SUFFIX.get(Path(output).suffix.lower()) if output else None
     if by_suffix and explicit and by_suffix != explicit:
-        raise ValueError(f"`output` {output!r} names a {by_suffix} file but `output_format` is {explicit}")
+        raise ArgumentError("output", f"{output!r} names a {by_suffix} file but `output_format` is {explicit}")
     if output and not by_suffix and not explicit:
         raise ValueError(f"cannot tell the format of `output` {output!r} from its suffix "
                          f"({', '.join(FORMAT_OF_SUFFIX)}); pass `output_format`")
@@ -244,11 +245,11 @@ def plan_outputs(inputs: dict[str, str], output: str | None = None, output_forma
     is printed only). No two outputs may share a path, nor an output be an input.
     """
     if len(inputs) > 1 and output is None and output_format is not None:
-        raise ValueError("`output_format` names the comparison table's format: with several inputs it needs `output`")
+        raise ArgumentError("output_format", "names the comparison table's format: with several inputs it needs `output`")
     table_format = output_format_of(output, output_format)
     per_set = Path(per_set_csv) if per_set_csv is not None else None
     if per_set is not None and Path(per_set).suffix.lower() != ".csv":
-        raise ValueError(f"`per_set_csv` {per_set_csv!r} must end with .csv")
+        raise ArgumentError("per_set_csv", f"{per_set_csv!r} must end with .csv")
     if len(inputs) == 1:
         (name, source), = inputs.items()
         main = Path(output) if output else default_report_path(source).with_suffix(SUFFIX_OF_FORMAT[table_format])

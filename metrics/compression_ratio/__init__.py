@@ -16,6 +16,7 @@ import gzip
 import lzma
 
 from dialeval.validation import check_corpus, check_response_sets, split_scope
+from dialeval.validation import ArgumentError
 
 ALGORITHMS = ("gzip", "xz")
 
@@ -38,7 +39,7 @@ def compression_ratio(texts: list[str], algorithm: str = "gzip", allow_empty: bo
         ValueError: ``texts`` is not a non-empty list of strings, or ``algorithm`` is unknown.
     """
     if algorithm not in ALGORITHMS:
-        raise ValueError(f"`algorithm` must be one of {ALGORITHMS}, got {algorithm!r}")
+        raise ArgumentError("algorithm", f"must be one of {ALGORITHMS}, got {algorithm!r}")
     texts = check_corpus(texts, "texts", allow_empty=allow_empty)
     data = " ".join(texts).encode("utf-8")
     return len(data) / _compressed_size(data, algorithm)

@@ -11,6 +11,7 @@ from dialeval.metrics.diversity_meta_eval.statistics import check_numbers
 from dialeval.metrics.diversity_meta_eval.statistics import constant_input_reason
 from dialeval.metrics.diversity_meta_eval.statistics import diversity_meta_evaluation
 from dialeval.metrics.engines.evaluate_module import DialevalMetric
+from dialeval.validation import ArgumentError
 
 _CITATION = """\
 @inproceedings{tevet-berant-2021-evaluating,
@@ -74,11 +75,11 @@ class DiversityMetaEval(DialevalMetric):
 
     def _compute(self, predictions, references, bootstrap=False, num_resamples=1000, sample_fraction=0.5, seed=0):
         if len(predictions) < 2:
-            raise ValueError(f"`predictions` must hold at least 2 scores (one per response set), got {len(predictions)}")
+            raise ArgumentError("predictions", f"must hold at least 2 scores (one per response set), got {len(predictions)}")
         for argument, values in (("predictions", predictions), ("references", references)):
             for index, value in enumerate(values):
                 if not math.isfinite(value):
-                    raise ValueError(f"`{argument}[{index}]` must be a finite number, got {value!r}")
+                    raise ArgumentError(f"{argument}[{index}]", f"must be a finite number, got {value!r}")
         result = diversity_meta_evaluation(predictions, references, bootstrap=bootstrap, num_resamples=num_resamples,
                                            sample_fraction=sample_fraction, seed=seed)
         if result["spearman"] is None:  # the reason names this module's inputs, not the function's

@@ -12,6 +12,8 @@ import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
 from dialeval.validation import check_flag, check_int
+from dialeval.validation import ArgumentError
+from dialeval.validation import arguments_named, as_float_array
 
 class UndefinedStatisticError(ValueError):
     """A statistic that is 0/0 for this input (a constant side): the message names the argument and why."""
@@ -24,21 +26,21 @@ OCA_TOLERANCE = 1e-5
 def check_numbers(values: object, argument: str) -> None:
     """``values`` must be a list of real numbers (evaluate would otherwise fail deep inside pyarrow)."""
     if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
-        raise ValueError(f"`{argument}` must be a list of numbers, got {type(values).__name__}")
+        raise ArgumentError(argument, f"must be a list of numbers, got {type(values).__name__}")
     for index, value in enumerate(values):
         if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-            raise ValueError(f"`{argument}[{index}]` must be a number, got {type(value).__name__}: {value!r}")
+            raise ArgumentError(f"{argument}[{index}]", f"must be a number, got {type(value).__name__}: {value!r}")
 
 
 def _paired(scores, parameters) -> tuple[np.ndarray, np.ndarray]:
-    scores = np.asarray(scores, dtype=np.float64)
-    parameters = np.asarray(parameters, dtype=np.float64)
+    scores = as_float_array(scores, "scores")
+    parameters = as_float_array(parameters, "parameters")
     if scores.ndim != 1 or scores.shape != parameters.shape:
-        raise ValueError(f"`scores` and `parameters` must be 1-D and of equal length, got {scores.shape} and {parameters.shape}")
+        raise ArgumentError("scores", f"and `parameters` must be 1-D and of equal length, got {scores.shape} and {parameters.shape}")
     if len(scores) < 2:
-        raise ValueError(f"`scores` must hold at least 2 values, got {len(scores)}")
+        raise ArgumentError("scores", f"must hold at least 2 values, got {len(scores)}")
     if not (np.isfinite(scores).all() and np.isfinite(parameters).all()):
-        raise ValueError("`scores` and `parameters` must be finite numbers")
+        raise ArgumentError("scores", "and `parameters` must be finite numbers")
     return scores, parameters
 
 
@@ -105,11 +107,12 @@ def optimal_classification_accuracy(scores, labels, tolerance: float = OCA_TOLER
     above the threshold by more than ``tolerance``. A metric that ranks the classes the wrong
     way round is as informative, so each threshold's accuracy is ``max(acc, 1 - acc)``.
     """
-    scores, labels = _paired(scores, labels)
+    with arguments_named({"parameters": "labels"}):
+        scores, labels = _paired(scores, labels)
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float, np.integer, np.floating)) or not 0 <= tolerance < np.inf:
-        raise ValueError(f"`tolerance` must be a finite number >= 0, got {tolerance!r}")
+        raise ArgumentError("tolerance", f"must be a finite number >= 0, got {tolerance!r}")
     if not np.isin(labels, (0.0, 1.0)).all():
-        raise ValueError("`labels` must be 0 (low diversity) or 1 (high diversity)")
+        raise ArgumentError("labels", "must be 0 (low diversity) or 1 (high diversity)")
     thresholds = np.unique(np.concatenate([scores, [scores.min() - 1.0]]))
     predicted_high = scores[None, :] > thresholds[:, None] + tolerance
     accuracy = (predicted_high == labels[None, :].astype(bool)).mean(axis=1)
@@ -132,7 +135,7 @@ def subsampled_spearman(scores, parameters, sample_size: int = 200, repeats: int
         raise UndefinedStatisticError(reason)
     sample_size, repeats, seed = check_int(sample_size, "sample_size", 2), check_int(repeats, "repeats"), check_int(seed, "seed", 0)
     if sample_size > len(scores):
-        raise ValueError(f"`sample_size` must be between 2 and {len(scores)}, got {sample_size}")
+        raise ArgumentError("sample_size", f"must be between 2 and {len(scores)}, got {sample_size}")
     rng = np.random.default_rng(seed)
     subsets = (rng.choice(len(scores), sample_size, replace=False) for _ in range(repeats))
     values = [spearman(scores[idx], parameters[idx])[0] for idx in subsets
@@ -158,7 +161,7 @@ def bootstrap_spearman_ci(
         ("confidence", confidence, isinstance(confidence, (int, float)) and 0 < confidence < 1),
     ):
         if not valid:
-            raise ValueError(f"`{name}` is out of range, got {value!r}")
+            raise ArgumentError(name, f"is out of range, got {value!r}")
     seed = check_int(seed, "seed", 0)
     size = max(2, round(sample_fraction * len(scores)))
     rng = np.random.default_rng(seed)

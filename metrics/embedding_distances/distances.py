@@ -43,6 +43,7 @@ from dialeval.validation import (
     check_response_sets,
     split_scope,
 )
+from dialeval.validation import ArgumentError
 
 #: The figures, in the order :func:`embedding_distances` reports them.
 FIGURES = ("remote_clique", "chamfer_distance")
@@ -105,17 +106,17 @@ def _unit_embeddings(embeddings) -> np.ndarray:
     dtype (float32 kept, anything else as float64)."""
     rows = check_float_rows(embeddings)
     if rows.shape[0] < 2 or rows.shape[1] == 0:
-        raise ValueError(f"`embeddings` must hold at least 2 rows of at least 1 value (distances need two texts), "
+        raise ArgumentError("embeddings", "must hold at least 2 rows of at least 1 value (distances need two texts), "
                          f"got shape {rows.shape}")
     if not np.all(np.isfinite(rows)):
-        raise ValueError("`embeddings` holds NaN or infinite values")
+        raise ArgumentError("embeddings", "holds NaN or infinite values")
     unit = np.empty_like(rows)
     for start in range(0, len(rows), ROWS_PER_CHUNK):  # float64 a chunk at a time: one copy of the rows in all
         chunk = rows[start : start + ROWS_PER_CHUNK].astype(np.float64)
         # scaled by the largest |value| first, so that rows of 1e-300 (whose squares underflow) normalise too
         largest = np.max(np.abs(chunk), axis=1)
         if np.any(largest == 0):
-            raise ValueError(f"`embeddings` row {start + int(np.argmin(largest))} is zero: its cosine distance is undefined")
+            raise ArgumentError("embeddings", f"row {start + int(np.argmin(largest))} is zero: its cosine distance is undefined")
         chunk /= largest[:, None]
         chunk /= np.linalg.norm(chunk, axis=1, keepdims=True)
         unit[start : start + ROWS_PER_CHUNK] = chunk
@@ -155,7 +156,7 @@ def _check_figures(figures) -> tuple[str, ...]:
     if isinstance(figures, str):
         figures = (figures,)
     if not isinstance(figures, (list, tuple)) or not figures or any(figure not in FIGURES for figure in figures):
-        raise ValueError(f"`figures` must be a non-empty list of {FIGURES}, got {figures!r}")
+        raise ArgumentError("figures", f"must be a non-empty list of {FIGURES}, got {figures!r}")
     return tuple(dict.fromkeys(figures))
 
 
@@ -229,7 +230,7 @@ def embedding_distances(
 def _one_list(texts, model, batch_size, device, dtype, allow_empty, progress, figure: str) -> float:
     texts = check_corpus(texts, "texts", allow_empty=allow_empty)
     if len(texts) < 2:
-        raise ValueError(f"`texts` must hold at least 2 texts (distances need two), got {len(texts)}")
+        raise ArgumentError("texts", f"must hold at least 2 texts (distances need two), got {len(texts)}")
     return embedding_distances(texts, model, (figure,), batch_size, device, dtype, allow_empty, progress)[figure]
 
 

@@ -33,6 +33,7 @@ from dialeval.distributed import gather_shares, is_sharing_work, work_share
 from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.metrics.engines.shared_outputs import stored_vectors, vector_store
 from dialeval.validation import check_int, check_unicode_text
+from dialeval.validation import ArgumentError
 
 KINDS = ("last_token", "mean_pooling", "sentence_transformers")
 DEFAULT_SENTENCE_MODEL = EMBEDDED_SENTENCE_MODEL
@@ -76,24 +77,24 @@ def _check_model(model: object) -> str:
     if isinstance(model, os.PathLike):
         model = os.fspath(model)
     if not isinstance(model, str) or not model:
-        raise ValueError(f"`model` must be a model id or a local directory, got {model!r}")
+        raise ArgumentError("model", f"must be a model id or a local directory, got {model!r}")
     return model
 
 
 def _check_texts(texts: object) -> list[str]:
     if isinstance(texts, (str, bytes)) or not isinstance(texts, (list, tuple)):
-        raise ValueError(f"`texts` must be a list of strings, got {type(texts).__name__}")
+        raise ArgumentError("texts", f"must be a list of strings, got {type(texts).__name__}")
     if not texts:
-        raise ValueError("`texts` is empty: give at least one text to embed")
+        raise ArgumentError("texts", "is empty: give at least one text to embed")
     for index, text in enumerate(texts):
         if not isinstance(text, str):
-            raise ValueError(f"`texts[{index}]` must be a string, got {type(text).__name__}: {text!r:.60}")
+            raise ArgumentError(f"texts[{index}]", f"must be a string, got {type(text).__name__}: {text!r:.60}")
         check_unicode_text(text, f"texts[{index}]")
         if not text.strip():
             # A response without words has no meaning to cluster; MAUVE's featurizer drops such
             # texts silently, which would misalign rows with inputs.
-            raise ValueError(
-                f"`texts[{index}]` is empty or whitespace-only ({text!r}); filter such responses out "
+            raise ArgumentError(
+                f"texts[{index}]", f"is empty or whitespace-only ({text!r}); filter such responses out "
                 "before embedding (an empty response has no semantic content to cluster)"
             )
     return list(texts)
@@ -146,8 +147,8 @@ def load_sentence_model(model: str = DEFAULT_SENTENCE_MODEL, device=None, dtype:
 def _sentence_encoder(model, device, dtype) -> tuple[object, tuple]:
     """The sentence-transformers encoder of ``model`` and the key of its vectors in a job's store."""
     if not isinstance(model, (str, os.PathLike)) and not callable(getattr(model, "encode", None)):
-        raise ValueError(
-            f"`model` must be a sentence-transformers id, a local directory or a loaded model with `encode`, got {model!r:.60}"
+        raise ArgumentError(
+            "model", f"must be a sentence-transformers id, a local directory or a loaded model with `encode`, got {model!r:.60}"
         )
     if isinstance(model, (str, os.PathLike)):
         encoder = load_sentence_model(model, device, dtype)
@@ -159,7 +160,7 @@ def _sentence_encoder(model, device, dtype) -> tuple[object, tuple]:
 
 def _check_progress(progress) -> None:
     if progress is not None and not callable(progress):
-        raise ValueError(f"`progress` must be a callable (e.g. tqdm's update) or None, got {type(progress).__name__}")
+        raise ArgumentError("progress", f"must be a callable (e.g. tqdm's update) or None, got {type(progress).__name__}")
 
 
 def sentence_vectors(texts: list[str], model=DEFAULT_SENTENCE_MODEL, batch_size: int = 64, device=None, dtype=None,
@@ -288,7 +289,7 @@ class _TransformerEmbedder:
         self.max_length = check_int(max_length, "max_length")
         self.batch_size = check_int(batch_size, "batch_size")
         if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)):
-            raise ValueError(f"`layer` must be an int (an index into the hidden states), got {layer!r}")
+            raise ArgumentError("layer", f"must be an int (an index into the hidden states), got {layer!r}")
         self.layer = int(layer)
         self.dtype = check_dtype(dtype)
         # Resolved now so that a missing model fails at construction, not after the data is read.
@@ -308,14 +309,14 @@ class _TransformerEmbedder:
     def _check_fits(self, loaded: LoadedModel) -> None:
         limit = loaded.position_limit
         if limit is not None and self.max_length > limit:
-            raise ValueError(
-                f"`max_length`={self.max_length} exceeds the {limit} positions of {self.model_name!r}; "
+            raise ArgumentError(
+                "max_length", f"={self.max_length} exceeds the {limit} positions of {self.model_name!r}; "
                 f"pass max_length <= {limit}"
             )
         layers = loaded.num_layers
         if layers is not None and not -(layers + 1) <= self.layer <= layers:
-            raise ValueError(
-                f"`layer`={self.layer} is out of range for {self.model_name!r}, which has {layers + 1} "
+            raise ArgumentError(
+                "layer", f"={self.layer} is out of range for {self.model_name!r}, which has {layers + 1} "
                 f"hidden states (embeddings and {layers} layers): use {-(layers + 1)}..{layers}"
             )
 
@@ -350,8 +351,8 @@ class _TransformerEmbedder:
         ids = self._token_ids(loaded, unique)
         for position, token_ids in enumerate(ids):
             if not token_ids:
-                raise ValueError(
-                    f"`texts[{texts.index(unique[position])}]` ({unique[position]!r:.60}) has no "
+                raise ArgumentError(
+                    f"texts[{texts.index(unique[position])}]", f"({unique[position]!r:.60}) has no "
                     f"tokens under the tokenizer of {self.model_name!r}"
                 )
         # Longest first: an out-of-memory error shows on the first batch, not after an hour.
@@ -504,7 +505,7 @@ class SentenceTransformerEmbedder:
         self.batch_size = check_int(batch_size, "batch_size")
         self.dtype = check_dtype(dtype)
         if not isinstance(normalize, bool):
-            raise ValueError(f"`normalize` must be a bool, got {normalize!r}")
+            raise ArgumentError("normalize", f"must be a bool, got {normalize!r}")
         self.normalize = normalize
         resolve_model_path(self.model_name)  # fail fast when the model is missing
         self.device = str(resolve_device(device))
@@ -543,7 +544,7 @@ _CLASSES = {
 
 def _class_of(kind: object) -> type:
     if kind not in _CLASSES:
-        raise ValueError(f"`kind` must be one of {KINDS}, got {kind!r}")
+        raise ArgumentError("kind", f"must be one of {KINDS}, got {kind!r}")
     return _CLASSES[kind]
 
 
@@ -575,7 +576,7 @@ def embedder_from_identity(identity: Mapping, **runtime_options) -> TextEmbedder
             reproduced exactly; or a runtime option would change the identity.
     """
     if not isinstance(identity, Mapping) or "kind" not in identity:
-        raise ValueError(f"`identity` must be a dict with a 'kind' (one of {KINDS}), got {identity!r}")
+        raise ArgumentError("identity", f"must be a dict with a 'kind' (one of {KINDS}), got {identity!r}")
     cls = _class_of(identity["kind"])
     not_runtime = sorted(set(runtime_options) - set(RUNTIME_OPTIONS))
     if not_runtime:
@@ -584,7 +585,7 @@ def embedder_from_identity(identity: Mapping, **runtime_options) -> TextEmbedder
         )
     settings = {key: value for key, value in identity.items() if key != "kind"}
     if "model" not in settings:
-        raise ValueError(f"`identity` has no 'model': {dict(identity)!r}")
+        raise ArgumentError("identity", f"has no 'model': {dict(identity)!r}")
     constructor = {key: value for key, value in settings.items() if key in _options_of(cls) or key == "model"}
     embedder = cls(**constructor, **runtime_options)
     rebuilt = embedder.identity()
@@ -625,7 +626,7 @@ class CachingEmbedder:
 
     def __init__(self, embedder: TextEmbedder):
         if not isinstance(embedder, TextEmbedder):
-            raise ValueError(f"`embedder` must have identity() and embed(texts), got {type(embedder).__name__}")
+            raise ArgumentError("embedder", f"must have identity() and embed(texts), got {type(embedder).__name__}")
         self.embedder = embedder
         self._vectors: dict[str, np.ndarray] = {}
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 import abc
 import inspect
 import os
-import re
 
 import datasets
 import evaluate
@@ -30,6 +29,8 @@ from datasets import Value
 
 from dialeval.validation import as_plain_python
 from dialeval.validation import check_module_predictions
+from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentProblem
 
 
 class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
@@ -106,8 +107,8 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             rows = {name: None if value is None else [value] for name, value in example.items()}
             try:
                 batch = self._checked(self._batch_of(rows.pop("predictions"), rows.pop("references"), rows))
-            except ValueError as error:
-                raise ValueError(_name_the_single_input(str(error), names)) from None
+            except ArgumentProblem as error:  # the checks name `predictions[0]`; the user passed `prediction`
+                raise error.renamed(_single_input_names(names)) from None
             super().add_batch(**batch)
         except BaseException:
             self._discard_queued()
@@ -117,7 +118,7 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
 
     def _references_option(self) -> str:
         if self.references_option is None:
-            raise ValueError(f"`references` is not used by {self.name}; pass only {self._inputs_text()}")
+            raise ArgumentError("references", f"is not used by {self.name}; pass only {self._inputs_text()}")
         return self.references_option
 
     def _inputs_text(self) -> str:
@@ -149,8 +150,8 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             )
         if references is not None and "references" not in features:
             if self.references_option is not None:
-                raise ValueError(
-                    f"`references` of {self.name} is not one value per input: give it to compute(references=...)"
+                raise ArgumentError(
+                    "references", f"of {self.name} is not one value per input: give it to compute(references=...)"
                 )
             self._references_option()
         # evaluate's base takes arrays, tensors and Series where it takes lists: the checks see Python lists.
@@ -161,7 +162,7 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             raise ValueError(f"{self.name} needs the inputs {features}; missing: {missing}")
         for name in features:
             if isinstance(given[name], str) or not hasattr(given[name], "__len__"):
-                raise ValueError(f"`{name}` must be a list (one item per input), got {type(given[name]).__name__}")
+                raise ArgumentError(name, f"must be a list (one item per input), got {type(given[name]).__name__}")
         lengths = {name: len(given[name]) for name in features}
         if len(set(lengths.values())) > 1:
             names = " and ".join(f"`{name}`" for name in features)
@@ -171,7 +172,7 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
     def _checked(self, batch: dict) -> dict:
         batch = self._check_batch(batch)
         if not any(len(column) for column in batch.values()):
-            raise ValueError(f"`{next(iter(batch))}` is empty: give at least one input")
+            raise ArgumentError(f"{next(iter(batch))}", "is empty: give at least one input")
         self._check_same_scope(batch)
         return batch
 
@@ -183,8 +184,8 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         batch_corpus = isinstance(batch["predictions"][0], str)
         if queued_corpus != batch_corpus:
             kinds = ("corpus-scope input (strings)", "response sets (lists of strings)")
-            raise ValueError(
-                f"`predictions` is {kinds[not batch_corpus]} but the inputs queued before are "
+            raise ArgumentError(
+                "predictions", f"is {kinds[not batch_corpus]} but the inputs queued before are "
                 f"{kinds[not queued_corpus]}; one compute scores one scope (the queued inputs were discarded)"
             )
 
@@ -234,9 +235,6 @@ class ResponsesMetric(DialevalMetric, metaclass=abc.ABCMeta):
         return batch
 
 
-def _name_the_single_input(message: str, names: dict[str, str]) -> str:
-    """``add`` takes one input; the batch checks call it ``predictions[0]``, the user passed ``prediction``."""
-    def rename(match: re.Match) -> str:
-        return f"`{names.get(match.group(1), match.group(1))}"
-
-    return re.sub(r"`(\w+)(?:\[0\])?(?=[`\[])", rename, message)
+def _single_input_names(names: dict[str, str]) -> dict[str, str]:
+    """``add`` takes one input: the batch checks' ``predictions[0]`` (and ``predictions``) is ``prediction``."""
+    return {key: name for input_name, name in names.items() for key in (input_name, f"{input_name}[0]")}

@@ -25,6 +25,7 @@ import numpy as np
 from dialeval.distributed import gather_shares, work_share
 from dialeval.hub import LoadedModel, load_model
 from dialeval.validation import check_flag, check_int, check_unicode_text
+from dialeval.validation import ArgumentError
 
 logger = logging.getLogger(__name__)
 
@@ -53,47 +54,47 @@ def check_questions(contexts, candidates, labels=None) -> tuple[list[list[str]],
     """
     for name, value in (("contexts", contexts), ("candidates", candidates)):
         if isinstance(value, str) or not isinstance(value, Sequence):
-            raise ValueError(f"`{name}` must be a list (one item per question), got {type(value).__name__}: {describe(value)}")
+            raise ArgumentError(name, f"must be a list (one item per question), got {type(value).__name__}: {describe(value)}")
     if len(contexts) == 0:
-        raise ValueError("`contexts` is empty: give at least one question")
+        raise ArgumentError("contexts", "is empty: give at least one question")
     if len(candidates) != len(contexts):
-        raise ValueError(f"`candidates` must have one list per question: {len(candidates)} lists for {len(contexts)} contexts")
+        raise ArgumentError("candidates", f"must have one list per question: {len(candidates)} lists for {len(contexts)} contexts")
     turns_per_question = []
     for i, context in enumerate(contexts):
         turns = [context] if isinstance(context, str) else context
         if not isinstance(turns, Sequence) or len(turns) == 0:
-            raise ValueError(f"`contexts[{i}]` must be a string or a non-empty list of turns, got {describe(context)}")
+            raise ArgumentError(f"contexts[{i}]", f"must be a string or a non-empty list of turns, got {describe(context)}")
         for j, turn in enumerate(turns):
             if not isinstance(turn, str) or not turn.strip():
-                raise ValueError(f"`contexts[{i}][{j}]` must be a non-empty string, got {describe(turn)}")
+                raise ArgumentError(f"contexts[{i}][{j}]", f"must be a non-empty string, got {describe(turn)}")
             check_unicode_text(turn, f"contexts[{i}]" if isinstance(context, str) else f"contexts[{i}][{j}]")
         turns_per_question.append(list(turns))
     checked_candidates = []
     for i, options in enumerate(candidates):
         if isinstance(options, str) or not isinstance(options, Sequence) or len(options) < 2:
-            raise ValueError(f"`candidates[{i}]` must be a list of at least 2 candidate responses, got {describe(options)}")
+            raise ArgumentError(f"candidates[{i}]", f"must be a list of at least 2 candidate responses, got {describe(options)}")
         for j, option in enumerate(options):
             if not isinstance(option, str) or not option.strip():
-                raise ValueError(f"`candidates[{i}][{j}]` must be a non-empty string, got {describe(option)}")
+                raise ArgumentError(f"candidates[{i}][{j}]", f"must be a non-empty string, got {describe(option)}")
             check_unicode_text(option, f"candidates[{i}][{j}]")
         checked_candidates.append(list(options))
     if labels is None:
         return turns_per_question, checked_candidates, None
     if isinstance(labels, str) or not isinstance(labels, Sequence) or len(labels) != len(contexts):
-        raise ValueError(f"`labels` must be a list of one int per question ({len(contexts)}), got {describe(labels)}")
+        raise ArgumentError("labels", f"must be a list of one int per question ({len(contexts)}), got {describe(labels)}")
     checked_labels = []
     for i, label in enumerate(labels):
         if isinstance(label, (bool, np.bool_)) or not isinstance(label, (int, np.integer)):
-            raise ValueError(f"`labels[{i}]` must be an int (the ground truth's index in candidates[{i}]), got {describe(label)}")
+            raise ArgumentError(f"labels[{i}]", f"must be an int (the ground truth's index in candidates[{i}]), got {describe(label)}")
         if not 0 <= label < len(checked_candidates[i]):
-            raise ValueError(f"`labels[{i}]` = {label} is not an index of candidates[{i}] (0 to {len(checked_candidates[i]) - 1})")
+            raise ArgumentError(f"labels[{i}]", f"= {label} is not an index of candidates[{i}] (0 to {len(checked_candidates[i]) - 1})")
         checked_labels.append(int(label))
     return turns_per_question, checked_candidates, checked_labels
 
 
 def check_reduction(reduction) -> None:
     if reduction not in REDUCTIONS:
-        raise ValueError(f"`reduction` must be one of {REDUCTIONS}, got {reduction!r}")
+        raise ArgumentError("reduction", f"must be one of {REDUCTIONS}, got {reduction!r}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -246,7 +247,7 @@ class CandidateScorer:
         check_int(batch_size, "batch_size")
         candidate_eos, share_context = check_flag(candidate_eos, "candidate_eos"), check_flag(share_context, "share_context")
         if turn_separator is not None and not isinstance(turn_separator, str):
-            raise ValueError(f"`turn_separator` must be a string or None, got {turn_separator!r}")
+            raise ArgumentError("turn_separator", f"must be a string or None, got {turn_separator!r}")
         self.lm = load_language_model(model, device=device, dtype=dtype)
         self.batch_size = batch_size
         tokenizer = self.lm.tokenizer
@@ -300,8 +301,8 @@ class CandidateScorer:
             targets = [ids + [tokenizer.eos_token_id] if self.candidate_eos else ids for ids in self._ids(candidates)]
         for j, target in enumerate(targets):
             if len(target) >= limit:
-                raise ValueError(
-                    f"`candidates[{index}][{j}]` has {len(target)} tokens; the model takes at most {limit} "
+                raise ArgumentError(
+                    f"candidates[{index}][{j}]", f"has {len(target)} tokens; the model takes at most {limit} "
                     "tokens per sequence, and the context needs at least one"
                 )
         if not self.lm.is_encoder_decoder:

@@ -24,6 +24,7 @@ from dialeval.distributed import gather_shares, work_share
 from dialeval.hub import LoadedModel, load_model
 from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.validation import check_int
+from dialeval.validation import ArgumentError
 
 @dataclass
 class PairScoringStats:
@@ -147,9 +148,9 @@ def score_pairs(
     import torch
 
     if len(firsts) != len(seconds):
-        raise ValueError(f"`firsts` and `seconds` must have the same length, got {len(firsts)} and {len(seconds)}")
+        raise ArgumentError("firsts", f"and `seconds` must have the same length, got {len(firsts)} and {len(seconds)}")
     if activation not in {"softmax", "sigmoid", "none"}:
-        raise ValueError(f"`activation` must be 'softmax', 'sigmoid' or 'none', got {activation!r}")
+        raise ArgumentError("activation", f"must be 'softmax', 'sigmoid' or 'none', got {activation!r}")
     check_int(batch_size, "batch_size")
     stats = stats if stats is not None else PairScoringStats()
     num_labels = classifier.model.config.num_labels

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
+from dialeval.validation import ArgumentError
+from dialeval.validation import as_float_array, require_collection
 
 Item = TypeVar("Item")
 
@@ -44,22 +46,26 @@ def similarity_to_diversity(
         ValueError: fewer than two elements (the mean over pairs is undefined), or ``counts``
             not one positive int per item.
     """
+    require_collection(items, "items", "a list of the set's elements")
+    if not callable(similarity):
+        raise ArgumentError("similarity", f"must be a function of two items, got {type(similarity).__name__}")
     if counts is None:
         counts = [1] * len(items)
     else:
+        require_collection(counts, "counts", "one positive int per item")
         counts = list(counts)
         if len(counts) != len(items):
-            raise ValueError(f"`counts` must hold one count per item ({len(items)}), got {len(counts)}")
+            raise ArgumentError("counts", f"must hold one count per item ({len(items)}), got {len(counts)}")
         for index, count in enumerate(counts):
             if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
-                raise ValueError(f"`counts[{index}]` must be a positive int, got {count!r}")
+                raise ArgumentError(f"counts[{index}]", f"must be a positive int, got {count!r}")
     size = int(sum(counts))
     if size < 2:
-        raise ValueError(f"`items` must hold at least 2 elements to form a pair, got {size}")
+        raise ArgumentError("items", f"must hold at least 2 elements to form a pair, got {size}")
     pairs = [(i, j) for i in range(len(items)) for j in range(i)]
     scores = [similarity(items[i], items[j]) for i, j in pairs]
     if not np.isfinite(scores).all():
-        raise ValueError("`similarity` gave a non-finite value (NaN or infinite) for a pair of `items`")
+        raise ArgumentError("similarity", "gave a non-finite value (NaN or infinite) for a pair of `items`")
     if size == len(items):  # nothing repeats: the released plain mean
         return -float(np.mean(scores))
     weights = np.array([counts[i] * counts[j] for i, j in pairs], dtype=np.float64)
@@ -68,7 +74,7 @@ def similarity_to_diversity(
         if count > 1:
             self_similarity = float(similarity(item, item))
             if not np.isfinite(self_similarity):
-                raise ValueError("`similarity` gave a non-finite value (NaN or infinite) for a pair of `items`")
+                raise ArgumentError("similarity", "gave a non-finite value (NaN or infinite) for a pair of `items`")
             total += count * (count - 1) // 2 * self_similarity
     return -total / (size * (size - 1) // 2)
 
@@ -78,15 +84,15 @@ def diversity_from_similarity_matrix(similarity_matrix) -> float:
 
     Only the strict lower triangle (``i > j``) is read, in the released code's order.
     """
-    matrix = np.asarray(similarity_matrix, dtype=np.float64)
+    matrix = as_float_array(similarity_matrix, "similarity_matrix")
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
-        raise ValueError(f"`similarity_matrix` must be a square 2-D array, got shape {matrix.shape}")
+        raise ArgumentError("similarity_matrix", f"must be a square 2-D array, got shape {matrix.shape}")
     if matrix.shape[0] < 2:
-        raise ValueError(f"`similarity_matrix` must be at least 2x2 to hold a pair, got {matrix.shape}")
+        raise ArgumentError("similarity_matrix", f"must be at least 2x2 to hold a pair, got {matrix.shape}")
     rows, cols = np.tril_indices(matrix.shape[0], k=-1)
     pairs = matrix[rows, cols]
     if not np.isfinite(pairs).all():
-        raise ValueError("`similarity_matrix` holds NaN or infinite similarities off the diagonal")
+        raise ArgumentError("similarity_matrix", "holds NaN or infinite similarities off the diagonal")
     return -float(np.mean(pairs))
 
 

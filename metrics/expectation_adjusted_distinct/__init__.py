@@ -28,6 +28,7 @@ import numpy as np
 
 from dialeval.metrics.lexical_diversity.corpus import distinct_token_ids, tokenize_corpus, weighted_ngram_counts
 from dialeval.validation import check_corpus, check_int, check_response_sets, split_scope
+from dialeval.validation import ArgumentError
 
 #: The default vocabulary size V: BERT-base's WordPiece vocabulary (30,522), the size commonly used
 #: with EAD for English; pass the size of your model's vocabulary, or ``vocab_texts``.
@@ -64,7 +65,7 @@ def _check_vocabulary(vocab_size, vocab_texts, tokenizer) -> int:
     vocabulary = {token for tokens in tokenize_corpus(list(dict.fromkeys(vocab_texts)), tokenizer,
                                                                   source=vocab_texts, argument="vocab_texts") for token in tokens}
     if not vocabulary:
-        raise ValueError("`vocab_texts` holds no tokens: V would be 0")
+        raise ArgumentError("vocab_texts", "holds no tokens: V would be 0")
     return len(vocabulary)
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome
 from dialeval.metrics.expectation_adjusted_distinct import DEFAULT_VOCAB_SIZE, expectation_adjusted_distinct_scores
 from dialeval.option_fields import option
+from dialeval.validation import arguments_named
 
 
 @dataclass
@@ -18,9 +19,10 @@ class EADOptions:
 
 
 def _ead(data: JobData, model, options, progress) -> StepOutcome:
-    result = expectation_adjusted_distinct_scores(data.sets if data.sets is not None else data.responses,
-                                                  n=options.ead_n, vocab_size=options.ead_vocab_size,
-                                                  allow_empty=options.allow_empty)
+    with arguments_named({"n": "ead_n", "vocab_size": "ead_vocab_size"}):
+        result = expectation_adjusted_distinct_scores(data.sets if data.sets is not None else data.responses,
+                                                      n=options.ead_n, vocab_size=options.ead_vocab_size,
+                                                      allow_empty=options.allow_empty)
     progress(data.num_units)
     summary = {key: result[key] for key in ("ead", "distinct", "n", "vocab_size")}
     if result["scope"] == "corpus":

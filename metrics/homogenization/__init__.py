@@ -24,6 +24,7 @@ from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.metrics.homogenization.bleu import bleu_against_each
 from dialeval.metrics.homogenization.rouge_l import rouge_l_pair_sum, rouge_tokens
 from dialeval.validation import check_flag, check_int, check_response_set, split_scope
+from dialeval.validation import ArgumentError
 
 MEASURES = ("rougel", "bleu", "bertscore")
 #: The ``diversity`` package's BERTScore model.
@@ -35,10 +36,10 @@ _BERT_SCORE_LAYERS = {DEFAULT_HOMOGENIZATION_MODEL: 9, "microsoft/deberta-large-
 
 def _check_options(measure, use_stemmer, progress) -> None:
     if measure not in MEASURES:
-        raise ValueError(f"`measure` must be one of {MEASURES}, got {measure!r}")
+        raise ArgumentError("measure", f"must be one of {MEASURES}, got {measure!r}")
     check_flag(use_stemmer, "use_stemmer")
     if progress is not None and not callable(progress):
-        raise ValueError(f"`progress` must be a callable (e.g. tqdm's update) or None, got {type(progress).__name__}")
+        raise ArgumentError("progress", f"must be a callable (e.g. tqdm's update) or None, got {type(progress).__name__}")
 
 
 #: Distinct texts of one corpus or set above which BERTScore homogenization is refused: the engine
@@ -55,7 +56,7 @@ def _bertscore_homogenization(response_sets, model, num_layers, batch_size, devi
         distinct = len({text.strip() for text in response_set})
         if distinct > MAX_BERTSCORE_TEXTS:
             where = argument if len(response_sets) == 1 else f"{argument}[{index}]"
-            raise ValueError(f"`{where}` holds {distinct:,} distinct texts: BERTScore homogenization keeps a dense "
+            raise ArgumentError(where, f"holds {distinct:,} distinct texts: BERTScore homogenization keeps a dense "
                              f"{distinct:,} x {distinct:,} matrix ({distinct * distinct * 8 / 2**30:.1f} GiB), so it takes at "
                              f"most {MAX_BERTSCORE_TEXTS:,}; score a sample, or use measure='rougel' or 'bleu'")
     model = DEFAULT_HOMOGENIZATION_MODEL if model is None else model
@@ -108,10 +109,10 @@ def homogenization_per_set(
     _check_options(measure, use_stemmer, progress)
     workers = _workers(workers)
     if isinstance(response_sets, (str, bytes)) or not isinstance(response_sets, (list, tuple)):
-        raise ValueError(f"`response_sets` must be a list of response sets (lists of strings), got "
+        raise ArgumentError("response_sets", "must be a list of response sets (lists of strings), got "
                          f"{type(response_sets).__name__}")
     if not response_sets:
-        raise ValueError("`response_sets` is empty: give at least one response set")
+        raise ArgumentError("response_sets", "is empty: give at least one response set")
     sets = [check_response_set(responses, f"response_sets[{index}]", min_size=2, allow_empty=allow_empty)
             for index, responses in enumerate(response_sets)]
     if measure == "bertscore":

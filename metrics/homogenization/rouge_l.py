@@ -18,6 +18,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from dialeval.validation import ArgumentError
+
 _NON_ALPHANUMERIC = re.compile(r"[^a-z0-9]+")
 _VALID_TOKEN = re.compile(r"^[a-z0-9]+$")
 # Elements of one (rows x distinct) block of LCS lengths.
@@ -40,6 +42,8 @@ def _stem(token: str) -> str:
 
 def rouge_tokens(text: str, use_stemmer: bool = False) -> list[str]:
     """``rouge_score.tokenize.tokenize(text, stemmer)``: the tokens ROUGE-L compares."""
+    if not isinstance(text, str):
+        raise ArgumentError("text", f"must be a string, got {type(text).__name__}")
     tokens = _NON_ALPHANUMERIC.sub(" ", text.lower()).split()
     if use_stemmer:
         tokens = [_stem(token) if len(token) > 3 else token for token in tokens]

@@ -14,7 +14,7 @@ import numpy as np
 from dialeval.metrics.lexical_diversity.corpus import corpus_ngram_diversity, lf
 from dialeval.metrics.lexical_diversity.self_bleu import self_bleu
 from dialeval.metrics.lexical_diversity.set_level_batch import batch_set_lexical_diversity
-from dialeval.validation import check_corpus, split_scope
+from dialeval.validation import arguments_named, check_corpus, split_scope
 
 SET_METRICS = ("averaged_distinct_n", "ngram_cosine_diversity")
 
@@ -51,10 +51,12 @@ def corpus_lexical_diversity(
     allow_empty: bool = False,
 ) -> dict:
     """Corpus-scope figures: Dist-1..max_n, Ent-1..max_n, LF and Self-BLEU."""
-    responses = check_corpus(responses, "predictions", allow_empty=allow_empty)
+    responses = check_corpus(responses, "responses", allow_empty=allow_empty)
     result = corpus_ngram_diversity(responses, max_n=max_n, allow_empty=allow_empty)
-    result["lf"] = lf(responses, reference=reference_corpus, threshold=lf_threshold, allow_empty=allow_empty)
-    result["self_bleu"] = self_bleu(responses, max_n=self_bleu_max_n, allow_empty=allow_empty) if len(responses) > 1 else None
+    with arguments_named({"reference": "reference_corpus", "threshold": "lf_threshold"}):
+        result["lf"] = lf(responses, reference=reference_corpus, threshold=lf_threshold, allow_empty=allow_empty)
+    with arguments_named({"max_n": "self_bleu_max_n"}):
+        result["self_bleu"] = self_bleu(responses, max_n=self_bleu_max_n, allow_empty=allow_empty) if len(responses) > 1 else None
     result["num_responses"] = len(responses)
     return result
 
@@ -76,5 +78,7 @@ def lexical_diversity(predictions, **options) -> dict:
             "(a flat list of strings is a corpus, a list of lists is response sets)"
         )
     if scope == "sets":
-        return {"scope": "response_set", **set_lexical_diversity(predictions, **options)}
-    return {"scope": "corpus", **corpus_lexical_diversity(predictions, **options)}
+        with arguments_named({"response_sets": "predictions"}):
+            return {"scope": "response_set", **set_lexical_diversity(predictions, **options)}
+    with arguments_named({"responses": "predictions"}):
+        return {"scope": "corpus", **corpus_lexical_diversity(predictions, **options)}

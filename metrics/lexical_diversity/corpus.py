@@ -26,11 +26,12 @@ import numpy as np
 from dialeval.metrics.lexical_diversity.order_bounds import check_listed_orders, computed_orders
 from dialeval.text import casual_token_ids, casual_tokenize_many, get_tokenizer
 from dialeval.validation import check_corpus
+from dialeval.validation import ArgumentError
 
 
 def _check_order(name: str, value: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"`{name}` must be a positive int, got {value!r}")
+        raise ArgumentError(name, f"must be a positive int, got {value!r}")
 
 
 def tokenize_corpus(responses: list[str], tokenizer="casual", num_workers: int | None = None, *, source=None,
@@ -249,9 +250,9 @@ def _check_frequencies(reference: Mapping) -> Mapping:
     NaN or a non-string token would silently count as rare)."""
     for token, count in reference.items():
         if not isinstance(token, str):
-            raise ValueError(f"`reference` keys must be token strings, got {type(token).__name__}: {token!r:.60}")
+            raise ArgumentError("reference", f"keys must be token strings, got {type(token).__name__}: {token!r:.60}")
         if isinstance(count, bool) or not isinstance(count, (int, float, np.integer, np.floating)) or not np.isfinite(count) or count < 0:
-            raise ValueError(f"`reference[{token!r:.60}]` must be a non-negative count, got {count!r}")
+            raise ArgumentError(f"reference[{token!r:.60}]", f"must be a non-negative count, got {count!r}")
     return reference
 
 
@@ -277,7 +278,7 @@ def lf(
     """
     responses = check_corpus(responses, "responses", allow_empty=allow_empty)
     if isinstance(threshold, bool) or not isinstance(threshold, int) or threshold < 0:
-        raise ValueError(f"`threshold` must be a non-negative int, got {threshold!r}")
+        raise ArgumentError("threshold", f"must be a non-negative int, got {threshold!r}")
     generated = token_counts(responses, tokenizer, "responses")
     if reference is None:
         frequencies: Mapping[str, int] = generated
@@ -286,8 +287,8 @@ def lf(
     elif isinstance(reference, (list, tuple)):
         frequencies = token_counts(check_corpus(reference, "reference", allow_empty=allow_empty), tokenizer, "reference")
     else:
-        raise ValueError(
-            f"`reference` must be None, a list of reference texts or a {{token: count}} mapping, "
+        raise ArgumentError(
+            "reference", "must be None, a list of reference texts or a {token: count} mapping, "
             f"got {type(reference).__name__}"
         )
     total = sum(generated.values())

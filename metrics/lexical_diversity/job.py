@@ -9,6 +9,7 @@ from dialeval.metrics.lexical_diversity.corpus import corpus_ngram_diversity, lf
 from dialeval.metrics.lexical_diversity.order_bounds import check_listed_orders
 from dialeval.metrics.lexical_diversity.self_bleu import self_bleu
 from dialeval.option_fields import option
+from dialeval.validation import arguments_named
 
 
 @dataclass
@@ -37,8 +38,9 @@ def _set_level(data: JobData, model, options, progress) -> StepOutcome:
 
 def _corpus(data: JobData, model, options, progress) -> StepOutcome:
     result = corpus_ngram_diversity(data.responses, max_n=options.corpus_max_n, allow_empty=options.allow_empty)
-    result["lf"] = lf(data.responses, reference=options.reference_corpus, threshold=options.lf_threshold,
-                      allow_empty=options.allow_empty)
+    with arguments_named({"reference": "reference_corpus", "threshold": "lf_threshold"}):
+        result["lf"] = lf(data.responses, reference=options.reference_corpus, threshold=options.lf_threshold,
+                          allow_empty=options.allow_empty)
     result["lf_counted_against"] = "reference corpus" if options.reference_corpus is not None else "the evaluated responses"
     progress(data.num_units)
     return StepOutcome(result)

@@ -9,6 +9,7 @@ argument and the bound (the default order is always accepted, so the defaults wo
 of one-word responses).
 """
 from __future__ import annotations
+from dialeval.validation import ArgumentError
 
 
 def computed_orders(max_n: int, longest: int) -> int:
@@ -23,7 +24,7 @@ def check_listed_orders(argument: str, max_n: int, longest: int, default: int, m
     such as its length in characters)."""
     bound = max(longest, default)
     if max_n > bound:
-        raise ValueError(
-            f"`{argument}` ({max_n}) exceeds {bound}, the longest response's {measure} ({longest}) or the "
+        raise ArgumentError(
+            argument, f"({max_n}) exceeds {bound}, the longest response's {measure} ({longest}) or the "
             f"default order ({default}) if larger: orders above the longest response have no n-gram"
         )

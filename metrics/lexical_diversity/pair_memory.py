@@ -11,6 +11,7 @@ naming the argument (e.g. ``responses``) and both sizes.
 from __future__ import annotations
 
 import os
+from dialeval.validation import ArgumentError
 
 #: Peak bytes per unit pair of the pairwise layout (int64 / float64 arrays, see the module docstring).
 BYTES_PER_PAIR = 96
@@ -33,8 +34,8 @@ def check_pair_memory(num_pairs: int, largest_set: int, argument: str) -> None:
     needed = num_pairs * BYTES_PER_PAIR
     available = available_memory()
     if needed > available:
-        raise ValueError(
-            f"`{argument}`: the n-gram cosine diversity compares every pair of distinct responses of a set; "
+        raise ArgumentError(
+            argument, ": the n-gram cosine diversity compares every pair of distinct responses of a set; "
             f"{num_pairs:,} pairs (largest set: {largest_set:,} distinct responses) need ~{needed / 2**30:.1f} GiB "
             f"({BYTES_PER_PAIR} bytes a pair), above the {available / 2**30:.1f} GiB available: split the set "
             f"or score averaged_distinct_n alone"

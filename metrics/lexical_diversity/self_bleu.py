@@ -63,6 +63,7 @@ import numpy as np
 from dialeval.metrics.lexical_diversity.corpus import KEY_LIMIT, distinct_token_ids, ngram_keys
 from dialeval.metrics.lexical_diversity.order_bounds import computed_orders
 from dialeval.validation import check_corpus, check_flag
+from dialeval.validation import ArgumentError
 
 _EPSILON = 0.1  # SmoothingFunction().method1's default epsilon
 _FSUM_CHUNK = 1 << 16  # rows turned into Python floats at a time (bounded memory at 1M texts)
@@ -70,7 +71,7 @@ _FSUM_CHUNK = 1 << 16  # rows turned into Python floats at a time (bounded memor
 
 def _check_max_n(max_n: object) -> None:
     if isinstance(max_n, bool) or not isinstance(max_n, int) or max_n < 1:
-        raise ValueError(f"`max_n` must be a positive int, got {max_n!r}")
+        raise ArgumentError("max_n", f"must be a positive int, got {max_n!r}")
 
 
 def _run_starts(values: np.ndarray) -> np.ndarray:
@@ -225,8 +226,8 @@ def self_bleu(
     responses = check_corpus(responses, "responses", allow_empty=allow_empty)
     return_per_response = check_flag(return_per_response, "return_per_response")
     if len(responses) < 2:
-        raise ValueError(
-            f"`responses` must hold at least 2 responses (Self-BLEU scores each against the others), "
+        raise ArgumentError(
+            "responses", "must hold at least 2 responses (Self-BLEU scores each against the others), "
             f"got {len(responses)}"
         )
     _check_max_n(max_n)

@@ -29,10 +29,13 @@ from dialeval.metrics.lexical_diversity.set_level_batch import check_orders, sco
 
 from dialeval.text import get_tokenizer
 from dialeval.validation import check_int, check_response_set
+from dialeval.validation import ArgumentError
 
 
 def ngrams(tokens: list[str], n: int) -> list[tuple[str, ...]]:
     """The n-grams of one token list, in order (none when it is shorter than ``n``)."""
+    if n > len(tokens):  # before range(n): a huge order costs nothing
+        return []
     return list(zip(*(tokens[i:] for i in range(n))))
 
 
@@ -72,7 +75,7 @@ def ngram_cosine_similarity(tokens_a: list[str], tokens_b: list[str], n: int) ->
     check_int(n, "n")
     for name, tokens in (("tokens_a", tokens_a), ("tokens_b", tokens_b)):
         if isinstance(tokens, (str, bytes)) or not isinstance(tokens, Sequence) or not all(isinstance(token, str) for token in tokens):
-            raise ValueError(f"`{name}` must be a list of token strings, got {tokens!r:.60}")
+            raise ArgumentError(name, f"must be a list of token strings, got {tokens!r:.60}")
     counts_a, counts_b = Counter(ngrams(tokens_a, n)), Counter(ngrams(tokens_b, n))
     return cosine_of_counts(counts_a, counts_b)
 

@@ -42,6 +42,7 @@ from dialeval.metrics.lexical_diversity.order_bounds import computed_orders
 from dialeval.metrics.lexical_diversity.pair_memory import check_pair_memory
 from dialeval.text import get_tokenizer
 from dialeval.validation import check_response_sets
+from dialeval.validation import ArgumentError
 
 SCORES = ("averaged_distinct_n", "ngram_cosine_diversity")
 
@@ -50,9 +51,9 @@ def check_orders(min_n: int, max_n: int) -> None:
     """``min_n`` and ``max_n`` are positive ints with ``min_n <= max_n``."""
     for name, value in (("min_n", min_n), ("max_n", max_n)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"`{name}` must be a positive int, got {value!r}")
+            raise ArgumentError(name, f"must be a positive int, got {value!r}")
     if min_n > max_n:
-        raise ValueError(f"`min_n` ({min_n}) must not exceed `max_n` ({max_n})")
+        raise ArgumentError("min_n", f"({min_n}) must not exceed `max_n` ({max_n})")
 
 
 def _sequences(responses: list[str], tokenize) -> tuple[list[tuple[int, ...]], np.ndarray, int]:
@@ -256,7 +257,7 @@ def batch_set_lexical_diversity(
         ``{"averaged_distinct_n": array, "ngram_cosine_diversity": array}``, float64 arrays of
         one score per set, in input order.
     """
-    response_sets = check_response_sets(response_sets, "predictions", min_size=2, allow_empty=allow_empty)
+    response_sets = check_response_sets(response_sets, "response_sets", min_size=2, allow_empty=allow_empty)
     check_orders(min_n, max_n)
-    return score_response_sets(response_sets, min_n, max_n, get_tokenizer(tokenizer, response_sets, "predictions"),
-                               argument="predictions")
+    return score_response_sets(response_sets, min_n, max_n, get_tokenizer(tokenizer, response_sets, "response_sets"),
+                               argument="response_sets")

@@ -22,33 +22,34 @@ import warnings
 from collections.abc import Sequence
 
 from dialeval.labels import AMBIGUOUS, ANSWER_LABELS, EXPECTED_ANSWERS
+from dialeval.validation import ArgumentError
 
 
 def _check_answers(answers: object) -> list[list[str]]:
     if isinstance(answers, str) or not isinstance(answers, Sequence) or len(answers) == 0:
-        raise ValueError(
-            "`answers` must be a non-empty list with one list of answers ('yes'/'no'/'ambiguous') per input, "
+        raise ArgumentError(
+            "answers", "must be a non-empty list with one list of answers ('yes'/'no'/'ambiguous') per input, "
             f"got {answers!r:.60}"
         )
     checked = []
     for index, answer_list in enumerate(answers):
         if isinstance(answer_list, str) or not isinstance(answer_list, Sequence) or len(answer_list) == 0:
-            raise ValueError(f"`answers[{index}]` must be a non-empty list of answers (the n-best list), got {answer_list!r:.60}")
+            raise ArgumentError(f"answers[{index}]", f"must be a non-empty list of answers (the n-best list), got {answer_list!r:.60}")
         for position, answer in enumerate(answer_list):
             if answer not in ANSWER_LABELS:
-                raise ValueError(f"`answers[{index}][{position}]` must be one of {ANSWER_LABELS}, got {answer!r}")
+                raise ArgumentError(f"answers[{index}][{position}]", f"must be one of {ANSWER_LABELS}, got {answer!r}")
         checked.append(list(answer_list))
     return checked
 
 
 def _check_references(references: object, num_inputs: int) -> list[str]:
     if isinstance(references, str) or not isinstance(references, Sequence):
-        raise ValueError(f"`references` must be a list with one expected answer ('yes' or 'no') per input, got {references!r:.60}")
+        raise ArgumentError("references", f"must be a list with one expected answer ('yes' or 'no') per input, got {references!r:.60}")
     if len(references) != num_inputs:
-        raise ValueError(f"`references` must hold one expected answer per input: {num_inputs} inputs, got {len(references)}")
+        raise ArgumentError("references", f"must hold one expected answer per input: {num_inputs} inputs, got {len(references)}")
     for index, reference in enumerate(references):
         if reference not in EXPECTED_ANSWERS:
-            raise ValueError(f"`references[{index}]` must be 'yes' or 'no' (the non-contradictory answer), got {reference!r}")
+            raise ArgumentError(f"references[{index}]", f"must be 'yes' or 'no' (the non-contradictory answer), got {reference!r}")
     return list(references)
 
 
@@ -56,10 +57,10 @@ def _check_types(input_types: object, num_inputs: int) -> list[str] | None:
     if input_types is None:
         return None
     if isinstance(input_types, str) or not isinstance(input_types, Sequence) or len(input_types) != num_inputs:
-        raise ValueError(f"`input_types` must be None or a list of {num_inputs} strings (e.g. 'ENTQ', 'CNTQ'), got {input_types!r:.60}")
+        raise ArgumentError("input_types", f"must be None or a list of {num_inputs} strings (e.g. 'ENTQ', 'CNTQ'), got {input_types!r:.60}")
     for index, input_type in enumerate(input_types):
         if not isinstance(input_type, str) or not input_type:
-            raise ValueError(f"`input_types[{index}]` must be a non-empty string, got {input_type!r}")
+            raise ArgumentError(f"input_types[{index}]", f"must be a non-empty string, got {input_type!r}")
     return list(input_types)
 
 
@@ -150,8 +151,8 @@ def nbest_contradiction(predictions, references, classifier, questions=None, inp
     from dialeval.metrics.nbest_contradiction.yes_no import classify_nbest_lists, load_yes_no_classifier
 
     if classifier is None:
-        raise ValueError(
-            "`classifier` is required: 'prefix' (yes/no-prefix rule), the id or directory of a yes/no classifier "
+        raise ArgumentError(
+            "classifier", "is required: 'prefix' (yes/no-prefix rule), the id or directory of a yes/no classifier "
             "(train one with examples/train_yes_no_classifier.py), or an object with classify()"
         )
     # Cheap checks first: a bad reference should not cost a model load and a classification pass.

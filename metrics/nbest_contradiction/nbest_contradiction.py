@@ -10,7 +10,7 @@ import evaluate
 from dialeval.metrics.engines.evaluate_module import DialevalMetric
 from dialeval.metrics.nbest_contradiction.certainty_variety import nbest_contradiction
 from dialeval.validation import check_module_predictions
-from dialeval.validation import check_texts
+from dialeval.validation import ArgumentError, check_texts
 
 _CITATION = """\
 @inproceedings{sato-etal-2022-n,
@@ -75,8 +75,8 @@ class NbestContradiction(DialevalMetric):
         check_module_predictions(batch["predictions"], scopes=("sets",))
         for index, reference in enumerate(batch["references"]):
             if not isinstance(reference, str):
-                raise ValueError(
-                    f"`references` must be a list of strings: the expected answer ('yes' or 'no') per input; "
+                raise ArgumentError(
+                    "references", "must be a list of strings: the expected answer ('yes' or 'no') per input; "
                     f"`references[{index}]` is {type(reference).__name__}: {reference!r}"
                 )
         check_texts(batch["references"], "references")

@@ -25,6 +25,7 @@ import numpy as np
 
 from dialeval.labels import AMBIGUOUS, NO, YES, answer_of_label
 from dialeval.validation import check_int, check_unicode_text
+from dialeval.validation import ArgumentError
 
 #: First words that make a response a direct "yes" / "no" for the prefix rule.
 YES_PREFIXES = ("yes", "yeah", "yep", "yup", "yea")
@@ -51,10 +52,10 @@ def prefix_answer(response: str) -> str:
 
 def _check_texts(texts, argument: str) -> list[str]:
     if isinstance(texts, str) or not isinstance(texts, Sequence):
-        raise ValueError(f"`{argument}` must be a list of strings, got {type(texts).__name__}")
+        raise ArgumentError(argument, f"must be a list of strings, got {type(texts).__name__}")
     for index, text in enumerate(texts):
         if not isinstance(text, str):
-            raise ValueError(f"`{argument}[{index}]` must be a string, got {type(text).__name__}: {text!r:.60}")
+            raise ArgumentError(f"{argument}[{index}]", f"must be a string, got {type(text).__name__}: {text!r:.60}")
         check_unicode_text(text, f"{argument}[{index}]")
     return list(texts)
 
@@ -88,10 +89,10 @@ class ModelYesNoClassifier:
         id2label = self.classifier.id2label
         if label_map is not None:
             if not isinstance(label_map, dict) or any(value not in (YES, NO, AMBIGUOUS) for value in label_map.values()):
-                raise ValueError("`label_map` must map the model's label names to 'yes', 'no' or 'ambiguous'")
+                raise ArgumentError("label_map", "must map the model's label names to 'yes', 'no' or 'ambiguous'")
             missing = sorted(set(id2label.values()) - set(label_map))
             if missing:
-                raise ValueError(f"`label_map` lacks the model's label(s) {missing}")
+                raise ArgumentError("label_map", f"lacks the model's label(s) {missing}")
             self.answers = [label_map[id2label[i]] for i in range(len(id2label))]
         else:
             self.answers = [answer_of_label(id2label[i]) for i in range(len(id2label))]
@@ -113,7 +114,7 @@ class ModelYesNoClassifier:
                 )
             questions = _check_texts(questions, "questions")
             if len(questions) != len(responses):
-                raise ValueError(f"`questions` must hold one question per response: {len(responses)} responses, got {len(questions)}")
+                raise ArgumentError("questions", f"must hold one question per response: {len(responses)} responses, got {len(questions)}")
             stats = PairScoringStats()
             scores = score_pairs(self.classifier, questions, responses, batch_size=self.batch_size, stats=stats)
             self.num_truncated += stats.num_truncated
@@ -159,8 +160,8 @@ def load_yes_no_classifier(classifier, device=None, dtype=None, batch_size: int 
     if hasattr(classifier, "classify"):
         return classifier
     if not isinstance(classifier, str) or not classifier:
-        raise ValueError(
-            "`classifier` must be 'prefix', a yes/no classifier id or local directory (e.g. one trained with "
+        raise ArgumentError(
+            "classifier", "must be 'prefix', a yes/no classifier id or local directory (e.g. one trained with "
             f"examples/train_yes_no_classifier.py), or an object with classify(responses, questions); got {classifier!r}"
         )
     return ModelYesNoClassifier(classifier, device=device, dtype=dtype, batch_size=batch_size, label_map=label_map)
@@ -172,16 +173,16 @@ def classify_nbest_lists(classifier, predictions, questions=None) -> list[list[s
     ``questions``: one question (the input's message) per list, repeated for its responses.
     """
     if isinstance(predictions, str) or not isinstance(predictions, Sequence) or len(predictions) == 0:
-        raise ValueError("`predictions` must be a non-empty list of n-best lists (lists of strings)")
+        raise ArgumentError("predictions", "must be a non-empty list of n-best lists (lists of strings)")
     flat, flat_questions = [], []
     for index, nbest in enumerate(predictions):
         if isinstance(nbest, str) or not isinstance(nbest, Sequence) or len(nbest) == 0:
-            raise ValueError(f"`predictions[{index}]` must be a non-empty list of responses (an n-best list), got {nbest!r:.60}")
+            raise ArgumentError(f"predictions[{index}]", f"must be a non-empty list of responses (an n-best list), got {nbest!r:.60}")
         flat.extend(_check_texts(nbest, f"predictions[{index}]"))
     if questions is not None:
         questions = _check_texts(questions, "questions")
         if len(questions) != len(predictions):
-            raise ValueError(f"`questions` must hold one question per input: {len(predictions)} inputs, got {len(questions)}")
+            raise ArgumentError("questions", f"must hold one question per input: {len(predictions)} inputs, got {len(questions)}")
         for question, nbest in zip(questions, predictions):
             flat_questions.extend([question] * len(nbest))
     answers = classifier.classify(flat, flat_questions if questions is not None else None)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dialeval.metrics.engines.pair_scorer import PairScoringStats, load_pair_classifier, score_pairs
-from dialeval.validation import check_flag, check_response_set, check_response_sets, check_texts
+from dialeval.validation import ArgumentError, check_flag, check_response_set, check_response_sets, check_texts
 
 DEFAULT_NLI_MODEL = "FacebookAI/roberta-large-mnli"
 COMBINED_NLI_MODEL = "ynie/roberta-large-snli_mnli_fever_anli_R1_R2_R3-nli"
@@ -64,10 +64,10 @@ def nli_label_indices(id2label: dict, label_map: dict | None = None) -> tuple[in
     """
     if label_map is not None:
         if not isinstance(label_map, dict) or sorted(label_map) != sorted(NLI_CLASSES):
-            raise ValueError(f"`label_map` must map exactly {NLI_CLASSES} to output indices, got {label_map!r}")
+            raise ArgumentError("label_map", f"must map exactly {NLI_CLASSES} to output indices, got {label_map!r}")
         indices = tuple(label_map[name] for name in NLI_CLASSES)
         if len(set(indices)) != 3 or not all(isinstance(i, int) and i in id2label for i in indices):
-            raise ValueError(f"`label_map` must give three distinct output indices among {sorted(id2label)}, got {label_map!r}")
+            raise ArgumentError("label_map", f"must give three distinct output indices among {sorted(id2label)}, got {label_map!r}")
         return indices
     by_name = {str(label).strip().lower(): int(index) for index, label in id2label.items()}
     if len(id2label) != 3 or any(name not in by_name for name in NLI_CLASSES):
@@ -166,14 +166,14 @@ class NLIPairMatrix:
     def leave_one_out_scores(self, figure: str = "nli_diversity") -> np.ndarray:
         """``figure`` of every subset that drops one response (DTG, §5), from the cached pairs."""
         if figure not in NLI_FIGURES:
-            raise ValueError(f"`figure` must be one of {NLI_FIGURES}, got {figure!r}")
+            raise ArgumentError("figure", f"must be one of {NLI_FIGURES}, got {figure!r}")
         everyone = np.arange(self.size)
         return np.array([self.scores(np.delete(everyone, dropped))[figure] for dropped in everyone])
 
 
 def _check_chunk_pairs(max_pairs_per_chunk) -> None:
     if isinstance(max_pairs_per_chunk, bool) or not isinstance(max_pairs_per_chunk, int) or max_pairs_per_chunk < 1:
-        raise ValueError(f"`max_pairs_per_chunk` must be a positive int, got {max_pairs_per_chunk!r}")
+        raise ArgumentError("max_pairs_per_chunk", f"must be a positive int, got {max_pairs_per_chunk!r}")
 
 
 @dataclass(frozen=True)
@@ -204,8 +204,8 @@ def _check_set_pairs(response_set: list[str], index: int, max_pairs_per_set: int
     needed = distinct * (distinct - 1) + min(repeated, distinct)
     stored = len(response_set) * (len(response_set) - 1) if full_matrix else needed
     if max(needed, stored) > max_pairs_per_set:
-        raise ValueError(
-            f"`response_sets[{index}]` ({len(response_set)} responses, {distinct} distinct) needs "
+        raise ArgumentError(
+            f"response_sets[{index}]", f"({len(response_set)} responses, {distinct} distinct) needs "
             f"{max(needed, stored):,} ordered pairs, more than `max_pairs_per_set` = {max_pairs_per_set:,}; score "
             "smaller sets (NLI Diversity grows with n(n-1)) or raise the limit"
         )
@@ -215,7 +215,7 @@ def _iter_distinct_pairs(response_sets, scorer, max_pairs_per_chunk: int, allow_
                          full_matrix: bool) -> Iterator[_DistinctPairs]:
     _check_chunk_pairs(max_pairs_per_chunk)
     if isinstance(max_pairs_per_set, bool) or not isinstance(max_pairs_per_set, int) or max_pairs_per_set < 1:
-        raise ValueError(f"`max_pairs_per_set` must be a positive int, got {max_pairs_per_set!r}")
+        raise ArgumentError("max_pairs_per_set", f"must be a positive int, got {max_pairs_per_set!r}")
     chunk: list[list[str]] = []
     chunk_pairs = 0
     for index, response_set in enumerate(response_sets):
@@ -313,13 +313,13 @@ def nli_diversity(
         per set), ``num_sets``, and the engine's ``num_pairs``, ``num_unique_pairs`` and
         ``num_truncated`` (pairs cut to the model's maximum length).
     """
-    if isinstance(response_sets, (str, dict)):
-        raise ValueError(
-            f"`response_sets` must be a list of response sets (lists of strings), got {type(response_sets).__name__}"
+    if isinstance(response_sets, (str, dict)) or not hasattr(response_sets, "__iter__"):
+        raise ArgumentError(
+            "response_sets", f"must be a list of response sets (lists of strings), got {type(response_sets).__name__}"
         )
     return_matrices = check_flag(return_matrices, "return_matrices")
     if progress is not None and not callable(progress):
-        raise ValueError(f"`progress` must be a callable (e.g. tqdm's update) or None, got {type(progress).__name__}")
+        raise ArgumentError("progress", f"must be a callable (e.g. tqdm's update) or None, got {type(progress).__name__}")
     scorer = scorer if scorer is not None else NLIScorer(model, device=device, dtype=dtype, batch_size=batch_size, label_map=label_map)
     stats = getattr(scorer, "stats", None)
     before = stats.as_dict() if isinstance(stats, PairScoringStats) else None
@@ -333,7 +333,7 @@ def nli_diversity(
         if progress is not None:
             progress(1)
     if not per_set:
-        raise ValueError("`response_sets` is empty: give at least one response set")
+        raise ArgumentError("response_sets", "is empty: give at least one response set")
     result = {figure: float(np.mean([row[figure] for row in per_set])) for figure in NLI_FIGURES}
     result["num_sets"] = len(per_set)
     if before is not None:  # a reused scorer keeps counting: report this call's share

@@ -54,7 +54,7 @@ Examples:
 
     >>> nli.compute(predictions=[["I love cats.", "I hate cats."], ["Only one."]])
     Traceback (most recent call last):
-    ValueError: `predictions[1]` must hold at least 2 responses (the metric compares pairs), got 1
+    dialeval.validation.ArgumentError: `predictions[1]` must hold at least 2 responses (the metric compares pairs), got 1
 """
 
 

@@ -26,6 +26,7 @@ from dialeval.metrics.pos_templates.taggers import (
     default_tagger,
 )
 from dialeval.validation import check_corpus, check_int, check_response_sets, split_scope
+from dialeval.validation import ArgumentError
 
 DEFAULT_N = 5
 DEFAULT_TOP_N = 100
@@ -48,17 +49,17 @@ def _tagged_sentences(sentences: list[str], tagger: Tagger) -> list[tuple[tuple[
         chunk = sentences[start : start + TAGGING_CHUNK]
         tagged = tagger(chunk)
         if not isinstance(tagged, (list, tuple)) or len(tagged) != len(chunk):
-            raise ValueError(f"`tagger` must return one list of (token, tag) pairs per sentence: {len(chunk)} sentences, "
+            raise ArgumentError("tagger", f"must return one list of (token, tag) pairs per sentence: {len(chunk)} sentences, "
                              f"got {len(tagged) if isinstance(tagged, (list, tuple)) else type(tagged).__name__}")
         for sentence, pairs in zip(chunk, tagged):
             tokens, tags = [], []
             for pair in pairs:
                 if not (isinstance(pair, (tuple, list)) and len(pair) == 2 and all(isinstance(x, str) for x in pair)):
-                    raise ValueError(f"`tagger` must return (token, tag) string pairs, got {pair!r:.60} for {sentence!r:.60}")
+                    raise ArgumentError("tagger", f"must return (token, tag) string pairs, got {pair!r:.60} for {sentence!r:.60}")
                 token, tag = pair
                 if not token or not tag or len(tag.split()) != 1:
                     # An empty token would be a span matching everywhere; a tag with spaces is no single tag.
-                    raise ValueError(f"`tagger` returned an empty token or a tag that is empty or holds whitespace: "
+                    raise ArgumentError("tagger", "returned an empty token or a tag that is empty or holds whitespace: "
                                      f"{pair!r:.60} for {sentence!r:.60}")
                 tokens.append(interned.setdefault(token, token))
                 tags.append(interned.setdefault(tag, tag))
@@ -71,14 +72,15 @@ def _top_patterns(tagged, n: int, top_n: int) -> list[tuple[str, ...]]:
     (``nltk.FreqDist`` keeps insertion order and ``sorted`` is stable, as in the package)."""
     counts: Counter = Counter()
     for _, tags in tagged:
-        counts.update(zip(*(tags[i:] for i in range(n))))
+        if len(tags) >= n:  # before range(n): a huge order costs nothing
+            counts.update(zip(*(tags[i:] for i in range(n))))
     return [pattern for pattern, _ in sorted(counts.items(), key=lambda item: item[1], reverse=True)[:top_n]]
 
 
 def _sentences(texts: list[str], splitter: SentenceSplitter) -> list[str]:
     sentences = splitter(" ".join(texts))
     if not isinstance(sentences, (list, tuple)) or not all(isinstance(s, str) for s in sentences):
-        raise ValueError("`sentence_splitter` must return a list of strings")
+        raise ArgumentError("sentence_splitter", "must return a list of strings")
     return list(sentences)
 
 
@@ -124,9 +126,9 @@ def _extract_per_set(sets: list[list[str]], n: int, top_n: int, tagger: Tagger, 
 def _resolve(tagger, sentence_splitter) -> tuple[Tagger, SentenceSplitter]:
     """The given tagger / splitter, else the defaults (a TaggerNotAvailableError says how to install them)."""
     if tagger is not None and not callable(tagger):
-        raise ValueError(f"`tagger` must be a callable (list of sentences -> lists of (token, tag)), got {tagger!r:.60}")
+        raise ArgumentError("tagger", f"must be a callable (list of sentences -> lists of (token, tag)), got {tagger!r:.60}")
     if sentence_splitter is not None and not callable(sentence_splitter):
-        raise ValueError(f"`sentence_splitter` must be a callable (text -> list of sentences), got {sentence_splitter!r:.60}")
+        raise ArgumentError("sentence_splitter", f"must be a callable (text -> list of sentences), got {sentence_splitter!r:.60}")
     return (tagger if tagger is not None else default_tagger(),
             sentence_splitter if sentence_splitter is not None else default_sentence_splitter())
 
@@ -169,15 +171,15 @@ def extract_templates(texts: list[str], n: int = DEFAULT_N, top_n: int = DEFAULT
 def check_templates(templates: object, argument: str = "templates") -> list[str]:
     """The distinct spans of a templates mapping (ours or the package's ``{pattern: iterable of spans}``)."""
     if not isinstance(templates, Mapping):
-        raise ValueError(f"`{argument}` must be a dict of pattern -> spans (extract_templates' output), got "
+        raise ArgumentError(argument, "must be a dict of pattern -> spans (extract_templates' output), got "
                          f"{type(templates).__name__}")
     spans: dict[str, None] = {}
     for pattern, found in templates.items():
         if isinstance(found, (str, bytes)) or not isinstance(found, Iterable):
-            raise ValueError(f"`{argument}[{pattern!r}]` must be a list or set of span strings, got {type(found).__name__}")
+            raise ArgumentError(f"{argument}[{pattern!r}]", f"must be a list or set of span strings, got {type(found).__name__}")
         for span in found:
             if not isinstance(span, str) or not span:
-                raise ValueError(f"`{argument}[{pattern!r}]` holds {span!r:.60}: each span must be a non-empty string")
+                raise ArgumentError(f"{argument}[{pattern!r}]", f"holds {span!r:.60}: each span must be a non-empty string")
             spans[span] = None
     return list(spans)
 

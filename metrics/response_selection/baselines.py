@@ -20,6 +20,7 @@ import numpy as np
 
 from dialeval.metrics.engines.lm_scorer import check_questions
 from dialeval.metrics.response_selection.selection import select_by_loss
+from dialeval.validation import ArgumentError
 
 
 def tfidf_selection(contexts, candidates, labels, fit_texts=None, **vectorizer_options) -> dict:
@@ -34,8 +35,8 @@ def tfidf_selection(contexts, candidates, labels, fit_texts=None, **vectorizer_o
     context_texts = [" ".join(context) for context in turns]
     if fit_texts is None:
         fit_texts = context_texts + [candidate for options in candidates for candidate in options]
-    elif isinstance(fit_texts, str) or not all(isinstance(text, str) for text in fit_texts) or not len(fit_texts):
-        raise ValueError("`fit_texts` must be a non-empty list of strings")
+    elif isinstance(fit_texts, str) or not hasattr(fit_texts, "__len__") or not all(isinstance(text, str) for text in fit_texts) or not len(fit_texts):
+        raise ArgumentError("fit_texts", "must be a non-empty list of strings")
     vectorizer = TfidfVectorizer(**vectorizer_options).fit(fit_texts)
     context_vectors = vectorizer.transform(context_texts)
     similarities = []

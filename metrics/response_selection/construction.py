@@ -39,6 +39,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from dialeval.validation import check_int
+from dialeval.validation import ArgumentError
 
 #: §3.2: "We retrieve 10 utterances (per question) from the repository".
 NUM_RETRIEVED = 10
@@ -57,11 +58,11 @@ def normalize_utterance(text: str) -> str:
 
 def _check_texts(texts, name: str) -> list[str]:
     if isinstance(texts, str) or not isinstance(texts, Iterable):
-        raise ValueError(f"`{name}` must be a list of strings, got {type(texts).__name__}")
+        raise ArgumentError(name, f"must be a list of strings, got {type(texts).__name__}")
     texts = list(texts)
     for i, text in enumerate(texts):
         if not isinstance(text, str):
-            raise ValueError(f"`{name}[{i}]` must be a string, got {type(text).__name__}")
+            raise ArgumentError(f"{name}[{i}]", f"must be a string, got {type(text).__name__}")
     return texts
 
 
@@ -79,7 +80,7 @@ def build_repository(utterances: Iterable[str], exclude: Iterable[str] = ()) -> 
             seen.add(key)
             repository.append(text.strip())
     if not repository:
-        raise ValueError("the repository is empty after removing empty, repeated and excluded utterances")
+        raise ArgumentError("utterances", "leave the repository empty after removing empty, repeated and excluded utterances")
     return repository
 
 
@@ -115,7 +116,7 @@ class BM25Retriever:
             raise ImportError("BM25Retriever needs bm25s: `pip install dialeval[selection]` (or `pip install bm25s`)") from None
         self.repository = _check_texts(repository, "repository")
         if not self.repository:
-            raise ValueError("`repository` is empty")
+            raise ArgumentError("repository", "is empty")
         self.stopwords = stopwords
         self._bm25s = bm25s
         self._index = bm25s.BM25(k1=k1, b=b, method="lucene")
@@ -151,10 +152,10 @@ class EmbeddingRetriever:
 
         self.repository = _check_texts(repository, "repository")
         if not self.repository:
-            raise ValueError("`repository` is empty")
+            raise ArgumentError("repository", "is empty")
         self.embedder = load_embedder() if embedder is None else embedder
         if not callable(getattr(self.embedder, "embed", None)):
-            raise ValueError(f"`embedder` must have an embed(texts) method, got {self.embedder!r}")
+            raise ArgumentError("embedder", f"must have an embed(texts) method, got {self.embedder!r}")
         self.batch_size = check_int(batch_size, "batch_size")
         self._vectors = self._unit(self.embedder.embed(self.repository))
 
@@ -212,13 +213,13 @@ def retrieve_candidate_pools(contexts, ground_truths, repository: Sequence[str],
     contexts = [[context] if isinstance(context, str) else list(context) for context in contexts]
     ground_truths = _check_texts(ground_truths, "ground_truths")
     if len(contexts) != len(ground_truths) or not contexts:
-        raise ValueError(f"`contexts` and `ground_truths` must be non-empty and of equal length, got {len(contexts)} and {len(ground_truths)}")
+        raise ArgumentError("contexts", f"and `ground_truths` must be non-empty and of equal length, got {len(contexts)} and {len(ground_truths)}")
     num_retrieved = check_int(num_retrieved, "num_retrieved")
     if isinstance(retrievers, Retriever) or not isinstance(retrievers, Sequence) or not retrievers:
-        raise ValueError("`retrievers` must be a non-empty list of retrievers (objects with rank(queries, k))")
+        raise ArgumentError("retrievers", "must be a non-empty list of retrievers (objects with rank(queries, k))")
     for retriever in retrievers:
         if not callable(getattr(retriever, "rank", None)):
-            raise ValueError(f"`retrievers`: {retriever!r} has no rank(queries, k) method")
+            raise ArgumentError("retrievers", f": {retriever!r} has no rank(queries, k) method")
     # Ask each retriever for more than M: some of its best may be taken by another or be the ground truth.
     depth = min(len(repository), num_retrieved * (len(retrievers) + 1) + len(max(contexts, key=len)) + 1)
     rankings = [retriever.rank(ground_truths, depth) for retriever in retrievers]
@@ -277,7 +278,7 @@ class FilteredPool:
     ungrammatical: list[int]  # removed: three or more 0s
 
 
-def _scores_of(scores, num_candidates: int | None, where: str) -> np.ndarray:
+def _scores_of(scores, num_candidates: int | None, argument: str) -> np.ndarray:
     try:
         array = np.asarray(scores)
     except ValueError:
@@ -285,17 +286,17 @@ def _scores_of(scores, num_candidates: int | None, where: str) -> np.ndarray:
     expected = "the ground truth and each retrieved utterance" if num_candidates is None else f"{num_candidates} candidates"
     if (array is None or array.ndim != 2 or array.shape[0] < 2 or array.shape[1] < RULE_MIN_ANNOTATORS
             or (num_candidates is not None and array.shape[0] != num_candidates)):
-        raise ValueError(f"{where}: expected one row of scores for {expected} (ground truth first), "
-                         f"each from at least {RULE_MIN_ANNOTATORS} annotators")
+        raise ArgumentError(argument, f": expected one row of scores for {expected} (ground truth first), "
+                            f"each from at least {RULE_MIN_ANNOTATORS} annotators")
     if not np.issubdtype(array.dtype, np.integer) or array.min() < 0 or array.max() > 5:
-        raise ValueError(f"{where}: scores must be integers 0 (ungrammatical) to 5")
+        raise ArgumentError(argument, ": scores must be integers 0 (ungrammatical) to 5")
     return array
 
 
 def filter_pool(scores) -> FilteredPool:
     """§3.1 step 3 on one pool's scores: rows = ground truth, then the retrieved utterances;
     columns = annotators (five in the paper)."""
-    array = _scores_of(scores, None, "`scores`")
+    array = _scores_of(scores, None, "scores")
     ground_truth, retrieved = array[0], array[1:]
     acceptable = [i for i, row in enumerate(retrieved) if (row >= 3).sum() >= RULE_MIN_ANNOTATORS]
     ungrammatical = [i for i, row in enumerate(retrieved) if (row == 0).sum() >= RULE_MIN_ANNOTATORS]
@@ -322,10 +323,10 @@ def assemble_questions(pools: Sequence[CandidatePool], scores: Sequence, num_fal
     """
     num_false = check_int(num_false, "num_false")
     if len(scores) != len(pools):
-        raise ValueError(f"`scores` must hold one entry per pool: {len(scores)} for {len(pools)} pools")
+        raise ArgumentError("scores", f"must hold one entry per pool: {len(scores)} for {len(pools)} pools")
     questions = []
     for pool, pool_scores in zip(pools, scores):
-        array = _scores_of(pool_scores, 1 + len(pool.retrieved), f"`scores[{pool.question_id}]`")
+        array = _scores_of(pool_scores, 1 + len(pool.retrieved), f"scores[{pool.question_id}]")
         verdict = filter_pool(array)
         if not verdict.ground_truth_kept or len(verdict.usable) < num_false:
             continue
@@ -359,7 +360,7 @@ def random_draws(num_questions: int, repository_size: int, seed: int, trial: int
     builder's scheme, so a trial drawn here and there from the same lines is the same)."""
     for name, value in (("seed", seed), ("trial", trial)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-            raise ValueError(f"`{name}` must be a non-negative int, got {value!r}")
+            raise ArgumentError(name, f"must be a non-negative int, got {value!r}")
     rng = np.random.default_rng([int(seed), int(trial)])
     return rng.integers(0, repository_size, size=(num_questions, RANDOM_DRAWS_PER_QUESTION))
 
@@ -377,7 +378,7 @@ def random_trial(questions: Sequence[dict], repository: Sequence[str], seed: int
     """
     repository = _check_texts(repository, "repository")
     if not repository:
-        raise ValueError("`repository` is empty")
+        raise ArgumentError("repository", "is empty")
     excluded = {normalize_utterance(text) for text in _check_texts(exclude, "exclude")}
     num_false = check_int(num_false, "num_false")
     draws = random_draws(len(questions), len(repository), seed, trial)

@@ -20,6 +20,7 @@ import numpy as np
 
 from dialeval.metrics.engines.lm_scorer import CandidateScorer, check_reduction
 from dialeval.metrics.response_selection.selection import TIE_RTOL, select_by_loss
+from dialeval.validation import ArgumentError
 
 #: Candidates per scored group: the packed path's row (and its attention mask) grows with the
 #: number of candidates of a question, so the union over 100 trials is scored in groups.
@@ -54,14 +55,14 @@ def random_protocol_accuracies(scorer: CandidateScorer, trials: Sequence[Sequenc
     ``i`` must have the same context in every trial.
     """
     if isinstance(trials, (str, dict)) or not isinstance(trials, Sequence) or not trials:
-        raise ValueError("`trials` must be a non-empty list with one list of questions per trial")
+        raise ArgumentError("trials", "must be a non-empty list with one list of questions per trial")
     num_questions = len(trials[0])
     for t, trial in enumerate(trials):
         if len(trial) != num_questions or not num_questions:
-            raise ValueError(f"`trials[{t}]` has {len(trial)} questions; every trial must have the same {num_questions} (> 0)")
+            raise ArgumentError(f"trials[{t}]", f"has {len(trial)} questions; every trial must have the same {num_questions} (> 0)")
         for i, question in enumerate(trial):
             if question["context"] != trials[0][i]["context"]:
-                raise ValueError(f"`trials[{t}][{i}]` has another context than `trials[0][{i}]`; trials must share their questions' contexts")
+                raise ArgumentError(f"trials[{t}][{i}]", f"has another context than `trials[0][{i}]`; trials must share their questions' contexts")
     contexts = [question["context"] for question in trials[0]]
     union = [[candidate for trial in trials for candidate in trial[i]["candidates"]] for i in range(num_questions)]
     losses = candidate_losses(scorer, contexts, union, reduction)
@@ -85,17 +86,17 @@ def random_protocol_figure(random_result: dict, chosen_spearman: float | None = 
 
     per_trial = random_result.get("spearman_per_trial") if isinstance(random_result, dict) else None
     if not per_trial:
-        raise ValueError("`random_result` must be the dict random_protocol_correlation returns (with 'spearman_per_trial')")
+        raise ArgumentError("random_result", "must be the dict random_protocol_correlation returns (with 'spearman_per_trial')")
     # None is random_protocol_correlation's undefined trial (NaN from results saved before it said None)
     defined = [rho for rho in per_trial if rho is not None and not math.isnan(rho)]
     if not defined:
-        raise ValueError("`random_result` has no trial with a defined Spearman ρ to plot")
+        raise ArgumentError("random_result", "has no trial with a defined Spearman ρ to plot")
     figure = Figure(figsize=(3.2, 4.0))
     axes = figure.add_subplot()
     axes.boxplot([defined], widths=0.5)
     if chosen_spearman is not None:
         if isinstance(chosen_spearman, bool) or not isinstance(chosen_spearman, (int, float, np.floating)):
-            raise ValueError(f"`chosen_spearman` must be a number, got {chosen_spearman!r}")
+            raise ArgumentError("chosen_spearman", f"must be a number, got {chosen_spearman!r}")
         if math.isnan(chosen_spearman):  # every system equally accurate: no ranking, no dot
             axes.text(1, -0.95, "CHOSEN ρ undefined", ha="center", color="tab:blue")
         else:

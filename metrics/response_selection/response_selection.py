@@ -12,6 +12,7 @@ from dialeval.metrics.engines.lm_scorer import DEFAULT_BATCH_SIZE
 from dialeval.metrics.engines.lm_scorer import check_questions
 from dialeval.metrics.response_selection.selection import TIE_RTOL
 from dialeval.metrics.response_selection.selection import response_selection
+from dialeval.validation import ArgumentError
 
 _CITATION = """\
 @inproceedings{sato-etal-2020-evaluating,
@@ -59,7 +60,7 @@ Examples:
     >>> selection.compute(contexts=["Do you have a car?"], candidates=[["Yes, a red one.", "I play tennis."]],
     ...                   labels=[2], model="microsoft/DialoGPT-small")
     Traceback (most recent call last):
-    ValueError: `labels[0]` = 2 is not an index of candidates[0] (0 to 1)
+    dialeval.validation.ArgumentError: `labels[0]` = 2 is not an index of candidates[0] (0 to 1)
 """
 
 
@@ -89,7 +90,7 @@ class ResponseSelection(DialevalMetric):
                  tie_rtol=TIE_RTOL):
         check_questions(contexts, candidates, labels)
         if model is None:
-            raise ValueError("`model` is required: a causal or seq2seq LM id (in the local HF cache) or directory")
+            raise ArgumentError("model", "is required: a causal or seq2seq LM id (in the local HF cache) or directory")
         return response_selection(contexts, candidates, [int(label) for label in labels], model=model,
                                   reduction=reduction, batch_size=batch_size, device=device, dtype=dtype,
                                   turn_separator=turn_separator, candidate_eos=candidate_eos,

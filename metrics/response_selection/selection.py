@@ -33,6 +33,8 @@ from dialeval.metrics.engines.lm_scorer import (
     check_reduction,
     describe,
 )
+from dialeval.validation import ArgumentError
+from dialeval.validation import require_collection
 
 
 # --------------------------------------------------------------------------------------------
@@ -61,19 +63,21 @@ def select_by_loss(losses: Sequence[Sequence[float]], labels: Sequence[int], *, 
     ``tie_rtol * max(1, |ℓ_min|)`` of the minimum share it (:data:`TIE_RTOL`: float32 rounding,
     not a preference). ``selected`` is the first index of the minimum; ``tie`` says it is shared.
     """
+    require_collection(losses, "losses", "a list of per-question candidate losses")
+    require_collection(labels, "labels", "a list of ground-truth indexes")
     if len(losses) != len(labels) or not len(losses):
-        raise ValueError(f"`losses` and `labels` must be non-empty and of equal length, got {len(losses)} and {len(labels)}")
+        raise ArgumentError("losses", f"and `labels` must be non-empty and of equal length, got {len(losses)} and {len(labels)}")
     if isinstance(tie_rtol, bool) or not isinstance(tie_rtol, (int, float)) or not 0 <= tie_rtol < 1:
-        raise ValueError(f"`tie_rtol` must be a number in [0, 1), got {tie_rtol!r}")
+        raise ArgumentError("tie_rtol", f"must be a number in [0, 1), got {tie_rtol!r}")
     per_question = []
     for i, (values, label) in enumerate(zip(losses, labels)):
         values = np.asarray(values, dtype=np.float64)
         if values.ndim != 1 or len(values) < 2 or not np.isfinite(values).all():
-            raise ValueError(f"`losses[{i}]` must be at least 2 finite numbers, got {describe(values.tolist())}")
+            raise ArgumentError(f"losses[{i}]", f"must be at least 2 finite numbers, got {describe(values.tolist())}")
         if isinstance(label, bool) or not isinstance(label, (int, np.integer)):
-            raise ValueError(f"`labels[{i}]` must be an int index of losses[{i}], got {type(label).__name__}: {label!r}")
+            raise ArgumentError(f"labels[{i}]", f"must be an int index of losses[{i}], got {type(label).__name__}: {label!r}")
         if not 0 <= label < len(values):
-            raise ValueError(f"`labels[{i}]` = {label} is not an index of losses[{i}]")
+            raise ArgumentError(f"labels[{i}]", f"= {label} is not an index of losses[{i}]")
         selected = int(values.argmin())
         tolerance = tie_rtol * max(1.0, abs(values[selected]))
         tie = int((values - values[selected] <= tolerance).sum()) > 1
@@ -116,7 +120,7 @@ def response_selection(
     _, _, labels = check_questions(contexts, candidates, labels)
     if scorer is None:
         if model is None:
-            raise ValueError("`model` is required (a causal or seq2seq LM id or directory), or pass `scorer`")
+            raise ArgumentError("model", "is required (a causal or seq2seq LM id or directory), or pass `scorer`")
         scorer = CandidateScorer(model, device=device, dtype=dtype, batch_size=batch_size,
                                  turn_separator=turn_separator, candidate_eos=candidate_eos, share_context=share_context)
     scored = scorer.score(contexts, candidates, progress=progress)
@@ -176,29 +180,31 @@ def read_selection_questions(path) -> dict[str, list]:
 
 def _aligned_scores(human_scores, metric_scores, argument: str) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(human_scores, Mapping) != isinstance(metric_scores, Mapping):
-        raise ValueError(f"`human_scores` and `{argument}` must both be mappings (system -> score) or both sequences")
+        raise ArgumentError("human_scores", f"and `{argument}` must both be mappings (system -> score) or both sequences")
     if isinstance(human_scores, Mapping):
         if set(human_scores) != set(metric_scores):
-            raise ValueError(
-                f"`{argument}` must score the same systems as `human_scores`: missing "
+            raise ArgumentError(
+                argument, "must score the same systems as `human_scores`: missing "
                 f"{sorted(map(str, set(human_scores) - set(metric_scores)))}, extra {sorted(map(str, set(metric_scores) - set(human_scores)))}"
             )
         systems = list(human_scores)
         human, metric = [human_scores[s] for s in systems], [metric_scores[s] for s in systems]
     else:
+        require_collection(human_scores, "human_scores", "a system -> score mapping or a list of scores")
+        require_collection(metric_scores, argument, "a system -> score mapping or a list of scores")
         human, metric = list(human_scores), list(metric_scores)
         if len(human) != len(metric):
-            raise ValueError(f"`{argument}` must have one score per system ({len(human)}), got {len(metric)}")
+            raise ArgumentError(argument, f"must have one score per system of `human_scores` ({len(human)}), got {len(metric)}")
     if len(human) < 3:
         raise ValueError(f"a ranking correlation needs at least 3 systems, got {len(human)}")
     try:
         human, metric = np.asarray(human, dtype=np.float64), np.asarray(metric, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError(f"`human_scores` and `{argument}` must hold numbers") from None
+        raise ArgumentError("human_scores", f"and `{argument}` must hold numbers") from None
     if human.ndim != 1 or metric.ndim != 1:
-        raise ValueError(f"`human_scores` and `{argument}` must hold one number per system, got shapes {human.shape} and {metric.shape}")
+        raise ArgumentError("human_scores", f"and `{argument}` must hold one number per system, got shapes {human.shape} and {metric.shape}")
     if not (np.isfinite(human).all() and np.isfinite(metric).all()):
-        raise ValueError(f"`human_scores` and `{argument}` must hold finite numbers")
+        raise ArgumentError("human_scores", f"and `{argument}` must hold finite numbers")
     return human, metric
 
 
@@ -249,7 +255,7 @@ def random_protocol_correlation(human_scores, metric_scores_per_trial: Sequence)
     reason (None when some trial is defined).
     """
     if isinstance(metric_scores_per_trial, (str, Mapping)) or not isinstance(metric_scores_per_trial, Sequence) or not metric_scores_per_trial:
-        raise ValueError("`metric_scores_per_trial` must be a non-empty list with one system -> score mapping per trial")
+        raise ArgumentError("metric_scores_per_trial", "must be a non-empty list with one system -> score mapping per trial")
     per_trial, reasons = [], []
     for t, scores in enumerate(metric_scores_per_trial):
         argument = f"metric_scores_per_trial[{t}]"

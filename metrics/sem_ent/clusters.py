@@ -25,7 +25,7 @@ import numpy as np
 
 from dialeval.atomic_files import write_atomically
 from dialeval.distributed import computed_on_main
-from dialeval.validation import check_int, check_unicode_text
+from dialeval.validation import ArgumentError, as_float_array, check_int, check_unicode_text
 
 #: Above this many reference texts, ``algorithm="auto"`` switches from KMeans to MiniBatchKMeans.
 #: benchmarks/bench_sem_ent.py: MiniBatch is >= 1.5x faster with inertia within 1% from 10k texts,
@@ -42,21 +42,21 @@ ALGORITHMS = ("auto", "kmeans", "minibatch_kmeans")
 
 def _check_texts(texts: object, argument: str) -> list[str]:
     if isinstance(texts, (str, bytes)) or not isinstance(texts, (list, tuple)):
-        raise ValueError(f"`{argument}` must be a list of strings, got {type(texts).__name__}")
+        raise ArgumentError(argument, f"must be a list of strings, got {type(texts).__name__}")
     if not texts:
-        raise ValueError(f"`{argument}` is empty")
+        raise ArgumentError(argument, "is empty")
     for index, text in enumerate(texts):
         if not isinstance(text, str):
-            raise ValueError(f"`{argument}[{index}]` must be a string, got {type(text).__name__}")
+            raise ArgumentError(f"{argument}[{index}]", f"must be a string, got {type(text).__name__}")
         check_unicode_text(text, f"{argument}[{index}]")
     return list(texts)
 
 
 def distribution_entropy(distribution) -> float:
     """Natural-log entropy of a probability vector (Eq. 2); empty clusters contribute 0."""
-    p = np.asarray(distribution, dtype=np.float64)
+    p = as_float_array(distribution, "distribution")
     if p.ndim != 1 or p.size == 0 or (p < 0).any() or not math.isclose(p.sum(), 1.0, abs_tol=1e-9):
-        raise ValueError("`distribution` must be a non-empty 1-D probability vector")
+        raise ArgumentError("distribution", "must be a non-empty 1-D probability vector")
     p = p[p > 0]
     return float(-(p * np.log(p)).sum())
 
@@ -156,12 +156,12 @@ class SemanticClusters:
         n_init = check_int(n_init, "n_init", 1)
         max_iter = check_int(max_iter, "max_iter", 1)
         if isinstance(pca_variance, bool) or not isinstance(pca_variance, (int, float)) or not 0 < pca_variance <= 1:
-            raise ValueError(f"`pca_variance` must be in (0, 1], got {pca_variance!r}")
+            raise ArgumentError("pca_variance", f"must be in (0, 1], got {pca_variance!r}")
         if algorithm not in ALGORITHMS:
-            raise ValueError(f"`algorithm` must be one of {ALGORITHMS}, got {algorithm!r}")
+            raise ArgumentError("algorithm", f"must be one of {ALGORITHMS}, got {algorithm!r}")
         distinct = len(set(texts))
         if distinct < num_clusters:
-            raise ValueError(f"`reference_texts` has {distinct} distinct texts, fewer than `num_clusters`={num_clusters}")
+            raise ArgumentError("reference_texts", f"has {distinct} distinct texts, fewer than `num_clusters`={num_clusters}")
         if embedder is None:
             from dialeval.metrics.engines.embedders import load_embedder
 
@@ -194,13 +194,13 @@ class SemanticClusters:
         """Raw embeddings -> the fitted PCA space (L2-normalized, centred, kept components)."""
         points = np.asarray(embeddings, dtype=np.float32)
         if points.ndim != 2 or points.shape[1] != self.pca_mean.shape[0]:
-            raise ValueError(f"`embeddings` must be (n, {self.pca_mean.shape[0]}), got shape {points.shape}")
+            raise ArgumentError("embeddings", f"must be (n, {self.pca_mean.shape[0]}), got shape {points.shape}")
         return _project(_unit_rows(points), self.pca_mean, self.pca_components)
 
     def _nearest(self, reduced: np.ndarray) -> np.ndarray:
         # NaN distances would all argmin to cluster 0: Sem-Ent 0.0, silently (issue 27).
         if not (np.isfinite(self.centroids).all() and np.isfinite(self.pca_mean).all() and np.isfinite(self.pca_components).all()):
-            raise ValueError("`clusters` hold non-finite centroids or PCA arrays: fit or save them again")
+            raise ArgumentError("clusters", "hold non-finite centroids or PCA arrays: fit or save them again")
         if not np.isfinite(reduced).all():
             raise ValueError("the embeddings of `texts` hold non-finite values (the embedder returned NaN or inf)")
         return _nearest_centroid(reduced, self.centroids)
@@ -257,7 +257,7 @@ class SemanticClusters:
 
         folder = Path(directory)
         if not (folder / CONFIG_FILE).is_file() or not (folder / TENSORS_FILE).is_file():
-            raise ValueError(f"`directory` {str(folder)!r} holds no saved clusters ({CONFIG_FILE} + {TENSORS_FILE})")
+            raise ArgumentError("directory", f"{str(folder)!r} holds no saved clusters ({CONFIG_FILE} + {TENSORS_FILE})")
         config = read_config(folder / CONFIG_FILE)  # a broken folder: a ValueError naming it, its file and key
         if config.get("format_version") != FORMAT_VERSION:
             raise ValueError(f"{folder}: format_version {config.get('format_version')!r}, this dialeval reads {FORMAT_VERSION}")
@@ -276,8 +276,8 @@ class SemanticClusters:
                 for key in sorted(set(recorded) | set(embedder.identity()))
                 if recorded.get(key) != embedder.identity().get(key)
             }
-            raise ValueError(
-                f"`embedder` does not match the one these clusters were fitted with; (saved, given) differ in {differences}. "
+            raise ArgumentError(
+                "embedder", f"does not match the one these clusters were fitted with; (saved, given) differ in {differences}. "
                 "Sem-Ent is comparable only under the same embedder and clusters."
             )
         arrays = read_tensors(folder / TENSORS_FILE)
@@ -292,7 +292,7 @@ def sem_ent_from_labels(labels, num_clusters: int) -> dict:
     """Sem-Ent of already-assigned cluster ids."""
     labels = np.asarray(labels)
     if labels.size == 0:
-        raise ValueError("`labels` is empty")
+        raise ArgumentError("labels", "is empty")
     distribution = np.bincount(labels, minlength=num_clusters) / labels.size
     return {
         "sem_ent": distribution_entropy(distribution),
@@ -310,5 +310,5 @@ def sem_ent(texts: list[str], clusters: SemanticClusters) -> dict:
         order) and ``num_texts``.
     """
     if not isinstance(clusters, SemanticClusters):
-        raise ValueError(f"`clusters` must be SemanticClusters (fit or load them), got {type(clusters).__name__}")
+        raise ArgumentError("clusters", f"must be SemanticClusters (fit or load them), got {type(clusters).__name__}")
     return sem_ent_from_labels(clusters.assign(texts), clusters.num_clusters)

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome, StepSkipped
 from dialeval.option_fields import option
+from dialeval.validation import ArgumentError
 
 
 @dataclass
@@ -31,7 +32,7 @@ class SemEntOptions:
         if "=" in self.sem_ent_embedder:
             kind, _, model = self.sem_ent_embedder.partition("=")
             if model and self.sem_ent_embedder_model is not None:
-                raise ValueError(f"`sem_ent_embedder` {self.sem_ent_embedder!r} names a model and so does `sem_ent_embedder_model`")
+                raise ArgumentError("sem_ent_embedder", f"{self.sem_ent_embedder!r} names a model and so does `sem_ent_embedder_model`")
             self.sem_ent_embedder, self.sem_ent_embedder_model = kind, model or self.sem_ent_embedder_model
 
 

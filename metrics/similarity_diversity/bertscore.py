@@ -63,6 +63,7 @@ from dialeval.hub import check_dtype, load_model, max_input_length, resolve_devi
 
 from dialeval.metrics.engines.reduction import UnitSimilarity, units_of
 from dialeval.validation import check_response_sets
+from dialeval.validation import ArgumentError
 
 DEFAULT_BERTSCORE_MODEL = "FacebookAI/roberta-large"
 DEFAULT_BERTSCORE_LAYER = 17  # bert_score.utils.model2layers["roberta-large"]
@@ -263,12 +264,12 @@ def _resolve_num_layers(model: str, num_layers, available: int | None) -> int:
         if model in _DEFAULT_MODEL_IDS:
             return DEFAULT_BERTSCORE_LAYER
         if available is None:
-            raise ValueError("`num_layers` must be given: the model's number of layers could not be read from its config")
+            raise ArgumentError("num_layers", "must be given: the model's number of layers could not be read from its config")
         return available
     if isinstance(num_layers, bool) or not isinstance(num_layers, int) or num_layers < 0:
-        raise ValueError(f"`num_layers` must be None or an int >= 0, got {num_layers!r}")
+        raise ArgumentError("num_layers", f"must be None or an int >= 0, got {num_layers!r}")
     if available is not None and num_layers > available:
-        raise ValueError(f"`num_layers` must be at most {available} (the model's number of layers), got {num_layers}")
+        raise ArgumentError("num_layers", f"must be at most {available} (the model's number of layers), got {num_layers}")
     return num_layers
 
 
@@ -278,18 +279,18 @@ def read_baseline_file(path, num_layers: int) -> float:
     import csv
 
     if not os.path.isfile(path):
-        raise ValueError(f"`baseline` {str(path)!r} is not a file")
+        raise ArgumentError("baseline", f"{str(path)!r} is not a file")
     with open(path, encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))
     if not rows or not {"LAYER", "F"} <= set(rows[0]):
-        raise ValueError(f"`baseline` {str(path)!r} is not a bert_score baseline file (columns LAYER,P,R,F)")
+        raise ArgumentError("baseline", f"{str(path)!r} is not a bert_score baseline file (columns LAYER,P,R,F)")
     for row in rows:
         if row["LAYER"].strip() == str(num_layers):
             value = float(row["F"])
             if not (math.isfinite(value) and value < 1):
-                raise ValueError(f"`baseline` {str(path)!r}: layer {num_layers} has F = {value}, not a baseline below 1")
+                raise ArgumentError("baseline", f"{str(path)!r}: layer {num_layers} has F = {value}, not a baseline below 1")
             return value
-    raise ValueError(f"`baseline` {str(path)!r} has no row for layer {num_layers} (layers {rows[0]['LAYER']}..{rows[-1]['LAYER']})")
+    raise ArgumentError("baseline", f"{str(path)!r} has no row for layer {num_layers} (layers {rows[0]['LAYER']}..{rows[-1]['LAYER']})")
 
 
 def published_baseline_file(model: str) -> str | None:
@@ -342,14 +343,14 @@ def _resolve_baseline(model: str, num_layers: int, rescale_with_baseline: bool, 
 
 def _check_arguments(batch_size, rescale_with_baseline, baseline) -> None:
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"`batch_size` must be a positive int, got {batch_size!r}")
+        raise ArgumentError("batch_size", f"must be a positive int, got {batch_size!r}")
     if not isinstance(rescale_with_baseline, bool):
-        raise ValueError(f"`rescale_with_baseline` must be a bool, got {rescale_with_baseline!r}")  # noqa: TRY004
+        raise ArgumentError("rescale_with_baseline", f"must be a bool, got {rescale_with_baseline!r}")  # noqa: TRY004
     if isinstance(baseline, (str, os.PathLike)):
         return  # a baseline file, read once the layer is known
     is_number = isinstance(baseline, (int, float)) and not isinstance(baseline, bool)
     if baseline is not None and not (is_number and math.isfinite(baseline) and baseline < 1):
-        raise ValueError(f"`baseline` must be None, a finite number below 1 (an F baseline) or a bert_score "
+        raise ArgumentError("baseline", "must be None, a finite number below 1 (an F baseline) or a bert_score "
                          f"baseline file, got {baseline!r}")
 
 
@@ -374,7 +375,7 @@ def compute_bertscore_matrices(
     _check_arguments(batch_size, rescale_with_baseline, baseline)
     dtype = _check_dtype(dtype)
     if not isinstance(model, str):
-        raise ValueError(f"`model` must be a model id or a local directory, got {model!r}")  # noqa: TRY004
+        raise ArgumentError("model", f"must be a model id or a local directory, got {model!r}")  # noqa: TRY004
     model_path, device = resolve_model_path(model), resolve_device(device)
     tokenizer, encoder = _load(model_path, str(device), dtype)
     num_layers = _resolve_num_layers(model, num_layers, _num_layers_available(encoder))

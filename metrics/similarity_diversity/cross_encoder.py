@@ -19,6 +19,7 @@ import numpy as np
 from dialeval.metrics.engines.pair_scorer import PairScoringStats, load_pair_classifier, score_pairs
 from dialeval.metrics.engines.reduction import UnitSimilarity, units_of
 from dialeval.validation import check_response_sets
+from dialeval.validation import ArgumentError
 
 DEFAULT_CROSS_ENCODER = "cross-encoder/stsb-roberta-large"
 
@@ -59,8 +60,8 @@ def cross_encoder_unit_similarities(
     response_sets = check_response_sets(response_sets, "response_sets", min_size=2, allow_empty=allow_empty)
     classifier = load_pair_classifier(model, device=device, dtype=dtype)
     if classifier.model.config.num_labels != 1:
-        raise ValueError(
-            f"`model` must be a one-output STS cross-encoder, got {classifier.model.config.num_labels} labels "
+        raise ArgumentError(
+            "model", f"must be a one-output STS cross-encoder, got {classifier.model.config.num_labels} labels "
             f"({classifier.id2label}); for NLI models use nli_diversity"
         )
     firsts, seconds, layouts = [], [], []

@@ -31,6 +31,7 @@ from dialeval.metrics.engines.reduction import UnitSimilarity, units_of
 from dialeval.metrics.lexical_diversity.set_level import check_orders, cosine_of_counts, ngrams
 from dialeval.text import get_tokenizer
 from dialeval.validation import check_response_sets
+from dialeval.validation import ArgumentError
 
 SIMILARITIES = ("sent_bert", "bertscore", "cross_encoder", "ngram_cosine")
 
@@ -55,7 +56,7 @@ def default_model(similarity: str) -> str | None:
 
 def _check_similarity(similarity) -> None:
     if similarity not in SIMILARITIES:
-        raise ValueError(f"`similarity` must be one of {SIMILARITIES}, got {similarity!r}")
+        raise ArgumentError("similarity", f"must be one of {SIMILARITIES}, got {similarity!r}")
 
 
 def ngram_cosine_unit_similarity(responses: list[str], max_n: int = 5, min_n: int = 1, tokenizer="tevet") -> UnitSimilarity:
@@ -122,7 +123,7 @@ def unit_similarities(
         raise ValueError(f"options {sorted(unknown)} do not apply to similarity={similarity!r}")
     if similarity == "ngram_cosine":
         if model is not None:
-            raise ValueError("`model` does not apply to similarity='ngram_cosine'")
+            raise ArgumentError("model", "does not apply to similarity='ngram_cosine'")
         return [ngram_cosine_unit_similarity(responses, **options) for responses in response_sets]
     if similarity == "sent_bert":
         from dialeval.metrics.similarity_diversity.sent_bert import sent_bert_unit_similarities

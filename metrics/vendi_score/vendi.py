@@ -53,6 +53,7 @@ import scipy.linalg
 
 from dialeval.metrics.engines.embedders import DEFAULT_SENTENCE_MODEL, sentence_vectors, unit_rows
 from dialeval.validation import check_corpus, check_flag, check_float_rows, check_response_sets, split_scope
+from dialeval.validation import ArgumentError
 
 #: Tolerance of the kernel checks: ``|K - K^T|``, ``|K_ii - 1|`` and the most negative eigenvalue
 #: of ``K / n`` must not exceed it (float32 similarity matrices pass; indefinite ones do not).
@@ -82,15 +83,15 @@ def _check_order(order: object, argument: str) -> float:
     if isinstance(order, str):
         if order.strip().lower() in {"inf", "infinity"}:
             return math.inf
-        raise ValueError(f"`{argument}` must be a non-negative number or 'inf', got {order!r}")
+        raise ArgumentError(argument, f"must be a non-negative number or 'inf', got {order!r}")
     if isinstance(order, bool) or not isinstance(order, Real):
         # ValueError, not TypeError: every bad input of dialeval's metrics raises ValueError.
-        raise ValueError(  # noqa: TRY004
-            f"`{argument}` must be a non-negative number or 'inf', got {type(order).__name__}: {order!r}"
+        raise ArgumentError(  # noqa: TRY004
+            f"{argument}", f"must be a non-negative number or 'inf', got {type(order).__name__}: {order!r}"
         )
     value = float(order)
     if math.isnan(value) or value < 0:
-        raise ValueError(f"`{argument}` must be a non-negative number or 'inf', got {order!r}")
+        raise ArgumentError(argument, f"must be a non-negative number or 'inf', got {order!r}")
     return value
 
 
@@ -103,8 +104,8 @@ def check_orders(orders: object, argument: str = "orders") -> list[float]:
     if isinstance(orders, (str, Real)) and not isinstance(orders, bool):
         orders = [orders]
     if not isinstance(orders, (Sequence, np.ndarray)) or len(orders) == 0:
-        raise ValueError(
-            f"`{argument}` must be a non-empty list of orders (non-negative numbers or 'inf'), got {orders!r}"
+        raise ArgumentError(
+            argument, f"must be a non-empty list of orders (non-negative numbers or 'inf'), got {orders!r}"
         )
     checked = [_check_order(order, f"{argument}[{i}]") for i, order in enumerate(orders)]
     return list(dict.fromkeys(checked))
@@ -158,7 +159,7 @@ def vendi_score_from_eigenvalues(eigenvalues, orders=(1,)) -> dict[str, float]:
     orders = check_orders(orders)
     eigenvalues = np.asarray(eigenvalues, dtype=np.float64).ravel()
     if eigenvalues.size == 0 or not np.all(np.isfinite(eigenvalues)):
-        raise ValueError("`eigenvalues` must be a non-empty array of finite numbers")
+        raise ArgumentError("eigenvalues", "must be a non-empty array of finite numbers")
     cleaned = _clean_eigenvalues(eigenvalues)
     p = cleaned[cleaned > 0]
     return {order_key(order): _score(p, order) for order in orders}
@@ -172,13 +173,13 @@ def _as_float_array(value: object, argument: str, ndim: int) -> np.ndarray:
     try:
         array = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as error:
-        raise ValueError(f"`{argument}` must be a {ndim}-D array of numbers: {error}") from error
+        raise ArgumentError(argument, f"must be a {ndim}-D array of numbers: {error}") from error
     if array.ndim != ndim:
-        raise ValueError(f"`{argument}` must be a {ndim}-D array, got shape {array.shape}")
+        raise ArgumentError(argument, f"must be a {ndim}-D array, got shape {array.shape}")
     if array.size == 0:
-        raise ValueError(f"`{argument}` is empty (shape {array.shape})")
+        raise ArgumentError(argument, f"is empty (shape {array.shape})")
     if not np.all(np.isfinite(array)):
-        raise ValueError(f"`{argument}` holds NaN or infinite values")
+        raise ArgumentError(argument, "holds NaN or infinite values")
     return array
 
 
@@ -197,20 +198,20 @@ def vendi_score_from_kernel(kernel, orders=(1,)) -> dict[str, float]:
     matrix = _as_float_array(kernel, "kernel", 2)
     n = matrix.shape[0]
     if matrix.shape[1] != n:
-        raise ValueError(f"`kernel` must be square (n x n), got shape {matrix.shape}")
+        raise ArgumentError("kernel", f"must be square (n x n), got shape {matrix.shape}")
     asymmetry = float(np.max(np.abs(matrix - matrix.T)))
     if asymmetry > KERNEL_ATOL:
-        raise ValueError(f"`kernel` must be symmetric: max |K - K^T| is {asymmetry:.3g} > {KERNEL_ATOL}")
+        raise ArgumentError("kernel", f"must be symmetric: max |K - K^T| is {asymmetry:.3g} > {KERNEL_ATOL}")
     diagonal_error = float(np.max(np.abs(np.diagonal(matrix) - 1.0)))
     if diagonal_error > KERNEL_ATOL:
-        raise ValueError(
-            f"`kernel` must have ones on the diagonal (K_ii = 1, e.g. cosine similarity): max |K_ii - 1| "
+        raise ArgumentError(
+            "kernel", "must have ones on the diagonal (K_ii = 1, e.g. cosine similarity): max |K_ii - 1| "
             f"is {diagonal_error:.3g} > {KERNEL_ATOL}; normalize it as K_ij / sqrt(K_ii K_jj)"
         )
     eigenvalues = scipy.linalg.eigvalsh((matrix + matrix.T) / (2.0 * n))
     if eigenvalues.min() < -KERNEL_ATOL:
-        raise ValueError(
-            f"`kernel` must be positive semidefinite: K / n has the eigenvalue {eigenvalues.min():.3g} "
+        raise ArgumentError(
+            "kernel", f"must be positive semidefinite: K / n has the eigenvalue {eigenvalues.min():.3g} "
             f"< -{KERNEL_ATOL}"
         )
     return vendi_score_from_eigenvalues(eigenvalues, orders)
@@ -243,22 +244,22 @@ def _rows_and_inverse_norms(embeddings, normalize: bool) -> tuple[np.ndarray, np
     ``normalize``, their inverse L2 norms; unit norms are checked otherwise."""
     rows = check_float_rows(embeddings)
     if rows.size == 0:
-        raise ValueError(f"`embeddings` is empty (shape {rows.shape})")
+        raise ArgumentError("embeddings", f"is empty (shape {rows.shape})")
     # One pass gives the norms and catches NaN / inf (they make the norm non-finite); a norm that
     # overflows in float32 is recomputed in float64 before calling the input non-finite.
     norms = np.sqrt(np.einsum("ij,ij->i", rows, rows)).astype(np.float64)
     if not np.all(np.isfinite(norms)):
         if not np.all(np.isfinite(rows)):
-            raise ValueError("`embeddings` holds NaN or infinite values")
+            raise ArgumentError("embeddings", "holds NaN or infinite values")
         norms = np.linalg.norm(rows.astype(np.float64), axis=1)
     if normalize:
         if np.any(norms == 0):
-            raise ValueError(f"`embeddings` row {int(np.argmin(norms))} is zero and cannot be normalized")
+            raise ArgumentError("embeddings", f"row {int(np.argmin(norms))} is zero and cannot be normalized")
         return rows, 1.0 / norms
     worst = float(np.max(np.abs(norms - 1.0)))
     if worst > NORM_ATOL:
-        raise ValueError(
-            f"`embeddings` must have unit-norm rows when normalize=False (max |norm - 1| is {worst:.3g}); "
+        raise ArgumentError(
+            "embeddings", f"must have unit-norm rows when normalize=False (max |norm - 1| is {worst:.3g}); "
             "pass normalize=True"
         )
     return rows, None
@@ -349,7 +350,7 @@ def vendi_score(
     if scope is None:
         scope = "response_set" if nesting == "sets" else "corpus"
     elif scope not in SCOPES:
-        raise ValueError(f"`scope` must be None, 'response_set' or 'corpus', got {scope!r}")
+        raise ArgumentError("scope", f"must be None, 'response_set' or 'corpus', got {scope!r}")
 
     if nesting == "sets":
         response_sets = check_response_sets(predictions, "predictions", allow_empty=allow_empty)

@@ -121,7 +121,7 @@ def test_cosine_pairs_above_the_available_memory_are_refused(monkeypatch):
     ngram_cosine_diversity(["a", "b", "c", "d", "a"])  # 4 distinct responses: 6 pairs fit
     with pytest.raises(ValueError, match=r"^`responses`: .* 10 pairs \(largest set: 5 distinct responses\)"):
         ngram_cosine_diversity(["a", "b", "c", "d", "e"])
-    with pytest.raises(ValueError, match=r"^`predictions`: .* 11 pairs"):
+    with pytest.raises(ValueError, match=r"^`response_sets`: .* 11 pairs"):
         batch_set_lexical_diversity([["a", "b", "c", "d", "e"], ["a", "b"]])
     assert averaged_distinct_n(["a", "b", "c", "d", "e"]) == 0.2  # no pairs: not bounded by them
 

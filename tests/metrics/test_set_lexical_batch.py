@@ -106,15 +106,15 @@ def test_set_lexical_diversity_uses_the_batch():
 @pytest.mark.parametrize(
     "bad, match",
     [
-        ("just a string", r"`predictions` must be a list of response sets"),
-        ([], r"`predictions` is empty"),
-        ([["a", "b"], "not a set"], r"`predictions\[1\]` must be a list of strings"),
-        ([["a", "b"], ["only one"]], r"`predictions\[1\]` must hold at least 2 responses"),
-        ([["a", 3]], r"`predictions\[0\]\[1\]` must be a string"),
-        ([["a", ""]], r"`predictions\[0\]\[1\]` is an empty string.*allow_empty"),
+        ("just a string", r"`response_sets` must be a list of response sets"),
+        ([], r"`response_sets` is empty"),
+        ([["a", "b"], "not a set"], r"`response_sets\[1\]` must be a list of strings"),
+        ([["a", "b"], ["only one"]], r"`response_sets\[1\]` must hold at least 2 responses"),
+        ([["a", 3]], r"`response_sets\[0\]\[1\]` must be a string"),
+        ([["a", ""]], r"`response_sets\[0\]\[1\]` is an empty string.*allow_empty"),
     ],
 )
-def test_bad_input_names_predictions(bad, match):
+def test_bad_input_names_response_sets(bad, match):
     with pytest.raises(ValueError, match=match):
         batch_set_lexical_diversity(bad)
 

@@ -49,7 +49,7 @@ def _sets():
 #: how to call it with the tokenizer, and the argument (with its index) a bad output of the
 #: tokenizer on "a b c" (resp. "g h") must name.
 CALLS = {
-    "set_lexical_diversity": (lambda m, t: m.set_lexical_diversity(_sets(), tokenizer=t), "predictions[0][0]", "predictions[1][1]"),
+    "set_lexical_diversity": (lambda m, t: m.set_lexical_diversity(_sets(), tokenizer=t), "response_sets[0][0]", "response_sets[1][1]"),
     "lexical_diversity": (lambda m, t: m.lexical_diversity(_sets(), tokenizer=t), "predictions[0][0]", "predictions[1][1]"),
     "averaged_distinct_n": (lambda m, t: m.averaged_distinct_n(TEXTS, tokenizer=t), "responses[0]", "responses[2]"),
     "ngram_cosine_diversity": (lambda m, t: m.ngram_cosine_diversity(TEXTS, tokenizer=t), "responses[0]", "responses[2]"),

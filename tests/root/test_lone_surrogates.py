@@ -49,9 +49,8 @@ def _cases(m):
     return {
         "lexical_diversity": {
             "lexical_diversity": (lambda: lex.lexical_diversity(sets), "predictions[0][1]"),
-            "set_lexical_diversity": (lambda: lex.set_lexical_diversity(sets), ("response_sets[0][1]", "predictions[0][1]")),
-            # named `predictions` today: the argument-name work of issue 27 renames it
-            "corpus_lexical_diversity": (lambda: lex.corpus_lexical_diversity(corpus), ("responses[1]", "predictions[1]")),
+            "set_lexical_diversity": (lambda: lex.set_lexical_diversity(sets), "response_sets[0][1]"),
+            "corpus_lexical_diversity": (lambda: lex.corpus_lexical_diversity(corpus), "responses[1]"),
             "averaged_distinct_n": (lambda: lex.averaged_distinct_n(corpus), "responses[1]"),
             "ngram_cosine_diversity": (lambda: lex.ngram_cosine_diversity(corpus), "responses[1]"),
             "distinct_n": (lambda: lex.distinct_n(corpus), "responses[1]"),
