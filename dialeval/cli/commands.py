@@ -121,6 +121,8 @@ class DTGCommand:
         "--split", help="split of --dataset: dev (= validation), test, train"))
     data_dir: str | None = field(default=None, metadata=option(
         "--data-dir", help="folder with the dataset's released files (default: pinned download)"))
+    verify_checksums: bool = field(default=True, metadata=option(
+        "--no-verify", help="accept --dataset source files whose sha256 differs from the release"))
     output: str = field(metadata=option(
         "--output", "-o", help="JSONL results (resumed if it exists with the same settings)"))
     overwrite: bool = field(default=False, metadata=option("--overwrite", help="start over instead of resuming"))

@@ -115,7 +115,7 @@ class DTGRunSettings:
 
 
 def read_contexts(dataset: str | None, split: str | None, input_file: str | None, data_dir: str | None = None,
-                  limit: int | None = None) -> list[DTGContext]:
+                  limit: int | None = None, verify_checksums: bool = True) -> list[DTGContext]:
     """The contexts of a dialeval test set or of a JSONL file of ``{"context": ..., "references": [...]}`` lines.
 
     ``references`` (a dataset's ``positive_responses``) are the human responses Table 5 compares with.
@@ -127,7 +127,7 @@ def read_contexts(dataset: str | None, split: str | None, input_file: str | None
     if dataset is not None:
         from dialeval.datasets_scripts import load, split_name
 
-        rows = load(dataset, data_dir=data_dir, split=split_name(split))  # the same split names as `load` ("dev" too)
+        rows = load(dataset, data_dir=data_dir, split=split_name(split), verify_checksums=verify_checksums)  # the same split names as `load` ("dev" too)
         id_field = next((name for name in ("id", "dialog_id") if name in rows.column_names), None)
         reference_field = next((name for name in REFERENCE_COLUMNS if name in rows.column_names), None)
         contexts = [DTGContext(row[id_field] if id_field else index, list(row["context"]),

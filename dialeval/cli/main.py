@@ -93,7 +93,7 @@ def _dtg(args: argparse.Namespace) -> int:
                      contexts_from=f"{command.dataset}:{command.split}" if command.dataset else str(command.input))
     with held_output(command.output, "dialeval dtg"):
         contexts = read_contexts(command.dataset, command.split, command.input, data_dir=command.data_dir,
-                                 limit=settings.limit)
+                                 limit=settings.limit, verify_checksums=command.verify_checksums)
         row = run_dtg_job(settings, contexts, command.output, overwrite=command.overwrite, device=command.device,
                           progress=command.progress)
     state = process_state()

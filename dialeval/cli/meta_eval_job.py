@@ -72,6 +72,8 @@ class MetaEvalOptions:
     data_dir: str | None = field(default=None, metadata=option(
         "--data-dir", help="folder with the released CSVs (an unzipped data.zip); default: download, pinned and sha256-checked"))
     cache_dir: str | None = field(default=None, metadata=option("--cache-dir", help="datasets cache directory"))
+    verify_checksums: bool = field(default=True, metadata=option(
+        "--no-verify", help="accept released CSVs whose sha256 differs from the release"))
     # score the sets with absHDS (the *_200 file) instead of the full test
     rated_subset: bool = field(default=False, metadata=option(
         "--rated",
@@ -121,7 +123,8 @@ def load_test_sets(test: str, task: str, options: MetaEvalOptions, hds: bool = F
     if (hds or options.rated_subset) and TESTS[test].hds_family is None:
         raise ArgumentError("test", f"{test!r} has no human-rated subset")
     family = TESTS[test].hds_family if hds or options.rated_subset else TESTS[test].family
-    return load("diversity_eval", f"{family}_{TASKS[task]}", data_dir=options.data_dir, split="test", cache_dir=options.cache_dir)
+    return load("diversity_eval", f"{family}_{TASKS[task]}", data_dir=options.data_dir, split="test", cache_dir=options.cache_dir,
+                verify_checksums=options.verify_checksums)
 
 
 @dataclass

@@ -208,3 +208,15 @@ def test_the_nli_figures_come_from_one_pass_of_the_pairs(tevet_dir, tmp_path, ti
     rows.clear()
     assert main([*argv, *(f"--metric={name}={tiny_roberta_nli_path}" for name in ("nli", "nli_neutral", "nli_confidence"))]) == 0
     assert one_figure > 0 and len(rows) == one_figure
+
+
+def test_a_changed_release_file_is_refused_with_the_flag_that_accepts_it(shared_data, tmp_path, capsys):
+    raw = tmp_path / "raw" / "conTest"
+    shutil.copytree(shared_data / "tevet-diversity-eval" / "raw" / "conTest", raw)
+    with open(raw / "con_test_200_with_hds_resp_gen.csv", "a", encoding="utf-8") as handle:
+        handle.write("\n")  # a blank line: the same rows, another sha256
+    base = ["meta-eval", "--test", "contest", "--task", "resp", "--metric", "distinct_n", "--data-dir", str(tmp_path)]
+    assert main(base + ["--cache-dir", str(tmp_path / "cache")]) == 2
+    err = capsys.readouterr().err
+    assert "sha256" in err and "Pass --no-verify" in err and "verify_checksums" not in err
+    assert main(base + ["--cache-dir", str(tmp_path / "cache2"), "--no-verify"]) == 0
