@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from dialeval.hub import EMBEDDED_SENTENCE_MODEL
 from dialeval.io import read_text_lines
 from dialeval.option_fields import models_or_none, option
-from dialeval.validation import check_texts
+from dialeval.validation import check_int, check_texts
 
 #: Input scopes: response sets (one list of responses per context) or a corpus (responses alone).
 SCOPES = ("response_set", "corpus")
@@ -162,6 +162,9 @@ class JobOptions:
     batch_size: int = field(default=64, metadata=option("--batch-size", help="texts or pairs per forward pass"))
     device: str | None = field(default=None, metadata=option(
         "--device", help="torch device for model-based metrics (default: Accelerate's choice)"))
+
+    def __post_init__(self):
+        check_int(self.batch_size, "batch_size")  # before any step runs
 
 
 @dataclass

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome
 from dialeval.metrics.expectation_adjusted_distinct import DEFAULT_VOCAB_SIZE, expectation_adjusted_distinct_scores
 from dialeval.option_fields import option
-from dialeval.validation import arguments_named
+from dialeval.validation import arguments_named, check_int
 
 
 @dataclass
@@ -16,6 +16,10 @@ class EADOptions:
     ead_n: int = field(default=1, metadata=option("--ead-n", help="n-gram order of EAD"))
     ead_vocab_size: int = field(default=DEFAULT_VOCAB_SIZE, metadata=option(
         "--ead-vocab-size", help="EAD's vocabulary size V (BERT's 30,522 by default; use your generator's)"))
+
+    def __post_init__(self):
+        check_int(self.ead_n, "ead_n")  # before any step runs
+        check_int(self.ead_vocab_size, "ead_vocab_size")
 
 
 def _ead(data: JobData, model, options, progress) -> StepOutcome:

@@ -9,7 +9,7 @@ from dialeval.metrics.lexical_diversity.corpus import corpus_ngram_diversity, lf
 from dialeval.metrics.lexical_diversity.order_bounds import check_listed_orders
 from dialeval.metrics.lexical_diversity.self_bleu import self_bleu
 from dialeval.option_fields import option
-from dialeval.validation import arguments_named
+from dialeval.validation import arguments_named, check_int
 
 
 @dataclass
@@ -20,6 +20,12 @@ class LexicalOptions:
         "--max-n", help="highest n-gram order of the set-level metrics (at most the longest response's length in characters, or 5)"))
     corpus_max_n: int = 3
     lf_threshold: int = field(default=100, metadata=option("--lf-threshold", help="LF low-frequency count threshold"))
+
+    def __post_init__(self):
+        # refused before any step runs (a bad value must not cost the metrics before it, nor a checkpoint)
+        check_int(self.max_n, "max_n")
+        check_int(self.corpus_max_n, "corpus_max_n")
+        check_int(self.lf_threshold, "lf_threshold", 0)
 
 
 def _check_max_n(response_sets: list[list[str]], max_n: int) -> None:

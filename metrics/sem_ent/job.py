@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome, StepSkipped
 from dialeval.option_fields import option
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, check_int
 
 
 @dataclass
@@ -28,6 +28,8 @@ class SemEntOptions:
         "--save-sem-ent-clusters", metavar="DIR", help="save the fitted Sem-Ent clusters here to reuse them"))
 
     def __post_init__(self):
+        check_int(self.sem_ent_num_clusters, "sem_ent_num_clusters", 2)  # before any step runs (clusters.py's bounds)
+        check_int(self.sem_ent_seed, "sem_ent_seed", 0)
         # --sem-ent-embedder KIND=MODEL names both
         if "=" in self.sem_ent_embedder:
             kind, _, model = self.sem_ent_embedder.partition("=")

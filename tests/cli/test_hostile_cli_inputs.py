@@ -89,3 +89,21 @@ def test_push_metrics_without_a_network_says_the_hub_is_unreachable(monkeypatch,
     assert main(["push-metrics", "--namespace", "org", "--metric", "lexical_diversity"]) == 2
     error = capsys.readouterr().err
     assert "the Hugging Face Hub is unreachable" in error and "--to DIR" in error
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--lf-threshold", "-1"], "`--lf-threshold` must be an int >= 0"),
+    (["--ead-n", "0"], "`--ead-n` must be a positive int"),
+    (["--ead-vocab-size", "0"], "`--ead-vocab-size` must be a positive int"),
+    (["--batch-size", "0"], "`--batch-size` must be a positive int"),
+    (["--sem-ent-k", "1"], "`--sem-ent-k` must be an int >= 2"),
+    (["--sem-ent-seed", "-1"], "`--sem-ent-seed` must be an int >= 0"),
+    (["--max-n", "0"], "`--max-n` must be a positive int"),
+])
+def test_evaluate_refuses_a_bad_setting_before_any_metric_runs_or_anything_is_written(tmp_path, capsys, flags, message):
+    sets = tmp_path / "sets.jsonl"
+    sets.write_text('{"responses": ["a b c", "a b d"]}\n', encoding="utf-8")
+    report = tmp_path / "report.json"
+    assert main(["evaluate", str(sets), "-o", str(report), "--no-progress", *flags]) == 2
+    assert message in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == [sets]  # no report, no checkpoint of the metrics run before the bad one
