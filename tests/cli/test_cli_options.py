@@ -126,10 +126,12 @@ ADDED_FLAGS: dict[str, set[str]] = {
                  "--per-set-csv", "--decimals",
                  "--resume",  # test_safe_output.py: resuming from checkpoints (issue 24)
                  "--homogenization-model"},  # test_homogenization_cli.py: BERTScore homogenization's encoders (issue 25)
-    "meta-eval": {"--no-progress"},  # test_cli.py: progress bars
+    "meta-eval": {"--no-progress",  # test_cli.py: progress bars
+                  "--no-verify"},  # test_meta_eval_cli.py: a changed release file read anyway (issue 27)
     # test_dtg_cli.py: the decoding settings DTG sets itself, trials, GPU options (issue 17)
     "dtg": {"--top-k", "--temperature", "--min-new-tokens", "--no-repeat-ngram-size", "--repetition-penalty",
-            "--nli-objective", "--tie-break", "--trials", "--dtype", "--metric-dtype", "--nli-batch-size"},
+            "--nli-objective", "--tie-break", "--trials", "--dtype", "--metric-dtype", "--nli-batch-size",
+            "--no-verify"},  # below: passed to the test set's checksum check (issue 27)
     "dtg-summary": {"--bertscore-model", "--device"},  # Table 5's relevance
 }
 
@@ -302,10 +304,10 @@ def test_meta_eval_every_flag(record_meta_eval, tmp_path):
     out = tmp_path / "m.json"
     argv = ["meta-eval", "--test", "mcdiv", "--task", "resp", "--task", "story", "--metric", "nli=M", "--metric", "vendi",
             "--data-dir", "D", "--cache-dir", "C", "--round-scores", "3", "--bootstrap", "--num-resamples", "50",
-            "--seed", "4", "--no-human", "--rated", "-o", str(out), "--batch-size", "8", "--device", "cpu"]
+            "--seed", "4", "--no-human", "--rated", "-o", str(out), "--batch-size", "8", "--device", "cpu", "--no-verify"]
     assert main(argv) == 0
     expected_options = {"batch_size": 8, "device": "cpu", "round_scores": 3, "bootstrap": True, "num_resamples": 50,
-                        "seed": 4, "data_dir": "D", "cache_dir": "C", "rated_subset": True}
+                        "seed": 4, "data_dir": "D", "cache_dir": "C", "rated_subset": True, "verify_checksums": False}
     assert [call["task"] for call in record_meta_eval] == ["resp", "story"]
     for call in record_meta_eval:
         assert call["metrics"] == ["nli=M", "vendi"] and call["test"] == "mcdiv" and call["human"] is False
@@ -352,9 +354,9 @@ def record_dtg(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)  # the relative outputs' lock files go there
     calls = {}
 
-    def read_contexts(dataset, split, input_file, data_dir=None, limit=None):
+    def read_contexts(dataset, split, input_file, data_dir=None, limit=None, verify_checksums=True):
         calls["read_contexts"] = {"dataset": dataset, "split": split, "input": input_file, "data_dir": data_dir,
-                                  "limit": limit}
+                                  "limit": limit, "verify_checksums": verify_checksums}
         return [("c0", ["hi"])]
 
     def run_dtg_job(settings, contexts, output, overwrite=False, device=None, progress=True):
@@ -371,7 +373,7 @@ def test_dtg_defaults(record_dtg):
     with pytest.raises(_Recorded):
         main(["dtg", "--model", "G", "--input", "ctx.jsonl", "-o", "out.jsonl"])
     assert record_dtg["read_contexts"] == {"dataset": None, "split": "dev", "input": "ctx.jsonl", "data_dir": None,
-                                           "limit": None}
+                                           "limit": None, "verify_checksums": True}
     run = record_dtg["run"]
     assert _subset(run["settings"], DTG_DEFAULTS) == DTG_DEFAULTS
     assert (run["output"], run["overwrite"], run["device"], run["progress"]) == ("out.jsonl", False, None, True)
@@ -382,11 +384,11 @@ def test_dtg_every_flag(record_dtg):
             "--metric", "sent_bert", "--metric-model", "S", "--threshold", "-0.2", "--num-responses", "3",
             "--max-samples", "9", "--decoding", "beam", "--num-beams", "7", "--top-p", "0.5", "--max-new-tokens", "6",
             "--max-context-tokens", "128", "--turn-separator", " | ", "--seed", "2", "--batch-size", "4", "--limit", "11",
-            "--output", "o.jsonl", "--overwrite", "--device", "cpu", "--no-progress"]
+            "--output", "o.jsonl", "--overwrite", "--device", "cpu", "--no-progress", "--no-verify"]
     with pytest.raises(_Recorded):
         main(argv)
     assert record_dtg["read_contexts"] == {"dataset": "dailydialog_pp", "split": "test", "input": None, "data_dir": "D",
-                                           "limit": 11}
+                                           "limit": 11, "verify_checksums": False}
     expected = {
         "model": "G", "metric": "sent_bert", "contexts_from": "dailydialog_pp:test", "metric_model": "S",
         "threshold": -0.2, "num_responses": 3, "max_samples": 9, "decoding": "beam", "num_beams": 7, "top_p": 0.5,
