@@ -12,9 +12,16 @@ pairs of every target whose entropy exceeds the threshold are removed from the t
 This is their IDENTITY clustering (the variant Han et al.'s Table 3 row can use without an
 embedding model, and the one Csáky et al. report best for target filtering): two utterances are in
 one cluster when they are the same string after whitespace normalization (``" ".join(s.split())``,
-as the released code, ricsinaruto/NeuralChatbots-DataFiltering, ``filtering/identity.py``). A
-context with several turns is one source utterance (the tuple of its normalized turns; Csáky et al.
-pair single utterances). Entropies are in bits (log base 2, as the released code).
+as the released code, ricsinaruto/NeuralChatbots-DataFiltering, ``filtering/identity.py``).
+Entropies are in bits (log base 2, as the released code).
+
+The source (``source=``): Csáky et al. (§3, "entropy-based data filtering"; their datasets are
+pairs of consecutive single utterances) measure a target's entropy over the source *utterances*
+it answers. ``source="utterance"`` (the default) does the same with a multi-turn context: the
+source is its last turn, normalized as above, so three pairs whose contexts share a last turn give
+their target 0 bits. ``source="context"`` keeps every turn (the tuple of the normalized turns; the
+behaviour before issue 28): the same three pairs with different earlier turns give log2 3 = 1.585
+bits. With single-utterance contexts the two agree.
 
 Defaults, from Csáky et al. and their released code:
 
@@ -50,28 +57,46 @@ def normalize_utterance(text: str) -> str:
     return " ".join(text.split())
 
 
-def _source_key(context, index: int) -> tuple[str, ...]:
+#: What a target's entropy is measured over: the context's last turn (Csáky et al.) or all its turns.
+SOURCES = ("utterance", "context")
+
+
+def _check_source(source) -> None:
+    if not isinstance(source, str) or source not in SOURCES:
+        raise ArgumentError("source", f"must be one of {SOURCES}, got {source!r}")
+
+
+def _source_key(context, index: int, source: str) -> tuple[str, ...]:
     if isinstance(context, str):
         return (normalize_utterance(context),)
     if isinstance(context, Sequence) and context and all(isinstance(turn, str) for turn in context):
-        return tuple(normalize_utterance(turn) for turn in context)
+        turns = context[-1:] if source == "utterance" else context
+        return tuple(normalize_utterance(turn) for turn in turns)
     raise ArgumentError("pairs", f"item {index}: the context must be a string or a non-empty list of strings")
 
 
-def _checked_pairs(pairs) -> list[tuple[tuple[str, ...], str]]:
+def _checked_pairs(pairs, source: str) -> list[tuple[tuple[str, ...], str]]:
     if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Sequence) or not pairs:
         raise ArgumentError("pairs", "must be a non-empty sequence of (context, response) pairs")
     checked = []
     for index, pair in enumerate(pairs):
         if not isinstance(pair, Sequence) or isinstance(pair, str) or len(pair) != 2 or not isinstance(pair[1], str):
             raise ArgumentError("pairs", f"item {index} must be a (context, response) pair with a string response")
-        checked.append((_source_key(pair[0], index), normalize_utterance(pair[1])))
+        checked.append((_source_key(pair[0], index, source), normalize_utterance(pair[1])))
     return checked
 
 
-def target_entropies(pairs) -> list[float]:
-    """The entropy in bits of each pair's target over the sources it is paired with (one value per pair)."""
-    checked = _checked_pairs(pairs)
+def target_entropies(pairs, source: str = "utterance") -> list[float]:
+    """The entropy in bits of each pair's target over the sources it is paired with (one value per pair).
+
+    ``source``: ``"utterance"`` (default, Csáky et al. §3) the context's last turn; ``"context"``
+    all its turns.
+    """
+    _check_source(source)
+    return _entropies(_checked_pairs(pairs, source))
+
+
+def _entropies(checked) -> list[float]:
     joint = Counter(checked)
     targets = Counter(target for _, target in checked)
     entropy = {target: 0.0 for target in targets}
@@ -90,6 +115,7 @@ class EntropyFilterResult:
     removed: list[int]
     entropies: list[float]
     threshold: float
+    source: str = "utterance"
 
     @property
     def removed_share(self) -> float:
@@ -106,7 +132,8 @@ def _removable(checked, entropies, threshold: float, max_words) -> list[bool]:
             for (_, target), entropy in zip(checked, entropies)]
 
 
-def filter_by_target_entropy(pairs, threshold: float = 1.0, max_words: int | None = 15) -> EntropyFilterResult:
+def filter_by_target_entropy(pairs, threshold: float = 1.0, max_words: int | None = 15,
+                             source: str = "utterance") -> EntropyFilterResult:
     """Remove the pairs whose target's entropy exceeds ``threshold`` bits (Csáky et al. 2019, TARGET / IDENTITY).
 
     Args:
@@ -114,30 +141,36 @@ def filter_by_target_entropy(pairs, threshold: float = 1.0, max_words: int | Non
         threshold: entropy in bits above which a target's pairs go (Csáky et al., DailyDialog: 1.0).
         max_words: targets with this many words or more are kept whatever their entropy (the
             released code's ``max_avg_length``); ``None``: no length exemption.
+        source: ``"utterance"`` (default): a target's entropy is over the last turns of its
+            contexts, the source utterances of Csáky et al. (§3); ``"context"``: over whole contexts
+            (every turn; the default before issue 28).
     """
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold) or threshold < 0:
         raise ArgumentError("threshold", f"must be a finite number >= 0 (bits), got {threshold!r}")
     _check_max_words(max_words)
-    checked = _checked_pairs(pairs)
-    entropies = target_entropies(pairs)
+    _check_source(source)
+    checked = _checked_pairs(pairs, source)
+    entropies = _entropies(checked)
     removable = _removable(checked, entropies, float(threshold), max_words)
     return EntropyFilterResult(kept=[i for i, drop in enumerate(removable) if not drop],
                                removed=[i for i, drop in enumerate(removable) if drop],
-                               entropies=entropies, threshold=float(threshold))
+                               entropies=entropies, threshold=float(threshold), source=source)
 
 
-def threshold_for_fraction(pairs, fraction: float, max_words: int | None = 15) -> float:
+def threshold_for_fraction(pairs, fraction: float, max_words: int | None = 15, source: str = "utterance") -> float:
     """The smallest threshold (one of the pairs' entropies) that removes at most ``fraction`` of the pairs.
 
     Csáky et al. choose thresholds so that a similar share of each dataset is filtered (their
     Table 1: 5-15%); this finds the threshold for a share on another dataset. Pairs of one target
-    go together, so the share removed can be below ``fraction``.
+    go together, so the share removed can be below ``fraction``. ``source`` as in
+    :func:`filter_by_target_entropy`.
     """
     if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 <= fraction < 1:
         raise ArgumentError("fraction", f"must be in [0, 1), got {fraction!r}")
     _check_max_words(max_words)
-    checked = _checked_pairs(pairs)
-    entropies = target_entropies(pairs)
+    _check_source(source)
+    checked = _checked_pairs(pairs, source)
+    entropies = _entropies(checked)
     for candidate in sorted(set(entropies)):
         if sum(_removable(checked, entropies, candidate, max_words)) <= fraction * len(checked):
             return candidate

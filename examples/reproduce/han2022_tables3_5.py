@@ -19,7 +19,8 @@ Table 3's baselines (§5.2; ``--methods`` picks the rows):
   ``--lm-steps``.
 - EDF: MLE on the pairs left by entropy-based filtering, target side, IDENTITY clustering (Csáky et
   al. 2019; ``dialeval.trainers.filter_by_target_entropy``; ``--edf-threshold`` bits, their
-  DailyDialog value 1.0).
+  DailyDialog value 1.0; ``--edf-source``: the entropy over the contexts' last utterances, as
+  Csáky et al. §3, or ``context``: over whole contexts).
 - NT: Negative Training against frequent responses (He & Glass 2020): the Vanilla model decodes
   ``--nt-contexts`` training contexts greedily, generations with a ratio above ``--nt-r-thres`` are
   negatives for their contexts (``dialeval.trainers.frequent_negatives``), and the Vanilla model is
@@ -141,6 +142,8 @@ def parse_args(argv):
                         "at least 1)")
     parser.add_argument("--edf-threshold", type=float, default=1.0,
                         help="EDF's target-entropy threshold in bits (Csáky et al., DailyDialog IDENTITY: 1.0)")
+    parser.add_argument("--edf-source", choices=("utterance", "context"), default="utterance",
+                        help="EDF's source: the context's last utterance (Csáky et al. §3) or the whole context")
     parser.add_argument("--edf-max-words", type=int, default=15,
                         help="EDF keeps targets of this many words or more (released code's max_avg_length); 0: off")
     parser.add_argument("--nt-r-thres", type=float, default=0.01,
@@ -475,8 +478,9 @@ def run(args) -> dict:
     if "edf" in chosen:
         from dialeval.trainers import filter_by_target_entropy
 
-        filtered = filter_by_target_entropy(train, args.edf_threshold, args.edf_max_words or None)
+        filtered = filter_by_target_entropy(train, args.edf_threshold, args.edf_max_words or None, source=args.edf_source)
         results["baselines"]["edf"] = {"threshold_bits": args.edf_threshold, "max_words": args.edf_max_words or None,
+                                       "source": args.edf_source,
                                        "removed_pairs": len(filtered.removed), "removed_share": filtered.removed_share}
         if not filtered.kept:
             raise ValueError("EDF removed every training pair: raise --edf-threshold")
@@ -517,7 +521,9 @@ def run(args) -> dict:
     if "edf" in baselines:
         edf = baselines["edf"]
         notes.append(f"EDF: {edf['removed_pairs']} of {len(train)} pairs ({edf['removed_share']:.1%}) removed at a target "
-                     f"entropy above {args.edf_threshold} bits (Csáky et al.: 6.98% of DailyDialog at 1 bit).")
+                     f"entropy above {args.edf_threshold} bits over the contexts' "
+                     f"{'last utterances' if args.edf_source == 'utterance' else 'whole contexts (not the paper: --edf-source context)'} "
+                     f"(Csáky et al.: 6.98% of DailyDialog at 1 bit).")
     if "nt" in baselines:
         nt = baselines["nt"]
         notes.append(f"NT: {nt['negatives']} of the Vanilla model's {nt['contexts']} greedy training responses "

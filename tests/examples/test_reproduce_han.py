@@ -71,7 +71,7 @@ def test_tables3_5_print_a_row_per_method_and_config(tmp_path):
         for run in (ours, "paper")]
     assert all(row[9] == "n/a" for row in table3 if row[1] == "ours")  # MaUdE is not available
     assert table3[3][2:] == ["0.0349", "0.1677", "0.3069", "7.0730", "10.3806", "11.9808", "0.2155", "0.8208", "2.5784"]
-    assert results["baselines"]["edf"]["removed_pairs"] == 4
+    assert results["baselines"]["edf"]["removed_pairs"] == 4 and results["baselines"]["edf"]["source"] == "utterance"
     assert "EDF: 4 of 24 pairs (16.7%) removed" in markdown
     nt = results["baselines"]["nt"]
     assert nt["contexts"] == 3 and nt["negatives"] >= 1 and nt["alpha"] == nt["share"]

@@ -24,10 +24,35 @@ def test_target_entropy_is_the_entropy_of_the_sources_in_bits():
     assert SURE == pytest.approx(0.918296, abs=1e-6)
 
 
-def test_identity_clustering_collapses_whitespace_and_keeps_multi_turn_contexts_apart():
+def test_identity_clustering_collapses_whitespace():
     pairs = [(["x", "a"], "yes  "), (["y", "a"], " yes"), ("x  a", "no"), ("x a", "no")]
-    # two different two-turn sources for "yes" (1 bit); one source, written two ways, for "no"
-    assert target_entropies(pairs) == pytest.approx([1, 1, 0, 0])
+    # "yes" answers the source utterance "a" twice (0 bits); "no" one source written two ways
+    assert target_entropies(pairs) == pytest.approx([0, 0, 0, 0])
+    # with whole contexts, "yes" has two different two-turn sources: 1 bit
+    assert target_entropies(pairs, source="context") == pytest.approx([1, 1, 0, 0])
+
+
+# Three pairs whose two-turn contexts share the last utterance "how are you?".
+SHARED_LAST = [(["hi", "how are you?"], "fine"), (["hello", "how  are you?"], "fine"),
+               (["good morning", "how are you?"], "fine"), (["where to?", "the station"], "ok")]
+
+
+def test_the_source_is_the_last_utterance_as_in_csaky_et_al():
+    # one source utterance: p = 1, H = 0 bits (Csáky et al. §3 pair single utterances)
+    assert target_entropies(SHARED_LAST) == [0.0, 0.0, 0.0, 0.0]
+    assert filter_by_target_entropy(SHARED_LAST, threshold=1.0).removed == []
+    assert filter_by_target_entropy(SHARED_LAST, threshold=1.0).source == "utterance"
+
+
+def test_the_whole_context_stays_available_as_an_option():
+    # three different two-turn contexts, p = 1/3 each: H = log2 3 = 1.585 bits
+    entropies = target_entropies(SHARED_LAST, source="context")
+    assert entropies == pytest.approx([math.log2(3)] * 3 + [0.0])
+    assert entropies[0] == pytest.approx(1.585, abs=5e-4)
+    result = filter_by_target_entropy(SHARED_LAST, threshold=1.0, source="context")
+    assert result.removed == [0, 1, 2] and result.source == "context"
+    assert threshold_for_fraction(SHARED_LAST, 0.5, source="context") == pytest.approx(math.log2(3))
+    assert threshold_for_fraction(SHARED_LAST, 0.5) == 0.0
 
 
 def test_pairs_above_the_threshold_are_removed():
@@ -59,7 +84,18 @@ def test_threshold_for_fraction_removes_at_most_the_fraction():
     ({"pairs": PAIRS, "threshold": -1}, "threshold"),
     ({"pairs": PAIRS, "threshold": float("nan")}, "threshold"),
     ({"pairs": PAIRS, "max_words": 0}, "max_words"),
+    ({"pairs": PAIRS, "source": "turns"}, "`source`"),
+    ({"pairs": PAIRS, "source": None}, "`source`"),
 ])
 def test_bad_input_names_the_argument(kwargs, match):
     with pytest.raises(ValueError, match=match):
         filter_by_target_entropy(**kwargs)
+
+
+def test_a_bad_source_is_refused_everywhere():
+    from dialeval.validation import ArgumentError
+
+    for call in (lambda: target_entropies(PAIRS, source="last"), lambda: threshold_for_fraction(PAIRS, 0.1, source="last")):
+        with pytest.raises(ArgumentError, match="`source` must be one of") as caught:
+            call()
+        assert caught.value.argument == "source"
