@@ -41,7 +41,7 @@ REPOSITORY = ["i like comedies.", "that sounds nice.", "i don't know.", "thank y
               "the weather was good.", "i think i will visit my parents.", "where is the park?", "okay.", "not bad."]
 
 
-def test_sato2020_table3_smoke(tmp_path, tiny_gpt2_path, tiny_seq2seq_paths, one_thread):
+def test_sato2020_table3_smoke(tmp_path, tiny_gpt2_path, tiny_seq2seq_paths, one_thread, capsys):
     from dialeval.metrics.engines.lm_scorer import CandidateScorer
     from dialeval.metrics.response_selection import (
         random_protocol_accuracies,
@@ -74,11 +74,83 @@ def test_sato2020_table3_smoke(tmp_path, tiny_gpt2_path, tiny_seq2seq_paths, one
         assert report["random_accuracy"][name] == random_protocol_accuracies(scorer, trials)
     chosen = system_ranking_correlation(s_final, report["chosen_accuracy"])
     assert report["rows"]["CHOSEN"]["spearman"] == chosen["spearman"] or np.isnan(chosen["spearman"])
-    assert report["rows"]["RANDOM"]["num_trials"] == 3 and "HUMAN" in report["rows"]
+    assert report["rows"]["RANDOM"]["num_trials"] == 3
+    # HUMAN as the paper (one split, seeded, with its p-value); the 4-split mean beside it
+    script = load_script("sato2020_table3")
+    per_annotator = {name: np.asarray(scores, dtype=float) for name, scores in human.items()}
+    one = script.human_split(per_annotator, seed=0, split=0)
+    assert {k: report["rows"]["HUMAN"][k] for k in ("spearman", "p_value", "seed")} == {
+        "spearman": one["spearman"], "p_value": one["p_value"], "seed": 0}
+    rhos = [script.human_split(per_annotator, seed=0, split=s)["spearman"] for s in range(4)]
+    defined = [rho for rho in rhos if rho is not None]
+    assert report["rows"]["HUMAN (mean of 4 splits)"]["spearman"] == pytest.approx(np.mean(defined) if defined else None)
+    printed = capsys.readouterr().out
+    assert printed.index("Settings that differ from the paper:") < printed.index("| Metric |")
+    assert "  - RANDOM: 3 trials (paper, footnote 5: 100)" in printed
+    assert "  - CHOSEN / RANDOM questions: 3 (paper: 1,019)" in printed
+    assert "  - human scores: 4 responses x 5 annotators per system (paper: 56 x 5)" in printed
     assert (tmp_path / "out" / "fig2_random_vs_chosen.png").stat().st_size > 0
     table = (tmp_path / "out" / "table3.md").read_text()
     assert "| CHOSEN |" in table and "| BLEU-1 | not computed |" in table
     assert json.loads((tmp_path / "out" / "table3.json").read_text())["chosen_accuracy"] == report["chosen_accuracy"]
+
+
+def test_sato2020_human_row_is_one_seeded_split_as_the_paper():
+    script = load_script("sato2020_table3")
+    # annotators agree on every response: every split ranks a < b < c < d < e on both sides, rho = 1
+    agreeing = {name: np.full((3, 5), float(score)) for name, score in zip("abcde", range(1, 6))}
+    upper = script.human_upper_bound(agreeing, splits=3, seed=7)
+    assert upper["one_split"]["spearman"] == pytest.approx(1.0) and upper["one_split"]["p_value"] < 0.05
+    assert (upper["one_split"]["seed"], upper["one_split"]["split"]) == (7, 0)
+    assert upper["spearman_mean"] == pytest.approx(1.0) and upper["num_splits"] == 3
+    # the paper's split does not depend on how many splits the mean row averages
+    rng = np.random.default_rng(3)
+    noisy = {name: rng.integers(1, 6, size=(6, 5)).astype(float) for name in "abcde"}
+    one = script.human_upper_bound(noisy, splits=1, seed=2)
+    many = script.human_upper_bound(noisy, splits=20, seed=2)
+    assert one["one_split"] == many["one_split"] == script.human_split(noisy, seed=2, split=0)
+    assert one["spearman_mean"] == one["one_split"]["spearman"]
+    per_split = [script.human_split(noisy, seed=2, split=s)["spearman"] for s in range(20)]
+    assert many["spearman_mean"] == pytest.approx(np.mean([rho for rho in per_split if rho is not None]))
+    # split 0, by hand: per system, each response's 5 annotators go 2 / 3 by a permutation from
+    # default_rng([seed, 0]) drawn system after system; scipy's rho between the two sides' means
+    from scipy.stats import spearmanr
+
+    rng = np.random.default_rng([2, 0])
+    sides = {0: [], 1: []}
+    for name in "abcde":
+        order = np.argsort(rng.random((6, 5)), axis=1)
+        sides[0].append(np.mean([noisy[name][i, order[i, :2]] for i in range(6)]))
+        sides[1].append(np.mean([noisy[name][i, order[i, 2:]] for i in range(6)]))
+    rho, p_value = spearmanr(sides[0], sides[1])
+    assert (one["one_split"]["spearman"], one["one_split"]["p_value"]) == pytest.approx((rho, p_value))
+
+
+def test_sato2020_lists_what_differs_from_the_paper():
+    import argparse
+
+    script = load_script("sato2020_table3")
+    paper_like = argparse.Namespace(systems={f"s{i}": "m" for i in range(10)}, repository="r", exclude="x",
+                                    human_splits=100)
+    per_annotator = {f"s{i}": np.ones((56, 5)) for i in range(10)}
+    differ = script.settings_that_differ(paper_like, 1019, 100, per_annotator)
+    # only what cannot match here: the systems, the extra mean row, the generation metrics
+    assert [item.split(":")[0] for item in differ] == [
+        "systems", "HUMAN (mean of 100 splits)", "BLEU-1 / BLEU-2 / METEOR / ROUGE-L"]
+    small = argparse.Namespace(systems={"a": "m", "b": "m", "c": "m"}, repository="r", exclude=None, human_splits=4)
+    differ = script.settings_that_differ(small, 3, 0, None)
+    assert "RANDOM: not run (no --repository / --random-questions)" in differ
+    assert "CHOSEN / RANDOM questions: 3 (paper: 1,019)" in differ
+    assert any(item.startswith("RANDOM: the systems' training utterances are not excluded") for item in differ)
+    assert any(item.startswith("HUMAN: not computed") for item in differ)
+    report = {"rows": {"CHOSEN": {"spearman": 0.5, "p_value": 0.67}, "HUMAN": {"spearman": None, "p_value": None, "seed": 0},
+                       "HUMAN (mean of 4 splits)": {"spearman": 0.25, "p_value": None}}, "differs_from_paper": differ}
+    text = script.comparison(report)
+    assert "  CHOSEN: ours 0.500, paper 0.48\n  HUMAN: ours undefined, paper 0.87\n" in text
+    assert "  HUMAN (mean of 4 splits): ours 0.250, paper - (one split)\n" in text
+    table = script.markdown(report)
+    assert "| HUMAN | undefined | - | 0.87 | 0.0038 |\n| HUMAN (mean of 4 splits) | 0.250 | - | - | - |" in table
+    assert "| CHOSEN | 0.500 | 0.67 | 0.48 | 0.19 |" in table and "| BLEU-1 | not computed | - | -0.36 | 0.30 |" in table
 
 
 def test_sato2020_table3_needs_three_systems(tmp_path):
