@@ -15,9 +15,9 @@ one cluster when they are the same string after whitespace normalization (``" ".
 as the released code, ricsinaruto/NeuralChatbots-DataFiltering, ``filtering/identity.py``).
 Entropies are in bits (log base 2, as the released code).
 
-The source (``source=``): Csáky et al. (§3, "entropy-based data filtering"; their datasets are
-pairs of consecutive single utterances) measure a target's entropy over the source *utterances*
-it answers. ``source="utterance"`` (the default) does the same with a multi-turn context: the
+The source (``source=``): Csáky et al. model dialogue as the "transduction of single dialog
+turns" (§2) and measure a target's entropy over the source *utterances* it answers (§3, their
+entropy-based filtering; their datasets are pairs of consecutive utterances). ``source="utterance"`` (the default) does the same with a multi-turn context: the
 source is its last turn, normalized as above, so three pairs whose contexts share a last turn give
 their target 0 bits. ``source="context"`` keeps every turn (the tuple of the normalized turns; the
 behaviour before issue 28): the same three pairs with different earlier turns give log2 3 = 1.585
