@@ -16,11 +16,11 @@ as the released code, ricsinaruto/NeuralChatbots-DataFiltering, ``filtering/iden
 Entropies are in bits (log base 2, as the released code).
 
 The source (``source=``): Csáky et al. model dialogue as the "transduction of single dialog
-turns" (§2) and measure a target's entropy over the source *utterances* it answers (§3, their
+turns" (§2) and measure a target's entropy over the source *utterances* it answers (their
 entropy-based filtering; their datasets are pairs of consecutive utterances). ``source="utterance"`` (the default) does the same with a multi-turn context: the
 source is its last turn, normalized as above, so three pairs whose contexts share a last turn give
 their target 0 bits. ``source="context"`` keeps every turn (the tuple of the normalized turns; the
-behaviour before issue 28): the same three pairs with different earlier turns give log2 3 = 1.585
+default of dialeval 0.1.0): the same three pairs with different earlier turns give log2 3 = 1.585
 bits. With single-utterance contexts the two agree.
 
 Defaults, from Csáky et al. and their released code:
@@ -89,7 +89,7 @@ def _checked_pairs(pairs, source: str) -> list[tuple[tuple[str, ...], str]]:
 def target_entropies(pairs, source: str = "utterance") -> list[float]:
     """The entropy in bits of each pair's target over the sources it is paired with (one value per pair).
 
-    ``source``: ``"utterance"`` (default, Csáky et al. §3) the context's last turn; ``"context"``
+    ``source``: ``"utterance"`` (default, Csáky et al.) the context's last turn; ``"context"``
     all its turns.
     """
     _check_source(source)
@@ -142,8 +142,8 @@ def filter_by_target_entropy(pairs, threshold: float = 1.0, max_words: int | Non
         max_words: targets with this many words or more are kept whatever their entropy (the
             released code's ``max_avg_length``); ``None``: no length exemption.
         source: ``"utterance"`` (default): a target's entropy is over the last turns of its
-            contexts, the source utterances of Csáky et al. (§3); ``"context"``: over whole contexts
-            (every turn; the default before issue 28).
+            contexts, the source utterances of Csáky et al.; ``"context"``: over whole contexts
+            (every turn; the default of dialeval 0.1.0).
     """
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold) or threshold < 0:
         raise ArgumentError("threshold", f"must be a finite number >= 0 (bits), got {threshold!r}")
