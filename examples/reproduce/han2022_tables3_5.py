@@ -247,10 +247,11 @@ def encoded(train, tokenizer, is_encoder_decoder: bool, args):
 
 
 def fresh_model(start: str, args):
-    from dialeval.hub import clear_model_cache, load_model
+    from dialeval.hub import load_model
 
-    clear_model_cache()  # load_model caches: each method must start from the untouched weights
-    return load_model(start, "language_model", device="cpu" if args.scale == "tiny" else args.device).model
+    # a private instance: each method starts from the untouched weights, and the trained ones never
+    # reach load_model's cache (where a later metric on the same checkpoint would be handed them)
+    return load_model(start, "language_model", device="cpu" if args.scale == "tiny" else args.device, cached=False).model
 
 
 def greedy_responses(model, tokenizer, contexts, args, batch_size: int = 32, logits_processor=None) -> list[str]:

@@ -86,3 +86,19 @@ def test_a_device_of_the_wrong_type_is_a_value_error(device):
     with pytest.raises(ValueError, match="`device` must be a device name, an index or a torch.device"):
         resolve_device(device)
     assert resolve_device(torch.device("cpu")) == torch.device("cpu")
+
+
+def test_an_uncached_load_is_a_private_instance_that_never_enters_the_cache(tiny_bart_path):
+    from dialeval.hub import _load, clear_model_cache, load_model
+
+    clear_model_cache()
+    shared = load_model(tiny_bart_path, "language_model", device="cpu")
+    private = load_model(tiny_bart_path, "language_model", device="cpu", cached=False)
+    assert private.model is not shared.model and _load.cache_info().currsize == 1
+    with torch.no_grad():  # training the private copy leaves what the next caller is handed untouched
+        next(private.model.parameters()).add_(1.0)
+    again = load_model(tiny_bart_path, "language_model", device="cpu")
+    assert again.model is shared.model
+    assert not torch.equal(next(again.model.parameters()), next(private.model.parameters()))
+    with pytest.raises(ValueError, match="^`cached` must be True or False"):
+        load_model(tiny_bart_path, "language_model", device="cpu", cached="no")
