@@ -38,7 +38,7 @@ class ArgumentProblem(Exception):
         super().__init__(self._message())
 
     def _message(self) -> str:
-        separator = "" if not self.problem or self.problem[0] in ":;,.!?)" else " "
+        separator = "" if not self.problem or self.problem[0] in ":;,.!?)=" else " "
         return f"`{self.argument}`{separator}{self.problem}"
 
     def __str__(self) -> str:

@@ -1,0 +1,106 @@
+"""Every error about an argument of a model-backed function names that argument (issue 27).
+
+The sibling of ``test_argument_names.py`` for what it leaves out: BERTScore (and homogenization
+with it), response selection with an LM, N-best contradiction's classifiers, Sem-Ent's clusters,
+the evaluate modules of the model-backed metrics and the model flags of ``dialeval evaluate``.
+Each call loads a tiny model, so each parameter is probed with a few hostile values only.
+"""
+from __future__ import annotations
+
+import inspect
+import math
+
+import pytest
+
+from dialeval.validation import ArgumentProblem
+from test_argument_names import CORPUS, SETS, _function, _names
+
+HOSTILE = {"object": object(), "-1": -1, "nan": math.nan, "'x'": "x", "True": True}
+CONTEXTS = ["hello there", "good day"]
+CANDIDATES = [["hello you", "sun"], ["good night", "rain"]]
+REFERENCE_TEXTS = [f"reference sentence number {word}" for word in ("one", "two", "three", "four", "five", "six")]
+BERTSCORE = {"model": "{nli}", "num_layers": 1, "rescale_with_baseline": False, "device": "cpu"}
+HOMOGENIZATION = {"measure": "bertscore", "model": "{nli}", "num_layers": 1, "device": "cpu"}
+
+#: Valid tiny inputs; "{nli}", "{gpt2}", "{yes_no}" are the conftest's tiny models, "{clusters}" fitted clusters.
+VALID = {
+    "bertscore_diversity": {"response_sets": SETS, **BERTSCORE},
+    "bertscore_similarity_matrices": {"response_sets": SETS, **BERTSCORE},
+    "homogenization": {"texts": CORPUS, **HOMOGENIZATION},
+    "homogenization_per_set": {"response_sets": SETS, **HOMOGENIZATION},
+    "homogenization_score": {"predictions": SETS, **HOMOGENIZATION},
+    "similarity_matrices": {"response_sets": SETS, "similarity": "bertscore", **BERTSCORE},
+    "response_selection": {"contexts": CONTEXTS, "candidates": CANDIDATES, "labels": [0, 0], "model": "{gpt2}",
+                           "device": "cpu"},
+    "nbest_contradiction": {"predictions": [["yes", "no"], ["no", "no"]], "references": ["yes", "no"],
+                            "classifier": "{yes_no}", "device": "cpu"},
+    "load_yes_no_classifier": {"classifier": "{yes_no}", "device": "cpu"},
+    "sem_ent": {"texts": CORPUS, "clusters": "{clusters}"},
+    "fit_clusters": {"reference_texts": REFERENCE_TEXTS, "embedder": "{embedder}", "num_clusters": 2, "n_init": 1},
+    "load_clusters": {"directory": "{saved}", "embedder": "{embedder}"},
+}
+#: Not one value's argument: a pre-built scorer, a progress bar, a pool's size.
+NOT_PROBED = {"scorer", "progress", "workers", "label_map"}
+#: A valid (large) batch: probed without the huge value (not in HOSTILE anyway).
+
+
+def _callable(name):
+    if name == "fit_clusters":
+        from dialeval.metrics.sem_ent import SemanticClusters
+
+        return SemanticClusters.fit
+    if name == "load_clusters":
+        from dialeval.metrics.sem_ent import SemanticClusters
+
+        return SemanticClusters.load
+    return _function(name)
+
+
+@pytest.fixture(scope="module")
+def models(tiny_roberta_nli_path, tiny_gpt2_path, tiny_roberta_yes_no_path, tmp_path_factory):
+    from dialeval.metrics import load_embedder
+    from dialeval.metrics.sem_ent import SemanticClusters
+
+    embedder = load_embedder("mean_pooling", tiny_roberta_nli_path, device="cpu", max_length=128)
+    clusters = SemanticClusters.fit(REFERENCE_TEXTS, embedder, num_clusters=2, n_init=1)
+    saved = str(clusters.save(tmp_path_factory.mktemp("clusters")))
+    return {"{nli}": tiny_roberta_nli_path, "{gpt2}": tiny_gpt2_path, "{yes_no}": tiny_roberta_yes_no_path,
+            "{clusters}": clusters, "{embedder}": embedder, "{saved}": saved}
+
+
+def _valid(name, models):
+    return {key: models[value] if isinstance(value, str) and value in models else value for key, value in VALID[name].items()}
+
+
+def _cases():
+    for name in VALID:
+        for parameter in inspect.signature(_callable(name)).parameters.values():
+            if parameter.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD) \
+                    and parameter.name not in NOT_PROBED and parameter.name != "cls":
+                yield pytest.param(name, parameter.name, id=f"{name}-{parameter.name}")
+
+
+def _wrong_names(call, parameter, label):
+    try:
+        call()
+    except (ValueError, TypeError) as error:
+        if not isinstance(error, ArgumentProblem) or not _names(error, parameter):
+            return [f"{parameter}={label}: {type(error).__name__}: {str(error)[:160]}"]
+    except OSError:  # a model id that is not on the machine: the hub's ModelNotAvailableError names it
+        if parameter not in ("model", "classifier"):
+            return [f"{parameter}={label}: an OSError"]
+    return []
+
+
+@pytest.mark.parametrize(("name", "parameter"), list(_cases()))
+def test_a_model_backed_error_about_a_parameter_names_it(name, parameter, models):
+    function, valid = _callable(name), _valid(name, models)
+    wrong = []
+    for label, value in HOSTILE.items():
+        wrong += _wrong_names(lambda: function(**{**valid, parameter: value}), parameter, label)
+    assert not wrong, f"{name}: errors that do not name `{parameter}`:\n" + "\n".join(wrong)
+
+
+def test_the_valid_inputs_are_valid(models):
+    for name in VALID:
+        _callable(name)(**_valid(name, models))
