@@ -87,13 +87,14 @@ def _wrong_names(call, parameter, label):
         if not isinstance(error, ArgumentProblem) or not _names(error, parameter):
             return [f"{parameter}={label}: {type(error).__name__}: {str(error)[:160]}"]
     except OSError:  # a model id that is not on the machine: the hub's ModelNotAvailableError names it
-        if parameter not in ("model", "classifier"):
+        if parameter not in ("model", "classifier") and not parameter.endswith("_model"):
             return [f"{parameter}={label}: an OSError"]
     return []
 
 
 @pytest.mark.parametrize(("name", "parameter"), list(_cases()))
-def test_a_model_backed_error_about_a_parameter_names_it(name, parameter, models):
+def test_a_model_backed_error_about_a_parameter_names_it(name, parameter, models, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a hostile "x" is a folder name written here, and no folder found here
     function, valid = _callable(name), _valid(name, models)
     wrong = []
     for label, value in HOSTILE.items():
@@ -104,3 +105,59 @@ def test_a_model_backed_error_about_a_parameter_names_it(name, parameter, models
 def test_the_valid_inputs_are_valid(models):
     for name in VALID:
         _callable(name)(**_valid(name, models))
+
+
+def test_an_argument_error_attaches_an_equals_sign_as_the_call_wrote_it():
+    from dialeval.validation import ArgumentError
+
+    assert str(ArgumentError("max_length", "=512 exceeds 128")) == "`max_length`=512 exceeds 128"
+    assert str(ArgumentError("labels[0]", "= 2 is not an index")) == "`labels[0]` = 2 is not an index"
+
+
+# -- the model-backed evaluate modules: an error about an option names the module's option -----------
+
+#: Valid tiny inputs of each module; its options are probed one at a time, on the values of HOSTILE.
+MODULE_INPUTS = {
+    "similarity_diversity": {"predictions": SETS, "similarity": "bertscore", **BERTSCORE},
+    "vendi_score": {"predictions": SETS, "device": "cpu"},
+    "embedding_distances": {"predictions": SETS, "device": "cpu"},
+    "nli_diversity": {"predictions": SETS, "model": "{nli}", "device": "cpu"},
+    "nbest_contradiction": {"predictions": [["yes", "no"], ["no", "no"]], "references": ["yes", "no"],
+                            "classifier": "{yes_no}", "device": "cpu"},
+    "sem_ent": {"predictions": CORPUS, "references": REFERENCE_TEXTS, "num_clusters": 2, "n_init": 1, "device": "cpu"},
+    "sem_ent (saved clusters)": {"predictions": CORPUS, "clusters": "{saved}", "device": "cpu"},
+    "response_selection": {"contexts": CONTEXTS, "candidates": CANDIDATES, "labels": [0, 0], "model": "{gpt2}",
+                           "device": "cpu"},
+    "homogenization": {"predictions": SETS, **HOMOGENIZATION},
+}
+#: Options the input above needs unset to be probed (a module option given twice is probed alone).
+MODULE_PROBED_ALONE = {"sem_ent": {"clusters": ("references",)}, "sem_ent (saved clusters)": {"references": ("clusters",)}}
+#: Options of the other similarity, refused as such whatever their value; a pool's size.
+MODULE_NOT_PROBED = {"workers", "label_map"}
+
+
+@pytest.fixture(scope="module")
+def modules():
+    import evaluate
+
+    from dialeval.metrics import registry
+
+    folders = {metric.name: metric.module_dir for metric in registry.METRICS}
+    return {name: evaluate.load(str(folders[name.split(" ")[0]])) for name in MODULE_INPUTS}
+
+
+@pytest.mark.parametrize("name", list(MODULE_INPUTS))
+def test_a_model_backed_module_error_about_an_option_names_the_option(modules, models, name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a hostile "x" is a folder name written here, and no folder found here
+    module = modules[name]
+    inputs = {key: models[value] if isinstance(value, str) and value in models else value
+              for key, value in MODULE_INPUTS[name].items()}
+    module.compute(**inputs)  # the inputs are valid
+    wrong = []
+    for option in module.compute_options():
+        if option in MODULE_NOT_PROBED:
+            continue
+        given = {key: value for key, value in inputs.items() if key not in MODULE_PROBED_ALONE.get(name, {}).get(option, ())}
+        for label, value in HOSTILE.items():
+            wrong += _wrong_names(lambda: module.compute(**{**given, option: value}), option, label)
+    assert not wrong, f"{name}: errors that do not name the option:\n" + "\n".join(wrong)
