@@ -161,3 +161,65 @@ def test_a_model_backed_module_error_about_an_option_names_the_option(modules, m
         for label, value in HOSTILE.items():
             wrong += _wrong_names(lambda: module.compute(**{**given, option: value}), option, label)
     assert not wrong, f"{name}: errors that do not name the option:\n" + "\n".join(wrong)
+
+
+# -- dialeval evaluate: an error about a model flag names the flag ----------------------------------
+
+#: Model flags of `dialeval evaluate`, each with the step that reads it ("{nli}" etc.: the tiny models;
+#: a repeatable flag given again adds the hostile value to the valid one).
+CLI_FLAGS = {
+    "--sentence-model": ["--metric", "sent_bert"],
+    "--bertscore-model": ["--metric", "bertscore", "--bertscore-model", "{nli}", "--bertscore-rescale", "off"],
+    "--bertscore-rescale": ["--metric", "bertscore", "--bertscore-model", "{nli}", "--bertscore-rescale", "off"],
+    "--bertscore-baseline": ["--metric", "bertscore", "--bertscore-model", "{nli}", "--bertscore-rescale", "off"],
+    "--cross-encoder-model": ["--metric", "cross_encoder", "--cross-encoder-model", "{cross}"],
+    "--nli-model": ["--metric", "nli", "--nli-model", "{nli}"],
+    "--sem-ent-clusters": ["--metric", "sem_ent", "--sem-ent-embedder", "mean_pooling={nli}", "--reference-corpus", "{corpus}"],
+    "--sem-ent-embedder": ["--metric", "sem_ent", "--reference-corpus", "{corpus}"],
+    "--save-sem-ent-clusters": ["--metric", "sem_ent", "--sem-ent-embedder", "mean_pooling={nli}", "--reference-corpus", "{corpus}"],
+    "--selection-model": ["--metric", "response_selection", "--selection-model", "{gpt2}", "--selection-questions", "{questions}"],
+    "--selection-questions": ["--metric", "response_selection", "--selection-model", "{gpt2}"],
+    "--selection-reduction": ["--metric", "response_selection", "--selection-model", "{gpt2}", "--selection-questions", "{questions}"],
+    "--selection-batch-size": ["--metric", "response_selection", "--selection-model", "{gpt2}", "--selection-questions", "{questions}"],
+    "--homogenization-model": ["--metric", "homogenization_bertscore", "--homogenization-model", "{nli}"],
+}
+CLI_HOSTILE = ["x", "", "-1", "0", "nan", "on", "{corpus}", "{nothing}/model"]
+
+
+@pytest.mark.parametrize("flag", list(CLI_FLAGS))
+def test_an_evaluate_error_about_a_model_flag_names_the_flag(flag, tmp_path, monkeypatch, capsys, models,
+                                                             tiny_cross_encoder_path):
+    from dialeval.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    responses = tmp_path / "sets.jsonl"
+    responses.write_text('{"responses": ["a b c", "a b d"]}\n{"responses": ["x y", "y z w"]}\n')
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("".join(f"reference sentence number {i}\n" for i in range(8)))
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("".join('{"context": ["%s"], "candidates": ["%s", "%s"], "label": 0}\n' % (context, *candidates)
+                                 for context, candidates in zip(CONTEXTS, CANDIDATES)))
+    paths = {"{nli}": models["{nli}"], "{gpt2}": models["{gpt2}"], "{cross}": tiny_cross_encoder_path,
+             "{corpus}": str(corpus), "{questions}": str(questions), "{nothing}": str(tmp_path / "nothing")}
+
+    def filled(arg):
+        for key, path in paths.items():
+            arg = arg.replace(key, path)
+        return arg
+
+    step = [filled(arg) for arg in CLI_FLAGS[flag]]
+    if flag == "--selection-questions":
+        step += ["--selection-questions", str(questions)]
+    assert main(["evaluate", str(responses), *step, "--no-progress", "-o", str(tmp_path / "valid.json")]) == 0
+    capsys.readouterr()
+    wrong = []
+    for value in CLI_HOSTILE:
+        argv = ["evaluate", str(responses), *step, f"{flag}={filled(value)}", "--no-progress", "-o", str(tmp_path / "report.json")]
+        try:
+            code = main(argv)
+        except SystemExit as stop:  # argparse's own refusal ("argument --selection-reduction: invalid choice")
+            code = stop.code
+        error = capsys.readouterr().err
+        if code != 0 and flag not in error:
+            wrong.append(f"{flag}={value!r}: {error.strip()[-240:]}")
+    assert not wrong, "errors that do not name the flag:\n" + "\n".join(wrong)
