@@ -595,9 +595,7 @@ def embedder_from_identity(identity: Mapping, **runtime_options) -> TextEmbedder
             for key in sorted(set(identity) | set(rebuilt))
             if identity.get(key) != rebuilt.get(key)
         }
-        raise ValueError(
-            f"cannot rebuild the embedder of `identity` exactly; (given, rebuilt) differ in {differences}"
-        )
+        raise ArgumentError("identity", f"cannot be rebuilt exactly as an embedder; (given, rebuilt) differ in {differences}")
     return embedder
 
 
