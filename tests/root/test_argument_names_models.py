@@ -13,7 +13,7 @@ import math
 import pytest
 
 from dialeval.validation import ArgumentProblem
-from test_argument_names import CORPUS, SETS, _function, _names
+from test_argument_names import CORPUS, SETS, _function, _names, evaluate_errors_not_naming
 
 HOSTILE = {"object": object(), "-1": -1, "nan": math.nan, "'x'": "x", "True": True}
 CONTEXTS = ["hello there", "good day"]
@@ -189,8 +189,6 @@ CLI_HOSTILE = ["x", "", "-1", "0", "nan", "on", "{corpus}", "{nothing}/model"]
 @pytest.mark.parametrize("flag", list(CLI_FLAGS))
 def test_an_evaluate_error_about_a_model_flag_names_the_flag(flag, tmp_path, monkeypatch, capsys, models,
                                                              tiny_cross_encoder_path):
-    from dialeval.cli.main import main
-
     monkeypatch.chdir(tmp_path)
     responses = tmp_path / "sets.jsonl"
     responses.write_text('{"responses": ["a b c", "a b d"]}\n{"responses": ["x y", "y z w"]}\n')
@@ -210,16 +208,6 @@ def test_an_evaluate_error_about_a_model_flag_names_the_flag(flag, tmp_path, mon
     step = [filled(arg) for arg in CLI_FLAGS[flag]]
     if flag == "--selection-questions":
         step += ["--selection-questions", str(questions)]
-    assert main(["evaluate", str(responses), *step, "--no-progress", "-o", str(tmp_path / "valid.json")]) == 0
-    capsys.readouterr()
-    wrong = []
-    for value in CLI_HOSTILE:
-        argv = ["evaluate", str(responses), *step, f"{flag}={filled(value)}", "--no-progress", "-o", str(tmp_path / "report.json")]
-        try:
-            code = main(argv)
-        except SystemExit as stop:  # argparse's own refusal ("argument --selection-reduction: invalid choice")
-            code = stop.code
-        error = capsys.readouterr().err
-        if code != 0 and flag not in error:
-            wrong.append(f"{flag}={value!r}: {error.strip()[-240:]}")
+    values = [filled(value) for value in CLI_HOSTILE]
+    wrong = evaluate_errors_not_naming(flag, values, ["evaluate", str(responses), *step], tmp_path, capsys)
     assert not wrong, "errors that do not name the flag:\n" + "\n".join(wrong)
