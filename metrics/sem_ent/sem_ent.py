@@ -91,6 +91,13 @@ class SemEnt(ResponsesMetric):
             raise ArgumentError("clusters", "is given along with `references`: give exactly one (saved clusters, or a corpus to fit them on)")
         if reference_corpus is None and clusters is None:
             raise ArgumentError("references", "is required (a corpus to fit clusters on) unless `clusters` (saved clusters) is given")
+        if clusters is not None:  # the fit's options would be ignored: refused, not dropped
+            fit_options = {"embedder": (embedder, "sentence_transformers"), "embedder_model": (embedder_model, None),
+                           "num_clusters": (num_clusters, 20), "pca_variance": (pca_variance, 0.9), "seed": (seed, 0),
+                           "n_init": (n_init, 5), "max_iter": (max_iter, 500), "save_clusters_to": (save_clusters_to, None)}
+            for name, (value, default) in fit_options.items():
+                if value is not default and not (type(value) is type(default) and value == default):
+                    raise ArgumentError(name, f"={value!r:.60} applies to fitting clusters on `references`, not to saved `clusters`")
         if save_clusters_to is not None and not isinstance(save_clusters_to, (str, os.PathLike)):
             raise ArgumentTypeError("save_clusters_to", f"must be a folder's path, got {type(save_clusters_to).__name__}: {save_clusters_to!r:.60}")
         check_corpus(predictions, "predictions", allow_empty=True)
