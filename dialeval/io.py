@@ -325,8 +325,8 @@ def input_format(path: str | Path, file_format: str = "auto") -> str:
             return "dataset"
         file_format = _FORMAT_OF_SUFFIX.get(path.suffix.lower())
         if file_format is None and path.is_file():
-            raise ValueError(f"cannot tell the format of {path.name!r} from its suffix; pass `file_format` "
-                             f"({', '.join(INPUT_FORMATS)})")
+            raise ArgumentError("file_format", f"='auto' cannot tell the format of {path.name!r} from its suffix; pass one of "
+                                f"{', '.join(INPUT_FORMATS)}")
     elif file_format not in INPUT_FORMATS:
         raise ArgumentError("file_format", f"must be 'auto' or one of {', '.join(INPUT_FORMATS)}, got {file_format!r}")
     if file_format != "dataset" and not path.is_file():
@@ -365,8 +365,8 @@ def _check_selection(file_format: str, responses_column: str, context_column: st
     if file_format != "dataset":
         not_applied += [name for name, value in (("`split`", split), ("`dataset_config`", dataset_config)) if value is not None]
     if not_applied:
-        raise ValueError(f"{' and '.join(not_applied)} {'does' if len(not_applied) == 1 else 'do'} not apply to "
-                         f"a {file_format} input"
+        others = f" (nor {' and '.join(not_applied[1:])})" if len(not_applied) > 1 else ""
+        raise ArgumentError(not_applied[0].strip("`"), f"does not apply to a {file_format} input{others}"
                          + (" (its responses are the resp_0..resp_{k-1} columns)" if file_format == "csv" else ""))
 
 

@@ -38,7 +38,9 @@ class ArgumentProblem(Exception):
         super().__init__(self._message())
 
     def _message(self) -> str:
-        separator = "" if not self.problem or self.problem[0] in ":;,.!?)" else " "
+        # "`max_n`=0 ..." reads as the call did; "`labels[0]` = 2 ..." keeps its spaces
+        attached = self.problem[:1] in (":", ";", ",", ".", "!", "?", ")") or (self.problem[:1] == "=" and self.problem[1:2] != " ")
+        separator = "" if not self.problem or attached else " "
         return f"`{self.argument}`{separator}{self.problem}"
 
     def __str__(self) -> str:

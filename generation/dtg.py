@@ -122,7 +122,8 @@ def make_objective(metric, **options):
         if not hasattr(metric, method):
             raise ArgumentError("metric", f"object lacks {method}(); see dialeval.generation.objectives")
     if options:
-        raise ValueError(f"options {sorted(options)} apply to a metric given by name; configure the objective object instead")
+        raise ArgumentError(sorted(options)[0], f"applies to a metric given by name (given: {sorted(options)}); configure the "
+                            "objective object instead", mentions=())
     return metric
 
 
@@ -138,7 +139,7 @@ def choose_drop(values, tie_break: str = "random", rng: np.random.Generator | No
     if len(tied) == 1 or tie_break == "first":
         return int(tied[0]), len(tied)
     if rng is None:
-        raise ValueError("tie_break='random' needs an `rng`")
+        raise ArgumentError("rng", "is required with tie_break='random'")
     return int(rng.choice(tied)), len(tied)
 
 
@@ -329,7 +330,7 @@ def diversity_threshold_generate(
     if tie_break not in TIE_BREAKS:
         raise ArgumentError("tie_break", f"must be one of {TIE_BREAKS}, got {tie_break!r}")
     if decoding == "sample" and num_beams != DEFAULT_NUM_BEAMS:
-        raise ValueError(f"`num_beams={num_beams!r}` applies to decoding='beam' (App. D); §6.2's nucleus sampling runs one beam")
+        raise ArgumentError("num_beams", f"={num_beams!r} applies to decoding='beam' (App. D); §6.2's nucleus sampling runs one beam")
     if decoding == "beam" and (isinstance(num_beams, bool) or not isinstance(num_beams, int) or num_beams < num_responses):
         raise ArgumentError("num_beams", f"must be an int >= `num_responses` ({num_responses}), got {num_beams!r}")
     step_outputs = requested_step_outputs(model, generation_config, output_scores, output_logits,

@@ -77,10 +77,10 @@ def dtg_generation_config(model, tokenizer, decoding: str, num_beams: int, gener
     fixed = _SAMPLING_FIXED if decoding == "sample" else _BEAM_FIXED
     for key, required in fixed.items():
         if key in overrides and overrides[key] != required:
-            raise ValueError(f"`{key}={overrides[key]!r}` would change DTG's decoding algorithm; decoding={decoding!r} "
+            raise ArgumentError(key, f"={overrides[key]!r} would change DTG's decoding algorithm; decoding={decoding!r} "
                              f"needs {key}={required!r}" + (" (use decoding='beam' for App. D's beams)" if decoding == "sample" else ""))
     if decoding == "beam" and "num_beams" in overrides:
-        raise ValueError("with decoding='beam' pass DTG's `num_beams=` argument, not a generate keyword")
+        raise ArgumentError("num_beams", "is DTG's own argument with decoding='beam': pass DTG's `num_beams=`, not a generate keyword")
     config = copy.deepcopy(generation_config) if generation_config is not None else GenerationConfig()
     checkpoint = getattr(model, "generation_config", None)
     if checkpoint is not None:

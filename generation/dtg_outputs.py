@@ -95,7 +95,7 @@ def dtg_generate(model, inputs=None, generation_config=None, tokenizer=None, num
     ``max_samples``, ``decoding``, ``nli_objective``, ...); other keywords are generation settings.
     """
     if tokenizer is None:
-        raise ValueError("DTG decodes and scores text: pass tokenizer=... to generate()")
+        raise ArgumentError("tokenizer", "is required: DTG decodes and scores text; pass tokenizer=... to generate()")
     if num_responses is not None and num_return_sequences is not None and num_responses != num_return_sequences:
         raise ArgumentError("num_responses", f"({num_responses}) and `num_return_sequences` ({num_return_sequences}) "
                          "name the same thing; give one")
@@ -109,7 +109,7 @@ def dtg_generate(model, inputs=None, generation_config=None, tokenizer=None, num
     if inputs is not None:
         encoded["input_ids"] = inputs
     if "input_ids" not in encoded:
-        raise ValueError("pass the tokenized contexts as `inputs` or `input_ids`")
+        raise ArgumentError("inputs", "is required: pass the tokenized contexts as `inputs` or `input_ids`")
     if not model.config.is_encoder_decoder:  # sequences then start with the prompt as a left-padded call has it
         encoded = left_padded(encoded)
     results = diversity_threshold_generate(

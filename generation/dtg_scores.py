@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import torch
 
+from dialeval.validation import ArgumentError
+
 #: The per-step outputs DTG can return, by generate() flag.
 STEP_OUTPUTS = {"scores": "output_scores", "logits": "output_logits"}
 #: generate() outputs DTG cannot return: they describe forward passes over candidates that were dropped.
@@ -36,7 +38,7 @@ def requested_step_outputs(model, generation_config, output_scores=None, output_
     """The per-step outputs asked for (``"scores"``, ``"logits"``); ValueError for attentions / hidden states."""
     for flag, value in zip(UNSUPPORTED_OUTPUTS, (output_attentions, output_hidden_states)):
         if _resolved(flag, value, generation_config, model):
-            raise ValueError(f"`{flag}=True` cannot be honoured by DTG: its responses come from several generate "
+            raise ArgumentError(flag, "=True cannot be honoured by DTG: its responses come from several generate "
                              "calls whose other candidates were dropped; run generate() on the returned sequences "
                              f"to get them (set `{flag}=False`, or unset it in the generation config)")
     values = {"output_scores": output_scores, "output_logits": output_logits}

@@ -58,7 +58,8 @@ class NLIContradictions:
         if nli_objective not in self.NLI_OBJECTIVES:
             raise ArgumentError("nli_objective", f"must be one of {self.NLI_OBJECTIVES}, got {nli_objective!r}")
         if scorer is not None and (model is not None or scorer_options):
-            raise ValueError("give either `scorer` or `model` and its options, not both")
+            raise ArgumentError("scorer", "is given along with `model` or its options: give either `scorer` or `model` and its "
+                                "options, not both")
         self.scorer = scorer if scorer is not None else NLIScorer(model or DEFAULT_NLI_MODEL, **scorer_options)
         self.nli_objective = nli_objective
         self.pair_evaluations = 0

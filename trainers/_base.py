@@ -140,7 +140,7 @@ class ResponseLossTrainer(Seq2SeqTrainer):
                           getattr(processing_class, "eos_token_id", None), model.config.eos_token_id):
             if isinstance(candidate, int):
                 return candidate
-        raise ValueError("no pad token id: give `processing_class` a tokenizer with a pad or eos token")
+        raise ArgumentError("processing_class", "has no pad token id (nor the model an eos one): give a tokenizer with a pad or eos token")
 
     @staticmethod
     def _is_raw(dataset) -> bool:

@@ -170,13 +170,14 @@ class DRESSTrainer(ResponseLossTrainer):
             raise ArgumentError("args", f"must be a DRESSConfig, got {type(args).__name__}")
         train_dataset = map_style_training_set(train_dataset)
         if semantic_clusters is None and embedder is None:
-            raise ValueError("pass `semantic_clusters` (fitted) or an `embedder` to fit them on the training responses")
+            raise ArgumentError("semantic_clusters", "is required (fitted), or an `embedder` to fit them on the training responses")
         if semantic_clusters is not None and not isinstance(semantic_clusters, SemanticClusters):
             raise ArgumentError("semantic_clusters", f"must be SemanticClusters, got {type(semantic_clusters).__name__}")
         if semantic_clusters is not None and semantic_clusters.num_clusters != args.num_clusters:
             raise ArgumentError("semantic_clusters", f"has k={semantic_clusters.num_clusters} but `args.num_clusters`={args.num_clusters}")
         if semantic_clusters is not None and embedder is not None:
-            raise ValueError("pass either `semantic_clusters` or `embedder`, not both (the clusters carry their embedder)")
+            raise ArgumentError("embedder", "is given along with `semantic_clusters`: pass either, not both (the clusters carry "
+                                "their embedder)")
         if args.response_text_column is not None and args.response_text_column not in train_dataset.column_names:
             raise ArgumentError("response_text_column", f"{args.response_text_column!r} is not a column of `train_dataset` "
                              f"({train_dataset.column_names})")

@@ -34,7 +34,7 @@ from dialeval.metrics.engines.embedders import encode_for_job
 from dialeval.metrics.engines.job_steps import JobData, JobStep, StepOutcome, StepSkipped
 from dialeval.metrics.engines.shared_outputs import shared_model_outputs
 from dialeval.metrics import registry
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, ArgumentProblem
 
 #: The names this module gave :class:`StepSkipped` and :class:`StepOutcome` before the steps moved to the registry.
 MetricSkipped, MetricOutcome = StepSkipped, StepOutcome
@@ -120,6 +120,8 @@ def _about(step: JobStep, model: str | None, error: Exception) -> str:
     message = name_flags(error, {"model": step.model_flag})
     if isinstance(error, (ModelNotAvailableError, StepSkipped)):
         return message
+    if model is None and isinstance(error, ArgumentProblem) and error.root != "model":
+        return message  # about another option, which it names: not about the step's model flag
     return f"{step.model_flag}{'' if model is None else ' ' + model}: {message}"
 
 

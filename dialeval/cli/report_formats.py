@@ -202,8 +202,8 @@ def output_format_of(output: str | None, explicit: str | None) -> str:
     if by_suffix and explicit and by_suffix != explicit:
         raise ArgumentError("output", f"{output!r} names a {by_suffix} file but `output_format` is {explicit}")
     if output and not by_suffix and not explicit:
-        raise ValueError(f"cannot tell the format of `output` {output!r} from its suffix "
-                         f"({', '.join(FORMAT_OF_SUFFIX)}); pass `output_format`")
+        raise ArgumentError("output", f"{output!r}: cannot tell its format from its suffix "
+                            f"({', '.join(FORMAT_OF_SUFFIX)}); pass `output_format`")
     return by_suffix or explicit or "json"
 
 
@@ -269,8 +269,8 @@ def _check_distinct(plan: OutputPlan, inputs: dict[str, str]) -> None:
     for path in plan.paths():
         resolved = path.resolve()
         if resolved in seen:
-            raise ValueError(f"two outputs would be written to {str(path)!r}: name the outputs with `output`")
+            raise ArgumentError("output", f"would have two outputs written to {str(path)!r}: name the outputs with `output`")
         seen[resolved] = path
     for source in inputs.values():
         if Path(source).exists() and Path(source).resolve() in seen:
-            raise ValueError(f"an output would overwrite the input {source!r}: choose another `output`")
+            raise ArgumentError("output", f"would overwrite the input {source!r}: choose another `output`")

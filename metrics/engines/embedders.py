@@ -561,7 +561,8 @@ def load_embedder(kind: str = DEFAULT_EMBEDDER_KIND, model: str | None = None, *
     cls = _class_of(kind)
     unknown = sorted(set(options) - set(_options_of(cls)))
     if unknown:
-        raise ValueError(f"{cls.__name__} does not take {unknown}; its options are {_options_of(cls)}")
+        raise ArgumentError(unknown[0], f"is not an option of {cls.__name__} (given: {unknown}); its options are {_options_of(cls)}",
+                            mentions=())
     return cls(DEFAULT_MODELS[kind] if model is None else model, **options)
 
 
@@ -580,9 +581,9 @@ def embedder_from_identity(identity: Mapping, **runtime_options) -> TextEmbedder
     cls = _class_of(identity["kind"])
     not_runtime = sorted(set(runtime_options) - set(RUNTIME_OPTIONS))
     if not_runtime:
-        raise ValueError(
-            f"only {RUNTIME_OPTIONS} may be given with an identity (the rest is fixed by it), got {not_runtime}"
-        )
+        raise ArgumentError(
+            not_runtime[0], f"cannot be given with an identity (the rest is fixed by it): only {RUNTIME_OPTIONS} may, "
+            f"got {not_runtime}", mentions=())
     settings = {key: value for key, value in identity.items() if key != "kind"}
     if "model" not in settings:
         raise ArgumentError("identity", f"has no 'model': {dict(identity)!r}")
@@ -595,9 +596,7 @@ def embedder_from_identity(identity: Mapping, **runtime_options) -> TextEmbedder
             for key in sorted(set(identity) | set(rebuilt))
             if identity.get(key) != rebuilt.get(key)
         }
-        raise ValueError(
-            f"cannot rebuild the embedder of `identity` exactly; (given, rebuilt) differ in {differences}"
-        )
+        raise ArgumentError("identity", f"cannot be rebuilt exactly as an embedder; (given, rebuilt) differ in {differences}")
     return embedder
 
 

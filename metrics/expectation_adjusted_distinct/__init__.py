@@ -60,7 +60,8 @@ def _check_vocabulary(vocab_size, vocab_texts, tokenizer) -> int:
     if vocab_texts is None:
         return check_int(vocab_size, "vocab_size")
     if vocab_size is not None:
-        raise ValueError("give `vocab_size` or `vocab_texts`, not both (pass vocab_size=None with vocab_texts)")
+        raise ArgumentError("vocab_texts", "is given along with `vocab_size`: give `vocab_size` or `vocab_texts`, not both "
+                            "(pass vocab_size=None with vocab_texts)")
     vocab_texts = check_corpus(vocab_texts, "vocab_texts", allow_empty=True)
     vocabulary = {token for tokens in tokenize_corpus(list(dict.fromkeys(vocab_texts)), tokenizer,
                                                                   source=vocab_texts, argument="vocab_texts") for token in tokens}

@@ -14,7 +14,7 @@ import numpy as np
 from dialeval.metrics.lexical_diversity.corpus import corpus_ngram_diversity, lf
 from dialeval.metrics.lexical_diversity.self_bleu import self_bleu
 from dialeval.metrics.lexical_diversity.set_level_batch import batch_set_lexical_diversity
-from dialeval.validation import arguments_named, check_corpus, split_scope
+from dialeval.validation import ArgumentError, arguments_named, check_corpus, split_scope
 
 SET_METRICS = ("averaged_distinct_n", "ngram_cosine_diversity")
 
@@ -73,8 +73,8 @@ def lexical_diversity(predictions, **options) -> dict:
     }[scope]
     unexpected = sorted(set(options) - allowed)
     if unexpected:
-        raise ValueError(
-            f"{unexpected} do not apply to {scope}-scope input; options for it are {sorted(allowed)} "
+        raise ArgumentError(
+            unexpected[0], f"does not apply to {scope}-scope input (given: {unexpected}); options for it are {sorted(allowed)} "
             "(a flat list of strings is a corpus, a list of lists is response sets)"
         )
     if scope == "sets":

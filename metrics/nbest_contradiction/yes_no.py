@@ -25,7 +25,7 @@ import numpy as np
 
 from dialeval.labels import AMBIGUOUS, NO, YES, answer_of_label
 from dialeval.validation import check_int, check_unicode_text
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, arguments_named
 
 #: First words that make a response a direct "yes" / "no" for the prefix rule.
 YES_PREFIXES = ("yes", "yeah", "yep", "yup", "yea")
@@ -98,7 +98,7 @@ class ModelYesNoClassifier:
             self.answers = [answer_of_label(id2label[i]) for i in range(len(id2label))]
         input_form = getattr(self.classifier.model.config, "yes_no_input", "answer")
         if input_form not in INPUT_FORMS:
-            raise ValueError(f"model config `yes_no_input` must be one of {INPUT_FORMS}, got {input_form!r}")
+            raise ArgumentError("model", f"has config.yes_no_input={input_form!r}; it must be one of {INPUT_FORMS}")
         self.needs_questions = input_form == "question_answer"
 
     def probabilities(self, responses, questions=None) -> np.ndarray:
@@ -108,9 +108,9 @@ class ModelYesNoClassifier:
         responses = _check_texts(responses, "responses")
         if self.needs_questions:
             if questions is None:
-                raise ValueError(
-                    f"classifier {self.name!r} was trained on (question, answer) pairs: pass `questions`, "
-                    "one per response"
+                raise ArgumentError(
+                    "questions", f"is required, one per response: classifier {self.name!r} was trained on (question, "
+                    "answer) pairs; pass `questions`"
                 )
             questions = _check_texts(questions, "questions")
             if len(questions) != len(responses):
@@ -164,7 +164,8 @@ def load_yes_no_classifier(classifier, device=None, dtype=None, batch_size: int 
             "classifier", "must be 'prefix', a yes/no classifier id or local directory (e.g. one trained with "
             f"examples/train_yes_no_classifier.py), or an object with classify(responses, questions); got {classifier!r}"
         )
-    return ModelYesNoClassifier(classifier, device=device, dtype=dtype, batch_size=batch_size, label_map=label_map)
+    with arguments_named({"model": "classifier"}):
+        return ModelYesNoClassifier(classifier, device=device, dtype=dtype, batch_size=batch_size, label_map=label_map)
 
 
 def classify_nbest_lists(classifier, predictions, questions=None) -> list[list[str]]:

@@ -71,8 +71,8 @@ def nli_label_indices(id2label: dict, label_map: dict | None = None) -> tuple[in
         return indices
     by_name = {str(label).strip().lower(): int(index) for index, label in id2label.items()}
     if len(id2label) != 3 or any(name not in by_name for name in NLI_CLASSES):
-        raise ValueError(
-            f"cannot map the model's labels {dict(id2label)} to {NLI_CLASSES}: NLI Diversity needs a 3-class "
+        raise ArgumentError(
+            "model", f"has labels {dict(id2label)} that cannot be mapped to {NLI_CLASSES}: NLI Diversity needs a 3-class "
             "NLI model whose config.id2label names the classes; for a model labelled LABEL_0.. pass "
             "label_map={'contradiction': i, 'neutral': j, 'entailment': k}"
         )

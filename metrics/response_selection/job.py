@@ -9,12 +9,19 @@ from dataclasses import dataclass, field
 
 from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome
 from dialeval.option_fields import option
+from dialeval.validation import ArgumentError, ArgumentProblem, arguments_named
 
 
 def _read_questions(path: str) -> dict:
     from dialeval.metrics.response_selection.selection import read_selection_questions
 
-    return read_selection_questions(path)
+    try:
+        with arguments_named({"path": "selection_questions"}):
+            return read_selection_questions(path)
+    except ArgumentProblem:
+        raise
+    except ValueError as error:  # FILE:LINE: what is wrong in the file
+        raise ArgumentError("selection_questions", f": {error}") from error
 
 
 @dataclass
@@ -45,11 +52,12 @@ def _selection(data: JobData, model: str, options, progress) -> StepOutcome:
     from dialeval.metrics.response_selection import response_selection
 
     questions = options.selection_questions
-    result = response_selection(
-        questions["contexts"], questions["candidates"], questions["labels"], model=model,
-        reduction=options.selection_reduction, batch_size=options.selection_batch_size, device=options.device,
-        progress=progress,
-    )
+    with arguments_named({"batch_size": "selection_batch_size", "reduction": "selection_reduction"}):
+        result = response_selection(
+            questions["contexts"], questions["candidates"], questions["labels"], model=model,
+            reduction=options.selection_reduction, batch_size=options.selection_batch_size, device=options.device,
+            progress=progress,
+        )
     keys = ("accuracy", "num_correct", "num_questions", "num_ties", "num_truncated_contexts", "reduction", "per_question")
     return StepOutcome({**{key: result[key] for key in keys}, "model": model}, scope="questions")
 

@@ -150,7 +150,7 @@ def read_selection_questions(path) -> dict[str, list]:
     """
     path = Path(path)
     if not path.is_file():
-        raise ValueError(f"question file {str(path)!r} does not exist")
+        raise ArgumentError("path", f"={str(path)!r}: question file does not exist")
     contexts, candidates, labels = [], [], []
     if path.suffix in {".jsonl", ".json"}:
         for where, record in iter_jsonl(path):
@@ -168,7 +168,7 @@ def read_selection_questions(path) -> dict[str, list]:
             candidates.append(fields[3:])
             labels.append(0)
     if not contexts:
-        raise ValueError(f"question file {str(path)!r} holds no questions")
+        raise ArgumentError("path", f"={str(path)!r}: question file holds no questions")
     check_questions(contexts, candidates, labels)
     return {"contexts": contexts, "candidates": candidates, "labels": labels}
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from dialeval.atomic_files import write_atomically
 from dialeval.distributed import computed_on_main
-from dialeval.validation import ArgumentError, as_float_array, check_int, check_unicode_text
+from dialeval.validation import ArgumentError, ArgumentTypeError, as_float_array, check_int, check_unicode_text
 
 #: Above this many reference texts, ``algorithm="auto"`` switches from KMeans to MiniBatchKMeans.
 #: benchmarks/bench_sem_ent.py: MiniBatch is >= 1.5x faster with inertia within 1% from 10k texts,
@@ -166,6 +166,8 @@ class SemanticClusters:
             from dialeval.metrics.engines.embedders import load_embedder
 
             embedder = load_embedder()
+        else:
+            _check_embedder(embedder)
 
         points = _unit_rows(np.asarray(embedder.embed(texts), dtype=np.float32))
         if algorithm == "auto":
@@ -255,6 +257,10 @@ class SemanticClusters:
         without one, the recorded embedder is rebuilt (``embedder_options``: device, batch_size, ...)."""
         from dialeval.metrics.sem_ent.saved_clusters import read_config, read_tensors
 
+        if not isinstance(directory, (str, Path)):
+            raise ArgumentTypeError("directory", f"must be a folder's path, got {type(directory).__name__}: {directory!r:.60}")
+        if embedder is not None:
+            _check_embedder(embedder)
         folder = Path(directory)
         if not (folder / CONFIG_FILE).is_file() or not (folder / TENSORS_FILE).is_file():
             raise ArgumentError("directory", f"{str(folder)!r} holds no saved clusters ({CONFIG_FILE} + {TENSORS_FILE})")
@@ -285,6 +291,14 @@ class SemanticClusters:
             embedder_identity=recorded, pca_mean=arrays["pca_mean"], pca_components=arrays["pca_components"],
             centroids=arrays["centroids"], reference_distribution=arrays["reference_distribution"],
             settings=config["settings"], embedder=embedder,
+        )
+
+
+def _check_embedder(embedder) -> None:
+    if not all(callable(getattr(embedder, method, None)) for method in ("embed", "identity")):
+        raise ArgumentTypeError(
+            "embedder", f"must be a TextEmbedder (with .embed(texts) and .identity()), got {type(embedder).__name__}: "
+            f"{embedder!r:.60}"
         )
 
 

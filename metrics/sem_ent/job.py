@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome, StepSkipped
 from dialeval.option_fields import option
-from dialeval.validation import ArgumentError, check_int
+from dialeval.validation import ArgumentError, arguments_named, check_int
 
 
 @dataclass
@@ -73,7 +73,8 @@ def _sem_ent(data: JobData, model, options, progress) -> StepOutcome:
         )
     runtime = {"batch_size": options.batch_size, "device": options.device}
     if options.sem_ent_clusters is not None:
-        clusters = SemanticClusters.load(options.sem_ent_clusters, **runtime)
+        with arguments_named({"directory": "sem_ent_clusters"}):
+            clusters = SemanticClusters.load(options.sem_ent_clusters, **runtime)
         source = f"saved clusters {options.sem_ent_clusters}"
     else:
         distinct = len(set(options.reference_corpus))
@@ -82,9 +83,11 @@ def _sem_ent(data: JobData, model, options, progress) -> StepOutcome:
                 f"the reference corpus has {distinct} distinct texts, fewer than the {options.sem_ent_num_clusters} "
                 "clusters to fit (--sem-ent-k)"
             )
-        embedder = load_embedder(options.sem_ent_embedder, options.sem_ent_embedder_model, **runtime)
-        clusters = SemanticClusters.fit(options.reference_corpus, embedder, num_clusters=options.sem_ent_num_clusters,
-                                        seed=options.sem_ent_seed)
+        with arguments_named({"kind": "sem_ent_embedder", "model": "sem_ent_embedder", "reference_texts": "reference_corpus",
+                              "num_clusters": "sem_ent_num_clusters", "seed": "sem_ent_seed"}):
+            embedder = load_embedder(options.sem_ent_embedder, options.sem_ent_embedder_model, **runtime)
+            clusters = SemanticClusters.fit(options.reference_corpus, embedder,
+                                            num_clusters=options.sem_ent_num_clusters, seed=options.sem_ent_seed)
         source = f"fitted on the reference corpus ({len(options.reference_corpus)} texts)"
         if options.save_sem_ent_clusters and process_state().is_main_process:
             # every process holds the same clusters (the main one fitted them); one writes them

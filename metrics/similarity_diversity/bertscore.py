@@ -334,10 +334,10 @@ def _resolve_baseline(model: str, num_layers: int, rescale_with_baseline: bool, 
     published = published_baseline_file(model)
     if published is not None:
         return read_baseline_file(published, num_layers)
-    raise ValueError(
-        f"no rescale baseline is known for model {model!r} at layer {num_layers}: bert-score publishes none for "
-        "it or is not installed; pass `baseline=` (a number, or bert_score's baseline file "
-        "rescale_baseline/<lang>/<model>.tsv, read at that layer) or `rescale_with_baseline=False`"
+    raise ArgumentError(
+        "rescale_with_baseline", f"=True needs a baseline, and none is known for model {model!r} at layer {num_layers}: "
+        "bert-score publishes none for it or is not installed; pass `baseline=` (a number, or bert_score's baseline "
+        "file rescale_baseline/<lang>/<model>.tsv, read at that layer) or `rescale_with_baseline=False`"
     )
 
 

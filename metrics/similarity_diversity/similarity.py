@@ -120,7 +120,9 @@ def unit_similarities(
     allowed = {"bertscore": {"num_layers", "rescale_with_baseline", "baseline"}, "ngram_cosine": {"max_n", "min_n", "tokenizer"}}
     unknown = set(options) - allowed.get(similarity, set())
     if unknown:
-        raise ValueError(f"options {sorted(unknown)} do not apply to similarity={similarity!r}")
+        first, *others = sorted(unknown)
+        also = f" (nor {', '.join(f'`{name}`' for name in others)})" if others else ""
+        raise ArgumentError(first, f"does not apply to similarity={similarity!r}{also}")
     if similarity == "ngram_cosine":
         if model is not None:
             raise ArgumentError("model", "does not apply to similarity='ngram_cosine'")

@@ -138,7 +138,7 @@ def test_the_format_follows_the_suffix_or_the_flag():
     assert output_format_of(None, None) == "json" and output_format_of("table.txt", "latex") == "latex"
     with pytest.raises(ValueError, match=r"`output` 'r\.md' names a markdown file but `output_format` is latex"):
         output_format_of("r.md", "latex")
-    with pytest.raises(ValueError, match=r"cannot tell the format of `output` 'report' .* pass `output_format`"):
+    with pytest.raises(ValueError, match=r"^`output` 'report': cannot tell its format .* pass `output_format`"):
         output_format_of("report", None)
 
 
@@ -159,11 +159,11 @@ def test_where_every_output_goes(tmp_path):
 def test_outputs_never_land_on_an_input_or_on_each_other(tmp_path):
     source = tmp_path / "s.json"
     source.write_text("[]", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"an output would overwrite the input .*s\.json"):
+    with pytest.raises(ValueError, match=r"^`output` would overwrite the input .*s\.json"):
         plan_outputs({"s": str(source)}, str(tmp_path / "s.md"))  # the JSON report beside s.md is s.json
     other = tmp_path / "s.csv"
     other.write_text("", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"two outputs would be written to .*s\.diversity\.json"):
+    with pytest.raises(ValueError, match=r"^`output` would have two outputs written to .*s\.diversity\.json"):
         plan_outputs({"A": str(source), "B": str(other)})
     with pytest.raises(ValueError, match=r"`per_set_csv` .* must end with \.csv"):
         plan_outputs({"s": str(source)}, str(tmp_path / "r.json"), per_set_csv=str(tmp_path / "sets.md"))

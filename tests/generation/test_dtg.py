@@ -438,9 +438,9 @@ def test_a_blenderbot_like_generation_config_still_samples_with_one_beam(tiny_ba
     assert settings["no_repeat_ngram_size"] == 3 and settings["min_length"] == 3  # the checkpoint's content constraints
     assert "length_penalty" not in settings  # beam-only: it does not act on sampling
     assert model.generation_config.to_dict() == checkpoint
-    with pytest.raises(ValueError, match="num_beams=4"):
+    with pytest.raises(ValueError, match=r"^`num_beams`=4 applies to decoding=.beam."):
         diversity_threshold_generate(model, tokenizer, CONTEXTS[:1], metric=NLIContradictions(RuleScorer()), num_beams=4)
-    with pytest.raises(ValueError, match="do_sample=False"):
+    with pytest.raises(ValueError, match=r"^`do_sample`=False would change DTG.s decoding"):
         diversity_threshold_generate(model, tokenizer, CONTEXTS[:1], metric=NLIContradictions(RuleScorer()), do_sample=False)
     model.generation_config.dola_layers = "high"
     with pytest.raises(ValueError, match="dola_layers"):

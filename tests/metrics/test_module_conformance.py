@@ -101,7 +101,7 @@ def _case(name: str, request) -> Case:
                     bad_batch_error=r"`predictions\[1\]` must be a string: `predictions` is a flat list",
                     bad_add_error="`prediction` must be a string",
                     refused={"predictions": ["fine"]}, refused_options={"num_clusters": 2},
-                    refused_error="exactly one of `references`", wraps=SemanticClusters.fit,
+                    refused_error="`references` is required", wraps=SemanticClusters.fit,
                     # the module's `embedder` names the kind to load; fit's is the loaded embedder
                     own_meaning=("embedder",))
     if name == "diversity_meta_eval":

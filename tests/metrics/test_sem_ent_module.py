@@ -58,10 +58,12 @@ def test_topics_become_clusters_and_one_topic_scores_zero(module, tmp_path):
 
 
 def test_module_refuses_misuse(module, tmp_path):
-    with pytest.raises(ValueError, match="exactly one of `references`"):
+    with pytest.raises(ValueError, match=r"^`references` is required .* unless `clusters`"):
         module.compute(predictions=["a b"])
-    with pytest.raises(ValueError, match="exactly one of `references`"):
+    with pytest.raises(ValueError, match=r"^`clusters` is given along with `references`: give exactly one"):
         module.compute(predictions=["a b"], references=CORPUS, clusters=str(tmp_path))
+    with pytest.raises(ValueError, match=r"^`num_clusters`=3 applies to fitting clusters on `references`, not to saved `clusters`"):
+        module.compute(predictions=["a b"], clusters=str(tmp_path), num_clusters=3)
     with pytest.raises(ValueError, match="flat list"):
         module.compute(predictions=[["a", "b"]], references=CORPUS)
     with pytest.raises(ValueError, match="`texts` is empty|`predictions`"):

@@ -43,7 +43,7 @@ def test_matrices_are_symmetric_with_unit_diagonal():
 def test_dispatcher_rejects_bad_arguments():
     with pytest.raises(ValueError, match="similarity"):
         similarity_diversity(SETS, "jaccard")
-    with pytest.raises(ValueError, match="do not apply"):
+    with pytest.raises(ValueError, match=r"^`max_n` does not apply to similarity="):
         similarity_diversity(SETS, "sent_bert", max_n=3)
     with pytest.raises(ValueError, match="model"):
         similarity_diversity(SETS, "ngram_cosine", model="x")

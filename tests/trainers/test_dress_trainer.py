@@ -123,7 +123,7 @@ def test_input_validation(tmp_path, gpt2):
     with pytest.raises(ValueError, match="DRESSConfig"):
         DRESSTrainer(load_gpt2(path), TrainingArguments(str(tmp_path), report_to="none"), train_dataset=data,
                      processing_class=tokenizer, embedder=TopicEmbedder())
-    with pytest.raises(ValueError, match="semantic_clusters"):
+    with pytest.raises(ValueError, match=r"^`semantic_clusters` is required \(fitted\), or an `embedder`"):
         DRESSTrainer(load_gpt2(path), config(tmp_path), train_dataset=data, processing_class=tokenizer)
     clusters = SemanticClusters.fit(responses(), TopicEmbedder(), num_clusters=2)
     with pytest.raises(ValueError, match="k=2"):
