@@ -8,7 +8,7 @@ import math
 import datasets
 import evaluate
 from dialeval.metrics.diversity_meta_eval.statistics import check_numbers
-from dialeval.metrics.diversity_meta_eval.statistics import constant_input_reason
+from dialeval.metrics.diversity_meta_eval.statistics import constant_input_reason, constant_resamples_reason
 from dialeval.metrics.diversity_meta_eval.statistics import diversity_meta_evaluation
 from dialeval.metrics.engines.evaluate_module import DialevalMetric
 from dialeval.validation import ArgumentError
@@ -82,7 +82,10 @@ class DiversityMetaEval(DialevalMetric):
                     raise ArgumentError(f"{argument}[{index}]", f"must be a finite number, got {value!r}")
         result = diversity_meta_evaluation(predictions, references, bootstrap=bootstrap, num_resamples=num_resamples,
                                            sample_fraction=sample_fraction, seed=seed)
-        if result["spearman"] is None:  # the reason names this module's inputs, not the function's
+        # the reasons name this module's inputs, not the function's
+        if result["spearman"] is None:
             result["undefined_reason"] = constant_input_reason(
                 predictions, references, "Spearman's rho and Pearson's r are undefined", arguments=("predictions", "references"))
+        elif bootstrap and result["spearman_ci"] is None:
+            result["undefined_reason"] = f"spearman_ci: {constant_resamples_reason(('predictions', 'references'))}"
         return result

@@ -61,6 +61,12 @@ def constant_input_reason(scores, parameters, undefined: str = "a correlation is
     return None
 
 
+def constant_resamples_reason(arguments: tuple[str, str] = ("scores", "parameters")) -> str:
+    """Why the bootstrap interval is undefined when every resample is constant, naming ``arguments``
+    as the caller knows them (as :func:`constant_input_reason`)."""
+    return f"every bootstrap resample was constant; `{arguments[0]}` or `{arguments[1]}` has too little variation"
+
+
 def _defined(statistic: float, name: str) -> float:
     if not np.isfinite(statistic):  # scipy's other NaN (none known for finite, varying input): never passed on
         raise UndefinedStatisticError(f"{name} of `scores` and `parameters` is undefined (scipy returned {statistic!r})")
@@ -172,7 +178,7 @@ def bootstrap_spearman_ci(
         if np.ptp(scores[idx]) > 0 and np.ptp(parameters[idx]) > 0:
             values.append(spearman(scores[idx], parameters[idx])[0])
     if not values:
-        raise UndefinedStatisticError("every bootstrap resample was constant; `scores` or `parameters` has too little variation")
+        raise UndefinedStatisticError(constant_resamples_reason())
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(values, [tail, 100 - tail])
     return float(low), float(high)

@@ -114,3 +114,17 @@ def test_the_meta_eval_table_prints_undefined_and_the_reason_never_nan(binary):
     rows = report_as_dict(report)["rows"]
     assert rows["flat"]["spearman"] is None and (binary or rows["flat"]["spearman_subsets_mean"] is None)
     assert not any(isinstance(v, float) and math.isnan(v) for v in rows["flat"].values())
+
+
+def test_the_evaluate_module_names_its_inputs_when_every_bootstrap_resample_is_constant():
+    import evaluate
+
+    from conftest import REPO_ROOT
+
+    module = evaluate.load(str(REPO_ROOT / "metrics" / "diversity_meta_eval"))
+    result = module.compute(predictions=[0.0, 1.0], references=[0, 1], bootstrap=True, num_resamples=2, seed=4)
+    assert result["spearman"] == pytest.approx(1.0) and result["spearman_ci"] is None
+    assert result["undefined_reason"] == ("spearman_ci: every bootstrap resample was constant; `predictions` or "
+                                          "`references` has too little variation")
+    assert "`scores`" in diversity_meta_evaluation([0.0, 1.0], [0, 1], bootstrap=True, num_resamples=2, seed=4)[
+        "undefined_reason"]  # the function names its own arguments
