@@ -7,26 +7,12 @@ import numpy as np
 import pytest
 from safetensors.numpy import load_file, save
 
+from axis_embedder import AxisEmbedder, axis_texts
+
 from dialeval.metrics.sem_ent.clusters import CONFIG_FILE, TENSORS_FILE, SemanticClusters, sem_ent
 
 
-class AxisEmbedder:
-    """"t<k>-<i>" lies near axis k of 8 (deterministic noise)."""
-
-    def identity(self):
-        return {"kind": "test", "model": "axis-embedder", "dim": 8}
-
-    def embed(self, texts):
-        rows = []
-        for text in texts:
-            topic, index = (int(part) for part in text[1:].split("-"))
-            vector = np.full(8, 0.01 * ((index * 7 + topic) % 5))
-            vector[topic] = 1.0
-            rows.append(vector)
-        return np.asarray(rows, dtype=np.float32)
-
-
-TEXTS = [f"t{topic}-{i}" for topic in range(3) for i in range(10)]
+TEXTS = axis_texts(10)
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from axis_embedder import AxisEmbedder, axis_texts
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -141,21 +142,7 @@ def test_losses_refuse_non_finite_inputs_naming_them(inputs, shift):
                 assert value.item() == 0.0
 
 
-class _AxisEmbedder:
-    def identity(self):
-        return {"kind": "test", "model": "axis-embedder", "dim": 6}
-
-    def embed(self, texts):
-        rows = []
-        for text in texts:
-            topic, index = (int(part) for part in text[1:].split("-"))
-            vector = np.full(6, 0.01 * ((index * 7 + topic) % 5))
-            vector[topic] = 1.0
-            rows.append(vector)
-        return np.asarray(rows, dtype=np.float32)
-
-
-_TEXTS = [f"t{topic}-{i}" for topic in range(3) for i in range(8)]
+_TEXTS = axis_texts(8)
 _SAVED: dict = {}
 
 
@@ -163,7 +150,7 @@ def _saved_folder(root: Path) -> Path:
     """A fresh copy of one good save (fitted once per session)."""
     if not _SAVED:
         with tempfile.TemporaryDirectory() as scratch:
-            folder = SemanticClusters.fit(_TEXTS, _AxisEmbedder(), num_clusters=3, seed=0).save(Path(scratch) / "c")
+            folder = SemanticClusters.fit(_TEXTS, AxisEmbedder(dim=6), num_clusters=3, seed=0).save(Path(scratch) / "c")
             _SAVED.update({name: (folder / name).read_bytes() for name in (CONFIG_FILE, TENSORS_FILE)})
     folder = root / "clusters"
     folder.mkdir()
@@ -216,7 +203,7 @@ def test_a_corrupted_clusters_folder_is_refused_naming_the_folder(corruption):
     with tempfile.TemporaryDirectory() as root:
         folder = _saved_folder(Path(root))
         _corrupt(folder, *corruption)
-        clusters = outcome(SemanticClusters.load, folder, embedder=_AxisEmbedder())
+        clusters = outcome(SemanticClusters.load, folder, embedder=AxisEmbedder(dim=6))
         if refused(clusters):
             assert str(folder) in str(clusters.error), clusters
             return
