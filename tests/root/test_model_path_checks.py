@@ -98,7 +98,7 @@ def test_hub_ids_are_still_hub_ids(tmp_path, monkeypatch):
         assert path_like(model) is None  # no ./models folder here
         with pytest.raises(ModelNotAvailableError, match="hf download"):
             resolve_model_path(model)
-    with pytest.raises(ModelNotAvailableError, match=r"read as a Hub id because there is no folder 'models/roberta-large-mnli'"):
+    with pytest.raises(ModelNotAvailableError, match=r"No folder 'models/roberta-large-mnli' here either, so it was read as a Hub id"):
         resolve_model_path("models/roberta-large-mnli")  # the README's download folder, not made yet
     (tmp_path / "here").mkdir()
     assert resolve_model_path("here") == "here" and resolve_model_path(f".{os.sep}here") == f".{os.sep}here"
