@@ -10,6 +10,7 @@ Remote code is never trusted: ``trust_remote_code`` is left at transformers' def
 from __future__ import annotations
 
 import os
+import weakref
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -294,8 +295,10 @@ def load_model(model, kind: str, device=None, dtype: str | None = None, cached: 
     """Load ``model`` (a Hub id in the local cache, a local directory, or the embedded MiniLM)
     as ``kind`` once per (path, kind, device, dtype); a :class:`LoadedModel` is returned as is.
 
-    ``cached=False`` loads a private instance, outside the cache: a model that will be trained
-    must not be the one every later metric or DTG call of the process is handed.
+    The cached instance is shared by every metric and DTG call of the process and is read-only:
+    its parameters are frozen (``requires_grad=False``) and the trainers refuse it
+    (:func:`is_shared_model`). ``cached=False`` loads a private, trainable instance outside the
+    cache: the one to hand a trainer.
 
     Raises:
         ValueError: ``kind`` is not one of :data:`KINDS`, or ``dtype`` not None or one of :data:`DTYPES`.
@@ -307,8 +310,32 @@ def load_model(model, kind: str, device=None, dtype: str | None = None, cached: 
         raise ArgumentError("kind", f"must be one of {KINDS}, got {kind!r}")
     check_dtype(dtype)
     check_flag(cached, "cached")
-    load = _load if cached else _load.__wrapped__
-    return load(resolve_model_path(model), kind, str(resolve_device(device)), dtype)
+    if not cached:
+        return _load.__wrapped__(resolve_model_path(model), kind, str(resolve_device(device)), dtype)
+    loaded = _load(resolve_model_path(model), kind, str(resolve_device(device)), dtype)
+    _share_read_only(loaded.model)
+    return loaded
+
+
+#: The instances the cache hands out: every metric and DTG call of the process shares them.
+_SHARED_MODELS: weakref.WeakSet = weakref.WeakSet()
+
+
+def _share_read_only(model) -> None:
+    # Frozen so that a caller who starts training a shared instance fails at once, instead of
+    # silently changing what every later metric or DTG call of the process is handed.
+    if model not in _SHARED_MODELS:
+        model.requires_grad_(False)
+        _SHARED_MODELS.add(model)
+
+
+def is_shared_model(model) -> bool:
+    """Whether ``model`` is an instance :func:`load_model` hands every caller (``cached=True``):
+    read-only, never to be trained; a trainer is given ``load_model(..., cached=False).model``."""
+    try:
+        return model in _SHARED_MODELS
+    except TypeError:  # unhashable or not weak-referenceable: not one of ours
+        return False
 
 
 def clear_model_cache() -> None:

@@ -33,16 +33,17 @@ from __future__ import annotations
 
 import torch
 from dialeval.hub import max_input_length
-from transformers import Seq2SeqTrainer
 
 from dialeval.trainers.chat_formats import chat_training_texts
 from dialeval.trainers.data import NEGATIVE_PREFIX, DialogueCollator
-from dialeval.trainers.construction import check_model_arguments, random_state, restore_random_state, seed_as_trainer
+from dialeval.trainers.construction import (check_model_arguments, random_state, refuse_shared_model,
+                                            restore_random_state, seed_as_trainer)
 from dialeval.trainers.dataset_types import prepare_any_dataset
 from dialeval.trainers.dropped_columns import ColumnsSaidCollator, warn_dropped_columns
 from dialeval.trainers.example_checks import model_vocabulary_size
 from dialeval.trainers.inputs import check_label_batch
 from dialeval.trainers.losses import IGNORE_INDEX, count_target_tokens, sequence_nll, warn_no_target_tokens
+from dialeval.trainers.trainer_hooks import TrainerHooks
 from dialeval.trainers.model_card import base_model_id, build_model_card, save_model_card
 from dialeval.validation import ArgumentError
 
@@ -75,7 +76,7 @@ def stack_rows(first: dict, second: dict, pad_token_id: int) -> dict:
     return stacked
 
 
-class ResponseLossTrainer(Seq2SeqTrainer):
+class ResponseLossTrainer(TrainerHooks):
     """Base class: a ``Seq2SeqTrainer`` (so ``predict_with_generate`` works) with its own loss.
 
     Subclasses set :attr:`extra_columns` (kept through ``remove_unused_columns``),
@@ -93,6 +94,7 @@ class ResponseLossTrainer(Seq2SeqTrainer):
     def __init__(self, model=None, args=None, data_collator=None, train_dataset=None, eval_dataset=None,
                  processing_class=None, model_init=None, **kwargs):
         model = self.model_for_init(model, args, model_init)
+        refuse_shared_model(model)
         if kwargs.get("compute_loss_func") is not None:
             raise ArgumentError("compute_loss_func", "cannot be combined with a trainer that defines its own loss")
         if args is not None and getattr(args, "label_smoothing_factor", 0.0):
@@ -178,6 +180,7 @@ class ResponseLossTrainer(Seq2SeqTrainer):
             restore_random_state(self._random_state_after_init)  # Trainer.__init__ has just seeded again
             return made
         model = super().call_model_init(trial)
+        refuse_shared_model(model, "model_init")
         built_for = getattr(self, "is_encoder_decoder", None)  # None: the first model, still being made
         if built_for is not None and bool(getattr(model.config, "is_encoder_decoder", False)) != built_for:
             raise ArgumentError("model_init", "made an encoder-decoder model where the trainer was built for a causal LM "
@@ -204,31 +207,17 @@ class ResponseLossTrainer(Seq2SeqTrainer):
 
     # -- columns ---------------------------------------------------------------------------
 
-    def _set_signature_columns_if_needed(self) -> None:
-        super()._set_signature_columns_if_needed()
-        # The weights and negatives are not forward() arguments, but the loss needs them.
-        for column in self.extra_columns:
-            if column not in self._signature_columns:
-                self._signature_columns.append(column)
-
     def read_columns(self) -> tuple[str, ...]:
         """Columns beyond :data:`~dialeval.trainers.dropped_columns.TEXT_COLUMNS` that the trainer reads before dropping them."""
         return ()
 
-    def _remove_unused_columns(self, dataset, description: str | None = None):
-        """Trainer's, plus a warning naming the dropped columns (trainers.dropped_columns)."""
-        if self.args.remove_unused_columns:
-            self._set_signature_columns_if_needed()
-            warn_dropped_columns(dataset.column_names, self._signature_columns, description, self._columns_said,
-                                 self.read_columns())
-        return super()._remove_unused_columns(dataset, description)
+    def dropped_columns_seen(self, column_names: list[str], kept: list[str], description: str | None) -> None:
+        """A warning naming the columns ``remove_unused_columns`` drops (trainers.dropped_columns)."""
+        warn_dropped_columns(column_names, kept, description, self._columns_said, self.read_columns())
 
-    def _get_collator_with_removed_columns(self, data_collator, description: str | None = None):
-        """Trainer's (torch and iterable datasets), plus the same warning on the first batch."""
-        collator = super()._get_collator_with_removed_columns(data_collator, description)
-        if not self.args.remove_unused_columns:
-            return collator
-        return ColumnsSaidCollator(collator, self._signature_columns, description, self._columns_said, self.read_columns())
+    def collator_for_kept_columns(self, collator, kept: list[str], description: str | None):
+        """The same warning on the first batch of a torch or iterable dataset."""
+        return ColumnsSaidCollator(collator, kept, description, self._columns_said, self.read_columns())
 
     def check_training_batch(self, batch: dict) -> None:
         """Refuse a batch that lost a column the method needs, or whose labels cover the context."""
@@ -249,7 +238,7 @@ class ResponseLossTrainer(Seq2SeqTrainer):
             count = self.accelerator.gather(count).sum()
         return count
 
-    def _get_num_items_in_batch(self, batch_samples: list, device) -> torch.Tensor | None:
+    def window_target_count(self, batch_samples: list, device) -> torch.Tensor | None:
         if not batch_samples or "labels" not in batch_samples[0]:
             return None
         count = sum(count_target_tokens(batch["labels"], self.shift_labels) for batch in batch_samples)

@@ -20,6 +20,7 @@ import random
 import numpy as np
 import torch
 from transformers.trainer_utils import enable_full_determinism, set_seed
+from dialeval.hub import is_shared_model
 from dialeval.validation import ArgumentError
 
 DEFAULT_OUTPUT_DIR = "tmp_trainer"
@@ -39,6 +40,15 @@ def check_model_arguments(model, model_init) -> None:
         raise RuntimeError("`Trainer` requires either a `model` or `model_init` argument")
     if model is not None and model_init is not None:
         raise ArgumentError("Trainer", "requires either a `model` or `model_init` argument, but not both.")
+
+
+def refuse_shared_model(model, argument: str = "model") -> None:
+    """A trainer never trains the instance :func:`dialeval.hub.load_model` shares with every metric
+    and DTG call of the process: training it would change what they compute from then on."""
+    if is_shared_model(model):
+        raise ArgumentError(argument, "is the shared, read-only instance from `dialeval.hub.load_model` (its "
+                            "cache hands it to every metric and DTG call of this process): train a private copy, "
+                            "`load_model(..., cached=False).model` or `AutoModel...from_pretrained(...)`")
 
 
 def seed_as_trainer(args) -> None:

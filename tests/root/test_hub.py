@@ -102,3 +102,14 @@ def test_an_uncached_load_is_a_private_instance_that_never_enters_the_cache(tiny
     assert not torch.equal(next(again.model.parameters()), next(private.model.parameters()))
     with pytest.raises(ValueError, match="^`cached` must be True or False"):
         load_model(tiny_bart_path, "language_model", device="cpu", cached="no")
+
+
+def test_the_cached_instance_is_shared_read_only_and_a_private_one_is_trainable(tiny_gpt2_path):
+    from dialeval.hub import is_shared_model, load_model
+
+    shared = load_model(tiny_gpt2_path, "language_model", device="cpu")
+    private = load_model(tiny_gpt2_path, "language_model", device="cpu", cached=False)
+    assert is_shared_model(shared.model) and not is_shared_model(private.model)
+    assert not any(parameter.requires_grad for parameter in shared.model.parameters())
+    assert all(parameter.requires_grad for parameter in private.model.parameters())
+    assert not is_shared_model(object()) and not is_shared_model([])
