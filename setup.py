@@ -27,12 +27,15 @@ for package, folder in TOP_LEVEL.items():
 INSTALL_REQUIRES = [
     # torch is installed first by the Makefile (CPU wheel); any 2.x >= 2.2 satisfies this,
     # so pip never pulls a newer, CUDA-heavy build over an installed one.
-    "torch>=2.2",
+    # The host libraries are capped at their next major release (evaluate: its next 0.x minor):
+    # dialeval overrides or reads some of their private API, each behind one adapter
+    # (metrics/engines/evaluate_state.py, generation/generation_settings.py, trainers/trainer_hooks.py).
+    "torch>=2.2,<3",
     "transformers>=5.0,<6",
-    "accelerate>=1.0",
-    "datasets>=4.0",
-    "evaluate>=0.4.6",
-    "sentence-transformers>=5.0",
+    "accelerate>=1.0,<2",
+    "datasets>=4.0,<6",
+    "evaluate>=0.4.6,<0.5",
+    "sentence-transformers>=5.0,<7",
     "safetensors",
     "numpy>=1.24",
     "scipy>=1.10",

@@ -23,6 +23,11 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
+#: ``GenerationMixin``'s private methods called here, and nowhere else in dialeval (tests check
+#: that transformers still defines each; setup.py caps transformers below 6).
+GENERATION_PRIVATE_METHODS = ("_prepare_generation_config", "_prepare_special_tokens", "_prepare_generated_length",
+                              "_get_logits_processor")
+
 #: ``generate`` options that choose the decoding algorithm or its output, which the search sets itself.
 SEARCH_OWNED_OPTIONS = frozenset({
     "do_sample", "num_beams", "num_beam_groups", "diversity_penalty", "length_penalty", "early_stopping",

@@ -52,7 +52,7 @@ import torch
 from dialeval.hub import max_input_length
 from dialeval.metrics.sem_ent.clusters import SemanticClusters, distribution_entropy
 from transformers import TrainerCallback
-from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR, get_last_checkpoint
+from transformers.trainer_utils import get_last_checkpoint
 
 from dialeval.trainers._base import ResponseLossTrainer
 from dialeval.trainers.chat_formats import with_format_note
@@ -285,12 +285,10 @@ class DRESSTrainer(ResponseLossTrainer):
         return {"pool": self._negative_pool, "slots": self._negative_slots, "batches_done": self._negative_batches_done,
                 "cycles": self.negative_cycles, "cycle_due": self.cycle_due}
 
-    def _save_checkpoint(self, model, trial) -> None:
-        super()._save_checkpoint(model, trial)
-        if self.args.should_save:
-            checkpoint = os.path.join(self._get_output_dir(trial=trial), f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}")
-            with open(os.path.join(checkpoint, STATE_FILE), "w", encoding="utf-8") as handle:
-                json.dump(self._negative_state(), handle)
+    def checkpoint_saved(self, checkpoint_dir: str) -> None:
+        """The negative-training state beside the checkpoint, so that resuming continues it."""
+        with open(os.path.join(checkpoint_dir, STATE_FILE), "w", encoding="utf-8") as handle:
+            json.dump(self._negative_state(), handle)
 
     def train(self, resume_from_checkpoint=None, **kwargs):
         """``Trainer.train``; resuming also restores the negative-training state saved with the checkpoint."""

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import abc
 import inspect
-import os
 
 import datasets
 import evaluate
 from datasets import Value
 
+from dialeval.metrics.engines.evaluate_state import discard_queued, queued_feature_format
 from dialeval.validation import as_plain_python
 from dialeval.validation import check_module_predictions
 from dialeval.validation import ArgumentError
@@ -178,9 +178,10 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
 
     def _check_same_scope(self, batch: dict) -> None:
         """A module with several feature formats (response sets or a corpus) takes one per compute."""
-        if self.selected_feature_format is None or not isinstance(self.features, list):
+        queued_format = queued_feature_format(self)
+        if queued_format is None or not isinstance(self.features, list):
             return
-        queued_corpus = isinstance(self.selected_feature_format["predictions"], Value)
+        queued_corpus = isinstance(queued_format["predictions"], Value)
         batch_corpus = isinstance(batch["predictions"][0], str)
         if queued_corpus != batch_corpus:
             kinds = ("corpus-scope input (strings)", "response sets (lists of strings)")
@@ -191,22 +192,7 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
 
     def _discard_queued(self) -> None:
         """Drop every queued input, its cache files and their locks, as if nothing had been added."""
-        if self.writer is not None:
-            self.writer.close()
-        paths, locks = list(self.file_paths or []), list(self.filelocks or [])
-        if self.cache_file_name is not None and self.cache_file_name not in paths:
-            paths.append(self.cache_file_name)
-            locks.append(self.filelock)
-        self.writer = self.data = self.buf_writer = self.selected_feature_format = None
-        self.cache_file_name = self.filelock = self.file_paths = self.filelocks = None
-        if not self.keep_in_memory:
-            for path in paths:
-                if os.path.exists(path):
-                    os.remove(path)
-        for lock in locks:
-            if lock is not None:
-                lock.release()
-
+        discard_queued(self)
 
 
 #: The ``predictions`` feature of each input scope: response sets (``list[list[str]]``) or a corpus (``list[str]``).
