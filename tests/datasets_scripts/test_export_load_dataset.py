@@ -47,7 +47,7 @@ def _empathetic_dialogues(request, tmp_path, monkeypatch) -> dict:
 
 
 def _dailydialog(request, tmp_path, monkeypatch) -> dict:
-    from test_dailydialog import write_archive
+    from dailydialog_release import write_archive
 
     write_archive(tmp_path)
     return {"data_dir": str(tmp_path), "verify_checksums": False}

@@ -153,7 +153,7 @@ def test_line_splitting_is_text_modes_and_good_text_passes(tmp_path):
 def test_dailydialog_bad_bytes_in_a_split_zip_and_in_the_unzipped_files(tmp_path):
     import zipfile
 
-    from test_dailydialog import RELEASE, split_zip, write_archive
+    from dailydialog_release import RELEASE, split_zip, write_archive
 
     dialog_text = "".join(row[0] + "\n" for row in RELEASE["test"]).encode()
     lines = dialog_text.splitlines(keepends=True)
