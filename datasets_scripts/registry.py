@@ -15,6 +15,7 @@ BUILDERS = {
     "circa": ("dialeval.datasets_scripts.circa.circa", "Circa"),
     "response_selection": ("dialeval.datasets_scripts.response_selection.response_selection", "ResponseSelection"),
     "empathetic_dialogues": ("dialeval.datasets_scripts.empathetic_dialogues.empathetic_dialogues", "EmpatheticDialogues"),
+    "dailydialog": ("dialeval.datasets_scripts.dailydialog.dailydialog", "DailyDialog"),
 }
 
 

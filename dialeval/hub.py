@@ -37,11 +37,12 @@ def _hub_offline() -> bool:
     return any(os.environ.get(name, "").lower() in {"1", "true", "yes", "on"} for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
 
 
-def resolve_model_path(model: str, argument: str = "model") -> str:
+def resolve_model_path(model: str, argument: str = "model", local_only: bool = False) -> str:
     """Return a local directory holding ``model``'s weights.
 
     ``model`` may be a local directory, the embedded all-MiniLM-L6-v2 id, or a Hub id that is
-    already in the local HF cache. Online (no ``HF_HUB_OFFLINE``), a Hub id is downloaded.
+    already in the local HF cache. Online (no ``HF_HUB_OFFLINE``), a Hub id is downloaded, unless
+    ``local_only``: then nothing is fetched (for asking "is this model here?" without a network call).
 
     Raises:
         ValueError: ``model`` is not a non-empty string, or is clearly a path (:func:`path_like`)
@@ -69,7 +70,7 @@ def resolve_model_path(model: str, argument: str = "model") -> str:
     try:
         return snapshot_download(model, local_files_only=True)
     except Exception as cached_error:  # not in the cache: the Hub client raises several types
-        if _hub_offline():
+        if local_only or _hub_offline():
             raise ModelNotAvailableError(_how_to_get(model, "it is not in the local Hugging Face cache")) from cached_error
     try:
         return snapshot_download(model)

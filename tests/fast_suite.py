@@ -39,6 +39,8 @@ HEAVY_TESTS = {
         "test_tables3_5_paper_scale_fine_tunes_a_pretrained_seq2seq_model[blenderbot_small]",  # 677 s
         "test_tables3_5_print_a_row_per_method_and_config",  # 46 s
         "test_tables3_methods_picks_rows_and_refuses_unbuilt_ones",  # 12 s
+        "test_tables3_5_default_to_the_papers_dailydialog_when_it_is_here",  # 11 s
+        "test_tables3_5_fall_back_to_dailydialog_pp_and_say_so",  # 9 s
     ],
     "tests/generation/test_dtg.py": [
         "test_cached_scorer_equals_the_naive_procedure[10.0]",  # 23 s

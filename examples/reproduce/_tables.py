@@ -81,3 +81,18 @@ def one_line_errors(script: str, flags: dict[str, str]):
         for name, flag in flags.items():
             message = message.replace(f"`{name}`", flag)
         fail(script, message)
+
+
+# ---------------------------------------------------------------- before a table: ours vs the paper, and what differs
+
+
+def paper_comparison(title: str, rows: list[tuple[str, list[tuple[str, str, str]]]], differences: list[str]) -> str:
+    """What a script prints before its tables: ``title``, then per row ``label: name ours X (paper Y), ...``
+    (``rows``: (label, [(measure, ours, paper)])), then "Settings that differ from the paper:" and
+    each of ``differences`` (or "none")."""
+    lines = [f"{title}, ours vs the paper:"]
+    for label, measures in rows:
+        lines.append(f"  {label}: " + ", ".join(f"{name} {ours} (paper {paper})" for name, ours, paper in measures))
+    lines.append("Settings that differ from the paper:")
+    lines.extend(f"  - {item}" for item in differences or ["none"])
+    return "\n".join(lines)

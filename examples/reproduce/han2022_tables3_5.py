@@ -5,10 +5,17 @@ the baselines MMI, EDF and NT, DRESS(-NT) and DRESS (Table 3), and DRESS under a
 §5.3: the generator is fine-tuned on DailyDialog; DRESS uses gamma = 30, k = 20; greedy decoding
 blocking repeated 3-grams; Dist-1/2/3, Ent-1/2/3, LF and Sem-Ent (k = 20) of the generations for
 the test contexts. Table 5 varies gamma in {1, 5, 10, 30, 100} at k = 20 and k in {10, 20, 50,
-100} at gamma = 30. Training data: DailyDialog++'s positives (each context's human responses, one
-pair each; ``dailydialog_pp`` builder, ``--data-dir``) or ``--pairs`` (JSONL, one
-``{"context": [turns] or "text", "response": "..."}`` per line); test contexts: DailyDialog++'s
-test split or ``--test-contexts`` (same JSONL; ``response`` ignored).
+100} at gamma = 30.
+
+Data (``--dataset``, default ``auto``): the paper's, DailyDialog (``dailydialog`` builder, its
+``pairs`` config: every turn after the first a response to the turns before it; train on the
+official train split's pairs, test on the official test split's 6,740 contexts), whenever it is
+here: in ``--dailydialog-dir`` (the folder holding ``ijcnlp_dailydialog.zip``), or downloaded /
+already in the ``datasets`` cache. Otherwise, and the script says so, DailyDialog++ (``--data-dir``):
+its positives as training pairs (each context's human responses, one pair each) and its test
+split's contexts. ``--dataset dailydialog`` / ``dailydialog_pp`` insists on one. ``--pairs``
+(JSONL, one ``{"context": [turns] or "text", "response": "..."}`` per line) replaces the training
+pairs and ``--test-contexts`` (same JSONL; ``response`` ignored) the test contexts.
 
 Table 3's baselines (§5.2; ``--methods`` picks the rows):
 
@@ -39,16 +46,21 @@ Scales:
   Blender-90M and BART-large: ``facebook/blenderbot_small-90M``, ``facebook/bart-large``, our
   reading), fine-tuned per method for ``--steps`` from the same weights.
 
-Sem-Ent's clusters (MiniLM by default; the paper's embedder is DialoGPT-large,
-``--embedder-kind last_token``) are fitted on the training responses; DRESS weights with the
-same clusters (at k = 20; each Table 5 k row fits its own). LF counts frequencies in the
+Sem-Ent's clusters are fitted on the training responses with the paper's embedder, DialoGPT-large
+(``--embedder-kind last_token``, App. A.7), whenever it is on this machine (a local folder or the
+Hugging Face cache; nothing is downloaded to find out), else with the embedded MiniLM; the script
+says which. ``--embedder-kind`` / ``--embedder-model`` choose one explicitly. DRESS weights with
+the same clusters (at k = 20; each Table 5 k row fits its own). LF counts frequencies in the
 generations themselves (the released ``LFCalculator``). MaUdE (Sinha et al. 2020) is not
 available in dialeval: its column is "n/a".
+
+Before its tables the script prints its numbers next to the paper's and every setting that
+differs from the paper (also in ``tables3_5.md`` and, as ``differs_from_paper``, in the JSON).
 
 Usage (see README.md beside this file)::
 
     python examples/reproduce/han2022_tables3_5.py --scale tiny \\
-        --data-dir ../shared/data/dailydialog-plusplus --out-dir runs/han-tables3-5
+        --dailydialog-dir DIR_WITH_ijcnlp_dailydialog.zip --out-dir runs/han-tables3-5
 """
 from __future__ import annotations
 
@@ -60,7 +72,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/: tiny_dialogue_models
 
-from _tables import cell, markdown_table, one_line_errors, require_model, require_path, write_outputs  # noqa: E402
+from _tables import (  # noqa: E402
+    cell,
+    markdown_table,
+    one_line_errors,
+    paper_comparison,
+    require_model,
+    require_path,
+    write_outputs,
+)
 from tiny_dialogue_models import build_gpt2, build_tokenizer  # noqa: E402
 
 #: Table 5 as printed (Blender-90M): config -> (Dist-3, Ent-3, MaUdE, Sem-Ent).
@@ -92,6 +112,10 @@ METHODS = {
 NOT_RUN = {"cvae": "a conditional VAE (Zhao et al. 2017): another architecture",
            "adalabel": "an auxiliary decoder for adaptive label smoothing (Wang et al. 2021): another architecture"}
 RUNNABLE = tuple(name for name in METHODS if name not in NOT_RUN)
+#: The paper's Sem-Ent / DRESS embedder (App. A.7; dialeval's default for ``last_token``).
+PAPER_EMBEDDER_MODEL = "microsoft/DialoGPT-large"
+#: The paper's setting (§5.1, §5.3, App. A.7; Blender-90M rows), for the list of what differs here.
+PAPER_SETTING = {"gamma": 30.0, "num_clusters": 20, "lr": 7e-6, "batch_size": 32, "test_pairs": 6740}
 
 
 def floats(text: str) -> list[float]:
@@ -111,7 +135,14 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", choices=("tiny", "paper"), default="tiny")
     parser.add_argument("--model", help="--scale paper: pretrained dialogue model id or directory")
-    parser.add_argument("--data-dir", help="DailyDialog++ files (data_positives.json, test.json)")
+    parser.add_argument("--dataset", choices=("auto", "dailydialog", "dailydialog_pp"), default="auto",
+                        help="auto: DailyDialog (the paper's) when it is here, else DailyDialog++ (--data-dir)")
+    parser.add_argument("--dailydialog-dir", help="the folder holding DailyDialog's ijcnlp_dailydialog.zip "
+                        "(default: the datasets cache, or download it)")
+    parser.add_argument("--data-dir", help="DailyDialog++ files (data_positives.json, test.json): the fallback data")
+    parser.add_argument("--cache-dir", help="the datasets cache the builders prepare the data in (default: datasets')")
+    parser.add_argument("--no-verify", action="store_true",
+                        help="read DailyDialog / DailyDialog++ files whose sha256 is not the release's")
     parser.add_argument("--pairs", help="JSONL of (context, response) training pairs instead of DailyDialog++")
     parser.add_argument("--test-contexts", help="JSONL with 'context' per line instead of DailyDialog++'s test split")
     parser.add_argument("--out-dir", required=True, help="writes tables3_5.md and tables3_5.json here")
@@ -154,8 +185,10 @@ def parse_args(argv):
                         "of the generations, He & Glass's normalization)")
     parser.add_argument("--negative-contexts", type=int, default=5000, help="contexts generated for per DRESS cycle")
     parser.add_argument("--recluster-every", type=int, help="optimizer steps between DRESS cycles (default: each epoch)")
-    parser.add_argument("--embedder-kind", default="sentence_transformers")
-    parser.add_argument("--embedder-model")
+    parser.add_argument("--embedder-kind", choices=("last_token", "mean_pooling", "sentence_transformers"),
+                        help="Sem-Ent / DRESS embedder (default: last_token DialoGPT-large, the paper's, when it is here; "
+                        "else sentence_transformers MiniLM; with only --embedder-model: sentence_transformers)")
+    parser.add_argument("--embedder-model", help="the embedder's model folder or cached Hub id (default: the kind's)")
     parser.add_argument("--vocab-size", type=int, default=3000, help="--scale tiny")
     parser.add_argument("--width", type=int, default=128, help="--scale tiny: GPT-2 n_embd")
     parser.add_argument("--layers", type=int, default=4, help="--scale tiny")
@@ -164,8 +197,8 @@ def parse_args(argv):
     args = parser.parse_args(argv)
     if args.scale == "paper" and not args.model:
         parser.error("--scale paper needs --model")
-    if not args.pairs and not args.data_dir:
-        parser.error("give --data-dir (DailyDialog++) or --pairs")
+    if args.dataset == "dailydialog_pp" and not args.data_dir and not (args.pairs and args.test_contexts):
+        parser.error("--dataset dailydialog_pp needs --data-dir")
     return args
 
 
@@ -187,23 +220,124 @@ def read_pairs(path, argument: str, need_response: bool) -> list[tuple[list[str]
     return pairs
 
 
-def load_data(args):
+PAPER_DATA = "DailyDialog (the paper's data: official train split's pairs, test split's 6,740 contexts)"
+
+
+def dailydialog_pairs(args, split: str):
+    from dialeval.datasets_scripts import load
+
+    return load("dailydialog", "pairs", split=split, data_dir=args.dailydialog_dir, cache_dir=args.cache_dir,
+                verify_checksums=not args.no_verify)
+
+
+def choose_data(args) -> dict:
+    """Which data the run reads: DailyDialog (the paper's) when it is here (``--dataset auto``), else
+    DailyDialog++; ``--pairs`` / ``--test-contexts`` replace either side. Returns ``dataset``,
+    ``paper`` (whether it is the paper's), ``why`` (why not, when not) and the rows it loaded."""
+    from dialeval.datasets_scripts._sources import SourceNotAvailableError
+
+    needed = not (args.pairs and args.test_contexts)
+    choice = {"dataset": None, "paper": False, "why": None, "train": None, "test": None}
+    if needed and args.dataset in ("auto", "dailydialog"):
+        try:
+            choice["train"] = None if args.pairs else dailydialog_pairs(args, "train")
+            choice["test"] = None if args.test_contexts else dailydialog_pairs(args, "test")
+            replaced = args.pairs or args.test_contexts
+            choice.update(dataset="dailydialog", paper=not replaced,
+                          why="--pairs / --test-contexts replace part of it" if replaced else None)
+            return choice
+        except SourceNotAvailableError as error:
+            said = str(error).replace("`data_dir`", "--dailydialog-dir")  # the builder's argument is this flag here
+            # auto falls back only when the user named no DailyDialog: a --dailydialog-dir without it is an error
+            if args.dataset == "dailydialog" or args.dailydialog_dir is not None:
+                raise SourceNotAvailableError(said) from None
+            if not args.data_dir:
+                raise SourceNotAvailableError(
+                    f"{said} Or pass DailyDialog++'s files as --data-dir (https://github.com/iitmnlp/DailyDialog-plusplus, "
+                    "dataset/), the fallback, which is not the paper's data.") from None
+            choice["why"] = f"DailyDialog was not found ({said})"
+    if needed:
+        choice["dataset"] = "dailydialog_pp"
+        choice["why"] = choice["why"] or "--dataset dailydialog_pp"
+    else:
+        choice["why"] = "--pairs and --test-contexts"
+    return choice
+
+
+def describe_data(choice: dict, args) -> str:
+    """One line saying which data the run uses and, when it is not the paper's, how to get the paper's."""
+    if choice["dataset"] == "dailydialog":
+        used = PAPER_DATA
+    elif choice["dataset"] == "dailydialog_pp":
+        used = "DailyDialog++ (positives as training pairs, its test split's contexts; NOT the paper's data)"
+    else:
+        used = "your files only (NOT the paper's data)"
+    replaced = [f"{flag} {path}" for flag, path in (("--pairs", args.pairs), ("--test-contexts", args.test_contexts)) if path]
+    line = f"data: {used}" + (f"; replaced by {' and '.join(replaced)}" if replaced else "")
+    if not choice["paper"]:
+        line += f". Not the paper's because {choice['why']}"
+    if choice["dataset"] != "dailydialog":
+        from dialeval.datasets_scripts.dailydialog.dailydialog import SOURCE_URL
+
+        line += (f". To use the paper's DailyDialog, download {SOURCE_URL} on a machine with internet and pass the "
+                 "folder holding it as --dailydialog-dir")
+    return line
+
+
+def load_data(args, choice: dict):
+    """The training pairs and test contexts (``choice`` from :func:`choose_data`, its rows taken out)."""
+    loaded = {"train": choice.pop("train"), "test": choice.pop("test")}
     if args.pairs:
         train = read_pairs(args.pairs, "--pairs", True)
+    elif choice["dataset"] == "dailydialog":
+        train = list(zip(loaded["train"]["context"], loaded["train"]["response"]))
     else:
         from dialeval.datasets_scripts import load
 
-        positives = load("dailydialog_pp", "positives", split="train", data_dir=args.data_dir)
+        positives = load("dailydialog_pp", "positives", split="train", data_dir=args.data_dir, cache_dir=args.cache_dir,
+                         verify_checksums=not args.no_verify)
         train = [(row["context"], response) for row in positives for response in row["positive_responses"] if response.strip()]
     if args.test_contexts:
         test = [context for context, _ in read_pairs(args.test_contexts, "--test-contexts", False)]
+    elif choice["dataset"] == "dailydialog":
+        test = list(loaded["test"]["context"])
     else:
         from dialeval.datasets_scripts import load
 
-        test = list(load("dailydialog_pp", split="test", data_dir=args.data_dir)["context"])
+        test = list(load("dailydialog_pp", split="test", data_dir=args.data_dir, cache_dir=args.cache_dir,
+                         verify_checksums=not args.no_verify)["context"])
     train = [(context[-args.context_turns:], response) for context, response in train[: args.train_limit]]
     test = [context[-args.context_turns:] for context in test[: args.test_limit]]
     return train, test
+
+
+def choose_embedder(args) -> dict:
+    """Sem-Ent / DRESS's embedder: ``kind``, ``model`` (None: the kind's default), ``paper`` and, when
+    the paper's was looked for and is not here, ``why`` (the loader's message saying how to get it)."""
+    from dialeval.hub import ModelNotAvailableError, resolve_model_path
+    from dialeval.metrics.engines.embedders import DEFAULT_MODELS
+
+    if args.embedder_kind is not None or args.embedder_model is not None:
+        kind = args.embedder_kind or "sentence_transformers"
+        model = args.embedder_model or DEFAULT_MODELS[kind]
+        return {"kind": kind, "model": model, "explicit": True,
+                "paper": kind == "last_token" and model == PAPER_EMBEDDER_MODEL, "why": None}
+    try:
+        resolve_model_path(PAPER_EMBEDDER_MODEL, "--embedder-model", local_only=True)
+    except (ModelNotAvailableError, ValueError) as error:
+        why = str(error).replace("`model`", "--embedder-model (with --embedder-kind last_token)")
+        return {"kind": "sentence_transformers", "model": DEFAULT_MODELS["sentence_transformers"],
+                "explicit": False, "paper": False, "why": why}
+    return {"kind": "last_token", "model": PAPER_EMBEDDER_MODEL, "explicit": False, "paper": True, "why": None}
+
+
+def describe_embedder(choice: dict) -> str:
+    line = f"Sem-Ent / DRESS embedder: {choice['kind']} {choice['model']}"
+    if choice["paper"]:
+        return line + " (the paper's, App. A.7)"
+    if choice["explicit"]:
+        return line + f" (as asked; NOT the paper's: last_token {PAPER_EMBEDDER_MODEL})"
+    return line + f" (NOT the paper's last_token {PAPER_EMBEDDER_MODEL}: {choice['why']})"
 
 
 def training_args(cls, output_dir: Path, steps: int, lr: float, args, **extra):
@@ -413,6 +547,65 @@ def nt_rows_from(vanilla, tokenizer, train, args, info: dict):
     return negative_training_rows(train, result.examples, seed=args.seed), alpha
 
 
+def ours_vs_paper(results: dict, args) -> str:
+    """What the script prints before its tables: its numbers next to the paper's, then every setting that differs."""
+    measures = (("Dist-3", "dist_3", 2), ("Ent-3", "ent_3", 5), ("LF", "lf", 6), ("Sem-Ent", "sem_ent", 8))
+    rows = []
+    for name, paper_name in METHODS.values():
+        row = results["table3"].get(name)
+        if row is not None:
+            rows.append((name, [(label, cell(row[key], 4), f"{PAPER_TABLE3[paper_name][column]:.4f}")
+                                for label, key, column in measures]))
+    for label, row in results["table5"].items():
+        paper = PAPER_TABLE5.get(label)
+        rows.append((f"DRESS, {label}", [(name, cell(row[key], 4), f"{paper[column]:.4f}" if paper else "-")
+                                           for name, key, column in (("Dist-3", "dist_3", 0), ("Ent-3", "ent_3", 1),
+                                                                     ("Sem-Ent", "sem_ent", 3))]))
+    return paper_comparison("Han et al. (2022), Tables 3 and 5 (paper: Blender-90M on DailyDialog)", rows,
+                            results["differs_from_paper"])
+
+
+def settings_that_differ(args, data: dict, embedding: dict, num_train: int, num_test: int) -> list[str]:
+    """Every setting of this run that is not the paper's (§5.1, §5.3, App. A.7; Tables 3 and 5)."""
+    paper = PAPER_SETTING
+    differ = []
+    if not data["paper"] or args.pairs or args.test_contexts:
+        differ.append(f"{describe_data(data, args)} (the paper: DailyDialog's official train / test splits)")
+    if args.no_verify and data["dataset"] is not None:
+        differ.append("--no-verify: the data files were not checked against the release's sha256")
+    if args.train_limit is not None:
+        differ.append(f"training pairs: the first {num_train} (--train-limit; the paper: all of the train split)")
+    if num_test != paper["test_pairs"]:
+        differ.append(f"test contexts: {num_test} (the paper: DailyDialog's test split, {paper['test_pairs']:,} contexts)")
+    differ.append(f"context: the last {args.context_turns} turns (--context-turns; the paper does not say; ParlAI keeps "
+                  "the whole history by default, cut to the model's input length)")
+    if args.scale == "tiny":
+        differ.append(f"generator: a GPT-2 (width {args.width}, layers {args.layers}) built and trained from scratch here "
+                      "(--scale tiny; the paper: Blender-90M, and BART-large, fine-tuned in ParlAI)")
+    elif "blenderbot_small-90m" not in args.model.lower():
+        differ.append(f"generator: --model {args.model} (the paper's rows printed here: Blender-90M)")
+    differ.append(f"optimization: --steps {args.steps} per method, --lr {args.lr:g} with linear decay after warm-up, "
+                  f"AdamW (weight decay 0.01), batch {args.batch_size} (the paper: lr {paper['lr']:g} with Adam, halved "
+                  f"when the loss stops decreasing, until then; batch {paper['batch_size']} for Blender-90M)")
+    if args.gamma != paper["gamma"] or args.num_clusters != paper["num_clusters"]:
+        differ.append(f"DRESS: gamma = {args.gamma:g}, k = {args.num_clusters} "
+                      f"(the paper: gamma = {paper['gamma']:g}, k = {paper['num_clusters']})")
+    if not embedding["paper"]:
+        differ.append(describe_embedder(embedding))
+    if "mmi" in args.methods:
+        differ.append(f"MMI: lambda = {args.mmi_lambda:g}, gamma = {args.mmi_gamma} are ours (the paper gives neither) "
+                      "and the Vanilla model is only decoded with them (the paper lists an MMI learning rate)")
+    if "edf" in args.methods and args.edf_source != "utterance":
+        differ.append("EDF: the entropy over whole contexts (--edf-source context; Csáky et al.: the last utterance)")
+    differ.append("MaUdE: not computed (n/a); CVAE and AdaLabel: not run")
+    if args.skip_table5:
+        differ.append("Table 5: not run (--skip-table5)")
+    elif args.gammas != [1.0, 5.0, 10.0, 30.0, 100.0] or args.ks != [10, 20, 50, 100]:
+        differ.append(f"Table 5: gamma in {args.gammas}, k in {args.ks} (the paper: gamma in [1, 5, 10, 30, 100], "
+                      "k in [10, 20, 50, 100])")
+    return differ
+
+
 SCRIPT = Path(__file__).name
 
 
@@ -426,9 +619,16 @@ def check_inputs(args) -> None:
     for flag, path in (("--pairs", args.pairs), ("--test-contexts", args.test_contexts)):
         if path is not None:
             require_path(SCRIPT, flag, path, folder=False, what='JSONL with "context" (and "response") per line')
+    if args.embedder_kind is not None and args.embedder_model is None:
+        from dialeval.metrics.engines.embedders import DEFAULT_MODELS
+
+        require_model(SCRIPT, "--embedder-model", DEFAULT_MODELS[args.embedder_kind])
     if args.data_dir is not None:
         require_path(SCRIPT, "--data-dir", args.data_dir, folder=True,
                      what="DailyDialog++'s released files (https://github.com/iitmnlp/DailyDialog-plusplus, dataset/)")
+    if args.dailydialog_dir is not None:
+        require_path(SCRIPT, "--dailydialog-dir", args.dailydialog_dir, folder=True,
+                     what="the folder holding DailyDialog's ijcnlp_dailydialog.zip (http://yanran.li/files/ijcnlp_dailydialog.zip)")
 
 
 def main(argv=None) -> dict:
@@ -443,13 +643,18 @@ def run(args) -> dict:
     from dialeval.metrics import SemanticClusters, load_embedder
 
     out = Path(args.out_dir)
-    train, test = load_data(args)
+    data = choose_data(args)
+    embedding = choose_embedder(args)
+    print(describe_data(data, args), flush=True)
+    print(describe_embedder(embedding), flush=True)
+    train, test = load_data(args, data)
     responses = [response for _, response in train]
     start, tokenizer = starting_checkpoint(args, train, out)
-    embedder = load_embedder(args.embedder_kind, args.embedder_model)
+    embedder = load_embedder(embedding["kind"], embedding["model"])
     clusters = {args.num_clusters: SemanticClusters.fit(responses, embedder, num_clusters=args.num_clusters, seed=args.seed)}
     evaluation = clusters[args.num_clusters]  # Sem-Ent is always measured at Table 3's k (paper: 20)
     results = {"scale": args.scale, "start": start, "num_train_pairs": len(train), "num_test_contexts": len(test),
+               "data": {**data, "said": describe_data(data, args)}, "embedder": {**embedding, "said": describe_embedder(embedding)},
                "table3": {}, "table5": {}, "generations": {}, "baselines": {}}
 
     def record(method: str, texts: list[str]) -> None:
@@ -554,7 +759,8 @@ def run(args) -> dict:
             markdown_table(["Config", "Dist-3", "Ent-3", "MaUdE", "Sem-Ent",
                             "paper Dist-3", "paper Ent-3", "paper MaUdE", "paper Sem-Ent"], table5),
         ]
-    markdown = "\n\n".join(parts)
+    results["differs_from_paper"] = settings_that_differ(args, data, embedding, len(train), len(test))
+    markdown = "\n\n".join([ours_vs_paper(results, args), *parts])
     results["generations"] = {name: texts[:50] for name, texts in results["generations"].items()}
     table, _ = write_outputs(out, "tables3_5", markdown, results)
     print(markdown)

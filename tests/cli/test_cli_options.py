@@ -71,7 +71,7 @@ PINNED_FLAGS = {
         "--device": "value",
     },
     "export-dataset": {
-        "name": "value choices=circa,dailydialog_pp,diversity_eval,empathetic_dialogues,polar_questions,response_selection required",
+        "name": "value choices=circa,dailydialog,dailydialog_pp,diversity_eval,empathetic_dialogues,polar_questions,response_selection required",
         "--to": "value required",
         "--config": "repeatable",
         "--data-dir": "value",

@@ -3,7 +3,7 @@ with plain ``datasets.load_dataset(DIR, config)``, without dialeval, equal to th
 
 Every config of every builder is exported from what the tests can build offline: the papers'
 released files in ../shared/data (diversity_eval, dailydialog_pp) or the small synthetic files in
-the released formats that each builder's own tests write (circa, empathetic_dialogues,
+the released formats that each builder's own tests write (circa, dailydialog, empathetic_dialogues,
 polar_questions, response_selection).
 """
 from __future__ import annotations
@@ -46,6 +46,13 @@ def _empathetic_dialogues(request, tmp_path, monkeypatch) -> dict:
     return {"data_dir": str(tmp_path), "verify_checksums": False}
 
 
+def _dailydialog(request, tmp_path, monkeypatch) -> dict:
+    from dailydialog_release import write_archive
+
+    write_archive(tmp_path)
+    return {"data_dir": str(tmp_path), "verify_checksums": False}
+
+
 def _polar_questions(request, tmp_path, monkeypatch) -> dict:
     """spaCy and the 2,000 inputs of the real MultiNLI are not here: the builder's test stand-ins
     (a lexicon tagger, a small file in MultiNLI's format) go to every builder export makes."""
@@ -60,7 +67,7 @@ def _polar_questions(request, tmp_path, monkeypatch) -> dict:
 
 SOURCES = {
     "diversity_eval": _diversity_eval, "dailydialog_pp": _dailydialog_pp, "circa": _circa,
-    "empathetic_dialogues": _empathetic_dialogues,
+    "empathetic_dialogues": _empathetic_dialogues, "dailydialog": _dailydialog,
     "polar_questions": _polar_questions, "response_selection": _response_selection,
 }
 

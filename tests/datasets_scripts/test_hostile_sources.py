@@ -148,3 +148,24 @@ def test_line_splitting_is_text_modes_and_good_text_passes(tmp_path):
     assert list(decoded_lines([b"ok\n", "é\n".encode()], "member")) == ["ok\n", "é\n"]
     with pytest.raises(ValueError, match=r"member, line 2: byte 0xff \(character 3 of the line\)"):
         list(decoded_lines([b"ok\n", b"ab\xffc\n"], "member"))
+
+
+def test_dailydialog_bad_bytes_in_a_split_zip_and_in_the_unzipped_files(tmp_path):
+    import zipfile
+
+    from dailydialog_release import RELEASE, split_zip, write_archive
+
+    dialog_text = "".join(row[0] + "\n" for row in RELEASE["test"]).encode()
+    lines = dialog_text.splitlines(keepends=True)
+    archive = write_archive(tmp_path, dialog_text=(lines[0] + NOT_UTF8 + lines[1]).decode("utf-8", "surrogateescape"))
+    member = f"{archive}:ijcnlp_dailydialog/test.zip:test/dialogues_test.txt"
+    with pytest.raises(ValueError, match=rf"{re.escape(member)}, line 2: byte 0xe9"):
+        load("dailydialog", data_dir=str(tmp_path), cache_dir=str(tmp_path / "cache"), verify_checksums=False)
+    archive.unlink()
+    folder = tmp_path / "ijcnlp_dailydialog"
+    for split, rows in RELEASE.items():
+        with zipfile.ZipFile(io.BytesIO(split_zip(split, rows))) as inner:
+            inner.extractall(folder)
+    bad = insert_after_line(folder / "test" / "dialogues_act_test.txt", 1)
+    with expect_bad_line(folder / "test" / "dialogues_act_test.txt", bad):
+        load("dailydialog", data_dir=str(tmp_path), cache_dir=str(tmp_path / "cache2"), verify_checksums=False)

@@ -63,6 +63,7 @@ def test_tables3_5_print_a_row_per_method_and_config(tmp_path):
     results = load_script("han2022_tables3_5").main([
         "--pairs", pairs, "--test-contexts", pairs, *TINY, "--gammas", "1", "--ks", "4", "--out-dir", str(tmp_path / "out")])
     markdown = (tmp_path / "out" / "tables3_5.md").read_text(encoding="utf-8")
+    markdown = markdown[markdown.index("\nTable 3 ("):]  # the tables, after ours vs the paper and what differs
     table3 = table_rows(markdown.split("Table 5")[0])
     assert [row[:2] for row in table3] == [
         [name, run] for name, ours in [("MLE (vanilla)", "ours"), ("MMI (antiLM)", "ours"), ("CVAE", "not run"),
@@ -133,3 +134,88 @@ def test_tables3_5_decodes_greedily_whatever_the_checkpoints_settings(tiny_seq2s
         model, AutoTokenizer.from_pretrained(path), [[sentence(i, 5)] for i in range(3)],
         Namespace(max_length=32, max_new_tokens=6))
     assert texts == ["", "", ""]
+
+
+SMALL = ["--methods", "vanilla", "--skip-table5", "--train-limit", "6", *TINY]
+
+
+def test_tables3_5_default_to_the_papers_dailydialog_when_it_is_here(tmp_path, capsys):
+    """A DailyDialog archive in --dailydialog-dir: trained on its train pairs, tested on its test contexts, and said;
+    DialoGPT-large is not on this machine, so the embedder line says MiniLM and why."""
+    from dailydialog_release import write_archive
+
+    write_archive(tmp_path)
+    results = load_script("han2022_tables3_5").main([
+        "--dailydialog-dir", str(tmp_path), "--no-verify", "--cache-dir", str(tmp_path / "cache"), *SMALL,
+        "--out-dir", str(tmp_path / "out")])
+    printed = capsys.readouterr().out
+    assert "data: DailyDialog (the paper's data" in printed
+    assert results["data"] == {"dataset": "dailydialog", "paper": True, "why": None,
+                               "said": printed.splitlines()[0]}
+    # the fake release: test dialogues of 3 and 2 turns give 3 contexts, train dialogues of 3 and 2 turns 3 pairs
+    assert results["num_train_pairs"] == 3 and results["num_test_contexts"] == 3
+    embedder_line = next(line for line in printed.splitlines() if line.startswith("Sem-Ent / DRESS embedder:"))
+    assert embedder_line.startswith("Sem-Ent / DRESS embedder: sentence_transformers sentence-transformers/all-MiniLM-L6-v2 "
+                                    "(NOT the paper's last_token microsoft/DialoGPT-large: Model 'microsoft/DialoGPT-large' "
+                                    "is not available on this machine")
+    assert results["embedder"]["kind"] == "sentence_transformers" and not results["embedder"]["paper"]
+    # before the tables: ours next to the paper's, then what differs
+    markdown = (tmp_path / "out" / "tables3_5.md").read_text(encoding="utf-8")
+    before = markdown.split("| Method |")[0]
+    assert "MLE (vanilla): Dist-3 " in before and "(paper 0.3881)" in before and "Sem-Ent" in before
+    differs = before.split("Settings that differ from the paper:")[1]
+    assert "test contexts: 3 (the paper: DailyDialog's test split, 6,740 contexts)" in differs
+    assert "NOT the paper's last_token microsoft/DialoGPT-large" in differs and "data:" not in differs
+    assert printed.index("Settings that differ from the paper:") < printed.index("| Method |")
+
+
+def test_tables3_5_fall_back_to_dailydialog_pp_and_say_so(shared_data, tmp_path, capsys, tiny_gpt2_path, monkeypatch):
+    """No DailyDialog (offline, nothing cached): DailyDialog++ from --data-dir, said with how to get the paper's;
+    the paper's embedder, when it is here (a tiny GPT-2 stands in for DialoGPT-large), is used and said."""
+    folder = shared_data / "dailydialog-plusplus"
+    if not folder.is_dir():
+        pytest.skip(f"DailyDialog++ files are not at {folder}")
+    import dialeval.metrics
+
+    script = load_script("han2022_tables3_5")
+    monkeypatch.setattr(script, "PAPER_EMBEDDER_MODEL", tiny_gpt2_path)
+    load_embedder = dialeval.metrics.load_embedder
+    # the tiny GPT-2 has 128 positions, DialoGPT-large's embedder reads 256 tokens
+    monkeypatch.setattr(dialeval.metrics, "load_embedder", lambda kind, model: load_embedder(kind, model, max_length=64))
+    results = script.main(["--data-dir", str(folder), "--cache-dir", str(tmp_path / "cache"), *SMALL,
+                           "--out-dir", str(tmp_path / "out")])
+    printed = capsys.readouterr().out
+    data_line = printed.splitlines()[0]
+    assert data_line.startswith("data: DailyDialog++ (positives as training pairs, its test split's contexts; NOT the "
+                                "paper's data). Not the paper's because DailyDialog was not found (ijcnlp_dailydialog.zip: "
+                                "could not download http://yanran.li/files/ijcnlp_dailydialog.zip")
+    assert data_line.endswith("To use the paper's DailyDialog, download http://yanran.li/files/ijcnlp_dailydialog.zip on "
+                              "a machine with internet and pass the folder holding it as --dailydialog-dir")
+    assert results["data"]["dataset"] == "dailydialog_pp" and not results["data"]["paper"]
+    assert f"Sem-Ent / DRESS embedder: last_token {tiny_gpt2_path} (the paper's, App. A.7)" in printed
+    assert results["embedder"]["paper"]
+    differs = printed.split("Settings that differ from the paper:")[1].split("| Method |")[0]
+    assert "data: DailyDialog++" in differs and "embedder" not in differs
+
+
+def test_tables3_5_explicit_flags_override_the_defaults(tmp_path, capsys):
+    """--dataset dailydialog insists on the paper's data (no fallback); --dailydialog-dir without the archive
+    is an error naming that flag; --embedder-kind / --embedder-model are used as given."""
+    script = load_script("han2022_tables3_5")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(SystemExit) as stopped:
+        script.main(["--dailydialog-dir", str(tmp_path / "empty"), "--data-dir", str(tmp_path),
+                     "--cache-dir", str(tmp_path / "cache"), *SMALL, "--out-dir", str(tmp_path / "out")])
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err
+    assert "not found under --dailydialog-dir" in error and "http://yanran.li/files/ijcnlp_dailydialog.zip" in error
+    with pytest.raises(SystemExit):
+        script.main(["--dataset", "dailydialog", "--data-dir", str(tmp_path), "--cache-dir", str(tmp_path / "cache"),
+                     *SMALL, "--out-dir", str(tmp_path / "out")])
+    assert "could not download http://yanran.li/files/ijcnlp_dailydialog.zip" in capsys.readouterr().err
+    args = script.parse_args(["--pairs", "p", "--out-dir", "o", "--embedder-kind", "last_token"])
+    assert script.choose_embedder(args) == {"kind": "last_token", "model": "microsoft/DialoGPT-large", "explicit": True,
+                                            "paper": True, "why": None}
+    args = script.parse_args(["--pairs", "p", "--out-dir", "o", "--embedder-model", "some/model"])
+    assert script.choose_embedder(args)["kind"] == "sentence_transformers"
+    assert "as asked; NOT the paper's" in script.describe_embedder(script.choose_embedder(args))

@@ -113,3 +113,26 @@ def test_the_cached_instance_is_shared_read_only_and_a_private_one_is_trainable(
     assert not any(parameter.requires_grad for parameter in shared.model.parameters())
     assert all(parameter.requires_grad for parameter in private.model.parameters())
     assert not is_shared_model(object()) and not is_shared_model([])
+
+
+def test_local_only_never_downloads_even_online(monkeypatch, tiny_gpt2_path):
+    """``local_only``: a model that is not here is ModelNotAvailableError without a download attempt
+    (a script asking whether the paper's embedder is here must not hang on the network)."""
+    import huggingface_hub
+
+    calls = []
+
+    def snapshot_download(repo_id, local_files_only=False, **kwargs):
+        calls.append(local_files_only)
+        raise FileNotFoundError(repo_id)
+
+    for variable in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", snapshot_download)
+    with pytest.raises(ModelNotAvailableError, match=r"not in the local Hugging Face cache.*hf download"):
+        resolve_model_path("microsoft/DialoGPT-large", local_only=True)
+    assert calls == [True]
+    with pytest.raises(ModelNotAvailableError, match="downloading it failed"):
+        resolve_model_path("microsoft/DialoGPT-large")
+    assert calls == [True, True, False]
+    assert resolve_model_path(tiny_gpt2_path, local_only=True) == tiny_gpt2_path
