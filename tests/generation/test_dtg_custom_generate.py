@@ -263,7 +263,7 @@ _DOCUMENTED_FORM = re.compile(r'custom_generate=(?:"([^"<][^"]*)"|((?:dialeval\.
 
 
 def _documented_forms(root):
-    files = [root / "README.md", root / "ARCHITECTURE.md", *sorted((root / "generation").rglob("*.md")),
+    files = [root / "README.md", root / "ARCHITECTURE.md", *sorted((root / "docs").glob("*.md")), *sorted((root / "generation").rglob("*.md")),
              *sorted((root / "generation").rglob("*.py"))]
     return {match.group(1) or match.group(2) for path in files for match in _DOCUMENTED_FORM.finditer(path.read_text())}
 
