@@ -33,6 +33,9 @@ RUN_PAGES = sorted(
 # The blocks shown but never run, by the first words of their reason. Marking another block
 # "not run" changes this count on purpose: say why in the marker, then here.
 EXPECTED_NOT_RUN = {"released data": 3, "placeholders": 3}
+# The blocks that are no Python: shell commands (`dialeval ...`, `make ...`, `accelerate launch ...`)
+# and printed output. Counted the same way, so that a new one is a visible change.
+EXPECTED_OTHER_LANGUAGES = {"bash": 15, "text": 3}
 
 
 def _serve_from_hub_cache(request, monkeypatch, namespace, models: dict[str, str]) -> None:
@@ -169,6 +172,12 @@ def test_blocks_not_run_are_marked_and_counted():
     assert counted == EXPECTED_NOT_RUN, [
         f"{example.where}: {example.not_run}" for example in not_run
     ]
+
+
+def test_blocks_in_other_languages_are_counted():
+    languages = Counter(example.language for examples in PAGES.values() for example in examples)
+    del languages["python"]
+    assert languages == EXPECTED_OTHER_LANGUAGES
 
 
 def test_every_page_with_python_examples_runs_some():
