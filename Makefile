@@ -34,7 +34,12 @@ lint-imports: install
 	for folder in metrics generation trainers datasets_scripts; do cp -R $$folder $(LINT_TREE)/dialeval/$$folder; done
 	cd $(LINT_TREE) && PYTHONPATH=. $(CURDIR)/$(BIN)/lint-imports $(CURDIR)/pyproject.toml --no-cache
 
-test: install lint-imports
+# The documentation site from docs/ (mkdocs.yml): strict, so a broken link or page fails the build.
+.PHONY: docs
+docs: install
+	$(BIN)/mkdocs build --strict --quiet
+
+test: install lint-imports docs
 	$(OFFLINE) $(BIN)/python -m pytest
 
 # The suite less its heaviest tests (tests/fast_suite.py), every test module still in it: a quick
@@ -76,7 +81,7 @@ meta-eval-table: install
 clean:
 	rm -rf $(VENV) demo_output .pytest_cache build
 
-# The release check (README, "Releasing"): sdist and wheel built, `twine check`ed and their files
+# The release check (docs/releasing.md): sdist and wheel built, `twine check`ed and their files
 # checked; the wheel alone installed with torch==2.13.0 in a new virtual environment outside the
 # checkout, where tests/release/smoke.py runs every evaluate module, custom_generate and a trainer step.
 dist-check: install

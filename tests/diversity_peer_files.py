@@ -1,4 +1,4 @@
-"""The `diversity` package's (0.3.1, the peer of issue 25) module files, loaded one by one as
+"""The `diversity` package's (0.3.1, the peer of its measures) module files, loaded one by one as
 benchmarks/bench_peers.py loads them (``diversity/__init__.py`` imports qudsim, openai and spaCy),
 and DailyDialog++ responses to compare on. Tests skip, with the reason, when either is absent."""
 from __future__ import annotations

@@ -132,6 +132,8 @@ HEAVY_TESTS = {
         "test_gradient_accumulation_invariance",  # 8 s
     ],
 }
+# The DTG page's examples (two DTG runs and an n-best list on tiny models): 13 s idle, 87 s under load.
+HEAVY_TESTS["tests/docs/test_docs_examples.py"] = ["test_the_page_examples_run[docs/generation.md]"]
 
 HEAVY_NODE_IDS = frozenset(f"{module}::{name}" for module, names in HEAVY_TESTS.items() for name in names)
 

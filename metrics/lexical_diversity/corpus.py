@@ -199,8 +199,8 @@ def corpus_ngram_diversity(
 
     Raises:
         ValueError: ``max_n`` above ``max(L, 3)``, L the longest response's token count (the
-        result lists every order, so a huge ``max_n`` would be the allocation; orders in
-        ``L+1..3`` are listed as 0), checked after tokenizing and before counting.
+            result lists every order, so a huge ``max_n`` would be the allocation; orders in
+            ``L+1..3`` are listed as 0), checked after tokenizing and before counting.
     """
     responses = check_corpus(responses, "responses", allow_empty=allow_empty)
     _check_order("max_n", max_n)

@@ -1,4 +1,4 @@
-"""Issue 27, advice that misleads: what an error tells a new user to do names the flag of the command
+"""No advice that misleads: what an error tells a new user to do names the flag of the command
 they ran (not a Python argument, nor another command's flag), and a flag they gave is never what
 the error asks them to pass."""
 import json

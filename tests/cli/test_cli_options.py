@@ -23,7 +23,7 @@ DEMO = REPO_ROOT / "examples" / "demo_response_sets.jsonl"
 # Written down from the hand-written parsers (option strings sorted; "switch" takes no value).
 PINNED_FLAGS = {
     "evaluate": {
-        # widened on purpose (issue 24: several inputs compare systems; more input formats), the old forms still parse
+        # widened on purpose (several inputs compare systems; more input formats), the old forms still parse
         "input": "one or more required",
         "--format": "value choices=auto,jsonl,json,csv,parquet,dataset,lines",
         "--output -o": "value",
@@ -121,17 +121,17 @@ PINNED_FLAGS = {
 ADDED_FLAGS: dict[str, set[str]] = {
     "evaluate": {"--bertscore-rescale", "--bertscore-baseline",  # test_cli.py: any BERTScore model
                  "--metric",  # test_evaluate_job.py: --metric picks the registry's steps
-                 # test_io.py / test_evaluate_formats.py: input columns, output formats, comparison (issue 24)
+                 # test_io.py / test_evaluate_formats.py: input columns, output formats, comparison
                  "--responses-column", "--context-column", "--split", "--dataset-config", "--output-format",
                  "--per-set-csv", "--decimals",
-                 "--resume",  # test_safe_output.py: resuming from checkpoints (issue 24)
-                 "--homogenization-model"},  # test_homogenization_cli.py: BERTScore homogenization's encoders (issue 25)
+                 "--resume",  # test_safe_output.py: resuming from checkpoints
+                 "--homogenization-model"},  # test_homogenization_cli.py: BERTScore homogenization's encoders
     "meta-eval": {"--no-progress",  # test_cli.py: progress bars
-                  "--no-verify"},  # test_meta_eval_cli.py: a changed release file read anyway (issue 27)
-    # test_dtg_cli.py: the decoding settings DTG sets itself, trials, GPU options (issue 17)
+                  "--no-verify"},  # test_meta_eval_cli.py: a changed release file read anyway
+    # test_dtg_cli.py: the decoding settings DTG sets itself, trials, GPU options
     "dtg": {"--top-k", "--temperature", "--min-new-tokens", "--no-repeat-ngram-size", "--repetition-penalty",
             "--nli-objective", "--tie-break", "--trials", "--dtype", "--metric-dtype", "--nli-batch-size",
-            "--no-verify"},  # below: passed to the test set's checksum check (issue 27)
+            "--no-verify"},  # below: passed to the test set's checksum check
     "dtg-summary": {"--bertscore-model", "--device"},  # Table 5's relevance
 }
 

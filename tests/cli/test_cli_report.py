@@ -1,6 +1,6 @@
 """The CLI speaks in its own flags, skips what it cannot run, and says where its numbers come from.
 
-Issue 20's CLI examples, each a regression test: errors name flags and FILE:LINE, meta-eval skips
+Bad-input CLI examples, each a regression test: errors name flags and FILE:LINE, meta-eval skips
 an unavailable model, any BERTScore model works, contexts may be turn lists, the report carries
 provenance, and every long step has a progress bar that --no-progress hides.
 """

@@ -1,4 +1,4 @@
-"""Several systems in one `dialeval evaluate`, and the inputs as users hold them (issue 24 items 8, 9)."""
+"""Several systems in one `dialeval evaluate`, and the inputs as users hold them."""
 import json
 
 import pandas as pd

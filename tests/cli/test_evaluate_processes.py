@@ -5,7 +5,7 @@ NLI and BERTScore diversity, Sem-Ent (its default embedder, the embedded MiniLM)
 response selection (a tiny GPT-2 and a tiny BART). The report is the same bits because every
 batch is the batch one process runs, and because the command line turns on oneMKL's
 reproducible mode (dialeval.cli.reproducibility), so that a batch gives the same bits wherever
-its buffers lie; the thread count must match (README, "Several processes, one report").
+its buffers lie; the thread count must match (docs/cli.md, "Several processes, one report").
 """
 import json
 import os

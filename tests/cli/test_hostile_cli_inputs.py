@@ -1,4 +1,4 @@
-"""Issue 27: hostile inputs to the command line end in exit code 2 and a message naming FILE:LINE or
+"""Hostile inputs to the command line end in exit code 2 and a message naming FILE:LINE or
 the flag, never a traceback (in-process main(); the CLI maps ValueError / OSError to 2)."""
 import json
 

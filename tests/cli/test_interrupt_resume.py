@@ -1,4 +1,4 @@
-"""Interrupt and resume (issue 24, item 6) with real processes and real signals.
+"""Interrupt and resume with real processes and real signals.
 
 Each run to interrupt is ``paused_dialeval.py``: dialeval itself, paused at a known point (after
 the first checkpointed metric, after the N-th batch) until a signal comes, so no test depends on
@@ -174,7 +174,7 @@ def test_two_accelerate_processes_resume_from_the_same_checkpoints(tmp_path, tin
     assert sorted(event["ran"] for event in events) == sorted(2 * list(expected["metrics"])[1:])  # both processes
     resumed = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     assert resumed["metrics"]["lexical_diversity"] == expected["metrics"]["lexical_diversity"]
-    for name, summary in expected["metrics"].items():  # N processes match 1 up to float rounding (issue 24, item 0)
+    for name, summary in expected["metrics"].items():  # N processes match 1 up to float rounding
         assert resumed["metrics"][name].keys() == summary.keys()
         for key, value in summary.items():
             assert resumed["metrics"][name][key] == (pytest.approx(value, rel=1e-6) if isinstance(value, float) else value)

@@ -1,5 +1,5 @@
 """The report as a paper or a spreadsheet takes it: CSV, Markdown and LaTeX tables, where each
-output of `dialeval evaluate` goes (issue 24 item 7)."""
+output of `dialeval evaluate` goes."""
 import io
 import json
 from pathlib import Path

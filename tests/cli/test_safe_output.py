@@ -1,4 +1,4 @@
-"""No data loss (issue 24, item 5) and the pieces of interrupt-and-resume (item 6) that need no signal:
+"""No data loss, and the pieces of interrupt-and-resume that need no signal:
 outputs that are inputs, whole-or-nothing reports, the output lock, evaluate's checkpoints and a
 damaged ``dtg`` resume file. The signals themselves are in test_interrupt_resume.py."""
 import json

@@ -1,6 +1,6 @@
 """Hostile source files under ``verify_checksums=False`` (``--no-verify``): every builder reports
 bytes that are not UTF-8 as a ValueError naming the file and line, a bad EmpatheticDialogues
-archive as one naming the archive and what is wrong with it (issue 27), never a bare
+archive as one naming the archive and what is wrong with it, never a bare
 UnicodeDecodeError or DatasetGenerationError."""
 from __future__ import annotations
 

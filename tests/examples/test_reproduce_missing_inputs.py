@@ -1,4 +1,4 @@
-"""Issue 27: a reproduction script run without its inputs (a model, a data folder, a file) exits 2
+"""A reproduction script run without its inputs (a model, a data folder, a file) exits 2
 with one line naming the flag and saying how to get the input, never a traceback."""
 from __future__ import annotations
 

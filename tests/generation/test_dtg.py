@@ -320,7 +320,7 @@ def test_sent_bert_objective_keeps_the_cosine_matrix_of_the_current_set():
     assert objective.report(states[1]) == {"sent_bert": pytest.approx(direct(["q r", "x y", "z"]))}
 
 
-# --- Issue 17: the paper's procedure, not a variant -------------------------------------------------------------
+# --- the paper's procedure, not a variant ------------------------------------------------------------------------
 
 
 def test_s_counts_resamples_not_the_first_draws(gpt2):

@@ -1,4 +1,4 @@
-"""Issue 27: a right-padded batch for a decoder-only model is re-padded on the left inside DTG,
+"""A right-padded batch for a decoder-only model is re-padded on the left inside DTG,
 so its outputs equal those of a left-padded call, and the caller's tensors are not changed."""
 import numpy as np
 import pytest

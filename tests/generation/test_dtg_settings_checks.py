@@ -1,4 +1,4 @@
-"""Issue 27: DTG refuses a threshold that is not a finite number, top_p outside (0, 1] and
+"""DTG refuses a threshold that is not a finite number, top_p outside (0, 1] and
 min_new_tokens > max_new_tokens, by argument name, through the API and custom_generate."""
 import pytest
 from transformers import AutoModelForCausalLM, AutoTokenizer

@@ -8,7 +8,7 @@
 2. resets the kernel's peak-RSS mark (``/proc/self/clear_refs`` 5) and caps the address space
    (``RLIMIT_AS``) at its current size + 1 GiB, so an allocation that would take it further
    fails (a Python ``MemoryError``, or an abort in Rust or C++ code: both exit non-zero);
-3. runs METRIC on issue 20's inputs (``"word " * 20000``, ``"x" * 100000``, ``"short"``);
+3. runs METRIC on the huge inputs (``"word " * 20000``, ``"x" * 100000``, ``"short"``);
 4. prints one JSON line (flushed): the metric, the RSS before, the peak RSS during step 3
    (``VmHWM``) and the result; then lifts the cap for the next metric.
 

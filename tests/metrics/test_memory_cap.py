@@ -1,4 +1,4 @@
-"""Issue 20: peak memory on 100k-character inputs stays under 1 GiB, under a memory cap.
+"""Peak memory on 100k-character inputs stays under 1 GiB, under a memory cap.
 
 ``nli_diversity([["word " * 20000, "x" * 100000, "short"]])`` once grew to 24 GB: pair truncation
 (``longest_first`` on two huge texts) grows quadratically. Each model-based path runs in a

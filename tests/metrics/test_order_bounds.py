@@ -1,4 +1,4 @@
-"""Issue 27, hangs and memory: huge n-gram orders cost what the longest response costs, orders
+"""Hangs and memory: huge n-gram orders cost what the longest response costs, orders
 that would be listed are refused above a bound from the input, and the cosine diversity's pair
 layout is refused above the available memory. Work is bounded by measuring peak allocations
 (tracemalloc sees numpy's arrays), never by timing."""

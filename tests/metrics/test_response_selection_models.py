@@ -86,7 +86,7 @@ def test_identical_candidates_tie_on_every_path(tiny_gpt2_path, tiny_bart_path):
 
 
 def test_losses_within_float32_rounding_tie():
-    # The packed path's numbers for one candidate listed twice (issue 18).
+    # The packed path's numbers for one candidate listed twice.
     selected = select_by_loss([[27.4744067, 27.4744058, 30.0]], [0])["per_question"][0]
     assert selected["tie"] and not selected["correct"]
     # A real preference is not a tie: 1e-4 nats apart.

@@ -1,4 +1,4 @@
-"""Issue 27: a corrupt saved-clusters folder is a ValueError naming the folder and the file (and
+"""A corrupt saved-clusters folder is a ValueError naming the folder and the file (and
 the key), never a SafetensorError / KeyError, and NaN centroids never give Sem-Ent 0.0."""
 import hashlib
 import json

@@ -148,7 +148,7 @@ def test_equals_the_dict_implementation_exactly(name, max_n):
 
 
 @pytest.mark.parametrize("max_n", [1, 2, 3, 4])
-# (empty tokens are refused since issue 27: the lambda drops the empty pieces of its split)
+# (empty tokens are refused: the lambda drops the empty pieces of its split)
 @pytest.mark.parametrize("tokenizer", [str.split, list, lambda text: [piece for piece in text.lower().split("a") if piece]],
                          ids=["split", "chars", "lambda"])
 def test_equals_the_dict_implementation_with_a_callable_tokenizer(tokenizer, max_n):

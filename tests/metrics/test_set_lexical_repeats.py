@@ -1,4 +1,4 @@
-"""Repeated responses in a set are scored once, with multiplicity weights (issue 20).
+"""Repeated responses in a set are scored once, with multiplicity weights.
 
 The reference below is the per-set implementation as it was before the change (every pair of
 responses scored, ``numpy.mean`` over the released pair order): sets without repeated token
@@ -29,7 +29,7 @@ from dialeval.text import get_tokenizer
 WORDS = ["i", "am", "going", "home", "you", "go.", "Lets", "?", "..", "yes\nno", "a.b"]
 
 
-# --- the implementation before issue 20, copied as the reference ---
+# --- the implementation that scored every repeat, copied as the reference ---
 
 
 def _old_ngrams(tokens, n):

@@ -1,4 +1,4 @@
-"""Issue 27, "NaN out": a constant side makes a correlation 0/0. The pure statistics refuse it
+"""Never "NaN out": a constant side makes a correlation 0/0. The pure statistics refuse it
 with a ValueError naming the constant argument; the aggregate reports (diversity_meta_evaluation,
 its evaluate module, system ranking, the meta-eval job's table) keep going with None and an
 ``undefined_reason``. Never a NaN."""

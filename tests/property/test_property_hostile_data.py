@@ -1,4 +1,4 @@
-"""Hostile data for the trainers' data preparation and the dataset builders' readers (issue 27).
+"""Hostile data for the trainers' data preparation and the dataset builders' readers.
 
 Trainers: tokenized rows with random label lengths, random token ids (negative, out of the
 vocabulary, -100), mask values and an extra NaN column; raw text with lone surrogates. A row set is

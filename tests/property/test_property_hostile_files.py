@@ -1,4 +1,4 @@
-"""Properties of the input reader on hostile files (issue 27): random bytes, a file in another format
+"""Properties of the input reader on hostile files: random bytes, a file in another format
 than its suffix or ``--format`` says, and a valid file cut short, through :mod:`dialeval.io`'s reader
 and through ``dialeval evaluate`` (``main([...])`` in process).
 

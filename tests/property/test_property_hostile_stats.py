@@ -1,4 +1,4 @@
-"""Issue 27's hostile round, as properties: constant and NaN inputs to the statistics, non-finite
+"""Hostile inputs, as properties: constant and NaN inputs to the statistics, non-finite
 weights / logits for the losses, corrupted saved-clusters folders (files truncated at random
 offsets, JSON keys dropped, NaN entries in the arrays).
 

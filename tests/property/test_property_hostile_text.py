@@ -1,4 +1,4 @@
-"""Hostile text (issue 27): lone surrogates inserted at random places in otherwise valid text, and
+"""Hostile text: lone surrogates inserted at random places in otherwise valid text, and
 custom tokenizers returning junk.
 
 * Every model-free metric refuses a response holding a lone surrogate with a ValueError naming

@@ -51,7 +51,7 @@ def test_correlations_refuse_or_lie_in_their_ranges(scores, parameters, toleranc
             if refused(value):
                 continue
             statistic, p_value = value
-            # Issue 27: a constant side is refused (naming it), never a NaN.
+            # A constant side is refused (naming it), never a NaN.
             assert not (_constant(scores) or _constant(parameters)), f"{function.__name__} accepted a constant side"
             within(statistic, -1, 1, function.__name__)
             within(p_value, 0, 1, "p-value")
@@ -63,7 +63,7 @@ def test_correlations_refuse_or_lie_in_their_ranges(scores, parameters, toleranc
         result = outcome(meta.diversity_meta_evaluation, scores, parameters)
         if not refused(result):
             assert result["num_sets"] == len(scores)
-            # Issue 27: undefined correlations are None with their reason, never NaN.
+            # Undefined correlations are None with their reason, never NaN.
             assert (result["spearman"] is None) == (result["undefined_reason"] is not None) == (_constant(scores) or _constant(parameters))
             if "oca" in result and tolerance == 1e-5:
                 assert (result["oca"], result["oca_threshold"]) == oca
@@ -83,7 +83,7 @@ def test_resampled_spearman_refuses_or_gives_a_correlation(scores, data, sample_
         value = outcome(meta.subsampled_spearman, scores, parameters, sample_size=sample_size, repeats=repeats, seed=seed)
         if not refused(value):
             mean, spread = value
-            # Issue 27: constant subsets are left out; all constant is refused, never a NaN
+            # Constant subsets are left out; all constant is refused, never a NaN
             within(mean, -1, 1, "mean rho")
             assert finite(spread) >= 0
         interval = outcome(meta.bootstrap_spearman_ci, scores, parameters, num_resamples=num_resamples,

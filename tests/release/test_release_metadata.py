@@ -1,4 +1,4 @@
-"""The release's static facts (issue 26, item 5); `make dist-check` builds and smoke-tests the wheel.
+"""The release's static facts; `make dist-check` builds and smoke-tests the wheel.
 
 - the version has one source, ``dialeval/__init__.py``: setup.py reads it, `dialeval --version`
   prints it, and no other file of the packaging states one;

@@ -1,4 +1,4 @@
-"""Every error about an argument names that argument, as the caller wrote it (issue 27).
+"""Every error about an argument names that argument, as the caller wrote it.
 
 A probe over the model-free public functions of ``dialeval.metrics`` (model-backed ones load
 models: their argument errors are the engines' and the hub's, checked in their own tests): each

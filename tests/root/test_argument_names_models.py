@@ -1,4 +1,4 @@
-"""Every error about an argument of a model-backed function names that argument (issue 27).
+"""Every error about an argument of a model-backed function names that argument.
 
 The sibling of ``test_argument_names.py`` for what it leaves out: BERTScore (and homogenization
 with it), response selection with an LM, N-best contradiction's classifiers, Sem-Ent's clusters,

@@ -1,4 +1,4 @@
-"""Issue 20's examples of bad input that crashed, was accepted or gave a silent NaN."""
+"""Examples of bad input that crashed, was accepted or gave a silent NaN."""
 import warnings
 
 import pytest

@@ -1,6 +1,6 @@
 """A custom ``tokenizer=`` (a callable ``str -> list[str]``) whose output is not a list of
 non-empty strings is refused, naming ``tokenizer`` and the text it was given as the user's
-argument and index (issue 27): a string would be counted as n-grams of characters, ints and
+argument and index: a string would be counted as n-grams of characters, ints and
 empty tokens as words, all silently."""
 from __future__ import annotations
 

@@ -90,7 +90,7 @@ def test_contexts_may_be_lists_of_turns(tmp_path):
             read_response_sets(path)
 
 
-# --- inputs as users hold them (issue 24 item 8) ---------------------------------------------
+# --- inputs as users hold them ---------------------------------------------------------------
 
 RECORDS = [{"context": "Hi there", "responses": ["a", "b"], "id": 1},
            {"context": ["Hi", "How are you?"], "responses": ["c", "d", "e"], "style": "dull"}]
@@ -276,7 +276,7 @@ def test_dataframe_rows_become_sets_with_plain_python_metadata():
         response_sets_from_dataframe(pd.DataFrame({"responses": ["one string per row"]}))
 
 
-# issue 27: hostile files end in a ValueError naming FILE:LINE, never a traceback from json / csv
+# hostile files end in a ValueError naming FILE:LINE, never a traceback from json / csv
 def test_json_nested_too_deeply_names_the_line(tmp_path):
     deep = "[" * 100_000 + "]" * 100_000
     jsonl = tmp_path / "deep.jsonl"

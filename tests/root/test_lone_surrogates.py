@@ -1,7 +1,7 @@
 """Lone surrogates ("\\ud800": JSON's escape, or bytes decoded with surrogateescape) are not valid
 Unicode: no tokenizer, zlib or Arrow can encode them. Every public function of every registered
 metric, every evaluate module, the input reader and the command line refuse them up front with
-a ValueError naming the argument and the index (issue 27), instead of a UnicodeEncodeError or a
+a ValueError naming the argument and the index, instead of a UnicodeEncodeError or a
 tokenizers TypeError from deep inside."""
 from __future__ import annotations
 

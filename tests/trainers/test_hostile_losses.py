@@ -1,4 +1,4 @@
-"""Issue 27: the pure losses refuse non-finite inputs naming the argument, and a batch with no
+"""The pure losses refuse non-finite inputs naming the argument, and a batch with no
 target token gives 0 (zero gradient) with one warning, never a silent NaN or a silent 0.
 
 Logits are logs of small integers (softmax = simple fractions), as in test_dress_losses.py.

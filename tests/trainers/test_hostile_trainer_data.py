@@ -1,4 +1,4 @@
-"""Hostile training data (issue 27): every malformed row is a ValueError naming the dataset argument,
+"""Hostile training data: every malformed row is a ValueError naming the dataset argument,
 the row and the column when the dataset is prepared (trainers/example_checks.py), a column the
 trainer drops is named (trainers/dropped_columns.py), and a gamma that shrinks DRESS's loss far
 below the paper's range is said (trainers/dress_config.py)."""

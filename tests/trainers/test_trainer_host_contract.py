@@ -1,4 +1,4 @@
-"""The diversity trainers take what ``transformers.Trainer`` takes (issue 26, item 3):
+"""The diversity trainers take what ``transformers.Trainer`` takes:
 
 * raw text wherever a dataset is accepted: ``evaluate(eval_dataset=...)`` (a dict of them too) and
   ``predict`` prepare it as the constructor does;
