@@ -48,21 +48,28 @@ def _repo_root(config) -> Path:
     return Path(config["config_file_path"]).resolve().parent
 
 
-def on_config(config):
-    root = _repo_root(config)
+def _lay_out_api_tree(root: Path) -> None:
     package = root / API_TREE / "dialeval"
     if package.exists():
         shutil.rmtree(package)  # removes the links, never what they point to
     package.mkdir(parents=True)
     for entry in (root / "dialeval").iterdir():
-        if (
-            entry.name == "__init__.py"
-        ):  # a copy: griffe resolves a linked __init__.py to its folder
+        if entry.name == "__init__.py":  # a copy: griffe resolves a linked __init__.py to its folder
             shutil.copyfile(entry, package / entry.name)
         elif entry.name != "__pycache__":
             (package / entry.name).symlink_to(entry.resolve())
     for name, folder in PACKAGE_FOLDERS.items():
         (package / name).symlink_to((root / folder).resolve())
+
+
+# Laid out when mkdocs loads this hook, while it reads mkdocs.yml: mkdocstrings drops a search
+# path that does not exist yet when its own on_config runs, which may come before ours (a fresh
+# clone then fails with "Could not collect 'dialeval.datasets_scripts'").
+_lay_out_api_tree(Path(__file__).resolve().parents[2])
+
+
+def on_config(config):
+    _lay_out_api_tree(_repo_root(config))
     return config
 
 
