@@ -327,6 +327,9 @@ def group_beam_search(model, input_ids, attention_mask=None, num_beams: int = 10
         raise ArgumentError("num_beams", f"({num_beams}) must be divisible by `num_beam_groups` ({num_beam_groups})")
     if isinstance(diversity_penalty, bool) or not isinstance(diversity_penalty, (int, float)) or diversity_penalty < 0:
         raise ArgumentError("diversity_penalty", f"must be a float >= 0, got {diversity_penalty!r}")
+    if not isinstance(early_stopping, bool):
+        # transformers' "never" would otherwise read as True (it is truthy).
+        raise ArgumentError("early_stopping", f"must be True or False, got {early_stopping!r}")
     if not isinstance(input_ids, torch.Tensor) or input_ids.dim() != 2:
         raise ArgumentError("input_ids", "must be a 2-D LongTensor (batch, length)")
     if eos_token_id is not None:

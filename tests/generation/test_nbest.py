@@ -216,6 +216,7 @@ def test_nucleus_sampling_n_times_is_seeded(gpt2):
     ({"num_beams": 6, "num_beam_groups": 4}, "must be divisible"),
     ({"num_beams": 0}, "`num_beams` must be a positive int"),
     ({"num_beams": 4, "diversity_penalty": -1.0}, "`diversity_penalty` must be a float >= 0"),
+    ({"num_beams": 4, "early_stopping": "never"}, "`early_stopping` must be True or False"),
 ])
 def test_bad_search_arguments(gpt2, kwargs, message):
     model, tokenizer = gpt2
