@@ -104,14 +104,16 @@ def test_one_group_equals_transformers_on_an_encoder_decoder(bart):
         assert [h.score for h in ours] == pytest.approx(output.sequences_scores.tolist(), abs=1e-4)
 
 
-def reference_diverse_beam_search(model, prompt_ids, num_beams, num_groups, penalty, max_new_tokens, eos):
-    """Vijayakumar et al.'s algorithm, stated plainly: one forward per beam, Python lists throughout."""
+def reference_diverse_beam_search(model, prompt_ids, num_beams, num_groups, penalty, max_new_tokens, eos, pad):
+    """Vijayakumar et al.'s algorithm with transformers 4.51's bookkeeping (``BeamSearchScorer``),
+    stated plainly: one forward per beam, Python lists throughout, ``length_penalty=0``."""
     size = num_beams // num_groups
     groups = [{"beams": [(list(prompt_ids), 0.0)], "finished": [], "done": False} for _ in range(num_groups)]
     for step in range(max_new_tokens):
         chosen = {}
         for group in groups:
             if group["done"]:
+                chosen[pad] = chosen.get(pad, 0) + size  # 4.51 feeds a done group's beams the pad token
                 continue
             candidates = []
             for sequence, score in group["beams"]:
@@ -128,19 +130,23 @@ def reference_diverse_beam_search(model, prompt_ids, num_beams, num_groups, pena
             candidates.sort(key=lambda item: -item[0])
             beams = []
             for rank, (score, sequence, token) in enumerate(candidates[: 2 * size]):
-                if token == eos or step + 1 == max_new_tokens:
+                if token == eos:
                     if rank < size:
                         group["finished"].append((score, sequence[len(prompt_ids):] + [token]))
-                elif len(beams) < size:
+                elif len(beams) < size:  # also at the last step: later groups are penalized for these
                     beams.append((sequence + [token], score))
             group["finished"] = sorted(group["finished"], key=lambda item: -item[0])[:size]
             for sequence, _ in beams:
                 chosen[sequence[-1]] = chosen.get(sequence[-1], 0) + 1
             group["beams"] = beams
-            if not beams or (len(group["finished"]) == size and beams[0][1] <= group["finished"][-1][0]):
+            if len(group["finished"]) == size and group["finished"][-1][0] >= candidates[0][0]:
                 group["done"] = True
         if all(group["done"] for group in groups):
             break
+    for group in groups:  # cut at max_new_tokens: the running beams are hypotheses too
+        if not group["done"]:
+            ends = [(score, sequence[len(prompt_ids):]) for sequence, score in group["beams"]]
+            group["finished"] = sorted(group["finished"] + ends, key=lambda item: -item[0])[:size]
     finished = [item for group in groups for item in group["finished"]]
     return sorted(finished, key=lambda item: -item[0])
 
@@ -151,7 +157,8 @@ def test_groups_follow_vijayakumar_et_al(gpt2, num_groups, penalty):
     eos = frequent_token(model, tokenizer)
     for prompt in PROMPTS[:2]:
         prompt_ids = tokenizer(prompt)["input_ids"]
-        expected = reference_diverse_beam_search(model, prompt_ids, 6, num_groups, penalty, 6, eos)
+        expected = reference_diverse_beam_search(model, prompt_ids, 6, num_groups, penalty, 6, eos,
+                                                 tokenizer.pad_token_id)
         ours = group_beam_search(model, torch.tensor([prompt_ids]), None, num_beams=6, num_beam_groups=num_groups,
                                  diversity_penalty=penalty, max_new_tokens=6, eos_token_id=eos)[0]
         assert [h.token_ids for h in ours] == [tokens for _, tokens in expected]
@@ -209,6 +216,7 @@ def test_nucleus_sampling_n_times_is_seeded(gpt2):
     ({"num_beams": 6, "num_beam_groups": 4}, "must be divisible"),
     ({"num_beams": 0}, "`num_beams` must be a positive int"),
     ({"num_beams": 4, "diversity_penalty": -1.0}, "`diversity_penalty` must be a float >= 0"),
+    ({"num_beams": 4, "early_stopping": "never"}, "`early_stopping` must be True or False"),
 ])
 def test_bad_search_arguments(gpt2, kwargs, message):
     model, tokenizer = gpt2
