@@ -6,7 +6,7 @@
   and Negative Training (He & Glass 2020).
 * :func:`encode_dialogue`, :func:`encode_unlikelihood_example`, :class:`DialogueCollator`: the
   examples they train on (causal LMs DialoGPT-style, or encoder-decoder models).
-* :mod:`dialeval.trainers.losses`: the pure loss functions; :mod:`dialeval.trainers.negatives`:
+* :mod:`dialeval.trainers.losses`: the pure loss functions; :mod:`dialeval.trainers.dress_negative_schedule`:
   DRESS's negative groups and schedule (the released code's normalization).
 * Table 3 baselines of Han et al. (2022) as data steps: :mod:`dialeval.trainers.entropy_filtering`
   (EDF, Csáky et al. 2019: :func:`filter_by_target_entropy`) and

@@ -16,7 +16,7 @@ assigned there); the other processes receive the fitted state and the assignment
 the main process only.
 
 Negative term, as the authors' released code computes it (``negative_normalization="all_generated"``,
-see :mod:`dialeval.trainers.negatives`): the cycle's generations, in a seeded random order, are cut
+see :mod:`dialeval.trainers.dress_negative_schedule`): the cycle's generations, in a seeded random order, are cut
 into groups of ``per_device_train_batch_size x gradient_accumulation_steps x processes`` (the
 released code's ``--batchsize``: one optimizer step's worth); a head-cluster generation weighs -1,
 the others 0, and each group is divided by *all* its generated tokens. ``"head_only"`` divides by
@@ -54,14 +54,14 @@ from dialeval.metrics.sem_ent.clusters import SemanticClusters, distribution_ent
 from transformers import TrainerCallback
 from transformers.trainer_utils import get_last_checkpoint
 
-from dialeval.trainers._base import ResponseLossTrainer
+from dialeval.trainers.response_loss_trainer import ResponseLossTrainer
 from dialeval.trainers.chat_formats import with_format_note
 from dialeval.trainers.construction import default_config
 from dialeval.trainers.dataset_types import map_style_training_set
 from dialeval.trainers.decoding import greedy_generation_config
 from dialeval.trainers.dress_config import DRESSConfig, weak_weights_warning
 from dialeval.trainers.losses import IGNORE_INDEX, describe_non_finite, dress_weights, head_cluster_mask, sequence_nll
-from dialeval.trainers.negatives import group_normalizers, max_rows_per_slot, slot_rows
+from dialeval.trainers.dress_negative_schedule import group_normalizers, max_rows_per_slot, slot_rows
 from dialeval.validation import ArgumentError
 
 WEIGHT_COLUMN = "dress_weight"

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from transformers import Seq2SeqTrainingArguments
 
-from dialeval.trainers.negatives import NORMALIZATIONS
+from dialeval.trainers.dress_negative_schedule import NORMALIZATIONS
 from dialeval.validation import ArgumentError
 
 #: The smallest mean Eq. 5 weight the paper trained with: Table 5's strongest setting (gamma 100,

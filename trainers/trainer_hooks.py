@@ -5,7 +5,7 @@ columns (DRESS's weights, the negatives) through ``remove_unused_columns``, warn
 columns it drops, counting the window's target tokens for every model (not only those whose
 ``forward`` takes loss kwargs), and saving their own state beside each checkpoint. This class
 overrides exactly those private methods and turns each into a named hook of
-:class:`~dialeval.trainers._base.ResponseLossTrainer`; nothing else in dialeval calls or
+:class:`~dialeval.trainers.response_loss_trainer.ResponseLossTrainer`; nothing else in dialeval calls or
 overrides a private Trainer method. setup.py caps transformers below 6; a transformers that
 renames one of them fails tests/root/test_host_adapters.py, which checks that each still exists.
 """

@@ -11,7 +11,7 @@ import pytest
 import torch
 from dialeval.trainers import DialogueCollator, DRESSTrainer
 from dialeval.trainers.losses import sequence_nll
-from dialeval.trainers.negatives import group_normalizers, max_rows_per_slot, slot_rows
+from dialeval.trainers.dress_negative_schedule import group_normalizers, max_rows_per_slot, slot_rows
 from test_dress_losses import seq2seq_batch
 from test_dress_trainer import NO_DROPOUT_BART, TopicEmbedder, config, load_gpt2, tokenized
 from transformers import AutoModelForSeq2SeqLM, AutoTokenizer

@@ -1,0 +1,34 @@
+"""Renamed names keep working for one release, with a DeprecationWarning naming the new one."""
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+
+import pytest
+from dialeval.deprecation import REMOVED_IN, renamed_attributes
+
+
+@pytest.mark.parametrize(("old", "new", "name"), [
+    ("dialeval.trainers._base", "dialeval.trainers.response_loss_trainer", "ResponseLossTrainer"),
+    ("dialeval.trainers.negatives", "dialeval.trainers.dress_negative_schedule", "group_normalizers"),
+])
+def test_a_renamed_module_warns_and_serves_the_new_modules_objects(old, new, name):
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match=f"`{old}` is renamed `{new}`; .* removed in dialeval {REMOVED_IN}"):
+        module = importlib.import_module(old)
+    assert getattr(module, name) is getattr(importlib.import_module(new), name)
+
+
+def test_renamed_attributes_serves_an_old_name_with_a_warning_and_refuses_an_unknown_one():
+    module = types.ModuleType("dialeval_fake_module")
+    module.new_name = object()
+    module.__getattr__ = renamed_attributes(module.__name__, {"old_name": "new_name"})
+    sys.modules[module.__name__] = module
+    try:
+        with pytest.warns(DeprecationWarning, match="`dialeval_fake_module.old_name` is renamed `dialeval_fake_module.new_name`"):
+            assert module.old_name is module.new_name
+        with pytest.raises(AttributeError, match="has no attribute 'other'"):
+            module.other  # noqa: B018
+    finally:
+        del sys.modules[module.__name__]
