@@ -230,7 +230,8 @@ def _sent_bert_default_threshold(model) -> tuple[float, str | None]:
     return SentBertDiversity.paper_threshold, (
         f"no Sent-BERT threshold is calibrated for the embedder {described!s}: DTG uses the paper's "
         f"{SentBertDiversity.paper_threshold}, measured with {PAPER_SENT_BERT_MODEL} (cosines of other embedders lie on "
-        "other scales); pass `threshold` explicitly, e.g. one from examples/reproduce/calibrate_dtg_threshold.py")
+        "other scales); pass `threshold` (`dialeval dtg --threshold`) explicitly, e.g. one measured by "
+        "examples/reproduce/calibrate_dtg_threshold.py --sentence-model MODEL")
 
 
 class DistinctN:
