@@ -34,7 +34,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _tables import cell, fail, locally_available, markdown_table, require_model, write_outputs  # noqa: E402
+from _tables import (  # noqa: E402
+    cell,
+    fail,
+    locally_available,
+    markdown_table,
+    paper_comparison,
+    require_model,
+    write_outputs,
+)
 
 #: objective -> how Table 4 names it.
 METRICS = {"nli": "Baseline NLI", "distinct_n": "Distinct-n", "sent_bert": "Sent-BERT"}
@@ -222,18 +230,17 @@ def embedder_line(embedder: dict) -> str:
 
 
 def comparison(rows: list[dict], differ: list[str], embedder: dict | None) -> str:
-    """What the script prints before its table: ours next to the paper's, then what differs."""
-    lines = [] if embedder is None else [embedder_line(embedder)]
-    lines.append("Stasaski & Hearst (2022) Table 4, ours vs the paper (starting div. / ending div. / num. sampled):")
+    """What the script prints before its table: the Sent-BERT embedder, ours next to the paper's, what differs."""
+    measures = []
     for row in rows:
-        ours = row["summary"]
-        paper = row["paper"]
-        lines.append(f"  {METRICS[row['metric']]} {row['model']} {row['dataset']}: ours {cell(ours['starting_diversity'])} / "
-                     f"{cell(ours['ending_diversity'])} / {cell(num_sampled(ours)[0], 1)}, paper "
-                     f"{paper['starting_diversity']:.2f} / {paper['ending_diversity']:.2f} / {paper['num_sampled']:.1f}")
-    lines.append("Settings that differ from the paper:" if differ else "Settings that differ from the paper: none")
-    lines.extend(f"  - {item}" for item in differ)
-    return "\n".join(lines) + "\n"
+        ours, paper = row["summary"], row["paper"]
+        measures.append((f"{METRICS[row['metric']]} {row['model']} {row['dataset']}", [
+            ("starting div.", cell(ours["starting_diversity"]), f"{paper['starting_diversity']:.2f}"),
+            ("ending div.", cell(ours["ending_diversity"]), f"{paper['ending_diversity']:.2f}"),
+            ("num. sampled", cell(num_sampled(ours)[0], 1), f"{paper['num_sampled']:.1f}"),
+        ]))
+    text = paper_comparison("Stasaski & Hearst (2022) Table 4", measures, differ)
+    return (text if embedder is None else embedder_line(embedder) + "\n" + text) + "\n"
 
 
 def main(argv=None) -> dict:
