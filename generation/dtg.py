@@ -36,6 +36,7 @@ Candidates come from one of two decoders (settings in :mod:`dialeval.generation.
 from __future__ import annotations
 
 import copy
+import warnings
 from collections import Counter
 from dataclasses import dataclass, field, fields
 from typing import NamedTuple
@@ -306,8 +307,11 @@ def diversity_threshold_generate(
             except that a decoder-only model's right-padded batch is re-padded on the left from its
             ``attention_mask`` (:mod:`dialeval.generation.dtg_padding`; the caller's tensors are not changed).
         metric: ``"nli"`` (threshold 10: more than 10 contradicting ordered pairs of 20),
-            ``"sent_bert"`` (threshold -0.179) or ``"distinct_n"`` (0.98), or an objective object.
-        threshold: stop once the set's diversity is **above** it; default the metric's (§6.2).
+            ``"sent_bert"`` (the threshold calibrated for its embedder: -0.179 for the paper's BERT,
+            -0.1597 for the default MiniLM; see :mod:`dialeval.generation.dtg_thresholds`) or
+            ``"distinct_n"`` (0.98), or an objective object.
+        threshold: stop once the set's diversity is **above** it; default the metric's (§6.2). A
+            Sent-BERT embedder with no calibrated threshold gets the paper's -0.179 and a UserWarning.
         num_responses: n (default 5); max_samples: S (default 20), the most *resamples* after the
             first n (see the module docstring).
         decoding: ``"sample"`` (§6.2: nucleus sampling, p = 0.9) or ``"beam"`` (App. D: the top
@@ -344,6 +348,8 @@ def diversity_threshold_generate(
                        max_new_tokens=config.max_new_tokens, temperature=config.temperature if sampling else None,
                        repetition_penalty=config.repetition_penalty)
     objective = build_objective(metric, metric_options, nli_objective)
+    if threshold is None and getattr(objective, "threshold_warning", None):
+        warnings.warn(objective.threshold_warning, UserWarning, stacklevel=2)
     threshold = float(objective.default_threshold if threshold is None else threshold)
     settings = decoding_record(config, decoding)
     is_text = isinstance(inputs, (list, tuple))

@@ -128,10 +128,15 @@ class NLIContradictions:
 
 
 class SentBertDiversity:
-    """Negated mean cosine of the members' sentence embeddings (§6.2; threshold -0.179).
+    """Negated mean cosine of the members' sentence embeddings (§6.2).
 
-    §6.2's text gives -0.179 (the 90th percentile over DailyDialog++'s human sets); the caption
-    of the paper's results table says -0.164. We follow the text; pass ``threshold=`` to change it.
+    The threshold is an embedder's: §6.2 takes the 90th percentile of this value over
+    DailyDialog++'s human sets, -0.179 with the paper's BERT embedder (the caption of the paper's
+    Table 4 says -0.164; we follow the text). ``default_threshold`` is the one calibrated for
+    ``model`` (:data:`~dialeval.generation.dtg_thresholds.SENT_BERT_THRESHOLDS`: the default
+    all-MiniLM-L6-v2 -0.1597, by the same procedure on the dev set here; the paper's
+    bert-large-nli-stsb-mean-tokens -0.179). For any other embedder it is the paper's -0.179 and
+    ``threshold_warning`` says so: DTG warns unless ``threshold=`` is given.
 
     Args:
         model: a sentence-transformers id or directory (default all-MiniLM-L6-v2), or a loaded
@@ -141,7 +146,8 @@ class SentBertDiversity:
     """
 
     name = "sent_bert"
-    default_threshold = -0.179
+    #: §6.2's threshold, measured with the paper's BERT sentence embeddings.
+    paper_threshold = -0.179
 
     def __init__(self, model=None, device=None, dtype: str | None = None, batch_size: int = 64):
         from dialeval.metrics.engines import embedders
@@ -156,6 +162,7 @@ class SentBertDiversity:
             self.encoder = model
         else:
             raise ArgumentError("model", f"must be a sentence-transformers id, a directory or a model with encode(), got {model!r}")
+        self.default_threshold, self.threshold_warning = _sent_bert_default_threshold(model)
         self.pair_evaluations = 0
 
     def _embed(self, texts: list[str]) -> np.ndarray:
@@ -210,6 +217,21 @@ class SentBertDiversity:
             counts.append(len(state.responses) - 1)
         self.pair_evaluations += sum(counts)
         return counts
+
+
+def _sent_bert_default_threshold(model) -> tuple[float, str | None]:
+    """The threshold calibrated for ``model``'s embedder, or the paper's and why it may not fit."""
+    from dialeval.generation.dtg_thresholds import PAPER_SENT_BERT_MODEL, sent_bert_threshold
+
+    calibrated = sent_bert_threshold(model)
+    if calibrated is not None:
+        return calibrated.threshold, None
+    described = model if isinstance(model, (str, os.PathLike)) else f"a loaded {type(model).__name__}"
+    return SentBertDiversity.paper_threshold, (
+        f"no Sent-BERT threshold is calibrated for the embedder {described!s}: DTG uses the paper's "
+        f"{SentBertDiversity.paper_threshold}, measured with {PAPER_SENT_BERT_MODEL} (cosines of other embedders lie on "
+        "other scales); pass `threshold` (`dialeval dtg --threshold`) explicitly, e.g. one measured by "
+        "examples/reproduce/calibrate_dtg_threshold.py --sentence-model MODEL")
 
 
 class DistinctN:

@@ -60,7 +60,8 @@ class DTGRunSettings:
     metric_model: str | None = field(default=None, metadata=option(
         "--metric-model", help="NLI classifier (default FacebookAI/roberta-large-mnli) or sentence model for sent_bert"))
     threshold: float | None = field(default=None, metadata=option(
-        "--threshold", help="stop when diversity is above this (default: nli 10, sent_bert -0.179, distinct_n 0.98)"))
+        "--threshold", help="stop when diversity is above this (default: nli 10, distinct_n 0.98, sent_bert the one calibrated "
+        "for --metric-model: -0.1597 all-MiniLM-L6-v2, -0.179 the paper's bert-large-nli-stsb-mean-tokens)"))
     num_responses: int = field(default=5, metadata=option("--num-responses", help="n, the set size"))
     max_samples: int = field(default=20, metadata=option(
         "--max-samples", help="S, most resamples per context after the first n"))
@@ -490,6 +491,8 @@ def run_dtg_job(settings: DTGRunSettings, contexts: list[DTGContext], output: st
     recorded = {"effective_decoding": {**decoding_record(config, settings.decoding), "max_context_tokens": max_context_tokens},
                 # the contexts themselves, not their file's name: an input rewritten in place must not be resumed
                 "contexts_sha256": contexts_sha256(contexts)}
+    if settings.metric == "sent_bert":  # its default threshold depends on the embedder: a resumed run must keep it
+        recorded["effective_threshold"] = objective.default_threshold if settings.threshold is None else settings.threshold
     num_contexts = len(contexts)
     num_batches = -(-num_contexts // settings.batch_size)
     writer = None

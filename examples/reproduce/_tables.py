@@ -96,3 +96,16 @@ def paper_comparison(title: str, rows: list[tuple[str, list[tuple[str, str, str]
     lines.append("Settings that differ from the paper:")
     lines.extend(f"  - {item}" for item in differences or ["none"])
     return "\n".join(lines)
+
+
+def locally_available(model: str) -> bool:
+    """``model`` is a folder here or a Hub id in the local Hugging Face cache (``dialeval.hub``'s loader,
+    ``local_only``: nothing is downloaded, so a recipe's "the paper's model when it is present" never
+    waits on the network)."""
+    from dialeval.hub import ModelNotAvailableError, resolve_model_path
+
+    try:
+        resolve_model_path(model, local_only=True)
+    except (ModelNotAvailableError, ValueError):
+        return False
+    return True

@@ -9,6 +9,15 @@ line is used (``dialeval.cli.main``, in this process), so the table follows what
 records; the command of every run is printed so that it can be run alone (or under
 ``accelerate launch``). A run whose output already exists with the same settings resumes.
 
+Each run averages ``--trials`` seeded repeats (default 10, §6.1: "all experiments are averaged
+over 10 trials"; ``--trials 1`` for a quick run). The Sent-BERT objective uses the paper's embedder,
+``sentence-transformers/bert-large-nli-stsb-mean-tokens`` (Tevet & Berant's, which §6.2 cites), with
+the paper's threshold -0.179 whenever it loads locally (a folder, or the Hugging Face cache; never
+downloaded here); otherwise the embedded all-MiniLM-L6-v2 with the threshold calibrated for it by
+§6.2's procedure (-0.1597; ``calibrate_dtg_threshold.py``). Before its table the script prints its
+numbers next to the paper's and every setting that differs from the paper (also in ``table4.md`` and,
+as ``differs_from_paper``, in ``table4.json``).
+
 Usage (see README.md beside this file)::
 
     python examples/reproduce/stasaski2022_table4.py --dialogpt microsoft/DialoGPT-large \\
@@ -25,7 +34,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _tables import cell, markdown_table, write_outputs  # noqa: E402
+from _tables import (  # noqa: E402
+    cell,
+    fail,
+    locally_available,
+    markdown_table,
+    paper_comparison,
+    require_model,
+    write_outputs,
+)
 
 #: objective -> how Table 4 names it.
 METRICS = {"nli": "Baseline NLI", "distinct_n": "Distinct-n", "sent_bert": "Sent-BERT"}
@@ -44,6 +61,9 @@ PAPER = {
 #: the summary reports them apart from the n initial draws (the caption's "maximum value of 20"),
 #: otherwise every draw.
 NUM_SAMPLED_KEYS = ("num_resampled", "num_sampled")
+#: The paper's setting (§6.1-6.2), for the list of what differs here.
+PAPER_SETTING = {"trials": 10, "contexts": {"daily": 1028, "emp": 2763}, "nli_model": "FacebookAI/roberta-large-mnli",
+                 "blenderbot_context_tokens": 128, "dialogpt": "microsoft/DialoGPT-large"}
 
 
 def parse_args(argv):
@@ -51,8 +71,15 @@ def parse_args(argv):
     parser.add_argument("--dialogpt", help="DialoGPT id or directory (the paper: DialoGPT-large, 'DG')")
     parser.add_argument("--blenderbot", help="BlenderBot 1.0 id or directory (the paper: 'BB')")
     parser.add_argument("--nli-model", default="FacebookAI/roberta-large-mnli", help="NLI classifier of the nli objective")
-    parser.add_argument("--sentence-model", help="embedder of the sent_bert objective (default: the CLI's; the paper "
-                        "used Tevet & Berant's, sentence-transformers/bert-large-nli-stsb-mean-tokens)")
+    parser.add_argument("--paper-sentence-model", help="where the paper's Sent-BERT embedder is, a folder or a Hub id "
+                        "in the Hugging Face cache (default: Tevet & Berant's sentence-transformers/"
+                        "bert-large-nli-stsb-mean-tokens, used when it is in the cache, else all-MiniLM-L6-v2)")
+    parser.add_argument("--sentence-model", help="another embedder for the sent_bert objective instead of the paper's")
+    parser.add_argument("--sent-bert-threshold", type=float,
+                        help="the sent_bert threshold (default: the one calibrated for the embedder: the paper's -0.179 "
+                        "for its BERT, -0.1597 for all-MiniLM-L6-v2)")
+    parser.add_argument("--trials", type=int, default=PAPER_SETTING["trials"],
+                        help="seeded repeats of every run, averaged (§6.1: 10; 1 for a quick run)")
     parser.add_argument("--dailydialog-dir", help="DailyDialog++ files (dev.json); default: pinned download")
     parser.add_argument("--empathetic-dir", help="folder with empatheticdialogues.tar.gz; default: official download")
     parser.add_argument("--dailydialog-input", help="a JSONL of contexts instead of the DailyDialog++ dev set")
@@ -73,7 +100,43 @@ def parse_args(argv):
     args = parser.parse_args(argv)
     if not (args.dialogpt or args.blenderbot):
         parser.error("give --dialogpt and/or --blenderbot")
+    if args.trials < 1:
+        parser.error("--trials must be positive")
     return args
+
+
+def sentence_embedder(args) -> dict:
+    """The sent_bert embedder and threshold of the runs: the paper's BERT when it is here, else MiniLM
+    (or ``--sentence-model``).
+
+    Returns ``{"model", "threshold", "source", "paper_embedder"}``; ``threshold`` None leaves it to
+    the library (the paper's -0.179 with a warning, for an embedder no threshold is calibrated for).
+    """
+    from dialeval.generation.dtg_thresholds import PAPER_SENT_BERT_MODEL, sent_bert_threshold
+    from dialeval.hub import EMBEDDED_SENTENCE_MODEL
+
+    script = Path(__file__).name
+    if args.sentence_model and args.paper_sentence_model:
+        fail(script, "give --sentence-model or --paper-sentence-model, not both")
+    paper_embedder = False
+    if args.sentence_model:
+        require_model(script, "--sentence-model", args.sentence_model)
+        model = args.sentence_model
+    elif args.paper_sentence_model:  # named: it must be there
+        require_model(script, "--paper-sentence-model", args.paper_sentence_model, hub_id=PAPER_SENT_BERT_MODEL)
+        model, paper_embedder = args.paper_sentence_model, True
+    elif locally_available(PAPER_SENT_BERT_MODEL):
+        model, paper_embedder = PAPER_SENT_BERT_MODEL, True
+    else:
+        model = EMBEDDED_SENTENCE_MODEL
+    calibrated = sent_bert_threshold(PAPER_SENT_BERT_MODEL if paper_embedder else model)
+    if args.sent_bert_threshold is not None:
+        threshold, source = args.sent_bert_threshold, "--sent-bert-threshold"
+    elif calibrated is not None:
+        threshold, source = calibrated.threshold, calibrated.source
+    else:
+        threshold, source = None, "none calibrated for this embedder: the library's fallback, the paper's -0.179"
+    return {"model": model, "threshold": threshold, "source": source, "paper_embedder": paper_embedder}
 
 
 def dtg_command(args, metric: str, model_key: str, dataset_key: str, output: Path) -> list[str]:
@@ -88,8 +151,11 @@ def dtg_command(args, metric: str, model_key: str, dataset_key: str, output: Pat
         command += ["--dataset", DATASETS[dataset_key][1], "--split", "dev"] + (["--data-dir", data_dir] if data_dir else [])
     if metric == "nli":
         command += ["--metric-model", args.nli_model]
-    elif metric == "sent_bert" and args.sentence_model:
-        command += ["--metric-model", args.sentence_model]
+    elif metric == "sent_bert":
+        command += ["--metric-model", args.embedder["model"]]
+        if args.embedder["threshold"] is not None:
+            command += ["--threshold", repr(args.embedder["threshold"])]
+    command += ["--trials", str(args.trials)]
     context_tokens = getattr(args, f"{model_key}_context_tokens")
     if context_tokens:
         command += ["--max-context-tokens", str(context_tokens)]
@@ -118,10 +184,72 @@ def num_sampled(row: dict) -> tuple[float, str]:
     raise KeyError(f"the dtg-summary row has none of {NUM_SAMPLED_KEYS}: {sorted(row)}")
 
 
+def settings_that_differ(args, num_contexts: dict[str, int]) -> list[str]:
+    """Every setting of this run that is not the paper's (§6.1-6.2)."""
+    from dialeval.generation.dtg_thresholds import PAPER_SENT_BERT_MODEL
+
+    paper = PAPER_SETTING
+    differ = []
+    if args.trials != paper["trials"]:
+        differ.append(f"trials: {args.trials} per run (paper, §6.1: {paper['trials']})")
+    for key, flag in (("daily", "dailydialog"), ("emp", "empathetic")):
+        name = DATASETS[key][1]
+        if getattr(args, f"{flag}_input"):
+            differ.append(f"{DATASETS[key][0]}: contexts from --{flag}-input (paper: the {name} dev set)")
+        if key in num_contexts and num_contexts[key] != paper["contexts"][key]:
+            differ.append(f"{DATASETS[key][0]}: {num_contexts[key]} contexts (paper, §6.1: {paper['contexts'][key]:,})")
+    if args.dialogpt and args.dialogpt != paper["dialogpt"]:
+        differ.append(f"DG: {args.dialogpt} (paper, §6.1: DialoGPT, 700M parameters; we read {paper['dialogpt']})")
+    if args.blenderbot:
+        differ.append(f"BB: {args.blenderbot} (paper, §6.1: BlenderBot 1.0, 300M parameters; it names no checkpoint)")
+    if "nli" in args.metrics and args.nli_model != paper["nli_model"]:
+        differ.append(f"NLI model: {args.nli_model} (paper: {paper['nli_model']})")
+    if "sent_bert" in args.metrics:
+        embedder = args.embedder
+        if not embedder["paper_embedder"]:
+            differ.append(f"Sent-BERT embedder: {embedder['model']} (paper: BERT sentence embeddings, we read "
+                          f"{PAPER_SENT_BERT_MODEL}); its values are on another scale than the paper's Sent-BERT rows")
+        if embedder["threshold"] != -0.179:
+            shown = "the library's fallback -0.179" if embedder["threshold"] is None else embedder["threshold"]
+            differ.append(f"Sent-BERT threshold: {shown} ({embedder['source']}; paper, §6.2: -0.179 for its BERT)")
+    if args.blenderbot and args.blenderbot_context_tokens != paper["blenderbot_context_tokens"]:
+        differ.append(f"BB context: last {args.blenderbot_context_tokens} tokens (paper, §6.1: "
+                      f"{paper['blenderbot_context_tokens']})")
+    if args.dialogpt and args.dialogpt_context_tokens:
+        differ.append(f"DG context: last {args.dialogpt_context_tokens} tokens (paper: the whole conversation)")
+    if args.dtg_args.strip():
+        differ.append(f"more dtg options: {args.dtg_args} (each may change a §6 setting)")
+    return differ
+
+
+def embedder_line(embedder: dict) -> str:
+    """Which Sent-BERT embedder and threshold the runs use, and why."""
+    whose = "the paper's embedder" if embedder["paper_embedder"] else "not the paper's embedder"
+    threshold = "the library's fallback -0.179" if embedder["threshold"] is None else embedder["threshold"]
+    return f"Sent-BERT: {embedder['model']} ({whose}), threshold {threshold} ({embedder['source']})"
+
+
+def comparison(rows: list[dict], differ: list[str], embedder: dict | None) -> str:
+    """What the script prints before its table: the Sent-BERT embedder, ours next to the paper's, what differs."""
+    measures = []
+    for row in rows:
+        ours, paper = row["summary"], row["paper"]
+        measures.append((f"{METRICS[row['metric']]} {row['model']} {row['dataset']}", [
+            ("starting div.", cell(ours["starting_diversity"]), f"{paper['starting_diversity']:.2f}"),
+            ("ending div.", cell(ours["ending_diversity"]), f"{paper['ending_diversity']:.2f}"),
+            ("num. sampled", cell(num_sampled(ours)[0], 1), f"{paper['num_sampled']:.1f}"),
+        ]))
+    text = paper_comparison("Stasaski & Hearst (2022) Table 4", measures, differ)
+    return (text if embedder is None else embedder_line(embedder) + "\n" + text) + "\n"
+
+
 def main(argv=None) -> dict:
     args = parse_args(argv)
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    args.embedder = sentence_embedder(args) if "sent_bert" in args.metrics else None
+    if args.embedder is not None:
+        print(embedder_line(args.embedder), flush=True)
     conditions = [(metric, model_key, dataset_key)
                   for metric in args.metrics for model_key in MODELS if getattr(args, model_key) for dataset_key in DATASETS]
     outputs = []
@@ -146,16 +274,21 @@ def main(argv=None) -> dict:
                      "paper": dict(zip(("starting_diversity", "ending_diversity", "num_sampled"), paper)), "summary": row})
     header = ["Metric", "Model", "Dataset", "Starting Div.", "Ending Div.", "Num. Sampled",
               "paper Starting Div.", "paper Ending Div.", "paper Num. Sampled"]
+    num_contexts = {dataset_key: row["num_contexts"] for (_, _, dataset_key), row in zip(conditions, summary)}
+    differ = settings_that_differ(args, num_contexts)
+    before = comparison(rows, differ, args.embedder)
     markdown = "\n\n".join([
+        before,
         "Table 4: Diversity results of Diversity Threshold Generation",
         markdown_table(header, body),
         f"Num. Sampled is dtg-summary's `{'`/`'.join(sorted(count_keys))}`; contexts per run: "
         + ", ".join(sorted({str(row['summary'].get('num_contexts', '?')) for row in rows})) + ".",
     ])
-    table, _ = write_outputs(out, "table4", markdown, {"rows": rows})
+    data = {"rows": rows, "trials": args.trials, "sent_bert_embedder": args.embedder, "differs_from_paper": differ}
+    table, _ = write_outputs(out, "table4", markdown, data)
     print(markdown)
     print(f"\nwrote {table} and table4.json")
-    return {"rows": rows}
+    return data
 
 
 if __name__ == "__main__":

@@ -71,13 +71,14 @@ def test_table4_dtg_through_the_cli(shared_data, tiny_gpt2_path, tiny_bart_path,
     contexts.write_text('{"context": ["i heard a noise downstairs last night.", "oh no, what was it?"], "id": "c1"}\n',
                         encoding="utf-8")
     out = tmp_path / "out"
-    load_script("stasaski2022_table4").main([
+    first = load_script("stasaski2022_table4").main([
         "--dialogpt", tiny_gpt2_path, "--blenderbot", tiny_bart_path, "--nli-model", tiny_roberta_nli_path,
         "--dailydialog-dir", str(shared_data / "dailydialog-plusplus"), "--empathetic-input", str(contexts),
         "--limit", "1", "--max-new-tokens", "3", "--blenderbot-context-tokens", "32", "--dialogpt-context-tokens", "32",
-        "--dtg-args", "--max-samples 6", "--out-dir", str(out),
+        "--dtg-args", "--max-samples 6", "--trials", "1", "--out-dir", str(out),
     ])
-    rows = table_rows((out / "table4.md").read_text(encoding="utf-8"))
+    first_table = (out / "table4.md").read_text(encoding="utf-8")
+    rows = table_rows(first_table)
     assert [row[:3] for row in rows] == [[metric, model, dataset] for metric in ("Baseline NLI", "Distinct-n", "Sent-BERT")
                                          for model in ("DG", "BB") for dataset in ("Daily", "Emp")]
     assert rows[0][6:] == ["4.11", "10.24", "6.3"] and rows[-1][6:] == ["-0.71", "-0.52", "19.7"]
@@ -94,9 +95,56 @@ def test_table4_dtg_through_the_cli(shared_data, tiny_gpt2_path, tiny_bart_path,
         "--dialogpt", tiny_gpt2_path, "--nli-model", tiny_roberta_nli_path, "--metrics", "nli",
         "--dailydialog-dir", str(shared_data / "dailydialog-plusplus"), "--empathetic-input", str(contexts),
         "--limit", "1", "--max-new-tokens", "3", "--dialogpt-context-tokens", "32", "--dtg-args", "--max-samples 6",
-        "--out-dir", str(out),
+        "--trials", "1", "--out-dir", str(out),
     ])
     assert [row["summary"] for row in again["rows"]] == summary[:2]
+    # Before the table: ours next to the paper's, the Sent-BERT embedder, and every setting that differs.
+    before = first_table.split("Table 4:")[0]
+    assert "Baseline NLI DG Daily: starting div. " in before
+    assert "(paper 4.11), ending div." in before and "num. sampled" in before and "(paper 6.3)" in before
+    assert "trials: 1 per run (paper, §6.1: 10)" in before and "Daily: 1 contexts (paper, §6.1: 1,028)" in before
+    # the paper's BERT is not here: the embedded MiniLM, with the threshold calibrated for it, passed to the CLI
+    settings = json.loads((out / "sent_bert_dg_daily.jsonl.run.json").read_text(encoding="utf-8"))
+    assert settings["metric_model"] == "sentence-transformers/all-MiniLM-L6-v2" and settings["threshold"] == -0.1597
+    assert settings["effective_threshold"] == -0.1597
+    assert "Sent-BERT embedder: sentence-transformers/all-MiniLM-L6-v2" in before
+    assert first["sent_bert_embedder"]["threshold"] == -0.1597 and "trials: 1 per run (paper, §6.1: 10)" in first["differs_from_paper"]
+
+
+def test_table4_defaults_to_the_papers_ten_trials_and_its_embedder_when_present(monkeypatch, tmp_path):
+    from dialeval.generation.dtg_thresholds import PAPER_SENT_BERT_MODEL, SENT_BERT_THRESHOLDS
+
+    script = load_script("stasaski2022_table4")
+    args = script.parse_args(["--dialogpt", "G", "--out-dir", str(tmp_path)])
+    assert args.trials == 10
+    monkeypatch.setattr(script, "locally_available", lambda model: model == PAPER_SENT_BERT_MODEL)
+    args.embedder = script.sentence_embedder(args)
+    assert args.embedder["model"] == PAPER_SENT_BERT_MODEL and args.embedder["threshold"] == -0.179
+    command = script.dtg_command(args, "sent_bert", "dialogpt", "daily", tmp_path / "run.jsonl")
+    assert command[command.index("--trials") + 1] == "10" and command[command.index("--threshold") + 1] == "-0.179"
+    assert command[command.index("--metric-model") + 1] == PAPER_SENT_BERT_MODEL
+    assert not any(item.startswith(("trials", "Sent-BERT")) for item in script.settings_that_differ(args, {"daily": 1028}))
+    monkeypatch.setattr(script, "locally_available", lambda model: False)
+    args.embedder = script.sentence_embedder(args)
+    assert args.embedder["model"] == "sentence-transformers/all-MiniLM-L6-v2" and args.embedder["threshold"] == -0.1597
+    assert any(item.startswith("Sent-BERT embedder: sentence-transformers/all-MiniLM-L6-v2")
+               for item in script.settings_that_differ(args, {"daily": 1028}))
+    # the paper's embedder in a folder: named, so it must be there; the paper's threshold goes with it
+    folder = tmp_path / "bert-large-nli-stsb-mean-tokens"
+    folder.mkdir()
+    args = script.parse_args(["--dialogpt", "G", "--paper-sentence-model", str(folder), "--out-dir", str(tmp_path)])
+    assert script.sentence_embedder(args) == {"model": str(folder), "threshold": -0.179, "paper_embedder": True,
+                                              "source": SENT_BERT_THRESHOLDS[PAPER_SENT_BERT_MODEL].source}
+    args = script.parse_args(["--dialogpt", "G", "--paper-sentence-model", str(tmp_path / "nowhere"), "--out-dir", "o"])
+    with pytest.raises(SystemExit) as stop:
+        script.sentence_embedder(args)
+    assert stop.value.code == 2
+    # another embedder with no calibrated threshold: the library's fallback, listed as a difference
+    args = script.parse_args(["--dialogpt", "G", "--sentence-model", str(folder), "--out-dir", str(tmp_path)])
+    args.embedder = script.sentence_embedder(args)
+    assert args.embedder["threshold"] is None and not args.embedder["paper_embedder"]
+    assert "--threshold" not in script.dtg_command(args, "sent_bert", "dialogpt", "daily", tmp_path / "run.jsonl")
+    assert any("the library's fallback -0.179" in item for item in script.settings_that_differ(args, {"daily": 1028}))
 
 
 def test_fig2_beam_size_sweep_and_plot(tiny_gpt2_path, tiny_bart_path, tiny_roberta_yes_no_path, tmp_path):
