@@ -27,6 +27,8 @@ from dialeval.metrics.similarity_diversity import job as similarity_job
 from dialeval.metrics.vendi_score import job as vendi_job
 from dialeval.metrics.embedding_distances import job as embedding_distances_job
 from dialeval.metrics.self_repetition import job as self_repetition_job
+from dialeval.metrics.mtld import job as mtld_job
+from dialeval.metrics.mtld import mtld_scores
 from dialeval.metrics.compression_ratio import compression_ratio_scores
 from dialeval.metrics.expectation_adjusted_distinct import expectation_adjusted_distinct_scores
 from dialeval.metrics.pos_templates import pos_template_scores
@@ -286,6 +288,12 @@ METRICS: tuple[RegisteredMetric, ...] = (
                       HOMOGENIZATION_MODEL, "--homogenization-model", more_is_diverse=False),
         ),
         job_steps=homogenization_job.STEPS,
+    ),
+    RegisteredMetric(
+        "mtld", "MTLD, the measure of textual lexical diversity (McCarthy & Jarvis 2010; lexicalrichness's)",
+        ("mtld", "mtld_scores", "mtld_words"),
+        set_scorers=(SetScorer("mtld", "mtld", _model_free(mtld_scores)),),
+        job_steps=mtld_job.STEPS,
     ),
 )
 

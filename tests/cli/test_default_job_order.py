@@ -7,12 +7,12 @@ from dialeval.metrics import registry
 #: `dialeval evaluate --metric` names, in the order the job runs them and the report lists them.
 STEPS = ["lexical_diversity", "corpus_lexical_diversity", "self_bleu", "sent_bert", "bertscore", "cross_encoder", "nli",
          "vendi", "sem_ent", "response_selection", "compression_ratio", "ead", "pos_templates", "remote_clique",
-         "chamfer_distance", "self_repetition", "homogenization_rougel", "homogenization_bleu", "homogenization_bertscore"]
+         "chamfer_distance", "self_repetition", "homogenization_rougel", "homogenization_bleu", "homogenization_bertscore", "mtld"]
 #: `dialeval meta-eval --metric` names.
 SET_FIGURES = ["distinct_n", "cos_sim", "sent_bert", "bertscore", "cross_encoder", "nli", "nli_neutral", "nli_confidence",
                "vendi", "compression_ratio", "ead", "template_rate", "templates_per_token", "remote_clique",
                "chamfer_distance", "self_repetition", "homogenization_rougel", "homogenization_bleu",
-               "homogenization_bertscore"]
+               "homogenization_bertscore", "mtld"]
 
 
 def test_the_job_steps_and_their_order_are_the_ones_users_see():
