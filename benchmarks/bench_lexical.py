@@ -220,11 +220,6 @@ def load_response_sets_by_file(raw_dir: Path) -> dict[str, list[list[str]]]:
     return sets_by_file
 
 
-def load_response_sets(raw_dir: Path) -> tuple[list[list[str]], list[str]]:
-    sets_by_file = load_response_sets_by_file(raw_dir)
-    return [response_set for sets in sets_by_file.values() for response_set in sets], list(sets_by_file)
-
-
 SET_METRICS = {
     "averaged distinct-n": (
         lambda responses: tevet_averaged(tevet_distinct_ngrams, responses),

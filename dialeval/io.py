@@ -247,15 +247,6 @@ def _format_hint(path: str | Path, file_format: str) -> str:
     return f"; {what}: read it with `file_format` {guess}"
 
 
-def read_jsonl(path: str | Path) -> list[ResponseSet]:
-    """One JSON object per line with ``responses`` (list of strings) and optional ``context``
-    (a string, or a dialogue's turns as a non-empty list of strings); other keys are metadata."""
-    sets = [response_set_from_record(where, record) for where, record in iter_jsonl(path)]
-    if not sets:
-        raise ValueError(f"{path}: no response sets found")
-    return sets
-
-
 def response_columns(fieldnames: list[str], path: str | Path = "<csv>") -> list[str]:
     """``resp_i`` columns in numeric order; they must be ``resp_0 .. resp_{k-1}`` without gaps."""
     indexed = sorted((int(m.group(1)), name) for name in fieldnames if (m := _RESPONSE_COLUMN.match(name)))

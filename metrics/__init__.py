@@ -165,3 +165,25 @@ __all__ = [
     "self_repetition_per_set",
     "self_repetition_scores",
 ]
+
+
+def _export_registered_functions() -> None:
+    """Put every registered metric's public functions on this package too, so that a new metric's
+    registry entry is all it takes (the names imported above stay as they are)."""
+    import importlib
+    import inspect
+
+    from dialeval.metrics import registry
+
+    namespace = globals()
+    for metric in registry.METRICS:
+        package = importlib.import_module(f"dialeval.metrics.{metric.name}")
+        for name in metric.functions:
+            # a subpackage named as its function sits here as a module until the function replaces it
+            if name not in namespace or inspect.ismodule(namespace[name]):
+                namespace[name] = getattr(package, name)
+            if name not in __all__:
+                __all__.append(name)
+
+
+_export_registered_functions()

@@ -27,12 +27,13 @@ from dialeval.metrics.similarity_diversity import job as similarity_job
 from dialeval.metrics.vendi_score import job as vendi_job
 from dialeval.metrics.embedding_distances import job as embedding_distances_job
 from dialeval.metrics.self_repetition import job as self_repetition_job
+from dialeval.metrics.mtld import job as mtld_job
+from dialeval.metrics.mtld import mtld_scores
 from dialeval.metrics.compression_ratio import compression_ratio_scores
 from dialeval.metrics.expectation_adjusted_distinct import expectation_adjusted_distinct_scores
 from dialeval.metrics.pos_templates import pos_template_scores
 from dialeval.metrics.self_repetition import self_repetition_scores
 from dialeval.metrics.nli_diversity.nli import DEFAULT_NLI_MODEL as NLI_MODEL
-from dialeval.metrics.nli_diversity.nli import NLI_FIGURES
 from dialeval.metrics.similarity_diversity.bertscore import DEFAULT_BERTSCORE_MODEL as BERTSCORE_MODEL
 from dialeval.metrics.similarity_diversity.cross_encoder import DEFAULT_CROSS_ENCODER as CROSS_ENCODER_MODEL
 from dialeval.validation import ArgumentError
@@ -59,7 +60,6 @@ class SetScorer:
         run: computes the figures of every set (see :data:`SetRun`).
         default_model: the model used when none is given; None for a model-free figure.
         model_flag: the ``dialeval evaluate`` flag that lists its models (None: not in that job).
-        report_keys: the summary figures ``dialeval evaluate`` reports (default: ``figure`` alone).
         more_is_diverse: False for a homogeneity figure (compression ratio, homogenization, ...),
             whose correlation with a diversity parameter is negative when it works.
     """
@@ -69,12 +69,7 @@ class SetScorer:
     run: SetRun
     default_model: str | None = None
     model_flag: str | None = None
-    report_keys: tuple[str, ...] = ()
     more_is_diverse: bool = True
-
-    @property
-    def summary_keys(self) -> tuple[str, ...]:
-        return self.report_keys or (self.figure,)
 
     @property
     def needs_model(self) -> bool:
@@ -213,8 +208,7 @@ METRICS: tuple[RegisteredMetric, ...] = (
         ("nli_diversity", "nli_pair_matrices", "iter_nli_pair_matrices"),
         needs_model=True, default_model=NLI_MODEL,
         set_scorers=(
-            SetScorer("nli", "nli_diversity", _nli, NLI_MODEL, "--nli-model",
-                      (*NLI_FIGURES, "num_pairs", "num_unique_pairs", "num_truncated")),
+            SetScorer("nli", "nli_diversity", _nli, NLI_MODEL, "--nli-model"),
             SetScorer("nli_neutral", "nli_diversity_neutral", _nli, NLI_MODEL),
             SetScorer("nli_confidence", "nli_diversity_confidence", _nli, NLI_MODEL),
         ),
@@ -295,6 +289,12 @@ METRICS: tuple[RegisteredMetric, ...] = (
         ),
         job_steps=homogenization_job.STEPS,
     ),
+    RegisteredMetric(
+        "mtld", "MTLD, the measure of textual lexical diversity (McCarthy & Jarvis 2010; lexicalrichness's)",
+        ("mtld", "mtld_scores", "mtld_words"),
+        set_scorers=(SetScorer("mtld", "mtld", _model_free(mtld_scores)),),
+        job_steps=mtld_job.STEPS,
+    ),
 )
 
 BY_NAME: dict[str, RegisteredMetric] = {metric.name: metric for metric in METRICS}
@@ -321,8 +321,3 @@ def set_scorer(name: str) -> SetScorer:
 def job_option_classes() -> tuple[type, ...]:
     """The settings dataclasses of every job step, each once, in registry order."""
     return tuple(dict.fromkeys(cls for step in JOB_STEPS for cls in step.options))
-
-
-def scorers_with_flag(flag: str) -> list[SetScorer]:
-    """The figures ``dialeval evaluate`` computes for each model given with ``flag``."""
-    return [scorer for scorer in SET_SCORERS.values() if scorer.model_flag == flag]

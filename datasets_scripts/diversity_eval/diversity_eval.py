@@ -21,7 +21,8 @@ with ``<task>`` one of ``story_gen``, ``resp_gen``, ``prompt_gen``. Each config 
 ``test`` split; row order is the file's (``sample_id`` is not unique: a conTest context
 appears once per class). Responses are kept verbatim, empty strings included.
 
-The authors distribute the files as ``data.zip`` (``raw/`` and ``with_metrics/`` folders),
+The authors distribute the files as ``data.zip``
+(http://diversity-eval.s3-us-west-2.amazonaws.com/data.zip; ``raw/`` and ``with_metrics/`` folders),
 whose checksum is not published. The builder therefore downloads each CSV from a commit of
 the fork ``fabriceyhc/diversity-eval`` that holds the unzipped archive, pinned, and checks
 every file against its sha256; ``data_dir`` may point at an unzipped ``data.zip`` (or any
@@ -55,8 +56,6 @@ _DESCRIPTION = (
 )
 _HOMEPAGE = "https://github.com/GuyTevet/diversity-eval"
 _LICENSE = "MIT (Copyright (c) 2020 Guy Tevet)"
-#: The authors' archive; its sha256 is not published (see the module docstring).
-UPSTREAM_ARCHIVE_URL = "http://diversity-eval.s3-us-west-2.amazonaws.com/data.zip"
 FORK_COMMIT = "de683e4d13095c29e940ac82eda5e577673b0b53"
 _FORK_URL = f"https://raw.githubusercontent.com/fabriceyhc/diversity-eval/{FORK_COMMIT}/data/with_metrics/{{path}}"
 

@@ -54,3 +54,7 @@ class CompressionRatio(ResponsesMetric):
 
     def _compute(self, predictions, algorithm="gzip", allow_empty=False):
         return compression_ratio_scores(predictions, algorithm=algorithm, allow_empty=allow_empty)
+
+
+#: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).
+__all__ = ["CompressionRatio"]

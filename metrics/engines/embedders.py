@@ -134,11 +134,6 @@ def unit_rows(vectors: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------- transformers models
 
 
-def load_transformer(model: str, device=None, dtype: str | None = None) -> LoadedModel:
-    """``model`` as a bare encoder (hidden states only) through :func:`dialeval.hub.load_model`."""
-    return load_model(_check_model(model), "encoder", device=device, dtype=dtype)
-
-
 def load_sentence_model(model: str = DEFAULT_SENTENCE_MODEL, device=None, dtype: str | None = None):
     """A ``SentenceTransformer`` through :func:`dialeval.hub.load_model` (once per model, device, dtype)."""
     return load_model(model, "sentence_transformers", device=device, dtype=dtype).model

@@ -28,16 +28,11 @@ _ACTIVE: contextvars.ContextVar[dict | None] = contextvars.ContextVar("dialeval_
 
 
 class VectorStore:
-    """Float32 vectors of distinct texts under one encoder, appended batch by batch.
-
-    ``num_encoded`` counts the texts the encoder was run on for this store (each distinct text
-    once): what a job's "one pass per model" promise is checked against.
-    """
+    """Float32 vectors of distinct texts under one encoder, appended batch by batch."""
 
     def __init__(self) -> None:
         self._row: dict[str, int] = {}
         self._matrix: np.ndarray | None = None
-        self.num_encoded = 0
 
     def __len__(self) -> int:
         return len(self._row)
@@ -60,7 +55,6 @@ class VectorStore:
         # The first block is taken as it is: a job that encodes everything in one call holds
         # one copy of its vectors, never two.
         self._matrix = vectors if self._matrix is None else np.concatenate([self._matrix, vectors])
-        self.num_encoded += len(texts)
 
     def rows(self, texts: list[str]) -> np.ndarray:
         """Each text's row (every text must be stored)."""
@@ -99,11 +93,6 @@ def vector_store(key: Hashable) -> VectorStore:
     if stores is None:
         return VectorStore()
     return stores.setdefault(key, VectorStore())
-
-
-def encoded_counts() -> dict:
-    """Texts encoded so far in this block, per store key (empty outside a block)."""
-    return {key: store.num_encoded for key, store in (_ACTIVE.get() or {}).items()}
 
 
 def stored_vectors(key: Hashable, texts: list[str], encode: Callable[[list[str]], np.ndarray],

@@ -39,12 +39,6 @@ def ngrams(tokens: list[str], n: int) -> list[tuple[str, ...]]:
     return list(zip(*(tokens[i:] for i in range(n))))
 
 
-def distinct_ngrams_ratio(token_lists: list[list[str]], n: int) -> float:
-    """Distinct n-grams / all n-grams over a set of tokenized responses (0 if there are none)."""
-    all_ngrams = [gram for tokens in token_lists for gram in ngrams(tokens, n)]
-    return len(set(all_ngrams)) / len(all_ngrams) if all_ngrams else 0.0
-
-
 def averaged_distinct_n(
     responses: list[str], max_n: int = 5, min_n: int = 1, tokenizer="tevet", allow_empty: bool = False
 ) -> float:

@@ -44,9 +44,6 @@ from dialeval.text import get_tokenizer
 from dialeval.validation import check_response_sets
 from dialeval.validation import ArgumentError
 
-SCORES = ("averaged_distinct_n", "ngram_cosine_diversity")
-
-
 def check_orders(min_n: int, max_n: int) -> None:
     """``min_n`` and ``max_n`` are positive ints with ``min_n <= max_n``."""
     for name, value in (("min_n", min_n), ("max_n", max_n)):

@@ -31,7 +31,6 @@ from dialeval.metrics.engines.pair_scorer import PairScoringStats, load_pair_cla
 from dialeval.validation import ArgumentError, check_flag, check_response_set, check_response_sets, check_texts
 
 DEFAULT_NLI_MODEL = "FacebookAI/roberta-large-mnli"
-COMBINED_NLI_MODEL = "ynie/roberta-large-snli_mnli_fever_anli_R1_R2_R3-nli"
 
 #: The canonical class order of every probability array in this module.
 NLI_CLASSES = ("contradiction", "neutral", "entailment")

@@ -76,3 +76,7 @@ class NliDiversity(ResponsesMetric):
         check_response_sets(predictions, "predictions", min_size=2, allow_empty=allow_empty)
         return nli_diversity(predictions, model=model, batch_size=batch_size, device=device, dtype=dtype,
                              label_map=label_map, max_pairs_per_chunk=max_pairs_per_chunk, allow_empty=allow_empty)
+
+
+#: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).
+__all__ = ["NliDiversity"]

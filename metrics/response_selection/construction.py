@@ -44,7 +44,6 @@ from dialeval.validation import ArgumentError
 #: §3.2: "We retrieve 10 utterances (per question) from the repository".
 NUM_RETRIEVED = 10
 NUM_FALSE_CANDIDATES = 3
-ANNOTATORS_PER_CANDIDATE = 5
 #: §3.1: "three or more annotators".
 RULE_MIN_ANNOTATORS = 3
 #: RANDOM draws per question and trial; the first usable ones are kept (as the builder does).

@@ -118,3 +118,7 @@ class SemEnt(ResponsesMetric):
         result = sem_ent(list(predictions), clusters)
         result["clusters"] = {"embedder": clusters.embedder_identity, **clusters.settings}
         return result
+
+
+#: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).
+__all__ = ["SemEnt"]

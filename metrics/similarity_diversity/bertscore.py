@@ -119,17 +119,6 @@ def _load(model_path: str, device: str, dtype: str):
     return loaded.tokenizer, model
 
 
-def load_bertscore_model(model: str = DEFAULT_BERTSCORE_MODEL, device=None, dtype: str | None = None):
-    """``(tokenizer, encoder)`` for ``model``, loaded once per (path, device, dtype).
-
-    Raises:
-        ModelNotAvailableError: the weights are not on this machine (the message says how to get them).
-        ValueError: ``dtype`` is not one of None, 'float32', 'float16', 'bfloat16'.
-    """
-    dtype = _check_dtype(dtype)
-    return _load(resolve_model_path(model), str(resolve_device(device)), dtype)
-
-
 def _layer_list(model):
     """The BERT/RoBERTa-family layer stack that bert_score cuts, or None for other architectures."""
     import torch

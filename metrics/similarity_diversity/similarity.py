@@ -35,9 +35,6 @@ from dialeval.validation import ArgumentError
 
 SIMILARITIES = ("sent_bert", "bertscore", "cross_encoder", "ngram_cosine")
 
-#: Tevet & Berant's sent-BERT model (§6.2), for reproducing the paper where it is available.
-TEVET_SENT_BERT_MODEL = "sentence-transformers/bert-large-nli-stsb-mean-tokens"
-
 
 def default_model(similarity: str) -> str | None:
     """The model a similarity uses when none is given."""
@@ -82,15 +79,6 @@ def ngram_cosine_unit_similarity(responses: list[str], max_n: int = 5, min_n: in
     matrix += matrix.T
     np.fill_diagonal(matrix, self_similarity)
     return UnitSimilarity(matrix, unit_of_item)
-
-
-def ngram_cosine_similarity_matrix(responses: list[str], max_n: int = 5, min_n: int = 1, tokenizer="tevet") -> np.ndarray:
-    """Tevet's "cos-sim" similarity of every pair, averaged over n (diagonal 1).
-
-    The mean over n of per-order similarities reduces to the mean over n of per-order
-    diversities, so this matrix reproduces :func:`~dialeval.metrics.ngram_cosine_diversity`.
-    """
-    return ngram_cosine_unit_similarity(responses, max_n, min_n, tokenizer).full_matrix(diagonal=1.0)
 
 
 def unit_similarities(

@@ -74,3 +74,7 @@ class VendiScore(ResponsesMetric):
                  scope=None, allow_empty=False):
         return vendi_score(predictions, model=model, orders=orders, batch_size=batch_size, device=device, dtype=dtype,
                            scope=scope, allow_empty=allow_empty)
+
+
+#: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).
+__all__ = ["VendiScore"]

@@ -4,9 +4,11 @@ import json
 import pytest
 
 from dialeval.cli import main
+from dialeval.cli.evaluate_job import EvaluationOptions
 from dialeval.io import read_response_sets
 
 from conftest import REPO_ROOT
+from registry_steps import expected_figures
 
 DEMO = REPO_ROOT / "examples" / "demo_response_sets.jsonl"
 
@@ -37,9 +39,11 @@ def test_report_holds_lexical_and_semantic_figures(demo_report):
         "cross_encoder_diversity[cross-encoder/stsb-roberta-large]",
         "homogenization_bertscore[microsoft/deberta-base-mnli]",
     }
-    # the diversity package's model-free measures and EAD run by default
+    # every model-free step runs by default (the registry's, e.g. the diversity package's measures and EAD)
+    for name in expected_figures("response_set", EvaluationOptions()):
+        assert name in metrics, name
     for name in ("ead", "self_repetition", "homogenization_rougel", "homogenization_bleu"):
-        assert name in metrics and all(name in row for row in demo_report["per_set"]), name
+        assert all(name in row for row in demo_report["per_set"]), name
     assert all("hf download" in reason for reason in skipped.values())
 
 

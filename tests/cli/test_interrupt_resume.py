@@ -14,10 +14,12 @@ import time
 from pathlib import Path
 
 import pytest
+from registry_steps import expected_figures
 from test_dtg_cli import CONTEXTS
 from test_dtg_cli import _args as _dtg_args
 
 from dialeval.cli import main
+from dialeval.cli.evaluate_job import EvaluationOptions
 from dialeval.metrics.lexical_diversity import job as lexical_job
 from dialeval.cli.checkpoints import checkpoint_folder
 from dialeval.cli.safe_output import lock_path
@@ -92,8 +94,7 @@ def test_evaluate_stopped_by_sigterm_keeps_its_finished_metric_and_resume_skips_
     assert main(_evaluate_args(sets, tiny_roberta_nli_path)) == 0
     expected = json.loads((uninterrupted / "report.json").read_text(encoding="utf-8"))
     steps = list(expected["metrics"])
-    assert steps == ["lexical_diversity", "corpus_lexical_diversity", "self_bleu", f"nli_diversity[{tiny_roberta_nli_path}]",
-                     "compression_ratio", "ead", "self_repetition", "homogenization_rougel", "homogenization_bleu"]
+    assert steps == expected_figures("response_set", EvaluationOptions(), {"--nli-model": [tiny_roberta_nli_path]})
 
     report = interrupted / "report.json"
     report.write_text("an earlier report\n", encoding="utf-8")

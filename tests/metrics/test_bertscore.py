@@ -13,7 +13,6 @@ from dialeval.metrics.similarity_diversity.bertscore import (
     bertscore_diversity,
     bertscore_similarity_matrices,
     compute_bertscore_matrices,
-    load_bertscore_model,
 )
 from dialeval.metrics.engines.reduction import diversity_from_similarity_matrix
 
@@ -119,8 +118,8 @@ def test_diversity_is_the_reduction_of_the_matrix(roberta_path):
 
 
 def test_each_distinct_sentence_is_encoded_once(roberta_path):
-    _, encoder = load_bertscore_model(roberta_path, device="cpu")
-    assert load_bertscore_model(roberta_path, device="cpu")[1] is encoder
+    # the encoder the engine loads (through the one loader, cached): the hook sees its forward passes
+    _, encoder = bertscore._load(roberta_path, "cpu", "float32")
     rows = []
     handle = encoder.get_input_embeddings().register_forward_hook(lambda module, args, out: rows.append(args[0].shape[0]))
     try:
@@ -136,7 +135,7 @@ def test_each_distinct_sentence_is_encoded_once(roberta_path):
 def test_truncated_encoder_equals_hidden_state_of_full_model(roberta_path):
     import torch
 
-    tokenizer, encoder = load_bertscore_model(roberta_path, device="cpu")
+    tokenizer, encoder = bertscore._load(roberta_path, "cpu", "float32")
     inputs = tokenizer([" hi there", " a man is playing a guitar"], padding=True, return_tensors="pt")
     with torch.inference_mode():
         full = encoder(**inputs, output_hidden_states=True).hidden_states

@@ -1,5 +1,6 @@
 """Every evaluate module in the registry keeps evaluate's contract (in the spirit of evaluate's own
-tests/test_metric_common.py): one parametrized test per property, over metrics.registry.METRICS.
+tests/test_metric_common.py): one parametrized test per property, over metrics.registry.METRICS,
+each module called as its tests/metric_cases/<name>.py says (``conformance``).
 
 - compute(inputs) == add_batch in chunks + compute() == add one by one + compute();
 - a bad batch is refused naming the user's argument, an input the metric refuses is found on the
@@ -13,12 +14,10 @@ from __future__ import annotations
 import doctest
 import inspect
 import json
-import math
 import os
 import runpy
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import evaluate
@@ -27,131 +26,12 @@ import yaml
 from conftest import REPO_ROOT
 from dialeval.metrics import registry
 from evaluate_hub_names import published_names_load_locally
-
-SETS = [
-    ["I went hiking in the hills.", "I fixed the kitchen sink.", "We ate seafood on the coast."],
-    ["Not much.", "Not much, you?", "Not much really."],
-    ["I love cats.", "I hate cats.", "Cats are fine."],
-    ["Pizza tonight?", "Sure, pizza.", "No, sushi!", "Maybe pasta."],
-    ["It is raining.", "So sunny today."],
-]
-CORPUS = ["I love pizza.", "Sushi for dinner!", "Pasta tonight?", "It is raining.", "So sunny today.", "A storm is coming."]
-
-
-@dataclass
-class Case:
-    """How the conformance tests call one module."""
-
-    inputs: dict[str, list]
-    options: dict = field(default_factory=dict)
-    #: one batch evaluate would stringify or mis-store, and the error naming the user's argument
-    bad_batch: dict[str, list] = field(default_factory=dict)
-    bad_batch_error: str = ""
-    #: the error ``add`` gives for bad_batch's second input (naming ``prediction``, ``reference`` for add)
-    bad_add_error: str = ""
-    #: inputs the metric refuses once gathered (after ``inputs``), options for that compute, the error
-    refused: dict[str, list] | None = None
-    refused_options: dict | None = None
-    refused_error: str = ""
-    #: the function _compute wraps, whose defaults its options must keep (but for ``own_meaning``)
-    wraps: object = None
-    own_meaning: tuple[str, ...] = ()
+from metric_cases import CORPUS, SETS, Case, cases_of
 
 
 def _case(name: str, request) -> Case:
-    from dialeval.metrics.compression_ratio import compression_ratio_scores
-    from dialeval.metrics.diversity_meta_eval.statistics import diversity_meta_evaluation
-    from dialeval.metrics.nbest_contradiction.certainty_variety import nbest_contradiction
-    from dialeval.metrics.nli_diversity.nli import nli_diversity
-    from dialeval.metrics.response_selection.selection import response_selection
-    from dialeval.metrics.sem_ent.clusters import SemanticClusters
-    from dialeval.metrics.similarity_diversity.similarity import similarity_diversity
-    from dialeval.metrics.vendi_score.vendi import vendi_score
-
-    nested_number = {"predictions": [["a b", "c d"], ["e f", 3]]}
-    nested_error, nested_add_error = r"`predictions\[1\]\[1\]` must be a string", r"`prediction\[1\]` must be a string"
-    one_response = {"predictions": [["only one response"]]}
-    one_response_error = r"`predictions\[5\]` must hold at least 2 responses"
-    sets_case = {"inputs": {"predictions": SETS}, "bad_batch": nested_number, "bad_batch_error": nested_error,
-                 "bad_add_error": nested_add_error}
-    if name == "lexical_diversity":
-        from dialeval.metrics.lexical_diversity.by_scope import set_lexical_diversity
-
-        return Case(**sets_case, refused=one_response, refused_error=one_response_error, wraps=set_lexical_diversity)
-    if name == "compression_ratio":
-        return Case(**sets_case, refused={"predictions": [["fine", ""]]}, refused_error=r"`predictions\[5\]\[1\]` is an empty string",
-                    wraps=compression_ratio_scores)
-    if name == "expectation_adjusted_distinct":
-        from dialeval.metrics.expectation_adjusted_distinct import expectation_adjusted_distinct_scores
-
-        return Case(**sets_case, refused={"predictions": [["fine", ""]]}, refused_error=r"`predictions\[5\]\[1\]` is an empty string",
-                    wraps=expectation_adjusted_distinct_scores)
-    if name == "vendi_score":
-        return Case(**sets_case, refused={"predictions": [["fine", ""]]}, refused_error=r"`predictions\[5\]\[1\]` is an empty string",
-                    wraps=vendi_score)
-    if name == "similarity_diversity":
-        return Case(**sets_case, refused=one_response, refused_error=one_response_error, wraps=similarity_diversity)
-    if name == "nli_diversity":
-        return Case(**sets_case, options={"model": request.getfixturevalue("tiny_roberta_nli_path"), "device": "cpu"},
-                    refused=one_response, refused_error=one_response_error, wraps=nli_diversity)
-    if name == "sem_ent":
-        return Case(inputs={"predictions": ["Pizza again?", "More rain today.", "Sushi!", "A storm."]},
-                    options={"references": CORPUS, "num_clusters": 2},
-                    bad_batch={"predictions": ["fine", ["nested"]]},
-                    bad_batch_error=r"`predictions\[1\]` must be a string: `predictions` is a flat list",
-                    bad_add_error="`prediction` must be a string",
-                    refused={"predictions": ["fine"]}, refused_options={"num_clusters": 2},
-                    refused_error="`references` is required", wraps=SemanticClusters.fit,
-                    # the module's `embedder` names the kind to load; fit's is the loaded embedder
-                    own_meaning=("embedder",))
-    if name == "diversity_meta_eval":
-        return Case(inputs={"predictions": [0.1, 0.4, 0.35, 0.8, 0.5, 0.9], "references": [0, 0, 1, 1, 0, 1]},
-                    bad_batch={"predictions": [0.1, "0.4"], "references": [0, 1]},
-                    bad_batch_error=r"`predictions\[1\]` must be a number", bad_add_error="`prediction` must be a number",
-                    refused={"predictions": [math.nan], "references": [1]}, refused_error=r"`predictions\[6\]` must be a finite number",
-                    wraps=diversity_meta_evaluation)
-    if name == "response_selection":
-        return Case(inputs={"contexts": [["Do you have a car?"], "Where do you live?", ["Hi!", "Hello, how are you?"]],
-                            "candidates": [["Yes, a red one.", "I play tennis."], ["In Osaka.", "Blue.", "Never."],
-                                           ["Fine, thanks.", "A car."]],
-                            "labels": [0, 0, 1]},
-                    options={"model": request.getfixturevalue("tiny_gpt2_path"), "device": "cpu"},
-                    bad_batch={"contexts": ["Hi", ["Hey", ["nested"]]], "candidates": [["a", "b"], ["c", "d"]], "labels": [0, 1]},
-                    bad_batch_error=r"`contexts\[1\]\[1\]` must be a non-empty string",
-                    bad_add_error=r"`contexts\[1\]` must be a non-empty string",
-                    refused={"contexts": ["Fine?"], "candidates": [["Yes.", "No."]], "labels": [0]}, refused_options={},
-                    refused_error="`model` is required", wraps=response_selection)
-    if name == "nbest_contradiction":
-        return Case(inputs={"predictions": [["Yes, I am.", "No."], ["No, never.", "No!"], ["Yes.", "Yeah."], ["No."]],
-                            "references": ["yes", "no", "no", "no"]},
-                    options={"classifier": request.getfixturevalue("tiny_roberta_yes_no_path"), "device": "cpu"},
-                    bad_batch={"predictions": [["Yes."], "No."], "references": ["yes", "no"]},
-                    bad_batch_error=r"`predictions\[1\]` must be a list of strings",
-                    bad_add_error="`prediction` must be a list of strings",
-                    refused={"predictions": [["Maybe."]], "references": ["perhaps"]},
-                    refused_error=r"`references\[4\]` must be 'yes' or 'no'", wraps=nbest_contradiction)
-    if name == "pos_templates":
-        from dialeval.metrics.pos_templates import pos_template_scores
-        from pos_tagging_fixtures import lexicon_tagger, regex_sentence_splitter
-
-        return Case(**sets_case, options={"tagger": lexicon_tagger, "sentence_splitter": regex_sentence_splitter},
-                    refused={"predictions": [["fine", ""]]}, refused_error=r"`predictions\[5\]\[1\]` is an empty string",
-                    wraps=pos_template_scores)
-    if name == "embedding_distances":
-        from dialeval.metrics.embedding_distances.distances import embedding_distances
-
-        return Case(**sets_case, options={"model": request.getfixturevalue("tiny_roberta_nli_path"), "device": "cpu"},
-                    refused=one_response, refused_error=one_response_error, wraps=embedding_distances)
-    if name == "self_repetition":
-        from dialeval.metrics.self_repetition import self_repetition_scores
-
-        return Case(**sets_case, refused={"predictions": [["fine", ""]]}, refused_error=r"`predictions\[5\]\[1\]` is an empty string",
-                    wraps=self_repetition_scores)
-    if name == "homogenization":
-        from dialeval.metrics.homogenization import homogenization_score
-
-        return Case(**sets_case, refused=one_response, refused_error=one_response_error, wraps=homogenization_score)
-    raise AssertionError(f"no conformance case for the registered metric {name!r}: add one to _case")
+    """The module's case, from its tests/metric_cases/<name>.py (found through the registry)."""
+    return cases_of(name).conformance(request.getfixturevalue)
 
 
 @pytest.fixture(params=registry.METRICS, ids=lambda metric: metric.name)

@@ -20,7 +20,7 @@ from dialeval.metrics import (
     similarity_to_diversity,
 )
 from dialeval.metrics.similarity_diversity.similarity import (
-    ngram_cosine_similarity_matrix,
+    ngram_cosine_unit_similarity,
     similarity_diversity,
 )
 
@@ -271,9 +271,9 @@ def _old_similarity_matrix(responses, max_n=5, min_n=1):
 def test_similarity_matrix_equal_to_before_with_and_without_repeats(seed):
     for repeats in (False, True):
         for responses in _random_sets(seed, 40, repeats=repeats):
-            np.testing.assert_array_equal(ngram_cosine_similarity_matrix(responses), _old_similarity_matrix(responses))
+            np.testing.assert_array_equal(ngram_cosine_unit_similarity(responses).full_matrix(diagonal=1.0), _old_similarity_matrix(responses))
     responses = ["a b", "a b.", "a b c", "..", "...", "a b"]  # "a b." and "a b" tokenize alike
-    np.testing.assert_array_equal(ngram_cosine_similarity_matrix(responses, 3, 2), _old_similarity_matrix(responses, 3, 2))
+    np.testing.assert_array_equal(ngram_cosine_unit_similarity(responses, 3, 2).full_matrix(diagonal=1.0), _old_similarity_matrix(responses, 3, 2))
 
 
 def test_similarity_diversity_ngram_cosine_on_many_repeats():

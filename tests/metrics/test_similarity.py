@@ -7,7 +7,7 @@ import pytest
 from dialeval.metrics import ngram_cosine_diversity, sent_bert_diversity
 from dialeval.metrics.similarity_diversity.cross_encoder import cross_encoder_activation, cross_encoder_similarity_matrices
 from dialeval.metrics.engines.pair_scorer import PairScoringStats
-from dialeval.metrics.similarity_diversity.similarity import ngram_cosine_similarity_matrix, similarity_diversity, similarity_matrices
+from dialeval.metrics.similarity_diversity.similarity import ngram_cosine_unit_similarity, similarity_diversity, similarity_matrices
 from dialeval.hub import ModelNotAvailableError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -19,7 +19,7 @@ SETS = [
 
 def test_ngram_cosine_matrix_reproduces_tevet_cos_sim():
     for responses in SETS + [["a b c d e f", "a b c x y z", "q r s"]]:
-        matrix = ngram_cosine_similarity_matrix(responses)
+        matrix = ngram_cosine_unit_similarity(responses).full_matrix(diagonal=1.0)
         assert np.allclose(matrix, matrix.T)
         expected = ngram_cosine_diversity(responses)
         assert similarity_diversity([responses], "ngram_cosine")["similarity_diversity"] == pytest.approx(expected, abs=1e-12)

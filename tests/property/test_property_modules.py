@@ -5,8 +5,8 @@ For each registered module: arbitrary inputs (valid ones, and valid ones with on
 replaced by junk, a bare string, nested junk or a list one item short) give a result or a
 ValueError / TypeError, nothing else; every figure of a result is finite and in its range; and
 ``compute(inputs)`` equals ``add_batch`` in chunks + ``compute()`` and ``add`` one by one +
-``compute()``, also after a refused batch. A registered module without an entry in ``MODULES``
-fails ``test_every_registered_module_has_a_property_entry``.
+``compute()``, also after a refused batch. Each module's input strategy, options and figure
+ranges come from its tests/metric_cases/<name>.py (``module_property``), found through the registry.
 """
 from __future__ import annotations
 
@@ -15,95 +15,20 @@ import math
 import uuid
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 import evaluate
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pos_tagging_fixtures import lexicon_tagger, regex_sentence_splitter
-from property_support import covers, junk, nonblank_text, outcome, refused, response_sets, text, within
+from metric_cases import CORPUS, ModuleEntry, cases_of
+from property_support import covers, junk, outcome, refused, text, within
 
 from dialeval.metrics import registry
 
-CORPUS = ["I love pizza.", "Sushi for dinner!", "Pasta tonight?", "It is raining.", "So sunny today.", "A storm is coming."]
-SETS = response_sets(max_size=4, max_sets=4)
-CORPUS_TEXTS = st.lists(nonblank_text, min_size=1, max_size=6)
-
-
-@dataclass
-class ModuleEntry:
-    """How the properties call one module: a strategy of valid inputs (one list per feature), the
-    options every compute gets (a model fixture's path by name), and the divisor of the profile's
-    example count (model-backed modules run a forward pass per example)."""
-
-    inputs: st.SearchStrategy
-    options: dict = field(default_factory=dict)
-    fixtures: dict[str, str] = field(default_factory=dict)
-    divisor: int = 1
-    floor: int = 3
-    #: figures documented as NaN in some cases (with a warning)
-    nan_ok: tuple[str, ...] = ()
-
-
-def _meta_inputs():
-    size = st.integers(2, 8)
-    return size.flatmap(lambda n: st.fixed_dictionaries({
-        "predictions": st.lists(st.floats(-5, 5), min_size=n, max_size=n),
-        "references": st.one_of(st.lists(st.sampled_from([0, 1]), min_size=n, max_size=n),
-                                st.lists(st.floats(0, 2), min_size=n, max_size=n)),
-    }))
-
-
-def _selection_inputs():
-    return st.lists(st.tuples(st.one_of(nonblank_text, st.lists(nonblank_text, min_size=1, max_size=2)),
-                              st.lists(nonblank_text, min_size=2, max_size=3), st.integers(0, 1)), min_size=1, max_size=3).map(
-        lambda items: {"contexts": [c for c, _, _ in items], "candidates": [o for _, o, _ in items], "labels": [label for _, _, label in items]})
-
-
-def _nbest_inputs():
-    return st.lists(st.tuples(st.lists(nonblank_text, min_size=1, max_size=3), st.sampled_from(["yes", "no"])), min_size=1, max_size=3).map(
-        lambda items: {"predictions": [p for p, _ in items], "references": [r for _, r in items]})
-
-
-MODULES: dict[str, ModuleEntry] = {
-    "lexical_diversity": ModuleEntry(st.one_of(SETS, CORPUS_TEXTS).map(lambda p: {"predictions": p})),
-    "compression_ratio": ModuleEntry(st.one_of(SETS, CORPUS_TEXTS).map(lambda p: {"predictions": p})),
-    "expectation_adjusted_distinct": ModuleEntry(st.one_of(SETS, CORPUS_TEXTS).map(lambda p: {"predictions": p})),
-    "homogenization": ModuleEntry(st.one_of(SETS, CORPUS_TEXTS).map(lambda p: {"predictions": p})),
-    # rho and r are NaN for a constant side, with scipy's ConstantInputWarning saying so
-    "diversity_meta_eval": ModuleEntry(_meta_inputs(), nan_ok=("spearman", "spearman_pvalue", "pearson", "pearson_pvalue")),
-    "similarity_diversity": ModuleEntry(SETS.map(lambda p: {"predictions": p}), options={"device": "cpu"},
-                                        fixtures={"model": "tiny_roberta_nli_path"}, divisor=5),
-    "vendi_score": ModuleEntry(st.one_of(SETS, CORPUS_TEXTS).map(lambda p: {"predictions": p}), options={"device": "cpu"},
-                               fixtures={"model": "tiny_roberta_nli_path"}, divisor=5),
-    "nli_diversity": ModuleEntry(SETS.map(lambda p: {"predictions": p}), options={"device": "cpu"},
-                                 fixtures={"model": "tiny_roberta_nli_path"}, divisor=5),
-    "sem_ent": ModuleEntry(st.lists(nonblank_text, min_size=1, max_size=5).map(lambda p: {"predictions": p}),
-                           # clusters fitted once on the tiny encoder (fitting per compute is the conformance test's)
-                           options={"device": "cpu"}, fixtures={"clusters": "tiny_clusters_dir"}, divisor=5),
-    "response_selection": ModuleEntry(_selection_inputs(), options={"device": "cpu"}, fixtures={"model": "tiny_gpt2_path"}, divisor=5),
-    "nbest_contradiction": ModuleEntry(_nbest_inputs(), options={"device": "cpu"}, fixtures={"classifier": "tiny_roberta_yes_no_path"},
-                                       divisor=5, nan_ok=("certainty", "variety")),
-    "pos_templates": ModuleEntry(st.one_of(SETS, CORPUS_TEXTS).map(lambda p: {"predictions": p}),
-                                 options={"tagger": lexicon_tagger, "sentence_splitter": regex_sentence_splitter}),
-}
-
-MODULES.update({
-    "embedding_distances": ModuleEntry(st.one_of(SETS, st.lists(nonblank_text, min_size=2, max_size=6)).map(lambda p: {"predictions": p}),
-                                       options={"device": "cpu"}, fixtures={"model": "tiny_roberta_nli_path"}, divisor=5),
-    "self_repetition": ModuleEntry(st.one_of(SETS, CORPUS_TEXTS).map(lambda p: {"predictions": p})),
-})
-
+#: Each registered module's entry, from its tests/metric_cases/<name>.py (``module_property``).
+MODULES: dict[str, ModuleEntry] = {metric.name: cases_of(metric.name).module_property() for metric in registry.METRICS}
 #: Documented ranges of the figures the modules report, by key (the cards' "Output Values").
-RANGES: dict[str, tuple[float, float]] = {
-    "averaged_distinct_n": (0, 1), "ngram_cosine_diversity": (-1, 0), "lf": (0, 1), "self_bleu": (0, 1),
-    "certainty": (0, 1), "variety": (0, 1), "accuracy": (0, 1), "oca": (0.5, 1), "spearman": (-1, 1), "pearson": (-1, 1),
-    "spearman_pvalue": (0, 1), "pearson_pvalue": (0, 1), "similarity_diversity": (-1, 1),
-    "template_rate": (0, 1), "templates_per_token": (0, math.inf),
-}
-RANGES.update({"remote_clique": (0, 2), "chamfer_distance": (0, 2), "self_repetition": (0, math.inf)})
-RANGES["homogenization"] = (0, 1)
+RANGES: dict[str, tuple[float, float]] = {key: span for entry in MODULES.values() for key, span in entry.ranges.items()}
 
 
 #: Argument names of the functions the modules wrap, which a module user never passes.
@@ -186,10 +111,6 @@ def _options(entry: ModuleEntry, request) -> dict:
 @pytest.fixture(params=[metric.name for metric in registry.METRICS])
 def name(request):
     return request.param
-
-
-def test_every_registered_module_has_a_property_entry():
-    assert sorted(MODULES) == sorted(metric.name for metric in registry.METRICS), "add the new module to MODULES"
 
 
 @covers(*(f"module:{metric.name}" for metric in registry.METRICS))

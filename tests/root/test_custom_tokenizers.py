@@ -10,10 +10,11 @@ from importlib import import_module
 
 import pytest
 
+from metric_cases import TOKENIZER_TEXTS as TEXTS, cases_of
+
 from dialeval.metrics import registry
 from dialeval.text import CheckedTokenizer, get_tokenizer
 
-TEXTS = ["a b c", "d e f", "g h"]
 
 
 def returns_a_string(text):
@@ -41,31 +42,11 @@ JUNK = {
 }
 
 
-def _sets():
-    return [TEXTS[:2], TEXTS[1:]]
-
-
-#: Every public function that takes ``tokenizer=`` (found in the registry by its signature):
-#: how to call it with the tokenizer, and the argument (with its index) a bad output of the
-#: tokenizer on "a b c" (resp. "g h") must name.
-CALLS = {
-    "set_lexical_diversity": (lambda m, t: m.set_lexical_diversity(_sets(), tokenizer=t), "response_sets[0][0]", "response_sets[1][1]"),
-    "lexical_diversity": (lambda m, t: m.lexical_diversity(_sets(), tokenizer=t), "predictions[0][0]", "predictions[1][1]"),
-    "averaged_distinct_n": (lambda m, t: m.averaged_distinct_n(TEXTS, tokenizer=t), "responses[0]", "responses[2]"),
-    "ngram_cosine_diversity": (lambda m, t: m.ngram_cosine_diversity(TEXTS, tokenizer=t), "responses[0]", "responses[2]"),
-    "distinct_n": (lambda m, t: m.distinct_n(TEXTS, tokenizer=t), "responses[0]", "responses[2]"),
-    "entropy_n": (lambda m, t: m.entropy_n(TEXTS, tokenizer=t), "responses[0]", "responses[2]"),
-    "lf": (lambda m, t: m.lf(TEXTS, reference=["x y"], tokenizer=t), "responses[0]", "responses[2]"),
-    "self_bleu": (lambda m, t: m.self_bleu(TEXTS, tokenizer=t), "responses[0]", "responses[2]"),
-    "similarity_diversity": (lambda m, t: m.similarity_diversity(_sets(), "ngram_cosine", tokenizer=t), "responses[0]",
-                             "responses[1]"),
-    "similarity_matrices": (lambda m, t: m.similarity_matrices(_sets(), "ngram_cosine", tokenizer=t), "responses[0]",
-                            "responses[1]"),
-    "expectation_adjusted_distinct": (lambda m, t: m.expectation_adjusted_distinct(TEXTS, tokenizer=t), "responses[0]",
-                                      "responses[2]"),
-    "expectation_adjusted_distinct_scores": (lambda m, t: m.expectation_adjusted_distinct_scores(TEXTS, tokenizer=t),
-                                             "responses[0]", "responses[2]"),
-}
+#: Every public function that takes ``tokenizer=`` (found in the registry by its signature): how
+#: to call it with the tokenizer, and the argument (with its index) a bad output of the tokenizer
+#: on "a b c" (resp. "g h") must name, from its metric's tests/metric_cases/<name>.py (``TOKENIZER_CALLS``).
+CALLS = {function: call for metric in registry.METRICS
+         for function, call in getattr(cases_of(metric.name), "TOKENIZER_CALLS", {}).items()}
 
 
 def _functions_taking_a_tokenizer():

@@ -49,13 +49,13 @@ def test_one_load_per_path_kind_device_dtype(tiny_gpt2_path, tiny_bart_path):
 
 def test_every_engine_shares_the_one_loader(tiny_roberta_nli_path, tiny_gpt2_path):
     from dialeval.hub import load_model
-    from dialeval.metrics.engines.embedders import load_transformer
+    from dialeval.metrics.engines.embedders import MeanPoolingEmbedder
     from dialeval.metrics.engines.lm_scorer import load_language_model
     from dialeval.metrics.engines.pair_scorer import load_pair_classifier
 
     assert load_pair_classifier(tiny_roberta_nli_path, device="cpu") is load_model(tiny_roberta_nli_path, "sequence_classification", "cpu")
     assert load_language_model(tiny_gpt2_path, device="cpu") is load_model(tiny_gpt2_path, "language_model", "cpu")
-    assert load_transformer(tiny_gpt2_path, device="cpu") is load_model(tiny_gpt2_path, "encoder", "cpu")
+    assert MeanPoolingEmbedder(tiny_gpt2_path, max_length=16, device="cpu").loaded is load_model(tiny_gpt2_path, "encoder", "cpu")
 
 
 def test_bad_kind_and_dtype_name_the_argument(tiny_gpt2_path):

@@ -7,134 +7,23 @@ from __future__ import annotations
 
 import re
 import uuid
-from types import SimpleNamespace
-from importlib import import_module
 
 import evaluate
 import pytest
-from pos_tagging_fixtures import lexicon_tagger, regex_sentence_splitter
+from metric_cases import BAD_TEXT, cases_of
 
 from dialeval import io
 from dialeval.metrics import registry
 from dialeval.validation import check_response_set, check_unicode_text, lone_surrogate
 
-BAD = "ok \ud800 x"  # the surrogate at character 3
+BAD = BAD_TEXT  # the surrogate at character 3
 REFUSAL = r"holds a lone surrogate \(U\+D800\) at character 3: not valid Unicode"
-POS = {"tagger": lexicon_tagger, "sentence_splitter": regex_sentence_splitter}
 
 
 def _bad_at(argument: str | tuple[str, ...]) -> str:
     """The refusal naming ``argument`` (with its indices; a tuple: any of them)."""
     names = argument if isinstance(argument, tuple) else (argument,)
     return "(" + "|".join(re.escape(f"`{name}`") for name in names) + ") " + REFUSAL
-
-
-def _clusters(nli):
-    from dialeval.metrics.engines.embedders import load_embedder
-    from dialeval.metrics.sem_ent import SemanticClusters
-
-    embedder = load_embedder("mean_pooling", nli, max_length=64, device="cpu")
-    return SemanticClusters.fit(["a b", "c d", "e f", "g h"], embedder, num_clusters=2, n_init=1)
-
-
-def _cases(m):
-    """``{metric: {function: (call, argument)}}``: each public function called with ``BAD`` in
-    one text argument, and the argument its error must name. ``m`` gives a fixture by name.
-    Functions that take no text are listed with None."""
-    # the subpackages, by name (dialeval.metrics re-exports functions of the same names)
-    p = SimpleNamespace(**{metric.name: import_module(f"dialeval.metrics.{metric.name}") for metric in registry.METRICS})
-    lex, sim, ead, pos, hom = p.lexical_diversity, p.similarity_diversity, p.expectation_adjusted_distinct, p.pos_templates, p.homogenization
-    sets = [["a b", BAD]]
-    corpus = ["a b", BAD]
-    return {
-        "lexical_diversity": {
-            "lexical_diversity": (lambda: lex.lexical_diversity(sets), "predictions[0][1]"),
-            "set_lexical_diversity": (lambda: lex.set_lexical_diversity(sets), "response_sets[0][1]"),
-            "corpus_lexical_diversity": (lambda: lex.corpus_lexical_diversity(corpus), "responses[1]"),
-            "averaged_distinct_n": (lambda: lex.averaged_distinct_n(corpus), "responses[1]"),
-            "ngram_cosine_diversity": (lambda: lex.ngram_cosine_diversity(corpus), "responses[1]"),
-            "distinct_n": (lambda: lex.distinct_n(corpus), "responses[1]"),
-            "entropy_n": (lambda: lex.entropy_n(corpus), "responses[1]"),
-            "lf": (lambda: lex.lf(["a b"], reference=corpus), "reference[1]"),
-            "self_bleu": (lambda: lex.self_bleu(corpus), "responses[1]"),
-        },
-        "similarity_diversity": {
-            "similarity_diversity": (lambda: sim.similarity_diversity(sets, "sent_bert", m("tiny_roberta_nli_path"), device="cpu"),
-                                     "response_sets[0][1]"),
-            "sent_bert_diversity": (lambda: sim.sent_bert_diversity(sets, m("tiny_roberta_nli_path"), device="cpu"),
-                                    "response_sets[0][1]"),
-            "bertscore_diversity": (lambda: sim.bertscore_diversity(sets, m("tiny_roberta_nli_path"), rescale_with_baseline=False,
-                                                                    device="cpu"), "response_sets[0][1]"),
-            "similarity_matrices": (lambda: sim.similarity_matrices(sets, "cross_encoder", m("tiny_cross_encoder_path"), device="cpu"),
-                                    "response_sets[0][1]"),
-        },
-        "nli_diversity": {
-            "nli_diversity": (lambda: p.nli_diversity.nli_diversity(sets, m("tiny_roberta_nli_path"), device="cpu"), "response_sets[0][1]"),
-            "nli_pair_matrices": (lambda: p.nli_diversity.nli_pair_matrices(sets, model=m("tiny_roberta_nli_path"), device="cpu"),
-                                  "response_sets[0][1]"),
-            "iter_nli_pair_matrices": (lambda: list(p.nli_diversity.iter_nli_pair_matrices(
-                sets, p.nli_diversity.NLIScorer(m("tiny_roberta_nli_path"), device="cpu"))), "response_sets[0][1]"),
-        },
-        "vendi_score": {
-            "vendi_score": (lambda: p.vendi_score.vendi_score(corpus, m("tiny_roberta_nli_path"), device="cpu"), "predictions[1]"),
-            "vendi_score_from_embeddings": None,
-            "vendi_score_from_kernel": None,
-        },
-        "sem_ent": {
-            "sem_ent": (lambda: p.sem_ent.sem_ent(corpus, _clusters(m("tiny_roberta_nli_path"))), "texts[1]"),
-            "SemanticClusters": (lambda: p.sem_ent.SemanticClusters.fit(
-                ["a b", "c d", BAD], import_module("dialeval.metrics.engines.embedders").load_embedder(
-                    "mean_pooling", m("tiny_roberta_nli_path"), device="cpu"), num_clusters=2), "reference_texts[2]"),
-        },
-        "diversity_meta_eval": {name: None for name in registry.get("diversity_meta_eval").functions},
-        "response_selection": {
-            "response_selection": (lambda: p.response_selection.response_selection([BAD], [["a b", "c d"]], [0], m("tiny_gpt2_path"),
-                                                                                  device="cpu"), "contexts[0]"),
-            "system_ranking_correlation": None,
-            "random_protocol_correlation": None,
-        },
-        "nbest_contradiction": {
-            "nbest_contradiction": (lambda: p.nbest_contradiction.nbest_contradiction(
-                [["yes", BAD]], ["yes"], m("tiny_roberta_yes_no_path"), device="cpu"), "predictions[0][1]"),
-            "certainty_variety": None,  # labels 'yes' / 'no' / ... only: anything else is refused as not a label
-        },
-        "compression_ratio": {
-            "compression_ratio": (lambda: p.compression_ratio.compression_ratio(corpus), "texts[1]"),
-            "compression_ratio_per_set": (lambda: p.compression_ratio.compression_ratio_per_set(sets), "response_sets[0][1]"),
-        },
-        "expectation_adjusted_distinct": {
-            "expectation_adjusted_distinct": (lambda: ead.expectation_adjusted_distinct(["a b"], vocab_size=None, vocab_texts=corpus),
-                                              "vocab_texts[1]"),
-            "expectation_adjusted_distinct_scores": (lambda: ead.expectation_adjusted_distinct_scores(sets), "predictions[0][1]"),
-            "expected_distinct": None,
-        },
-        "pos_templates": {
-            "template_rate": (lambda: pos.template_rate(corpus, **POS), "texts[1]"),
-            "templates_per_token": (lambda: pos.templates_per_token(corpus, **POS), "texts[1]"),
-            "extract_templates": (lambda: pos.extract_templates(corpus, **POS), "texts[1]"),
-            "pos_template_scores": (lambda: pos.pos_template_scores(sets, **POS), "predictions[0][1]"),
-        },
-        "embedding_distances": {
-            "embedding_distances": (lambda: p.embedding_distances.embedding_distances(sets, m("tiny_roberta_nli_path"), device="cpu"),
-                                    "predictions[0][1]"),
-            "remote_clique": (lambda: p.embedding_distances.remote_clique(corpus, m("tiny_roberta_nli_path"), device="cpu"), "texts[1]"),
-            "chamfer_distance": (lambda: p.embedding_distances.chamfer_distance(corpus, m("tiny_roberta_nli_path"), device="cpu"),
-                                 "texts[1]"),
-            "remote_clique_from_embeddings": None,
-            "chamfer_distance_from_embeddings": None,
-        },
-        "self_repetition": {
-            "self_repetition": (lambda: p.self_repetition.self_repetition(corpus), "texts[1]"),
-            "self_repetition_per_set": (lambda: p.self_repetition.self_repetition_per_set(sets), "response_sets[0][1]"),
-            "self_repetition_scores": (lambda: p.self_repetition.self_repetition_scores(sets), "predictions[0][1]"),
-        },
-        "homogenization": {
-            "homogenization": (lambda: hom.homogenization(corpus), "texts[1]"),
-            "homogenization_per_set": (lambda: hom.homogenization_per_set(sets), "response_sets[0][1]"),
-            "homogenization_score": (lambda: hom.homogenization_score(sets, measure="bertscore", model=m("tiny_roberta_nli_path"),
-                                                                     device="cpu"), "predictions[0][1]"),
-        },
-    }
 
 
 def test_the_helpers_find_the_first_surrogate_and_name_the_argument():
@@ -148,10 +37,10 @@ def test_the_helpers_find_the_first_surrogate_and_name_the_argument():
 
 @pytest.mark.parametrize("metric", [metric.name for metric in registry.METRICS])
 def test_every_public_function_of_every_metric_refuses_a_lone_surrogate_by_argument(metric, request):
-    cases = _cases(request.getfixturevalue)
-    assert metric in cases, f"add the registered metric {metric!r} to _cases"
-    assert sorted(cases[metric]) == sorted(registry.get(metric).functions), "every public function needs a case (None: takes no text)"
-    for function, case in cases[metric].items():
+    """Each function called as the metric's tests/metric_cases/<name>.py says (``lone_surrogate_calls``)."""
+    calls = cases_of(metric).lone_surrogate_calls(request.getfixturevalue, BAD)
+    assert sorted(calls) == sorted(registry.get(metric).functions), "every public function needs a case (None: takes no text)"
+    for function, case in calls.items():
         if case is None:
             continue
         call, argument = case
@@ -159,35 +48,14 @@ def test_every_public_function_of_every_metric_refuses_a_lone_surrogate_by_argum
             call()
 
 
-#: Each registered module's inputs with ``BAD`` in one text, and the module argument its error names.
-MODULE_INPUTS = {
-    "lexical_diversity": ({"predictions": [["a b", BAD]]}, {}, "predictions[0][1]"),
-    "compression_ratio": ({"predictions": ["a b", BAD]}, {}, "predictions[1]"),
-    "expectation_adjusted_distinct": ({"predictions": ["a b", BAD]}, {}, "predictions[1]"),
-    "homogenization": ({"predictions": [["a b", BAD]]}, {}, "predictions[0][1]"),
-    "self_repetition": ({"predictions": ["a b", BAD]}, {}, "predictions[1]"),
-    "pos_templates": ({"predictions": ["a b", BAD]}, POS, "predictions[1]"),
-    "similarity_diversity": ({"predictions": [["a b", BAD]]}, {"device": "cpu", "model": "tiny_roberta_nli_path"}, "predictions[0][1]"),
-    "vendi_score": ({"predictions": ["a b", BAD]}, {"device": "cpu", "model": "tiny_roberta_nli_path"}, "predictions[1]"),
-    "nli_diversity": ({"predictions": [["a b", BAD]]}, {"device": "cpu", "model": "tiny_roberta_nli_path"}, "predictions[0][1]"),
-    "embedding_distances": ({"predictions": ["a b", BAD]}, {"device": "cpu", "model": "tiny_roberta_nli_path"}, "predictions[1]"),
-    "sem_ent": ({"predictions": ["a b", BAD]}, {"device": "cpu", "embedder": "mean_pooling", "embedder_model": "tiny_roberta_nli_path",
-                                                "references": ["a b", "c d", "e f"], "num_clusters": 2, "n_init": 1}, "predictions[1]"),
-    "response_selection": ({"contexts": ["a b"], "candidates": [["c d", BAD]], "labels": [0]}, {"device": "cpu", "model": "tiny_gpt2_path"},
-                           "candidates[0][1]"),
-    "nbest_contradiction": ({"predictions": [["yes", BAD]], "references": ["yes"]}, {"device": "cpu", "classifier": "tiny_roberta_yes_no_path"},
-                            "predictions[0][1]"),
-}
-#: Modules that take no text.
-TEXT_FREE_MODULES = {"diversity_meta_eval"}
-
-
 @pytest.mark.parametrize("metric", [metric.name for metric in registry.METRICS])
 def test_every_evaluate_module_refuses_a_lone_surrogate_when_the_batch_is_added(metric, request, tmp_path):
-    if metric in TEXT_FREE_MODULES:
+    """The module's inputs with ``BAD`` in one text (``LONE_SURROGATE_MODULE`` of its case module;
+    None: it takes no text), and the module argument its error names."""
+    case = cases_of(metric).LONE_SURROGATE_MODULE
+    if case is None:
         return
-    assert metric in MODULE_INPUTS, f"add the registered module {metric!r} to MODULE_INPUTS"
-    inputs, options, argument = MODULE_INPUTS[metric]
+    inputs, options, argument = case
     options = {key: request.getfixturevalue(value) if isinstance(value, str) and value.endswith("_path") else value
                for key, value in options.items()}
     module = evaluate.load(str(registry.get(metric).module_dir), cache_dir=str(tmp_path), experiment_id=uuid.uuid4().hex)
