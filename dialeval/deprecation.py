@@ -15,9 +15,11 @@ from collections.abc import Callable
 REMOVED_IN = "0.3.0"
 
 
-def warn_renamed(old: str, new: str, stacklevel: int = 3) -> None:
+def warn_renamed(old: str, new: str, stacklevel: int = 3, category: type[Warning] = DeprecationWarning) -> None:
+    """``category``: DeprecationWarning for code (shown to its developer), FutureWarning for a
+    name a user types (a CLI flag's value: Python hides DeprecationWarning from them)."""
     warnings.warn(f"`{old}` is renamed `{new}`; `{old}` will be removed in dialeval {REMOVED_IN}",
-                  DeprecationWarning, stacklevel=stacklevel)
+                  category, stacklevel=stacklevel)
 
 
 def renamed_attributes(module_name: str, renames: dict[str, str]) -> Callable[[str], object]:

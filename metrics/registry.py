@@ -184,8 +184,8 @@ METRICS: tuple[RegisteredMetric, ...] = (
         "lexical_diversity", "distinct-n and n-gram cosine per set (Tevet & Berant); Dist/Ent-n, LF, Self-BLEU per corpus",
         ("lexical_diversity", "set_lexical_diversity", "corpus_lexical_diversity", "averaged_distinct_n",
          "ngram_cosine_diversity", "distinct_n", "entropy_n", "lf", "self_bleu"),
-        set_scorers=(SetScorer("distinct_n", "averaged_distinct_n", _lexical),
-                     SetScorer("cos_sim", "ngram_cosine_diversity", _lexical)),
+        set_scorers=(SetScorer("averaged_distinct_n", "averaged_distinct_n", _lexical),
+                     SetScorer("ngram_cosine", "ngram_cosine_diversity", _lexical)),
         job_steps=lexical_job.STEPS,
     ),
     RegisteredMetric(
@@ -302,6 +302,10 @@ BY_NAME: dict[str, RegisteredMetric] = {metric.name: metric for metric in METRIC
 JOB_STEPS: tuple[JobStep, ...] = tuple(step for metric in METRICS for step in metric.job_steps)
 #: Every per-set figure by its CLI name (``dialeval meta-eval --metric``).
 SET_SCORERS: dict[str, SetScorer] = {scorer.name: scorer for metric in METRICS for scorer in metric.set_scorers}
+#: Per-set scorer names renamed (old -> new), still accepted for one release with a warning:
+#: ``distinct_n`` is corpus Dist-n everywhere else in dialeval, and the n-gram cosine measure has
+#: one name, the similarity's (``similarity="ngram_cosine"``) as ``sent_bert`` / ``bertscore`` do.
+RENAMED_SET_SCORERS = {"distinct_n": "averaged_distinct_n", "cos_sim": "ngram_cosine"}
 
 
 def get(name: str) -> RegisteredMetric:

@@ -2,7 +2,7 @@
 
 The jobs' options live with the jobs (:class:`~dialeval.cli.evaluate_job.EvaluationOptions`,
 :class:`~dialeval.cli.meta_eval_job.MetaEvalOptions`,
-:class:`~dialeval.cli.dtg_job.DTGRunSettings`); these dataclasses hold the rest of each
+:class:`~dialeval.cli.dtg_job.DTGOptions`); these dataclasses hold the rest of each
 command line (input and output files, what to print), spelled with the same
 :func:`~dialeval.cli.options.option` metadata, so ``main.py`` builds every parser from fields.
 """
@@ -70,9 +70,10 @@ class EvaluateCommand:
 
 @dataclass(kw_only=True)
 class MetaEvalCommand:
-    metrics: list[str] = field(default_factory=lambda: ["distinct_n", "cos_sim", "sent_bert"], metadata=option(
+    metrics: list[str] = field(default_factory=lambda: ["averaged_distinct_n", "ngram_cosine", "sent_bert"], metadata=option(
         "--metric", metavar="NAME[=MODEL]", repeatable=True, aliases=("metric",),
-        help=", ".join(SET_SCORERS) + ", or released:<distinct_n|cos_sim|sent_bert|bert_score> (the release's stored scores)",
+        help=", ".join(SET_SCORERS) + ", or released:<averaged_distinct_n|ngram_cosine|sent_bert|bertscore> (the release's "
+        "stored scores)",
     ))
     test: str = field(metadata=option("--test", choices=sorted(TESTS), help="the test set"))
     tasks: list[str] = field(default_factory=lambda: list(TASKS), metadata=option(

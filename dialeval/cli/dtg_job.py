@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from dialeval.deprecation import renamed_attributes
 from dialeval.cli.options import option
 from dialeval.cli.safe_output import Interrupted, deferred_stop_signals, write_atomically
 from dialeval.io import iter_jsonl
@@ -49,7 +50,7 @@ class DTGContext(NamedTuple):
 
 
 @dataclass
-class DTGRunSettings:
+class DTGOptions:
     """Everything that decides a run's output: a resumed run must match it exactly."""
 
     model: str = field(metadata=option(
@@ -187,7 +188,7 @@ class ResumableJsonl:
     ``{"format": FORMAT, **settings, **recorded}``; resuming needs it to match exactly.
     """
 
-    def __init__(self, path: str | Path, settings: DTGRunSettings, batch_size: int, overwrite: bool = False,
+    def __init__(self, path: str | Path, settings: DTGOptions, batch_size: int, overwrite: bool = False,
                  num_contexts: int | None = None, recorded: dict | None = None):
         self.path = Path(path)
         self.settings_path = settings_path(self.path)
@@ -422,7 +423,7 @@ def format_summary_table(rows: list[dict]) -> str:
     return "\n".join(lines + ["", note])
 
 
-def _metric_options(settings: DTGRunSettings, device) -> dict:
+def _metric_options(settings: DTGOptions, device) -> dict:
     if settings.metric == "distinct_n":
         if settings.metric_model:
             raise ArgumentError("metric_model", "does not apply to distinct_n (a lexical metric)")
@@ -437,7 +438,7 @@ def _metric_options(settings: DTGRunSettings, device) -> dict:
     return options
 
 
-def _generation_options(settings: DTGRunSettings) -> dict:
+def _generation_options(settings: DTGOptions) -> dict:
     options = {"max_new_tokens": settings.max_new_tokens}
     sampling = {"top_p": settings.top_p, "top_k": settings.top_k, "temperature": settings.temperature}
     if settings.decoding == "sample":
@@ -453,7 +454,7 @@ def _generation_options(settings: DTGRunSettings) -> dict:
     return options
 
 
-def run_dtg_job(settings: DTGRunSettings, contexts: list[DTGContext], output: str | Path,
+def run_dtg_job(settings: DTGOptions, contexts: list[DTGContext], output: str | Path,
                 overwrite: bool = False, device=None, progress: bool = True) -> dict:
     """Runs (or resumes) DTG over ``contexts`` into ``output``; returns the Table 4 summary row.
 
@@ -551,3 +552,7 @@ def _broadcast_int(value: int) -> int:
     holder = [value]
     broadcast_object_list(holder, from_process=0)
     return int(holder[0])
+
+
+# The settings class was DTGRunSettings, beside every other command's *Options.
+__getattr__ = renamed_attributes(__name__, {"DTGRunSettings": "DTGOptions"})

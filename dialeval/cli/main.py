@@ -1,7 +1,7 @@
 """``dialeval`` command line: ``evaluate`` (the main job), ``meta-eval``, ``export-dataset``, ``push-metrics``, ``dtg`` and ``dtg-summary``.
 
 Every parser is built from option dataclasses (:mod:`dialeval.cli.options`): the jobs' own
-(``EvaluationOptions``, ``MetaEvalOptions``, ``DTGRunSettings``) and each command's files
+(``EvaluationOptions``, ``MetaEvalOptions``, ``DTGOptions``) and each command's files
 (:mod:`dialeval.cli.commands`), so a default is written once, in its field.
 """
 from __future__ import annotations
@@ -77,7 +77,7 @@ def _export_dataset(args: argparse.Namespace) -> int:
 
 def _dtg(args: argparse.Namespace) -> int:
     from dialeval.cli.dtg_job import (
-        DTGRunSettings,
+        DTGOptions,
         format_summary_table,
         read_contexts,
         run_dtg_job,
@@ -89,7 +89,7 @@ def _dtg(args: argparse.Namespace) -> int:
     command = build(DTGCommand, args)
     refuse_outputs_over_inputs([("--input", command.input)],
                                [("--output", command.output), ("--output", settings_path(command.output))], "--overwrite")
-    settings = build(DTGRunSettings, args,
+    settings = build(DTGOptions, args,
                      contexts_from=f"{command.dataset}:{command.split}" if command.dataset else str(command.input))
     with held_output(command.output, "dialeval dtg"):
         contexts = read_contexts(command.dataset, command.split, command.input, data_dir=command.data_dir,
@@ -131,7 +131,7 @@ def _command(commands, name: str, help: str, handler, *option_classes) -> argpar
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from dialeval.cli.dtg_job import DTGRunSettings
+    from dialeval.cli.dtg_job import DTGOptions
     from dialeval.cli.evaluate_job import EvaluationOptions
     from dialeval.cli.meta_eval_job import MetaEvalOptions
 
@@ -149,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
              _push_metrics, PushMetricsCommand)
     _command(commands, "dtg",
              "Diversity Threshold Generation over a test set (JSONL, resumable; runs under accelerate launch)", _dtg,
-             DTGRunSettings, DTGCommand)
+             DTGOptions, DTGCommand)
     _command(commands, "dtg-summary", "Table 4 of one or more `dialeval dtg` outputs", _dtg_summary, DTGSummaryCommand)
     return parser
 

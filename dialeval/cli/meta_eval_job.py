@@ -9,12 +9,15 @@ human score, is added as a row from the file that has it (decTest, conTest, McDi
 Metric names (``--metric``) are the per-set figures of :mod:`dialeval.metrics.registry`, with an
 optional ``=MODEL`` for model-based ones:
 
-- ``distinct_n``, ``cos_sim``: the paper's averaged distinct-n and n-gram cosine diversity.
+- ``averaged_distinct_n``, ``ngram_cosine``: the paper's averaged distinct-n and n-gram cosine
+  diversity ("distinct-n" and "cos-sim"; the old names ``distinct_n`` and ``cos_sim`` still work,
+  with a warning, until dialeval 0.3.0).
 - ``sent_bert``, ``bertscore``, ``cross_encoder``: similarity-to-diversity reduction (§5);
   ``sent_bert`` defaults to the embedded all-MiniLM-L6-v2.
 - ``nli``, ``nli_neutral``, ``nli_confidence``: NLI Diversity (Stasaski & Hearst §4).
 - ``vendi``: Vendi Score over sentence embeddings; ``compression_ratio``: gzip compression ratio.
-- ``released:distinct_n|cos_sim|sent_bert|bert_score``: the score columns stored in the release.
+- ``released:averaged_distinct_n|ngram_cosine|sent_bert|bertscore``: the score columns stored in
+  the release (its ``distinct_n``, ``cos_sim``, ``sent_bert``, ``bert_score``), under our names.
 """
 from __future__ import annotations
 
@@ -27,7 +30,8 @@ from dialeval.hub import ModelNotAvailableError, resolve_model_path
 from dialeval.metrics.diversity_meta_eval import diversity_meta_evaluation, subsampled_spearman
 from dialeval.metrics.diversity_meta_eval.statistics import UndefinedStatisticError
 from dialeval.metrics.engines.shared_outputs import shared_model_outputs
-from dialeval.metrics.registry import SET_SCORERS
+from dialeval.deprecation import warn_renamed
+from dialeval.metrics.registry import RENAMED_SET_SCORERS, SET_SCORERS
 from dialeval.validation import ArgumentError
 
 
@@ -50,7 +54,14 @@ HUMAN_ROW = "absHDS"
 
 
 RELEASED_PREFIX = "released:"
-RELEASED_SCORES = ("distinct_n", "cos_sim", "sent_bert", "bert_score")
+#: released:<our scorer's name> -> the release's column (diversity_eval's ``released_scores`` field).
+RELEASED_SCORES = {"averaged_distinct_n": "distinct_n", "ngram_cosine": "cos_sim", "sent_bert": "sent_bert",
+                   "bertscore": "bert_score"}
+#: Old ``--metric`` names (old -> new), accepted with a warning until dialeval's REMOVED_IN release.
+RENAMED_METRICS = {**RENAMED_SET_SCORERS,
+                   **{RELEASED_PREFIX + old: RELEASED_PREFIX + new
+                      for old, new in {"distinct_n": "averaged_distinct_n", "cos_sim": "ngram_cosine",
+                                       "bert_score": "bertscore"}.items()}}
 
 
 @dataclass
@@ -100,6 +111,10 @@ class MetricSpec:
 def parse_metric(text: str) -> MetricSpec:
     """``NAME`` or ``NAME=MODEL``; see the module docstring for the names."""
     name, _, model = text.partition("=")
+    if name in RENAMED_METRICS:
+        # FutureWarning, not DeprecationWarning: the person typing the command line must see it.
+        warn_renamed(f"--metric {name}", f"--metric {RENAMED_METRICS[name]}", category=FutureWarning)
+        name = RENAMED_METRICS[name]
     if name.startswith(RELEASED_PREFIX):
         if name[len(RELEASED_PREFIX):] not in RELEASED_SCORES or model:
             raise ArgumentError("metric", f"{text!r}: released scores are {[RELEASED_PREFIX + s for s in RELEASED_SCORES]}")
@@ -156,7 +171,8 @@ def score_metric(spec: MetricSpec, dataset, options: MetaEvalOptions, computed: 
     Diversity; distinct-n and cos-sim) come from one run."""
     computed = computed if computed is not None else {}
     if spec.name.startswith(RELEASED_PREFIX):
-        scores = [row[spec.name[len(RELEASED_PREFIX):]] for row in dataset["released_scores"]]
+        column = RELEASED_SCORES[spec.name[len(RELEASED_PREFIX):]]
+        scores = [row[column] for row in dataset["released_scores"]]
         if None in scores:
             raise ArgumentError("metric", f"{spec.name!r}: the files read hold no released scores (raw/ files); use with_metrics/")
     else:

@@ -18,7 +18,7 @@ def fresh_datasets_cache(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("argv", [
-    ["meta-eval", "--test", "dectest", "--task", "resp", "--metric", "distinct_n", "--no-progress", "--cache-dir", "{cache}"],
+    ["meta-eval", "--test", "dectest", "--task", "resp", "--metric", "averaged_distinct_n", "--no-progress", "--cache-dir", "{cache}"],
     ["dtg", "--model", "unused", "--dataset", "dailydialog_pp", "--output", "{tmp}/run.jsonl", "--no-progress"],
     ["export-dataset", "dailydialog_pp", "--to", "{tmp}/out", "--cache-dir", "{cache}"],
 ])

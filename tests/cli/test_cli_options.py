@@ -295,7 +295,7 @@ def test_meta_eval_defaults(record_meta_eval):
     assert main(["meta-eval", "--test", "contest"]) == 0
     assert [call["task"] for call in record_meta_eval] == ["story", "resp", "prompt"]
     for call in record_meta_eval:
-        assert call["metrics"] == ["distinct_n", "cos_sim", "sent_bert"] and call["test"] == "contest"
+        assert call["metrics"] == ["averaged_distinct_n", "ngram_cosine", "sent_bert"] and call["test"] == "contest"
         assert call["human"] is True
         assert _subset(call["options"], META_EVAL_DEFAULTS) == META_EVAL_DEFAULTS
 

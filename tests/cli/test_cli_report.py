@@ -78,13 +78,13 @@ def test_meta_eval_skips_a_metric_whose_model_is_unavailable(shared_data, tmp_pa
     out = tmp_path / "figures.json"
     argv = ["meta-eval", "--test", "contest", "--task", "resp", "--data-dir", str(shared_data / "tevet-diversity-eval"),
             "--cache-dir", str(tmp_path / "cache"), "--no-human", "--no-progress", "-o", str(out),
-            "--metric", "nli=nobody/no-such-model", "--metric", "distinct_n"]
+            "--metric", "nli=nobody/no-such-model", "--metric", "averaged_distinct_n"]
     assert main(argv) == 0
     printed = capsys.readouterr().out
     assert "skipped nli[nobody/no-such-model]: Model 'nobody/no-such-model' is not available" in printed
     assert "`--metric nli=nobody/no-such-model`" in printed
     figures = json.loads(out.read_text(encoding="utf-8"))[0]
-    assert list(figures["rows"]) == ["distinct_n"]
+    assert list(figures["rows"]) == ["averaged_distinct_n"]
     assert [entry["metric"] for entry in figures["skipped"]] == ["nli[nobody/no-such-model]"]
 
 
@@ -280,9 +280,9 @@ def test_no_progress_hides_the_libraries_bars_too(tiny_roberta_nli_path, tmp_pat
 
 def test_meta_eval_shows_a_bar_per_metric(shared_data, tmp_path, capsys):
     argv = ["meta-eval", "--test", "contest", "--task", "resp", "--data-dir", str(shared_data / "tevet-diversity-eval"),
-            "--cache-dir", str(tmp_path / "cache"), "--no-human", "--metric", "distinct_n"]
+            "--cache-dir", str(tmp_path / "cache"), "--no-human", "--metric", "averaged_distinct_n"]
     assert main(argv) == 0
     err = capsys.readouterr().err
     assert "distinct_n:" in err and "/220 " in err  # one step per set of the test
     assert main(argv + ["--no-progress"]) == 0
-    assert "distinct_n" not in capsys.readouterr().err
+    assert "averaged_distinct_n" not in capsys.readouterr().err

@@ -9,7 +9,7 @@ STEPS = ["lexical_diversity", "corpus_lexical_diversity", "self_bleu", "sent_ber
          "vendi", "sem_ent", "response_selection", "compression_ratio", "ead", "pos_templates", "remote_clique",
          "chamfer_distance", "self_repetition", "homogenization_rougel", "homogenization_bleu", "homogenization_bertscore", "mtld"]
 #: `dialeval meta-eval --metric` names.
-SET_FIGURES = ["distinct_n", "cos_sim", "sent_bert", "bertscore", "cross_encoder", "nli", "nli_neutral", "nli_confidence",
+SET_FIGURES = ["averaged_distinct_n", "ngram_cosine", "sent_bert", "bertscore", "cross_encoder", "nli", "nli_neutral", "nli_confidence",
                "vendi", "compression_ratio", "ead", "template_rate", "templates_per_token", "remote_clique",
                "chamfer_distance", "self_repetition", "homogenization_rougel", "homogenization_bleu",
                "homogenization_bertscore", "mtld"]

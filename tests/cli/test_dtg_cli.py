@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from dialeval.cli import main
-from dialeval.cli.dtg_job import ResumableJsonl, DTGRunSettings, format_context, read_run, summarize
+from dialeval.cli.dtg_job import ResumableJsonl, DTGOptions, format_context, read_run, summarize
 
 CONTEXTS = [
     ["hello there , how are you ?", "fine , thanks ."], ["what did you do today ?"], ["i like music"],
@@ -95,7 +95,7 @@ def test_resuming_with_other_settings_is_refused(tiny_gpt2_path, tiny_roberta_nl
 
 def test_resumable_jsonl_rejects_a_file_out_of_order(tmp_path):
     path = tmp_path / "out.jsonl"
-    settings = DTGRunSettings(model="m", metric="nli", contexts_from="x")
+    settings = DTGOptions(model="m", metric="nli", contexts_from="x")
     ResumableJsonl(path, settings, batch_size=2)
     path.write_text(json.dumps({"index": 1}) + "\n")
     with pytest.raises(ValueError, match="expected trial 0, index 0"):

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from dialeval.cli import main
-from dialeval.cli.dtg_job import DTGRunSettings
+from dialeval.cli.dtg_job import DTGOptions
 
 
 def _evaluate(path, tmp_path):
@@ -72,7 +72,7 @@ def test_dtg_refuses_bad_settings_by_their_flag_before_loading_or_writing(tmp_pa
 @pytest.mark.parametrize("threshold", ["0.5", True, float("nan"), float("inf")])
 def test_dtg_run_settings_refuse_a_threshold_that_is_not_a_finite_number(threshold):
     with pytest.raises(ValueError, match="^`threshold` must be a finite number"):
-        DTGRunSettings(model="m", metric="nli", contexts_from="x", threshold=threshold)
+        DTGOptions(model="m", metric="nli", contexts_from="x", threshold=threshold)
 
 
 def test_push_metrics_without_a_network_says_the_hub_is_unreachable(monkeypatch, capsys):

@@ -26,13 +26,13 @@ from dialeval.cli import main
 
 # reference name -> the --metric names that must reproduce it (ours and the release's column).
 METRICS = {
-    "distinct-n": ["distinct_n", "released:distinct_n"],
-    "cos-sim": ["cos_sim", "released:cos_sim"],
+    "distinct-n": ["averaged_distinct_n", "released:averaged_distinct_n"],
+    "cos-sim": ["ngram_cosine", "released:ngram_cosine"],
     "sent-BERT": ["released:sent_bert"],
-    "BERT-score": ["released:bert_score"],
+    "BERT-score": ["released:bertscore"],
     "absHDS": ["absHDS"],
 }
-ALL_METRICS = ["distinct_n", "cos_sim", "released:distinct_n", "released:cos_sim", "released:sent_bert", "released:bert_score"]
+ALL_METRICS = ["averaged_distinct_n", "ngram_cosine", "released:averaged_distinct_n", "released:ngram_cosine", "released:sent_bert", "released:bertscore"]
 
 
 @pytest.fixture(scope="module")
@@ -98,11 +98,11 @@ def test_dectest_table_reproduces_source_values(run_cli, capsys, task):
     expected = {name: (rho, None) for name, rho in DECTEST[f"{task}_gen"].items()}
     _check(report["rows"], expected, TOLERANCE)
     assert report["rows"]["absHDS"]["num_sets"] == 203  # absHDS comes from the rated file
-    assert "oca" not in report["rows"]["distinct_n"]  # temperature is not a class
+    assert "oca" not in report["rows"]["averaged_distinct_n"]  # temperature is not a class
     # Table 2 style: mean (std) of rho over 100 subsets of 200 sets, near the file-level rho.
     row = report["rows"]["released:sent_bert"]
     assert row["spearman_subsets_mean"] == pytest.approx(row["spearman"], abs=0.01) and 0 < row["spearman_subsets_std"] < 0.05
-    assert float(printed["distinct_n"][1]) == pytest.approx(report["rows"]["distinct_n"]["spearman"], abs=5e-4)
+    assert float(printed["averaged_distinct_n"][1]) == pytest.approx(report["rows"]["averaged_distinct_n"]["spearman"], abs=5e-4)
 
 
 @pytest.mark.parametrize("task", ["story", "resp", "prompt"])
@@ -129,12 +129,12 @@ def test_bootstrap_interval_brackets_rho(run_cli, capsys):
 def test_plots_render_one_png_per_metric(tevet_dir, tmp_path, capsys):
     plots = tmp_path / "plots"
     for test in ("contest", "dectest"):
-        assert main(["meta-eval", "--test", test, "--task", "resp", "--metric", "distinct_n", "--metric", "released:sent_bert",
+        assert main(["meta-eval", "--test", test, "--task", "resp", "--metric", "averaged_distinct_n", "--metric", "released:sent_bert",
                      "--data-dir", tevet_dir, "--cache-dir", str(tmp_path / "cache"), "--plot", str(plots)]) == 0
     names = sorted(path.name for path in plots.iterdir())
     assert names == sorted(
-        [f"contest_resp_{m}_classes.png" for m in ("distinct_n", "released_sent_bert", "absHDS")]
-        + [f"dectest_resp_{m}_vs_temperature.png" for m in ("distinct_n", "released_sent_bert", "absHDS")]
+        [f"contest_resp_{m}_classes.png" for m in ("averaged_distinct_n", "released_sent_bert", "absHDS")]
+        + [f"dectest_resp_{m}_vs_temperature.png" for m in ("averaged_distinct_n", "released_sent_bert", "absHDS")]
     )
     for name in names:
         image = imread(plots / name)
@@ -215,7 +215,7 @@ def test_a_changed_release_file_is_refused_with_the_flag_that_accepts_it(shared_
     shutil.copytree(shared_data / "tevet-diversity-eval" / "raw" / "conTest", raw)
     with open(raw / "con_test_200_with_hds_resp_gen.csv", "a", encoding="utf-8") as handle:
         handle.write("\n")  # a blank line: the same rows, another sha256
-    base = ["meta-eval", "--test", "contest", "--task", "resp", "--metric", "distinct_n", "--data-dir", str(tmp_path)]
+    base = ["meta-eval", "--test", "contest", "--task", "resp", "--metric", "averaged_distinct_n", "--data-dir", str(tmp_path)]
     assert main(base + ["--cache-dir", str(tmp_path / "cache")]) == 2
     err = capsys.readouterr().err
     assert "sha256" in err and "Pass --no-verify" in err and "verify_checksums" not in err

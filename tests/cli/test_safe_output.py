@@ -14,7 +14,7 @@ from conftest import REPO_ROOT
 
 from dialeval.cli import main
 from dialeval.cli.checkpoints import checkpoint_folder, open_checkpoints, run_identity
-from dialeval.cli.dtg_job import DTGRunSettings, ResumableJsonl
+from dialeval.cli.dtg_job import DTGOptions, ResumableJsonl
 from dialeval.cli.evaluate_job import MetricOutcome
 from dialeval.cli.safe_output import (
     OutputLock,
@@ -348,7 +348,7 @@ def test_a_successful_evaluate_removes_its_checkpoints_and_lock(sets_file, tmp_p
 
 def test_a_damaged_middle_line_of_a_dtg_resume_file_is_an_error_not_a_truncation(tmp_path):
     path = tmp_path / "out.jsonl"
-    settings = DTGRunSettings(model="m", metric="nli", contexts_from="x")
+    settings = DTGOptions(model="m", metric="nli", contexts_from="x")
     ResumableJsonl(path, settings, batch_size=2)
     lines = [json.dumps({"trial": 0, "index": index}) + "\n" for index in range(6)]
     lines[2] = lines[2][:-5] + "\n"  # line 3: cut, though a complete line follows

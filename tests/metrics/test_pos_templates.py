@@ -231,8 +231,8 @@ def test_meta_eval_lists_them_as_skipped_with_the_how_to(nothing_installed, shar
     from dialeval.cli.meta_eval_job import MetaEvalOptions
 
     options = MetaEvalOptions(data_dir=str(shared_data / "tevet-diversity-eval"), cache_dir=str(tmp_path), progress=False)
-    report = run_meta_eval(["template_rate", "distinct_n"], "contest", "prompt", options, human=False)
-    assert [row.label for row in report.rows] == ["distinct_n"]
+    report = run_meta_eval(["template_rate", "averaged_distinct_n"], "contest", "prompt", options, human=False)
+    assert [row.label for row in report.rows] == ["averaged_distinct_n"]
     assert report.skipped[0]["metric"] == "template_rate" and "spacy download en_core_web_sm" in report.skipped[0]["reason"]
 
 

@@ -42,7 +42,7 @@ def test_evaluate_module_path_comes_from_the_registry():
 
 def test_set_scorers_run_on_the_cli_call():
     sets = [["I went hiking.", "I fixed the sink."], ["Not much.", "Not much."]]
-    for name in ("distinct_n", "cos_sim", "compression_ratio"):
+    for name in ("averaged_distinct_n", "ngram_cosine", "compression_ratio"):
         scorer = registry.set_scorer(name)
         result = scorer.run(sets, None, batch_size=8, device="cpu", allow_empty=False, progress=None)
         assert [set(row) >= {scorer.figure} for row in result["per_set"]] == [True, True]

@@ -32,3 +32,22 @@ def test_renamed_attributes_serves_an_old_name_with_a_warning_and_refuses_an_unk
             module.other  # noqa: B018
     finally:
         del sys.modules[module.__name__]
+
+
+def test_the_dtg_settings_class_keeps_its_old_name_for_one_release():
+    from dialeval.cli import dtg_job
+
+    with pytest.warns(DeprecationWarning, match="`dialeval.cli.dtg_job.DTGRunSettings` is renamed `dialeval.cli.dtg_job.DTGOptions`"):
+        assert dtg_job.DTGRunSettings is dtg_job.DTGOptions
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("distinct_n", "averaged_distinct_n"), ("cos_sim", "ngram_cosine"),
+    ("released:distinct_n", "released:averaged_distinct_n"), ("released:cos_sim", "released:ngram_cosine"),
+    ("released:bert_score", "released:bertscore"),
+])
+def test_an_old_meta_eval_metric_name_is_read_as_the_new_one_with_a_warning_the_user_sees(old, new):
+    from dialeval.cli.meta_eval_job import parse_metric
+
+    with pytest.warns(FutureWarning, match=f"`--metric {old}` is renamed `--metric {new}`"):
+        assert parse_metric(old).name == new
