@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
 if TYPE_CHECKING:
     import torch
-    from transformers import PreTrainedTokenizerBase
+    import transformers
 
 #: A torch device as a user names it: ``"cpu"``, ``"cuda:1"``, an accelerator index, a
 #: ``torch.device``, or None for Accelerate's default (:func:`dialeval.hub.resolve_device`).
 DeviceLike: TypeAlias = "str | int | torch.device | None"
 #: A transformers tokenizer, slow or fast (``AutoTokenizer.from_pretrained``'s result).
-Tokenizer: TypeAlias = "PreTrainedTokenizerBase"
+Tokenizer: TypeAlias = "transformers.PreTrainedTokenizerBase"
 #: A file or folder argument.
 StrPath: TypeAlias = str | os.PathLike[str]
 #: Texts given together: the responses of one set, a corpus, a batch to embed.
@@ -45,7 +45,8 @@ Progress: TypeAlias = Callable[[int], object]
 
 class SentenceEncoder(Protocol):
     """What the engines call on a loaded sentence model (a ``SentenceTransformer`` or a stand-in):
-    ``encode`` returning one row (an array or a list of numbers) per text."""
+    ``encode`` returning one row (an array or a list of numbers) per text. Its keywords are
+    spelled out: a bare ``encode(...)`` would let a ``str`` (``str.encode``) pass for a model."""
 
     def encode(
         self,
