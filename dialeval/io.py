@@ -28,12 +28,22 @@ import json
 import math
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 from dialeval.validation import ArgumentError
 
 from dialeval.validation import SURROGATE_ADVICE, lone_surrogate
+
+if TYPE_CHECKING:
+    import datasets
+    import pandas
+    import pyarrow.parquet
+
+#: What a record-per-line reader yields: ``("FILE:LINE", the decoded record)``.
+Located = tuple[str, Any]
+_Result = TypeVar("_Result")
 
 _RESPONSE_COLUMN = re.compile(r"^resp_(\d+)$")
 _JSON_SPACE = re.compile(r"[ \t\r\n]*")
@@ -64,11 +74,11 @@ class ResponseSet:
 
     context: str | list[str] | None
     responses: list[str]
-    metadata: dict = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
     where: str | None = None
 
 
-def iter_lines(path: str | Path, file_format: str = "lines"):
+def iter_lines(path: str | Path, file_format: str = "lines") -> Iterator[tuple[str, str]]:
     """``(where, line)`` for every non-blank line of a UTF-8 file, ``where`` being ``"FILE:LINE"``
     for error messages; the line without its line break. ``file_format``: what the caller reads the
     file as, which an error for bytes that are not UTF-8 names."""
@@ -78,7 +88,7 @@ def iter_lines(path: str | Path, file_format: str = "lines"):
                 yield f"{path}:{number}", line.rstrip("\r\n")
 
 
-def iter_jsonl(path: str | Path):
+def iter_jsonl(path: str | Path) -> Iterator[Located]:
     """``(where, record)`` for every non-blank line of a JSONL file; bad JSON is a ValueError naming ``FILE:LINE``."""
     for where, line in iter_lines(path, "jsonl"):
         try:
@@ -92,7 +102,7 @@ def iter_jsonl(path: str | Path):
         yield where, record
 
 
-def iter_json_array(path: str | Path):
+def iter_json_array(path: str | Path) -> Iterator[Located]:
     """``(where, element)`` for every element of a file holding one JSON array, ``where`` naming the
     line the element starts on. Elements are decoded one at a time (the text is read whole); a file
     that holds JSON lines or anything but one array is a ValueError naming ``FILE:LINE``."""
@@ -107,11 +117,11 @@ def iter_json_array(path: str | Path):
         counted = position
         return f"{path}:{line}"
 
-    position = _JSON_SPACE.match(text).end()
+    position = _after_space(text, 0)
     if not text.startswith("[", position):
         lines = "; it holds JSON lines: read it with `file_format` jsonl" if text.startswith("{", position) else ""
         raise ValueError(f"{where(position)}: a .json input must hold one JSON array of objects{lines}")
-    position = _JSON_SPACE.match(text, position + 1).end()
+    position = _after_space(text, position + 1)
     if text.startswith("]", position):
         position += 1
     else:
@@ -125,20 +135,26 @@ def iter_json_array(path: str | Path):
             if _SURROGATE_ESCAPE.search(text, position, end):
                 _refuse_lone_surrogates(where(position), element)
             yield where(position), element
-            position = _JSON_SPACE.match(text, end).end()
+            position = _after_space(text, end)
             if text.startswith(",", position):
-                position = _JSON_SPACE.match(text, position + 1).end()
+                position = _after_space(text, position + 1)
             elif text.startswith("]", position):
                 position += 1
                 break
             else:
                 raise ValueError(f"{where(position)}: expected ',' or ']' after an element of the JSON array")
-    trailing = _JSON_SPACE.match(text, position).end()
+    trailing = _after_space(text, position)
     if trailing != len(text):
         raise ValueError(f"{where(trailing)}: text after the JSON array's closing ']'")
 
 
-def response_set_from_record(where: str, record, responses_key: str = "responses",
+def _after_space(text: str, position: int) -> int:
+    """Where the JSON whitespace starting at ``position`` ends (its pattern also matches none)."""
+    space = _JSON_SPACE.match(text, position)
+    return space.end() if space is not None else position
+
+
+def response_set_from_record(where: str, record: object, responses_key: str = "responses",
                              context_key: str = "context") -> ResponseSet:
     """A set from one record (a JSON object, a Parquet or dataset row): ``responses_key`` holds a
     list of strings, ``context_key`` (optional) a string or a dialogue's turns (a non-empty list of
@@ -158,11 +174,11 @@ def response_set_from_record(where: str, record, responses_key: str = "responses
     return ResponseSet(context, responses, record, where)
 
 
-def _refuse_lone_surrogates(where: str, record) -> None:
+def _refuse_lone_surrogates(where: str, record: object) -> None:
     """A ValueError naming ``where`` and the key path of the first string in ``record`` (decoded
     JSON) holding a lone surrogate; a valid escaped pair ("\\ud83d\\ude00") decodes to one
     character. Iterative: a record may be nested as deep as the decoder allows."""
-    pending = [(record, "")]
+    pending: list[tuple[object, str]] = [(record, "")]
     while pending:
         value, path = pending.pop()
         if isinstance(value, str):
@@ -196,13 +212,13 @@ class _Utf8File:
         self.file_format = file_format  # what the caller reads it as: the error names it and the file's own
         self.handle = open(path, encoding="utf-8", newline=newline)  # noqa: SIM115 - closed by __exit__
 
-    def __enter__(self):
+    def __enter__(self) -> _Utf8File:
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.handle.close()
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         try:
             yield from self.handle
         except UnicodeDecodeError as error:
@@ -260,7 +276,8 @@ def response_columns(fieldnames: list[str], path: str | Path = "<csv>") -> list[
 def iter_tevet_csv(path: str | Path, context_column: str = "context") -> Iterator[ResponseSet]:
     """Tevet & Berant's decTest / conTest / McDiv CSV layout (see module docstring), a row at a time."""
     with _Utf8File(path, newline="", file_format="csv") as handle:
-        reader = csv.DictReader(iter(handle), restkey=_EXTRA_FIELDS, restval=_MISSING_FIELD)
+        # sentinel objects, which no CSV text equals (typeshed wants the fields' own type, strings)
+        reader = csv.DictReader(iter(handle), restkey=_EXTRA_FIELDS, restval=_MISSING_FIELD)  # type: ignore[call-overload]
         # No field is longer than the file: that bound replaces csv's default of 131,072 characters.
         field_limit = min(max(Path(path).stat().st_size, 1), _CSV_LIMIT_CEILING)
         fieldnames = _csv_step(lambda: reader.fieldnames, field_limit, f"{path}:1") or []
@@ -284,7 +301,7 @@ _EXTRA_FIELDS = object()  # DictReader's key for a row's fields beyond the heade
 _MISSING_FIELD = object()  # DictReader's value for a header column the row lacks
 
 
-def _csv_step(step, field_limit: int, where: str):
+def _csv_step(step: Callable[[], _Result], field_limit: int, where: str) -> _Result:
     """``step()`` (a read from a csv reader) under ``field_limit``, the process-wide csv limit
     restored after it; csv's own errors become a ValueError naming ``where`` (the row's ``FILE:LINE``)."""
     previous = csv.field_size_limit(field_limit)
@@ -310,19 +327,21 @@ def input_format(path: str | Path, file_format: str = "auto") -> str:
     suffix that is no path here but could be a Hub dataset id (``owner/name``). Any format but ``dataset``
     needs ``path`` to be a file."""
     path = Path(path)
+    chosen: str | None = file_format
     if file_format == "auto":
         if path.is_dir() or (not path.exists() and path.suffix.lower() not in _FORMAT_OF_SUFFIX
                              and _HUB_ID.match(str(path))):
             return "dataset"
-        file_format = _FORMAT_OF_SUFFIX.get(path.suffix.lower())
-        if file_format is None and path.is_file():
+        chosen = _FORMAT_OF_SUFFIX.get(path.suffix.lower())
+        if chosen is None and path.is_file():
             raise ArgumentError("file_format", f"='auto' cannot tell the format of {path.name!r} from its suffix; pass one of "
                                 f"{', '.join(INPUT_FORMATS)}")
     elif file_format not in INPUT_FORMATS:
         raise ArgumentError("file_format", f"must be 'auto' or one of {', '.join(INPUT_FORMATS)}, got {file_format!r}")
-    if file_format != "dataset" and not path.is_file():
-        raise ArgumentError("input", f"{str(path)!r} is not a file" + ("" if file_format else ", a folder or a Hub dataset id"))
-    return file_format
+    # no format (an unknown suffix) is left only for a path that is not a file
+    if chosen is None or (chosen != "dataset" and not path.is_file()):
+        raise ArgumentError("input", f"{str(path)!r} is not a file" + ("" if chosen else ", a folder or a Hub dataset id"))
+    return chosen
 
 
 def input_scope(path: str | Path, file_format: str = "auto") -> str:
@@ -361,7 +380,7 @@ def _check_selection(file_format: str, responses_column: str, context_column: st
                          + (" (its responses are the resp_0..resp_{k-1} columns)" if file_format == "csv" else ""))
 
 
-def _with_key(records, key: str, argument: str):
+def _with_key(records: Iterable[Located], key: str, argument: str) -> Iterator[Located]:
     for where, record in records:
         if isinstance(record, dict) and key not in record:
             raise ValueError(f"{where}: no key {key!r} (`{argument}`); its keys: {', '.join(map(str, record))}")
@@ -389,7 +408,8 @@ def _iter_parquet(path: Path, responses_column: str, context_column: str) -> Ite
     return _parquet_rows(path, parquet, responses_column, context_column)
 
 
-def _parquet_rows(path: Path, parquet, responses_column: str, context_column: str) -> Iterator[ResponseSet]:
+def _parquet_rows(path: Path, parquet: pyarrow.parquet.ParquetFile, responses_column: str,
+                  context_column: str) -> Iterator[ResponseSet]:
     import pyarrow
 
     row = 0
@@ -410,7 +430,8 @@ def _is_saved_dataset(folder: Path) -> bool:
     return any((folder / name).is_file() for name in ("dataset_info.json", "state.json", "dataset_dict.json"))
 
 
-def load_input_dataset(source: str, split: str | None = None, dataset_config: str | None = None):
+def load_input_dataset(source: str, split: str | None = None,
+                       dataset_config: str | None = None) -> tuple[datasets.Dataset | datasets.IterableDataset, str | None]:
     """``(dataset, split)``: a ``save_to_disk`` folder, a folder of data files (streamed) or a Hub
     dataset id (offline: from the datasets cache, else its files in the Hugging Face cache, else a
     clear ValueError). A dataset of several splits needs ``split``."""
@@ -492,7 +513,7 @@ def iter_response_sets(path: str | Path, file_format: str = "auto", *, responses
     return _not_empty(sets, path)
 
 
-def open_input(path: str | Path, file_format: str = "auto", **selection) -> tuple[str, Iterator]:
+def open_input(path: str | Path, file_format: str = "auto", **selection: Any) -> tuple[str, Iterator[Any]]:
     """The scope of ``path`` and its items, checked now and read as they are iterated:
     ``("response_set", ResponseSet ...)`` (:func:`iter_response_sets`, same options) or, for one
     response per line, ``("corpus", (where, response) ...)`` (:func:`iter_corpus_lines`)."""
@@ -504,7 +525,7 @@ def open_input(path: str | Path, file_format: str = "auto", **selection) -> tupl
     return "corpus", iter_corpus_lines(path)
 
 
-def _not_empty(sets: Iterator[ResponseSet], path) -> Iterator[ResponseSet]:
+def _not_empty(sets: Iterator[ResponseSet], path: str | Path) -> Iterator[ResponseSet]:
     found = False
     for response_set in sets:
         found = True
@@ -513,12 +534,12 @@ def _not_empty(sets: Iterator[ResponseSet], path) -> Iterator[ResponseSet]:
         raise ValueError(f"{path}: no response sets found")
 
 
-def read_response_sets(path: str | Path, file_format: str = "auto", **selection) -> list[ResponseSet]:
+def read_response_sets(path: str | Path, file_format: str = "auto", **selection: Any) -> list[ResponseSet]:
     """Every set of ``path`` (:func:`iter_response_sets`, same options) as a list."""
     return list(iter_response_sets(path, file_format, **selection))
 
 
-def _plain(value):
+def _plain(value: object) -> Any:
     """A DataFrame cell as JSON-ready Python: numpy values to Python, pandas' missing markers
     (None, NaN, NA, NaT) to None, anything else that JSON has no type for to its text."""
     if hasattr(value, "tolist"):  # numpy scalars and arrays: pandas hands cells over as numpy
@@ -532,7 +553,7 @@ def _plain(value):
     return value if isinstance(value, (str, int, float, bool)) else str(value)
 
 
-def response_sets_from_dataframe(frame, responses_column: str = "responses",
+def response_sets_from_dataframe(frame: pandas.DataFrame, responses_column: str = "responses",
                                  context_column: str = "context") -> list[ResponseSet]:
     """A pandas DataFrame's rows as sets: ``responses_column`` holds each row's responses (a list or
     array of strings), ``context_column`` (optional) its context; the other columns are metadata.
@@ -549,7 +570,7 @@ def response_sets_from_dataframe(frame, responses_column: str = "responses",
     ]
 
 
-def as_response_sets(sets):
+def as_response_sets(sets: Iterable[ResponseSet] | pandas.DataFrame) -> Iterable[ResponseSet]:
     """``sets`` as response sets: a pandas DataFrame through :func:`response_sets_from_dataframe`
     (default columns), anything else as it is."""
     pandas = sys.modules.get("pandas")  # a DataFrame means pandas is imported already

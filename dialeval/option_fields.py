@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 #: The metadata key of a field's :class:`CliOption`.
 KEY = "cli"
@@ -42,14 +43,14 @@ class CliOption:
     reads_path: bool = False
 
 
-def option(*flags: str, **details) -> dict:
+def option(*flags: str, **details: Any) -> dict[str, CliOption]:
     """Field metadata for a command-line option; see :class:`CliOption` for ``details``."""
     if "choices" in details and details["choices"] is not None:
         details["choices"] = tuple(details["choices"])
     return {KEY: CliOption(tuple(flags), **details)}
 
 
-def cli_fields(cls) -> list[tuple[dataclasses.Field, CliOption]]:
+def cli_fields(cls: type[Any]) -> list[tuple[dataclasses.Field[Any], CliOption]]:
     """The fields of dataclass ``cls`` that are on the command line, in declaration order."""
     return [(f, f.metadata[KEY]) for f in dataclasses.fields(cls) if KEY in f.metadata]
 
@@ -60,7 +61,7 @@ def models_or_none(models: list[str]) -> list[str]:
     return [] if [model.lower() for model in models] == ["none"] else models
 
 
-def model_list_field(flag: str, default: str | None, help: str, **details):
+def model_list_field(flag: str, default: str | None, help: str, **details: Any) -> list[str]:
     """A repeatable ``--x-model`` field: the models a metric runs with, ``none`` alone turning it off."""
     return dataclasses.field(
         default_factory=lambda: [default] if default is not None else [],

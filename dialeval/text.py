@@ -15,10 +15,12 @@ import os
 import re
 import sys
 import unicodedata
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 from nltk.tokenize.casual import TweetTokenizer
+from dialeval.type_aliases import ResponseSets, Texts, WordTokenizer
 from dialeval.validation import ArgumentError
 from dialeval.validation import ArgumentTypeError
 
@@ -257,7 +259,8 @@ def casual_tokenize_many(texts: list[str], num_workers: int | None = None) -> li
 TOKENIZERS = {"tevet": tevet_tokenize, "casual": casual_tokenize}
 
 
-def get_tokenizer(name_or_callable, texts=None, argument: str = "responses"):
+def get_tokenizer(name_or_callable: str | WordTokenizer, texts: Texts | ResponseSets | None = None,
+                  argument: str = "responses") -> WordTokenizer:
     """Resolve ``"tevet"``, ``"casual"`` or a callable ``str -> list[str]``.
 
     A callable comes back wrapped (:class:`CheckedTokenizer`): each of its outputs must be a list
@@ -281,12 +284,12 @@ class CheckedTokenizer:
     """A user's tokenizer whose every output is checked (see :func:`get_tokenizer`): one pass over
     the tokens of each call; the caller's texts are searched only to name a bad output."""
 
-    def __init__(self, tokenize, texts=None, argument: str = "responses"):
+    def __init__(self, tokenize: WordTokenizer, texts: Texts | ResponseSets | None = None, argument: str = "responses") -> None:
         self.tokenize = tokenize
         self.texts = texts
         self.argument = argument
 
-    def __call__(self, text: str) -> list[str]:
+    def __call__(self, text: str) -> Sequence[str]:
         tokens = self.tokenize(text)
         if not isinstance(tokens, (list, tuple)):
             raise ArgumentTypeError("tokenizer", f"must return a list of strings, but for {self._which(text)} it returned "

@@ -46,7 +46,7 @@ class ArgumentProblem(Exception):
     def __str__(self) -> str:
         return self._message()
 
-    def __reduce__(self):  # pickled (multiprocessing) with its fields, not its message
+    def __reduce__(self) -> tuple[type[ArgumentProblem], tuple[str, str, tuple[str, ...]]]:  # pickled (multiprocessing) with its fields, not its message
         return (type(self), (self.argument, self.problem, self.mentions))
 
     @property

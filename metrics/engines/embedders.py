@@ -22,18 +22,24 @@ from __future__ import annotations
 import inspect
 import os
 import warnings
-from collections.abc import Callable, Mapping
-from typing import Protocol, runtime_checkable
+from collections.abc import Hashable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from dialeval.hub import EMBEDDED_SENTENCE_MODEL, LoadedModel, check_dtype, load_model, resolve_device, resolve_model_path
+from dialeval.type_aliases import DeviceLike, Progress, SentenceEncoder, StrPath, Texts
 
 from dialeval.distributed import gather_shares, is_sharing_work, work_share
 from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.metrics.engines.shared_outputs import stored_vectors, vector_store
 from dialeval.validation import check_int, check_unicode_text
 from dialeval.validation import ArgumentError
+
+if TYPE_CHECKING:
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from transformers import PreTrainedModel
 
 KINDS = ("last_token", "mean_pooling", "sentence_transformers")
 DEFAULT_SENTENCE_MODEL = EMBEDDED_SENTENCE_MODEL
@@ -53,8 +59,6 @@ PAPER_EMBEDDER = {
 }
 #: Options that change speed or memory but not the vectors (beyond float noise): never in an identity.
 RUNTIME_OPTIONS = ("batch_size", "device", "dtype")
-
-Progress = Callable[[int], object]
 
 
 @runtime_checkable
@@ -134,32 +138,35 @@ def unit_rows(vectors: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------- transformers models
 
 
-def load_sentence_model(model: str = DEFAULT_SENTENCE_MODEL, device=None, dtype: str | None = None):
+def load_sentence_model(model: StrPath = DEFAULT_SENTENCE_MODEL, device: DeviceLike = None,
+                        dtype: str | None = None) -> SentenceTransformer:
     """A ``SentenceTransformer`` through :func:`dialeval.hub.load_model` (once per model, device, dtype)."""
     return load_model(model, "sentence_transformers", device=device, dtype=dtype).model
 
 
-def _sentence_encoder(model, device, dtype) -> tuple[object, tuple]:
+def _sentence_encoder(model: StrPath | SentenceEncoder, device: DeviceLike,
+                      dtype: str | None) -> tuple[SentenceEncoder, tuple[object, ...]]:
     """The sentence-transformers encoder of ``model`` and the key of its vectors in a job's store."""
     if not isinstance(model, (str, os.PathLike)) and not callable(getattr(model, "encode", None)):
         raise ArgumentError(
             "model", f"must be a sentence-transformers id, a local directory or a loaded model with `encode`, got {model!r:.60}"
         )
-    if isinstance(model, (str, os.PathLike)):
-        encoder = load_sentence_model(model, device, dtype)
-        return encoder, ("sentence_transformers", resolve_model_path(os.fspath(model)), str(resolve_device(device)),
-                         check_dtype(dtype))
-    # a loaded model: shared by identity, and kept alive by the key while the job runs
-    return model, ("sentence_transformers", model)
+    if not isinstance(model, (str, os.PathLike)):
+        # a loaded model: shared by identity, and kept alive by the key while the job runs
+        return model, ("sentence_transformers", model)
+    encoder = load_sentence_model(model, device, dtype)
+    return encoder, ("sentence_transformers", resolve_model_path(os.fspath(model)), str(resolve_device(device)),
+                     check_dtype(dtype))
 
 
-def _check_progress(progress) -> None:
+def _check_progress(progress: object) -> None:
     if progress is not None and not callable(progress):
         raise ArgumentError("progress", f"must be a callable (e.g. tqdm's update) or None, got {type(progress).__name__}")
 
 
-def sentence_vectors(texts: list[str], model=DEFAULT_SENTENCE_MODEL, batch_size: int = 64, device=None, dtype=None,
-                     progress: Progress | None = None):
+def sentence_vectors(texts: Texts, model: StrPath | SentenceEncoder = DEFAULT_SENTENCE_MODEL, batch_size: int = 64,
+                     device: DeviceLike = None, dtype: str | None = None,
+                     progress: Progress | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The encoder's own (not normalized) vectors of ``texts``, each distinct text encoded once.
 
     ``model``: a sentence-transformers id or directory, or a loaded model with ``encode``.
@@ -182,8 +189,9 @@ def sentence_vectors(texts: list[str], model=DEFAULT_SENTENCE_MODEL, batch_size:
     return vectors, index
 
 
-def embed_unique(texts: list[str], model=DEFAULT_SENTENCE_MODEL, batch_size: int = 64, device=None, dtype=None,
-                 progress: Progress | None = None):
+def embed_unique(texts: Texts, model: StrPath | SentenceEncoder = DEFAULT_SENTENCE_MODEL, batch_size: int = 64,
+                 device: DeviceLike = None, dtype: str | None = None,
+                 progress: Progress | None = None) -> tuple[np.ndarray, np.ndarray]:
     """L2-normalized sentence embeddings of ``texts``, each distinct text encoded once (see
     :func:`sentence_vectors`; the rows equal ``encode(normalize_embeddings=True)``'s bit for bit).
 
@@ -195,8 +203,8 @@ def embed_unique(texts: list[str], model=DEFAULT_SENTENCE_MODEL, batch_size: int
     return unit_rows(vectors), index
 
 
-def encode_for_job(texts: list[str], model=DEFAULT_SENTENCE_MODEL, batch_size: int = 64, device=None, dtype=None,
-                   progress: Progress | None = None) -> int:
+def encode_for_job(texts: Texts, model: StrPath | SentenceEncoder = DEFAULT_SENTENCE_MODEL, batch_size: int = 64,
+                   device: DeviceLike = None, dtype: str | None = None, progress: Progress | None = None) -> int:
     """Encode the distinct ``texts`` the job's store does not hold yet, so that every metric of the
     job reads them from it (a no-op outside
     :func:`~dialeval.metrics.engines.shared_outputs.shared_model_outputs`, where nothing is kept).
@@ -217,7 +225,7 @@ def encode_for_job(texts: list[str], model=DEFAULT_SENTENCE_MODEL, batch_size: i
     return len(missing)
 
 
-def encode_sentences(encoder, texts: list[str], batch_size: int, progress: Progress | None = None) -> np.ndarray:
+def encode_sentences(encoder: SentenceEncoder, texts: Texts, batch_size: int, progress: Progress | None = None) -> np.ndarray:
     """``encoder.encode`` of distinct ``texts`` as float32 rows in input order, not normalized:
     one batch per call, batches sorted by tokens (tighter padding than encode's own character
     sort), shared among the processes under :func:`~dialeval.distributed.split_work`;
@@ -247,7 +255,7 @@ def encode_sentences(encoder, texts: list[str], batch_size: int, progress: Progr
 LENGTH_CHUNK = 10_000
 
 
-def token_length_order(encoder, texts: list[str]) -> list[int]:
+def token_length_order(encoder: SentenceEncoder, texts: Texts) -> list[int]:
     """Indices of ``texts`` longest first in *tokens*, for batches padded per batch.
 
     ``SentenceTransformer.encode`` sorts by characters; on 10,000 DailyDialog++ responses
@@ -279,7 +287,8 @@ class _TransformerEmbedder:
 
     kind: str
 
-    def __init__(self, model: str, max_length: int, batch_size: int, device, dtype, layer: int):
+    def __init__(self, model: StrPath, max_length: int, batch_size: int, device: DeviceLike, dtype: str | None,
+                 layer: int) -> None:
         self.model_name = _check_model(model)
         self.max_length = check_int(max_length, "max_length")
         self.batch_size = check_int(batch_size, "batch_size")
@@ -294,14 +303,17 @@ class _TransformerEmbedder:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.identity()})"
 
+    def identity(self) -> dict:
+        raise NotImplementedError
+
     @property
-    def loaded(self) -> LoadedModel:
+    def loaded(self) -> LoadedModel[PreTrainedModel]:
         """The model and tokenizer, loaded on first use and shared by embedders of the same model."""
         loaded = load_model(self.model_path, "encoder", self.device, self.dtype)
         self._check_fits(loaded)
         return loaded
 
-    def _check_fits(self, loaded: LoadedModel) -> None:
+    def _check_fits(self, loaded: LoadedModel[PreTrainedModel]) -> None:
         limit = loaded.position_limit
         if limit is not None and self.max_length > limit:
             raise ArgumentError(
@@ -315,13 +327,13 @@ class _TransformerEmbedder:
                 f"hidden states (embeddings and {layers} layers): use {-(layers + 1)}..{layers}"
             )
 
-    def _token_ids(self, loaded: LoadedModel, texts: list[str]) -> list[list[int]]:
+    def _token_ids(self, loaded: LoadedModel[PreTrainedModel], texts: list[str]) -> list[list[int]]:
         raise NotImplementedError
 
-    def _pool(self, hidden, attention_mask, lengths):
+    def _pool(self, hidden: torch.Tensor, attention_mask: torch.Tensor, lengths: list[int]) -> torch.Tensor:
         raise NotImplementedError
 
-    def _store_key(self) -> tuple:
+    def _store_key(self) -> tuple[Hashable, ...]:
         return (self.kind, self.model_path, self.max_length, self.layer, self.device, self.dtype)
 
     def embed(self, texts: list[str], progress: Progress | None = None) -> np.ndarray:
@@ -399,13 +411,13 @@ class LastTokenEmbedder(_TransformerEmbedder):
 
     def __init__(
         self,
-        model: str = DEFAULT_MODELS["last_token"],
+        model: StrPath = DEFAULT_MODELS["last_token"],
         max_length: int = 256,
         batch_size: int = 32,
-        device=None,
+        device: DeviceLike = None,
         dtype: str | None = None,
         layer: int = -1,
-    ):
+    ) -> None:
         super().__init__(model, max_length, batch_size, device, dtype, layer)
 
     def identity(self) -> dict:
@@ -417,13 +429,13 @@ class LastTokenEmbedder(_TransformerEmbedder):
             "layer": self.layer,
         }
 
-    def _token_ids(self, loaded: LoadedModel, texts: list[str]) -> list[list[int]]:
+    def _token_ids(self, loaded: LoadedModel[PreTrainedModel], texts: list[str]) -> list[list[int]]:
         # verbose=False: long texts are expected here and cut below, not warned about.
         encoded = loaded.tokenizer(texts, add_special_tokens=False, truncation=False, verbose=False)
         # The end of a response is what its last-token state summarizes, so keep the end.
         return [list(ids[-self.max_length :]) for ids in encoded["input_ids"]]
 
-    def _pool(self, hidden, attention_mask, lengths):
+    def _pool(self, hidden: torch.Tensor, attention_mask: torch.Tensor, lengths: list[int]) -> torch.Tensor:
         import torch
 
         last = torch.tensor(lengths, device=hidden.device) - 1
@@ -448,23 +460,23 @@ class MeanPoolingEmbedder(_TransformerEmbedder):
 
     def __init__(
         self,
-        model: str = DEFAULT_MODELS["mean_pooling"],
+        model: StrPath = DEFAULT_MODELS["mean_pooling"],
         max_length: int = 512,
         batch_size: int = 32,
-        device=None,
+        device: DeviceLike = None,
         dtype: str | None = None,
         layer: int = -1,
-    ):
+    ) -> None:
         super().__init__(model, max_length, batch_size, device, dtype, layer)
 
     def identity(self) -> dict:
         return {"kind": self.kind, "model": self.model_name, "max_length": self.max_length, "layer": self.layer}
 
-    def _token_ids(self, loaded: LoadedModel, texts: list[str]) -> list[list[int]]:
+    def _token_ids(self, loaded: LoadedModel[PreTrainedModel], texts: list[str]) -> list[list[int]]:
         encoded = loaded.tokenizer(texts, truncation=True, max_length=self.max_length, verbose=False)
         return [list(ids) for ids in encoded["input_ids"]]
 
-    def _pool(self, hidden, attention_mask, lengths):
+    def _pool(self, hidden: torch.Tensor, attention_mask: torch.Tensor, lengths: list[int]) -> torch.Tensor:
         mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
         return (hidden * mask).sum(dim=1) / mask.sum(dim=1)
 
@@ -490,12 +502,12 @@ class SentenceTransformerEmbedder:
 
     def __init__(
         self,
-        model: str = DEFAULT_MODELS["sentence_transformers"],
+        model: StrPath = DEFAULT_MODELS["sentence_transformers"],
         batch_size: int = 64,
-        device=None,
+        device: DeviceLike = None,
         dtype: str | None = None,
         normalize: bool = False,
-    ):
+    ) -> None:
         self.model_name = _check_model(model)
         self.batch_size = check_int(batch_size, "batch_size")
         self.dtype = check_dtype(dtype)
@@ -512,7 +524,7 @@ class SentenceTransformerEmbedder:
         return {"kind": self.kind, "model": self.model_name, "normalize": self.normalize}
 
     @property
-    def loaded(self):
+    def loaded(self) -> SentenceTransformer:
         """The ``SentenceTransformer``, loaded on first use, shared per (model, device, dtype)."""
         return load_sentence_model(self.model_name, self.device, self.dtype)
 
@@ -547,7 +559,7 @@ def _options_of(cls: type) -> tuple[str, ...]:
     return tuple(name for name in inspect.signature(cls).parameters if name != "model")
 
 
-def load_embedder(kind: str = DEFAULT_EMBEDDER_KIND, model: str | None = None, **options) -> TextEmbedder:
+def load_embedder(kind: str = DEFAULT_EMBEDDER_KIND, model: StrPath | None = None, **options: Any) -> TextEmbedder:
     """An embedder of ``kind`` (see :data:`KINDS`); ``model=None`` picks :data:`DEFAULT_MODELS` [kind].
 
     ``load_embedder("last_token")`` is the paper's (DialoGPT-large, §3.1). ``options`` go to the
@@ -561,7 +573,7 @@ def load_embedder(kind: str = DEFAULT_EMBEDDER_KIND, model: str | None = None, *
     return cls(DEFAULT_MODELS[kind] if model is None else model, **options)
 
 
-def embedder_from_identity(identity: Mapping, **runtime_options) -> TextEmbedder:
+def embedder_from_identity(identity: Mapping[str, Any], **runtime_options: Any) -> TextEmbedder:
     """Rebuild the embedder an :meth:`identity` describes (e.g. the one saved with clusters).
 
     ``runtime_options`` (``batch_size``, ``device``, ``dtype``) may differ from the original run:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import abc
 import inspect
+from typing import Any
 
 import datasets
 import evaluate
@@ -51,7 +52,7 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         """The module's description, citation and input features."""
 
     @abc.abstractmethod
-    def _compute(self, *args, **kwargs) -> dict:
+    def _compute(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
         """The figures of the gathered inputs; its keyword arguments are the module's options, listed explicitly."""
 
     def _check_batch(self, batch: dict[str, list]) -> dict[str, list]:
@@ -64,7 +65,7 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
 
     # -- evaluate's entry points ---------------------------------------------------------------
 
-    def compute(self, *, predictions=None, references=None, **kwargs):
+    def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> dict[str, Any] | None:
         """Score the given inputs together with every input queued by ``add`` / ``add_batch``.
 
         Returns the figures on the main process (``process_id`` 0) and None on the others. Any
@@ -82,7 +83,7 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             self._discard_queued()
             raise
 
-    def add_batch(self, *, predictions=None, references=None, **kwargs):
+    def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:
         """Queue a batch of inputs (one list per input feature) for the next ``compute()``.
 
         Any error discards every queued input. The module's inputs:
@@ -94,7 +95,7 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             self._discard_queued()
             raise
 
-    def add(self, *, prediction=None, reference=None, **kwargs):
+    def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
         """Queue one input (``prediction=``, or one value per input feature) for the next ``compute()``.
 
         Any error discards every queued input. The module's inputs:
@@ -132,7 +133,7 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         names = [p.name for p in inspect.signature(self._compute).parameters.values() if p.kind in kinds]
         return ["references" if name == self.references_option else name for name in names if name not in inputs]
 
-    def _check_options(self, kwargs: dict) -> None:
+    def _check_options(self, kwargs: dict[str, Any]) -> None:
         options = self.compute_options()
         unknown = sorted(set(kwargs) - set(options) - {self.references_option} - set(self._feature_names()))
         if unknown:
@@ -141,7 +142,7 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
                 f"its inputs are {self._feature_names()} and its options {options}"
             )
 
-    def _batch_of(self, predictions, references, kwargs: dict) -> dict:
+    def _batch_of(self, predictions: Any, references: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
         features = self._feature_names()
         unknown = sorted(set(kwargs) - set(features))
         if unknown:
@@ -155,7 +156,7 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
                 )
             self._references_option()
         # evaluate's base takes arrays, tensors and Series where it takes lists: the checks see Python lists.
-        given = {name: as_plain_python(value) for name, value in
+        given: dict[str, Any] = {name: as_plain_python(value) for name, value in
                  {"predictions": predictions, "references": references, **kwargs}.items()}
         missing = [name for name in features if given.get(name) is None]
         if missing:
@@ -169,14 +170,14 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             raise ValueError(f"{names} must have equal length (one item per input), got {' and '.join(map(str, lengths.values()))}")
         return {name: given[name] for name in features}
 
-    def _checked(self, batch: dict) -> dict:
+    def _checked(self, batch: dict[str, Any]) -> dict[str, Any]:
         batch = self._check_batch(batch)
         if not any(len(column) for column in batch.values()):
             raise ArgumentError(f"{next(iter(batch))}", "is empty: give at least one input")
         self._check_same_scope(batch)
         return batch
 
-    def _check_same_scope(self, batch: dict) -> None:
+    def _check_same_scope(self, batch: dict[str, Any]) -> None:
         """A module with several feature formats (response sets or a corpus) takes one per compute."""
         queued_format = queued_feature_format(self)
         if queued_format is None or not isinstance(self.features, list):
@@ -211,7 +212,7 @@ class ResponsesMetric(DialevalMetric, metaclass=abc.ABCMeta):
     #: The input scopes the module takes ("sets", "corpus"); a set-only or corpus-only module narrows it.
     scopes: tuple[str, ...] = ("sets", "corpus")
 
-    def prediction_features(self):
+    def prediction_features(self) -> datasets.Features | list[datasets.Features]:
         """evaluate's features for :attr:`scopes`: one ``Features``, or the list evaluate tries in turn."""
         features = [PREDICTION_FEATURES[scope] for scope in self.scopes]
         return features[0] if len(features) == 1 else features

@@ -10,18 +10,23 @@ evaluate that renames them fails tests/root/test_host_adapters.py, which checks 
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import datasets
+    import evaluate
 
 #: evaluate.Metric's private attributes this adapter reads or resets.
 QUEUE_ATTRIBUTES = ("writer", "data", "buf_writer", "selected_feature_format", "cache_file_name", "filelock",
                     "file_paths", "filelocks", "keep_in_memory")
 
 
-def queued_feature_format(metric):
+def queued_feature_format(metric: evaluate.Metric) -> datasets.Features | None:
     """The ``Features`` the queued inputs were encoded with, or None when nothing is queued."""
     return metric.selected_feature_format
 
 
-def discard_queued(metric) -> None:
+def discard_queued(metric: evaluate.Metric) -> None:
     """Drop every queued input, its cache files and their locks, as if nothing had been added."""
     if metric.writer is not None:
         metric.writer.close()

@@ -47,7 +47,7 @@ class JobData:
     responses: list[str]
     sets: list[list[str]] | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # The job encodes every text with its sentence models before any metric checks it: text
         # that no tokenizer can encode (a lone surrogate) is refused here, by set and index.
         if self.sets is not None:
@@ -74,7 +74,7 @@ class StepOutcome:
     per_set: list[dict] | None = None
     scope: str | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.scope is None:
             self.scope = "response_set" if self.per_set is not None else "corpus"
 
@@ -89,7 +89,7 @@ class StepSkipped(Exception):
 PAIRWISE_CORPUS_LIMIT = 10_000
 
 
-def check_pairwise_corpus(step_name: str, data: JobData, options) -> None:
+def check_pairwise_corpus(step_name: str, data: JobData, options: object) -> None:
     """Raise :class:`StepSkipped` when ``step_name`` would compare every pair of a corpus larger
     than :data:`PAIRWISE_CORPUS_LIMIT` distinct responses and the user did not name it in ``--metric``."""
     if data.sets is not None or step_name in (getattr(options, "metrics", None) or ()):
@@ -143,7 +143,7 @@ class JobStep:
         base = self.report_name or self.name
         return base if model is None else f"{base}[{model}]"
 
-    def work(self, data: JobData, options) -> int:
+    def work(self, data: JobData, options: object) -> int:
         return self.total(data, options) if self.total is not None else data.num_units
 
 
@@ -163,7 +163,7 @@ class JobOptions:
     device: str | None = field(default=None, metadata=option(
         "--device", help="torch device for model-based metrics (default: Accelerate's choice)"))
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_int(self.batch_size, "batch_size")  # before any step runs
 
 

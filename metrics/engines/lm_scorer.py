@@ -17,17 +17,25 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dialeval.distributed import gather_shares, work_share
-from dialeval.hub import LoadedModel, load_model
+from dialeval.hub import LoadedModel, ModelSource, load_model
+from dialeval.type_aliases import DeviceLike, Progress, ResponseSets
 from dialeval.validation import check_flag, check_int, check_unicode_text
 from dialeval.validation import ArgumentError
 
+if TYPE_CHECKING:
+    import torch
+    from transformers import PretrainedConfig, PreTrainedModel
+
 logger = logging.getLogger(__name__)
+#: Response-selection contexts: per question, its turns (oldest first) or one string.
+Contexts = Sequence[str | Sequence[str]]
 
 REDUCTIONS = ("sum", "mean")
 #: Questions per forward pass (x their candidates: 64 sequences for the test set's 4 candidates).
@@ -45,7 +53,8 @@ def describe(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def check_questions(contexts, candidates, labels=None) -> tuple[list[list[str]], list[list[str]], list[int] | None]:
+def check_questions(contexts: Contexts, candidates: ResponseSets, labels: Sequence[int] | None = None
+                    ) -> tuple[list[list[str]], list[list[str]], list[int] | None]:
     """Validate response-selection questions; contexts come back as lists of turns.
 
     ``contexts[i]``: a non-empty list of turns (oldest first) or one string; ``candidates[i]``:
@@ -92,7 +101,7 @@ def check_questions(contexts, candidates, labels=None) -> tuple[list[list[str]],
     return turns_per_question, checked_candidates, checked_labels
 
 
-def check_reduction(reduction) -> None:
+def check_reduction(reduction: str) -> None:
     if reduction not in REDUCTIONS:
         raise ArgumentError("reduction", f"must be one of {REDUCTIONS}, got {reduction!r}")
 
@@ -102,7 +111,7 @@ def check_reduction(reduction) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def load_language_model(model, device=None, dtype: str | None = None) -> LoadedModel:
+def load_language_model(model: ModelSource, device: DeviceLike = None, dtype: str | None = None) -> LoadedModel[PreTrainedModel]:
     """A causal or seq2seq LM (by ``config.is_encoder_decoder``) through :func:`dialeval.hub.load_model`."""
     return load_model(model, "language_model", device=device, dtype=dtype)
 
@@ -112,7 +121,7 @@ def load_language_model(model, device=None, dtype: str | None = None) -> LoadedM
 # --------------------------------------------------------------------------------------------
 
 
-def _config_value(model, name: str):
+def _config_value(model: PreTrainedModel, name: str) -> Any:
     """``name`` from the model's config, else from its generation config (transformers 5 keeps
     e.g. T5's ``decoder_start_token_id`` in either)."""
     value = getattr(model.config, name, None)
@@ -123,7 +132,7 @@ def _config_value(model, name: str):
     return value
 
 
-def shift_right(labels, decoder_start_token_id: int, pad_token_id: int):
+def shift_right(labels: torch.Tensor, decoder_start_token_id: int, pad_token_id: int) -> torch.Tensor:
     """Decoder inputs for teacher forcing: ``labels`` shifted one step right after
     ``decoder_start_token_id``, label padding (-100) replaced by ``pad_token_id``.
 
@@ -138,7 +147,7 @@ def shift_right(labels, decoder_start_token_id: int, pad_token_id: int):
     return shifted.masked_fill(shifted == -100, pad_token_id)
 
 
-def decoder_start_ids(model) -> tuple[int, int]:
+def decoder_start_ids(model: PreTrainedModel) -> tuple[int, int]:
     """(decoder_start_token_id, pad_token_id) of a seq2seq model; ``ValueError`` when unset."""
     start, pad = _config_value(model, "decoder_start_token_id"), _config_value(model, "pad_token_id")
     name = getattr(model.config, "name_or_path", "") or type(model).__name__
@@ -149,7 +158,7 @@ def decoder_start_ids(model) -> tuple[int, int]:
 
 #: Attention-window settings of transformers configs: sliding windows (Mistral, Qwen2 with
 #: ``use_sliding_window``, Gemma 2/3, Phi-3, Starcoder2, Cohere 2) and GPT-Neo's local layers.
-def attention_window(config) -> int | None:
+def attention_window(config: PretrainedConfig) -> int | None:
     """The narrowest number of tokens any layer attends over, or None for full attention.
 
     Chunked attention (Llama 4's ``attention_chunk_size``) is reported as its chunk size.
@@ -242,8 +251,9 @@ class CandidateScorer:
     ``num_truncated_contexts``).
     """
 
-    def __init__(self, model, device=None, dtype=None, batch_size: int = DEFAULT_BATCH_SIZE,
-                 turn_separator: str | None = None, candidate_eos: bool = True, share_context: bool = True):
+    def __init__(self, model: ModelSource, device: DeviceLike = None, dtype: str | None = None,
+                 batch_size: int = DEFAULT_BATCH_SIZE, turn_separator: str | None = None, candidate_eos: bool = True,
+                 share_context: bool = True) -> None:
         check_int(batch_size, "batch_size")
         candidate_eos, share_context = check_flag(candidate_eos, "candidate_eos"), check_flag(share_context, "share_context")
         if turn_separator is not None and not isinstance(turn_separator, str):
@@ -272,11 +282,11 @@ class CandidateScorer:
         # Packed scoring applies the output layer itself, which is only right when the model's
         # logits are exactly output_embeddings(last hidden state): not for Gemma-2's soft-capping,
         # Cohere's logit_scale or Granite's logits_scaling, which go through the full forward.
-        config, model = self.lm.model.config, self.lm.model
+        config, network = self.lm.model.config, self.lm.model
         self._head_on_hidden = (
             not self.lm.is_encoder_decoder
-            and model.get_output_embeddings() is not None
-            and model.get_decoder() is not model
+            and network.get_output_embeddings() is not None
+            and network.get_decoder() is not network
             and not any(getattr(config, name, None) for name in ("final_logit_softcapping", "logit_scale", "logits_scaling"))
         )
 
@@ -334,7 +344,8 @@ class CandidateScorer:
             target_mask[r, keep - length:] = True
         position_ids = (attention_mask.cumsum(1) - 1).clamp(min=0)
         device = self.lm.device
-        inputs = {"input_ids": input_ids.to(device), "attention_mask": attention_mask.to(device), "position_ids": position_ids.to(device)}
+        inputs: dict[str, Any] = {"input_ids": input_ids.to(device), "attention_mask": attention_mask.to(device),
+                                  "position_ids": position_ids.to(device)}
         if self._keeps_logits:
             inputs["logits_to_keep"] = keep + 1
         logits = self.lm.model(**inputs).logits[:, -(keep + 1):-1]
@@ -364,7 +375,10 @@ class CandidateScorer:
         position_ids = torch.zeros((len(questions), width), dtype=torch.long)
         allowed = torch.zeros((len(questions), width, width), dtype=torch.bool)
         allowed[:, torch.arange(width), torch.arange(width)] = True  # a padding row must attend somewhere
-        rows, positions, target_tokens, owners = [], [], [], []
+        rows: list[int] = []
+        positions: list[int] = []
+        target_tokens: list[int] = []
+        owners: list[int] = []
         candidate = 0
         for r, (q, total) in enumerate(zip(questions, totals)):
             offset, context_length = width - total, len(q.source)
@@ -386,17 +400,17 @@ class CandidateScorer:
                 start = stop
         dtype = model.dtype if model.dtype.is_floating_point else torch.float32
         mask = torch.zeros(allowed.shape, dtype=dtype).masked_fill(~allowed, torch.finfo(dtype).min)[:, None]
-        inputs = {"input_ids": input_ids.to(device), "attention_mask": mask.to(device), "position_ids": position_ids.to(device),
-                  "use_cache": False}
-        rows, positions = torch.tensor(rows, device=device), torch.tensor(positions, device=device)
+        inputs: dict[str, Any] = {"input_ids": input_ids.to(device), "attention_mask": mask.to(device),
+                                  "position_ids": position_ids.to(device), "use_cache": False}
+        row_index, position_index = torch.tensor(rows, device=device), torch.tensor(positions, device=device)
         if self._head_on_hidden:
             # The output layer on the scored positions only: no (batch, length, vocabulary) tensor.
             hidden = model.get_decoder()(**inputs).last_hidden_state
-            logits = model.get_output_embeddings()(hidden[rows, positions])
+            logits = model.get_output_embeddings()(hidden[row_index, position_index])
         else:
             if self._keeps_logits:
                 inputs["logits_to_keep"] = window
-            logits = model(**inputs).logits[:, -window:][rows, positions - (width - window)]
+            logits = model(**inputs).logits[:, -window:][row_index, position_index - (width - window)]
         token_nll = F.cross_entropy(logits.float(), torch.tensor(target_tokens, device=device), reduction="none")
         sums = torch.zeros(candidate, dtype=torch.float64, device=device)
         sums.index_add_(0, torch.tensor(owners, device=device), token_nll.double())
@@ -432,7 +446,7 @@ class CandidateScorer:
         return self._split(questions, token_nll.double().sum(1).cpu().numpy(), counts)
 
     @staticmethod
-    def _split(questions, sums: np.ndarray, counts: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    def _split(questions: list[_EncodedQuestion], sums: np.ndarray, counts: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per question, the scores of its candidates (a repeated candidate gets its one score)."""
         out, start = [], 0
         for q in questions:
@@ -446,16 +460,16 @@ class CandidateScorer:
         """Whether a packed batch is exact: no layer's attention window cuts any context + candidate."""
         return self.attention_window is None or all(q.longest <= self.attention_window for q in questions)
 
-    def score(self, contexts, candidates, progress: Callable[[int], object] | None = None) -> CandidateLosses:
+    def score(self, contexts: Contexts, candidates: ResponseSets, progress: Progress | None = None) -> CandidateLosses:
         """Summed token NLL and token count of every candidate; see the class docstring.
 
         ``progress`` is called with the number of questions finished after each forward pass.
         """
         import torch
 
-        turns_per_question, candidates, _ = check_questions(contexts, candidates)
+        turns_per_question, checked_candidates, _ = check_questions(contexts, candidates)
         encoded, truncated = [], 0
-        for index, (turns, options) in enumerate(zip(turns_per_question, candidates)):
+        for index, (turns, options) in enumerate(zip(turns_per_question, checked_candidates)):
             question, was_truncated = self._encode(index, turns, options)
             encoded.append(question)
             truncated += was_truncated
@@ -477,8 +491,7 @@ class CandidateScorer:
                 if progress is not None:
                     progress(len(batch))
         members, scored = gather_shares(order, scored)
-        sums: list[np.ndarray] = [None] * len(encoded)
-        counts: list[np.ndarray] = [None] * len(encoded)
-        for index, (nll, num) in zip(members, scored):
-            sums[index], counts[index] = nll, num
+        by_question = dict(zip(members, scored))  # every question is some process's: all are here
+        sums = [by_question[index][0] for index in range(len(encoded))]
+        counts = [by_question[index][1] for index in range(len(encoded))]
         return CandidateLosses(sums, counts, truncated)

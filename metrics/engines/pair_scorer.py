@@ -17,14 +17,19 @@ Callers stream through large inputs by scoring a chunk of pairs at a time (see
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from dialeval.distributed import gather_shares, work_share
-from dialeval.hub import LoadedModel, load_model
+from dialeval.hub import LoadedModel, ModelSource, load_model
+from dialeval.type_aliases import DeviceLike, Progress
 from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.validation import check_int
 from dialeval.validation import ArgumentError
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel
 
 @dataclass
 class PairScoringStats:
@@ -38,7 +43,7 @@ class PairScoringStats:
         return dict(vars(self))
 
 
-def load_pair_classifier(model, device=None, dtype: str | None = None) -> LoadedModel:
+def load_pair_classifier(model: ModelSource, device: DeviceLike = None, dtype: str | None = None) -> LoadedModel[PreTrainedModel]:
     """``model`` (Hub id, directory or :class:`~dialeval.hub.LoadedModel`) as a sequence-pair
     classifier, through :func:`dialeval.hub.load_model` (once per model, device and dtype)."""
     return load_model(model, "sequence_classification", device=device, dtype=dtype)
@@ -129,13 +134,13 @@ def _padded_batch(pairs: list[tuple], pad_id: int, with_type_ids: bool) -> dict:
 
 
 def score_pairs(
-    classifier: LoadedModel,
+    classifier: LoadedModel[PreTrainedModel],
     firsts: list[str],
     seconds: list[str],
     batch_size: int = 32,
     stats: PairScoringStats | None = None,
     activation: str = "softmax",
-    progress=None,
+    progress: Progress | None = None,
 ) -> np.ndarray:
     """Class probabilities (``activation="softmax"``), sigmoid scores or raw logits per pair.
 
@@ -154,6 +159,8 @@ def score_pairs(
     check_int(batch_size, "batch_size")
     stats = stats if stats is not None else PairScoringStats()
     num_labels = classifier.model.config.num_labels
+    if num_labels is None:  # transformers fills id2label in for every config it builds; a caller may reset it
+        raise ArgumentError("classifier", "has no labels: its config's id2label is None; set it (one name per output)")
     if not firsts:
         return np.zeros((0, num_labels))
 

@@ -16,12 +16,16 @@ each distinct pair once, so 10,000 copies of one response need one similarity ca
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 from dialeval.validation import ArgumentError
 from dialeval.validation import as_float_array, require_collection
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 Item = TypeVar("Item")
 
@@ -79,7 +83,7 @@ def similarity_to_diversity(
     return -total / (size * (size - 1) // 2)
 
 
-def diversity_from_similarity_matrix(similarity_matrix) -> float:
+def diversity_from_similarity_matrix(similarity_matrix: ArrayLike) -> float:
     """The §5 reduction from an ``(n, n)`` similarity matrix (symmetric; the diagonal is ignored).
 
     Only the strict lower triangle (``i > j``) is read, in the released code's order.
@@ -149,15 +153,15 @@ class UnitSimilarity:
         return matrix
 
 
-def units_of(items: Sequence, key: Callable | None = None) -> tuple[list, np.ndarray]:
+def units_of(items: Sequence[Item], key: Callable[[Item], Hashable] | None = None) -> tuple[list[Item], np.ndarray]:
     """The distinct items (by ``key(item)``, default the item) in order of first occurrence, and
     the unit of each item."""
-    unit_index: dict = {}
+    unit_index: dict[Hashable, int] = {}
     unit_of_item = np.fromiter(
         (unit_index.setdefault(item if key is None else key(item), len(unit_index)) for item in items),
         dtype=np.intp, count=len(items),
     )
-    first = {}
+    first: dict[int, Item] = {}
     for item, unit in zip(items, unit_of_item.tolist()):
         first.setdefault(unit, item)
     return [first[unit] for unit in range(len(unit_index))], unit_of_item

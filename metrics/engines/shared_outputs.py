@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 
 import numpy as np
 
-_ACTIVE: contextvars.ContextVar[dict | None] = contextvars.ContextVar("dialeval_shared_outputs", default=None)
+_ACTIVE: contextvars.ContextVar[dict[Hashable, VectorStore] | None] = contextvars.ContextVar("dialeval_shared_outputs",
+                                                                                              default=None)
 
 
 class VectorStore:
@@ -75,14 +76,16 @@ class VectorStore:
 
 
 @contextlib.contextmanager
-def shared_model_outputs():
+def shared_model_outputs() -> Iterator[dict[Hashable, VectorStore]]:
     """Share encoders' vectors among every metric run in the block (nested blocks share the outer one)."""
-    if _ACTIVE.get() is not None:
-        yield _ACTIVE.get()
+    active = _ACTIVE.get()
+    if active is not None:
+        yield active
         return
-    token = _ACTIVE.set({})
+    stores: dict[Hashable, VectorStore] = {}
+    token = _ACTIVE.set(stores)
     try:
-        yield _ACTIVE.get()
+        yield stores
     finally:
         _ACTIVE.reset(token)
 
