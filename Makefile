@@ -39,7 +39,7 @@ lint-imports: install
 docs: install
 	$(BIN)/mkdocs build --strict --quiet
 
-test: install lint-imports lint-dead-code docs
+test: install lint lint-imports lint-dead-code typecheck docs
 	$(OFFLINE) $(BIN)/python -m pytest
 
 # Dead code (vulture): what nothing in the package, the examples or the benchmarks uses. The tests
@@ -95,6 +95,13 @@ dist-check: install
 	$(BIN)/python -c "import build, twine" 2>/dev/null || $(BIN)/python -m pip install -e ".[release]"
 	TORCH_INDEX=$(TORCH_INDEX) bash tests/release/dist_check.sh $(CURDIR)/$(BIN)/python
 
+# ruff with the project's configuration ([tool.ruff] in pyproject.toml; the version is pinned in
+# the test extra, since each ruff release changes its default rules).
+.PHONY: lint
+lint: install
+	$(BIN)/python -m ruff check --quiet .
+	$(BIN)/python -m ruff format --check --quiet .
+
 # mypy over the root layer and the engines ([tool.mypy] in pyproject.toml: its `files`, every function
 # typed). Like lint-imports it reads the package from one folder, so it checks an assembled copy; its
 # cache stays in build/ (a first run reads torch's and transformers' types: about a minute).
@@ -106,4 +113,3 @@ typecheck: install
 	for folder in metrics generation trainers datasets_scripts; do cp -R $$folder $(TYPE_TREE)/dialeval/$$folder; done
 	cd $(TYPE_TREE) && $(CURDIR)/$(BIN)/python -m mypy --config-file $(CURDIR)/pyproject.toml --cache-dir $(CURDIR)/build/mypy-cache
 
-test: typecheck

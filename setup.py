@@ -74,7 +74,9 @@ EXTRAS["test"] += ["mkdocs==1.6.1", "mkdocstrings==1.0.8", "mkdocstrings-python=
 # mypy: `make typecheck` (part of `make test`) checks the root layer and the engines; pinned, since
 # each mypy release adds checks that would fail `make test` on unchanged code.
 EXTRAS["test"] += ["mypy==2.4.1"]
-EXTRAS["dev"] = EXTRAS["test"] + ["ruff"]
+# ruff: `make lint` (part of `make test`); pinned because each release changes its default rules.
+EXTRAS["test"] += ["ruff==0.17.6"]
+EXTRAS["dev"] = list(EXTRAS["test"])
 # The peers benchmarks/bench_peers.py measures us against (sentence-transformers, a runtime
 # dependency, is the embeddings and cross-encoder peer). Never a runtime dependency: diversity==0.3.1
 # pins transformers<5 and sentence-transformers<6, so pip cannot resolve this extra with its
