@@ -10,7 +10,7 @@ from setuptools import find_packages, setup
 
 # The version's one source is dialeval/__init__.py's __version__ (read as text: setup.py cannot
 # import the package before its dependencies are installed); `dialeval --version` prints the same.
-VERSION = re.search(r'^__version__ = "([^"]+)"$', Path("dialeval/__init__.py").read_text(encoding="utf-8"), re.M).group(1)
+VERSION = re.search(r'^__version__ = "([^"]+)"$', Path("dialeval/__init__.py").read_text(encoding="utf-8"), re.MULTILINE).group(1)
 
 TOP_LEVEL = {
     "dialeval": "dialeval",
@@ -93,7 +93,7 @@ setup(
     version=VERSION,
     description="Measure and improve the diversity of multi-response dialogue generation "
     "(evaluate metrics, DTG sampling, DRESS training, test sets).",
-    long_description=open("README.md", encoding="utf-8").read(),
+    long_description=Path("README.md").read_text(encoding="utf-8"),
     long_description_content_type="text/markdown",
     python_requires=">=3.10",
     packages=list(SUBPACKAGES),

@@ -52,9 +52,10 @@ import numpy as np
 import torch
 import transformers
 from _report import RESULTS_PATH, cpu_ticks, machine_line, others_share, write_section
+from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainerCallback, TrainingArguments
+
 from dialeval.metrics.sem_ent.clusters import SemanticClusters
 from dialeval.trainers import DialogueCollator, DRESSConfig, DRESSTrainer
-from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainerCallback, TrainingArguments
 
 SCRIPT = "bench_dress.py"
 TOPIC_TEXTS = 200  # distinct response texts: the stand-in embedder clusters them
@@ -173,23 +174,23 @@ def render(args, runs, cycle, command) -> str:
         f"- Command: `{command}`",
         machine_line(),
         f"- torch {torch.__version__} ({torch.get_num_threads()} threads), transformers {transformers.__version__}",
-        f"- Model: GPT-2 built in code, {params / 1e6:.2f} M parameters (width {args.width}, {args.layers} layers, "
+        (f"- Model: GPT-2 built in code, {params / 1e6:.2f} M parameters (width {args.width}, {args.layers} layers, "
         f"vocab {args.vocab}); batch {args.batch_size} x {args.length} tokens (loss on the last {args.length // 2}); "
-        f"AdamW; {args.warmup} warm-up + {args.steps} timed steps per run, {args.repeats} alternating runs per trainer",
+        f"AdamW; {args.warmup} warm-up + {args.steps} timed steps per run, {args.repeats} alternating runs per trainer"),
         "",
         "| Trainer | fastest step (s) | median of runs' medians (s) | runs' median steps (s) |",
         "|---|---|---|---|",
         f"| plain `Trainer` (model's own loss) | {plain_min:.4f} | {statistics.median(plain):.4f} | {', '.join(f'{v:.4f}' for v in plain)} |",
         f"| `DRESSTrainer`, weighted NLL (DRESS(-NT)) | {dress_min:.4f} | {statistics.median(dress):.4f} | {', '.join(f'{v:.4f}' for v in dress)} |",
         "",
-        f"- **Ratio DRESS / plain (median of the per-pair ratios of run medians): {ratio:.3f} ({overhead:+.1f}%)**; "
+        (f"- **Ratio DRESS / plain (median of the per-pair ratios of run medians): {ratio:.3f} ({overhead:+.1f}%)**; "
         f"per-pair ratios {', '.join(f'{r:.3f}' for r in pair_ratios)}; ratio of the fastest steps "
-        f"{dress_min / plain_min:.3f}. Target: overhead <= 5%: {'met' if overhead <= 5 else 'NOT met'}.",
-        f"- Negative-training cycle (separate from the step time): {cycle['num_generated']} contexts, greedy "
+        f"{dress_min / plain_min:.3f}. Target: overhead <= 5%: {'met' if overhead <= 5 else 'NOT met'}."),
+        (f"- Negative-training cycle (separate from the step time): {cycle['num_generated']} contexts, greedy "
         f"{args.cycle_max_new_tokens} new tokens in batches of 64: {cycle['seconds']:.2f} s "
         f"({cycle['generation_s']:.2f} s generation, {cycle['seconds'] - cycle['generation_s']:.2f} s decoding, "
         f"stand-in clustering and negative selection) = {cycle['seconds'] / statistics.median(plain):.0f} plain "
-        "training steps; with MiniLM add its embedding time for the generated texts (bench_sem_ent.py).",
+        "training steps; with MiniLM add its embedding time for the generated texts (bench_sem_ent.py)."),
         f"- Other processes took up to {worst_others:.0%} of the machine's CPU during a training run and "
         f"{cycle['others']:.0%} during the cycle (/proc/stat)"
         + ("; **timings disturbed** by concurrent load (the alternation spreads it over both trainers)." if max(worst_others, cycle['others']) > 0.10 else "."),

@@ -45,11 +45,12 @@ import torch
 import transformers
 from _report import RESULTS_PATH, machine_line, write_section
 from bench_nli import build_classifier
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
 from dialeval.generation import diversity_threshold_generate
 from dialeval.generation.objectives import NLIContradictions, SetState
 from dialeval.metrics.nli_diversity.nli import CONTRADICTION, ENTAILMENT, NLIScorer, ordered_pairs
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DATA_FILE = REPO_ROOT.parent / "shared" / "data" / "dailydialog-plusplus" / "dev.json"
@@ -153,28 +154,28 @@ def render(m: dict, command: str) -> str:
         f"- Date: {datetime.date.today().isoformat()}",
         f"- Command: `{command}`",
         machine_line(),
-        f"- Versions: Python {platform.python_version()}, torch {torch.__version__} ({torch.get_num_threads()} threads), "
-        f"transformers {transformers.__version__}",
-        f"- Setting: {m['num_contexts']} DailyDialog++ dev contexts, n = {n}, S = {s}, threshold {m['threshold']:g} "
+        (f"- Versions: Python {platform.python_version()}, torch {torch.__version__} ({torch.get_num_threads()} threads), "
+        f"transformers {transformers.__version__}"),
+        (f"- Setting: {m['num_contexts']} DailyDialog++ dev contexts, n = {n}, S = {s}, threshold {m['threshold']:g} "
         f"contradictions (20 is unreachable: every context draws S, the worst case), nucleus p = 0.9, at most {m['max_new_tokens']} new tokens; seed {m['seed']}. Generator: "
         "random GPT-2 4 x 128; NLI: random `RobertaForSequenceClassification` of roberta-base's shape (12 x 768), "
-        "float32, CPU, batch 32.",
-        f"- Contexts that reached the threshold: {m['reached']} of {m['num_contexts']}; mean responses drawn "
-        f"{m['mean_sampled']:.1f}; predicted classes over the cached run's pairs (c, n, e): {m['class_counts']}.",
-        f"- 1-minute load average at the end of the run: {m['load_average']:.1f} (above 2 means other jobs shared the "
-        "cores; both runs ran under the same conditions, one after the other).",
+        "float32, CPU, batch 32."),
+        (f"- Contexts that reached the threshold: {m['reached']} of {m['num_contexts']}; mean responses drawn "
+        f"{m['mean_sampled']:.1f}; predicted classes over the cached run's pairs (c, n, e): {m['class_counts']}."),
+        (f"- 1-minute load average at the end of the run: {m['load_average']:.1f} (above 2 means other jobs shared the "
+        "cores; both runs ran under the same conditions, one after the other)."),
         "",
         "| scoring | pair evaluations | scoring wall time | whole DTG wall time |",
         "|---|---:|---:|---:|",
-        f"| naive: every value and subset from its pairs | {m['naive_pairs']:,} | {m['naive_scoring_s']:.1f} s | "
-        f"{m['naive_total_s']:.1f} s |",
+        (f"| naive: every value and subset from its pairs | {m['naive_pairs']:,} | {m['naive_scoring_s']:.1f} s | "
+        f"{m['naive_total_s']:.1f} s |"),
         f"| cached pair matrix (ours) | {m['cached_pairs']:,} | {m['cached_scoring_s']:.1f} s | {m['cached_total_s']:.1f} s |",
-        f"| ratio | {m['naive_pairs'] / m['cached_pairs']:.1f}x | **{scoring_ratio:.1f}x** ({verdict} the "
-        f"{TARGET_SPEEDUP:.0f}x target) | {m['naive_total_s'] / m['cached_total_s']:.1f}x |",
+        (f"| ratio | {m['naive_pairs'] / m['cached_pairs']:.1f}x | **{scoring_ratio:.1f}x** ({verdict} the "
+        f"{TARGET_SPEEDUP:.0f}x target) | {m['naive_total_s'] / m['cached_total_s']:.1f}x |"),
         "",
-        f"Identical final sets, samples drawn and stop reasons: **{m['identical']}**. Bound per context "
+        (f"Identical final sets, samples drawn and stop reasons: **{m['identical']}**. Bound per context "
         f"n(n-1) + 2(n-1)(S-n) = {n * (n - 1) + 2 * (n - 1) * (s - n)} model pair scorings: max observed "
-        f"{m['max_pairs_per_context']} (the Table 4 report reads the matrix and adds none).",
+        f"{m['max_pairs_per_context']} (the Table 4 report reads the matrix and adds none)."),
         f"<!-- {SCRIPT}:end -->",
     ]
     return "\n".join(lines) + "\n"

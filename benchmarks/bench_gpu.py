@@ -89,8 +89,6 @@ import numpy as np
 import torch
 import transformers
 from _report import RESULTS_PATH, machine_line, write_section
-from dialeval.generation import NLIContradictions, diversity_threshold_generate
-from dialeval.metrics import NLIScorer, nli_diversity, response_selection
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 from transformers import (
     AutoModelForSequenceClassification,
@@ -103,6 +101,9 @@ from transformers import (
     RobertaConfig,
     RobertaForSequenceClassification,
 )
+
+from dialeval.generation import NLIContradictions, diversity_threshold_generate
+from dialeval.metrics import NLIScorer, nli_diversity, response_selection
 
 SCRIPT = "bench_gpu"
 transformers.utils.logging.disable_progress_bar()
@@ -183,13 +184,7 @@ def repeat_timed(device, budget_s: float, repeats: int, function, /, *args, **kw
 # Synthetic texts
 # ------------------------------------------------------------------------------------------
 
-COMMON_WORDS = (
-    "i you we they he she it is are was were be not do did have has like love want think know really "
-    "very just so but and or the a an to of in on at for with that this what how why when where yes no "
-    "okay sure maybe good great bad fine nice day night time work home food movie music book game friend "
-    "family weekend today tomorrow yesterday here there now then again never always sometimes my your our "
-    "me him her them can could would should will go went come see look feel say said tell"
-).split()
+COMMON_WORDS = ["i", "you", "we", "they", "he", "she", "it", "is", "are", "was", "were", "be", "not", "do", "did", "have", "has", "like", "love", "want", "think", "know", "really", "very", "just", "so", "but", "and", "or", "the", "a", "an", "to", "of", "in", "on", "at", "for", "with", "that", "this", "what", "how", "why", "when", "where", "yes", "no", "okay", "sure", "maybe", "good", "great", "bad", "fine", "nice", "day", "night", "time", "work", "home", "food", "movie", "music", "book", "game", "friend", "family", "weekend", "today", "tomorrow", "yesterday", "here", "there", "now", "then", "again", "never", "always", "sometimes", "my", "your", "our", "me", "him", "her", "them", "can", "could", "would", "should", "will", "go", "went", "come", "see", "look", "feel", "say", "said", "tell"]
 SYLLABLES = [c + v for c in "bcdfghjklmnprstvwz" for v in "aeiou"] + ["ar", "en", "is", "on", "ul", "ey"]
 
 
@@ -600,15 +595,15 @@ def render(data: dict) -> str:
         f"- Command: `{data['command']}`",
         f"- {where}; {mode}",
         env["machine"],
-        f"- Versions: Python {env['python']}, torch {env['torch']}, transformers {env['transformers']}; TF32 matmul "
+        (f"- Versions: Python {env['python']}, torch {env['torch']}, transformers {env['transformers']}; TF32 matmul "
         f"{'on' if env['allow_tf32_matmul'] else 'off'} (left as found; float32 matmul precision "
-        f"`{env['float32_matmul_precision']}`)",
-        f"- Models: randomly initialized (seeded) in code, built on the device, saved to a temporary directory, "
+        f"`{env['float32_matmul_precision']}`)"),
+        (f"- Models: randomly initialized (seeded) in code, built on the device, saved to a temporary directory, "
         f"loaded by the library; byte-level BPEs trained on the synthetic texts. Classifier {_model(data, 'classifier')}; "
         f"generator / selection LM {_model(data, 'generator')}. Model build + save: {data.get('build_s', 0):.1f} s; "
-        f"whole run {data.get('total_s', 0):.0f} s.",
-        f"- Timing: wall time with the device synchronized, one warm-up call first (model load included there), "
-        f"median of up to {settings['repeats']} runs.",
+        f"whole run {data.get('total_s', 0):.0f} s."),
+        (f"- Timing: wall time with the device synchronized, one warm-up call first (model load included there), "
+        f"median of up to {settings['repeats']} runs."),
         "",
     ]
     nli = data.get("nli")
@@ -616,11 +611,11 @@ def render(data: dict) -> str:
     lines += [f"### 1. NLI Diversity, roberta-large-mnli's shape{smoke} ({_shape(data, 'classifier')})", ""]
     if isinstance(nli, dict) and "rows" in nli:
         lines += [
-            f"{nli['num_sets']} synthetic sets x {nli['set_size']} responses (8-25 words) = {nli['pairs']:,} ordered pairs "
+            (f"{nli['num_sets']} synthetic sets x {nli['set_size']} responses (8-25 words) = {nli['pairs']:,} ordered pairs "
             f"({nli['distinct_pairs']:,} distinct; {nli['tokens']:,} tokens, {nli['padded_tokens']:,} after per-batch padding), "
             f"batch {nli['batch_size']}. Ours: `nli_diversity(sets, model=DIR, device=..., dtype=..., "
             f"batch_size={nli['batch_size']})`, the whole call. Ceiling: the same batches pre-tokenized, pre-padded and on "
-            "the device; only the forward passes timed.",
+            "the device; only the forward passes timed."),
             "",
             "| dtype | ours: wall | ours: pairs/s | ceiling: wall | ceiling: pairs/s | fraction of ceiling | peak GPU memory |",
             "|---|---:|---:|---:|---:|---:|---:|",
@@ -648,18 +643,18 @@ def render(data: dict) -> str:
     lines += [f"### 2. DTG, DialoGPT-medium's shape{smoke} ({_shape(data, 'generator')}) + the NLI classifier of (1)", ""]
     if isinstance(dtg, dict) and "contexts_per_s" in dtg:
         lines += [
-            f"`diversity_threshold_generate(model, tokenizer, contexts, metric=NLIContradictions(scorer=NLIScorer(DIR, "
+            (f"`diversity_threshold_generate(model, tokenizer, contexts, metric=NLIContradictions(scorer=NLIScorer(DIR, "
             f"dtype=\"{dtg['dtype']}\", batch_size={dtg['nli_batch_size']})), num_responses={dtg['num_responses']}, "
             f"max_samples={dtg['max_samples']}, threshold={dtg['threshold']:g}, max_new_tokens={dtg['max_new_tokens']})`: "
             f"nucleus p = {dtg['top_p']}, generator and classifier in {dtg['dtype']}; {dtg['num_contexts']} synthetic "
             f"1-3-turn contexts. Threshold {dtg['threshold']:g} = n(n-1) cannot be exceeded, so every context draws S "
-            "responses (worst case). Sampling restricted to the tokenizer's ids.",
+            "responses (worst case). Sampling restricted to the tokenizer's ids."),
             "",
             "| dtype | contexts | wall | contexts/s | responses drawn | responses/s | NLI pairs (calls) | NLI share of wall | peak GPU memory |",
             "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-            f"| {dtg['dtype']} | {dtg['num_contexts']} | {dtg['seconds']:.1f} s | **{dtg['contexts_per_s']:.2f}** | "
+            (f"| {dtg['dtype']} | {dtg['num_contexts']} | {dtg['seconds']:.1f} s | **{dtg['contexts_per_s']:.2f}** | "
             f"{dtg['responses_drawn']} | {dtg['responses_per_s']:.1f} | {dtg['nli_pairs']:,} ({dtg['nli_calls']}) | "
-            f"{dtg['nli_share']:.0%} | {_gib(dtg['peak_gpu_gib'])} |",
+            f"{dtg['nli_share']:.0%} | {_gib(dtg['peak_gpu_gib'])} |"),
             "",
             f"Stop reasons: {dtg['stop_reasons']}; final responses average {dtg['mean_final_response_tokens']:.1f} tokens (re-tokenized).",
             "",
@@ -670,9 +665,9 @@ def render(data: dict) -> str:
     lines += [f"### 3. Response selection, GPT-2-medium's shape{smoke} ({_shape(data, 'generator')})", ""]
     if isinstance(sel, dict) and "rows" in sel:
         lines += [
-            f"`response_selection(contexts, candidates, labels, model=DIR, device=..., dtype=..., "
+            (f"`response_selection(contexts, candidates, labels, model=DIR, device=..., dtype=..., "
             f"batch_size={sel['batch_size']})` (default `share_context=True`): {sel['num_questions']} synthetic questions "
-            f"(1-3 context turns, 4-10 candidates; {sel['num_candidates']:,} candidates).",
+            f"(1-3 context turns, 4-10 candidates; {sel['num_candidates']:,} candidates)."),
             "",
             "| dtype | wall | questions/s | candidates/s | scored tokens/s | peak GPU memory |",
             "|---|---:|---:|---:|---:|---:|",

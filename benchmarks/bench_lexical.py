@@ -50,6 +50,7 @@ from _released_code import (  # the released code's ports (the naive references)
     tevet_distinct_ngrams,
 )
 from _report import RESULTS_PATH, machine_line, section_markers, write_section
+
 from dialeval.metrics import corpus_ngram_diversity
 from dialeval.metrics.lexical_diversity.set_level_batch import batch_set_lexical_diversity
 
@@ -135,7 +136,7 @@ def synthetic_corpus(num_responses: int, seed: int) -> list[str]:
         end = start + lengths_list[index]
         text = " ".join(words_list[start:end])
         start = end
-        responses.append((text[:-1] if text.endswith(",") else text) + endings[index])
+        responses.append((text.removesuffix(",")) + endings[index])
     return responses
 
 
@@ -276,7 +277,7 @@ def bench_sets(raw_dir: Path, repeats: int) -> dict | None:
     metrics = {}
     for name, (naive_metric, our_key) in SET_METRICS.items():
         print(f"[sets] {name}: naive Tevet & Berant port, {repeats} runs ...", flush=True)
-        naive, naive_times = _repeat(lambda sets: _score_all(naive_metric, sets), response_sets, repeats)
+        naive, naive_times = _repeat(lambda sets, metric=naive_metric: _score_all(metric, sets), response_sets, repeats)
         print(f"[sets]   best {min(naive_times):.2f} s", flush=True)
         ours = ours_scores[our_key]
         metrics[name] = {
@@ -318,35 +319,35 @@ def render_section(corpus: dict, sets: dict | None, command: str) -> str:
         f"- Date: {datetime.date.today().isoformat()}",
         f"- Command: `{command}`",
         machine_line(),
-        f"- Versions: Python {platform.python_version()}, numpy {np.__version__}, nltk {nltk.__version__}, "
-        f"scipy {scipy.__version__}",
+        (f"- Versions: Python {platform.python_version()}, numpy {np.__version__}, nltk {nltk.__version__}, "
+        f"scipy {scipy.__version__}"),
         "- Timing: `time.perf_counter()` wall time of the whole call (tokenization included).",
         "",
         "### 1. Corpus scope: Dist-1..3 and Ent-1..3",
         "",
-        "- Naive: faithful port of `hyperconnect/sem-ent` `codes/utils/dist.py` and `ent.py`; the six "
+        ("- Naive: faithful port of `hyperconnect/sem-ent` `codes/utils/dist.py` and `ent.py`; the six "
         "calculators (Dist-1,2,3, Ent-1,2,3) run separately, each `casual_tokenize`-ing every response, "
-        "building `nltk.util.ngrams` tuples and counting them with a `set` / `Counter`.",
-        "- Ours: `dialeval.metrics.corpus_ngram_diversity(responses, max_n=3)`, once with `num_workers=1` "
+        "building `nltk.util.ngrams` tuples and counting them with a `set` / `Counter`."),
+        ("- Ours: `dialeval.metrics.corpus_ngram_diversity(responses, max_n=3)`, once with `num_workers=1` "
         f"and once with the default `num_workers=None` ({corpus['default_workers']} tokenizing "
-        f"process{'es' if corpus['default_workers'] != 1 else ''} here).",
-        f"- Corpus: {corpus['num_responses']:,} synthetic responses, {corpus['num_tokens']:,} casual tokens; "
+        f"process{'es' if corpus['default_workers'] != 1 else ''} here)."),
+        (f"- Corpus: {corpus['num_responses']:,} synthetic responses, {corpus['num_tokens']:,} casual tokens; "
         f"{corpus['num_distinct']:,} distinct texts (**{distinct_share:.1%}** "
         f"of responses; ours tokenizes each distinct text once). Generator: {GENERATOR_DESCRIPTION}; "
-        f"seed {corpus['seed']}.",
+        f"seed {corpus['seed']}."),
         "- One run each.",
         "",
         "| implementation | wall time | speed-up vs naive |",
         "|---|---:|---:|",
         f"| naive Sem-Ent port (1 process) | {corpus['naive_s']:.1f} s | 1.0x |",
-        f"| ours, `num_workers=1` | {corpus['ours_single_s']:.1f} s "
-        f"| {_ratio(corpus['naive_s'], corpus['ours_single_s'])} |",
-        f"| ours, default (`num_workers=None` → {corpus['default_workers']} processes) "
+        (f"| ours, `num_workers=1` | {corpus['ours_single_s']:.1f} s "
+        f"| {_ratio(corpus['naive_s'], corpus['ours_single_s'])} |"),
+        (f"| ours, default (`num_workers=None` → {corpus['default_workers']} processes) "
         f"| {corpus['ours_default_s']:.1f} s | "
-        f"{_ratio(corpus['naive_s'], corpus['ours_default_s'])} |",
+        f"{_ratio(corpus['naive_s'], corpus['ours_default_s'])} |"),
         "",
-        "Equality check (Dist-n must be exactly equal; Ent-n within "
-        f"{ENTROPY_RTOL:.0e} relative): **{'passed' if corpus['ok'] else 'FAILED'}**.",
+        ("Equality check (Dist-n must be exactly equal; Ent-n within "
+        f"{ENTROPY_RTOL:.0e} relative): **{'passed' if corpus['ok'] else 'FAILED'}**."),
         "",
         "| metric | naive | ours (`num_workers=1`) | ours (default) |",
         "|---|---:|---:|---:|",
@@ -360,17 +361,17 @@ def render_section(corpus: dict, sets: dict | None, command: str) -> str:
         )
     lines += [
         "",
-        "Bound on the single-process ratio: NLTK's casual tokenizer (a large regex) dominates both "
+        ("Bound on the single-process ratio: NLTK's casual tokenizer (a large regex) dominates both "
         f"sides; the naive code tokenizes 6 x {corpus['num_responses']:,} texts and ours "
         f"{corpus['num_distinct']:,}, so with the same tokenizer one process can only be about "
         f"{6 * corpus['num_responses'] / corpus['num_distinct']:.1f}x faster unless fewer texts are "
-        "distinct; beyond that, the gain comes from tokenizing in several processes.",
+        "distinct; beyond that, the gain comes from tokenizing in several processes."),
         "",
-        "Why ours is faster: the naive code runs the casual tokenizer over the whole corpus six times "
+        ("Why ours is faster: the naive code runs the casual tokenizer over the whole corpus six times "
         "(once per calculator), ours tokenizes each distinct text once (optionally in parallel) and "
         "derives all orders from one pass; and instead of hashing n-gram tuples into a `set` / "
         "`Counter`, ours maps tokens to integer ids and ranks the n-grams of each order with "
-        "`numpy.unique` on (rank of the (n-1)-gram, next token id).",
+        "`numpy.unique` on (rank of the (n-1)-gram, next token id)."),
         "",
         "### 2. Set scope: averaged distinct-n and n-gram cosine diversity (n = 1..5)",
         "",
@@ -379,22 +380,22 @@ def render_section(corpus: dict, sets: dict | None, command: str) -> str:
         lines += ["Skipped: `../shared/data/tevet-diversity-eval/raw/` was not found.", "", SECTION_END]
         return "\n".join(lines) + "\n"
     lines += [
-        "- Naive: faithful port of `GuyTevet/diversity-eval` (`utils.lines_to_ngrams`, `DistinctNgrams`, "
+        ("- Naive: faithful port of `GuyTevet/diversity-eval` (`utils.lines_to_ngrams`, `DistinctNgrams`, "
         "`CosineSimilarity` with `list.count` vectors and `scipy.spatial.distance.cosine`, "
         "`Similarity2DiversityMetric`, `AveragedNgramDiversityMetric`); as released, every pair is "
         "re-tokenized by `lines_to_ngrams` and pairs without a shared n-gram skip the vectors "
-        "(the release's \"acceleration step\").",
-        "- Ours: `dialeval.metrics.lexical_diversity.set_level_batch.batch_set_lexical_diversity(response_sets, "
+        "(the release's \"acceleration step\")."),
+        ("- Ours: `dialeval.metrics.lexical_diversity.set_level_batch.batch_set_lexical_diversity(response_sets, "
         "allow_empty=True)`, called once per CSV file with all of its rows, scoring both metrics in "
         "one call (as `set_lexical_diversity` and `dialeval evaluate` do); the per-set "
-        "`averaged_distinct_n` / `ngram_cosine_diversity` give the same numbers bit for bit.",
-        f"- Data: every row of {len(sets['files'])} CSVs under `raw/McDiv/` and `raw/McDiv_nuggets/` "
+        "`averaged_distinct_n` / `ngram_cosine_diversity` give the same numbers bit for bit."),
+        (f"- Data: every row of {len(sets['files'])} CSVs under `raw/McDiv/` and `raw/McDiv_nuggets/` "
         f"({', '.join('`' + name + '`' for name in sets['files'])}): {sets['num_sets']:,} response sets, "
-        f"{sets['num_responses']:,} responses.",
-        f"- Naive: each metric over all sets, {sets['repeats']} runs each; ours: both metrics over all "
+        f"{sets['num_responses']:,} responses."),
+        (f"- Naive: each metric over all sets, {sets['repeats']} runs each; ours: both metrics over all "
         f"files, {sets['repeats']} runs; the table shows the best run (all runs listed below it). Ours "
         "computes both metrics in the same call, so it has no per-metric time: the per-metric rows "
-        "compare the naive metric alone with our call for both (a lower bound on the speed-up).",
+        "compare the naive metric alone with our call for both (a lower bound on the speed-up)."),
         "",
         "| metric | naive (best) | ours (best) | speed-up vs naive |",
         "|---|---:|---:|---:|",
@@ -429,7 +430,7 @@ def render_section(corpus: dict, sets: dict | None, command: str) -> str:
         )
     lines += [
         "",
-        "Why ours is faster: the naive code works set by set in Python: for the cosine diversity it "
+        ("Why ours is faster: the naive code works set by set in Python: for the cosine diversity it "
         "re-tokenizes both responses of every pair for every n, builds each pair's count vectors with "
         "`list.count` over the union n-gram space and calls `scipy.spatial.distance.cosine`; for "
         "distinct-n it builds n-gram tuples and a `set` per set and order. Ours tokenizes each "
@@ -438,7 +439,7 @@ def render_section(corpus: dict, sets: dict | None, command: str) -> str:
         "(response, n-gram) entries; distinct-n comes from the distinct (set, n-gram) pairs per set, "
         "pair dot products from pairing adjacent entries of the same (set, n-gram) after sorting, "
         "norms from `numpy.bincount`, and the §5 mean over pairs from `numpy.mean` over rows in the "
-        "released pair order (hence bit-identical results).",
+        "released pair order (hence bit-identical results)."),
         "",
         SECTION_END,
     ]

@@ -40,11 +40,23 @@ from pathlib import Path
 import numpy as np
 import torch
 import transformers
-from _report import PeakRSS, RESULTS_PATH, machine_line, write_section
-from dialeval.io import read_tevet_csv
-from dialeval.metrics.nli_diversity.nli import NLIScorer, iter_nli_pair_matrices, nli_diversity, nli_scores, ordered_pairs
+from _report import RESULTS_PATH, PeakRSS, machine_line, write_section
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
-from transformers import AutoTokenizer, PreTrainedTokenizerFast, RobertaConfig, RobertaForSequenceClassification
+from transformers import (
+    AutoTokenizer,
+    PreTrainedTokenizerFast,
+    RobertaConfig,
+    RobertaForSequenceClassification,
+)
+
+from dialeval.io import read_tevet_csv
+from dialeval.metrics.nli_diversity.nli import (
+    NLIScorer,
+    iter_nli_pair_matrices,
+    nli_diversity,
+    nli_scores,
+    ordered_pairs,
+)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DATA_FILE = REPO_ROOT.parent / "shared" / "data" / "tevet-diversity-eval" / "raw" / "decTest" / "dec_test_200_with_hds_resp_gen.csv"
@@ -164,7 +176,7 @@ def bench_throughput(path: str, response_sets: list[list[str]], naive_sets: int,
 
 
 def synthetic_sets(count: int, seed: int = 0):
-    words = "i you we like love hate the a dog cat movie music park walk today tomorrow really not very good bad".split()
+    words = ["i", "you", "we", "like", "love", "hate", "the", "a", "dog", "cat", "movie", "music", "park", "walk", "today", "tomorrow", "really", "not", "very", "good", "bad"]
     rng = np.random.default_rng(seed)
     for _ in range(count):
         yield [" ".join(rng.choice(words, size=rng.integers(3, 12))) for _ in range(3)]
@@ -206,47 +218,47 @@ def render(throughput: dict, stream: dict, command: str) -> str:
         f"- Date: {datetime.date.today().isoformat()}",
         f"- Command: `{command}`",
         machine_line(),
-        f"- Versions: Python {platform.python_version()}, torch {torch.__version__} ({torch.get_num_threads()} threads), "
-        f"transformers {transformers.__version__}",
-        "- Model: randomly initialized `RobertaForSequenceClassification` of roberta-base's shape (12 x 768, "
-        "50,265-token table, seeded, init range 0.02), byte-level BPE trained on the file; CPU, float32.",
-        f"- Data: `dec_test_200_with_hds_resp_gen.csv`, {t['num_sets']} sets x 90 ordered pairs = {t['pairs_all']:,} pairs "
+        (f"- Versions: Python {platform.python_version()}, torch {torch.__version__} ({torch.get_num_threads()} threads), "
+        f"transformers {transformers.__version__}"),
+        ("- Model: randomly initialized `RobertaForSequenceClassification` of roberta-base's shape (12 x 768, "
+        "50,265-token table, seeded, init range 0.02), byte-level BPE trained on the file; CPU, float32."),
+        (f"- Data: `dec_test_200_with_hds_resp_gen.csv`, {t['num_sets']} sets x 90 ordered pairs = {t['pairs_all']:,} pairs "
         f"({t['unique_all']:,} distinct). The naive loop runs on the first {t['naive_sets']} sets "
-        f"({t['pairs_subset']:,} pairs, {t['unique_subset']:,} distinct); ours on those and on the whole file.",
+        f"({t['pairs_subset']:,} pairs, {t['unique_subset']:,} distinct); ours on those and on the whole file."),
         f"- Ours: `nli_diversity(..., batch_size={t['batch_size']})`. Peak memory: growth of the process RSS during the call.",
         "",
         "| implementation | sets | pairs | wall time | pairs / s | speed-up | peak RSS growth |",
         "|---|---:|---:|---:|---:|---:|---:|",
-        f"| naive: one `tokenizer()` + forward per pair | {t['naive_sets']} | {t['pairs_subset']:,} | {t['naive_s']:.1f} s | "
-        f"{naive_rate:.1f} | 1.0x | {t['naive_mib']:.0f} MiB |",
-        f"| ours | {t['naive_sets']} | {t['pairs_subset']:,} | {t['ours_s']:.1f} s | {ours_rate:.1f} | "
-        f"**{ratio:.1f}x** ({verdict} the {TARGET_SPEEDUP:.0f}x target) | {t['ours_mib']:.0f} MiB |",
-        f"| ours, `dtype=\"bfloat16\"` (not identical, see below) | {t['naive_sets']} | {t['pairs_subset']:,} | "
-        f"{t['half_s']:.1f} s | {t['pairs_subset'] / t['half_s']:.1f} | {t['pairs_subset'] / t['half_s'] / naive_rate:.1f}x | – |",
-        f"| ours, whole file | {t['num_sets']} | {t['pairs_all']:,} | {t['full_s']:.1f} s | {full_rate:.1f} | "
-        f"{full_rate / naive_rate:.1f}x | {t['full_mib']:.0f} MiB |",
+        (f"| naive: one `tokenizer()` + forward per pair | {t['naive_sets']} | {t['pairs_subset']:,} | {t['naive_s']:.1f} s | "
+        f"{naive_rate:.1f} | 1.0x | {t['naive_mib']:.0f} MiB |"),
+        (f"| ours | {t['naive_sets']} | {t['pairs_subset']:,} | {t['ours_s']:.1f} s | {ours_rate:.1f} | "
+        f"**{ratio:.1f}x** ({verdict} the {TARGET_SPEEDUP:.0f}x target) | {t['ours_mib']:.0f} MiB |"),
+        (f"| ours, `dtype=\"bfloat16\"` (not identical, see below) | {t['naive_sets']} | {t['pairs_subset']:,} | "
+        f"{t['half_s']:.1f} s | {t['pairs_subset'] / t['half_s']:.1f} | {t['pairs_subset'] / t['half_s'] / naive_rate:.1f}x | – |"),
+        (f"| ours, whole file | {t['num_sets']} | {t['pairs_all']:,} | {t['full_s']:.1f} s | {full_rate:.1f} | "
+        f"{full_rate / naive_rate:.1f}x | {t['full_mib']:.0f} MiB |"),
         "",
-        f"Equality on the naive subset: same argmax class for every pair (so identical Baseline and Neutral NLI "
+        (f"Equality on the naive subset: same argmax class for every pair (so identical Baseline and Neutral NLI "
         f"Diversity and class counts): **{t['same_class']}**; max |Δ Confidence NLI Diversity| per set = "
         f"{t['max_confidence_diff']:.1e} (tolerance {CONFIDENCE_TOLERANCE:.0e}; max |Δp| per pair {t['max_prob_diff']:.1e}) → "
         f"**{'passed' if t['ok'] else 'FAILED'}**. "
         f"Predicted classes (contradiction, neutral, entailment): {t['class_counts']}. "
         f"bfloat16 gives the float32 argmax on {t['half_agreement']:.1%} of the pairs (measured on this random "
-        "model; agreement on a trained NLI model was not measured): an option for GPUs or AMX CPUs, not the default.",
+        "model; agreement on a trained NLI model was not measured): an option for GPUs or AMX CPUs, not the default."),
         "",
-        "Why the float32 ratio is what it is: on this 2-core CPU without a GPU, one pair per forward "
+        ("Why the float32 ratio is what it is: on this 2-core CPU without a GPU, one pair per forward "
         "already keeps the cores busy with small matrix products; batching raises throughput until the "
         "float32 matrix units are saturated (throughput flat from batch 32 on), so the ratio on this machine is "
         "bounded by its float32 compute; no GPU was available to measure. Distinct-pair deduplication adds "
-        f"{t['pairs_all'] / t['unique_all']:.2f}x on the whole file ({t['pairs_all']:,} pairs, {t['unique_all']:,} distinct).",
+        f"{t['pairs_all'] / t['unique_all']:.2f}x on the whole file ({t['pairs_all']:,} pairs, {t['unique_all']:,} distinct)."),
         "",
         "### Memory bound: streaming",
         "",
-        f"{stream['num_sets']:,} synthetic sets of 3 responses ({stream['pairs']:,} ordered pairs) through "
+        (f"{stream['num_sets']:,} synthetic sets of 3 responses ({stream['pairs']:,} ordered pairs) through "
         "`iter_nli_pair_matrices` (chunks of 16,384 pairs) with a tiny random RoBERTa-NLI (2 x 32), batch 256: "
         f"{stream['seconds']:.0f} s. Peak RSS growth after {stream['checkpoint']:,} sets: "
         f"{stream['mib_at_checkpoint']:.0f} MiB; after all {stream['num_sets']:,}: {stream['mib_at_end']:.0f} MiB "
-        "(bounded by one chunk, not by the corpus).",
+        "(bounded by one chunk, not by the corpus)."),
         f"<!-- {SCRIPT}:end -->",
     ]
     return "\n".join(lines) + "\n"

@@ -309,8 +309,9 @@ def prepare_ceiling(path: str, pairs: list[tuple[str, str]], batch_size: int):
 
 
 def bench_nli(path: str, response_sets: list[list[str]], batch_size: int, repeats: int) -> list[Row]:
-    from dialeval.metrics import nli_diversity
     from sentence_transformers import CrossEncoder
+
+    from dialeval.metrics import nli_diversity
 
     pairs = ordered_pair_list(response_sets)
     log(f"NLI: {len(response_sets)} sets, {len(pairs)} ordered pairs")
@@ -397,9 +398,10 @@ def ceiling_forward(model, batches):
 
 
 def bench_embeddings(texts: list[str], response_sets: list[list[str]], repeats: int) -> list[Row]:
+    from sentence_transformers import SentenceTransformer
+
     from dialeval.metrics import sent_bert_diversity
     from dialeval.metrics.engines.embedders import embed_unique
-    from sentence_transformers import SentenceTransformer
 
     path = str(resolve_model_path(MINILM))
     model = SentenceTransformer(path, device="cpu")
@@ -548,8 +550,9 @@ def bench_self_bleu(responses: list[str], repeats: int) -> list[Row]:
 
 
 def bench_vendi(num_rows: int, num_sets: int, repeats: int) -> list[Row]:
-    from dialeval.metrics import vendi_score_from_embeddings
     from vendi_score import vendi
+
+    from dialeval.metrics import vendi_score_from_embeddings
 
     rng = np.random.default_rng(0)
     embeddings = rng.standard_normal((num_rows, 384)).astype(np.float32)
@@ -606,6 +609,7 @@ def reference_sent_encode(tokenizer, sent):
 
 def bench_bertscore(path: str, response_sets: list[list[str]], repeats: int) -> list[Row]:
     import bert_score
+
     from dialeval.metrics import bertscore_diversity
     from dialeval.metrics.similarity_diversity import bertscore_similarity_matrices
 
@@ -669,9 +673,10 @@ class KeepingEmbedder:
 
 def bench_sem_ent(size: int, repeats: int) -> list[Row]:
     import bench_sem_ent as reference
+    from sklearn.metrics import adjusted_rand_score
+
     from dialeval.metrics.engines.embedders import load_embedder
     from dialeval.metrics.sem_ent.clusters import SemanticClusters
-    from sklearn.metrics import adjusted_rand_score
 
     texts, _ = reference.load_texts(DATA_ROOT, seed=0)
     sample, warm = texts[:size], texts[-min(100, size):]
@@ -743,6 +748,7 @@ def build_tiny_gpt2(directory: Path, texts: list[str]) -> str:
 
 def bench_selection(workdir: Path, count: int, repeats: int, tiny: bool) -> list[Row]:
     import bench_selection as reference
+
     from dialeval.metrics.engines.lm_scorer import CandidateScorer
     from dialeval.metrics.response_selection import response_selection
 
@@ -1016,7 +1022,7 @@ def load_peer_homogenization(bleu_dir: Path):
     spec = importlib.util.find_spec("diversity")
     if spec is None or spec.submodule_search_locations is None:
         raise SystemExit("bench_peers: the diversity package is not installed (pip install --no-deps diversity==0.3.1)")
-    location = Path(list(spec.submodule_search_locations)[0]) / "homogenization.py"
+    location = Path(next(iter(spec.submodule_search_locations))) / "homogenization.py"
     module_spec = importlib.util.spec_from_file_location("peer_homogenization", location)
     module = importlib.util.module_from_spec(module_spec)
     module_spec.loader.exec_module(module)
@@ -1029,6 +1035,7 @@ def load_peer_homogenization(bleu_dir: Path):
 def bench_homogenization(texts: list[str], bertscore_path: str, repeats: int) -> list[Row]:
     """12. ``homogenization(texts, measure)`` vs the package's ``homogenization_score`` (unrounded)."""
     import bert_score
+
     from dialeval.metrics import homogenization
 
     peer = load_peer_homogenization(Path(__file__).resolve().parents[1] / "tests" / "metrics" / "vendored_evaluate" / "bleu")

@@ -46,12 +46,19 @@ from pathlib import Path
 import numpy as np
 import torch
 import transformers
-from _report import PeakRSS, RESULTS_PATH, machine_line, write_section
+from _report import RESULTS_PATH, PeakRSS, machine_line, write_section
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from transformers import (
+    AutoModelForCausalLM,
+    AutoTokenizer,
+    GPT2Config,
+    GPT2LMHeadModel,
+    PreTrainedTokenizerFast,
+)
+
 from dialeval.datasets_scripts.dailydialog_pp.dailydialog_pp import RECORD_LAYOUTS, read_records
 from dialeval.metrics.engines.lm_scorer import CandidateScorer
 from dialeval.metrics.response_selection import response_selection
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-from transformers import AutoModelForCausalLM, AutoTokenizer, GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DATA_FILE = REPO_ROOT.parent / "shared" / "data" / "dailydialog-plusplus" / "dev.json"
@@ -185,21 +192,21 @@ def render(runs: list[dict], bound: dict, command: str) -> str:
         machine_line() + " (shared with other jobs: the 1-minute load average before and after each thread "
         "setting is in the table)",
         f"- Versions: Python {platform.python_version()}, torch {torch.__version__}, transformers {transformers.__version__}",
-        "- Model: randomly initialized `GPT2LMHeadModel` of distilgpt2's shape (6 x 768, 50,257-token table, seeded), "
-        "byte-level BPE trained on the file; CPU, float32; summed token NLL of each candidate plus EOS.",
-        f"- Data: {first['num_questions']:,} questions x 4 candidates = {first['candidates_all']:,} candidates "
+        ("- Model: randomly initialized `GPT2LMHeadModel` of distilgpt2's shape (6 x 768, 50,257-token table, seeded), "
+        "byte-level BPE trained on the file; CPU, float32; summed token NLL of each candidate plus EOS."),
+        (f"- Data: {first['num_questions']:,} questions x 4 candidates = {first['candidates_all']:,} candidates "
         f"({first['scored_tokens']:,} scored tokens) from DailyDialog++ dev (last 3 context turns, 1 relevant + 3 "
         "adversarial responses): DailyDialog text of the Sato et al. test set's shape, whose own text is not on this "
         f"machine. The naive loop runs on the first {first['naive_questions']:,} questions "
-        f"({first['candidates_subset']:,} candidates); ours on those (the ratio) and on all of them.",
-        f"- Ours: `response_selection(..., batch_size={first['batch_size']})`, {first['batch_size']} questions per "
+        f"({first['candidates_subset']:,} candidates); ours on those (the ratio) and on all of them."),
+        (f"- Ours: `response_selection(..., batch_size={first['batch_size']})`, {first['batch_size']} questions per "
         "forward. Default (`share_context=True`): one row per question, `context cand1 cand2 cand3 cand4` with a 4D "
         "attention mask, output layer on the scored positions only. `share_context=False`: one left-padded row per "
         "context + candidate, logits for the candidates' positions only. Peak memory: growth of the process RSS "
-        "during the call.",
+        "during the call."),
         "",
-        "| torch threads (load avg) | implementation | questions | candidates | wall time | candidates / s | speed-up "
-        "| peak RSS growth |",
+        ("| torch threads (load avg) | implementation | questions | candidates | wall time | candidates / s | speed-up "
+        "| peak RSS growth |"),
         "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for t in runs:
@@ -209,33 +216,33 @@ def render(runs: list[dict], bound: dict, command: str) -> str:
         full_rate = t["candidates_all"] / t["full_s"]
         setting = f"{t['threads']} ({t['load'][0]:.1f} → {t['load'][1]:.1f})"
         lines += [
-            f"| {setting} | naive: one `tokenizer()` + forward (`labels=`) per candidate | {t['naive_questions']:,} | "
-            f"{t['candidates_subset']:,} | {t['naive_s']:.1f} s | {naive_rate:.1f} | 1.0x | {t['naive_mib']:.0f} MiB |",
-            f"| {setting} | ours | {t['naive_questions']:,} | {t['candidates_subset']:,} | {t['ours_s']:.1f} s | "
+            (f"| {setting} | naive: one `tokenizer()` + forward (`labels=`) per candidate | {t['naive_questions']:,} | "
+            f"{t['candidates_subset']:,} | {t['naive_s']:.1f} s | {naive_rate:.1f} | 1.0x | {t['naive_mib']:.0f} MiB |"),
+            (f"| {setting} | ours | {t['naive_questions']:,} | {t['candidates_subset']:,} | {t['ours_s']:.1f} s | "
             f"{t['candidates_subset'] / t['ours_s']:.1f} | **{ratio:.1f}x** ({verdict} the {TARGET_SPEEDUP:.0f}x target) | "
-            f"{t['ours_mib']:.0f} MiB |",
-            f"| {setting} | ours, `share_context=False` | {t['naive_questions']:,} | {t['candidates_subset']:,} | "
-            f"{t['single_s']:.1f} s | {t['candidates_subset'] / t['single_s']:.1f} | {t['naive_s'] / t['single_s']:.1f}x | – |",
-            f"| {setting} | ours, all questions | {t['num_questions']:,} | {t['candidates_all']:,} | {t['full_s']:.1f} s | "
-            f"{full_rate:.1f} | {full_rate / naive_rate:.1f}x | {t['full_mib']:.0f} MiB |",
+            f"{t['ours_mib']:.0f} MiB |"),
+            (f"| {setting} | ours, `share_context=False` | {t['naive_questions']:,} | {t['candidates_subset']:,} | "
+            f"{t['single_s']:.1f} s | {t['candidates_subset'] / t['single_s']:.1f} | {t['naive_s'] / t['single_s']:.1f}x | – |"),
+            (f"| {setting} | ours, all questions | {t['num_questions']:,} | {t['candidates_all']:,} | {t['full_s']:.1f} s | "
+            f"{full_rate:.1f} | {full_rate / naive_rate:.1f}x | {t['full_mib']:.0f} MiB |"),
         ]
     ok = all(t["ok"] for t in runs)
     lines += [
         "",
-        f"Equality on the naive subset (both of ours, every thread setting): same selected candidate for every question: "
+        (f"Equality on the naive subset (both of ours, every thread setting): same selected candidate for every question: "
         f"**{all(t['same_selection'] for t in runs)}**; max |Δ summed NLL| per candidate = "
         f"{max(t['max_abs_diff'] for t in runs):.1e} nats (tolerance {LOSS_TOLERANCE:.0e}: padding changes float32 "
         f"summation order) → **{'passed' if ok else 'FAILED'}**. (Accuracy of this random model on all questions: "
-        f"{first['accuracy']:.3f}; meaningless except as a check that the paths select alike.)",
+        f"{first['accuracy']:.3f}; meaningless except as a check that the paths select alike.)"),
         "",
-        "Why the ratios are what they are: per candidate the naive loop runs the model over context + candidate and the "
+        ("Why the ratios are what they are: per candidate the naive loop runs the model over context + candidate and the "
         "50,257-wide output layer over every position; ours runs each context once per question and the output layer "
         f"on the candidate's tokens only. With {bound['context_tokens']:.1f} context and {bound['candidate_tokens']:.1f} "
         f"candidate tokens on average (EOS included), ours needs {bound['flop_ratio']:.1f}x fewer matrix-multiply FLOPs per "
         "candidate: the ratio to expect where both run at the same FLOP rate. The \"all questions\" rows divide by the "
         "naive rate on the first questions, a different set. Larger ratios with more threads come from batched matrix "
         "products using the cores better than one short sequence does, and from the naive loop's many small forwards "
-        "suffering more from the other jobs' load (first column) on this shared machine.",
+        "suffering more from the other jobs' load (first column) on this shared machine."),
         f"<!-- {SCRIPT}:end -->",
     ]
     return "\n".join(lines) + "\n"

@@ -72,15 +72,15 @@ from pathlib import Path
 import numpy as np
 import sklearn
 import torch
-from _report import PeakRSS, RESULTS_PATH, cpu_ticks, machine_line, others_share, write_section
-from dialeval.metrics.engines.embedders import load_embedder
-from dialeval.metrics.sem_ent.clusters import MINIBATCH_THRESHOLD, SemanticClusters, _unit_rows
+from _report import RESULTS_PATH, PeakRSS, cpu_ticks, machine_line, others_share, write_section
 from sklearn.cluster import KMeans, MiniBatchKMeans
 from sklearn.decomposition import PCA
 from sklearn.metrics import adjusted_rand_score
 from sklearn.preprocessing import normalize
 
 from dialeval.io import read_tevet_csv
+from dialeval.metrics.engines.embedders import load_embedder
+from dialeval.metrics.sem_ent.clusters import MINIBATCH_THRESHOLD, SemanticClusters, _unit_rows
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DATA_ROOT = REPO_ROOT.parent / "shared" / "data"

@@ -33,13 +33,13 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _report  # noqa: E402
+import _report
 
 _report.set_offline_environment()
 
-from dialeval.cli.meta_eval_job import DISPLAY_NAMES, TESTS, MetaEvalOptions, run_meta_eval  # noqa: E402
-from dialeval.hub import EMBEDDED_SENTENCE_MODEL, ModelNotAvailableError, resolve_model_path  # noqa: E402
-from dialeval.metrics.registry import SET_SCORERS  # noqa: E402
+from dialeval.cli.meta_eval_job import DISPLAY_NAMES, TESTS, MetaEvalOptions, run_meta_eval
+from dialeval.hub import EMBEDDED_SENTENCE_MODEL, ModelNotAvailableError, resolve_model_path
+from dialeval.metrics.registry import SET_SCORERS
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 DEFAULT_TESTS = ("dectest", "contest", "mcdiv", "mcdiv_nuggets")
@@ -117,14 +117,14 @@ def _mean_cell(rows: list[dict | None], binary: bool) -> str:
 def markdown(figures: dict, tests, tasks, command: str) -> str:
     start, end = _report.section_markers("meta_eval_table")
     lines = [start, "## meta_eval_table: which diversity measure should a user trust?", "",
-             "Every measure of the metric registry, meta-evaluated by `dialeval meta-eval`'s own code on Tevet & "
+             ("Every measure of the metric registry, meta-evaluated by `dialeval meta-eval`'s own code on Tevet & "
              "Berant's released test sets (per task: story, resp, prompt). decTest: Spearman's rho with the sampling "
              "temperature over all sets, and in brackets its mean over 100 random 200-set subsets (the paper's Table 2 "
              "protocol). conTest and McDiv: rho with the content-diversity class / OCA. rho is in the diversity "
              "reading: homogeneity measures (marked †) are negated, so higher is better on every row. "
              f"{HUMAN_ROW} is the human score where the test has one (its rated subset). Models: "
              "model-backed measures run on the embedded all-MiniLM-L6-v2 (`=MODEL` in the row name) unless their "
-             "default model is on the machine.", ""]
+             "default model is on the machine."), ""]
     for test in tests:
         binary = TESTS[test].binary
         present = [task for task in tasks if f"{test}/{task}" in figures["tables"]]

@@ -23,11 +23,15 @@ from __future__ import annotations
 import argparse
 import json
 import time
-
-import numpy as np
 from collections import Counter
 
-from _released_code import similarity_to_diversity, tevet_averaged, tevet_cosine_diversity, tevet_distinct_ngrams
+import numpy as np
+from _released_code import (
+    similarity_to_diversity,
+    tevet_averaged,
+    tevet_cosine_diversity,
+    tevet_distinct_ngrams,
+)
 from nltk.tokenize.casual import casual_tokenize
 from sentence_transformers import SentenceTransformer
 from vendi_score import vendi

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+
 from dialeval.validation import ArgumentError
 
 
@@ -60,7 +61,7 @@ def resolve_source(source: SourceFile, dl_manager, data_dir: str | None, verify:
     else:
         try:
             path = Path(dl_manager.download(source.url))
-        except Exception as error:  # offline mode, DNS failure, HTTP error: all mean "get it yourself"
+        except Exception as error:  # noqa: BLE001 - offline mode, DNS failure, HTTP error: all mean "get it yourself"
             raise SourceNotAvailableError(
                 f"{source.name}: could not download {source.url} ({type(error).__name__}: {error}). "
                 "Download it on a machine with internet access and pass the folder holding it as `data_dir`."

@@ -13,6 +13,7 @@ import importlib
 from pathlib import Path
 
 import yaml
+
 from dialeval.datasets_scripts.registry import (
     BUILDERS,
     builder_class,

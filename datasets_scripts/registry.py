@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+
 from dialeval.validation import ArgumentError
 
 #: Other names ``load`` takes for a split, as the papers say them (``dialeval dtg --split`` takes the same).

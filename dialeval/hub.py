@@ -194,7 +194,7 @@ def max_input_length(config: PretrainedConfig, tokenizer: Tokenizer | None = Non
 
 #: What a :class:`LoadedModel` holds: a transformers model, or for the ``sentence_transformers``
 #: kind a ``SentenceTransformer``.
-ModelT = TypeVar("ModelT", bound="PreTrainedModel | SentenceTransformer", covariant=True)
+ModelT = TypeVar("ModelT", bound="PreTrainedModel | SentenceTransformer", covariant=True)  # noqa: PLC0105 - a public name
 
 
 @dataclass(frozen=True)

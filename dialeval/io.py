@@ -32,14 +32,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
-from dialeval.validation import ArgumentError
 
-from dialeval.validation import SURROGATE_ADVICE, lone_surrogate
+from dialeval.validation import SURROGATE_ADVICE, ArgumentError, lone_surrogate
 
 if TYPE_CHECKING:
     import datasets
     import pandas
     import pyarrow.parquet
+    from typing_extensions import Self
 
 #: What a record-per-line reader yields: ``("FILE:LINE", the decoded record)``.
 Located = tuple[str, Any]
@@ -212,7 +212,7 @@ class _Utf8File:
         self.file_format = file_format  # what the caller reads it as: the error names it and the file's own
         self.handle = open(path, encoding="utf-8", newline=newline)  # noqa: SIM115 - closed by __exit__
 
-    def __enter__(self) -> _Utf8File:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -20,9 +20,9 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 from nltk.tokenize.casual import TweetTokenizer
+
 from dialeval.type_aliases import ResponseSets, Texts, WordTokenizer
-from dialeval.validation import ArgumentError
-from dialeval.validation import ArgumentTypeError
+from dialeval.validation import ArgumentError, ArgumentTypeError
 
 # One tokenizer instance: nltk.casual_tokenize() builds a new TweetTokenizer on every call.
 _TWEET_TOKENIZER = TweetTokenizer(preserve_case=True, reduce_len=False, strip_handles=False)
@@ -66,7 +66,7 @@ _SHORTCUTS = r"""(?-i:
     (?![\u200d\U0001F3FB-\U0001F3FF])
 )"""
 # Possessive quantifiers (~20% faster here) came with Python 3.11; setup.py allows 3.10.
-if sys.version_info < (3, 11):  # noqa: UP036
+if sys.version_info < (3, 11):
     _SHORTCUTS = _SHORTCUTS.replace("++", "+").replace("*+", "*")
 if _NLTK_PATTERN.startswith("(") and _NLTK_WORD_RE.groups == 1:
     # NLTK's pattern is one group around its alternatives: the shortcuts go inside that group,

@@ -79,16 +79,17 @@ from pathlib import Path
 import datasets
 import numpy as np
 import torch
+from transformers import GPT2LMHeadModel, Trainer, TrainingArguments
+
 from dialeval.datasets_scripts import load
 from dialeval.metrics import distinct_n
 from dialeval.metrics.engines.embedders import CachingEmbedder, load_embedder
 from dialeval.metrics.sem_ent.clusters import SemanticClusters, sem_ent_from_labels
 from dialeval.trainers import DialogueCollator, DRESSConfig, DRESSTrainer, encode_dialogue
-from transformers import GPT2LMHeadModel, Trainer, TrainingArguments
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from tiny_dialogue_models import build_gpt2, build_tokenizer  # noqa: E402
+from tiny_dialogue_models import build_gpt2, build_tokenizer
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -17,7 +17,11 @@ import argparse
 from pathlib import Path
 
 from dialeval.io import read_tevet_csv
-from dialeval.metrics.diversity_meta_eval.statistics import optimal_classification_accuracy, spearman, subsampled_spearman
+from dialeval.metrics.diversity_meta_eval.statistics import (
+    optimal_classification_accuracy,
+    spearman,
+    subsampled_spearman,
+)
 from dialeval.metrics.similarity_diversity.similarity import similarity_diversity
 
 DATA_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "tevet-diversity-eval" / "with_metrics"

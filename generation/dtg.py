@@ -44,15 +44,18 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from dialeval.hub import max_input_length
-from dialeval.validation import check_int, check_texts
-
 from dialeval.generation.dtg_checks import check_dtg_settings
-from dialeval.generation.dtg_decoding import decoding_record, dtg_generation_config, eos_ids, generated_ids
+from dialeval.generation.dtg_decoding import (
+    decoding_record,
+    dtg_generation_config,
+    eos_ids,
+    generated_ids,
+)
 from dialeval.generation.dtg_padding import left_padded
 from dialeval.generation.dtg_scores import candidate_steps, requested_step_outputs
 from dialeval.generation.objectives import DistinctN, NLIContradictions, SentBertDiversity
-from dialeval.validation import ArgumentError
+from dialeval.hub import max_input_length
+from dialeval.validation import ArgumentError, check_int, check_texts
 
 OBJECTIVES = {"nli": NLIContradictions, "sent_bert": SentBertDiversity, "distinct_n": DistinctN}
 DECODINGS = ("sample", "beam")
@@ -123,7 +126,7 @@ def make_objective(metric, **options):
         if not hasattr(metric, method):
             raise ArgumentError("metric", f"object lacks {method}(); see dialeval.generation.objectives")
     if options:
-        raise ArgumentError(sorted(options)[0], f"applies to a metric given by name (given: {sorted(options)}); configure the "
+        raise ArgumentError(min(options), f"applies to a metric given by name (given: {sorted(options)}); configure the "
                             "objective object instead", mentions=())
     return metric
 

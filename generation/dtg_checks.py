@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import numbers
+
 from dialeval.validation import ArgumentError
 
 

@@ -26,6 +26,7 @@ import numbers
 import torch
 from transformers import GenerationConfig
 from transformers.generation import GenerationMode
+
 from dialeval.validation import ArgumentError
 
 #: §6.2: nucleus sampling (Holtzman et al. 2020), p = 0.9, at temperature 1 with no top-k cut.

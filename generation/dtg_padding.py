@@ -11,6 +11,7 @@ row (``1 0 1``) is not padding and is refused with a ValueError naming ``attenti
 from __future__ import annotations
 
 import torch
+
 from dialeval.validation import ArgumentError
 
 

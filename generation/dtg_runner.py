@@ -8,14 +8,12 @@ on all processes and handed to ``on_batch`` in context order.
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 
-from dialeval.validation import check_int
-
 from dialeval.generation.dtg import DTGResult, build_objective, diversity_threshold_generate
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, check_int
 
 
 def run_dtg(

@@ -48,8 +48,7 @@ from dataclasses import dataclass
 import torch
 
 from dialeval.generation.generation_settings import search_settings
-from dialeval.validation import check_int
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, check_int
 
 #: Longest response by default, in tokens (EOS included). Room for a checkpoint whose
 #: ``min_length`` is 20 (BlenderBot's: its responses may only end from the 20th token) and at

@@ -29,6 +29,7 @@ import math
 
 import torch
 from transformers import LogitsProcessor
+
 from dialeval.validation import ArgumentError
 
 CITATION = """@inproceedings{li-etal-2016-diversity,

@@ -35,8 +35,7 @@ import torch
 from dialeval.generation.generation_settings import search_settings
 from dialeval.generation.group_beam_search import DEFAULT_MAX_NEW_TOKENS, group_beam_search
 from dialeval.hub import max_input_length
-from dialeval.validation import check_flag, check_int
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, check_flag, check_int
 
 #: Nucleus sampling as in the paper's NS (ParlAI's default topp = 0.9); top_k=0: only the nucleus truncates.
 DEFAULT_TOP_P = 0.9

@@ -10,6 +10,7 @@ import math
 from pathlib import Path
 
 from matplotlib.figure import Figure
+
 from dialeval.validation import ArgumentError
 
 PANELS = (("certainty", "ENTQ"), ("certainty", "CNTQ"), ("variety", "ENTQ"), ("variety", "CNTQ"))

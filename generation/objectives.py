@@ -20,7 +20,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dialeval.metrics.nli_diversity.nli import CONTRADICTION, DEFAULT_NLI_MODEL, ENTAILMENT, NLIScorer, ordered_pairs
+from dialeval.metrics.nli_diversity.nli import (
+    CONTRADICTION,
+    DEFAULT_NLI_MODEL,
+    ENTAILMENT,
+    NLIScorer,
+    ordered_pairs,
+)
 from dialeval.validation import ArgumentError
 
 

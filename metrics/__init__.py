@@ -8,7 +8,6 @@ Scope matters: *set-level* metrics score the responses to one context (``list[st
 averaged over contexts; *corpus-level* metrics pool every generated response (``list[str]``).
 """
 from dialeval.metrics.compression_ratio import compression_ratio, compression_ratio_per_set
-from dialeval.metrics.homogenization import homogenization, homogenization_per_set, homogenization_score
 from dialeval.metrics.diversity_meta_eval import (
     bootstrap_spearman_ci,
     diversity_meta_evaluation,
@@ -16,6 +15,13 @@ from dialeval.metrics.diversity_meta_eval import (
     pearson,
     spearman,
     subsampled_spearman,
+)
+from dialeval.metrics.embedding_distances import (
+    chamfer_distance,
+    chamfer_distance_from_embeddings,
+    embedding_distances,
+    remote_clique,
+    remote_clique_from_embeddings,
 )
 from dialeval.metrics.engines.embedders import (
     LastTokenEmbedder,
@@ -26,8 +32,19 @@ from dialeval.metrics.engines.embedders import (
     load_embedder,
 )
 from dialeval.metrics.engines.lm_scorer import CandidateScorer
-from dialeval.metrics.engines.reduction import diversity_from_similarity_matrix, similarity_to_diversity
-from dialeval.metrics.expectation_adjusted_distinct import expectation_adjusted_distinct, expected_distinct
+from dialeval.metrics.engines.reduction import (
+    diversity_from_similarity_matrix,
+    similarity_to_diversity,
+)
+from dialeval.metrics.expectation_adjusted_distinct import (
+    expectation_adjusted_distinct,
+    expected_distinct,
+)
+from dialeval.metrics.homogenization import (
+    homogenization,
+    homogenization_per_set,
+    homogenization_score,
+)
 from dialeval.metrics.lexical_diversity import (
     averaged_distinct_n,
     batch_set_lexical_diversity,
@@ -50,9 +67,29 @@ from dialeval.metrics.nbest_contradiction import (
     load_yes_no_classifier,
     nbest_contradiction,
 )
-from dialeval.metrics.nli_diversity import NLIPairMatrix, NLIScorer, iter_nli_pair_matrices, nli_diversity, nli_pair_matrices
-from dialeval.metrics.pos_templates import extract_templates, pos_template_scores, template_rate, templates_per_token
-from dialeval.metrics.response_selection import random_protocol_correlation, response_selection, system_ranking_correlation
+from dialeval.metrics.nli_diversity import (
+    NLIPairMatrix,
+    NLIScorer,
+    iter_nli_pair_matrices,
+    nli_diversity,
+    nli_pair_matrices,
+)
+from dialeval.metrics.pos_templates import (
+    extract_templates,
+    pos_template_scores,
+    template_rate,
+    templates_per_token,
+)
+from dialeval.metrics.response_selection import (
+    random_protocol_correlation,
+    response_selection,
+    system_ranking_correlation,
+)
+from dialeval.metrics.self_repetition import (
+    self_repetition,
+    self_repetition_per_set,
+    self_repetition_scores,
+)
 from dialeval.metrics.sem_ent import SemanticClusters, distribution_entropy, sem_ent
 from dialeval.metrics.similarity_diversity import (
     bertscore_diversity,
@@ -62,16 +99,12 @@ from dialeval.metrics.similarity_diversity import (
     similarity_diversity,
     similarity_matrices,
 )
-from dialeval.metrics.vendi_score import vendi_score, vendi_score_from_embeddings, vendi_score_from_kernel
-from dialeval.text import casual_tokenize, tevet_tokenize
-from dialeval.metrics.embedding_distances import (
-    chamfer_distance,
-    chamfer_distance_from_embeddings,
-    embedding_distances,
-    remote_clique,
-    remote_clique_from_embeddings,
+from dialeval.metrics.vendi_score import (
+    vendi_score,
+    vendi_score_from_embeddings,
+    vendi_score_from_kernel,
 )
-from dialeval.metrics.self_repetition import self_repetition, self_repetition_per_set, self_repetition_scores
+from dialeval.text import casual_tokenize, tevet_tokenize
 from dialeval.validation import ArgumentError
 
 
@@ -88,57 +121,67 @@ def evaluate_module_path(name: str) -> str:
 
 
 __all__ = [
-    "expectation_adjusted_distinct",
-    "expected_distinct",
-    "PrefixYesNoClassifier",
-    "nbest_contradiction",
-    "ModelYesNoClassifier",
-    "load_yes_no_classifier",
-    "certainty_variety",
-    "compression_ratio",
-    "compression_ratio_per_set",
-    "homogenization",
-    "homogenization_per_set",
-    "homogenization_score",
+    "CandidateScorer",
     "LastTokenEmbedder",
     "MeanPoolingEmbedder",
+    "ModelYesNoClassifier",
+    "NLIPairMatrix",
+    "NLIScorer",
+    "PrefixYesNoClassifier",
     "SemanticClusters",
     "SentenceTransformerEmbedder",
     "TextEmbedder",
-    "distribution_entropy",
-    "embedder_from_identity",
-    "load_embedder",
-    "sem_ent",
     "averaged_distinct_n",
     "batch_set_lexical_diversity",
     "bertscore_diversity",
     "bertscore_similarity_matrices",
     "bootstrap_spearman_ci",
     "casual_tokenize",
+    "certainty_variety",
+    "chamfer_distance",
+    "chamfer_distance_from_embeddings",
+    "compression_ratio",
+    "compression_ratio_per_set",
     "corpus_lexical_diversity",
     "corpus_ngram_diversity",
     "cross_encoder_similarity_matrices",
     "distinct_n",
+    "distribution_entropy",
     "diversity_from_similarity_matrix",
     "diversity_meta_evaluation",
+    "embedder_from_identity",
+    "embedding_distances",
     "entropy_n",
     "evaluate_module_path",
+    "expectation_adjusted_distinct",
+    "expected_distinct",
+    # part-of-speech templates (the `diversity` package's)
+    "extract_templates",
+    "homogenization",
+    "homogenization_per_set",
+    "homogenization_score",
     "iter_nli_pair_matrices",
     "lexical_diversity",
     "lf",
+    "load_embedder",
+    "load_yes_no_classifier",
+    "nbest_contradiction",
     "ngram_cosine_diversity",
     "ngram_cosine_similarity",
     "nli_diversity",
     "nli_pair_matrices",
-    "NLIPairMatrix",
-    "NLIScorer",
     "optimal_classification_accuracy",
     "pearson",
-    "CandidateScorer",
+    "pos_template_scores",
     "random_protocol_correlation",
+    "remote_clique",
+    "remote_clique_from_embeddings",
     "response_selection",
-    "system_ranking_correlation",
     "self_bleu",
+    "self_repetition",
+    "self_repetition_per_set",
+    "self_repetition_scores",
+    "sem_ent",
     "sent_bert_diversity",
     "set_lexical_diversity",
     "similarity_diversity",
@@ -146,24 +189,14 @@ __all__ = [
     "similarity_to_diversity",
     "spearman",
     "subsampled_spearman",
+    "system_ranking_correlation",
+    "template_rate",
+    "templates_per_token",
     "tevet_tokenize",
     "token_counts",
     "vendi_score",
     "vendi_score_from_embeddings",
     "vendi_score_from_kernel",
-    # part-of-speech templates (the `diversity` package's)
-    "extract_templates",
-    "pos_template_scores",
-    "template_rate",
-    "templates_per_token",
-    "chamfer_distance",
-    "chamfer_distance_from_embeddings",
-    "embedding_distances",
-    "remote_clique",
-    "remote_clique_from_embeddings",
-    "self_repetition",
-    "self_repetition_per_set",
-    "self_repetition_scores",
 ]
 
 

@@ -13,29 +13,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dialeval.hub import EMBEDDED_SENTENCE_MODEL
+from dialeval.metrics.compression_ratio import compression_ratio_scores
 from dialeval.metrics.compression_ratio import job as compression_ratio_job
+from dialeval.metrics.embedding_distances import job as embedding_distances_job
 from dialeval.metrics.engines.job_steps import JobStep
+from dialeval.metrics.expectation_adjusted_distinct import expectation_adjusted_distinct_scores
 from dialeval.metrics.expectation_adjusted_distinct import job as ead_job
 from dialeval.metrics.homogenization import DEFAULT_HOMOGENIZATION_MODEL as HOMOGENIZATION_MODEL
 from dialeval.metrics.homogenization import job as homogenization_job
 from dialeval.metrics.lexical_diversity import job as lexical_job
-from dialeval.metrics.nli_diversity import job as nli_job
-from dialeval.metrics.pos_templates import job as pos_templates_job
-from dialeval.metrics.response_selection import job as selection_job
-from dialeval.metrics.sem_ent import job as sem_ent_job
-from dialeval.metrics.similarity_diversity import job as similarity_job
-from dialeval.metrics.vendi_score import job as vendi_job
-from dialeval.metrics.embedding_distances import job as embedding_distances_job
-from dialeval.metrics.self_repetition import job as self_repetition_job
 from dialeval.metrics.mtld import job as mtld_job
 from dialeval.metrics.mtld import mtld_scores
-from dialeval.metrics.compression_ratio import compression_ratio_scores
-from dialeval.metrics.expectation_adjusted_distinct import expectation_adjusted_distinct_scores
-from dialeval.metrics.pos_templates import pos_template_scores
-from dialeval.metrics.self_repetition import self_repetition_scores
+from dialeval.metrics.nli_diversity import job as nli_job
 from dialeval.metrics.nli_diversity.nli import DEFAULT_NLI_MODEL as NLI_MODEL
-from dialeval.metrics.similarity_diversity.bertscore import DEFAULT_BERTSCORE_MODEL as BERTSCORE_MODEL
-from dialeval.metrics.similarity_diversity.cross_encoder import DEFAULT_CROSS_ENCODER as CROSS_ENCODER_MODEL
+from dialeval.metrics.pos_templates import job as pos_templates_job
+from dialeval.metrics.pos_templates import pos_template_scores
+from dialeval.metrics.response_selection import job as selection_job
+from dialeval.metrics.self_repetition import job as self_repetition_job
+from dialeval.metrics.self_repetition import self_repetition_scores
+from dialeval.metrics.sem_ent import job as sem_ent_job
+from dialeval.metrics.similarity_diversity import job as similarity_job
+from dialeval.metrics.similarity_diversity.bertscore import (
+    DEFAULT_BERTSCORE_MODEL as BERTSCORE_MODEL,
+)
+from dialeval.metrics.similarity_diversity.cross_encoder import (
+    DEFAULT_CROSS_ENCODER as CROSS_ENCODER_MODEL,
+)
+from dialeval.metrics.vendi_score import job as vendi_job
 from dialeval.validation import ArgumentError
 
 METRICS_DIR = Path(__file__).resolve().parent

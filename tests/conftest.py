@@ -13,10 +13,10 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # whichever test came first.
 os.environ.setdefault("MKL_CBWR", "AUTO")
 
-import sys  # noqa: E402
-from pathlib import Path  # noqa: E402
+import sys
+from pathlib import Path
 
-import pytest  # noqa: E402
+import pytest
 
 # tests/ is not a package; make its helper modules (tiny_models) importable under any --import-mode.
 TESTS_DIR = str(Path(__file__).resolve().parent)
@@ -34,7 +34,7 @@ SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 # live here, not in a tests/property/conftest.py: tests import this module as `conftest`, and a
 # second conftest.py on sys.path would shadow it. No example database: a run neither depends on
 # nor writes what an earlier run found; function-scoped fixtures are only the tiny models' paths.
-from hypothesis import HealthCheck, settings  # noqa: E402
+from hypothesis import HealthCheck, settings
 
 _SUPPRESSED = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
                HealthCheck.function_scoped_fixture, HealthCheck.large_base_example]

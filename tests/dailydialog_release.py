@@ -11,8 +11,8 @@ import zipfile
 #: " __eou__ " between turns and a trailing "__eou__"; label lines end with a space.
 RELEASE = {
     "train": [
-        ("Say , Jim , how about going for a few beers after dinner ? __eou__ You know that is tempting but is really "
-         "not good for our fitness . __eou__ What do you mean ? __eou__", "3 4 2 ", "0 0 0 "),
+        (("Say , Jim , how about going for a few beers after dinner ? __eou__ You know that is tempting but is really "
+         "not good for our fitness . __eou__ What do you mean ? __eou__"), "3 4 2 ", "0 0 0 "),
         ("Can you do push-ups ? __eou__ Of course I can . __eou__", "2 1 ", "0 4 "),
     ],
     "validation": [("Good morning , sir . __eou__ Good morning . __eou__", "1 1 ", "0 0 ")],

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from unittest.mock import patch
 
 import evaluate
+
 from dialeval.metrics import registry
 
 _REAL_LOAD = evaluate.load

@@ -100,7 +100,7 @@ def dict_self_bleu(
             for gram, count in counts.items():
                 largest, holder, second = stats[gram]
                 other_max = second if holder == u else largest
-                clipped += count if count < other_max else other_max
+                clipped += min(other_max, count)
             numerators[u][order - 1] = clipped
             denominators[u][order - 1] = max(1, len(uniques[u]) - order + 1)
 

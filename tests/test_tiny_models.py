@@ -1,5 +1,6 @@
 """The tiny checkpoints must behave like real ones, or every test built on them proves nothing."""
 import pytest
+import tiny_models
 import torch
 from safetensors.torch import load_file
 from transformers import (
@@ -8,8 +9,6 @@ from transformers import (
     AutoModelForSequenceClassification,
     AutoTokenizer,
 )
-
-import tiny_models
 
 MODEL_FIXTURES = {
     "tiny_gpt2_path": (AutoModelForCausalLM, "GPT2LMHeadModel", tiny_models.save_tiny_gpt2),

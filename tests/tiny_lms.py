@@ -7,6 +7,8 @@ session's tiny tokenizer (``<s> <pad> </s> <unk> <mask>`` at ids 0-4).
 """
 from __future__ import annotations
 
+import torch
+from tiny_models import INIT_RANGE, MAX_LENGTH, SEED
 from tokenizers import processors
 from transformers import (
     AutoTokenizer,
@@ -19,10 +21,6 @@ from transformers import (
     T5Config,
     T5ForConditionalGeneration,
 )
-
-import torch
-
-from tiny_models import INIT_RANGE, MAX_LENGTH, SEED
 
 
 def _special_ids(tokenizer) -> dict[str, int]:

@@ -26,9 +26,22 @@ Both trainers work as ``Trainer`` does for ``train`` / ``evaluate`` / ``predict`
 from dialeval.trainers.data import DialogueCollator, encode_dialogue, encode_unlikelihood_example
 from dialeval.trainers.dress import DRESSTrainer
 from dialeval.trainers.dress_config import DRESSConfig
-from dialeval.trainers.entropy_filtering import filter_by_target_entropy, target_entropies, threshold_for_fraction
-from dialeval.trainers.frequent_negatives import frequent_negatives, negative_training_rows, response_ratios
-from dialeval.trainers.losses import dress_weights, head_cluster_mask, unlikelihood_loss, weighted_nll_loss
+from dialeval.trainers.entropy_filtering import (
+    filter_by_target_entropy,
+    target_entropies,
+    threshold_for_fraction,
+)
+from dialeval.trainers.frequent_negatives import (
+    frequent_negatives,
+    negative_training_rows,
+    response_ratios,
+)
+from dialeval.trainers.losses import (
+    dress_weights,
+    head_cluster_mask,
+    unlikelihood_loss,
+    weighted_nll_loss,
+)
 from dialeval.trainers.unlikelihood import UnlikelihoodTrainer
 from dialeval.trainers.unlikelihood_config import UnlikelihoodConfig
 

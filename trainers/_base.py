@@ -3,5 +3,9 @@ from dialeval.deprecation import warn_renamed
 
 warn_renamed("dialeval.trainers._base", "dialeval.trainers.response_loss_trainer")
 
-from dialeval.trainers.response_loss_trainer import *  # noqa: E402,F403
-from dialeval.trainers.response_loss_trainer import NEGATIVE_COLUMNS, NUM_NEGATIVE_ITEMS, ResponseLossTrainer  # noqa: E402,F401
+from dialeval.trainers.response_loss_trainer import *
+from dialeval.trainers.response_loss_trainer import (  # noqa: F401
+    NEGATIVE_COLUMNS,
+    NUM_NEGATIVE_ITEMS,
+    ResponseLossTrainer,
+)

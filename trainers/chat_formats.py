@@ -330,7 +330,7 @@ def check_chat_format(data_format: str, argument: str, tokenizer, *, with_negati
 
 def check_chat_template(row, argument: str, tokenizer) -> None:
     """A conversational row needs the tokenizer's chat template."""
-    if any(is_conversation(row.get(column)) for column in (MESSAGES, "prompt", "chosen")):
-        if not getattr(tokenizer, "chat_template", None):
-            raise ArgumentError(argument, "is conversational but `processing_class` has no chat_template; set one on "
+    if (any(is_conversation(row.get(column)) for column in (MESSAGES, "prompt", "chosen"))
+            and not getattr(tokenizer, "chat_template", None)):
+        raise ArgumentError(argument, "is conversational but `processing_class` has no chat_template; set one on "
                              "a copy of the tokenizer (copy.deepcopy(tokenizer).chat_template = ...)")

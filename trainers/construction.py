@@ -20,6 +20,7 @@ import random
 import numpy as np
 import torch
 from transformers.trainer_utils import enable_full_determinism, set_seed
+
 from dialeval.hub import is_shared_model
 from dialeval.validation import ArgumentError
 

@@ -130,7 +130,7 @@ class DialogueCollator:
         batch: dict[str, torch.Tensor] = {}
         for key in features[0]:
             values = [feature[key] for feature in features]
-            base = key[len(NEGATIVE_PREFIX) :] if key.startswith(NEGATIVE_PREFIX) else key
+            base = key.removeprefix(NEGATIVE_PREFIX)
             if key in FLOAT_COLUMNS:
                 batch[key] = torch.tensor([float(value) for value in values], dtype=torch.float32)
             elif base == "input_ids":

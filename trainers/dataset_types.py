@@ -19,7 +19,12 @@ from collections.abc import Mapping
 import pyarrow as pa
 import torch
 
-from dialeval.trainers.chat_formats import check_chat_format, check_chat_template, dataset_format, encode_chat_row
+from dialeval.trainers.chat_formats import (
+    check_chat_format,
+    check_chat_template,
+    dataset_format,
+    encode_chat_row,
+)
 from dialeval.trainers.example_checks import check_example_row
 from dialeval.trainers.inputs import MASK_ADVICE, check_label_rows, encode_raw_row, prepare_dataset
 from dialeval.trainers.text_checks import check_row_text

@@ -17,6 +17,7 @@ import copy
 
 from transformers import GenerationConfig
 from transformers.generation import GenerationMode
+
 from dialeval.validation import ArgumentError
 
 #: Greedy's value of each setting that would otherwise change which token greedy picks.

@@ -49,19 +49,29 @@ import warnings
 
 import numpy as np
 import torch
-from dialeval.hub import max_input_length
-from dialeval.metrics.sem_ent.clusters import SemanticClusters, distribution_entropy
 from transformers import TrainerCallback
 from transformers.trainer_utils import get_last_checkpoint
 
-from dialeval.trainers.response_loss_trainer import ResponseLossTrainer
+from dialeval.hub import max_input_length
+from dialeval.metrics.sem_ent.clusters import SemanticClusters, distribution_entropy
 from dialeval.trainers.chat_formats import with_format_note
 from dialeval.trainers.construction import default_config
 from dialeval.trainers.dataset_types import map_style_training_set
 from dialeval.trainers.decoding import greedy_generation_config
 from dialeval.trainers.dress_config import DRESSConfig, weak_weights_warning
-from dialeval.trainers.losses import IGNORE_INDEX, describe_non_finite, dress_weights, head_cluster_mask, sequence_nll
-from dialeval.trainers.dress_negative_schedule import group_normalizers, max_rows_per_slot, slot_rows
+from dialeval.trainers.dress_negative_schedule import (
+    group_normalizers,
+    max_rows_per_slot,
+    slot_rows,
+)
+from dialeval.trainers.losses import (
+    IGNORE_INDEX,
+    describe_non_finite,
+    dress_weights,
+    head_cluster_mask,
+    sequence_nll,
+)
+from dialeval.trainers.response_loss_trainer import ResponseLossTrainer
 from dialeval.validation import ArgumentError
 
 WEIGHT_COLUMN = "dress_weight"
@@ -76,15 +86,15 @@ CITATION = """@inproceedings{han-etal-2022-measuring,
   url = {https://aclanthology.org/2022.findings-emnlp.66}
 }"""
 DIFFERENCES = [
-    "Clusters: the released code fits faiss k-means (random initialization, trained on a sample of at most 256 "
+    ("Clusters: the released code fits faiss k-means (random initialization, trained on a sample of at most 256 "
     "points per centroid) on MAUVE's L2-normalized, PCA-reduced (0.9 variance) DialoGPT-large features; dialeval "
     "uses scikit-learn's KMeans (k-means++, all points, 5 restarts, 500 iterations) on the same kind of features, "
-    "so the partitions differ; the embedder is the one given (the paper's is `load_embedder(\"last_token\")`).",
-    "Generated (negative) responses: the released code takes each generated batch as its own optimizer step, "
+    "so the partitions differ; the embedder is the one given (the paper's is `load_embedder(\"last_token\")`)."),
+    ("Generated (negative) responses: the released code takes each generated batch as its own optimizer step, "
     "shuffled among the epoch's gold steps; dialeval spreads the negatives evenly over the micro-batches of the "
-    "cycle's period and stacks them with gold rows, so the Trainer's step count and schedule are unchanged.",
-    "Contexts of a cycle: a seeded sample without replacement of the training contexts (duplicates removed), "
-    "where the released code takes the next `--dm-samples` examples of its data stream.",
+    "cycle's period and stacks them with gold rows, so the Trainer's step count and schedule are unchanged."),
+    ("Contexts of a cycle: a seeded sample without replacement of the training contexts (duplicates removed), "
+    "where the released code takes the next `--dm-samples` examples of its data stream."),
 ]
 
 
@@ -231,7 +241,7 @@ class DRESSTrainer(ResponseLossTrainer):
         if self.accelerator.is_main_process:
             try:
                 payload = [json.dumps({"result": work()})]
-            except Exception as error:  # every process must leave the broadcast, then raise
+            except Exception as error:  # noqa: BLE001 - every process must leave the broadcast, then raise
                 failure = error
                 payload = [json.dumps({"error": f"{type(error).__name__} on the main process: {error}"})]
         broadcast_object_list(payload, from_process=0)

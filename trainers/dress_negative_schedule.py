@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from dialeval.validation import ArgumentError
 
 #: ``"all_generated"``: the released code (non-head generations count with weight 0);

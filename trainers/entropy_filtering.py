@@ -41,6 +41,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+
 from dialeval.validation import ArgumentError
 
 CITATION = """@inproceedings{csaky-etal-2019-improving,

@@ -36,6 +36,7 @@ import logging
 import numpy as np
 import torch
 import torch.nn.functional as F
+
 from dialeval.validation import ArgumentError
 
 IGNORE_INDEX = -100

@@ -3,6 +3,10 @@ from dialeval.deprecation import warn_renamed
 
 warn_renamed("dialeval.trainers.negatives", "dialeval.trainers.dress_negative_schedule")
 
-from dialeval.trainers.dress_negative_schedule import *  # noqa: E402,F403
-from dialeval.trainers.dress_negative_schedule import (  # noqa: E402,F401
-    NORMALIZATIONS, group_normalizers, max_rows_per_slot, slot_rows)
+from dialeval.trainers.dress_negative_schedule import *
+from dialeval.trainers.dress_negative_schedule import (  # noqa: F401
+    NORMALIZATIONS,
+    group_normalizers,
+    max_rows_per_slot,
+    slot_rows,
+)

@@ -32,19 +32,29 @@ works for causal models (generated from the context only) and encoder-decoders.
 from __future__ import annotations
 
 import torch
-from dialeval.hub import max_input_length
 
+from dialeval.hub import max_input_length
 from dialeval.trainers.chat_formats import chat_training_texts
+from dialeval.trainers.construction import (
+    check_model_arguments,
+    random_state,
+    refuse_shared_model,
+    restore_random_state,
+    seed_as_trainer,
+)
 from dialeval.trainers.data import NEGATIVE_PREFIX, DialogueCollator
-from dialeval.trainers.construction import (check_model_arguments, random_state, refuse_shared_model,
-                                            restore_random_state, seed_as_trainer)
 from dialeval.trainers.dataset_types import prepare_any_dataset
 from dialeval.trainers.dropped_columns import ColumnsSaidCollator, warn_dropped_columns
 from dialeval.trainers.example_checks import model_vocabulary_size
 from dialeval.trainers.inputs import check_label_batch
-from dialeval.trainers.losses import IGNORE_INDEX, count_target_tokens, sequence_nll, warn_no_target_tokens
-from dialeval.trainers.trainer_hooks import TrainerHooks
+from dialeval.trainers.losses import (
+    IGNORE_INDEX,
+    count_target_tokens,
+    sequence_nll,
+    warn_no_target_tokens,
+)
 from dialeval.trainers.model_card import base_model_id, build_model_card, save_model_card
+from dialeval.trainers.trainer_hooks import TrainerHooks
 from dialeval.validation import ArgumentError
 
 NUM_NEGATIVE_ITEMS = "num_negative_items"

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from dialeval.validation import SURROGATE_ADVICE
+from dialeval.validation import SURROGATE_ADVICE, ArgumentError
 from dialeval.validation import lone_surrogate as surrogate_in_text
-from dialeval.validation import ArgumentError
 
 
 def lone_surrogate(value) -> tuple[str, str] | None:

@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import torch
 
-from dialeval.trainers.response_loss_trainer import NEGATIVE_COLUMNS, NUM_NEGATIVE_ITEMS, ResponseLossTrainer
 from dialeval.trainers.chat_formats import with_format_note
 from dialeval.trainers.construction import default_config
 from dialeval.trainers.losses import count_target_tokens, unlikelihood_loss, weighted_nll_loss
+from dialeval.trainers.response_loss_trainer import (
+    NEGATIVE_COLUMNS,
+    NUM_NEGATIVE_ITEMS,
+    ResponseLossTrainer,
+)
 from dialeval.trainers.unlikelihood_config import UnlikelihoodConfig
 from dialeval.validation import ArgumentError
 

@@ -5,6 +5,7 @@ import math
 from dataclasses import dataclass, field
 
 from transformers import Seq2SeqTrainingArguments
+
 from dialeval.validation import ArgumentError
 
 NEGATIVE_LOSSES = ("unlikelihood", "negative_training")

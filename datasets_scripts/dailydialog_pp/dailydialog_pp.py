@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import datasets
+
 from dialeval.datasets_scripts._sources import SourceFile, resolve_source
 from dialeval.datasets_scripts._text_files import checked_lines, open_release_text
 
@@ -168,7 +169,6 @@ class DailyDialogPlusPlus(datasets.GeneratorBasedBuilder):
         )
 
     def _split_generators(self, dl_manager):
-        id_field, response_fields = RECORD_LAYOUTS[self.config.name]
         generators = []
         for split, file_name in SPLIT_FILES[self.config.name].items():
             path = resolve_source(

@@ -31,11 +31,12 @@ folder holding the CSVs), which is checked the same way.
 from __future__ import annotations
 
 import csv
+from typing import ClassVar
 
 import datasets
+
 from dialeval.datasets_scripts._sources import SourceFile, resolve_source
 from dialeval.datasets_scripts._text_files import checked_lines, open_release_text
-
 from dialeval.io import response_columns
 
 _CITATION = """\
@@ -134,7 +135,7 @@ class DiversityEval(datasets.GeneratorBasedBuilder):
     """decTest / conTest / McDiv / McDiv_nuggets (Tevet & Berant 2021); see the module docstring."""
 
     BUILDER_CONFIG_CLASS = DiversityEvalConfig
-    BUILDER_CONFIGS = [
+    BUILDER_CONFIGS: ClassVar[list[DiversityEvalConfig]] = [
         DiversityEvalConfig(name=f"{family}_{task}", family=family, task=task, version=datasets.Version("1.0.0"),
                             description=f"{FAMILIES[family].format(task=task)} of the released data")
         for family in FAMILIES

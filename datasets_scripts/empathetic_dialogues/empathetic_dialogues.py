@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import datasets
+
 from dialeval.datasets_scripts._sources import SourceFile, SourceNotAvailableError, resolve_source
 from dialeval.datasets_scripts._text_files import checked_lines, decoded_lines, open_release_text
 

@@ -54,9 +54,9 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import datasets
+
 from dialeval.datasets_scripts._sources import SourceFile, resolve_source, sha256_of
 from dialeval.datasets_scripts._text_files import checked_lines, open_release_text
-
 from dialeval.datasets_scripts.polar_questions.rewriting import (
     Unrewritable,
     answer_sentence,

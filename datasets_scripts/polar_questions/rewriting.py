@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+
 from dialeval.validation import ArgumentError
 
 #: Tags of a finite verb (or a base-form verb, as in "I do" fragments); participles and

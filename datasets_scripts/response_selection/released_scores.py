@@ -13,6 +13,7 @@ crowd workers on 1 to 5, with 0 for an ungrammatical utterance (§3.1). Two chec
 from __future__ import annotations
 
 import numpy as np
+
 from dialeval.validation import ArgumentError
 
 CANDIDATES_PER_QUESTION = 4

@@ -25,8 +25,8 @@ import sys
 from pathlib import Path
 
 from dialeval import __version__
-from dialeval.metrics.engines.job_steps import StepOutcome
 from dialeval.cli.safe_output import linked_target, write_atomically
+from dialeval.metrics.engines.job_steps import StepOutcome
 
 MANIFEST = "manifest.json"
 #: Options that change how a run looks, not its figures.

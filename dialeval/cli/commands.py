@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from dialeval.cli.meta_eval_job import TASKS, TESTS
-from dialeval.cli.report_formats import DEFAULT_DECIMALS, OUTPUT_FORMATS, check_decimals
 from dialeval.cli.options import option
-from dialeval.metrics.registry import METRICS, SET_SCORERS
+from dialeval.cli.report_formats import DEFAULT_DECIMALS, OUTPUT_FORMATS, check_decimals
 from dialeval.datasets_scripts.registry import BUILDERS
 from dialeval.io import INPUT_FORMATS
+from dialeval.metrics.registry import METRICS, SET_SCORERS
 
 
 @dataclass(kw_only=True)

@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from dialeval.deprecation import renamed_attributes
 from dialeval.cli.options import option
 from dialeval.cli.safe_output import Interrupted, deferred_stop_signals, write_atomically
+from dialeval.deprecation import renamed_attributes
 from dialeval.io import iter_jsonl
 from dialeval.validation import ArgumentError
 
@@ -104,9 +104,8 @@ class DTGOptions:
 
     def __post_init__(self) -> None:
         # Refused before any model loads or output is written (a flag's value, named by its flag).
-        from dialeval.validation import check_int
-
         from dialeval.generation.dtg_checks import check_dtg_settings
+        from dialeval.validation import check_int
 
         check_int(self.batch_size, "batch_size")
         check_dtg_settings(self.threshold, self.top_p, self.min_new_tokens, self.max_new_tokens, self.temperature,
@@ -326,14 +325,20 @@ def _trial_figures(metric: str, figure: str, records: list[dict], bertscore_mode
         figures["starting_contradictions"] = _mean([r["initial_scores"]["contradictions"] for r in records])
         figures["ending_contradictions"] = _mean([r["final_scores"]["contradictions"] for r in records])
     if all(r.get("references") for r in records):
-        from dialeval.cli.dtg_relevance import bertscore_against_references, corpus_bleu_against_references
+        from dialeval.cli.dtg_relevance import (
+            bertscore_against_references,
+            corpus_bleu_against_references,
+        )
 
         references = [r["references"] for r in records]
         starts, ends = [r["initial_responses"] for r in records], [r["responses"] for r in records]
         figures["starting_bleu"] = corpus_bleu_against_references(starts, references)
         figures["ending_bleu"] = corpus_bleu_against_references(ends, references)
         if bertscore_model:
-            from dialeval.cli.argument_renames import DTG_SUMMARY_BERTSCORE_ARGUMENTS, in_caller_names
+            from dialeval.cli.argument_renames import (
+                DTG_SUMMARY_BERTSCORE_ARGUMENTS,
+                in_caller_names,
+            )
 
             try:
                 scores = bertscore_against_references({"start": starts, "end": ends}, references, bertscore_model,
@@ -463,13 +468,12 @@ def run_dtg_job(settings: DTGOptions, contexts: list[DTGContext], output: str | 
     """
     from tqdm.auto import tqdm
 
-    from dialeval.distributed import process_state
-    from dialeval.validation import check_int
-
-    from dialeval.generation.dtg import build_objective, context_token_limit
     from dialeval.cli.argument_renames import DTG_METRIC_ARGUMENTS, in_caller_names
+    from dialeval.distributed import process_state
+    from dialeval.generation.dtg import build_objective, context_token_limit
     from dialeval.generation.dtg_decoding import decoding_record, dtg_generation_config
     from dialeval.generation.dtg_runner import run_dtg
+    from dialeval.validation import check_int
 
     check_int(settings.trials, "trials")
     if not contexts:

@@ -130,7 +130,12 @@ def _check_plot(command: EvaluateCommand, options, num_systems: int, planned) ->
 def _run(args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, str], plan) -> int:
     from dialeval.cli.checkpoints import open_checkpoints, run_identity
     from dialeval.cli.compare import write_run_outputs
-    from dialeval.cli.evaluate_job import EvaluationOptions, evaluate_corpus, evaluate_response_sets, planned_steps
+    from dialeval.cli.evaluate_job import (
+        EvaluationOptions,
+        evaluate_corpus,
+        evaluate_response_sets,
+        planned_steps,
+    )
     from dialeval.distributed import end_processes, process_state, split_work
     from dialeval.io import open_input
     from dialeval.metrics.engines.shared_outputs import shared_model_outputs
@@ -171,7 +176,12 @@ def _run(args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, 
 
 def _write_system(args, command: EvaluateCommand, name: str, source: str, report: dict, plan, num_systems: int) -> dict:
     """Write one system's report (and its table) and print it; returns the report."""
-    from dialeval.cli.evaluate_job import EvaluationOptions, format_per_set_table, format_table, models_used
+    from dialeval.cli.evaluate_job import (
+        EvaluationOptions,
+        format_per_set_table,
+        format_table,
+        models_used,
+    )
     from dialeval.cli.provenance import format_provenance, provenance
     from dialeval.cli.report_formats import format_report, write_text
     from dialeval.distributed import process_state

@@ -30,10 +30,10 @@ from dialeval.cli.options import name_flags, option
 from dialeval.cli.report_formats import INPUT_KEYS, render_table, summary_table
 from dialeval.hub import ModelNotAvailableError, resolve_model_path
 from dialeval.io import ResponseSet, as_response_sets
+from dialeval.metrics import registry
 from dialeval.metrics.engines.embedders import encode_for_job
 from dialeval.metrics.engines.job_steps import JobData, JobStep, StepOutcome, StepSkipped
 from dialeval.metrics.engines.shared_outputs import shared_model_outputs
-from dialeval.metrics import registry
 from dialeval.validation import ArgumentError, ArgumentProblem
 
 #: The names this module gave :class:`StepSkipped` and :class:`StepOutcome` before the steps moved to the registry.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from dialeval import __version__
 from dialeval.cli.commands import (
     DTGCommand,
     DTGSummaryCommand,
@@ -17,7 +18,6 @@ from dialeval.cli.commands import (
     MetaEvalCommand,
     PushMetricsCommand,
 )
-from dialeval import __version__
 from dialeval.cli.options import add_options, build, flag_names, name_flags
 from dialeval.cli.progress import library_progress_bars
 from dialeval.cli.reproducibility import request_reproducible_math
@@ -106,8 +106,7 @@ def _dtg(args: argparse.Namespace) -> int:
 
 
 def _dtg_summary(args: argparse.Namespace) -> int:
-    from dialeval.cli.dtg_job import format_summary_table, read_run, summarize
-    from dialeval.cli.dtg_job import settings_path
+    from dialeval.cli.dtg_job import format_summary_table, read_run, settings_path, summarize
     from dialeval.cli.safe_output import refuse_outputs_over_inputs, write_report
 
     command = build(DTGSummaryCommand, args)

@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dialeval.cli.options import name_flags, option
+from dialeval.deprecation import warn_renamed
 from dialeval.hub import ModelNotAvailableError, resolve_model_path
 from dialeval.metrics.diversity_meta_eval import diversity_meta_evaluation, subsampled_spearman
 from dialeval.metrics.diversity_meta_eval.statistics import UndefinedStatisticError
 from dialeval.metrics.engines.shared_outputs import shared_model_outputs
-from dialeval.deprecation import warn_renamed
 from dialeval.metrics.registry import RENAMED_SET_SCORERS, SET_SCORERS
 from dialeval.validation import ArgumentError
 

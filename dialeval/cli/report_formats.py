@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
 from dialeval.validation import ArgumentError
 
 #: What ``--output-format`` names; ``json`` is the full report, the others its summary table.

@@ -56,7 +56,6 @@ def parse_args(argv=None):
 def embedders(args) -> tuple[list[str], list[str]]:
     """The embedders to calibrate, and notes on the ones skipped."""
     from dialeval.generation.dtg_thresholds import PAPER_SENT_BERT_MODEL
-
     from dialeval.hub import EMBEDDED_SENTENCE_MODEL
 
     if args.sentence_models:

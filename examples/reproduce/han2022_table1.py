@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _tables import markdown_table, one_line_errors, require_model, require_path, write_outputs  # noqa: E402
+from _tables import markdown_table, one_line_errors, require_model, require_path, write_outputs
 
 #: Table 1's columns: (label as printed, measure key); MAUVE is printed but not computed.
 COLUMNS = (("Dist-3", "dist_3"), ("Ent-3", "ent_3"), ("LF", "lf"), ("MAUVE", "mauve"), ("Sem-Ent", "sem_ent"))
@@ -118,10 +118,10 @@ def main(argv=None) -> dict:
     require_path(SCRIPT, "--rated", args.rated, folder=False,
                  what='your rated settings, one {"system": ..., "responses": [...], "human_score": ...} per line '
                       "(§3.2's ratings are not released; see README.md)")
-    clusters_from = (("--clusters", args.clusters, True, "clusters saved by SemanticClusters.save (or dialeval "
-                      "evaluate --save-sem-ent-clusters)") if args.clusters is not None else
-                     ("--reference", args.reference, False, "a text file of reference responses, one per line "
-                      "(e.g. DailyDialog's training responses)"))
+    clusters_from = (("--clusters", args.clusters, True, ("clusters saved by SemanticClusters.save (or dialeval "
+                      "evaluate --save-sem-ent-clusters)")) if args.clusters is not None else
+                     ("--reference", args.reference, False, ("a text file of reference responses, one per line "
+                      "(e.g. DailyDialog's training responses)")))
     flag, path, folder, what = clusters_from
     require_path(SCRIPT, flag, path, folder=folder, what=what)
     if args.embedder_model is not None:
@@ -173,9 +173,9 @@ def run(args) -> dict:
     markdown = "\n\n".join([
         "Table 1: Correlation of diversity measures with human judgments; value (p-value)",
         markdown_table(header, body),
-        f"{len(settings)} rated settings from {args.rated}; Sem-Ent: {described}, embedder "
+        (f"{len(settings)} rated settings from {args.rated}; Sem-Ent: {described}, embedder "
         f"{clusters.embedder_identity.get('kind')} {clusters.embedder_identity.get('model', '')}. "
-        "MAUVE is not computed by this script ('-'). The paper's rows are its 8 settings rated by its annotators.",
+        "MAUVE is not computed by this script ('-'). The paper's rows are its 8 settings rated by its annotators."),
     ])
     results = {"rated": args.rated, "criteria": criteria, "clusters": described,
                "settings": [{key: setting[key] for key in ("system", "human", "measures")} for setting in settings],

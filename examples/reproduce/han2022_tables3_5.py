@@ -72,7 +72,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/: tiny_dialogue_models
 
-from _tables import (  # noqa: E402
+from _tables import (
     cell,
     markdown_table,
     one_line_errors,
@@ -81,7 +81,7 @@ from _tables import (  # noqa: E402
     require_path,
     write_outputs,
 )
-from tiny_dialogue_models import build_gpt2, build_tokenizer  # noqa: E402
+from tiny_dialogue_models import build_gpt2, build_tokenizer
 
 #: Table 5 as printed (Blender-90M): config -> (Dist-3, Ent-3, MaUdE, Sem-Ent).
 PAPER_TABLE5 = {
@@ -738,8 +738,8 @@ def run(args) -> dict:
                      + (f"; not run: {nt['not_run']}" if "not_run" in nt else "") + ".")
     notes.append("CVAE and AdaLabel are not run: " + "; ".join(f"{METHODS[m][0]} is {why}" for m, why in NOT_RUN.items()) + ".")
     parts = [
-        f"Table 3 ({args.scale} scale): diversity of greedy generations for {len(test)} test contexts; "
-        "'paper' rows: Blender-90M on DailyDialog as printed",
+        (f"Table 3 ({args.scale} scale): diversity of greedy generations for {len(test)} test contexts; "
+        "'paper' rows: Blender-90M on DailyDialog as printed"),
         markdown_table(["Method", "Run", *labels], table3),
         f"Sem-Ent: k = {args.num_clusters} clusters of the {len(train)} training responses "
         f"({evaluation.embedder_identity.get('kind')} {evaluation.embedder_identity.get('model', '')}); "
@@ -754,8 +754,8 @@ def run(args) -> dict:
             table5.append([label, cell(row["dist_3"], 4), cell(row["ent_3"], 4), "n/a", cell(row["sem_ent"], 4),
                            *((f"{value:.4f}" for value in paper) if paper else ("-",) * 4)])
         parts += [
-            f"Table 5 ({args.scale} scale): DRESS hyperparameters; gamma rows at k = {args.num_clusters}, "
-            f"k rows at gamma = {args.gamma}; Sem-Ent always at k = {args.num_clusters}",
+            (f"Table 5 ({args.scale} scale): DRESS hyperparameters; gamma rows at k = {args.num_clusters}, "
+            f"k rows at gamma = {args.gamma}; Sem-Ent always at k = {args.num_clusters}"),
             markdown_table(["Config", "Dist-3", "Ent-3", "MaUdE", "Sem-Ent",
                             "paper Dist-3", "paper Ent-3", "paper MaUdE", "paper Sem-Ent"], table5),
         ]

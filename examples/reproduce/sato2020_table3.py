@@ -142,8 +142,8 @@ def human_upper_bound(per_annotator: dict[str, np.ndarray], splits: int, seed: i
 def settings_that_differ(args, num_questions: int, num_trials: int, per_annotator) -> list[str]:
     """Every setting of this run that is not the paper's (§4.1, footnote 5, §4.2, Table 3)."""
     paper = PAPER_SETTING
-    differ = [f"systems: {len(args.systems)} of ours ({', '.join(args.systems)}); the paper's {paper['systems']} "
-              "seq2seq systems trained on OpenSubtitles2018 (App. B) are not released"]
+    differ = [(f"systems: {len(args.systems)} of ours ({', '.join(args.systems)}); the paper's {paper['systems']} "
+              "seq2seq systems trained on OpenSubtitles2018 (App. B) are not released")]
     if num_questions != paper["questions"]:
         differ.append(f"CHOSEN / RANDOM questions: {num_questions} (paper: {paper['questions']:,})")
     if not num_trials:

@@ -24,7 +24,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _tables import cell, fail, markdown_table, one_line_errors, require_model, require_path, write_outputs  # noqa: E402
+from _tables import (
+    cell,
+    fail,
+    markdown_table,
+    one_line_errors,
+    require_model,
+    require_path,
+    write_outputs,
+)
 
 TYPES = ("ENTQ", "CNTQ")
 #: Table 2 as printed (B = 10): model -> (Certainty ENTQ, CNTQ, Variety ENTQ, CNTQ).

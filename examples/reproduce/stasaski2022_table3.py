@@ -20,7 +20,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _tables import cell, markdown_table, one_line_errors, require_model, require_path, write_outputs  # noqa: E402
+from _tables import (
+    cell,
+    markdown_table,
+    one_line_errors,
+    require_model,
+    require_path,
+    write_outputs,
+)
 
 #: Table 3's rows: (label as printed, NLI Diversity figure).
 ROWS = (

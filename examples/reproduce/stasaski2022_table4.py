@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _tables import (  # noqa: E402
+from _tables import (
     cell,
     fail,
     locally_available,

@@ -15,8 +15,7 @@ from __future__ import annotations
 import gzip
 import lzma
 
-from dialeval.validation import check_corpus, check_response_sets, split_scope
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, check_corpus, check_response_sets, split_scope
 
 ALGORITHMS = ("gzip", "xz")
 

@@ -4,8 +4,8 @@ A thin wrapper of :func:`dialeval.metrics.compression_ratio.compression_ratio_sc
 README.md (the metric card).
 """
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
-# ruff: noqa: I001
 import evaluate
+
 from dialeval.metrics.compression_ratio import compression_ratio_scores
 from dialeval.metrics.engines.evaluate_module import ResponsesMetric
 

@@ -11,9 +11,14 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
-from dialeval.validation import check_flag, check_int
-from dialeval.validation import ArgumentError
-from dialeval.validation import arguments_named, as_float_array
+from dialeval.validation import (
+    ArgumentError,
+    arguments_named,
+    as_float_array,
+    check_flag,
+    check_int,
+)
+
 
 class UndefinedStatisticError(ValueError):
     """A statistic that is 0/0 for this input (a constant side): the message names the argument and why."""

@@ -36,6 +36,7 @@ import numpy as np
 from dialeval.metrics.engines.embedders import DEFAULT_SENTENCE_MODEL, sentence_vectors, unit_rows
 from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.validation import (
+    ArgumentError,
     check_corpus,
     check_float_rows,
     check_int,
@@ -43,7 +44,6 @@ from dialeval.validation import (
     check_response_sets,
     split_scope,
 )
-from dialeval.validation import ArgumentError
 
 #: The figures, in the order :func:`embedding_distances` reports them.
 FIGURES = ("remote_clique", "chamfer_distance")

@@ -27,14 +27,19 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from dialeval.hub import EMBEDDED_SENTENCE_MODEL, LoadedModel, check_dtype, load_model, resolve_device, resolve_model_path
-from dialeval.type_aliases import DeviceLike, Progress, SentenceEncoder, StrPath, Texts
-
 from dialeval.distributed import gather_shares, is_sharing_work, work_share
+from dialeval.hub import (
+    EMBEDDED_SENTENCE_MODEL,
+    LoadedModel,
+    check_dtype,
+    load_model,
+    resolve_device,
+    resolve_model_path,
+)
 from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.metrics.engines.shared_outputs import stored_vectors, vector_store
-from dialeval.validation import check_int, check_unicode_text
-from dialeval.validation import ArgumentError
+from dialeval.type_aliases import DeviceLike, Progress, SentenceEncoder, StrPath, Texts
+from dialeval.validation import ArgumentError, check_int, check_unicode_text
 
 if TYPE_CHECKING:
     import torch
@@ -616,9 +621,9 @@ __all__ = [
     "MeanPoolingEmbedder",
     "SentenceTransformerEmbedder",
     "TextEmbedder",
+    "embed_unique",
     "embedder_from_identity",
     "load_embedder",
-    "embed_unique",
     "load_sentence_model",
 ]
 

@@ -28,10 +28,12 @@ import evaluate
 from datasets import Value
 
 from dialeval.metrics.engines.evaluate_state import discard_queued, queued_feature_format
-from dialeval.validation import as_plain_python
-from dialeval.validation import check_module_predictions
-from dialeval.validation import ArgumentError
-from dialeval.validation import ArgumentProblem
+from dialeval.validation import (
+    ArgumentError,
+    ArgumentProblem,
+    as_plain_python,
+    check_module_predictions,
+)
 
 
 class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):

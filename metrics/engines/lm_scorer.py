@@ -26,8 +26,7 @@ import numpy as np
 from dialeval.distributed import gather_shares, work_share
 from dialeval.hub import LoadedModel, ModelSource, load_model
 from dialeval.type_aliases import DeviceLike, Progress, ResponseSets
-from dialeval.validation import check_flag, check_int, check_unicode_text
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, check_flag, check_int, check_unicode_text
 
 if TYPE_CHECKING:
     import torch
@@ -166,9 +165,9 @@ def attention_window(config: PretrainedConfig) -> int | None:
     windows = []
     sliding = getattr(config, "sliding_window", None)
     layer_types = getattr(config, "layer_types", None) or ()
-    if sliding and getattr(config, "use_sliding_window", True) is not False:
-        if not layer_types or any("sliding" in str(kind) for kind in layer_types):
-            windows.append(int(sliding))
+    if (sliding and getattr(config, "use_sliding_window", True) is not False
+            and (not layer_types or any("sliding" in str(kind) for kind in layer_types))):
+        windows.append(int(sliding))
     chunk = getattr(config, "attention_chunk_size", None)
     if chunk:
         windows.append(int(chunk))

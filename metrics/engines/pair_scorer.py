@@ -23,10 +23,9 @@ import numpy as np
 
 from dialeval.distributed import gather_shares, work_share
 from dialeval.hub import LoadedModel, ModelSource, load_model
-from dialeval.type_aliases import DeviceLike, Progress
 from dialeval.metrics.engines.job_steps import announce_work
-from dialeval.validation import check_int
-from dialeval.validation import ArgumentError
+from dialeval.type_aliases import DeviceLike, Progress
+from dialeval.validation import ArgumentError, check_int
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel

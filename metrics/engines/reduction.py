@@ -15,14 +15,13 @@ each distinct pair once, so 10,000 copies of one response need one similarity ca
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
-from dialeval.validation import ArgumentError
-from dialeval.validation import as_float_array, require_collection
+
+from dialeval.validation import ArgumentError, as_float_array, require_collection
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

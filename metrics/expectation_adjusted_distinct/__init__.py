@@ -26,9 +26,18 @@ from collections import Counter
 
 import numpy as np
 
-from dialeval.metrics.lexical_diversity.corpus import distinct_token_ids, tokenize_corpus, weighted_ngram_counts
-from dialeval.validation import check_corpus, check_int, check_response_sets, split_scope
-from dialeval.validation import ArgumentError
+from dialeval.metrics.lexical_diversity.corpus import (
+    distinct_token_ids,
+    tokenize_corpus,
+    weighted_ngram_counts,
+)
+from dialeval.validation import (
+    ArgumentError,
+    check_corpus,
+    check_int,
+    check_response_sets,
+    split_scope,
+)
 
 #: The default vocabulary size V: BERT-base's WordPiece vocabulary (30,522), the size commonly used
 #: with EAD for English; pass the size of your model's vocabulary, or ``vocab_texts``.

@@ -4,7 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome
-from dialeval.metrics.expectation_adjusted_distinct import DEFAULT_VOCAB_SIZE, expectation_adjusted_distinct_scores
+from dialeval.metrics.expectation_adjusted_distinct import (
+    DEFAULT_VOCAB_SIZE,
+    expectation_adjusted_distinct_scores,
+)
 from dialeval.option_fields import option
 from dialeval.validation import arguments_named, check_int
 

@@ -23,8 +23,13 @@ import os
 from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.metrics.homogenization.bleu import bleu_against_each
 from dialeval.metrics.homogenization.rouge_l import rouge_l_pair_sum, rouge_tokens
-from dialeval.validation import check_flag, check_int, check_response_set, split_scope
-from dialeval.validation import ArgumentError
+from dialeval.validation import (
+    ArgumentError,
+    check_flag,
+    check_int,
+    check_response_set,
+    split_scope,
+)
 
 MEASURES = ("rougel", "bleu", "bertscore")
 #: The ``diversity`` package's BERTScore model.

@@ -3,7 +3,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome, check_pairwise_corpus
+from dialeval.metrics.engines.job_steps import (
+    JobData,
+    JobOptions,
+    JobStep,
+    StepOutcome,
+    check_pairwise_corpus,
+)
 from dialeval.metrics.homogenization import DEFAULT_HOMOGENIZATION_MODEL, homogenization_score
 from dialeval.option_fields import model_list_field
 

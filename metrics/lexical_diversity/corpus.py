@@ -25,8 +25,7 @@ import numpy as np
 
 from dialeval.metrics.lexical_diversity.order_bounds import check_listed_orders, computed_orders
 from dialeval.text import casual_token_ids, casual_tokenize_many, get_tokenizer
-from dialeval.validation import check_corpus
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, check_corpus
 
 
 def _check_order(name: str, value: int) -> None:

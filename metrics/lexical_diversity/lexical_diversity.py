@@ -3,8 +3,8 @@
 A thin wrapper of :func:`dialeval.metrics.lexical_diversity.by_scope.lexical_diversity`; see README.md (the metric card).
 """
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
-# ruff: noqa: I001
 import evaluate
+
 from dialeval.metrics.engines.evaluate_module import ResponsesMetric
 from dialeval.metrics.lexical_diversity.by_scope import lexical_diversity
 

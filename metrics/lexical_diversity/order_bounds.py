@@ -9,6 +9,7 @@ argument and the bound (the default order is always accepted, so the defaults wo
 of one-word responses).
 """
 from __future__ import annotations
+
 from dialeval.validation import ArgumentError
 
 

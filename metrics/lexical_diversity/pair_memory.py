@@ -11,6 +11,7 @@ naming the argument (e.g. ``responses``) and both sizes.
 from __future__ import annotations
 
 import os
+
 from dialeval.validation import ArgumentError
 
 #: Peak bytes per unit pair of the pairwise layout (int64 / float64 arrays, see the module docstring).

@@ -62,8 +62,7 @@ import numpy as np
 
 from dialeval.metrics.lexical_diversity.corpus import KEY_LIMIT, distinct_token_ids, ngram_keys
 from dialeval.metrics.lexical_diversity.order_bounds import computed_orders
-from dialeval.validation import check_corpus, check_flag
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, check_corpus, check_flag
 
 _EPSILON = 0.1  # SmoothingFunction().method1's default epsilon
 _FSUM_CHUNK = 1 << 16  # rows turned into Python floats at a time (bounded memory at 1M texts)

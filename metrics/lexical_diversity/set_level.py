@@ -26,10 +26,8 @@ from collections import Counter
 from collections.abc import Sequence
 
 from dialeval.metrics.lexical_diversity.set_level_batch import check_orders, score_response_sets
-
 from dialeval.text import get_tokenizer
-from dialeval.validation import check_int, check_response_set
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, check_int, check_response_set
 
 
 def ngrams(tokens: list[str], n: int) -> list[tuple[str, ...]]:

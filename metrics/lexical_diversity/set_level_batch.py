@@ -41,8 +41,8 @@ import numpy as np
 from dialeval.metrics.lexical_diversity.order_bounds import computed_orders
 from dialeval.metrics.lexical_diversity.pair_memory import check_pair_memory
 from dialeval.text import get_tokenizer
-from dialeval.validation import check_response_sets
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, check_response_sets
+
 
 def check_orders(min_n: int, max_n: int) -> None:
     """``min_n`` and ``max_n`` are positive ints with ``min_n <= max_n``."""

@@ -148,7 +148,10 @@ def nbest_contradiction(predictions, references, classifier, questions=None, inp
         :func:`certainty_variety`'s figures, each input's ``answers`` in ``per_input``, the
         ``classifier`` name and ``num_truncated`` (responses cut to the model's maximum length).
     """
-    from dialeval.metrics.nbest_contradiction.yes_no import classify_nbest_lists, load_yes_no_classifier
+    from dialeval.metrics.nbest_contradiction.yes_no import (
+        classify_nbest_lists,
+        load_yes_no_classifier,
+    )
 
     if classifier is None:
         raise ArgumentError(

@@ -24,8 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from dialeval.labels import AMBIGUOUS, NO, YES, answer_of_label
-from dialeval.validation import check_int, check_unicode_text
-from dialeval.validation import ArgumentError, arguments_named
+from dialeval.validation import ArgumentError, arguments_named, check_int, check_unicode_text
 
 #: First words that make a response a direct "yes" / "no" for the prefix rule.
 YES_PREFIXES = ("yes", "yeah", "yep", "yup", "yea")

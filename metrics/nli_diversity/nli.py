@@ -28,7 +28,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from dialeval.metrics.engines.pair_scorer import PairScoringStats, load_pair_classifier, score_pairs
-from dialeval.validation import ArgumentError, check_flag, check_response_set, check_response_sets, check_texts
+from dialeval.validation import (
+    ArgumentError,
+    check_flag,
+    check_response_set,
+    check_response_sets,
+    check_texts,
+)
 
 DEFAULT_NLI_MODEL = "FacebookAI/roberta-large-mnli"
 

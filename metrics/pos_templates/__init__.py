@@ -7,7 +7,12 @@ of their spans is "templated". Higher = more templated (less diverse) text. The 
 
 The evaluate module is ``pos_templates.py`` beside this file; its card is ``README.md``.
 """
-from dialeval.metrics.pos_templates.taggers import NLTKTagger, SpacyTagger, TaggerNotAvailableError, tagger_available
+from dialeval.metrics.pos_templates.taggers import (
+    NLTKTagger,
+    SpacyTagger,
+    TaggerNotAvailableError,
+    tagger_available,
+)
 from dialeval.metrics.pos_templates.templates import (
     SpanMatcher,
     check_templates,

@@ -25,8 +25,13 @@ from dialeval.metrics.pos_templates.taggers import (
     default_sentence_splitter,
     default_tagger,
 )
-from dialeval.validation import check_corpus, check_int, check_response_sets, split_scope
-from dialeval.validation import ArgumentError
+from dialeval.validation import (
+    ArgumentError,
+    check_corpus,
+    check_int,
+    check_response_sets,
+    split_scope,
+)
 
 DEFAULT_N = 5
 DEFAULT_TOP_N = 100

@@ -15,7 +15,10 @@ from dialeval.metrics.response_selection.construction import (
     retrieve_candidate_pools,
     scoring_sheet,
 )
-from dialeval.metrics.response_selection.random_protocol import random_protocol_accuracies, random_protocol_figure
+from dialeval.metrics.response_selection.random_protocol import (
+    random_protocol_accuracies,
+    random_protocol_figure,
+)
 from dialeval.metrics.response_selection.selection import (
     random_protocol_correlation,
     read_selection_questions,

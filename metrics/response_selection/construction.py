@@ -38,8 +38,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from dialeval.validation import check_int
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, check_int
 
 #: §3.2: "We retrieve 10 utterances (per question) from the repository".
 NUM_RETRIEVED = 10
@@ -331,7 +330,7 @@ def assemble_questions(pools: Sequence[CandidatePool], scores: Sequence, num_fal
             continue
         rows = array[1:]
 
-        def question(ground_truth: str, ground_truth_scores, false: list[int], source: str) -> dict:
+        def question(ground_truth: str, ground_truth_scores, false: list[int], source: str, pool=pool, rows=rows) -> dict:
             return {
                 "question_id": len(questions), "pool_id": pool.question_id, "context": list(pool.context),
                 "candidates": [ground_truth, *(pool.retrieved[i] for i in false)], "label": 0,

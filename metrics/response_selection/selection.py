@@ -33,9 +33,7 @@ from dialeval.metrics.engines.lm_scorer import (
     check_reduction,
     describe,
 )
-from dialeval.validation import ArgumentError
-from dialeval.validation import require_collection
-
+from dialeval.validation import ArgumentError, require_collection
 
 # --------------------------------------------------------------------------------------------
 # Selection and accuracy

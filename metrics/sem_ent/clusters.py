@@ -25,7 +25,13 @@ import numpy as np
 
 from dialeval.atomic_files import write_atomically
 from dialeval.distributed import computed_on_main
-from dialeval.validation import ArgumentError, ArgumentTypeError, as_float_array, check_int, check_unicode_text
+from dialeval.validation import (
+    ArgumentError,
+    ArgumentTypeError,
+    as_float_array,
+    check_int,
+    check_unicode_text,
+)
 
 #: Above this many reference texts, ``algorithm="auto"`` switches from KMeans to MiniBatchKMeans.
 #: benchmarks/bench_sem_ent.py: MiniBatch is >= 1.5x faster with inertia within 1% from 10k texts,

@@ -3,7 +3,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome, StepSkipped
+from dialeval.metrics.engines.job_steps import (
+    JobData,
+    JobOptions,
+    JobStep,
+    StepOutcome,
+    StepSkipped,
+)
 from dialeval.option_fields import option
 from dialeval.validation import ArgumentError, arguments_named, check_int
 

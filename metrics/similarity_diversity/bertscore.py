@@ -58,12 +58,16 @@ from functools import lru_cache
 import numpy as np
 
 from dialeval.distributed import gather_shares, is_sharing_work, work_share
+from dialeval.hub import (
+    check_dtype,
+    load_model,
+    max_input_length,
+    resolve_device,
+    resolve_model_path,
+)
 from dialeval.metrics.engines.job_steps import announce_work
-from dialeval.hub import check_dtype, load_model, max_input_length, resolve_device, resolve_model_path
-
 from dialeval.metrics.engines.reduction import UnitSimilarity, units_of
-from dialeval.validation import check_response_sets
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, check_response_sets
 
 DEFAULT_BERTSCORE_MODEL = "FacebookAI/roberta-large"
 DEFAULT_BERTSCORE_LAYER = 17  # bert_score.utils.model2layers["roberta-large"]
@@ -334,7 +338,7 @@ def _check_arguments(batch_size, rescale_with_baseline, baseline) -> None:
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ArgumentError("batch_size", f"must be a positive int, got {batch_size!r}")
     if not isinstance(rescale_with_baseline, bool):
-        raise ArgumentError("rescale_with_baseline", f"must be a bool, got {rescale_with_baseline!r}")  # noqa: TRY004
+        raise ArgumentError("rescale_with_baseline", f"must be a bool, got {rescale_with_baseline!r}")
     if isinstance(baseline, (str, os.PathLike)):
         return  # a baseline file, read once the layer is known
     is_number = isinstance(baseline, (int, float)) and not isinstance(baseline, bool)
@@ -364,7 +368,7 @@ def compute_bertscore_matrices(
     _check_arguments(batch_size, rescale_with_baseline, baseline)
     dtype = _check_dtype(dtype)
     if not isinstance(model, str):
-        raise ArgumentError("model", f"must be a model id or a local directory, got {model!r}")  # noqa: TRY004
+        raise ArgumentError("model", f"must be a model id or a local directory, got {model!r}")
     model_path, device = resolve_model_path(model), resolve_device(device)
     tokenizer, encoder = _load(model_path, str(device), dtype)
     num_layers = _resolve_num_layers(model, num_layers, _num_layers_available(encoder))

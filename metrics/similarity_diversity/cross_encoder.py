@@ -18,8 +18,7 @@ import numpy as np
 
 from dialeval.metrics.engines.pair_scorer import PairScoringStats, load_pair_classifier, score_pairs
 from dialeval.metrics.engines.reduction import UnitSimilarity, units_of
-from dialeval.validation import check_response_sets
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, check_response_sets
 
 DEFAULT_CROSS_ENCODER = "cross-encoder/stsb-roberta-large"
 

@@ -3,7 +3,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, SentenceModelOptions, StepOutcome
+from dialeval.metrics.engines.job_steps import (
+    JobData,
+    JobOptions,
+    JobStep,
+    SentenceModelOptions,
+    StepOutcome,
+)
 from dialeval.metrics.similarity_diversity.bertscore import DEFAULT_BERTSCORE_MODEL
 from dialeval.metrics.similarity_diversity.cross_encoder import DEFAULT_CROSS_ENCODER
 from dialeval.option_fields import model_list_field, option

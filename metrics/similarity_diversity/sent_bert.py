@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 
 from dialeval.metrics.engines.embedders import DEFAULT_SENTENCE_MODEL, embed_unique
-
 from dialeval.metrics.engines.reduction import UnitSimilarity, units_of
 from dialeval.validation import check_response_sets
 

@@ -26,12 +26,10 @@ from collections import Counter
 import numpy as np
 
 from dialeval.hub import EMBEDDED_SENTENCE_MODEL
-
 from dialeval.metrics.engines.reduction import UnitSimilarity, units_of
 from dialeval.metrics.lexical_diversity.set_level import check_orders, cosine_of_counts, ngrams
 from dialeval.text import get_tokenizer
-from dialeval.validation import check_response_sets
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, check_response_sets
 
 SIMILARITIES = ("sent_bert", "bertscore", "cross_encoder", "ngram_cosine")
 
@@ -120,7 +118,9 @@ def unit_similarities(
 
         return sent_bert_unit_similarities(response_sets, model, batch_size, device, dtype, progress=progress)
     if similarity == "cross_encoder":
-        from dialeval.metrics.similarity_diversity.cross_encoder import cross_encoder_unit_similarities
+        from dialeval.metrics.similarity_diversity.cross_encoder import (
+            cross_encoder_unit_similarities,
+        )
 
         return cross_encoder_unit_similarities(response_sets, model, batch_size, device, dtype, allow_empty=allow_empty,
                                                progress=progress)

@@ -1,7 +1,13 @@
 """``dialeval evaluate``'s Vendi step: per response set, or of the whole corpus for a corpus input."""
 from __future__ import annotations
 
-from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, SentenceModelOptions, StepOutcome
+from dialeval.metrics.engines.job_steps import (
+    JobData,
+    JobOptions,
+    JobStep,
+    SentenceModelOptions,
+    StepOutcome,
+)
 
 
 def _vendi(data: JobData, model: str, options, progress) -> StepOutcome:

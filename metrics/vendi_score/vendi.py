@@ -52,8 +52,14 @@ import numpy as np
 import scipy.linalg
 
 from dialeval.metrics.engines.embedders import DEFAULT_SENTENCE_MODEL, sentence_vectors, unit_rows
-from dialeval.validation import check_corpus, check_flag, check_float_rows, check_response_sets, split_scope
-from dialeval.validation import ArgumentError
+from dialeval.validation import (
+    ArgumentError,
+    check_corpus,
+    check_flag,
+    check_float_rows,
+    check_response_sets,
+    split_scope,
+)
 
 #: Tolerance of the kernel checks: ``|K - K^T|``, ``|K_ii - 1|`` and the most negative eigenvalue
 #: of ``K / n`` must not exceed it (float32 similarity matrices pass; indefinite ones do not).
@@ -86,7 +92,7 @@ def _check_order(order: object, argument: str) -> float:
         raise ArgumentError(argument, f"must be a non-negative number or 'inf', got {order!r}")
     if isinstance(order, bool) or not isinstance(order, Real):
         # ValueError, not TypeError: every bad input of dialeval's metrics raises ValueError.
-        raise ArgumentError(  # noqa: TRY004
+        raise ArgumentError(
             f"{argument}", f"must be a non-negative number or 'inf', got {type(order).__name__}: {order!r}"
         )
     value = float(order)

@@ -6,6 +6,7 @@ import sys
 
 import pytest
 from conftest import REPO_ROOT
+
 from dialeval.hub import EMBEDDED_SENTENCE_MODEL
 from dialeval.metrics.registry import SET_SCORERS
 

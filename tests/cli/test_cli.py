@@ -2,13 +2,12 @@
 import json
 
 import pytest
+from conftest import REPO_ROOT
+from registry_steps import expected_figures
 
 from dialeval.cli import main
 from dialeval.cli.evaluate_job import EvaluationOptions
 from dialeval.io import read_response_sets
-
-from conftest import REPO_ROOT
-from registry_steps import expected_figures
 
 DEMO = REPO_ROOT / "examples" / "demo_response_sets.jsonl"
 

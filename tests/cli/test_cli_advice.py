@@ -132,7 +132,7 @@ def test_dtg_summary_prints_no_nltk_bleu_warning(tmp_path):
 
     run = _dtg_run(tmp_path, ["i am fine thanks a lot", "what a day"], ["i am fine", "not bad"])
     done = subprocess.run([sys.executable, "-W", "always", "-m", "dialeval.cli", "dtg-summary", run],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     assert "start BLEU" in done.stdout
     assert "The hypothesis contains 0 counts" not in done.stderr and "UserWarning" not in done.stderr, done.stderr

@@ -10,13 +10,11 @@ import dataclasses
 import json
 
 import pytest
+from conftest import REPO_ROOT
 
 import dialeval.datasets_scripts
-from dialeval.cli import build_parser, main
-from dialeval.cli import dtg_job, evaluate_job, meta_eval_job
+from dialeval.cli import build_parser, dtg_job, evaluate_job, main, meta_eval_job
 from dialeval.metrics import registry
-
-from conftest import REPO_ROOT
 
 DEMO = REPO_ROOT / "examples" / "demo_response_sets.jsonl"
 
@@ -249,7 +247,7 @@ def test_evaluate_every_flag(record_evaluation, tmp_path, capsys):
             "--selection-questions", str(questions), "--selection-reduction", "mean", "--selection-batch-size", "3",
             "--batch-size", "9", "--device", "cpu", "--no-progress", "--per-set"]
     assert main(argv) == 0
-    (sets, options), = record_evaluation
+    (_sets, options), = record_evaluation
     expected = {
         "sentence_models": ["A", "B"], "nli_models": [], "bertscore_models": ["X"], "cross_encoder_models": [],
         "max_n": 3, "corpus_max_n": 3, "lf_threshold": 7, "reference_corpus": ["one", "two"], "sem_ent_clusters": "C",
@@ -433,7 +431,14 @@ def test_help_shows_the_dataclass_defaults():
 
 
 def test_options_are_built_from_fields_with_one_default():
-    from dialeval.cli.options import add_options, build, flag_names, name_flags, option, used_options
+    from dialeval.cli.options import (
+        add_options,
+        build,
+        flag_names,
+        name_flags,
+        option,
+        used_options,
+    )
 
     @dataclasses.dataclass
     class Toy:

@@ -11,12 +11,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import REPO_ROOT
 
 import dialeval
 from dialeval.cli import evaluate_job, main
 from dialeval.io import read_response_sets
-
-from conftest import REPO_ROOT
 
 DEMO = REPO_ROOT / "examples" / "demo_response_sets.jsonl"
 NO_MODELS = ["--no-sentence-model", "--nli-model", "none", "--bertscore-model", "none", "--cross-encoder-model", "none"]

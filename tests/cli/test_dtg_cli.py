@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from dialeval.cli import main
-from dialeval.cli.dtg_job import ResumableJsonl, DTGOptions, format_context, read_run, summarize
+from dialeval.cli.dtg_job import DTGOptions, ResumableJsonl, format_context, read_run, summarize
 
 CONTEXTS = [
     ["hello there , how are you ?", "fine , thanks ."], ["what did you do today ?"], ["i like music"],
@@ -137,7 +137,7 @@ def test_two_accelerate_processes_give_the_one_process_file(tiny_gpt2_path, tiny
     assert alone.returncode == 0, alone.stderr[-3000:]
     double = tmp_path / "double.jsonl"
     # `--cpu` would start one process; the torchrun path with no GPU gives a gloo CPU group.
-    launched = subprocess.run(
+    launched = subprocess.run(  # noqa: PLW1510 - the test reads returncode itself
         [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
          "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", free_port,
          "-m", "dialeval.cli", *_args(tiny_gpt2_path, tiny_roberta_nli_path, contexts_file, double)],
@@ -231,7 +231,10 @@ def test_an_old_format_file_is_summarized_but_not_resumed(tiny_gpt2_path, tiny_r
 
 
 def test_relevance_against_human_responses_bleu_and_bertscore(tiny_roberta_nli_path):
-    from dialeval.cli.dtg_relevance import bertscore_against_references, corpus_bleu_against_references
+    from dialeval.cli.dtg_relevance import (
+        bertscore_against_references,
+        corpus_bleu_against_references,
+    )
 
     references = [["i went to the market this morning .", "we watched a long film at home ."],
                   ["the train leaves at nine tonight .", "it is raining in the city again ."]]

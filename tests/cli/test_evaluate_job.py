@@ -1,6 +1,7 @@
 """`dialeval evaluate` as one job: the registry's steps, one pass per model, response sets or a corpus."""
 import dataclasses
 import json
+from typing import ClassVar
 
 import pytest
 from registry_steps import expected_figures
@@ -151,7 +152,7 @@ def test_settings_declared_twice_are_refused():
 class _RecordingBar:
     """tqdm's interface as the job uses it; records what each bar was told."""
 
-    bars: list = []
+    bars: ClassVar[list] = []
 
     def __init__(self, total=None, desc=None, unit="it", disable=False, leave=True):
         self.total, self.desc, self.unit, self.n, self.resets = total, desc, unit, 0, []

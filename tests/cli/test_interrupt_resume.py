@@ -19,10 +19,10 @@ from test_dtg_cli import CONTEXTS
 from test_dtg_cli import _args as _dtg_args
 
 from dialeval.cli import main
-from dialeval.cli.evaluate_job import EvaluationOptions
-from dialeval.metrics.lexical_diversity import job as lexical_job
 from dialeval.cli.checkpoints import checkpoint_folder
+from dialeval.cli.evaluate_job import EvaluationOptions
 from dialeval.cli.safe_output import lock_path
+from dialeval.metrics.lexical_diversity import job as lexical_job
 
 PAUSED = str(Path(__file__).with_name("paused_dialeval.py"))
 #: Only a guard against a hung test: every wait below ends on an event, long before this.

@@ -4,9 +4,9 @@ from typing import ClassVar
 
 import evaluate
 import pytest
-from dialeval.metrics import evaluate_module_path, registry
 
 from dialeval.cli import main
+from dialeval.metrics import evaluate_module_path, registry
 
 SPACE_FILES = ["README.md", "app.py", "requirements.txt"]
 SETS = [["I went hiking.", "I fixed the sink.", "Nothing much."], ["Not much.", "Not much, you?"]]

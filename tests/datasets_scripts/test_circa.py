@@ -23,8 +23,8 @@ ROWS = [
      "Probably no#Probably no#No#In the middle, neither yes nor no#I am not sure how X will interpret Y\u2019s answer",
      "NA", "No"),
     ("5", "X wants to know what sorts of books Y likes to read.", "Do you read novels?", "I read novels.",
-     "Sometimes.", "I am not sure how X will interpret Y\u2019s answer#I am not sure how X will interpret Y\u2019s answer"
-     "#I am not sure how X will interpret Y\u2019s answer#In the middle, neither yes nor no#Yes",
+     "Sometimes.", ("I am not sure how X will interpret Y\u2019s answer#I am not sure how X will interpret Y\u2019s answer"
+     "#I am not sure how X will interpret Y\u2019s answer#In the middle, neither yes nor no#Yes"),
      "I am not sure how X will interpret Y\u2019s answer", "In the middle, neither yes nor no"),
 ]
 

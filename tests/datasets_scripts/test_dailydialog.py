@@ -10,6 +10,7 @@ import zipfile
 
 import pytest
 from dailydialog_release import RELEASE, split_zip, write_archive
+
 from dialeval.datasets_scripts import export_dataset, load
 from dialeval.datasets_scripts._sources import SourceNotAvailableError
 from dialeval.datasets_scripts.dailydialog import context_response_pairs, read_dialogues

@@ -3,10 +3,10 @@ import shutil
 
 import datasets
 import pytest
+
 from dialeval.datasets_scripts import config_names, export_dataset, load
 from dialeval.datasets_scripts._sources import SourceNotAvailableError
 from dialeval.datasets_scripts.diversity_eval.diversity_eval import FAMILIES, source_file
-
 from dialeval.io import read_tevet_csv
 
 # SOURCE.md's row counts (story, resp, prompt).

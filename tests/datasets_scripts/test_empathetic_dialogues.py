@@ -12,7 +12,11 @@ import pytest
 from dialeval.datasets_scripts import load
 from dialeval.datasets_scripts._sources import SourceNotAvailableError
 from dialeval.datasets_scripts.empathetic_dialogues import read_conversations, split_turn
-from dialeval.datasets_scripts.empathetic_dialogues.empathetic_dialogues import ARCHIVE, COLUMNS, SOURCE_URL
+from dialeval.datasets_scripts.empathetic_dialogues.empathetic_dialogues import (
+    ARCHIVE,
+    COLUMNS,
+    SOURCE_URL,
+)
 
 HEADER = ",".join(COLUMNS)
 SITUATION = "I remember going to the fireworks with my best friend. There was a lot of people_comma_ but it only felt like us."

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datasets
 import pytest
 import yaml
+
 from dialeval.datasets_scripts import config_names, export_dataset, load
 from dialeval.datasets_scripts.registry import BUILDERS, make_builder
 
@@ -56,8 +57,9 @@ def _dailydialog(request, tmp_path, monkeypatch) -> dict:
 def _polar_questions(request, tmp_path, monkeypatch) -> dict:
     """spaCy and the 2,000 inputs of the real MultiNLI are not here: the builder's test stand-ins
     (a lexicon tagger, a small file in MultiNLI's format) go to every builder export makes."""
-    from dialeval.datasets_scripts import export
     from test_polar_questions import lexicon_tagger
+
+    from dialeval.datasets_scripts import export
 
     # Ten paired premises: the authors' 90 % / 10 % split leaves one for validation.
     small = {"tagger": lexicon_tagger, "num_inputs": 2, "num_unlikelihood_premises": 10}

@@ -10,6 +10,7 @@ import shutil
 import tarfile
 
 import pytest
+
 from dialeval.datasets_scripts import load
 from dialeval.datasets_scripts._text_files import checked_lines, decoded_lines, open_release_text
 

@@ -403,7 +403,10 @@ def _zip_release(folder, mnli_dir):
 
 def test_the_archive_is_checked_against_its_published_sha256(mnli_dir, tmp_path):
     """The README says every source is checked: MultiNLI's archive has a published digest."""
-    from dialeval.datasets_scripts.polar_questions.polar_questions import MULTINLI_ARCHIVE, MULTINLI_SHA256
+    from dialeval.datasets_scripts.polar_questions.polar_questions import (
+        MULTINLI_ARCHIVE,
+        MULTINLI_SHA256,
+    )
 
     # The digest huggingface/datasets and NLIDatasets.jl record for the NYU archive.
     assert MULTINLI_ARCHIVE.sha256 == (MULTINLI_SHA256,)

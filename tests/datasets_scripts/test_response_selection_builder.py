@@ -13,6 +13,7 @@ import zipfile
 import datasets
 import numpy as np
 import pytest
+
 from dialeval.datasets_scripts import export_dataset, load
 from dialeval.datasets_scripts._sources import SourceNotAvailableError
 from dialeval.datasets_scripts.response_selection.response_selection import (

@@ -8,8 +8,12 @@ import json
 
 import numpy as np
 import pytest
+
 from dialeval.datasets_scripts._sources import resolve_source
-from dialeval.datasets_scripts.response_selection import filtering_violations, fleiss_kappa_of_scores
+from dialeval.datasets_scripts.response_selection import (
+    filtering_violations,
+    fleiss_kappa_of_scores,
+)
 from dialeval.datasets_scripts.response_selection.response_selection import (
     DAILYDIALOG_NUM_LINES,
     NUM_QUESTIONS,

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from test_reproduce import load_script, table_rows
 
-WORDS = "the cat dog sat ran happy sad food movie weather travel music book coffee rain sun city park".split()
+WORDS = ["the", "cat", "dog", "sat", "ran", "happy", "sad", "food", "movie", "weather", "travel", "music", "book", "coffee", "rain", "sun", "city", "park"]
 
 
 def sentence(seed: int, length: int, vocabulary: int = len(WORDS)) -> str:

@@ -3,7 +3,6 @@ with one line naming the flag and saying how to get the input, never a traceback
 from __future__ import annotations
 
 import pytest
-
 from test_reproduce import load_script
 
 NO_MODEL = "models/no-such-model"  # neither a folder here nor a Hub id in any cache

@@ -4,7 +4,12 @@ import re
 import numpy as np
 import pytest
 import torch
-from transformers import AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer, GenerationConfig
+from transformers import (
+    AutoModelForCausalLM,
+    AutoModelForSeq2SeqLM,
+    AutoTokenizer,
+    GenerationConfig,
+)
 from transformers.generation import GenerateDecoderOnlyOutput, GenerateEncoderDecoderOutput
 
 from dialeval.generation.dtg import diversity_threshold_generate

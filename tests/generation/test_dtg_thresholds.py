@@ -4,6 +4,8 @@ import warnings
 
 import numpy as np
 import pytest
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
 from dialeval.generation import dtg_thresholds
 from dialeval.generation.dtg import diversity_threshold_generate
 from dialeval.generation.dtg_thresholds import (
@@ -15,8 +17,6 @@ from dialeval.generation.dtg_thresholds import (
     set_values,
 )
 from dialeval.generation.objectives import DistinctN, SentBertDiversity
-from transformers import AutoModelForCausalLM, AutoTokenizer
-
 from dialeval.hub import EMBEDDED_SENTENCE_MODEL
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 import torch
+
 from dialeval.generation.group_beam_search import group_beam_search
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "group_beam_search"

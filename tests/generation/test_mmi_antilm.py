@@ -8,13 +8,14 @@ from types import SimpleNamespace
 
 import pytest
 import torch
-from dialeval.generation import MMIAntiLMLogitsProcessor
 from transformers import (
     AutoModelForCausalLM,
     AutoModelForSeq2SeqLM,
     AutoTokenizer,
     LogitsProcessorList,
 )
+
+from dialeval.generation import MMIAntiLMLogitsProcessor
 
 LN2, LN3 = math.log(2), math.log(3)
 

@@ -6,11 +6,13 @@ caller's tokenizer nor the generation config is modified."""
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 
 import pytest
 import torch
 
+from dialeval.generation.group_beam_search import DEFAULT_MAX_NEW_TOKENS, group_beam_search
 from dialeval.generation.nbest import (
     beam_search_nbest,
     beam_size_sweep,
@@ -18,7 +20,6 @@ from dialeval.generation.nbest import (
     diverse_beam_search_nbest,
     nucleus_sampling_nbest,
 )
-from dialeval.generation.group_beam_search import DEFAULT_MAX_NEW_TOKENS, group_beam_search
 
 PROMPTS = ["hi there! how are you doing today?", "do you have any pets at home?", "i like comedies."]
 
@@ -308,7 +309,7 @@ def test_one_group_equals_generate_under_the_checkpoints_constraints(gpt2, bart,
 
 
 def repeated_bigrams(tokens: list[int]) -> int:
-    bigrams = list(zip(tokens, tokens[1:]))
+    bigrams = list(itertools.pairwise(tokens))
     return len(bigrams) - len(set(bigrams))
 
 

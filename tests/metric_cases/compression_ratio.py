@@ -1,7 +1,14 @@
 """compression_ratio's cases for the registry-wide suites (tests/metric_cases/__init__.py)."""
 from importlib import import_module
 
-from metric_cases import BAD_TEXT, EMPTY_RESPONSE, EMPTY_RESPONSE_ERROR, ModuleEntry, predictions_strategy, sets_case
+from metric_cases import (
+    BAD_TEXT,
+    EMPTY_RESPONSE,
+    EMPTY_RESPONSE_ERROR,
+    ModuleEntry,
+    predictions_strategy,
+    sets_case,
+)
 
 
 def conformance(fixture):

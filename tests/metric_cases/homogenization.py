@@ -1,7 +1,14 @@
 """homogenization's cases for the registry-wide suites (tests/metric_cases/__init__.py)."""
 from importlib import import_module
 
-from metric_cases import BAD_TEXT, ONE_RESPONSE, ONE_RESPONSE_ERROR, ModuleEntry, predictions_strategy, sets_case
+from metric_cases import (
+    BAD_TEXT,
+    ONE_RESPONSE,
+    ONE_RESPONSE_ERROR,
+    ModuleEntry,
+    predictions_strategy,
+    sets_case,
+)
 
 
 def conformance(fixture):

@@ -2,7 +2,15 @@
 import math
 from importlib import import_module
 
-from metric_cases import BAD_TEXT, EMPTY_RESPONSE, EMPTY_RESPONSE_ERROR, TOKENIZER_TEXTS, ModuleEntry, predictions_strategy, sets_case
+from metric_cases import (
+    BAD_TEXT,
+    EMPTY_RESPONSE,
+    EMPTY_RESPONSE_ERROR,
+    TOKENIZER_TEXTS,
+    ModuleEntry,
+    predictions_strategy,
+    sets_case,
+)
 
 
 def conformance(fixture):

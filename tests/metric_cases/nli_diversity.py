@@ -1,7 +1,14 @@
 """nli_diversity's cases for the registry-wide suites (tests/metric_cases/__init__.py)."""
 from importlib import import_module
 
-from metric_cases import BAD_TEXT, ONE_RESPONSE, ONE_RESPONSE_ERROR, ModuleEntry, sets_case, sets_strategy
+from metric_cases import (
+    BAD_TEXT,
+    ONE_RESPONSE,
+    ONE_RESPONSE_ERROR,
+    ModuleEntry,
+    sets_case,
+    sets_strategy,
+)
 
 
 def conformance(fixture):

@@ -3,8 +3,16 @@ deterministic tagger and sentence splitter stand in for spaCy / NLTK."""
 import math
 from importlib import import_module
 
-from metric_cases import BAD_TEXT, EMPTY_RESPONSE, EMPTY_RESPONSE_ERROR, ModuleEntry, predictions_strategy, sets_case
 from pos_tagging_fixtures import lexicon_tagger, regex_sentence_splitter
+
+from metric_cases import (
+    BAD_TEXT,
+    EMPTY_RESPONSE,
+    EMPTY_RESPONSE_ERROR,
+    ModuleEntry,
+    predictions_strategy,
+    sets_case,
+)
 
 TAGGING = {"tagger": lexicon_tagger, "sentence_splitter": regex_sentence_splitter}
 

@@ -57,10 +57,11 @@ class CountingEmbedder:
 
 def compute(gpt2_path: str, bart_path: str) -> dict:
     from accelerate.utils import gather_object
+    from sklearn.cluster import KMeans
+
     from dialeval.metrics import LastTokenEmbedder
     from dialeval.metrics.response_selection import response_selection
     from dialeval.metrics.sem_ent.clusters import SemanticClusters, sem_ent
-    from sklearn.cluster import KMeans
 
     result = {"processes": process_state().num_processes}
     runs = {"gpt2_packed": (gpt2_path, True), "gpt2_padded": (gpt2_path, False), "bart": (bart_path, True)}

@@ -5,6 +5,9 @@ import shutil
 
 import numpy as np
 import pytest
+
+from dialeval.hub import ModelNotAvailableError
+from dialeval.metrics.engines.reduction import diversity_from_similarity_matrix
 from dialeval.metrics.similarity_diversity import bertscore
 from dialeval.metrics.similarity_diversity.bertscore import (
     DEFAULT_BERTSCORE_LAYER,
@@ -14,9 +17,6 @@ from dialeval.metrics.similarity_diversity.bertscore import (
     bertscore_similarity_matrices,
     compute_bertscore_matrices,
 )
-from dialeval.metrics.engines.reduction import diversity_from_similarity_matrix
-
-from dialeval.hub import ModelNotAvailableError
 
 SETS = [
     ["hi there! how are you doing today?", "i'm doing well, thanks.", "hi there! how are you doing today?", "what about you?"],

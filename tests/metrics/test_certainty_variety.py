@@ -8,9 +8,12 @@ import evaluate
 import numpy as np
 import pytest
 
-from dialeval.metrics import evaluate_module_path
-from dialeval.metrics.nbest_contradiction.certainty_variety import certainty_variety, nbest_contradiction
 from dialeval.labels import answer_of_label
+from dialeval.metrics import evaluate_module_path
+from dialeval.metrics.nbest_contradiction.certainty_variety import (
+    certainty_variety,
+    nbest_contradiction,
+)
 from dialeval.metrics.nbest_contradiction.yes_no import (
     ModelYesNoClassifier,
     PrefixYesNoClassifier,
@@ -143,9 +146,8 @@ def test_circa_labelled_model_and_label_map(tmp_path, tiny_tokenizer_path):
 
 
 def test_question_answer_classifier_needs_questions(tmp_path, tiny_tokenizer_path):
-    from transformers import AutoConfig
-
     from tiny_models import save_tiny_roberta_yes_no
+    from transformers import AutoConfig
 
     path = save_tiny_roberta_yes_no(tmp_path / "qa", tiny_tokenizer_path)
     config = AutoConfig.from_pretrained(path)

@@ -6,7 +6,11 @@ import evaluate
 import pytest
 
 from dialeval.metrics import evaluate_module_path
-from dialeval.metrics.compression_ratio import compression_ratio, compression_ratio_per_set, compression_ratio_scores
+from dialeval.metrics.compression_ratio import (
+    compression_ratio,
+    compression_ratio_per_set,
+    compression_ratio_scores,
+)
 
 TEXTS = ["I enjoy walking with my cute dog.", "I enjoy walking with my cute dog, really.", "Nothing much, you?"]
 

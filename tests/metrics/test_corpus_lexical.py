@@ -23,7 +23,7 @@ def _reference_dist(instances, k):  # codes/utils/dist.py
 def _reference_ent(instances, k):  # codes/utils/ent.py
     grams = [g for tokens in (casual_tokenize(x) for x in instances) for g in ngrams(tokens, k)]
     ent = 0
-    for _, v in Counter(grams).items():
+    for v in Counter(grams).values():
         p = v / len(grams)
         ent -= p * np.log2(p)
     return ent
@@ -34,7 +34,7 @@ def _reference_lf(instances, thres=100):  # codes/utils/low_frequency.py
     return sum(v for v in Counter(tokens).values() if v <= thres) / len(tokens)
 
 
-VOCAB = "I you don't know what :) lol http://x.co/a ... !!! ? , . yes no maybe #tag @user Hello 3.5 héllo".split()
+VOCAB = ["I", "you", "don't", "know", "what", ":)", "lol", "http://x.co/a", "...", "!!!", "?", ",", ".", "yes", "no", "maybe", "#tag", "@user", "Hello", "3.5", "héllo"]
 
 
 def _corpus(seed, size=1500):

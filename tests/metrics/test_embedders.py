@@ -1,10 +1,14 @@
 """Sem-Ent's embedders (Han et al. 2022, §3.1): each equals a one-text-at-a-time reference."""
 import json
 import time
+from typing import ClassVar
 
 import numpy as np
 import pytest
 import torch
+from transformers import AutoModel, AutoTokenizer
+
+from dialeval.hub import EMBEDDED_SENTENCE_MODEL, ModelNotAvailableError
 from dialeval.metrics.engines.embedders import (
     DEFAULT_EMBEDDER_KIND,
     KINDS,
@@ -15,11 +19,8 @@ from dialeval.metrics.engines.embedders import (
     TextEmbedder,
     embedder_from_identity,
     load_embedder,
+    load_sentence_model,
 )
-from dialeval.metrics.engines.embedders import load_sentence_model
-from transformers import AutoModel, AutoTokenizer
-
-from dialeval.hub import EMBEDDED_SENTENCE_MODEL, ModelNotAvailableError
 
 TEXTS = [
     "hi there!",
@@ -289,7 +290,7 @@ def test_embed_unique_batches_by_token_length_not_characters():
 
     class WordTokenEncoder:  # one token per word, so characters and tokens order the texts differently
         max_seq_length = None
-        batches: list = []
+        batches: ClassVar[list] = []
 
         def tokenizer(self, texts, **kwargs):
             return {"input_ids": [text.split() for text in texts]}

@@ -23,9 +23,9 @@ import inspect
 
 import evaluate
 import pytest
-from dialeval.metrics import registry
 from evaluate_hub_names import load_by_hub_name, published_names_load_locally
 
+from dialeval.metrics import registry
 
 
 def import_module_script(metric):

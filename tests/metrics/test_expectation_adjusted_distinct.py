@@ -5,6 +5,7 @@ import math
 import random
 
 import pytest
+
 from dialeval.metrics import registry
 from dialeval.metrics.expectation_adjusted_distinct import (
     DEFAULT_VOCAB_SIZE,

@@ -8,6 +8,7 @@ from pathlib import Path
 import evaluate
 import numpy as np
 import pytest
+
 from dialeval.hub import ModelNotAvailableError
 from dialeval.metrics import homogenization, homogenization_per_set, homogenization_score
 from dialeval.metrics.homogenization import rouge_tokens
@@ -90,7 +91,7 @@ def test_code_points_skip_the_surrogates():
     from dialeval.metrics.homogenization.rouge_l import encode_units
 
     texts = [" ".join(f"w{k}" for k in range(start, start + 2000)) for start in range(0, 60000, 2000)]
-    sequences, lengths, counts = encode_units(texts, use_stemmer=False)
+    sequences, _lengths, _counts = encode_units(texts, use_stemmer=False)
     assert all(not 0xD800 <= ord(char) < 0xE000 for sequence in sequences for char in sequence)
     assert len({char for sequence in sequences for char in sequence}) == 60000
     texts = texts[:2] + ["w0 w1 w2 w59999"]
@@ -208,7 +209,11 @@ def test_bleu_matches_sum_over_ordered_pairs_of_clipped_counts():
     """The sparse identity min(a, b) = sum_t [a >= t][b >= t] against Counter's & on every pair."""
     from collections import Counter
 
-    from dialeval.metrics.homogenization.bleu import clipped_match_sums, distinct_token_sequences, tokenize_13a
+    from dialeval.metrics.homogenization.bleu import (
+        clipped_match_sums,
+        distinct_token_sequences,
+        tokenize_13a,
+    )
 
     units, counts = distinct_token_sequences(TEXTS + ["the the the cat", "the the cat cat"])
     for order in (1, 2):

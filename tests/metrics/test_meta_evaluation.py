@@ -89,7 +89,6 @@ def test_released_sent_bert_column_reproduces_the_papers_rows(shared_data):
 
 def test_evaluate_module_offline():
     import evaluate
-
     from conftest import REPO_ROOT
 
     module = evaluate.load(str(REPO_ROOT / "metrics" / "diversity_meta_eval"))

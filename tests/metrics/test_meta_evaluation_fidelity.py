@@ -6,11 +6,11 @@ own lexical metrics recomputed from the responses, must equal the reference valu
 released files; the paper's rounded numbers are in brackets in SOURCE.md.
 """
 import pytest
-from dialeval.metrics.diversity_meta_eval.statistics import diversity_meta_evaluation
-from dialeval.metrics.lexical_diversity.set_level_batch import batch_set_lexical_diversity
 from tevet_reference import COLUMNS, CONTEST, DECTEST, TOLERANCE
 
 from dialeval.io import read_tevet_csv
+from dialeval.metrics.diversity_meta_eval.statistics import diversity_meta_evaluation
+from dialeval.metrics.lexical_diversity.set_level_batch import batch_set_lexical_diversity
 
 
 def _load(shared_data, folder, name):

@@ -24,9 +24,10 @@ import evaluate
 import pytest
 import yaml
 from conftest import REPO_ROOT
-from dialeval.metrics import registry
 from evaluate_hub_names import published_names_load_locally
 from metric_cases import CORPUS, SETS, Case, cases_of
+
+from dialeval.metrics import registry
 
 
 def _case(name: str, request) -> Case:

@@ -6,6 +6,8 @@ import pytest
 import torch
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
+from dialeval.hub import ModelNotAvailableError
+from dialeval.metrics.engines.pair_scorer import PairScoringStats, load_pair_classifier, score_pairs
 from dialeval.metrics.nli_diversity.nli import (
     NLI_FIGURES,
     NLIScorer,
@@ -15,8 +17,6 @@ from dialeval.metrics.nli_diversity.nli import (
     nli_pair_matrices,
     nli_scores,
 )
-from dialeval.metrics.engines.pair_scorer import PairScoringStats, load_pair_classifier, score_pairs
-from dialeval.hub import ModelNotAvailableError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CON, NEU, ENT = np.eye(3)

@@ -9,9 +9,19 @@ import types
 
 import evaluate
 import pytest
-from pos_tagging_fixtures import lexicon_tagger, load_peer_templates, peer_get_pos, regex_sentence_splitter
+from pos_tagging_fixtures import (
+    lexicon_tagger,
+    load_peer_templates,
+    peer_get_pos,
+    regex_sentence_splitter,
+)
 
-from dialeval.cli.evaluate_job import EvaluationOptions, evaluate_corpus, evaluate_response_sets, planned_steps
+from dialeval.cli.evaluate_job import (
+    EvaluationOptions,
+    evaluate_corpus,
+    evaluate_response_sets,
+    planned_steps,
+)
 from dialeval.hub import ModelNotAvailableError
 from dialeval.io import ResponseSet
 from dialeval.metrics import pos_templates, registry
@@ -227,8 +237,7 @@ def test_set_scorers_share_one_run_and_skip_without_a_tagger(nothing_installed):
 
 
 def test_meta_eval_lists_them_as_skipped_with_the_how_to(nothing_installed, shared_data, tmp_path):
-    from dialeval.cli.meta_eval_job import run_meta_eval
-    from dialeval.cli.meta_eval_job import MetaEvalOptions
+    from dialeval.cli.meta_eval_job import MetaEvalOptions, run_meta_eval
 
     options = MetaEvalOptions(data_dir=str(shared_data / "tevet-diversity-eval"), cache_dir=str(tmp_path), progress=False)
     report = run_meta_eval(["template_rate", "averaged_distinct_n"], "contest", "prompt", options, human=False)

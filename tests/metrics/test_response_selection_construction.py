@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+
 from dialeval.metrics.engines.lm_scorer import CandidateScorer
 from dialeval.metrics.response_selection import (
     BM25Retriever,

@@ -13,9 +13,12 @@ import evaluate
 import numpy as np
 import pytest
 import torch
+from conftest import REPO_ROOT
+from transformers import AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
+
 from dialeval.cli import main
-from dialeval.metrics import evaluate_module_path
 from dialeval.hub import LoadedModel
+from dialeval.metrics import evaluate_module_path
 from dialeval.metrics.engines.lm_scorer import CandidateLosses, CandidateScorer, load_language_model
 from dialeval.metrics.response_selection import (
     random_protocol_correlation,
@@ -24,9 +27,6 @@ from dialeval.metrics.response_selection import (
     select_by_loss,
     system_ranking_correlation,
 )
-from transformers import AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
-
-from conftest import REPO_ROOT
 
 CONTEXTS = [
     ["hi there! how are you doing today?", "i'm doing well, thanks for asking.", "what are you going to cook?"],

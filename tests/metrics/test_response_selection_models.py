@@ -8,10 +8,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from transformers import (
+    AutoModelForCausalLM,
+    AutoModelForSeq2SeqLM,
+    AutoTokenizer,
+    GPTNeoConfig,
+    MistralConfig,
+    Qwen2Config,
+)
+
 from dialeval.metrics.engines.lm_scorer import CandidateScorer, attention_window, shift_right
 from dialeval.metrics.response_selection import response_selection, select_by_loss
 from dialeval.metrics.response_selection.selection import TIE_RTOL
-from transformers import AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer, GPTNeoConfig, MistralConfig, Qwen2Config
 
 CONTEXTS = [
     ["hi there! how are you doing today?", "i'm doing well, thanks for asking.", "what are you going to cook?"],

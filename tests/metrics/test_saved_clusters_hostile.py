@@ -5,12 +5,10 @@ import json
 
 import numpy as np
 import pytest
+from axis_embedder import AxisEmbedder, axis_texts
 from safetensors.numpy import load_file, save
 
-from axis_embedder import AxisEmbedder, axis_texts
-
 from dialeval.metrics.sem_ent.clusters import CONFIG_FILE, TENSORS_FILE, SemanticClusters, sem_ent
-
 
 TEXTS = axis_texts(10)
 

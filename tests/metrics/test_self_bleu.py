@@ -85,7 +85,7 @@ def test_disjoint_vocabularies_score_zero():
 
 
 def test_empty_response_scores_zero_when_allowed():
-    score, per_response = self_bleu(["", "a b c", "a b c"], allow_empty=True, return_per_response=True)
+    _score, per_response = self_bleu(["", "a b c", "a b c"], allow_empty=True, return_per_response=True)
     assert per_response[0] == 0.0
     assert per_response[1] == pytest.approx(1.0, abs=1e-12)
 

@@ -7,7 +7,11 @@ import pytest
 from diversity_peer_files import dailydialog_responses, peer_module
 
 from dialeval.metrics import evaluate_module_path
-from dialeval.metrics.self_repetition import self_repetition, self_repetition_per_set, self_repetition_scores
+from dialeval.metrics.self_repetition import (
+    self_repetition,
+    self_repetition_per_set,
+    self_repetition_scores,
+)
 
 
 def test_hand_computed_scores():

@@ -4,13 +4,12 @@ import math
 
 import evaluate
 import pytest
+from conftest import REPO_ROOT
 from matplotlib.image import imread
 
 from dialeval.cli import main
 from dialeval.metrics import evaluate_module_path, load_embedder
 from dialeval.metrics.sem_ent.clusters import SemanticClusters, sem_ent
-
-from conftest import REPO_ROOT
 
 TOPICS = {
     "food": ["I love pizza with extra cheese.", "Sushi is my favourite dinner.", "Let's cook pasta tonight.",

@@ -12,6 +12,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+
 from dialeval.metrics import (
     averaged_distinct_n,
     batch_set_lexical_diversity,
@@ -23,7 +24,6 @@ from dialeval.metrics.similarity_diversity.similarity import (
     ngram_cosine_unit_similarity,
     similarity_diversity,
 )
-
 from dialeval.text import get_tokenizer
 
 WORDS = ["i", "am", "going", "home", "you", "go.", "Lets", "?", "..", "yes\nno", "a.b"]

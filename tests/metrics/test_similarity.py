@@ -4,11 +4,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dialeval.metrics import ngram_cosine_diversity, sent_bert_diversity
-from dialeval.metrics.similarity_diversity.cross_encoder import cross_encoder_activation, cross_encoder_similarity_matrices
-from dialeval.metrics.engines.pair_scorer import PairScoringStats
-from dialeval.metrics.similarity_diversity.similarity import ngram_cosine_unit_similarity, similarity_diversity, similarity_matrices
 from dialeval.hub import ModelNotAvailableError
+from dialeval.metrics import ngram_cosine_diversity, sent_bert_diversity
+from dialeval.metrics.engines.pair_scorer import PairScoringStats
+from dialeval.metrics.similarity_diversity.cross_encoder import (
+    cross_encoder_activation,
+    cross_encoder_similarity_matrices,
+)
+from dialeval.metrics.similarity_diversity.similarity import (
+    ngram_cosine_unit_similarity,
+    similarity_diversity,
+    similarity_matrices,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SETS = [

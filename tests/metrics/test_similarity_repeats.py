@@ -13,7 +13,10 @@ from dialeval.metrics.similarity_diversity.cross_encoder import (
     cross_encoder_similarity_matrices,
     cross_encoder_unit_similarities,
 )
-from dialeval.metrics.similarity_diversity.similarity import similarity_diversity, similarity_matrices
+from dialeval.metrics.similarity_diversity.similarity import (
+    similarity_diversity,
+    similarity_matrices,
+)
 
 SETS = [
     ["I fixed the sink.", "We ate seafood.", "I fixed the sink.", "I fixed the sink.", "Hello there."],

@@ -11,11 +11,28 @@ import warnings
 import numpy as np
 import pytest
 
-from dialeval.cli.meta_eval_job import MetaEvalOptions, MetaEvalReport, MetricRow, format_report, report_as_dict
-from dialeval.cli.meta_eval_job import _meta_evaluate as meta_evaluate  # noqa: PLC2701 (the job's row builder)
-from dialeval.metrics.diversity_meta_eval import diversity_meta_evaluation, pearson, spearman, subsampled_spearman
-from dialeval.metrics.diversity_meta_eval.statistics import UndefinedStatisticError, bootstrap_spearman_ci
-from dialeval.metrics.response_selection import random_protocol_correlation, system_ranking_correlation
+from dialeval.cli.meta_eval_job import (
+    MetaEvalOptions,
+    MetaEvalReport,
+    MetricRow,
+    format_report,
+    report_as_dict,
+)
+from dialeval.cli.meta_eval_job import _meta_evaluate as meta_evaluate
+from dialeval.metrics.diversity_meta_eval import (
+    diversity_meta_evaluation,
+    pearson,
+    spearman,
+    subsampled_spearman,
+)
+from dialeval.metrics.diversity_meta_eval.statistics import (
+    UndefinedStatisticError,
+    bootstrap_spearman_ci,
+)
+from dialeval.metrics.response_selection import (
+    random_protocol_correlation,
+    system_ranking_correlation,
+)
 
 
 @pytest.mark.parametrize("function", [spearman, pearson, subsampled_spearman])
@@ -68,7 +85,6 @@ def test_a_bootstrap_with_only_constant_resamples_gives_none_and_its_reason():
 
 def test_the_evaluate_module_gives_none_and_the_reason():
     import evaluate
-
     from conftest import REPO_ROOT
 
     module = evaluate.load(str(REPO_ROOT / "metrics" / "diversity_meta_eval"))
@@ -118,7 +134,6 @@ def test_the_meta_eval_table_prints_undefined_and_the_reason_never_nan(binary):
 
 def test_the_evaluate_module_names_its_inputs_when_every_bootstrap_resample_is_constant():
     import evaluate
-
     from conftest import REPO_ROOT
 
     module = evaluate.load(str(REPO_ROOT / "metrics" / "diversity_meta_eval"))

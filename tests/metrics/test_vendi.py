@@ -8,6 +8,7 @@ import evaluate
 import numpy as np
 import pytest
 import scipy.linalg
+
 from dialeval.metrics.vendi_score.vendi import (
     check_orders,
     order_key,

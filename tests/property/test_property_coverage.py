@@ -7,6 +7,7 @@ import importlib
 from pathlib import Path
 
 import property_support
+
 from dialeval import text, validation
 from dialeval.metrics import registry
 

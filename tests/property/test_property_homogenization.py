@@ -12,7 +12,18 @@ import math
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from property_support import any_flag, any_response_sets, covers, fewer, junk, outcome, refused, response_set, text, within
+from property_support import (
+    any_flag,
+    any_response_sets,
+    covers,
+    fewer,
+    junk,
+    outcome,
+    refused,
+    response_set,
+    text,
+    within,
+)
 
 homogenization_package = importlib.import_module("dialeval.metrics.homogenization")
 MEASURES = st.one_of(st.sampled_from(["rougel", "bleu", "rouge", "BLEU"]), junk)

@@ -22,8 +22,16 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from property_support import covers, fewer, outcome, refused, within
 
-from dialeval.metrics.diversity_meta_eval import diversity_meta_evaluation, pearson, spearman, subsampled_spearman
-from dialeval.metrics.response_selection import random_protocol_correlation, system_ranking_correlation
+from dialeval.metrics.diversity_meta_eval import (
+    diversity_meta_evaluation,
+    pearson,
+    spearman,
+    subsampled_spearman,
+)
+from dialeval.metrics.response_selection import (
+    random_protocol_correlation,
+    system_ranking_correlation,
+)
 from dialeval.metrics.sem_ent.clusters import CONFIG_FILE, TENSORS_FILE, SemanticClusters, sem_ent
 from dialeval.trainers.losses import sequence_nll, unlikelihood_loss, weighted_nll_loss
 

@@ -7,7 +7,16 @@ import math
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from property_support import any_flag, any_response_sets, covers, junk, outcome, refused, text, within
+from property_support import (
+    any_flag,
+    any_response_sets,
+    covers,
+    junk,
+    outcome,
+    refused,
+    text,
+    within,
+)
 
 mtld_package = importlib.import_module("dialeval.metrics.mtld")
 THRESHOLDS = st.one_of(st.floats(0.05, 0.95), st.sampled_from([0, 1, -0.5, 1.5, math.nan]), junk)

@@ -7,7 +7,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pos_tagging_fixtures import lexicon_tagger, regex_sentence_splitter
-from property_support import covers, junk, nonblank_text, outcome, refused, response_sets, text, within
+from property_support import (
+    covers,
+    junk,
+    nonblank_text,
+    outcome,
+    refused,
+    response_sets,
+    text,
+    within,
+)
 
 from dialeval.metrics import pos_templates
 

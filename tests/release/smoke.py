@@ -95,6 +95,7 @@ def module_calls(models: dict[str, str]) -> dict[str, list[tuple[dict, str]]]:
 
 def check_evaluate_modules(models: dict[str, str]) -> None:
     import evaluate
+
     from dialeval.metrics import evaluate_module_path, registry
 
     calls = module_calls(models)
@@ -119,8 +120,9 @@ def check_evaluate_modules(models: dict[str, str]) -> None:
 
 def check_custom_generate(models: dict[str, str]) -> None:
     import torch
-    import dialeval.generation
     from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    import dialeval.generation
 
     recipe = Path(dialeval.generation.__file__).parent
     check(installed(recipe) and (recipe / "custom_generate" / "generate.py").is_file(), f"no custom_generate/ in {recipe}")
@@ -138,8 +140,13 @@ def check_custom_generate(models: dict[str, str]) -> None:
 
 def check_trainer_step(models: dict[str, str], output_dir: Path) -> None:
     import datasets
-    from dialeval.trainers import UnlikelihoodConfig, UnlikelihoodTrainer, encode_unlikelihood_example
     from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from dialeval.trainers import (
+        UnlikelihoodConfig,
+        UnlikelihoodTrainer,
+        encode_unlikelihood_example,
+    )
 
     tokenizer = AutoTokenizer.from_pretrained(models["gpt2"])
     examples = [("do you like dogs?", "yes, i love dogs.", "no, never."), ("is it sunny?", "yes, it is warm.", "no.")]

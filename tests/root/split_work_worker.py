@@ -6,9 +6,9 @@ import sys
 for _variable in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "HF_EVALUATE_OFFLINE", "TRANSFORMERS_OFFLINE"):
     os.environ[_variable] = "1"
 
-from dialeval.distributed import end_processes, process_state, split_work  # noqa: E402
-from dialeval.metrics import LastTokenEmbedder, bertscore_diversity, nli_diversity  # noqa: E402
-from dialeval.metrics.engines.embedders import embed_unique  # noqa: E402
+from dialeval.distributed import end_processes, process_state, split_work
+from dialeval.metrics import LastTokenEmbedder, bertscore_diversity, nli_diversity
+from dialeval.metrics.engines.embedders import embed_unique
 
 SETS = [["I went hiking.", "I fixed the sink.", "Nothing much.", "I went hiking."],
         ["Not much.", "Not much, you?", "We ate seafood on the coast.", "Yes."],

@@ -16,9 +16,9 @@ import pickle
 
 import numpy as np
 import pytest
+from pos_tagging_fixtures import lexicon_tagger, regex_sentence_splitter
 
 from dialeval.validation import ArgumentError, ArgumentProblem, ArgumentTypeError, arguments_named
-from pos_tagging_fixtures import lexicon_tagger, regex_sentence_splitter
 
 metrics = importlib.import_module("dialeval.metrics")
 
@@ -114,7 +114,7 @@ def _function(name: str):
 
 
 def _cases():
-    for name, valid in VALID.items():
+    for name in VALID:
         function = _function(name)
         for parameter in inspect.signature(function).parameters.values():
             if parameter.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
@@ -159,12 +159,11 @@ def test_an_argument_error_keeps_its_message_and_renames_its_paths():
 
 
 def test_arguments_named_renames_what_an_inner_function_raises():
-    with pytest.raises(ArgumentTypeError, match=r"^`responses\[1\]` must be a string$"):
-        with arguments_named({"texts": "responses"}):
-            raise ArgumentTypeError("texts[1]", "must be a string")
-    with pytest.raises(ValueError, match="^plain$"):  # other errors pass unchanged
-        with arguments_named({"texts": "responses"}):
-            raise ValueError("plain")
+    with pytest.raises(ArgumentTypeError, match=r"^`responses\[1\]` must be a string$"), \
+            arguments_named({"texts": "responses"}):
+        raise ArgumentTypeError("texts[1]", "must be a string")
+    with pytest.raises(ValueError, match="^plain$"), arguments_named({"texts": "responses"}):  # others pass unchanged
+        raise ValueError("plain")
 
 
 # -- the evaluate modules: an error about an option names the module's option -----------------------

@@ -11,9 +11,9 @@ import inspect
 import math
 
 import pytest
+from test_argument_names import CORPUS, SETS, _function, _names, evaluate_errors_not_naming
 
 from dialeval.validation import ArgumentProblem
-from test_argument_names import CORPUS, SETS, _function, _names, evaluate_errors_not_naming
 
 HOSTILE = {"object": object(), "-1": -1, "nan": math.nan, "'x'": "x", "True": True}
 CONTEXTS = ["hello there", "good day"]
@@ -98,7 +98,7 @@ def test_a_model_backed_error_about_a_parameter_names_it(name, parameter, models
     function, valid = _callable(name), _valid(name, models)
     wrong = []
     for label, value in HOSTILE.items():
-        wrong += _wrong_names(lambda: function(**{**valid, parameter: value}), parameter, label)
+        wrong += _wrong_names(lambda value=value: function(**{**valid, parameter: value}), parameter, label)
     assert not wrong, f"{name}: errors that do not name `{parameter}`:\n" + "\n".join(wrong)
 
 
@@ -164,7 +164,8 @@ def test_a_model_backed_module_error_about_an_option_names_the_option(modules, m
             continue
         given = {key: value for key, value in inputs.items() if key not in MODULE_PROBED_ALONE.get(name, {}).get(option, ())}
         for label, value in HOSTILE.items():
-            wrong += _wrong_names(lambda: module.compute(**{**given, option: value}), option, label)
+            wrong += _wrong_names(lambda given=given, option=option, value=value: module.compute(**{**given, option: value}),
+                                  option, label)
     assert not wrong, f"{name}: errors that do not name the option:\n" + "\n".join(wrong)
 
 
@@ -200,7 +201,7 @@ def test_an_evaluate_error_about_a_model_flag_names_the_flag(flag, tmp_path, mon
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("".join(f"reference sentence number {i}\n" for i in range(8)))
     questions = tmp_path / "questions.jsonl"
-    questions.write_text("".join('{"context": ["%s"], "candidates": ["%s", "%s"], "label": 0}\n' % (context, *candidates)
+    questions.write_text("".join(f'{{"context": ["{context}"], "candidates": ["{candidates[0]}", "{candidates[1]}"], "label": 0}}\n'
                                  for context, candidates in zip(CONTEXTS, CANDIDATES)))
     paths = {"{nli}": models["{nli}"], "{gpt2}": models["{gpt2}"], "{cross}": tiny_cross_encoder_path,
              "{corpus}": str(corpus), "{questions}": str(questions), "{nothing}": str(tmp_path / "nothing")}

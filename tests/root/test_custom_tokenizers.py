@@ -9,12 +9,11 @@ import re
 from importlib import import_module
 
 import pytest
-
-from metric_cases import TOKENIZER_TEXTS as TEXTS, cases_of
+from metric_cases import TOKENIZER_TEXTS as TEXTS
+from metric_cases import cases_of
 
 from dialeval.metrics import registry
 from dialeval.text import CheckedTokenizer, get_tokenizer
-
 
 
 def returns_a_string(text):

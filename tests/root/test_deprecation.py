@@ -6,6 +6,7 @@ import sys
 import types
 
 import pytest
+
 from dialeval.deprecation import REMOVED_IN, renamed_attributes
 
 

@@ -55,10 +55,11 @@ def test_only_the_adapters_touch_the_hosts_private_api():
 
 def test_every_private_name_the_adapters_use_still_exists_in_the_installed_hosts(tmp_path):
     import evaluate
+    from transformers import GenerationMixin, Seq2SeqTrainer
+
     from dialeval.generation.generation_settings import GENERATION_PRIVATE_METHODS
     from dialeval.metrics.engines.evaluate_state import QUEUE_ATTRIBUTES
     from dialeval.trainers.trainer_hooks import OVERRIDDEN_PRIVATE_METHODS
-    from transformers import GenerationMixin, Seq2SeqTrainer
 
     module = evaluate.load(str(REPO / "metrics" / "lexical_diversity"), cache_dir=str(tmp_path))
     module.add_batch(predictions=[["a b", "c d"]])

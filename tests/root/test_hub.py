@@ -1,7 +1,12 @@
 import pytest
 import torch
 
-from dialeval.hub import EMBEDDED_SENTENCE_MODEL, ModelNotAvailableError, resolve_device, resolve_model_path
+from dialeval.hub import (
+    EMBEDDED_SENTENCE_MODEL,
+    ModelNotAvailableError,
+    resolve_device,
+    resolve_model_path,
+)
 
 
 def test_local_directory_is_used_as_is(tiny_gpt2_path):

@@ -85,7 +85,7 @@ def test_contexts_may_be_lists_of_turns(tmp_path):
     path.write_text('{"context": ["hi", "hello, how are you?"], "responses": ["a", "b"]}\n', encoding="utf-8")
     assert read_response_sets(path)[0].context == ["hi", "hello, how are you?"]
     for bad in ('[]', '["hi", 3]', '{"turn": "hi"}'):
-        path.write_text('{"context": %s, "responses": ["a", "b"]}\n' % bad, encoding="utf-8")
+        path.write_text(f'{{"context": {bad}, "responses": ["a", "b"]}}\n', encoding="utf-8")
         with pytest.raises(ValueError, match=r"s\.jsonl:1: .*context.*list of strings"):
             read_response_sets(path)
 

@@ -8,7 +8,13 @@ import os
 
 import pytest
 import torch
-from transformers import AutoTokenizer, BartForSequenceClassification, GPT2ForSequenceClassification, MistralConfig, MistralModel
+from transformers import (
+    AutoTokenizer,
+    BartForSequenceClassification,
+    GPT2ForSequenceClassification,
+    MistralConfig,
+    MistralModel,
+)
 
 from dialeval.cli import main
 from dialeval.hub import ModelNotAvailableError, load_model, path_like, resolve_model_path

@@ -11,6 +11,10 @@ import datasets
 import numpy as np
 import pytest
 import torch
+from test_dress_trainer import CONTEXTS, TopicEmbedder, config, load_gpt2, responses
+from test_trainer_inputs import unlikelihood_config
+from transformers import AutoTokenizer
+
 from dialeval.trainers import DRESSTrainer, UnlikelihoodTrainer
 from dialeval.trainers.chat_formats import (
     encode_messages,
@@ -18,9 +22,6 @@ from dialeval.trainers.chat_formats import (
     fit_to_length,
     tokenize_chat_dataset,
 )
-from test_dress_trainer import CONTEXTS, TopicEmbedder, config, load_gpt2, responses
-from test_trainer_inputs import unlikelihood_config
-from transformers import AutoTokenizer
 
 PLAIN_TEMPLATE = ("{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}</s>{% endfor %}"
                   "{% if add_generation_prompt %}<|assistant|>\n{% endif %}")

@@ -1,9 +1,10 @@
 """Greedy decoding whatever the checkpoint's generation_config (Han et al. 2022, §5.3)."""
 import pytest
 import torch
-from dialeval.trainers.decoding import greedy_generation_config
 from tiny_lms import eager_to_stop
 from transformers import AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
+
+from dialeval.trainers.decoding import greedy_generation_config
 
 
 @pytest.fixture(scope="module")

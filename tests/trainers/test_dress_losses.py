@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 import torch
+
 from dialeval.trainers.losses import (
     count_target_tokens,
     dress_weights,

@@ -9,12 +9,17 @@ import math
 import numpy as np
 import pytest
 import torch
-from dialeval.trainers import DialogueCollator, DRESSTrainer
-from dialeval.trainers.losses import sequence_nll
-from dialeval.trainers.dress_negative_schedule import group_normalizers, max_rows_per_slot, slot_rows
 from test_dress_losses import seq2seq_batch
 from test_dress_trainer import NO_DROPOUT_BART, TopicEmbedder, config, load_gpt2, tokenized
 from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
+from dialeval.trainers import DialogueCollator, DRESSTrainer
+from dialeval.trainers.dress_negative_schedule import (
+    group_normalizers,
+    max_rows_per_slot,
+    slot_rows,
+)
+from dialeval.trainers.losses import sequence_nll
 
 LN2, LN3 = math.log(2), math.log(3)
 
@@ -36,7 +41,7 @@ def test_group_normalizers_by_hand():
 def test_slots_spread_rows_evenly_and_steps_take_the_same_rows_whatever_the_split():
     assert [slot_rows(5, 3, slot) for slot in range(4)] == [(0, 1), (1, 3), (3, 5), (5, 5)]
     assert max_rows_per_slot(5, 3) == 2 and max_rows_per_slot(0, 3) == 0
-    for rows in range(0, 12):
+    for rows in range(12):
         for steps in range(1, 5):
             for split in (1, 2, 3, 4):  # accumulation steps x processes per optimizer step
                 slots = steps * split

@@ -10,8 +10,6 @@ import datasets
 import numpy as np
 import pytest
 import torch
-from dialeval.metrics.sem_ent.clusters import SemanticClusters
-from dialeval.trainers import DialogueCollator, DRESSConfig, DRESSTrainer, encode_dialogue
 from transformers import (
     AutoModelForCausalLM,
     AutoModelForSeq2SeqLM,
@@ -19,6 +17,9 @@ from transformers import (
     Trainer,
     TrainingArguments,
 )
+
+from dialeval.metrics.sem_ent.clusters import SemanticClusters
+from dialeval.trainers import DialogueCollator, DRESSConfig, DRESSTrainer, encode_dialogue
 
 TOPICS = 3
 NO_DROPOUT_GPT2 = {"resid_pdrop": 0.0, "embd_pdrop": 0.0, "attn_pdrop": 0.0}
@@ -54,7 +55,8 @@ def responses():
     return [f"t{topic} reply number {index} about the park" for index, topic in enumerate(TOPIC_OF_EXAMPLE)]
 
 
-def tokenized(tokenizer, is_encoder_decoder, count=len(CONTEXTS)):
+def tokenized(tokenizer, is_encoder_decoder, count=None):
+    count = len(CONTEXTS) if count is None else count
     rows = [encode_dialogue(tokenizer, context, response, is_encoder_decoder, max_length=64)
             for context, response in zip(CONTEXTS[:count], responses()[:count])]
     data = {key: [row[key] for row in rows] for key in rows[0]}

@@ -2,6 +2,7 @@
 import math
 
 import pytest
+
 from dialeval.trainers.entropy_filtering import (
     filter_by_target_entropy,
     target_entropies,

@@ -1,6 +1,7 @@
 """He & Glass (2020) frequent-response negatives: ratios by hand, strict threshold, the
 gold + negative rows, and that those rows train through UnlikelihoodTrainer's negative term."""
 import pytest
+
 from dialeval.trainers import encode_dialogue, encode_unlikelihood_example
 from dialeval.trainers.frequent_negatives import (
     FrequentNegative,

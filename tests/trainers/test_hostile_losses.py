@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 import torch
+
 from dialeval.trainers.losses import (
     dress_weights,
     sequence_nll,

@@ -8,13 +8,18 @@ import datasets
 import numpy as np
 import pytest
 import torch
-from dialeval.trainers import DialogueCollator, DRESSConfig, DRESSTrainer, UnlikelihoodTrainer
-from dialeval.trainers.dress_config import MEAN_WEIGHT_FLOOR
-from dialeval.trainers.example_checks import check_example_columns, check_example_row, model_vocabulary_size
 from test_dress_trainer import TopicEmbedder, config, load_gpt2, tokenized
 from test_trainer_inputs import dress, unlikelihood_config
 from test_unlikelihood_trainer import dataset as unlikelihood_dataset
 from transformers import AutoTokenizer
+
+from dialeval.trainers import DialogueCollator, DRESSConfig, DRESSTrainer, UnlikelihoodTrainer
+from dialeval.trainers.dress_config import MEAN_WEIGHT_FLOOR
+from dialeval.trainers.example_checks import (
+    check_example_columns,
+    check_example_row,
+    model_vocabulary_size,
+)
 
 VOCABULARY = 400  # tests/tiny_models.py's VOCAB_SIZE
 
@@ -53,11 +58,11 @@ def test_an_attention_mask_of_another_length_is_refused(tmp_path, tiny_gpt2_path
 
 
 @pytest.mark.parametrize(("column", "position", "value", "message"), [
-    ("input_ids", -1, VOCABULARY, r"`input_ids` holds 400 at position \d+, outside the model's vocabulary of 400 token "
-                                  r"ids \(0 \.\. 399\)"),
+    ("input_ids", -1, VOCABULARY, (r"`input_ids` holds 400 at position \d+, outside the model's vocabulary of 400 token "
+                                  r"ids \(0 \.\. 399\)")),
     ("input_ids", 0, -5, r"`input_ids` holds -5 at position 0, outside the model's vocabulary of 400"),
-    ("labels", -1, 10**6, r"`labels` holds 1000000 at position \d+, outside the model's vocabulary of 400 token ids "
-                          r"\(0 \.\. 399\) or -100"),
+    ("labels", -1, 10**6, (r"`labels` holds 1000000 at position \d+, outside the model's vocabulary of 400 token ids "
+                          r"\(0 \.\. 399\) or -100")),
     ("labels", -1, -7, r"`labels` holds -7 at position"),
 ])
 def test_token_ids_outside_the_vocabulary_are_refused_naming_row_and_column(tmp_path, tiny_gpt2_path, tokenizer, column,

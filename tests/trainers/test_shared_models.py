@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import pytest
+from test_trainer_inputs import unlikelihood_config
+
 from dialeval.hub import load_model
 from dialeval.trainers import UnlikelihoodTrainer
 from dialeval.validation import ArgumentError
-from test_trainer_inputs import unlikelihood_config
 
 
 def test_a_trainer_refuses_the_shared_instance_and_takes_a_private_one(tmp_path, tiny_gpt2_path):

@@ -11,12 +11,26 @@ import datasets
 import numpy as np
 import pytest
 import torch
-from dialeval.trainers import DRESSConfig, DRESSTrainer, UnlikelihoodConfig, UnlikelihoodTrainer, encode_dialogue
 from test_dress_trainer import CONTEXTS, TopicEmbedder, config, load_gpt2, responses, tokenized
 from test_unlikelihood_trainer import EXAMPLES
 from test_unlikelihood_trainer import config as unlikelihood_config
 from test_unlikelihood_trainer import dataset as unlikelihood_tokenized
-from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer, Trainer, TrainingArguments
+from transformers import (
+    AutoConfig,
+    AutoModelForCausalLM,
+    AutoModelForSeq2SeqLM,
+    AutoTokenizer,
+    Trainer,
+    TrainingArguments,
+)
+
+from dialeval.trainers import (
+    DRESSConfig,
+    DRESSTrainer,
+    UnlikelihoodConfig,
+    UnlikelihoodTrainer,
+    encode_dialogue,
+)
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +55,8 @@ def as_rows(data: datasets.Dataset) -> Rows:
     return Rows([dict(row) for row in data])
 
 
-def raw_dialogues(count=len(CONTEXTS)):
+def raw_dialogues(count=None):
+    count = len(CONTEXTS) if count is None else count
     return datasets.Dataset.from_dict({"context": CONTEXTS[:count], "response": responses()[:count]})
 
 

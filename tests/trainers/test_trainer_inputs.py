@@ -9,6 +9,11 @@ import datasets
 import numpy as np
 import pytest
 import torch
+from test_dress_trainer import CONTEXTS, TopicEmbedder, config, load_gpt2, responses, tokenized
+from test_unlikelihood_trainer import EXAMPLES
+from test_unlikelihood_trainer import dataset as unlikelihood_dataset
+from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
 from dialeval.trainers import (
     DialogueCollator,
     DRESSTrainer,
@@ -17,10 +22,6 @@ from dialeval.trainers import (
     encode_dialogue,
     encode_unlikelihood_example,
 )
-from test_dress_trainer import CONTEXTS, TopicEmbedder, config, load_gpt2, responses, tokenized
-from test_unlikelihood_trainer import EXAMPLES
-from test_unlikelihood_trainer import dataset as unlikelihood_dataset
-from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +111,8 @@ def test_a_collator_that_labels_the_context_is_an_error(tmp_path, tiny_gpt2_path
         trainer.train()
 
 
-def raw_dress_data(count=len(CONTEXTS)):
+def raw_dress_data(count=None):
+    count = len(CONTEXTS) if count is None else count
     return datasets.Dataset.from_dict({"context": CONTEXTS[:count], "response": responses()[:count]})
 
 

@@ -10,13 +10,20 @@ Tiny models, 4 examples, 4 steps.
 import numpy as np
 import pytest
 import torch
-from dialeval.metrics.sem_ent.clusters import SemanticClusters
-from dialeval.trainers import DialogueCollator, DRESSConfig, DRESSTrainer, UnlikelihoodConfig, UnlikelihoodTrainer
 from huggingface_hub import ModelCard
 from safetensors.torch import load_file
 from test_dress_trainer import NO_DROPOUT_BART, NO_DROPOUT_GPT2, TOPICS, TopicEmbedder, tokenized
 from test_unlikelihood_trainer import dataset as unlikelihood_dataset
 from transformers import AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
+
+from dialeval.metrics.sem_ent.clusters import SemanticClusters
+from dialeval.trainers import (
+    DialogueCollator,
+    DRESSConfig,
+    DRESSTrainer,
+    UnlikelihoodConfig,
+    UnlikelihoodTrainer,
+)
 
 KINDS = ["dress", "unlikelihood"]
 ARCHITECTURES = ["gpt2", "bart"]

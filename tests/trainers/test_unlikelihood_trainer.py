@@ -3,6 +3,14 @@ and Negative Training (He & Glass 2020) as its weight -1 case, on the tiny GPT-2
 import datasets
 import pytest
 import torch
+from transformers import (
+    AutoModelForCausalLM,
+    AutoModelForSeq2SeqLM,
+    AutoTokenizer,
+    Trainer,
+    TrainingArguments,
+)
+
 from dialeval.trainers import (
     DialogueCollator,
     UnlikelihoodConfig,
@@ -11,13 +19,6 @@ from dialeval.trainers import (
     encode_unlikelihood_example,
     unlikelihood_loss,
     weighted_nll_loss,
-)
-from transformers import (
-    AutoModelForCausalLM,
-    AutoModelForSeq2SeqLM,
-    AutoTokenizer,
-    Trainer,
-    TrainingArguments,
 )
 
 NO_DROPOUT_GPT2 = {"resid_pdrop": 0.0, "embd_pdrop": 0.0, "attn_pdrop": 0.0}
