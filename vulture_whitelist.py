@@ -5,6 +5,7 @@ Each group says why its names are live. Anything else vulture reports is dead: d
 it. A public function that only the tests call is dead too (the tests are not scanned): give it a
 user in the package, or list it here with the reason it is public.
 """
+
 # ruff: noqa: B018 (each line names what is used: the file is expressions by design)
 from vulture.whitelist_utils import Whitelist
 

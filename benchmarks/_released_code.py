@@ -9,6 +9,7 @@ write with the peers) runs without loading dialeval:
 - Tevet & Berant (``GuyTevet/diversity-eval``): averaged distinct-n and n-gram cosine diversity
   of a response set, and the §5 similarity-to-diversity reduction of sentence embeddings.
 """
+
 from __future__ import annotations
 
 from collections import Counter

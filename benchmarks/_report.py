@@ -1,5 +1,6 @@
 """What every benchmark script shares: the machine line and its own section of RESULTS.md, the
 papers' data, interleaved timing, other processes' CPU share, and runs of a whole process tree."""
+
 from __future__ import annotations
 
 import gc
@@ -20,8 +21,13 @@ DATA_ROOT = REPO_ROOT.parent / "shared" / "data"
 DAILYDIALOG = DATA_ROOT / "dailydialog-plusplus"
 DAILYDIALOG_FILES = ("data_positives.json", "dev.json", "test.json")
 #: The machine has no Hugging Face Hub: its libraries must not try it.
-OFFLINE_ENVIRONMENT = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_EVALUATE_OFFLINE": "1",
-                       "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+OFFLINE_ENVIRONMENT = {
+    "HF_HUB_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "HF_EVALUATE_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+}
 RESULTS_HEADER = (
     "# Benchmarks\n\n"
     "Measured results of the scripts in `benchmarks/` (run them with `make bench`). Each script\n"
@@ -68,7 +74,13 @@ def details_head(command: str) -> list[str]:
     """The first lines of a section's details: heading, date, command and machine."""
     import datetime
 
-    return ["### Details", "", f"- Date: {datetime.date.today().isoformat()}", f"- Command: `{command}`", machine_line()]
+    return [
+        "### Details",
+        "",
+        f"- Date: {datetime.date.today().isoformat()}",
+        f"- Command: `{command}`",
+        machine_line(),
+    ]
 
 
 def machine_line() -> str:
@@ -188,7 +200,11 @@ class Timing:
         return statistics.median(self.cpu)
 
 
-def interleaved(contenders: dict[str, Callable[[], object]], repeats: int, warmups: dict[str, Callable[[], object]] | None = None) -> dict[str, Timing]:
+def interleaved(
+    contenders: dict[str, Callable[[], object]],
+    repeats: int,
+    warmups: dict[str, Callable[[], object]] | None = None,
+) -> dict[str, Timing]:
     """Run every contender ``repeats`` times, round by round in a rotated order; keep the values."""
     for name, warmup in (warmups or {}).items():
         log(f"  warm-up {name}")
@@ -244,10 +260,14 @@ class TreeRun:
     returncode: int
     wall: float  # seconds, start to reaped
     cpu: float  # user + system seconds of the process and its reaped descendants (wait4)
-    peak_tree_rss: int  # bytes: the largest sum of RSS over the process and its live descendants (polled)
+    peak_tree_rss: (
+        int  # bytes: the largest sum of RSS over the process and its live descendants (polled)
+    )
     max_rss: int  # bytes: wait4's ru_maxrss, the largest single process of the tree (exact)
     log_tail: str  # the end of its stdout + stderr
-    spawn_floor: int = 0  # bytes: the spawning process's own high-water RSS when it started the command
+    spawn_floor: int = (
+        0  # bytes: the spawning process's own high-water RSS when it started the command
+    )
 
     @property
     def max_rss_is_its_own(self) -> bool:
@@ -260,7 +280,9 @@ class TreeRun:
     def peak_rss(self) -> int:
         """Both figures are lower bounds of the tree's true peak; the larger one (the polled sum alone
         when ``max_rss`` may be the spawner's)."""
-        return max(self.peak_tree_rss, self.max_rss) if self.max_rss_is_its_own else self.peak_tree_rss
+        return (
+            max(self.peak_tree_rss, self.max_rss) if self.max_rss_is_its_own else self.peak_tree_rss
+        )
 
 
 class TreePeakRSS(PeakRSS):
@@ -289,8 +311,12 @@ class TreePeakRSS(PeakRSS):
         return total
 
 
-def run_process_tree(command: Sequence[str], env: dict[str, str] | None = None, log_path: Path | None = None,
-                     cwd: Path | None = None) -> TreeRun:
+def run_process_tree(
+    command: Sequence[str],
+    env: dict[str, str] | None = None,
+    log_path: Path | None = None,
+    cwd: Path | None = None,
+) -> TreeRun:
     """Run ``command`` to its end; its wall and CPU time and peak resident memory, children included.
 
     The wall time runs from the start to ``os.wait4`` returning; CPU time and ``max_rss`` come from
@@ -307,7 +333,9 @@ def run_process_tree(command: Sequence[str], env: dict[str, str] | None = None, 
     log_path = Path(log_path) if log_path is not None else None
     with open(log_path if log_path is not None else os.devnull, "wb") as sink:
         start = time.perf_counter()
-        process = subprocess.Popen(list(command), env=env, cwd=cwd, stdout=sink, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            list(command), env=env, cwd=cwd, stdout=sink, stderr=subprocess.STDOUT
+        )
     with TreePeakRSS(psutil.Process(process.pid)) as memory:
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
@@ -317,5 +345,13 @@ def run_process_tree(command: Sequence[str], env: dict[str, str] | None = None, 
         with open(log_path, "rb") as handle:
             handle.seek(max(log_path.stat().st_size - 4000, 0))
             tail = handle.read().decode("utf-8", "replace")
-    return TreeRun(list(command), process.returncode, wall, usage.ru_utime + usage.ru_stime, memory.peak,
-                   usage.ru_maxrss * 1024, tail, spawn_floor)
+    return TreeRun(
+        list(command),
+        process.returncode,
+        wall,
+        usage.ru_utime + usage.ru_stime,
+        memory.peak,
+        usage.ru_maxrss * 1024,
+        tail,
+        spawn_floor,
+    )

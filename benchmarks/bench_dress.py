@@ -30,6 +30,7 @@ Usage::
     .venv/bin/python benchmarks/bench_dress.py --steps 5 --warmup 2 --repeats 1 --cycle-contexts 32 \\
         --results /tmp/bench_dress_smoke.md          # smoke run
 """
+
 from __future__ import annotations
 
 import os
@@ -68,8 +69,12 @@ class StandInEmbedder:
         return {"kind": "benchmark", "model": "random-vectors", "dim": 16}
 
     def embed(self, texts):
-        return np.stack([np.random.default_rng(sum(map(ord, text)) + len(text)).standard_normal(16) for text in texts]
-                        ).astype(np.float32)
+        return np.stack(
+            [
+                np.random.default_rng(sum(map(ord, text)) + len(text)).standard_normal(16)
+                for text in texts
+            ]
+        ).astype(np.float32)
 
 
 class StepTimer(TrainerCallback):
@@ -98,39 +103,94 @@ def build_data(args) -> datasets.Dataset:
 
 
 def make_args(cls, out: Path, args, **extra):
-    return cls(output_dir=str(out), max_steps=args.warmup + args.steps, per_device_train_batch_size=args.batch_size,
-               learning_rate=1e-4, report_to="none", use_cpu=True, save_strategy="no", logging_strategy="no",
-               seed=0, data_seed=0, disable_tqdm=True, dataloader_num_workers=0, **extra)
+    return cls(
+        output_dir=str(out),
+        max_steps=args.warmup + args.steps,
+        per_device_train_batch_size=args.batch_size,
+        learning_rate=1e-4,
+        report_to="none",
+        use_cpu=True,
+        save_strategy="no",
+        logging_strategy="no",
+        seed=0,
+        data_seed=0,
+        disable_tqdm=True,
+        dataloader_num_workers=0,
+        **extra,
+    )
 
 
 def timed_run(kind: str, args, data, initial_state, clusters, workdir: Path) -> dict:
-    config = GPT2Config(vocab_size=args.vocab, n_positions=args.length + args.cycle_max_new_tokens, n_embd=args.width,
-                        n_layer=args.layers, n_head=4, pad_token_id=0, eos_token_id=1, bos_token_id=1)
+    config = GPT2Config(
+        vocab_size=args.vocab,
+        n_positions=args.length + args.cycle_max_new_tokens,
+        n_embd=args.width,
+        n_layer=args.layers,
+        n_head=4,
+        pad_token_id=0,
+        eos_token_id=1,
+        bos_token_id=1,
+    )
     model = GPT2LMHeadModel(config)
     model.load_state_dict(initial_state)
     timer = StepTimer()
     if kind == "plain":
-        trainer = Trainer(model, make_args(TrainingArguments, workdir / kind, args), train_dataset=data.remove_columns("response"),
-                          data_collator=DialogueCollator(0), callbacks=[timer])
+        trainer = Trainer(
+            model,
+            make_args(TrainingArguments, workdir / kind, args),
+            train_dataset=data.remove_columns("response"),
+            data_collator=DialogueCollator(0),
+            callbacks=[timer],
+        )
     else:
-        dress_args = make_args(DRESSConfig, workdir / kind, args, negative_training=False, gamma=30.0,
-                               num_clusters=clusters.num_clusters, response_text_column="response")
-        trainer = DRESSTrainer(model, dress_args, train_dataset=data, semantic_clusters=clusters, callbacks=[timer])
+        dress_args = make_args(
+            DRESSConfig,
+            workdir / kind,
+            args,
+            negative_training=False,
+            gamma=30.0,
+            num_clusters=clusters.num_clusters,
+            response_text_column="response",
+        )
+        trainer = DRESSTrainer(
+            model, dress_args, train_dataset=data, semantic_clusters=clusters, callbacks=[timer]
+        )
     start = cpu_ticks()
     trainer.train()
-    timed = timer.durations[args.warmup:]
-    return {"kind": kind, "median_s": statistics.median(timed), "min_s": min(timed), "others": others_share(start, cpu_ticks())}
+    timed = timer.durations[args.warmup :]
+    return {
+        "kind": kind,
+        "median_s": statistics.median(timed),
+        "min_s": min(timed),
+        "others": others_share(start, cpu_ticks()),
+    }
 
 
 def time_cycle(args, data, initial_state, clusters, workdir: Path) -> dict:
-    config = GPT2Config(vocab_size=args.vocab, n_positions=args.length + args.cycle_max_new_tokens, n_embd=args.width,
-                        n_layer=args.layers, n_head=4, pad_token_id=0, eos_token_id=1, bos_token_id=1)
+    config = GPT2Config(
+        vocab_size=args.vocab,
+        n_positions=args.length + args.cycle_max_new_tokens,
+        n_embd=args.width,
+        n_layer=args.layers,
+        n_head=4,
+        pad_token_id=0,
+        eos_token_id=1,
+        bos_token_id=1,
+    )
     model = GPT2LMHeadModel(config)
     model.load_state_dict(initial_state)
-    dress_args = make_args(DRESSConfig, workdir / "cycle", args, negative_training=True, gamma=30.0,
-                           num_clusters=clusters.num_clusters, response_text_column="response",
-                           negative_contexts_per_cycle=args.cycle_contexts, negative_generation_batch_size=64,
-                           negative_max_new_tokens=args.cycle_max_new_tokens)
+    dress_args = make_args(
+        DRESSConfig,
+        workdir / "cycle",
+        args,
+        negative_training=True,
+        gamma=30.0,
+        num_clusters=clusters.num_clusters,
+        response_text_column="response",
+        negative_contexts_per_cycle=args.cycle_contexts,
+        negative_generation_batch_size=64,
+        negative_max_new_tokens=args.cycle_max_new_tokens,
+    )
 
     class TextTokenizer:  # the cycle decodes generations for the embedder: any deterministic text will do
         def decode(self, ids, skip_special_tokens=True):
@@ -150,8 +210,13 @@ def time_cycle(args, data, initial_state, clusters, workdir: Path) -> dict:
     trainer.generate_responses = timed_generate
     start = cpu_ticks()
     stats = trainer.run_negative_cycle()
-    return {"seconds": stats["seconds"], "generation_s": spent["generation_s"], "num_generated": stats["num_generated"],
-            "num_negatives": stats["num_negatives"], "others": others_share(start, cpu_ticks())}
+    return {
+        "seconds": stats["seconds"],
+        "generation_s": spent["generation_s"],
+        "num_generated": stats["num_generated"],
+        "num_negatives": stats["num_negatives"],
+        "others": others_share(start, cpu_ticks()),
+    }
 
 
 def render(args, runs, cycle, command) -> str:
@@ -163,9 +228,18 @@ def render(args, runs, cycle, command) -> str:
     plain_min = min(run["min_s"] for run in runs if run["kind"] == "plain")
     dress_min = min(run["min_s"] for run in runs if run["kind"] == "dress")
     worst_others = max(run["others"] for run in runs)
-    params = sum(p.numel() for p in GPT2LMHeadModel(GPT2Config(
-        vocab_size=args.vocab, n_positions=args.length + args.cycle_max_new_tokens, n_embd=args.width,
-        n_layer=args.layers, n_head=4)).parameters())
+    params = sum(
+        p.numel()
+        for p in GPT2LMHeadModel(
+            GPT2Config(
+                vocab_size=args.vocab,
+                n_positions=args.length + args.cycle_max_new_tokens,
+                n_embd=args.width,
+                n_layer=args.layers,
+                n_head=4,
+            )
+        ).parameters()
+    )
     lines = [
         f"<!-- {SCRIPT}:start -->",
         "## bench_dress: DRESSTrainer per-step overhead vs plain Trainer",
@@ -174,26 +248,36 @@ def render(args, runs, cycle, command) -> str:
         f"- Command: `{command}`",
         machine_line(),
         f"- torch {torch.__version__} ({torch.get_num_threads()} threads), transformers {transformers.__version__}",
-        (f"- Model: GPT-2 built in code, {params / 1e6:.2f} M parameters (width {args.width}, {args.layers} layers, "
-        f"vocab {args.vocab}); batch {args.batch_size} x {args.length} tokens (loss on the last {args.length // 2}); "
-        f"AdamW; {args.warmup} warm-up + {args.steps} timed steps per run, {args.repeats} alternating runs per trainer"),
+        (
+            f"- Model: GPT-2 built in code, {params / 1e6:.2f} M parameters (width {args.width}, {args.layers} layers, "
+            f"vocab {args.vocab}); batch {args.batch_size} x {args.length} tokens (loss on the last {args.length // 2}); "
+            f"AdamW; {args.warmup} warm-up + {args.steps} timed steps per run, {args.repeats} alternating runs per trainer"
+        ),
         "",
         "| Trainer | fastest step (s) | median of runs' medians (s) | runs' median steps (s) |",
         "|---|---|---|---|",
         f"| plain `Trainer` (model's own loss) | {plain_min:.4f} | {statistics.median(plain):.4f} | {', '.join(f'{v:.4f}' for v in plain)} |",
         f"| `DRESSTrainer`, weighted NLL (DRESS(-NT)) | {dress_min:.4f} | {statistics.median(dress):.4f} | {', '.join(f'{v:.4f}' for v in dress)} |",
         "",
-        (f"- **Ratio DRESS / plain (median of the per-pair ratios of run medians): {ratio:.3f} ({overhead:+.1f}%)**; "
-        f"per-pair ratios {', '.join(f'{r:.3f}' for r in pair_ratios)}; ratio of the fastest steps "
-        f"{dress_min / plain_min:.3f}. Target: overhead <= 5%: {'met' if overhead <= 5 else 'NOT met'}."),
-        (f"- Negative-training cycle (separate from the step time): {cycle['num_generated']} contexts, greedy "
-        f"{args.cycle_max_new_tokens} new tokens in batches of 64: {cycle['seconds']:.2f} s "
-        f"({cycle['generation_s']:.2f} s generation, {cycle['seconds'] - cycle['generation_s']:.2f} s decoding, "
-        f"stand-in clustering and negative selection) = {cycle['seconds'] / statistics.median(plain):.0f} plain "
-        "training steps; with MiniLM add its embedding time for the generated texts (bench_sem_ent.py)."),
+        (
+            f"- **Ratio DRESS / plain (median of the per-pair ratios of run medians): {ratio:.3f} ({overhead:+.1f}%)**; "
+            f"per-pair ratios {', '.join(f'{r:.3f}' for r in pair_ratios)}; ratio of the fastest steps "
+            f"{dress_min / plain_min:.3f}. Target: overhead <= 5%: {'met' if overhead <= 5 else 'NOT met'}."
+        ),
+        (
+            f"- Negative-training cycle (separate from the step time): {cycle['num_generated']} contexts, greedy "
+            f"{args.cycle_max_new_tokens} new tokens in batches of 64: {cycle['seconds']:.2f} s "
+            f"({cycle['generation_s']:.2f} s generation, {cycle['seconds'] - cycle['generation_s']:.2f} s decoding, "
+            f"stand-in clustering and negative selection) = {cycle['seconds'] / statistics.median(plain):.0f} plain "
+            "training steps; with MiniLM add its embedding time for the generated texts (bench_sem_ent.py)."
+        ),
         f"- Other processes took up to {worst_others:.0%} of the machine's CPU during a training run and "
         f"{cycle['others']:.0%} during the cycle (/proc/stat)"
-        + ("; **timings disturbed** by concurrent load (the alternation spreads it over both trainers)." if max(worst_others, cycle['others']) > 0.10 else "."),
+        + (
+            "; **timings disturbed** by concurrent load (the alternation spreads it over both trainers)."
+            if max(worst_others, cycle["others"]) > 0.10
+            else "."
+        ),
         f"<!-- {SCRIPT}:end -->",
         "",
     ]
@@ -212,8 +296,12 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=8)
     parser.add_argument("--cycle-contexts", type=int, default=256)
     parser.add_argument("--cycle-max-new-tokens", type=int, default=24)
-    parser.add_argument("--threads", type=int, default=1,
-                        help="torch threads (1: on a loaded 2-core machine, 2 threads trained >10x slower than 1 in our runs)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="torch threads (1: on a loaded 2-core machine, 2 threads trained >10x slower than 1 in our runs)",
+    )
     parser.add_argument("--results", type=Path, default=RESULTS_PATH)
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
@@ -221,12 +309,25 @@ def main(argv=None) -> int:
     datasets.disable_progress_bars()
 
     data = build_data(args)
-    clusters = SemanticClusters.fit([f"response text {i}" for i in range(TOPIC_TEXTS)], StandInEmbedder(),
-                                    num_clusters=20, seed=0)
+    clusters = SemanticClusters.fit(
+        [f"response text {i}" for i in range(TOPIC_TEXTS)],
+        StandInEmbedder(),
+        num_clusters=20,
+        seed=0,
+    )
     torch.manual_seed(0)
-    initial_state = GPT2LMHeadModel(GPT2Config(
-        vocab_size=args.vocab, n_positions=args.length + args.cycle_max_new_tokens, n_embd=args.width,
-        n_layer=args.layers, n_head=4, pad_token_id=0, eos_token_id=1, bos_token_id=1)).state_dict()
+    initial_state = GPT2LMHeadModel(
+        GPT2Config(
+            vocab_size=args.vocab,
+            n_positions=args.length + args.cycle_max_new_tokens,
+            n_embd=args.width,
+            n_layer=args.layers,
+            n_head=4,
+            pad_token_id=0,
+            eos_token_id=1,
+            bos_token_id=1,
+        )
+    ).state_dict()
     runs = []
     with tempfile.TemporaryDirectory() as folder:
         workdir = Path(folder)
@@ -234,10 +335,15 @@ def main(argv=None) -> int:
             for kind in ("plain", "dress"):
                 run = timed_run(kind, args, data, initial_state, clusters, workdir)
                 runs.append(run)
-                print(f"repeat {repeat} {kind}: median step {run['median_s']:.4f} s (others {run['others']:.0%})", flush=True)
+                print(
+                    f"repeat {repeat} {kind}: median step {run['median_s']:.4f} s (others {run['others']:.0%})",
+                    flush=True,
+                )
         cycle = time_cycle(args, data, initial_state, clusters, workdir)
     print(f"cycle: {cycle}")
-    command = "python benchmarks/bench_dress.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+    command = "python benchmarks/bench_dress.py " + shlex.join(
+        sys.argv[1:] if argv is None else argv
+    )
     section = render(args, runs, cycle, command.strip())
     write_section(args.results, SCRIPT, section)
     print(section)

@@ -27,6 +27,7 @@ Usage::
     .venv/bin/python benchmarks/bench_dtg.py                   # ~5 minutes on 2 idle cores
     .venv/bin/python benchmarks/bench_dtg.py --contexts 2 --max-samples 7   # smoke run
 """
+
 from __future__ import annotations
 
 import argparse
@@ -85,10 +86,14 @@ class NaiveNLIContradictions:
 
     def _classes(self, responses: list[str]) -> np.ndarray:
         if self._last is not None and self._last[0] == responses:
-            return self._last[1]  # the report right after value(): no need to score the same set twice
+            return self._last[
+                1
+            ]  # the report right after value(): no need to score the same set twice
         first, second = ordered_pairs(len(responses))
         self.pair_evaluations += len(first)
-        classes = self.scorer.pair_probabilities([responses[i] for i in first], [responses[j] for j in second]).argmax(1)
+        classes = self.scorer.pair_probabilities(
+            [responses[i] for i in first], [responses[j] for j in second]
+        ).argmax(1)
         self._last = (list(responses), classes)
         return classes
 
@@ -101,13 +106,16 @@ class NaiveNLIContradictions:
     def report(self, state):
         classes = self._classes(state.responses)
         contradictions = int((classes == CONTRADICTION).sum())
-        return {"contradictions": contradictions, "nli_diversity": float(contradictions - (classes == ENTAILMENT).sum())}
+        return {
+            "contradictions": contradictions,
+            "nli_diversity": float(contradictions - (classes == ENTAILMENT).sum()),
+        }
 
     def leave_one_out(self, state):
         """Baseline NLI Diversity of every subset, as NLIContradictions ranks them by default."""
         values = []
         for k in range(len(state.responses)):
-            classes = self._classes(state.responses[:k] + state.responses[k + 1:])
+            classes = self._classes(state.responses[:k] + state.responses[k + 1 :])
             values.append(float((classes == CONTRADICTION).sum() - (classes == ENTAILMENT).sum()))
         return np.array(values)
 
@@ -119,14 +127,33 @@ def build_generator(directory: Path, texts: list[str]) -> str:
     bpe = Tokenizer(models.BPE(unk_token="<unk>"))
     bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     bpe.decoder = decoders.ByteLevel()
-    bpe.train_from_iterator(texts, trainers.BpeTrainer(
-        vocab_size=8000, special_tokens=["<|endoftext|>", "<unk>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    ))
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=bpe, eos_token="<|endoftext|>", bos_token="<|endoftext|>",
-                                        unk_token="<unk>", pad_token="<|endoftext|>", model_max_length=512)
-    config = GPT2Config(vocab_size=len(tokenizer), n_positions=512, n_embd=128, n_layer=4, n_head=4,
-                        bos_token_id=0, eos_token_id=0, pad_token_id=0)
+    bpe.train_from_iterator(
+        texts,
+        trainers.BpeTrainer(
+            vocab_size=8000,
+            special_tokens=["<|endoftext|>", "<unk>"],
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            show_progress=False,
+        ),
+    )
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=bpe,
+        eos_token="<|endoftext|>",
+        bos_token="<|endoftext|>",
+        unk_token="<unk>",
+        pad_token="<|endoftext|>",
+        model_max_length=512,
+    )
+    config = GPT2Config(
+        vocab_size=len(tokenizer),
+        n_positions=512,
+        n_embd=128,
+        n_layer=4,
+        n_head=4,
+        bos_token_id=0,
+        eos_token_id=0,
+        pad_token_id=0,
+    )
     torch.manual_seed(0)
     GPT2LMHeadModel(config).save_pretrained(directory)
     tokenizer.save_pretrained(directory)
@@ -137,8 +164,15 @@ def run(objective, generator, tokenizer, contexts, args):
     torch.manual_seed(args.seed)
     start = time.perf_counter()
     results = diversity_threshold_generate(
-        generator, tokenizer, contexts, metric=objective, num_responses=args.num_responses,
-        max_samples=args.max_samples, threshold=args.threshold, max_new_tokens=args.max_new_tokens, min_new_tokens=4,
+        generator,
+        tokenizer,
+        contexts,
+        metric=objective,
+        num_responses=args.num_responses,
+        max_samples=args.max_samples,
+        threshold=args.threshold,
+        max_new_tokens=args.max_new_tokens,
+        min_new_tokens=4,
     )
     return results, time.perf_counter() - start
 
@@ -154,28 +188,42 @@ def render(m: dict, command: str) -> str:
         f"- Date: {datetime.date.today().isoformat()}",
         f"- Command: `{command}`",
         machine_line(),
-        (f"- Versions: Python {platform.python_version()}, torch {torch.__version__} ({torch.get_num_threads()} threads), "
-        f"transformers {transformers.__version__}"),
-        (f"- Setting: {m['num_contexts']} DailyDialog++ dev contexts, n = {n}, S = {s}, threshold {m['threshold']:g} "
-        f"contradictions (20 is unreachable: every context draws S, the worst case), nucleus p = 0.9, at most {m['max_new_tokens']} new tokens; seed {m['seed']}. Generator: "
-        "random GPT-2 4 x 128; NLI: random `RobertaForSequenceClassification` of roberta-base's shape (12 x 768), "
-        "float32, CPU, batch 32."),
-        (f"- Contexts that reached the threshold: {m['reached']} of {m['num_contexts']}; mean responses drawn "
-        f"{m['mean_sampled']:.1f}; predicted classes over the cached run's pairs (c, n, e): {m['class_counts']}."),
-        (f"- 1-minute load average at the end of the run: {m['load_average']:.1f} (above 2 means other jobs shared the "
-        "cores; both runs ran under the same conditions, one after the other)."),
+        (
+            f"- Versions: Python {platform.python_version()}, torch {torch.__version__} ({torch.get_num_threads()} threads), "
+            f"transformers {transformers.__version__}"
+        ),
+        (
+            f"- Setting: {m['num_contexts']} DailyDialog++ dev contexts, n = {n}, S = {s}, threshold {m['threshold']:g} "
+            f"contradictions (20 is unreachable: every context draws S, the worst case), nucleus p = 0.9, at most {m['max_new_tokens']} new tokens; seed {m['seed']}. Generator: "
+            "random GPT-2 4 x 128; NLI: random `RobertaForSequenceClassification` of roberta-base's shape (12 x 768), "
+            "float32, CPU, batch 32."
+        ),
+        (
+            f"- Contexts that reached the threshold: {m['reached']} of {m['num_contexts']}; mean responses drawn "
+            f"{m['mean_sampled']:.1f}; predicted classes over the cached run's pairs (c, n, e): {m['class_counts']}."
+        ),
+        (
+            f"- 1-minute load average at the end of the run: {m['load_average']:.1f} (above 2 means other jobs shared the "
+            "cores; both runs ran under the same conditions, one after the other)."
+        ),
         "",
         "| scoring | pair evaluations | scoring wall time | whole DTG wall time |",
         "|---|---:|---:|---:|",
-        (f"| naive: every value and subset from its pairs | {m['naive_pairs']:,} | {m['naive_scoring_s']:.1f} s | "
-        f"{m['naive_total_s']:.1f} s |"),
+        (
+            f"| naive: every value and subset from its pairs | {m['naive_pairs']:,} | {m['naive_scoring_s']:.1f} s | "
+            f"{m['naive_total_s']:.1f} s |"
+        ),
         f"| cached pair matrix (ours) | {m['cached_pairs']:,} | {m['cached_scoring_s']:.1f} s | {m['cached_total_s']:.1f} s |",
-        (f"| ratio | {m['naive_pairs'] / m['cached_pairs']:.1f}x | **{scoring_ratio:.1f}x** ({verdict} the "
-        f"{TARGET_SPEEDUP:.0f}x target) | {m['naive_total_s'] / m['cached_total_s']:.1f}x |"),
+        (
+            f"| ratio | {m['naive_pairs'] / m['cached_pairs']:.1f}x | **{scoring_ratio:.1f}x** ({verdict} the "
+            f"{TARGET_SPEEDUP:.0f}x target) | {m['naive_total_s'] / m['cached_total_s']:.1f}x |"
+        ),
         "",
-        (f"Identical final sets, samples drawn and stop reasons: **{m['identical']}**. Bound per context "
-        f"n(n-1) + 2(n-1)(S-n) = {n * (n - 1) + 2 * (n - 1) * (s - n)} model pair scorings: max observed "
-        f"{m['max_pairs_per_context']} (the Table 4 report reads the matrix and adds none)."),
+        (
+            f"Identical final sets, samples drawn and stop reasons: **{m['identical']}**. Bound per context "
+            f"n(n-1) + 2(n-1)(S-n) = {n * (n - 1) + 2 * (n - 1) * (s - n)} model pair scorings: max observed "
+            f"{m['max_pairs_per_context']} (the Table 4 report reads the matrix and adds none)."
+        ),
         f"<!-- {SCRIPT}:end -->",
     ]
     return "\n".join(lines) + "\n"
@@ -189,24 +237,44 @@ def main(argv=None) -> int:
     parser.add_argument("--max-samples", type=int, default=20)
     parser.add_argument("--max-new-tokens", type=int, default=16)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threshold", type=float, default=20.0, help="default: unreachable, every context draws S")
+    parser.add_argument(
+        "--threshold", type=float, default=20.0, help="default: unreachable, every context draws S"
+    )
     parser.add_argument("--results", type=Path, default=RESULTS_PATH)
     args = parser.parse_args(argv)
     if not args.data_file.is_file():
-        print(f"bench_dtg: {args.data_file} not found (the papers' data lives in ../shared/data); nothing measured")
+        print(
+            f"bench_dtg: {args.data_file} not found (the papers' data lives in ../shared/data); nothing measured"
+        )
         return 1
-    records = [json.loads(line) for line in args.data_file.read_text(encoding="utf-8").splitlines() if line.strip()]
+    records = [
+        json.loads(line)
+        for line in args.data_file.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     dialogues = [record["context"] for record in records]
-    contexts = ["<|endoftext|>".join(turns) + "<|endoftext|>" for turns in dialogues[: args.contexts]]
-    texts = [turn for turns in dialogues for turn in turns] + [r for record in records for r in record["positive_responses"]]
+    contexts = [
+        "<|endoftext|>".join(turns) + "<|endoftext|>" for turns in dialogues[: args.contexts]
+    ]
+    texts = [turn for turns in dialogues for turn in turns] + [
+        r for record in records for r in record["positive_responses"]
+    ]
     with tempfile.TemporaryDirectory() as workdir:
         generator_path = build_generator(Path(workdir) / "generator", texts)
-        classifier_path = build_classifier(Path(workdir) / "roberta-base-shape", texts, roberta_base=True)
+        classifier_path = build_classifier(
+            Path(workdir) / "roberta-base-shape", texts, roberta_base=True
+        )
         generator = GPT2LMHeadModel.from_pretrained(generator_path).eval()
         tokenizer = transformers.AutoTokenizer.from_pretrained(generator_path)
         scorer = NLIScorer(classifier_path, device="cpu", batch_size=32)
         # Warm-up: first-call costs (allocator, kernels) go to neither measured run.
-        run(NLIContradictions(scorer), generator, tokenizer, contexts[:1], argparse.Namespace(**{**vars(args), "max_samples": 1}))
+        run(
+            NLIContradictions(scorer),
+            generator,
+            tokenizer,
+            contexts[:1],
+            argparse.Namespace(**{**vars(args), "max_samples": 1}),
+        )
 
         cached_scorer = TimedScorer(scorer)
         cached_objective = NLIContradictions(cached_scorer)
@@ -215,26 +283,44 @@ def main(argv=None) -> int:
         naive_objective = NaiveNLIContradictions(naive_scorer)
         naive, naive_total = run(naive_objective, generator, tokenizer, contexts, args)
 
-    identical = all(a.responses == b.responses and a.num_resampled == b.num_resampled and a.stop_reason == b.stop_reason
-                    and a.final_scores == b.final_scores for a, b in zip(cached, naive))
+    identical = all(
+        a.responses == b.responses
+        and a.num_resampled == b.num_resampled
+        and a.stop_reason == b.stop_reason
+        and a.final_scores == b.final_scores
+        for a, b in zip(cached, naive)
+    )
     classes = np.zeros(3, dtype=int)
     for result in cached:
         first, second = ordered_pairs(len(result.responses))
-        predicted = scorer.pair_probabilities([result.responses[i] for i in first],
-                                              [result.responses[j] for j in second]).argmax(1)
+        predicted = scorer.pair_probabilities(
+            [result.responses[i] for i in first], [result.responses[j] for j in second]
+        ).argmax(1)
         classes += np.bincount(predicted, minlength=3)
     measured = {
-        "num_contexts": len(contexts), "num_responses": args.num_responses, "max_samples": args.max_samples,
-        "max_new_tokens": args.max_new_tokens, "seed": args.seed, "threshold": args.threshold,
-        "cached_pairs": cached_scorer.pairs, "naive_pairs": naive_scorer.pairs,
-        "cached_scoring_s": cached_scorer.seconds, "naive_scoring_s": naive_scorer.seconds,
-        "cached_total_s": cached_total, "naive_total_s": naive_total, "identical": identical,
-        "reached": sum(r.reached_threshold for r in cached), "mean_sampled": float(np.mean([r.num_drawn for r in cached])),
-        "max_pairs_per_context": max(r.num_pair_evaluations for r in cached), "class_counts": classes.tolist(),
+        "num_contexts": len(contexts),
+        "num_responses": args.num_responses,
+        "max_samples": args.max_samples,
+        "max_new_tokens": args.max_new_tokens,
+        "seed": args.seed,
+        "threshold": args.threshold,
+        "cached_pairs": cached_scorer.pairs,
+        "naive_pairs": naive_scorer.pairs,
+        "cached_scoring_s": cached_scorer.seconds,
+        "naive_scoring_s": naive_scorer.seconds,
+        "cached_total_s": cached_total,
+        "naive_total_s": naive_total,
+        "identical": identical,
+        "reached": sum(r.reached_threshold for r in cached),
+        "mean_sampled": float(np.mean([r.num_drawn for r in cached])),
+        "max_pairs_per_context": max(r.num_pair_evaluations for r in cached),
+        "class_counts": classes.tolist(),
     }
     measured["load_average"] = os.getloadavg()[0]
     print(measured)
-    command = "python benchmarks/bench_dtg.py " + shlex.join(argv if argv is not None else sys.argv[1:])
+    command = "python benchmarks/bench_dtg.py " + shlex.join(
+        argv if argv is not None else sys.argv[1:]
+    )
     write_section(args.results, SCRIPT, render(measured, command.strip()))
     print(f"wrote {args.results}")
     return 0 if identical else 1

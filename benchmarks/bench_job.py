@@ -64,6 +64,7 @@ Usage::
     .venv/bin/python benchmarks/bench_job.py --smoke         # tiny sizes, checks the figures; not a measurement
     .venv/bin/python benchmarks/bench_job.py --corpus-1m     # the 1M-response corpus job; ~20-30 min on 2 idle cores (estimate)
 """
+
 from __future__ import annotations
 
 import argparse
@@ -116,18 +117,36 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"
 
 #: figure -> (kind, tolerance, why). "abs": |ours - peer| <= tolerance; "rel": relative to |peer|.
 TOLERANCES = {
-    "averaged_distinct_n": ("abs", 1e-12, ("the released tokenization and counts: ours is bit-identical per set "
-                            "(bench_lexical), JSON keeps every float exactly; the mean over sets may differ in its "
-                            "last bits (summation order)")),
+    "averaged_distinct_n": (
+        "abs",
+        1e-12,
+        (
+            "the released tokenization and counts: ours is bit-identical per set "
+            "(bench_lexical), JSON keeps every float exactly; the mean over sets may differ in its "
+            "last bits (summation order)"
+        ),
+    ),
     "ngram_cosine_diversity": ("abs", 1e-12, "as averaged distinct-n"),
     **{f"distinct_{n}": ("abs", 0.0, "a ratio of the same two integer counts") for n in (1, 2, 3)},
-    **{f"entropy_{n}": ("rel", 1e-9, "the same terms summed in another order (bench_lexical)") for n in (1, 2, 3)},
+    **{
+        f"entropy_{n}": ("rel", 1e-9, "the same terms summed in another order (bench_lexical)")
+        for n in (1, 2, 3)
+    },
     "lf": ("abs", 0.0, "a ratio of the same two integer counts"),
-    "sent_bert_diversity": ("abs", 1e-5, ("float32 embeddings from batches composed differently (ours groups "
-                            "texts by token length, `encode` by characters): padding and summation order move a "
-                            "vector by ~1e-7 (bench_peers)")),
-    "vendi_score": ("rel", 1e-5, ("those float32 embeddings; the package takes the eigenvalues in float32, ours "
-                    "in float64")),
+    "sent_bert_diversity": (
+        "abs",
+        1e-5,
+        (
+            "float32 embeddings from batches composed differently (ours groups "
+            "texts by token length, `encode` by characters): padding and summation order move a "
+            "vector by ~1e-7 (bench_peers)"
+        ),
+    ),
+    "vendi_score": (
+        "rel",
+        1e-5,
+        ("those float32 embeddings; the package takes the eigenvalues in float32, ours in float64"),
+    ),
 }
 
 
@@ -142,16 +161,22 @@ def _pairs(groups: list[list[str]], offset: int) -> list[list[str]]:
 def dailydialog_pairings() -> tuple[list[list[str]], list[list[str]]]:
     """Pairings A and B of DailyDialog++'s groups of 5 into sets of 10 (the module docstring)."""
     dev, test = dailydialog_records(("dev.json",)), dailydialog_records(("test.json",))
-    positives = [record["positive_responses"] for record in dailydialog_records(("data_positives.json",))]
+    positives = [
+        record["positive_responses"] for record in dailydialog_records(("data_positives.json",))
+    ]
 
     def key(records, name):
         return [record[name] for record in records]
 
     a = [r["positive_responses"] + r["adversarial_negative_responses"] for r in dev + test]
-    a += _pairs(key(dev, "random_negative_responses"), 0) + _pairs(key(test, "random_negative_responses"), 0)
+    a += _pairs(key(dev, "random_negative_responses"), 0) + _pairs(
+        key(test, "random_negative_responses"), 0
+    )
     a += _pairs(positives, 0)
     b = [r["positive_responses"] + r["random_negative_responses"] for r in dev + test]
-    b += _pairs(key(dev, "adversarial_negative_responses"), 1) + _pairs(key(test, "adversarial_negative_responses"), 1)
+    b += _pairs(key(dev, "adversarial_negative_responses"), 1) + _pairs(
+        key(test, "adversarial_negative_responses"), 1
+    )
     b += _pairs(positives, 1)
     return a, b
 
@@ -159,7 +184,9 @@ def dailydialog_pairings() -> tuple[list[list[str]], list[list[str]]]:
 def draw_sets(num_responses: int) -> list[list[str]]:
     """The first ``num_responses / 10`` sets of the draw (the module docstring)."""
     if num_responses % SET_SIZE or num_responses < 2 * SET_SIZE:
-        raise ValueError(f"a size must be a multiple of {SET_SIZE} responses, at least {2 * SET_SIZE}; got {num_responses}")
+        raise ValueError(
+            f"a size must be a multiple of {SET_SIZE} responses, at least {2 * SET_SIZE}; got {num_responses}"
+        )
     pairings, count, out, draw = dailydialog_pairings(), num_responses // SET_SIZE, [], 0
     while len(out) < count:
         pool = pairings[draw % 2]
@@ -170,7 +197,10 @@ def draw_sets(num_responses: int) -> list[list[str]]:
 
 def write_sets(path: Path, sets: list[list[str]]) -> None:
     with open(path, "w", encoding="utf-8") as handle:
-        handle.writelines(json.dumps({"id": index, "responses": responses}) + "\n" for index, responses in enumerate(sets))
+        handle.writelines(
+            json.dumps({"id": index, "responses": responses}) + "\n"
+            for index, responses in enumerate(sets)
+        )
 
 
 # ---------------------------------------------------------------- the two sides
@@ -183,14 +213,23 @@ def dialeval_command() -> list[str]:
 
 
 def ours_command(path: Path, output: Path, device: str | None, steps=STEPS) -> list[str]:
-    command = [*dialeval_command(), "evaluate", str(path), "-o", str(output), "--no-progress", *MODELS_OFF]
+    command = [
+        *dialeval_command(),
+        "evaluate",
+        str(path),
+        "-o",
+        str(output),
+        "--no-progress",
+        *MODELS_OFF,
+    ]
     command += [flag for step in steps for flag in ("--metric", step)]
     return command + (["--device", device] if device else [])
 
 
 def peer_command(path: Path, output: Path, device: str | None, model: str) -> list[str]:
-    return [sys.executable, str(PEER_SCRIPT), str(path), "-o", str(output), "--model", model] + \
-        (["--device", device] if device else [])
+    return [sys.executable, str(PEER_SCRIPT), str(path), "-o", str(output), "--model", model] + (
+        ["--device", device] if device else []
+    )
 
 
 def job_environment(threads: int | None) -> dict[str, str]:
@@ -209,9 +248,13 @@ class Side:
     def __call__(self, path: Path) -> tuple[TreeRun, Path]:
         self.count += 1
         output = self.workdir / f"{self.name}-{path.stem}-{self.count}.json"
-        run = run_process_tree(self.build(path, output), env=self.env, log_path=output.with_suffix(".log"))
+        run = run_process_tree(
+            self.build(path, output), env=self.env, log_path=output.with_suffix(".log")
+        )
         if run.returncode != 0 or not output.exists():
-            raise RuntimeError(f"{self.name} failed (exit {run.returncode}): {shlex.join(run.command)}\n{run.log_tail}")
+            raise RuntimeError(
+                f"{self.name} failed (exit {run.returncode}): {shlex.join(run.command)}\n{run.log_tail}"
+            )
         return run, output
 
 
@@ -223,7 +266,9 @@ def ours_figures(report: dict) -> tuple[dict, list[dict]]:
     summary = {}
     for values in report["metrics"].values():
         summary.update({key: value for key, value in values.items() if key in TOLERANCES})
-    per_set = [{key: value for key, value in row.items() if key in TOLERANCES} for row in report["per_set"]]
+    per_set = [
+        {key: value for key, value in row.items() if key in TOLERANCES} for row in report["per_set"]
+    ]
     return summary, per_set
 
 
@@ -234,8 +279,14 @@ def compare(figure: str, ours: list[float], peer: list[float]) -> dict:
     if kind == "rel":
         difference = difference / np.maximum(np.abs(peer_array), np.finfo(np.float64).tiny)
     worst = float(difference.max()) if difference.size else 0.0
-    return {"figure": figure, "count": int(difference.size), "max_difference": worst, "kind": kind,
-            "tolerance": tolerance, "equal": bool(difference.size and worst <= tolerance)}
+    return {
+        "figure": figure,
+        "count": int(difference.size),
+        "max_difference": worst,
+        "kind": kind,
+        "tolerance": tolerance,
+        "equal": bool(difference.size and worst <= tolerance),
+    }
 
 
 def check_figures(ours_report: dict, peer_report: dict) -> list[dict]:
@@ -244,19 +295,34 @@ def check_figures(ours_report: dict, peer_report: dict) -> list[dict]:
     checks = []
     for figure in TOLERANCES:
         if figure not in ours_summary or figure not in peer_report["summary"]:
-            checks.append({"figure": figure, "count": 0, "max_difference": math.inf, "kind": "missing",
-                           "tolerance": 0.0, "equal": False})
+            checks.append(
+                {
+                    "figure": figure,
+                    "count": 0,
+                    "max_difference": math.inf,
+                    "kind": "missing",
+                    "tolerance": 0.0,
+                    "equal": False,
+                }
+            )
             continue
         check = compare(figure, [ours_summary[figure]], [peer_report["summary"][figure]])
         if figure in peer_report["per_set"][0]:
             if len(ours_per_set) != len(peer_report["per_set"]):
                 check["equal"] = False
             else:
-                per_set = compare(figure, [row.get(figure, math.nan) for row in ours_per_set],
-                                  [row[figure] for row in peer_report["per_set"]])
+                per_set = compare(
+                    figure,
+                    [row.get(figure, math.nan) for row in ours_per_set],
+                    [row[figure] for row in peer_report["per_set"]],
+                )
                 check["count"] += per_set["count"]
                 check["max_difference"] = max(check["max_difference"], per_set["max_difference"])
-                check["equal"] = check["equal"] and per_set["equal"] and not math.isnan(per_set["max_difference"])
+                check["equal"] = (
+                    check["equal"]
+                    and per_set["equal"]
+                    and not math.isnan(per_set["max_difference"])
+                )
         checks.append(check)
     return checks
 
@@ -271,22 +337,37 @@ def sentence_model_path() -> str:
 
 
 def summarize(runs: list[TreeRun], walls: list[float]) -> dict:
-    return {"wall": walls, "cpu": [run.cpu for run in runs], "peak_rss": [run.peak_rss for run in runs],
-            "tree_rss": [run.peak_tree_rss for run in runs], "max_rss": [run.max_rss for run in runs]}
+    return {
+        "wall": walls,
+        "cpu": [run.cpu for run in runs],
+        "peak_rss": [run.peak_rss for run in runs],
+        "tree_rss": [run.peak_tree_rss for run in runs],
+        "max_rss": [run.max_rss for run in runs],
+    }
 
 
-def measure(sizes, repeats: int, workdir: Path, device: str | None = None, threads: int | None = None,
-            warmup: bool = True) -> dict:
+def measure(
+    sizes,
+    repeats: int,
+    workdir: Path,
+    device: str | None = None,
+    threads: int | None = None,
+    warmup: bool = True,
+) -> dict:
     """Both sides at every size; the raw numbers (``render_rows`` turns them into a table)."""
     env, model = job_environment(threads), sentence_model_path()
     ours = Side("ours", lambda path, output: ours_command(path, output, device), env, workdir)
-    peer = Side("peer", lambda path, output: peer_command(path, output, device, model), env, workdir)
+    peer = Side(
+        "peer", lambda path, output: peer_command(path, output, device, model), env, workdir
+    )
     files, drawn = {}, {}
     for size in sizes:
         drawn[size] = sets = draw_sets(size)
         files[size] = workdir / f"sets-{size}.jsonl"
         write_sets(files[size], sets)
-        log(f"{size:,} responses: {len(sets):,} sets of {SET_SIZE}, {len({t for s in sets for t in s}):,} distinct texts")
+        log(
+            f"{size:,} responses: {len(sets):,} sets of {SET_SIZE}, {len({t for s in sets for t in s}):,} distinct texts"
+        )
     if warmup:
         log(f"warm-up: one untimed run of each side on {min(sizes):,} responses")
         ours(files[min(sizes)])
@@ -296,23 +377,42 @@ def measure(sizes, repeats: int, workdir: Path, device: str | None = None, threa
         sets = drawn[size]
         log(f"{size:,} responses: {repeats} interleaved rounds")
         with Contention() as contention:
-            timings = interleaved({"ours": lambda path=files[size]: ours(path),
-                                   "peer": lambda path=files[size]: peer(path)}, repeats)
+            timings = interleaved(
+                {
+                    "ours": lambda path=files[size]: ours(path),
+                    "peer": lambda path=files[size]: peer(path),
+                },
+                repeats,
+            )
         (_, ours_output), (_, peer_output) = timings["ours"].value, timings["peer"].value
         peer_report = json.loads(peer_output.read_text(encoding="utf-8"))
         checks = check_figures(json.loads(ours_output.read_text(encoding="utf-8")), peer_report)
-        rows.append({
-            "responses": size, "sets": len(sets), "distinct": len({text for s in sets for text in s}),
-            "ours": summarize([run for run, _ in timings["ours"].values], timings["ours"].wall),
-            "peer": summarize([run for run, _ in timings["peer"].values], timings["peer"].wall)
-            | {"parts": peer_report["seconds"]},
-            "others": contention.share, "checks": checks, "equal": all(check["equal"] for check in checks),
-        })
+        rows.append(
+            {
+                "responses": size,
+                "sets": len(sets),
+                "distinct": len({text for s in sets for text in s}),
+                "ours": summarize([run for run, _ in timings["ours"].values], timings["ours"].wall),
+                "peer": summarize([run for run, _ in timings["peer"].values], timings["peer"].wall)
+                | {"parts": peer_report["seconds"]},
+                "others": contention.share,
+                "checks": checks,
+                "equal": all(check["equal"] for check in checks),
+            }
+        )
         row = rows[-1]
-        log(f"{size:,}: ours {statistics.median(row['ours']['wall']):.2f} s, peer {statistics.median(row['peer']['wall']):.2f} s; "
-            f"equal figures: {row['equal']}")
-    return {"rows": rows, "repeats": repeats, "warmup": warmup, "device": device or "default", "threads": threads,
-            "scaling": scaling(rows)}
+        log(
+            f"{size:,}: ours {statistics.median(row['ours']['wall']):.2f} s, peer {statistics.median(row['peer']['wall']):.2f} s; "
+            f"equal figures: {row['equal']}"
+        )
+    return {
+        "rows": rows,
+        "repeats": repeats,
+        "warmup": warmup,
+        "device": device or "default",
+        "threads": threads,
+        "scaling": scaling(rows),
+    }
 
 
 def scaling(rows: list[dict]) -> list[dict]:
@@ -320,9 +420,19 @@ def scaling(rows: list[dict]) -> list[dict]:
     out = []
     for low, high in itertools.pairwise(rows):
         span = math.log(high["responses"] / low["responses"])
-        out.append({"from": low["responses"], "to": high["responses"],
-                    **{side: math.log(statistics.median(high[side]["wall"]) / statistics.median(low[side]["wall"])) / span
-                       for side in ("ours", "peer")}})
+        out.append(
+            {
+                "from": low["responses"],
+                "to": high["responses"],
+                **{
+                    side: math.log(
+                        statistics.median(high[side]["wall"]) / statistics.median(low[side]["wall"])
+                    )
+                    / span
+                    for side in ("ours", "peer")
+                },
+            }
+        )
     return out
 
 
@@ -346,30 +456,42 @@ def goal_lines(result: dict) -> list[str]:
     lines = []
     target = rows.get(TARGET_SIZE)
     if target is None:
-        lines.append(f"Goal: at least {TARGET_SPEEDUP}x the peers' script at {TARGET_SIZE:,} responses: "
-                     "not measured at that size.")
+        lines.append(
+            f"Goal: at least {TARGET_SPEEDUP}x the peers' script at {TARGET_SIZE:,} responses: "
+            "not measured at that size."
+        )
     else:
         speedup = _median(target["peer"]["wall"]) / _median(target["ours"]["wall"])
         verdict = "**met**" if speedup >= TARGET_SPEEDUP and target["equal"] else "**not met**"
-        lines.append(f"Goal: at least {TARGET_SPEEDUP}x the peers' script at {TARGET_SIZE:,} responses: "
-                     f"{verdict} ({speedup:.2f}x).")
+        lines.append(
+            f"Goal: at least {TARGET_SPEEDUP}x the peers' script at {TARGET_SIZE:,} responses: "
+            f"{verdict} ({speedup:.2f}x)."
+        )
     if result["scaling"]:
         worst = max(step["ours"] for step in result["scaling"])
         verdict = "**met**" if worst <= 1 + LINEAR_SLACK else "**not met**"
-        lines.append(f"Goal, no worse than linear growth (ours' exponent <= 1 between every two sizes, {LINEAR_SLACK} "
-                     f"allowed for noise): {verdict} (largest exponent {worst:.2f}).")
+        lines.append(
+            f"Goal, no worse than linear growth (ours' exponent <= 1 between every two sizes, {LINEAR_SLACK} "
+            f"allowed for noise): {verdict} (largest exponent {worst:.2f})."
+        )
     return lines
 
 
 def warmup_text(result: dict) -> str:
-    return "after one untimed run of each side" if result["warmup"] else "(no untimed run first: --smoke)"
+    return (
+        "after one untimed run of each side"
+        if result["warmup"]
+        else "(no untimed run first: --smoke)"
+    )
 
 
 def render_rows(result: dict) -> list[str]:
     """The table, scaling, goals and checks of a :func:`measure` result (also used by bench_gpu)."""
     lines = [
-        ("| responses (sets; distinct texts) | ours: wall / CPU | peers: wall / CPU | ours / peers, wall (speed-up) "
-        "| ours: peak RSS | peers: peak RSS | ours / peers, RSS | others' CPU | equal figures |"),
+        (
+            "| responses (sets; distinct texts) | ours: wall / CPU | peers: wall / CPU | ours / peers, wall (speed-up) "
+            "| ours: peak RSS | peers: peak RSS | ours / peers, RSS | others' CPU | equal figures |"
+        ),
         "|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for row in result["rows"]:
@@ -381,39 +503,73 @@ def render_rows(result: dict) -> list[str]:
             f"{_median(ours['cpu']):.2f} s | {_median(peer['wall']):.2f} / {_median(peer['cpu']):.2f} s | "
             f"{ratio:.2f} (**{1 / ratio:.2f}x**) | {_gib(max(ours['peak_rss']))} | {_gib(max(peer['peak_rss']))} | "
             f"{max(ours['peak_rss']) / max(peer['peak_rss']):.2f} | {row['others']:.0%} | "
-            + ("yes" if row["equal"] else f"**NO**: {', '.join(failed)}") + " |"
+            + ("yes" if row["equal"] else f"**NO**: {', '.join(failed)}")
+            + " |"
         )
     lines.append("")
     if result["scaling"]:
-        lines.append("Scaling exponent (slope of log wall time vs log responses): " + "; ".join(
-            f"{_size(step['from'])} → {_size(step['to'])}: ours **{step['ours']:.2f}**, peers {step['peer']:.2f}"
-            for step in result["scaling"]) + ". Both include a fixed start-up (imports, model load), which "
-            "lowers the exponent between the small sizes.")
+        lines.append(
+            "Scaling exponent (slope of log wall time vs log responses): "
+            + "; ".join(
+                f"{_size(step['from'])} → {_size(step['to'])}: ours **{step['ours']:.2f}**, peers {step['peer']:.2f}"
+                for step in result["scaling"]
+            )
+            + ". Both include a fixed start-up (imports, model load), which "
+            "lowers the exponent between the small sizes."
+        )
         lines.append("")
     lines += goal_lines(result)
     disturbed = [row for row in result["rows"] if row["others"] > 0.10]
     if disturbed:
-        lines += ["", (f"**Disturbed**: other processes took more than 10% of the machine's CPU during {len(disturbed)} of "
-                  f"{len(result['rows'])} sizes (up to {max(row['others'] for row in disturbed):.0%}); the times are "
-                  "indicative only: re-measure on an idle machine.")]
+        lines += [
+            "",
+            (
+                f"**Disturbed**: other processes took more than 10% of the machine's CPU during {len(disturbed)} of "
+                f"{len(result['rows'])} sizes (up to {max(row['others'] for row in disturbed):.0%}); the times are "
+                "indicative only: re-measure on an idle machine."
+            ),
+        ]
     largest = result["rows"][-1]
     parts = largest["peer"]["parts"]
-    lines += ["", (f"Where the peers' script spends its time at {largest['responses']:,} responses (its own timer, last "
-                   "run; imports not included): " + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in parts.items())
-                   + ". Its corpus part tokenizes each response once (NLTK casual) and counts n-grams with a Counter.")]
+    lines += [
+        "",
+        (
+            f"Where the peers' script spends its time at {largest['responses']:,} responses (its own timer, last "
+            "run; imports not included): "
+            + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in parts.items())
+            + ". Its corpus part tokenizes each response once (NLTK casual) and counts n-grams with a Counter."
+        ),
+    ]
     checks = largest["checks"]
-    lines += ["", f"Figures compared ({largest['responses']:,} responses; every size is checked the same way):", "",
-              "| figure | values compared | max difference | tolerance | why that tolerance |", "|---|---:|---:|---|---|"]
+    lines += [
+        "",
+        f"Figures compared ({largest['responses']:,} responses; every size is checked the same way):",
+        "",
+        "| figure | values compared | max difference | tolerance | why that tolerance |",
+        "|---|---:|---:|---|---|",
+    ]
     for check in checks:
         why = TOLERANCES[check["figure"]][2]
-        lines.append(f"| {check['figure']} | {check['count']:,} | {check['max_difference']:.1e} | "
-                     f"{check['tolerance']:.0e} {check['kind']} | {why} |")
+        lines.append(
+            f"| {check['figure']} | {check['count']:,} | {check['max_difference']:.1e} | "
+            f"{check['tolerance']:.0e} {check['kind']} | {why} |"
+        )
     return lines
 
 
 def versions() -> str:
     return f"Python {platform.python_version()}, " + package_versions(
-        ("dialeval", "torch", "sentence-transformers", "transformers", "nltk", "vendi-score", "numpy", "scipy"))
+        (
+            "dialeval",
+            "torch",
+            "sentence-transformers",
+            "transformers",
+            "nltk",
+            "vendi-score",
+            "numpy",
+            "scipy",
+        )
+    )
 
 
 def render(result: dict, command: str) -> str:
@@ -422,30 +578,38 @@ def render(result: dict, command: str) -> str:
         f"<!-- {SCRIPT}:start -->",
         "## bench_job: the whole job, `dialeval evaluate` vs the peers' script",
         "",
-        ("Ours: `dialeval evaluate SETS.jsonl -o OUT.json --no-progress --nli-model none --bertscore-model none "
-         "--cross-encoder-model none --metric lexical_diversity --metric corpus_lexical_diversity --metric sent_bert "
-         "--metric vendi`. Peers: `benchmarks/peer_job.py` (Tevet & Berant's released set-level metrics, the Sem-Ent "
-         "paper's Dist / Ent / LF over NLTK casual tokens (tokenized once) with a Counter, one `SentenceTransformer.encode` of all responses, "
-         "`vendi_score.vendi.score_X` per set). Each run is a fresh process; the same figures are checked equal before a "
-         "time counts. DailyDialog++ sets of 10 (the script's docstring says how they are drawn); all-MiniLM-L6-v2, "
-         f"batch 64, float32, device {result['device']}. {result['repeats']} interleaved rounds per size "
-         f"{warmup_text(result)}; medians; peak RSS: the largest of the runs, of the whole process tree."),
+        (
+            "Ours: `dialeval evaluate SETS.jsonl -o OUT.json --no-progress --nli-model none --bertscore-model none "
+            "--cross-encoder-model none --metric lexical_diversity --metric corpus_lexical_diversity --metric sent_bert "
+            "--metric vendi`. Peers: `benchmarks/peer_job.py` (Tevet & Berant's released set-level metrics, the Sem-Ent "
+            "paper's Dist / Ent / LF over NLTK casual tokens (tokenized once) with a Counter, one `SentenceTransformer.encode` of all responses, "
+            "`vendi_score.vendi.score_X` per set). Each run is a fresh process; the same figures are checked equal before a "
+            "time counts. DailyDialog++ sets of 10 (the script's docstring says how they are drawn); all-MiniLM-L6-v2, "
+            f"batch 64, float32, device {result['device']}. {result['repeats']} interleaved rounds per size "
+            f"{warmup_text(result)}; medians; peak RSS: the largest of the runs, of the whole process tree."
+        ),
         "",
         *render_rows(result),
         "",
         *details_head(command),
         f"- Versions: {versions()}",
-        (f"- Threads: {'`--threads ' + str(threads) + '` (OMP / MKL / OpenBLAS thread variables of both sides)' if threads else 'default (torch and BLAS: one per core)'}."),
-        ("- Timing: wall time of each process from start to reaped (`time.perf_counter`); CPU time from `os.wait4` "
-         "(the process and its reaped descendants; CPU > wall: several cores worked). Peak RSS: the larger of psutil's "
-         "sum over the process tree, polled every 0.1 s, and `wait4`'s `ru_maxrss` (largest single process)."),
+        (
+            f"- Threads: {'`--threads ' + str(threads) + '` (OMP / MKL / OpenBLAS thread variables of both sides)' if threads else 'default (torch and BLAS: one per core)'}."
+        ),
+        (
+            "- Timing: wall time of each process from start to reaped (`time.perf_counter`); CPU time from `os.wait4` "
+            "(the process and its reaped descendants; CPU > wall: several cores worked). Peak RSS: the larger of psutil's "
+            "sum over the process tree, polled every 0.1 s, and `wait4`'s `ru_maxrss` (largest single process)."
+        ),
         "",
         "All runs (wall seconds; ours | peers):",
         "",
     ]
     for row in result["rows"]:
-        lines.append(f"- {row['responses']:,}: {', '.join(f'{t:.2f}' for t in row['ours']['wall'])} | "
-                     f"{', '.join(f'{t:.2f}' for t in row['peer']['wall'])}")
+        lines.append(
+            f"- {row['responses']:,}: {', '.join(f'{t:.2f}' for t in row['ours']['wall'])} | "
+            f"{', '.join(f'{t:.2f}' for t in row['peer']['wall'])}"
+        )
     lines += [f"<!-- {SCRIPT}:end -->"]
     return "\n".join(lines) + "\n"
 
@@ -458,40 +622,69 @@ def build_corpus(path: Path, size: int) -> dict:
     from bench_lexical import synthetic_corpus
 
     records = dailydialog_records()
-    texts = [text for record in records for key in record if key.endswith("_responses") for text in record[key]][:size]
+    texts = [
+        text
+        for record in records
+        for key in record
+        if key.endswith("_responses")
+        for text in record[key]
+    ][:size]
     dailydialog = len(texts)
     texts += synthetic_corpus(size - dailydialog, seed=0) if size > dailydialog else []
     with open(path, "w", encoding="utf-8") as handle:
         handle.writelines(text.replace("\n", " ") + "\n" for text in texts)
-    return {"responses": len(texts), "dailydialog": dailydialog, "synthetic": len(texts) - dailydialog,
-            "distinct": len(set(texts))}
+    return {
+        "responses": len(texts),
+        "dailydialog": dailydialog,
+        "synthetic": len(texts) - dailydialog,
+        "distinct": len(set(texts)),
+    }
 
 
 def measure_corpus(size: int, workdir: Path, device: str | None, threads: int | None) -> dict:
     path = workdir / "corpus.txt"
     corpus = build_corpus(path, size)
-    log(f"corpus: {corpus['responses']:,} responses ({corpus['dailydialog']:,} DailyDialog++, {corpus['synthetic']:,} "
-        f"synthetic), {corpus['distinct']:,} distinct; {path.stat().st_size / 2**20:.0f} MiB")
+    log(
+        f"corpus: {corpus['responses']:,} responses ({corpus['dailydialog']:,} DailyDialog++, {corpus['synthetic']:,} "
+        f"synthetic), {corpus['distinct']:,} distinct; {path.stat().st_size / 2**20:.0f} MiB"
+    )
     output = workdir / "corpus-report.json"
 
     def command_for(corpus_path: str, output_path: str) -> list[str]:
         command = ["evaluate", corpus_path, "-o", output_path, "--no-progress", *MODELS_OFF]
-        return command + [flag for step in CORPUS_STEPS for flag in ("--metric", step)] + (["--device", device] if device else [])
+        return (
+            command
+            + [flag for step in CORPUS_STEPS for flag in ("--metric", step)]
+            + (["--device", device] if device else [])
+        )
 
     command = [*dialeval_command(), *command_for(str(path), str(output))]
     log(f"running {shlex.join(command)}")
     with Contention() as contention:
-        run = run_process_tree(command, env=job_environment(threads), log_path=workdir / "corpus.log")
-    result = {"corpus": corpus, "command": shlex.join(command_for("corpus.txt", "OUT.json")), "wall": run.wall,
-              "cpu": run.cpu, "peak_rss": run.peak_rss, "tree_rss": run.peak_tree_rss, "max_rss": run.max_rss,
-              "others": contention.share, "returncode": run.returncode, "threads": threads}
+        run = run_process_tree(
+            command, env=job_environment(threads), log_path=workdir / "corpus.log"
+        )
+    result = {
+        "corpus": corpus,
+        "command": shlex.join(command_for("corpus.txt", "OUT.json")),
+        "wall": run.wall,
+        "cpu": run.cpu,
+        "peak_rss": run.peak_rss,
+        "tree_rss": run.peak_tree_rss,
+        "max_rss": run.max_rss,
+        "others": contention.share,
+        "returncode": run.returncode,
+        "threads": threads,
+    }
     if run.returncode != 0 or not output.exists():
         result["error"] = run.log_tail.strip()[-1500:]
         return result
     report = json.loads(output.read_text(encoding="utf-8"))
     result["num_responses"] = report.get("num_responses")
-    result["figures"] = {name: {key: value for key, value in values.items() if isinstance(value, (int, float))}
-                         for name, values in report.get("metrics", {}).items()}
+    result["figures"] = {
+        name: {key: value for key, value in values.items() if isinstance(value, (int, float))}
+        for name, values in report.get("metrics", {}).items()
+    }
     result["skipped"] = report.get("skipped", [])
     return result
 
@@ -502,35 +695,55 @@ def render_corpus(result: dict, command: str) -> str:
         f"<!-- {CORPUS_SCRIPT}:start -->",
         f"## bench_job --corpus-1m: `dialeval evaluate` on a {corpus['responses']:,}-response corpus",
         "",
-        (f"Corpus: {corpus['responses']:,} responses, one per line: every DailyDialog++ response ({corpus['dailydialog']:,}, "
-         f"file order) then `bench_lexical.synthetic_corpus({corpus['synthetic']:,}, seed=0)`; **{corpus['distinct']:,} "
-         f"distinct texts**. Command: `dialeval {result['command']}` (one run)."),
+        (
+            f"Corpus: {corpus['responses']:,} responses, one per line: every DailyDialog++ response ({corpus['dailydialog']:,}, "
+            f"file order) then `bench_lexical.synthetic_corpus({corpus['synthetic']:,}, seed=0)`; **{corpus['distinct']:,} "
+            f"distinct texts**. Command: `dialeval {result['command']}` (one run)."
+        ),
         "",
     ]
     if "error" in result:
-        lines += [f"**Not measured**: the job exited with {result['returncode']} after {result['wall']:.1f} s:", "",
-                  "```", result["error"], "```"]
+        lines += [
+            f"**Not measured**: the job exited with {result['returncode']} after {result['wall']:.1f} s:",
+            "",
+            "```",
+            result["error"],
+            "```",
+        ]
     else:
         verdict = "**under**" if result["peak_rss"] < CORPUS_RSS_LIMIT else "**over**"
         lines += [
             "| wall | CPU | peak RSS (process tree) | largest single process | others' CPU | issue's limit |",
             "|---:|---:|---:|---:|---:|---|",
-            (f"| {result['wall']:.1f} s | {result['cpu']:.1f} s | {_gib(result['peak_rss'])} | {_gib(result['max_rss'])} | "
-            f"{result['others']:.0%} | {verdict} 4 GiB |"),
+            (
+                f"| {result['wall']:.1f} s | {result['cpu']:.1f} s | {_gib(result['peak_rss'])} | {_gib(result['max_rss'])} | "
+                f"{result['others']:.0%} | {verdict} 4 GiB |"
+            ),
             "",
             f"Report: `num_responses` {result['num_responses']:,}; "
-            + "; ".join(f"{name}: " + ", ".join(f"{key} {value:,}" if isinstance(value, int) else f"{key} {value:.4g}"
-                                                for key, value in figures.items() if key != "num_responses")
-                        for name, figures in result["figures"].items())
-            + (f"; skipped: {result['skipped']}" if result["skipped"] else "") + ".",
+            + "; ".join(
+                f"{name}: "
+                + ", ".join(
+                    f"{key} {value:,}" if isinstance(value, int) else f"{key} {value:.4g}"
+                    for key, value in figures.items()
+                    if key != "num_responses"
+                )
+                for name, figures in result["figures"].items()
+            )
+            + (f"; skipped: {result['skipped']}" if result["skipped"] else "")
+            + ".",
         ]
     lines += [
         "",
         f"- Date: {datetime.date.today().isoformat()}; command: `{command}`",
         machine_line(),
         f"- Versions: {versions()}",
-        ("- Peak RSS: the larger of psutil's sum over the process tree (polled every 0.1 s) and `wait4`'s "
-         "`ru_maxrss`; threads: " + (f"`--threads {result['threads']}`" if result["threads"] else "default") + "."),
+        (
+            "- Peak RSS: the larger of psutil's sum over the process tree (polled every 0.1 s) and `wait4`'s "
+            "`ru_maxrss`; threads: "
+            + (f"`--threads {result['threads']}`" if result["threads"] else "default")
+            + "."
+        ),
         f"<!-- {CORPUS_SCRIPT}:end -->",
     ]
     return "\n".join(lines) + "\n"
@@ -541,28 +754,73 @@ def render_corpus(result: dict, command: str) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--smoke", action="store_true", help=f"sizes {SMOKE_SIZES}, one round, no warm-up; not a measurement")
-    parser.add_argument("--sizes", type=int, nargs="+", default=None, help=f"responses per size (default {SIZES})")
-    parser.add_argument("--repeats", type=int, default=None, help=f"interleaved rounds per size (default {REPEATS}; smoke 1)")
-    parser.add_argument("--threads", type=int, default=None, help="OMP / MKL / OpenBLAS threads of both sides (default: the cores)")
-    parser.add_argument("--device", default=None, help="both sides' torch device (default: ours Accelerate's choice, the peers' "
-                        "sentence-transformers' choice)")
-    parser.add_argument("--corpus-1m", action="store_true", help="measure the corpus job instead (see the docstring)")
-    parser.add_argument("--corpus-size", type=int, default=CORPUS_SIZE, help=f"responses of --corpus-1m (default {CORPUS_SIZE:,})")
-    parser.add_argument("--workdir", type=Path, default=None, help="where the inputs and outputs go (default: a temporary folder)")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help=f"sizes {SMOKE_SIZES}, one round, no warm-up; not a measurement",
+    )
+    parser.add_argument(
+        "--sizes", type=int, nargs="+", default=None, help=f"responses per size (default {SIZES})"
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=None,
+        help=f"interleaved rounds per size (default {REPEATS}; smoke 1)",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="OMP / MKL / OpenBLAS threads of both sides (default: the cores)",
+    )
+    parser.add_argument(
+        "--device",
+        default=None,
+        help="both sides' torch device (default: ours Accelerate's choice, the peers' "
+        "sentence-transformers' choice)",
+    )
+    parser.add_argument(
+        "--corpus-1m",
+        action="store_true",
+        help="measure the corpus job instead (see the docstring)",
+    )
+    parser.add_argument(
+        "--corpus-size",
+        type=int,
+        default=CORPUS_SIZE,
+        help=f"responses of --corpus-1m (default {CORPUS_SIZE:,})",
+    )
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        default=None,
+        help="where the inputs and outputs go (default: a temporary folder)",
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the raw numbers here")
-    parser.add_argument("--results", type=Path, default=None, help="Markdown file to update (default RESULTS.md; smoke: a temp file)")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help="Markdown file to update (default RESULTS.md; smoke: a temp file)",
+    )
     args = parser.parse_args(argv)
     set_offline_environment()  # for both sides' processes, which inherit it
     if args.threads is not None and args.threads < 1:
         parser.error("--threads must be positive")
     if not DAILYDIALOG.exists():
-        print(f"{SCRIPT}: {DAILYDIALOG} not found (DailyDialog++ lives in ../shared/data); nothing measured")
+        print(
+            f"{SCRIPT}: {DAILYDIALOG} not found (DailyDialog++ lives in ../shared/data); nothing measured"
+        )
         return 0
     sizes = sorted(args.sizes or (SMOKE_SIZES if args.smoke else SIZES))
     repeats = args.repeats or (1 if args.smoke else REPEATS)
-    results = args.results or (Path(tempfile.gettempdir()) / f"{SCRIPT}_smoke.md" if args.smoke else RESULTS_PATH)
-    command = ".venv/bin/python benchmarks/bench_job.py " + shlex.join(argv if argv is not None else sys.argv[1:])
+    results = args.results or (
+        Path(tempfile.gettempdir()) / f"{SCRIPT}_smoke.md" if args.smoke else RESULTS_PATH
+    )
+    command = ".venv/bin/python benchmarks/bench_job.py " + shlex.join(
+        argv if argv is not None else sys.argv[1:]
+    )
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix=f"{SCRIPT}_", dir=args.workdir) as workdir:
         if args.corpus_1m:
@@ -571,7 +829,9 @@ def main(argv=None) -> int:
             failed = "error" in result
             print(render_corpus(result, command.strip()))
         else:
-            result = measure(sizes, repeats, Path(workdir), args.device, args.threads, warmup=not args.smoke)
+            result = measure(
+                sizes, repeats, Path(workdir), args.device, args.threads, warmup=not args.smoke
+            )
             write_section(results, SCRIPT, render(result, command.strip()))
             print("\n".join(render_rows(result)))
             failed = not all(row["equal"] for row in result["rows"])
@@ -579,7 +839,11 @@ def main(argv=None) -> int:
         args.json.write_text(json.dumps(result, indent=1), encoding="utf-8")
     print(f"wrote {results} after {time.perf_counter() - started:.0f} s")
     if failed:
-        print("ERROR: " + ("the corpus job failed" if args.corpus_1m else "the figures differ (see the table)"), file=sys.stderr)
+        print(
+            "ERROR: "
+            + ("the corpus job failed" if args.corpus_1m else "the figures differ (see the table)"),
+            file=sys.stderr,
+        )
     return 1 if failed else 0
 
 

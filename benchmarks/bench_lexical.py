@@ -28,6 +28,7 @@ Usage::
     .venv/bin/python benchmarks/bench_lexical.py                          # full size (minutes)
     .venv/bin/python benchmarks/bench_lexical.py --num-responses 20000   # quick run
 """
+
 from __future__ import annotations
 
 import argparse
@@ -89,7 +90,7 @@ ENDING_WEIGHTS = (0.45, 0.15, 0.15, 0.15, 0.05, 0.05)
 
 GENERATOR_DESCRIPTION = (
     f"seeded `numpy.random.default_rng`; {STOCK_SHARE:.0%} of responses are one of "
-    f"{len(STOCK_REPLIES)} stock replies (\"I don't know.\", \"Yes.\", \"Thank you!\", ...; Zipf-weighted); "
+    f'{len(STOCK_REPLIES)} stock replies ("I don\'t know.", "Yes.", "Thank you!", ...; Zipf-weighted); '
     f"the others have 1 + Binomial(11, 0.45) words (1-12, mean ~6) drawn from a Zipfian "
     f"(s = {ZIPF_EXPONENT}) vocabulary of {VOCABULARY_SIZE:,} words ({len(COMMON_WORDS)} common English "
     f"words incl. contractions, then pseudo-words of 1-3 CV syllables), a comma after "
@@ -152,11 +153,16 @@ def _timed(function, *args, **kwargs):
 
 
 def bench_corpus(num_responses: int, seed: int) -> dict:
-    print(f"[corpus] generating {num_responses:,} synthetic responses (seed {seed}) ...", flush=True)
+    print(
+        f"[corpus] generating {num_responses:,} synthetic responses (seed {seed}) ...", flush=True
+    )
     responses, generation_s = _timed(synthetic_corpus, num_responses, seed)
     num_distinct = len(set(responses))
     share = num_distinct / num_responses
-    print(f"[corpus] generated in {generation_s:.1f} s; {num_distinct:,} distinct ({share:.1%})", flush=True)
+    print(
+        f"[corpus] generated in {generation_s:.1f} s; {num_distinct:,} distinct ({share:.1%})",
+        flush=True,
+    )
 
     print("[corpus] ours, num_workers=1 ...", flush=True)
     ours_single, ours_single_s = _timed(corpus_ngram_diversity, responses, max_n=3, num_workers=1)
@@ -164,7 +170,9 @@ def bench_corpus(num_responses: int, seed: int) -> dict:
     print("[corpus] ours, num_workers=None (default) ...", flush=True)
     ours_default, ours_default_s = _timed(corpus_ngram_diversity, responses, max_n=3)
     print(f"[corpus]   {ours_default_s:.2f} s", flush=True)
-    print("[corpus] naive Sem-Ent port (six calculators, each tokenizing the corpus) ...", flush=True)
+    print(
+        "[corpus] naive Sem-Ent port (six calculators, each tokenizing the corpus) ...", flush=True
+    )
     naive, naive_s = _timed(sement_reference, responses)
     print(f"[corpus]   {naive_s:.2f} s", flush=True)
 
@@ -180,7 +188,14 @@ def bench_corpus(num_responses: int, seed: int) -> dict:
                 ok = relative <= ENTROPY_RTOL
                 detail = f"rel. diff {relative:.1e}"
             checks.append(
-                {"run": label, "metric": key, "ours": value, "naive": reference, "ok": ok, "detail": detail}
+                {
+                    "run": label,
+                    "metric": key,
+                    "ours": value,
+                    "naive": reference,
+                    "ok": ok,
+                    "detail": detail,
+                }
             )
     return {
         "num_responses": num_responses,
@@ -214,10 +229,16 @@ def load_response_sets_by_file(raw_dir: Path) -> dict[str, list[list[str]]]:
             with open(path, encoding="utf-8", newline="") as handle:
                 reader = csv.DictReader(handle)
                 keys = sorted(
-                    (name for name in reader.fieldnames if name.startswith("resp_") and name[5:].isdigit()),
+                    (
+                        name
+                        for name in reader.fieldnames
+                        if name.startswith("resp_") and name[5:].isdigit()
+                    ),
                     key=lambda name: int(name[5:]),
                 )
-                sets_by_file[f"{folder}/{path.name}"] = [[row[key] for key in keys] for row in reader]
+                sets_by_file[f"{folder}/{path.name}"] = [
+                    [row[key] for key in keys] for row in reader
+                ]
     return sets_by_file
 
 
@@ -277,12 +298,16 @@ def bench_sets(raw_dir: Path, repeats: int) -> dict | None:
     metrics = {}
     for name, (naive_metric, our_key) in SET_METRICS.items():
         print(f"[sets] {name}: naive Tevet & Berant port, {repeats} runs ...", flush=True)
-        naive, naive_times = _repeat(lambda sets, metric=naive_metric: _score_all(metric, sets), response_sets, repeats)
+        naive, naive_times = _repeat(
+            lambda sets, metric=naive_metric: _score_all(metric, sets), response_sets, repeats
+        )
         print(f"[sets]   best {min(naive_times):.2f} s", flush=True)
         ours = ours_scores[our_key]
         metrics[name] = {
             "naive_times": naive_times,
-            "mismatches": [i for i, (a, b) in enumerate(zip(ours, naive)) if f"{a:.3f}" != f"{b:.3f}"],
+            "mismatches": [
+                i for i, (a, b) in enumerate(zip(ours, naive)) if f"{a:.3f}" != f"{b:.3f}"
+            ],
             "max_abs_diff": max((abs(a - b) for a, b in zip(ours, naive)), default=0.0),
             "exact": sum(a == b for a, b in zip(ours, naive)),
         }
@@ -319,35 +344,49 @@ def render_section(corpus: dict, sets: dict | None, command: str) -> str:
         f"- Date: {datetime.date.today().isoformat()}",
         f"- Command: `{command}`",
         machine_line(),
-        (f"- Versions: Python {platform.python_version()}, numpy {np.__version__}, nltk {nltk.__version__}, "
-        f"scipy {scipy.__version__}"),
+        (
+            f"- Versions: Python {platform.python_version()}, numpy {np.__version__}, nltk {nltk.__version__}, "
+            f"scipy {scipy.__version__}"
+        ),
         "- Timing: `time.perf_counter()` wall time of the whole call (tokenization included).",
         "",
         "### 1. Corpus scope: Dist-1..3 and Ent-1..3",
         "",
-        ("- Naive: faithful port of `hyperconnect/sem-ent` `codes/utils/dist.py` and `ent.py`; the six "
-        "calculators (Dist-1,2,3, Ent-1,2,3) run separately, each `casual_tokenize`-ing every response, "
-        "building `nltk.util.ngrams` tuples and counting them with a `set` / `Counter`."),
-        ("- Ours: `dialeval.metrics.corpus_ngram_diversity(responses, max_n=3)`, once with `num_workers=1` "
-        f"and once with the default `num_workers=None` ({corpus['default_workers']} tokenizing "
-        f"process{'es' if corpus['default_workers'] != 1 else ''} here)."),
-        (f"- Corpus: {corpus['num_responses']:,} synthetic responses, {corpus['num_tokens']:,} casual tokens; "
-        f"{corpus['num_distinct']:,} distinct texts (**{distinct_share:.1%}** "
-        f"of responses; ours tokenizes each distinct text once). Generator: {GENERATOR_DESCRIPTION}; "
-        f"seed {corpus['seed']}."),
+        (
+            "- Naive: faithful port of `hyperconnect/sem-ent` `codes/utils/dist.py` and `ent.py`; the six "
+            "calculators (Dist-1,2,3, Ent-1,2,3) run separately, each `casual_tokenize`-ing every response, "
+            "building `nltk.util.ngrams` tuples and counting them with a `set` / `Counter`."
+        ),
+        (
+            "- Ours: `dialeval.metrics.corpus_ngram_diversity(responses, max_n=3)`, once with `num_workers=1` "
+            f"and once with the default `num_workers=None` ({corpus['default_workers']} tokenizing "
+            f"process{'es' if corpus['default_workers'] != 1 else ''} here)."
+        ),
+        (
+            f"- Corpus: {corpus['num_responses']:,} synthetic responses, {corpus['num_tokens']:,} casual tokens; "
+            f"{corpus['num_distinct']:,} distinct texts (**{distinct_share:.1%}** "
+            f"of responses; ours tokenizes each distinct text once). Generator: {GENERATOR_DESCRIPTION}; "
+            f"seed {corpus['seed']}."
+        ),
         "- One run each.",
         "",
         "| implementation | wall time | speed-up vs naive |",
         "|---|---:|---:|",
         f"| naive Sem-Ent port (1 process) | {corpus['naive_s']:.1f} s | 1.0x |",
-        (f"| ours, `num_workers=1` | {corpus['ours_single_s']:.1f} s "
-        f"| {_ratio(corpus['naive_s'], corpus['ours_single_s'])} |"),
-        (f"| ours, default (`num_workers=None` → {corpus['default_workers']} processes) "
-        f"| {corpus['ours_default_s']:.1f} s | "
-        f"{_ratio(corpus['naive_s'], corpus['ours_default_s'])} |"),
+        (
+            f"| ours, `num_workers=1` | {corpus['ours_single_s']:.1f} s "
+            f"| {_ratio(corpus['naive_s'], corpus['ours_single_s'])} |"
+        ),
+        (
+            f"| ours, default (`num_workers=None` → {corpus['default_workers']} processes) "
+            f"| {corpus['ours_default_s']:.1f} s | "
+            f"{_ratio(corpus['naive_s'], corpus['ours_default_s'])} |"
+        ),
         "",
-        ("Equality check (Dist-n must be exactly equal; Ent-n within "
-        f"{ENTROPY_RTOL:.0e} relative): **{'passed' if corpus['ok'] else 'FAILED'}**."),
+        (
+            "Equality check (Dist-n must be exactly equal; Ent-n within "
+            f"{ENTROPY_RTOL:.0e} relative): **{'passed' if corpus['ok'] else 'FAILED'}**."
+        ),
         "",
         "| metric | naive | ours (`num_workers=1`) | ours (default) |",
         "|---|---:|---:|---:|",
@@ -361,41 +400,57 @@ def render_section(corpus: dict, sets: dict | None, command: str) -> str:
         )
     lines += [
         "",
-        ("Bound on the single-process ratio: NLTK's casual tokenizer (a large regex) dominates both "
-        f"sides; the naive code tokenizes 6 x {corpus['num_responses']:,} texts and ours "
-        f"{corpus['num_distinct']:,}, so with the same tokenizer one process can only be about "
-        f"{6 * corpus['num_responses'] / corpus['num_distinct']:.1f}x faster unless fewer texts are "
-        "distinct; beyond that, the gain comes from tokenizing in several processes."),
+        (
+            "Bound on the single-process ratio: NLTK's casual tokenizer (a large regex) dominates both "
+            f"sides; the naive code tokenizes 6 x {corpus['num_responses']:,} texts and ours "
+            f"{corpus['num_distinct']:,}, so with the same tokenizer one process can only be about "
+            f"{6 * corpus['num_responses'] / corpus['num_distinct']:.1f}x faster unless fewer texts are "
+            "distinct; beyond that, the gain comes from tokenizing in several processes."
+        ),
         "",
-        ("Why ours is faster: the naive code runs the casual tokenizer over the whole corpus six times "
-        "(once per calculator), ours tokenizes each distinct text once (optionally in parallel) and "
-        "derives all orders from one pass; and instead of hashing n-gram tuples into a `set` / "
-        "`Counter`, ours maps tokens to integer ids and ranks the n-grams of each order with "
-        "`numpy.unique` on (rank of the (n-1)-gram, next token id)."),
+        (
+            "Why ours is faster: the naive code runs the casual tokenizer over the whole corpus six times "
+            "(once per calculator), ours tokenizes each distinct text once (optionally in parallel) and "
+            "derives all orders from one pass; and instead of hashing n-gram tuples into a `set` / "
+            "`Counter`, ours maps tokens to integer ids and ranks the n-grams of each order with "
+            "`numpy.unique` on (rank of the (n-1)-gram, next token id)."
+        ),
         "",
         "### 2. Set scope: averaged distinct-n and n-gram cosine diversity (n = 1..5)",
         "",
     ]
     if sets is None:
-        lines += ["Skipped: `../shared/data/tevet-diversity-eval/raw/` was not found.", "", SECTION_END]
+        lines += [
+            "Skipped: `../shared/data/tevet-diversity-eval/raw/` was not found.",
+            "",
+            SECTION_END,
+        ]
         return "\n".join(lines) + "\n"
     lines += [
-        ("- Naive: faithful port of `GuyTevet/diversity-eval` (`utils.lines_to_ngrams`, `DistinctNgrams`, "
-        "`CosineSimilarity` with `list.count` vectors and `scipy.spatial.distance.cosine`, "
-        "`Similarity2DiversityMetric`, `AveragedNgramDiversityMetric`); as released, every pair is "
-        "re-tokenized by `lines_to_ngrams` and pairs without a shared n-gram skip the vectors "
-        "(the release's \"acceleration step\")."),
-        ("- Ours: `dialeval.metrics.lexical_diversity.set_level_batch.batch_set_lexical_diversity(response_sets, "
-        "allow_empty=True)`, called once per CSV file with all of its rows, scoring both metrics in "
-        "one call (as `set_lexical_diversity` and `dialeval evaluate` do); the per-set "
-        "`averaged_distinct_n` / `ngram_cosine_diversity` give the same numbers bit for bit."),
-        (f"- Data: every row of {len(sets['files'])} CSVs under `raw/McDiv/` and `raw/McDiv_nuggets/` "
-        f"({', '.join('`' + name + '`' for name in sets['files'])}): {sets['num_sets']:,} response sets, "
-        f"{sets['num_responses']:,} responses."),
-        (f"- Naive: each metric over all sets, {sets['repeats']} runs each; ours: both metrics over all "
-        f"files, {sets['repeats']} runs; the table shows the best run (all runs listed below it). Ours "
-        "computes both metrics in the same call, so it has no per-metric time: the per-metric rows "
-        "compare the naive metric alone with our call for both (a lower bound on the speed-up)."),
+        (
+            "- Naive: faithful port of `GuyTevet/diversity-eval` (`utils.lines_to_ngrams`, `DistinctNgrams`, "
+            "`CosineSimilarity` with `list.count` vectors and `scipy.spatial.distance.cosine`, "
+            "`Similarity2DiversityMetric`, `AveragedNgramDiversityMetric`); as released, every pair is "
+            "re-tokenized by `lines_to_ngrams` and pairs without a shared n-gram skip the vectors "
+            '(the release\'s "acceleration step").'
+        ),
+        (
+            "- Ours: `dialeval.metrics.lexical_diversity.set_level_batch.batch_set_lexical_diversity(response_sets, "
+            "allow_empty=True)`, called once per CSV file with all of its rows, scoring both metrics in "
+            "one call (as `set_lexical_diversity` and `dialeval evaluate` do); the per-set "
+            "`averaged_distinct_n` / `ngram_cosine_diversity` give the same numbers bit for bit."
+        ),
+        (
+            f"- Data: every row of {len(sets['files'])} CSVs under `raw/McDiv/` and `raw/McDiv_nuggets/` "
+            f"({', '.join('`' + name + '`' for name in sets['files'])}): {sets['num_sets']:,} response sets, "
+            f"{sets['num_responses']:,} responses."
+        ),
+        (
+            f"- Naive: each metric over all sets, {sets['repeats']} runs each; ours: both metrics over all "
+            f"files, {sets['repeats']} runs; the table shows the best run (all runs listed below it). Ours "
+            "computes both metrics in the same call, so it has no per-metric time: the per-metric rows "
+            "compare the naive metric alone with our call for both (a lower bound on the speed-up)."
+        ),
         "",
         "| metric | naive (best) | ours (best) | speed-up vs naive |",
         "|---|---:|---:|---:|",
@@ -412,9 +467,13 @@ def render_section(corpus: dict, sets: dict | None, command: str) -> str:
     )
     lines.append("")
     for name, metric in sets["metrics"].items():
-        lines.append(f"All runs, naive {name}: {', '.join(f'{t:.2f}' for t in metric['naive_times'])} s.")
+        lines.append(
+            f"All runs, naive {name}: {', '.join(f'{t:.2f}' for t in metric['naive_times'])} s."
+        )
         lines.append("")
-    lines.append(f"All runs, ours (both metrics): {', '.join(f'{t:.2f}' for t in sets['ours_times'])} s.")
+    lines.append(
+        f"All runs, ours (both metrics): {', '.join(f'{t:.2f}' for t in sets['ours_times'])} s."
+    )
     lines.append("")
     lines += [
         f"Equality check (every row identical to 3 decimals): **{'passed' if sets['ok'] else 'FAILED'}**.",
@@ -430,16 +489,18 @@ def render_section(corpus: dict, sets: dict | None, command: str) -> str:
         )
     lines += [
         "",
-        ("Why ours is faster: the naive code works set by set in Python: for the cosine diversity it "
-        "re-tokenizes both responses of every pair for every n, builds each pair's count vectors with "
-        "`list.count` over the union n-gram space and calls `scipy.spatial.distance.cosine`; for "
-        "distinct-n it builds n-gram tuples and a `set` per set and order. Ours tokenizes each "
-        "distinct response once and then works on flat integer arrays of a whole file: per order, "
-        "`numpy.unique` ranks every n-gram (rank of the (n-1)-gram, next token id) and counts "
-        "(response, n-gram) entries; distinct-n comes from the distinct (set, n-gram) pairs per set, "
-        "pair dot products from pairing adjacent entries of the same (set, n-gram) after sorting, "
-        "norms from `numpy.bincount`, and the §5 mean over pairs from `numpy.mean` over rows in the "
-        "released pair order (hence bit-identical results)."),
+        (
+            "Why ours is faster: the naive code works set by set in Python: for the cosine diversity it "
+            "re-tokenizes both responses of every pair for every n, builds each pair's count vectors with "
+            "`list.count` over the union n-gram space and calls `scipy.spatial.distance.cosine`; for "
+            "distinct-n it builds n-gram tuples and a `set` per set and order. Ours tokenizes each "
+            "distinct response once and then works on flat integer arrays of a whole file: per order, "
+            "`numpy.unique` ranks every n-gram (rank of the (n-1)-gram, next token id) and counts "
+            "(response, n-gram) entries; distinct-n comes from the distinct (set, n-gram) pairs per set, "
+            "pair dot products from pairing adjacent entries of the same (set, n-gram) after sorting, "
+            "norms from `numpy.bincount`, and the §5 mean over pairs from `numpy.mean` over rows in the "
+            "released pair order (hence bit-identical results)."
+        ),
         "",
         SECTION_END,
     ]
@@ -478,21 +539,34 @@ def print_summary(corpus: dict, sets: dict | None) -> None:
             f"  {name}: naive {naive_best:.2f} s | "
             f"{len(metric['mismatches'])} rows differ at 3 decimals, "
             f"max abs diff {metric['max_abs_diff']:.1e}"
-            + (f", first differing rows {metric['mismatches'][:10]}" if metric["mismatches"] else "")
+            + (
+                f", first differing rows {metric['mismatches'][:10]}"
+                if metric["mismatches"]
+                else ""
+            )
         )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--num-responses", type=int, default=1_000_000, help="synthetic corpus size (default 1,000,000)"
+        "--num-responses",
+        type=int,
+        default=1_000_000,
+        help="synthetic corpus size (default 1,000,000)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the synthetic corpus (default 0)")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the synthetic corpus (default 0)"
+    )
     parser.add_argument(
         "--set-repeats", type=int, default=3, help="timed runs of each set-scope metric (default 3)"
     )
-    parser.add_argument("--data-dir", type=Path, default=TEVET_RAW, help="Tevet & Berant raw/ folder")
-    parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS, help="Markdown file to update")
+    parser.add_argument(
+        "--data-dir", type=Path, default=TEVET_RAW, help="Tevet & Berant raw/ folder"
+    )
+    parser.add_argument(
+        "--results", type=Path, default=DEFAULT_RESULTS, help="Markdown file to update"
+    )
     args = parser.parse_args(argv)
     if args.num_responses < 1 or args.set_repeats < 1:
         parser.error("--num-responses and --set-repeats must be positive")
@@ -507,7 +581,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nwrote {args.results}")
     ok = corpus["ok"] and (sets is None or sets["ok"])
     if not ok:
-        print("ERROR: our numbers differ from the reference implementation (see above).", file=sys.stderr)
+        print(
+            "ERROR: our numbers differ from the reference implementation (see above).",
+            file=sys.stderr,
+        )
     return 0 if ok else 1
 
 

@@ -26,6 +26,7 @@ Usage::
     .venv/bin/python benchmarks/bench_nli.py                    # ~6 minutes on 2 cores
     .venv/bin/python benchmarks/bench_nli.py --naive-sets 3 --sets 10 --stream-sets 2000   # smoke run
 """
+
 from __future__ import annotations
 
 import argparse
@@ -59,7 +60,15 @@ from dialeval.metrics.nli_diversity.nli import (
 )
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-DATA_FILE = REPO_ROOT.parent / "shared" / "data" / "tevet-diversity-eval" / "raw" / "decTest" / "dec_test_200_with_hds_resp_gen.csv"
+DATA_FILE = (
+    REPO_ROOT.parent
+    / "shared"
+    / "data"
+    / "tevet-diversity-eval"
+    / "raw"
+    / "decTest"
+    / "dec_test_200_with_hds_resp_gen.csv"
+)
 SCRIPT = "bench_nli"
 TARGET_SPEEDUP = 5.0
 # Padding and batch shapes change float32 summation order, hence the last bits of each probability.
@@ -76,15 +85,34 @@ def build_classifier(directory: Path, texts: list[str], roberta_base: bool) -> s
     bpe.train_from_iterator(
         texts,
         trainers.BpeTrainer(
-            vocab_size=30000, special_tokens=SPECIALS, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+            vocab_size=30000,
+            special_tokens=SPECIALS,
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            show_progress=False,
         ),
     )
-    bpe.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 0), add_prefix_space=False)
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=bpe, model_max_length=512, bos_token="<s>", pad_token="<pad>", eos_token="</s>",
-        unk_token="<unk>", mask_token="<mask>",
+    bpe.post_processor = processors.RobertaProcessing(
+        ("</s>", 2), ("<s>", 0), add_prefix_space=False
     )
-    shape = {} if roberta_base else {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 64}
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=bpe,
+        model_max_length=512,
+        bos_token="<s>",
+        pad_token="<pad>",
+        eos_token="</s>",
+        unk_token="<unk>",
+        mask_token="<mask>",
+    )
+    shape = (
+        {}
+        if roberta_base
+        else {
+            "hidden_size": 32,
+            "num_hidden_layers": 2,
+            "num_attention_heads": 2,
+            "intermediate_size": 64,
+        }
+    )
     config = RobertaConfig(
         vocab_size=50265 if roberta_base else len(tokenizer),
         max_position_embeddings=514,
@@ -92,7 +120,9 @@ def build_classifier(directory: Path, texts: list[str], roberta_base: bool) -> s
         id2label=LABELS,
         label2id={v: k for k, v in LABELS.items()},
         initializer_range=0.02,  # the usual init: activations of a realistic magnitude
-        pad_token_id=1, bos_token_id=0, eos_token_id=2,
+        pad_token_id=1,
+        bos_token_id=0,
+        eos_token_id=2,
         **shape,
     )
     torch.manual_seed(0)
@@ -125,21 +155,41 @@ def timed(function, *args, **kwargs):
     return result, seconds, memory.growth_mib
 
 
-def bench_throughput(path: str, response_sets: list[list[str]], naive_sets: int, batch_size: int) -> dict:
+def bench_throughput(
+    path: str, response_sets: list[list[str]], naive_sets: int, batch_size: int
+) -> dict:
     subset = response_sets[:naive_sets]
     pairs_subset = sum(len(s) * (len(s) - 1) for s in subset)
     pairs_all = sum(len(s) * (len(s) - 1) for s in response_sets)
-    NLIScorer(path, device="cpu")  # load once, outside the timings (the naive loop loads too; see below)
+    NLIScorer(
+        path, device="cpu"
+    )  # load once, outside the timings (the naive loop loads too; see below)
 
     naive, naive_s, naive_mib = timed(naive_nli, path, subset)
     ours, ours_s, ours_mib = timed(
-        nli_diversity, subset, model=path, device="cpu", batch_size=batch_size, allow_empty=True, return_matrices=True
+        nli_diversity,
+        subset,
+        model=path,
+        device="cpu",
+        batch_size=batch_size,
+        allow_empty=True,
+        return_matrices=True,
     )
     half, half_s, _ = timed(
-        nli_diversity, subset, scorer=NLIScorer(path, device="cpu", batch_size=batch_size, dtype="bfloat16"),
-        allow_empty=True, return_matrices=True,
+        nli_diversity,
+        subset,
+        scorer=NLIScorer(path, device="cpu", batch_size=batch_size, dtype="bfloat16"),
+        allow_empty=True,
+        return_matrices=True,
     )
-    full, full_s, full_mib = timed(nli_diversity, response_sets, model=path, device="cpu", batch_size=batch_size, allow_empty=True)
+    full, full_s, full_mib = timed(
+        nli_diversity,
+        response_sets,
+        model=path,
+        device="cpu",
+        batch_size=batch_size,
+        allow_empty=True,
+    )
 
     same_class, max_diff, max_confidence_diff = True, 0.0, 0.0
     for reference, matrix in zip(naive, ours["matrices"]):
@@ -148,7 +198,9 @@ def bench_throughput(path: str, response_sets: list[list[str]], naive_sets: int,
         same_class &= bool((mine.argmax(1) == reference.argmax(1)).all())
         max_diff = max(max_diff, float(np.abs(mine - reference).max()))
         confidence = nli_scores(reference)["nli_diversity_confidence"]
-        max_confidence_diff = max(max_confidence_diff, abs(matrix.scores()["nli_diversity_confidence"] - confidence))
+        max_confidence_diff = max(
+            max_confidence_diff, abs(matrix.scores()["nli_diversity_confidence"] - confidence)
+        )
     predicted = np.concatenate([m.predicted[m.predicted >= 0] for m in ours["matrices"]])
     predicted_half = np.concatenate([m.predicted[m.predicted >= 0] for m in half["matrices"]])
     return {
@@ -176,7 +228,29 @@ def bench_throughput(path: str, response_sets: list[list[str]], naive_sets: int,
 
 
 def synthetic_sets(count: int, seed: int = 0):
-    words = ["i", "you", "we", "like", "love", "hate", "the", "a", "dog", "cat", "movie", "music", "park", "walk", "today", "tomorrow", "really", "not", "very", "good", "bad"]
+    words = [
+        "i",
+        "you",
+        "we",
+        "like",
+        "love",
+        "hate",
+        "the",
+        "a",
+        "dog",
+        "cat",
+        "movie",
+        "music",
+        "park",
+        "walk",
+        "today",
+        "tomorrow",
+        "really",
+        "not",
+        "very",
+        "good",
+        "bad",
+    ]
     rng = np.random.default_rng(seed)
     for _ in range(count):
         yield [" ".join(rng.choice(words, size=rng.integers(3, 12))) for _ in range(3)]
@@ -188,7 +262,9 @@ def bench_stream(path: str, num_sets: int) -> dict:
     with PeakRSS() as memory:
         start = time.perf_counter()
         total = 0.0
-        for index, matrix in enumerate(iter_nli_pair_matrices(synthetic_sets(num_sets), scorer), start=1):
+        for index, matrix in enumerate(
+            iter_nli_pair_matrices(synthetic_sets(num_sets), scorer), start=1
+        ):
             total += matrix.scores()["nli_diversity"]
             if index == checkpoint:
                 at_checkpoint = (memory.peak - memory.start) / 2**20
@@ -218,47 +294,67 @@ def render(throughput: dict, stream: dict, command: str) -> str:
         f"- Date: {datetime.date.today().isoformat()}",
         f"- Command: `{command}`",
         machine_line(),
-        (f"- Versions: Python {platform.python_version()}, torch {torch.__version__} ({torch.get_num_threads()} threads), "
-        f"transformers {transformers.__version__}"),
-        ("- Model: randomly initialized `RobertaForSequenceClassification` of roberta-base's shape (12 x 768, "
-        "50,265-token table, seeded, init range 0.02), byte-level BPE trained on the file; CPU, float32."),
-        (f"- Data: `dec_test_200_with_hds_resp_gen.csv`, {t['num_sets']} sets x 90 ordered pairs = {t['pairs_all']:,} pairs "
-        f"({t['unique_all']:,} distinct). The naive loop runs on the first {t['naive_sets']} sets "
-        f"({t['pairs_subset']:,} pairs, {t['unique_subset']:,} distinct); ours on those and on the whole file."),
+        (
+            f"- Versions: Python {platform.python_version()}, torch {torch.__version__} ({torch.get_num_threads()} threads), "
+            f"transformers {transformers.__version__}"
+        ),
+        (
+            "- Model: randomly initialized `RobertaForSequenceClassification` of roberta-base's shape (12 x 768, "
+            "50,265-token table, seeded, init range 0.02), byte-level BPE trained on the file; CPU, float32."
+        ),
+        (
+            f"- Data: `dec_test_200_with_hds_resp_gen.csv`, {t['num_sets']} sets x 90 ordered pairs = {t['pairs_all']:,} pairs "
+            f"({t['unique_all']:,} distinct). The naive loop runs on the first {t['naive_sets']} sets "
+            f"({t['pairs_subset']:,} pairs, {t['unique_subset']:,} distinct); ours on those and on the whole file."
+        ),
         f"- Ours: `nli_diversity(..., batch_size={t['batch_size']})`. Peak memory: growth of the process RSS during the call.",
         "",
         "| implementation | sets | pairs | wall time | pairs / s | speed-up | peak RSS growth |",
         "|---|---:|---:|---:|---:|---:|---:|",
-        (f"| naive: one `tokenizer()` + forward per pair | {t['naive_sets']} | {t['pairs_subset']:,} | {t['naive_s']:.1f} s | "
-        f"{naive_rate:.1f} | 1.0x | {t['naive_mib']:.0f} MiB |"),
-        (f"| ours | {t['naive_sets']} | {t['pairs_subset']:,} | {t['ours_s']:.1f} s | {ours_rate:.1f} | "
-        f"**{ratio:.1f}x** ({verdict} the {TARGET_SPEEDUP:.0f}x target) | {t['ours_mib']:.0f} MiB |"),
-        (f"| ours, `dtype=\"bfloat16\"` (not identical, see below) | {t['naive_sets']} | {t['pairs_subset']:,} | "
-        f"{t['half_s']:.1f} s | {t['pairs_subset'] / t['half_s']:.1f} | {t['pairs_subset'] / t['half_s'] / naive_rate:.1f}x | – |"),
-        (f"| ours, whole file | {t['num_sets']} | {t['pairs_all']:,} | {t['full_s']:.1f} s | {full_rate:.1f} | "
-        f"{full_rate / naive_rate:.1f}x | {t['full_mib']:.0f} MiB |"),
+        (
+            f"| naive: one `tokenizer()` + forward per pair | {t['naive_sets']} | {t['pairs_subset']:,} | {t['naive_s']:.1f} s | "
+            f"{naive_rate:.1f} | 1.0x | {t['naive_mib']:.0f} MiB |"
+        ),
+        (
+            f"| ours | {t['naive_sets']} | {t['pairs_subset']:,} | {t['ours_s']:.1f} s | {ours_rate:.1f} | "
+            f"**{ratio:.1f}x** ({verdict} the {TARGET_SPEEDUP:.0f}x target) | {t['ours_mib']:.0f} MiB |"
+        ),
+        (
+            f'| ours, `dtype="bfloat16"` (not identical, see below) | {t["naive_sets"]} | {t["pairs_subset"]:,} | '
+            f"{t['half_s']:.1f} s | {t['pairs_subset'] / t['half_s']:.1f} | {t['pairs_subset'] / t['half_s'] / naive_rate:.1f}x | – |"
+        ),
+        (
+            f"| ours, whole file | {t['num_sets']} | {t['pairs_all']:,} | {t['full_s']:.1f} s | {full_rate:.1f} | "
+            f"{full_rate / naive_rate:.1f}x | {t['full_mib']:.0f} MiB |"
+        ),
         "",
-        (f"Equality on the naive subset: same argmax class for every pair (so identical Baseline and Neutral NLI "
-        f"Diversity and class counts): **{t['same_class']}**; max |Δ Confidence NLI Diversity| per set = "
-        f"{t['max_confidence_diff']:.1e} (tolerance {CONFIDENCE_TOLERANCE:.0e}; max |Δp| per pair {t['max_prob_diff']:.1e}) → "
-        f"**{'passed' if t['ok'] else 'FAILED'}**. "
-        f"Predicted classes (contradiction, neutral, entailment): {t['class_counts']}. "
-        f"bfloat16 gives the float32 argmax on {t['half_agreement']:.1%} of the pairs (measured on this random "
-        "model; agreement on a trained NLI model was not measured): an option for GPUs or AMX CPUs, not the default."),
+        (
+            f"Equality on the naive subset: same argmax class for every pair (so identical Baseline and Neutral NLI "
+            f"Diversity and class counts): **{t['same_class']}**; max |Δ Confidence NLI Diversity| per set = "
+            f"{t['max_confidence_diff']:.1e} (tolerance {CONFIDENCE_TOLERANCE:.0e}; max |Δp| per pair {t['max_prob_diff']:.1e}) → "
+            f"**{'passed' if t['ok'] else 'FAILED'}**. "
+            f"Predicted classes (contradiction, neutral, entailment): {t['class_counts']}. "
+            f"bfloat16 gives the float32 argmax on {t['half_agreement']:.1%} of the pairs (measured on this random "
+            "model; agreement on a trained NLI model was not measured): an option for GPUs or AMX CPUs, not the default."
+        ),
         "",
-        ("Why the float32 ratio is what it is: on this 2-core CPU without a GPU, one pair per forward "
-        "already keeps the cores busy with small matrix products; batching raises throughput until the "
-        "float32 matrix units are saturated (throughput flat from batch 32 on), so the ratio on this machine is "
-        "bounded by its float32 compute; no GPU was available to measure. Distinct-pair deduplication adds "
-        f"{t['pairs_all'] / t['unique_all']:.2f}x on the whole file ({t['pairs_all']:,} pairs, {t['unique_all']:,} distinct)."),
+        (
+            "Why the float32 ratio is what it is: on this 2-core CPU without a GPU, one pair per forward "
+            "already keeps the cores busy with small matrix products; batching raises throughput until the "
+            "float32 matrix units are saturated (throughput flat from batch 32 on), so the ratio on this machine is "
+            "bounded by its float32 compute; no GPU was available to measure. Distinct-pair deduplication adds "
+            f"{t['pairs_all'] / t['unique_all']:.2f}x on the whole file ({t['pairs_all']:,} pairs, {t['unique_all']:,} distinct)."
+        ),
         "",
         "### Memory bound: streaming",
         "",
-        (f"{stream['num_sets']:,} synthetic sets of 3 responses ({stream['pairs']:,} ordered pairs) through "
-        "`iter_nli_pair_matrices` (chunks of 16,384 pairs) with a tiny random RoBERTa-NLI (2 x 32), batch 256: "
-        f"{stream['seconds']:.0f} s. Peak RSS growth after {stream['checkpoint']:,} sets: "
-        f"{stream['mib_at_checkpoint']:.0f} MiB; after all {stream['num_sets']:,}: {stream['mib_at_end']:.0f} MiB "
-        "(bounded by one chunk, not by the corpus)."),
+        (
+            f"{stream['num_sets']:,} synthetic sets of 3 responses ({stream['pairs']:,} ordered pairs) through "
+            "`iter_nli_pair_matrices` (chunks of 16,384 pairs) with a tiny random RoBERTa-NLI (2 x 32), batch 256: "
+            f"{stream['seconds']:.0f} s. Peak RSS growth after {stream['checkpoint']:,} sets: "
+            f"{stream['mib_at_checkpoint']:.0f} MiB; after all {stream['num_sets']:,}: {stream['mib_at_end']:.0f} MiB "
+            "(bounded by one chunk, not by the corpus)."
+        ),
         f"<!-- {SCRIPT}:end -->",
     ]
     return "\n".join(lines) + "\n"
@@ -267,14 +363,21 @@ def render(throughput: dict, stream: dict, command: str) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data-file", type=Path, default=DATA_FILE)
-    parser.add_argument("--sets", type=int, default=None, help="score only the first N sets of the file (default all)")
+    parser.add_argument(
+        "--sets",
+        type=int,
+        default=None,
+        help="score only the first N sets of the file (default all)",
+    )
     parser.add_argument("--naive-sets", type=int, default=12)
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--stream-sets", type=int, default=100_000)
     parser.add_argument("--results", type=Path, default=RESULTS_PATH)
     args = parser.parse_args(argv)
     if not args.data_file.is_file():
-        print(f"bench_nli: {args.data_file} not found (the papers' data lives in ../shared/data); nothing measured")
+        print(
+            f"bench_nli: {args.data_file} not found (the papers' data lives in ../shared/data); nothing measured"
+        )
         return 1
     response_sets = [s.responses for s in read_tevet_csv(args.data_file)][: args.sets]
     texts = [text for responses in response_sets for text in responses]
@@ -285,7 +388,9 @@ def main(argv=None) -> int:
         print(throughput)
         stream = bench_stream(tiny, args.stream_sets)
         print(stream)
-    command = "python benchmarks/bench_nli.py " + shlex.join(argv if argv is not None else sys.argv[1:])
+    command = "python benchmarks/bench_nli.py " + shlex.join(
+        argv if argv is not None else sys.argv[1:]
+    )
     write_section(args.results, SCRIPT, render(throughput, stream, command.strip()))
     print(f"wrote {args.results}")
     return 0 if throughput["ok"] else 1

@@ -46,6 +46,7 @@ Usage::
     .venv/bin/python benchmarks/bench_sem_ent.py --sizes 500 2000 --naive-sizes 500 --crossover-sizes 2000 \\
         --results /tmp/bench_sem_ent_smoke.md             # smoke run (< 1 minute)
 """
+
 from __future__ import annotations
 
 import os
@@ -87,14 +88,18 @@ DATA_ROOT = REPO_ROOT.parent / "shared" / "data"
 DAILYDIALOG_FILES = ("data_positives.json", "dev.json", "test.json")
 SCRIPT = "bench_sem_ent"
 NUM_CLUSTERS = 20
-SEED = 0  # SemanticClusters.fit's seed: PCA random_state = seed + 1, k-means random_state = seed + 2
+SEED = (
+    0  # SemanticClusters.fit's seed: PCA random_state = seed + 1, k-means random_state = seed + 2
+)
 PCA_VARIANCE = 0.9
 N_INIT = 5
 MAX_ITER = 500
 MINIBATCH_BATCH = 4096  # what SemanticClusters.fit passes to MiniBatchKMeans
 ARI_TARGET = 0.99
 CLEARLY_FASTER = 1.5  # MiniBatch speed-up over KMeans needed to switch
-INERTIA_TOLERANCE = 1.01  # MiniBatch inertia / KMeans inertia allowed when switching (deterministic: seeded)
+INERTIA_TOLERANCE = (
+    1.01  # MiniBatch inertia / KMeans inertia allowed when switching (deterministic: seeded)
+)
 
 #: (label, share of the machine's CPU time used by *other* processes) for every measurement of
 #: at least MIN_CONTENTION_TICKS machine ticks (shorter ones are too coarse at 100 ticks/s).
@@ -154,7 +159,11 @@ def load_texts(data_root: Path, seed: int) -> tuple[list[str], dict]:
     counts[f"tevet-diversity-eval/raw ({len(csv_files)} CSVs)"] = len(texts) - before
     distinct = list(dict.fromkeys(text for text in texts if isinstance(text, str) and text.strip()))
     order = np.random.default_rng(seed).permutation(len(distinct))
-    return [distinct[i] for i in order], {"responses": len(texts), "distinct": len(distinct), "by_source": counts}
+    return [distinct[i] for i in order], {
+        "responses": len(texts),
+        "distinct": len(distinct),
+        "by_source": counts,
+    }
 
 
 # ---------------------------------------------------------------- ours
@@ -202,7 +211,13 @@ def iterations(model) -> str:
 def make_kmeans(algorithm: str):
     if algorithm == "kmeans":
         return KMeans(NUM_CLUSTERS, n_init=N_INIT, max_iter=MAX_ITER, random_state=SEED + 2)
-    return MiniBatchKMeans(NUM_CLUSTERS, n_init=N_INIT, max_iter=MAX_ITER, random_state=SEED + 2, batch_size=MINIBATCH_BATCH)
+    return MiniBatchKMeans(
+        NUM_CLUSTERS,
+        n_init=N_INIT,
+        max_iter=MAX_ITER,
+        random_state=SEED + 2,
+        batch_size=MINIBATCH_BATCH,
+    )
 
 
 def measure_ours(texts: list[str], embedder, workdir: Path) -> dict:
@@ -210,7 +225,9 @@ def measure_ours(texts: list[str], embedder, workdir: Path) -> dict:
     release_memory()
     with Measured(f"fit {len(texts)}") as memory:
         start = time.perf_counter()
-        clusters = SemanticClusters.fit(texts, capture, num_clusters=NUM_CLUSTERS, seed=SEED, n_init=N_INIT, max_iter=MAX_ITER)
+        clusters = SemanticClusters.fit(
+            texts, capture, num_clusters=NUM_CLUSTERS, seed=SEED, n_init=N_INIT, max_iter=MAX_ITER
+        )
         fit_s = time.perf_counter() - start - capture.save_s
     embeddings = np.load(capture.path)
     labels = clusters.assign_embeddings(embeddings)
@@ -255,15 +272,21 @@ def measure_naive(texts: list[str], sentence_model) -> dict:
     release_memory()
     with Measured(f"naive {len(texts)}") as memory:
         start = time.perf_counter()
-        features = np.stack([sentence_model.encode(text, show_progress_bar=False) for text in texts])
+        features = np.stack(
+            [sentence_model.encode(text, show_progress_bar=False) for text in texts]
+        )
         embedded = time.perf_counter()
         data = normalize(features, norm="l2", axis=1)
-        pca = PCA(n_components=None, whiten=False, svd_solver="full", random_state=SEED + 1).fit(data)
+        pca = PCA(n_components=None, whiten=False, svd_solver="full", random_state=SEED + 1).fit(
+            data
+        )
         cumulative = np.cumsum(pca.explained_variance_ratio_)
         index = int(np.argmax(cumulative >= PCA_VARIANCE))
         data = pca.transform(data)[:, : index + 1]
         reduced = time.perf_counter()
-        kmeans = KMeans(n_clusters=NUM_CLUSTERS, random_state=SEED + 2, n_init=N_INIT, max_iter=MAX_ITER).fit(data)
+        kmeans = KMeans(
+            n_clusters=NUM_CLUSTERS, random_state=SEED + 2, n_init=N_INIT, max_iter=MAX_ITER
+        ).fit(data)
         done = time.perf_counter()
     return {
         "n": len(texts),
@@ -324,17 +347,25 @@ def bench_crossover(embeddings_path: Path, sizes: list[int], repeats: int) -> li
                 if repeat == 0:
                     row[f"{algorithm}_mib"] = memory.growth_mib
             row[f"{algorithm}_s"] = min(times)
-            row[f"{algorithm}_inertia"], row[f"{algorithm}_labels"] = inertia(reduced, model.cluster_centers_)
+            row[f"{algorithm}_inertia"], row[f"{algorithm}_labels"] = inertia(
+                reduced, model.cluster_centers_
+            )
             row[f"{algorithm}_iterations"] = iterations(model)
         # Baseline agreement: KMeans with another seed (how stable the partition is at all).
-        other = KMeans(NUM_CLUSTERS, n_init=N_INIT, max_iter=MAX_ITER, random_state=SEED + 3).fit(reduced)
+        other = KMeans(NUM_CLUSTERS, n_init=N_INIT, max_iter=MAX_ITER, random_state=SEED + 3).fit(
+            reduced
+        )
         other_inertia, other_labels = inertia(reduced, other.cluster_centers_)
         row["seed_ari"] = float(adjusted_rand_score(row["kmeans_labels"], other_labels))
         row["seed_inertia_ratio"] = other_inertia / row["kmeans_inertia"]
         row["speedup"] = row["kmeans_s"] / row["minibatch_kmeans_s"]
         row["inertia_ratio"] = row["minibatch_kmeans_inertia"] / row["kmeans_inertia"]
-        row["ari"] = float(adjusted_rand_score(row.pop("kmeans_labels"), row.pop("minibatch_kmeans_labels")))
-        row["qualifies"] = row["speedup"] >= CLEARLY_FASTER and row["inertia_ratio"] <= INERTIA_TOLERANCE
+        row["ari"] = float(
+            adjusted_rand_score(row.pop("kmeans_labels"), row.pop("minibatch_kmeans_labels"))
+        )
+        row["qualifies"] = (
+            row["speedup"] >= CLEARLY_FASTER and row["inertia_ratio"] <= INERTIA_TOLERANCE
+        )
         rows.append(row)
         print({k: v for k, v in row.items()}, flush=True)
     return rows
@@ -350,7 +381,9 @@ def recommend_threshold(rows: list[dict]) -> tuple[int | None, str]:
         if all(r["qualifies"] for r in rows[index:]):
             first = row["n"]
             break
-    criterion = f"MiniBatch >= {CLEARLY_FASTER:g}x faster and inertia within {INERTIA_TOLERANCE - 1:.0%}"
+    criterion = (
+        f"MiniBatch >= {CLEARLY_FASTER:g}x faster and inertia within {INERTIA_TOLERANCE - 1:.0%}"
+    )
     if first is None:
         return None, (
             f"no measured size up to {rows[-1]['n']:,} meets the criterion ({criterion}) at it and every larger size: "
@@ -381,11 +414,18 @@ def contention_line() -> str:
     label, worst = max(CONTENTION, key=lambda item: item[1])
     return (
         f"- CPU contention: other processes used a median {shares[len(shares) // 2]:.0%} and at most {worst:.0%} "
-        f"(during \"{label}\") of the machine's CPU time across the {len(shares)} measurements of >= 1 s (from /proc/stat)."
+        f'(during "{label}") of the machine\'s CPU time across the {len(shares)} measurements of >= 1 s (from /proc/stat).'
     )
 
 
-def render(info: dict, scaling: list[dict], naive: list[dict], checks: list[dict], crossover: list[dict], command: str) -> str:
+def render(
+    info: dict,
+    scaling: list[dict],
+    naive: list[dict],
+    checks: list[dict],
+    crossover: list[dict],
+    command: str,
+) -> str:
     threshold, recommendation = recommend_threshold(crossover)
     lines = [
         f"<!-- {SCRIPT}:start -->",
@@ -394,24 +434,34 @@ def render(info: dict, scaling: list[dict], naive: list[dict], checks: list[dict
         f"- Date: {datetime.date.today().isoformat()}",
         f"- Command: `{command}`",
         machine_line(),
-        (f"- Versions: Python {platform.python_version()}, torch {torch.__version__} ({torch.get_num_threads()} threads), "
-        f"scikit-learn {sklearn.__version__}, numpy {np.__version__}"),
-        (f"- Embedder: `load_embedder(\"sentence_transformers\")` (embedded all-MiniLM-L6-v2, 384-d), CPU, float32, "
-        f"batch size {info['batch_size']}; loaded before any timing (load time excluded everywhere)."),
-        (f"- Texts: {info['distinct']:,} distinct non-blank responses (of {info['responses']:,}) from DailyDialog++ "
-        "(`data_positives`, `dev`, `test`, every `*_responses` field) and Tevet & Berant's 18 raw CSVs; shuffled "
-        f"(seed {info['seed']}), first N taken. All texts are distinct, so the embedder's dedupe saves nothing here."),
-        (f"- Fit: `SemanticClusters.fit(texts[:N], embedder, num_clusters={NUM_CLUSTERS}, seed={SEED})` (n_init={N_INIT}, "
-        f"max_iter={MAX_ITER}, `algorithm=\"auto\"`, `MINIBATCH_THRESHOLD` = {MINIBATCH_THRESHOLD:,} during this run). "
-        "Embedding time: the `embed` call inside the fit; PCA and k-means: rerun alone on the same vectors with the "
-        "fit's settings. Peak memory: growth of the process RSS (sampled every 5 ms) during the call. One run each, "
-        "after a warm-up fit and naive run on 300 / 40 other texts."),
+        (
+            f"- Versions: Python {platform.python_version()}, torch {torch.__version__} ({torch.get_num_threads()} threads), "
+            f"scikit-learn {sklearn.__version__}, numpy {np.__version__}"
+        ),
+        (
+            f'- Embedder: `load_embedder("sentence_transformers")` (embedded all-MiniLM-L6-v2, 384-d), CPU, float32, '
+            f"batch size {info['batch_size']}; loaded before any timing (load time excluded everywhere)."
+        ),
+        (
+            f"- Texts: {info['distinct']:,} distinct non-blank responses (of {info['responses']:,}) from DailyDialog++ "
+            "(`data_positives`, `dev`, `test`, every `*_responses` field) and Tevet & Berant's 18 raw CSVs; shuffled "
+            f"(seed {info['seed']}), first N taken. All texts are distinct, so the embedder's dedupe saves nothing here."
+        ),
+        (
+            f"- Fit: `SemanticClusters.fit(texts[:N], embedder, num_clusters={NUM_CLUSTERS}, seed={SEED})` (n_init={N_INIT}, "
+            f'max_iter={MAX_ITER}, `algorithm="auto"`, `MINIBATCH_THRESHOLD` = {MINIBATCH_THRESHOLD:,} during this run). '
+            "Embedding time: the `embed` call inside the fit; PCA and k-means: rerun alone on the same vectors with the "
+            "fit's settings. Peak memory: growth of the process RSS (sampled every 5 ms) during the call. One run each, "
+            "after a warm-up fit and naive run on 300 / 40 other texts."
+        ),
         contention_line(),
         "",
         "### 1. Scaling",
         "",
-        ("| N | fit wall time | per 1k texts | embedding | PCA | k-means (algorithm, iterations) | PCA dims | "
-        "peak RSS growth (fit) | PCA / k-means alone |"),
+        (
+            "| N | fit wall time | per 1k texts | embedding | PCA | k-means (algorithm, iterations) | PCA dims | "
+            "peak RSS growth (fit) | PCA / k-means alone |"
+        ),
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in scaling:
@@ -438,18 +488,25 @@ def render(info: dict, scaling: list[dict], naive: list[dict], checks: list[dict
             )
         algorithms = {r["algorithm"] for r in scaling}
         if len(algorithms) > 1:
-            lines += ["", f"(The k-means column switches algorithm with `\"auto\"` at {MINIBATCH_THRESHOLD:,} texts; see §3.)"]
+            lines += [
+                "",
+                f'(The k-means column switches algorithm with `"auto"` at {MINIBATCH_THRESHOLD:,} texts; see §3.)',
+            ]
     lines += [
         "",
         "### 2. Against the naive pipeline",
         "",
-        ("Naive: MAUVE's featurize + `get_clusters`, which the Sem-Ent release uses: `SentenceTransformer.encode(text)` once "
-        "per text (one forward each, no dedupe), sklearn `normalize`, `PCA(svd_solver=\"full\")`, `transform(...)[:, :kept]`, "
-        f"`KMeans({NUM_CLUSTERS}, n_init={N_INIT}, max_iter={MAX_ITER}, random_state={SEED + 2})` (the fit's random_state, "
-        "so both start from the same seeding)."),
+        (
+            "Naive: MAUVE's featurize + `get_clusters`, which the Sem-Ent release uses: `SentenceTransformer.encode(text)` once "
+            'per text (one forward each, no dedupe), sklearn `normalize`, `PCA(svd_solver="full")`, `transform(...)[:, :kept]`, '
+            f"`KMeans({NUM_CLUSTERS}, n_init={N_INIT}, max_iter={MAX_ITER}, random_state={SEED + 2})` (the fit's random_state, "
+            "so both start from the same seeding)."
+        ),
         "",
-        ("| N | naive: embedding / PCA / k-means | naive total | ours (fit) | speed-up | naive peak RSS | ours peak RSS | "
-        "memory ours/naive |"),
+        (
+            "| N | naive: embedding / PCA / k-means | naive total | ours (fit) | speed-up | naive peak RSS | ours peak RSS | "
+            "memory ours/naive |"
+        ),
         "|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     by_n = {r["n"]: r for r in scaling}
@@ -474,15 +531,19 @@ def render(info: dict, scaling: list[dict], naive: list[dict], checks: list[dict
         "",
         "### 3. KMeans vs MiniBatchKMeans (sets `MINIBATCH_THRESHOLD`)",
         "",
-        (f"On the first n of the {scaling[-1]['n']:,} saved MiniLM embeddings, normalized and PCA-reduced as in the fit. "
-        f"`KMeans({NUM_CLUSTERS}, n_init={N_INIT}, max_iter={MAX_ITER})` vs `MiniBatchKMeans({NUM_CLUSTERS}, n_init={N_INIT}, "
-        f"max_iter={MAX_ITER}, batch_size={MINIBATCH_BATCH})`, both `random_state={SEED + 2}`; best of {info['repeats']} "
-        "wall times; inertia = full-data sum of squared distances to the nearest centroid (float64) for both; ARI between "
-        f"their labels. For scale, KMeans with another seed ({SEED + 3}) against the first: how much two equally valid "
-        "k-means partitions of these features differ."),
+        (
+            f"On the first n of the {scaling[-1]['n']:,} saved MiniLM embeddings, normalized and PCA-reduced as in the fit. "
+            f"`KMeans({NUM_CLUSTERS}, n_init={N_INIT}, max_iter={MAX_ITER})` vs `MiniBatchKMeans({NUM_CLUSTERS}, n_init={N_INIT}, "
+            f"max_iter={MAX_ITER}, batch_size={MINIBATCH_BATCH})`, both `random_state={SEED + 2}`; best of {info['repeats']} "
+            "wall times; inertia = full-data sum of squared distances to the nearest centroid (float64) for both; ARI between "
+            f"their labels. For scale, KMeans with another seed ({SEED + 3}) against the first: how much two equally valid "
+            "k-means partitions of these features differ."
+        ),
         "",
-        ("| n | PCA dims | KMeans | MiniBatchKMeans | speed-up | inertia MiniBatch / KMeans | ARI MiniBatch vs KMeans | "
-        f"KMeans seed {SEED + 3} vs {SEED + 2}: inertia ratio, ARI | peak RSS KMeans / MiniBatch | meets criterion |"),
+        (
+            "| n | PCA dims | KMeans | MiniBatchKMeans | speed-up | inertia MiniBatch / KMeans | ARI MiniBatch vs KMeans | "
+            f"KMeans seed {SEED + 3} vs {SEED + 2}: inertia ratio, ARI | peak RSS KMeans / MiniBatch | meets criterion |"
+        ),
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in crossover:
@@ -533,9 +594,9 @@ def conclusion(scaling, naive, checks, crossover, threshold) -> list[str]:
         o = next(s for s in scaling if s["n"] == r["n"])
         out.append(
             f"- Naive at {r['n']:,}: {r['total_s'] / o['fit_s']:.1f}x slower than the fit ({r['embed_s'] / r['total_s']:.0%} of it "
-            f"one-text forwards); memory ours/naive {o['fit_mib'] / r['mib']:.2f}" + (
-                "" if r["mib"] > 0 else " (n/a)"
-            ) + f"; same PCA dims: {c['same_dims']}, ARI {c['ari']:.4f}."
+            f"one-text forwards); memory ours/naive {o['fit_mib'] / r['mib']:.2f}"
+            + ("" if r["mib"] > 0 else " (n/a)")
+            + f"; same PCA dims: {c['same_dims']}, ARI {c['ari']:.4f}."
         )
     if crossover:
         speedups = ", ".join(f"{r['speedup']:.1f}x at {r['n']:,}" for r in crossover)
@@ -543,8 +604,11 @@ def conclusion(scaling, naive, checks, crossover, threshold) -> list[str]:
         aris = ", ".join(f"{r['ari']:.2f} (seed vs seed {r['seed_ari']:.2f})" for r in crossover)
         out.append(
             f"- Crossover: MiniBatch speed-up {speedups}; inertia ratio {ratios}; ARI MiniBatch vs KMeans {aris}. "
-            + (f"Speed alone would switch from {threshold:,}; the library switches above {MINIBATCH_THRESHOLD:,} (see §3)."
-               if threshold else "No measured size supports switching.")
+            + (
+                f"Speed alone would switch from {threshold:,}; the library switches above {MINIBATCH_THRESHOLD:,} (see §3)."
+                if threshold
+                else "No measured size supports switching."
+            )
         )
         top = crossover[-1]
         fit = next((r for r in scaling if r["n"] == top["n"]), None)
@@ -566,26 +630,40 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     parser.add_argument("--naive-sizes", type=int, nargs="*", default=[1_000, 10_000])
-    parser.add_argument("--crossover-sizes", type=int, nargs="*", default=[5_000, 10_000, 20_000, 50_000, 100_000])
-    parser.add_argument("--repeats", type=int, default=3, help="k-means timings of the crossover: best of this many")
-    parser.add_argument("--batch-size", type=int, default=64, help="the embedder's batch size (its default: 64)")
+    parser.add_argument(
+        "--crossover-sizes", type=int, nargs="*", default=[5_000, 10_000, 20_000, 50_000, 100_000]
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="k-means timings of the crossover: best of this many"
+    )
+    parser.add_argument(
+        "--batch-size", type=int, default=64, help="the embedder's batch size (its default: 64)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="shuffle seed for the texts")
     parser.add_argument("--data-root", type=Path, default=DATA_ROOT)
     parser.add_argument("--results", type=Path, default=RESULTS_PATH)
     args = parser.parse_args(argv)
     if not (args.data_root / "dailydialog-plusplus").is_dir():
-        print(f"bench_sem_ent: {args.data_root} has no dailydialog-plusplus (the papers' data lives in ../shared/data); nothing measured")
+        print(
+            f"bench_sem_ent: {args.data_root} has no dailydialog-plusplus (the papers' data lives in ../shared/data); nothing measured"
+        )
         return 1
     sizes = sorted(set(args.sizes))
     texts, info = load_texts(args.data_root, args.seed)
     if sizes[-1] > len(texts):
-        parser.error(f"--sizes up to {sizes[-1]:,} but only {len(texts):,} distinct texts are available")
+        parser.error(
+            f"--sizes up to {sizes[-1]:,} but only {len(texts):,} distinct texts are available"
+        )
     missing = sorted(set(args.naive_sizes) - set(sizes))
     if missing:
-        parser.error(f"--naive-sizes {missing} must also be in --sizes (ours is compared at the same N)")
+        parser.error(
+            f"--naive-sizes {missing} must also be in --sizes (ours is compared at the same N)"
+        )
     crossover_sizes = sorted(n for n in set(args.crossover_sizes) if n <= sizes[-1])
     if len(crossover_sizes) < len(set(args.crossover_sizes)):
-        print(f"crossover sizes above {sizes[-1]:,} (the largest --sizes, whose embeddings are reused) are skipped")
+        print(
+            f"crossover sizes above {sizes[-1]:,} (the largest --sizes, whose embeddings are reused) are skipped"
+        )
     info.update(seed=args.seed, repeats=args.repeats, batch_size=args.batch_size)
     print({k: v for k, v in info.items()}, flush=True)
 
@@ -606,15 +684,23 @@ def main(argv=None) -> int:
             if n in args.naive_sizes:
                 reference = measure_naive(texts[:n], sentence_model)
                 check = compare(ours, reference)
-                print({k: v for k, v in reference.items() if k not in ("labels", "features")}, check, flush=True)
+                print(
+                    {k: v for k, v in reference.items() if k not in ("labels", "features")},
+                    check,
+                    flush=True,
+                )
                 del reference["labels"], reference["features"]
                 naive.append(reference)
                 checks.append(check)
             del ours["labels"]
         crossover = bench_crossover(scaling[-1]["embeddings_path"], crossover_sizes, args.repeats)
 
-    command = ".venv/bin/python benchmarks/bench_sem_ent.py " + shlex.join(argv if argv is not None else sys.argv[1:])
-    write_section(args.results, SCRIPT, render(info, scaling, naive, checks, crossover, command.strip()))
+    command = ".venv/bin/python benchmarks/bench_sem_ent.py " + shlex.join(
+        argv if argv is not None else sys.argv[1:]
+    )
+    write_section(
+        args.results, SCRIPT, render(info, scaling, naive, checks, crossover, command.strip())
+    )
     print(recommend_threshold(crossover)[1])
     print(f"wrote {args.results}")
     return 0 if all(c["ok"] for c in checks) else 1

@@ -24,6 +24,7 @@ Command (the one that rebuilds the tables; 7.5 minutes on 2 idle cores, measured
 ``--tests`` / ``--tasks`` / ``--metrics`` narrow a run (then ``--results`` elsewhere to keep the
 published tables whole); ``--merge`` adds a run's tables to those of the JSON already written.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -67,7 +68,9 @@ def metric_specs(names) -> tuple[list[str], dict[str, str]]:
         elif scorer.model_flag in ANY_ENCODER_FLAGS:
             specs.append(f"{name}={EMBEDDED_SENTENCE_MODEL}")
         else:
-            skipped[name] = f"its model {scorer.default_model} is not on this machine and no embedded model can stand in"
+            skipped[name] = (
+                f"its model {scorer.default_model} is not on this machine and no embedded model can stand in"
+            )
     return specs, skipped
 
 
@@ -84,17 +87,28 @@ def run(tests, tasks, metrics, data_dir: str | None) -> dict:
         for task in tasks:
             started = time.perf_counter()
             report = run_meta_eval(specs, test, task, options)
-            _report.log(f"{test} {task}: {time.perf_counter() - started:.0f} s, {len(report.rows)} rows")
+            _report.log(
+                f"{test} {task}: {time.perf_counter() - started:.0f} s, {len(report.rows)} rows"
+            )
             for entry in report.skipped:  # e.g. a tagger that is not installed
-                figures["skipped"].setdefault(entry["metric"].split("[", 1)[0].split("=", 1)[0], entry["reason"])
+                figures["skipped"].setdefault(
+                    entry["metric"].split("[", 1)[0].split("=", 1)[0], entry["reason"]
+                )
             figures["tables"][f"{test}/{task}"] = {
-                "config": report.config, "binary": report.binary,
-                "rows": {row.label: {**row.result, "diversity_sign": _diversity_sign(row.label)} for row in report.rows}}
+                "config": report.config,
+                "binary": report.binary,
+                "rows": {
+                    row.label: {**row.result, "diversity_sign": _diversity_sign(row.label)}
+                    for row in report.rows
+                },
+            }
     return figures
 
 
 def _cell(result: dict, binary: bool) -> str:
-    if result["spearman"] is None:  # a measure constant over the sets: its undefined_reason is in the JSON
+    if (
+        result["spearman"] is None
+    ):  # a measure constant over the sets: its undefined_reason is in the JSON
         return "undefined" + (f" / {result['oca']:.3f}" if binary else "")
     rho = result["spearman"] * result["diversity_sign"]
     if binary:
@@ -116,52 +130,85 @@ def _mean_cell(rows: list[dict | None], binary: bool) -> str:
 
 def markdown(figures: dict, tests, tasks, command: str) -> str:
     start, end = _report.section_markers("meta_eval_table")
-    lines = [start, "## meta_eval_table: which diversity measure should a user trust?", "",
-             ("Every measure of the metric registry, meta-evaluated by `dialeval meta-eval`'s own code on Tevet & "
-             "Berant's released test sets (per task: story, resp, prompt). decTest: Spearman's rho with the sampling "
-             "temperature over all sets, and in brackets its mean over 100 random 200-set subsets (the paper's Table 2 "
-             "protocol). conTest and McDiv: rho with the content-diversity class / OCA. rho is in the diversity "
-             "reading: homogeneity measures (marked †) are negated, so higher is better on every row. "
-             f"{HUMAN_ROW} is the human score where the test has one (its rated subset). Models: "
-             "model-backed measures run on the embedded all-MiniLM-L6-v2 (`=MODEL` in the row name) unless their "
-             "default model is on the machine."), ""]
+    lines = [
+        start,
+        "## meta_eval_table: which diversity measure should a user trust?",
+        "",
+        (
+            "Every measure of the metric registry, meta-evaluated by `dialeval meta-eval`'s own code on Tevet & "
+            "Berant's released test sets (per task: story, resp, prompt). decTest: Spearman's rho with the sampling "
+            "temperature over all sets, and in brackets its mean over 100 random 200-set subsets (the paper's Table 2 "
+            "protocol). conTest and McDiv: rho with the content-diversity class / OCA. rho is in the diversity "
+            "reading: homogeneity measures (marked †) are negated, so higher is better on every row. "
+            f"{HUMAN_ROW} is the human score where the test has one (its rated subset). Models: "
+            "model-backed measures run on the embedded all-MiniLM-L6-v2 (`=MODEL` in the row name) unless their "
+            "default model is on the machine."
+        ),
+        "",
+    ]
     for test in tests:
         binary = TESTS[test].binary
         present = [task for task in tasks if f"{test}/{task}" in figures["tables"]]
         if not present:
             continue
-        labels = list(dict.fromkeys(label for task in present for label in figures["tables"][f"{test}/{task}"]["rows"]))
+        labels = list(
+            dict.fromkeys(
+                label for task in present for label in figures["tables"][f"{test}/{task}"]["rows"]
+            )
+        )
         configs = ", ".join(figures["tables"][f"{test}/{task}"]["config"] for task in present)
         what = "rho / OCA" if binary else "rho (200-subset mean)"
-        lines += [f"### {DISPLAY_NAMES[test]} ({configs}): {what}", "",
-                  "| measure | " + " | ".join(f"{task}Gen" for task in present) + " | mean |",
-                  "|---|" + "---:|" * (len(present) + 1)]
+        lines += [
+            f"### {DISPLAY_NAMES[test]} ({configs}): {what}",
+            "",
+            "| measure | " + " | ".join(f"{task}Gen" for task in present) + " | mean |",
+            "|---|" + "---:|" * (len(present) + 1),
+        ]
         for label in labels:
             rows = [figures["tables"][f"{test}/{task}"]["rows"].get(label) for task in present]
             cells = [_cell(row, binary) if row else "" for row in rows]
             mark = " †" if _diversity_sign(label) < 0 else ""
-            lines.append(f"| `{label}`{mark} | " + " | ".join(cells) + f" | {_mean_cell(rows, binary)} |")
+            lines.append(
+                f"| `{label}`{mark} | " + " | ".join(cells) + f" | {_mean_cell(rows, binary)} |"
+            )
         lines.append("")
     if figures["skipped"]:
         lines += ["Not in the tables:", ""]
         lines += [f"- `{name}`: {reason}" for name, reason in sorted(figures["skipped"].items())]
         lines.append("")
     lines += _report.details_head(command)
-    lines += [f"- Versions: {_report.package_versions(['torch', 'transformers', 'sentence-transformers', 'scipy'])}",
-              f"- Figures as JSON: `{figures.get('json_path', '')}`", "", end]
+    lines += [
+        f"- Versions: {_report.package_versions(['torch', 'transformers', 'sentence-transformers', 'scipy'])}",
+        f"- Figures as JSON: `{figures.get('json_path', '')}`",
+        "",
+        end,
+    ]
     return "\n".join(lines)
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-dir", default=None, help="folder with Tevet & Berant's released CSVs (raw/, with_metrics/)")
+    parser.add_argument(
+        "--data-dir",
+        default=None,
+        help="folder with Tevet & Berant's released CSVs (raw/, with_metrics/)",
+    )
     parser.add_argument("--tests", nargs="+", default=list(DEFAULT_TESTS), choices=sorted(TESTS))
     parser.add_argument("--tasks", nargs="+", default=list(TASKS), choices=TASKS)
-    parser.add_argument("--metrics", nargs="+", default=list(SET_SCORERS), choices=sorted(SET_SCORERS))
+    parser.add_argument(
+        "--metrics", nargs="+", default=list(SET_SCORERS), choices=sorted(SET_SCORERS)
+    )
     parser.add_argument("--results", type=Path, default=RESULTS)
-    parser.add_argument("--json", type=Path, default=Path(__file__).resolve().parent / "meta_eval_runs" / "meta_eval_table.json")
-    parser.add_argument("--merge", action="store_true",
-                        help="add this run's tables to those already in --json (e.g. one more test) instead of replacing them")
+    parser.add_argument(
+        "--json",
+        type=Path,
+        default=Path(__file__).resolve().parent / "meta_eval_runs" / "meta_eval_table.json",
+    )
+    parser.add_argument(
+        "--merge",
+        action="store_true",
+        help="add this run's tables to those already in --json (e.g. one more test) instead of replacing them",
+    )
     args = parser.parse_args(argv)
     figures = run(args.tests, args.tasks, args.metrics, args.data_dir)
     if args.merge and args.json.exists():
@@ -170,14 +217,23 @@ def main(argv=None) -> int:
         figures["skipped"] = {**earlier["skipped"], **figures["skipped"]}
         figures["specs"] = list(dict.fromkeys([*earlier["specs"], *figures["specs"]]))
         tested = {key.split("/")[0] for key in figures["tables"]}
-        args.tests = [test for test in DEFAULT_TESTS if test in tested] + sorted(tested - set(DEFAULT_TESTS))
+        args.tests = [test for test in DEFAULT_TESTS if test in tested] + sorted(
+            tested - set(DEFAULT_TESTS)
+        )
         args.tasks = list(TASKS)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(figures, indent=1, sort_keys=True), encoding="utf-8")
-    figures["json_path"] = str(args.json.relative_to(Path(__file__).resolve().parent.parent)) if args.json.is_relative_to(
-        Path(__file__).resolve().parent.parent) else str(args.json)
-    command = "python benchmarks/meta_eval_table.py" + "".join(f" {arg}" for arg in (argv if argv is not None else sys.argv[1:]))
-    _report.write_section(args.results, "meta_eval_table", markdown(figures, args.tests, args.tasks, command))
+    figures["json_path"] = (
+        str(args.json.relative_to(Path(__file__).resolve().parent.parent))
+        if args.json.is_relative_to(Path(__file__).resolve().parent.parent)
+        else str(args.json)
+    )
+    command = "python benchmarks/meta_eval_table.py" + "".join(
+        f" {arg}" for arg in (argv if argv is not None else sys.argv[1:])
+    )
+    _report.write_section(
+        args.results, "meta_eval_table", markdown(figures, args.tests, args.tasks, command)
+    )
     print(markdown(figures, args.tests, args.tasks, command))
     return 0
 

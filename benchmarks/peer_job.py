@@ -18,6 +18,7 @@ Usage::
 
     python benchmarks/peer_job.py sets.jsonl -o peer.json --model DIR_OR_ID [--device cuda]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,9 +57,13 @@ def main() -> None:
     responses = [text for response_set in sets for text in response_set]
     took("read")
 
-    per_set = [{"averaged_distinct_n": float(tevet_averaged(tevet_distinct_ngrams, response_set)),
-                "ngram_cosine_diversity": float(tevet_averaged(tevet_cosine_diversity, response_set))}
-               for response_set in sets]
+    per_set = [
+        {
+            "averaged_distinct_n": float(tevet_averaged(tevet_distinct_ngrams, response_set)),
+            "ngram_cosine_diversity": float(tevet_averaged(tevet_cosine_diversity, response_set)),
+        }
+        for response_set in sets
+    ]
     took("set lexical")
     tokens = [casual_tokenize(response) for response in responses]
     corpus = {}
@@ -73,7 +78,9 @@ def main() -> None:
     took("corpus lexical")
 
     model = SentenceTransformer(args.model, device=args.device)
-    vectors = model.encode(responses, batch_size=args.batch_size, normalize_embeddings=True, convert_to_numpy=True)
+    vectors = model.encode(
+        responses, batch_size=args.batch_size, normalize_embeddings=True, convert_to_numpy=True
+    )
     took("embeddings")
     start = 0
     for row, response_set in zip(per_set, sets):

@@ -4,6 +4,7 @@
 builder; ``export_dataset`` writes Parquet plus a dataset card, ready for the Hub. datasets 5
 no longer runs loading scripts, so the builders are classes instantiated here.
 """
+
 from dialeval.datasets_scripts.export import export_dataset
 from dialeval.datasets_scripts.registry import (
     BUILDERS,
@@ -16,5 +17,14 @@ from dialeval.datasets_scripts.registry import (
     split_name,
 )
 
-__all__ = ["BUILDERS", "SPLIT_ALIASES", "builder_class", "config_names", "export_dataset", "load", "make_builder", "prepare",
-           "split_name"]
+__all__ = [
+    "BUILDERS",
+    "SPLIT_ALIASES",
+    "builder_class",
+    "config_names",
+    "export_dataset",
+    "load",
+    "make_builder",
+    "prepare",
+    "split_name",
+]

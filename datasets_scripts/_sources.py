@@ -8,6 +8,7 @@ its offline mode). Either way the bytes are checked against the known digests un
 caller turns verification off, so a truncated download or an edited copy is an error, not a
 silently different test set.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -48,7 +49,9 @@ def _find_local(source: SourceFile, data_dir: str) -> Path | None:
     return None
 
 
-def resolve_source(source: SourceFile, dl_manager, data_dir: str | None, verify: bool = True) -> str:
+def resolve_source(
+    source: SourceFile, dl_manager, data_dir: str | None, verify: bool = True
+) -> str:
     """The local path of ``source``: found under ``data_dir`` if given, else downloaded and cached."""
     if data_dir is not None:
         path = _find_local(source, data_dir)

@@ -10,6 +10,7 @@ text mode splits lines (each undecodable byte becomes one code point in U+DC80..
 strict UTF-8 decoding never produces), and each line read is checked for such a code point: the
 first one found is reported with its line and byte value, before the line is used.
 """
+
 from __future__ import annotations
 
 import re

@@ -7,6 +7,7 @@ Layout (the Hub's convention for multi-config Parquet repos)::
 
 ``datasets.load_dataset(DIR or REPO, <config>)`` then reads it without dialeval.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -30,7 +31,9 @@ def dataset_card_path(name: str) -> Path:
 
 def _split_front_matter(text: str, path: Path) -> tuple[dict, str]:
     if not text.startswith("---\n"):
-        raise ValueError(f"{path}: a dataset card must start with a YAML header between '---' lines")
+        raise ValueError(
+            f"{path}: a dataset card must start with a YAML header between '---' lines"
+        )
     header, _, body = text[4:].partition("\n---\n")
     return yaml.safe_load(header) or {}, body
 
@@ -41,22 +44,37 @@ def exported_card(name: str, splits_by_config: dict[str, list[str]]) -> str:
     metadata, body = _split_front_matter(path.read_text(encoding="utf-8"), path)
     default = builder_class(name).DEFAULT_CONFIG_NAME
     metadata["configs"] = [
-        {"config_name": config, **({"default": True} if config == default else {}),
-         "data_files": [{"split": split, "path": f"{config}/{split}-*.parquet"} for split in splits]}
+        {
+            "config_name": config,
+            **({"default": True} if config == default else {}),
+            "data_files": [
+                {"split": split, "path": f"{config}/{split}-*.parquet"} for split in splits
+            ],
+        }
         for config, splits in splits_by_config.items()
     ]
     header = yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True)
     return f"---\n{header}---\n{body}"
 
 
-def export_dataset(name: str, to: str | Path, configs: list[str] | None = None, data_dir: str | None = None,
-                   cache_dir: str | None = None, verify_checksums: bool = True, push_to_hub: str | None = None,
-                   private: bool = False, token: str | None = None) -> Path:
+def export_dataset(
+    name: str,
+    to: str | Path,
+    configs: list[str] | None = None,
+    data_dir: str | None = None,
+    cache_dir: str | None = None,
+    verify_checksums: bool = True,
+    push_to_hub: str | None = None,
+    private: bool = False,
+    token: str | None = None,
+) -> Path:
     """Write every config (or ``configs``) of ``name`` under ``to``; upload to dataset repo ``push_to_hub`` if given."""
     configs = list(configs) if configs else config_names(name)
     unknown = [config for config in configs if config not in config_names(name)]
     if unknown:
-        raise ArgumentError("configs", f"has {unknown}, not configs of {name!r} (choose from {config_names(name)})")
+        raise ArgumentError(
+            "configs", f"has {unknown}, not configs of {name!r} (choose from {config_names(name)})"
+        )
     out = Path(to)
     splits_by_config = {}
     for config in configs:
@@ -73,6 +91,10 @@ def export_dataset(name: str, to: str | Path, configs: list[str] | None = None, 
 
         api = HfApi(token=token)
         api.create_repo(push_to_hub, repo_type="dataset", private=private, exist_ok=True)
-        api.upload_folder(repo_id=push_to_hub, repo_type="dataset", folder_path=str(out),
-                          commit_message=f"dialeval export-dataset {name}")
+        api.upload_folder(
+            repo_id=push_to_hub,
+            repo_type="dataset",
+            folder_path=str(out),
+            commit_message=f"dialeval export-dataset {name}",
+        )
     return out

@@ -1,4 +1,5 @@
 """Builder registry and ``load``: datasets 5 runs no loading scripts, so builders are instantiated here."""
+
 from __future__ import annotations
 
 import importlib
@@ -11,11 +12,23 @@ SPLIT_ALIASES = {"dev": "validation"}
 #: dataset name -> (module, builder class).
 BUILDERS = {
     "diversity_eval": ("dialeval.datasets_scripts.diversity_eval.diversity_eval", "DiversityEval"),
-    "dailydialog_pp": ("dialeval.datasets_scripts.dailydialog_pp.dailydialog_pp", "DailyDialogPlusPlus"),
-    "polar_questions": ("dialeval.datasets_scripts.polar_questions.polar_questions", "PolarQuestions"),
+    "dailydialog_pp": (
+        "dialeval.datasets_scripts.dailydialog_pp.dailydialog_pp",
+        "DailyDialogPlusPlus",
+    ),
+    "polar_questions": (
+        "dialeval.datasets_scripts.polar_questions.polar_questions",
+        "PolarQuestions",
+    ),
     "circa": ("dialeval.datasets_scripts.circa.circa", "Circa"),
-    "response_selection": ("dialeval.datasets_scripts.response_selection.response_selection", "ResponseSelection"),
-    "empathetic_dialogues": ("dialeval.datasets_scripts.empathetic_dialogues.empathetic_dialogues", "EmpatheticDialogues"),
+    "response_selection": (
+        "dialeval.datasets_scripts.response_selection.response_selection",
+        "ResponseSelection",
+    ),
+    "empathetic_dialogues": (
+        "dialeval.datasets_scripts.empathetic_dialogues.empathetic_dialogues",
+        "EmpatheticDialogues",
+    ),
     "dailydialog": ("dialeval.datasets_scripts.dailydialog.dailydialog", "DailyDialog"),
 }
 
@@ -31,13 +44,27 @@ def config_names(name: str) -> list[str]:
     return [config.name for config in builder_class(name).BUILDER_CONFIGS]
 
 
-def make_builder(name: str, config: str | None = None, data_dir: str | None = None, cache_dir: str | None = None,
-                 verify_checksums: bool = True, **config_kwargs):
+def make_builder(
+    name: str,
+    config: str | None = None,
+    data_dir: str | None = None,
+    cache_dir: str | None = None,
+    verify_checksums: bool = True,
+    **config_kwargs,
+):
     """``config_kwargs``: further fields of the builder's config (e.g. response_selection's ``opensubtitles_file``)."""
     cls = builder_class(name)
     if config is not None and config not in config_names(name):
-        raise ArgumentError("config", f"must be one of {config_names(name)} for {name!r}, got {config!r}")
-    return cls(config_name=config, data_dir=data_dir, cache_dir=cache_dir, verify_checksums=verify_checksums, **config_kwargs)
+        raise ArgumentError(
+            "config", f"must be one of {config_names(name)} for {name!r}, got {config!r}"
+        )
+    return cls(
+        config_name=config,
+        data_dir=data_dir,
+        cache_dir=cache_dir,
+        verify_checksums=verify_checksums,
+        **config_kwargs,
+    )
 
 
 def prepare(builder) -> None:
@@ -60,8 +87,15 @@ def split_name(split: str) -> str:
     return SPLIT_ALIASES.get(split, split)
 
 
-def load(name: str, config: str | None = None, data_dir: str | None = None, split: str | None = None,
-         cache_dir: str | None = None, verify_checksums: bool = True, **config_kwargs):
+def load(
+    name: str,
+    config: str | None = None,
+    data_dir: str | None = None,
+    split: str | None = None,
+    cache_dir: str | None = None,
+    verify_checksums: bool = True,
+    **config_kwargs,
+):
     """A ``datasets.Dataset`` (``split`` given) or ``DatasetDict`` of test set ``name``.
 
     ``data_dir``: a local folder with the released files (else they are downloaded from their
@@ -77,9 +111,15 @@ def load(name: str, config: str | None = None, data_dir: str | None = None, spli
     if wanted is not None:
         available = list(builder.info.splits)
         if wanted not in available:
-            aliases = [f"{alias!r} for {target!r}" for alias, target in SPLIT_ALIASES.items() if target in available]
+            aliases = [
+                f"{alias!r} for {target!r}"
+                for alias, target in SPLIT_ALIASES.items()
+                if target in available
+            ]
             also = f" (or {', '.join(aliases)})" if aliases else ""
-            raise ArgumentError("split", f"must be one of {available}{also} for {name!r} config {builder.config.name!r}, "
-                             f"got {split!r}")
+            raise ArgumentError(
+                "split",
+                f"must be one of {available}{also} for {name!r} config {builder.config.name!r}, "
+                f"got {split!r}",
+            )
     return builder.as_dataset(split=wanted)
-

@@ -7,4 +7,5 @@ Subpackages (mapped from the repository's top-level folders by setup.py):
 * :mod:`dialeval.trainers` — DRESS and unlikelihood ``Trainer`` subclasses;
 * :mod:`dialeval.datasets_scripts` — ``datasets`` builders for the papers' test sets.
 """
+
 __version__ = "0.1.0"

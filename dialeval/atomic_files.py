@@ -5,6 +5,7 @@ target's folder and renamed over it (``os.replace``, atomic on one file system),
 Ctrl-C or a full disk leaves the previous file, never half of a new one. It sits in the root
 layer so that the metrics (``SemanticClusters.save``) and the command line share it.
 """
+
 from __future__ import annotations
 
 import os

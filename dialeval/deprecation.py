@@ -5,6 +5,7 @@ A module that renamed attributes ends with ``__getattr__ = renamed_attributes(__
 (PEP 562: only names the module no longer defines reach it); a renamed module is a file that
 calls :func:`warn_renamed` and re-exports the new module's names.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -15,11 +16,16 @@ from collections.abc import Callable
 REMOVED_IN = "0.3.0"
 
 
-def warn_renamed(old: str, new: str, stacklevel: int = 3, category: type[Warning] = DeprecationWarning) -> None:
+def warn_renamed(
+    old: str, new: str, stacklevel: int = 3, category: type[Warning] = DeprecationWarning
+) -> None:
     """``category``: DeprecationWarning for code (shown to its developer), FutureWarning for a
     name a user types (a CLI flag's value: Python hides DeprecationWarning from them)."""
-    warnings.warn(f"`{old}` is renamed `{new}`; `{old}` will be removed in dialeval {REMOVED_IN}",
-                  category, stacklevel=stacklevel)
+    warnings.warn(
+        f"`{old}` is renamed `{new}`; `{old}` will be removed in dialeval {REMOVED_IN}",
+        category,
+        stacklevel=stacklevel,
+    )
 
 
 def renamed_attributes(module_name: str, renames: dict[str, str]) -> Callable[[str], object]:

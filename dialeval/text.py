@@ -9,6 +9,7 @@
   no length reduction, handles kept), which the Sem-Ent paper (Han et al. 2022, App. A.3) and its
   released code use for Dist-n, Ent-n and LF.
 """
+
 from __future__ import annotations
 
 import os
@@ -105,7 +106,6 @@ def casual_tokenize(text: str) -> list[str]:
     return _TWEET_TOKENIZER.tokenize(text)
 
 
-
 #: Below this many texts, tokenizing in one process is as fast or faster. Measured on 2 shared cores
 #: with 83k distinct DailyDialog++ texts: a second process costs ~0.18 s more CPU (fork of a large
 #: parent, pickling, a second vocabulary) against ~0.25 s of matching it takes over: it lost a
@@ -119,22 +119,34 @@ def _fast_path_mask(texts: list[str], joined: str) -> np.ndarray:
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     fast = lengths <= _FAST_MAX_CHARS
     if joined.count(_SEPARATOR) != len(texts) - 1:  # some text holds the separator itself
-        fast &= np.fromiter((_SEPARATOR not in text for text in texts), dtype=bool, count=len(texts))
-    outside = [(match.start(), match.group()) for match in _OUTSIDE_PLAIN_TEXT_OR_SEPARATOR.finditer(joined)]
+        fast &= np.fromiter(
+            (_SEPARATOR not in text for text in texts), dtype=bool, count=len(texts)
+        )
+    outside = [
+        (match.start(), match.group())
+        for match in _OUTSIDE_PLAIN_TEXT_OR_SEPARATOR.finditer(joined)
+    ]
     barred = {
-        char for char in {char for _, char in outside}
+        char
+        for char in {char for _, char in outside}
         if char.isascii() or unicodedata.category(char) not in _FAST_NON_ASCII_CATEGORIES
     }
     if barred:
-        positions = np.array([position for position, char in outside if char in barred], dtype=np.int64)
-        text_ends = np.cumsum(lengths + len(_JOINER)) - len(_JOINER)  # where each text's joiner starts
+        positions = np.array(
+            [position for position, char in outside if char in barred], dtype=np.int64
+        )
+        text_ends = np.cumsum(lengths + len(_JOINER)) - len(
+            _JOINER
+        )  # where each text's joiner starts
         fast[np.searchsorted(text_ends, positions, side="right")] = False
     return fast
 
 
 def _placements(offsets: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Positions ``offsets[i] .. offsets[i] + lengths[i] - 1`` of every ``i``, concatenated."""
-    return np.repeat(offsets - (np.cumsum(lengths) - lengths), lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
+    return np.repeat(offsets - (np.cumsum(lengths) - lengths), lengths) + np.arange(
+        int(lengths.sum()), dtype=np.int64
+    )
 
 
 def _dictionary_encode(tokens: list[str]) -> tuple[list[str], np.ndarray]:
@@ -166,8 +178,14 @@ def _token_ids_of_chunk(texts: list[str]) -> tuple[list[str], np.ndarray, np.nda
     if fast_indices.size:
         if fast_indices.size < len(texts):
             joined = _JOINER.join([texts[i] for i in fast_indices])
-        vocabulary, ids = _dictionary_encode(_FAST_WORD_RE.findall(_FAST_HANG_RE.sub(r"\1\1\1", joined)))
-        separator = vocabulary.index(_SEPARATOR) if fast_indices.size > 1 and _SEPARATOR in vocabulary else -1
+        vocabulary, ids = _dictionary_encode(
+            _FAST_WORD_RE.findall(_FAST_HANG_RE.sub(r"\1\1\1", joined))
+        )
+        separator = (
+            vocabulary.index(_SEPARATOR)
+            if fast_indices.size > 1 and _SEPARATOR in vocabulary
+            else -1
+        )
         is_separator = ids == separator
         bounds = np.flatnonzero(is_separator)
         if bounds.size == fast_indices.size - 1:
@@ -193,11 +211,15 @@ def _token_ids_of_chunk(texts: list[str]) -> tuple[list[str], np.ndarray, np.nda
     offsets = np.cumsum(lengths) - lengths
     ids = np.empty(int(lengths.sum()), dtype=np.int64)
     ids[_placements(offsets[fast_indices], lengths[fast_indices])] = fast_ids
-    ids[_placements(offsets[slow_indices], lengths[slow_indices])] = np.array(slow_ids, dtype=np.int64)
+    ids[_placements(offsets[slow_indices], lengths[slow_indices])] = np.array(
+        slow_ids, dtype=np.int64
+    )
     return list(index), ids, lengths
 
 
-def casual_token_ids(texts: list[str], num_workers: int | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
+def casual_token_ids(
+    texts: list[str], num_workers: int | None = None
+) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Casual tokens of ``texts`` as integer ids: ``(vocabulary, ids, lengths)``.
 
     ``ids`` (int64) holds the tokens of every text, concatenated in input order, as indices into
@@ -210,8 +232,10 @@ def casual_token_ids(texts: list[str], num_workers: int | None = None) -> tuple[
             when there are at least :data:`PARALLEL_MIN_TEXTS` texts, else 1. The calling process
             tokenizes one share itself, so ``num_workers=2`` starts one worker process.
     """
-    if isinstance(num_workers, bool) or not (num_workers is None or isinstance(num_workers, int)) or (
-        num_workers is not None and num_workers < 1
+    if (
+        isinstance(num_workers, bool)
+        or not (num_workers is None or isinstance(num_workers, int))
+        or (num_workers is not None and num_workers < 1)
     ):
         raise ArgumentError("num_workers", f"must be a positive int or None, got {num_workers!r}")
     if num_workers is None:
@@ -231,7 +255,9 @@ def casual_token_ids(texts: list[str], num_workers: int | None = None) -> tuple[
     ids, lengths = [], []
     for chunk_vocabulary, chunk_ids, chunk_lengths in parts:
         remap = np.fromiter(
-            (lookup(token, len(vocabulary)) for token in chunk_vocabulary), dtype=np.int64, count=len(chunk_vocabulary)
+            (lookup(token, len(vocabulary)) for token in chunk_vocabulary),
+            dtype=np.int64,
+            count=len(chunk_vocabulary),
         )
         ids.append(remap[chunk_ids])
         lengths.append(chunk_lengths)
@@ -259,8 +285,11 @@ def casual_tokenize_many(texts: list[str], num_workers: int | None = None) -> li
 TOKENIZERS = {"tevet": tevet_tokenize, "casual": casual_tokenize}
 
 
-def get_tokenizer(name_or_callable: str | WordTokenizer, texts: Texts | ResponseSets | None = None,
-                  argument: str = "responses") -> WordTokenizer:
+def get_tokenizer(
+    name_or_callable: str | WordTokenizer,
+    texts: Texts | ResponseSets | None = None,
+    argument: str = "responses",
+) -> WordTokenizer:
     """Resolve ``"tevet"``, ``"casual"`` or a callable ``str -> list[str]``.
 
     A callable comes back wrapped (:class:`CheckedTokenizer`): each of its outputs must be a list
@@ -276,7 +305,8 @@ def get_tokenizer(name_or_callable: str | WordTokenizer, texts: Texts | Response
         return TOKENIZERS[name_or_callable]
     except (KeyError, TypeError):
         raise ArgumentError(
-            "tokenizer", f"must be one of {sorted(TOKENIZERS)} or a callable str -> list[str], got {name_or_callable!r}"
+            "tokenizer",
+            f"must be one of {sorted(TOKENIZERS)} or a callable str -> list[str], got {name_or_callable!r}",
         ) from None
 
 
@@ -284,7 +314,12 @@ class CheckedTokenizer:
     """A user's tokenizer whose every output is checked (see :func:`get_tokenizer`): one pass over
     the tokens of each call; the caller's texts are searched only to name a bad output."""
 
-    def __init__(self, tokenize: WordTokenizer, texts: Texts | ResponseSets | None = None, argument: str = "responses") -> None:
+    def __init__(
+        self,
+        tokenize: WordTokenizer,
+        texts: Texts | ResponseSets | None = None,
+        argument: str = "responses",
+    ) -> None:
         self.tokenize = tokenize
         self.texts = texts
         self.argument = argument
@@ -292,15 +327,24 @@ class CheckedTokenizer:
     def __call__(self, text: str) -> Sequence[str]:
         tokens = self.tokenize(text)
         if not isinstance(tokens, (list, tuple)):
-            raise ArgumentTypeError("tokenizer", f"must return a list of strings, but for {self._which(text)} it returned "
-                            f"{type(tokens).__name__}: {tokens!r:.60}")
+            raise ArgumentTypeError(
+                "tokenizer",
+                f"must return a list of strings, but for {self._which(text)} it returned "
+                f"{type(tokens).__name__}: {tokens!r:.60}",
+            )
         for position, token in enumerate(tokens):
             if not isinstance(token, str):
-                raise ArgumentTypeError("tokenizer", f"must return a list of strings, but for {self._which(text)} token {position} "
-                                f"is {type(token).__name__}: {token!r:.60}")
+                raise ArgumentTypeError(
+                    "tokenizer",
+                    f"must return a list of strings, but for {self._which(text)} token {position} "
+                    f"is {type(token).__name__}: {token!r:.60}",
+                )
             if not token:
-                raise ArgumentError("tokenizer", f"returned an empty token (position {position}) for {self._which(text)}: an "
-                                 "empty token would count as a word; drop empty pieces in the tokenizer")
+                raise ArgumentError(
+                    "tokenizer",
+                    f"returned an empty token (position {position}) for {self._which(text)}: an "
+                    "empty token would count as a word; drop empty pieces in the tokenizer",
+                )
         return tokens
 
     def _which(self, text: str) -> str:

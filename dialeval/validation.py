@@ -4,6 +4,7 @@ Metrics take either one *response set* (``list[str]``: several responses to one 
 *corpus* (``list[str]``: every generated response of a system). Bad input raises a
 ``ValueError`` that names the argument and says what was expected; nothing is dropped silently.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -32,21 +33,29 @@ class ArgumentProblem(Exception):
     def __init__(self, argument: str, problem: str, mentions: Iterable[str] | None = None) -> None:
         self.argument = argument
         self.problem = problem
-        self.mentions = tuple(
-            name for name in _QUOTED.findall(problem) if _ARGUMENT_PATH.fullmatch(name)
-        ) if mentions is None else tuple(mentions)
+        self.mentions = (
+            tuple(name for name in _QUOTED.findall(problem) if _ARGUMENT_PATH.fullmatch(name))
+            if mentions is None
+            else tuple(mentions)
+        )
         super().__init__(self._message())
 
     def _message(self) -> str:
         # "`max_n`=0 ..." reads as the call did; "`labels[0]` = 2 ..." keeps its spaces
-        attached = self.problem[:1] in (":", ";", ",", ".", "!", "?", ")") or (self.problem[:1] == "=" and self.problem[1:2] != " ")
+        attached = self.problem[:1] in (":", ";", ",", ".", "!", "?", ")") or (
+            self.problem[:1] == "=" and self.problem[1:2] != " "
+        )
         separator = "" if not self.problem or attached else " "
         return f"`{self.argument}`{separator}{self.problem}"
 
     def __str__(self) -> str:
         return self._message()
 
-    def __reduce__(self) -> tuple[type[ArgumentProblem], tuple[str, str, tuple[str, ...]]]:  # pickled (multiprocessing) with its fields, not its message
+    def __reduce__(
+        self,
+    ) -> tuple[
+        type[ArgumentProblem], tuple[str, str, tuple[str, ...]]
+    ]:  # pickled (multiprocessing) with its fields, not its message
         return (type(self), (self.argument, self.problem, self.mentions))
 
     @property
@@ -95,7 +104,7 @@ def rename_argument(path: str, names: Mapping[str, str]) -> str:
     for key in names:
         if (path == key or path.startswith(key + "[")) and (best is None or len(key) > len(best)):
             best = key
-    return path if best is None else names[best] + path[len(best):]
+    return path if best is None else names[best] + path[len(best) :]
 
 
 @contextlib.contextmanager
@@ -121,7 +130,9 @@ def check_flag(value: object, argument: str) -> bool:
     """``value`` as a ``bool`` (numpy bools accepted): a string such as ``"no"`` or a number is
     refused rather than read by its truth value."""
     if not isinstance(value, (bool, np.bool_)):
-        raise ArgumentError(argument, f"must be True or False, got {type(value).__name__}: {value!r:.60}")
+        raise ArgumentError(
+            argument, f"must be True or False, got {type(value).__name__}: {value!r:.60}"
+        )
     return bool(value)
 
 
@@ -146,48 +157,65 @@ def check_response_set(
     allow_empty = check_flag(allow_empty, "allow_empty")
     if isinstance(responses, (str, bytes)) or not isinstance(responses, Sequence):
         raise ArgumentError(
-            argument, f"must be a list of strings (one response set), got {type(responses).__name__}: "
-            f"{_describe(responses)}"
+            argument,
+            f"must be a list of strings (one response set), got {type(responses).__name__}: "
+            f"{_describe(responses)}",
         )
     responses = list(responses)
     if len(responses) < min_size:
-        needed = "at least one response" if min_size == 1 else f"at least {min_size} responses (the metric compares pairs)"
+        needed = (
+            "at least one response"
+            if min_size == 1
+            else f"at least {min_size} responses (the metric compares pairs)"
+        )
         raise ArgumentError(argument, f"must hold {needed}, got {len(responses)}")
     for index, response in enumerate(responses):
         if not isinstance(response, str):
             raise ArgumentError(
-                f"{argument}[{index}]", f"must be a string, got {type(response).__name__}: {_describe(response)}"
+                f"{argument}[{index}]",
+                f"must be a string, got {type(response).__name__}: {_describe(response)}",
             )
         check_unicode_text(response, f"{argument}[{index}]")
         if not allow_empty and not response.strip():
             # A whitespace-only response has no token either: it is refused like "".
-            what = "an empty string" if response == "" else f"a whitespace-only string ({response!r})"
+            what = (
+                "an empty string" if response == "" else f"a whitespace-only string ({response!r})"
+            )
             raise ArgumentError(
-                f"{argument}[{index}]", f"is {what}; pass allow_empty=True to score it as a "
-                "response without tokens, or filter it out before calling the metric"
+                f"{argument}[{index}]",
+                f"is {what}; pass allow_empty=True to score it as a "
+                "response without tokens, or filter it out before calling the metric",
             )
     return responses
 
 
 def check_response_sets(
-    response_sets: object, argument: str = "predictions", min_size: int = 1, allow_empty: bool = False
+    response_sets: object,
+    argument: str = "predictions",
+    min_size: int = 1,
+    allow_empty: bool = False,
 ) -> list[list[str]]:
     """Validate a list of response sets (one per context)."""
     allow_empty = check_flag(allow_empty, "allow_empty")
     if isinstance(response_sets, (str, bytes)) or not isinstance(response_sets, Sequence):
         raise ArgumentError(
-            argument, "must be a list of response sets (list of lists of strings), got "
-            f"{type(response_sets).__name__}: {_describe(response_sets)}"
+            argument,
+            "must be a list of response sets (list of lists of strings), got "
+            f"{type(response_sets).__name__}: {_describe(response_sets)}",
         )
     if len(response_sets) == 0:
         raise ArgumentError(argument, "is empty: give at least one response set")
     return [
-        check_response_set(response_set, f"{argument}[{index}]", min_size=min_size, allow_empty=allow_empty)
+        check_response_set(
+            response_set, f"{argument}[{index}]", min_size=min_size, allow_empty=allow_empty
+        )
         for index, response_set in enumerate(response_sets)
     ]
 
 
-def check_corpus(responses: object, argument: str = "responses", allow_empty: bool = False) -> list[str]:
+def check_corpus(
+    responses: object, argument: str = "responses", allow_empty: bool = False
+) -> list[str]:
     """Validate a flat corpus of responses (corpus-scope metrics)."""
     return check_response_set(responses, argument, min_size=1, allow_empty=allow_empty)
 
@@ -197,33 +225,46 @@ def split_scope(predictions: object, argument: str = "predictions") -> str:
 
     Mixed nesting (some strings, some lists) is an error rather than a guess.
     """
-    if isinstance(predictions, (str, bytes)) or not isinstance(predictions, Sequence) or len(predictions) == 0:
+    if (
+        isinstance(predictions, (str, bytes))
+        or not isinstance(predictions, Sequence)
+        or len(predictions) == 0
+    ):
         raise ArgumentError(
-            argument, "must be a non-empty list of strings (a corpus) or of lists of strings "
-            f"(response sets), got {_describe(predictions)}"
+            argument,
+            "must be a non-empty list of strings (a corpus) or of lists of strings "
+            f"(response sets), got {_describe(predictions)}",
         )
     kinds = [
-        "text" if isinstance(item, str) else "set" if isinstance(item, Sequence) and not isinstance(item, bytes) else "other"
+        "text"
+        if isinstance(item, str)
+        else "set"
+        if isinstance(item, Sequence) and not isinstance(item, bytes)
+        else "other"
         for item in predictions
     ]
     if "other" in kinds:
         index = kinds.index("other")
         raise ArgumentError(
-            f"{argument}[{index}]", "must be a string or a list of strings, got "
-            f"{type(predictions[index]).__name__}: {_describe(predictions[index])}"
+            f"{argument}[{index}]",
+            "must be a string or a list of strings, got "
+            f"{type(predictions[index]).__name__}: {_describe(predictions[index])}",
         )
     if all(kind == "text" for kind in kinds):
         return "corpus"
     if all(kind == "set" for kind in kinds):
         return "sets"
     raise ArgumentError(
-        argument, f"mixes nesting levels: item {kinds.index('text')} is a string but item "
+        argument,
+        f"mixes nesting levels: item {kinds.index('text')} is a string but item "
         f"{kinds.index('set')} is a list; give either a flat list of strings (corpus scope) or a list "
-        "of lists of strings (one response set per context)"
+        "of lists of strings (one response set per context)",
     )
 
 
-def check_module_predictions(predictions: object, scopes: tuple[str, ...] = ("sets", "corpus"), argument: str = "predictions") -> str:
+def check_module_predictions(
+    predictions: object, scopes: tuple[str, ...] = ("sets", "corpus"), argument: str = "predictions"
+) -> str:
     """The raw-type guard of our evaluate modules' ``predictions``; returns their scope.
 
     evaluate silently stringifies a nested item or a number (``["a", ["b"]]`` becomes
@@ -244,11 +285,14 @@ def check_module_predictions(predictions: object, scopes: tuple[str, ...] = ("se
         return "sets"
     if scopes == ("corpus",):
         if isinstance(predictions, Sequence) and not isinstance(predictions, str) and predictions:
-            index = next((i for i, item in enumerate(predictions) if not isinstance(item, str)), None)
+            index = next(
+                (i for i, item in enumerate(predictions) if not isinstance(item, str)), None
+            )
             if index is not None:
                 raise ArgumentError(
-                    f"{argument}[{index}]", f"must be a string: `{argument}` is a flat list of responses (one corpus), "
-                    f"got {type(predictions[index]).__name__}: {_describe(predictions[index])}"
+                    f"{argument}[{index}]",
+                    f"must be a string: `{argument}` is a flat list of responses (one corpus), "
+                    f"got {type(predictions[index]).__name__}: {_describe(predictions[index])}",
                 )
         check_corpus(predictions, argument, allow_empty=True)
         return "corpus"
@@ -291,7 +335,9 @@ def check_float_rows(embeddings: object, argument: str = "embeddings") -> np.nda
     except (TypeError, ValueError) as error:
         raise ArgumentError(argument, f"must be a 2-D array of numbers: {error}") from error
     if rows.ndim != 2:
-        raise ArgumentError(argument, f"must be a 2-D array (one row per item), got shape {rows.shape}")
+        raise ArgumentError(
+            argument, f"must be a 2-D array (one row per item), got shape {rows.shape}"
+        )
     return rows
 
 
@@ -314,8 +360,10 @@ def lone_surrogate(text: str) -> str | None:
 
 
 #: What to do about a lone surrogate, shared by every message that reports one.
-SURROGATE_ADVICE = ("not valid Unicode (it has no UTF-8 form); decode the source with errors='replace' "
-                    "or remove the character")
+SURROGATE_ADVICE = (
+    "not valid Unicode (it has no UTF-8 form); decode the source with errors='replace' "
+    "or remove the character"
+)
 
 
 def check_unicode_text(text: str, argument: str) -> str:
@@ -341,7 +389,9 @@ def as_float_array(values: object, argument: str) -> np.ndarray:
     """``values`` as a float64 array (any shape); an :class:`ArgumentError` naming ``argument`` when
     it is a string or holds something that is not a number (numpy's own error names nothing)."""
     if isinstance(values, (str, bytes)):
-        raise ArgumentError(argument, f"must be numbers, got {type(values).__name__}: {_describe(values)}")
+        raise ArgumentError(
+            argument, f"must be numbers, got {type(values).__name__}: {_describe(values)}"
+        )
     try:
         return np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as error:
@@ -351,5 +401,11 @@ def as_float_array(values: object, argument: str) -> np.ndarray:
 def require_collection(value: object, argument: str, expected: str = "a list") -> None:
     """Refuse, naming ``argument``, a ``value`` that is a string or has no length to iterate over
     (``len()`` / ``iter()`` would fail with a ``TypeError`` that names nothing)."""
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or not hasattr(value, "__iter__"):
-        raise ArgumentError(argument, f"must be {expected}, got {type(value).__name__}: {_describe(value)}")
+    if (
+        isinstance(value, (str, bytes))
+        or not hasattr(value, "__len__")
+        or not hasattr(value, "__iter__")
+    ):
+        raise ArgumentError(
+            argument, f"must be {expected}, got {type(value).__name__}: {_describe(value)}"
+        )

@@ -61,6 +61,7 @@ Usage::
     .venv/bin/python examples/dress_dailydialog.py --train-contexts 300 --base-steps 50 --finetune-steps 20 \\
         --eval-contexts 50 --negative-contexts 50 --output-dir /tmp/dress_smoke   # smoke run
 """
+
 from __future__ import annotations
 
 import os
@@ -96,10 +97,20 @@ REPO = Path(__file__).resolve().parent.parent
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-dir", default=str(REPO.parent / "shared" / "data" / "dailydialog-plusplus"))
-    parser.add_argument("--output-dir", default="demo_output/dress_dailydialog", help="checkpoints, clusters, results.json (git-ignored)")
-    parser.add_argument("--train-contexts", type=int, default=2000, help="positives contexts used (x5 responses)")
-    parser.add_argument("--eval-contexts", type=int, default=500, help="held-out dev contexts generated for")
+    parser.add_argument(
+        "--data-dir", default=str(REPO.parent / "shared" / "data" / "dailydialog-plusplus")
+    )
+    parser.add_argument(
+        "--output-dir",
+        default="demo_output/dress_dailydialog",
+        help="checkpoints, clusters, results.json (git-ignored)",
+    )
+    parser.add_argument(
+        "--train-contexts", type=int, default=2000, help="positives contexts used (x5 responses)"
+    )
+    parser.add_argument(
+        "--eval-contexts", type=int, default=500, help="held-out dev contexts generated for"
+    )
     parser.add_argument("--context-turns", type=int, default=2)
     parser.add_argument("--max-length", type=int, default=64)
     parser.add_argument("--vocab-size", type=int, default=3000)
@@ -109,57 +120,109 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--base-steps", type=int, default=600)
     parser.add_argument("--finetune-steps", type=int, default=300)
     parser.add_argument("--base-lr", type=float, default=2e-3)
-    parser.add_argument("--finetune-lr", type=float, default=1e-4,
-                        help="all three fine-tunings; 5e-4 made DRESS unstable (see the docstring's seed sweep)")
-    parser.add_argument("--max-grad-norm", type=float, default=1.0, help="gradient clipping (Trainer's default)")
+    parser.add_argument(
+        "--finetune-lr",
+        type=float,
+        default=1e-4,
+        help="all three fine-tunings; 5e-4 made DRESS unstable (see the docstring's seed sweep)",
+    )
+    parser.add_argument(
+        "--max-grad-norm", type=float, default=1.0, help="gradient clipping (Trainer's default)"
+    )
     parser.add_argument("--gamma", type=float, default=30.0)
     parser.add_argument("--num-clusters", type=int, default=20)
     parser.add_argument("--head-threshold", type=float, default=0.1)
-    parser.add_argument("--negative-contexts", type=int, default=300, help="contexts generated for per DRESS cycle")
-    parser.add_argument("--recluster-every", type=int, default=100, help="optimizer steps between DRESS cycles")
+    parser.add_argument(
+        "--negative-contexts", type=int, default=300, help="contexts generated for per DRESS cycle"
+    )
+    parser.add_argument(
+        "--recluster-every", type=int, default=100, help="optimizer steps between DRESS cycles"
+    )
     parser.add_argument("--max-new-tokens", type=int, default=24)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--methods", nargs="+", default=["vanilla", "DRESS(-NT)", "DRESS"],
-                        choices=["vanilla", "DRESS(-NT)", "DRESS"], help="which fine-tunings to run")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="torch threads; 1 on a shared machine (on a loaded 2-core machine, 2 threads trained >10x slower than 1 in our runs)")
+    parser.add_argument(
+        "--methods",
+        nargs="+",
+        default=["vanilla", "DRESS(-NT)", "DRESS"],
+        choices=["vanilla", "DRESS(-NT)", "DRESS"],
+        help="which fine-tunings to run",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="torch threads; 1 on a shared machine (on a loaded 2-core machine, 2 threads trained >10x slower than 1 in our runs)",
+    )
     return parser.parse_args()
 
 
 def dialogues(args):
     positives = load("dailydialog_pp", "positives", split="train", data_dir=args.data_dir)
     order = np.random.default_rng(args.seed).permutation(len(positives))[: args.train_contexts]
-    train = [(positives[int(i)]["context"][-args.context_turns:], response)
-             for i in order for response in positives[int(i)]["positive_responses"] if response.strip()]
-    dev = load("dailydialog_pp", split="validation", data_dir=args.data_dir).select(range(args.eval_contexts))
-    held_out = [(row["context"][-args.context_turns:], row["positive_responses"]) for row in dev]
+    train = [
+        (positives[int(i)]["context"][-args.context_turns :], response)
+        for i in order
+        for response in positives[int(i)]["positive_responses"]
+        if response.strip()
+    ]
+    dev = load("dailydialog_pp", split="validation", data_dir=args.data_dir).select(
+        range(args.eval_contexts)
+    )
+    held_out = [(row["context"][-args.context_turns :], row["positive_responses"]) for row in dev]
     return train, held_out
 
 
 def training_args(cls, output_dir: Path, steps: int, lr: float, args, **extra):
-    return cls(output_dir=str(output_dir), max_steps=steps, per_device_train_batch_size=args.batch_size,
-               learning_rate=lr, warmup_steps=min(100, steps // 10), lr_scheduler_type="linear", weight_decay=0.01,
-               logging_steps=max(1, steps // 5), save_strategy="no", report_to="none", use_cpu=True, seed=args.seed,
-               data_seed=args.seed, dataloader_num_workers=0, disable_tqdm=True, max_grad_norm=args.max_grad_norm,
-               **extra)
+    return cls(
+        output_dir=str(output_dir),
+        max_steps=steps,
+        per_device_train_batch_size=args.batch_size,
+        learning_rate=lr,
+        warmup_steps=min(100, steps // 10),
+        lr_scheduler_type="linear",
+        weight_decay=0.01,
+        logging_steps=max(1, steps // 5),
+        save_strategy="no",
+        report_to="none",
+        use_cpu=True,
+        seed=args.seed,
+        data_seed=args.seed,
+        dataloader_num_workers=0,
+        disable_tqdm=True,
+        max_grad_norm=args.max_grad_norm,
+        **extra,
+    )
 
 
 @torch.no_grad()
 def greedy_responses(model, tokenizer, contexts, args, batch_size=64) -> list[str]:
     model.eval()
     eos = tokenizer.eos_token_id
-    prompts = [encode_dialogue(tokenizer, context, "", False, args.max_length)["input_ids"][:-1] for context in contexts]
-    prompts = [prompt[-(args.max_length - args.max_new_tokens):] for prompt in prompts]
+    prompts = [
+        encode_dialogue(tokenizer, context, "", False, args.max_length)["input_ids"][:-1]
+        for context in contexts
+    ]
+    prompts = [prompt[-(args.max_length - args.max_new_tokens) :] for prompt in prompts]
     texts = []
     for start in range(0, len(prompts), batch_size):
-        chunk = prompts[start:start + batch_size]
+        chunk = prompts[start : start + batch_size]
         width = max(map(len, chunk))
         ids = torch.tensor([[tokenizer.pad_token_id] * (width - len(p)) + p for p in chunk])
         mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in chunk])
-        out = model.generate(input_ids=ids, attention_mask=mask, do_sample=False, num_beams=1,
-                             max_new_tokens=args.max_new_tokens, no_repeat_ngram_size=3,
-                             pad_token_id=tokenizer.pad_token_id, eos_token_id=eos)
-        texts += [tokenizer.decode(row, skip_special_tokens=True).strip() for row in out[:, width:].tolist()]
+        out = model.generate(
+            input_ids=ids,
+            attention_mask=mask,
+            do_sample=False,
+            num_beams=1,
+            max_new_tokens=args.max_new_tokens,
+            no_repeat_ngram_size=3,
+            pad_token_id=tokenizer.pad_token_id,
+            eos_token_id=eos,
+        )
+        texts += [
+            tokenizer.decode(row, skip_special_tokens=True).strip()
+            for row in out[:, width:].tolist()
+        ]
     return texts
 
 
@@ -167,21 +230,33 @@ def greedy_responses(model, tokenizer, contexts, args, batch_size=64) -> list[st
 def reference_perplexity(model, tokenizer, held_out, args, batch_size=64) -> float:
     """exp(mean NLL) of the held-out human responses (all 5 per context) given their context."""
     model.eval()
-    rows = [encode_dialogue(tokenizer, context, response, False, args.max_length)
-            for context, responses in held_out for response in responses if response.strip()]
+    rows = [
+        encode_dialogue(tokenizer, context, response, False, args.max_length)
+        for context, responses in held_out
+        for response in responses
+        if response.strip()
+    ]
     collate = DialogueCollator(tokenizer.pad_token_id)
     total, count = 0.0, 0
     for start in range(0, len(rows), batch_size):
-        batch = collate(rows[start:start + batch_size])
-        logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits[:, :-1]
+        batch = collate(rows[start : start + batch_size])
+        logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits[
+            :, :-1
+        ]
         labels = batch["labels"][:, 1:]
-        nll = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1),
-                                                ignore_index=-100, reduction="sum")
+        nll = torch.nn.functional.cross_entropy(
+            logits.reshape(-1, logits.shape[-1]),
+            labels.reshape(-1),
+            ignore_index=-100,
+            reduction="sum",
+        )
         total, count = total + nll.item(), count + int(labels.ne(-100).sum())
     return math.exp(total / count)
 
 
-def score(texts, clusters, head_top5, head_above, model=None, tokenizer=None, held_out=None, args=None) -> dict:
+def score(
+    texts, clusters, head_top5, head_above, model=None, tokenizer=None, held_out=None, args=None
+) -> dict:
     """Cluster metrics over the non-empty generations (an empty text has nothing to embed); their share is reported."""
     non_empty = [text for text in texts if text.strip()]
     labels = clusters.assign(non_empty)
@@ -211,39 +286,66 @@ def main() -> None:
     started = time.perf_counter()
 
     train_pairs, held_out = dialogues(args)
-    print(f"{len(train_pairs)} training pairs from {args.train_contexts} contexts; {len(held_out)} held-out contexts")
-    texts = [turn for context, _ in train_pairs[:: 5] for turn in context] + [response for _, response in train_pairs]
+    print(
+        f"{len(train_pairs)} training pairs from {args.train_contexts} contexts; {len(held_out)} held-out contexts"
+    )
+    texts = [turn for context, _ in train_pairs[::5] for turn in context] + [
+        response for _, response in train_pairs
+    ]
     tokenizer = build_tokenizer(texts, args.vocab_size, args.max_length)
     tokenizer.save_pretrained(str(out / "tokenizer"))
-    rows = [encode_dialogue(tokenizer, context, response, False, args.max_length) for context, response in train_pairs]
+    rows = [
+        encode_dialogue(tokenizer, context, response, False, args.max_length)
+        for context, response in train_pairs
+    ]
     train_dataset = datasets.Dataset.from_dict({key: [row[key] for row in rows] for key in rows[0]})
     responses = [response for _, response in train_pairs]
 
     # 1. the common starting checkpoint: plain MLE
     torch.manual_seed(args.seed)
     model = build_gpt2(tokenizer, args.max_length, args.width, args.layers)
-    print(f"GPT-2: {sum(p.numel() for p in model.parameters()) / 1e6:.2f} M parameters, vocab {len(tokenizer)}")
+    print(
+        f"GPT-2: {sum(p.numel() for p in model.parameters()) / 1e6:.2f} M parameters, vocab {len(tokenizer)}"
+    )
     collator = DialogueCollator(tokenizer.pad_token_id)
     tick = time.perf_counter()
-    Trainer(model, training_args(TrainingArguments, out / "base", args.base_steps, args.base_lr, args),
-            train_dataset=train_dataset, data_collator=collator).train()
+    Trainer(
+        model,
+        training_args(TrainingArguments, out / "base", args.base_steps, args.base_lr, args),
+        train_dataset=train_dataset,
+        data_collator=collator,
+    ).train()
     timings["base_training_s"] = time.perf_counter() - tick
     model.save_pretrained(str(out / "base"))
 
     # 2. the semantic clusters (MiniLM, k = 20) of the training responses: DRESS's weights and Sem-Ent's bins
     tick = time.perf_counter()
     embedder = CachingEmbedder(load_embedder())
-    clusters = SemanticClusters.fit(responses, embedder, num_clusters=args.num_clusters, seed=args.seed)
+    clusters = SemanticClusters.fit(
+        responses, embedder, num_clusters=args.num_clusters, seed=args.seed
+    )
     clusters.save(out / "clusters")
     timings["clusters_s"] = time.perf_counter() - tick
     train_distribution = clusters.distribution(responses)
     head_top5 = np.argsort(-train_distribution)[:5]
     head_above = np.flatnonzero(train_distribution > args.head_threshold)
-    print("training cluster shares (sorted):", np.round(np.sort(train_distribution)[::-1], 3).tolist())
+    print(
+        "training cluster shares (sorted):", np.round(np.sort(train_distribution)[::-1], 3).tolist()
+    )
 
     contexts = [context for context, _ in held_out]
-    results = {"base": score(greedy_responses(model, tokenizer, contexts, args), clusters, head_top5, head_above,
-                             model, tokenizer, held_out, args)}
+    results = {
+        "base": score(
+            greedy_responses(model, tokenizer, contexts, args),
+            clusters,
+            head_top5,
+            head_above,
+            model,
+            tokenizer,
+            held_out,
+            args,
+        )
+    }
     human = [responses_[0] for _, responses_ in held_out]
     results["human (1st dev response)"] = score(human, clusters, head_top5, head_above)
 
@@ -259,28 +361,55 @@ def main() -> None:
         model = GPT2LMHeadModel.from_pretrained(str(out / "base"))
         folder = out / name.lower().replace("(", "").replace(")", "")
         if dress is None:
-            trainer = Trainer(model, training_args(TrainingArguments, folder, args.finetune_steps, args.finetune_lr, args),
-                              train_dataset=train_dataset, data_collator=collator)
+            trainer = Trainer(
+                model,
+                training_args(
+                    TrainingArguments, folder, args.finetune_steps, args.finetune_lr, args
+                ),
+                train_dataset=train_dataset,
+                data_collator=collator,
+            )
         else:
             dress_args = training_args(
-                DRESSConfig, folder, args.finetune_steps, args.finetune_lr, args, gamma=args.gamma,
-                num_clusters=args.num_clusters, head_threshold=args.head_threshold,
-                negative_contexts_per_cycle=args.negative_contexts, recluster_every=args.recluster_every,
-                negative_max_new_tokens=args.max_new_tokens, negative_generation_batch_size=64, **dress)
-            trainer = DRESSTrainer(model, dress_args, train_dataset=train_dataset, processing_class=tokenizer,
-                                   semantic_clusters=clusters)
+                DRESSConfig,
+                folder,
+                args.finetune_steps,
+                args.finetune_lr,
+                args,
+                gamma=args.gamma,
+                num_clusters=args.num_clusters,
+                head_threshold=args.head_threshold,
+                negative_contexts_per_cycle=args.negative_contexts,
+                recluster_every=args.recluster_every,
+                negative_max_new_tokens=args.max_new_tokens,
+                negative_generation_batch_size=64,
+                **dress,
+            )
+            trainer = DRESSTrainer(
+                model,
+                dress_args,
+                train_dataset=train_dataset,
+                processing_class=tokenizer,
+                semantic_clusters=clusters,
+            )
             weights = np.asarray(trainer.train_dataset["dress_weight"])
-            print(f"{name}: weights min {weights.min():.4f} mean {weights.mean():.4f} max {weights.max():.4f}")
+            print(
+                f"{name}: weights min {weights.min():.4f} mean {weights.mean():.4f} max {weights.max():.4f}"
+            )
         trainer.train()
         if dress is not None and trainer.negative_cycles:
             for cycle in trainer.negative_cycles:
-                print(f"  cycle {cycle['cycle']} at step {cycle['global_step']}: {cycle['num_negatives']}/"
-                      f"{cycle['num_generated']} negatives, head clusters {cycle['head_clusters']}, "
-                      f"generated Sem-Ent {cycle['generated_sem_ent']:.3f}, {cycle['seconds']:.1f} s")
+                print(
+                    f"  cycle {cycle['cycle']} at step {cycle['global_step']}: {cycle['num_negatives']}/"
+                    f"{cycle['num_generated']} negatives, head clusters {cycle['head_clusters']}, "
+                    f"generated Sem-Ent {cycle['generated_sem_ent']:.3f}, {cycle['seconds']:.1f} s"
+                )
             results_cycles = trainer.negative_cycles
         timings[f"{name}_training_s"] = time.perf_counter() - tick
         generations[name] = greedy_responses(model, tokenizer, contexts, args)
-        results[name] = score(generations[name], clusters, head_top5, head_above, model, tokenizer, held_out, args)
+        results[name] = score(
+            generations[name], clusters, head_top5, head_above, model, tokenizer, held_out, args
+        )
         print(name, json.dumps({key: round(value, 4) for key, value in results[name].items()}))
 
     timings["total_s"] = time.perf_counter() - started
@@ -288,18 +417,33 @@ def main() -> None:
     lines = [header, "|---|---|---|---|---|---|---|---|---|"]
     for name, row in results.items():
         ppl = f"{row['reference_ppl']:.1f}" if "reference_ppl" in row else "-"
-        lines.append(f"| {name} | {row['sem_ent'] + 0.0:.3f} | {row['dist_1']:.4f} | {row['dist_2']:.4f} | "
-                     f"{row['head_top5_share']:.3f} | {row['head_above_threshold_share']:.3f} | "
-                     f"{row['distinct_responses']:.3f} | {row['mean_words']:.1f} | {ppl} |")
+        lines.append(
+            f"| {name} | {row['sem_ent'] + 0.0:.3f} | {row['dist_1']:.4f} | {row['dist_2']:.4f} | "
+            f"{row['head_top5_share']:.3f} | {row['head_above_threshold_share']:.3f} | "
+            f"{row['distinct_responses']:.3f} | {row['mean_words']:.1f} | {ppl} |"
+        )
     table = "\n".join(lines)
-    print(f"\nSem-Ent max ln {args.num_clusters} = {math.log(args.num_clusters):.3f}; "
-          f"{len(contexts)} held-out dev contexts, greedy\n{table}")
+    print(
+        f"\nSem-Ent max ln {args.num_clusters} = {math.log(args.num_clusters):.3f}; "
+        f"{len(contexts)} held-out dev contexts, greedy\n{table}"
+    )
     print("timings (s):", {key: round(value, 1) for key, value in timings.items()})
-    (out / "results.json").write_text(json.dumps({
-        "settings": vars(args), "results": results, "timings_s": timings, "table": table,
-        "training_cluster_distribution": train_distribution.tolist(), "dress_cycles": results_cycles,
-        "generations": {name: texts[:50] for name, texts in generations.items()},
-    }, indent=2) + "\n", encoding="utf-8")
+    (out / "results.json").write_text(
+        json.dumps(
+            {
+                "settings": vars(args),
+                "results": results,
+                "timings_s": timings,
+                "table": table,
+                "training_cluster_distribution": train_distribution.tolist(),
+                "dress_cycles": results_cycles,
+                "generations": {name: texts[:50] for name, texts in generations.items()},
+            },
+            indent=2,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
 
 
 if __name__ == "__main__":

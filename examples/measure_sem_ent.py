@@ -11,6 +11,7 @@ Usage::
 
     .venv/bin/python examples/measure_sem_ent.py --data-dir ../shared/data/dailydialog-plusplus [--seeds 0 1 2 3 4] [--plot DIR]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,10 +26,16 @@ from dialeval.metrics.sem_ent.clusters import SemanticClusters, sem_ent_from_lab
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-dir", required=True, help="folder with DailyDialog++'s dev.json, test.json, data_positives.json")
+    parser.add_argument(
+        "--data-dir",
+        required=True,
+        help="folder with DailyDialog++'s dev.json, test.json, data_positives.json",
+    )
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     parser.add_argument("--num-clusters", type=int, default=20)
-    parser.add_argument("--plot", help="write the sorted cluster distributions (paper Fig. 2/3) here")
+    parser.add_argument(
+        "--plot", help="write the sorted cluster distributions (paper Fig. 2/3) here"
+    )
     args = parser.parse_args()
 
     positives = load("dailydialog_pp", "positives", split="train", data_dir=args.data_dir)
@@ -36,8 +43,10 @@ def main() -> None:
     reference = [r for rs in positives["positive_responses"] for r in rs if r.strip()]
     human = [r for rs in dev["positive_responses"] for r in rs if r.strip()]
     random_negatives = [r for rs in dev["random_negative_responses"] for r in rs if r.strip()]
-    print(f"reference {len(reference)} responses ({len(set(reference))} distinct); dev human {len(human)}; "
-          f"random negatives {len(random_negatives)}")
+    print(
+        f"reference {len(reference)} responses ({len(set(reference))} distinct); dev human {len(human)}; "
+        f"random negatives {len(random_negatives)}"
+    )
 
     embedder = CachingEmbedder(load_embedder())
     start = time.perf_counter()
@@ -47,7 +56,9 @@ def main() -> None:
     rows = []
     for seed in args.seeds:
         start = time.perf_counter()
-        clusters = SemanticClusters.fit(reference, embedder, num_clusters=args.num_clusters, seed=seed)
+        clusters = SemanticClusters.fit(
+            reference, embedder, num_clusters=args.num_clusters, seed=seed
+        )
         fit_s = time.perf_counter() - start
         head = int(np.argmax(clusters.reference_distribution))
         reduced = clusters.project(embedder.embed(reference))
@@ -56,26 +67,38 @@ def main() -> None:
         figures = {
             "reference": sem_ent_from_labels(clusters.assign(reference), clusters.num_clusters),
             "dev human": sem_ent_from_labels(clusters.assign(human), clusters.num_clusters),
-            "dull (head cluster)": sem_ent_from_labels(clusters.assign(typical), clusters.num_clusters),
-            "random negatives": sem_ent_from_labels(clusters.assign(random_negatives), clusters.num_clusters),
+            "dull (head cluster)": sem_ent_from_labels(
+                clusters.assign(typical), clusters.num_clusters
+            ),
+            "random negatives": sem_ent_from_labels(
+                clusters.assign(random_negatives), clusters.num_clusters
+            ),
         }
         rows.append({name: result["sem_ent"] for name, result in figures.items()})
-        print(f"seed {seed}: pca_dims {clusters.settings['pca_dims']}, fit {fit_s:.1f} s, head share "
-              f"{clusters.reference_distribution[head]:.3f}, e.g. {typical[:3]} | "
-              + ", ".join(f"{name} {value:.3f}" for name, value in rows[-1].items()))
+        print(
+            f"seed {seed}: pca_dims {clusters.settings['pca_dims']}, fit {fit_s:.1f} s, head share "
+            f"{clusters.reference_distribution[head]:.3f}, e.g. {typical[:3]} | "
+            + ", ".join(f"{name} {value:.3f}" for name, value in rows[-1].items())
+        )
         if args.plot and seed == args.seeds[0]:
             from dialeval.cli.plots import plot_cluster_distribution
 
             for name, result in figures.items():
                 path = plot_cluster_distribution(
-                    result["cluster_distribution"], f"{args.plot}/sem_ent_{name.split()[0]}.png",
-                    title=f"DailyDialog++ {name}", reference_distribution=clusters.reference_distribution,
+                    result["cluster_distribution"],
+                    f"{args.plot}/sem_ent_{name.split()[0]}.png",
+                    title=f"DailyDialog++ {name}",
+                    reference_distribution=clusters.reference_distribution,
                 )
                 print(f"plot: {path}")
-    print(f"\nmax ln k = {np.log(args.num_clusters):.3f}; over seeds {args.seeds}: mean (std, range)")
+    print(
+        f"\nmax ln k = {np.log(args.num_clusters):.3f}; over seeds {args.seeds}: mean (std, range)"
+    )
     for name in rows[0]:
         values = np.array([row[name] for row in rows])
-        print(f"  {name:20s} {values.mean():.3f} ({values.std():.3f}, {values.min():.3f}-{values.max():.3f})")
+        print(
+            f"  {name:20s} {values.mean():.3f} ({values.std():.3f}, {values.min():.3f}-{values.max():.3f})"
+        )
 
 
 if __name__ == "__main__":

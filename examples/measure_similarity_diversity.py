@@ -11,6 +11,7 @@ per-set ``metric_SentBert`` column scored with the same protocol.
 
 Usage: ``.venv/bin/python examples/measure_similarity_diversity.py [--data-dir DIR] [--similarity sent_bert]``
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,11 +25,25 @@ from dialeval.metrics.diversity_meta_eval.statistics import (
 )
 from dialeval.metrics.similarity_diversity.similarity import similarity_diversity
 
-DATA_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "tevet-diversity-eval" / "with_metrics"
+DATA_DIR = (
+    Path(__file__).resolve().parent.parent.parent
+    / "shared"
+    / "data"
+    / "tevet-diversity-eval"
+    / "with_metrics"
+)
 TASKS = ("story_gen", "resp_gen", "prompt_gen")
 # Tevet & Berant (2021), sent-BERT (bert-large-nli-stsb-mean-tokens) rows.
-PAPER_CONTEST = {"story_gen": (0.77, 0.90), "resp_gen": (0.59, 0.79), "prompt_gen": (0.68, 0.81)}  # Table 4
-PAPER_DECTEST = {"story_gen": "0.65 (0.03)", "resp_gen": "0.80 (0.02)", "prompt_gen": "0.74 (0.03)"}  # Table 2
+PAPER_CONTEST = {
+    "story_gen": (0.77, 0.90),
+    "resp_gen": (0.59, 0.79),
+    "prompt_gen": (0.68, 0.81),
+}  # Table 4
+PAPER_DECTEST = {
+    "story_gen": "0.65 (0.03)",
+    "resp_gen": "0.80 (0.02)",
+    "prompt_gen": "0.74 (0.03)",
+}  # Table 2
 
 
 def main() -> None:
@@ -37,27 +52,51 @@ def main() -> None:
     parser.add_argument("--similarity", default="sent_bert")
     parser.add_argument("--model", default=None)
     args = parser.parse_args()
-    rows = ["| test | task | ours: rho | ours: OCA | released metric_SentBert: rho | OCA | paper sent-BERT: rho | OCA |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+    rows = [
+        "| test | task | ours: rho | ours: OCA | released metric_SentBert: rho | OCA | paper sent-BERT: rho | OCA |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for task in TASKS:
         sets = read_tevet_csv(args.data_dir / "conTest" / f"con_test_200_with_hds_{task}.csv")
         labels = [float(s.metadata["label_value"]) for s in sets]
-        ours = [r["similarity_diversity"] for r in similarity_diversity([s.responses for s in sets], args.similarity, args.model, allow_empty=True)["per_set"]]
+        ours = [
+            r["similarity_diversity"]
+            for r in similarity_diversity(
+                [s.responses for s in sets], args.similarity, args.model, allow_empty=True
+            )["per_set"]
+        ]
         released = [float(s.metadata["metric_SentBert"]) for s in sets]
         cells = []
         for scores in (ours, released):
-            cells += [f"{spearman(scores, labels)[0]:.2f}", f"{optimal_classification_accuracy(scores, labels)[0]:.2f}"]
+            cells += [
+                f"{spearman(scores, labels)[0]:.2f}",
+                f"{optimal_classification_accuracy(scores, labels)[0]:.2f}",
+            ]
         paper = PAPER_CONTEST[task]
-        rows.append(f"| conTest ({len(sets)} sets) | {task} | " + " | ".join(cells) + f" | {paper[0]:.2f} | {paper[1]:.2f} |")
+        rows.append(
+            f"| conTest ({len(sets)} sets) | {task} | "
+            + " | ".join(cells)
+            + f" | {paper[0]:.2f} | {paper[1]:.2f} |"
+        )
     for task in TASKS:
         sets = read_tevet_csv(args.data_dir / "decTest" / f"dec_test_1000_no_hds_{task}.csv")
         temperatures = [float(s.metadata["label_value"]) for s in sets]
-        ours = [r["similarity_diversity"] for r in similarity_diversity([s.responses for s in sets], args.similarity, args.model, allow_empty=True)["per_set"]]
+        ours = [
+            r["similarity_diversity"]
+            for r in similarity_diversity(
+                [s.responses for s in sets], args.similarity, args.model, allow_empty=True
+            )["per_set"]
+        ]
         released = [float(s.metadata["metric_SentBert"]) for s in sets]
         cells = []
         for scores in (ours, released):
             mean, std = subsampled_spearman(scores, temperatures)
             cells += [f"{mean:.2f} ({std:.2f})", "–"]
-        rows.append(f"| decTest ({len(sets)} sets) | {task} | " + " | ".join(cells) + f" | {PAPER_DECTEST[task]} | – |")
+        rows.append(
+            f"| decTest ({len(sets)} sets) | {task} | "
+            + " | ".join(cells)
+            + f" | {PAPER_DECTEST[task]} | – |"
+        )
     print("\n".join(rows))
 
 

@@ -29,6 +29,7 @@ Usage::
     .venv/bin/python examples/train_yes_no_classifier.py --source-path tiny.tsv --no-verify \\
         --model path/to/tiny-roberta --max-steps 2 --output-dir /tmp/yes-no
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,20 +50,36 @@ def parse_args(argv=None):
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--data-dir", help="folder holding circa-data.tsv (the released TSV)")
     source.add_argument("--source-path", help="the Circa TSV itself")
-    parser.add_argument("--no-verify", action="store_true", help="do not check the TSV's sha256 (edited copies)")
+    parser.add_argument(
+        "--no-verify", action="store_true", help="do not check the TSV's sha256 (edited copies)"
+    )
     parser.add_argument("--output-dir", required=True)
-    parser.add_argument("--model", default=DEFAULT_MODEL, help="Hub id or local directory (default: App. B's roberta-large)")
+    parser.add_argument(
+        "--model",
+        default=DEFAULT_MODEL,
+        help="Hub id or local directory (default: App. B's roberta-large)",
+    )
     parser.add_argument("--labels", choices=LABEL_SETS, default="paper")
-    parser.add_argument("--input", choices=INPUT_FORMS, default=DEFAULT_INPUT,
-                        help="classify the (question, answer) pair (default: the paper, as Louis et al.) or the answer alone")
-    parser.add_argument("--validation-fraction", type=float, default=0.2, help="App. B: train:valid = 8:2")
+    parser.add_argument(
+        "--input",
+        choices=INPUT_FORMS,
+        default=DEFAULT_INPUT,
+        help="classify the (question, answer) pair (default: the paper, as Louis et al.) or the answer alone",
+    )
+    parser.add_argument(
+        "--validation-fraction", type=float, default=0.2, help="App. B: train:valid = 8:2"
+    )
     parser.add_argument("--epochs", type=float, default=3.0)
-    parser.add_argument("--max-steps", type=int, default=-1, help="overrides --epochs when > 0 (smoke tests)")
+    parser.add_argument(
+        "--max-steps", type=int, default=-1, help="overrides --epochs when > 0 (smoke tests)"
+    )
     parser.add_argument("--learning-rate", type=float, default=2e-5)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--max-length", type=int, default=128)
     parser.add_argument("--seed", type=int, default=42)
-    parser.add_argument("--cpu", action="store_true", help="train on the CPU even when a GPU is present")
+    parser.add_argument(
+        "--cpu", action="store_true", help="train on the CPU even when a GPU is present"
+    )
     args = parser.parse_args(argv)
     if not 0 < args.validation_fraction < 1:
         parser.error(f"--validation-fraction must be in (0, 1), got {args.validation_fraction}")
@@ -76,7 +93,12 @@ def load_examples(args) -> tuple[list[dict], list[str], dict]:
     from dialeval.labels import answer_of_label
 
     config = "relaxed" if args.labels == "relaxed" else "strict"
-    builder = Circa(config_name=config, data_dir=args.data_dir, source_path=args.source_path, verify_checksums=not args.no_verify)
+    builder = Circa(
+        config_name=config,
+        data_dir=args.data_dir,
+        source_path=args.source_path,
+        verify_checksums=not args.no_verify,
+    )
     prepare(builder)
     data = builder.as_dataset(split="train")
     names = data.features["label"].names
@@ -96,7 +118,13 @@ def load_examples(args) -> tuple[list[dict], list[str], dict]:
             left_out["Other"] += 1
             continue
         target = answer_of_label(name) if args.labels == "yes_no_ambiguous" else name
-        examples.append({"question": record["question"], "answer": record["answer"], "label": label_names.index(target)})
+        examples.append(
+            {
+                "question": record["question"],
+                "answer": record["answer"],
+                "label": label_names.index(target),
+            }
+        )
     return examples, label_names, left_out
 
 
@@ -122,13 +150,17 @@ def main(argv=None) -> dict:
     print(f"{len(examples)} labelled pairs; left out: {left_out}; labels: {label_names}")
 
     # App. B: a random split of the whole corpus, train:valid = 8:2 (seeded).
-    split = datasets.Dataset.from_list(examples).train_test_split(test_size=args.validation_fraction, seed=args.seed)
+    split = datasets.Dataset.from_list(examples).train_test_split(
+        test_size=args.validation_fraction, seed=args.seed
+    )
     model_path = resolve_model_path(args.model)
     tokenizer = AutoTokenizer.from_pretrained(model_path)
 
     def tokenize(batch):
         if args.input == "question_answer":
-            return tokenizer(batch["question"], batch["answer"], truncation=True, max_length=args.max_length)
+            return tokenizer(
+                batch["question"], batch["answer"], truncation=True, max_length=args.max_length
+            )
         return tokenizer(batch["answer"], truncation=True, max_length=args.max_length)
 
     columns = ["question", "answer"]
@@ -143,7 +175,9 @@ def main(argv=None) -> dict:
         # A checkpoint with another head (e.g. an NLI model) gets a fresh one of the right size.
         ignore_mismatched_sizes=True,
     )
-    model.config.yes_no_input = args.input  # read by dialeval.metrics.nbest_contradiction.yes_no.ModelYesNoClassifier
+    model.config.yes_no_input = (
+        args.input
+    )  # read by dialeval.metrics.nbest_contradiction.yes_no.ModelYesNoClassifier
 
     def compute_metrics(prediction):
         predicted = np.argmax(prediction.predictions, axis=-1)
@@ -168,19 +202,31 @@ def main(argv=None) -> dict:
         use_cpu=args.cpu,
     )
     trainer = Trainer(
-        model=model, args=training_args, train_dataset=train, eval_dataset=valid,
-        data_collator=DataCollatorWithPadding(tokenizer), compute_metrics=compute_metrics,
+        model=model,
+        args=training_args,
+        train_dataset=train,
+        eval_dataset=valid,
+        data_collator=DataCollatorWithPadding(tokenizer),
+        compute_metrics=compute_metrics,
     )
     trainer.train()
     figures = trainer.evaluate()
     trainer.save_model(str(output_dir))
     tokenizer.save_pretrained(str(output_dir))
     summary = {
-        "model": args.model, "labels": label_names, "input": args.input, "num_train": len(train),
-        "num_validation": len(valid), "left_out": left_out,
-        "validation": {key: float(value) for key, value in figures.items() if isinstance(value, (int, float))},
+        "model": args.model,
+        "labels": label_names,
+        "input": args.input,
+        "num_train": len(train),
+        "num_validation": len(valid),
+        "left_out": left_out,
+        "validation": {
+            key: float(value) for key, value in figures.items() if isinstance(value, (int, float))
+        },
     }
-    (output_dir / "yes_no_training.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    (output_dir / "yes_no_training.json").write_text(
+        json.dumps(summary, indent=2) + "\n", encoding="utf-8"
+    )
     print(json.dumps(summary, indent=2))
     return summary
 

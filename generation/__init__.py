@@ -10,6 +10,7 @@
 - ``mmi_antilm.py``: MMI-antiLM decoding (Li et al. 2016, §4.3) as a ``LogitsProcessor`` for
   ``model.generate(logits_processor=...)`` (Han et al. 2022's MMI baseline).
 """
+
 from dialeval.generation.dtg import DTGResult, diversity_threshold_generate
 from dialeval.generation.dtg_outputs import custom_generate_path
 from dialeval.generation.dtg_runner import run_dtg

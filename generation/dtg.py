@@ -33,6 +33,7 @@ Candidates come from one of two decoders (settings in :mod:`dialeval.generation.
   likelihood order; the set starts with the n most likely and each swap takes the next beam.
   Beam search runs once, so a context stops early ("beams_exhausted") when n + S > num_beams.
 """
+
 from __future__ import annotations
 
 import copy
@@ -78,10 +79,16 @@ class DTGResult:
     stop_reason: str  # "threshold", "max_samples" or (beam decoding) "beams_exhausted"
     utterance_overlap: int  # App. C: responses present in both the first and the final set
     num_pair_evaluations: int
-    initial_scores: dict = field(default_factory=dict)  # the figures Table 4 reports (NLI: Baseline NLI Diversity too)
+    initial_scores: dict = field(
+        default_factory=dict
+    )  # the figures Table 4 reports (NLI: Baseline NLI Diversity too)
     final_scores: dict = field(default_factory=dict)
-    history: list[dict] = field(default_factory=list)  # one entry per swap: dropped index, tied subsets, new diversity
-    decoding_settings: dict = field(default_factory=dict)  # the effective generation settings (dtg_decoding)
+    history: list[dict] = field(
+        default_factory=list
+    )  # one entry per swap: dropped index, tied subsets, new diversity
+    decoding_settings: dict = field(
+        default_factory=dict
+    )  # the effective generation settings (dtg_decoding)
     #: Token ids of each final response as generate() produced them (not written by to_dict).
     response_token_ids: list[list[int]] = field(default_factory=list, repr=False)
     #: With output_scores / output_logits: each final response's ``(steps, vocab)`` processed scores /
@@ -96,8 +103,11 @@ class DTGResult:
 
     def to_dict(self) -> dict:
         """The JSON record: every field but the token ids and the per-step tensors."""
-        return {item.name: copy.deepcopy(getattr(self, item.name)) for item in fields(self)
-                if item.name not in _NOT_RECORDED}
+        return {
+            item.name: copy.deepcopy(getattr(self, item.name))
+            for item in fields(self)
+            if item.name not in _NOT_RECORDED
+        }
 
 
 _NOT_RECORDED = ("response_token_ids", "response_scores", "response_logits")
@@ -120,18 +130,29 @@ def make_objective(metric, **options):
     """An objective instance from a name (``"nli"``, ``"sent_bert"``, ``"distinct_n"``) or pass one through."""
     if isinstance(metric, str):
         if metric not in OBJECTIVES:
-            raise ArgumentError("metric", f"must be one of {sorted(OBJECTIVES)} or an objective object, got {metric!r}")
+            raise ArgumentError(
+                "metric",
+                f"must be one of {sorted(OBJECTIVES)} or an objective object, got {metric!r}",
+            )
         return OBJECTIVES[metric](**options)
     for method in ("start", "value", "leave_one_out", "replace"):
         if not hasattr(metric, method):
-            raise ArgumentError("metric", f"object lacks {method}(); see dialeval.generation.objectives")
+            raise ArgumentError(
+                "metric", f"object lacks {method}(); see dialeval.generation.objectives"
+            )
     if options:
-        raise ArgumentError(min(options), f"applies to a metric given by name (given: {sorted(options)}); configure the "
-                            "objective object instead", mentions=())
+        raise ArgumentError(
+            min(options),
+            f"applies to a metric given by name (given: {sorted(options)}); configure the "
+            "objective object instead",
+            mentions=(),
+        )
     return metric
 
 
-def choose_drop(values, tie_break: str = "random", rng: np.random.Generator | None = None) -> tuple[int, int]:
+def choose_drop(
+    values, tie_break: str = "random", rng: np.random.Generator | None = None
+) -> tuple[int, int]:
     """The member to drop: the one missing from the best leave-one-out subset (§5).
 
     ``values[i]`` is the diversity of the set without member ``i``. Among subsets within
@@ -155,18 +176,29 @@ def context_token_limit(model, tokenizer, generation_config) -> int | None:
         return limit
     reserve = generation_config.max_new_tokens or 0
     if limit - reserve < 1:
-        raise ArgumentError("max_new_tokens", f"({reserve}) leaves no room for a context in the model's {limit} positions")
+        raise ArgumentError(
+            "max_new_tokens",
+            f"({reserve}) leaves no room for a context in the model's {limit} positions",
+        )
     return limit - reserve
 
 
-def encode_contexts(tokenizer, inputs, is_encoder_decoder: bool, max_context_tokens: int | None = None):
+def encode_contexts(
+    tokenizer, inputs, is_encoder_decoder: bool, max_context_tokens: int | None = None
+):
     """Context strings as a padded batch (left padding for decoder-only models), or a tokenizer output as is.
 
     ``max_context_tokens`` keeps each context's last tokens (§6.1: BlenderBot sees the last 128).
     The caller's tokenizer is not changed (a copy is configured).
     """
-    if isinstance(inputs, (list, tuple)) and inputs and all(isinstance(text, str) for text in inputs):
-        check_texts(inputs, "inputs")  # a lone surrogate: a tokenizers TypeError naming nothing otherwise
+    if (
+        isinstance(inputs, (list, tuple))
+        and inputs
+        and all(isinstance(text, str) for text in inputs)
+    ):
+        check_texts(
+            inputs, "inputs"
+        )  # a lone surrogate: a tokenizers TypeError naming nothing otherwise
         tokenizer = copy.deepcopy(tokenizer)
         if not is_encoder_decoder:
             tokenizer.padding_side = "left"  # decoder-only models continue from the last token
@@ -180,13 +212,17 @@ def encode_contexts(tokenizer, inputs, is_encoder_decoder: bool, max_context_tok
         return tokenizer(list(inputs), return_tensors="pt", padding=True, **truncation)
     if hasattr(inputs, "keys") and "input_ids" in inputs:
         return inputs
-    raise ArgumentError("inputs", "must be a non-empty list of context strings or a tokenizer output with input_ids")
+    raise ArgumentError(
+        "inputs", "must be a non-empty list of context strings or a tokenizer output with input_ids"
+    )
 
 
 class _Generator:
     """DTG's generate calls: one effective config, responses as :class:`Candidate`."""
 
-    def __init__(self, model, tokenizer, encoded, config, model_kwargs, step_outputs: tuple[str, ...] = ()):
+    def __init__(
+        self, model, tokenizer, encoded, config, model_kwargs, step_outputs: tuple[str, ...] = ()
+    ):
         self.model, self.tokenizer, self.encoded = model, tokenizer, encoded
         self.config, self.model_kwargs = config, model_kwargs
         self.step_outputs = step_outputs
@@ -196,8 +232,11 @@ class _Generator:
     def __call__(self, rows: list[int], per_row: int) -> list[list[Candidate]]:
         """``per_row`` responses for each context in ``rows`` (one generate call), in output order."""
         device = getattr(self.model, "device", None)
-        batch = {key: value[rows].to(device) if device is not None else value[rows]
-                 for key, value in self.encoded.items() if isinstance(value, torch.Tensor)}
+        batch = {
+            key: value[rows].to(device) if device is not None else value[rows]
+            for key, value in self.encoded.items()
+            if isinstance(value, torch.Tensor)
+        }
         config = copy.deepcopy(self.config)
         config.num_return_sequences = per_row
         if self.step_outputs:
@@ -207,12 +246,20 @@ class _Generator:
         with torch.inference_mode():
             output = self.model.generate(**batch, generation_config=config, **self.model_kwargs)
         sequences = output if isinstance(output, torch.Tensor) else output.sequences
-        steps = candidate_steps(output, self.step_outputs) if self.step_outputs else [{}] * sequences.shape[0]
+        steps = (
+            candidate_steps(output, self.step_outputs)
+            if self.step_outputs
+            else [{}] * sequences.shape[0]
+        )
         start = 0 if self.is_encoder_decoder else batch["input_ids"].shape[1]
-        ids = generated_ids(sequences, start, self.eos, config.pad_token_id, skip_first=self.is_encoder_decoder)
-        texts = [text.strip() for text in self.tokenizer.batch_decode(ids, skip_special_tokens=True)]
+        ids = generated_ids(
+            sequences, start, self.eos, config.pad_token_id, skip_first=self.is_encoder_decoder
+        )
+        texts = [
+            text.strip() for text in self.tokenizer.batch_decode(ids, skip_special_tokens=True)
+        ]
         drawn = [Candidate(*parts) for parts in zip(texts, ids, steps)]
-        return [drawn[i * per_row:(i + 1) * per_row] for i in range(len(rows))]
+        return [drawn[i * per_row : (i + 1) * per_row] for i in range(len(rows))]
 
 
 class _SampledCandidates:
@@ -281,7 +328,11 @@ def _replace_all(objective, states: list, indices: list[int], responses: list[st
 
 def _scores(objective, state) -> dict:
     report = getattr(objective, "report", None)
-    return report(state) if report is not None else {getattr(objective, "name", "diversity"): objective.value(state)}
+    return (
+        report(state)
+        if report is not None
+        else {getattr(objective, "name", "diversity"): objective.value(state)}
+    )
 
 
 def build_objective(metric, metric_options: dict | None = None, nli_objective: str | None = None):
@@ -289,16 +340,31 @@ def build_objective(metric, metric_options: dict | None = None, nli_objective: s
     options = dict(metric_options or {})
     if nli_objective is not None:
         if metric != "nli":
-            raise ArgumentError("nli_objective", "applies to metric='nli' (an NLIContradictions object takes it as an argument)")
+            raise ArgumentError(
+                "nli_objective",
+                "applies to metric='nli' (an NLIContradictions object takes it as an argument)",
+            )
         options["nli_objective"] = nli_objective
     return make_objective(metric, **options)
 
 
 def diversity_threshold_generate(
-    model, tokenizer, inputs, metric="nli", threshold: float | None = None, num_responses: int = 5,
-    max_samples: int = 20, generation_config=None, metric_options: dict | None = None, decoding: str = "sample",
-    num_beams: int = DEFAULT_NUM_BEAMS, max_context_tokens: int | None = None, nli_objective: str | None = None,
-    tie_break: str = "random", output_scores: bool | None = None, output_logits: bool | None = None,
+    model,
+    tokenizer,
+    inputs,
+    metric="nli",
+    threshold: float | None = None,
+    num_responses: int = 5,
+    max_samples: int = 20,
+    generation_config=None,
+    metric_options: dict | None = None,
+    decoding: str = "sample",
+    num_beams: int = DEFAULT_NUM_BEAMS,
+    max_context_tokens: int | None = None,
+    nli_objective: str | None = None,
+    tie_break: str = "random",
+    output_scores: bool | None = None,
+    output_logits: bool | None = None,
     **generate_kwargs,
 ) -> list[DTGResult]:
     """Run DTG for every context of ``inputs`` (§5); one :class:`DTGResult` per context, in order.
@@ -337,19 +403,37 @@ def diversity_threshold_generate(
     if tie_break not in TIE_BREAKS:
         raise ArgumentError("tie_break", f"must be one of {TIE_BREAKS}, got {tie_break!r}")
     if decoding == "sample" and num_beams != DEFAULT_NUM_BEAMS:
-        raise ArgumentError("num_beams", f"={num_beams!r} applies to decoding='beam' (App. D); §6.2's nucleus sampling runs one beam")
-    if decoding == "beam" and (isinstance(num_beams, bool) or not isinstance(num_beams, int) or num_beams < num_responses):
-        raise ArgumentError("num_beams", f"must be an int >= `num_responses` ({num_responses}), got {num_beams!r}")
-    step_outputs = requested_step_outputs(model, generation_config, output_scores, output_logits,
-                                          generate_kwargs.pop("output_attentions", None),
-                                          generate_kwargs.pop("output_hidden_states", None))
+        raise ArgumentError(
+            "num_beams",
+            f"={num_beams!r} applies to decoding='beam' (App. D); §6.2's nucleus sampling runs one beam",
+        )
+    if decoding == "beam" and (
+        isinstance(num_beams, bool) or not isinstance(num_beams, int) or num_beams < num_responses
+    ):
+        raise ArgumentError(
+            "num_beams", f"must be an int >= `num_responses` ({num_responses}), got {num_beams!r}"
+        )
+    step_outputs = requested_step_outputs(
+        model,
+        generation_config,
+        output_scores,
+        output_logits,
+        generate_kwargs.pop("output_attentions", None),
+        generate_kwargs.pop("output_hidden_states", None),
+    )
     threshold = check_dtg_settings(threshold)
-    config, model_kwargs = dtg_generation_config(model, tokenizer, decoding, num_beams, generation_config, generate_kwargs)
+    config, model_kwargs = dtg_generation_config(
+        model, tokenizer, decoding, num_beams, generation_config, generate_kwargs
+    )
     # the effective settings: a keyword, the caller's generation_config or the checkpoint's may set them
     sampling = decoding == "sample"
-    check_dtg_settings(top_p=config.top_p if sampling else None, min_new_tokens=config.min_new_tokens,
-                       max_new_tokens=config.max_new_tokens, temperature=config.temperature if sampling else None,
-                       repetition_penalty=config.repetition_penalty)
+    check_dtg_settings(
+        top_p=config.top_p if sampling else None,
+        min_new_tokens=config.min_new_tokens,
+        max_new_tokens=config.max_new_tokens,
+        temperature=config.temperature if sampling else None,
+        repetition_penalty=config.repetition_penalty,
+    )
     objective = build_objective(metric, metric_options, nli_objective)
     if threshold is None and getattr(objective, "threshold_warning", None):
         warnings.warn(objective.threshold_warning, UserWarning, stacklevel=2)
@@ -357,32 +441,54 @@ def diversity_threshold_generate(
     settings = decoding_record(config, decoding)
     is_text = isinstance(inputs, (list, tuple))
     if not is_text and max_context_tokens is not None:
-        raise ArgumentError("max_context_tokens", "applies to context strings; cut tokenized inputs before passing them")
+        raise ArgumentError(
+            "max_context_tokens",
+            "applies to context strings; cut tokenized inputs before passing them",
+        )
     if is_text:
         if max_context_tokens is None:
             max_context_tokens = context_token_limit(model, tokenizer, config)
         settings["max_context_tokens"] = max_context_tokens
-    encoded = encode_contexts(tokenizer, inputs, model.config.is_encoder_decoder, max_context_tokens if is_text else None)
-    if not model.config.is_encoder_decoder:  # a right-padded batch would put pads between prompt and response
+    encoded = encode_contexts(
+        tokenizer, inputs, model.config.is_encoder_decoder, max_context_tokens if is_text else None
+    )
+    if (
+        not model.config.is_encoder_decoder
+    ):  # a right-padded batch would put pads between prompt and response
         encoded = left_padded(encoded)
     generator = _Generator(model, tokenizer, encoded, config, model_kwargs, step_outputs)
     num_contexts = encoded["input_ids"].shape[0]
-    candidates = (_SampledCandidates(generator) if decoding == "sample"
-                  else _BeamCandidates(generator, num_contexts, num_beams))
+    candidates = (
+        _SampledCandidates(generator)
+        if decoding == "sample"
+        else _BeamCandidates(generator, num_contexts, num_beams)
+    )
 
     first_sets = candidates.first(list(range(num_contexts)), num_responses)
-    states, evaluations = _start_all(objective, [[drawn.text for drawn in drawn_set] for drawn_set in first_sets])
+    states, evaluations = _start_all(
+        objective, [[drawn.text for drawn in drawn_set] for drawn_set in first_sets]
+    )
     kept = [list(drawn_set) for drawn_set in first_sets]  # each context's current set, as drawn
     results = []
     for drawn_set, state, count in zip(first_sets, states, evaluations):
         diversity = objective.value(state)
         responses = [drawn.text for drawn in drawn_set]
-        results.append(DTGResult(
-            responses=list(responses), initial_responses=list(responses), initial_diversity=diversity,
-            final_diversity=diversity, num_initial=num_responses, num_resampled=0, reached_threshold=diversity > threshold,
-            stop_reason="threshold" if diversity > threshold else "", utterance_overlap=num_responses,
-            num_pair_evaluations=count, initial_scores=_scores(objective, state), decoding_settings=dict(settings),
-        ))
+        results.append(
+            DTGResult(
+                responses=list(responses),
+                initial_responses=list(responses),
+                initial_diversity=diversity,
+                final_diversity=diversity,
+                num_initial=num_responses,
+                num_resampled=0,
+                reached_threshold=diversity > threshold,
+                stop_reason="threshold" if diversity > threshold else "",
+                utterance_overlap=num_responses,
+                num_pair_evaluations=count,
+                initial_scores=_scores(objective, state),
+                decoding_settings=dict(settings),
+            )
+        )
 
     rng = None
     while True:
@@ -406,14 +512,21 @@ def diversity_threshold_generate(
                 rng = np.random.default_rng(int(torch.randint(0, 2**62, (1,)).item()))
             drops[i], ties[i] = choose_drop(values, tie_break, rng)
         new = candidates.next(active)
-        counts = _replace_all(objective, [states[i] for i in active], [drops[i] for i in active], [drawn.text for drawn in new])
+        counts = _replace_all(
+            objective,
+            [states[i] for i in active],
+            [drops[i] for i in active],
+            [drawn.text for drawn in new],
+        )
         for i, count, drawn in zip(active, counts, new):
             result, state = results[i], states[i]
             kept[i][drops[i]] = drawn
             result.num_resampled += 1
             result.final_diversity = objective.value(state)
             result.num_pair_evaluations += count
-            result.history.append({"dropped": drops[i], "tied": ties[i], "diversity": result.final_diversity})
+            result.history.append(
+                {"dropped": drops[i], "tied": ties[i], "diversity": result.final_diversity}
+            )
             if result.final_diversity > threshold:
                 result.reached_threshold, result.stop_reason = True, "threshold"
     for result, state, drawn_set in zip(results, states, kept):
@@ -426,5 +539,7 @@ def diversity_threshold_generate(
         result.final_scores = _scores(objective, state)
         if not result.stop_reason:
             result.stop_reason = "max_samples"
-        result.utterance_overlap = sum((Counter(result.initial_responses) & Counter(result.responses)).values())
+        result.utterance_overlap = sum(
+            (Counter(result.initial_responses) & Counter(result.responses)).values()
+        )
     return results

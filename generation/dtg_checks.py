@@ -8,6 +8,7 @@ sampling's mass, in (0, 1] (transformers accepts 0 and values above 1 without a 
 ``inf`` (and names ``repetition_penalty`` ``penalty``), so both must be finite and positive. Errors name the Python argument in
 backticks, which the CLI turns into its flag.
 """
+
 from __future__ import annotations
 
 import math
@@ -25,51 +26,77 @@ def check_threshold(threshold: object) -> float | None:
     if threshold is None:
         return None
     if not _is_real(threshold) or not math.isfinite(threshold):
-        raise ArgumentError("threshold", "must be a finite number (DTG stops once the diversity is above it), "
-                         f"got {type(threshold).__name__}: {threshold!r:.60}")
+        raise ArgumentError(
+            "threshold",
+            "must be a finite number (DTG stops once the diversity is above it), "
+            f"got {type(threshold).__name__}: {threshold!r:.60}",
+        )
     return float(threshold)
 
 
 def check_top_p(top_p: object) -> None:
     """``top_p`` in (0, 1] (None: unset)."""
     if top_p is not None and (not _is_real(top_p) or not 0 < top_p <= 1):
-        raise ArgumentError("top_p", "must be a number in (0, 1] (nucleus sampling's probability mass), "
-                         f"got {type(top_p).__name__}: {top_p!r:.60}")
+        raise ArgumentError(
+            "top_p",
+            "must be a number in (0, 1] (nucleus sampling's probability mass), "
+            f"got {type(top_p).__name__}: {top_p!r:.60}",
+        )
 
 
 def check_new_token_bounds(min_new_tokens: object, max_new_tokens: object) -> None:
     """``min_new_tokens`` no larger than ``max_new_tokens`` when both are set."""
     if _is_real(min_new_tokens) and _is_real(max_new_tokens) and min_new_tokens > max_new_tokens:
-        raise ArgumentError("min_new_tokens", f"({min_new_tokens}) must not exceed `max_new_tokens` ({max_new_tokens}): "
-                         "no response could be both")
+        raise ArgumentError(
+            "min_new_tokens",
+            f"({min_new_tokens}) must not exceed `max_new_tokens` ({max_new_tokens}): "
+            "no response could be both",
+        )
 
 
 #: The smallest ``temperature`` / ``repetition_penalty``: float32's machine epsilon. Dividing the
 #: logits by less overflows float32 for ordinary logits (a subnormal 2e-309 gives inf, then NaN
 #: probabilities and torch.multinomial's RuntimeError), and at that scale sampling is already greedy.
-MIN_LOGIT_DIVISOR = 2.0 ** -23
+MIN_LOGIT_DIVISOR = 2.0**-23
 #: The largest: float32's largest finite number (generate() processes logits in float32, where a
 #: larger value is inf and -inf / inf gives NaN probabilities).
-MAX_LOGIT_DIVISOR = (2 - 2.0 ** -23) * 2.0 ** 127
+MAX_LOGIT_DIVISOR = (2 - 2.0**-23) * 2.0**127
 
 
 def check_positive_finite(value: object, argument: str) -> None:
     """``value`` a number in [:data:`MIN_LOGIT_DIVISOR`, :data:`MAX_LOGIT_DIVISOR`] (None: unset)."""
-    if value is not None and (not _is_real(value) or not MIN_LOGIT_DIVISOR <= value <= MAX_LOGIT_DIVISOR):
-        raise ArgumentError(argument, f"must be a finite number in [{MIN_LOGIT_DIVISOR:.3g}, {MAX_LOGIT_DIVISOR:.3g}] "
-                         "(it divides the logits, in float32: outside that range they overflow; decode greedily for "
-                         f"a near-zero temperature), got {type(value).__name__}: {value!r:.60}")
+    if value is not None and (
+        not _is_real(value) or not MIN_LOGIT_DIVISOR <= value <= MAX_LOGIT_DIVISOR
+    ):
+        raise ArgumentError(
+            argument,
+            f"must be a finite number in [{MIN_LOGIT_DIVISOR:.3g}, {MAX_LOGIT_DIVISOR:.3g}] "
+            "(it divides the logits, in float32: outside that range they overflow; decode greedily for "
+            f"a near-zero temperature), got {type(value).__name__}: {value!r:.60}",
+        )
 
 
 def check_min_new_tokens(min_new_tokens: object) -> None:
     """``min_new_tokens`` an int >= 0 (None: unset)."""
-    if min_new_tokens is not None and (not isinstance(min_new_tokens, numbers.Integral) or isinstance(min_new_tokens, bool)
-                                       or min_new_tokens < 0):
-        raise ArgumentError("min_new_tokens", f"must be an int >= 0, got {type(min_new_tokens).__name__}: {min_new_tokens!r:.60}")
+    if min_new_tokens is not None and (
+        not isinstance(min_new_tokens, numbers.Integral)
+        or isinstance(min_new_tokens, bool)
+        or min_new_tokens < 0
+    ):
+        raise ArgumentError(
+            "min_new_tokens",
+            f"must be an int >= 0, got {type(min_new_tokens).__name__}: {min_new_tokens!r:.60}",
+        )
 
 
-def check_dtg_settings(threshold=None, top_p=None, min_new_tokens=None, max_new_tokens=None, temperature=None,
-                       repetition_penalty=None) -> float | None:
+def check_dtg_settings(
+    threshold=None,
+    top_p=None,
+    min_new_tokens=None,
+    max_new_tokens=None,
+    temperature=None,
+    repetition_penalty=None,
+) -> float | None:
     """Every check above; returns the threshold as a float (or None)."""
     check_top_p(top_p)
     check_positive_finite(temperature, "temperature")

@@ -18,6 +18,7 @@ settings that can only be switched off by ``None`` (``dola_layers``, ``min_p``, 
 :func:`decoding_record` is what each result and ``OUTPUT.run.json`` record: the effective value of
 every setting that changes what is generated.
 """
+
 from __future__ import annotations
 
 import copy
@@ -31,8 +32,16 @@ from dialeval.validation import ArgumentError
 
 #: §6.2: nucleus sampling (Holtzman et al. 2020), p = 0.9, at temperature 1 with no top-k cut.
 SAMPLING = {
-    "do_sample": True, "num_beams": 1, "num_beam_groups": 1, "diversity_penalty": 0.0, "top_p": 0.9, "top_k": 0,
-    "temperature": 1.0, "typical_p": 1.0, "epsilon_cutoff": 0.0, "eta_cutoff": 0.0,
+    "do_sample": True,
+    "num_beams": 1,
+    "num_beam_groups": 1,
+    "diversity_penalty": 0.0,
+    "top_p": 0.9,
+    "top_k": 0,
+    "temperature": 1.0,
+    "typical_p": 1.0,
+    "epsilon_cutoff": 0.0,
+    "eta_cutoff": 0.0,
 }
 #: App. D: plain beam search (``num_beams`` is set per run, 25 by default).
 BEAM_SEARCH = {"do_sample": False, "num_beam_groups": 1, "diversity_penalty": 0.0}
@@ -41,26 +50,74 @@ _SAMPLING_FIXED = {"do_sample": True, "num_beams": 1, "num_beam_groups": 1}
 _BEAM_FIXED = {"do_sample": False, "num_beam_groups": 1}
 #: Algorithm switches that transformers can only turn off by ``None``, which it then refills from
 #: the checkpoint: DTG cannot override them.
-_UNSETTABLE = ("min_p", "top_h", "dola_layers", "constraints", "force_words_ids", "prompt_lookup_num_tokens",
-               "assistant_early_exit", "guidance_scale", "watermarking_config", "use_mtp")
+_UNSETTABLE = (
+    "min_p",
+    "top_h",
+    "dola_layers",
+    "constraints",
+    "force_words_ids",
+    "prompt_lookup_num_tokens",
+    "assistant_early_exit",
+    "guidance_scale",
+    "watermarking_config",
+    "use_mtp",
+)
 #: DTG's generate calls return plain tensors, whatever the checkpoint asks for.
-_PLAIN_OUTPUT = {"return_dict_in_generate": False, "output_scores": False, "output_logits": False,
-                 "output_attentions": False, "output_hidden_states": False}
+_PLAIN_OUTPUT = {
+    "return_dict_in_generate": False,
+    "output_scores": False,
+    "output_logits": False,
+    "output_attentions": False,
+    "output_hidden_states": False,
+}
 #: What a result records: the algorithm and every setting that constrains the content.
 _RECORDED = (
-    "do_sample", "num_beams", "num_beam_groups", "diversity_penalty", "top_p", "top_k", "temperature", "typical_p",
-    "epsilon_cutoff", "eta_cutoff", *_UNSETTABLE, "max_new_tokens", "max_length", "min_new_tokens", "min_length",
-    "no_repeat_ngram_size", "encoder_no_repeat_ngram_size", "repetition_penalty", "encoder_repetition_penalty",
-    "length_penalty", "early_stopping", "bad_words_ids", "sequence_bias", "suppress_tokens", "begin_suppress_tokens",
-    "forced_bos_token_id", "forced_eos_token_id", "exponential_decay_length_penalty", "renormalize_logits",
-    "stop_strings", "eos_token_id", "pad_token_id", "decoder_start_token_id",
+    "do_sample",
+    "num_beams",
+    "num_beam_groups",
+    "diversity_penalty",
+    "top_p",
+    "top_k",
+    "temperature",
+    "typical_p",
+    "epsilon_cutoff",
+    "eta_cutoff",
+    *_UNSETTABLE,
+    "max_new_tokens",
+    "max_length",
+    "min_new_tokens",
+    "min_length",
+    "no_repeat_ngram_size",
+    "encoder_no_repeat_ngram_size",
+    "repetition_penalty",
+    "encoder_repetition_penalty",
+    "length_penalty",
+    "early_stopping",
+    "bad_words_ids",
+    "sequence_bias",
+    "suppress_tokens",
+    "begin_suppress_tokens",
+    "forced_bos_token_id",
+    "forced_eos_token_id",
+    "exponential_decay_length_penalty",
+    "renormalize_logits",
+    "stop_strings",
+    "eos_token_id",
+    "pad_token_id",
+    "decoder_start_token_id",
 )
 _BEAM_ONLY = ("num_beam_groups", "diversity_penalty", "length_penalty", "early_stopping")
 _SAMPLING_ONLY = ("top_p", "top_k", "temperature", "typical_p", "epsilon_cutoff", "eta_cutoff")
 
 
-def dtg_generation_config(model, tokenizer, decoding: str, num_beams: int, generation_config=None,
-                          overrides: dict | None = None) -> tuple[GenerationConfig, dict]:
+def dtg_generation_config(
+    model,
+    tokenizer,
+    decoding: str,
+    num_beams: int,
+    generation_config=None,
+    overrides: dict | None = None,
+) -> tuple[GenerationConfig, dict]:
     """The effective ``GenerationConfig`` of DTG's generate calls, and the remaining model kwargs.
 
     Starts from a copy of ``generation_config`` (or an empty one), fills what it leaves unset from
@@ -74,19 +131,33 @@ def dtg_generation_config(model, tokenizer, decoding: str, num_beams: int, gener
     """
     overrides = dict(overrides or {})
     if "num_return_sequences" in overrides:
-        raise ArgumentError("num_return_sequences", "is set by DTG (num_responses, or num_beams for beam decoding); leave it out")
+        raise ArgumentError(
+            "num_return_sequences",
+            "is set by DTG (num_responses, or num_beams for beam decoding); leave it out",
+        )
     fixed = _SAMPLING_FIXED if decoding == "sample" else _BEAM_FIXED
     for key, required in fixed.items():
         if key in overrides and overrides[key] != required:
-            raise ArgumentError(key, f"={overrides[key]!r} would change DTG's decoding algorithm; decoding={decoding!r} "
-                             f"needs {key}={required!r}" + (" (use decoding='beam' for App. D's beams)" if decoding == "sample" else ""))
+            raise ArgumentError(
+                key,
+                f"={overrides[key]!r} would change DTG's decoding algorithm; decoding={decoding!r} "
+                f"needs {key}={required!r}"
+                + (" (use decoding='beam' for App. D's beams)" if decoding == "sample" else ""),
+            )
     if decoding == "beam" and "num_beams" in overrides:
-        raise ArgumentError("num_beams", "is DTG's own argument with decoding='beam': pass DTG's `num_beams=`, not a generate keyword")
-    config = copy.deepcopy(generation_config) if generation_config is not None else GenerationConfig()
+        raise ArgumentError(
+            "num_beams",
+            "is DTG's own argument with decoding='beam': pass DTG's `num_beams=`, not a generate keyword",
+        )
+    config = (
+        copy.deepcopy(generation_config) if generation_config is not None else GenerationConfig()
+    )
     checkpoint = getattr(model, "generation_config", None)
     if checkpoint is not None:
         config.update(**checkpoint.to_dict(), defaults_only=True)
-    for key, value in (SAMPLING if decoding == "sample" else {**BEAM_SEARCH, "num_beams": num_beams}).items():
+    for key, value in (
+        SAMPLING if decoding == "sample" else {**BEAM_SEARCH, "num_beams": num_beams}
+    ).items():
         setattr(config, key, value)
     for key, value in _PLAIN_OUTPUT.items():
         setattr(config, key, value)
@@ -96,21 +167,30 @@ def dtg_generation_config(model, tokenizer, decoding: str, num_beams: int, gener
             setattr(config, key, value)
         else:
             model_kwargs[key] = value
-    for key in ("temperature", "repetition_penalty"):  # transformers' warpers refuse an int (temperature=2)
+    for key in (
+        "temperature",
+        "repetition_penalty",
+    ):  # transformers' warpers refuse an int (temperature=2)
         value = getattr(config, key, None)
         if isinstance(value, numbers.Integral) and not isinstance(value, bool):
             setattr(config, key, float(value))
     if config.pad_token_id is None:
-        config.pad_token_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+        config.pad_token_id = (
+            tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+        )
     for key in _UNSETTABLE:
         if _switched_on(key, getattr(config, key, None)) and key not in overrides:
-            raise ValueError(f"the model's generation_config sets `{key}={getattr(config, key)!r}`, which changes the "
-                             "decoding algorithm and cannot be unset per call (generate() refills None from it): "
-                             f"set model.generation_config.{key} = None before running DTG")
+            raise ValueError(
+                f"the model's generation_config sets `{key}={getattr(config, key)!r}`, which changes the "
+                "decoding algorithm and cannot be unset per call (generate() refills None from it): "
+                f"set model.generation_config.{key} = None before running DTG"
+            )
     expected = GenerationMode.SAMPLE if decoding == "sample" else GenerationMode.BEAM_SEARCH
     mode = config.get_generation_mode()
     if mode != expected:
-        raise ValueError(f"DTG's {decoding!r} decoding must run as {expected.value}, but these settings give {mode.value}")
+        raise ValueError(
+            f"DTG's {decoding!r} decoding must run as {expected.value}, but these settings give {mode.value}"
+        )
     return config, model_kwargs
 
 
@@ -157,7 +237,9 @@ def eos_ids(config: GenerationConfig) -> set[int]:
     return set(eos) if isinstance(eos, (list, tuple, set)) else {int(eos)}
 
 
-def generated_ids(rows: torch.Tensor, start: int, eos: set[int], pad_token_id: int | None, skip_first: bool) -> list[list[int]]:
+def generated_ids(
+    rows: torch.Tensor, start: int, eos: set[int], pad_token_id: int | None, skip_first: bool
+) -> list[list[int]]:
     """Each row's generated tokens as generate() produced them, without the padding after them.
 
     ``rows[:, start:]`` are the generated positions (``start`` = the prompt width for decoder-only
@@ -181,7 +263,9 @@ def generated_ids(rows: torch.Tensor, start: int, eos: set[int], pad_token_id: i
     return out
 
 
-def generate_layout(prompt_ids: torch.Tensor | None, responses: list[list[list[int]]], pad_token_id: int) -> torch.Tensor:
+def generate_layout(
+    prompt_ids: torch.Tensor | None, responses: list[list[list[int]]], pad_token_id: int
+) -> torch.Tensor:
     """``sequences`` as generate(num_return_sequences=n) lays them out, for each context's final set.
 
     Decoder-only models (``prompt_ids`` given): each row is its context's prompt exactly as passed
@@ -194,4 +278,6 @@ def generate_layout(prompt_ids: torch.Tensor | None, responses: list[list[list[i
         rows.extend(prompt + list(response) for response in tokens)
     width = max(len(row) for row in rows)
     device = prompt_ids.device if prompt_ids is not None else None
-    return torch.tensor([row + [pad_token_id] * (width - len(row)) for row in rows], dtype=torch.long, device=device)
+    return torch.tensor(
+        [row + [pad_token_id] * (width - len(row)) for row in rows], dtype=torch.long, device=device
+    )

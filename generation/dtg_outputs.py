@@ -20,6 +20,7 @@
 ``num_return_sequences`` is accepted as ``num_responses``. The caller's tokenizer and generation
 configs are not changed: DTG works on copies.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -35,9 +36,17 @@ from dialeval.generation.dtg_scores import steps_layout
 from dialeval.validation import ArgumentError
 
 #: generate() arguments that a caller leaves at None and DTG does not need to see.
-_GENERATE_ARGUMENTS = ("logits_processor", "stopping_criteria", "prefix_allowed_tokens_fn", "synced_gpus",
-                       "assistant_model", "streamer", "negative_prompt_ids", "negative_prompt_attention_mask",
-                       "use_model_defaults")
+_GENERATE_ARGUMENTS = (
+    "logits_processor",
+    "stopping_criteria",
+    "prefix_allowed_tokens_fn",
+    "synced_gpus",
+    "assistant_model",
+    "streamer",
+    "negative_prompt_ids",
+    "negative_prompt_attention_mask",
+    "use_model_defaults",
+)
 DEFAULT_NUM_RESPONSES = 5
 
 
@@ -86,8 +95,16 @@ def _first_set(*values):
     return next((value for value in values if value is not None), None)
 
 
-def dtg_generate(model, inputs=None, generation_config=None, tokenizer=None, num_responses=None,
-                 num_return_sequences=None, return_dict_in_generate=None, **kwargs):
+def dtg_generate(
+    model,
+    inputs=None,
+    generation_config=None,
+    tokenizer=None,
+    num_responses=None,
+    num_return_sequences=None,
+    return_dict_in_generate=None,
+    **kwargs,
+):
     """:func:`~dialeval.generation.diversity_threshold_generate` with ``generate()``'s arguments and return value.
 
     Takes ``inputs`` / ``input_ids`` (and ``attention_mask``) as ``generate`` does, ``tokenizer``
@@ -95,37 +112,74 @@ def dtg_generate(model, inputs=None, generation_config=None, tokenizer=None, num
     ``max_samples``, ``decoding``, ``nli_objective``, ...); other keywords are generation settings.
     """
     if tokenizer is None:
-        raise ArgumentError("tokenizer", "is required: DTG decodes and scores text; pass tokenizer=... to generate()")
-    if num_responses is not None and num_return_sequences is not None and num_responses != num_return_sequences:
-        raise ArgumentError("num_responses", f"({num_responses}) and `num_return_sequences` ({num_return_sequences}) "
-                         "name the same thing; give one")
+        raise ArgumentError(
+            "tokenizer",
+            "is required: DTG decodes and scores text; pass tokenizer=... to generate()",
+        )
+    if (
+        num_responses is not None
+        and num_return_sequences is not None
+        and num_responses != num_return_sequences
+    ):
+        raise ArgumentError(
+            "num_responses",
+            f"({num_responses}) and `num_return_sequences` ({num_return_sequences}) "
+            "name the same thing; give one",
+        )
     num_responses = _first_set(num_responses, num_return_sequences, DEFAULT_NUM_RESPONSES)
-    return_dict = bool(_first_set(return_dict_in_generate, getattr(generation_config, "return_dict_in_generate", None),
-                                  model.generation_config.return_dict_in_generate))
+    return_dict = bool(
+        _first_set(
+            return_dict_in_generate,
+            getattr(generation_config, "return_dict_in_generate", None),
+            model.generation_config.return_dict_in_generate,
+        )
+    )
     for name in _GENERATE_ARGUMENTS:
         if kwargs.get(name) is None:
             kwargs.pop(name, None)
-    encoded = {key: kwargs.pop(key) for key in ("input_ids", "attention_mask") if kwargs.get(key) is not None}
+    encoded = {
+        key: kwargs.pop(key)
+        for key in ("input_ids", "attention_mask")
+        if kwargs.get(key) is not None
+    }
     if inputs is not None:
         encoded["input_ids"] = inputs
     if "input_ids" not in encoded:
-        raise ArgumentError("inputs", "is required: pass the tokenized contexts as `inputs` or `input_ids`")
-    if not model.config.is_encoder_decoder:  # sequences then start with the prompt as a left-padded call has it
+        raise ArgumentError(
+            "inputs", "is required: pass the tokenized contexts as `inputs` or `input_ids`"
+        )
+    if (
+        not model.config.is_encoder_decoder
+    ):  # sequences then start with the prompt as a left-padded call has it
         encoded = left_padded(encoded)
     results = diversity_threshold_generate(
-        _PlainGenerate(model), tokenizer, encoded, num_responses=num_responses, generation_config=generation_config,
+        _PlainGenerate(model),
+        tokenizer,
+        encoded,
+        num_responses=num_responses,
+        generation_config=generation_config,
         **kwargs,
     )
     pad_token_id = results[0].decoding_settings["pad_token_id"]
     is_encoder_decoder = bool(model.config.is_encoder_decoder)
-    sequences = generate_layout(None if is_encoder_decoder else encoded["input_ids"],
-                                [result.response_token_ids for result in results], pad_token_id)
+    sequences = generate_layout(
+        None if is_encoder_decoder else encoded["input_ids"],
+        [result.response_token_ids for result in results],
+        pad_token_id,
+    )
     if not return_dict:
         return sequences
     output_class = DTGEncoderDecoderOutput if is_encoder_decoder else DTGDecoderOnlyOutput
     # generate() scores every generated column but a seq2seq row's first (the decoder start token).
     width = sequences.shape[1] - (1 if is_encoder_decoder else encoded["input_ids"].shape[1])
-    names = tuple(name for name in ("scores", "logits") if getattr(results[0], f"response_{name}") is not None)
-    kept = [{name: getattr(result, f"response_{name}")[index] for name in names}
-            for result in results for index in range(len(result.response_token_ids))]
-    return output_class(sequences=sequences, dtg_results=results, **steps_layout(kept, names, width, pad_token_id))
+    names = tuple(
+        name for name in ("scores", "logits") if getattr(results[0], f"response_{name}") is not None
+    )
+    kept = [
+        {name: getattr(result, f"response_{name}")[index] for name in names}
+        for result in results
+        for index in range(len(result.response_token_ids))
+    ]
+    return output_class(
+        sequences=sequences, dtg_results=results, **steps_layout(kept, names, width, pad_token_id)
+    )

@@ -8,6 +8,7 @@ batch a ``padding_side="left"`` tokenizer gives, so the outputs equal those of a
 call. The caller's tensors are never changed (new tensors are built); a mask with a gap inside a
 row (``1 0 1``) is not padding and is refused with a ValueError naming ``attention_mask``.
 """
+
 from __future__ import annotations
 
 import torch
@@ -30,19 +31,27 @@ def left_padded(encoded: dict) -> dict:
     """
     mask = encoded.get("attention_mask")
     ids = encoded["input_ids"]
-    if mask is None or not isinstance(ids, torch.Tensor):  # nothing to go by, or not generate()'s input: left to it
+    if mask is None or not isinstance(
+        ids, torch.Tensor
+    ):  # nothing to go by, or not generate()'s input: left to it
         return encoded
     if not isinstance(mask, torch.Tensor) or mask.shape != ids.shape or mask.dim() != 2:
-        raise ArgumentError("attention_mask", f"must be a tensor of the shape of `input_ids` {tuple(ids.shape)}, "
-                         f"got {tuple(getattr(mask, 'shape', ()))}")
+        raise ArgumentError(
+            "attention_mask",
+            f"must be a tensor of the shape of `input_ids` {tuple(ids.shape)}, "
+            f"got {tuple(getattr(mask, 'shape', ()))}",
+        )
     if is_left_padded(mask):
         return encoded
     keep = mask.ne(0)
     for row in range(keep.shape[0]):
         kept = keep[row].nonzero().flatten()
         if len(kept) and int(kept[-1] - kept[0]) + 1 != len(kept):
-            raise ArgumentError("attention_mask", f"row {row} masks tokens inside its prompt ({mask[row].tolist()}): "
-                             "only padding at either end can be re-padded for a decoder-only model")
+            raise ArgumentError(
+                "attention_mask",
+                f"row {row} masks tokens inside its prompt ({mask[row].tolist()}): "
+                "only padding at either end can be re-padded for a decoder-only model",
+            )
     shift = keep.shape[1] - keep.sum(dim=1)  # each row's pad count once on the left
     positions = torch.arange(keep.shape[1], device=keep.device)
     # Each row's kept tokens, in order, followed by its pads; then rolled right by its pad count.
@@ -51,5 +60,7 @@ def left_padded(encoded: dict) -> dict:
     result = dict(encoded)
     for key, value in encoded.items():
         if isinstance(value, torch.Tensor) and value.shape == ids.shape:
-            result[key] = torch.gather(value, 1, source.to(value.device))  # a new tensor: the caller's is untouched
+            result[key] = torch.gather(
+                value, 1, source.to(value.device)
+            )  # a new tensor: the caller's is untouched
     return result

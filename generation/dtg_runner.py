@@ -6,6 +6,7 @@ on one process or many (``accelerate launch``), and the same when a killed run r
 batch boundary. Processes take batches round-robin; after every round the results are gathered
 on all processes and handed to ``on_batch`` in context order.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -17,8 +18,15 @@ from dialeval.validation import ArgumentError, check_int
 
 
 def run_dtg(
-    model, tokenizer, contexts: Sequence[str], *, seed: int = 0, batch_size: int = 8, start_batch: int = 0,
-    on_batch: Callable[[int, list[DTGResult]], None] | None = None, **dtg_options,
+    model,
+    tokenizer,
+    contexts: Sequence[str],
+    *,
+    seed: int = 0,
+    batch_size: int = 8,
+    start_batch: int = 0,
+    on_batch: Callable[[int, list[DTGResult]], None] | None = None,
+    **dtg_options,
 ) -> list[DTGResult]:
     """:func:`diversity_threshold_generate` over ``contexts`` in seeded batches, split across processes.
 
@@ -47,16 +55,21 @@ def run_dtg(
     num_batches = -(-len(contexts) // batch_size)
     if isinstance(dtg_options.get("metric", "nli"), str):
         # One objective for the whole run: its model is loaded once, not per batch.
-        dtg_options["metric"] = build_objective(dtg_options.get("metric", "nli"), dtg_options.pop("metric_options", None),
-                                                dtg_options.pop("nli_objective", None))
+        dtg_options["metric"] = build_objective(
+            dtg_options.get("metric", "nli"),
+            dtg_options.pop("metric_options", None),
+            dtg_options.pop("nli_objective", None),
+        )
     results: list[DTGResult] = []
     for round_start in range(start_batch, num_batches, state.num_processes):
         batch_index = round_start + state.process_index
         mine = []
         if batch_index < num_batches:
             torch.manual_seed(seed + batch_index)
-            batch = list(contexts[batch_index * batch_size:(batch_index + 1) * batch_size])
-            mine = [(batch_index, diversity_threshold_generate(model, tokenizer, batch, **dtg_options))]
+            batch = list(contexts[batch_index * batch_size : (batch_index + 1) * batch_size])
+            mine = [
+                (batch_index, diversity_threshold_generate(model, tokenizer, batch, **dtg_options))
+            ]
         gathered = gather_object(mine) if state.num_processes > 1 else mine
         for index, batch_results in sorted(gathered, key=lambda item: item[0]):
             if on_batch is not None:

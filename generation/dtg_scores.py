@@ -12,6 +12,7 @@ came from a longer call) is padded with rows that give the pad token, which ``se
 there, all the mass: 0 at ``pad_token_id``, ``-inf`` elsewhere, so that
 ``model.compute_transition_scores`` gives those positions a log-probability of 0.
 """
+
 from __future__ import annotations
 
 import torch
@@ -26,23 +27,39 @@ UNSUPPORTED_OUTPUTS = ("output_attentions", "output_hidden_states")
 
 def _resolved(flag: str, value, generation_config, model) -> bool:
     """A flag as generate() resolves it: the argument, else the given config's, else the model's."""
-    for candidate in (value, getattr(generation_config, flag, None),
-                      getattr(getattr(model, "generation_config", None), flag, None)):
+    for candidate in (
+        value,
+        getattr(generation_config, flag, None),
+        getattr(getattr(model, "generation_config", None), flag, None),
+    ):
         if candidate is not None:
             return bool(candidate)
     return False
 
 
-def requested_step_outputs(model, generation_config, output_scores=None, output_logits=None,
-                           output_attentions=None, output_hidden_states=None) -> tuple[str, ...]:
+def requested_step_outputs(
+    model,
+    generation_config,
+    output_scores=None,
+    output_logits=None,
+    output_attentions=None,
+    output_hidden_states=None,
+) -> tuple[str, ...]:
     """The per-step outputs asked for (``"scores"``, ``"logits"``); ValueError for attentions / hidden states."""
     for flag, value in zip(UNSUPPORTED_OUTPUTS, (output_attentions, output_hidden_states)):
         if _resolved(flag, value, generation_config, model):
-            raise ArgumentError(flag, "=True cannot be honoured by DTG: its responses come from several generate "
-                             "calls whose other candidates were dropped; run generate() on the returned sequences "
-                             f"to get them (set `{flag}=False`, or unset it in the generation config)")
+            raise ArgumentError(
+                flag,
+                "=True cannot be honoured by DTG: its responses come from several generate "
+                "calls whose other candidates were dropped; run generate() on the returned sequences "
+                f"to get them (set `{flag}=False`, or unset it in the generation config)",
+            )
     values = {"output_scores": output_scores, "output_logits": output_logits}
-    return tuple(name for name, flag in STEP_OUTPUTS.items() if _resolved(flag, values[flag], generation_config, model))
+    return tuple(
+        name
+        for name, flag in STEP_OUTPUTS.items()
+        if _resolved(flag, values[flag], generation_config, model)
+    )
 
 
 def candidate_steps(output, names: tuple[str, ...]) -> list[dict[str, torch.Tensor]]:
@@ -58,20 +75,27 @@ def candidate_steps(output, names: tuple[str, ...]) -> list[dict[str, torch.Tens
     for name in names:
         steps = getattr(output, name)
         if steps is None:
-            raise ValueError(f"generate() returned no `{name}`; DTG cannot return them for this model")
+            raise ValueError(
+                f"generate() returned no `{name}`; DTG cannot return them for this model"
+            )
         rows = []
         for row in range(output.sequences.shape[0]):
             if beam_indices is None:
                 rows.append(torch.stack([step[row] for step in steps]))
             else:
-                sources = [int(index) for index in beam_indices[row, :len(steps)].tolist() if index >= 0]
+                sources = [
+                    int(index) for index in beam_indices[row, : len(steps)].tolist() if index >= 0
+                ]
                 rows.append(torch.stack([steps[t][source] for t, source in enumerate(sources)]))
         per_name[name] = rows
-    return [{name: per_name[name][row] for name in names} for row in range(output.sequences.shape[0])]
+    return [
+        {name: per_name[name][row] for name in names} for row in range(output.sequences.shape[0])
+    ]
 
 
-def steps_layout(responses: list[dict[str, torch.Tensor]], names: tuple[str, ...], width: int,
-                 pad_token_id: int) -> dict[str, tuple[torch.Tensor, ...]]:
+def steps_layout(
+    responses: list[dict[str, torch.Tensor]], names: tuple[str, ...], width: int, pad_token_id: int
+) -> dict[str, tuple[torch.Tensor, ...]]:
     """``{name: tuple of width tensors (len(responses), vocab)}``, each response's rows padded as the module says."""
     out = {}
     for name in names:
@@ -79,7 +103,13 @@ def steps_layout(responses: list[dict[str, torch.Tensor]], names: tuple[str, ...
         vocab, dtype, device = tensors[0].shape[-1], tensors[0].dtype, tensors[0].device
         pad_row = torch.full((vocab,), float("-inf"), dtype=dtype, device=device)
         pad_row[pad_token_id] = 0.0
-        padded = torch.stack([torch.cat([rows[:width], pad_row.expand(max(width - len(rows), 0), vocab)])
-                              for rows in tensors])
-        out[name] = tuple(padded.transpose(0, 1).contiguous())  # step-major, one contiguous tensor per step
+        padded = torch.stack(
+            [
+                torch.cat([rows[:width], pad_row.expand(max(width - len(rows), 0), vocab)])
+                for rows in tensors
+            ]
+        )
+        out[name] = tuple(
+            padded.transpose(0, 1).contiguous()
+        )  # step-major, one contiguous tensor per step
     return out

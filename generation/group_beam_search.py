@@ -40,6 +40,7 @@ are exact; a decoder-only ``min_length`` therefore counts the unpadded prompt, w
 key/value cache whose rows are re-selected to follow the surviving beams, as transformers' own
 beam search does.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -77,19 +78,33 @@ class _NextTokenLogits:
     share the prompt, so every group starts from cache row 0.
     """
 
-    def __init__(self, model, input_ids: torch.Tensor, attention_mask: torch.Tensor | None, decoder_start_token_id=None):
+    def __init__(
+        self,
+        model,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor | None,
+        decoder_start_token_id=None,
+    ):
         self.model = model
         self.is_encoder_decoder = bool(model.config.is_encoder_decoder)
-        self.attention_mask = attention_mask if attention_mask is not None else torch.ones_like(input_ids)
+        self.attention_mask = (
+            attention_mask if attention_mask is not None else torch.ones_like(input_ids)
+        )
         if self.is_encoder_decoder:
-            self.encoder_hidden = model.get_encoder()(input_ids=input_ids, attention_mask=self.attention_mask).last_hidden_state
+            self.encoder_hidden = model.get_encoder()(
+                input_ids=input_ids, attention_mask=self.attention_mask
+            ).last_hidden_state
             if decoder_start_token_id is None:
-                raise ValueError("encoder-decoder model has no decoder_start_token_id (nor bos_token_id) in its generation or model config")
+                raise ValueError(
+                    "encoder-decoder model has no decoder_start_token_id (nor bos_token_id) in its generation or model config"
+                )
             self.prefix = torch.tensor([[int(decoder_start_token_id)]], device=input_ids.device)
         else:
             self.prefix = input_ids
         # transformers >= 5.24 names the cache `cache` (argument and output); earlier 5.x `past_key_values`.
-        self.cache_name = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+        self.cache_name = (
+            "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+        )
         output = self._forward(self.prefix, None)
         self.cache = getattr(output, self.cache_name)
         self.first_logits = output.logits[:, -1, :].float()
@@ -100,12 +115,21 @@ class _NextTokenLogits:
         if self.is_encoder_decoder:
             from transformers.modeling_outputs import BaseModelOutput
 
-            encoder_outputs = BaseModelOutput(last_hidden_state=self.encoder_hidden.expand(rows, -1, -1))
-            return self.model(encoder_outputs=encoder_outputs, attention_mask=self.attention_mask.expand(rows, -1),
-                              decoder_input_ids=tokens, use_cache=True, **{self.cache_name: cache})
+            encoder_outputs = BaseModelOutput(
+                last_hidden_state=self.encoder_hidden.expand(rows, -1, -1)
+            )
+            return self.model(
+                encoder_outputs=encoder_outputs,
+                attention_mask=self.attention_mask.expand(rows, -1),
+                decoder_input_ids=tokens,
+                use_cache=True,
+                **{self.cache_name: cache},
+            )
         past = 0 if cache is None else self.length
         mask = torch.ones((rows, past + tokens.shape[1]), dtype=torch.long, device=tokens.device)
-        return self.model(input_ids=tokens, attention_mask=mask, use_cache=True, **{self.cache_name: cache})
+        return self.model(
+            input_ids=tokens, attention_mask=mask, use_cache=True, **{self.cache_name: cache}
+        )
 
     def __call__(self, cache_rows: torch.Tensor, last_tokens: torch.Tensor | None) -> torch.Tensor:
         """Logits for the beams whose prefixes sit in ``cache_rows``, each extended by its ``last_tokens``.
@@ -139,7 +163,7 @@ class _Group:
     def add_finished(self, hypothesis: Hypothesis) -> None:
         self.finished.append(hypothesis)
         self.finished.sort(key=lambda item: item.score, reverse=True)
-        del self.finished[self.size:]
+        del self.finished[self.size :]
 
     def add_as_beam_hypotheses(self, hypothesis: Hypothesis) -> None:
         """transformers 4.51's ``BeamHypotheses.add``: kept in the order found; over B/G, the
@@ -152,7 +176,7 @@ class _Group:
 
     def generated(self, beam: int, token: int) -> list[int]:
         """The generated tokens (no prompt) of ``beam`` extended by ``token``."""
-        return self.sequences[beam, self.prefix_length:].tolist() + [token]
+        return self.sequences[beam, self.prefix_length :].tolist() + [token]
 
 
 @dataclass(frozen=True)
@@ -174,7 +198,9 @@ class _StepRules:
         return score / ((self.step + 1) ** self.length_penalty)
 
 
-def _beam_search_step(group: _Group, rules: _StepRules, scores, beams, tokens) -> list[tuple[int, int, float]]:
+def _beam_search_step(
+    group: _Group, rules: _StepRules, scores, beams, tokens
+) -> list[tuple[int, int, float]]:
     """One group's step under transformers' beam search (``_beam_search``, the one-group case).
 
     ``scores, beams, tokens``: the candidates, best first. An EOS candidate among the top B/G
@@ -187,7 +213,9 @@ def _beam_search_step(group: _Group, rules: _StepRules, scores, beams, tokens) -
             if rank < group.size:
                 normalized = rules.normalized(score)
                 if len(group.finished) < group.size or normalized > group.finished[-1].score:
-                    group.add_finished(Hypothesis(group.generated(beam, token), normalized, score, group.index))
+                    group.add_finished(
+                        Hypothesis(group.generated(beam, token), normalized, score, group.index)
+                    )
             continue
         if len(running) < group.size:
             running.append((beam, token, score))
@@ -195,11 +223,15 @@ def _beam_search_step(group: _Group, rules: _StepRules, scores, beams, tokens) -
         group.done = True
         return []
     if len(group.finished) == group.size:
-        group.done = rules.early_stopping or rules.normalized(running[0][2]) <= group.finished[-1].score
+        group.done = (
+            rules.early_stopping or rules.normalized(running[0][2]) <= group.finished[-1].score
+        )
     return running
 
 
-def _group_beam_search_step(group: _Group, rules: _StepRules, scores, beams, tokens) -> list[tuple[int, int, float]]:
+def _group_beam_search_step(
+    group: _Group, rules: _StepRules, scores, beams, tokens
+) -> list[tuple[int, int, float]]:
     """One group's step under transformers 4.51's group beam search (``BeamSearchScorer.process``).
 
     An EOS candidate among the top B/G finishes; the first B/G other candidates run on, at
@@ -212,8 +244,11 @@ def _group_beam_search_step(group: _Group, rules: _StepRules, scores, beams, tok
     for rank, (score, beam, token) in enumerate(zip(scores, beams, tokens)):
         if token in rules.eos:
             if rank < group.size:
-                group.add_as_beam_hypotheses(Hypothesis(group.generated(beam, token), rules.normalized(score), score,
-                                                        group.index))
+                group.add_as_beam_hypotheses(
+                    Hypothesis(
+                        group.generated(beam, token), rules.normalized(score), score, group.index
+                    )
+                )
             continue
         running.append((beam, token, score))
         if len(running) == group.size:
@@ -224,7 +259,9 @@ def _group_beam_search_step(group: _Group, rules: _StepRules, scores, beams, tok
     return running
 
 
-def _finalize_as_beam_search_scorer(groups: list[_Group], length_penalty: float) -> list[Hypothesis]:
+def _finalize_as_beam_search_scorer(
+    groups: list[_Group], length_penalty: float
+) -> list[Hypothesis]:
     """transformers 4.51's ``BeamSearchScorer.finalize``: the running beams of every group not
     done join its hypotheses; all groups' hypotheses, best first (of equal scores, the one
     found later first)."""
@@ -233,16 +270,26 @@ def _finalize_as_beam_search_scorer(groups: list[_Group], length_penalty: float)
             continue
         generated_length = group.sequences.shape[1] - group.prefix_length
         for beam, score in enumerate(group.scores.tolist()):
-            group.add_as_beam_hypotheses(Hypothesis(group.sequences[beam, group.prefix_length:].tolist(),
-                                                    score / (generated_length ** length_penalty), score, group.index))
+            group.add_as_beam_hypotheses(
+                Hypothesis(
+                    group.sequences[beam, group.prefix_length :].tolist(),
+                    score / (generated_length**length_penalty),
+                    score,
+                    group.index,
+                )
+            )
     hypotheses = [hypothesis for group in groups for hypothesis in group.finished]
     return sorted(hypotheses, key=lambda item: item.score)[::-1]
 
 
-def _advance(group: _Group, running: list[tuple[int, int, float]], position: int, step: int) -> None:
+def _advance(
+    group: _Group, running: list[tuple[int, int, float]], position: int, step: int
+) -> None:
     """Make ``running`` (beam, token, score) the group's beams; ``position``: the group's place
     among this step's live groups."""
-    beams = torch.tensor([beam for beam, _, _ in running], dtype=torch.long, device=group.sequences.device)
+    beams = torch.tensor(
+        [beam for beam, _, _ in running], dtype=torch.long, device=group.sequences.device
+    )
     tokens = beams.new_tensor([token for _, token, _ in running])
     group.sequences = torch.cat([group.sequences[beams], tokens[:, None]], dim=1)
     group.scores = torch.tensor([score for _, _, score in running], device=group.sequences.device)
@@ -265,13 +312,17 @@ class _HammingPenalty:
 
         leading = 0
         while leading < len(processors) and isinstance(
-                processors[leading], (SequenceBiasLogitsProcessor, UnbatchedClassifierFreeGuidanceLogitsProcessor)):
+            processors[leading],
+            (SequenceBiasLogitsProcessor, UnbatchedClassifierFreeGuidanceLogitsProcessor),
+        ):
             leading += 1
         self.before = LogitsProcessorList(processors[:leading])
         self.after = LogitsProcessorList(processors[leading:])
         self.diversity_penalty = float(diversity_penalty)
 
-    def __call__(self, sequences: torch.Tensor, log_probs: torch.Tensor, chosen_this_step: torch.Tensor) -> torch.Tensor:
+    def __call__(
+        self, sequences: torch.Tensor, log_probs: torch.Tensor, chosen_this_step: torch.Tensor
+    ) -> torch.Tensor:
         """``chosen_this_step``: per token, how many beams of the earlier groups chose it at this step."""
         log_probs = self.before(sequences, log_probs)
         if self.diversity_penalty:
@@ -289,10 +340,21 @@ def _pad_token_id(config) -> int | None:
     return None if eos is None else int(eos)
 
 
-def group_beam_search(model, input_ids, attention_mask=None, num_beams: int = 10, num_beam_groups: int = 1,
-                      diversity_penalty: float = 0.0, max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
-                      length_penalty: float = 0.0, early_stopping: bool = False, eos_token_id=None,
-                      logits_processor=None, generation_config=None, **generation_options) -> list[list[Hypothesis]]:
+def group_beam_search(
+    model,
+    input_ids,
+    attention_mask=None,
+    num_beams: int = 10,
+    num_beam_groups: int = 1,
+    diversity_penalty: float = 0.0,
+    max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
+    length_penalty: float = 0.0,
+    early_stopping: bool = False,
+    eos_token_id=None,
+    logits_processor=None,
+    generation_config=None,
+    **generation_options,
+) -> list[list[Hypothesis]]:
     """Diverse (group) beam search (Vijayakumar et al.; see the module docstring).
 
     Args:
@@ -323,8 +385,14 @@ def group_beam_search(model, input_ids, attention_mask=None, num_beams: int = 10
     check_int(num_beam_groups, "num_beam_groups")
     check_int(max_new_tokens, "max_new_tokens")
     if num_beams % num_beam_groups:
-        raise ArgumentError("num_beams", f"({num_beams}) must be divisible by `num_beam_groups` ({num_beam_groups})")
-    if isinstance(diversity_penalty, bool) or not isinstance(diversity_penalty, (int, float)) or diversity_penalty < 0:
+        raise ArgumentError(
+            "num_beams", f"({num_beams}) must be divisible by `num_beam_groups` ({num_beam_groups})"
+        )
+    if (
+        isinstance(diversity_penalty, bool)
+        or not isinstance(diversity_penalty, (int, float))
+        or diversity_penalty < 0
+    ):
         raise ArgumentError("diversity_penalty", f"must be a float >= 0, got {diversity_penalty!r}")
     if not isinstance(early_stopping, bool):
         # transformers' "never" would otherwise read as True (it is truthy).
@@ -343,12 +411,22 @@ def group_beam_search(model, input_ids, attention_mask=None, num_beams: int = 10
     results = []
     with torch.inference_mode():
         for row in range(input_ids.shape[0]):
-            keep = attention_mask[row].bool() if attention_mask is not None else torch.ones_like(input_ids[row], dtype=torch.bool)
+            keep = (
+                attention_mask[row].bool()
+                if attention_mask is not None
+                else torch.ones_like(input_ids[row], dtype=torch.bool)
+            )
             prompt = input_ids[row][keep].unsqueeze(0)
-            next_logits = _NextTokenLogits(model, prompt, torch.ones_like(prompt), settings.decoder_start_token_id)
+            next_logits = _NextTokenLogits(
+                model, prompt, torch.ones_like(prompt), settings.decoder_start_token_id
+            )
             prefix_length = next_logits.prefix.shape[1]
             processors = settings.logits_processor(
-                model, prefix_length, max_new_tokens, prompt if next_logits.is_encoder_decoder else None, logits_processor,
+                model,
+                prefix_length,
+                max_new_tokens,
+                prompt if next_logits.is_encoder_decoder else None,
+                logits_processor,
             )
             groups = [_Group(g, group_size, next_logits.prefix) for g in range(num_beam_groups)]
             # One group is transformers' beam search; several, its group beam search (BeamSearchScorer).
@@ -358,8 +436,10 @@ def group_beam_search(model, input_ids, attention_mask=None, num_beams: int = 10
                 live = [group for group in groups if not group.done]
                 if not live:
                     break
-                logits = next_logits(torch.cat([group.cache_rows for group in live]),
-                                     None if step == 0 else torch.cat([group.sequences[:, -1] for group in live]))
+                logits = next_logits(
+                    torch.cat([group.cache_rows for group in live]),
+                    None if step == 0 else torch.cat([group.sequences[:, -1] for group in live]),
+                )
                 chosen_this_step = torch.zeros(logits.shape[-1], device=device)
                 rules = _StepRules(step, max_new_tokens, length_penalty, early_stopping, eos)
                 position = 0
@@ -371,12 +451,19 @@ def group_beam_search(model, input_ids, attention_mask=None, num_beams: int = 10
                             chosen_this_step[pad_token_id] += group_size
                         continue
                     rows = slice(position * group_size, (position + 1) * group_size)
-                    log_probs = penalized(group.sequences, torch.log_softmax(logits[rows], dim=-1), chosen_this_step)
+                    log_probs = penalized(
+                        group.sequences, torch.log_softmax(logits[rows], dim=-1), chosen_this_step
+                    )
                     candidates = (log_probs + group.scores[:, None]).reshape(-1)
                     top_scores, top_indices = torch.topk(candidates, k=candidates_kept)
                     vocab = log_probs.shape[-1]
-                    running = step_rules(group, rules, top_scores.tolist(), (top_indices // vocab).tolist(),
-                                         (top_indices % vocab).tolist())
+                    running = step_rules(
+                        group,
+                        rules,
+                        top_scores.tolist(),
+                        (top_indices // vocab).tolist(),
+                        (top_indices % vocab).tolist(),
+                    )
                     for _, token, _ in running:
                         chosen_this_step[token] += 1
                     if running:

@@ -23,6 +23,7 @@ The processor notices where the response starts from its first call (the prompt 
 models, the decoder start token for encoder-decoder ones) and starts over when a call is not the
 next step of the same generation, so one instance can serve several ``generate`` calls.
 """
+
 from __future__ import annotations
 
 import math
@@ -47,9 +48,13 @@ def _load_language_model(language_model, device):
 
         return load_model(language_model, "language_model", device=device).model
     if not isinstance(language_model, torch.nn.Module) or not callable(language_model):
-        raise ArgumentError("language_model", "must be a causal LM (a transformers model) or its id / directory")
+        raise ArgumentError(
+            "language_model", "must be a causal LM (a transformers model) or its id / directory"
+        )
     if getattr(getattr(language_model, "config", None), "is_encoder_decoder", False):
-        raise ArgumentError("language_model", "must be a decoder-only (causal) LM: it scores the response alone")
+        raise ArgumentError(
+            "language_model", "must be a decoder-only (causal) LM: it scores the response alone"
+        )
     return language_model
 
 
@@ -65,9 +70,20 @@ class MMIAntiLMLogitsProcessor(LogitsProcessor):
         device: where a loaded ``language_model`` goes (ignored for a model object).
     """
 
-    def __init__(self, language_model, lam: float = 0.5, gamma: int = 5, bos_token_id: int | None = None,
-                 device=None):
-        if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not math.isfinite(lam) or lam <= 0:
+    def __init__(
+        self,
+        language_model,
+        lam: float = 0.5,
+        gamma: int = 5,
+        bos_token_id: int | None = None,
+        device=None,
+    ):
+        if (
+            isinstance(lam, bool)
+            or not isinstance(lam, (int, float))
+            or not math.isfinite(lam)
+            or lam <= 0
+        ):
             raise ArgumentError("lam", f"must be a finite number > 0, got {lam!r}")
         if isinstance(gamma, bool) or not isinstance(gamma, int) or gamma < 1:
             raise ArgumentError("gamma", f"must be an int >= 1, got {gamma!r}")
@@ -76,7 +92,10 @@ class MMIAntiLMLogitsProcessor(LogitsProcessor):
         if bos_token_id is None:
             bos_token_id = getattr(self.language_model.config, "bos_token_id", None)
         if isinstance(bos_token_id, bool) or not isinstance(bos_token_id, int) or bos_token_id < 0:
-            raise ArgumentError("bos_token_id", "must be an int >= 0 (the language model's config has none; pass it)")
+            raise ArgumentError(
+                "bos_token_id",
+                "must be an int >= 0 (the language model's config has none; pass it)",
+            )
         self.lam = float(lam)
         self.gamma = gamma
         self.bos_token_id = bos_token_id
@@ -85,12 +104,15 @@ class MMIAntiLMLogitsProcessor(LogitsProcessor):
 
     def _response_so_far(self, input_ids: torch.Tensor) -> torch.Tensor:
         prompt = self._prompt
-        same_generation = (prompt is not None and input_ids.shape[0] == prompt.shape[0]
-                           and input_ids.shape[1] == prompt.shape[1] + self._steps
-                           and torch.equal(input_ids[:, : prompt.shape[1]], prompt))
+        same_generation = (
+            prompt is not None
+            and input_ids.shape[0] == prompt.shape[0]
+            and input_ids.shape[1] == prompt.shape[1] + self._steps
+            and torch.equal(input_ids[:, : prompt.shape[1]], prompt)
+        )
         if not same_generation:
             self._prompt, self._steps = input_ids.clone(), 0
-        response = input_ids[:, self._prompt.shape[1]:]
+        response = input_ids[:, self._prompt.shape[1] :]
         self._steps += 1
         return response
 
@@ -104,7 +126,10 @@ class MMIAntiLMLogitsProcessor(LogitsProcessor):
         lm_input = torch.cat([bos, response.to(device)], dim=1)
         logits = self.language_model(input_ids=lm_input).logits[:, -1, :]
         if logits.shape[-1] != scores.shape[-1]:
-            raise ArgumentError("language_model", f"predicts {logits.shape[-1]} tokens but the generator {scores.shape[-1]}: "
-                             "the anti-LM must share the generator's vocabulary")
+            raise ArgumentError(
+                "language_model",
+                f"predicts {logits.shape[-1]} tokens but the generator {scores.shape[-1]}: "
+                "the anti-LM must share the generator's vocabulary",
+            )
         log_probs = torch.log_softmax(logits.float(), dim=-1).to(scores.device, scores.dtype)
         return scores - self.lam * log_probs

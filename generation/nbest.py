@@ -25,6 +25,7 @@ dialogue, where the question is; as ParlAI truncates and as the DTG paper's §6.
 
 :func:`group_beam_search` lives in :mod:`dialeval.generation.group_beam_search`.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -64,10 +65,16 @@ def _tokenize(tokenizer, inputs: list[str], max_context_tokens) -> list[list[int
 
 
 def _pad_id(tokenizer, model) -> int:
-    for candidate in (tokenizer.pad_token_id, model.generation_config.pad_token_id, tokenizer.eos_token_id):
+    for candidate in (
+        tokenizer.pad_token_id,
+        model.generation_config.pad_token_id,
+        tokenizer.eos_token_id,
+    ):
         if isinstance(candidate, int):
             return candidate
-    raise ValueError("the tokenizer has neither a pad nor an EOS token, and the generation config no pad_token_id")
+    raise ValueError(
+        "the tokenizer has neither a pad nor an EOS token, and the generation config no pad_token_id"
+    )
 
 
 def _batch(model, token_ids: list[list[int]], pad_id: int) -> dict:
@@ -82,13 +89,16 @@ def _batch(model, token_ids: list[list[int]], pad_id: int) -> dict:
         rows.append(padding + ids if left else ids + padding)
         masks.append(zeros + ones if left else ones + zeros)
     device = getattr(model, "device", None)
-    return {"input_ids": torch.tensor(rows, device=device), "attention_mask": torch.tensor(masks, device=device)}
+    return {
+        "input_ids": torch.tensor(rows, device=device),
+        "attention_mask": torch.tensor(masks, device=device),
+    }
 
 
 def _batches(token_ids: list[list[int]], batch_size: int):
     """Index lists of ``batch_size`` inputs, longest first (the first batch is the largest)."""
     order = sorted(range(len(token_ids)), key=lambda index: (-len(token_ids[index]), index))
-    return [order[start:start + batch_size] for start in range(0, len(order), batch_size)]
+    return [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
 
 
 def _decode(tokenizer, token_ids) -> str:
@@ -99,27 +109,49 @@ def _check_room(model, max_new_tokens: int, token_ids: list[list[int]], options:
     """Errors before any decoding: a ``max_new_tokens`` below the checkpoint's minimum length
     (every hypothesis would be cut before it may end), or prompt plus response beyond the
     model's position table (an index error hours into a GPU run otherwise)."""
-    search_options = {key: value for key, value in options.items() if key in ("min_length", "min_new_tokens")}
+    search_options = {
+        key: value for key, value in options.items() if key in ("min_length", "min_new_tokens")
+    }
     settings = search_settings(model, **search_options)
     encoder_decoder = model.config.is_encoder_decoder
-    needed = settings.min_generated_tokens(1 if encoder_decoder else min(len(ids) for ids in token_ids))
+    needed = settings.min_generated_tokens(
+        1 if encoder_decoder else min(len(ids) for ids in token_ids)
+    )
     if max_new_tokens < needed:
         raise ArgumentError(
-            "max_new_tokens", f"({max_new_tokens}) is below the {needed} tokens the generation config's "
+            "max_new_tokens",
+            f"({max_new_tokens}) is below the {needed} tokens the generation config's "
             f"min_length={settings.config.min_length} / min_new_tokens={settings.config.min_new_tokens} require "
-            "before a response may end: raise it"
+            "before a response may end: raise it",
         )
     positions = max_input_length(model.config)
-    longest = 1 + max_new_tokens if encoder_decoder else max(len(ids) for ids in token_ids) + max_new_tokens
+    longest = (
+        1 + max_new_tokens
+        if encoder_decoder
+        else max(len(ids) for ids in token_ids) + max_new_tokens
+    )
     if positions is not None and longest > positions:
-        where = "the decoder start token" if encoder_decoder else "the longest prompt (pass max_context_tokens to cut it)"
+        where = (
+            "the decoder start token"
+            if encoder_decoder
+            else "the longest prompt (pass max_context_tokens to cut it)"
+        )
         raise ArgumentError(
-            "max_new_tokens", f"({max_new_tokens}) plus {where} is {longest} tokens, beyond the model's {positions} positions"
+            "max_new_tokens",
+            f"({max_new_tokens}) plus {where} is {longest} tokens, beyond the model's {positions} positions",
         )
 
 
-def _generate_nbest(model, tokenizer, inputs, per_input: int, max_context_tokens, batch_size: int,
-                    generate_kwargs: dict, seed: int | None = None) -> list[list[str]]:
+def _generate_nbest(
+    model,
+    tokenizer,
+    inputs,
+    per_input: int,
+    max_context_tokens,
+    batch_size: int,
+    generate_kwargs: dict,
+    seed: int | None = None,
+) -> list[list[str]]:
     inputs = _check_inputs(inputs)
     check_int(batch_size, "batch_size")
     check_int(generate_kwargs["max_new_tokens"], "max_new_tokens")
@@ -130,18 +162,27 @@ def _generate_nbest(model, tokenizer, inputs, per_input: int, max_context_tokens
     for batch_index, indices in enumerate(_batches(token_ids, batch_size)):
         encoded = _batch(model, [token_ids[i] for i in indices], pad_id)
         # A seeded batch forks the random state, so the caller's stays where it was.
-        seeded = torch.random.fork_rng(devices=_rng_devices(model)) if seed is not None else contextlib.nullcontext()
+        seeded = (
+            torch.random.fork_rng(devices=_rng_devices(model))
+            if seed is not None
+            else contextlib.nullcontext()
+        )
         with seeded, torch.inference_mode():
             if seed is not None:
                 torch.manual_seed(seed + batch_index)
             # return_dict_in_generate=True whatever the checkpoint says, so the output has one shape.
-            output = model.generate(**encoded, num_return_sequences=per_input, pad_token_id=pad_id,
-                                    return_dict_in_generate=True, **generate_kwargs).sequences
+            output = model.generate(
+                **encoded,
+                num_return_sequences=per_input,
+                pad_token_id=pad_id,
+                return_dict_in_generate=True,
+                **generate_kwargs,
+            ).sequences
         if not model.config.is_encoder_decoder:
-            output = output[:, encoded["input_ids"].shape[1]:]
+            output = output[:, encoded["input_ids"].shape[1] :]
         texts = [_decode(tokenizer, row) for row in output.cpu()]
         for position, index in enumerate(indices):
-            results[index] = texts[position * per_input:(position + 1) * per_input]
+            results[index] = texts[position * per_input : (position + 1) * per_input]
     return results
 
 
@@ -150,9 +191,17 @@ def _rng_devices(model) -> list:
     return [device] if device is not None and device.type == "cuda" else []
 
 
-def beam_search_nbest(model, tokenizer, inputs, beam_size: int = 10, max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
-                      length_penalty: float = 0.0, max_context_tokens: int | None = None,
-                      batch_size: int = DEFAULT_BATCH_SIZE, **generate_kwargs) -> list[list[str]]:
+def beam_search_nbest(
+    model,
+    tokenizer,
+    inputs,
+    beam_size: int = 10,
+    max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
+    length_penalty: float = 0.0,
+    max_context_tokens: int | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    **generate_kwargs,
+) -> list[list[str]]:
     """The B beams of beam search with beam size B, best first, per input (§4.2, Table 2 / Fig. 2).
 
     ``length_penalty=0.0`` ranks by the raw sum of log-probabilities, as the paper's ParlAI
@@ -162,15 +211,31 @@ def beam_search_nbest(model, tokenizer, inputs, beam_size: int = 10, max_new_tok
     its B beams); the result does not depend on it.
     """
     check_int(beam_size, "beam_size")
-    kwargs = {"num_beams": beam_size, "do_sample": False, "max_new_tokens": max_new_tokens,
-              "length_penalty": length_penalty, "early_stopping": False, **generate_kwargs}
-    return _generate_nbest(model, tokenizer, inputs, beam_size, max_context_tokens, batch_size, kwargs)
+    kwargs = {
+        "num_beams": beam_size,
+        "do_sample": False,
+        "max_new_tokens": max_new_tokens,
+        "length_penalty": length_penalty,
+        "early_stopping": False,
+        **generate_kwargs,
+    }
+    return _generate_nbest(
+        model, tokenizer, inputs, beam_size, max_context_tokens, batch_size, kwargs
+    )
 
 
-def nucleus_sampling_nbest(model, tokenizer, inputs, n: int = 10, top_p: float = DEFAULT_TOP_P,
-                           max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS, seed: int | None = None,
-                           max_context_tokens: int | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
-                           **generate_kwargs) -> list[list[str]]:
+def nucleus_sampling_nbest(
+    model,
+    tokenizer,
+    inputs,
+    n: int = 10,
+    top_p: float = DEFAULT_TOP_P,
+    max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
+    seed: int | None = None,
+    max_context_tokens: int | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    **generate_kwargs,
+) -> list[list[str]]:
     """n responses per input, each an independent nucleus sample (§4.3 "NS", footnote 6: sampled ten times).
 
     Pure nucleus sampling whatever the checkpoint's defaults (BlenderBot's ``num_beams=10``
@@ -182,15 +247,35 @@ def nucleus_sampling_nbest(model, tokenizer, inputs, n: int = 10, top_p: float =
     check_int(n, "n")
     if isinstance(top_p, bool) or not isinstance(top_p, (int, float)) or not 0 < top_p <= 1:
         raise ArgumentError("top_p", f"must be in (0, 1], got {top_p!r}")
-    kwargs = {"do_sample": True, "top_p": top_p, "top_k": 0, "temperature": 1.0, "typical_p": 1.0, "num_beams": 1,
-              "max_new_tokens": max_new_tokens, **generate_kwargs}
-    return _generate_nbest(model, tokenizer, inputs, n, max_context_tokens, batch_size, kwargs, seed=seed)
+    kwargs = {
+        "do_sample": True,
+        "top_p": top_p,
+        "top_k": 0,
+        "temperature": 1.0,
+        "typical_p": 1.0,
+        "num_beams": 1,
+        "max_new_tokens": max_new_tokens,
+        **generate_kwargs,
+    }
+    return _generate_nbest(
+        model, tokenizer, inputs, n, max_context_tokens, batch_size, kwargs, seed=seed
+    )
 
 
-def diverse_beam_search_nbest(model, tokenizer, inputs, beam_size: int = 10, num_beam_groups: int = 5,
-                              diversity_penalty: float = 0.5, max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
-                              length_penalty: float = 0.0, max_context_tokens: int | None = None,
-                              return_hypotheses: bool = False, batch_size: int = DEFAULT_BATCH_SIZE, **search_kwargs):
+def diverse_beam_search_nbest(
+    model,
+    tokenizer,
+    inputs,
+    beam_size: int = 10,
+    num_beam_groups: int = 5,
+    diversity_penalty: float = 0.5,
+    max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
+    length_penalty: float = 0.0,
+    max_context_tokens: int | None = None,
+    return_hypotheses: bool = False,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    **search_kwargs,
+):
     """The B hypotheses of diverse (group) beam search per input, best first (§4.3 "DBS").
 
     Defaults: B=10 as the paper (footnote 6); G=5 groups and λ=0.5 are our choice -- the paper
@@ -212,11 +297,21 @@ def diverse_beam_search_nbest(model, tokenizer, inputs, beam_size: int = 10, num
         for index in indices:
             prompt = torch.tensor([token_ids[index]], device=getattr(model, "device", None))
             hypotheses = group_beam_search(
-                model, prompt, None, num_beams=beam_size, num_beam_groups=num_beam_groups,
-                diversity_penalty=diversity_penalty, max_new_tokens=max_new_tokens, length_penalty=length_penalty,
+                model,
+                prompt,
+                None,
+                num_beams=beam_size,
+                num_beam_groups=num_beam_groups,
+                diversity_penalty=diversity_penalty,
+                max_new_tokens=max_new_tokens,
+                length_penalty=length_penalty,
                 **search_kwargs,
             )[0]
-            results[index] = hypotheses if return_hypotheses else [_decode(tokenizer, h.token_ids) for h in hypotheses]
+            results[index] = (
+                hypotheses
+                if return_hypotheses
+                else [_decode(tokenizer, h.token_ids) for h in hypotheses]
+            )
     return results
 
 
@@ -226,19 +321,38 @@ def dialogue_prompt(turns, tokenizer, model, separator: str | None = None) -> st
     Decoder-only models (DialoGPT) read each turn followed by the EOS token; encoder-decoder
     models (BlenderBot) read the turns joined by ``separator`` (default a newline, ParlAI's).
     """
-    if isinstance(turns, str) or not turns or not all(isinstance(turn, str) and turn for turn in turns):
+    if (
+        isinstance(turns, str)
+        or not turns
+        or not all(isinstance(turn, str) and turn for turn in turns)
+    ):
         raise ArgumentError("turns", "must be a non-empty list of non-empty strings")
     if model.config.is_encoder_decoder:
         return (separator if separator is not None else "\n").join(turns)
     if tokenizer.eos_token is None:
-        raise ValueError("decoder-only prompts end each turn with the EOS token; this tokenizer has none")
+        raise ValueError(
+            "decoder-only prompts end each turn with the EOS token; this tokenizer has none"
+        )
     return "".join(turn + tokenizer.eos_token for turn in turns)
 
 
-def beam_size_sweep(model, tokenizer, inputs, references, classifier, beam_sizes=(5, 10, 20, 40), input_types=None,
-                    questions=None, max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS, length_penalty: float = 0.0,
-                    max_context_tokens: int | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
-                    classifier_batch_size: int = 32, generate_kwargs: dict | None = None, **metric_options) -> list[dict]:
+def beam_size_sweep(
+    model,
+    tokenizer,
+    inputs,
+    references,
+    classifier,
+    beam_sizes=(5, 10, 20, 40),
+    input_types=None,
+    questions=None,
+    max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
+    length_penalty: float = 0.0,
+    max_context_tokens: int | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    classifier_batch_size: int = 32,
+    generate_kwargs: dict | None = None,
+    **metric_options,
+) -> list[dict]:
     """Certainty / Variety of beam-search n-best lists per beam size (§4.2, Fig. 2).
 
     ``inputs``: context strings (see :func:`dialogue_prompt`); ``references``: expected answers;
@@ -253,18 +367,42 @@ def beam_size_sweep(model, tokenizer, inputs, references, classifier, beam_sizes
     from dialeval.metrics.nbest_contradiction.yes_no import load_yes_no_classifier
 
     if isinstance(beam_sizes, (str, int)) or not beam_sizes:
-        raise ArgumentError("beam_sizes", f"must be a non-empty list of positive ints, got {beam_sizes!r}")
+        raise ArgumentError(
+            "beam_sizes", f"must be a non-empty list of positive ints, got {beam_sizes!r}"
+        )
     for size in beam_sizes:
         check_int(size, "beam_sizes[i]")
     # Load the classifier once for every beam size.
-    loaded = load_yes_no_classifier(classifier, batch_size=classifier_batch_size,
-                                    **{k: metric_options.pop(k) for k in ("device", "dtype", "label_map") if k in metric_options})
+    loaded = load_yes_no_classifier(
+        classifier,
+        batch_size=classifier_batch_size,
+        **{
+            k: metric_options.pop(k)
+            for k in ("device", "dtype", "label_map")
+            if k in metric_options
+        },
+    )
     sweep = []
     for size in beam_sizes:
-        nbest = beam_search_nbest(model, tokenizer, inputs, beam_size=size, max_new_tokens=max_new_tokens,
-                                  length_penalty=length_penalty, max_context_tokens=max_context_tokens,
-                                  batch_size=batch_size, **(generate_kwargs or {}))
-        figures = nbest_contradiction(nbest, references, loaded, questions=questions, input_types=input_types, **metric_options)
+        nbest = beam_search_nbest(
+            model,
+            tokenizer,
+            inputs,
+            beam_size=size,
+            max_new_tokens=max_new_tokens,
+            length_penalty=length_penalty,
+            max_context_tokens=max_context_tokens,
+            batch_size=batch_size,
+            **(generate_kwargs or {}),
+        )
+        figures = nbest_contradiction(
+            nbest,
+            references,
+            loaded,
+            questions=questions,
+            input_types=input_types,
+            **metric_options,
+        )
         figures.pop("per_input")
         sweep.append({"beam_size": size, **figures})
     return sweep

@@ -4,6 +4,7 @@ Four panels as in the paper: (a) Certainty on ENTQ, (b) Certainty on CNTQ, (c) V
 (d) Variety on CNTQ; one line per model. Built on ``matplotlib.figure.Figure`` directly, so no
 pyplot state or GUI backend is touched.
 """
+
 from __future__ import annotations
 
 import math
@@ -35,7 +36,9 @@ def plot_beam_size_sweep(sweeps: dict, path, title: str | None = None) -> Path:
         path: the PNG to write (parent folders are created).
     """
     if not isinstance(sweeps, dict) or not sweeps:
-        raise ArgumentError("sweeps", "must be a non-empty dict: model name -> beam_size_sweep(...) result")
+        raise ArgumentError(
+            "sweeps", "must be a non-empty dict: model name -> beam_size_sweep(...) result"
+        )
     figure = Figure(figsize=(10, 7.5), layout="constrained")
     axes = figure.subplots(2, 2)
     for axis, (name, input_type), letter in zip(axes.flat, PANELS, "abcd"):
@@ -53,7 +56,12 @@ def plot_beam_size_sweep(sweeps: dict, path, title: str | None = None) -> Path:
         axis.grid(alpha=0.3)
         if name == "variety":
             axis.axhline(0.5, color="grey", linestyle=":", linewidth=1)  # chance rate (§4.2)
-        lows = [v for points in sweeps.values() for v in (_value(p, name, input_type) for p in points) if not math.isnan(v)]
+        lows = [
+            v
+            for points in sweeps.values()
+            for v in (_value(p, name, input_type) for p in points)
+            if not math.isnan(v)
+        ]
         if lows:
             axis.set_ylim(min(0.0, min(lows) - 0.05), 1.02)
     axes.flat[0].legend(loc="lower right", fontsize="small")

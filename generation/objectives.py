@@ -13,6 +13,7 @@ current set so that a swap costs only what changed:
 Optional ``start_many`` / ``replace_many`` do the same for several sets at once, so that DTG
 scores the new pairs of all its active contexts in one model call (one batch) per round.
 """
+
 from __future__ import annotations
 
 import os
@@ -60,13 +61,28 @@ class NLIContradictions:
     default_threshold = 10.0
     NLI_OBJECTIVES = ("nli_diversity", "contradictions")
 
-    def __init__(self, scorer=None, model: str | None = None, nli_objective: str = "nli_diversity", **scorer_options):
+    def __init__(
+        self,
+        scorer=None,
+        model: str | None = None,
+        nli_objective: str = "nli_diversity",
+        **scorer_options,
+    ):
         if nli_objective not in self.NLI_OBJECTIVES:
-            raise ArgumentError("nli_objective", f"must be one of {self.NLI_OBJECTIVES}, got {nli_objective!r}")
+            raise ArgumentError(
+                "nli_objective", f"must be one of {self.NLI_OBJECTIVES}, got {nli_objective!r}"
+            )
         if scorer is not None and (model is not None or scorer_options):
-            raise ArgumentError("scorer", "is given along with `model` or its options: give either `scorer` or `model` and its "
-                                "options, not both")
-        self.scorer = scorer if scorer is not None else NLIScorer(model or DEFAULT_NLI_MODEL, **scorer_options)
+            raise ArgumentError(
+                "scorer",
+                "is given along with `model` or its options: give either `scorer` or `model` and its "
+                "options, not both",
+            )
+        self.scorer = (
+            scorer
+            if scorer is not None
+            else NLIScorer(model or DEFAULT_NLI_MODEL, **scorer_options)
+        )
         self.nli_objective = nli_objective
         self.pair_evaluations = 0
 
@@ -91,7 +107,7 @@ class NLIContradictions:
             n = len(responses)
             first, second = ordered_pairs(n)
             matrix = np.full((n, n), -1, dtype=np.int64)
-            matrix[first, second] = classes[offset:offset + count]
+            matrix[first, second] = classes[offset : offset + count]
             offset += count
             states.append(SetState(list(responses), matrix=matrix))
         return states, counts
@@ -102,7 +118,10 @@ class NLIContradictions:
     def report(self, state: SetState) -> dict:
         """# contradictions and Baseline NLI Diversity (§3.1: +1 contradiction, -1 entailment), as Table 4."""
         contradictions = int((state.matrix == CONTRADICTION).sum())
-        return {"contradictions": contradictions, "nli_diversity": float(contradictions - (state.matrix == ENTAILMENT).sum())}
+        return {
+            "contradictions": contradictions,
+            "nli_diversity": float(contradictions - (state.matrix == ENTAILMENT).sum()),
+        }
 
     def leave_one_out(self, state: SetState) -> np.ndarray:
         """Each subset without member ``i``, scored by ``nli_objective``."""
@@ -115,7 +134,9 @@ class NLIContradictions:
     def replace(self, state: SetState, index: int, response: str) -> None:
         self.replace_many([state], [index], [response])
 
-    def replace_many(self, states: list[SetState], indices: list[int], responses: list[str]) -> list[int]:
+    def replace_many(
+        self, states: list[SetState], indices: list[int], responses: list[str]
+    ) -> list[int]:
         """Swap one member in each of several sets; their 2(n-1) new ordered pairs go in one scorer call."""
         premises, hypotheses, others_of = [], [], []
         for state, index, response in zip(states, indices, responses):
@@ -127,8 +148,8 @@ class NLIContradictions:
         classes = self._classes(premises, hypotheses)
         offset = 0
         for state, index, others in zip(states, indices, others_of):
-            state.matrix[index, others] = classes[offset:offset + len(others)]
-            state.matrix[others, index] = classes[offset + len(others):offset + 2 * len(others)]
+            state.matrix[index, others] = classes[offset : offset + len(others)]
+            state.matrix[others, index] = classes[offset + len(others) : offset + 2 * len(others)]
             offset += 2 * len(others)
         return [2 * len(others) for others in others_of]
 
@@ -161,19 +182,31 @@ class SentBertDiversity:
 
         self.batch_size = check_int(batch_size, "batch_size")
         if model is None or isinstance(model, (str, os.PathLike)):  # a str has .encode() too
-            self.encoder = embedders.load_sentence_model(model or embedders.DEFAULT_SENTENCE_MODEL, device=device, dtype=dtype)
+            self.encoder = embedders.load_sentence_model(
+                model or embedders.DEFAULT_SENTENCE_MODEL, device=device, dtype=dtype
+            )
         elif hasattr(model, "encode"):
             if device is not None or dtype is not None:
-                raise ArgumentError("device", "and `dtype` apply to a model given by name, not to a loaded one")
+                raise ArgumentError(
+                    "device", "and `dtype` apply to a model given by name, not to a loaded one"
+                )
             self.encoder = model
         else:
-            raise ArgumentError("model", f"must be a sentence-transformers id, a directory or a model with encode(), got {model!r}")
+            raise ArgumentError(
+                "model",
+                f"must be a sentence-transformers id, a directory or a model with encode(), got {model!r}",
+            )
         self.default_threshold, self.threshold_warning = _sent_bert_default_threshold(model)
         self.pair_evaluations = 0
 
     def _embed(self, texts: list[str]) -> np.ndarray:
-        vectors = self.encoder.encode(texts, batch_size=self.batch_size, convert_to_numpy=True, normalize_embeddings=True,
-                                      show_progress_bar=False)
+        vectors = self.encoder.encode(
+            texts,
+            batch_size=self.batch_size,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        )
         return np.asarray(vectors, dtype=np.float64)
 
     def start(self, responses: list[str]) -> SetState:
@@ -185,7 +218,7 @@ class SentBertDiversity:
         states, counts, offset = [], [], 0
         for responses in response_sets:
             n = len(responses)
-            members = vectors[offset:offset + n].copy()
+            members = vectors[offset : offset + n].copy()
             offset += n
             states.append(SetState(list(responses), matrix=members @ members.T, vectors=members))
             counts.append(n * (n - 1) // 2)
@@ -206,12 +239,16 @@ class SentBertDiversity:
 
     def leave_one_out(self, state: SetState) -> np.ndarray:
         n = len(state.responses)
-        return np.array([self._negated_mean(state.matrix, np.delete(np.arange(n), i)) for i in range(n)])
+        return np.array(
+            [self._negated_mean(state.matrix, np.delete(np.arange(n), i)) for i in range(n)]
+        )
 
     def replace(self, state: SetState, index: int, response: str) -> None:
         self.replace_many([state], [index], [response])
 
-    def replace_many(self, states: list[SetState], indices: list[int], responses: list[str]) -> list[int]:
+    def replace_many(
+        self, states: list[SetState], indices: list[int], responses: list[str]
+    ) -> list[int]:
         """Swap one member in each of several sets; the new responses are embedded in one call."""
         vectors = self._embed(list(responses))
         counts = []
@@ -232,12 +269,15 @@ def _sent_bert_default_threshold(model) -> tuple[float, str | None]:
     calibrated = sent_bert_threshold(model)
     if calibrated is not None:
         return calibrated.threshold, None
-    described = model if isinstance(model, (str, os.PathLike)) else f"a loaded {type(model).__name__}"
+    described = (
+        model if isinstance(model, (str, os.PathLike)) else f"a loaded {type(model).__name__}"
+    )
     return SentBertDiversity.paper_threshold, (
         f"no Sent-BERT threshold is calibrated for the embedder {described!s}: DTG uses the paper's "
         f"{SentBertDiversity.paper_threshold}, measured with {PAPER_SENT_BERT_MODEL} (cosines of other embedders lie on "
         "other scales); pass `threshold` (`dialeval dtg --threshold`) explicitly, e.g. one measured by "
-        "examples/reproduce/calibrate_dtg_threshold.py --sentence-model MODEL")
+        "examples/reproduce/calibrate_dtg_threshold.py --sentence-model MODEL"
+    )
 
 
 class DistinctN:
@@ -266,7 +306,9 @@ class DistinctN:
 
     def leave_one_out(self, state: SetState) -> np.ndarray:
         n = len(state.responses)
-        return np.array([self._score([r for j, r in enumerate(state.responses) if j != i]) for i in range(n)])
+        return np.array(
+            [self._score([r for j, r in enumerate(state.responses) if j != i]) for i in range(n)]
+        )
 
     def replace(self, state: SetState, index: int, response: str) -> None:
         state.responses[index] = response

@@ -7,6 +7,7 @@ engines; :mod:`dialeval.metrics.registry` lists every metric (CONTRIBUTING.md: a
 Scope matters: *set-level* metrics score the responses to one context (``list[str]``) and are
 averaged over contexts; *corpus-level* metrics pool every generated response (``list[str]``).
 """
+
 from dialeval.metrics.compression_ratio import compression_ratio, compression_ratio_per_set
 from dialeval.metrics.diversity_meta_eval import (
     bootstrap_spearman_ci,
@@ -116,7 +117,9 @@ def evaluate_module_path(name: str) -> str:
     from dialeval.metrics import registry
 
     if name not in registry.BY_NAME:
-        raise ArgumentError("name", f"must be one of the evaluate modules {sorted(registry.BY_NAME)}, got {name!r}")
+        raise ArgumentError(
+            "name", f"must be one of the evaluate modules {sorted(registry.BY_NAME)}, got {name!r}"
+        )
     return str(registry.BY_NAME[name].module_dir)
 
 

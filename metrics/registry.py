@@ -6,6 +6,7 @@ computes: ``dialeval meta-eval --metric NAME[=MODEL]`` takes their names, and ``
 evaluate`` runs the model-backed ones once per model given with their ``--*-model`` flag.
 Adding a metric is its subpackage plus one entry in :data:`METRICS` (CONTRIBUTING.md).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -107,24 +108,38 @@ class RegisteredMetric:
 # -- the per-set runners: thin adapters from the CLI's uniform call to each metric's function --
 
 
-def _lexical(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
+def _lexical(
+    sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None
+) -> dict:
     from dialeval.metrics.lexical_diversity import set_lexical_diversity
 
     return set_lexical_diversity(sets, allow_empty=allow_empty, progress=progress)
 
 
 def _similarity(kind: str, **defaults) -> SetRun:
-    def run(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None, **options) -> dict:
+    def run(
+        sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None, **options
+    ) -> dict:
         """``options``: the similarity's own (BERTScore: ``rescale_with_baseline``, ``baseline``)."""
         from dialeval.metrics.similarity_diversity import similarity_diversity
 
         options = {**defaults, **options}
-        result = similarity_diversity(sets, kind, model, batch_size=batch_size, device=device, allow_empty=allow_empty,
-                                      **options)
+        result = similarity_diversity(
+            sets,
+            kind,
+            model,
+            batch_size=batch_size,
+            device=device,
+            allow_empty=allow_empty,
+            **options,
+        )
         figure = f"{kind}_diversity"
         if progress is not None:
             progress(len(sets))
-        return {figure: result["similarity_diversity"], "per_set": [{figure: row["similarity_diversity"]} for row in result["per_set"]]}
+        return {
+            figure: result["similarity_diversity"],
+            "per_set": [{figure: row["similarity_diversity"]} for row in result["per_set"]],
+        }
 
     return run
 
@@ -132,7 +147,14 @@ def _similarity(kind: str, **defaults) -> SetRun:
 def _nli(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
     from dialeval.metrics.nli_diversity import nli_diversity
 
-    return nli_diversity(sets, model, batch_size=batch_size, device=device, allow_empty=allow_empty, progress=progress)
+    return nli_diversity(
+        sets,
+        model,
+        batch_size=batch_size,
+        device=device,
+        allow_empty=allow_empty,
+        progress=progress,
+    )
 
 
 def _vendi(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
@@ -146,6 +168,7 @@ def _vendi(sets, model=None, batch_size=64, device=None, allow_empty=False, prog
 
 def _model_free(scores: Callable[..., dict]) -> SetRun:
     """A model-free figure's runner: ``scores(sets, allow_empty=)`` returns ``per_set`` (and the mean)."""
+
     def run(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
         result = scores([list(s) for s in sets], allow_empty=allow_empty)
         if progress is not None:
@@ -156,61 +179,112 @@ def _model_free(scores: Callable[..., dict]) -> SetRun:
 
 
 #: Both template figures come from one run (meta-eval computes each runner once per test).
-_POS_TEMPLATES = _model_free(pos_template_scores)  # no tagger installed: TaggerNotAvailableError, "skipped" in meta-eval
+_POS_TEMPLATES = _model_free(
+    pos_template_scores
+)  # no tagger installed: TaggerNotAvailableError, "skipped" in meta-eval
 
 
 def _embedding_distance(figure: str) -> SetRun:
     def run(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
         from dialeval.metrics.embedding_distances import embedding_distances
 
-        result = embedding_distances(sets, model, (figure,), batch_size=batch_size, device=device, allow_empty=allow_empty)
+        result = embedding_distances(
+            sets, model, (figure,), batch_size=batch_size, device=device, allow_empty=allow_empty
+        )
         if progress is not None:
             progress(len(sets))
         return result
 
     return run
 
+
 def _homogenization(measure: str) -> SetRun:
     def run(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
         from dialeval.metrics.homogenization import homogenization_score
 
-        result = homogenization_score([list(s) for s in sets], measure=measure, model=model, batch_size=batch_size,
-                                      device=device, allow_empty=allow_empty, progress=progress)
+        result = homogenization_score(
+            [list(s) for s in sets],
+            measure=measure,
+            model=model,
+            batch_size=batch_size,
+            device=device,
+            allow_empty=allow_empty,
+            progress=progress,
+        )
         figure = f"homogenization_{measure}"
-        return {figure: result["homogenization"], "per_set": [{figure: row["homogenization"]} for row in result["per_set"]]}
+        return {
+            figure: result["homogenization"],
+            "per_set": [{figure: row["homogenization"]} for row in result["per_set"]],
+        }
 
     return run
 
 
-
 METRICS: tuple[RegisteredMetric, ...] = (
     RegisteredMetric(
-        "lexical_diversity", "distinct-n and n-gram cosine per set (Tevet & Berant); Dist/Ent-n, LF, Self-BLEU per corpus",
-        ("lexical_diversity", "set_lexical_diversity", "corpus_lexical_diversity", "averaged_distinct_n",
-         "ngram_cosine_diversity", "distinct_n", "entropy_n", "lf", "self_bleu"),
-        set_scorers=(SetScorer("averaged_distinct_n", "averaged_distinct_n", _lexical),
-                     SetScorer("ngram_cosine", "ngram_cosine_diversity", _lexical)),
+        "lexical_diversity",
+        "distinct-n and n-gram cosine per set (Tevet & Berant); Dist/Ent-n, LF, Self-BLEU per corpus",
+        (
+            "lexical_diversity",
+            "set_lexical_diversity",
+            "corpus_lexical_diversity",
+            "averaged_distinct_n",
+            "ngram_cosine_diversity",
+            "distinct_n",
+            "entropy_n",
+            "lf",
+            "self_bleu",
+        ),
+        set_scorers=(
+            SetScorer("averaged_distinct_n", "averaged_distinct_n", _lexical),
+            SetScorer("ngram_cosine", "ngram_cosine_diversity", _lexical),
+        ),
         job_steps=lexical_job.STEPS,
     ),
     RegisteredMetric(
-        "similarity_diversity", "§5 reduction over sent-BERT, BERTScore, STS cross-encoder or n-gram cosine similarity",
-        ("similarity_diversity", "sent_bert_diversity", "bertscore_diversity", "similarity_matrices"),
-        needs_model=True, default_model=EMBEDDED_SENTENCE_MODEL,
+        "similarity_diversity",
+        "§5 reduction over sent-BERT, BERTScore, STS cross-encoder or n-gram cosine similarity",
+        (
+            "similarity_diversity",
+            "sent_bert_diversity",
+            "bertscore_diversity",
+            "similarity_matrices",
+        ),
+        needs_model=True,
+        default_model=EMBEDDED_SENTENCE_MODEL,
         set_scorers=(
-            SetScorer("sent_bert", "sent_bert_diversity", _similarity("sent_bert"), EMBEDDED_SENTENCE_MODEL, "--sentence-model"),
+            SetScorer(
+                "sent_bert",
+                "sent_bert_diversity",
+                _similarity("sent_bert"),
+                EMBEDDED_SENTENCE_MODEL,
+                "--sentence-model",
+            ),
             # unrescaled: the baseline rescale is one affine map for every pair of a model, so it moves
             # no rank (rho, OCA) and lets any encoder run, including those bert-score has no baseline for
-            SetScorer("bertscore", "bertscore_diversity", _similarity("bertscore", rescale_with_baseline=False), BERTSCORE_MODEL,
-                      "--bertscore-model"),
-            SetScorer("cross_encoder", "cross_encoder_diversity", _similarity("cross_encoder"), CROSS_ENCODER_MODEL,
-                      "--cross-encoder-model"),
+            SetScorer(
+                "bertscore",
+                "bertscore_diversity",
+                _similarity("bertscore", rescale_with_baseline=False),
+                BERTSCORE_MODEL,
+                "--bertscore-model",
+            ),
+            SetScorer(
+                "cross_encoder",
+                "cross_encoder_diversity",
+                _similarity("cross_encoder"),
+                CROSS_ENCODER_MODEL,
+                "--cross-encoder-model",
+            ),
         ),
         job_steps=similarity_job.STEPS,
     ),
     RegisteredMetric(
-        "nli_diversity", "NLI Diversity: Baseline, Neutral and Confidence (Stasaski & Hearst 2022)",
+        "nli_diversity",
+        "NLI Diversity: Baseline, Neutral and Confidence (Stasaski & Hearst 2022)",
         ("nli_diversity", "nli_pair_matrices", "iter_nli_pair_matrices"),
-        needs_model=True, default_model=NLI_MODEL,
+        needs_model=True,
+        default_model=NLI_MODEL,
         set_scorers=(
             SetScorer("nli", "nli_diversity", _nli, NLI_MODEL, "--nli-model"),
             SetScorer("nli_neutral", "nli_diversity_neutral", _nli, NLI_MODEL),
@@ -219,82 +293,158 @@ METRICS: tuple[RegisteredMetric, ...] = (
         job_steps=nli_job.STEPS,
     ),
     RegisteredMetric(
-        "vendi_score", "Vendi Score of sentence embeddings (Friedman & Dieng 2023)",
+        "vendi_score",
+        "Vendi Score of sentence embeddings (Friedman & Dieng 2023)",
         ("vendi_score", "vendi_score_from_embeddings", "vendi_score_from_kernel"),
-        needs_model=True, default_model=EMBEDDED_SENTENCE_MODEL,
-        set_scorers=(SetScorer("vendi", "vendi_score", _vendi, EMBEDDED_SENTENCE_MODEL, "--sentence-model"),),
+        needs_model=True,
+        default_model=EMBEDDED_SENTENCE_MODEL,
+        set_scorers=(
+            SetScorer("vendi", "vendi_score", _vendi, EMBEDDED_SENTENCE_MODEL, "--sentence-model"),
+        ),
         job_steps=vendi_job.STEPS,
     ),
     RegisteredMetric(
-        "sem_ent", "Sem-Ent: entropy of the semantic-cluster distribution (Han et al. 2022)",
-        ("sem_ent", "SemanticClusters"), needs_model=True, default_model=EMBEDDED_SENTENCE_MODEL,
+        "sem_ent",
+        "Sem-Ent: entropy of the semantic-cluster distribution (Han et al. 2022)",
+        ("sem_ent", "SemanticClusters"),
+        needs_model=True,
+        default_model=EMBEDDED_SENTENCE_MODEL,
         job_steps=sem_ent_job.STEPS,
     ),
     RegisteredMetric(
-        "diversity_meta_eval", "meta-evaluation of a diversity metric: Spearman, Pearson, OCA (Tevet & Berant)",
-        ("diversity_meta_evaluation", "spearman", "optimal_classification_accuracy", "bootstrap_spearman_ci"),
+        "diversity_meta_eval",
+        "meta-evaluation of a diversity metric: Spearman, Pearson, OCA (Tevet & Berant)",
+        (
+            "diversity_meta_evaluation",
+            "spearman",
+            "optimal_classification_accuracy",
+            "bootstrap_spearman_ci",
+        ),
     ),
     RegisteredMetric(
-        "response_selection", "response-selection accuracy of an LM (Sato et al. 2020)",
-        ("response_selection", "system_ranking_correlation", "random_protocol_correlation"), needs_model=True,
+        "response_selection",
+        "response-selection accuracy of an LM (Sato et al. 2020)",
+        ("response_selection", "system_ranking_correlation", "random_protocol_correlation"),
+        needs_model=True,
         job_steps=selection_job.STEPS,
     ),
     RegisteredMetric(
-        "nbest_contradiction", "Certainty and Variety of n-best lists (Sato et al. 2022)",
+        "nbest_contradiction",
+        "Certainty and Variety of n-best lists (Sato et al. 2022)",
         ("nbest_contradiction", "certainty_variety"),
     ),
     RegisteredMetric(
-        "compression_ratio", "compression ratio of sets or a corpus (the `diversity` package's figure)",
+        "compression_ratio",
+        "compression ratio of sets or a corpus (the `diversity` package's figure)",
         ("compression_ratio", "compression_ratio_per_set"),
-        set_scorers=(SetScorer("compression_ratio", "compression_ratio", _model_free(compression_ratio_scores), more_is_diverse=False),),
+        set_scorers=(
+            SetScorer(
+                "compression_ratio",
+                "compression_ratio",
+                _model_free(compression_ratio_scores),
+                more_is_diverse=False,
+            ),
+        ),
         job_steps=compression_ratio_job.STEPS,
     ),
     RegisteredMetric(
-        "expectation_adjusted_distinct", "EAD: distinct n-grams over their expected number (Liu et al. 2022)",
-        ("expectation_adjusted_distinct", "expectation_adjusted_distinct_scores", "expected_distinct"),
+        "expectation_adjusted_distinct",
+        "EAD: distinct n-grams over their expected number (Liu et al. 2022)",
+        (
+            "expectation_adjusted_distinct",
+            "expectation_adjusted_distinct_scores",
+            "expected_distinct",
+        ),
         set_scorers=(SetScorer("ead", "ead", _model_free(expectation_adjusted_distinct_scores)),),
         job_steps=ead_job.STEPS,
     ),
     RegisteredMetric(
-        "pos_templates", "part-of-speech template rate and templates per token (the `diversity` package's figures)",
+        "pos_templates",
+        "part-of-speech template rate and templates per token (the `diversity` package's figures)",
         ("template_rate", "templates_per_token", "extract_templates", "pos_template_scores"),
-        set_scorers=(SetScorer("template_rate", "template_rate", _POS_TEMPLATES, more_is_diverse=False),
-                     SetScorer("templates_per_token", "templates_per_token", _POS_TEMPLATES,
-                                more_is_diverse=False)),
+        set_scorers=(
+            SetScorer("template_rate", "template_rate", _POS_TEMPLATES, more_is_diverse=False),
+            SetScorer(
+                "templates_per_token", "templates_per_token", _POS_TEMPLATES, more_is_diverse=False
+            ),
+        ),
         job_steps=pos_templates_job.STEPS,
     ),
     RegisteredMetric(
-        "embedding_distances", "remote clique and chamfer distance of sentence embeddings (Cox et al. 2021; the `diversity` package's)",
-        ("embedding_distances", "remote_clique", "chamfer_distance", "remote_clique_from_embeddings",
-         "chamfer_distance_from_embeddings"),
-        needs_model=True, default_model=EMBEDDED_SENTENCE_MODEL,
+        "embedding_distances",
+        "remote clique and chamfer distance of sentence embeddings (Cox et al. 2021; the `diversity` package's)",
+        (
+            "embedding_distances",
+            "remote_clique",
+            "chamfer_distance",
+            "remote_clique_from_embeddings",
+            "chamfer_distance_from_embeddings",
+        ),
+        needs_model=True,
+        default_model=EMBEDDED_SENTENCE_MODEL,
         set_scorers=(
-            SetScorer("remote_clique", "remote_clique", _embedding_distance("remote_clique"), EMBEDDED_SENTENCE_MODEL,
-                      "--sentence-model"),
-            SetScorer("chamfer_distance", "chamfer_distance", _embedding_distance("chamfer_distance"), EMBEDDED_SENTENCE_MODEL,
-                      "--sentence-model"),
+            SetScorer(
+                "remote_clique",
+                "remote_clique",
+                _embedding_distance("remote_clique"),
+                EMBEDDED_SENTENCE_MODEL,
+                "--sentence-model",
+            ),
+            SetScorer(
+                "chamfer_distance",
+                "chamfer_distance",
+                _embedding_distance("chamfer_distance"),
+                EMBEDDED_SENTENCE_MODEL,
+                "--sentence-model",
+            ),
         ),
         job_steps=embedding_distances_job.STEPS,
     ),
     RegisteredMetric(
-        "self_repetition", "self-repetition score of sets or a corpus (Salkar et al. 2022; the `diversity` package's)",
+        "self_repetition",
+        "self-repetition score of sets or a corpus (Salkar et al. 2022; the `diversity` package's)",
         ("self_repetition", "self_repetition_per_set", "self_repetition_scores"),
-        set_scorers=(SetScorer("self_repetition", "self_repetition", _model_free(self_repetition_scores), more_is_diverse=False),),
+        set_scorers=(
+            SetScorer(
+                "self_repetition",
+                "self_repetition",
+                _model_free(self_repetition_scores),
+                more_is_diverse=False,
+            ),
+        ),
         job_steps=self_repetition_job.STEPS,
     ),
     RegisteredMetric(
-        "homogenization", "homogenization score: mean ROUGE-L / BLEU / BERTScore of every text to the others (the `diversity` package's)",
+        "homogenization",
+        "homogenization score: mean ROUGE-L / BLEU / BERTScore of every text to the others (the `diversity` package's)",
         ("homogenization", "homogenization_per_set", "homogenization_score"),
         set_scorers=(
-            SetScorer("homogenization_rougel", "homogenization_rougel", _homogenization("rougel"), more_is_diverse=False),
-            SetScorer("homogenization_bleu", "homogenization_bleu", _homogenization("bleu"), more_is_diverse=False),
-            SetScorer("homogenization_bertscore", "homogenization_bertscore", _homogenization("bertscore"),
-                      HOMOGENIZATION_MODEL, "--homogenization-model", more_is_diverse=False),
+            SetScorer(
+                "homogenization_rougel",
+                "homogenization_rougel",
+                _homogenization("rougel"),
+                more_is_diverse=False,
+            ),
+            SetScorer(
+                "homogenization_bleu",
+                "homogenization_bleu",
+                _homogenization("bleu"),
+                more_is_diverse=False,
+            ),
+            SetScorer(
+                "homogenization_bertscore",
+                "homogenization_bertscore",
+                _homogenization("bertscore"),
+                HOMOGENIZATION_MODEL,
+                "--homogenization-model",
+                more_is_diverse=False,
+            ),
         ),
         job_steps=homogenization_job.STEPS,
     ),
     RegisteredMetric(
-        "mtld", "MTLD, the measure of textual lexical diversity (McCarthy & Jarvis 2010; lexicalrichness's)",
+        "mtld",
+        "MTLD, the measure of textual lexical diversity (McCarthy & Jarvis 2010; lexicalrichness's)",
         ("mtld", "mtld_scores", "mtld_words"),
         set_scorers=(SetScorer("mtld", "mtld", _model_free(mtld_scores)),),
         job_steps=mtld_job.STEPS,
@@ -305,7 +455,9 @@ BY_NAME: dict[str, RegisteredMetric] = {metric.name: metric for metric in METRIC
 #: Every step of ``dialeval evaluate``, in registry order.
 JOB_STEPS: tuple[JobStep, ...] = tuple(step for metric in METRICS for step in metric.job_steps)
 #: Every per-set figure by its CLI name (``dialeval meta-eval --metric``).
-SET_SCORERS: dict[str, SetScorer] = {scorer.name: scorer for metric in METRICS for scorer in metric.set_scorers}
+SET_SCORERS: dict[str, SetScorer] = {
+    scorer.name: scorer for metric in METRICS for scorer in metric.set_scorers
+}
 #: Per-set scorer names renamed (old -> new), still accepted for one release with a warning:
 #: ``distinct_n`` is corpus Dist-n everywhere else in dialeval, and the n-gram cosine measure has
 #: one name, the similarity's (``similarity="ngram_cosine"``) as ``sent_bert`` / ``bertscore`` do.

@@ -1,4 +1,5 @@
 """A deterministic embedder for Sem-Ent cluster tests: ``"t<k>-<i>"`` lies near axis k."""
+
 from __future__ import annotations
 
 import numpy as np

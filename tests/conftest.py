@@ -3,9 +3,15 @@
 The offline variables must be set before transformers / datasets / evaluate are imported
 anywhere (evaluate reads only its own HF_EVALUATE_OFFLINE), hence at the very top.
 """
+
 import os
 
-for _variable in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "HF_EVALUATE_OFFLINE", "TRANSFORMERS_OFFLINE"):
+for _variable in (
+    "HF_HUB_OFFLINE",
+    "HF_DATASETS_OFFLINE",
+    "HF_EVALUATE_OFFLINE",
+    "TRANSFORMERS_OFFLINE",
+):
     os.environ[_variable] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # What `dialeval` sets before any model runs (dialeval/cli/reproducibility.py: oneMKL's reproducible
@@ -36,12 +42,30 @@ SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 # nor writes what an earlier run found; function-scoped fixtures are only the tiny models' paths.
 from hypothesis import HealthCheck, settings
 
-_SUPPRESSED = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
-               HealthCheck.function_scoped_fixture, HealthCheck.large_base_example]
-settings.register_profile("ci", max_examples=15, deadline=None, suppress_health_check=_SUPPRESSED, database=None,
-                          derandomize=True, print_blob=True)
-settings.register_profile("fuzz", max_examples=500, deadline=None, suppress_health_check=_SUPPRESSED, database=None,
-                          print_blob=True)
+_SUPPRESSED = [
+    HealthCheck.too_slow,
+    HealthCheck.data_too_large,
+    HealthCheck.filter_too_much,
+    HealthCheck.function_scoped_fixture,
+    HealthCheck.large_base_example,
+]
+settings.register_profile(
+    "ci",
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=_SUPPRESSED,
+    database=None,
+    derandomize=True,
+    print_blob=True,
+)
+settings.register_profile(
+    "fuzz",
+    max_examples=500,
+    deadline=None,
+    suppress_health_check=_SUPPRESSED,
+    database=None,
+    print_blob=True,
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
@@ -56,9 +80,10 @@ def pytest_collection_modifyitems(config, items):
 def shared_data() -> Path:
     """``../shared/data`` (the papers' released data); skips with the reason when absent."""
     if not SHARED_DATA.is_dir():
-        pytest.skip(f"the papers' released data is not at {SHARED_DATA} (a checkout without ../shared)")
+        pytest.skip(
+            f"the papers' released data is not at {SHARED_DATA} (a checkout without ../shared)"
+        )
     return SHARED_DATA
-
 
 
 # The builders import torch and transformers, so they are imported inside the fixtures:
@@ -98,7 +123,9 @@ def tiny_roberta_nli_path(tmp_path_factory, tiny_tokenizer_path) -> str:
 def tiny_cross_encoder_path(tmp_path_factory, tiny_tokenizer_path) -> str:
     from tiny_models import save_tiny_roberta_cross_encoder
 
-    return save_tiny_roberta_cross_encoder(tmp_path_factory.mktemp("tiny-cross-encoder"), tiny_tokenizer_path)
+    return save_tiny_roberta_cross_encoder(
+        tmp_path_factory.mktemp("tiny-cross-encoder"), tiny_tokenizer_path
+    )
 
 
 @pytest.fixture(scope="session")
@@ -106,7 +133,9 @@ def tiny_roberta_yes_no_path(tmp_path_factory, tiny_tokenizer_path) -> str:
     """A random 3-label (yes / no / ambiguous) RoBERTa sequence classifier."""
     from tiny_models import save_tiny_roberta_yes_no
 
-    return save_tiny_roberta_yes_no(tmp_path_factory.mktemp("tiny-roberta-yes-no"), tiny_tokenizer_path)
+    return save_tiny_roberta_yes_no(
+        tmp_path_factory.mktemp("tiny-roberta-yes-no"), tiny_tokenizer_path
+    )
 
 
 @pytest.fixture()
@@ -124,8 +153,15 @@ def tiny_seq2seq_paths(tmp_path_factory, tiny_tokenizer_path, tiny_bart_path) ->
     """BART, T5, BlenderBot and BlenderBot-small: four ways of starting the decoder."""
     from tiny_lms import save_tiny_blenderbot, save_tiny_blenderbot_small, save_tiny_t5
 
-    builders = {"t5": save_tiny_t5, "blenderbot": save_tiny_blenderbot, "blenderbot_small": save_tiny_blenderbot_small}
-    paths = {name: build(tmp_path_factory.mktemp(f"tiny-{name}"), tiny_tokenizer_path) for name, build in builders.items()}
+    builders = {
+        "t5": save_tiny_t5,
+        "blenderbot": save_tiny_blenderbot,
+        "blenderbot_small": save_tiny_blenderbot_small,
+    }
+    paths = {
+        name: build(tmp_path_factory.mktemp(f"tiny-{name}"), tiny_tokenizer_path)
+        for name, build in builders.items()
+    }
     return {"bart": tiny_bart_path, **paths}
 
 

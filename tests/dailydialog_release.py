@@ -2,6 +2,7 @@
 and the Han et al. recipe's smoke tests: ``ijcnlp_dailydialog.zip`` holding
 ``ijcnlp_dailydialog/<split>.zip``, each holding ``<split>/dialogues_<split>.txt`` and its act and
 emotion files."""
+
 from __future__ import annotations
 
 import io
@@ -11,29 +12,47 @@ import zipfile
 #: " __eou__ " between turns and a trailing "__eou__"; label lines end with a space.
 RELEASE = {
     "train": [
-        (("Say , Jim , how about going for a few beers after dinner ? __eou__ You know that is tempting but is really "
-         "not good for our fitness . __eou__ What do you mean ? __eou__"), "3 4 2 ", "0 0 0 "),
+        (
+            (
+                "Say , Jim , how about going for a few beers after dinner ? __eou__ You know that is tempting but is really "
+                "not good for our fitness . __eou__ What do you mean ? __eou__"
+            ),
+            "3 4 2 ",
+            "0 0 0 ",
+        ),
         ("Can you do push-ups ? __eou__ Of course I can . __eou__", "2 1 ", "0 4 "),
     ],
     "validation": [("Good morning , sir . __eou__ Good morning . __eou__", "1 1 ", "0 0 ")],
     "test": [
         # a turn with spaces around it and a trailing space after the last __eou__ (the release has both)
-        ("Hey man , you wanna buy some weed ?  __eou__  Some what ? __eou__ Weed ! __eou__ ", "3 2 3 ", "0 6 1 "),
+        (
+            "Hey man , you wanna buy some weed ?  __eou__  Some what ? __eou__ Weed ! __eou__ ",
+            "3 2 3 ",
+            "0 6 1 ",
+        ),
         ("The taxi drivers are on strike again . __eou__ What for ? __eou__", "1 2 ", "1 0 "),
     ],
 }
 
 
-def split_zip(split: str, rows, *, dialog_text: str | None = None, act_text: str | None = None) -> bytes:
+def split_zip(
+    split: str, rows, *, dialog_text: str | None = None, act_text: str | None = None
+) -> bytes:
     texts = {
-        f"{split}/dialogues_{split}.txt": dialog_text if dialog_text is not None else "".join(r[0] + "\n" for r in rows),
-        f"{split}/dialogues_act_{split}.txt": act_text if act_text is not None else "".join(r[1] + "\n" for r in rows),
+        f"{split}/dialogues_{split}.txt": dialog_text
+        if dialog_text is not None
+        else "".join(r[0] + "\n" for r in rows),
+        f"{split}/dialogues_act_{split}.txt": act_text
+        if act_text is not None
+        else "".join(r[1] + "\n" for r in rows),
         f"{split}/dialogues_emotion_{split}.txt": "".join(r[2] + "\n" for r in rows),
     }
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as inner:
         for name, text in texts.items():
-            inner.writestr(name, text.encode("utf-8", "surrogateescape"))  # lets a test write bytes that are not UTF-8
+            inner.writestr(
+                name, text.encode("utf-8", "surrogateescape")
+            )  # lets a test write bytes that are not UTF-8
     return buffer.getvalue()
 
 

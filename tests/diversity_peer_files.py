@@ -1,6 +1,7 @@
 """The `diversity` package's (0.3.1, the peer of its measures) module files, loaded one by one as
 benchmarks/bench_peers.py loads them (``diversity/__init__.py`` imports qudsim, openai and spaCy),
 and DailyDialog++ responses to compare on. Tests skip, with the reason, when either is absent."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -14,7 +15,9 @@ def peer_module(name: str):
     """``diversity/<name>.py`` as a module of its own; skips when the package is not installed."""
     spec = importlib.util.find_spec("diversity")
     if spec is None or spec.origin is None:
-        pytest.skip("the `diversity` package is not installed (pip install --no-deps diversity==0.3.1, the bench extra)")
+        pytest.skip(
+            "the `diversity` package is not installed (pip install --no-deps diversity==0.3.1, the bench extra)"
+        )
     location = Path(spec.origin).parent / f"{name}.py"
     module_spec = importlib.util.spec_from_file_location(f"peer_diversity_{name}", location)
     module = importlib.util.module_from_spec(module_spec)
@@ -33,7 +36,9 @@ def dailydialog_responses(shared_data: Path, count: int) -> list[str]:
         for line in handle:
             if line.strip():
                 record = json.loads(line)
-                responses += [text for key in record if key.endswith("_responses") for text in record[key]]
+                responses += [
+                    text for key in record if key.endswith("_responses") for text in record[key]
+                ]
             if len(responses) >= count:
                 break
     return responses[:count]

@@ -4,6 +4,7 @@ evaluate's own doctest harness (tests/test_metric_common.py) patches ``evaluate.
 name its examples type (``"accuracy"``) loads the module folder of the checkout; this does the same
 for the names ``dialeval push-metrics --namespace dialeval`` publishes (registry.HUB_NAMESPACE).
 """
+
 from __future__ import annotations
 
 from contextlib import contextmanager

@@ -13,6 +13,7 @@ the load this machine usually has, where multithreaded tests suffer most, not ti
 every listed test still exists and that every test module keeps a test outside the list (a
 usage error names the entry to fix); a new test of 8 s or more belongs here.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -135,7 +136,9 @@ HEAVY_TESTS = {
 # The DTG page's examples (two DTG runs and an n-best list on tiny models): 13 s idle, 87 s under load.
 HEAVY_TESTS["tests/docs/test_docs_examples.py"] = ["test_the_page_examples_run[docs/generation.md]"]
 
-HEAVY_NODE_IDS = frozenset(f"{module}::{name}" for module, names in HEAVY_TESTS.items() for name in names)
+HEAVY_NODE_IDS = frozenset(
+    f"{module}::{name}" for module, names in HEAVY_TESTS.items() for name in names
+)
 
 
 def mark_heavy_tests(config, items) -> None:
@@ -144,13 +147,20 @@ def mark_heavy_tests(config, items) -> None:
     for item in items:
         if item.nodeid in HEAVY_NODE_IDS:
             item.add_marker(pytest.mark.heavy)
-    if "heavy" not in (config.option.markexpr or "") or config.args_source is not config.ArgsSource.TESTPATHS:
+    if (
+        "heavy" not in (config.option.markexpr or "")
+        or config.args_source is not config.ArgsSource.TESTPATHS
+    ):
         return
     collected = {item.nodeid for item in items}
     missing = sorted(HEAVY_NODE_IDS - collected)
     if missing:
-        raise pytest.UsageError(f"tests/fast_suite.py lists tests that do not exist (renamed or removed?): {missing}")
+        raise pytest.UsageError(
+            f"tests/fast_suite.py lists tests that do not exist (renamed or removed?): {missing}"
+        )
     modules = {item.nodeid.split("::")[0] for item in items}
     kept = {item.nodeid.split("::")[0] for item in items if item.nodeid not in HEAVY_NODE_IDS}
     if modules - kept:
-        raise pytest.UsageError(f"tests/fast_suite.py leaves these modules no test in `make test-fast`: {sorted(modules - kept)}")
+        raise pytest.UsageError(
+            f"tests/fast_suite.py leaves these modules no test in `make test-fast`: {sorted(modules - kept)}"
+        )

@@ -5,6 +5,7 @@ No spaCy model or NLTK data can be installed on the test machines: the template 
 with this lexicon + suffix-rule tagger (Penn Treebank tags), which tokenizes as spaCy does in the
 cases that matter here (punctuation and ``n't`` / ``'s`` clitics are tokens of their own).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -15,26 +16,95 @@ import types
 from pathlib import Path
 
 LEXICON = {
-    **dict.fromkeys(["the", "a", "an", "this", "that", "these", "those", "every", "some", "any", "no"], "DT"),
-    **dict.fromkeys(["i", "you", "he", "she", "it", "we", "they", "me", "him", "her", "us", "them"], "PRP"),
+    **dict.fromkeys(
+        ["the", "a", "an", "this", "that", "these", "those", "every", "some", "any", "no"], "DT"
+    ),
+    **dict.fromkeys(
+        ["i", "you", "he", "she", "it", "we", "they", "me", "him", "her", "us", "them"], "PRP"
+    ),
     **dict.fromkeys(["my", "your", "his", "its", "our", "their"], "PRP$"),
-    **dict.fromkeys(["in", "on", "at", "of", "for", "with", "from", "by", "about", "into", "over", "after", "like"], "IN"),
+    **dict.fromkeys(
+        [
+            "in",
+            "on",
+            "at",
+            "of",
+            "for",
+            "with",
+            "from",
+            "by",
+            "about",
+            "into",
+            "over",
+            "after",
+            "like",
+        ],
+        "IN",
+    ),
     **dict.fromkeys(["and", "or", "but"], "CC"),
-    **dict.fromkeys(["can", "could", "will", "would", "should", "may", "might", "must", "shall"], "MD"),
-    **dict.fromkeys(["am", "are", "do", "have", "know", "think", "want", "like", "go", "see", "need"], "VBP"),
+    **dict.fromkeys(
+        ["can", "could", "will", "would", "should", "may", "might", "must", "shall"], "MD"
+    ),
+    **dict.fromkeys(
+        ["am", "are", "do", "have", "know", "think", "want", "like", "go", "see", "need"], "VBP"
+    ),
     **dict.fromkeys(["is", "has", "does", "goes", "wants", "knows"], "VBZ"),
-    **dict.fromkeys(["was", "were", "did", "had", "went", "saw", "got", "made", "said", "took"], "VBD"),
+    **dict.fromkeys(
+        ["was", "were", "did", "had", "went", "saw", "got", "made", "said", "took"], "VBD"
+    ),
     **dict.fromkeys(["be", "get", "make", "take", "come", "say", "tell", "give"], "VB"),
-    **dict.fromkeys(["not", "n't", "very", "too", "so", "really", "just", "also", "here", "there", "now"], "RB"),
+    **dict.fromkeys(
+        ["not", "n't", "very", "too", "so", "really", "just", "also", "here", "there", "now"], "RB"
+    ),
     **dict.fromkeys(["what", "who"], "WP"),
     **dict.fromkeys(["when", "where", "why", "how"], "WRB"),
-    "to": "TO", "'s": "POS", "'m": "VBP", "'re": "VBP", "'ll": "MD", "'ve": "VBP", "'d": "MD",
-    "good": "JJ", "great": "JJ", "nice": "JJ", "new": "JJ", "old": "JJ", "big": "JJ", "little": "JJ", "sorry": "JJ",
-    "yes": "UH", "no.": "UH", "oh": "UH", "well": "UH", "ok": "UH", "okay": "UH", "hello": "UH", "hi": "UH",
+    "to": "TO",
+    "'s": "POS",
+    "'m": "VBP",
+    "'re": "VBP",
+    "'ll": "MD",
+    "'ve": "VBP",
+    "'d": "MD",
+    "good": "JJ",
+    "great": "JJ",
+    "nice": "JJ",
+    "new": "JJ",
+    "old": "JJ",
+    "big": "JJ",
+    "little": "JJ",
+    "sorry": "JJ",
+    "yes": "UH",
+    "no.": "UH",
+    "oh": "UH",
+    "well": "UH",
+    "ok": "UH",
+    "okay": "UH",
+    "hello": "UH",
+    "hi": "UH",
 }
-PUNCTUATION = {".": ".", "!": ".", "?": ".", ",": ",", ":": ":", ";": ":", "'": "''", '"': "''", "(": "-LRB-", ")": "-RRB-"}
-SUFFIXES = (("ing", "VBG"), ("ed", "VBD"), ("ly", "RB"), ("ous", "JJ"), ("ful", "JJ"), ("ive", "JJ"), ("able", "JJ"),
-            ("est", "JJS"), ("s", "NNS"))
+PUNCTUATION = {
+    ".": ".",
+    "!": ".",
+    "?": ".",
+    ",": ",",
+    ":": ":",
+    ";": ":",
+    "'": "''",
+    '"': "''",
+    "(": "-LRB-",
+    ")": "-RRB-",
+}
+SUFFIXES = (
+    ("ing", "VBG"),
+    ("ed", "VBD"),
+    ("ly", "RB"),
+    ("ous", "JJ"),
+    ("ful", "JJ"),
+    ("ive", "JJ"),
+    ("able", "JJ"),
+    ("est", "JJS"),
+    ("s", "NNS"),
+)
 TOKEN = re.compile(r"\w+(?=n't\b)|n't\b|'(?:s|m|re|ll|ve|d)\b|\w+|[^\w\s]")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -105,5 +175,8 @@ def load_peer_templates():
             del sys.modules["spacy"]
     functions.get_pos = peer_get_pos
     functions.sent_tokenize = regex_sentence_splitter
-    return types.SimpleNamespace(template_rate=template.template_rate, templates_per_token=template.templates_per_token,
-                                 extract_patterns=functions.extract_patterns)
+    return types.SimpleNamespace(
+        template_rate=template.template_rate,
+        templates_per_token=template.templates_per_token,
+        extract_patterns=functions.extract_patterns,
+    )

@@ -1,6 +1,7 @@
 """What `dialeval evaluate` reports, derived from the registry: the CLI tests compare a report's
 figures with this instead of a hand-kept list, so a metric added to the registry needs no edit
 there (tests/cli/test_default_job_order.py pins the order a user sees)."""
+
 from __future__ import annotations
 
 from dialeval.metrics import registry
@@ -15,5 +16,9 @@ def expected_figures(scope: str, options, models: dict[str, list[str]] | None = 
     for step in registry.JOB_STEPS:
         if scope not in step.scopes or (step.applies is not None and not step.applies(options)):
             continue
-        figures += [step.label(None)] if step.models is None else [step.label(model) for model in models.get(step.model_flag, [])]
+        figures += (
+            [step.label(None)]
+            if step.models is None
+            else [step.label(model) for model in models.get(step.model_flag, [])]
+        )
     return figures

@@ -3,6 +3,7 @@
 kept verbatim but for the docstrings, so that tests/metrics/test_self_bleu.py can check that the
 array implementation returns exactly (``==``) the same floats.
 """
+
 from __future__ import annotations
 
 import math

@@ -1,4 +1,5 @@
 """The tiny checkpoints must behave like real ones, or every test built on them proves nothing."""
+
 import pytest
 import tiny_models
 import torch

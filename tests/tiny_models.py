@@ -7,6 +7,7 @@ seeded, so two builds give byte-identical weights and tests can compare numbers 
 One special-token set serves all three architectures: RoBERTa/BART's ``<s> <pad> </s> <unk>``
 at ids 0-3 (so RoBERTa's position offset, ``pad_token_id + 1``, is the usual 2) plus ``<mask>``.
 """
+
 from __future__ import annotations
 
 import torch
@@ -185,7 +186,12 @@ def save_tiny_roberta_nli(path, tokenizer_path) -> str:
 def save_tiny_roberta_cross_encoder(path, tokenizer_path) -> str:
     """A one-output RoBERTa, the shape of an STS cross-encoder (``cross-encoder/stsb-roberta-large``)."""
     tokenizer = _with_roberta_template(AutoTokenizer.from_pretrained(str(tokenizer_path)))
-    return _save(RobertaForSequenceClassification, _tiny_roberta_config(tokenizer, num_labels=1), tokenizer, path)
+    return _save(
+        RobertaForSequenceClassification,
+        _tiny_roberta_config(tokenizer, num_labels=1),
+        tokenizer,
+        path,
+    )
 
 
 #: A 3-way yes/no classifier's labels (Sato et al. 2022, §3.2: affirmation / refutation / neither).
@@ -197,6 +203,9 @@ def save_tiny_roberta_yes_no(path, tokenizer_path, labels: dict[int, str] | None
     labels = dict(labels or YES_NO_LABELS)
     tokenizer = _with_roberta_template(AutoTokenizer.from_pretrained(str(tokenizer_path)))
     config = _tiny_roberta_config(
-        tokenizer, num_labels=len(labels), id2label=labels, label2id={label: i for i, label in labels.items()}
+        tokenizer,
+        num_labels=len(labels),
+        id2label=labels,
+        label2id={label: i for i, label in labels.items()},
     )
     return _save(RobertaForSequenceClassification, config, tokenizer, path)

@@ -23,6 +23,7 @@
 Both trainers work as ``Trainer`` does for ``train`` / ``evaluate`` / ``predict`` /
 ``predict_with_generate`` / checkpoints; ``eval_loss`` is the plain gold NLL.
 """
+
 from dialeval.trainers.data import DialogueCollator, encode_dialogue, encode_unlikelihood_example
 from dialeval.trainers.dress import DRESSTrainer
 from dialeval.trainers.dress_config import DRESSConfig

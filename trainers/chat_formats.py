@@ -40,6 +40,7 @@ tokens, and negative training generates from the tokens before the first target 
 the conversation up to its first assistant turn, with the generation prompt). Unlikelihood's
 negative is ``rejected``'s completion tokens after the same prompt.
 """
+
 from __future__ import annotations
 
 import json
@@ -54,9 +55,11 @@ MESSAGES = "messages"
 PROMPT_COMPLETION = "prompt_completion"
 PREFERENCE = "preference"
 _GENERATION_MARKER = re.compile(r"\{%-?\s*generation\s*-?%\}")
-PREFERENCE_ADVICE = ("UnlikelihoodTrainer trains against a negative: give TRL's preference format (`prompt`, `chosen`, "
-                     "`rejected`; `rejected` is the negative), or dialeval's `context` / `response` / "
-                     "`negative_response`")
+PREFERENCE_ADVICE = (
+    "UnlikelihoodTrainer trains against a negative: give TRL's preference format (`prompt`, `chosen`, "
+    "`rejected`; `rejected` is the negative), or dialeval's `context` / `response` / "
+    "`negative_response`"
+)
 
 
 def dataset_format(columns: Sequence[str]) -> str | None:
@@ -76,7 +79,12 @@ def dataset_format(columns: Sequence[str]) -> str | None:
 
 def is_conversation(value) -> bool:
     """A list of ``{"role", ...}`` messages (TRL's ``is_conversational`` test on one field)."""
-    return isinstance(value, list) and bool(value) and isinstance(value[0], dict) and "role" in value[0]
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and isinstance(value[0], dict)
+        and "role" in value[0]
+    )
 
 
 def message_text(message: dict) -> str:
@@ -85,12 +93,18 @@ def message_text(message: dict) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(part.get("text", "") for part in content if isinstance(part, dict) and part.get("type") == "text")
+        return "".join(
+            part.get("text", "")
+            for part in content
+            if isinstance(part, dict) and part.get("type") == "text"
+        )
     return ""
 
 
 def assistant_text(messages: list) -> str:
-    return "\n".join(message_text(message) for message in messages if message.get("role") == "assistant")
+    return "\n".join(
+        message_text(message) for message in messages if message.get("role") == "assistant"
+    )
 
 
 def _as_text(value) -> str:
@@ -111,21 +125,27 @@ def chat_training_texts(dataset) -> tuple[str | None, list[str] | None]:
     if not isinstance(dataset, datasets.Dataset):  # an iterable dataset is read once, by training
         return data_format, None
     # stripped as DRESS strips the responses it decodes: a completion's leading space is no meaning
-    return data_format, [_as_text(value).strip() for value in dataset[_response_column(data_format)]]
+    return data_format, [
+        _as_text(value).strip() for value in dataset[_response_column(data_format)]
+    ]
 
 
 def with_format_note(text: str, data_format: str | None, method: str) -> str:
     """``text`` (a model card's method section) plus what the method's weights or negatives attached to."""
     if data_format is None:
         return text
-    target = {MESSAGES: "the loss was on the assistant turns only",
-              PROMPT_COMPLETION: "the loss was on the completion only",
-              PREFERENCE: "the loss was on the `chosen` completion"}[data_format]
+    target = {
+        MESSAGES: "the loss was on the assistant turns only",
+        PROMPT_COMPLETION: "the loss was on the completion only",
+        PREFERENCE: "the loss was on the `chosen` completion",
+    }[data_format]
     sentence = f"Training data in TRL's `{data_format.replace('_', '/')}` format: {target}"
     if method == "dress":
         text = "its assistant turns' contents" if data_format == MESSAGES else "its completion"
-        sentence += (f"; each row's DRESS weight came from the semantic cluster of {text} and scaled the loss on all its "
-                     "target tokens, and negative training generated from the tokens before the first target.")
+        sentence += (
+            f"; each row's DRESS weight came from the semantic cluster of {text} and scaled the loss on all its "
+            "target tokens, and negative training generated from the tokens before the first target."
+        )
     else:
         sentence += "; the negative was `rejected`'s completion after the same prompt."
     return f"{text}\n\n{sentence}"
@@ -157,7 +177,9 @@ def _common_prefix(first: str, second: str) -> str:
     return first[:length]
 
 
-def _labelled(tokenizer, text: str, spans: list[tuple[int, int]], add_special_tokens: bool) -> tuple[list, list]:
+def _labelled(
+    tokenizer, text: str, spans: list[tuple[int, int]], add_special_tokens: bool
+) -> tuple[list, list]:
     """``input_ids`` and labels: a token is a target when it covers a character of a span."""
     encoded = tokenizer(text, add_special_tokens=add_special_tokens, return_offsets_mapping=True)
     labels = []
@@ -172,10 +194,12 @@ def fit_to_length(input_ids: list, labels: list, max_length: int) -> tuple[list,
     at least ``min(prompt, max_length // 2)`` of them; the rest keeps its first tokens."""
     if len(input_ids) <= max_length:
         return input_ids, labels
-    start = next((index for index, label in enumerate(labels) if label != IGNORE_INDEX), len(labels))
+    start = next(
+        (index for index, label in enumerate(labels) if label != IGNORE_INDEX), len(labels)
+    )
     rest = min(len(labels) - start, max_length - min(start, max_length // 2))
     first = start - (max_length - rest)
-    return input_ids[first:start + rest], labels[first:start + rest]
+    return input_ids[first : start + rest], labels[first : start + rest]
 
 
 def _example(input_ids: list, labels: list, max_length: int) -> dict:
@@ -188,7 +212,9 @@ def has_generation_markers(tokenizer, kwargs: dict) -> bool:
     return bool(_GENERATION_MARKER.search(template))
 
 
-def encode_messages(tokenizer, messages: list, max_length: int, template_kwargs: dict | None = None) -> dict:
+def encode_messages(
+    tokenizer, messages: list, max_length: int, template_kwargs: dict | None = None
+) -> dict:
     """A conversation -> ``input_ids`` / ``attention_mask`` / ``labels`` on its assistant turns only."""
     kwargs = template_kwargs or {}
     if not is_conversation(messages):
@@ -196,12 +222,18 @@ def encode_messages(tokenizer, messages: list, max_length: int, template_kwargs:
     if not any(message.get("role") == "assistant" for message in messages):
         raise ValueError("the conversation has no assistant turn to train on")
     if has_generation_markers(tokenizer, kwargs):
-        encoded = tokenizer.apply_chat_template(messages, tokenize=True, return_dict=True,
-                                                return_assistant_tokens_mask=True, **kwargs)
+        encoded = tokenizer.apply_chat_template(
+            messages, tokenize=True, return_dict=True, return_assistant_tokens_mask=True, **kwargs
+        )
         input_ids = list(encoded["input_ids"])
-        labels = [token if masked else IGNORE_INDEX for token, masked in zip(input_ids, encoded["assistant_masks"])]
+        labels = [
+            token if masked else IGNORE_INDEX
+            for token, masked in zip(input_ids, encoded["assistant_masks"])
+        ]
         if all(label == IGNORE_INDEX for label in labels):
-            raise ValueError("the chat template's {% generation %} markers mark no token of the assistant turns")
+            raise ValueError(
+                "the chat template's {% generation %} markers mark no token of the assistant turns"
+            )
         return _example(input_ids, labels, max_length)
     text = _render(tokenizer, messages, kwargs)
     spans = []
@@ -209,46 +241,79 @@ def encode_messages(tokenizer, messages: list, max_length: int, template_kwargs:
         if message.get("role") != "assistant":
             continue
         through = _render(tokenizer, messages[: index + 1], kwargs)
-        before = _common_prefix(_render(tokenizer, messages[:index], kwargs, add_generation_prompt=True), through)
+        before = _common_prefix(
+            _render(tokenizer, messages[:index], kwargs, add_generation_prompt=True), through
+        )
         if not text.startswith(through):
             raise ValueError(
                 f"the chat template renders the conversation's first {index + 1} messages differently once later "
                 "messages follow, so its assistant turns cannot be found by rendering prefixes; give the tokenizer (a "
                 "copy) a template with {% generation %} / {% endgeneration %} around the assistant turns (TRL's "
-                "get_training_chat_template has them for common models)")
+                "get_training_chat_template has them for common models)"
+            )
         spans.append((len(before), len(through)))
     return _example(*_labelled(tokenizer, text, spans, add_special_tokens=False), max_length)
 
 
-def encode_prompt_completion(tokenizer, prompt, completion, is_encoder_decoder: bool, max_length: int,
-                             template_kwargs: dict | None = None) -> dict:
+def encode_prompt_completion(
+    tokenizer,
+    prompt,
+    completion,
+    is_encoder_decoder: bool,
+    max_length: int,
+    template_kwargs: dict | None = None,
+) -> dict:
     """A prompt and its completion (strings, or lists of messages) -> an example with labels on the completion."""
     conversational = is_conversation(prompt)
     if conversational != is_conversation(completion):
-        raise ArgumentError("prompt", "and `completion` must both be strings or both lists of messages")
+        raise ArgumentError(
+            "prompt", "and `completion` must both be strings or both lists of messages"
+        )
     if not conversational:
         if not isinstance(prompt, str) or not isinstance(completion, str):
-            raise ArgumentError("prompt", "and `completion` must be strings or lists of messages, got "
-                             f"{type(prompt).__name__} and {type(completion).__name__}")
+            raise ArgumentError(
+                "prompt",
+                "and `completion` must be strings or lists of messages, got "
+                f"{type(prompt).__name__} and {type(completion).__name__}",
+            )
         if is_encoder_decoder:
             return encode_dialogue(tokenizer, prompt, completion, True, max_length)
         eos = tokenizer.eos_token
         if eos is None:
             raise ArgumentError("processing_class", "has no eos token to end the completions with")
         text = prompt + completion + ("" if completion.endswith(eos) else eos)
-        return _example(*_labelled(tokenizer, text, [(len(prompt), len(text))], add_special_tokens=True), max_length)
+        return _example(
+            *_labelled(tokenizer, text, [(len(prompt), len(text))], add_special_tokens=True),
+            max_length,
+        )
     if is_encoder_decoder:
-        raise ValueError("conversational `prompt` / `completion` need a decoder-only model (chat templates render one "
-                         "sequence); give an encoder-decoder model string columns")
+        raise ValueError(
+            "conversational `prompt` / `completion` need a decoder-only model (chat templates render one "
+            "sequence); give an encoder-decoder model string columns"
+        )
     kwargs = template_kwargs or {}
     last_role = prompt[-1].get("role")
     if last_role not in ("user", "tool", "system", "assistant"):
-        raise ArgumentError("prompt", f"ends with a message of role {last_role!r}, not one of user, tool, system or assistant")
+        raise ArgumentError(
+            "prompt",
+            f"ends with a message of role {last_role!r}, not one of user, tool, system or assistant",
+        )
     text = _render(tokenizer, prompt + completion, kwargs)
     continues = last_role == "assistant"
-    prompt_text = _common_prefix(_render(tokenizer, prompt, kwargs, add_generation_prompt=not continues,
-                                         continue_final_message=continues), text)
-    return _example(*_labelled(tokenizer, text, [(len(prompt_text), len(text))], add_special_tokens=False), max_length)
+    prompt_text = _common_prefix(
+        _render(
+            tokenizer,
+            prompt,
+            kwargs,
+            add_generation_prompt=not continues,
+            continue_final_message=continues,
+        ),
+        text,
+    )
+    return _example(
+        *_labelled(tokenizer, text, [(len(prompt_text), len(text))], add_special_tokens=False),
+        max_length,
+    )
 
 
 def _split_implicit_prompt(chosen: list, rejected: list) -> tuple[list, list, list]:
@@ -257,37 +322,57 @@ def _split_implicit_prompt(chosen: list, rejected: list) -> tuple[list, list, li
     while shared < min(len(chosen), len(rejected)) - 1 and chosen[shared] == rejected[shared]:
         shared += 1
     if shared == 0:
-        raise ArgumentError("chosen", "and `rejected` share no first message: give a `prompt` column")
+        raise ArgumentError(
+            "chosen", "and `rejected` share no first message: give a `prompt` column"
+        )
     return chosen[:shared], chosen[shared:], rejected[shared:]
 
 
-def encode_chat_row(row: dict, index: int, tokenizer, *, is_encoder_decoder: bool, max_length: int,
-                    argument: str) -> dict:
+def encode_chat_row(
+    row: dict, index: int, tokenizer, *, is_encoder_decoder: bool, max_length: int, argument: str
+) -> dict:
     """One row of a TRL-format dataset -> a tokenized example (``datasets`` ``map`` function, with indices)."""
     kwargs = _template_kwargs(row)
     try:
         if MESSAGES in row:
             if is_encoder_decoder:
-                raise ArgumentError("messages", "need a decoder-only model (a chat template renders one sequence)")
+                raise ArgumentError(
+                    "messages", "need a decoder-only model (a chat template renders one sequence)"
+                )
             return encode_messages(tokenizer, row[MESSAGES], max_length, kwargs)
         if "chosen" not in row:
-            return encode_prompt_completion(tokenizer, row["prompt"], row["completion"], is_encoder_decoder, max_length,
-                                            kwargs)
+            return encode_prompt_completion(
+                tokenizer, row["prompt"], row["completion"], is_encoder_decoder, max_length, kwargs
+            )
         prompt, chosen, rejected = row.get("prompt"), row["chosen"], row["rejected"]
         if prompt is None:
             if not (is_conversation(chosen) and is_conversation(rejected)):
-                raise ArgumentError("chosen", "/ `rejected` without a `prompt` must be conversations sharing their first "
-                                 "messages")
+                raise ArgumentError(
+                    "chosen",
+                    "/ `rejected` without a `prompt` must be conversations sharing their first "
+                    "messages",
+                )
             prompt, chosen, rejected = _split_implicit_prompt(chosen, rejected)
-        gold = encode_prompt_completion(tokenizer, prompt, chosen, is_encoder_decoder, max_length, kwargs)
-        negative = encode_prompt_completion(tokenizer, prompt, rejected, is_encoder_decoder, max_length, kwargs)
+        gold = encode_prompt_completion(
+            tokenizer, prompt, chosen, is_encoder_decoder, max_length, kwargs
+        )
+        negative = encode_prompt_completion(
+            tokenizer, prompt, rejected, is_encoder_decoder, max_length, kwargs
+        )
         return {**gold, **{NEGATIVE_PREFIX + key: value for key, value in negative.items()}}
     except ValueError as error:
         raise ArgumentError(argument, f"row {index}: {error}") from error
 
 
-def tokenize_chat_dataset(dataset, argument: str, tokenizer, *, is_encoder_decoder: bool, max_length: int,
-                          with_negative: bool):
+def tokenize_chat_dataset(
+    dataset,
+    argument: str,
+    tokenizer,
+    *,
+    is_encoder_decoder: bool,
+    max_length: int,
+    with_negative: bool,
+):
     """Tokenize a ``datasets.Dataset`` or ``IterableDataset`` in a TRL format (see the module docstring).
 
     ``with_negative``: the rows need a negative (UnlikelihoodTrainer's training set): only the
@@ -298,15 +383,25 @@ def tokenize_chat_dataset(dataset, argument: str, tokenizer, *, is_encoder_decod
     columns = list(dataset.column_names)
     data_format = dataset_format(columns)
     if data_format is None:
-        raise ArgumentError(argument, "is not in a TRL dataset format (`messages`, `prompt` / `completion`, "
-                         f"`prompt` / `chosen` / `rejected`): {columns}")
+        raise ArgumentError(
+            argument,
+            "is not in a TRL dataset format (`messages`, `prompt` / `completion`, "
+            f"`prompt` / `chosen` / `rejected`): {columns}",
+        )
     check_chat_format(data_format, argument, tokenizer, with_negative=with_negative)
     first = next(iter(dataset), None)
     if first is not None:
         check_chat_template(first, argument, tokenizer)
-    options = {"fn_kwargs": {"tokenizer": tokenizer, "is_encoder_decoder": is_encoder_decoder,
-                             "max_length": max_length, "argument": argument},
-               "with_indices": True, "remove_columns": columns}
+    options = {
+        "fn_kwargs": {
+            "tokenizer": tokenizer,
+            "is_encoder_decoder": is_encoder_decoder,
+            "max_length": max_length,
+            "argument": argument,
+        },
+        "with_indices": True,
+        "remove_columns": columns,
+    }
     import datasets
 
     if isinstance(dataset, datasets.Dataset):
@@ -317,20 +412,35 @@ def tokenize_chat_dataset(dataset, argument: str, tokenizer, *, is_encoder_decod
 def check_chat_format(data_format: str, argument: str, tokenizer, *, with_negative: bool) -> None:
     """Refuse a TRL format the trainer cannot train on as given, or a tokenizer that cannot place its targets."""
     if with_negative and data_format != PREFERENCE:
-        raise ArgumentError(argument, f"has TRL's `{data_format.replace('_', '/')}` format, with no negative: "
-                         f"{PREFERENCE_ADVICE}")
+        raise ArgumentError(
+            argument,
+            f"has TRL's `{data_format.replace('_', '/')}` format, with no negative: "
+            f"{PREFERENCE_ADVICE}",
+        )
     if not with_negative and data_format == PREFERENCE and argument.startswith("train_dataset"):
-        raise ArgumentError(argument, "has TRL's preference format, but this trainer trains on no negative and would "
-                         "drop `rejected`: give `prompt` / `completion` (the chosen completions) or `messages`")
+        raise ArgumentError(
+            argument,
+            "has TRL's preference format, but this trainer trains on no negative and would "
+            "drop `rejected`: give `prompt` / `completion` (the chosen completions) or `messages`",
+        )
     if tokenizer is None or not callable(tokenizer) or not hasattr(tokenizer, "decode"):
-        raise ArgumentError("processing_class", f"must be a tokenizer to tokenize `{argument}`'s text columns")
+        raise ArgumentError(
+            "processing_class", f"must be a tokenizer to tokenize `{argument}`'s text columns"
+        )
     if not getattr(tokenizer, "is_fast", False):
-        raise ArgumentError("processing_class", f"must be a fast tokenizer (its offsets place `{argument}`'s targets)")
+        raise ArgumentError(
+            "processing_class",
+            f"must be a fast tokenizer (its offsets place `{argument}`'s targets)",
+        )
 
 
 def check_chat_template(row, argument: str, tokenizer) -> None:
     """A conversational row needs the tokenizer's chat template."""
-    if (any(is_conversation(row.get(column)) for column in (MESSAGES, "prompt", "chosen"))
-            and not getattr(tokenizer, "chat_template", None)):
-        raise ArgumentError(argument, "is conversational but `processing_class` has no chat_template; set one on "
-                             "a copy of the tokenizer (copy.deepcopy(tokenizer).chat_template = ...)")
+    if any(
+        is_conversation(row.get(column)) for column in (MESSAGES, "prompt", "chosen")
+    ) and not getattr(tokenizer, "chat_template", None):
+        raise ArgumentError(
+            argument,
+            "is conversational but `processing_class` has no chat_template; set one on "
+            "a copy of the tokenizer (copy.deepcopy(tokenizer).chat_template = ...)",
+        )

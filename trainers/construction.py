@@ -12,6 +12,7 @@
   the random state the call left (:func:`random_state`), which Trainer's second seeding reset: one
   model, made once, and the random streams after construction are plain Trainer's.
 """
+
 from __future__ import annotations
 
 import logging
@@ -40,16 +41,21 @@ def check_model_arguments(model, model_init) -> None:
     if model is None and model_init is None:
         raise RuntimeError("`Trainer` requires either a `model` or `model_init` argument")
     if model is not None and model_init is not None:
-        raise ArgumentError("Trainer", "requires either a `model` or `model_init` argument, but not both.")
+        raise ArgumentError(
+            "Trainer", "requires either a `model` or `model_init` argument, but not both."
+        )
 
 
 def refuse_shared_model(model, argument: str = "model") -> None:
     """A trainer never trains the instance :func:`dialeval.hub.load_model` shares with every metric
     and DTG call of the process: training it would change what they compute from then on."""
     if is_shared_model(model):
-        raise ArgumentError(argument, "is the shared, read-only instance from `dialeval.hub.load_model` (its "
-                            "cache hands it to every metric and DTG call of this process): train a private copy, "
-                            "`load_model(..., cached=False).model` or `AutoModel...from_pretrained(...)`")
+        raise ArgumentError(
+            argument,
+            "is the shared, read-only instance from `dialeval.hub.load_model` (its "
+            "cache hands it to every metric and DTG call of this process): train a private copy, "
+            "`load_model(..., cached=False).model` or `AutoModel...from_pretrained(...)`",
+        )
 
 
 def seed_as_trainer(args) -> None:
@@ -59,8 +65,12 @@ def seed_as_trainer(args) -> None:
 
 def random_state() -> tuple:
     """The state of every random stream ``set_seed`` seeds (Python, numpy, torch, CUDA)."""
-    return (random.getstate(), np.random.get_state(), torch.get_rng_state(),
-            torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None)
+    return (
+        random.getstate(),
+        np.random.get_state(),
+        torch.get_rng_state(),
+        torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None,
+    )
 
 
 def restore_random_state(state: tuple) -> None:

@@ -10,6 +10,7 @@ An example is ``input_ids`` + ``labels`` (``-100`` where nothing is predicted):
 Unlikelihood examples also carry ``negative_input_ids`` / ``negative_labels`` built the same way
 for the negative response; DRESS examples carry a float ``dress_weight``.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -29,7 +30,11 @@ def _check_turns(context: object) -> list[str]:
     if isinstance(context, str):
         check_text(context, "context")
         return [context]
-    if not isinstance(context, Sequence) or not context or not all(isinstance(turn, str) for turn in context):
+    if (
+        not isinstance(context, Sequence)
+        or not context
+        or not all(isinstance(turn, str) for turn in context)
+    ):
         raise ArgumentError("context", "must be a string or a non-empty list of strings")
     for index, turn in enumerate(context):
         check_text(turn, f"context[{index}]")
@@ -41,12 +46,17 @@ def _template(tokenizer) -> tuple[list[int], list[int]]:
     plain = tokenizer("a", add_special_tokens=False)["input_ids"]
     full = tokenizer("a")["input_ids"]
     for start in range(len(full) - len(plain) + 1):
-        if full[start:start + len(plain)] == plain:
-            return full[:start], full[start + len(plain):]
-    raise ArgumentError("tokenizer", "changes a text's own tokens when it adds its special tokens; cannot truncate around them")
+        if full[start : start + len(plain)] == plain:
+            return full[:start], full[start + len(plain) :]
+    raise ArgumentError(
+        "tokenizer",
+        "changes a text's own tokens when it adds its special tokens; cannot truncate around them",
+    )
 
 
-def encode_dialogue(tokenizer, context, response: str, is_encoder_decoder: bool, max_length: int = 128) -> dict:
+def encode_dialogue(
+    tokenizer, context, response: str, is_encoder_decoder: bool, max_length: int = 128
+) -> dict:
     """``input_ids`` / ``attention_mask`` / ``labels`` of one (context, response) pair.
 
     Causal: the context keeps its *last* tokens when too long (the recent turns matter most); the
@@ -71,7 +81,9 @@ def encode_dialogue(tokenizer, context, response: str, is_encoder_decoder: bool,
         # end with eos, or a model whose template adds none would never learn to stop.
         prefix, suffix = _template(tokenizer)
         room = max(max_length - len(prefix) - len(suffix), 1)
-        context_ids = tokenizer(f" {tokenizer.eos_token} ".join(turns), add_special_tokens=False)["input_ids"]
+        context_ids = tokenizer(f" {tokenizer.eos_token} ".join(turns), add_special_tokens=False)[
+            "input_ids"
+        ]
         source = prefix + context_ids[-room:] + suffix
         labels = prefix + response_ids[: room - (0 if suffix[-1:] == [eos] else 1)] + suffix
         if not labels or labels[-1] != eos:
@@ -91,7 +103,12 @@ def encode_dialogue(tokenizer, context, response: str, is_encoder_decoder: bool,
 
 
 def encode_unlikelihood_example(
-    tokenizer, context, response: str, negative_response: str, is_encoder_decoder: bool, max_length: int = 128,
+    tokenizer,
+    context,
+    response: str,
+    negative_response: str,
+    is_encoder_decoder: bool,
+    max_length: int = 128,
     negative_context=None,
 ) -> dict:
     """A gold example plus its negative under ``negative_*`` keys (UnlikelihoodTrainer's input).
@@ -101,15 +118,22 @@ def encode_unlikelihood_example(
     :mod:`dialeval.trainers.frequent_negatives`); default: the gold context.
     """
     gold = encode_dialogue(tokenizer, context, response, is_encoder_decoder, max_length)
-    negative = encode_dialogue(tokenizer, context if negative_context is None else negative_context,
-                               negative_response, is_encoder_decoder, max_length)
+    negative = encode_dialogue(
+        tokenizer,
+        context if negative_context is None else negative_context,
+        negative_response,
+        is_encoder_decoder,
+        max_length,
+    )
     return {**gold, **{NEGATIVE_PREFIX + key: value for key, value in negative.items()}}
 
 
 def _pad(rows: list, value: int, length: int | None = None) -> torch.Tensor:
     length = max(len(row) for row in rows) if length is None else length
     # Right padding: the real tokens keep positions 0..n-1, as in training without padding.
-    return torch.tensor([list(row) + [value] * (length - len(row)) for row in rows], dtype=torch.long)
+    return torch.tensor(
+        [list(row) + [value] * (length - len(row)) for row in rows], dtype=torch.long
+    )
 
 
 class DialogueCollator:
@@ -140,5 +164,8 @@ class DialogueCollator:
             elif base == "labels":
                 batch[key] = _pad(values, IGNORE_INDEX)
             else:
-                raise ArgumentError("features", f"has a column {key!r} that DialogueCollator does not know how to collate")
+                raise ArgumentError(
+                    "features",
+                    f"has a column {key!r} that DialogueCollator does not know how to collate",
+                )
         return batch

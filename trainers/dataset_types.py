@@ -12,6 +12,7 @@ DRESS is the exception (:func:`map_style_training_set`): Eq. 5 weights each trai
 cluster's share of the *whole* training set, and each cycle samples training contexts, so its
 ``train_dataset`` must be map-style; a torch map-style dataset is read into a ``datasets.Dataset``.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -38,8 +39,17 @@ def _as_list(values) -> list:
 class RowPreparer:
     """One row of a dataset read lazily -> the row the trainer trains on (tokenized and checked)."""
 
-    def __init__(self, argument: str, tokenizer, *, is_encoder_decoder: bool, max_length: int,
-                 raw_columns: tuple[str, ...], label_columns: tuple[str, ...], vocabulary_size: int | None = None):
+    def __init__(
+        self,
+        argument: str,
+        tokenizer,
+        *,
+        is_encoder_decoder: bool,
+        max_length: int,
+        raw_columns: tuple[str, ...],
+        label_columns: tuple[str, ...],
+        vocabulary_size: int | None = None,
+    ):
         self.argument, self.tokenizer = argument, tokenizer
         self.is_encoder_decoder, self.max_length = is_encoder_decoder, max_length
         self.raw_columns, self.label_columns = raw_columns, label_columns
@@ -47,39 +57,75 @@ class RowPreparer:
 
     def __call__(self, row, index: int) -> dict:
         if not isinstance(row, Mapping):
-            raise ArgumentError(f"{self.argument}", f"row {index} is a {type(row).__name__}, not a dict of columns "
-                             f"(tokenized `input_ids` / `labels`, or the raw text columns {list(self.raw_columns)})")
+            raise ArgumentError(
+                f"{self.argument}",
+                f"row {index} is a {type(row).__name__}, not a dict of columns "
+                f"(tokenized `input_ids` / `labels`, or the raw text columns {list(self.raw_columns)})",
+            )
         if "input_ids" not in row:
             check_row_text(row, index, self.argument)
             row = self.encode(row, index)
-        check_example_row(row, index, self.argument, causal=not self.is_encoder_decoder,
-                          vocabulary_size=self.vocabulary_size)
+        check_example_row(
+            row,
+            index,
+            self.argument,
+            causal=not self.is_encoder_decoder,
+            vocabulary_size=self.vocabulary_size,
+        )
         for column in self.label_columns:
             ids_column = column.replace("labels", "input_ids")
             if column not in row:
-                raise ArgumentError(f"{self.argument}", f"row {index} has `{ids_column}` but no `{column}`: {MASK_ADVICE}")
-            check_label_rows([_as_list(row[ids_column])], [_as_list(row[column])], self.argument, column,
-                             causal=not self.is_encoder_decoder, first_row=index)
+                raise ArgumentError(
+                    f"{self.argument}",
+                    f"row {index} has `{ids_column}` but no `{column}`: {MASK_ADVICE}",
+                )
+            check_label_rows(
+                [_as_list(row[ids_column])],
+                [_as_list(row[column])],
+                self.argument,
+                column,
+                causal=not self.is_encoder_decoder,
+                first_row=index,
+            )
         return dict(row)
 
     def encode(self, row: Mapping, index: int) -> dict:
         data_format = dataset_format(list(row))
         if data_format is not None:  # TRL's prompt / completion, messages or preference rows
             with_negative = "negative_response" in self.raw_columns
-            check_chat_format(data_format, self.argument, self.tokenizer, with_negative=with_negative)
+            check_chat_format(
+                data_format, self.argument, self.tokenizer, with_negative=with_negative
+            )
             check_chat_template(row, self.argument, self.tokenizer)
-            return encode_chat_row(dict(row), index, self.tokenizer, is_encoder_decoder=self.is_encoder_decoder,
-                                   max_length=self.max_length, argument=self.argument)
+            return encode_chat_row(
+                dict(row),
+                index,
+                self.tokenizer,
+                is_encoder_decoder=self.is_encoder_decoder,
+                max_length=self.max_length,
+                argument=self.argument,
+            )
         missing = [column for column in self.raw_columns if column not in row]
         if missing:
-            raise ArgumentError(f"{self.argument}", "needs tokenized `input_ids` and `labels` (dialeval.trainers."
-                             f"encode_dialogue builds them) or the raw text columns {list(self.raw_columns)}; "
-                             f"row {index} has {list(row)}")
+            raise ArgumentError(
+                f"{self.argument}",
+                "needs tokenized `input_ids` and `labels` (dialeval.trainers."
+                f"encode_dialogue builds them) or the raw text columns {list(self.raw_columns)}; "
+                f"row {index} has {list(row)}",
+            )
         tokenizer = self.tokenizer
         if tokenizer is None or not callable(tokenizer) or not hasattr(tokenizer, "decode"):
-            raise ArgumentError("processing_class", f"must be a tokenizer to tokenize `{self.argument}`'s raw text columns")
-        return encode_raw_row(dict(row), tokenizer, self.is_encoder_decoder, self.max_length,
-                              with_negative="negative_response" in row)
+            raise ArgumentError(
+                "processing_class",
+                f"must be a tokenizer to tokenize `{self.argument}`'s raw text columns",
+            )
+        return encode_raw_row(
+            dict(row),
+            tokenizer,
+            self.is_encoder_decoder,
+            self.max_length,
+            with_negative="negative_response" in row,
+        )
 
 
 class PreparedRows(torch.utils.data.Dataset):
@@ -122,15 +168,28 @@ def _prepare_streamed(dataset, prepare: RowPreparer):
     return dataset.map(prepare, with_indices=True, remove_columns=removed or None)
 
 
-def prepare_any_dataset(dataset, argument: str, tokenizer, *, is_encoder_decoder: bool, max_length: int,
-                        raw_columns: tuple[str, ...], label_columns: tuple[str, ...],
-                        vocabulary_size: int | None = None):
+def prepare_any_dataset(
+    dataset,
+    argument: str,
+    tokenizer,
+    *,
+    is_encoder_decoder: bool,
+    max_length: int,
+    raw_columns: tuple[str, ...],
+    label_columns: tuple[str, ...],
+    vocabulary_size: int | None = None,
+):
     """The dataset the trainer reads, whatever its type; see the module docstring. ``vocabulary_size``:
     the model's (:func:`~dialeval.trainers.example_checks.model_vocabulary_size`), which every id must fit."""
     import datasets
 
-    settings = dict(is_encoder_decoder=is_encoder_decoder, max_length=max_length, raw_columns=raw_columns,
-                    label_columns=label_columns, vocabulary_size=vocabulary_size)
+    settings = dict(
+        is_encoder_decoder=is_encoder_decoder,
+        max_length=max_length,
+        raw_columns=raw_columns,
+        label_columns=label_columns,
+        vocabulary_size=vocabulary_size,
+    )
     if isinstance(dataset, datasets.Dataset):
         return prepare_dataset(dataset, argument, tokenizer, **settings)
     prepare = RowPreparer(argument, tokenizer, **settings)
@@ -140,14 +199,22 @@ def prepare_any_dataset(dataset, argument: str, tokenizer, *, is_encoder_decoder
         return PreparedStream(dataset, prepare)
     if hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__"):
         return PreparedRows(dataset, prepare)
-    raise ArgumentError(argument, "must be a datasets.Dataset, a datasets.IterableDataset or a torch Dataset / "
-                     f"IterableDataset of dict rows, got {type(dataset).__name__}")
+    raise ArgumentError(
+        argument,
+        "must be a datasets.Dataset, a datasets.IterableDataset or a torch Dataset / "
+        f"IterableDataset of dict rows, got {type(dataset).__name__}",
+    )
 
 
 def _python_row(row) -> dict:
     if not isinstance(row, Mapping):
-        raise ArgumentError("train_dataset", f"rows must be dicts of columns, got {type(row).__name__}")
-    return {key: value.tolist() if isinstance(value, torch.Tensor) else value for key, value in row.items()}
+        raise ArgumentError(
+            "train_dataset", f"rows must be dicts of columns, got {type(row).__name__}"
+        )
+    return {
+        key: value.tolist() if isinstance(value, torch.Tensor) else value
+        for key, value in row.items()
+    }
 
 
 def map_style_training_set(dataset):
@@ -158,21 +225,33 @@ def map_style_training_set(dataset):
         return dataset
     if isinstance(dataset, (datasets.IterableDataset, torch.utils.data.IterableDataset)):
         raise ArgumentError(
-            "train_dataset", f"is a {type(dataset).__name__}, but DRESS weights every training example by its cluster's "
+            "train_dataset",
+            f"is a {type(dataset).__name__}, but DRESS weights every training example by its cluster's "
             "share of the whole training set (Eq. 5) and samples training contexts for each negative cycle, so it needs "
             "a map-style dataset: pass a datasets.Dataset (e.g. `datasets.Dataset.from_generator(...)`, or "
             "`datasets.Dataset.from_list(list(stream.take(n)))`) or a torch map-style Dataset; evaluation and "
-            "prediction take iterable datasets")
-    if isinstance(dataset, torch.utils.data.Dataset) or (hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__")):
+            "prediction take iterable datasets",
+        )
+    if isinstance(dataset, torch.utils.data.Dataset) or (
+        hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__")
+    ):
         rows = [_python_row(dataset[index]) for index in range(len(dataset))]
         if not rows:
             raise ArgumentError("train_dataset", "is empty")
-        for index, row in enumerate(rows):  # Arrow cannot encode a lone surrogate: name its row first
+        for index, row in enumerate(
+            rows
+        ):  # Arrow cannot encode a lone surrogate: name its row first
             check_row_text(row, index, "train_dataset")
         try:
             return datasets.Dataset.from_list(rows)
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as error:
-            raise ArgumentError("train_dataset", "rows do not make one table (each column one type in every row; "
-                             f"tokenized ids as lists of ints): {error}") from None
-    raise ArgumentError("train_dataset", "must be a datasets.Dataset or a torch map-style Dataset of dict rows "
-                     f"(tokenized examples or raw `context` / `response` text), got {type(dataset).__name__}")
+            raise ArgumentError(
+                "train_dataset",
+                "rows do not make one table (each column one type in every row; "
+                f"tokenized ids as lists of ints): {error}",
+            ) from None
+    raise ArgumentError(
+        "train_dataset",
+        "must be a datasets.Dataset or a torch map-style Dataset of dict rows "
+        f"(tokenized examples or raw `context` / `response` text), got {type(dataset).__name__}",
+    )

@@ -40,6 +40,7 @@ Checkpoints carry the negative-training state (the cycle's negatives, the positi
 the cycle statistics, whether a cycle is due) as JSON, so a run resumed from a checkpoint trains
 as the uninterrupted run would, on any number of processes.
 """
+
 from __future__ import annotations
 
 import json
@@ -86,15 +87,21 @@ CITATION = """@inproceedings{han-etal-2022-measuring,
   url = {https://aclanthology.org/2022.findings-emnlp.66}
 }"""
 DIFFERENCES = [
-    ("Clusters: the released code fits faiss k-means (random initialization, trained on a sample of at most 256 "
-    "points per centroid) on MAUVE's L2-normalized, PCA-reduced (0.9 variance) DialoGPT-large features; dialeval "
-    "uses scikit-learn's KMeans (k-means++, all points, 5 restarts, 500 iterations) on the same kind of features, "
-    "so the partitions differ; the embedder is the one given (the paper's is `load_embedder(\"last_token\")`)."),
-    ("Generated (negative) responses: the released code takes each generated batch as its own optimizer step, "
-    "shuffled among the epoch's gold steps; dialeval spreads the negatives evenly over the micro-batches of the "
-    "cycle's period and stacks them with gold rows, so the Trainer's step count and schedule are unchanged."),
-    ("Contexts of a cycle: a seeded sample without replacement of the training contexts (duplicates removed), "
-    "where the released code takes the next `--dm-samples` examples of its data stream."),
+    (
+        "Clusters: the released code fits faiss k-means (random initialization, trained on a sample of at most 256 "
+        "points per centroid) on MAUVE's L2-normalized, PCA-reduced (0.9 variance) DialoGPT-large features; dialeval "
+        "uses scikit-learn's KMeans (k-means++, all points, 5 restarts, 500 iterations) on the same kind of features, "
+        'so the partitions differ; the embedder is the one given (the paper\'s is `load_embedder("last_token")`).'
+    ),
+    (
+        "Generated (negative) responses: the released code takes each generated batch as its own optimizer step, "
+        "shuffled among the epoch's gold steps; dialeval spreads the negatives evenly over the micro-batches of the "
+        "cycle's period and stacks them with gold rows, so the Trainer's step count and schedule are unchanged."
+    ),
+    (
+        "Contexts of a cycle: a seeded sample without replacement of the training contexts (duplicates removed), "
+        "where the released code takes the next `--dm-samples` examples of its data stream."
+    ),
 ]
 
 
@@ -110,8 +117,12 @@ class _CycleSchedule(TrainerCallback):
             self.trainer.cycle_due = True
 
     def on_epoch_begin(self, args, state, control, **kwargs):
-        resumed_mid_epoch = self.trainer.resumed_negative_state and state.epoch is not None and state.epoch % 1 != 0
-        self.trainer.resumed_negative_state = False  # only the first epoch of a resumed run is special
+        resumed_mid_epoch = (
+            self.trainer.resumed_negative_state and state.epoch is not None and state.epoch % 1 != 0
+        )
+        self.trainer.resumed_negative_state = (
+            False  # only the first epoch of a resumed run is special
+        )
         if args.recluster_every is None and not resumed_mid_epoch:
             self.trainer.cycle_due = True
 
@@ -128,17 +139,28 @@ def _response_start(labels) -> int:
 
 
 def _clusters_state(clusters: SemanticClusters) -> dict:
-    return {"embedder_identity": clusters.embedder_identity, "settings": clusters.settings,
-            **{name: np.asarray(getattr(clusters, name)).tolist()
-               for name in ("pca_mean", "pca_components", "centroids", "reference_distribution")}}
+    return {
+        "embedder_identity": clusters.embedder_identity,
+        "settings": clusters.settings,
+        **{
+            name: np.asarray(getattr(clusters, name)).tolist()
+            for name in ("pca_mean", "pca_components", "centroids", "reference_distribution")
+        },
+    }
 
 
 def _clusters_from_state(state: dict, embedder) -> SemanticClusters:
-    arrays = {name: np.asarray(state[name], dtype=np.float32)
-              for name in ("pca_mean", "pca_components", "centroids")}
-    return SemanticClusters(embedder_identity=state["embedder_identity"], settings=state["settings"],
-                            reference_distribution=np.asarray(state["reference_distribution"]), embedder=embedder,
-                            **arrays)
+    arrays = {
+        name: np.asarray(state[name], dtype=np.float32)
+        for name in ("pca_mean", "pca_components", "centroids")
+    }
+    return SemanticClusters(
+        embedder_identity=state["embedder_identity"],
+        settings=state["settings"],
+        reference_distribution=np.asarray(state["reference_distribution"]),
+        embedder=embedder,
+        **arrays,
+    )
 
 
 class DRESSTrainer(ResponseLossTrainer):
@@ -171,34 +193,74 @@ class DRESSTrainer(ResponseLossTrainer):
     extra_columns = (WEIGHT_COLUMN,)
     required_batch_columns = (WEIGHT_COLUMN,)
 
-    def __init__(self, model=None, args=None, data_collator=None, train_dataset=None, eval_dataset=None,
-                 processing_class=None, model_init=None, *, semantic_clusters: SemanticClusters | None = None,
-                 embedder=None, **kwargs):
+    def __init__(
+        self,
+        model=None,
+        args=None,
+        data_collator=None,
+        train_dataset=None,
+        eval_dataset=None,
+        processing_class=None,
+        model_init=None,
+        *,
+        semantic_clusters: SemanticClusters | None = None,
+        embedder=None,
+        **kwargs,
+    ):
         if args is None:
             args = default_config(DRESSConfig)
         if not isinstance(args, DRESSConfig):
             raise ArgumentError("args", f"must be a DRESSConfig, got {type(args).__name__}")
         train_dataset = map_style_training_set(train_dataset)
         if semantic_clusters is None and embedder is None:
-            raise ArgumentError("semantic_clusters", "is required (fitted), or an `embedder` to fit them on the training responses")
+            raise ArgumentError(
+                "semantic_clusters",
+                "is required (fitted), or an `embedder` to fit them on the training responses",
+            )
         if semantic_clusters is not None and not isinstance(semantic_clusters, SemanticClusters):
-            raise ArgumentError("semantic_clusters", f"must be SemanticClusters, got {type(semantic_clusters).__name__}")
+            raise ArgumentError(
+                "semantic_clusters",
+                f"must be SemanticClusters, got {type(semantic_clusters).__name__}",
+            )
         if semantic_clusters is not None and semantic_clusters.num_clusters != args.num_clusters:
-            raise ArgumentError("semantic_clusters", f"has k={semantic_clusters.num_clusters} but `args.num_clusters`={args.num_clusters}")
+            raise ArgumentError(
+                "semantic_clusters",
+                f"has k={semantic_clusters.num_clusters} but `args.num_clusters`={args.num_clusters}",
+            )
         if semantic_clusters is not None and embedder is not None:
-            raise ArgumentError("embedder", "is given along with `semantic_clusters`: pass either, not both (the clusters carry "
-                                "their embedder)")
-        if args.response_text_column is not None and args.response_text_column not in train_dataset.column_names:
-            raise ArgumentError("response_text_column", f"{args.response_text_column!r} is not a column of `train_dataset` "
-                             f"({train_dataset.column_names})")
+            raise ArgumentError(
+                "embedder",
+                "is given along with `semantic_clusters`: pass either, not both (the clusters carry "
+                "their embedder)",
+            )
+        if (
+            args.response_text_column is not None
+            and args.response_text_column not in train_dataset.column_names
+        ):
+            raise ArgumentError(
+                "response_text_column",
+                f"{args.response_text_column!r} is not a column of `train_dataset` "
+                f"({train_dataset.column_names})",
+            )
         model = self.model_for_init(model, args, model_init)
         limit = max_input_length(model.config)
-        if (args.negative_training and not model.config.is_encoder_decoder
-                and isinstance(limit, int) and limit - args.negative_max_new_tokens < 1):
-            raise ArgumentError("negative_max_new_tokens", f"={args.negative_max_new_tokens} leaves no room for a context "
-                             f"within the model's {limit} positions")
+        if (
+            args.negative_training
+            and not model.config.is_encoder_decoder
+            and isinstance(limit, int)
+            and limit - args.negative_max_new_tokens < 1
+        ):
+            raise ArgumentError(
+                "negative_max_new_tokens",
+                f"={args.negative_max_new_tokens} leaves no room for a context "
+                f"within the model's {limit} positions",
+            )
         self.tokenizer_for_text = processing_class
-        texts = list(train_dataset[args.response_text_column]) if args.response_text_column is not None else None
+        texts = (
+            list(train_dataset[args.response_text_column])
+            if args.response_text_column is not None
+            else None
+        )
 
         self.cycle_due = False
         self.resumed_negative_state = False
@@ -207,17 +269,31 @@ class DRESSTrainer(ResponseLossTrainer):
         self._negative_slots = 1
         self._negative_batches_done = 0
         callbacks = list(kwargs.pop("callbacks", None) or [])
-        super().__init__(model=model, args=args, data_collator=data_collator, train_dataset=train_dataset,
-                         eval_dataset=eval_dataset, processing_class=processing_class, model_init=model_init,
-                         callbacks=callbacks + [_CycleSchedule(self)], **kwargs)
+        super().__init__(
+            model=model,
+            args=args,
+            data_collator=data_collator,
+            train_dataset=train_dataset,
+            eval_dataset=eval_dataset,
+            processing_class=processing_class,
+            model_init=model_init,
+            callbacks=callbacks + [_CycleSchedule(self)],
+            **kwargs,
+        )
         if texts is None:
             texts = self.train_response_texts
         self.semantic_clusters, cluster_ids = self._fit_on_main(texts, semantic_clusters, embedder)
-        self.training_cluster_distribution = np.bincount(cluster_ids, minlength=args.num_clusters) / len(cluster_ids)
+        self.training_cluster_distribution = np.bincount(
+            cluster_ids, minlength=args.num_clusters
+        ) / len(cluster_ids)
         weights = dress_weights(cluster_ids, self.training_cluster_distribution, args.gamma)
         self.mean_gold_weight = float(weights.mean())
-        message = weak_weights_warning(self.mean_gold_weight, args.gamma, args.num_clusters,
-                                       "the mean Eq. 5 weight of the training responses' clusters")
+        message = weak_weights_warning(
+            self.mean_gold_weight,
+            args.gamma,
+            args.num_clusters,
+            "the mean Eq. 5 weight of the training responses' clusters",
+        )
         if message is not None:
             warnings.warn(message, UserWarning, stacklevel=2)
         dataset = self.train_dataset
@@ -243,7 +319,9 @@ class DRESSTrainer(ResponseLossTrainer):
                 payload = [json.dumps({"result": work()})]
             except Exception as error:  # noqa: BLE001 - every process must leave the broadcast, then raise
                 failure = error
-                payload = [json.dumps({"error": f"{type(error).__name__} on the main process: {error}"})]
+                payload = [
+                    json.dumps({"error": f"{type(error).__name__} on the main process: {error}"})
+                ]
         broadcast_object_list(payload, from_process=0)
         message = json.loads(payload[0])
         if failure is not None:
@@ -262,14 +340,21 @@ class DRESSTrainer(ResponseLossTrainer):
             responses = texts if texts is not None else self._training_responses()
             blank = [index for index, text in enumerate(responses) if not text.strip()]
             if blank:
-                raise ArgumentError("train_dataset", f"has {len(blank)} empty responses (first: row {blank[0]}); "
-                                 "an empty response has no semantic cluster, filter them out")
+                raise ArgumentError(
+                    "train_dataset",
+                    f"has {len(blank)} empty responses (first: row {blank[0]}); "
+                    "an empty response has no semantic cluster, filter them out",
+                )
             clusters = semantic_clusters
             if clusters is None:
-                clusters = SemanticClusters.fit(responses, embedder, num_clusters=args.num_clusters, seed=args.cluster_seed)
+                clusters = SemanticClusters.fit(
+                    responses, embedder, num_clusters=args.num_clusters, seed=args.cluster_seed
+                )
             fitted["clusters"] = clusters
-            return {"clusters": None if semantic_clusters is not None else _clusters_state(clusters),
-                    "cluster_ids": clusters.assign(responses).tolist()}
+            return {
+                "clusters": None if semantic_clusters is not None else _clusters_state(clusters),
+                "cluster_ids": clusters.assign(responses).tolist(),
+            }
 
         result = self._on_main(work)
         if "clusters" in fitted:
@@ -282,18 +367,29 @@ class DRESSTrainer(ResponseLossTrainer):
 
     def _decode(self, token_ids: list[int]) -> str:
         if self.tokenizer_for_text is None or not hasattr(self.tokenizer_for_text, "decode"):
-            raise ArgumentError("processing_class", "must be a tokenizer to decode responses for clustering "
-                             "(or set `response_text_column`)")
+            raise ArgumentError(
+                "processing_class",
+                "must be a tokenizer to decode responses for clustering "
+                "(or set `response_text_column`)",
+            )
         return self.tokenizer_for_text.decode(token_ids, skip_special_tokens=True).strip()
 
     def _training_responses(self) -> list[str]:
-        return [self._decode([token for token in labels if token != IGNORE_INDEX]) for labels in self.train_dataset["labels"]]
+        return [
+            self._decode([token for token in labels if token != IGNORE_INDEX])
+            for labels in self.train_dataset["labels"]
+        ]
 
     # -- checkpoints -----------------------------------------------------------------------
 
     def _negative_state(self) -> dict:
-        return {"pool": self._negative_pool, "slots": self._negative_slots, "batches_done": self._negative_batches_done,
-                "cycles": self.negative_cycles, "cycle_due": self.cycle_due}
+        return {
+            "pool": self._negative_pool,
+            "slots": self._negative_slots,
+            "batches_done": self._negative_batches_done,
+            "cycles": self.negative_cycles,
+            "cycle_due": self.cycle_due,
+        }
 
     def checkpoint_saved(self, checkpoint_dir: str) -> None:
         """The negative-training state beside the checkpoint, so that resuming continues it."""
@@ -305,12 +401,16 @@ class DRESSTrainer(ResponseLossTrainer):
         if isinstance(resume_from_checkpoint, bool) and resume_from_checkpoint:
             resume_from_checkpoint = get_last_checkpoint(self.args.output_dir)
             if resume_from_checkpoint is None:
-                raise ValueError(f"No valid checkpoint found in output directory ({self.args.output_dir})")
+                raise ValueError(
+                    f"No valid checkpoint found in output directory ({self.args.output_dir})"
+                )
         if resume_from_checkpoint is not None and self.args.negative_training:
             path = os.path.join(resume_from_checkpoint, STATE_FILE)
             if not os.path.isfile(path):
-                raise ValueError(f"{resume_from_checkpoint} has no {STATE_FILE}: it was not saved by a DRESSTrainer "
-                                 "with negative training")
+                raise ValueError(
+                    f"{resume_from_checkpoint} has no {STATE_FILE}: it was not saved by a DRESSTrainer "
+                    "with negative training"
+                )
             with open(path, encoding="utf-8") as handle:
                 state = json.load(handle)
             self._negative_pool, self._negative_slots = state["pool"], state["slots"]
@@ -323,16 +423,34 @@ class DRESSTrainer(ResponseLossTrainer):
         """``Trainer.save_model`` plus the clusters the weights came from and the model card."""
         super().save_model(output_dir, _internal_call=_internal_call)
         if self.args.should_save:
-            self.semantic_clusters.save(os.path.join(output_dir or self.args.output_dir, CLUSTERS_FOLDER))
+            self.semantic_clusters.save(
+                os.path.join(output_dir or self.args.output_dir, CLUSTERS_FOLDER)
+            )
 
     def model_card(self, model_name: str | None):
         args = self.args
-        hyperparameters = {name: getattr(args, name) for name in (
-            "gamma", "num_clusters", "head_threshold", "negative_training", "negative_contexts_per_cycle",
-            "recluster_every", "negative_max_new_tokens", "negative_no_repeat_ngram_size", "negative_normalization",
-            "max_negatives_per_batch", "cluster_seed")}
-        hyperparameters["embedder"] = json.dumps(self.semantic_clusters.embedder_identity, sort_keys=True)
-        hyperparameters["training_cluster_distribution"] = [round(float(p), 4) for p in self.training_cluster_distribution]
+        hyperparameters = {
+            name: getattr(args, name)
+            for name in (
+                "gamma",
+                "num_clusters",
+                "head_threshold",
+                "negative_training",
+                "negative_contexts_per_cycle",
+                "recluster_every",
+                "negative_max_new_tokens",
+                "negative_no_repeat_ngram_size",
+                "negative_normalization",
+                "max_negatives_per_batch",
+                "cluster_seed",
+            )
+        }
+        hyperparameters["embedder"] = json.dumps(
+            self.semantic_clusters.embedder_identity, sort_keys=True
+        )
+        hyperparameters["training_cluster_distribution"] = [
+            round(float(p), 4) for p in self.training_cluster_distribution
+        ]
         method = (
             "DRESS (Han et al. 2022, §4.2): the training responses are clustered into k semantic clusters; each gold "
             "response is weighted by `(1 - p(cluster))^gamma` (Eq. 5) in the NLL (Eq. 4), and every cycle the model's "
@@ -341,29 +459,50 @@ class DRESSTrainer(ResponseLossTrainer):
             "The clusters are saved in `semantic_clusters/` beside the weights."
         )
         method = with_format_note(method, self.train_data_format, "dress")
-        return self.card(model_name, tags=["dress", "semantic-diversity"], title="DRESS", method=method,
-                         hyperparameters=hyperparameters, differences=DIFFERENCES, citation=CITATION)
+        return self.card(
+            model_name,
+            tags=["dress", "semantic-diversity"],
+            title="DRESS",
+            method=method,
+            hyperparameters=hyperparameters,
+            differences=DIFFERENCES,
+            citation=CITATION,
+        )
 
     def card_training_rows(self) -> dict:
-        return {**super().card_training_rows(), "negative_cycles": len(self.negative_cycles),
-                "negatives": sum(cycle["num_negatives"] for cycle in self.negative_cycles)}
+        return {
+            **super().card_training_rows(),
+            "negative_cycles": len(self.negative_cycles),
+            "negatives": sum(cycle["num_negatives"] for cycle in self.negative_cycles),
+        }
 
     # -- Eq. 4-5 ---------------------------------------------------------------------------
 
     def gold_weights(self, inputs: dict) -> torch.Tensor | None:
         if WEIGHT_COLUMN not in inputs:
-            raise ValueError(f"the batch has no `{WEIGHT_COLUMN}`: without it DRESS would be plain MLE; the data collator "
-                             "must keep it (dialeval.trainers.DialogueCollator does)")
+            raise ValueError(
+                f"the batch has no `{WEIGHT_COLUMN}`: without it DRESS would be plain MLE; the data collator "
+                "must keep it (dialeval.trainers.DialogueCollator does)"
+            )
         weights = inputs.pop(WEIGHT_COLUMN)
-        if not bool(torch.isfinite(weights).all()):  # (batch,): a cheap check; a NaN weight would make the loss NaN
-            raise ArgumentError(WEIGHT_COLUMN, f"{describe_non_finite(weights)}: DRESS's weights (Eq. 5) must be finite")
+        if not bool(
+            torch.isfinite(weights).all()
+        ):  # (batch,): a cheap check; a NaN weight would make the loss NaN
+            raise ArgumentError(
+                WEIGHT_COLUMN,
+                f"{describe_non_finite(weights)}: DRESS's weights (Eq. 5) must be finite",
+            )
         return weights
 
     def negative_loss(self, logits, labels, negative: dict, window_count) -> torch.Tensor:
         """``sum_i w_i NLL_i``, ``w_i = -1 / (tokens of generation i's group)``: already this process's share."""
         if "weight" not in negative:
-            raise ValueError("DRESS negative rows need `negative_weight` (-1 / their group's token count)")
-        return (sequence_nll(logits, labels, self.shift_labels) * negative["weight"].to(logits.device)).sum()
+            raise ValueError(
+                "DRESS negative rows need `negative_weight` (-1 / their group's token count)"
+            )
+        return (
+            sequence_nll(logits, labels, self.shift_labels) * negative["weight"].to(logits.device)
+        ).sum()
 
     # -- negative training -----------------------------------------------------------------
 
@@ -373,18 +512,27 @@ class DRESSTrainer(ResponseLossTrainer):
         if not args.negative_training:
             return
         world = args.world_size
-        micro_batches = (args.recluster_every * args.gradient_accumulation_steps if args.recluster_every is not None
-                         else len(train_dataloader))
+        micro_batches = (
+            args.recluster_every * args.gradient_accumulation_steps
+            if args.recluster_every is not None
+            else len(train_dataloader)
+        )
         slots = max(micro_batches * world, 1)
         contexts = min(args.negative_contexts_per_cycle, len(self.train_dataset))
         bound = args.max_negatives_per_batch or args.per_device_train_batch_size
         if max_rows_per_slot(contexts, slots) > bound:
-            period = f"`recluster_every`={args.recluster_every} steps" if args.recluster_every is not None else "an epoch"
+            period = (
+                f"`recluster_every`={args.recluster_every} steps"
+                if args.recluster_every is not None
+                else "an epoch"
+            )
             raise ArgumentError(
-                "negative_contexts_per_cycle", f"={args.negative_contexts_per_cycle} generations spread over {period} "
+                "negative_contexts_per_cycle",
+                f"={args.negative_contexts_per_cycle} generations spread over {period} "
                 f"({slots} micro-batches over all processes) could stack {max_rows_per_slot(contexts, slots)} negative "
                 f"rows onto a micro-batch, above `max_negatives_per_batch`={bound}: lower negative_contexts_per_cycle, "
-                "raise recluster_every, or raise max_negatives_per_batch if the memory allows")
+                "raise recluster_every, or raise max_negatives_per_batch if the memory allows",
+            )
         if not self.resumed_negative_state:
             self._negative_slots = slots
 
@@ -396,18 +544,26 @@ class DRESSTrainer(ResponseLossTrainer):
             self.run_negative_cycle()
         rank, world = self.args.process_index, self.args.world_size
         for batch in batch_samples:
-            start, stop = slot_rows(len(self._negative_pool), self._negative_slots,
-                                    self._negative_batches_done * world + rank)
+            start, stop = slot_rows(
+                len(self._negative_pool),
+                self._negative_slots,
+                self._negative_batches_done * world + rank,
+            )
             self._negative_batches_done += 1
             rows = self._negative_pool[start:stop]
             if not rows:
                 continue
-            collated = self.negative_collator([{key: row[key] for key in ("input_ids", "attention_mask", "labels")}
-                                               for row in rows])
+            collated = self.negative_collator(
+                [
+                    {key: row[key] for key in ("input_ids", "attention_mask", "labels")}
+                    for row in rows
+                ]
+            )
             for key in ("input_ids", "attention_mask", "labels"):
                 batch["negative_" + key] = collated[key]
-            batch["negative_weight"] = torch.tensor([NEGATIVE_WEIGHT / row["normalizer"] for row in rows],
-                                                    dtype=torch.float32)
+            batch["negative_weight"] = torch.tensor(
+                [NEGATIVE_WEIGHT / row["normalizer"] for row in rows], dtype=torch.float32
+            )
 
     def _sample_prompts(self, cycle: int) -> list[list[int]]:
         dataset = self.train_dataset
@@ -425,26 +581,39 @@ class DRESSTrainer(ResponseLossTrainer):
         return prompts
 
     @torch.no_grad()
-    def generate_responses(self, prompts: list[list[int]]) -> tuple[list[list[int]], list[list[int]]]:
+    def generate_responses(
+        self, prompts: list[list[int]]
+    ) -> tuple[list[list[int]], list[list[int]]]:
         """The prompts as generated from (decoder-only: cut from the left to leave room for the response)
         and the greedy responses (token ids, cut after the first eos) of the unwrapped model, in batches."""
         model = self.accelerator.unwrap_model(self.model)
         was_training = model.training
         model.eval()
-        eos = model.generation_config.eos_token_id if model.generation_config.eos_token_id is not None else model.config.eos_token_id
+        eos = (
+            model.generation_config.eos_token_id
+            if model.generation_config.eos_token_id is not None
+            else model.config.eos_token_id
+        )
         eos_ids = set(eos if isinstance(eos, list) else [eos])
         device = next(model.parameters()).device
         limit = max_input_length(model.config)
         if not self.is_encoder_decoder and isinstance(limit, int):
             room = limit - self.args.negative_max_new_tokens
             if room < 1:
-                raise ArgumentError("negative_max_new_tokens", f"={self.args.negative_max_new_tokens} leaves no room for a "
-                                 f"context within the model's {limit} positions")
+                raise ArgumentError(
+                    "negative_max_new_tokens",
+                    f"={self.args.negative_max_new_tokens} leaves no room for a "
+                    f"context within the model's {limit} positions",
+                )
             # Prompt + response must fit the position table: keep the most recent context tokens.
             prompts = [prompt[-room:] for prompt in prompts]
         # Greedy (§4.2, §5.3) whatever the checkpoint's own decoding settings (BlenderBot's min_length 20...).
-        generation_config = greedy_generation_config(model, self.args.negative_max_new_tokens,
-                                                     self.args.negative_no_repeat_ngram_size, self.pad_token_id)
+        generation_config = greedy_generation_config(
+            model,
+            self.args.negative_max_new_tokens,
+            self.args.negative_no_repeat_ngram_size,
+            self.pad_token_id,
+        )
         responses = []
         try:
             step = self.args.negative_generation_batch_size
@@ -453,11 +622,23 @@ class DRESSTrainer(ResponseLossTrainer):
                 width = max(len(prompt) for prompt in chunk)
                 # Decoder-only generation continues from the last position: pad on the left.
                 left = not self.is_encoder_decoder
-                ids = [([self.pad_token_id] * (width - len(p)) + p) if left else (p + [self.pad_token_id] * (width - len(p))) for p in chunk]
-                mask = [([0] * (width - len(p)) + [1] * len(p)) if left else ([1] * len(p) + [0] * (width - len(p))) for p in chunk]
+                ids = [
+                    ([self.pad_token_id] * (width - len(p)) + p)
+                    if left
+                    else (p + [self.pad_token_id] * (width - len(p)))
+                    for p in chunk
+                ]
+                mask = [
+                    ([0] * (width - len(p)) + [1] * len(p))
+                    if left
+                    else ([1] * len(p) + [0] * (width - len(p)))
+                    for p in chunk
+                ]
                 output = model.generate(
-                    input_ids=torch.tensor(ids, device=device), attention_mask=torch.tensor(mask, device=device),
-                    generation_config=generation_config)
+                    input_ids=torch.tensor(ids, device=device),
+                    attention_mask=torch.tensor(mask, device=device),
+                    generation_config=generation_config,
+                )
                 # Encoder-decoder outputs start with the decoder start token; decoder-only ones with the prompt.
                 new_tokens = output[:, width:] if left else output[:, 1:]
                 for row in new_tokens.tolist():
@@ -474,11 +655,15 @@ class DRESSTrainer(ResponseLossTrainer):
     def _negative_example(self, prompt: list[int], response: list[int]) -> dict:
         if self.is_encoder_decoder:
             return {"input_ids": prompt, "attention_mask": [1] * len(prompt), "labels": response}
-        return {"input_ids": prompt + response, "attention_mask": [1] * (len(prompt) + len(response)),
-                "labels": [IGNORE_INDEX] * len(prompt) + response}
+        return {
+            "input_ids": prompt + response,
+            "attention_mask": [1] * (len(prompt) + len(response)),
+            "labels": [IGNORE_INDEX] * len(prompt) + response,
+        }
 
     def _assign_generations(self, texts: list[str]) -> list[int]:
         """Cluster ids of the non-empty generations, computed on the main process."""
+
         def work():
             kept = [text for text in texts if text.strip()]
             return self.semantic_clusters.assign(kept).tolist() if kept else []
@@ -498,8 +683,14 @@ class DRESSTrainer(ResponseLossTrainer):
         started = time.perf_counter()
         args = self.args
         cycle = len(self.negative_cycles)
-        unused = len(self._negative_pool) - slot_rows(len(self._negative_pool), self._negative_slots,
-                                                      self._negative_batches_done * args.world_size)[0]
+        unused = (
+            len(self._negative_pool)
+            - slot_rows(
+                len(self._negative_pool),
+                self._negative_slots,
+                self._negative_batches_done * args.world_size,
+            )[0]
+        )
         prompts = self._sample_prompts(cycle)
         rank, world = args.process_index, args.world_size
         mine = list(range(rank, len(prompts), world))
@@ -513,30 +704,50 @@ class DRESSTrainer(ResponseLossTrainer):
         clustered = [index for index, text in enumerate(texts) if text.strip()]
         is_head = np.zeros(len(generated), dtype=bool)
         if len(cluster_ids):
-            is_head[clustered] = head_cluster_mask(cluster_ids, self.semantic_clusters.num_clusters, args.head_threshold)
+            is_head[clustered] = head_cluster_mask(
+                cluster_ids, self.semantic_clusters.num_clusters, args.head_threshold
+            )
         order = np.random.default_rng(args.seed + 2000 + cycle).permutation(len(generated))
         group_size = args.per_device_train_batch_size * args.gradient_accumulation_steps * world
         token_counts = [len(generated[index][2]) for index in order]
-        normalizers = group_normalizers(token_counts, is_head[order], group_size, args.negative_normalization)
+        normalizers = group_normalizers(
+            token_counts, is_head[order], group_size, args.negative_normalization
+        )
         self._negative_pool = [
-            {**self._negative_example(generated[index][1], generated[index][2]), "normalizer": int(normalizer)}
-            for index, normalizer in zip(order, normalizers) if is_head[index]
+            {
+                **self._negative_example(generated[index][1], generated[index][2]),
+                "normalizer": int(normalizer),
+            }
+            for index, normalizer in zip(order, normalizers)
+            if is_head[index]
         ]
         self._negative_batches_done = 0
-        shares = np.bincount(cluster_ids, minlength=self.semantic_clusters.num_clusters) / max(len(cluster_ids), 1)
+        shares = np.bincount(cluster_ids, minlength=self.semantic_clusters.num_clusters) / max(
+            len(cluster_ids), 1
+        )
         stats = {
             "cycle": cycle,
             "global_step": self.state.global_step,
             "num_generated": len(generated),
             "num_empty": len(generated) - len(clustered),
             "num_negatives": len(self._negative_pool),
-            "head_clusters": sorted(int(index) for index in np.flatnonzero(shares > args.head_threshold)),
+            "head_clusters": sorted(
+                int(index) for index in np.flatnonzero(shares > args.head_threshold)
+            ),
             "head_share": float(is_head[clustered].mean()) if clustered else 0.0,
             "generated_sem_ent": distribution_entropy(shares) if len(cluster_ids) else 0.0,
-            "max_negatives_per_batch": max_rows_per_slot(len(self._negative_pool), self._negative_slots),
+            "max_negatives_per_batch": max_rows_per_slot(
+                len(self._negative_pool), self._negative_slots
+            ),
             "previous_unused": int(unused),
             "seconds": time.perf_counter() - started,
         }
         self.negative_cycles.append(stats)
-        self.log({f"dress/{key}": float(value) for key, value in stats.items() if key not in ("head_clusters", "global_step")})
+        self.log(
+            {
+                f"dress/{key}": float(value)
+                for key, value in stats.items()
+                if key not in ("head_clusters", "global_step")
+            }
+        )
         return stats

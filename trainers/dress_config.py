@@ -1,4 +1,5 @@
 """DRESSConfig: the training arguments of :class:`~dialeval.trainers.dress.DRESSTrainer` (Han et al. 2022, §4.2, §5.3)."""
+
 from __future__ import annotations
 
 import math
@@ -15,17 +16,25 @@ from dialeval.validation import ArgumentError
 MEAN_WEIGHT_FLOOR = (1 - 1 / 20) ** 100
 
 
-def weak_weights_warning(mean_weight: float, gamma: float, num_clusters: int, what: str) -> str | None:
+def weak_weights_warning(
+    mean_weight: float, gamma: float, num_clusters: int, what: str
+) -> str | None:
     """The warning for a mean Eq. 5 weight below :data:`MEAN_WEIGHT_FLOOR` (None: within the paper's range)."""
     if mean_weight >= MEAN_WEIGHT_FLOOR:
         return None
     largest = math.log(MEAN_WEIGHT_FLOOR) / math.log(1 - 1 / num_clusters)
-    shrink = f"about {1 / mean_weight:.3g}-fold" if mean_weight > 0 else "to 0 (the weight underflows float64)"
-    return (f"`gamma`={gamma} with `num_clusters`={num_clusters}: {what} is {mean_weight:.2g}, so the gold loss and its "
-            f"gradient shrink {shrink} (Eq. 5's weights (1 - p)^gamma are not normalized); the "
-            f"paper trained down to {MEAN_WEIGHT_FLOOR:.2g} (Table 5: gamma 100, k 20; its default gamma 30, k 20 gives "
-            f"0.21). With {num_clusters} similar-size clusters, gamma <= {largest:.3g} stays within that range; or raise "
-            "the learning rate to compensate")
+    shrink = (
+        f"about {1 / mean_weight:.3g}-fold"
+        if mean_weight > 0
+        else "to 0 (the weight underflows float64)"
+    )
+    return (
+        f"`gamma`={gamma} with `num_clusters`={num_clusters}: {what} is {mean_weight:.2g}, so the gold loss and its "
+        f"gradient shrink {shrink} (Eq. 5's weights (1 - p)^gamma are not normalized); the "
+        f"paper trained down to {MEAN_WEIGHT_FLOOR:.2g} (Table 5: gamma 100, k 20; its default gamma 30, k 20 gives "
+        f"0.21). With {num_clusters} similar-size clusters, gamma <= {largest:.3g} stays within that range; or raise "
+        "the learning rate to compensate"
+    )
 
 
 @dataclass
@@ -46,64 +55,137 @@ class DRESSConfig(Seq2SeqTrainingArguments):
     Lower ``gamma`` or raise the learning rate to compensate.
     """
 
-    gamma: float = field(default=30.0, metadata={"help": "Eq. 5's exponent: w(r) = (1 - p(cluster(r)))^gamma."})
-    num_clusters: int = field(default=20, metadata={"help": "k of the semantic clusters fitted on the training responses."})
+    gamma: float = field(
+        default=30.0, metadata={"help": "Eq. 5's exponent: w(r) = (1 - p(cluster(r)))^gamma."}
+    )
+    num_clusters: int = field(
+        default=20,
+        metadata={"help": "k of the semantic clusters fitted on the training responses."},
+    )
     head_threshold: float = field(
-        default=0.1, metadata={"help": "A cluster holding more than this share of a cycle's generations is a head cluster."})
+        default=0.1,
+        metadata={
+            "help": "A cluster holding more than this share of a cycle's generations is a head cluster."
+        },
+    )
     negative_training: bool = field(
-        default=True, metadata={"help": "False is DRESS(-NT): the weighted NLL only."})
+        default=True, metadata={"help": "False is DRESS(-NT): the weighted NLL only."}
+    )
     negative_contexts_per_cycle: int = field(
-        default=5000, metadata={"help": "Training contexts sampled (without replacement) for generation each cycle."})
+        default=5000,
+        metadata={
+            "help": "Training contexts sampled (without replacement) for generation each cycle."
+        },
+    )
     recluster_every: int | None = field(
         default=None,
-        metadata={"help": "Run a negative-training cycle (generate, assign to clusters, pick head-cluster negatives) "
-                  "every this many optimizer steps, starting at step 0; None: at the start of every epoch (§4.2)."})
+        metadata={
+            "help": "Run a negative-training cycle (generate, assign to clusters, pick head-cluster negatives) "
+            "every this many optimizer steps, starting at step 0; None: at the start of every epoch (§4.2)."
+        },
+    )
     negative_max_new_tokens: int = field(
-        default=128, metadata={"help": "Length limit of the generated responses (the released code's --label-truncate 128; "
-                               "the paper gives none)."})
+        default=128,
+        metadata={
+            "help": "Length limit of the generated responses (the released code's --label-truncate 128; "
+            "the paper gives none)."
+        },
+    )
     negative_normalization: str = field(
         default="all_generated",
-        metadata={"help": "'all_generated' (the released code): each group of total-train-batch-size generations is "
-                  "divided by all its generated tokens, the non-head ones counting with weight 0; 'head_only': by the "
-                  "head-cluster generations' tokens only (a stronger negative term)."})
+        metadata={
+            "help": "'all_generated' (the released code): each group of total-train-batch-size generations is "
+            "divided by all its generated tokens, the non-head ones counting with weight 0; 'head_only': by the "
+            "head-cluster generations' tokens only (a stronger negative term)."
+        },
+    )
     max_negatives_per_batch: int | None = field(
         default=None,
-        metadata={"help": "Most negative rows stacked onto one per-device micro-batch (None: per_device_train_batch_size); "
-                  "training refuses a schedule that could need more."})
-    negative_generation_batch_size: int = field(default=32, metadata={"help": "Contexts per generate() call."})
+        metadata={
+            "help": "Most negative rows stacked onto one per-device micro-batch (None: per_device_train_batch_size); "
+            "training refuses a schedule that could need more."
+        },
+    )
+    negative_generation_batch_size: int = field(
+        default=32, metadata={"help": "Contexts per generate() call."}
+    )
     negative_no_repeat_ngram_size: int = field(
-        default=3, metadata={"help": "Greedy decoding blocks repeated n-grams of this size in the response and the "
-                             "context (§5.3: n = 3; encoder-decoders: encoder_no_repeat_ngram_size too); 0 disables. "
-                             "The checkpoint's own decoding settings (beams, min_length, penalties) are not applied."})
+        default=3,
+        metadata={
+            "help": "Greedy decoding blocks repeated n-grams of this size in the response and the "
+            "context (§5.3: n = 3; encoder-decoders: encoder_no_repeat_ngram_size too); 0 disables. "
+            "The checkpoint's own decoding settings (beams, min_length, penalties) are not applied."
+        },
+    )
     response_text_column: str | None = field(
-        default=None, metadata={"help": "Column with the response texts to cluster; None: decode the labels."})
-    cluster_seed: int = field(default=0, metadata={"help": "Seed of the k-means fit when DRESSTrainer fits the clusters."})
+        default=None,
+        metadata={"help": "Column with the response texts to cluster; None: decode the labels."},
+    )
+    cluster_seed: int = field(
+        default=0, metadata={"help": "Seed of the k-means fit when DRESSTrainer fits the clusters."}
+    )
     max_length: int = field(
-        default=512, metadata={"help": "Token limit of an example the trainer tokenizes from raw `context` / `response` "
-                               "text (capped by the model's positions)."})
+        default=512,
+        metadata={
+            "help": "Token limit of an example the trainer tokenizes from raw `context` / `response` "
+            "text (capped by the model's positions)."
+        },
+    )
 
     def __post_init__(self):
         super().__post_init__()
-        if isinstance(self.gamma, bool) or not isinstance(self.gamma, (int, float)) or self.gamma < 0 or not math.isfinite(self.gamma):
+        if (
+            isinstance(self.gamma, bool)
+            or not isinstance(self.gamma, (int, float))
+            or self.gamma < 0
+            or not math.isfinite(self.gamma)
+        ):
             raise ArgumentError("gamma", f"must be a finite number >= 0, got {self.gamma!r}")
-        for name, minimum in (("num_clusters", 2), ("negative_contexts_per_cycle", 1), ("negative_max_new_tokens", 1),
-                              ("negative_generation_batch_size", 1), ("negative_no_repeat_ngram_size", 0),
-                              ("cluster_seed", 0), ("max_length", 4)):
+        for name, minimum in (
+            ("num_clusters", 2),
+            ("negative_contexts_per_cycle", 1),
+            ("negative_max_new_tokens", 1),
+            ("negative_generation_batch_size", 1),
+            ("negative_no_repeat_ngram_size", 0),
+            ("cluster_seed", 0),
+            ("max_length", 4),
+        ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
                 raise ArgumentError(name, f"must be an int >= {minimum}, got {value!r}")
-        message = weak_weights_warning((1 - 1 / self.num_clusters) ** self.gamma, self.gamma, self.num_clusters,
-                                       "the mean weight (1 - 1/k)^gamma for clusters of similar size")
+        message = weak_weights_warning(
+            (1 - 1 / self.num_clusters) ** self.gamma,
+            self.gamma,
+            self.num_clusters,
+            "the mean weight (1 - 1/k)^gamma for clusters of similar size",
+        )
         if message is not None:
             warnings.warn(message, UserWarning, stacklevel=3)
-        if isinstance(self.head_threshold, bool) or not isinstance(self.head_threshold, (int, float)) or not 0 <= self.head_threshold < 1:
+        if (
+            isinstance(self.head_threshold, bool)
+            or not isinstance(self.head_threshold, (int, float))
+            or not 0 <= self.head_threshold < 1
+        ):
             raise ArgumentError("head_threshold", f"must be in [0, 1), got {self.head_threshold!r}")
         if self.recluster_every is not None and (
-                isinstance(self.recluster_every, bool) or not isinstance(self.recluster_every, int) or self.recluster_every < 1):
-            raise ArgumentError("recluster_every", f"must be None or an int >= 1, got {self.recluster_every!r}")
+            isinstance(self.recluster_every, bool)
+            or not isinstance(self.recluster_every, int)
+            or self.recluster_every < 1
+        ):
+            raise ArgumentError(
+                "recluster_every", f"must be None or an int >= 1, got {self.recluster_every!r}"
+            )
         if self.negative_normalization not in NORMALIZATIONS:
-            raise ArgumentError("negative_normalization", f"must be one of {NORMALIZATIONS}, got {self.negative_normalization!r}")
+            raise ArgumentError(
+                "negative_normalization",
+                f"must be one of {NORMALIZATIONS}, got {self.negative_normalization!r}",
+            )
         if self.max_negatives_per_batch is not None and (
-                isinstance(self.max_negatives_per_batch, bool) or not isinstance(self.max_negatives_per_batch, int)
-                or self.max_negatives_per_batch < 1):
-            raise ArgumentError("max_negatives_per_batch", f"must be None or an int >= 1, got {self.max_negatives_per_batch!r}")
+            isinstance(self.max_negatives_per_batch, bool)
+            or not isinstance(self.max_negatives_per_batch, int)
+            or self.max_negatives_per_batch < 1
+        ):
+            raise ArgumentError(
+                "max_negatives_per_batch",
+                f"must be None or an int >= 1, got {self.max_negatives_per_batch!r}",
+            )

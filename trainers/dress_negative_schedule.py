@@ -15,6 +15,7 @@ What the released code does each cycle (``clustering`` + ``diversifying``):
 :func:`group_normalizers` gives each generation the token count its batch ("group") is divided
 by; :func:`slot_rows` spreads the negatives evenly over the micro-batches of a cycle's period.
 """
+
 from __future__ import annotations
 
 import math
@@ -28,7 +29,9 @@ from dialeval.validation import ArgumentError
 NORMALIZATIONS = ("all_generated", "head_only")
 
 
-def group_normalizers(token_counts, is_head, group_size: int, normalization: str = "all_generated") -> np.ndarray:
+def group_normalizers(
+    token_counts, is_head, group_size: int, normalization: str = "all_generated"
+) -> np.ndarray:
     """The token count each generation's group is divided by (one int per generation).
 
     Groups are consecutive runs of ``group_size`` generations (the last one may be shorter), as
@@ -39,13 +42,18 @@ def group_normalizers(token_counts, is_head, group_size: int, normalization: str
     counts = np.asarray(token_counts, dtype=np.int64)
     head = np.asarray(is_head, dtype=bool)
     if counts.ndim != 1 or head.shape != counts.shape:
-        raise ArgumentError("token_counts", f"and `is_head` must be 1-D of one length, got {counts.shape} and {head.shape}")
+        raise ArgumentError(
+            "token_counts",
+            f"and `is_head` must be 1-D of one length, got {counts.shape} and {head.shape}",
+        )
     if (counts < 0).any():
         raise ArgumentError("token_counts", "must be >= 0")
     if isinstance(group_size, bool) or not isinstance(group_size, int) or group_size < 1:
         raise ArgumentError("group_size", f"must be an int >= 1, got {group_size!r}")
     if normalization not in NORMALIZATIONS:
-        raise ArgumentError("normalization", f"must be one of {NORMALIZATIONS}, got {normalization!r}")
+        raise ArgumentError(
+            "normalization", f"must be one of {NORMALIZATIONS}, got {normalization!r}"
+        )
     counted = counts if normalization == "all_generated" else counts * head
     normalizers = np.zeros_like(counts)
     for start in range(0, counts.size, group_size):

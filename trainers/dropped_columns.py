@@ -10,20 +10,34 @@ is dropped, not used, and the warning says so. With ``remove_unused_columns=Fals
 dropped: the default :class:`~dialeval.trainers.DialogueCollator` refuses a column it cannot
 collate, naming it.
 """
+
 from __future__ import annotations
 
 import warnings
 
 #: Text columns the trainers read (raw text, TRL's formats) and then drop without a word: documented inputs.
-TEXT_COLUMNS = ("context", "response", "negative_response", "negative_context", "prompt", "completion", "messages",
-                "chosen", "rejected")
+TEXT_COLUMNS = (
+    "context",
+    "response",
+    "negative_response",
+    "negative_context",
+    "prompt",
+    "completion",
+    "messages",
+    "chosen",
+    "rejected",
+)
 #: Trainer's dataloader descriptions -> the user's argument.
 ARGUMENTS = {"training": "train_dataset", "evaluation": "eval_dataset", "test": "test_dataset"}
 
 
-def warn_dropped_columns(columns, kept, description: str | None, said: set, read_columns=()) -> None:
+def warn_dropped_columns(
+    columns, kept, description: str | None, said: set, read_columns=()
+) -> None:
     """Warn (once per ``said`` key) about the columns of ``columns`` outside ``kept`` and the text columns."""
-    dropped = sorted(set(columns) - set(kept) - set(TEXT_COLUMNS) - {column for column in read_columns if column})
+    dropped = sorted(
+        set(columns) - set(kept) - set(TEXT_COLUMNS) - {column for column in read_columns if column}
+    )
     argument = ARGUMENTS.get((description or "").lower(), description or "dataset")
     key = (argument, tuple(dropped))
     if not dropped or key in said:
@@ -33,7 +47,8 @@ def warn_dropped_columns(columns, kept, description: str | None, said: set, read
         f"`{argument}` has columns {dropped} that neither the model's forward nor the trainer reads: they are dropped "
         "(remove_unused_columns=True drops the columns the model does not take, as Trainer does). Remove them from "
         "the dataset to silence this, or set remove_unused_columns=False to have the collator refuse them",
-        UserWarning, stacklevel=3,
+        UserWarning,
+        stacklevel=3,
     )
 
 
@@ -46,5 +61,7 @@ class ColumnsSaidCollator:
 
     def __call__(self, features: list):
         if features and isinstance(features[0], dict):
-            warn_dropped_columns(features[0], self.kept, self.description, self.said, self.read_columns)
+            warn_dropped_columns(
+                features[0], self.kept, self.description, self.said, self.read_columns
+            )
         return self.collator(features)

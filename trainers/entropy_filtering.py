@@ -35,6 +35,7 @@ Defaults, from Csáky et al. and their released code:
 * A target seen once has entropy 0 and is never removed (the released ``min_cluster_size = 2``
   follows from any threshold >= 0).
 """
+
 from __future__ import annotations
 
 import math
@@ -73,7 +74,9 @@ def _source_key(context, index: int, source: str) -> tuple[str, ...]:
     if isinstance(context, Sequence) and context and all(isinstance(turn, str) for turn in context):
         turns = context[-1:] if source == "utterance" else context
         return tuple(normalize_utterance(turn) for turn in turns)
-    raise ArgumentError("pairs", f"item {index}: the context must be a string or a non-empty list of strings")
+    raise ArgumentError(
+        "pairs", f"item {index}: the context must be a string or a non-empty list of strings"
+    )
 
 
 def _checked_pairs(pairs, source: str) -> list[tuple[tuple[str, ...], str]]:
@@ -81,8 +84,15 @@ def _checked_pairs(pairs, source: str) -> list[tuple[tuple[str, ...], str]]:
         raise ArgumentError("pairs", "must be a non-empty sequence of (context, response) pairs")
     checked = []
     for index, pair in enumerate(pairs):
-        if not isinstance(pair, Sequence) or isinstance(pair, str) or len(pair) != 2 or not isinstance(pair[1], str):
-            raise ArgumentError("pairs", f"item {index} must be a (context, response) pair with a string response")
+        if (
+            not isinstance(pair, Sequence)
+            or isinstance(pair, str)
+            or len(pair) != 2
+            or not isinstance(pair[1], str)
+        ):
+            raise ArgumentError(
+                "pairs", f"item {index} must be a (context, response) pair with a string response"
+            )
         checked.append((_source_key(pair[0], index, source), normalize_utterance(pair[1])))
     return checked
 
@@ -124,17 +134,22 @@ class EntropyFilterResult:
 
 
 def _check_max_words(max_words) -> None:
-    if max_words is not None and (isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1):
+    if max_words is not None and (
+        isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1
+    ):
         raise ArgumentError("max_words", f"must be an int >= 1 or None, got {max_words!r}")
 
 
 def _removable(checked, entropies, threshold: float, max_words) -> list[bool]:
-    return [entropy > threshold and (max_words is None or len(target.split()) < max_words)
-            for (_, target), entropy in zip(checked, entropies)]
+    return [
+        entropy > threshold and (max_words is None or len(target.split()) < max_words)
+        for (_, target), entropy in zip(checked, entropies)
+    ]
 
 
-def filter_by_target_entropy(pairs, threshold: float = 1.0, max_words: int | None = 15,
-                             source: str = "utterance") -> EntropyFilterResult:
+def filter_by_target_entropy(
+    pairs, threshold: float = 1.0, max_words: int | None = 15, source: str = "utterance"
+) -> EntropyFilterResult:
     """Remove the pairs whose target's entropy exceeds ``threshold`` bits (Csáky et al. 2019, TARGET / IDENTITY).
 
     Args:
@@ -146,19 +161,30 @@ def filter_by_target_entropy(pairs, threshold: float = 1.0, max_words: int | Non
             contexts, the source utterances of Csáky et al.; ``"context"``: over whole contexts
             (every turn; the default of dialeval 0.1.0).
     """
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold) or threshold < 0:
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, (int, float))
+        or not math.isfinite(threshold)
+        or threshold < 0
+    ):
         raise ArgumentError("threshold", f"must be a finite number >= 0 (bits), got {threshold!r}")
     _check_max_words(max_words)
     _check_source(source)
     checked = _checked_pairs(pairs, source)
     entropies = _entropies(checked)
     removable = _removable(checked, entropies, float(threshold), max_words)
-    return EntropyFilterResult(kept=[i for i, drop in enumerate(removable) if not drop],
-                               removed=[i for i, drop in enumerate(removable) if drop],
-                               entropies=entropies, threshold=float(threshold), source=source)
+    return EntropyFilterResult(
+        kept=[i for i, drop in enumerate(removable) if not drop],
+        removed=[i for i, drop in enumerate(removable) if drop],
+        entropies=entropies,
+        threshold=float(threshold),
+        source=source,
+    )
 
 
-def threshold_for_fraction(pairs, fraction: float, max_words: int | None = 15, source: str = "utterance") -> float:
+def threshold_for_fraction(
+    pairs, fraction: float, max_words: int | None = 15, source: str = "utterance"
+) -> float:
     """The smallest threshold (one of the pairs' entropies) that removes at most ``fraction`` of the pairs.
 
     Csáky et al. choose thresholds so that a similar share of each dataset is filtered (their
@@ -166,7 +192,11 @@ def threshold_for_fraction(pairs, fraction: float, max_words: int | None = 15, s
     go together, so the share removed can be below ``fraction``. ``source`` as in
     :func:`filter_by_target_entropy`.
     """
-    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 <= fraction < 1:
+    if (
+        isinstance(fraction, bool)
+        or not isinstance(fraction, (int, float))
+        or not 0 <= fraction < 1
+    ):
         raise ArgumentError("fraction", f"must be in [0, 1), got {fraction!r}")
     _check_max_words(max_words)
     _check_source(source)

@@ -18,6 +18,7 @@ dataset argument, the row and the column:
 A ``datasets.Dataset`` is checked once, when the trainer prepares it, column by column with pyarrow
 in slices of :data:`ROWS_PER_SLICE` rows; a stream or a torch dataset row by row as it is read.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -34,7 +35,10 @@ _ID_COLUMNS = ("input_ids", "labels", "attention_mask", "decoder_attention_mask"
 def model_vocabulary_size(model) -> int | None:
     """How many token ids the model can read and predict: its embedding rows (and output rows), None if unknown."""
     sizes = []
-    for getter, attribute in (("get_input_embeddings", "num_embeddings"), ("get_output_embeddings", "out_features")):
+    for getter, attribute in (
+        ("get_input_embeddings", "num_embeddings"),
+        ("get_output_embeddings", "out_features"),
+    ):
         module = getattr(model, getter, lambda: None)()
         size = getattr(module, attribute, None) if module is not None else None
         if isinstance(size, int):
@@ -46,7 +50,12 @@ def model_vocabulary_size(model) -> int | None:
 
 def _checked_columns(columns) -> list[tuple[str, str]]:
     """(prefix, base) of each id / mask column present."""
-    return [(prefix, base) for prefix in ("", NEGATIVE_PREFIX) for base in _ID_COLUMNS if prefix + base in columns]
+    return [
+        (prefix, base)
+        for prefix in ("", NEGATIVE_PREFIX)
+        for base in _ID_COLUMNS
+        if prefix + base in columns
+    ]
 
 
 def _id_problem(values: Sequence, base: str, vocabulary_size: int | None) -> str | None:
@@ -63,8 +72,11 @@ def _id_problem(values: Sequence, base: str, vocabulary_size: int | None) -> str
             continue
         elif value < 0 or (vocabulary_size is not None and value >= vocabulary_size):
             allowed = " or -100 (no target)" if base == "labels" else ""
-            bound = f"the model's vocabulary of {vocabulary_size} token ids (0 .. {vocabulary_size - 1})" \
-                if vocabulary_size is not None else "token ids (>= 0)"
+            bound = (
+                f"the model's vocabulary of {vocabulary_size} token ids (0 .. {vocabulary_size - 1})"
+                if vocabulary_size is not None
+                else "token ids (>= 0)"
+            )
             return f"holds {value} at position {position}, outside {bound}{allowed}"
     return None
 
@@ -77,15 +89,20 @@ def _length_problem(lengths: dict[str, int], prefix: str, causal: bool) -> str |
     for column, reference in pairs:
         length, expected = lengths.get(prefix + column), lengths.get(prefix + reference)
         if length is not None and expected is not None and length != expected:
-            why = " (a causal LM's labels are its input ids shifted inside the loss, position by position)" \
-                if column == "labels" else ""
-            return (f"`{prefix + column}` has {length} tokens but `{prefix + reference}` has {expected}{why}")
+            why = (
+                " (a causal LM's labels are its input ids shifted inside the loss, position by position)"
+                if column == "labels"
+                else ""
+            )
+            return f"`{prefix + column}` has {length} tokens but `{prefix + reference}` has {expected}{why}"
     if ids == 0:
         return f"`{prefix}input_ids` is empty"
     return None
 
 
-def check_example_row(row: Mapping, index: int, argument: str, *, causal: bool, vocabulary_size: int | None) -> None:
+def check_example_row(
+    row: Mapping, index: int, argument: str, *, causal: bool, vocabulary_size: int | None
+) -> None:
     """Refuse one tokenized row (a dict of columns) that the model cannot read; see the module docstring."""
     lengths = {}
     for prefix, base in _checked_columns(row):
@@ -93,7 +110,10 @@ def check_example_row(row: Mapping, index: int, argument: str, *, causal: bool, 
         values = row[column]
         values = values.tolist() if hasattr(values, "tolist") else values
         if not isinstance(values, (list, tuple)):
-            raise ArgumentError(argument, f"row {index}: `{column}` must be a list of token ids, got {type(values).__name__}")
+            raise ArgumentError(
+                argument,
+                f"row {index}: `{column}` must be a list of token ids, got {type(values).__name__}",
+            )
         problem = _id_problem(values, base, vocabulary_size)
         if problem is not None:
             raise ArgumentError(argument, f"row {index}: `{column}` {problem}")
@@ -108,10 +128,16 @@ def _is_id_list(arrow_type, base: str) -> bool:
     """A list of integers (a mask: or of booleans)."""
     import pyarrow as pa
 
-    if not (pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type) or pa.types.is_fixed_size_list(arrow_type)):
+    if not (
+        pa.types.is_list(arrow_type)
+        or pa.types.is_large_list(arrow_type)
+        or pa.types.is_fixed_size_list(arrow_type)
+    ):
         return False
     value_type = arrow_type.value_type
-    return pa.types.is_integer(value_type) or (base.endswith("attention_mask") and pa.types.is_boolean(value_type))
+    return pa.types.is_integer(value_type) or (
+        base.endswith("attention_mask") and pa.types.is_boolean(value_type)
+    )
 
 
 def _first_bad_row(column, base: str, vocabulary_size: int | None) -> int | None:
@@ -138,7 +164,9 @@ def _first_bad_row(column, base: str, vocabulary_size: int | None) -> int | None
     return pc.list_parent_indices(column)[pc.index(bad, True).as_py()].as_py()
 
 
-def check_example_columns(dataset, argument: str, *, causal: bool, vocabulary_size: int | None) -> None:
+def check_example_columns(
+    dataset, argument: str, *, causal: bool, vocabulary_size: int | None
+) -> None:
     """:func:`check_example_row` over a whole ``datasets.Dataset``, a slice of columns at a time (pyarrow)."""
     import pyarrow.compute as pc
 
@@ -149,12 +177,15 @@ def check_example_columns(dataset, argument: str, *, causal: bool, vocabulary_si
     for prefix, base in checked:
         arrow_type = schema.field(prefix + base).type
         if not _is_id_list(arrow_type, base):
-            raise ArgumentError(argument, f"column `{prefix + base}` must hold lists of integer token ids, "
-                             f"its type is {arrow_type}")
+            raise ArgumentError(
+                argument,
+                f"column `{prefix + base}` must hold lists of integer token ids, "
+                f"its type is {arrow_type}",
+            )
     names = [prefix + base for prefix, base in checked]
     arrow = dataset.select_columns(names).with_format("arrow")
     for start in range(0, len(dataset), ROWS_PER_SLICE):
-        table = arrow[start:start + ROWS_PER_SLICE]
+        table = arrow[start : start + ROWS_PER_SLICE]
         bad_rows = []
         lengths = {}
         for (prefix, base), name in zip(checked, names):
@@ -170,8 +201,11 @@ def check_example_columns(dataset, argument: str, *, causal: bool, vocabulary_si
             ids = lengths.get(prefix + "input_ids")
             if ids is not None and pc.any(pc.equal(ids, 0)).as_py():
                 bad_rows.append(pc.index(pc.equal(ids, 0), True).as_py())
-            for column, reference in (("attention_mask", "input_ids"), ("decoder_attention_mask", "labels"),
-                                      *((("labels", "input_ids"),) if causal else ())):
+            for column, reference in (
+                ("attention_mask", "input_ids"),
+                ("decoder_attention_mask", "labels"),
+                *((("labels", "input_ids"),) if causal else ()),
+            ):
                 first, second = lengths.get(prefix + column), lengths.get(prefix + reference)
                 if first is not None and second is not None:
                     differ = pc.not_equal(first, second)
@@ -179,6 +213,13 @@ def check_example_columns(dataset, argument: str, *, causal: bool, vocabulary_si
                         bad_rows.append(pc.index(differ, True).as_py())
         if bad_rows:
             row = min(bad_rows)
-            check_example_row(table.slice(row, 1).to_pylist()[0], start + row, argument, causal=causal,
-                              vocabulary_size=vocabulary_size)
-            raise AssertionError(f"row {start + row} failed the column check but not the row check")  # pragma: no cover
+            check_example_row(
+                table.slice(row, 1).to_pylist()[0],
+                start + row,
+                argument,
+                causal=causal,
+                vocabulary_size=vocabulary_size,
+            )
+            raise AssertionError(
+                f"row {start + row} failed the column check but not the row check"
+            )  # pragma: no cover

@@ -25,6 +25,7 @@ Differences from He & Glass: the negatives are mined once, from the model before
 generations); the released code also scales the end-of-sentence token's term by 0.1
 (``FREQ_AVOID_SCAL``), which the weight -1 NLL here does not.
 """
+
 from __future__ import annotations
 
 import random
@@ -57,7 +58,11 @@ class FrequentNegatives:
 
 
 def _check_generations(generations) -> list[str]:
-    if isinstance(generations, (str, bytes)) or not isinstance(generations, Sequence) or not generations:
+    if (
+        isinstance(generations, (str, bytes))
+        or not isinstance(generations, Sequence)
+        or not generations
+    ):
         raise ArgumentError("generations", "must be a non-empty sequence of strings")
     if not all(isinstance(text, str) for text in generations):
         raise ArgumentError("generations", "must hold strings only")
@@ -81,16 +86,33 @@ def frequent_negatives(contexts, generations, r_thres: float) -> FrequentNegativ
     if isinstance(r_thres, bool) or not isinstance(r_thres, (int, float)) or not 0 <= r_thres < 1:
         raise ArgumentError("r_thres", f"must be a number in [0, 1), got {r_thres!r}")
     ratios = response_ratios(generations)
-    if isinstance(contexts, (str, bytes)) or not isinstance(contexts, Sequence) or len(contexts) != len(generations):
-        raise ArgumentError("contexts", f"must be a sequence with one context per generation ({len(generations)})")
+    if (
+        isinstance(contexts, (str, bytes))
+        or not isinstance(contexts, Sequence)
+        or len(contexts) != len(generations)
+    ):
+        raise ArgumentError(
+            "contexts", f"must be a sequence with one context per generation ({len(generations)})"
+        )
     frequent = {text: ratio for text, ratio in ratios.items() if ratio > r_thres}
-    examples = [FrequentNegative(index, contexts[index], normalize_utterance(text), frequent[normalize_utterance(text)])
-                for index, text in enumerate(generations) if normalize_utterance(text) in frequent]
-    return FrequentNegatives(examples=examples, r_thres=float(r_thres), share=len(examples) / len(generations),
-                             frequent=frequent)
+    examples = [
+        FrequentNegative(
+            index, contexts[index], normalize_utterance(text), frequent[normalize_utterance(text)]
+        )
+        for index, text in enumerate(generations)
+        if normalize_utterance(text) in frequent
+    ]
+    return FrequentNegatives(
+        examples=examples,
+        r_thres=float(r_thres),
+        share=len(examples) / len(generations),
+        frequent=frequent,
+    )
 
 
-def negative_training_rows(pairs, negatives: Sequence[FrequentNegative], seed: int = 0) -> list[dict]:
+def negative_training_rows(
+    pairs, negatives: Sequence[FrequentNegative], seed: int = 0
+) -> list[dict]:
     """Every gold ``(context, response)`` pair with one negative, negatives cycled in a seeded order.
 
     Returns dicts ``context``, ``response`` (gold) and ``negative_context``, ``negative_response``
@@ -99,16 +121,34 @@ def negative_training_rows(pairs, negatives: Sequence[FrequentNegative], seed: i
     if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Sequence) or not pairs:
         raise ArgumentError("pairs", "must be a non-empty sequence of (context, response) pairs")
     if not negatives:
-        raise ArgumentError("negatives", "is empty: no generation is frequent at this r_thres, nothing to train against")
+        raise ArgumentError(
+            "negatives",
+            "is empty: no generation is frequent at this r_thres, nothing to train against",
+        )
     if not all(isinstance(negative, FrequentNegative) for negative in negatives):
-        raise ArgumentError("negatives", "must hold FrequentNegative items (frequent_negatives(...).examples)")
+        raise ArgumentError(
+            "negatives", "must hold FrequentNegative items (frequent_negatives(...).examples)"
+        )
     order = list(range(len(negatives)))
     random.Random(seed).shuffle(order)
     rows = []
     for index, pair in enumerate(pairs):
-        if not isinstance(pair, Sequence) or isinstance(pair, str) or len(pair) != 2 or not isinstance(pair[1], str):
-            raise ArgumentError("pairs", f"item {index} must be a (context, response) pair with a string response")
+        if (
+            not isinstance(pair, Sequence)
+            or isinstance(pair, str)
+            or len(pair) != 2
+            or not isinstance(pair[1], str)
+        ):
+            raise ArgumentError(
+                "pairs", f"item {index} must be a (context, response) pair with a string response"
+            )
         negative = negatives[order[index % len(order)]]
-        rows.append({"context": pair[0], "response": pair[1], "negative_context": negative.context,
-                     "negative_response": negative.response})
+        rows.append(
+            {
+                "context": pair[0],
+                "response": pair[1],
+                "negative_context": negative.context,
+                "negative_response": negative.response,
+            }
+        )
     return rows

@@ -23,6 +23,7 @@ other column is dropped as ``Trainer``'s ``remove_unused_columns`` drops it, but
 ``UserWarning`` (:mod:`dialeval.trainers.dropped_columns`), or refused by the collator when
 ``remove_unused_columns=False``.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -40,28 +41,54 @@ MASK_ADVICE = (
 )
 
 
-def encode_raw_row(row: dict, tokenizer, is_encoder_decoder: bool, max_length: int, with_negative: bool) -> dict:
+def encode_raw_row(
+    row: dict, tokenizer, is_encoder_decoder: bool, max_length: int, with_negative: bool
+) -> dict:
     """One raw-text row -> a tokenized example (``datasets.Dataset.map`` function)."""
     if with_negative:
         # Negative Training's rows carry the negative's own context (trainers.frequent_negatives)
-        return encode_unlikelihood_example(tokenizer, row["context"], row["response"], row["negative_response"],
-                                           is_encoder_decoder, max_length, negative_context=row.get("negative_context"))
-    return encode_dialogue(tokenizer, row["context"], row["response"], is_encoder_decoder, max_length)
+        return encode_unlikelihood_example(
+            tokenizer,
+            row["context"],
+            row["response"],
+            row["negative_response"],
+            is_encoder_decoder,
+            max_length,
+            negative_context=row.get("negative_context"),
+        )
+    return encode_dialogue(
+        tokenizer, row["context"], row["response"], is_encoder_decoder, max_length
+    )
 
 
-def check_label_rows(input_ids: Sequence, labels: Sequence, argument: str, column: str, causal: bool,
-                     first_row: int = 0) -> None:
+def check_label_rows(
+    input_ids: Sequence,
+    labels: Sequence,
+    argument: str,
+    column: str,
+    causal: bool,
+    first_row: int = 0,
+) -> None:
     """Refuse rows whose labels cover the context (causal) or no token at all (rows numbered from ``first_row``)."""
     for index, (ids, row) in enumerate(zip(input_ids, labels), start=first_row):
         row = list(row)
         if causal and list(ids) == row:
-            raise ArgumentError(argument, f"row {index}: `{column}` equals the input ids (the usual causal-LM "
-                             f"preparation), so the loss and DRESS's clusters would cover whole dialogues; {MASK_ADVICE}")
+            raise ArgumentError(
+                argument,
+                f"row {index}: `{column}` equals the input ids (the usual causal-LM "
+                f"preparation), so the loss and DRESS's clusters would cover whole dialogues; {MASK_ADVICE}",
+            )
         if all(label == IGNORE_INDEX for label in row):
-            raise ArgumentError(argument, f"row {index}: every `{column}` is -100, the example has no response to train on")
+            raise ArgumentError(
+                argument,
+                f"row {index}: every `{column}` is -100, the example has no response to train on",
+            )
         if causal and row[0] != IGNORE_INDEX:
-            raise ArgumentError(argument, f"row {index}: the first token of `{column}` is a target, so the example has "
-                             f"no context; {MASK_ADVICE}")
+            raise ArgumentError(
+                argument,
+                f"row {index}: the first token of `{column}` is a target, so the example has "
+                f"no context; {MASK_ADVICE}",
+            )
 
 
 def check_label_batch(batch: dict, causal: bool) -> None:
@@ -71,13 +98,24 @@ def check_label_batch(batch: dict, causal: bool) -> None:
     for prefix in ("", NEGATIVE_PREFIX):
         labels = batch.get(prefix + "labels")
         if labels is not None and bool((labels[:, 0] != IGNORE_INDEX).any()):
-            raise ValueError(f"a training batch's `{prefix}labels` start with a target token: the data collator (or "
-                             f"the data) put labels on the context, e.g. labels = input_ids as "
-                             f"DataCollatorForLanguageModeling does; {MASK_ADVICE}")
+            raise ValueError(
+                f"a training batch's `{prefix}labels` start with a target token: the data collator (or "
+                f"the data) put labels on the context, e.g. labels = input_ids as "
+                f"DataCollatorForLanguageModeling does; {MASK_ADVICE}"
+            )
 
 
-def prepare_dataset(dataset, argument: str, tokenizer, *, is_encoder_decoder: bool, max_length: int,
-                    raw_columns: tuple[str, ...], label_columns: tuple[str, ...], vocabulary_size: int | None = None):
+def prepare_dataset(
+    dataset,
+    argument: str,
+    tokenizer,
+    *,
+    is_encoder_decoder: bool,
+    max_length: int,
+    raw_columns: tuple[str, ...],
+    label_columns: tuple[str, ...],
+    vocabulary_size: int | None = None,
+):
     """Tokenize a raw-text ``datasets.Dataset`` and check a tokenized one; other datasets pass as they are
     (their batches are checked during training)."""
     import datasets
@@ -85,28 +123,52 @@ def prepare_dataset(dataset, argument: str, tokenizer, *, is_encoder_decoder: bo
     if not isinstance(dataset, datasets.Dataset):
         return dataset
     columns = dataset.column_names
-    if dataset_format(columns) is not None:  # TRL's formats (prompt / completion, messages, preference)
-        dataset = tokenize_chat_dataset(dataset, argument, tokenizer, is_encoder_decoder=is_encoder_decoder,
-                                        max_length=max_length, with_negative="negative_response" in raw_columns)
+    if (
+        dataset_format(columns) is not None
+    ):  # TRL's formats (prompt / completion, messages, preference)
+        dataset = tokenize_chat_dataset(
+            dataset,
+            argument,
+            tokenizer,
+            is_encoder_decoder=is_encoder_decoder,
+            max_length=max_length,
+            with_negative="negative_response" in raw_columns,
+        )
         columns = dataset.column_names
     if "input_ids" not in columns:
         missing = [column for column in raw_columns if column not in columns]
         if missing:
-            raise ArgumentError(argument, "needs tokenized `input_ids` and `labels` (dialeval.trainers.encode_dialogue "
-                             f"builds them) or the raw text columns {list(raw_columns)}; it has {columns}")
+            raise ArgumentError(
+                argument,
+                "needs tokenized `input_ids` and `labels` (dialeval.trainers.encode_dialogue "
+                f"builds them) or the raw text columns {list(raw_columns)}; it has {columns}",
+            )
         if tokenizer is None or not callable(tokenizer) or not hasattr(tokenizer, "decode"):
-            raise ArgumentError("processing_class", f"must be a tokenizer to tokenize `{argument}`'s raw text columns")
+            raise ArgumentError(
+                "processing_class",
+                f"must be a tokenizer to tokenize `{argument}`'s raw text columns",
+            )
         dataset = dataset.map(
-            encode_raw_row, remove_columns=columns, desc=f"Tokenizing {argument}",
-            fn_kwargs={"tokenizer": tokenizer, "is_encoder_decoder": is_encoder_decoder, "max_length": max_length,
-                       "with_negative": "negative_response" in columns},
+            encode_raw_row,
+            remove_columns=columns,
+            desc=f"Tokenizing {argument}",
+            fn_kwargs={
+                "tokenizer": tokenizer,
+                "is_encoder_decoder": is_encoder_decoder,
+                "max_length": max_length,
+                "with_negative": "negative_response" in columns,
+            },
         )
         columns = dataset.column_names
     # Ids, lengths and types, once per dataset (trainers.example_checks), before the rows are read below.
-    check_example_columns(dataset, argument, causal=not is_encoder_decoder, vocabulary_size=vocabulary_size)
+    check_example_columns(
+        dataset, argument, causal=not is_encoder_decoder, vocabulary_size=vocabulary_size
+    )
     for column in label_columns:
         ids_column = column.replace("labels", "input_ids")
         if column not in columns:
             raise ArgumentError(argument, f"has `{ids_column}` but no `{column}`: {MASK_ADVICE}")
-        check_label_rows(dataset[ids_column], dataset[column], argument, column, causal=not is_encoder_decoder)
+        check_label_rows(
+            dataset[ids_column], dataset[column], argument, column, causal=not is_encoder_decoder
+        )
     return dataset

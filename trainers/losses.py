@@ -28,6 +28,7 @@ Hostile input (issue 27):
   refuse it (its ``logging_nan_inf_filter`` only hides such losses from the logs), so neither
   does dialeval, but it returns 0 and says so instead of a NaN.
 """
+
 from __future__ import annotations
 
 import functools
@@ -54,7 +55,7 @@ def warn_no_target_tokens() -> None:
 
 
 def describe_non_finite(values: torch.Tensor) -> str | None:
-    """"holds N non-finite value(s), the first nan at [i, j]", or None when every value is finite."""
+    """ "holds N non-finite value(s), the first nan at [i, j]", or None when every value is finite."""
     values = torch.as_tensor(values).detach().float()
     bad = ~torch.isfinite(values)
     if not bad.any():
@@ -76,9 +77,13 @@ def check_finite_loss(loss: torch.Tensor, **inputs) -> torch.Tensor:
             continue
         problem = describe_non_finite(values)
         if problem is not None:
-            raise ArgumentError(argument, f"{problem}: the loss would be {loss.detach().float().max().item()!r}")
-    raise ValueError(f"the loss is {loss.detach().float().max().item()!r} although every input is finite "
-                     "(float32 overflow: are the logits of order 1e38?)")
+            raise ArgumentError(
+                argument, f"{problem}: the loss would be {loss.detach().float().max().item()!r}"
+            )
+    raise ValueError(
+        f"the loss is {loss.detach().float().max().item()!r} although every input is finite "
+        "(float32 overflow: are the logits of order 1e38?)"
+    )
 
 
 def dress_weights(cluster_ids, cluster_distribution, gamma: float) -> np.ndarray:
@@ -92,12 +97,31 @@ def dress_weights(cluster_ids, cluster_distribution, gamma: float) -> np.ndarray
     ids = np.asarray(cluster_ids)
     distribution = np.asarray(cluster_distribution, dtype=np.float64)
     # NaN compares False both ways: it is refused explicitly (it would make every weight NaN).
-    if distribution.ndim != 1 or distribution.size == 0 or not np.isfinite(distribution).all() \
-            or (distribution < 0).any() or (distribution > 1).any():
+    if (
+        distribution.ndim != 1
+        or distribution.size == 0
+        or not np.isfinite(distribution).all()
+        or (distribution < 0).any()
+        or (distribution > 1).any()
+    ):
         raise ArgumentError("cluster_distribution", "must be a 1-D vector of shares in [0, 1]")
-    if ids.ndim != 1 or (ids.size and (not np.issubdtype(ids.dtype, np.integer) or ids.min() < 0 or ids.max() >= distribution.size)):
-        raise ArgumentError("cluster_ids", f"must be a 1-D vector of ints in [0, {distribution.size - 1}]")
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or gamma < 0 or not np.isfinite(gamma):
+    if ids.ndim != 1 or (
+        ids.size
+        and (
+            not np.issubdtype(ids.dtype, np.integer)
+            or ids.min() < 0
+            or ids.max() >= distribution.size
+        )
+    ):
+        raise ArgumentError(
+            "cluster_ids", f"must be a 1-D vector of ints in [0, {distribution.size - 1}]"
+        )
+    if (
+        isinstance(gamma, bool)
+        or not isinstance(gamma, (int, float))
+        or gamma < 0
+        or not np.isfinite(gamma)
+    ):
         raise ArgumentError("gamma", f"must be a finite number >= 0, got {gamma!r}")
     return (1.0 - distribution[ids]) ** float(gamma)
 
@@ -110,20 +134,39 @@ def head_cluster_mask(cluster_ids, num_clusters: int, head_threshold: float) -> 
     The probability is that of the *generations* of the current cycle (their Eq. 1 histogram).
     """
     ids = np.asarray(cluster_ids)
-    if isinstance(num_clusters, bool) or not isinstance(num_clusters, (int, np.integer)) or num_clusters < 1:
+    if (
+        isinstance(num_clusters, bool)
+        or not isinstance(num_clusters, (int, np.integer))
+        or num_clusters < 1
+    ):
         raise ArgumentError("num_clusters", f"must be an int >= 1, got {num_clusters!r}")
-    if ids.ndim != 1 or ids.size == 0 or not np.issubdtype(ids.dtype, np.integer) or ids.min() < 0 or ids.max() >= num_clusters:
-        raise ArgumentError("cluster_ids", f"must be a non-empty 1-D vector of ints in [0, {num_clusters - 1}]")
-    if isinstance(head_threshold, bool) or not isinstance(head_threshold, (int, float)) or not 0 <= head_threshold < 1:
+    if (
+        ids.ndim != 1
+        or ids.size == 0
+        or not np.issubdtype(ids.dtype, np.integer)
+        or ids.min() < 0
+        or ids.max() >= num_clusters
+    ):
+        raise ArgumentError(
+            "cluster_ids", f"must be a non-empty 1-D vector of ints in [0, {num_clusters - 1}]"
+        )
+    if (
+        isinstance(head_threshold, bool)
+        or not isinstance(head_threshold, (int, float))
+        or not 0 <= head_threshold < 1
+    ):
         raise ArgumentError("head_threshold", f"must be in [0, 1), got {head_threshold!r}")
     shares = np.bincount(ids, minlength=num_clusters) / ids.size
     return shares[ids] > head_threshold
 
 
-def _aligned(logits: torch.Tensor, labels: torch.Tensor, shift_labels: bool) -> tuple[torch.Tensor, torch.Tensor]:
+def _aligned(
+    logits: torch.Tensor, labels: torch.Tensor, shift_labels: bool
+) -> tuple[torch.Tensor, torch.Tensor]:
     if logits.dim() != 3 or labels.dim() != 2 or logits.shape[:2] != labels.shape:
         raise ArgumentError(
-            "logits", f"must be (batch, length, vocab) and `labels` (batch, length), got {tuple(logits.shape)} and {tuple(labels.shape)}"
+            "logits",
+            f"must be (batch, length, vocab) and `labels` (batch, length), got {tuple(logits.shape)} and {tuple(labels.shape)}",
         )
     if shift_labels:
         # Causal LMs: the logits at position t predict the token at t + 1. Shifting the labels (and
@@ -138,13 +181,18 @@ def count_target_tokens(labels: torch.Tensor, shift_labels: bool) -> torch.Tenso
     return targets.ne(IGNORE_INDEX).sum()
 
 
-def token_nll(logits: torch.Tensor, labels: torch.Tensor, shift_labels: bool) -> tuple[torch.Tensor, torch.Tensor]:
+def token_nll(
+    logits: torch.Tensor, labels: torch.Tensor, shift_labels: bool
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Per-token ``-log p(label)`` (float32) and the target mask, both (batch, length[-1])."""
     logits, labels = _aligned(logits, labels, shift_labels)
     mask = labels.ne(IGNORE_INDEX)
     # float32 like transformers' ForCausalLMLoss: half-precision log-softmax loses the tail.
     nll = F.cross_entropy(
-        logits.reshape(-1, logits.shape[-1]).float(), labels.reshape(-1), ignore_index=IGNORE_INDEX, reduction="none"
+        logits.reshape(-1, logits.shape[-1]).float(),
+        labels.reshape(-1),
+        ignore_index=IGNORE_INDEX,
+        reduction="none",
     ).view(labels.shape)
     return nll, mask
 
@@ -155,16 +203,23 @@ def _normalizer(num_items_in_batch, mask: torch.Tensor) -> torch.Tensor:
     else:
         count = torch.as_tensor(num_items_in_batch, device=mask.device)
         if count.numel() != 1 or count.is_complex() or count.dtype == torch.bool:
-            raise ArgumentError("num_items_in_batch", f"must be one number (a target-token count), got {num_items_in_batch!r}")
+            raise ArgumentError(
+                "num_items_in_batch",
+                f"must be one number (a target-token count), got {num_items_in_batch!r}",
+            )
         if not bool(torch.isfinite(count)) or bool(count < 0):
-            raise ArgumentError("num_items_in_batch", f"must be a finite count >= 0, got {count.item()!r}")
+            raise ArgumentError(
+                "num_items_in_batch", f"must be a finite count >= 0, got {count.item()!r}"
+            )
     if bool(count == 0):
         warn_no_target_tokens()
     # An all-padding batch contributes 0, not NaN (see the module's docstring).
     return count.clamp(min=1).to(torch.float32)
 
 
-def sequence_nll(logits: torch.Tensor, labels: torch.Tensor, shift_labels: bool = False) -> torch.Tensor:
+def sequence_nll(
+    logits: torch.Tensor, labels: torch.Tensor, shift_labels: bool = False
+) -> torch.Tensor:
     """Each row's summed ``-log p(label)`` over its target tokens, (batch,) float32.
 
     A row with no target gives 0; non-finite logits that reach a row's sum are refused (ValueError
@@ -198,9 +253,14 @@ def weighted_nll_loss(
     per_example = (nll * mask).sum(dim=1)
     weights = None
     if example_weights is not None:
-        weights = torch.as_tensor(example_weights, device=per_example.device, dtype=per_example.dtype)
+        weights = torch.as_tensor(
+            example_weights, device=per_example.device, dtype=per_example.dtype
+        )
         if weights.shape != per_example.shape:
-            raise ArgumentError("example_weights", f"must have shape ({per_example.shape[0]},), got {tuple(weights.shape)}")
+            raise ArgumentError(
+                "example_weights",
+                f"must have shape ({per_example.shape[0]},), got {tuple(weights.shape)}",
+            )
         per_example = per_example * weights
     loss = per_example.sum() / _normalizer(num_items_in_batch, mask)
     return check_finite_loss(loss, example_weights=weights, logits=logits)
@@ -222,7 +282,11 @@ def unlikelihood_loss(
     Non-finite ``logits`` raise a ValueError naming them; a batch with no target token gives 0
     and a one-time warning (the module's docstring says why).
     """
-    if isinstance(min_complement, bool) or not isinstance(min_complement, (int, float)) or not 0 < min_complement < 1:
+    if (
+        isinstance(min_complement, bool)
+        or not isinstance(min_complement, (int, float))
+        or not 0 < min_complement < 1
+    ):
         raise ArgumentError("min_complement", f"must be in (0, 1), got {min_complement!r}")
     logits, labels = _aligned(logits, labels, shift_labels)
     mask = labels.ne(IGNORE_INDEX)

@@ -4,6 +4,7 @@ A ``README.md`` with the Hub's metadata (``library_name``, ``base_model``, ``tag
 method, its paper, the hyperparameters, what training did and how it differs from the paper.
 Built with ``huggingface_hub.ModelCard``, so ``ModelCard.load`` reads it back.
 """
+
 from __future__ import annotations
 
 import os
@@ -30,23 +31,47 @@ def base_model_id(model) -> str | None:
     return name
 
 
-def build_model_card(*, model_name: str, base_model: str | None, tags: list[str], title: str, method: str,
-                     hyperparameters: dict, training: dict, differences: list[str], citation: str):
+def build_model_card(
+    *,
+    model_name: str,
+    base_model: str | None,
+    tags: list[str],
+    title: str,
+    method: str,
+    hyperparameters: dict,
+    training: dict,
+    differences: list[str],
+    citation: str,
+):
     """A ``huggingface_hub.ModelCard`` (front matter + Markdown)."""
     from huggingface_hub import ModelCard, ModelCardData
 
-    data = ModelCardData(library_name="transformers", base_model=base_model, tags=[*tags, *PACKAGE_TAGS],
-                         model_name=model_name)
-    origin = f"a fine-tuned version of [{base_model}](https://huggingface.co/{base_model})" if base_model else "a model"
+    data = ModelCardData(
+        library_name="transformers",
+        base_model=base_model,
+        tags=[*tags, *PACKAGE_TAGS],
+        model_name=model_name,
+    )
+    origin = (
+        f"a fine-tuned version of [{base_model}](https://huggingface.co/{base_model})"
+        if base_model
+        else "a model"
+    )
     body = [
         f"# {model_name}",
         f"This model is {origin} trained with {title} by `dialeval.trainers`.",
-        "## Method", method,
-        "## Hyperparameters", _table(hyperparameters),
-        "## Training", _table(training),
+        "## Method",
+        method,
+        "## Hyperparameters",
+        _table(hyperparameters),
+        "## Training",
+        _table(training),
     ]
     if differences:
-        body += ["## Differences from the paper and the authors' code", "\n".join(f"- {line}" for line in differences)]
+        body += [
+            "## Differences from the paper and the authors' code",
+            "\n".join(f"- {line}" for line in differences),
+        ]
     body += ["## Citation", f"```bibtex\n{citation.strip()}\n```"]
     return ModelCard(f"---\n{data.to_yaml()}\n---\n\n" + "\n\n".join(body) + "\n")
 

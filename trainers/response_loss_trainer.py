@@ -29,6 +29,7 @@ Evaluation. ``eval_loss`` (``evaluate`` / ``predict``) is the plain gold NLL per
 with no weights and no negative term, so it compares with plain ``Trainer``'s; ``predict_with_generate``
 works for causal models (generated from the context only) and encoder-decoders.
 """
+
 from __future__ import annotations
 
 import torch
@@ -80,9 +81,17 @@ def stack_rows(first: dict, second: dict, pad_token_id: int) -> dict:
     stacked = {}
     for key, value in first.items():
         other = second[key]
-        fill = IGNORE_INDEX if key == "labels" else 0 if key.endswith("attention_mask") else pad_token_id
+        fill = (
+            IGNORE_INDEX
+            if key == "labels"
+            else 0
+            if key.endswith("attention_mask")
+            else pad_token_id
+        )
         length = max(value.shape[1], other.shape[1])
-        stacked[key] = torch.cat([_pad_to(value, length, fill), _pad_to(other, length, fill)], dim=0)
+        stacked[key] = torch.cat(
+            [_pad_to(value, length, fill), _pad_to(other, length, fill)], dim=0
+        )
     return stacked
 
 
@@ -101,17 +110,32 @@ class ResponseLossTrainer(TrainerHooks):
     raw_text_columns: tuple[str, ...] = ("context", "response")
     train_label_columns: tuple[str, ...] = ("labels",)
 
-    def __init__(self, model=None, args=None, data_collator=None, train_dataset=None, eval_dataset=None,
-                 processing_class=None, model_init=None, **kwargs):
+    def __init__(
+        self,
+        model=None,
+        args=None,
+        data_collator=None,
+        train_dataset=None,
+        eval_dataset=None,
+        processing_class=None,
+        model_init=None,
+        **kwargs,
+    ):
         model = self.model_for_init(model, args, model_init)
         refuse_shared_model(model)
         if kwargs.get("compute_loss_func") is not None:
-            raise ArgumentError("compute_loss_func", "cannot be combined with a trainer that defines its own loss")
+            raise ArgumentError(
+                "compute_loss_func", "cannot be combined with a trainer that defines its own loss"
+            )
         if args is not None and getattr(args, "label_smoothing_factor", 0.0):
-            raise ArgumentError("label_smoothing_factor", "must be 0: the weighted NLL does no label smoothing")
+            raise ArgumentError(
+                "label_smoothing_factor", "must be 0: the weighted NLL does no label smoothing"
+            )
         if args is not None and args.n_gpu > 1:
-            raise ValueError("single-process multi-GPU (DataParallel) is not supported; launch one process per "
-                             "device with torchrun / accelerate launch")
+            raise ValueError(
+                "single-process multi-GPU (DataParallel) is not supported; launch one process per "
+                "device with torchrun / accelerate launch"
+            )
         self.is_encoder_decoder = bool(getattr(model.config, "is_encoder_decoder", False))
         self.pad_token_id = self._find_pad_token_id(model, processing_class)
         self.negative_collator = DialogueCollator(self.pad_token_id)
@@ -120,7 +144,9 @@ class ResponseLossTrainer(TrainerHooks):
         self.train_response_texts: list[str] | None = None
         self.train_data_format: str | None = None
         limit = max_input_length(model.config, processing_class)
-        self.max_example_length = min(args.max_length, limit) if isinstance(limit, int) else args.max_length
+        self.max_example_length = (
+            min(args.max_length, limit) if isinstance(limit, int) else args.max_length
+        )
         if train_dataset is not None:
             raw = self._is_raw(train_dataset)
             if raw:
@@ -128,31 +154,55 @@ class ResponseLossTrainer(TrainerHooks):
             # TRL's formats: the completions / assistant turns are the responses (trainers.chat_formats)
             self.train_data_format, chat_texts = chat_training_texts(train_dataset)
             self.train_response_texts = self.train_response_texts or chat_texts
-            train_dataset = self._prepare(train_dataset, "train_dataset", processing_class, self.raw_text_columns,
-                                          self.train_label_columns)
+            train_dataset = self._prepare(
+                train_dataset,
+                "train_dataset",
+                processing_class,
+                self.raw_text_columns,
+                self.train_label_columns,
+            )
         # Evaluation scores the gold responses only: it needs no negatives.
         if isinstance(eval_dataset, dict):
-            eval_dataset = {name: self._prepare(data, f"eval_dataset[{name!r}]", processing_class, EVAL_RAW_COLUMNS,
-                                                ("labels",))
-                            for name, data in eval_dataset.items()}
+            eval_dataset = {
+                name: self._prepare(
+                    data, f"eval_dataset[{name!r}]", processing_class, EVAL_RAW_COLUMNS, ("labels",)
+                )
+                for name, data in eval_dataset.items()
+            }
         elif eval_dataset is not None:
-            eval_dataset = self._prepare(eval_dataset, "eval_dataset", processing_class, EVAL_RAW_COLUMNS, ("labels",))
+            eval_dataset = self._prepare(
+                eval_dataset, "eval_dataset", processing_class, EVAL_RAW_COLUMNS, ("labels",)
+            )
         if data_collator is None:
             data_collator = self.negative_collator
         # With model_init, Trainer.__init__ calls it: call_model_init hands it the model made above.
-        super().__init__(model=None if model_init is not None else model, args=args, data_collator=data_collator,
-                         train_dataset=train_dataset, eval_dataset=eval_dataset, processing_class=processing_class,
-                         model_init=model_init, **kwargs)
+        super().__init__(
+            model=None if model_init is not None else model,
+            args=args,
+            data_collator=data_collator,
+            train_dataset=train_dataset,
+            eval_dataset=eval_dataset,
+            processing_class=processing_class,
+            model_init=model_init,
+            **kwargs,
+        )
         self._loss_sums = torch.zeros(len(LOSS_COMPONENTS), device=self.args.device)
         self._loss_steps = 0
 
     @staticmethod
     def _find_pad_token_id(model, processing_class) -> int:
-        for candidate in (getattr(processing_class, "pad_token_id", None), model.config.pad_token_id,
-                          getattr(processing_class, "eos_token_id", None), model.config.eos_token_id):
+        for candidate in (
+            getattr(processing_class, "pad_token_id", None),
+            model.config.pad_token_id,
+            getattr(processing_class, "eos_token_id", None),
+            model.config.eos_token_id,
+        ):
             if isinstance(candidate, int):
                 return candidate
-        raise ArgumentError("processing_class", "has no pad token id (nor the model an eos one): give a tokenizer with a pad or eos token")
+        raise ArgumentError(
+            "processing_class",
+            "has no pad token id (nor the model an eos one): give a tokenizer with a pad or eos token",
+        )
 
     @staticmethod
     def _is_raw(dataset) -> bool:
@@ -160,9 +210,16 @@ class ResponseLossTrainer(TrainerHooks):
         return isinstance(columns, list) and "input_ids" not in columns and "response" in columns
 
     def _prepare(self, dataset, argument: str, tokenizer, raw_columns, label_columns):
-        return prepare_any_dataset(dataset, argument, tokenizer, is_encoder_decoder=self.is_encoder_decoder,
-                                   max_length=self.max_example_length, raw_columns=raw_columns,
-                                   label_columns=label_columns, vocabulary_size=self.vocabulary_size)
+        return prepare_any_dataset(
+            dataset,
+            argument,
+            tokenizer,
+            is_encoder_decoder=self.is_encoder_decoder,
+            max_length=self.max_example_length,
+            raw_columns=raw_columns,
+            label_columns=label_columns,
+            vocabulary_size=self.vocabulary_size,
+        )
 
     # -- model_init (see dialeval.trainers.construction) -----------------------------------
 
@@ -187,14 +244,24 @@ class ResponseLossTrainer(TrainerHooks):
         made = getattr(self, "_model_made_by_init", None)
         if made is not None:
             self._model_made_by_init = None
-            restore_random_state(self._random_state_after_init)  # Trainer.__init__ has just seeded again
+            restore_random_state(
+                self._random_state_after_init
+            )  # Trainer.__init__ has just seeded again
             return made
         model = super().call_model_init(trial)
         refuse_shared_model(model, "model_init")
-        built_for = getattr(self, "is_encoder_decoder", None)  # None: the first model, still being made
-        if built_for is not None and bool(getattr(model.config, "is_encoder_decoder", False)) != built_for:
-            raise ArgumentError("model_init", "made an encoder-decoder model where the trainer was built for a causal LM "
-                             "(or the reverse): the prepared datasets would not fit it")
+        built_for = getattr(
+            self, "is_encoder_decoder", None
+        )  # None: the first model, still being made
+        if (
+            built_for is not None
+            and bool(getattr(model.config, "is_encoder_decoder", False)) != built_for
+        ):
+            raise ArgumentError(
+                "model_init",
+                "made an encoder-decoder model where the trainer was built for a causal LM "
+                "(or the reverse): the prepared datasets would not fit it",
+            )
         return model
 
     # -- datasets given after construction (evaluate / predict) ----------------------------
@@ -202,13 +269,16 @@ class ResponseLossTrainer(TrainerHooks):
     def get_eval_dataloader(self, eval_dataset=None):
         """``evaluate(eval_dataset=...)`` prepares its dataset as the constructor prepares ``eval_dataset``."""
         if eval_dataset is not None and not isinstance(eval_dataset, str):
-            eval_dataset = self._prepare(eval_dataset, "eval_dataset", self.processing_class, EVAL_RAW_COLUMNS,
-                                         ("labels",))
+            eval_dataset = self._prepare(
+                eval_dataset, "eval_dataset", self.processing_class, EVAL_RAW_COLUMNS, ("labels",)
+            )
         return super().get_eval_dataloader(eval_dataset)
 
     def get_test_dataloader(self, test_dataset):
         """``predict(test_dataset)`` prepares its dataset as the constructor prepares ``eval_dataset``."""
-        test_dataset = self._prepare(test_dataset, "test_dataset", self.processing_class, EVAL_RAW_COLUMNS, ("labels",))
+        test_dataset = self._prepare(
+            test_dataset, "test_dataset", self.processing_class, EVAL_RAW_COLUMNS, ("labels",)
+        )
         return super().get_test_dataloader(test_dataset)
 
     @property
@@ -221,23 +291,33 @@ class ResponseLossTrainer(TrainerHooks):
         """Columns beyond :data:`~dialeval.trainers.dropped_columns.TEXT_COLUMNS` that the trainer reads before dropping them."""
         return ()
 
-    def dropped_columns_seen(self, column_names: list[str], kept: list[str], description: str | None) -> None:
+    def dropped_columns_seen(
+        self, column_names: list[str], kept: list[str], description: str | None
+    ) -> None:
         """A warning naming the columns ``remove_unused_columns`` drops (trainers.dropped_columns)."""
-        warn_dropped_columns(column_names, kept, description, self._columns_said, self.read_columns())
+        warn_dropped_columns(
+            column_names, kept, description, self._columns_said, self.read_columns()
+        )
 
     def collator_for_kept_columns(self, collator, kept: list[str], description: str | None):
         """The same warning on the first batch of a torch or iterable dataset."""
-        return ColumnsSaidCollator(collator, kept, description, self._columns_said, self.read_columns())
+        return ColumnsSaidCollator(
+            collator, kept, description, self._columns_said, self.read_columns()
+        )
 
     def check_training_batch(self, batch: dict) -> None:
         """Refuse a batch that lost a column the method needs, or whose labels cover the context."""
         if "labels" not in batch:
-            raise ValueError("a training batch has no `labels`: the diversity trainers train on responses")
+            raise ValueError(
+                "a training batch has no `labels`: the diversity trainers train on responses"
+            )
         missing = [column for column in self.required_batch_columns if column not in batch]
         if missing:
-            raise ValueError(f"a training batch has no {missing}: the data collator dropped them, which would "
-                             f"silently train another objective; use dialeval.trainers.DialogueCollator (the default) "
-                             f"or a collator that keeps them")
+            raise ValueError(
+                f"a training batch has no {missing}: the data collator dropped them, which would "
+                f"silently train another objective; use dialeval.trainers.DialogueCollator (the default) "
+                f"or a collator that keeps them"
+            )
         check_label_batch(batch, causal=not self.is_encoder_decoder)
 
     # -- token counts over the accumulation window -----------------------------------------
@@ -251,7 +331,9 @@ class ResponseLossTrainer(TrainerHooks):
     def window_target_count(self, batch_samples: list, device) -> torch.Tensor | None:
         if not batch_samples or "labels" not in batch_samples[0]:
             return None
-        count = sum(count_target_tokens(batch["labels"], self.shift_labels) for batch in batch_samples)
+        count = sum(
+            count_target_tokens(batch["labels"], self.shift_labels) for batch in batch_samples
+        )
         return self._sum_over_processes(count, device)
 
     def divisor(self, window_count, labels: torch.Tensor) -> torch.Tensor:
@@ -274,7 +356,9 @@ class ResponseLossTrainer(TrainerHooks):
         """Hook: add what the window's batches need beyond the collated columns (DRESS: negatives)."""
 
     def get_batch_samples(self, epoch_iterator, num_batches: int, device):
-        batch_samples, num_items_in_batch = super().get_batch_samples(epoch_iterator, num_batches, device)
+        batch_samples, num_items_in_batch = super().get_batch_samples(
+            epoch_iterator, num_batches, device
+        )
         for batch in batch_samples:
             self.check_training_batch(batch)
         self.prepare_window(batch_samples, device)
@@ -298,7 +382,9 @@ class ResponseLossTrainer(TrainerHooks):
         if self.is_encoder_decoder:
             unwrapped = self.accelerator.unwrap_model(model)
             if hasattr(unwrapped, "prepare_decoder_input_ids_from_labels"):
-                inputs["decoder_input_ids"] = unwrapped.prepare_decoder_input_ids_from_labels(labels=batch["labels"])
+                inputs["decoder_input_ids"] = unwrapped.prepare_decoder_input_ids_from_labels(
+                    labels=batch["labels"]
+                )
             else:  # the model derives its decoder inputs from labels (and computes a loss we ignore)
                 inputs["labels"] = batch["labels"]
         return inputs
@@ -312,7 +398,11 @@ class ResponseLossTrainer(TrainerHooks):
         inputs = dict(inputs)
         weights = self.gold_weights(inputs)
         window_negative_count = inputs.pop(NUM_NEGATIVE_ITEMS, None)
-        negative = {key[len(NEGATIVE_PREFIX):]: inputs.pop(key) for key in list(inputs) if key.startswith(NEGATIVE_PREFIX)}
+        negative = {
+            key[len(NEGATIVE_PREFIX) :]: inputs.pop(key)
+            for key in list(inputs)
+            if key.startswith(NEGATIVE_PREFIX)
+        }
         if "labels" not in inputs:
             raise ValueError("the batch has no `labels`: the diversity trainers train on responses")
         gold = {key: inputs[key] for key in ROW_KEYS if key in inputs}
@@ -328,13 +418,22 @@ class ResponseLossTrainer(TrainerHooks):
         gold_sums = sequence_nll(logits[:num_gold_rows], labels[:num_gold_rows], self.shift_labels)
         divisor = self.divisor(num_items_in_batch, labels[:num_gold_rows])
         gold_nll = gold_sums.sum() / divisor
-        weighted_nll = gold_nll if weights is None else (gold_sums * weights.to(gold_sums.dtype)).sum() / divisor
+        weighted_nll = (
+            gold_nll
+            if weights is None
+            else (gold_sums * weights.to(gold_sums.dtype)).sum() / divisor
+        )
         negative_term = torch.zeros_like(gold_nll)
         if negative:
-            negative_term = self.negative_loss(logits[num_gold_rows:], labels[num_gold_rows:], negative,
-                                               window_negative_count)
+            negative_term = self.negative_loss(
+                logits[num_gold_rows:], labels[num_gold_rows:], negative, window_negative_count
+            )
         if model.training:
-            self._loss_sums += torch.stack([gold_nll, weighted_nll, negative_term]).detach().to(self._loss_sums.device)
+            self._loss_sums += (
+                torch.stack([gold_nll, weighted_nll, negative_term])
+                .detach()
+                .to(self._loss_sums.device)
+            )
         loss = (weighted_nll + negative_term) * self.accelerator.num_processes
         if return_outputs:
             return loss, {"logits": self._gold_logits(logits, gold, num_gold_rows)}
@@ -362,7 +461,9 @@ class ResponseLossTrainer(TrainerHooks):
         loss = None
         if "labels" in gold:
             sums = sequence_nll(logits, gold["labels"], self.shift_labels)
-            loss = (sums.sum() / count_target_tokens(gold["labels"], self.shift_labels).clamp(min=1)).detach()
+            loss = (
+                sums.sum() / count_target_tokens(gold["labels"], self.shift_labels).clamp(min=1)
+            ).detach()
         return loss, logits
 
     def prediction_step(self, model, inputs, prediction_loss_only, ignore_keys=None, **gen_kwargs):
@@ -373,7 +474,9 @@ class ResponseLossTrainer(TrainerHooks):
             if not self.is_encoder_decoder:
                 return self._causal_generation_step(model, gold, gen_kwargs)
             # Seq2SeqTrainer's loss there is the model's own mean token NLL: the same plain gold NLL.
-            return super().prediction_step(model, gold, prediction_loss_only, ignore_keys=ignore_keys, **gen_kwargs)
+            return super().prediction_step(
+                model, gold, prediction_loss_only, ignore_keys=ignore_keys, **gen_kwargs
+            )
         loss, logits = self.gold_nll(model, gold)
         if prediction_loss_only:
             return loss, None, None
@@ -394,13 +497,19 @@ class ResponseLossTrainer(TrainerHooks):
         contexts, responses = [], []
         for row in range(inputs["input_ids"].shape[0]):
             length = int(attention[row].sum())
-            targets = labels[row, :length].ne(IGNORE_INDEX).nonzero() if labels is not None else None
+            targets = (
+                labels[row, :length].ne(IGNORE_INDEX).nonzero() if labels is not None else None
+            )
             start = int(targets[0]) if targets is not None and len(targets) else length
             contexts.append(inputs["input_ids"][row, :start])
             responses.append(labels[row, start:length] if labels is not None else None)
         width = max(len(context) for context in contexts)
-        prompt_ids = torch.stack([_left_pad(context, width, self.pad_token_id) for context in contexts])
-        prompt_mask = torch.stack([_left_pad(torch.ones_like(context), width, 0) for context in contexts])
+        prompt_ids = torch.stack(
+            [_left_pad(context, width, self.pad_token_id) for context in contexts]
+        )
+        prompt_mask = torch.stack(
+            [_left_pad(torch.ones_like(context), width, 0) for context in contexts]
+        )
         if not gen_kwargs and hasattr(self, "_gen_kwargs"):
             gen_kwargs = self._gen_kwargs.copy()
         gen_kwargs = {key: value for key, value in gen_kwargs.items() if value is not None}
@@ -409,11 +518,15 @@ class ResponseLossTrainer(TrainerHooks):
         gen_kwargs.setdefault("pad_token_id", self.pad_token_id)
         generator = self.accelerator.unwrap_model(model)
         with torch.no_grad():
-            generated = generator.generate(input_ids=prompt_ids, attention_mask=prompt_mask, **gen_kwargs)[:, width:]
+            generated = generator.generate(
+                input_ids=prompt_ids, attention_mask=prompt_mask, **gen_kwargs
+            )[:, width:]
         gold = None
         if labels is not None:
             longest = max(len(response) for response in responses)
-            gold = torch.stack([_pad_to(response[None], longest, IGNORE_INDEX)[0] for response in responses])
+            gold = torch.stack(
+                [_pad_to(response[None], longest, IGNORE_INDEX)[0] for response in responses]
+            )
         return loss, generated, gold
 
     # -- saving ----------------------------------------------------------------------------
@@ -432,14 +545,24 @@ class ResponseLossTrainer(TrainerHooks):
             "gradient_accumulation_steps": args.gradient_accumulation_steps,
             "num_processes": args.world_size,
             "optimizer": args.optim.value if hasattr(args.optim, "value") else args.optim,
-            "lr_scheduler_type": args.lr_scheduler_type.value if hasattr(args.lr_scheduler_type, "value") else args.lr_scheduler_type,
+            "lr_scheduler_type": args.lr_scheduler_type.value
+            if hasattr(args.lr_scheduler_type, "value")
+            else args.lr_scheduler_type,
             "seed": args.seed,
         }
 
     def card(self, model_name: str | None = None, **sections):
-        name = model_name or (self.args.hub_model_id or "").split("/")[-1] or self.args.output_dir.rstrip("/").split("/")[-1]
-        return build_model_card(model_name=name, base_model=base_model_id(self.model),
-                                training=self.card_training_rows(), **sections)
+        name = (
+            model_name
+            or (self.args.hub_model_id or "").split("/")[-1]
+            or self.args.output_dir.rstrip("/").split("/")[-1]
+        )
+        return build_model_card(
+            model_name=name,
+            base_model=base_model_id(self.model),
+            training=self.card_training_rows(),
+            **sections,
+        )
 
     def create_model_card(self, model_name: str | None = None, **kwargs) -> None:
         """Write the method's model card to ``output_dir/README.md`` (``push_to_hub`` calls this)."""

@@ -6,6 +6,7 @@ or from a broken JSON escape. Arrow raises ``UnicodeEncodeError`` on it and a fa
 :func:`~dialeval.trainers.encode_dialogue`'s turns and response). The search of one string is
 :func:`dialeval.validation.lone_surrogate`, shared with the metrics.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -40,8 +41,10 @@ def check_row_text(row: Mapping, index: int, argument: str) -> None:
         found = lone_surrogate(value)
         if found is not None:
             where, what = found
-            raise ArgumentError(argument, f"row {index}: `{column}`{where} holds {what}: {SURROGATE_ADVICE}; "
-                             "or drop the row")
+            raise ArgumentError(
+                argument,
+                f"row {index}: `{column}`{where} holds {what}: {SURROGATE_ADVICE}; or drop the row",
+            )
 
 
 def check_text(text: str, argument: str) -> None:

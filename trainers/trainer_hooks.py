@@ -9,6 +9,7 @@ overrides exactly those private methods and turns each into a named hook of
 overrides a private Trainer method. setup.py caps transformers below 6; a transformers that
 renames one of them fails tests/root/test_host_adapters.py, which checks that each still exists.
 """
+
 from __future__ import annotations
 
 import os
@@ -17,8 +18,13 @@ from transformers import Seq2SeqTrainer
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
 #: Trainer's private methods overridden below (tests check that transformers still defines each).
-OVERRIDDEN_PRIVATE_METHODS = ("_set_signature_columns_if_needed", "_remove_unused_columns",
-                              "_get_collator_with_removed_columns", "_get_num_items_in_batch", "_save_checkpoint")
+OVERRIDDEN_PRIVATE_METHODS = (
+    "_set_signature_columns_if_needed",
+    "_remove_unused_columns",
+    "_get_collator_with_removed_columns",
+    "_get_num_items_in_batch",
+    "_save_checkpoint",
+)
 
 
 class TrainerHooks(Seq2SeqTrainer):
@@ -32,7 +38,9 @@ class TrainerHooks(Seq2SeqTrainer):
         self._set_signature_columns_if_needed()
         return list(self._signature_columns)
 
-    def dropped_columns_seen(self, column_names: list[str], kept: list[str], description: str | None) -> None:
+    def dropped_columns_seen(
+        self, column_names: list[str], kept: list[str], description: str | None
+    ) -> None:
         """Hook: ``remove_unused_columns`` is about to drop ``column_names`` not in ``kept``."""
 
     def collator_for_kept_columns(self, collator, kept: list[str], description: str | None):

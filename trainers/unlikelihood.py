@@ -10,6 +10,7 @@
 
 alpha = 0 is plain maximum likelihood in the same setting (the papers' fair comparison).
 """
+
 from __future__ import annotations
 
 import torch
@@ -67,8 +68,13 @@ class UnlikelihoodTrainer(ResponseLossTrainer):
 
     def prepare_window(self, batch_samples: list, device) -> None:
         """The window's negative-token count (over processes when ``average_tokens_across_devices``)."""
-        count = sum((count_target_tokens(batch[NEGATIVE_COLUMNS[2]], self.shift_labels) for batch in batch_samples),
-                    torch.tensor(0))
+        count = sum(
+            (
+                count_target_tokens(batch[NEGATIVE_COLUMNS[2]], self.shift_labels)
+                for batch in batch_samples
+            ),
+            torch.tensor(0),
+        )
         count = self._sum_over_processes(count, device)
         for batch in batch_samples:
             batch[NUM_NEGATIVE_ITEMS] = count
@@ -79,19 +85,36 @@ class UnlikelihoodTrainer(ResponseLossTrainer):
             weights = torch.full((logits.shape[0],), -1.0, device=logits.device)
             term = weighted_nll_loss(logits, labels, weights, divisor, self.shift_labels)
         else:
-            term = unlikelihood_loss(logits, labels, divisor, self.shift_labels, self.args.min_complement)
+            term = unlikelihood_loss(
+                logits, labels, divisor, self.shift_labels, self.args.min_complement
+            )
         return self.args.alpha * term
 
     def model_card(self, model_name: str | None):
         args = self.args
-        name = "Negative Training" if args.negative_loss == "negative_training" else "unlikelihood training"
+        name = (
+            "Negative Training"
+            if args.negative_loss == "negative_training"
+            else "unlikelihood training"
+        )
         method = (
             f"{name}: `loss = NLL(gold) + alpha * negative term`, each divided by its own target tokens over the "
             "accumulation window; the negative term is `-sum_t log(1 - p(neg_t))` (Li et al. 2020, unlikelihood) or "
             "the weight -1 NLL of the negative response (He & Glass 2020, Negative Training). alpha = 0 is plain "
             "maximum likelihood on the gold responses."
         )
-        hyperparameters = {"alpha": args.alpha, "negative_loss": args.negative_loss, "min_complement": args.min_complement}
+        hyperparameters = {
+            "alpha": args.alpha,
+            "negative_loss": args.negative_loss,
+            "min_complement": args.min_complement,
+        }
         method = with_format_note(method, self.train_data_format, "unlikelihood")
-        return self.card(model_name, tags=["unlikelihood"], title=name, method=method,
-                         hyperparameters=hyperparameters, differences=[], citation=CITATION)
+        return self.card(
+            model_name,
+            tags=["unlikelihood"],
+            title=name,
+            method=method,
+            hyperparameters=hyperparameters,
+            differences=[],
+            citation=CITATION,
+        )

@@ -25,6 +25,7 @@ of ``google-research-datasets/circa`` or read from ``data_dir`` / ``source_path`
 against the sha256 below unless ``verify_checksums=False`` (see README.md for where that digest
 comes from). A malformed row is a ``ValueError`` naming the line.
 """
+
 from __future__ import annotations
 
 import csv
@@ -65,16 +66,40 @@ SOURCE_FILE = SourceFile(
     ("circa-data.tsv", "circa/circa-data.tsv"),
     (SOURCE_SHA256,),
 )
-COLUMNS = ("id", "context", "question-X", "canquestion-X", "answer-Y", "judgements", "goldstandard1", "goldstandard2")
+COLUMNS = (
+    "id",
+    "context",
+    "question-X",
+    "canquestion-X",
+    "answer-Y",
+    "judgements",
+    "goldstandard1",
+    "goldstandard2",
+)
 NO_MAJORITY = "NA"
 NOT_SURE = "I am not sure how X will interpret Y\u2019s answer"
 STRICT_LABELS = (
-    "Yes", "No", "In the middle, neither yes nor no", "Probably yes / sometimes yes", "Probably no",
-    "Yes, subject to some conditions", "Other", NOT_SURE,
+    "Yes",
+    "No",
+    "In the middle, neither yes nor no",
+    "Probably yes / sometimes yes",
+    "Probably no",
+    "Yes, subject to some conditions",
+    "Other",
+    NOT_SURE,
 )
-RELAXED_LABELS = ("Yes", "No", "In the middle, neither yes nor no", "Yes, subject to some conditions", "Other")
+RELAXED_LABELS = (
+    "Yes",
+    "No",
+    "In the middle, neither yes nor no",
+    "Yes, subject to some conditions",
+    "Other",
+)
 #: config name -> (label column, label names).
-LABEL_SETS = {"strict": ("goldstandard1", STRICT_LABELS), "relaxed": ("goldstandard2", RELAXED_LABELS)}
+LABEL_SETS = {
+    "strict": ("goldstandard1", STRICT_LABELS),
+    "relaxed": ("goldstandard2", RELAXED_LABELS),
+}
 
 
 def _normalize(label: str) -> str:
@@ -99,19 +124,28 @@ def read_circa(path: str) -> list[dict]:
         reader = csv.reader(checked_lines(handle, path), delimiter="\t", quoting=csv.QUOTE_NONE)
         header = next(reader, None)
         if header is None or tuple(column.strip() for column in header) != COLUMNS:
-            raise ValueError(f"{path}, line 1: expected the Circa header {list(COLUMNS)}, got {header!r:.200}")
+            raise ValueError(
+                f"{path}, line 1: expected the Circa header {list(COLUMNS)}, got {header!r:.200}"
+            )
         for line_number, row in enumerate(reader, start=2):
             if not row or row == [""]:
                 continue
             where = f"{path}, line {line_number}"
             if len(row) != len(COLUMNS):
-                raise ValueError(f"{where}: expected {len(COLUMNS)} tab-separated columns, got {len(row)}")
+                raise ValueError(
+                    f"{where}: expected {len(COLUMNS)} tab-separated columns, got {len(row)}"
+                )
             record = dict(zip(COLUMNS, (value.strip() for value in row)))
             try:
                 record["id"] = int(record["id"])
             except ValueError:
-                raise ValueError(f"{where}: `id` must be an integer, got {record['id']!r}") from None
-            for column, names in (("goldstandard1", STRICT_LABELS), ("goldstandard2", RELAXED_LABELS)):
+                raise ValueError(
+                    f"{where}: `id` must be an integer, got {record['id']!r}"
+                ) from None
+            for column, names in (
+                ("goldstandard1", STRICT_LABELS),
+                ("goldstandard2", RELAXED_LABELS),
+            ):
                 canonical_label(record[column], names, f"{where}, {column}")
             rows.append(record)
     return rows
@@ -131,28 +165,42 @@ class Circa(datasets.GeneratorBasedBuilder):
     VERSION = datasets.Version("1.0.0")
     BUILDER_CONFIG_CLASS = CircaConfig
     BUILDER_CONFIGS: ClassVar[list[CircaConfig]] = [
-        CircaConfig(name="strict", version=VERSION, description="labels: goldstandard1 (strict majority, 8 labels)"),
-        CircaConfig(name="relaxed", version=VERSION, description="labels: goldstandard2 (relaxed majority, 5 labels)"),
+        CircaConfig(
+            name="strict",
+            version=VERSION,
+            description="labels: goldstandard1 (strict majority, 8 labels)",
+        ),
+        CircaConfig(
+            name="relaxed",
+            version=VERSION,
+            description="labels: goldstandard2 (relaxed majority, 5 labels)",
+        ),
     ]
     DEFAULT_CONFIG_NAME = "relaxed"
 
     def _info(self) -> datasets.DatasetInfo:
         string = datasets.Value("string")
         _, names = LABEL_SETS[self.config.name]
-        features = datasets.Features({
-            "id": datasets.Value("int32"),
-            "context": string,
-            "question": string,
-            "canonical_question": string,
-            "answer": string,
-            "judgements": datasets.List(string),
-            "goldstandard1": string,
-            "goldstandard2": string,
-            "label": datasets.ClassLabel(names=list(names)),
-            "polarity": string,
-        })
+        features = datasets.Features(
+            {
+                "id": datasets.Value("int32"),
+                "context": string,
+                "question": string,
+                "canonical_question": string,
+                "answer": string,
+                "judgements": datasets.List(string),
+                "goldstandard1": string,
+                "goldstandard2": string,
+                "label": datasets.ClassLabel(names=list(names)),
+                "polarity": string,
+            }
+        )
         return datasets.DatasetInfo(
-            description=_DESCRIPTION, features=features, homepage=_HOMEPAGE, license=_LICENSE, citation=_CITATION
+            description=_DESCRIPTION,
+            features=features,
+            homepage=_HOMEPAGE,
+            license=_LICENSE,
+            citation=_CITATION,
         )
 
     def _split_generators(self, dl_manager):
@@ -167,7 +215,9 @@ class Circa(datasets.GeneratorBasedBuilder):
                     "pass verify_checksums=False to use it anyway"
                 )
         else:
-            path = resolve_source(SOURCE_FILE, dl_manager, config.data_dir, verify=config.verify_checksums)
+            path = resolve_source(
+                SOURCE_FILE, dl_manager, config.data_dir, verify=config.verify_checksums
+            )
         return [datasets.SplitGenerator(name=datasets.Split.TRAIN, gen_kwargs={"path": path})]
 
     def _generate_examples(self, path):
@@ -176,15 +226,18 @@ class Circa(datasets.GeneratorBasedBuilder):
         column, names = LABEL_SETS[self.config.name]
         for index, record in enumerate(read_circa(path)):
             label = canonical_label(record[column], names, f"{path}, id {record['id']}")
-            yield index, {
-                "id": record["id"],
-                "context": record["context"],
-                "question": record["question-X"],
-                "canonical_question": record["canquestion-X"],
-                "answer": record["answer-Y"],
-                "judgements": record["judgements"].split("#") if record["judgements"] else [],
-                "goldstandard1": record["goldstandard1"],
-                "goldstandard2": record["goldstandard2"],
-                "label": -1 if label is None else names.index(label),
-                "polarity": None if label is None else answer_of_label(label),
-            }
+            yield (
+                index,
+                {
+                    "id": record["id"],
+                    "context": record["context"],
+                    "question": record["question-X"],
+                    "canonical_question": record["canquestion-X"],
+                    "answer": record["answer-Y"],
+                    "judgements": record["judgements"].split("#") if record["judgements"] else [],
+                    "goldstandard1": record["goldstandard1"],
+                    "goldstandard2": record["goldstandard2"],
+                    "label": -1 if label is None else names.index(label),
+                    "polarity": None if label is None else answer_of_label(label),
+                },
+            )

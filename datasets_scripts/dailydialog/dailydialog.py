@@ -32,6 +32,7 @@ an unknown label or files of different lengths is a ``ValueError`` naming the fi
 (huggingface/datasets' script stops on an ``assert`` without saying where). Blank lines at the end
 are skipped. Tokenization (``" . "``, ``" ’ "``) is kept verbatim.
 """
+
 from __future__ import annotations
 
 import io
@@ -70,12 +71,18 @@ SOURCE_URL = "http://yanran.li/files/ijcnlp_dailydialog.zip"
 #: bytes for SOURCE_URL (datasets/daily_dialog/dataset_infos.json).
 SOURCE_SHA256 = ("c641e88cbf21fd7c1b57289387f9107d33fe8685a2b37fe8066b82776535ea89",)
 ARCHIVE = SourceFile(
-    "ijcnlp_dailydialog.zip", SOURCE_URL,
-    ("ijcnlp_dailydialog.zip", "ijcnlp_dailydialog/ijcnlp_dailydialog.zip"), SOURCE_SHA256,
+    "ijcnlp_dailydialog.zip",
+    SOURCE_URL,
+    ("ijcnlp_dailydialog.zip", "ijcnlp_dailydialog/ijcnlp_dailydialog.zip"),
+    SOURCE_SHA256,
 )
 ROOT = "ijcnlp_dailydialog"
 #: split -> the release's name for it (folder, zip and file suffix).
-SPLITS = {datasets.Split.TRAIN: "train", datasets.Split.VALIDATION: "validation", datasets.Split.TEST: "test"}
+SPLITS = {
+    datasets.Split.TRAIN: "train",
+    datasets.Split.VALIDATION: "validation",
+    datasets.Split.TEST: "test",
+}
 EOU = "__eou__"
 #: Index = the number in dialogues_act_*.txt (1 to 4; 0 is unused, as in huggingface/datasets' features).
 ACT_NAMES = ("__dummy__", "inform", "question", "directive", "commissive")
@@ -85,8 +92,11 @@ EMOTION_NAMES = ("no emotion", "anger", "disgust", "fear", "happiness", "sadness
 
 def split_files(release_name: str) -> dict[str, str]:
     """role -> file name, for one split (``release_name``: train, validation or test)."""
-    return {"dialog": f"dialogues_{release_name}.txt", "act": f"dialogues_act_{release_name}.txt",
-            "emotion": f"dialogues_emotion_{release_name}.txt"}
+    return {
+        "dialog": f"dialogues_{release_name}.txt",
+        "act": f"dialogues_act_{release_name}.txt",
+        "emotion": f"dialogues_emotion_{release_name}.txt",
+    }
 
 
 @dataclass
@@ -104,7 +114,9 @@ def parse_turns(line: str, where: str) -> list[str]:
         turns.append(pieces[-1].strip())
     empty = [index for index, turn in enumerate(turns) if not turn]
     if empty:
-        raise ValueError(f"{where}: turn {empty[0] + 1} of {len(turns)} is empty (nothing between two {EOU})")
+        raise ValueError(
+            f"{where}: turn {empty[0] + 1} of {len(turns)} is empty (nothing between two {EOU})"
+        )
     return turns
 
 
@@ -118,8 +130,10 @@ def parse_labels(line: str, role: str, where: str) -> list[int]:
     labels = []
     for token in line.split():
         if not (token.isascii() and token.isdigit()) or not lowest <= int(token) < len(names):
-            raise ValueError(f"{where}: {role} label {token!r} is not one of the release's numbers "
-                             f"({lowest} to {len(names) - 1})")
+            raise ValueError(
+                f"{where}: {role} label {token!r} is not one of the release's numbers "
+                f"({lowest} to {len(names) - 1})"
+            )
         labels.append(int(token))
     return labels
 
@@ -131,7 +145,9 @@ def read_dialogues(dialog_lines, act_lines, emotion_lines, sources: dict[str, st
     ``dialog`` (turns), ``act`` and ``emotion`` (the release's numbers, one per turn).
     """
     dialogues = []
-    for line_number, (dialog, act, emotion) in enumerate(zip_longest(dialog_lines, act_lines, emotion_lines), start=1):
+    for line_number, (dialog, act, emotion) in enumerate(
+        zip_longest(dialog_lines, act_lines, emotion_lines), start=1
+    ):
         lines = {"dialog": dialog, "act": act, "emotion": emotion}
         if all(line is None or not line.strip() for line in lines.values()):
             continue  # blank lines (the files end with one) hold no dialogue
@@ -139,14 +155,21 @@ def read_dialogues(dialog_lines, act_lines, emotion_lines, sources: dict[str, st
         if blank:
             holding = next(role for role in lines if role not in blank)
             state = "the file has ended" if lines[blank[0]] is None else "the line is blank"
-            raise ValueError(f"{sources[blank[0]]}, line {line_number}: {state} where {sources[holding]}, line "
-                             f"{line_number} holds a dialogue; the three files of a split must agree line for line")
+            raise ValueError(
+                f"{sources[blank[0]]}, line {line_number}: {state} where {sources[holding]}, line "
+                f"{line_number} holds a dialogue; the three files of a split must agree line for line"
+            )
         turns = parse_turns(dialog, f"{sources['dialog']}, line {line_number}")
-        labels = {role: parse_labels(lines[role], role, f"{sources[role]}, line {line_number}") for role in LABELS}
+        labels = {
+            role: parse_labels(lines[role], role, f"{sources[role]}, line {line_number}")
+            for role in LABELS
+        }
         for role, values in labels.items():
             if len(values) != len(turns):
-                raise ValueError(f"{sources[role]}, line {line_number}: {len(values)} {role} label(s) for the "
-                                 f"{len(turns)} turn(s) of {sources['dialog']}, line {line_number}")
+                raise ValueError(
+                    f"{sources[role]}, line {line_number}: {len(values)} {role} label(s) for the "
+                    f"{len(turns)} turn(s) of {sources['dialog']}, line {line_number}"
+                )
         dialogues.append({"dialog": turns, **labels})
     return dialogues
 
@@ -162,13 +185,17 @@ ARCHIVE_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, K
 
 
 def _unreadable(path: str, error: Exception) -> str:
-    return (f"{path}: not a readable zip archive ({type(error).__name__}: {error}); the release is {ARCHIVE.name} "
-            f"from {SOURCE_URL}: the file is truncated, damaged or another file, download it again")
+    return (
+        f"{path}: not a readable zip archive ({type(error).__name__}: {error}); the release is {ARCHIVE.name} "
+        f"from {SOURCE_URL}: the file is truncated, damaged or another file, download it again"
+    )
 
 
 def _member(names: list[str], file_name: str) -> str | None:
     """The member named ``file_name`` in any folder (``train/dialogues_train.txt``), macOS resource forks aside."""
-    found = [name for name in names if name.rsplit("/", 1)[-1] == file_name and "__MACOSX" not in name]
+    found = [
+        name for name in names if name.rsplit("/", 1)[-1] == file_name and "__MACOSX" not in name
+    ]
     return found[0] if found else None
 
 
@@ -177,17 +204,28 @@ def read_split_zip(data: bytes, release_name: str, source: str) -> list[dict]:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as inner:
             names = inner.namelist()
-            members = {role: _member(names, name) for role, name in split_files(release_name).items()}
-            missing = [name for role, name in split_files(release_name).items() if members[role] is None]
+            members = {
+                role: _member(names, name) for role, name in split_files(release_name).items()
+            }
+            missing = [
+                name for role, name in split_files(release_name).items() if members[role] is None
+            ]
             if missing:
-                raise ValueError(f"{source}: no {', '.join(missing)} in it (it holds {sorted(names)[:5]}"
-                                 f"{' ...' if len(names) > 5 else ''}); the release is {ARCHIVE.name} from {SOURCE_URL}")
+                raise ValueError(
+                    f"{source}: no {', '.join(missing)} in it (it holds {sorted(names)[:5]}"
+                    f"{' ...' if len(names) > 5 else ''}); the release is {ARCHIVE.name} from {SOURCE_URL}"
+                )
             texts = {role: inner.read(member) for role, member in members.items()}
     except ARCHIVE_ERRORS as error:
         raise ValueError(_unreadable(source, error)) from None
     sources = {role: f"{source}:{members[role]}" for role in texts}
-    return read_dialogues(*(decoded_lines(texts[role].splitlines(keepends=True), sources[role])
-                            for role in ("dialog", "act", "emotion")), sources)
+    return read_dialogues(
+        *(
+            decoded_lines(texts[role].splitlines(keepends=True), sources[role])
+            for role in ("dialog", "act", "emotion")
+        ),
+        sources,
+    )
 
 
 def read_release_archive(archive: str, release_name: str) -> list[dict]:
@@ -197,8 +235,10 @@ def read_release_archive(archive: str, release_name: str) -> list[dict]:
         with zipfile.ZipFile(archive) as outer:
             member = _member(outer.namelist(), inner_name)
             if member is None:
-                raise ValueError(f"{archive}: no {ROOT}/{inner_name} in the archive; the release is {ARCHIVE.name} "
-                                 f"from {SOURCE_URL}")
+                raise ValueError(
+                    f"{archive}: no {ROOT}/{inner_name} in the archive; the release is {ARCHIVE.name} "
+                    f"from {SOURCE_URL}"
+                )
             data = outer.read(member)
     except ARCHIVE_ERRORS as error:
         raise ValueError(_unreadable(archive, error)) from None
@@ -221,11 +261,18 @@ def read_unzipped_split(path: Path, release_name: str) -> list[dict]:
     if path.suffix == ".zip":
         return read_split_zip(path.read_bytes(), release_name, str(path))
     files = {role: path / name for role, name in split_files(release_name).items()}
-    with open_release_text(files["dialog"]) as dialog, open_release_text(files["act"]) as act, \
-            open_release_text(files["emotion"]) as emotion:
-        return read_dialogues(*(checked_lines(handle, str(files[role]))
-                                for role, handle in (("dialog", dialog), ("act", act), ("emotion", emotion))),
-                              {role: str(file) for role, file in files.items()})
+    with (
+        open_release_text(files["dialog"]) as dialog,
+        open_release_text(files["act"]) as act,
+        open_release_text(files["emotion"]) as emotion,
+    ):
+        return read_dialogues(
+            *(
+                checked_lines(handle, str(files[role]))
+                for role, handle in (("dialog", dialog), ("act", act), ("emotion", emotion))
+            ),
+            {role: str(file) for role, file in files.items()},
+        )
 
 
 class DailyDialog(datasets.GeneratorBasedBuilder):
@@ -234,46 +281,95 @@ class DailyDialog(datasets.GeneratorBasedBuilder):
     VERSION = datasets.Version("1.0.0")
     BUILDER_CONFIG_CLASS = DailyDialogConfig
     BUILDER_CONFIGS: ClassVar[list[DailyDialogConfig]] = [
-        DailyDialogConfig(name="dialogues", version=VERSION,
-                          description="one record per dialogue: its turns, and an act and an emotion per turn"),
-        DailyDialogConfig(name="pairs", version=VERSION,
-                          description="one record per turn after the first: the turns before it (context) and the turn "
-                                      "(response), as Han et al. 2022's context-response pairs"),
+        DailyDialogConfig(
+            name="dialogues",
+            version=VERSION,
+            description="one record per dialogue: its turns, and an act and an emotion per turn",
+        ),
+        DailyDialogConfig(
+            name="pairs",
+            version=VERSION,
+            description="one record per turn after the first: the turns before it (context) and the turn "
+            "(response), as Han et al. 2022's context-response pairs",
+        ),
     ]
     DEFAULT_CONFIG_NAME = "dialogues"
 
     def _info(self) -> datasets.DatasetInfo:
         string, strings = datasets.Value("string"), datasets.List(datasets.Value("string"))
-        act, emotion = datasets.ClassLabel(names=list(ACT_NAMES)), datasets.ClassLabel(names=list(EMOTION_NAMES))
+        act, emotion = (
+            datasets.ClassLabel(names=list(ACT_NAMES)),
+            datasets.ClassLabel(names=list(EMOTION_NAMES)),
+        )
         if self.config.name == "dialogues":
-            features = {"id": string, "dialog": strings, "act": datasets.List(act), "emotion": datasets.List(emotion)}
+            features = {
+                "id": string,
+                "dialog": strings,
+                "act": datasets.List(act),
+                "emotion": datasets.List(emotion),
+            }
         else:
-            features = {"id": string, "dialogue_id": string, "turn": datasets.Value("int32"), "context": strings,
-                        "response": string, "response_act": act, "response_emotion": emotion}
-        return datasets.DatasetInfo(description=_DESCRIPTION, features=datasets.Features(features), homepage=_HOMEPAGE,
-                                    license=_LICENSE, citation=_CITATION)
+            features = {
+                "id": string,
+                "dialogue_id": string,
+                "turn": datasets.Value("int32"),
+                "context": strings,
+                "response": string,
+                "response_act": act,
+                "response_emotion": emotion,
+            }
+        return datasets.DatasetInfo(
+            description=_DESCRIPTION,
+            features=datasets.Features(features),
+            homepage=_HOMEPAGE,
+            license=_LICENSE,
+            citation=_CITATION,
+        )
 
     def _split_generators(self, dl_manager):
         config = self.config
         root = Path(config.data_dir).expanduser() if config.data_dir is not None else None
-        if root is not None and root.is_dir() and not any((root / relative).is_file() for relative in ARCHIVE.local_paths):
-            unzipped = {split: unzipped_split(config.data_dir, name) for split, name in SPLITS.items()}
+        if (
+            root is not None
+            and root.is_dir()
+            and not any((root / relative).is_file() for relative in ARCHIVE.local_paths)
+        ):
+            unzipped = {
+                split: unzipped_split(config.data_dir, name) for split, name in SPLITS.items()
+            }
             if all(unzipped.values()):
                 if config.verify_checksums:
                     raise ValueError(
                         f"{config.data_dir}: found an unzipped DailyDialog but not {ARCHIVE.name}; only the archive's "
                         "sha256 is published, so put the archive there or pass verify_checksums=False to read the "
-                        "unzipped files unchecked")
-                return [datasets.SplitGenerator(name=split, gen_kwargs={"archive": None, "unzipped": str(path),
-                                                                        "release_name": SPLITS[split]})
-                        for split, path in unzipped.items()]
+                        "unzipped files unchecked"
+                    )
+                return [
+                    datasets.SplitGenerator(
+                        name=split,
+                        gen_kwargs={
+                            "archive": None,
+                            "unzipped": str(path),
+                            "release_name": SPLITS[split],
+                        },
+                    )
+                    for split, path in unzipped.items()
+                ]
             if any(unzipped.values()):
                 missing = sorted(SPLITS[split] for split, path in unzipped.items() if path is None)
-                raise SourceNotAvailableError(f"{config.data_dir}: the unzipped DailyDialog lacks the {missing} split(s); "
-                                              f"the release is {ARCHIVE.name} from {SOURCE_URL}")
-        archive = resolve_source(ARCHIVE, dl_manager, config.data_dir, verify=config.verify_checksums)
-        return [datasets.SplitGenerator(name=split, gen_kwargs={"archive": archive, "unzipped": None, "release_name": name})
-                for split, name in SPLITS.items()]
+                raise SourceNotAvailableError(
+                    f"{config.data_dir}: the unzipped DailyDialog lacks the {missing} split(s); "
+                    f"the release is {ARCHIVE.name} from {SOURCE_URL}"
+                )
+        archive = resolve_source(
+            ARCHIVE, dl_manager, config.data_dir, verify=config.verify_checksums
+        )
+        return [
+            datasets.SplitGenerator(
+                name=split, gen_kwargs={"archive": archive, "unzipped": None, "release_name": name}
+            )
+            for split, name in SPLITS.items()
+        ]
 
     def _generate_examples(self, archive, unzipped, release_name):
         if archive is not None:
@@ -287,6 +383,15 @@ class DailyDialog(datasets.GeneratorBasedBuilder):
                 continue
             for turn, context, response in context_response_pairs(dialogue["dialog"]):
                 pair_id = f"{dialogue_id}-{turn}"
-                yield pair_id, {"id": pair_id, "dialogue_id": dialogue_id, "turn": turn, "context": context,
-                                "response": response, "response_act": dialogue["act"][turn],
-                                "response_emotion": dialogue["emotion"][turn]}
+                yield (
+                    pair_id,
+                    {
+                        "id": pair_id,
+                        "dialogue_id": dialogue_id,
+                        "turn": turn,
+                        "context": context,
+                        "response": response,
+                        "response_act": dialogue["act"][turn],
+                        "response_emotion": dialogue["emotion"][turn],
+                    },
+                )

@@ -25,6 +25,7 @@ list of strings, each response list exactly five strings); a malformed line is a
 naming the file and line, never a dropped record. (``datasets`` wraps it in a
 ``DatasetGenerationError``; ``dialeval.datasets_scripts.load`` unwraps it.)
 """
+
 from __future__ import annotations
 
 import json
@@ -55,9 +56,7 @@ _DESCRIPTION = (
     "negatives. The `positives` config holds further contexts with their five relevant responses only."
 )
 _HOMEPAGE = "https://github.com/iitmnlp/DailyDialog-plusplus"
-_LICENSE = (
-    "MIT (as stated in the repository; the contexts come from DailyDialog, licensed CC BY-NC-SA 4.0)"
-)
+_LICENSE = "MIT (as stated in the repository; the contexts come from DailyDialog, licensed CC BY-NC-SA 4.0)"
 
 SOURCE_COMMIT = "4b02f9ff671e7e27d8e6b8a1925158bd5729abda"
 _RAW_URL = f"https://raw.githubusercontent.com/iitmnlp/DailyDialog-plusplus/{SOURCE_COMMIT}/dataset/{{name}}"
@@ -118,7 +117,9 @@ def _validated(record, id_field: str, response_fields: tuple[str, ...], where: s
     for field in response_fields:
         responses = record[field]
         if not _is_list_of_strings(responses) or len(responses) != RESPONSES_PER_CONTEXT:
-            raise ValueError(f"{where}: `{field}` must be a list of exactly {RESPONSES_PER_CONTEXT} strings")
+            raise ValueError(
+                f"{where}: `{field}` must be a list of exactly {RESPONSES_PER_CONTEXT} strings"
+            )
     return record
 
 
@@ -146,11 +147,13 @@ class DailyDialogPlusPlus(datasets.GeneratorBasedBuilder):
     BUILDER_CONFIG_CLASS = DailyDialogPlusPlusConfig
     BUILDER_CONFIGS: ClassVar[list[DailyDialogPlusPlusConfig]] = [
         DailyDialogPlusPlusConfig(
-            name="default", version=VERSION,
+            name="default",
+            version=VERSION,
             description="dev (validation) and test: five positive, adversarial and random negative responses per context",
         ),
         DailyDialogPlusPlusConfig(
-            name="positives", version=VERSION,
+            name="positives",
+            version=VERSION,
             description="data_positives.json (train): contexts with their five positive responses only",
         ),
     ]
@@ -159,20 +162,29 @@ class DailyDialogPlusPlus(datasets.GeneratorBasedBuilder):
     def _info(self) -> datasets.DatasetInfo:
         strings = datasets.List(datasets.Value("string"))
         id_field, response_fields = RECORD_LAYOUTS[self.config.name]
-        features = datasets.Features({
-            id_field: datasets.Value("int32"),
-            "context": strings,
-            **{field: strings for field in response_fields},
-        })
+        features = datasets.Features(
+            {
+                id_field: datasets.Value("int32"),
+                "context": strings,
+                **{field: strings for field in response_fields},
+            }
+        )
         return datasets.DatasetInfo(
-            description=_DESCRIPTION, features=features, homepage=_HOMEPAGE, license=_LICENSE, citation=_CITATION
+            description=_DESCRIPTION,
+            features=features,
+            homepage=_HOMEPAGE,
+            license=_LICENSE,
+            citation=_CITATION,
         )
 
     def _split_generators(self, dl_manager):
         generators = []
         for split, file_name in SPLIT_FILES[self.config.name].items():
             path = resolve_source(
-                SOURCE_FILES[file_name], dl_manager, self.config.data_dir, verify=self.config.verify_checksums
+                SOURCE_FILES[file_name],
+                dl_manager,
+                self.config.data_dir,
+                verify=self.config.verify_checksums,
             )
             generators.append(datasets.SplitGenerator(name=split, gen_kwargs={"path": path}))
         return generators

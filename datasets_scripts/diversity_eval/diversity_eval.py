@@ -28,6 +28,7 @@ the fork ``fabriceyhc/diversity-eval`` that holds the unzipped archive, pinned, 
 every file against its sha256; ``data_dir`` may point at an unzipped ``data.zip`` (or any
 folder holding the CSVs), which is checked the same way.
 """
+
 from __future__ import annotations
 
 import csv
@@ -72,24 +73,78 @@ FAMILIES = {
 }
 # (with_metrics/, raw/) digests of the released files.
 _SHA256 = {
-    "McDiv/mcdiv_all_no_hds_prompt_gen.csv": ("5e10c38e901dc16b451d7df2c0b2517a0c0055a41b5d5876da605793f61ab2be", "99e1b4f6fd39f11b2a8ea0f71a3e63c7a73e131bc9ab5c1f40679c589fac3ada"),
-    "McDiv/mcdiv_all_no_hds_resp_gen.csv": ("c70cc44dd4717aeecd8206c8d7eade6a80707924f5c806bb88146a90261632c0", "b9ee7b9c804a0c698c9b3bac8735a4fedac12de04684ee213646d5348f75f3ce"),
-    "McDiv/mcdiv_all_no_hds_story_gen.csv": ("483e8c647863d53c114e7316624abdc5b6609c165c0e2d1b7be122b21e0f734a", "ad2104d8570e7fc938d19d896d218fe2ead434b184dea58dd72d54b92c743fb1"),
-    "McDiv_nuggets/mcdiv_nuggets_200_with_hds_prompt_gen.csv": ("1e5a3552ca22135bd2884657812512d6e6fba5851707bb6ce7da632b58d27d73", "27cbe900d289b570f07ea15909c48a5152c9d11adf1109362efb2eb5a047baf8"),
-    "McDiv_nuggets/mcdiv_nuggets_200_with_hds_resp_gen.csv": ("76158f837ce7467ef2b7bac31be8ff4219231af05c6faeef98c40252014f399c", "d5ae6f8391197ac2036f474bb3927cbc3fb933be484d687006f8ddb210bfaa1e"),
-    "McDiv_nuggets/mcdiv_nuggets_200_with_hds_story_gen.csv": ("a1bb4e219d22babac09982580bad5a16eb0370e14d8029a2ff4fe9ed8078c595", "b4541917179be13de8e2af8bb0975ab789610785ed9b2fca5bcdbb004f3f2f7f"),
-    "McDiv_nuggets/mcdiv_nuggets_no_hds_prompt_gen.csv": ("4f22de799f7a207831988980da9611f254f167055cca4da3f0d1ba89a1b6a329", "f64124a6768a52be160c1da001c501f3e014f966c6cbe8f75e7a975c0c4aec57"),
-    "McDiv_nuggets/mcdiv_nuggets_no_hds_resp_gen.csv": ("e81ed325adaac9176b329e5f8800afbd864a000eed54d86b459019b32359b9aa", "28fce0160dff05a66b1042ec086fde8b9094668b5f622a851037aafef20d22c0"),
-    "McDiv_nuggets/mcdiv_nuggets_no_hds_story_gen.csv": ("adcf8ea3e0340bdc3bd84a9aa84db7b1398383818d3d5a67a526d0711019f5cc", "07dd00edd00ac92058fca0a75fb4b0f10e342d25ece850e404683261aa4a2985"),
-    "conTest/con_test_200_with_hds_prompt_gen.csv": ("6358067eaf516e06b85af9c3d0c60321c6a0842eb9b9cef1b10f5bd04a545b90", "bfbf2b8c69febd9f9e41e6324acace428d3c6f58099bc2aa9142fc79105a1be1"),
-    "conTest/con_test_200_with_hds_resp_gen.csv": ("bfc04654c9aaaa968a1bfb118332f2ec19c90f4de035c561303c331e579bb7e0", "c88a440adb1f2b1d27c5ad20762026a7b6ac27c32e5eab27b049c175e72cccdc"),
-    "conTest/con_test_200_with_hds_story_gen.csv": ("18488ab04513a5bf90506c3c25e52fdc745aba7a70eed24fbb0d21dd820e9fcc", "f534d2c06afacc8c579d9648639642b9be4742fcad2a2c4269c4b03ba79c7739"),
-    "decTest/dec_test_1000_no_hds_prompt_gen.csv": ("0963cec4e6164721404552ad36133a6584a88a847954c99e2a8ae2ad22d80bb4", "1a21ad18d9b1ea61066de7f93ca286d3abfb56a7e752c667ad25c7a0e9ab54eb"),
-    "decTest/dec_test_1000_no_hds_resp_gen.csv": ("953caefdbcd5915bad8c216effec41653c969338899e64762840bbbd9acb2624", "1692e4041884d2463247f5b97191d2e1ae63d4bf0514b3efbbe30910e5f8f901"),
-    "decTest/dec_test_1000_no_hds_story_gen.csv": ("5369093446f4ac961ab7e3a4c6e437535b234d86fe28fe3fd4bbe717cef9b961", "db9f082d135c75c0a032b40a961efd5f84e71a349eb51592b6edaf751d89b454"),
-    "decTest/dec_test_200_with_hds_prompt_gen.csv": ("d8f8151b8fec6f685ef2e3e2a29915be8ec5d50f06aca3cee14331afee4f9144", "a925a991c80ecf7293898b63e87773707baa9fe7a7f0843f65c475a101c2e883"),
-    "decTest/dec_test_200_with_hds_resp_gen.csv": ("0cf3ae1b1f1137f68ab6763f7381a20fde1f6ac44004df9d5b3101e9138c47fe", "f71c6a69cfd1b5c4d687cbf31befd854f9ad43fde445ad144d44b1ed96ff5dfd"),
-    "decTest/dec_test_200_with_hds_story_gen.csv": ("e2775a1d40633700858dfe40a5f5a0404d5df7aca52c96736ebc9dd9a059a5c7", "8adbc20ebc71a357cb23cae2f6f24d01b8046f665461e37a1ed454438b2ea6b0"),
+    "McDiv/mcdiv_all_no_hds_prompt_gen.csv": (
+        "5e10c38e901dc16b451d7df2c0b2517a0c0055a41b5d5876da605793f61ab2be",
+        "99e1b4f6fd39f11b2a8ea0f71a3e63c7a73e131bc9ab5c1f40679c589fac3ada",
+    ),
+    "McDiv/mcdiv_all_no_hds_resp_gen.csv": (
+        "c70cc44dd4717aeecd8206c8d7eade6a80707924f5c806bb88146a90261632c0",
+        "b9ee7b9c804a0c698c9b3bac8735a4fedac12de04684ee213646d5348f75f3ce",
+    ),
+    "McDiv/mcdiv_all_no_hds_story_gen.csv": (
+        "483e8c647863d53c114e7316624abdc5b6609c165c0e2d1b7be122b21e0f734a",
+        "ad2104d8570e7fc938d19d896d218fe2ead434b184dea58dd72d54b92c743fb1",
+    ),
+    "McDiv_nuggets/mcdiv_nuggets_200_with_hds_prompt_gen.csv": (
+        "1e5a3552ca22135bd2884657812512d6e6fba5851707bb6ce7da632b58d27d73",
+        "27cbe900d289b570f07ea15909c48a5152c9d11adf1109362efb2eb5a047baf8",
+    ),
+    "McDiv_nuggets/mcdiv_nuggets_200_with_hds_resp_gen.csv": (
+        "76158f837ce7467ef2b7bac31be8ff4219231af05c6faeef98c40252014f399c",
+        "d5ae6f8391197ac2036f474bb3927cbc3fb933be484d687006f8ddb210bfaa1e",
+    ),
+    "McDiv_nuggets/mcdiv_nuggets_200_with_hds_story_gen.csv": (
+        "a1bb4e219d22babac09982580bad5a16eb0370e14d8029a2ff4fe9ed8078c595",
+        "b4541917179be13de8e2af8bb0975ab789610785ed9b2fca5bcdbb004f3f2f7f",
+    ),
+    "McDiv_nuggets/mcdiv_nuggets_no_hds_prompt_gen.csv": (
+        "4f22de799f7a207831988980da9611f254f167055cca4da3f0d1ba89a1b6a329",
+        "f64124a6768a52be160c1da001c501f3e014f966c6cbe8f75e7a975c0c4aec57",
+    ),
+    "McDiv_nuggets/mcdiv_nuggets_no_hds_resp_gen.csv": (
+        "e81ed325adaac9176b329e5f8800afbd864a000eed54d86b459019b32359b9aa",
+        "28fce0160dff05a66b1042ec086fde8b9094668b5f622a851037aafef20d22c0",
+    ),
+    "McDiv_nuggets/mcdiv_nuggets_no_hds_story_gen.csv": (
+        "adcf8ea3e0340bdc3bd84a9aa84db7b1398383818d3d5a67a526d0711019f5cc",
+        "07dd00edd00ac92058fca0a75fb4b0f10e342d25ece850e404683261aa4a2985",
+    ),
+    "conTest/con_test_200_with_hds_prompt_gen.csv": (
+        "6358067eaf516e06b85af9c3d0c60321c6a0842eb9b9cef1b10f5bd04a545b90",
+        "bfbf2b8c69febd9f9e41e6324acace428d3c6f58099bc2aa9142fc79105a1be1",
+    ),
+    "conTest/con_test_200_with_hds_resp_gen.csv": (
+        "bfc04654c9aaaa968a1bfb118332f2ec19c90f4de035c561303c331e579bb7e0",
+        "c88a440adb1f2b1d27c5ad20762026a7b6ac27c32e5eab27b049c175e72cccdc",
+    ),
+    "conTest/con_test_200_with_hds_story_gen.csv": (
+        "18488ab04513a5bf90506c3c25e52fdc745aba7a70eed24fbb0d21dd820e9fcc",
+        "f534d2c06afacc8c579d9648639642b9be4742fcad2a2c4269c4b03ba79c7739",
+    ),
+    "decTest/dec_test_1000_no_hds_prompt_gen.csv": (
+        "0963cec4e6164721404552ad36133a6584a88a847954c99e2a8ae2ad22d80bb4",
+        "1a21ad18d9b1ea61066de7f93ca286d3abfb56a7e752c667ad25c7a0e9ab54eb",
+    ),
+    "decTest/dec_test_1000_no_hds_resp_gen.csv": (
+        "953caefdbcd5915bad8c216effec41653c969338899e64762840bbbd9acb2624",
+        "1692e4041884d2463247f5b97191d2e1ae63d4bf0514b3efbbe30910e5f8f901",
+    ),
+    "decTest/dec_test_1000_no_hds_story_gen.csv": (
+        "5369093446f4ac961ab7e3a4c6e437535b234d86fe28fe3fd4bbe717cef9b961",
+        "db9f082d135c75c0a032b40a961efd5f84e71a349eb51592b6edaf751d89b454",
+    ),
+    "decTest/dec_test_200_with_hds_prompt_gen.csv": (
+        "d8f8151b8fec6f685ef2e3e2a29915be8ec5d50f06aca3cee14331afee4f9144",
+        "a925a991c80ecf7293898b63e87773707baa9fe7a7f0843f65c475a101c2e883",
+    ),
+    "decTest/dec_test_200_with_hds_resp_gen.csv": (
+        "0cf3ae1b1f1137f68ab6763f7381a20fde1f6ac44004df9d5b3101e9138c47fe",
+        "f71c6a69cfd1b5c4d687cbf31befd854f9ad43fde445ad144d44b1ed96ff5dfd",
+    ),
+    "decTest/dec_test_200_with_hds_story_gen.csv": (
+        "e2775a1d40633700858dfe40a5f5a0404d5df7aca52c96736ebc9dd9a059a5c7",
+        "8adbc20ebc71a357cb23cae2f6f24d01b8046f665461e37a1ed454438b2ea6b0",
+    ),
 }
 
 #: The released per-set metric scores (``with_metrics/`` files): field -> column names
@@ -106,7 +161,12 @@ def source_file(family: str, task: str) -> SourceFile:
     relative = FAMILIES[family].format(task=task)
     name = relative.split("/")[1]
     local_paths = (
-        f"with_metrics/{relative}", f"data/with_metrics/{relative}", f"raw/{relative}", f"data/raw/{relative}", relative, name,
+        f"with_metrics/{relative}",
+        f"data/with_metrics/{relative}",
+        f"raw/{relative}",
+        f"data/raw/{relative}",
+        relative,
+        name,
     )
     return SourceFile(name, _FORK_URL.format(path=relative), local_paths, _SHA256[relative])
 
@@ -114,7 +174,14 @@ def source_file(family: str, task: str) -> SourceFile:
 class DiversityEvalConfig(datasets.BuilderConfig):
     """One released file; ``verify_checksums=False`` accepts edited copies."""
 
-    def __init__(self, *args, family: str = "con_test_200", task: str = "resp_gen", verify_checksums: bool = True, **kwargs):
+    def __init__(
+        self,
+        *args,
+        family: str = "con_test_200",
+        task: str = "resp_gen",
+        verify_checksums: bool = True,
+        **kwargs,
+    ):
         super().__init__(*args, **kwargs)
         self.family = family
         self.task = task
@@ -136,8 +203,13 @@ class DiversityEval(datasets.GeneratorBasedBuilder):
 
     BUILDER_CONFIG_CLASS = DiversityEvalConfig
     BUILDER_CONFIGS: ClassVar[list[DiversityEvalConfig]] = [
-        DiversityEvalConfig(name=f"{family}_{task}", family=family, task=task, version=datasets.Version("1.0.0"),
-                            description=f"{FAMILIES[family].format(task=task)} of the released data")
+        DiversityEvalConfig(
+            name=f"{family}_{task}",
+            family=family,
+            task=task,
+            version=datasets.Version("1.0.0"),
+            description=f"{FAMILIES[family].format(task=task)} of the released data",
+        )
         for family in FAMILIES
         for task in TASKS
     ]
@@ -145,23 +217,31 @@ class DiversityEval(datasets.GeneratorBasedBuilder):
 
     def _info(self) -> datasets.DatasetInfo:
         score = datasets.Value("float64")
-        features = datasets.Features({
-            "sample_id": datasets.Value("string"),
-            "context": datasets.Value("string"),
-            "responses": datasets.List(datasets.Value("string")),
-            "diversity_parameter": datasets.Value("float64"),
-            "parameter_name": datasets.Value("string"),
-            "abs_hds_mean": score,
-            "abs_hds_std": score,
-            "released_scores": {name: score for name in RELEASED_SCORE_COLUMNS},
-        })
+        features = datasets.Features(
+            {
+                "sample_id": datasets.Value("string"),
+                "context": datasets.Value("string"),
+                "responses": datasets.List(datasets.Value("string")),
+                "diversity_parameter": datasets.Value("float64"),
+                "parameter_name": datasets.Value("string"),
+                "abs_hds_mean": score,
+                "abs_hds_std": score,
+                "released_scores": {name: score for name in RELEASED_SCORE_COLUMNS},
+            }
+        )
         return datasets.DatasetInfo(
-            description=_DESCRIPTION, features=features, homepage=_HOMEPAGE, license=_LICENSE, citation=_CITATION
+            description=_DESCRIPTION,
+            features=features,
+            homepage=_HOMEPAGE,
+            license=_LICENSE,
+            citation=_CITATION,
         )
 
     def _split_generators(self, dl_manager):
         source = source_file(self.config.family, self.config.task)
-        path = resolve_source(source, dl_manager, self.config.data_dir, verify=self.config.verify_checksums)
+        path = resolve_source(
+            source, dl_manager, self.config.data_dir, verify=self.config.verify_checksums
+        )
         return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={"path": path})]
 
     def _generate_examples(self, path):
@@ -178,13 +258,16 @@ class DiversityEval(datasets.GeneratorBasedBuilder):
                     field: next((_optional_float(row, c, where) for c in names if c in row), None)
                     for field, names in RELEASED_SCORE_COLUMNS.items()
                 }
-                yield index, {
-                    "sample_id": row.get("sample_id"),
-                    "context": row.get("context"),
-                    "responses": [row[column] for column in columns],
-                    "diversity_parameter": parameter,
-                    "parameter_name": row.get("label_name"),
-                    "abs_hds_mean": _optional_float(row, "metric_abs_hds_mean", where),
-                    "abs_hds_std": _optional_float(row, "metric_abs_hds_std", where),
-                    "released_scores": released,
-                }
+                yield (
+                    index,
+                    {
+                        "sample_id": row.get("sample_id"),
+                        "context": row.get("context"),
+                        "responses": [row[column] for column in columns],
+                        "diversity_parameter": parameter,
+                        "parameter_name": row.get("label_name"),
+                        "abs_hds_mean": _optional_float(row, "metric_abs_hds_mean", where),
+                        "abs_hds_std": _optional_float(row, "metric_abs_hds_std", where),
+                        "released_scores": released,
+                    },
+                )

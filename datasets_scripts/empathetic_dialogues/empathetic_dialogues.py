@@ -37,6 +37,7 @@ cannot be read to its end (truncated, not gzip) or lacks a split's CSV is a ``Va
 and what is wrong, before any split is built; bytes that are not UTF-8 one naming the file and line
 (:mod:`dialeval.datasets_scripts._text_files`, as in every builder).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -78,12 +79,27 @@ SOURCE_SHA256 = (
     "240c492cb6199a315722f716bfcc14f13ea6605f1cec67349153b606be92f6f2",
 )
 ARCHIVE = SourceFile(
-    "empatheticdialogues.tar.gz", SOURCE_URL,
-    ("empatheticdialogues.tar.gz", "empatheticdialogues/empatheticdialogues.tar.gz"), SOURCE_SHA256,
+    "empatheticdialogues.tar.gz",
+    SOURCE_URL,
+    ("empatheticdialogues.tar.gz", "empatheticdialogues/empatheticdialogues.tar.gz"),
+    SOURCE_SHA256,
 )
 #: split -> file name in the archive's ``empatheticdialogues/`` folder.
-SPLIT_FILES = {datasets.Split.TRAIN: "train.csv", datasets.Split.VALIDATION: "valid.csv", datasets.Split.TEST: "test.csv"}
-COLUMNS = ("conv_id", "utterance_idx", "context", "prompt", "speaker_idx", "utterance", "selfeval", "tags")
+SPLIT_FILES = {
+    datasets.Split.TRAIN: "train.csv",
+    datasets.Split.VALIDATION: "valid.csv",
+    datasets.Split.TEST: "test.csv",
+}
+COLUMNS = (
+    "conv_id",
+    "utterance_idx",
+    "context",
+    "prompt",
+    "speaker_idx",
+    "utterance",
+    "selfeval",
+    "tags",
+)
 COMMA = "_comma_"
 
 
@@ -118,7 +134,9 @@ def read_conversations(lines, source: str) -> list[dict]:
     lines = iter(lines)
     header = next(lines, None)
     if header is None or tuple(header.strip().split(",")) != COLUMNS:
-        raise ValueError(f"{source}, line 1: expected the EmpatheticDialogues header {','.join(COLUMNS)}, got {header!r:.200}")
+        raise ValueError(
+            f"{source}, line 1: expected the EmpatheticDialogues header {','.join(COLUMNS)}, got {header!r:.200}"
+        )
     conversations: dict[str, dict] = {}
     for line_number, line in enumerate(lines, start=2):
         line = line.rstrip("\r\n")
@@ -131,15 +149,26 @@ def read_conversations(lines, source: str) -> list[dict]:
                 f"{where}: expected {len(COLUMNS)} comma-separated fields (commas in text written {COMMA}), got {len(fields)}"
             )
         record = dict(zip(COLUMNS, fields))
-        conversation = conversations.setdefault(record["conv_id"], {
-            "conv_id": record["conv_id"], "emotion": record["context"],
-            "prompt": record["prompt"].replace(COMMA, ","), "utterances": [],
-        })
+        conversation = conversations.setdefault(
+            record["conv_id"],
+            {
+                "conv_id": record["conv_id"],
+                "emotion": record["context"],
+                "prompt": record["prompt"].replace(COMMA, ","),
+                "utterances": [],
+            },
+        )
         index = _int(record["utterance_idx"], "utterance_idx", where)
         if any(utterance.index == index for utterance in conversation["utterances"]):
-            raise ValueError(f"{where}: conversation {record['conv_id']!r} already has utterance_idx {index}")
+            raise ValueError(
+                f"{where}: conversation {record['conv_id']!r} already has utterance_idx {index}"
+            )
         conversation["utterances"].append(
-            Utterance(index, _int(record["speaker_idx"], "speaker_idx", where), record["utterance"].replace(COMMA, ","))
+            Utterance(
+                index,
+                _int(record["speaker_idx"], "speaker_idx", where),
+                record["utterance"].replace(COMMA, ","),
+            )
         )
     for conversation in conversations.values():
         conversation["utterances"].sort(key=lambda utterance: utterance.index)
@@ -153,7 +182,9 @@ def split_turn(conv_id: str, num_turns: int, seed: int = 0) -> int:
     file order and subset.
     """
     if num_turns < 2:
-        raise ValueError(f"conversation {conv_id!r} has {num_turns} turn(s): at least 2 are needed to split it")
+        raise ValueError(
+            f"conversation {conv_id!r} has {num_turns} turn(s): at least 2 are needed to split it"
+        )
     digest = hashlib.sha256(f"{seed}:{conv_id}".encode()).digest()
     return 1 + int.from_bytes(digest[:8], "big") % (num_turns - 1)
 
@@ -163,9 +194,11 @@ ARCHIVE_ERRORS = (tarfile.TarError, EOFError, OSError, zlib.error)
 
 
 def unreadable_archive(archive: str, error: Exception, when: str = "") -> str:
-    return (f"{archive}: not a readable gzip-compressed tar archive{' ' + when if when else ''} "
-            f"({type(error).__name__}: {error}); the release is {ARCHIVE.name} from {SOURCE_URL}: the file is "
-            "truncated, damaged or another file, download it again")
+    return (
+        f"{archive}: not a readable gzip-compressed tar archive{' ' + when if when else ''} "
+        f"({type(error).__name__}: {error}); the release is {ARCHIVE.name} from {SOURCE_URL}: the file is "
+        "truncated, damaged or another file, download it again"
+    )
 
 
 def open_archive(archive: str) -> tarfile.TarFile:
@@ -186,10 +219,16 @@ def check_archive(archive: str) -> None:
             names = {member.name for member in tar.getmembers() if member.isfile()}
         except ARCHIVE_ERRORS as error:
             raise ValueError(unreadable_archive(archive, error)) from None
-    missing = [f"empatheticdialogues/{name}" for name in SPLIT_FILES.values() if f"empatheticdialogues/{name}" not in names]
+    missing = [
+        f"empatheticdialogues/{name}"
+        for name in SPLIT_FILES.values()
+        if f"empatheticdialogues/{name}" not in names
+    ]
     if missing:
-        raise ValueError(f"{archive}: no {', '.join(missing)} in the archive (it holds {sorted(names)[:5]}"
-                         f"{' ...' if len(names) > 5 else ''}); the release is {ARCHIVE.name} from {SOURCE_URL}")
+        raise ValueError(
+            f"{archive}: no {', '.join(missing)} in the archive (it holds {sorted(names)[:5]}"
+            f"{' ...' if len(names) > 5 else ''}); the release is {ARCHIVE.name} from {SOURCE_URL}"
+        )
 
 
 def _extracted_csv(data_dir: str, file_name: str) -> Path | None:
@@ -207,10 +246,15 @@ class EmpatheticDialogues(datasets.GeneratorBasedBuilder):
     BUILDER_CONFIG_CLASS = EmpatheticDialoguesConfig
     BUILDER_CONFIGS: ClassVar[list[EmpatheticDialoguesConfig]] = [
         EmpatheticDialoguesConfig(
-            name="random_turn", version=VERSION,
+            name="random_turn",
+            version=VERSION,
             description="each conversation split at a seeded random turn: context and the human reply (DTG paper, §6.1)",
         ),
-        EmpatheticDialoguesConfig(name="conversations", version=VERSION, description="each conversation with all its turns"),
+        EmpatheticDialoguesConfig(
+            name="conversations",
+            version=VERSION,
+            description="each conversation with all its turns",
+        ),
     ]
     DEFAULT_CONFIG_NAME = "random_turn"
 
@@ -218,36 +262,69 @@ class EmpatheticDialogues(datasets.GeneratorBasedBuilder):
         string, strings = datasets.Value("string"), datasets.List(datasets.Value("string"))
         common = {"id": string, "emotion": string, "prompt": string}
         if self.config.name == "random_turn":
-            features = {**common, "context": strings, "positive_responses": strings,
-                        "split_turn": datasets.Value("int32"), "num_turns": datasets.Value("int32")}
+            features = {
+                **common,
+                "context": strings,
+                "positive_responses": strings,
+                "split_turn": datasets.Value("int32"),
+                "num_turns": datasets.Value("int32"),
+            }
         else:
-            features = {**common, "turns": strings, "speaker_idx": datasets.List(datasets.Value("int32"))}
+            features = {
+                **common,
+                "turns": strings,
+                "speaker_idx": datasets.List(datasets.Value("int32")),
+            }
         return datasets.DatasetInfo(
-            description=_DESCRIPTION, features=datasets.Features(features), homepage=_HOMEPAGE, license=_LICENSE,
+            description=_DESCRIPTION,
+            features=datasets.Features(features),
+            homepage=_HOMEPAGE,
+            license=_LICENSE,
             citation=_CITATION,
         )
 
     def _split_generators(self, dl_manager):
         config = self.config
         root = Path(config.data_dir).expanduser() if config.data_dir is not None else None
-        if root is not None and not any((root / relative).is_file() for relative in ARCHIVE.local_paths):
-            extracted = {split: _extracted_csv(config.data_dir, name) for split, name in SPLIT_FILES.items()}
+        if root is not None and not any(
+            (root / relative).is_file() for relative in ARCHIVE.local_paths
+        ):
+            extracted = {
+                split: _extracted_csv(config.data_dir, name) for split, name in SPLIT_FILES.items()
+            }
             if all(extracted.values()):
                 if config.verify_checksums:
                     raise ValueError(
                         f"{config.data_dir}: found the extracted CSVs but not {ARCHIVE.name}; only the archive's sha256 "
                         "is published, so put the archive there or pass verify_checksums=False to read the CSVs unchecked"
                     )
-                return [datasets.SplitGenerator(name=split, gen_kwargs={"archive": None, "csv_path": str(path), "member": None})
-                        for split, path in extracted.items()]
+                return [
+                    datasets.SplitGenerator(
+                        name=split,
+                        gen_kwargs={"archive": None, "csv_path": str(path), "member": None},
+                    )
+                    for split, path in extracted.items()
+                ]
             if any(extracted.values()):
-                missing = sorted(SPLIT_FILES[split] for split, path in extracted.items() if path is None)
-                raise SourceNotAvailableError(f"{config.data_dir}: extracted EmpatheticDialogues lacks {missing}")
-        archive = resolve_source(ARCHIVE, dl_manager, config.data_dir, verify=config.verify_checksums)
+                missing = sorted(
+                    SPLIT_FILES[split] for split, path in extracted.items() if path is None
+                )
+                raise SourceNotAvailableError(
+                    f"{config.data_dir}: extracted EmpatheticDialogues lacks {missing}"
+                )
+        archive = resolve_source(
+            ARCHIVE, dl_manager, config.data_dir, verify=config.verify_checksums
+        )
         check_archive(archive)
         return [
-            datasets.SplitGenerator(name=split, gen_kwargs={"archive": archive, "csv_path": None,
-                                                            "member": f"empatheticdialogues/{name}"})
+            datasets.SplitGenerator(
+                name=split,
+                gen_kwargs={
+                    "archive": archive,
+                    "csv_path": None,
+                    "member": f"empatheticdialogues/{name}",
+                },
+            )
             for split, name in SPLIT_FILES.items()
         ]
 
@@ -258,21 +335,40 @@ class EmpatheticDialogues(datasets.GeneratorBasedBuilder):
         with open_archive(archive) as tar:
             handle = tar.extractfile(member)
             try:
-                return read_conversations(decoded_lines(handle, f"{archive}:{member}"), f"{archive}:{member}")
+                return read_conversations(
+                    decoded_lines(handle, f"{archive}:{member}"), f"{archive}:{member}"
+                )
             except ARCHIVE_ERRORS as error:
-                raise ValueError(unreadable_archive(archive, error, f"while reading {member}")) from None
+                raise ValueError(
+                    unreadable_archive(archive, error, f"while reading {member}")
+                ) from None
 
     def _generate_examples(self, archive, csv_path, member):
         for conversation in self._conversations(archive, csv_path, member):
             utterances = conversation["utterances"]
-            common = {"id": conversation["conv_id"], "emotion": conversation["emotion"], "prompt": conversation["prompt"]}
+            common = {
+                "id": conversation["conv_id"],
+                "emotion": conversation["emotion"],
+                "prompt": conversation["prompt"],
+            }
             if self.config.name == "conversations":
-                yield conversation["conv_id"], {
-                    **common, "turns": [u.text for u in utterances], "speaker_idx": [u.speaker for u in utterances],
-                }
+                yield (
+                    conversation["conv_id"],
+                    {
+                        **common,
+                        "turns": [u.text for u in utterances],
+                        "speaker_idx": [u.speaker for u in utterances],
+                    },
+                )
             elif len(utterances) >= 2:
                 k = split_turn(conversation["conv_id"], len(utterances), self.config.split_seed)
-                yield conversation["conv_id"], {
-                    **common, "context": [u.text for u in utterances[:k]], "positive_responses": [utterances[k].text],
-                    "split_turn": k, "num_turns": len(utterances),
-                }
+                yield (
+                    conversation["conv_id"],
+                    {
+                        **common,
+                        "context": [u.text for u in utterances[:k]],
+                        "positive_responses": [utterances[k].text],
+                        "split_turn": k,
+                        "num_turns": len(utterances),
+                    },
+                )

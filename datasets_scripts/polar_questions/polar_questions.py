@@ -45,6 +45,7 @@ POS tagging: ``tagger=None`` uses spaCy ``en_core_web_sm`` (App. A) and fails wi
 :class:`~.rewriting.TaggerNotAvailableError` when it is not installed; pass any callable
 ``text -> list[TaggedToken]`` instead.
 """
+
 from __future__ import annotations
 
 import json
@@ -98,8 +99,12 @@ MULTINLI_URL = "https://cims.nyu.edu/~sbowman/multinli/multinli_1.0.zip"
 #: huggingface/datasets records for MULTINLI_URL (226,850,426 bytes; datasets/multi_nli/dataset_infos.json),
 #: and the one dellison/NLIDatasets.jl pins for the same archive (src/multinli.jl).
 MULTINLI_SHA256 = "049f507b9e36b1fcb756cfd5aeb3b7a0cfcb84bf023793652987f7e7e0957822"
-MULTINLI_ARCHIVE = SourceFile("multinli_1.0.zip", MULTINLI_URL, ("multinli_1.0.zip", "multinli_1.0/multinli_1.0.zip"),
-                              (MULTINLI_SHA256,))
+MULTINLI_ARCHIVE = SourceFile(
+    "multinli_1.0.zip",
+    MULTINLI_URL,
+    ("multinli_1.0.zip", "multinli_1.0/multinli_1.0.zip"),
+    (MULTINLI_SHA256,),
+)
 MNLI_SPLITS = ("train", "dev_matched")
 GENRE = "telephone"
 ENTAILMENT, CONTRADICTION = "entailment", "contradiction"
@@ -119,8 +124,10 @@ def multinli_source(split: str) -> SourceFile:
 def _extracted_member(archive: str, dl_manager, name: str) -> str:
     path = os.path.join(dl_manager.extract(archive), "multinli_1.0", name)
     if not os.path.isfile(path):
-        raise ValueError(f"{archive}: no multinli_1.0/{name} in it (expected the release's {MULTINLI_ARCHIVE.name} "
-                         f"from {MULTINLI_URL})")
+        raise ValueError(
+            f"{archive}: no multinli_1.0/{name} in it (expected the release's {MULTINLI_ARCHIVE.name} "
+            f"from {MULTINLI_URL})"
+        )
     return path
 
 
@@ -160,7 +167,9 @@ def read_multinli(path: str) -> list[dict]:
                 raise ValueError(f"{where}: missing MultiNLI field(s) {missing}")
             for field in REQUIRED_FIELDS:
                 if not isinstance(record[field], str):
-                    raise ValueError(f"{where}: `{field}` must be a string, got {record[field]!r:.60}")
+                    raise ValueError(
+                        f"{where}: `{field}` must be a string, got {record[field]!r:.60}"
+                    )
             records.append(record)
     return records
 
@@ -206,7 +215,9 @@ def _test_input(record: dict, tag, negative: bool) -> dict | None:
     }
 
 
-def _select_test_inputs(records: list[dict], tag, label: str, negative: bool, num_inputs: int) -> list[dict]:
+def _select_test_inputs(
+    records: list[dict], tag, label: str, negative: bool, num_inputs: int
+) -> list[dict]:
     selected = []
     for record in records:
         if record["gold_label"] != label:
@@ -222,13 +233,16 @@ def _select_test_inputs(records: list[dict], tag, label: str, negative: bool, nu
     )
 
 
-def _unlikelihood_samples(prompt_id: str, entailment: dict, contradiction: dict, tag) -> list[dict] | None:
+def _unlikelihood_samples(
+    prompt_id: str, entailment: dict, contradiction: dict, tag
+) -> list[dict] | None:
     """Table 7: four questions from one premise with an entailing and a contradicting hypothesis."""
     try:
         entailed, contradicted = tag(entailment["sentence2"]), tag(contradiction["sentence2"])
         history = history_utterance(entailment["sentence1"])
         questions = {
-            "PositiveQ1": polar_question(entailed), "PositiveQ2": polar_question(contradicted),
+            "PositiveQ1": polar_question(entailed),
+            "PositiveQ2": polar_question(contradicted),
             "NegativeQ1": polar_question(entailed, negative=True),
             "NegativeQ2": polar_question(contradicted, negative=True),
         }
@@ -238,15 +252,19 @@ def _unlikelihood_samples(prompt_id: str, entailment: dict, contradiction: dict,
     for question_type in QUESTION_TYPES:
         asks_entailed = question_type.endswith("Q1")
         # The gold answer restates the entailed hypothesis, the negative one the contradicted (Table 7).
-        samples.append({
-            "id": f"{prompt_id}-{question_type}",
-            "prompt_id": prompt_id,
-            "question_type": question_type,
-            "history": history,
-            "message": questions[question_type],
-            "gold_response": answer_sentence(entailed, "Yes" if asks_entailed else "No"),
-            "negative_response": answer_sentence(contradicted, "No" if asks_entailed else "Yes"),
-        })
+        samples.append(
+            {
+                "id": f"{prompt_id}-{question_type}",
+                "prompt_id": prompt_id,
+                "question_type": question_type,
+                "history": history,
+                "message": questions[question_type],
+                "gold_response": answer_sentence(entailed, "Yes" if asks_entailed else "No"),
+                "negative_response": answer_sentence(
+                    contradicted, "No" if asks_entailed else "Yes"
+                ),
+            }
+        )
     return samples
 
 
@@ -254,12 +272,17 @@ def _premise_key(record: dict) -> str:
     return " ".join(record["sentence1"].split())
 
 
-def _authors_selection(pool: list[dict], tag, num_inputs: int, num_unlikelihood_premises: int, configs) -> dict:
+def _authors_selection(
+    pool: list[dict], tag, num_inputs: int, num_unlikelihood_premises: int, configs
+) -> dict:
     """The released notebook's selection, in file order (module docstring)."""
     kept = {ENTAILMENT: [], CONTRADICTION: []}
     for record in pool:
         # Both labels go through the negative transformation in the notebook, so both forms must exist.
-        positive, negative = _test_input(record, tag, negative=False), _test_input(record, tag, negative=True)
+        positive, negative = (
+            _test_input(record, tag, negative=False),
+            _test_input(record, tag, negative=True),
+        )
         if positive is not None and negative is not None:
             kept[record["gold_label"]].append((record, positive, negative))
     contradictions = {}
@@ -290,7 +313,9 @@ def _authors_selection(pool: list[dict], tag, num_inputs: int, num_unlikelihood_
             )
         premises = []
         for (entailment, _, _), (contradiction, _, _) in paired[:num_unlikelihood_premises]:
-            premises.append(_unlikelihood_samples(entailment["promptID"], entailment, contradiction, tag))
+            premises.append(
+                _unlikelihood_samples(entailment["promptID"], entailment, contradiction, tag)
+            )
         num_validation = round(num_unlikelihood_premises * VALIDATION_FRACTION)
         train_premises = num_unlikelihood_premises - num_validation
         result["unlikelihood"] = {
@@ -300,18 +325,31 @@ def _authors_selection(pool: list[dict], tag, num_inputs: int, num_unlikelihood_
     return result
 
 
-def build_polar_question_sets(records, tagger, num_inputs: int = 2000, num_unlikelihood_premises: int = 2000,
-                              seed: int = 0, configs=("entq", "cntq", "unlikelihood"), selection: str = "authors") -> dict:
+def build_polar_question_sets(
+    records,
+    tagger,
+    num_inputs: int = 2000,
+    num_unlikelihood_premises: int = 2000,
+    seed: int = 0,
+    configs=("entq", "cntq", "unlikelihood"),
+    selection: str = "authors",
+) -> dict:
     """The records of each requested config (see the module docstring for ``selection``)."""
     _check_count(num_inputs, "num_inputs")
     _check_count(num_unlikelihood_premises, "num_unlikelihood_premises")
     unknown = sorted(set(configs) - {"entq", "cntq", "unlikelihood"})
     if unknown:
-        raise ArgumentError("configs", f"must be among 'entq', 'cntq', 'unlikelihood', got {unknown}")
+        raise ArgumentError(
+            "configs", f"must be among 'entq', 'cntq', 'unlikelihood', got {unknown}"
+        )
     if selection not in SELECTIONS:
         raise ArgumentError("selection", f"must be one of {SELECTIONS}, got {selection!r}")
     tag = _CachedTagger(load_tagger(tagger))
-    pool = [record for record in records if record["genre"] == GENRE and record["gold_label"] in (ENTAILMENT, CONTRADICTION)]
+    pool = [
+        record
+        for record in records
+        if record["genre"] == GENRE and record["gold_label"] in (ENTAILMENT, CONTRADICTION)
+    ]
     if selection == "authors":
         return _authors_selection(pool, tag, num_inputs, num_unlikelihood_premises, set(configs))
     random.Random(seed).shuffle(pool)
@@ -326,11 +364,17 @@ def build_polar_question_sets(records, tagger, num_inputs: int = 2000, num_unlik
         by_premise: dict[str, dict[str, dict]] = {}
         for record in pool:
             if record["promptID"] not in used:
-                by_premise.setdefault(record["promptID"], {}).setdefault(record["gold_label"], record)
+                by_premise.setdefault(record["promptID"], {}).setdefault(
+                    record["gold_label"], record
+                )
         samples = []
         premises = 0
         for prompt_id, pair in by_premise.items():
-            if ENTAILMENT not in pair or CONTRADICTION not in pair or not _premise_ok(pair[ENTAILMENT], tag):
+            if (
+                ENTAILMENT not in pair
+                or CONTRADICTION not in pair
+                or not _premise_ok(pair[ENTAILMENT], tag)
+            ):
                 continue
             four = _unlikelihood_samples(prompt_id, pair[ENTAILMENT], pair[CONTRADICTION], tag)
             if four is not None:
@@ -345,13 +389,18 @@ def build_polar_question_sets(records, tagger, num_inputs: int = 2000, num_unlik
             )
         random.Random(seed).shuffle(samples)
         num_validation = round(len(samples) * VALIDATION_FRACTION)
-        result["unlikelihood"] = {"train": samples[num_validation:], "validation": samples[:num_validation]}
+        result["unlikelihood"] = {
+            "train": samples[num_validation:],
+            "validation": samples[:num_validation],
+        }
     return {key: value for key, value in result.items() if key in configs}
 
 
 def _has_archive(data_dir: str) -> bool:
     root = os.path.expanduser(data_dir)
-    return any(os.path.isfile(os.path.join(root, relative)) for relative in MULTINLI_ARCHIVE.local_paths)
+    return any(
+        os.path.isfile(os.path.join(root, relative)) for relative in MULTINLI_ARCHIVE.local_paths
+    )
 
 
 class PolarQuestions(datasets.GeneratorBasedBuilder):
@@ -360,27 +409,61 @@ class PolarQuestions(datasets.GeneratorBasedBuilder):
     VERSION = datasets.Version("1.0.0")
     BUILDER_CONFIG_CLASS = PolarQuestionsConfig
     BUILDER_CONFIGS: ClassVar[list[PolarQuestionsConfig]] = [
-        PolarQuestionsConfig(name="entq", version=VERSION, description="ENTQ: entailment hypotheses as positive polar questions (expected answer yes)"),
-        PolarQuestionsConfig(name="cntq", version=VERSION, description="CNTQ: contradiction hypotheses as negative polar questions (expected answer no)"),
-        PolarQuestionsConfig(name="unlikelihood", version=VERSION, description="Table 7 unlikelihood samples: PositiveQ1/Q2, NegativeQ1/Q2 with gold and negative responses"),
+        PolarQuestionsConfig(
+            name="entq",
+            version=VERSION,
+            description="ENTQ: entailment hypotheses as positive polar questions (expected answer yes)",
+        ),
+        PolarQuestionsConfig(
+            name="cntq",
+            version=VERSION,
+            description="CNTQ: contradiction hypotheses as negative polar questions (expected answer no)",
+        ),
+        PolarQuestionsConfig(
+            name="unlikelihood",
+            version=VERSION,
+            description="Table 7 unlikelihood samples: PositiveQ1/Q2, NegativeQ1/Q2 with gold and negative responses",
+        ),
     ]
     DEFAULT_CONFIG_NAME = "entq"
 
     def _info(self) -> datasets.DatasetInfo:
         string = datasets.Value("string")
         if self.config.name == "unlikelihood":
-            fields = ("id", "prompt_id", "question_type", "history", "message", "gold_response", "negative_response")
+            fields = (
+                "id",
+                "prompt_id",
+                "question_type",
+                "history",
+                "message",
+                "gold_response",
+                "negative_response",
+            )
         else:
-            fields = ("id", "prompt_id", "input_type", "history", "message", "expected_answer", "premise", "hypothesis")
+            fields = (
+                "id",
+                "prompt_id",
+                "input_type",
+                "history",
+                "message",
+                "expected_answer",
+                "premise",
+                "hypothesis",
+            )
         return datasets.DatasetInfo(
-            description=_DESCRIPTION, features=datasets.Features({field: string for field in fields}),
-            homepage=_HOMEPAGE, license=_LICENSE, citation=_CITATION,
+            description=_DESCRIPTION,
+            features=datasets.Features({field: string for field in fields}),
+            homepage=_HOMEPAGE,
+            license=_LICENSE,
+            citation=_CITATION,
         )
 
     def _source_path(self, dl_manager) -> str:
         config = self.config
         if config.mnli_split not in MNLI_SPLITS:
-            raise ArgumentError("mnli_split", f"must be one of {MNLI_SPLITS}, got {config.mnli_split!r}")
+            raise ArgumentError(
+                "mnli_split", f"must be one of {MNLI_SPLITS}, got {config.mnli_split!r}"
+            )
         source = multinli_source(config.mnli_split)
         verify = config.verify_checksums
         if config.source_path is not None:
@@ -388,14 +471,19 @@ class PolarQuestions(datasets.GeneratorBasedBuilder):
                 raise ArgumentError("source_path", f"{config.source_path!r} is not a file")
             path, extracted = config.source_path, True
         elif config.data_dir is not None and not _has_archive(config.data_dir):
-            path, extracted = resolve_source(source, dl_manager, config.data_dir, verify=False), True
+            path, extracted = (
+                resolve_source(source, dl_manager, config.data_dir, verify=False),
+                True,
+            )
         else:  # the archive, under data_dir or downloaded, checked against its published digest
             archive = resolve_source(MULTINLI_ARCHIVE, dl_manager, config.data_dir, verify=verify)
             path, extracted = _extracted_member(archive, dl_manager, source.name), False
         if verify and config.sha256 is not None:
             digest = sha256_of(path)
             if digest != config.sha256:
-                raise ValueError(f"{path}: sha256 {digest} is not the given `sha256` {config.sha256}")
+                raise ValueError(
+                    f"{path}: sha256 {digest} is not the given `sha256` {config.sha256}"
+                )
         elif verify and extracted:
             raise ValueError(
                 f"{path}: an extracted MultiNLI file, but only the sha256 of {MULTINLI_ARCHIVE.name} is published; put "
@@ -406,13 +494,22 @@ class PolarQuestions(datasets.GeneratorBasedBuilder):
     def _split_generators(self, dl_manager):
         path = self._source_path(dl_manager)
         sets = build_polar_question_sets(
-            read_multinli(path), self.config.tagger, self.config.num_inputs, self.config.num_unlikelihood_premises,
-            self.config.seed, configs=(self.config.name,), selection=self.config.selection,
+            read_multinli(path),
+            self.config.tagger,
+            self.config.num_inputs,
+            self.config.num_unlikelihood_premises,
+            self.config.seed,
+            configs=(self.config.name,),
+            selection=self.config.selection,
         )[self.config.name]
         if self.config.name == "unlikelihood":
             return [
-                datasets.SplitGenerator(name=datasets.Split.TRAIN, gen_kwargs={"items": sets["train"]}),
-                datasets.SplitGenerator(name=datasets.Split.VALIDATION, gen_kwargs={"items": sets["validation"]}),
+                datasets.SplitGenerator(
+                    name=datasets.Split.TRAIN, gen_kwargs={"items": sets["train"]}
+                ),
+                datasets.SplitGenerator(
+                    name=datasets.Split.VALIDATION, gen_kwargs={"items": sets["validation"]}
+                ),
             ]
         return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={"items": sets})]
 

@@ -30,6 +30,7 @@ paper's tagger) is used when spaCy and the model are installed; otherwise it rai
 :class:`TaggerNotAvailableError` saying how to install them. A tagger that gives no dependency
 labels is a :class:`MissingDependencyLabels` error.
 """
+
 from __future__ import annotations
 
 import re
@@ -46,7 +47,9 @@ FINAL_PUNCTUATION = (".", "!", ";", ":", "...")
 MAX_WORDS = 30
 #: Tags a hypothesis may start with (the authors' ``init_tags``; its Universal POS entries
 #: never match a fine-grained tag and are left out).
-INITIAL_TAGS = frozenset({"CD", "DT", "EX", "JJ", "JJR", "JJS", "NN", "NNP", "NNPS", "NNS", "PDT", "PRP", "PRP$", "VBG"})
+INITIAL_TAGS = frozenset(
+    {"CD", "DT", "EX", "JJ", "JJR", "JJS", "NN", "NNP", "NNPS", "NNS", "PDT", "PRP", "PRP$", "VBG"}
+)
 #: Dependency labels (spaCy, ClearNLP style) of a subject, and of an object (the authors' sets).
 SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass"})
 PREMISE_SUBJECT_DEPS = SUBJECT_DEPS | {"expl"}
@@ -54,21 +57,51 @@ OBJECT_DEPS = frozenset({"iobj", "obj", "dobj", "pobj", "attr", "oprd", "dative"
 
 #: A contracted auxiliary spelt out, keyed by (lower-cased token, lemma); lemma None = any.
 _EXPANDED_AUX = {
-    ("'m", None): "am", ("'re", None): "are", ("'s", "be"): "is", ("'s", "have"): "has",
-    ("'ve", None): "have", ("'d", "have"): "had", ("'d", None): "would", ("'ll", None): "will",
-    ("wo", None): "will", ("ca", None): "can", ("sha", None): "shall",
+    ("'m", None): "am",
+    ("'re", None): "are",
+    ("'s", "be"): "is",
+    ("'s", "have"): "has",
+    ("'ve", None): "have",
+    ("'d", "have"): "had",
+    ("'d", None): "would",
+    ("'ll", None): "will",
+    ("wo", None): "will",
+    ("ca", None): "can",
+    ("sha", None): "shall",
 }
 #: Fronted auxiliary -> its negative-question form (Table 1: "Aren't you ...?").
 NEGATIVE_AUX = {
-    "am": "aren't", "are": "aren't", "is": "isn't", "was": "wasn't", "were": "weren't",
-    "do": "don't", "does": "doesn't", "did": "didn't", "have": "haven't", "has": "hasn't",
-    "had": "hadn't", "can": "can't", "could": "couldn't", "will": "won't", "would": "wouldn't",
-    "should": "shouldn't", "must": "mustn't", "need": "needn't",
+    "am": "aren't",
+    "are": "aren't",
+    "is": "isn't",
+    "was": "wasn't",
+    "were": "weren't",
+    "do": "don't",
+    "does": "doesn't",
+    "did": "didn't",
+    "have": "haven't",
+    "has": "hasn't",
+    "had": "hadn't",
+    "can": "can't",
+    "could": "couldn't",
+    "will": "won't",
+    "would": "wouldn't",
+    "should": "shouldn't",
+    "must": "mustn't",
+    "need": "needn't",
 }
 #: First person -> second person (App. A step 3); "you" is decided by position (subject or not).
 _FIRST_TO_SECOND = {
-    "i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself",
-    "we": "you", "us": "you", "our": "your", "ours": "yours", "ourselves": "yourselves",
+    "i": "you",
+    "me": "you",
+    "my": "your",
+    "mine": "yours",
+    "myself": "yourself",
+    "we": "you",
+    "us": "you",
+    "our": "your",
+    "ours": "yours",
+    "ourselves": "yourselves",
 }
 _SECOND_TO_FIRST = {"your": "my", "yours": "mine", "yourself": "myself", "yourselves": "ourselves"}
 #: be-form agreement after a swapped subject: new subject -> {old verb form: agreeing form}.
@@ -133,7 +166,10 @@ class SpacyTagger:
     def __call__(self, text: str) -> list[TaggedToken]:
         if self._nlp is None:
             self._nlp = self._load()
-        return [TaggedToken(token.text, token.tag_, token.lemma_, token.whitespace_, token.dep_) for token in self._nlp(text)]
+        return [
+            TaggedToken(token.text, token.tag_, token.lemma_, token.whitespace_, token.dep_)
+            for token in self._nlp(text)
+        ]
 
     def __repr__(self) -> str:  # stable across runs: datasets fingerprints builder configs with it
         return f"SpacyTagger({self.model!r})"
@@ -144,7 +180,10 @@ def load_tagger(tagger=None):
     if tagger is None:
         return SpacyTagger()
     if not callable(tagger):
-        raise ArgumentError("tagger", f"must be None (spaCy en_core_web_sm) or a callable text -> list[TaggedToken], got {tagger!r}")
+        raise ArgumentError(
+            "tagger",
+            f"must be None (spaCy en_core_web_sm) or a callable text -> list[TaggedToken], got {tagger!r}",
+        )
     return tagger
 
 
@@ -272,7 +311,11 @@ def _swap_pronouns(tokens: list[TaggedToken]) -> list[TaggedToken]:
     # Agreement of be-forms right after a swapped subject pronoun ("you am" -> "you are").
     for index in range(1, len(swapped)):
         subject, verb = swapped[index - 1].text, swapped[index].text.lower()
-        if tokens[index - 1].text != subject and subject in _AGREEMENT and verb in _AGREEMENT[subject]:
+        if (
+            tokens[index - 1].text != subject
+            and subject in _AGREEMENT
+            and verb in _AGREEMENT[subject]
+        ):
             swapped[index] = replace(swapped[index], text=_AGREEMENT[subject][verb])
     return swapped
 
@@ -311,7 +354,9 @@ def polar_question(tokens: list[TaggedToken], negative: bool = False) -> str:
         else:
             auxiliary = _EXPANDED_AUX.get((word, lemma), _EXPANDED_AUX.get((word, None), word))
         rest = tokens[:index] + tokens[index + 1 :]
-        if index > 0:  # the token before the fronted verb takes its trailing space ("I'm in" -> "you in")
+        if (
+            index > 0
+        ):  # the token before the fronted verb takes its trailing space ("I'm in" -> "you in")
             rest[index - 1] = replace(rest[index - 1], whitespace=verb.whitespace)
     else:
         auxiliary = {"VBD": "did", "VBZ": "does"}.get(verb.tag, "do")
@@ -350,7 +395,7 @@ def history_utterance(premise: str) -> str:
 
 
 def answer_sentence(tokens: list[TaggedToken], answer: str) -> str:
-    """"Yes, <hypothesis>" / "No, <hypothesis>": a gold or negative response of Table 7."""
+    """ "Yes, <hypothesis>" / "No, <hypothesis>": a gold or negative response of Table 7."""
     if answer not in ("Yes", "No"):
         raise ArgumentError("answer", f"must be 'Yes' or 'No', got {answer!r}")
     body = _render(_decapitalize_first(list(tokens)))

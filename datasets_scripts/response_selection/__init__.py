@@ -7,4 +7,9 @@ from dialeval.datasets_scripts.response_selection.response_selection import (
     ResponseSelectionConfig,
 )
 
-__all__ = ["ResponseSelection", "ResponseSelectionConfig", "filtering_violations", "fleiss_kappa_of_scores"]
+__all__ = [
+    "ResponseSelection",
+    "ResponseSelectionConfig",
+    "filtering_violations",
+    "fleiss_kappa_of_scores",
+]

@@ -10,6 +10,7 @@ crowd workers on 1 to 5, with 0 for an ungrammatical utterance (§3.1). Two chec
   scores >= 3 (acceptable) or three or more 0s (ungrammatical) was removed, and so was a question
   whose ground truth got three or more scores <= 3.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -33,11 +34,17 @@ def scores_array(scores) -> np.ndarray:
         array = None
     shape = (CANDIDATES_PER_QUESTION, RATERS_PER_CANDIDATE)
     if array is None or array.ndim != 3 or array.shape[1:] != shape or len(array) == 0:
-        raise ArgumentError("scores", f"must be a non-empty list of questions, each {shape[0]} candidates x {shape[1]} integer scores")
+        raise ArgumentError(
+            "scores",
+            f"must be a non-empty list of questions, each {shape[0]} candidates x {shape[1]} integer scores",
+        )
     if not np.issubdtype(array.dtype, np.integer):
         raise ArgumentError("scores", "must hold integers (0 = ungrammatical, 1 to 5)")
     if array.min() < SCORE_RANGE[0] or array.max() > SCORE_RANGE[1]:
-        raise ArgumentError("scores", f"must lie in {SCORE_RANGE[0]}..{SCORE_RANGE[1]}, got {array.min()}..{array.max()}")
+        raise ArgumentError(
+            "scores",
+            f"must lie in {SCORE_RANGE[0]}..{SCORE_RANGE[1]}, got {array.min()}..{array.max()}",
+        )
     return array.astype(np.int64)
 
 
@@ -66,10 +73,16 @@ def filtering_violations(scores) -> list[str]:
     for question, candidates in enumerate(array):
         ground_truth, false_candidates = candidates[0], candidates[1:]
         if (ground_truth <= 3).sum() >= RULE_MIN_RATERS:
-            violations.append(f"question {question}: the ground truth has {int((ground_truth <= 3).sum())} scores <= 3")
+            violations.append(
+                f"question {question}: the ground truth has {int((ground_truth <= 3).sum())} scores <= 3"
+            )
         for position, false_scores in enumerate(false_candidates, start=1):
             if (false_scores >= 3).sum() >= RULE_MIN_RATERS:
-                violations.append(f"question {question}, false candidate {position}: {int((false_scores >= 3).sum())} scores >= 3")
+                violations.append(
+                    f"question {question}, false candidate {position}: {int((false_scores >= 3).sum())} scores >= 3"
+                )
             if (false_scores == 0).sum() >= RULE_MIN_RATERS:
-                violations.append(f"question {question}, false candidate {position}: {int((false_scores == 0).sum())} zeros")
+                violations.append(
+                    f"question {question}, false candidate {position}: {int((false_scores == 0).sum())} zeros"
+                )
     return violations

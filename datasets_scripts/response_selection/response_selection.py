@@ -40,6 +40,7 @@ Sources: the three release files are downloaded from raw URLs pinned to commit
 README.md). ``data_dir`` may hold any of them; ``dailydialog_file`` / ``opensubtitles_file`` /
 ``repository_file`` name files anywhere.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -89,28 +90,36 @@ _LICENSE = (
 )
 
 SOURCE_COMMIT = "1476b354ab650365cbc7166c1f34dd31aa15ba16"
-_RAW_URL = f"https://raw.githubusercontent.com/cl-tohoku/eval-via-selection/{SOURCE_COMMIT}/{{path}}"
+_RAW_URL = (
+    f"https://raw.githubusercontent.com/cl-tohoku/eval-via-selection/{SOURCE_COMMIT}/{{path}}"
+)
 # Taken from the files of that commit (the copies in ../shared/data/eval-via-selection).
 RELEASE_FILES = {
     "dialogue_indices": SourceFile(
-        "indice/dailydialog.txt", _RAW_URL.format(path="indice/dailydialog.txt"),
+        "indice/dailydialog.txt",
+        _RAW_URL.format(path="indice/dailydialog.txt"),
         ("indice/dailydialog.txt", "dailydialog.txt"),
         ("27a115e974d1d8af55dd2c9dee24cbcfc49c62a83cdecef65606ab599aa5183d",),
     ),
     "candidate_indices": SourceFile(
-        "indice/opensubtitles.txt", _RAW_URL.format(path="indice/opensubtitles.txt"),
+        "indice/opensubtitles.txt",
+        _RAW_URL.format(path="indice/opensubtitles.txt"),
         ("indice/opensubtitles.txt", "opensubtitles.txt"),
         ("70a22188318fb9e12d3bbe7c9113dfef350fc7fd529cba3a7d14bf1eff0b0001",),
     ),
     "scores": SourceFile(
-        "human_scores.jsonl", _RAW_URL.format(path="human_scores.jsonl"), ("human_scores.jsonl",),
+        "human_scores.jsonl",
+        _RAW_URL.format(path="human_scores.jsonl"),
+        ("human_scores.jsonl",),
         ("5e8e4b537ca743ba37922e4536b43f1377803a9af5a47c1fcdb6a48c285fc361",),
     ),
 }
 #: DailyDialog's archive; the digest is the one recorded for this URL in the ``daily_dialog``
 #: builder of huggingface/datasets (dataset_infos.json, 4,475,921 bytes).
 DAILYDIALOG_ARCHIVE = SourceFile(
-    "ijcnlp_dailydialog.zip", "http://yanran.li/files/ijcnlp_dailydialog.zip", ("ijcnlp_dailydialog.zip",),
+    "ijcnlp_dailydialog.zip",
+    "http://yanran.li/files/ijcnlp_dailydialog.zip",
+    ("ijcnlp_dailydialog.zip",),
     ("c641e88cbf21fd7c1b57289387f9107d33fe8685a2b37fe8066b82776535ea89",),
 )
 DAILYDIALOG_MEMBER = "ijcnlp_dailydialog/dialogues_text.txt"
@@ -121,8 +130,10 @@ DAILYDIALOG_TEXT = SourceFile(
 DAILYDIALOG_NUM_LINES = 13118
 #: The URL of the authors' README. OPUS publishes no checksum for it, so none is pinned.
 OPENSUBTITLES = SourceFile(
-    "OpenSubtitles.raw.en.gz", "http://opus.nlpl.eu/download.php?f=OpenSubtitles/v2018/mono/OpenSubtitles.raw.en.gz",
-    ("OpenSubtitles.raw.en.gz", "en.txt.gz", "OpenSubtitles.raw.en", "en.txt"), (),
+    "OpenSubtitles.raw.en.gz",
+    "http://opus.nlpl.eu/download.php?f=OpenSubtitles/v2018/mono/OpenSubtitles.raw.en.gz",
+    ("OpenSubtitles.raw.en.gz", "en.txt.gz", "OpenSubtitles.raw.en", "en.txt"),
+    (),
 )
 
 NUM_QUESTIONS = 1019
@@ -162,7 +173,9 @@ def _int_fields(text: str, where: str) -> list[int]:
     try:
         values = [int(field) for field in text.split("\t")]
     except ValueError:
-        raise ValueError(f"{where}: expected tab-separated non-negative integers, got {text!r}") from None
+        raise ValueError(
+            f"{where}: expected tab-separated non-negative integers, got {text!r}"
+        ) from None
     if any(value < 0 for value in values):
         raise ValueError(f"{where}: line numbers must be >= 0, got {text!r}")
     return values
@@ -175,7 +188,9 @@ def read_dialogue_indices(path: str) -> list[int]:
         for number, line in enumerate(checked_lines(handle, path), start=1):
             values = _int_fields(line.strip(), f"{path}, line {number}")
             if len(values) != 1:
-                raise ValueError(f"{path}, line {number}: expected one line number, got {line.strip()!r}")
+                raise ValueError(
+                    f"{path}, line {number}: expected one line number, got {line.strip()!r}"
+                )
             out.append(values[0])
     return out
 
@@ -187,7 +202,9 @@ def read_candidate_indices(path: str) -> list[list[int]]:
         for number, line in enumerate(checked_lines(handle, path), start=1):
             values = _int_fields(line.strip(), f"{path}, line {number}")
             if len(values) not in {NUM_FALSE_CANDIDATES, NUM_FALSE_CANDIDATES + 1}:
-                raise ValueError(f"{path}, line {number}: expected 3 or 4 line numbers, got {len(values)}")
+                raise ValueError(
+                    f"{path}, line {number}: expected 3 or 4 line numbers, got {len(values)}"
+                )
             out.append(values)
     return out
 
@@ -204,7 +221,9 @@ def read_scores(path: str) -> list[list[list[int]]]:
                 raise ValueError(f"{where}: {error}") from None
             broken = filtering_violations(scores)
             if broken:  # the released scores are the filtered ones: a breach means a wrong file
-                raise ValueError(f"{where}: breaks the filtering rules of §3.1 ({'; '.join(broken)})")
+                raise ValueError(
+                    f"{where}: breaks the filtering rules of §3.1 ({'; '.join(broken)})"
+                )
             out.append(scores[0].tolist())
     return out
 
@@ -225,7 +244,9 @@ def _open_text(path: str):
     if magic == b"PK\x03\x04":
         archive = zipfile.ZipFile(path)
         if DAILYDIALOG_MEMBER not in archive.namelist():
-            raise ValueError(f"{path}: a zip without {DAILYDIALOG_MEMBER} (expected DailyDialog's ijcnlp_dailydialog.zip)")
+            raise ValueError(
+                f"{path}: a zip without {DAILYDIALOG_MEMBER} (expected DailyDialog's ijcnlp_dailydialog.zip)"
+            )
         return io.TextIOWrapper(archive.open(DAILYDIALOG_MEMBER), **options)
     return open(path, **options)
 
@@ -247,7 +268,9 @@ def read_lines(path: str, wanted: set[int], count_all: bool = False) -> tuple[di
                 try:
                     line.encode("utf-8")
                 except UnicodeEncodeError:
-                    raise ValueError(f"{path}: line {number} (0-based) is not valid UTF-8") from None
+                    raise ValueError(
+                        f"{path}: line {number} (0-based) is not valid UTF-8"
+                    ) from None
                 found[number] = line.rstrip("\r\n")
             if number >= last and not count_all:
                 break
@@ -268,7 +291,9 @@ def dialogue_utterances(line: str) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 
-def build_questions(dialogue_indices, candidate_indices, dialogues: dict[int, str], subtitles: dict[int, str]) -> list[dict]:
+def build_questions(
+    dialogue_indices, candidate_indices, dialogues: dict[int, str], subtitles: dict[int, str]
+) -> list[dict]:
     """Question rows (no scores) from the index lists and the looked-up corpus lines (§3.2)."""
     if len(dialogue_indices) != len(candidate_indices):
         raise ValueError(
@@ -299,12 +324,16 @@ def build_questions(dialogue_indices, candidate_indices, dialogues: dict[int, st
         for name, texts_to_check in (("context", row["context"]), ("candidates", candidates)):
             for position, text in enumerate(texts_to_check):
                 if not text:
-                    raise ValueError(f"question {question_id}: {name}[{position}] is empty after stripping; is it the right file?")
+                    raise ValueError(
+                        f"question {question_id}: {name}[{position}] is empty after stripping; is it the right file?"
+                    )
         questions.append(row)
     return questions
 
 
-def sample_false_candidates(questions: list[dict], num_lines: int, seed: int, trial: int) -> list[list[int]]:
+def sample_false_candidates(
+    questions: list[dict], num_lines: int, seed: int, trial: int
+) -> list[list[int]]:
     """Repository lines drawn for every question of one trial, ``RANDOM_DRAWS_PER_QUESTION`` each, in draw order.
 
     Uniform over ``0..num_lines-1`` with ``numpy.random.default_rng([seed, trial])``.
@@ -324,8 +353,12 @@ def read_excluded(path: str) -> set[str]:
         return {key for key in map(utterance_key, checked_lines(handle, path)) if key}
 
 
-def pick_false_candidates(question: dict, draws: list[int], repository: dict[int, str],
-                          excluded: frozenset[str] | set[str] = frozenset()) -> tuple[list[int], list[str]]:
+def pick_false_candidates(
+    question: dict,
+    draws: list[int],
+    repository: dict[int, str],
+    excluded: frozenset[str] | set[str] = frozenset(),
+) -> tuple[list[int], list[str]]:
     """The first 3 drawn lines that are non-empty, differ from the ground truth and from each other
     (compared by :func:`utterance_key`) and are not ``excluded``."""
     lines, texts = [], []
@@ -357,11 +390,13 @@ class ResponseSelection(datasets.GeneratorBasedBuilder):
     BUILDER_CONFIG_CLASS = ResponseSelectionConfig
     BUILDER_CONFIGS: ClassVar[list[ResponseSelectionConfig]] = [
         ResponseSelectionConfig(
-            name="default", version=VERSION,
+            name="default",
+            version=VERSION,
             description="the released questions (CHOSEN false candidates) with five crowd scores per candidate",
         ),
         ResponseSelectionConfig(
-            name="random", version=VERSION,
+            name="random",
+            version=VERSION,
             description="the same contexts and ground truths, false candidates sampled uniformly from a repository (RANDOM)",
         ),
     ]
@@ -382,9 +417,16 @@ class ResponseSelection(datasets.GeneratorBasedBuilder):
         if self.config.name == "default":
             features["scores"] = datasets.List(datasets.List(datasets.Value("int8")))
         else:
-            features = {"trial": datasets.Value("int32"), "seed": datasets.Value("int64"), **features}
+            features = {
+                "trial": datasets.Value("int32"),
+                "seed": datasets.Value("int64"),
+                **features,
+            }
         return datasets.DatasetInfo(
-            description=_DESCRIPTION, features=datasets.Features(features), homepage=_HOMEPAGE, license=_LICENSE,
+            description=_DESCRIPTION,
+            features=datasets.Features(features),
+            homepage=_HOMEPAGE,
+            license=_LICENSE,
             citation=_CITATION,
         )
 
@@ -403,11 +445,15 @@ class ResponseSelection(datasets.GeneratorBasedBuilder):
         path = self._explicit("dailydialog_file")
         if path is None and self.config.data_dir is not None:
             try:
-                path = resolve_source(DAILYDIALOG_TEXT, dl_manager, self.config.data_dir, verify=False)
+                path = resolve_source(
+                    DAILYDIALOG_TEXT, dl_manager, self.config.data_dir, verify=False
+                )
             except OSError:  # no unzipped text there: look for the archive (or download it) below
                 path = None
         if path is None:
-            return resolve_source(DAILYDIALOG_ARCHIVE, dl_manager, self.config.data_dir, verify=verify)
+            return resolve_source(
+                DAILYDIALOG_ARCHIVE, dl_manager, self.config.data_dir, verify=verify
+            )
         if verify:
             with open(path, "rb") as probe:
                 is_zip = probe.read(4) == b"PK\x03\x04"
@@ -426,9 +472,14 @@ class ResponseSelection(datasets.GeneratorBasedBuilder):
         return path
 
     def _opensubtitles_path(self, dl_manager) -> str:
-        path = self._explicit("opensubtitles_file") or resolve_source(OPENSUBTITLES, dl_manager, self.config.data_dir, verify=False)
+        path = self._explicit("opensubtitles_file") or resolve_source(
+            OPENSUBTITLES, dl_manager, self.config.data_dir, verify=False
+        )
         if self.config.verify_checksums:
-            logger.warning("%s: OPUS publishes no checksum for OpenSubtitles.raw.en.gz, so it is not verified", path)
+            logger.warning(
+                "%s: OPUS publishes no checksum for OpenSubtitles.raw.en.gz, so it is not verified",
+                path,
+            )
         return path
 
     def _split_generators(self, dl_manager):
@@ -439,7 +490,9 @@ class ResponseSelection(datasets.GeneratorBasedBuilder):
             if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
                 raise ArgumentError("num_trials", f"must be a positive int, got {trials!r}")
         release = {
-            key: resolve_source(source, dl_manager, self.config.data_dir, verify=self.config.verify_checksums)
+            key: resolve_source(
+                source, dl_manager, self.config.data_dir, verify=self.config.verify_checksums
+            )
             for key, source in RELEASE_FILES.items()
         }
         paths = {
@@ -458,16 +511,22 @@ class ResponseSelection(datasets.GeneratorBasedBuilder):
         candidate_indices = read_candidate_indices(paths["candidate_indices"])
         dialogues, _ = read_lines(paths["dailydialog"], set(dialogue_indices))
         subtitles, num_subtitle_lines = read_lines(
-            paths["opensubtitles"], {line for lines in candidate_indices for line in lines}, count_all=count_subtitles
+            paths["opensubtitles"],
+            {line for lines in candidate_indices for line in lines},
+            count_all=count_subtitles,
         )
-        return build_questions(dialogue_indices, candidate_indices, dialogues, subtitles), num_subtitle_lines
+        return build_questions(
+            dialogue_indices, candidate_indices, dialogues, subtitles
+        ), num_subtitle_lines
 
     def _generate_examples(self, paths):
         if self.config.name == "default":
             questions, _ = self._questions(paths, count_subtitles=False)
             scores = read_scores(paths["scores"])
             if len(scores) != len(questions):
-                raise ValueError(f"{paths['scores']}: {len(scores)} rows of scores for {len(questions)} questions")
+                raise ValueError(
+                    f"{paths['scores']}: {len(scores)} rows of scores for {len(questions)} questions"
+                )
             for question, question_scores in zip(questions, scores):
                 yield question["question_id"], {**question, "scores": question_scores}
             return
@@ -481,14 +540,22 @@ class ResponseSelection(datasets.GeneratorBasedBuilder):
         if paths["repository"] is not None:
             _, num_lines = read_lines(repository_path, set(), count_all=True)
         seed = self.config.seed
-        draws = [sample_false_candidates(questions, num_lines, seed, trial) for trial in range(self.config.num_trials)]
-        repository, _ = read_lines(repository_path, {line for trial in draws for row in trial for line in row})
+        draws = [
+            sample_false_candidates(questions, num_lines, seed, trial)
+            for trial in range(self.config.num_trials)
+        ]
+        repository, _ = read_lines(
+            repository_path, {line for trial in draws for row in trial for line in row}
+        )
         excluded = read_excluded(paths["exclude"]) if paths["exclude"] else set()
         for trial, trial_draws in enumerate(draws):
             for question, question_draws in zip(questions, trial_draws):
                 lines, texts = pick_false_candidates(question, question_draws, repository, excluded)
                 row = {
-                    **question, "trial": trial, "seed": seed, "candidates": [question["candidates"][0], *texts],
+                    **question,
+                    "trial": trial,
+                    "seed": seed,
+                    "candidates": [question["candidates"][0], *texts],
                     "false_candidate_lines": lines,
                 }
                 yield trial * len(questions) + question["question_id"], row

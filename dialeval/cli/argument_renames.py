@@ -5,6 +5,7 @@ A job passes its setting ``metric_model`` to a scorer as ``model``: the scorer's
 :func:`in_caller_names` rewrites such an error in the names the caller's settings have, which the
 command line maps to its flags like any other.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -14,7 +15,11 @@ from dialeval.hub import ModelNotAvailableError
 from dialeval.validation import ArgumentProblem
 
 #: What ``dialeval dtg`` passes to its diversity objective, by the objective's argument name.
-DTG_METRIC_ARGUMENTS = {"model": "metric_model", "dtype": "metric_dtype", "batch_size": "nli_batch_size"}
+DTG_METRIC_ARGUMENTS = {
+    "model": "metric_model",
+    "dtype": "metric_dtype",
+    "batch_size": "nli_batch_size",
+}
 #: What ``dialeval dtg-summary`` passes to BERTScore, by BERTScore's argument name.
 DTG_SUMMARY_BERTSCORE_ARGUMENTS = {"model": "bertscore_model"}
 

@@ -15,6 +15,7 @@ those of a run with other settings, which this command could never reuse, are re
 Under ``accelerate launch`` the main process reads and writes the folder; the others get what it
 read (they must skip the same steps, or the processes' collectives would not match).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -30,8 +31,16 @@ from dialeval.metrics.engines.job_steps import StepOutcome
 
 MANIFEST = "manifest.json"
 #: Options that change how a run looks, not its figures.
-PRESENTATION_OPTIONS = ("--output", "--output-format", "--per-set-csv", "--decimals", "--plot", "--per-set",
-                        "--no-progress", "--resume")
+PRESENTATION_OPTIONS = (
+    "--output",
+    "--output-format",
+    "--per-set-csv",
+    "--decimals",
+    "--plot",
+    "--per-set",
+    "--no-progress",
+    "--resume",
+)
 
 
 def checkpoint_folder(output: str | Path) -> Path:
@@ -57,7 +66,9 @@ def run_identity(options: dict, inputs: list[tuple[str, str | Path | None]]) -> 
     cached revision (null when it has none)."""
     return {
         "dialeval_version": __version__,
-        "options": {flag: value for flag, value in options.items() if flag not in PRESENTATION_OPTIONS},
+        "options": {
+            flag: value for flag, value in options.items() if flag not in PRESENTATION_OPTIONS
+        },
         "inputs": {flag: _fingerprint(path) for flag, path in inputs if path is not None},
     }
 
@@ -65,7 +76,9 @@ def run_identity(options: dict, inputs: list[tuple[str, str | Path | None]]) -> 
 def _differences(recorded: dict, wanted: dict) -> list[str]:
     changes = []
     if recorded.get("dialeval_version") != wanted["dialeval_version"]:
-        changes.append(f"dialeval {recorded.get('dialeval_version')} -> {wanted['dialeval_version']}")
+        changes.append(
+            f"dialeval {recorded.get('dialeval_version')} -> {wanted['dialeval_version']}"
+        )
     for part, what in (("options", "{}: {!r} -> {!r}"), ("inputs", "{}: {} -> {}")):
         before, after = recorded.get(part, {}), wanted[part]
         for key in sorted(set(before) | set(after)):
@@ -95,7 +108,9 @@ def _step_records(folder: Path) -> dict[str, tuple[StepOutcome, dict]]:
             outcome = StepOutcome(record["summary"], record["per_set"], record.get("scope"))
             records[record["step"]] = (outcome, dict(record.get("models", {})))
         except (ValueError, KeyError, TypeError) as error:
-            raise ValueError(f"{path}: not a checkpoint of dialeval evaluate ({error}); delete {folder} to start over") from None
+            raise ValueError(
+                f"{path}: not a checkpoint of dialeval evaluate ({error}); delete {folder} to start over"
+            ) from None
     return records
 
 
@@ -108,7 +123,11 @@ def _model_fingerprints(summary: dict) -> dict[str, str | None]:
 def _model_differences(records: dict[str, tuple[StepOutcome, dict]]) -> list[str]:
     """The models whose weights changed since their step finished: the options name a model by
     its id or folder, and a model retrained into the same folder must not be mixed with the old one."""
-    recorded = {model: fingerprint for _, models in records.values() for model, fingerprint in models.items()}
+    recorded = {
+        model: fingerprint
+        for _, models in records.values()
+        for model, fingerprint in models.items()
+    }
     changes = []
     for model, before in sorted(recorded.items()):
         now = _model_fingerprints({"model": model})[model]
@@ -128,16 +147,25 @@ def _open_on_main(folder: Path, identity: dict, resume: bool) -> dict[str, StepO
         recorded = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
         changes = _differences(recorded, identity) + _model_differences(records)
         if resume and changes:
-            raise ValueError(f"cannot --resume from {folder}: the interrupted run differs ({'; '.join(changes)}); "
-                             f"rerun it as it was, or delete {folder} to start over")
+            raise ValueError(
+                f"cannot --resume from {folder}: the interrupted run differs ({'; '.join(changes)}); "
+                f"rerun it as it was, or delete {folder} to start over"
+            )
         if resume:
-            print(f"resuming: {_count(finished)} from {folder} ({', '.join(finished)})", file=sys.stderr)
+            print(
+                f"resuming: {_count(finished)} from {folder} ({', '.join(finished)})",
+                file=sys.stderr,
+            )
             return finished
         if not changes:  # the same run again: its finished metrics are not thrown away unasked
-            raise ValueError(f"{folder} holds {_count(finished)} of an interrupted run of this command "
-                             f"({', '.join(finished)}): pass --resume to reuse them, or delete {folder} to start over")
-        print(f"note: replacing {folder}, the {_count(finished)} of a run with other settings ({'; '.join(changes)})",
-              file=sys.stderr)
+            raise ValueError(
+                f"{folder} holds {_count(finished)} of an interrupted run of this command "
+                f"({', '.join(finished)}): pass --resume to reuse them, or delete {folder} to start over"
+            )
+        print(
+            f"note: replacing {folder}, the {_count(finished)} of a run with other settings ({'; '.join(changes)})",
+            file=sys.stderr,
+        )
     elif resume:
         print(f"nothing to resume at {folder}: starting from the first metric", file=sys.stderr)
     if folder.is_dir():
@@ -161,8 +189,15 @@ class MetricCheckpoints:
     with the first finished step.
     """
 
-    def __init__(self, folder: Path, identity: dict, finished: dict[str, StepOutcome], writes: bool):
-        self.folder, self.identity, self.finished, self.writes = folder, identity, dict(finished), writes
+    def __init__(
+        self, folder: Path, identity: dict, finished: dict[str, StepOutcome], writes: bool
+    ):
+        self.folder, self.identity, self.finished, self.writes = (
+            folder,
+            identity,
+            dict(finished),
+            writes,
+        )
 
     def get(self, step: str) -> StepOutcome | None:
         """The outcome of ``step`` when an earlier run finished it, else None."""
@@ -174,9 +209,16 @@ class MetricCheckpoints:
         if self.writes:
             if not self.folder.is_dir():
                 _create(self.folder, self.identity)
-            record = {"step": step, "scope": outcome.scope, "summary": outcome.summary, "per_set": outcome.per_set,
-                      "models": _model_fingerprints(outcome.summary)}
-            write_atomically(_step_file(self.folder, step), json.dumps(record, ensure_ascii=False) + "\n")
+            record = {
+                "step": step,
+                "scope": outcome.scope,
+                "summary": outcome.summary,
+                "per_set": outcome.per_set,
+                "models": _model_fingerprints(outcome.summary),
+            }
+            write_atomically(
+                _step_file(self.folder, step), json.dumps(record, ensure_ascii=False) + "\n"
+            )
 
     def remove(self) -> None:
         """The run is complete (its report written): the checkpoints go."""
@@ -202,5 +244,7 @@ def resume_note(output: str | Path) -> str | None:
     finished = _finished_steps(folder) if folder.is_dir() else {}
     if not finished:
         return None
-    return (f"{_count(finished)} {'is' if len(finished) == 1 else 'are'} checkpointed in {folder}; "
-            "rerun the same command with --resume to go on from there")
+    return (
+        f"{_count(finished)} {'is' if len(finished) == 1 else 'are'} checkpointed in {folder}; "
+        "rerun the same command with --resume to go on from there"
+    )

@@ -19,6 +19,7 @@ the mean and standard deviation of each figure across trials.
 means (S counts resamples, no longer the first n draws): a file of format 1 (no ``format`` key) is
 still summarized (its ``num_sampled`` minus n is its number of resamples) but not resumed.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -53,54 +54,155 @@ class DTGContext(NamedTuple):
 class DTGOptions:
     """Everything that decides a run's output: a resumed run must match it exactly."""
 
-    model: str = field(metadata=option(
-        "--model", help="causal (e.g. microsoft/DialoGPT-large) or seq2seq model id or directory"))
-    metric: str = field(metadata=option("--metric", choices=("nli", "sent_bert", "distinct_n"), default="nli",
-                                        help="the diversity the threshold applies to"))
+    model: str = field(
+        metadata=option(
+            "--model",
+            help="causal (e.g. microsoft/DialoGPT-large) or seq2seq model id or directory",
+        )
+    )
+    metric: str = field(
+        metadata=option(
+            "--metric",
+            choices=("nli", "sent_bert", "distinct_n"),
+            default="nli",
+            help="the diversity the threshold applies to",
+        )
+    )
     contexts_from: str  # "dailydialog_pp:validation" or the input file
-    metric_model: str | None = field(default=None, metadata=option(
-        "--metric-model", help="NLI classifier (default FacebookAI/roberta-large-mnli) or sentence model for sent_bert"))
-    threshold: float | None = field(default=None, metadata=option(
-        "--threshold", help="stop when diversity is above this (default: nli 10, distinct_n 0.98, sent_bert the one calibrated "
-        "for --metric-model: -0.1597 all-MiniLM-L6-v2, -0.179 the paper's bert-large-nli-stsb-mean-tokens)"))
-    num_responses: int = field(default=5, metadata=option("--num-responses", help="n, the set size"))
-    max_samples: int = field(default=20, metadata=option(
-        "--max-samples", help="S, most resamples per context after the first n"))
-    decoding: str = field(default="sample", metadata=option(
-        "--decoding", choices=("sample", "beam"), help="nucleus sampling (§5) or App. D's beams"))
-    num_beams: int = field(default=25, metadata=option("--num-beams", help="beams for --decoding beam"))
+    metric_model: str | None = field(
+        default=None,
+        metadata=option(
+            "--metric-model",
+            help="NLI classifier (default FacebookAI/roberta-large-mnli) or sentence model for sent_bert",
+        ),
+    )
+    threshold: float | None = field(
+        default=None,
+        metadata=option(
+            "--threshold",
+            help="stop when diversity is above this (default: nli 10, distinct_n 0.98, sent_bert the one calibrated "
+            "for --metric-model: -0.1597 all-MiniLM-L6-v2, -0.179 the paper's bert-large-nli-stsb-mean-tokens)",
+        ),
+    )
+    num_responses: int = field(
+        default=5, metadata=option("--num-responses", help="n, the set size")
+    )
+    max_samples: int = field(
+        default=20,
+        metadata=option("--max-samples", help="S, most resamples per context after the first n"),
+    )
+    decoding: str = field(
+        default="sample",
+        metadata=option(
+            "--decoding", choices=("sample", "beam"), help="nucleus sampling (§5) or App. D's beams"
+        ),
+    )
+    num_beams: int = field(
+        default=25, metadata=option("--num-beams", help="beams for --decoding beam")
+    )
     top_p: float = field(default=0.9, metadata=option("--top-p", help="nucleus p"))
-    max_new_tokens: int = field(default=40, metadata=option("--max-new-tokens", help="most tokens per response"))
-    max_context_tokens: int | None = field(default=None, metadata=option(
-        "--max-context-tokens", help="keep each context's last N tokens (the paper gives BlenderBot 128)"))
-    turn_separator: str | None = field(default=None, metadata=option(
-        "--turn-separator",
-        help="joins context turns (default: EOS after every turn for causal models, newline for seq2seq)"))
-    seed: int = field(default=0, metadata=option("--seed", help="batch k is sampled under seed + k"))
-    batch_size: int = field(default=8, metadata=option(
-        "--batch-size", help="contexts per generate call and per seeded batch"))
-    limit: int | None = field(default=None, metadata=option("--limit", help="only the first N contexts"))
-    top_k: int = field(default=0, metadata=option("--top-k", help="top-k cut of the sampling (0: none; §6.2 is nucleus only)"))
-    temperature: float = field(default=1.0, metadata=option("--temperature", help="sampling temperature"))
-    min_new_tokens: int | None = field(default=None, metadata=option(
-        "--min-new-tokens", help="at least this many new tokens (default: the checkpoint's min_length)"))
-    no_repeat_ngram_size: int | None = field(default=None, metadata=option(
-        "--no-repeat-ngram-size", help="block repeated n-grams (default: the checkpoint's setting)"))
-    repetition_penalty: float | None = field(default=None, metadata=option(
-        "--repetition-penalty", help="CTRL repetition penalty (default: the checkpoint's setting)"))
-    nli_objective: str = field(default="nli_diversity", metadata=option(
-        "--nli-objective", choices=("nli_diversity", "contradictions"),
-        help="how --metric nli ranks leave-one-out subsets: Baseline NLI Diversity (§6.2) or contradiction counts"))
-    tie_break: str = field(default="random", metadata=option(
-        "--tie-break", choices=("random", "first"), help="tied subsets: random, or first (the lowest slot)"))
-    trials: int = field(default=1, metadata=option("--trials", help="seeded repeats of the whole run (§6.1 averages 10 trials)"))
-    dtype: str | None = field(default=None, metadata=option(
-        "--dtype", choices=("float32", "float16", "bfloat16"), help="generator weights (default: the checkpoint's)"))
-    metric_dtype: str | None = field(default=None, metadata=option(
-        "--metric-dtype", choices=("float32", "float16", "bfloat16"),
-        help="NLI / sentence model weights (default: the checkpoint's)"))
-    nli_batch_size: int = field(default=32, metadata=option(
-        "--nli-batch-size", help="NLI pairs (Sent-BERT sentences) per forward pass of the metric model"))
+    max_new_tokens: int = field(
+        default=40, metadata=option("--max-new-tokens", help="most tokens per response")
+    )
+    max_context_tokens: int | None = field(
+        default=None,
+        metadata=option(
+            "--max-context-tokens",
+            help="keep each context's last N tokens (the paper gives BlenderBot 128)",
+        ),
+    )
+    turn_separator: str | None = field(
+        default=None,
+        metadata=option(
+            "--turn-separator",
+            help="joins context turns (default: EOS after every turn for causal models, newline for seq2seq)",
+        ),
+    )
+    seed: int = field(
+        default=0, metadata=option("--seed", help="batch k is sampled under seed + k")
+    )
+    batch_size: int = field(
+        default=8,
+        metadata=option("--batch-size", help="contexts per generate call and per seeded batch"),
+    )
+    limit: int | None = field(
+        default=None, metadata=option("--limit", help="only the first N contexts")
+    )
+    top_k: int = field(
+        default=0,
+        metadata=option(
+            "--top-k", help="top-k cut of the sampling (0: none; §6.2 is nucleus only)"
+        ),
+    )
+    temperature: float = field(
+        default=1.0, metadata=option("--temperature", help="sampling temperature")
+    )
+    min_new_tokens: int | None = field(
+        default=None,
+        metadata=option(
+            "--min-new-tokens",
+            help="at least this many new tokens (default: the checkpoint's min_length)",
+        ),
+    )
+    no_repeat_ngram_size: int | None = field(
+        default=None,
+        metadata=option(
+            "--no-repeat-ngram-size",
+            help="block repeated n-grams (default: the checkpoint's setting)",
+        ),
+    )
+    repetition_penalty: float | None = field(
+        default=None,
+        metadata=option(
+            "--repetition-penalty",
+            help="CTRL repetition penalty (default: the checkpoint's setting)",
+        ),
+    )
+    nli_objective: str = field(
+        default="nli_diversity",
+        metadata=option(
+            "--nli-objective",
+            choices=("nli_diversity", "contradictions"),
+            help="how --metric nli ranks leave-one-out subsets: Baseline NLI Diversity (§6.2) or contradiction counts",
+        ),
+    )
+    tie_break: str = field(
+        default="random",
+        metadata=option(
+            "--tie-break",
+            choices=("random", "first"),
+            help="tied subsets: random, or first (the lowest slot)",
+        ),
+    )
+    trials: int = field(
+        default=1,
+        metadata=option(
+            "--trials", help="seeded repeats of the whole run (§6.1 averages 10 trials)"
+        ),
+    )
+    dtype: str | None = field(
+        default=None,
+        metadata=option(
+            "--dtype",
+            choices=("float32", "float16", "bfloat16"),
+            help="generator weights (default: the checkpoint's)",
+        ),
+    )
+    metric_dtype: str | None = field(
+        default=None,
+        metadata=option(
+            "--metric-dtype",
+            choices=("float32", "float16", "bfloat16"),
+            help="NLI / sentence model weights (default: the checkpoint's)",
+        ),
+    )
+    nli_batch_size: int = field(
+        default=32,
+        metadata=option(
+            "--nli-batch-size",
+            help="NLI pairs (Sent-BERT sentences) per forward pass of the metric model",
+        ),
+    )
 
     def __post_init__(self) -> None:
         # Refused before any model loads or output is written (a flag's value, named by its flag).
@@ -108,15 +210,27 @@ class DTGOptions:
         from dialeval.validation import check_int
 
         check_int(self.batch_size, "batch_size")
-        check_dtg_settings(self.threshold, self.top_p, self.min_new_tokens, self.max_new_tokens, self.temperature,
-                           self.repetition_penalty)
+        check_dtg_settings(
+            self.threshold,
+            self.top_p,
+            self.min_new_tokens,
+            self.max_new_tokens,
+            self.temperature,
+            self.repetition_penalty,
+        )
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
 
 
-def read_contexts(dataset: str | None, split: str | None, input_file: str | None, data_dir: str | None = None,
-                  limit: int | None = None, verify_checksums: bool = True) -> list[DTGContext]:
+def read_contexts(
+    dataset: str | None,
+    split: str | None,
+    input_file: str | None,
+    data_dir: str | None = None,
+    limit: int | None = None,
+    verify_checksums: bool = True,
+) -> list[DTGContext]:
     """The contexts of a dialeval test set or of a JSONL file of ``{"context": ..., "references": [...]}`` lines.
 
     ``references`` (a dataset's ``positive_responses``) are the human responses Table 5 compares with.
@@ -128,29 +242,49 @@ def read_contexts(dataset: str | None, split: str | None, input_file: str | None
     if dataset is not None:
         from dialeval.datasets_scripts import load, split_name
 
-        rows = load(dataset, data_dir=data_dir, split=split_name(split), verify_checksums=verify_checksums)  # the same split names as `load` ("dev" too)
+        rows = load(
+            dataset, data_dir=data_dir, split=split_name(split), verify_checksums=verify_checksums
+        )  # the same split names as `load` ("dev" too)
         id_field = next((name for name in ("id", "dialog_id") if name in rows.column_names), None)
-        reference_field = next((name for name in REFERENCE_COLUMNS if name in rows.column_names), None)
-        contexts = [DTGContext(row[id_field] if id_field else index, list(row["context"]),
-                               list(row[reference_field]) if reference_field else None)
-                    for index, row in enumerate(rows)]
+        reference_field = next(
+            (name for name in REFERENCE_COLUMNS if name in rows.column_names), None
+        )
+        contexts = [
+            DTGContext(
+                row[id_field] if id_field else index,
+                list(row["context"]),
+                list(row[reference_field]) if reference_field else None,
+            )
+            for index, row in enumerate(rows)
+        ]
     else:
         contexts = []
         for where, record in iter_jsonl(input_file):
             context = record.get("context") if isinstance(record, dict) else None
             if isinstance(context, str):
                 context = [context]
-            if not (isinstance(context, list) and context and all(isinstance(turn, str) for turn in context)):
-                raise ValueError(f"{where}: `context` must be a string or a non-empty list of strings")
+            if not (
+                isinstance(context, list)
+                and context
+                and all(isinstance(turn, str) for turn in context)
+            ):
+                raise ValueError(
+                    f"{where}: `context` must be a string or a non-empty list of strings"
+                )
             references = record.get("references")
-            if references is not None and not (isinstance(references, list) and references
-                                               and all(isinstance(text, str) for text in references)):
+            if references is not None and not (
+                isinstance(references, list)
+                and references
+                and all(isinstance(text, str) for text in references)
+            ):
                 raise ValueError(f"{where}: `references` must be a non-empty list of strings")
             contexts.append(DTGContext(record.get("id", len(contexts)), context, references))
     return contexts[:limit] if limit else contexts
 
 
-def format_context(turns: list[str], tokenizer, is_encoder_decoder: bool, separator: str | None = None) -> str:
+def format_context(
+    turns: list[str], tokenizer, is_encoder_decoder: bool, separator: str | None = None
+) -> str:
     """Turns joined as the model was trained: DialoGPT ends every turn with EOS; seq2seq default ``"\\n"``."""
     if separator is None:
         separator = "\n" if is_encoder_decoder else tokenizer.eos_token
@@ -160,8 +294,11 @@ def format_context(turns: list[str], tokenizer, is_encoder_decoder: bool, separa
 
 def contexts_sha256(contexts: list[DTGContext]) -> str:
     """sha256 over the contexts as read (id, turns, references, in order)."""
-    canonical = json.dumps([[context.id, context.turns, context.references] for context in contexts],
-                           ensure_ascii=False, default=str)
+    canonical = json.dumps(
+        [[context.id, context.turns, context.references] for context in contexts],
+        ensure_ascii=False,
+        default=str,
+    )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
@@ -187,16 +324,27 @@ class ResumableJsonl:
     ``{"format": FORMAT, **settings, **recorded}``; resuming needs it to match exactly.
     """
 
-    def __init__(self, path: str | Path, settings: DTGOptions, batch_size: int, overwrite: bool = False,
-                 num_contexts: int | None = None, recorded: dict | None = None):
+    def __init__(
+        self,
+        path: str | Path,
+        settings: DTGOptions,
+        batch_size: int,
+        overwrite: bool = False,
+        num_contexts: int | None = None,
+        recorded: dict | None = None,
+    ):
         self.path = Path(path)
         self.settings_path = settings_path(self.path)
         self.batch_size = batch_size
         self.num_contexts = num_contexts
-        wanted = json.loads(json.dumps({"format": FORMAT, **settings.as_dict(), **(recorded or {})}))
+        wanted = json.loads(
+            json.dumps({"format": FORMAT, **settings.as_dict(), **(recorded or {})})
+        )
         if self.path.exists() and not overwrite:
             if not self.settings_path.exists():
-                raise ValueError(f"{self.path} exists but {self.settings_path} does not: pass --overwrite to start over")
+                raise ValueError(
+                    f"{self.path} exists but {self.settings_path} does not: pass --overwrite to start over"
+                )
             recorded_settings = json.loads(self.settings_path.read_text(encoding="utf-8"))
             if recorded_settings.get("format") != FORMAT:
                 raise ValueError(
@@ -205,10 +353,19 @@ class ResumableJsonl:
                     "resamples only and results report num_initial / num_resampled). `dialeval dtg-summary` still reads "
                     "it; pass --overwrite to start a new run"
                 )
-            changed = sorted(key for key in set(recorded_settings) | set(wanted) if recorded_settings.get(key) != wanted.get(key))
+            changed = sorted(
+                key
+                for key in set(recorded_settings) | set(wanted)
+                if recorded_settings.get(key) != wanted.get(key)
+            )
             if changed:
-                details = ", ".join(f"{key}: {recorded_settings.get(key)!r} -> {wanted.get(key)!r}" for key in changed)
-                raise ValueError(f"cannot resume {self.path}: its run had other settings ({details}); pass --overwrite")
+                details = ", ".join(
+                    f"{key}: {recorded_settings.get(key)!r} -> {wanted.get(key)!r}"
+                    for key in changed
+                )
+                raise ValueError(
+                    f"cannot resume {self.path}: its run had other settings ({details}); pass --overwrite"
+                )
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.path.write_text("", encoding="utf-8")
@@ -235,20 +392,30 @@ class ResumableJsonl:
             try:
                 record = json.loads(line)
             except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
-                reason = (error.msg if isinstance(error, json.JSONDecodeError)
-                          else "nested too deeply" if isinstance(error, RecursionError) else "not UTF-8")
+                reason = (
+                    error.msg
+                    if isinstance(error, json.JSONDecodeError)
+                    else "nested too deeply"
+                    if isinstance(error, RecursionError)
+                    else "not UTF-8"
+                )
                 raise ValueError(
                     f"{self.path}:{line_number + 1}: not valid JSON ({reason}), a complete line of the file: it was "
                     "damaged, not cut short by a kill. Restore the line, or cut the file before it to regenerate from "
-                    "there, or pass --overwrite to start over") from None
+                    "there, or pass --overwrite to start over"
+                ) from None
             trial, index = self.position(line_number)
             found = record if isinstance(record, dict) else {}
             if found.get("index") != index or found.get("trial", 0) != trial:
-                raise ValueError(f"{self.path}:{line_number + 1}: trial {found.get('trial', 0)!r}, index "
-                                 f"{found.get('index')!r}; expected trial {trial}, index {index}")
+                raise ValueError(
+                    f"{self.path}:{line_number + 1}: trial {found.get('trial', 0)!r}, index "
+                    f"{found.get('index')!r}; expected trial {trial}, index {index}"
+                )
             kept.append(line)
         _, index = self.position(len(kept))
-        kept = kept[:len(kept) - index % self.batch_size]  # batches start at multiples of batch_size in each trial
+        kept = kept[
+            : len(kept) - index % self.batch_size
+        ]  # batches start at multiples of batch_size in each trial
         text = b"".join(line + b"\n" for line in kept)
         if text != data:
             write_atomically(self.path, text)
@@ -268,33 +435,60 @@ def _upgrade(record: dict, settings: dict) -> dict:
     if "num_resampled" in record:
         return record
     num_initial = settings.get("num_responses", len(record["initial_responses"]))
-    return {**record, "num_initial": num_initial, "num_resampled": record["num_sampled"] - num_initial}
+    return {
+        **record,
+        "num_initial": num_initial,
+        "num_resampled": record["num_sampled"] - num_initial,
+    }
 
 
 #: What the summary reads of every record, with the type each must have (format 1 has ``num_sampled``
 #: where format 2 has ``num_resampled``).
-SUMMARY_FIELDS = {"initial_responses": list, "responses": list, "initial_scores": dict, "final_scores": dict,
-                  "reached_threshold": bool, "stop_reason": str, "utterance_overlap": (int, float),
-                  "num_pair_evaluations": (int, float)}
+SUMMARY_FIELDS = {
+    "initial_responses": list,
+    "responses": list,
+    "initial_scores": dict,
+    "final_scores": dict,
+    "reached_threshold": bool,
+    "stop_reason": str,
+    "utterance_overlap": (int, float),
+    "num_pair_evaluations": (int, float),
+}
 
 
 def _summary_record(where: str, record) -> dict:
     """``record`` if it holds what :func:`summarize` reads, else a ValueError naming ``where`` (``FILE:LINE``)."""
     if not isinstance(record, dict):
-        raise ValueError(f"{where}: not a `dialeval dtg` record (a JSON object), got {type(record).__name__}")
-    count = "num_resampled" if "num_resampled" in record or "num_sampled" not in record else "num_sampled"
+        raise ValueError(
+            f"{where}: not a `dialeval dtg` record (a JSON object), got {type(record).__name__}"
+        )
+    count = (
+        "num_resampled"
+        if "num_resampled" in record or "num_sampled" not in record
+        else "num_sampled"
+    )
     missing = [key for key in [*SUMMARY_FIELDS, count] if key not in record]
     if missing:
-        raise ValueError(f"{where}: not a `dialeval dtg` record: no {', '.join(map(repr, missing))}")
+        raise ValueError(
+            f"{where}: not a `dialeval dtg` record: no {', '.join(map(repr, missing))}"
+        )
     for key, kind in [*SUMMARY_FIELDS.items(), (count, (int, float))]:
         value = record[key]
         wrong = not isinstance(value, kind) or (kind is not bool and isinstance(value, bool))
         if not wrong and kind is dict:
-            wrong = not value or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value.values())
+            wrong = not value or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in value.values()
+            )
         if wrong:
-            raise ValueError(f"{where}: {key!r} of a `dialeval dtg` record must be "
-                             + ("a non-empty object of numbers" if kind is dict else
-                                getattr(kind, "__name__", "a number")) + f", got {json.dumps(value)[:60]}")
+            raise ValueError(
+                f"{where}: {key!r} of a `dialeval dtg` record must be "
+                + (
+                    "a non-empty object of numbers"
+                    if kind is dict
+                    else getattr(kind, "__name__", "a number")
+                )
+                + f", got {json.dumps(value)[:60]}"
+            )
     return record
 
 
@@ -304,7 +498,9 @@ def read_run(path: str | Path) -> tuple[dict, list[dict]]:
     path = Path(path)
     recorded = settings_path(path)
     settings = json.loads(recorded.read_text(encoding="utf-8")) if recorded.exists() else {}
-    records = [_upgrade(_summary_record(where, record), settings) for where, record in iter_jsonl(path)]
+    records = [
+        _upgrade(_summary_record(where, record), settings) for where, record in iter_jsonl(path)
+    ]
     return settings, records
 
 
@@ -312,7 +508,9 @@ def _mean(values) -> float:
     return float(sum(values) / len(values))
 
 
-def _trial_figures(metric: str, figure: str, records: list[dict], bertscore_model: str | None, device) -> dict:
+def _trial_figures(
+    metric: str, figure: str, records: list[dict], bertscore_model: str | None, device
+) -> dict:
     figures = {
         "starting_diversity": _mean([r["initial_scores"][figure] for r in records]),
         "ending_diversity": _mean([r["final_scores"][figure] for r in records]),
@@ -322,8 +520,12 @@ def _trial_figures(metric: str, figure: str, records: list[dict], bertscore_mode
         "num_pair_evaluations": _mean([r["num_pair_evaluations"] for r in records]),
     }
     if metric == "nli":
-        figures["starting_contradictions"] = _mean([r["initial_scores"]["contradictions"] for r in records])
-        figures["ending_contradictions"] = _mean([r["final_scores"]["contradictions"] for r in records])
+        figures["starting_contradictions"] = _mean(
+            [r["initial_scores"]["contradictions"] for r in records]
+        )
+        figures["ending_contradictions"] = _mean(
+            [r["final_scores"]["contradictions"] for r in records]
+        )
     if all(r.get("references") for r in records):
         from dialeval.cli.dtg_relevance import (
             bertscore_against_references,
@@ -341,15 +543,21 @@ def _trial_figures(metric: str, figure: str, records: list[dict], bertscore_mode
             )
 
             try:
-                scores = bertscore_against_references({"start": starts, "end": ends}, references, bertscore_model,
-                                                      device=device)
+                scores = bertscore_against_references(
+                    {"start": starts, "end": ends}, references, bertscore_model, device=device
+                )
             except (ValueError, OSError) as error:  # BERTScore's `model` is our bertscore_model
                 raise in_caller_names(error, DTG_SUMMARY_BERTSCORE_ARGUMENTS) from error
-            figures["starting_bertscore"], figures["ending_bertscore"] = scores["start"], scores["end"]
+            figures["starting_bertscore"], figures["ending_bertscore"] = (
+                scores["start"],
+                scores["end"],
+            )
     return figures
 
 
-def summarize(settings: dict, records: list[dict], bertscore_model: str | None = None, device=None) -> dict:
+def summarize(
+    settings: dict, records: list[dict], bertscore_model: str | None = None, device=None
+) -> dict:
     """Table 4's row (means over contexts), App. C's overlap and, with references, Table 5's relevance.
 
     Each figure is computed per trial; the row holds its mean over trials and, under
@@ -367,22 +575,35 @@ def summarize(settings: dict, records: list[dict], bertscore_model: str | None =
         trials.setdefault(record.get("trial", 0), []).append(record)
     sizes = {trial: len(group) for trial, group in trials.items()}
     if len(set(sizes.values())) > 1:
-        raise ValueError(f"the trials hold different numbers of contexts ({sizes}): finish the run first "
-                         "(rerun the same `dialeval dtg` command)")
-    per_trial = [_trial_figures(metric, figure, trials[trial], bertscore_model, device) for trial in sorted(trials)]
+        raise ValueError(
+            f"the trials hold different numbers of contexts ({sizes}): finish the run first "
+            "(rerun the same `dialeval dtg` command)"
+        )
+    per_trial = [
+        _trial_figures(metric, figure, trials[trial], bertscore_model, device)
+        for trial in sorted(trials)
+    ]
     stops = {}
     for record in records:
         stops[record["stop_reason"]] = stops.get(record["stop_reason"], 0) + 1
     row = {
-        "model": settings.get("model", "?"), "contexts_from": settings.get("contexts_from", "?"), "metric": metric,
-        "decoding": settings.get("decoding", "sample"), "figure": figure, "num_contexts": len(trials[min(trials)]),
-        "num_trials": len(trials), "format": settings.get("format", 1),
+        "model": settings.get("model", "?"),
+        "contexts_from": settings.get("contexts_from", "?"),
+        "metric": metric,
+        "decoding": settings.get("decoding", "sample"),
+        "figure": figure,
+        "num_contexts": len(trials[min(trials)]),
+        "num_trials": len(trials),
+        "format": settings.get("format", 1),
     }
     for name in per_trial[0]:
         values = [figures[name] for figures in per_trial]
         row[name] = _mean(values)
-        row[f"{name}_sd"] = (math.sqrt(sum((v - row[name]) ** 2 for v in values) / (len(values) - 1))
-                             if len(values) > 1 else None)
+        row[f"{name}_sd"] = (
+            math.sqrt(sum((v - row[name]) ** 2 for v in values) / (len(values) - 1))
+            if len(values) > 1
+            else None
+        )
     row["stop_reasons"] = stops
     return row
 
@@ -398,33 +619,81 @@ def _cell(row: dict, name: str, digits: int, scale: float = 1.0, suffix: str = "
 
 def _table(header: tuple, body: list[tuple]) -> list[str]:
     widths = [max(len(cells[i]) for cells in [header, *body]) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(cells, widths)).rstrip() for cells in [header, *body]]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(cells, widths)).rstrip()
+        for cells in [header, *body]
+    ]
     lines.insert(1, "  ".join("-" * width for width in widths))
     return lines
 
 
 def format_summary_table(rows: list[dict]) -> str:
     """Table 4 (and, for runs with human responses, Table 5) of :func:`summarize` rows."""
-    def who(row):
-        return (Path(str(row["model"])).name or str(row["model"]), str(row["contexts_from"]),
-                row["metric"] + ("" if row["figure"] == TABLE4_FIGURE.get(row["metric"]) else f" ({row['figure']})"),
-                row["decoding"])
 
-    header = ("model", "data", "metric", "decoding", "contexts", "trials", "start div.", "end div.", "num resampled",
-              "reached", "overlap")
-    body = [(*who(row), str(row["num_contexts"]), str(row.get("num_trials", 1)), _cell(row, "starting_diversity", 2),
-             _cell(row, "ending_diversity", 2), _cell(row, "num_resampled", 1), _cell(row, "reached_threshold", 0, 100, "%"),
-             _cell(row, "utterance_overlap", 2)) for row in rows]
+    def who(row):
+        return (
+            Path(str(row["model"])).name or str(row["model"]),
+            str(row["contexts_from"]),
+            row["metric"]
+            + ("" if row["figure"] == TABLE4_FIGURE.get(row["metric"]) else f" ({row['figure']})"),
+            row["decoding"],
+        )
+
+    header = (
+        "model",
+        "data",
+        "metric",
+        "decoding",
+        "contexts",
+        "trials",
+        "start div.",
+        "end div.",
+        "num resampled",
+        "reached",
+        "overlap",
+    )
+    body = [
+        (
+            *who(row),
+            str(row["num_contexts"]),
+            str(row.get("num_trials", 1)),
+            _cell(row, "starting_diversity", 2),
+            _cell(row, "ending_diversity", 2),
+            _cell(row, "num_resampled", 1),
+            _cell(row, "reached_threshold", 0, 100, "%"),
+            _cell(row, "utterance_overlap", 2),
+        )
+        for row in rows
+    ]
     lines = _table(header, body)
     relevance = [row for row in rows if "starting_bleu" in row]
     if relevance:
-        header = ("model", "data", "metric", "decoding", "start BLEU", "end BLEU", "start BERTScore", "end BERTScore")
-        body = [(*who(row), _cell(row, "starting_bleu", 3), _cell(row, "ending_bleu", 3),
-                 _cell(row, "starting_bertscore", 3), _cell(row, "ending_bertscore", 3)) for row in relevance]
+        header = (
+            "model",
+            "data",
+            "metric",
+            "decoding",
+            "start BLEU",
+            "end BLEU",
+            "start BERTScore",
+            "end BERTScore",
+        )
+        body = [
+            (
+                *who(row),
+                _cell(row, "starting_bleu", 3),
+                _cell(row, "ending_bleu", 3),
+                _cell(row, "starting_bertscore", 3),
+                _cell(row, "ending_bertscore", 3),
+            )
+            for row in relevance
+        ]
         lines += ["", "Relevance against the human responses (Table 5):"] + _table(header, body)
-    note = ("contexts: contexts per trial; start/end div.: Baseline NLI Diversity for nli (Table 4), the metric itself "
-            "otherwise; num resampled: responses drawn after the first n, at most S (Table 4's \"Num. Sampled\"); "
-            "overlap: App. C; mean ± sd over trials; BERTScore only with --bertscore-model")
+    note = (
+        "contexts: contexts per trial; start/end div.: Baseline NLI Diversity for nli (Table 4), the metric itself "
+        'otherwise; num resampled: responses drawn after the first n, at most S (Table 4\'s "Num. Sampled"); '
+        "overlap: App. C; mean ± sd over trials; BERTScore only with --bertscore-model"
+    )
     return "\n".join(lines + ["", note])
 
 
@@ -435,7 +704,11 @@ def _metric_options(settings: DTGOptions, device) -> dict:
         if settings.metric_dtype:
             raise ArgumentError("metric_dtype", "does not apply to distinct_n (a lexical metric)")
         return {}
-    options = {"device": device, "dtype": settings.metric_dtype, "batch_size": settings.nli_batch_size}
+    options = {
+        "device": device,
+        "dtype": settings.metric_dtype,
+        "batch_size": settings.nli_batch_size,
+    }
     if settings.metric_model:
         options["model"] = settings.metric_model
     if settings.metric == "nli":
@@ -445,7 +718,11 @@ def _metric_options(settings: DTGOptions, device) -> dict:
 
 def _generation_options(settings: DTGOptions) -> dict:
     options = {"max_new_tokens": settings.max_new_tokens}
-    sampling = {"top_p": settings.top_p, "top_k": settings.top_k, "temperature": settings.temperature}
+    sampling = {
+        "top_p": settings.top_p,
+        "top_k": settings.top_k,
+        "temperature": settings.temperature,
+    }
     if settings.decoding == "sample":
         options.update(sampling)
     else:
@@ -459,8 +736,14 @@ def _generation_options(settings: DTGOptions) -> dict:
     return options
 
 
-def run_dtg_job(settings: DTGOptions, contexts: list[DTGContext], output: str | Path,
-                overwrite: bool = False, device=None, progress: bool = True) -> dict:
+def run_dtg_job(
+    settings: DTGOptions,
+    contexts: list[DTGContext],
+    output: str | Path,
+    overwrite: bool = False,
+    device=None,
+    progress: bool = True,
+) -> dict:
     """Runs (or resumes) DTG over ``contexts`` into ``output``; returns the Table 4 summary row.
 
     Under ``accelerate launch`` every process runs its share of the batches; only the main
@@ -483,32 +766,60 @@ def run_dtg_job(settings: DTGOptions, contexts: list[DTGContext], output: str | 
     state = process_state()
     model, tokenizer = load_generator(settings.model, device=device, dtype=settings.dtype)
     is_encoder_decoder = model.config.is_encoder_decoder
-    texts = [format_context(context.turns, tokenizer, is_encoder_decoder, settings.turn_separator) for context in contexts]
+    texts = [
+        format_context(context.turns, tokenizer, is_encoder_decoder, settings.turn_separator)
+        for context in contexts
+    ]
     try:
         objective = build_objective(settings.metric, _metric_options(settings, device))
-    except (ValueError, OSError) as error:  # the objective's `model` is our --metric-model, not --model
+    except (
+        ValueError,
+        OSError,
+    ) as error:  # the objective's `model` is our --metric-model, not --model
         raise in_caller_names(error, DTG_METRIC_ARGUMENTS) from error
     generation = _generation_options(settings)
-    config, _ = dtg_generation_config(model, tokenizer, settings.decoding, settings.num_beams, None, generation)
+    config, _ = dtg_generation_config(
+        model, tokenizer, settings.decoding, settings.num_beams, None, generation
+    )
     max_context_tokens = settings.max_context_tokens
     if max_context_tokens is None:
         max_context_tokens = context_token_limit(model, tokenizer, config)
-    recorded = {"effective_decoding": {**decoding_record(config, settings.decoding), "max_context_tokens": max_context_tokens},
-                # the contexts themselves, not their file's name: an input rewritten in place must not be resumed
-                "contexts_sha256": contexts_sha256(contexts)}
-    if settings.metric == "sent_bert":  # its default threshold depends on the embedder: a resumed run must keep it
-        recorded["effective_threshold"] = objective.default_threshold if settings.threshold is None else settings.threshold
+    recorded = {
+        "effective_decoding": {
+            **decoding_record(config, settings.decoding),
+            "max_context_tokens": max_context_tokens,
+        },
+        # the contexts themselves, not their file's name: an input rewritten in place must not be resumed
+        "contexts_sha256": contexts_sha256(contexts),
+    }
+    if (
+        settings.metric == "sent_bert"
+    ):  # its default threshold depends on the embedder: a resumed run must keep it
+        recorded["effective_threshold"] = (
+            objective.default_threshold if settings.threshold is None else settings.threshold
+        )
     num_contexts = len(contexts)
     num_batches = -(-num_contexts // settings.batch_size)
     writer = None
     num_done = 0
     if state.is_main_process:
-        writer = ResumableJsonl(output, settings, settings.batch_size, overwrite=overwrite, num_contexts=num_contexts,
-                                recorded=recorded)
+        writer = ResumableJsonl(
+            output,
+            settings,
+            settings.batch_size,
+            overwrite=overwrite,
+            num_contexts=num_contexts,
+            recorded=recorded,
+        )
         num_done = writer.num_done
     num_done = _broadcast_int(num_done)
     total = num_contexts * settings.trials
-    bar = tqdm(total=total, initial=num_done, disable=not (progress and state.is_main_process), desc="DTG contexts")
+    bar = tqdm(
+        total=total,
+        initial=num_done,
+        disable=not (progress and state.is_main_process),
+        desc="DTG contexts",
+    )
     first_trial, done_in_trial = divmod(num_done, num_contexts)
     try:
         for trial in range(first_trial, settings.trials):
@@ -516,21 +827,41 @@ def run_dtg_job(settings: DTGOptions, contexts: list[DTGContext], output: str | 
             def write_batch(batch_index: int, results, trial=trial) -> None:
                 first = batch_index * settings.batch_size
                 if writer is not None:
-                    writer.append([
-                        {"trial": trial, "index": first + offset, "id": contexts[first + offset].id,
-                         "context": contexts[first + offset].turns,
-                         **({"references": contexts[first + offset].references} if contexts[first + offset].references else {}),
-                         **result.to_dict()}
-                        for offset, result in enumerate(results)
-                    ])
+                    writer.append(
+                        [
+                            {
+                                "trial": trial,
+                                "index": first + offset,
+                                "id": contexts[first + offset].id,
+                                "context": contexts[first + offset].turns,
+                                **(
+                                    {"references": contexts[first + offset].references}
+                                    if contexts[first + offset].references
+                                    else {}
+                                ),
+                                **result.to_dict(),
+                            }
+                            for offset, result in enumerate(results)
+                        ]
+                    )
                 bar.update(len(results))
 
             run_dtg(
-                model, tokenizer, texts, seed=settings.seed + trial * num_batches, batch_size=settings.batch_size,
-                start_batch=done_in_trial // settings.batch_size if trial == first_trial else 0, on_batch=write_batch,
-                metric=objective, threshold=settings.threshold, num_responses=settings.num_responses,
-                max_samples=settings.max_samples, decoding=settings.decoding, max_context_tokens=max_context_tokens,
-                tie_break=settings.tie_break, **({"num_beams": settings.num_beams} if settings.decoding == "beam" else {}),
+                model,
+                tokenizer,
+                texts,
+                seed=settings.seed + trial * num_batches,
+                batch_size=settings.batch_size,
+                start_batch=done_in_trial // settings.batch_size if trial == first_trial else 0,
+                on_batch=write_batch,
+                metric=objective,
+                threshold=settings.threshold,
+                num_responses=settings.num_responses,
+                max_samples=settings.max_samples,
+                decoding=settings.decoding,
+                max_context_tokens=max_context_tokens,
+                tie_break=settings.tie_break,
+                **({"num_beams": settings.num_beams} if settings.decoding == "beam" else {}),
                 **generation,
             )
     except Interrupted as stop:  # the appends are whole batches: the file ends at one

@@ -13,6 +13,7 @@ BLEU variant, tokenization or BERTScore settings; our choices:
   raw scale); a response scores its best-matching reference (bert_score's multi-reference rule),
   and the figure is the mean over responses and contexts.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -29,13 +30,18 @@ def _tokens(text: str) -> list[str]:
 
 def _check(response_sets, references) -> None:
     if len(response_sets) != len(references) or not response_sets:
-        raise ArgumentError("response_sets", "and `references` must be non-empty and of the same length (one per context)")
+        raise ArgumentError(
+            "response_sets",
+            "and `references` must be non-empty and of the same length (one per context)",
+        )
     for where, refs in enumerate(references):
         if not refs or not all(isinstance(text, str) for text in refs):
             raise ArgumentError(f"references[{where}]", "must be a non-empty list of strings")
 
 
-def corpus_bleu_against_references(response_sets: list[list[str]], references: list[list[str]]) -> float:
+def corpus_bleu_against_references(
+    response_sets: list[list[str]], references: list[list[str]]
+) -> float:
     """NLTK corpus BLEU-4 of every response, each against its context's human responses (see module docstring)."""
     from nltk.translate.bleu_score import corpus_bleu
 
@@ -49,12 +55,20 @@ def corpus_bleu_against_references(response_sets: list[list[str]], references: l
     with warnings.catch_warnings():
         # Unsmoothed BLEU-4 is the figure chosen above: a set without a 4-gram in common with its references
         # scores 0, as it should; NLTK warns of it on every call (a `dtg` / `dtg-summary` run printed it raw).
-        warnings.filterwarnings("ignore", message=r"\s*The hypothesis contains 0 counts of", category=UserWarning)
+        warnings.filterwarnings(
+            "ignore", message=r"\s*The hypothesis contains 0 counts of", category=UserWarning
+        )
         return float(corpus_bleu(reference_lists, hypotheses))
 
 
-def bertscore_against_references(response_sets_by_name: dict[str, list[list[str]]], references: list[list[str]],
-                                 model: str, device=None, batch_size: int = 64, dtype: str | None = None) -> dict[str, float]:
+def bertscore_against_references(
+    response_sets_by_name: dict[str, list[list[str]]],
+    references: list[list[str]],
+    model: str,
+    device=None,
+    batch_size: int = 64,
+    dtype: str | None = None,
+) -> dict[str, float]:
     """Mean best-reference BERTScore F1 (unrescaled) of each named collection of response sets.
 
     All collections (e.g. ``{"start": initial sets, "end": final sets}``) are scored in one model
@@ -75,8 +89,15 @@ def bertscore_against_references(response_sets_by_name: dict[str, list[list[str]
         spans.append((offsets, len(members)))
         combined.append(members + list(refs))
     # A generated response may be empty (the model ended at once): it is what the model said, and scores as such.
-    matrices = bertscore_similarity_matrices(combined, model=model, rescale_with_baseline=False, batch_size=batch_size,
-                                             device=device, dtype=dtype, allow_empty=True)
+    matrices = bertscore_similarity_matrices(
+        combined,
+        model=model,
+        rescale_with_baseline=False,
+        batch_size=batch_size,
+        device=device,
+        dtype=dtype,
+        allow_empty=True,
+    )
     scores = {name: [] for name in names}
     for matrix, (offsets, num_generated) in zip(matrices, spans):
         for name, (start, end) in offsets.items():

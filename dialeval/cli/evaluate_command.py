@@ -8,6 +8,7 @@ runs the job, checkpointing each finished step beside its report (``REPORT.parti
 once. Reports are written whole (temporary file + rename); the checkpoints are removed when every
 report is written. Ctrl-C or SIGTERM stops with a line saying what was kept.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,8 +40,9 @@ def input_files(args: argparse.Namespace, systems: dict[str, str]) -> list[tuple
     from dialeval.cli.evaluate_job import EvaluationOptions
 
     given, flags = vars(args), flag_names(EvaluationOptions)
-    return [("INPUT", source) for source in systems.values()] + \
-        [(flags[name], given.get(name)) for name in shared_input_options()]
+    return [("INPUT", source) for source in systems.values()] + [
+        (flags[name], given.get(name)) for name in shared_input_options()
+    ]
 
 
 def evaluate_files(args: argparse.Namespace, systems: dict[str, str], plan) -> tuple[list, list]:
@@ -55,9 +57,13 @@ def evaluate_files(args: argparse.Namespace, systems: dict[str, str], plan) -> t
     outputs.append(("--per-set-csv", plan.per_set_csv))
     if given.get("save_sem_ent_clusters"):
         folder = Path(given["save_sem_ent_clusters"])
-        outputs += [("--save-sem-ent-clusters", folder / name) for name in (CONFIG_FILE, TENSORS_FILE)]
+        outputs += [
+            ("--save-sem-ent-clusters", folder / name) for name in (CONFIG_FILE, TENSORS_FILE)
+        ]
     if given.get("plot"):
-        outputs += [("--plot", _sem_ent_plot(given["plot"], name, len(systems))) for name in systems]
+        outputs += [
+            ("--plot", _sem_ent_plot(given["plot"], name, len(systems))) for name in systems
+        ]
         outputs.append(("--plot", Path(given["plot"]) / PLOT_FILE))
     return inputs, outputs
 
@@ -76,9 +82,14 @@ def run_evaluate_command(args: argparse.Namespace) -> int:
     from dialeval.cli.safe_output import Interrupted, held_output, refuse_outputs_over_inputs
 
     command = build(EvaluateCommand, args)
-    systems = systems_from_inputs(command.input)  # name -> input; one input keeps the single-report behaviour
+    systems = systems_from_inputs(
+        command.input
+    )  # name -> input; one input keeps the single-report behaviour
     # The paths as given first (a report over its input is the error to show, not its suffix), then every planned one.
-    refuse_outputs_over_inputs(input_files(args, systems), [("--output", command.output), ("--per-set-csv", command.per_set_csv)])
+    refuse_outputs_over_inputs(
+        input_files(args, systems),
+        [("--output", command.output), ("--per-set-csv", command.per_set_csv)],
+    )
     plan = plan_outputs(systems, command.output, command.output_format, command.per_set_csv)
     refuse_outputs_over_inputs(*evaluate_files(args, systems, plan))
     with contextlib.ExitStack() as locks:
@@ -93,7 +104,9 @@ def run_evaluate_command(args: argparse.Namespace) -> int:
             note = _resume_notes(plan)
             if note is None:
                 raise
-            raise (ValueError if isinstance(error, ValueError) else OSError)(f"{error}\n{note}") from error
+            raise (ValueError if isinstance(error, ValueError) else OSError)(
+                f"{error}\n{note}"
+            ) from error
 
 
 def _read_input(scope: str, items, source: str, allow_empty: bool):
@@ -105,8 +118,10 @@ def _read_input(scope: str, items, source: str, allow_empty: bool):
     responses = []
     for where, text in items:
         if not allow_empty and not text.strip():
-            raise ValueError(f"{where}: the response is {'empty' if not text else 'white space only'} (a corpus holds "
-                             "one response per line); pass --allow-empty to score it as a response without tokens")
+            raise ValueError(
+                f"{where}: the response is {'empty' if not text else 'white space only'} (a corpus holds "
+                "one response per line); pass --allow-empty to score it as a response without tokens"
+            )
         responses.append(text)
     if not responses:
         raise ValueError(f"{source}: no responses found (one response per line)")
@@ -116,13 +131,20 @@ def _read_input(scope: str, items, source: str, allow_empty: bool):
 def _check_plot(command: EvaluateCommand, options, num_systems: int, planned) -> None:
     """``--plot`` on one input draws only Sem-Ent's clusters: refused when Sem-Ent will not run,
     rather than a run that ends well and writes no plot."""
-    if command.plot is None or num_systems > 1 or any(step.name == "sem_ent" for step, _ in planned):
+    if (
+        command.plot is None
+        or num_systems > 1
+        or any(step.name == "sem_ent" for step, _ in planned)
+    ):
         return
     left_out = options.metrics is not None and "sem_ent" not in options.metrics
     raise ValueError(
         f"--plot {command.plot} draws Sem-Ent's cluster distribution, and Sem-Ent does not run here: "
-        + ("--metric leaves it out" if left_out else
-           "it needs --reference-corpus TXT (to fit its clusters on) or --sem-ent-clusters DIR (saved ones)")
+        + (
+            "--metric leaves it out"
+            if left_out
+            else "it needs --reference-corpus TXT (to fit its clusters on) or --sem-ent-clusters DIR (saved ones)"
+        )
         + "; with several inputs --plot also draws each per-set figure"
     )
 
@@ -141,10 +163,15 @@ def _run(args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, 
     from dialeval.metrics.engines.shared_outputs import shared_model_outputs
 
     options = build(EvaluationOptions, args)
-    shared_inputs = input_files(args, systems)[len(systems):]
+    shared_inputs = input_files(args, systems)[len(systems) :]
     # Every input is opened (format, columns, split, Hub cache) before any model runs.
-    inputs = {name: open_input(source, **command.input_selection()) for name, source in systems.items()}
-    for scope, _ in inputs.values():  # a --metric that cannot run on one input fails before any system runs
+    inputs = {
+        name: open_input(source, **command.input_selection()) for name, source in systems.items()
+    }
+    for (
+        scope,
+        _,
+    ) in inputs.values():  # a --metric that cannot run on one input fails before any system runs
         _check_plot(command, options, len(systems), planned_steps(scope, options))
     reports, checkpoints = {}, []
     # One store of model outputs for the whole command: a text that several systems share is
@@ -156,17 +183,26 @@ def _run(args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, 
             # Under `accelerate launch`, every process runs the job on the same input and the model-backed
             # metrics share their pairs / texts among the processes; the main process writes the report.
             with split_work():
-                identity = run_identity({**used_options(args, EvaluateCommand, EvaluationOptions), "input": str(source)},
-                                        [("input", source), *shared_inputs])
+                identity = run_identity(
+                    {
+                        **used_options(args, EvaluateCommand, EvaluationOptions),
+                        "input": str(source),
+                    },
+                    [("input", source), *shared_inputs],
+                )
                 checkpoint = open_checkpoints(plan.reports[name], identity, resume=command.resume)
                 job = evaluate_response_sets if scope == "response_set" else evaluate_corpus
                 report = job(data, options, checkpoint=checkpoint)
             checkpoints.append(checkpoint)
             del data
             if process_state().is_main_process:
-                reports[name] = _write_system(args, command, name, source, report, plan, len(systems))
+                reports[name] = _write_system(
+                    args, command, name, source, report, plan, len(systems)
+                )
     if process_state().is_main_process:
-        for line in write_run_outputs(reports, plan, command.decimals, command.plot):  # per-set CSV, comparison
+        for line in write_run_outputs(
+            reports, plan, command.decimals, command.plot
+        ):  # per-set CSV, comparison
             print(line)
     for checkpoint in checkpoints:
         checkpoint.remove()  # last: a run stopped before this point can still be resumed
@@ -174,7 +210,9 @@ def _run(args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, 
     return 0
 
 
-def _write_system(args, command: EvaluateCommand, name: str, source: str, report: dict, plan, num_systems: int) -> dict:
+def _write_system(
+    args, command: EvaluateCommand, name: str, source: str, report: dict, plan, num_systems: int
+) -> dict:
     """Write one system's report (and its table) and print it; returns the report."""
     from dialeval.cli.evaluate_job import (
         EvaluationOptions,
@@ -187,9 +225,13 @@ def _write_system(args, command: EvaluateCommand, name: str, source: str, report
     from dialeval.distributed import process_state
 
     report["input"] = str(source)
-    report["provenance"] = provenance(  # each system's report names its own input, as a single run's does
-        "evaluate", {**used_options(args, EvaluateCommand, EvaluationOptions), "input": str(source)}, source,
-        models_used(report),
+    report["provenance"] = (
+        provenance(  # each system's report names its own input, as a single run's does
+            "evaluate",
+            {**used_options(args, EvaluateCommand, EvaluationOptions), "input": str(source)},
+            source,
+            models_used(report),
+        )
     )
     output = write_text(plan.reports[name], format_report(report, "json"))
     if plan.table is not None:
@@ -199,21 +241,36 @@ def _write_system(args, command: EvaluateCommand, name: str, source: str, report
     if command.per_set and "per_set" in report:
         print(format_per_set_table(report) + "\n")
     print(format_table(report))
-    print("\n" + format_provenance(report["provenance"], used_options(argparse.Namespace(), EvaluateCommand, EvaluationOptions)))
+    print(
+        "\n"
+        + format_provenance(
+            report["provenance"],
+            used_options(argparse.Namespace(), EvaluateCommand, EvaluationOptions),
+        )
+    )
     if command.plot and "sem_ent" in report["metrics"]:
         from dialeval.cli.plots import plot_cluster_distribution
 
         summary = report["metrics"]["sem_ent"]
         path = plot_cluster_distribution(
-            summary["cluster_distribution"], _sem_ent_plot(command.plot, name, num_systems), title=Path(source).name,
+            summary["cluster_distribution"],
+            _sem_ent_plot(command.plot, name, num_systems),
+            title=Path(source).name,
             reference_distribution=summary["reference_distribution"],
         )
         print(f"plot: {path}")
     elif command.plot:  # Sem-Ent was planned but skipped (its reason is printed above)
-        print(f"plot: no {_sem_ent_plot(command.plot, name, num_systems).name}: sem_ent was skipped")
+        print(
+            f"plot: no {_sem_ent_plot(command.plot, name, num_systems).name}: sem_ent was skipped"
+        )
     processes = process_state().num_processes
     table = f"; table: {plan.table}" if plan.table is not None else ""
-    counts = (f"{report['num_sets']} response sets, {report['num_responses']} responses" if "num_sets" in report
-              else f"a corpus of {report['num_responses']} responses")
-    print(f"\n{counts}{f' ({processes} processes)' if processes > 1 else ''}; report: {output}{table}")
+    counts = (
+        f"{report['num_sets']} response sets, {report['num_responses']} responses"
+        if "num_sets" in report
+        else f"a corpus of {report['num_responses']} responses"
+    )
+    print(
+        f"\n{counts}{f' ({processes} processes)' if processes > 1 else ''}; report: {output}{table}"
+    )
     return report

@@ -19,6 +19,7 @@ taken from it and its model does not run.
 The job's settings are one dataclass, :data:`EvaluationOptions`, made of every step's settings
 dataclasses (their fields carry the command-line flags) and :class:`JobControl`.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -49,11 +50,20 @@ def step_names() -> list[str]:
 class JobControl:
     """Which steps run and what the job shows (not what a metric computes)."""
 
-    metrics: list[str] | None = field(default=None, metadata=option(
-        "--metric", metavar="NAME", repeatable=True, aliases=("metric",),
-        help="run only this step (repeatable; default: every step that fits the input): " + ", ".join(step_names()),
-    ))
-    progress: bool = field(default=True, metadata=option("--no-progress", help="hide progress bars"))
+    metrics: list[str] | None = field(
+        default=None,
+        metadata=option(
+            "--metric",
+            metavar="NAME",
+            repeatable=True,
+            aliases=("metric",),
+            help="run only this step (repeatable; default: every step that fits the input): "
+            + ", ".join(step_names()),
+        ),
+    )
+    progress: bool = field(
+        default=True, metadata=option("--no-progress", help="hide progress bars")
+    )
 
 
 def _compose(classes: tuple[type, ...]) -> type:
@@ -62,7 +72,9 @@ def _compose(classes: tuple[type, ...]) -> type:
     for cls in classes:
         for f in dataclasses.fields(cls):
             if owner.setdefault(f.name, cls) is not cls:
-                raise TypeError(f"the job setting {f.name!r} is declared by both {owner[f.name].__name__} and {cls.__name__}")
+                raise TypeError(
+                    f"the job setting {f.name!r} is declared by both {owner[f.name].__name__} and {cls.__name__}"
+                )
 
     def __post_init__(self):
         for cls in classes:
@@ -71,11 +83,19 @@ def _compose(classes: tuple[type, ...]) -> type:
                 hook(self)
 
     # dataclass() collects base fields from the last base to the first
-    composed = dataclasses.make_dataclass("EvaluationOptions", [], bases=tuple(reversed(classes)),
-                                          namespace={"__post_init__": __post_init__})
+    composed = dataclasses.make_dataclass(
+        "EvaluationOptions",
+        [],
+        bases=tuple(reversed(classes)),
+        namespace={"__post_init__": __post_init__},
+    )
     composed.__module__ = __name__
-    composed.__doc__ = ("What ``dialeval evaluate`` computes, and how: the fields of every registered step's settings "
-                        "(" + ", ".join(cls.__name__ for cls in classes) + "); each field with an ``option`` is a flag.")
+    composed.__doc__ = (
+        "What ``dialeval evaluate`` computes, and how: the fields of every registered step's settings "
+        "("
+        + ", ".join(cls.__name__ for cls in classes)
+        + "); each field with an ``option`` is a flag."
+    )
     return composed
 
 
@@ -98,8 +118,11 @@ def planned_steps(scope: str, options) -> list[tuple[JobStep, str | None]]:
             continue
         if scope not in step.scopes:
             if wanted is not None:
-                raise ArgumentError("metrics", f": {step.name} does not run on a {scope.replace('_', '-')} input "
-                                 f"(it runs on: {', '.join(step.scopes)})")
+                raise ArgumentError(
+                    "metrics",
+                    f": {step.name} does not run on a {scope.replace('_', '-')} input "
+                    f"(it runs on: {', '.join(step.scopes)})",
+                )
             continue
         if step.applies is not None and not step.applies(options):
             if wanted is not None:
@@ -107,8 +130,11 @@ def planned_steps(scope: str, options) -> list[tuple[JobStep, str | None]]:
             continue
         models = step.models(options) if step.models is not None else [None]
         if not models and wanted is not None:
-            raise ArgumentError("metrics", f": {step.name} was asked for but its model is turned off "
-                             "(a model flag set to 'none', or --no-sentence-model)")
+            raise ArgumentError(
+                "metrics",
+                f": {step.name} was asked for but its model is turned off "
+                "(a model flag set to 'none', or --no-sentence-model)",
+            )
         plan += [(step, model) for model in models]
     return plan
 
@@ -129,11 +155,15 @@ def _named(step: JobStep, model: str | None, error: Exception) -> Exception:
     return (ValueError if isinstance(error, ValueError) else OSError)(_about(step, model, error))
 
 
-def _sentence_texts(plan, data: JobData, options) -> dict[str, tuple[list[list[str]], tuple[JobStep, str | None]]]:
+def _sentence_texts(
+    plan, data: JobData, options
+) -> dict[str, tuple[list[list[str]], tuple[JobStep, str | None]]]:
     """Per sentence model: the texts the planned steps will embed with it, and the first step asking."""
     wanted: dict[str, tuple[list[list[str]], tuple[JobStep, str | None]]] = {}
     for step, model in plan:
-        for sentence_model, texts in (step.sentence_texts(data, options, model) if step.sentence_texts else []):
+        for sentence_model, texts in (
+            step.sentence_texts(data, options, model) if step.sentence_texts else []
+        ):
             wanted.setdefault(sentence_model, ([], (step, model)))[0].append(texts)
     return wanted
 
@@ -144,13 +174,22 @@ def _encode_once(sentence_model: str, groups: list[list[str]], asked_by, options
         resolve_model_path(sentence_model)
     except ModelNotAvailableError:
         return  # each step that needs it is skipped, with the reason
-    except ValueError as error:  # a path typed that is not there: an error naming the flag, never a skip
+    except (
+        ValueError
+    ) as error:  # a path typed that is not there: an error naming the flag, never a skip
         raise _named(*asked_by, error) from error
     distinct = list(dict.fromkeys(text for texts in groups for text in texts))
-    with tqdm(total=len(distinct), desc=f"sentence embeddings ({sentence_model})", unit="text",
-              disable=not options.progress, leave=False) as bar:
+    with tqdm(
+        total=len(distinct),
+        desc=f"sentence embeddings ({sentence_model})",
+        unit="text",
+        disable=not options.progress,
+        leave=False,
+    ) as bar:
         try:
-            encode_for_job(distinct, sentence_model, options.batch_size, options.device, progress=bar.update)
+            encode_for_job(
+                distinct, sentence_model, options.batch_size, options.device, progress=bar.update
+            )
         except (ValueError, OSError) as error:  # e.g. a directory that holds no model
             raise _named(*asked_by, error) from error
 
@@ -185,7 +224,9 @@ def _record(report: dict, per_set: list[dict] | None, name: str, outcome: StepOu
             row[f"{key}[{outcome.summary.get('model', name)}]" if key in row else key] = value
 
 
-def run_steps(data: JobData, options, report: dict, per_set: list[dict] | None = None, checkpoint=None) -> None:
+def run_steps(
+    data: JobData, options, report: dict, per_set: list[dict] | None = None, checkpoint=None
+) -> None:
     """Run the job's steps over ``data``, recording figures and skipped steps in ``report`` and the
     per-set figures in ``per_set`` (one row per set).
 
@@ -194,9 +235,13 @@ def run_steps(data: JobData, options, report: dict, per_set: list[dict] | None =
     model is not run), ``put(step, outcome)`` after a step ran; ``step`` is its report name.
     """
     plan = planned_steps(data.scope, options)
-    kept = {step.label(model): checkpoint.get(step.label(model)) if checkpoint is not None else None
-            for step, model in plan}
-    to_encode = _sentence_texts([(step, model) for step, model in plan if kept[step.label(model)] is None], data, options)
+    kept = {
+        step.label(model): checkpoint.get(step.label(model)) if checkpoint is not None else None
+        for step, model in plan
+    }
+    to_encode = _sentence_texts(
+        [(step, model) for step, model in plan if kept[step.label(model)] is None], data, options
+    )
     with shared_model_outputs():
         for step, model in plan:
             name = step.label(model)
@@ -205,14 +250,21 @@ def run_steps(data: JobData, options, report: dict, per_set: list[dict] | None =
                 continue
             # Each sentence model encodes, right before its first step, what all its steps embed:
             # the model-free steps before it never share the memory with its vectors.
-            for sentence_model, _ in (step.sentence_texts(data, options, model) if step.sentence_texts else []):
+            for sentence_model, _ in (
+                step.sentence_texts(data, options, model) if step.sentence_texts else []
+            ):
                 if sentence_model in to_encode:
                     _encode_once(sentence_model, *to_encode.pop(sentence_model), options)
             try:
                 if model is not None:
                     resolve_model_path(model)  # fail fast (-> skipped) before any work
-                with tqdm(total=step.work(data, options), desc=name, unit=step.unit, disable=not options.progress,
-                          leave=False) as bar:
+                with tqdm(
+                    total=step.work(data, options),
+                    desc=name,
+                    unit=step.unit,
+                    disable=not options.progress,
+                    leave=False,
+                ) as bar:
                     progress = _StepBar(bar)
                     outcome = step.run(data, model, options, progress)
                     progress.finish()
@@ -234,19 +286,27 @@ def check_sets(sets: list[ResponseSet], allow_empty: bool = False) -> None:
     for index, response_set in enumerate(sets):
         where = response_set.where or f"`sets[{index}]`"
         if len(response_set.responses) < 2:
-            raise ValueError(f"{where}: a response set needs at least 2 responses (the metrics compare pairs), "
-                             f"got {len(response_set.responses)}")
+            raise ValueError(
+                f"{where}: a response set needs at least 2 responses (the metrics compare pairs), "
+                f"got {len(response_set.responses)}"
+            )
         if not allow_empty:
             for position, response in enumerate(response_set.responses):
                 if not response.strip():
-                    raise ValueError(f"{where}: response {position} is {'empty' if not response else 'white space only'};"
-                                     " pass allow_empty=True to score it as a response without tokens")
+                    raise ValueError(
+                        f"{where}: response {position} is {'empty' if not response else 'white space only'};"
+                        " pass allow_empty=True to score it as a response without tokens"
+                    )
 
 
 def _input_row(response_set: ResponseSet) -> dict:
     """What the input said about a set: where it was, its ``id``, context and other fields."""
     fields = dict(response_set.metadata)
-    row = {"where": response_set.where, "id": fields.pop("id", None), "context": response_set.context}
+    row = {
+        "where": response_set.where,
+        "id": fields.pop("id", None),
+        "context": response_set.context,
+    }
     if fields:
         row["fields"] = fields
     return row
@@ -263,30 +323,47 @@ def evaluate_response_sets(sets: list[ResponseSet], options=None, checkpoint=Non
     sets = list(as_response_sets(sets))
     options = options if options is not None else EvaluationOptions()
     check_sets(sets, options.allow_empty)
-    data = JobData("response_set", [response for s in sets for response in s.responses], [s.responses for s in sets])
-    report = {"scope": "response_set", "num_sets": len(sets), "num_responses": len(data.responses), "metrics": {},
-              "skipped": []}
+    data = JobData(
+        "response_set",
+        [response for s in sets for response in s.responses],
+        [s.responses for s in sets],
+    )
+    report = {
+        "scope": "response_set",
+        "num_sets": len(sets),
+        "num_responses": len(data.responses),
+        "metrics": {},
+        "skipped": [],
+    }
     per_set = [_input_row(s) for s in sets]
     run_steps(data, options, report, per_set, checkpoint)
     report["per_set"] = per_set
     return report
 
 
-def check_corpus_responses(responses: list[str], where: list[str] | None = None, allow_empty: bool = False) -> None:
+def check_corpus_responses(
+    responses: list[str], where: list[str] | None = None, allow_empty: bool = False
+) -> None:
     """A corpus holds at least one response, none of them empty unless ``allow_empty``; an error
     names the response's ``FILE:LINE`` (``where[i]``) when given."""
     if not responses:
         raise ValueError("no responses to evaluate")
     for index, response in enumerate(responses):
         if not isinstance(response, str):
-            raise ArgumentError(f"responses[{index}]", f"must be a string, got {type(response).__name__}")
+            raise ArgumentError(
+                f"responses[{index}]", f"must be a string, got {type(response).__name__}"
+            )
         if not allow_empty and not response.strip():
             place = where[index] if where else f"`responses[{index}]`"
-            raise ValueError(f"{place}: the response is {'empty' if not response else 'white space only'}; "
-                             "pass allow_empty=True to score it as a response without tokens")
+            raise ValueError(
+                f"{place}: the response is {'empty' if not response else 'white space only'}; "
+                "pass allow_empty=True to score it as a response without tokens"
+            )
 
 
-def evaluate_corpus(responses: list[str], options=None, where: list[str] | None = None, checkpoint=None) -> dict:
+def evaluate_corpus(
+    responses: list[str], options=None, where: list[str] | None = None, checkpoint=None
+) -> dict:
     """Run every step that fits a corpus (responses without sets: Dist-n, Ent-n, LF, Self-BLEU,
     Vendi, compression ratio, Sem-Ent with a reference corpus or saved clusters); returns the
     JSON-ready report. ``where``: each response's ``FILE:LINE``, for error messages; ``checkpoint``:
@@ -303,7 +380,11 @@ def models_used(report: dict) -> list[str]:
     """The models behind the report's figures (skipped metrics excluded), in report order."""
     from dialeval.cli.provenance import summary_models
 
-    return list(dict.fromkeys(model for summary in report["metrics"].values() for model in summary_models(summary)))
+    return list(
+        dict.fromkeys(
+            model for summary in report["metrics"].values() for model in summary_models(summary)
+        )
+    )
 
 
 def format_table(report: dict) -> str:
@@ -338,6 +419,9 @@ def format_per_set_table(report: dict, width: int = 40) -> str:
         cells += [_cell(row.get(figure), width) for figure in figures]
         lines.append(cells)
     widths = [max(len(str(cell)) for cell in column) for column in zip(header, *lines)]
-    out = ["  ".join(cell.ljust(w) for cell, w in zip(header, widths)).rstrip(), "  ".join("-" * w for w in widths)]
+    out = [
+        "  ".join(cell.ljust(w) for cell, w in zip(header, widths)).rstrip(),
+        "  ".join("-" * w for w in widths),
+    ]
     out += ["  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip() for line in lines]
     return "\n".join(out)

@@ -4,6 +4,7 @@ Every parser is built from option dataclasses (:mod:`dialeval.cli.options`): the
 (``EvaluationOptions``, ``MetaEvalOptions``, ``DTGOptions``) and each command's files
 (:mod:`dialeval.cli.commands`), so a default is written once, in its field.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -67,10 +68,20 @@ def _export_dataset(args: argparse.Namespace) -> int:
 
     command = build(ExportDatasetCommand, args)
     out = export_dataset(
-        command.name, command.to, configs=command.configs, data_dir=command.data_dir, cache_dir=command.cache_dir,
-        verify_checksums=command.verify_checksums, push_to_hub=command.push_to_hub, private=command.private,
+        command.name,
+        command.to,
+        configs=command.configs,
+        data_dir=command.data_dir,
+        cache_dir=command.cache_dir,
+        verify_checksums=command.verify_checksums,
+        push_to_hub=command.push_to_hub,
+        private=command.private,
     )
-    pushed = f"; pushed to https://huggingface.co/datasets/{command.push_to_hub}" if command.push_to_hub else ""
+    pushed = (
+        f"; pushed to https://huggingface.co/datasets/{command.push_to_hub}"
+        if command.push_to_hub
+        else ""
+    )
     print(f"wrote {out}/README.md and Parquet files" + pushed)
     return 0
 
@@ -87,20 +98,42 @@ def _dtg(args: argparse.Namespace) -> int:
     from dialeval.distributed import end_processes, process_state
 
     command = build(DTGCommand, args)
-    refuse_outputs_over_inputs([("--input", command.input)],
-                               [("--output", command.output), ("--output", settings_path(command.output))], "--overwrite")
-    settings = build(DTGOptions, args,
-                     contexts_from=f"{command.dataset}:{command.split}" if command.dataset else str(command.input))
+    refuse_outputs_over_inputs(
+        [("--input", command.input)],
+        [("--output", command.output), ("--output", settings_path(command.output))],
+        "--overwrite",
+    )
+    settings = build(
+        DTGOptions,
+        args,
+        contexts_from=f"{command.dataset}:{command.split}"
+        if command.dataset
+        else str(command.input),
+    )
     with held_output(command.output, "dialeval dtg"):
-        contexts = read_contexts(command.dataset, command.split, command.input, data_dir=command.data_dir,
-                                 limit=settings.limit, verify_checksums=command.verify_checksums)
-        row = run_dtg_job(settings, contexts, command.output, overwrite=command.overwrite, device=command.device,
-                          progress=command.progress)
+        contexts = read_contexts(
+            command.dataset,
+            command.split,
+            command.input,
+            data_dir=command.data_dir,
+            limit=settings.limit,
+            verify_checksums=command.verify_checksums,
+        )
+        row = run_dtg_job(
+            settings,
+            contexts,
+            command.output,
+            overwrite=command.overwrite,
+            device=command.device,
+            progress=command.progress,
+        )
     state = process_state()
     if state.is_main_process:
         print(format_summary_table([row]))
-        print(f"\n{row['num_contexts']} contexts ({state.num_processes} process(es)); stopped by {row['stop_reasons']}; "
-              f"results: {command.output}")
+        print(
+            f"\n{row['num_contexts']} contexts ({state.num_processes} process(es)); stopped by {row['stop_reasons']}; "
+            f"results: {command.output}"
+        )
     end_processes()
     return 0
 
@@ -111,10 +144,14 @@ def _dtg_summary(args: argparse.Namespace) -> int:
 
     command = build(DTGSummaryCommand, args)
     # each run is read with its OUTPUT.run.json beside it: neither may be overwritten by the summary
-    runs = [("RUN", run) for run in command.runs] + [("RUN's settings", settings_path(run)) for run in command.runs]
+    runs = [("RUN", run) for run in command.runs] + [
+        ("RUN's settings", settings_path(run)) for run in command.runs
+    ]
     refuse_outputs_over_inputs(runs, [("--output", command.output)])
-    rows = [summarize(*read_run(path), bertscore_model=command.bertscore_model, device=command.device)
-            for path in command.runs]
+    rows = [
+        summarize(*read_run(path), bertscore_model=command.bertscore_model, device=command.device)
+        for path in command.runs
+    ]
     print(format_summary_table(rows))
     if command.output:
         write_report(command.output, rows)
@@ -134,22 +171,56 @@ def build_parser() -> argparse.ArgumentParser:
     from dialeval.cli.evaluate_job import EvaluationOptions
     from dialeval.cli.meta_eval_job import MetaEvalOptions
 
-    parser = argparse.ArgumentParser(prog="dialeval", description="Diversity evaluation of multi-response dialogue generation.")
+    parser = argparse.ArgumentParser(
+        prog="dialeval", description="Diversity evaluation of multi-response dialogue generation."
+    )
     parser.add_argument("--version", action="version", version=f"dialeval {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    _command(commands, "evaluate", "score a file of response sets with every metric available offline", _evaluate,
-             EvaluateCommand, EvaluationOptions)
-    _command(commands, "meta-eval",
-             "how well diversity metrics track diversity on Tevet & Berant's decTest / conTest / McDiv", _meta_eval,
-             MetaEvalCommand, MetaEvalOptions)
-    _command(commands, "export-dataset", "write a test set as Parquet + dataset card (and push it to the Hub)",
-             _export_dataset, ExportDatasetCommand)
-    _command(commands, "push-metrics", "upload the evaluate modules as Hugging Face Spaces (or write their folders)",
-             _push_metrics, PushMetricsCommand)
-    _command(commands, "dtg",
-             "Diversity Threshold Generation over a test set (JSONL, resumable; runs under accelerate launch)", _dtg,
-             DTGOptions, DTGCommand)
-    _command(commands, "dtg-summary", "Table 4 of one or more `dialeval dtg` outputs", _dtg_summary, DTGSummaryCommand)
+    _command(
+        commands,
+        "evaluate",
+        "score a file of response sets with every metric available offline",
+        _evaluate,
+        EvaluateCommand,
+        EvaluationOptions,
+    )
+    _command(
+        commands,
+        "meta-eval",
+        "how well diversity metrics track diversity on Tevet & Berant's decTest / conTest / McDiv",
+        _meta_eval,
+        MetaEvalCommand,
+        MetaEvalOptions,
+    )
+    _command(
+        commands,
+        "export-dataset",
+        "write a test set as Parquet + dataset card (and push it to the Hub)",
+        _export_dataset,
+        ExportDatasetCommand,
+    )
+    _command(
+        commands,
+        "push-metrics",
+        "upload the evaluate modules as Hugging Face Spaces (or write their folders)",
+        _push_metrics,
+        PushMetricsCommand,
+    )
+    _command(
+        commands,
+        "dtg",
+        "Diversity Threshold Generation over a test set (JSONL, resumable; runs under accelerate launch)",
+        _dtg,
+        DTGOptions,
+        DTGCommand,
+    )
+    _command(
+        commands,
+        "dtg-summary",
+        "Table 4 of one or more `dialeval dtg` outputs",
+        _dtg_summary,
+        DTGSummaryCommand,
+    )
     return parser
 
 
@@ -160,16 +231,24 @@ def main(argv: list[str] | None = None) -> int:
     request_reproducible_math()
     args, unknown = build_parser().parse_known_args(argv)
     command_parser = vars(args).pop("command_parser")
-    if unknown:  # argparse reports them with the top-level usage; the command's own usage lists its flags
+    if (
+        unknown
+    ):  # argparse reports them with the top-level usage; the command's own usage lists its flags
         command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         with library_progress_bars(vars(args).get("progress", True)), stop_signals_raise():
             return args.handler(args)
     except Interrupted as stop:  # Ctrl-C or SIGTERM: what was kept and how to go on, in one line
-        print(f"dialeval {args.command}: interrupted by {stop.signal_name}" + (f"; {stop.detail}" if stop.detail else ""),
-              file=sys.stderr)
+        print(
+            f"dialeval {args.command}: interrupted by {stop.signal_name}"
+            + (f"; {stop.detail}" if stop.detail else ""),
+            file=sys.stderr,
+        )
         return stop.exit_code
-    except (ValueError, OSError) as error:  # bad input, a missing model or data file: a message, not a traceback
+    except (
+        ValueError,
+        OSError,
+    ) as error:  # bad input, a missing model or data file: a message, not a traceback
         # The jobs name their Python arguments; the user typed flags.
         message = name_flags(error, flag_names(*args.option_classes))
         print(f"dialeval {args.command}: error: {message}", file=sys.stderr)

@@ -19,6 +19,7 @@ optional ``=MODEL`` for model-based ones:
 - ``released:averaged_distinct_n|ngram_cosine|sent_bert|bertscore``: the score columns stored in
   the release (its ``distinct_n``, ``cos_sim``, ``sent_bert``, ``bert_score``), under our names.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -49,48 +50,100 @@ TESTS = {
     "mcdiv_nuggets": MetaEvalTest("mcdiv_nuggets", "mcdiv_nuggets_200", binary=True),
 }
 TASKS = {"story": "story_gen", "resp": "resp_gen", "prompt": "prompt_gen"}
-DISPLAY_NAMES = {"dectest": "decTest", "contest": "conTest", "mcdiv": "McDiv", "mcdiv_nuggets": "McDiv_nuggets"}
+DISPLAY_NAMES = {
+    "dectest": "decTest",
+    "contest": "conTest",
+    "mcdiv": "McDiv",
+    "mcdiv_nuggets": "McDiv_nuggets",
+}
 HUMAN_ROW = "absHDS"
 
 
 RELEASED_PREFIX = "released:"
 #: released:<our scorer's name> -> the release's column (diversity_eval's ``released_scores`` field).
-RELEASED_SCORES = {"averaged_distinct_n": "distinct_n", "ngram_cosine": "cos_sim", "sent_bert": "sent_bert",
-                   "bertscore": "bert_score"}
+RELEASED_SCORES = {
+    "averaged_distinct_n": "distinct_n",
+    "ngram_cosine": "cos_sim",
+    "sent_bert": "sent_bert",
+    "bertscore": "bert_score",
+}
 #: Old ``--metric`` names (old -> new), accepted with a warning until dialeval's REMOVED_IN release.
-RENAMED_METRICS = {**RENAMED_SET_SCORERS,
-                   **{RELEASED_PREFIX + old: RELEASED_PREFIX + new
-                      for old, new in {"distinct_n": "averaged_distinct_n", "cos_sim": "ngram_cosine",
-                                       "bert_score": "bertscore"}.items()}}
+RENAMED_METRICS = {
+    **RENAMED_SET_SCORERS,
+    **{
+        RELEASED_PREFIX + old: RELEASED_PREFIX + new
+        for old, new in {
+            "distinct_n": "averaged_distinct_n",
+            "cos_sim": "ngram_cosine",
+            "bert_score": "bertscore",
+        }.items()
+    },
+}
 
 
 @dataclass
 class MetaEvalOptions:
     """How ``dialeval meta-eval`` scores and meta-evaluates; every field with an ``option`` is a flag."""
 
-    batch_size: int = field(default=64, metadata=option("--batch-size", help="texts or pairs per forward pass"))
-    device: str | None = field(default=None, metadata=option(
-        "--device", help="torch device for model-based metrics (default: Accelerate's choice)"))
+    batch_size: int = field(
+        default=64, metadata=option("--batch-size", help="texts or pairs per forward pass")
+    )
+    device: str | None = field(
+        default=None,
+        metadata=option(
+            "--device", help="torch device for model-based metrics (default: Accelerate's choice)"
+        ),
+    )
     # the release stores 3 decimals; OCA depends on the ties that makes
-    round_scores: int | None = field(default=None, metadata=option(
-        "--round-scores", metavar="DECIMALS",
-        help="round scores before ranking, as the release's 3-decimal files do (OCA depends on the ties this makes)",
-    ))
-    bootstrap: bool = field(default=False, metadata=option(
-        "--bootstrap", help="add the 95%% CI of rho (Stasaski & Hearst App. A: 1000 resamples of 50%%)"))
-    num_resamples: int = field(default=1000, metadata=option("--num-resamples", help="bootstrap resamples"))
-    seed: int = field(default=0, metadata=option("--seed", help="seed of the bootstrap and of decTest's 200-set subsets"))
-    data_dir: str | None = field(default=None, metadata=option(
-        "--data-dir", help="folder with the released CSVs (an unzipped data.zip); default: download, pinned and sha256-checked"))
-    cache_dir: str | None = field(default=None, metadata=option("--cache-dir", help="datasets cache directory"))
-    verify_checksums: bool = field(default=True, metadata=option(
-        "--no-verify", help="accept released CSVs whose sha256 differs from the release"))
+    round_scores: int | None = field(
+        default=None,
+        metadata=option(
+            "--round-scores",
+            metavar="DECIMALS",
+            help="round scores before ranking, as the release's 3-decimal files do (OCA depends on the ties this makes)",
+        ),
+    )
+    bootstrap: bool = field(
+        default=False,
+        metadata=option(
+            "--bootstrap",
+            help="add the 95%% CI of rho (Stasaski & Hearst App. A: 1000 resamples of 50%%)",
+        ),
+    )
+    num_resamples: int = field(
+        default=1000, metadata=option("--num-resamples", help="bootstrap resamples")
+    )
+    seed: int = field(
+        default=0,
+        metadata=option("--seed", help="seed of the bootstrap and of decTest's 200-set subsets"),
+    )
+    data_dir: str | None = field(
+        default=None,
+        metadata=option(
+            "--data-dir",
+            help="folder with the released CSVs (an unzipped data.zip); default: download, pinned and sha256-checked",
+        ),
+    )
+    cache_dir: str | None = field(
+        default=None, metadata=option("--cache-dir", help="datasets cache directory")
+    )
+    verify_checksums: bool = field(
+        default=True,
+        metadata=option(
+            "--no-verify", help="accept released CSVs whose sha256 differs from the release"
+        ),
+    )
     # score the sets with absHDS (the *_200 file) instead of the full test
-    rated_subset: bool = field(default=False, metadata=option(
-        "--rated",
-        help="score the human-rated sets (decTest 200, conTest, McDiv_nuggets 200) so every row covers the same sets as absHDS",
-    ))
-    progress: bool = field(default=True, metadata=option("--no-progress", help="hide progress bars"))
+    rated_subset: bool = field(
+        default=False,
+        metadata=option(
+            "--rated",
+            help="score the human-rated sets (decTest 200, conTest, McDiv_nuggets 200) so every row covers the same sets as absHDS",
+        ),
+    )
+    progress: bool = field(
+        default=True, metadata=option("--no-progress", help="hide progress bars")
+    )
 
 
 @dataclass
@@ -113,14 +166,22 @@ def parse_metric(text: str) -> MetricSpec:
     name, _, model = text.partition("=")
     if name in RENAMED_METRICS:
         # FutureWarning, not DeprecationWarning: the person typing the command line must see it.
-        warn_renamed(f"--metric {name}", f"--metric {RENAMED_METRICS[name]}", category=FutureWarning)
+        warn_renamed(
+            f"--metric {name}", f"--metric {RENAMED_METRICS[name]}", category=FutureWarning
+        )
         name = RENAMED_METRICS[name]
     if name.startswith(RELEASED_PREFIX):
-        if name[len(RELEASED_PREFIX):] not in RELEASED_SCORES or model:
-            raise ArgumentError("metric", f"{text!r}: released scores are {[RELEASED_PREFIX + s for s in RELEASED_SCORES]}")
+        if name[len(RELEASED_PREFIX) :] not in RELEASED_SCORES or model:
+            raise ArgumentError(
+                "metric",
+                f"{text!r}: released scores are {[RELEASED_PREFIX + s for s in RELEASED_SCORES]}",
+            )
         return MetricSpec(name)
     if name not in SET_SCORERS:
-        raise ArgumentError("metric", f"must be one of {sorted(SET_SCORERS)} or released:<{'|'.join(RELEASED_SCORES)}>, got {name!r}")
+        raise ArgumentError(
+            "metric",
+            f"must be one of {sorted(SET_SCORERS)} or released:<{'|'.join(RELEASED_SCORES)}>, got {name!r}",
+        )
     if model and not SET_SCORERS[name].needs_model:
         raise ArgumentError("metric", f"{name!r} uses no model, got {text!r}")
     return MetricSpec(name, model or None)
@@ -138,8 +199,14 @@ def load_test_sets(test: str, task: str, options: MetaEvalOptions, hds: bool = F
     if (hds or options.rated_subset) and TESTS[test].hds_family is None:
         raise ArgumentError("test", f"{test!r} has no human-rated subset")
     family = TESTS[test].hds_family if hds or options.rated_subset else TESTS[test].family
-    return load("diversity_eval", f"{family}_{TASKS[task]}", data_dir=options.data_dir, split="test", cache_dir=options.cache_dir,
-                verify_checksums=options.verify_checksums)
+    return load(
+        "diversity_eval",
+        f"{family}_{TASKS[task]}",
+        data_dir=options.data_dir,
+        split="test",
+        cache_dir=options.cache_dir,
+        verify_checksums=options.verify_checksums,
+    )
 
 
 @dataclass
@@ -158,23 +225,30 @@ class MetaEvalReport:
     binary: bool
     config: str = ""  # the diversity_eval config the metrics scored
     rows: list[MetricRow] = field(default_factory=list)
-    skipped: list[dict] = field(default_factory=list)  # {"metric", "reason"}: its model is not on this machine
+    skipped: list[dict] = field(
+        default_factory=list
+    )  # {"metric", "reason"}: its model is not on this machine
 
     @property
     def title(self) -> str:
         return f"{DISPLAY_NAMES[self.test]} {self.task}Gen"
 
 
-def score_metric(spec: MetricSpec, dataset, options: MetaEvalOptions, computed: dict | None = None) -> np.ndarray:
+def score_metric(
+    spec: MetricSpec, dataset, options: MetaEvalOptions, computed: dict | None = None
+) -> np.ndarray:
     """The per-set scores of ``spec`` on ``dataset``. ``computed`` holds the runs made so far in
     the job, by (runner, model): figures of one computation (Baseline, Neutral and Confidence NLI
     Diversity; distinct-n and cos-sim) come from one run."""
     computed = computed if computed is not None else {}
     if spec.name.startswith(RELEASED_PREFIX):
-        column = RELEASED_SCORES[spec.name[len(RELEASED_PREFIX):]]
+        column = RELEASED_SCORES[spec.name[len(RELEASED_PREFIX) :]]
         scores = [row[column] for row in dataset["released_scores"]]
         if None in scores:
-            raise ArgumentError("metric", f"{spec.name!r}: the files read hold no released scores (raw/ files); use with_metrics/")
+            raise ArgumentError(
+                "metric",
+                f"{spec.name!r}: the files read hold no released scores (raw/ files); use with_metrics/",
+            )
     else:
         from tqdm.auto import tqdm
 
@@ -184,22 +258,44 @@ def score_metric(spec: MetricSpec, dataset, options: MetaEvalOptions, computed: 
             resolve_model_path(model)  # not on this machine: skipped before any work
         responses = dataset["responses"]
         if (scorer.run, model) not in computed:
-            with tqdm(total=len(responses), desc=spec.label, unit="set", disable=not options.progress, leave=False) as bar:
-                computed[scorer.run, model] = scorer.run(responses, model, batch_size=options.batch_size,
-                                                         device=options.device, allow_empty=True, progress=bar.update)
+            with tqdm(
+                total=len(responses),
+                desc=spec.label,
+                unit="set",
+                disable=not options.progress,
+                leave=False,
+            ) as bar:
+                computed[scorer.run, model] = scorer.run(
+                    responses,
+                    model,
+                    batch_size=options.batch_size,
+                    device=options.device,
+                    allow_empty=True,
+                    progress=bar.update,
+                )
         scores = [row[scorer.figure] for row in computed[scorer.run, model]["per_set"]]
     scores = np.asarray(scores, dtype=np.float64)
     return scores.round(options.round_scores) if options.round_scores is not None else scores
 
 
 def _meta_evaluate(scores, parameters, binary: bool, options: MetaEvalOptions) -> dict:
-    result = diversity_meta_evaluation(scores, parameters, bootstrap=options.bootstrap, num_resamples=options.num_resamples, seed=options.seed)
-    if not binary:  # decTest: the paper reports rho's mean (std) over 200-set subsets (§6.3, Table 2)
+    result = diversity_meta_evaluation(
+        scores,
+        parameters,
+        bootstrap=options.bootstrap,
+        num_resamples=options.num_resamples,
+        seed=options.seed,
+    )
+    if (
+        not binary
+    ):  # decTest: the paper reports rho's mean (std) over 200-set subsets (§6.3, Table 2)
         try:
             result["spearman_subsets_mean"], result["spearman_subsets_std"] = subsampled_spearman(
                 scores, parameters, sample_size=min(200, len(scores)), seed=options.seed
             )
-        except UndefinedStatisticError as error:  # a constant metric: the row stays, with its reason
+        except (
+            UndefinedStatisticError
+        ) as error:  # a constant metric: the row stays, with its reason
             result["spearman_subsets_mean"] = result["spearman_subsets_std"] = None
             result["undefined_reason"] = result["undefined_reason"] or str(error)
     return result
@@ -210,14 +306,22 @@ def _figure(value, spec: str) -> str:
     return "undefined" if value is None else format(value, spec)
 
 
-def run_meta_eval(metrics: list[str], test: str, task: str, options: MetaEvalOptions | None = None, human: bool = True) -> MetaEvalReport:
+def run_meta_eval(
+    metrics: list[str],
+    test: str,
+    task: str,
+    options: MetaEvalOptions | None = None,
+    human: bool = True,
+) -> MetaEvalReport:
     """Score every set of ``test``/``task`` with ``metrics`` and meta-evaluate each (plus absHDS when ``human``)."""
     options = options or MetaEvalOptions()
     _check_choice(test, TESTS, "test")
     _check_choice(task, TASKS, "task")
     specs = [parse_metric(metric) for metric in metrics]
     if not specs and not (human and TESTS[test].hds_family):
-        raise ArgumentError("metrics", "is empty and this test has no human scores: nothing to meta-evaluate")
+        raise ArgumentError(
+            "metrics", "is empty and this test has no human scores: nothing to meta-evaluate"
+        )
     definition = TESTS[test]
     dataset = load_test_sets(test, task, options)
     report = MetaEvalReport(test, task, definition.binary, dataset.info.config_name)
@@ -228,21 +332,34 @@ def run_meta_eval(metrics: list[str], test: str, task: str, options: MetaEvalOpt
             try:
                 scores = score_metric(spec, dataset, options, computed)
             except ModelNotAvailableError as error:
-                report.skipped.append({"metric": spec.label, "reason": name_flags(error, {"model": spec.option})})
+                report.skipped.append(
+                    {"metric": spec.label, "reason": name_flags(error, {"model": spec.option})}
+                )
                 continue
             except (ValueError, OSError) as error:  # e.g. a directory that holds no model
                 message = f"{spec.option}: {name_flags(error, {'model': spec.option})}"
                 raise (ValueError if isinstance(error, ValueError) else OSError)(message) from error
-            report.rows.append(MetricRow(spec.label, scores, parameters,
-                                         _meta_evaluate(scores, parameters, definition.binary, options)))
+            report.rows.append(
+                MetricRow(
+                    spec.label,
+                    scores,
+                    parameters,
+                    _meta_evaluate(scores, parameters, definition.binary, options),
+                )
+            )
     if human and definition.hds_family:
         rated = load_test_sets(test, task, options, hds=True)
         hds = np.asarray(rated["abs_hds_mean"], dtype=np.float64)
         rated_parameters = np.asarray(rated["diversity_parameter"], dtype=np.float64)
-        report.rows.append(MetricRow(
-            HUMAN_ROW, hds, rated_parameters, _meta_evaluate(hds, rated_parameters, definition.binary, options),
-            errors=np.asarray(rated["abs_hds_std"], dtype=np.float64),
-        ))
+        report.rows.append(
+            MetricRow(
+                HUMAN_ROW,
+                hds,
+                rated_parameters,
+                _meta_evaluate(hds, rated_parameters, definition.binary, options),
+                errors=np.asarray(rated["abs_hds_std"], dtype=np.float64),
+            )
+        )
     return report
 
 
@@ -268,10 +385,17 @@ def format_report(report: MetaEvalReport) -> str:
         else:
             cells.append(f"{r['spearman_subsets_mean']:.3f} ({r['spearman_subsets_std']:.3f})")
         if bootstrap:
-            cells.append("undefined" if r.get("spearman_ci") is None else "[{:.3f}, {:.3f}]".format(*r["spearman_ci"]))
+            cells.append(
+                "undefined"
+                if r.get("spearman_ci") is None
+                else "[{:.3f}, {:.3f}]".format(*r["spearman_ci"])
+            )
         # scipy's p-value underflows to 0 for rho near 1 over ~1000 sets
         p_value = r["spearman_pvalue"]
-        cells += ["undefined" if p_value is None else f"{p_value:.2g}" if p_value > 0 else "<1e-300", str(r["num_sets"])]
+        cells += [
+            "undefined" if p_value is None else f"{p_value:.2g}" if p_value > 0 else "<1e-300",
+            str(r["num_sets"]),
+        ]
         lines.append(cells)
     widths = [max(len(str(cell)) for cell in column) for column in zip(header, *lines)]
     parameter = "content-diversity class" if report.binary else "temperature"
@@ -279,12 +403,21 @@ def format_report(report: MetaEvalReport) -> str:
     out.append("  ".join(cell.ljust(w) for cell, w in zip(header, widths)).rstrip())
     out.append("  ".join("-" * w for w in widths))
     out += ["  ".join(cell.ljust(w) for cell, w in zip(cells, widths)).rstrip() for cells in lines]
-    out += [f"undefined for {row.label}: {row.result['undefined_reason']}" for row in report.rows if row.result.get("undefined_reason")]
+    out += [
+        f"undefined for {row.label}: {row.result['undefined_reason']}"
+        for row in report.rows
+        if row.result.get("undefined_reason")
+    ]
     out += [f"skipped {skipped['metric']}: {skipped['reason']}" for skipped in report.skipped]
     return "\n".join(out)
 
 
 def report_as_dict(report: MetaEvalReport) -> dict:
     """JSON-ready: the test, task and each row's meta-evaluation figures (not the per-set scores)."""
-    return {"test": report.test, "task": report.task, "config": report.config,
-            "rows": {row.label: row.result for row in report.rows}, "skipped": report.skipped}
+    return {
+        "test": report.test,
+        "task": report.task,
+        "config": report.config,
+        "rows": {row.label: row.result for row in report.rows},
+        "skipped": report.skipped,
+    }

@@ -17,6 +17,7 @@ transformers' ``HfArgumentParser`` builds parsers from dataclasses too, but spel
 own way (``--max_n``, ``nargs="+"`` lists, ``--no_x`` for every bool), which would change the
 command line this project has published; hence these few lines of argparse.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -76,7 +77,11 @@ def add_options(parser: argparse.ArgumentParser, cls) -> argparse.ArgumentParser
     for f, spec in cli_fields(cls):
         default = _default(f, spec)
         switch = _is_switch(spec, default)
-        kwargs: dict = {"dest": f.name, "default": argparse.SUPPRESS, "help": _help(spec, default, switch)}
+        kwargs: dict = {
+            "dest": f.name,
+            "default": argparse.SUPPRESS,
+            "help": _help(spec, default, switch),
+        }
         if switch:
             kwargs.update(action="store_const", const=not default)
         else:
@@ -105,7 +110,9 @@ def add_options(parser: argparse.ArgumentParser, cls) -> argparse.ArgumentParser
             kwargs.pop("default")
             target.add_argument(f.name, **kwargs)
         if spec.off_flag:
-            parser.add_argument(spec.off_flag, dest=_off_dest(f), action="store_true", help=spec.off_help)
+            parser.add_argument(
+                spec.off_flag, dest=_off_dest(f), action="store_true", help=spec.off_help
+            )
     return parser
 
 
@@ -181,7 +188,9 @@ def name_flags(error: BaseException | str, names: Mapping[str, str]) -> str:
     """
     literal = {name: flag for name, flag in names.items() if "=" in name or "`" in name}
     if isinstance(error, ArgumentProblem):
-        message = str(error.renamed({name: flag for name, flag in names.items() if name not in literal}))
+        message = str(
+            error.renamed({name: flag for name, flag in names.items() if name not in literal})
+        )
     else:
         message = str(error)
         for name in sorted(set(names) - set(literal), key=len, reverse=True):

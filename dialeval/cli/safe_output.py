@@ -19,6 +19,7 @@ output, and a clean stop on Ctrl-C (SIGINT) or SIGTERM.
   nothing, keep the default signal actions, so that a signal ends them at once even while they
   wait in a collective for a main process that is gone.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -65,11 +66,15 @@ def _is_or_inside(output: Path, source: Path) -> bool:
         return True
     resolved_output, resolved_source = os.path.realpath(output), os.path.realpath(source)
     return resolved_output == resolved_source or (
-        source.is_dir() and resolved_output.startswith(resolved_source.rstrip(os.sep) + os.sep))
+        source.is_dir() and resolved_output.startswith(resolved_source.rstrip(os.sep) + os.sep)
+    )
 
 
-def refuse_outputs_over_inputs(inputs: Iterable[tuple[str, str | Path | None]],
-                               outputs: Iterable[tuple[str, str | Path | None]], overwrite_flag: str | None = None) -> None:
+def refuse_outputs_over_inputs(
+    inputs: Iterable[tuple[str, str | Path | None]],
+    outputs: Iterable[tuple[str, str | Path | None]],
+    overwrite_flag: str | None = None,
+) -> None:
     """Raise a ValueError naming both flags when an output would write over an input.
 
     ``inputs`` and ``outputs`` are ``(flag, path)`` pairs (a ``None`` path is skipped); an input
@@ -86,7 +91,8 @@ def refuse_outputs_over_inputs(inputs: Iterable[tuple[str, str | Path | None]],
                 unless = f" (not even with {overwrite_flag})" if overwrite_flag else ""
                 raise ValueError(
                     f"{output_flag} {output} is {where} {input_flag} {source}: dialeval does not write over its "
-                    f"inputs{unless}; choose another {output_flag}")
+                    f"inputs{unless}; choose another {output_flag}"
+                )
 
 
 # -- whole files or nothing --------------------------------------------------------------------
@@ -162,15 +168,22 @@ class OutputLock:
         if holder is None:
             who = "a run whose lock file cannot be read"
         else:
-            who = (f"`{holder.get('command', 'dialeval')}` (pid {holder.get('pid')} on {holder.get('host')}, "
-                   f"since {holder.get('started', '?')})")
+            who = (
+                f"`{holder.get('command', 'dialeval')}` (pid {holder.get('pid')} on {holder.get('host')}, "
+                f"since {holder.get('started', '?')})"
+            )
         return ValueError(
             f"{self.output} is being written by another run, {who}: wait for it to finish, or, if no such run is "
-            f"alive, delete {self.path}")
+            f"alive, delete {self.path}"
+        )
 
     def _is_stale(self, holder: dict | None) -> bool:
-        return (holder is not None and holder.get("host") == socket.gethostname()
-                and isinstance(holder.get("pid"), int) and not _pid_is_running(holder["pid"]))
+        return (
+            holder is not None
+            and holder.get("host") == socket.gethostname()
+            and isinstance(holder.get("pid"), int)
+            and not _pid_is_running(holder["pid"])
+        )
 
     def _take_over_if_stale(self) -> None:
         holder = self._read(self.path)
@@ -190,14 +203,19 @@ class OutputLock:
             os.rename(aside, self.path)
             raise self._refuse(moved)
         aside.unlink(missing_ok=True)
-        print(f"warning: took over the lock {self.path} of a run that is gone (pid {holder['pid']} on "
-              f"{holder['host']}, `{holder.get('command', 'dialeval')}`)",
-              file=sys.stderr)
+        print(
+            f"warning: took over the lock {self.path} of a run that is gone (pid {holder['pid']} on "
+            f"{holder['host']}, `{holder.get('command', 'dialeval')}`)",
+            file=sys.stderr,
+        )
 
     def release(self) -> None:
         """Remove the lock if this process still holds it."""
         holder = self._read(self.path) if self.held else None
-        if holder and (holder.get("pid"), holder.get("host")) == (os.getpid(), socket.gethostname()):
+        if holder and (holder.get("pid"), holder.get("host")) == (
+            os.getpid(),
+            socket.gethostname(),
+        ):
             self.path.unlink(missing_ok=True)
         self.held = False
 
@@ -275,7 +293,9 @@ def held_output(output: str | Path, command: str):
         default_stop_signals()
     lock = OutputLock(output, command)
     try:
-        with split_work():  # computed_on_main shares the main process's outcome only inside split_work
+        with (
+            split_work()
+        ):  # computed_on_main shares the main process's outcome only inside split_work
             computed_on_main(lock.acquire)
         yield lock
     finally:

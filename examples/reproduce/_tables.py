@@ -1,5 +1,6 @@
 """Shared by the reproduction scripts: a Markdown table and the run's JSON, written side by side, and
 the one-line errors (exit status 2) for inputs that are missing."""
+
 from __future__ import annotations
 
 import contextlib
@@ -34,7 +35,9 @@ def write_outputs(out_dir: str | Path, stem: str, markdown: str, data) -> tuple[
     out.mkdir(parents=True, exist_ok=True)
     table, figures = out / f"{stem}.md", out / f"{stem}.json"
     table.write_text(markdown + "\n", encoding="utf-8")
-    figures.write_text(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=True) + "\n", encoding="utf-8")
+    figures.write_text(
+        json.dumps(data, indent=2, ensure_ascii=False, allow_nan=True) + "\n", encoding="utf-8"
+    )
     return table, figures
 
 
@@ -47,7 +50,9 @@ def fail(script: str, message: str) -> NoReturn:
     raise SystemExit(2)
 
 
-def require_model(script: str, flag: str, model: str, hub_id: str | None = None, value: str = "DIR") -> None:
+def require_model(
+    script: str, flag: str, model: str, hub_id: str | None = None, value: str = "DIR"
+) -> None:
     """``model`` is a model folder here or a Hub id in the Hugging Face cache; else exit 2 saying how
     to get it: ``hub_id`` is the model to download (default: ``model`` when it reads as a Hub id),
     ``value`` how ``flag`` takes the folder."""
@@ -55,19 +60,31 @@ def require_model(script: str, flag: str, model: str, hub_id: str | None = None,
 
     try:
         resolve_model_path(model)
-    except (ValueError, OSError):  # ModelNotAvailableError is an OSError; a path that is no folder a ValueError
+    except (
+        ValueError,
+        OSError,
+    ):  # ModelNotAvailableError is an OSError; a path that is no folder a ValueError
         # "owner/name" reads as a Hub id unless its "owner" is a folder here (models/roberta-large-mnli)
         if hub_id is None:
-            hub_id = model if _HUB_ID.match(model) and not Path(model).parent.is_dir() else "<its Hub id>"
-        fail(script, f"{flag} {model}: neither a model folder here nor a Hub model in the Hugging Face cache; on a "
-                     f"machine with internet run `hf download {hub_id} --local-dir DIR`, copy DIR here and pass {flag} {value}")
+            hub_id = (
+                model
+                if _HUB_ID.match(model) and not Path(model).parent.is_dir()
+                else "<its Hub id>"
+            )
+        fail(
+            script,
+            f"{flag} {model}: neither a model folder here nor a Hub model in the Hugging Face cache; on a "
+            f"machine with internet run `hf download {hub_id} --local-dir DIR`, copy DIR here and pass {flag} {value}",
+        )
 
 
 def require_path(script: str, flag: str, path: str, folder: bool, what: str) -> None:
     """``path`` exists (a folder when ``folder``); else exit 2 naming ``flag`` and ``what`` it should hold."""
     found = Path(path).is_dir() if folder else Path(path).is_file()
     if not found:
-        fail(script, f"{flag} {path}: no such {'folder' if folder else 'file'}; it should be {what}")
+        fail(
+            script, f"{flag} {path}: no such {'folder' if folder else 'file'}; it should be {what}"
+        )
 
 
 @contextlib.contextmanager
@@ -86,13 +103,18 @@ def one_line_errors(script: str, flags: dict[str, str]):
 # ---------------------------------------------------------------- before a table: ours vs the paper, and what differs
 
 
-def paper_comparison(title: str, rows: list[tuple[str, list[tuple[str, str, str]]]], differences: list[str]) -> str:
+def paper_comparison(
+    title: str, rows: list[tuple[str, list[tuple[str, str, str]]]], differences: list[str]
+) -> str:
     """What a script prints before its tables: ``title``, then per row ``label: name ours X (paper Y), ...``
     (``rows``: (label, [(measure, ours, paper)])), then "Settings that differ from the paper:" and
     each of ``differences`` (or "none")."""
     lines = [f"{title}, ours vs the paper:"]
     for label, measures in rows:
-        lines.append(f"  {label}: " + ", ".join(f"{name} {ours} (paper {paper})" for name, ours, paper in measures))
+        lines.append(
+            f"  {label}: "
+            + ", ".join(f"{name} {ours} (paper {paper})" for name, ours, paper in measures)
+        )
     lines.append("Settings that differ from the paper:")
     lines.extend(f"  - {item}" for item in differences or ["none"])
     return "\n".join(lines)

@@ -19,6 +19,7 @@ Usage::
     python examples/reproduce/calibrate_dtg_threshold.py --data-dir ../shared/data/dailydialog-plusplus \\
         --out-dir runs/dtg_threshold
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,11 +38,24 @@ def parse_args(argv=None):
     from dialeval.generation.dtg_thresholds import PAPER_PERCENTILE, PAPER_SENT_BERT_MODEL
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-dir", help="DailyDialog++ files (dev.json, test.json); default: the builder's pinned download")
-    parser.add_argument("--split", choices=("dev", "test"), default="dev", help="human sets to calibrate on (default dev)")
-    parser.add_argument("--sentence-model", action="append", dest="sentence_models", metavar="MODEL",
-                        help="an embedder to calibrate (repeatable; default: the embedded all-MiniLM-L6-v2, plus "
-                        f"{PAPER_SENT_BERT_MODEL} when it is found locally)")
+    parser.add_argument(
+        "--data-dir",
+        help="DailyDialog++ files (dev.json, test.json); default: the builder's pinned download",
+    )
+    parser.add_argument(
+        "--split",
+        choices=("dev", "test"),
+        default="dev",
+        help="human sets to calibrate on (default dev)",
+    )
+    parser.add_argument(
+        "--sentence-model",
+        action="append",
+        dest="sentence_models",
+        metavar="MODEL",
+        help="an embedder to calibrate (repeatable; default: the embedded all-MiniLM-L6-v2, plus "
+        f"{PAPER_SENT_BERT_MODEL} when it is found locally)",
+    )
     parser.add_argument("--percentile", type=float, default=PAPER_PERCENTILE, help="§6.2: the 90th")
     parser.add_argument("--limit", type=int, help="only the first N conversations (a subsample)")
     parser.add_argument("--batch-size", type=int, default=64, help="sentences per encode batch")
@@ -62,8 +76,10 @@ def embedders(args) -> tuple[list[str], list[str]]:
         return list(args.sentence_models), []
     if locally_available(PAPER_SENT_BERT_MODEL):
         return [EMBEDDED_SENTENCE_MODEL, PAPER_SENT_BERT_MODEL], []
-    missing = (f"{PAPER_SENT_BERT_MODEL} (the paper's embedder) is not here (no folder, not in the Hugging Face cache): "
-               "not calibrated")
+    missing = (
+        f"{PAPER_SENT_BERT_MODEL} (the paper's embedder) is not here (no folder, not in the Hugging Face cache): "
+        "not calibrated"
+    )
     return [EMBEDDED_SENTENCE_MODEL], [missing]
 
 
@@ -82,7 +98,7 @@ def main(argv=None) -> dict:
         rows = load("dailydialog_pp", data_dir=args.data_dir, split=split_name(args.split))
     sets = [list(responses) for responses in rows["positive_responses"]]
     if args.limit:
-        sets = sets[:args.limit]
+        sets = sets[: args.limit]
     if len(sets) < 2:
         fail(script, "fewer than 2 conversations to calibrate on")
     models, skipped = embedders(args)
@@ -90,27 +106,63 @@ def main(argv=None) -> dict:
     for model in models:
         with one_line_errors(script, {"model": "--sentence-model", "device": "--device"}):
             objective = SentBertDiversity(model, device=args.device, batch_size=args.batch_size)
-        results.append({"metric": "sent_bert", "model": model, "values": set_values(objective, sets)})
+        results.append(
+            {"metric": "sent_bert", "model": model, "values": set_values(objective, sets)}
+        )
     body = []
     for result in results:
         values = result.pop("values")
-        result.update(threshold=empirical_threshold(values, args.percentile), num_sets=len(values),
-                      mean=sum(values) / len(values))
+        result.update(
+            threshold=empirical_threshold(values, args.percentile),
+            num_sets=len(values),
+            mean=sum(values) / len(values),
+        )
         known = sent_bert_threshold(result["model"]) if result["metric"] == "sent_bert" else None
         result["library_threshold"] = known.threshold if known else None
-        paper = PAPER["distinct_n"] if result["metric"] == "distinct_n" else (
-            PAPER["sent_bert"] if known and known.threshold == PAPER["sent_bert"] else None)
-        body.append([result["metric"], result["model"] or "-", result["num_sets"], f"{result['threshold']:.4f}",
-                     cell(result["library_threshold"], 4), cell(paper, 3)])
-    where = f"DailyDialog++ {args.split}, {len(sets)} conversations x {len(sets[0])} human responses"
-    markdown = "\n\n".join([
-        f"DTG thresholds by §6.2's procedure: the {args.percentile:g}th percentile of each conversation's human set ({where})",
-        markdown_table(["Metric", "Embedder", "Sets", "Threshold (here)", "Library default", "Paper (§6.2)"], body),
-        *(f"Skipped: {note}" for note in skipped),
-    ])
+        paper = (
+            PAPER["distinct_n"]
+            if result["metric"] == "distinct_n"
+            else (PAPER["sent_bert"] if known and known.threshold == PAPER["sent_bert"] else None)
+        )
+        body.append(
+            [
+                result["metric"],
+                result["model"] or "-",
+                result["num_sets"],
+                f"{result['threshold']:.4f}",
+                cell(result["library_threshold"], 4),
+                cell(paper, 3),
+            ]
+        )
+    where = (
+        f"DailyDialog++ {args.split}, {len(sets)} conversations x {len(sets[0])} human responses"
+    )
+    markdown = "\n\n".join(
+        [
+            f"DTG thresholds by §6.2's procedure: the {args.percentile:g}th percentile of each conversation's human set ({where})",
+            markdown_table(
+                [
+                    "Metric",
+                    "Embedder",
+                    "Sets",
+                    "Threshold (here)",
+                    "Library default",
+                    "Paper (§6.2)",
+                ],
+                body,
+            ),
+            *(f"Skipped: {note}" for note in skipped),
+        ]
+    )
     print(markdown)
-    report = {"split": args.split, "percentile": args.percentile, "num_sets": len(sets), "limit": args.limit,
-              "results": results, "skipped": skipped}
+    report = {
+        "split": args.split,
+        "percentile": args.percentile,
+        "num_sets": len(sets),
+        "limit": args.limit,
+        "results": results,
+        "skipped": skipped,
+    }
     if args.out_dir:
         table, _ = write_outputs(args.out_dir, "dtg_threshold", markdown, report)
         print(f"\nwrote {table} and dtg_threshold.json")

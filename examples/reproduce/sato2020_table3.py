@@ -39,6 +39,7 @@ Usage::
         --repository opensubtitles_sample.txt --exclude training_utterances.txt --num-trials 100 \\
         --device cuda:0 --output-dir runs/table3
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,31 +50,81 @@ import numpy as np
 
 #: Table 3 and §4.3 of the paper, for comparison.
 PAPER = {
-    "BLEU-1": -0.36, "BLEU-2": 0.085, "METEOR": 0.073, "ROUGE-L": 0.35, "RANDOM": 0.43, "CHOSEN": 0.48, "HUMAN": 0.87,
+    "BLEU-1": -0.36,
+    "BLEU-2": 0.085,
+    "METEOR": 0.073,
+    "ROUGE-L": 0.35,
+    "RANDOM": 0.43,
+    "CHOSEN": 0.48,
+    "HUMAN": 0.87,
     "RANDOM range": (0.06, 0.67),
 }
 #: Table 3's p-values (RANDOM, a mean over trials, has none).
-PAPER_P_VALUES = {"BLEU-1": 0.30, "BLEU-2": 0.82, "METEOR": 0.84, "ROUGE-L": 0.33, "CHOSEN": 0.19, "HUMAN": 0.0038}
+PAPER_P_VALUES = {
+    "BLEU-1": 0.30,
+    "BLEU-2": 0.82,
+    "METEOR": 0.84,
+    "ROUGE-L": 0.33,
+    "CHOSEN": 0.19,
+    "HUMAN": 0.0038,
+}
 #: The paper's setting (§4.1, footnote 5, §4.2), for the list of what differs here.
-PAPER_SETTING = {"systems": 10, "questions": 1019, "random_trials": 100, "human_responses": 56, "annotators": 5,
-                 "human_splits": 1}
+PAPER_SETTING = {
+    "systems": 10,
+    "questions": 1019,
+    "random_trials": 100,
+    "human_responses": 56,
+    "annotators": 5,
+    "human_splits": 1,
+}
 ROWS = ("BLEU-1", "BLEU-2", "METEOR", "ROUGE-L", "RANDOM", "CHOSEN", "HUMAN")
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--system", action="append", required=True, metavar="NAME=MODEL", help="a system and its checkpoint (>= 3)")
-    parser.add_argument("--human-scores", required=True, help="JSON: system -> s_final, or -> per-response annotator scores")
-    parser.add_argument("--questions", required=True, help="CHOSEN questions: JSONL rows or the create_test.sh TSV")
+    parser.add_argument(
+        "--system",
+        action="append",
+        required=True,
+        metavar="NAME=MODEL",
+        help="a system and its checkpoint (>= 3)",
+    )
+    parser.add_argument(
+        "--human-scores",
+        required=True,
+        help="JSON: system -> s_final, or -> per-response annotator scores",
+    )
+    parser.add_argument(
+        "--questions", required=True, help="CHOSEN questions: JSONL rows or the create_test.sh TSV"
+    )
     random = parser.add_mutually_exclusive_group()
-    random.add_argument("--repository", help="RANDOM: utterances to draw false candidates from, one per line")
-    random.add_argument("--random-questions", help="RANDOM: JSONL rows with a 'trial' field (the builder's random config)")
-    parser.add_argument("--exclude", help="with --repository: utterances never drawn (the systems' training data, §3.2)")
-    parser.add_argument("--num-trials", type=int, default=100, help="RANDOM trials with --repository (footnote 5: 100)")
-    parser.add_argument("--seed", type=int, default=0, help="RANDOM: trial t draws with default_rng([seed, t])")
-    parser.add_argument("--human-splits", type=int, default=100,
-                        help="the 'HUMAN (mean of N splits)' row: random annotator halves averaged over (HUMAN itself, "
-                        "as the paper: one split)")
+    random.add_argument(
+        "--repository", help="RANDOM: utterances to draw false candidates from, one per line"
+    )
+    random.add_argument(
+        "--random-questions",
+        help="RANDOM: JSONL rows with a 'trial' field (the builder's random config)",
+    )
+    parser.add_argument(
+        "--exclude",
+        help="with --repository: utterances never drawn (the systems' training data, §3.2)",
+    )
+    parser.add_argument(
+        "--num-trials",
+        type=int,
+        default=100,
+        help="RANDOM trials with --repository (footnote 5: 100)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="RANDOM: trial t draws with default_rng([seed, t])"
+    )
+    parser.add_argument(
+        "--human-splits",
+        type=int,
+        default=100,
+        help="the 'HUMAN (mean of N splits)' row: random annotator halves averaged over (HUMAN itself, "
+        "as the paper: one split)",
+    )
     parser.add_argument("--reduction", choices=("sum", "mean"), default="sum")
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--device", default=None)
@@ -110,10 +161,14 @@ def read_human_scores(path, systems) -> tuple[dict[str, float], dict[str, np.nda
     for name, value in scores.items():
         array = np.asarray(value, dtype=float)
         if array.ndim != 2 or array.shape[1] < 2:
-            raise SystemExit(f"{path}: {name!r} must be a number or a list of per-response score lists (>= 2 annotators)")
+            raise SystemExit(
+                f"{path}: {name!r} must be a number or a list of per-response score lists (>= 2 annotators)"
+            )
         per_annotator[name] = array
     # §4.1.2: s_mean per response (mean of its annotators), s_final the mean over responses.
-    return {name: float(array.mean(axis=1).mean()) for name, array in per_annotator.items()}, per_annotator
+    return {
+        name: float(array.mean(axis=1).mean()) for name, array in per_annotator.items()
+    }, per_annotator
 
 
 def human_split(per_annotator: dict[str, np.ndarray], seed: int, split: int) -> dict:
@@ -134,16 +189,26 @@ def human_split(per_annotator: dict[str, np.ndarray], seed: int, split: int) -> 
 def human_upper_bound(per_annotator: dict[str, np.ndarray], splits: int, seed: int) -> dict:
     """HUMAN as the paper (split 0 only) and the mean ρ over ``splits`` splits (0 to splits - 1)."""
     results = [human_split(per_annotator, seed, split) for split in range(splits)]
-    defined = [result["spearman"] for result in results if result["spearman"] is not None]  # None: a constant half
-    return {"one_split": results[0], "spearman_mean": float(np.mean(defined)) if defined else None,
-            "num_splits": splits, "num_undefined": len(results) - len(defined)}
+    defined = [
+        result["spearman"] for result in results if result["spearman"] is not None
+    ]  # None: a constant half
+    return {
+        "one_split": results[0],
+        "spearman_mean": float(np.mean(defined)) if defined else None,
+        "num_splits": splits,
+        "num_undefined": len(results) - len(defined),
+    }
 
 
 def settings_that_differ(args, num_questions: int, num_trials: int, per_annotator) -> list[str]:
     """Every setting of this run that is not the paper's (§4.1, footnote 5, §4.2, Table 3)."""
     paper = PAPER_SETTING
-    differ = [(f"systems: {len(args.systems)} of ours ({', '.join(args.systems)}); the paper's {paper['systems']} "
-              "seq2seq systems trained on OpenSubtitles2018 (App. B) are not released")]
+    differ = [
+        (
+            f"systems: {len(args.systems)} of ours ({', '.join(args.systems)}); the paper's {paper['systems']} "
+            "seq2seq systems trained on OpenSubtitles2018 (App. B) are not released"
+        )
+    ]
     if num_questions != paper["questions"]:
         differ.append(f"CHOSEN / RANDOM questions: {num_questions} (paper: {paper['questions']:,})")
     if not num_trials:
@@ -151,17 +216,30 @@ def settings_that_differ(args, num_questions: int, num_trials: int, per_annotato
     elif num_trials != paper["random_trials"]:
         differ.append(f"RANDOM: {num_trials} trials (paper, footnote 5: {paper['random_trials']})")
     if args.repository and not args.exclude:
-        differ.append("RANDOM: the systems' training utterances are not excluded from --repository (§3.2 excludes them)")
+        differ.append(
+            "RANDOM: the systems' training utterances are not excluded from --repository (§3.2 excludes them)"
+        )
     if per_annotator is None:
-        differ.append("HUMAN: not computed (--human-scores gives s_final only, not each annotator's scores)")
+        differ.append(
+            "HUMAN: not computed (--human-scores gives s_final only, not each annotator's scores)"
+        )
     else:
         shapes = sorted({array.shape for array in per_annotator.values()})
         if shapes != [(paper["human_responses"], paper["annotators"])]:
-            given = ", ".join(f"{responses} responses x {annotators} annotators" for responses, annotators in shapes)
-            differ.append(f"human scores: {given} per system (paper: {paper['human_responses']} x {paper['annotators']})")
-        differ.append(f"HUMAN (mean of {args.human_splits} splits): a row the paper does not have (it used one split, "
-                      "as our HUMAN row)")
-    differ.append("BLEU-1 / BLEU-2 / METEOR / ROUGE-L: not computed (they need 7,393 generated responses per system)")
+            given = ", ".join(
+                f"{responses} responses x {annotators} annotators"
+                for responses, annotators in shapes
+            )
+            differ.append(
+                f"human scores: {given} per system (paper: {paper['human_responses']} x {paper['annotators']})"
+            )
+        differ.append(
+            f"HUMAN (mean of {args.human_splits} splits): a row the paper does not have (it used one split, "
+            "as our HUMAN row)"
+        )
+    differ.append(
+        "BLEU-1 / BLEU-2 / METEOR / ROUGE-L: not computed (they need 7,393 generated responses per system)"
+    )
     return differ
 
 
@@ -172,19 +250,37 @@ def random_trials(args, questions) -> list[list[dict]]:
     if args.random_questions:
         trials: dict[int, list[dict]] = {}
         for where, row in iter_jsonl(args.random_questions):
-            if not isinstance(row, dict) or not {"trial", "context", "candidates", "label"} <= row.keys():
-                raise SystemExit(f"{where}: expected a row with 'trial', 'context', 'candidates' and 'label'")
+            if (
+                not isinstance(row, dict)
+                or not {"trial", "context", "candidates", "label"} <= row.keys()
+            ):
+                raise SystemExit(
+                    f"{where}: expected a row with 'trial', 'context', 'candidates' and 'label'"
+                )
             trials.setdefault(int(row["trial"]), []).append(row)
         return [trials[t] for t in sorted(trials)]
     repository = build_repository(line for _, line in iter_lines(args.repository))
     exclude = [line for _, line in iter_lines(args.exclude)] if args.exclude else []
-    rows = [{"context": c, "candidates": cands, "label": label}
-            for c, cands, label in zip(questions["contexts"], questions["candidates"], questions["labels"])]
-    return [random_trial(rows, repository, seed=args.seed, trial=t, exclude=exclude) for t in range(args.num_trials)]
+    rows = [
+        {"context": c, "candidates": cands, "label": label}
+        for c, cands, label in zip(
+            questions["contexts"], questions["candidates"], questions["labels"]
+        )
+    ]
+    return [
+        random_trial(rows, repository, seed=args.seed, trial=t, exclude=exclude)
+        for t in range(args.num_trials)
+    ]
 
 
 def _rho(row: dict | None) -> str:
-    return "not computed" if row is None else "undefined" if row["spearman"] is None else f"{row['spearman']:.3f}"
+    return (
+        "not computed"
+        if row is None
+        else "undefined"
+        if row["spearman"] is None
+        else f"{row['spearman']:.3f}"
+    )
 
 
 def comparison(report: dict) -> str:
@@ -202,22 +298,30 @@ def comparison(report: dict) -> str:
 
 
 def markdown(report: dict) -> str:
-    lines = ["| Metric | Spearman (ours) | p-value (ours) | Spearman (paper) | p-value (paper) |",
-             "|---|---:|---:|---:|---:|"]
+    lines = [
+        "| Metric | Spearman (ours) | p-value (ours) | Spearman (paper) | p-value (paper) |",
+        "|---|---:|---:|---:|---:|",
+    ]
     extra = [row for row in report["rows"] if row not in ROWS]
     for row in (*ROWS, *extra):
         ours = report["rows"].get(row)
         p = "-" if ours is None or ours.get("p_value") is None else f"{ours['p_value']:.3g}"
         paper_p = PAPER_P_VALUES.get(row)
-        paper_p = "-" if paper_p is None else format(paper_p, ".2f" if paper_p >= 0.1 else ".2g")  # as printed: 0.30
+        paper_p = (
+            "-" if paper_p is None else format(paper_p, ".2f" if paper_p >= 0.1 else ".2g")
+        )  # as printed: 0.30
         lines.append(f"| {row} | {_rho(ours)} | {p} | {PAPER.get(row, '-')} | {paper_p} |")
     if "HUMAN" in report["rows"]:
         human = report["rows"]["HUMAN"]
-        lines.append(f"\nHUMAN: one random split of the annotators (seed {human['seed']}), as the paper (§4.2).")
+        lines.append(
+            f"\nHUMAN: one random split of the annotators (seed {human['seed']}), as the paper (§4.2)."
+        )
     if "RANDOM" in report["rows"]:
         low, high = report["rows"]["RANDOM"]["range"]
-        lines.append(f"\nRANDOM range over {report['rows']['RANDOM']['num_trials']} trials: {low:.2f} to {high:.2f} "
-                     f"(paper, Fig. 2: {PAPER['RANDOM range'][0]} to {PAPER['RANDOM range'][1]}).")
+        lines.append(
+            f"\nRANDOM range over {report['rows']['RANDOM']['num_trials']} trials: {low:.2f} to {high:.2f} "
+            f"(paper, Fig. 2: {PAPER['RANDOM range'][0]} to {PAPER['RANDOM range'][1]})."
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -238,44 +342,86 @@ def main(argv=None) -> dict:
     trials = random_trials(args, questions) if (args.repository or args.random_questions) else []
     chosen, random_accuracies = {}, {}
     for name, model in args.systems.items():
-        scorer = CandidateScorer(model, device=args.device, dtype=args.dtype, batch_size=args.batch_size,
-                                 turn_separator=args.turn_separator)
-        result = response_selection(questions["contexts"], questions["candidates"], questions["labels"], scorer=scorer,
-                                    reduction=args.reduction)
+        scorer = CandidateScorer(
+            model,
+            device=args.device,
+            dtype=args.dtype,
+            batch_size=args.batch_size,
+            turn_separator=args.turn_separator,
+        )
+        result = response_selection(
+            questions["contexts"],
+            questions["candidates"],
+            questions["labels"],
+            scorer=scorer,
+            reduction=args.reduction,
+        )
         chosen[name] = result["accuracy"]
         if trials:
-            random_accuracies[name] = random_protocol_accuracies(scorer, trials, reduction=args.reduction)
-        print(f"{name}: CHOSEN accuracy {chosen[name]:.3f}" + (
-            f", RANDOM mean accuracy {np.mean(random_accuracies[name]):.3f}" if trials else ""))
+            random_accuracies[name] = random_protocol_accuracies(
+                scorer, trials, reduction=args.reduction
+            )
+        print(
+            f"{name}: CHOSEN accuracy {chosen[name]:.3f}"
+            + (f", RANDOM mean accuracy {np.mean(random_accuracies[name]):.3f}" if trials else "")
+        )
     rows = {"CHOSEN": system_ranking_correlation(human, chosen)}
     output = Path(args.output_dir)
     output.mkdir(parents=True, exist_ok=True)
     if trials:
-        per_trial = [{name: random_accuracies[name][t] for name in args.systems} for t in range(len(trials))]
+        per_trial = [
+            {name: random_accuracies[name][t] for name in args.systems} for t in range(len(trials))
+        ]
         random = random_protocol_correlation(human, per_trial)
-        rows["RANDOM"] = {"spearman": random["spearman_mean"], "p_value": None, "num_trials": random["num_trials"],
-                          "num_undefined_trials": random["num_undefined_trials"],
-                          "range": (random["spearman_min"], random["spearman_max"]), "per_trial": random["spearman_per_trial"]}
+        rows["RANDOM"] = {
+            "spearman": random["spearman_mean"],
+            "p_value": None,
+            "num_trials": random["num_trials"],
+            "num_undefined_trials": random["num_undefined_trials"],
+            "range": (random["spearman_min"], random["spearman_max"]),
+            "per_trial": random["spearman_per_trial"],
+        }
         chosen_rho = rows["CHOSEN"]["spearman"]
-        figure = random_protocol_figure(random, chosen_spearman=float("nan") if chosen_rho is None else chosen_rho)
+        figure = random_protocol_figure(
+            random, chosen_spearman=float("nan") if chosen_rho is None else chosen_rho
+        )
         figure.savefig(output / "fig2_random_vs_chosen.png", dpi=150)
     if per_annotator is not None:
         upper = human_upper_bound(per_annotator, args.human_splits, args.seed)
         one = upper["one_split"]
-        rows["HUMAN"] = {"spearman": one["spearman"], "p_value": one["p_value"], "seed": one["seed"],
-                         "split": one["split"], "undefined_reason": one["undefined_reason"]}
+        rows["HUMAN"] = {
+            "spearman": one["spearman"],
+            "p_value": one["p_value"],
+            "seed": one["seed"],
+            "split": one["split"],
+            "undefined_reason": one["undefined_reason"],
+        }
         rows[f"HUMAN (mean of {upper['num_splits']} splits)"] = {
-            "spearman": upper["spearman_mean"], "p_value": None, "num_splits": upper["num_splits"],
-            "num_undefined": upper["num_undefined"], "seed": args.seed}
+            "spearman": upper["spearman_mean"],
+            "p_value": None,
+            "num_splits": upper["num_splits"],
+            "num_undefined": upper["num_undefined"],
+            "seed": args.seed,
+        }
     report = {
-        "systems": args.systems, "human_scores": human, "chosen_accuracy": chosen, "random_accuracy": random_accuracies,
-        "rows": rows, "reduction": args.reduction, "num_questions": len(questions["contexts"]), "paper": PAPER,
+        "systems": args.systems,
+        "human_scores": human,
+        "chosen_accuracy": chosen,
+        "random_accuracy": random_accuracies,
+        "rows": rows,
+        "reduction": args.reduction,
+        "num_questions": len(questions["contexts"]),
+        "paper": PAPER,
         "paper_p_values": PAPER_P_VALUES,
         "not_computed": ["BLEU-1", "BLEU-2", "METEOR", "ROUGE-L"],
-        "differs_from_paper": settings_that_differ(args, len(questions["contexts"]), len(trials), per_annotator),
+        "differs_from_paper": settings_that_differ(
+            args, len(questions["contexts"]), len(trials), per_annotator
+        ),
     }
     (output / "table3.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    (output / "table3.md").write_text(comparison(report) + "\n" + markdown(report), encoding="utf-8")
+    (output / "table3.md").write_text(
+        comparison(report) + "\n" + markdown(report), encoding="utf-8"
+    )
     print(comparison(report))
     print(markdown(report))
     return report

@@ -12,6 +12,7 @@ Usage (see README.md beside this file)::
     python examples/reproduce/stasaski2022_table3.py --nli-model FacebookAI/roberta-large-mnli \\
         --data-dir ../shared/data/tevet-diversity-eval --out-dir runs/table3
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,18 +41,29 @@ ROWS = (
 )
 #: Table 3 as printed: figure -> (decTest rho, conTest rho).
 PAPER = {
-    "nli_diversity": (0.48, 0.63), "nli_diversity_neutral": (0.69, 0.40), "nli_diversity_confidence": (0.41, 0.64),
-    "num_contradiction": (0.26, 0.46), "num_neutral": (0.05, -0.08), "num_entailment": (-0.48, -0.65),
+    "nli_diversity": (0.48, 0.63),
+    "nli_diversity_neutral": (0.69, 0.40),
+    "nli_diversity_confidence": (0.41, 0.64),
+    "num_contradiction": (0.26, 0.46),
+    "num_neutral": (0.05, -0.08),
+    "num_entailment": (-0.48, -0.65),
 }
 #: column -> the diversity_eval config holding its human-rated sets (footnote 3's files).
 TESTS = {"decTest": "dec_test_200_resp_gen", "conTest": "con_test_200_resp_gen"}
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--nli-model", default="FacebookAI/roberta-large-mnli",
-                        help="NLI classifier id or directory (the paper's 'MNL': roberta-large-mnli)")
-    parser.add_argument("--data-dir", help="Tevet & Berant's data (an unzipped data.zip); default: pinned download")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--nli-model",
+        default="FacebookAI/roberta-large-mnli",
+        help="NLI classifier id or directory (the paper's 'MNL': roberta-large-mnli)",
+    )
+    parser.add_argument(
+        "--data-dir", help="Tevet & Berant's data (an unzipped data.zip); default: pinned download"
+    )
     parser.add_argument("--out-dir", required=True, help="writes table3.md and table3.json here")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--device", help="torch device (default: Accelerate's choice)")
@@ -69,8 +81,13 @@ def main(argv=None) -> dict:
     args = parse_args(argv)
     require_model(SCRIPT, "--nli-model", args.nli_model, hub_id="FacebookAI/roberta-large-mnli")
     if args.data_dir is not None:
-        require_path(SCRIPT, "--data-dir", args.data_dir, folder=True,
-                     what="Tevet & Berant's data.zip unzipped (https://github.com/fabriceyhc/diversity-eval)")
+        require_path(
+            SCRIPT,
+            "--data-dir",
+            args.data_dir,
+            folder=True,
+            what="Tevet & Berant's data.zip unzipped (https://github.com/fabriceyhc/diversity-eval)",
+        )
     with one_line_errors(SCRIPT, {"data_dir": "--data-dir"}):
         return run(args)
 
@@ -82,9 +99,15 @@ def run(args) -> dict:
     from dialeval.metrics.nli_diversity import NLIScorer, nli_diversity
 
     # the data first: a missing file is reported before the model loads
-    tests = {column: load("diversity_eval", config, data_dir=args.data_dir, split="test", cache_dir=args.cache_dir)
-             for column, config in TESTS.items()}
-    scorer = NLIScorer(args.nli_model, device=args.device, dtype=args.dtype, batch_size=args.batch_size)
+    tests = {
+        column: load(
+            "diversity_eval", config, data_dir=args.data_dir, split="test", cache_dir=args.cache_dir
+        )
+        for column, config in TESTS.items()
+    }
+    scorer = NLIScorer(
+        args.nli_model, device=args.device, dtype=args.dtype, batch_size=args.batch_size
+    )
     results = {"nli_model": args.nli_model, "tests": {}}
     for column, config in TESTS.items():
         rated = tests[column]
@@ -98,14 +121,22 @@ def run(args) -> dict:
             rhos[figure] = {"spearman": float(rho), "p_value": float(p_value)}
         results["tests"][column] = {"config": config, "num_sets": len(rated), "rho": rhos}
     header = ["Metric", "decTest ρ", "conTest ρ", "paper decTest ρ", "paper conTest ρ"]
-    body = [[label, *(cell(results["tests"][column]["rho"][figure]["spearman"]) for column in TESTS),
-             *(f"{value:.2f}" for value in PAPER[figure])] for label, figure in ROWS]
+    body = [
+        [
+            label,
+            *(cell(results["tests"][column]["rho"][figure]["spearman"]) for column in TESTS),
+            *(f"{value:.2f}" for value in PAPER[figure]),
+        ]
+        for label, figure in ROWS
+    ]
     sets = ", ".join(f"{column} {results['tests'][column]['num_sets']} sets" for column in TESTS)
-    markdown = "\n\n".join([
-        "Table 3: Spearman's ρ between NLI Diversity metrics and human judgments (absHDS mean), respGen",
-        markdown_table(header, body),
-        f"NLI model: {args.nli_model}; {sets}.",
-    ])
+    markdown = "\n\n".join(
+        [
+            "Table 3: Spearman's ρ between NLI Diversity metrics and human judgments (absHDS mean), respGen",
+            markdown_table(header, body),
+            f"NLI model: {args.nli_model}; {sets}.",
+        ]
+    )
     table, _ = write_outputs(args.out_dir, "table3", markdown, results)
     print(markdown)
     print(f"\nwrote {table} and table3.json")

@@ -15,6 +15,7 @@ variant. The algorithm lives in ``dialeval.generation.dtg``, this contract in
 ``dialeval.generation.dtg_outputs``; sampling inside goes through ``GenerationMixin.generate``, so
 this recipe never calls itself.
 """
+
 from dialeval.generation.dtg_outputs import dtg_generate
 
 

@@ -3,6 +3,7 @@
 A thin wrapper of :func:`dialeval.metrics.compression_ratio.compression_ratio_scores`; see
 README.md (the metric card).
 """
+
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 import evaluate
 
@@ -49,7 +50,10 @@ class CompressionRatio(ResponsesMetric):
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             features=self.prediction_features(),
-            reference_urls=["https://github.com/cshaib/diversity", "https://arxiv.org/abs/2403.00553"],
+            reference_urls=[
+                "https://github.com/cshaib/diversity",
+                "https://arxiv.org/abs/2403.00553",
+            ],
         )
 
     def _compute(self, predictions, algorithm="gzip", allow_empty=False):

@@ -1,4 +1,5 @@
 """``dialeval evaluate``'s compression-ratio step: per response set, or of the whole corpus for a corpus input."""
+
 from __future__ import annotations
 
 from dialeval.metrics.compression_ratio import compression_ratio_scores
@@ -6,10 +7,20 @@ from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, Ste
 
 
 def _compression_ratio(data: JobData, model, options, progress) -> StepOutcome:
-    result = compression_ratio_scores(data.sets if data.sets is not None else data.responses, allow_empty=options.allow_empty)
+    result = compression_ratio_scores(
+        data.sets if data.sets is not None else data.responses, allow_empty=options.allow_empty
+    )
     progress(data.num_units)
-    summary = {key: value for key, value in result.items() if key not in ("scope", "per_set", "num_sets", "num_responses")}
+    summary = {
+        key: value
+        for key, value in result.items()
+        if key not in ("scope", "per_set", "num_sets", "num_responses")
+    }
     return StepOutcome(summary, result.get("per_set"))
 
 
-STEPS = (JobStep("compression_ratio", ("response_set", "corpus"), _compression_ratio, options=(JobOptions,)),)
+STEPS = (
+    JobStep(
+        "compression_ratio", ("response_set", "corpus"), _compression_ratio, options=(JobOptions,)
+    ),
+)

@@ -2,6 +2,7 @@
 
 The evaluate module is ``diversity_meta_eval.py`` beside this file; its card is ``README.md``.
 """
+
 from dialeval.metrics.diversity_meta_eval.statistics import (
     bootstrap_spearman_ci,
     diversity_meta_evaluation,
@@ -12,6 +13,10 @@ from dialeval.metrics.diversity_meta_eval.statistics import (
 )
 
 __all__ = [
-    "bootstrap_spearman_ci", "diversity_meta_evaluation", "optimal_classification_accuracy", "pearson",
-    "spearman", "subsampled_spearman",
+    "bootstrap_spearman_ci",
+    "diversity_meta_evaluation",
+    "optimal_classification_accuracy",
+    "pearson",
+    "spearman",
+    "subsampled_spearman",
 ]

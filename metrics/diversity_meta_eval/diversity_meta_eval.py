@@ -2,13 +2,17 @@
 
 A thin wrapper of :func:`dialeval.metrics.diversity_meta_eval.statistics.diversity_meta_evaluation`; see README.md.
 """
+
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
 import math
 import datasets
 import evaluate
 from dialeval.metrics.diversity_meta_eval.statistics import check_numbers
-from dialeval.metrics.diversity_meta_eval.statistics import constant_input_reason, constant_resamples_reason
+from dialeval.metrics.diversity_meta_eval.statistics import (
+    constant_input_reason,
+    constant_resamples_reason,
+)
 from dialeval.metrics.diversity_meta_eval.statistics import diversity_meta_evaluation
 from dialeval.metrics.engines.evaluate_module import DialevalMetric
 from dialeval.validation import ArgumentError
@@ -63,7 +67,9 @@ class DiversityMetaEval(DialevalMetric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features({"predictions": datasets.Value("float64"), "references": datasets.Value("float64")}),
+            features=datasets.Features(
+                {"predictions": datasets.Value("float64"), "references": datasets.Value("float64")}
+            ),
             reference_urls=["https://github.com/GuyTevet/diversity-eval"],
         )
 
@@ -73,21 +79,46 @@ class DiversityMetaEval(DialevalMetric):
         check_numbers(batch["references"], "references")
         return batch
 
-    def _compute(self, predictions, references, bootstrap=False, num_resamples=1000, sample_fraction=0.5, seed=0):
+    def _compute(
+        self,
+        predictions,
+        references,
+        bootstrap=False,
+        num_resamples=1000,
+        sample_fraction=0.5,
+        seed=0,
+    ):
         if len(predictions) < 2:
-            raise ArgumentError("predictions", f"must hold at least 2 scores (one per response set), got {len(predictions)}")
+            raise ArgumentError(
+                "predictions",
+                f"must hold at least 2 scores (one per response set), got {len(predictions)}",
+            )
         for argument, values in (("predictions", predictions), ("references", references)):
             for index, value in enumerate(values):
                 if not math.isfinite(value):
-                    raise ArgumentError(f"{argument}[{index}]", f"must be a finite number, got {value!r}")
-        result = diversity_meta_evaluation(predictions, references, bootstrap=bootstrap, num_resamples=num_resamples,
-                                           sample_fraction=sample_fraction, seed=seed)
+                    raise ArgumentError(
+                        f"{argument}[{index}]", f"must be a finite number, got {value!r}"
+                    )
+        result = diversity_meta_evaluation(
+            predictions,
+            references,
+            bootstrap=bootstrap,
+            num_resamples=num_resamples,
+            sample_fraction=sample_fraction,
+            seed=seed,
+        )
         # the reasons name this module's inputs, not the function's
         if result["spearman"] is None:
             result["undefined_reason"] = constant_input_reason(
-                predictions, references, "Spearman's rho and Pearson's r are undefined", arguments=("predictions", "references"))
+                predictions,
+                references,
+                "Spearman's rho and Pearson's r are undefined",
+                arguments=("predictions", "references"),
+            )
         elif bootstrap and result["spearman_ci"] is None:
-            result["undefined_reason"] = f"spearman_ci: {constant_resamples_reason(('predictions', 'references'))}"
+            result["undefined_reason"] = (
+                f"spearman_ci: {constant_resamples_reason(('predictions', 'references'))}"
+            )
         return result
 
 

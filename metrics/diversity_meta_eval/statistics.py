@@ -6,6 +6,7 @@ binary content-diversity class), and for a binary d the optimal single-threshold
 accuracy (OCA, §6.4): the best accuracy of "predict high diversity iff m_div(S) > eta" over
 every threshold eta.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -34,14 +35,19 @@ def check_numbers(values: object, argument: str) -> None:
         raise ArgumentError(argument, f"must be a list of numbers, got {type(values).__name__}")
     for index, value in enumerate(values):
         if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-            raise ArgumentError(f"{argument}[{index}]", f"must be a number, got {type(value).__name__}: {value!r}")
+            raise ArgumentError(
+                f"{argument}[{index}]", f"must be a number, got {type(value).__name__}: {value!r}"
+            )
 
 
 def _paired(scores, parameters) -> tuple[np.ndarray, np.ndarray]:
     scores = as_float_array(scores, "scores")
     parameters = as_float_array(parameters, "parameters")
     if scores.ndim != 1 or scores.shape != parameters.shape:
-        raise ArgumentError("scores", f"and `parameters` must be 1-D and of equal length, got {scores.shape} and {parameters.shape}")
+        raise ArgumentError(
+            "scores",
+            f"and `parameters` must be 1-D and of equal length, got {scores.shape} and {parameters.shape}",
+        )
     if len(scores) < 2:
         raise ArgumentError("scores", f"must hold at least 2 values, got {len(scores)}")
     if not (np.isfinite(scores).all() and np.isfinite(parameters).all()):
@@ -49,8 +55,12 @@ def _paired(scores, parameters) -> tuple[np.ndarray, np.ndarray]:
     return scores, parameters
 
 
-def constant_input_reason(scores, parameters, undefined: str = "a correlation is undefined",
-                          arguments: tuple[str, str] = ("scores", "parameters")) -> str | None:
+def constant_input_reason(
+    scores,
+    parameters,
+    undefined: str = "a correlation is undefined",
+    arguments: tuple[str, str] = ("scores", "parameters"),
+) -> str | None:
     """Why ``statistic`` is undefined for these paired values (a constant side), or None when it is defined.
 
     The reason names the constant argument and its value, e.g. "`scores` is constant (all 1.0):
@@ -73,8 +83,12 @@ def constant_resamples_reason(arguments: tuple[str, str] = ("scores", "parameter
 
 
 def _defined(statistic: float, name: str) -> float:
-    if not np.isfinite(statistic):  # scipy's other NaN (none known for finite, varying input): never passed on
-        raise UndefinedStatisticError(f"{name} of `scores` and `parameters` is undefined (scipy returned {statistic!r})")
+    if not np.isfinite(
+        statistic
+    ):  # scipy's other NaN (none known for finite, varying input): never passed on
+        raise UndefinedStatisticError(
+            f"{name} of `scores` and `parameters` is undefined (scipy returned {statistic!r})"
+        )
     return float(statistic)
 
 
@@ -111,7 +125,9 @@ def pearson(scores, parameters) -> tuple[float, float]:
     return _defined(result.statistic, "Pearson's r"), float(result.pvalue)
 
 
-def optimal_classification_accuracy(scores, labels, tolerance: float = OCA_TOLERANCE) -> tuple[float, float]:
+def optimal_classification_accuracy(
+    scores, labels, tolerance: float = OCA_TOLERANCE
+) -> tuple[float, float]:
     """OCA (§6.4) and its threshold, for binary ``labels`` (1 = high diversity, 0 = low).
 
     Every observed score is tried as a threshold: a set is predicted high when its score is
@@ -120,7 +136,11 @@ def optimal_classification_accuracy(scores, labels, tolerance: float = OCA_TOLER
     """
     with arguments_named({"parameters": "labels"}):
         scores, labels = _paired(scores, labels)
-    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float, np.integer, np.floating)) or not 0 <= tolerance < np.inf:
+    if (
+        isinstance(tolerance, bool)
+        or not isinstance(tolerance, (int, float, np.integer, np.floating))
+        or not 0 <= tolerance < np.inf
+    ):
         raise ArgumentError("tolerance", f"must be a finite number >= 0, got {tolerance!r}")
     if not np.isin(labels, (0.0, 1.0)).all():
         raise ArgumentError("labels", "must be 0 (low diversity) or 1 (high diversity)")
@@ -132,7 +152,9 @@ def optimal_classification_accuracy(scores, labels, tolerance: float = OCA_TOLER
     return float(accuracy[best]), float(thresholds[best])
 
 
-def subsampled_spearman(scores, parameters, sample_size: int = 200, repeats: int = 100, seed: int = 0) -> tuple[float, float]:
+def subsampled_spearman(
+    scores, parameters, sample_size: int = 200, repeats: int = 100, seed: int = 0
+) -> tuple[float, float]:
     """decTest's protocol (§6.3): mean and standard deviation of rho over ``repeats`` random subsets.
 
     A ValueError names the constant argument when ``scores`` or ``parameters`` is constant. A
@@ -144,21 +166,37 @@ def subsampled_spearman(scores, parameters, sample_size: int = 200, repeats: int
     reason = constant_input_reason(scores, parameters, "Spearman's rho is undefined")
     if reason is not None:
         raise UndefinedStatisticError(reason)
-    sample_size, repeats, seed = check_int(sample_size, "sample_size", 2), check_int(repeats, "repeats"), check_int(seed, "seed", 0)
+    sample_size, repeats, seed = (
+        check_int(sample_size, "sample_size", 2),
+        check_int(repeats, "repeats"),
+        check_int(seed, "seed", 0),
+    )
     if sample_size > len(scores):
-        raise ArgumentError("sample_size", f"must be between 2 and {len(scores)}, got {sample_size}")
+        raise ArgumentError(
+            "sample_size", f"must be between 2 and {len(scores)}, got {sample_size}"
+        )
     rng = np.random.default_rng(seed)
     subsets = (rng.choice(len(scores), sample_size, replace=False) for _ in range(repeats))
-    values = [spearman(scores[idx], parameters[idx])[0] for idx in subsets
-              if np.ptp(scores[idx]) > 0 and np.ptp(parameters[idx]) > 0]
+    values = [
+        spearman(scores[idx], parameters[idx])[0]
+        for idx in subsets
+        if np.ptp(scores[idx]) > 0 and np.ptp(parameters[idx]) > 0
+    ]
     if not values:
-        raise UndefinedStatisticError(f"every one of the {repeats} subsets of {sample_size} sets was constant in `scores` or `parameters`: "
-                         "Spearman's rho is undefined on each; raise `sample_size`")
+        raise UndefinedStatisticError(
+            f"every one of the {repeats} subsets of {sample_size} sets was constant in `scores` or `parameters`: "
+            "Spearman's rho is undefined on each; raise `sample_size`"
+        )
     return float(np.mean(values)), float(np.std(values))
 
 
 def bootstrap_spearman_ci(
-    scores, parameters, num_resamples: int = 1000, sample_fraction: float = 0.5, confidence: float = 0.95, seed: int = 0
+    scores,
+    parameters,
+    num_resamples: int = 1000,
+    sample_fraction: float = 0.5,
+    confidence: float = 0.95,
+    seed: int = 0,
 ) -> tuple[float, float]:
     """Percentile confidence interval of rho by Stasaski & Hearst's App. A protocol.
 
@@ -167,8 +205,18 @@ def bootstrap_spearman_ci(
     """
     scores, parameters = _paired(scores, parameters)
     for name, value, valid in (
-        ("num_resamples", num_resamples, isinstance(num_resamples, int) and not isinstance(num_resamples, bool) and num_resamples >= 2),
-        ("sample_fraction", sample_fraction, isinstance(sample_fraction, (int, float)) and 0 < sample_fraction <= 1),
+        (
+            "num_resamples",
+            num_resamples,
+            isinstance(num_resamples, int)
+            and not isinstance(num_resamples, bool)
+            and num_resamples >= 2,
+        ),
+        (
+            "sample_fraction",
+            sample_fraction,
+            isinstance(sample_fraction, (int, float)) and 0 < sample_fraction <= 1,
+        ),
         ("confidence", confidence, isinstance(confidence, (int, float)) and 0 < confidence < 1),
     ):
         if not valid:
@@ -190,7 +238,12 @@ def bootstrap_spearman_ci(
 
 
 def diversity_meta_evaluation(
-    scores, parameters, bootstrap: bool = False, num_resamples: int = 1000, sample_fraction: float = 0.5, seed: int = 0
+    scores,
+    parameters,
+    bootstrap: bool = False,
+    num_resamples: int = 1000,
+    sample_fraction: float = 0.5,
+    seed: int = 0,
 ) -> dict:
     """Spearman (+ p-value) and Pearson against the diversity parameter; OCA when it is binary (§6.4);
     with ``bootstrap=True`` the 95% interval of rho (Stasaski & Hearst, App. A).
@@ -202,21 +255,33 @@ def diversity_meta_evaluation(
     """
     scores, parameters = _paired(scores, parameters)
     bootstrap = check_flag(bootstrap, "bootstrap")
-    reason = constant_input_reason(scores, parameters, "Spearman's rho and Pearson's r are undefined")
+    reason = constant_input_reason(
+        scores, parameters, "Spearman's rho and Pearson's r are undefined"
+    )
     if reason is None:
         rho, rho_p = spearman(scores, parameters)
         r, r_p = pearson(scores, parameters)
     else:
         rho = rho_p = r = r_p = None
-    result = {"spearman": rho, "spearman_pvalue": rho_p, "pearson": r, "pearson_pvalue": r_p, "num_sets": len(scores),
-              "undefined_reason": reason}
+    result = {
+        "spearman": rho,
+        "spearman_pvalue": rho_p,
+        "pearson": r,
+        "pearson_pvalue": r_p,
+        "num_sets": len(scores),
+        "undefined_reason": reason,
+    }
     if np.isin(parameters, (0.0, 1.0)).all():
         result["oca"], result["oca_threshold"] = optimal_classification_accuracy(scores, parameters)
     if bootstrap:
         result["spearman_ci"] = None
         if reason is None:
             try:
-                result["spearman_ci"] = list(bootstrap_spearman_ci(scores, parameters, num_resamples, sample_fraction, seed=seed))
+                result["spearman_ci"] = list(
+                    bootstrap_spearman_ci(
+                        scores, parameters, num_resamples, sample_fraction, seed=seed
+                    )
+                )
             except UndefinedStatisticError as error:
                 result["undefined_reason"] = f"spearman_ci: {error}"
     return result

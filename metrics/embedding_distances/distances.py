@@ -29,6 +29,7 @@ Neither figure needs the ``n x n`` matrix the package builds (10 GB of float32 a
 Distances are clipped into ``[0, 2]`` as scikit-learn clips them (float rounding can put
 ``1 - cos`` a few ulps below 0).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -83,16 +84,22 @@ def _nearest_similarities(unit: np.ndarray, block_size: int, progress=None) -> n
                 np.fill_diagonal(similarities, -np.inf)  # a row is not its own neighbour
             np.maximum(best[start:stop], similarities.max(axis=1), out=best[start:stop])
             if other != start:
-                np.maximum(best[other:other_stop], similarities.max(axis=0), out=best[other:other_stop])
+                np.maximum(
+                    best[other:other_stop], similarities.max(axis=0), out=best[other:other_stop]
+                )
         if progress is not None:
             progress(stop - start)
     return best
 
 
-def _chamfer_distance(unit: np.ndarray, counts: np.ndarray, block_size: int = BLOCK_SIZE, progress=None) -> float:
+def _chamfer_distance(
+    unit: np.ndarray, counts: np.ndarray, block_size: int = BLOCK_SIZE, progress=None
+) -> float:
     """``mean_i min_{j != i} d_ij`` over the occurrences: a text occurring twice or more is at
     distance 0 from its copy, one occurring once at ``1 - max cos`` from the nearest other row."""
-    nearest = np.clip(1.0 - _nearest_similarities(unit, block_size, progress).astype(np.float64), 0.0, 2.0)
+    nearest = np.clip(
+        1.0 - _nearest_similarities(unit, block_size, progress).astype(np.float64), 0.0, 2.0
+    )
     nearest[counts > 1] = 0.0
     return float(counts.astype(np.float64) @ nearest / counts.sum())
 
@@ -106,17 +113,25 @@ def _unit_embeddings(embeddings) -> np.ndarray:
     dtype (float32 kept, anything else as float64)."""
     rows = check_float_rows(embeddings)
     if rows.shape[0] < 2 or rows.shape[1] == 0:
-        raise ArgumentError("embeddings", "must hold at least 2 rows of at least 1 value (distances need two texts), "
-                         f"got shape {rows.shape}")
+        raise ArgumentError(
+            "embeddings",
+            "must hold at least 2 rows of at least 1 value (distances need two texts), "
+            f"got shape {rows.shape}",
+        )
     if not np.all(np.isfinite(rows)):
         raise ArgumentError("embeddings", "holds NaN or infinite values")
     unit = np.empty_like(rows)
-    for start in range(0, len(rows), ROWS_PER_CHUNK):  # float64 a chunk at a time: one copy of the rows in all
+    for start in range(
+        0, len(rows), ROWS_PER_CHUNK
+    ):  # float64 a chunk at a time: one copy of the rows in all
         chunk = rows[start : start + ROWS_PER_CHUNK].astype(np.float64)
         # scaled by the largest |value| first, so that rows of 1e-300 (whose squares underflow) normalise too
         largest = np.max(np.abs(chunk), axis=1)
         if np.any(largest == 0):
-            raise ArgumentError("embeddings", f"row {start + int(np.argmin(largest))} is zero: its cosine distance is undefined")
+            raise ArgumentError(
+                "embeddings",
+                f"row {start + int(np.argmin(largest))} is zero: its cosine distance is undefined",
+            )
         chunk /= largest[:, None]
         chunk /= np.linalg.norm(chunk, axis=1, keepdims=True)
         unit[start : start + ROWS_PER_CHUNK] = chunk
@@ -155,19 +170,27 @@ def chamfer_distance_from_embeddings(embeddings, block_size: int = BLOCK_SIZE) -
 def _check_figures(figures) -> tuple[str, ...]:
     if isinstance(figures, str):
         figures = (figures,)
-    if not isinstance(figures, (list, tuple)) or not figures or any(figure not in FIGURES for figure in figures):
+    if (
+        not isinstance(figures, (list, tuple))
+        or not figures
+        or any(figure not in FIGURES for figure in figures)
+    ):
         raise ArgumentError("figures", f"must be a non-empty list of {FIGURES}, got {figures!r}")
     return tuple(dict.fromkeys(figures))
 
 
-def _figures_of(vectors: np.ndarray, index: np.ndarray, figures: tuple[str, ...], progress=None) -> dict[str, float]:
+def _figures_of(
+    vectors: np.ndarray, index: np.ndarray, figures: tuple[str, ...], progress=None
+) -> dict[str, float]:
     """The figures of the occurrences ``vectors[index]`` (the encoder's raw distinct rows)."""
     rows, counts = np.unique(index, return_counts=True)
     # a corpus uses every distinct row: no copy of the vectors before the normalised one
     unit = unit_rows(vectors if len(rows) == len(vectors) else vectors[rows])
     norms = np.einsum("ij,ij->i", unit, unit)
     if np.any(norms == 0):
-        raise ValueError("the sentence model gave a zero vector for a text of `predictions`: its cosine distance is undefined")
+        raise ValueError(
+            "the sentence model gave a zero vector for a text of `predictions`: its cosine distance is undefined"
+        )
     result = {}
     if "remote_clique" in figures:
         result["remote_clique"] = _remote_clique(unit, counts)
@@ -212,11 +235,19 @@ def embedding_distances(
     figures = _check_figures(figures)
     if split_scope(predictions, "predictions") == "corpus":
         corpus = check_response_set(predictions, "predictions", min_size=2, allow_empty=allow_empty)
-        vectors, index = sentence_vectors(corpus, model, batch_size, device, dtype, progress=progress)
+        vectors, index = sentence_vectors(
+            corpus, model, batch_size, device, dtype, progress=progress
+        )
         if progress is not None and "chamfer_distance" in figures:
             announce_work(progress, len(vectors), "text")
-        return {"scope": "corpus", **_figures_of(vectors, index, figures, progress), "num_responses": len(corpus)}
-    response_sets = check_response_sets(predictions, "predictions", min_size=2, allow_empty=allow_empty)
+        return {
+            "scope": "corpus",
+            **_figures_of(vectors, index, figures, progress),
+            "num_responses": len(corpus),
+        }
+    response_sets = check_response_sets(
+        predictions, "predictions", min_size=2, allow_empty=allow_empty
+    )
     flat = [text for response_set in response_sets for text in response_set]
     vectors, index = sentence_vectors(flat, model, batch_size, device, dtype, progress=progress)
     per_set, start = [], 0
@@ -230,19 +261,41 @@ def embedding_distances(
 def _one_list(texts, model, batch_size, device, dtype, allow_empty, progress, figure: str) -> float:
     texts = check_corpus(texts, "texts", allow_empty=allow_empty)
     if len(texts) < 2:
-        raise ArgumentError("texts", f"must hold at least 2 texts (distances need two), got {len(texts)}")
-    return embedding_distances(texts, model, (figure,), batch_size, device, dtype, allow_empty, progress)[figure]
+        raise ArgumentError(
+            "texts", f"must hold at least 2 texts (distances need two), got {len(texts)}"
+        )
+    return embedding_distances(
+        texts, model, (figure,), batch_size, device, dtype, allow_empty, progress
+    )[figure]
 
 
-def remote_clique(texts: list[str], model=DEFAULT_SENTENCE_MODEL, batch_size: int = 64, device=None, dtype=None,
-                  allow_empty: bool = False, progress=None) -> float:
+def remote_clique(
+    texts: list[str],
+    model=DEFAULT_SENTENCE_MODEL,
+    batch_size: int = 64,
+    device=None,
+    dtype=None,
+    allow_empty: bool = False,
+    progress=None,
+) -> float:
     """Remote clique of ``texts`` (a corpus or one response set, at least 2) under the sentence
     model's embeddings; see :func:`embedding_distances` for the arguments."""
-    return _one_list(texts, model, batch_size, device, dtype, allow_empty, progress, "remote_clique")
+    return _one_list(
+        texts, model, batch_size, device, dtype, allow_empty, progress, "remote_clique"
+    )
 
 
-def chamfer_distance(texts: list[str], model=DEFAULT_SENTENCE_MODEL, batch_size: int = 64, device=None, dtype=None,
-                     allow_empty: bool = False, progress=None) -> float:
+def chamfer_distance(
+    texts: list[str],
+    model=DEFAULT_SENTENCE_MODEL,
+    batch_size: int = 64,
+    device=None,
+    dtype=None,
+    allow_empty: bool = False,
+    progress=None,
+) -> float:
     """Chamfer distance of ``texts`` (a corpus or one response set, at least 2) under the sentence
     model's embeddings; see :func:`embedding_distances` for the arguments."""
-    return _one_list(texts, model, batch_size, device, dtype, allow_empty, progress, "chamfer_distance")
+    return _one_list(
+        texts, model, batch_size, device, dtype, allow_empty, progress, "chamfer_distance"
+    )

@@ -3,6 +3,7 @@
 A thin wrapper of :func:`dialeval.metrics.embedding_distances.distances.embedding_distances`; see
 README.md (the metric card).
 """
+
 # One import per line: evaluate finds a module's dependencies with a per-line regex (and would
 # read a trailing comment on an import line as an install URL), hence the file-level exemption.
 # ruff: noqa: I001
@@ -64,12 +65,29 @@ class EmbeddingDistances(ResponsesMetric):
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             features=self.prediction_features(),
-            reference_urls=["https://doi.org/10.1145/3411764.3445782", "https://github.com/cshaib/diversity"],
+            reference_urls=[
+                "https://doi.org/10.1145/3411764.3445782",
+                "https://github.com/cshaib/diversity",
+            ],
         )
 
-    def _compute(self, predictions, model=DEFAULT_SENTENCE_MODEL, batch_size=64, device=None, dtype=None, allow_empty=False):
-        return embedding_distances(predictions, model=model, batch_size=batch_size, device=device, dtype=dtype,
-                                   allow_empty=allow_empty)
+    def _compute(
+        self,
+        predictions,
+        model=DEFAULT_SENTENCE_MODEL,
+        batch_size=64,
+        device=None,
+        dtype=None,
+        allow_empty=False,
+    ):
+        return embedding_distances(
+            predictions,
+            model=model,
+            batch_size=batch_size,
+            device=device,
+            dtype=dtype,
+            allow_empty=allow_empty,
+        )
 
 
 #: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).

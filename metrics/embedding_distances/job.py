@@ -1,5 +1,6 @@
 """``dialeval evaluate``'s remote-clique and chamfer-distance steps: per response set, or of the
 whole corpus for a corpus input, on the job's shared sentence embeddings (``--sentence-model``)."""
+
 from __future__ import annotations
 
 from dialeval.metrics.embedding_distances.distances import FIGURES
@@ -17,15 +18,28 @@ def _distance(figure: str):
     def run(data: JobData, model: str, options, progress) -> StepOutcome:
         from dialeval.metrics.embedding_distances import embedding_distances
 
-        if figure == "chamfer_distance":  # a nearest neighbour per response; remote clique has a closed form
+        if (
+            figure == "chamfer_distance"
+        ):  # a nearest neighbour per response; remote clique has a closed form
             check_pairwise_corpus(figure, data, options)
 
-        result = embedding_distances(data.sets if data.sets is not None else data.responses, model, (figure,),
-                                     batch_size=options.batch_size, device=options.device, allow_empty=options.allow_empty,
-                                     progress=progress)
+        result = embedding_distances(
+            data.sets if data.sets is not None else data.responses,
+            model,
+            (figure,),
+            batch_size=options.batch_size,
+            device=options.device,
+            allow_empty=options.allow_empty,
+            progress=progress,
+        )
         if data.sets is None:
-            return StepOutcome({figure: result[figure], "num_responses": result["num_responses"], "model": model})
-        return StepOutcome({figure: result[figure], "model": model}, [{figure: row[figure]} for row in result["per_set"]])
+            return StepOutcome(
+                {figure: result[figure], "num_responses": result["num_responses"], "model": model}
+            )
+        return StepOutcome(
+            {figure: result[figure], "model": model},
+            [{figure: row[figure]} for row in result["per_set"]],
+        )
 
     return run
 
@@ -35,7 +49,14 @@ def _responses_with(data: JobData, options, model: str) -> list[tuple[str, list[
 
 
 STEPS = tuple(
-    JobStep(figure, ("response_set", "corpus"), _distance(figure), options=(JobOptions, SentenceModelOptions),
-            models=lambda options: options.sentence_models, model_flag="--sentence-model", sentence_texts=_responses_with)
+    JobStep(
+        figure,
+        ("response_set", "corpus"),
+        _distance(figure),
+        options=(JobOptions, SentenceModelOptions),
+        models=lambda options: options.sentence_models,
+        model_flag="--sentence-model",
+        sentence_texts=_responses_with,
+    )
     for figure in FIGURES
 )

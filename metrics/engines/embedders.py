@@ -17,6 +17,7 @@ only under the same embedder and clusters) and ``embed(texts)`` returns one floa
 text. Each distinct text is embedded once; batches are sorted by length and padded only to
 their own longest text; models are loaded once per (resolved path, device, dtype).
 """
+
 from __future__ import annotations
 
 import inspect
@@ -97,14 +98,17 @@ def _check_texts(texts: object) -> list[str]:
         raise ArgumentError("texts", "is empty: give at least one text to embed")
     for index, text in enumerate(texts):
         if not isinstance(text, str):
-            raise ArgumentError(f"texts[{index}]", f"must be a string, got {type(text).__name__}: {text!r:.60}")
+            raise ArgumentError(
+                f"texts[{index}]", f"must be a string, got {type(text).__name__}: {text!r:.60}"
+            )
         check_unicode_text(text, f"texts[{index}]")
         if not text.strip():
             # A response without words has no meaning to cluster; MAUVE's featurizer drops such
             # texts silently, which would misalign rows with inputs.
             raise ArgumentError(
-                f"texts[{index}]", f"is empty or whitespace-only ({text!r}); filter such responses out "
-                "before embedding (an empty response has no semantic content to cluster)"
+                f"texts[{index}]",
+                f"is empty or whitespace-only ({text!r}); filter such responses out "
+                "before embedding (an empty response has no semantic content to cluster)",
             )
     return list(texts)
 
@@ -143,35 +147,50 @@ def unit_rows(vectors: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------- transformers models
 
 
-def load_sentence_model(model: StrPath = DEFAULT_SENTENCE_MODEL, device: DeviceLike = None,
-                        dtype: str | None = None) -> SentenceTransformer:
+def load_sentence_model(
+    model: StrPath = DEFAULT_SENTENCE_MODEL, device: DeviceLike = None, dtype: str | None = None
+) -> SentenceTransformer:
     """A ``SentenceTransformer`` through :func:`dialeval.hub.load_model` (once per model, device, dtype)."""
     return load_model(model, "sentence_transformers", device=device, dtype=dtype).model
 
 
-def _sentence_encoder(model: StrPath | SentenceEncoder, device: DeviceLike,
-                      dtype: str | None) -> tuple[SentenceEncoder, tuple[object, ...]]:
+def _sentence_encoder(
+    model: StrPath | SentenceEncoder, device: DeviceLike, dtype: str | None
+) -> tuple[SentenceEncoder, tuple[object, ...]]:
     """The sentence-transformers encoder of ``model`` and the key of its vectors in a job's store."""
     if not isinstance(model, (str, os.PathLike)) and not callable(getattr(model, "encode", None)):
         raise ArgumentError(
-            "model", f"must be a sentence-transformers id, a local directory or a loaded model with `encode`, got {model!r:.60}"
+            "model",
+            f"must be a sentence-transformers id, a local directory or a loaded model with `encode`, got {model!r:.60}",
         )
     if not isinstance(model, (str, os.PathLike)):
         # a loaded model: shared by identity, and kept alive by the key while the job runs
         return model, ("sentence_transformers", model)
     encoder = load_sentence_model(model, device, dtype)
-    return encoder, ("sentence_transformers", resolve_model_path(os.fspath(model)), str(resolve_device(device)),
-                     check_dtype(dtype))
+    return encoder, (
+        "sentence_transformers",
+        resolve_model_path(os.fspath(model)),
+        str(resolve_device(device)),
+        check_dtype(dtype),
+    )
 
 
 def _check_progress(progress: object) -> None:
     if progress is not None and not callable(progress):
-        raise ArgumentError("progress", f"must be a callable (e.g. tqdm's update) or None, got {type(progress).__name__}")
+        raise ArgumentError(
+            "progress",
+            f"must be a callable (e.g. tqdm's update) or None, got {type(progress).__name__}",
+        )
 
 
-def sentence_vectors(texts: Texts, model: StrPath | SentenceEncoder = DEFAULT_SENTENCE_MODEL, batch_size: int = 64,
-                     device: DeviceLike = None, dtype: str | None = None,
-                     progress: Progress | None = None) -> tuple[np.ndarray, np.ndarray]:
+def sentence_vectors(
+    texts: Texts,
+    model: StrPath | SentenceEncoder = DEFAULT_SENTENCE_MODEL,
+    batch_size: int = 64,
+    device: DeviceLike = None,
+    dtype: str | None = None,
+    progress: Progress | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """The encoder's own (not normalized) vectors of ``texts``, each distinct text encoded once.
 
     ``model``: a sentence-transformers id or directory, or a loaded model with ``encode``.
@@ -189,14 +208,23 @@ def sentence_vectors(texts: Texts, model: StrPath | SentenceEncoder = DEFAULT_SE
     _check_progress(progress)
     encoder, key = _sentence_encoder(model, device, dtype)
     unique, index = _deduplicate(list(texts))
-    vectors = stored_vectors(key, unique, lambda missing: encode_sentences(encoder, missing, batch_size, progress),
-                             announce=lambda count: announce_work(progress, count, "text"))
+    vectors = stored_vectors(
+        key,
+        unique,
+        lambda missing: encode_sentences(encoder, missing, batch_size, progress),
+        announce=lambda count: announce_work(progress, count, "text"),
+    )
     return vectors, index
 
 
-def embed_unique(texts: Texts, model: StrPath | SentenceEncoder = DEFAULT_SENTENCE_MODEL, batch_size: int = 64,
-                 device: DeviceLike = None, dtype: str | None = None,
-                 progress: Progress | None = None) -> tuple[np.ndarray, np.ndarray]:
+def embed_unique(
+    texts: Texts,
+    model: StrPath | SentenceEncoder = DEFAULT_SENTENCE_MODEL,
+    batch_size: int = 64,
+    device: DeviceLike = None,
+    dtype: str | None = None,
+    progress: Progress | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """L2-normalized sentence embeddings of ``texts``, each distinct text encoded once (see
     :func:`sentence_vectors`; the rows equal ``encode(normalize_embeddings=True)``'s bit for bit).
 
@@ -208,8 +236,14 @@ def embed_unique(texts: Texts, model: StrPath | SentenceEncoder = DEFAULT_SENTEN
     return unit_rows(vectors), index
 
 
-def encode_for_job(texts: Texts, model: StrPath | SentenceEncoder = DEFAULT_SENTENCE_MODEL, batch_size: int = 64,
-                   device: DeviceLike = None, dtype: str | None = None, progress: Progress | None = None) -> int:
+def encode_for_job(
+    texts: Texts,
+    model: StrPath | SentenceEncoder = DEFAULT_SENTENCE_MODEL,
+    batch_size: int = 64,
+    device: DeviceLike = None,
+    dtype: str | None = None,
+    progress: Progress | None = None,
+) -> int:
     """Encode the distinct ``texts`` the job's store does not hold yet, so that every metric of the
     job reads them from it (a no-op outside
     :func:`~dialeval.metrics.engines.shared_outputs.shared_model_outputs`, where nothing is kept).
@@ -230,7 +264,9 @@ def encode_for_job(texts: Texts, model: StrPath | SentenceEncoder = DEFAULT_SENT
     return len(missing)
 
 
-def encode_sentences(encoder: SentenceEncoder, texts: Texts, batch_size: int, progress: Progress | None = None) -> np.ndarray:
+def encode_sentences(
+    encoder: SentenceEncoder, texts: Texts, batch_size: int, progress: Progress | None = None
+) -> np.ndarray:
     """``encoder.encode`` of distinct ``texts`` as float32 rows in input order, not normalized:
     one batch per call, batches sorted by tokens (tighter padding than encode's own character
     sort), shared among the processes under :func:`~dialeval.distributed.split_work`;
@@ -242,8 +278,16 @@ def encode_sentences(encoder: SentenceEncoder, texts: Texts, batch_size: int, pr
     out: np.ndarray | None = None
     for start in range(0, len(order), batch_size):
         members = order[start : start + batch_size]
-        batch = np.asarray(encoder.encode([texts[i] for i in members], batch_size=batch_size, convert_to_numpy=True,
-                                          normalize_embeddings=False, show_progress_bar=False), dtype=np.float32)
+        batch = np.asarray(
+            encoder.encode(
+                [texts[i] for i in members],
+                batch_size=batch_size,
+                convert_to_numpy=True,
+                normalize_embeddings=False,
+                show_progress_bar=False,
+            ),
+            dtype=np.float32,
+        )
         if sharing:
             parts.append(batch)
         else:
@@ -279,10 +323,16 @@ def token_length_order(encoder: SentenceEncoder, texts: Texts) -> list[int]:
     limit = getattr(encoder, "max_seq_length", None)
     lengths = np.empty(len(texts), dtype=np.int64)
     for start in range(0, len(texts), LENGTH_CHUNK):
-        chunk = texts[start:start + LENGTH_CHUNK]
-        encoded = tokenizer(chunk, truncation=limit is not None, max_length=limit, verbose=False,
-                            return_attention_mask=False, return_token_type_ids=False)
-        lengths[start:start + len(chunk)] = [len(ids) for ids in encoded["input_ids"]]
+        chunk = texts[start : start + LENGTH_CHUNK]
+        encoded = tokenizer(
+            chunk,
+            truncation=limit is not None,
+            max_length=limit,
+            verbose=False,
+            return_attention_mask=False,
+            return_token_type_ids=False,
+        )
+        lengths[start : start + len(chunk)] = [len(ids) for ids in encoded["input_ids"]]
     # A stable sort of the negated lengths: longest first, ties in input order (as sorted(reverse=True)).
     return np.argsort(-lengths, kind="stable").tolist()
 
@@ -292,13 +342,22 @@ class _TransformerEmbedder:
 
     kind: str
 
-    def __init__(self, model: StrPath, max_length: int, batch_size: int, device: DeviceLike, dtype: str | None,
-                 layer: int) -> None:
+    def __init__(
+        self,
+        model: StrPath,
+        max_length: int,
+        batch_size: int,
+        device: DeviceLike,
+        dtype: str | None,
+        layer: int,
+    ) -> None:
         self.model_name = _check_model(model)
         self.max_length = check_int(max_length, "max_length")
         self.batch_size = check_int(batch_size, "batch_size")
         if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)):
-            raise ArgumentError("layer", f"must be an int (an index into the hidden states), got {layer!r}")
+            raise ArgumentError(
+                "layer", f"must be an int (an index into the hidden states), got {layer!r}"
+            )
         self.layer = int(layer)
         self.dtype = check_dtype(dtype)
         # Resolved now so that a missing model fails at construction, not after the data is read.
@@ -322,20 +381,24 @@ class _TransformerEmbedder:
         limit = loaded.position_limit
         if limit is not None and self.max_length > limit:
             raise ArgumentError(
-                "max_length", f"={self.max_length} exceeds the {limit} positions of {self.model_name!r}; "
-                f"pass max_length <= {limit}"
+                "max_length",
+                f"={self.max_length} exceeds the {limit} positions of {self.model_name!r}; "
+                f"pass max_length <= {limit}",
             )
         layers = loaded.num_layers
         if layers is not None and not -(layers + 1) <= self.layer <= layers:
             raise ArgumentError(
-                "layer", f"={self.layer} is out of range for {self.model_name!r}, which has {layers + 1} "
-                f"hidden states (embeddings and {layers} layers): use {-(layers + 1)}..{layers}"
+                "layer",
+                f"={self.layer} is out of range for {self.model_name!r}, which has {layers + 1} "
+                f"hidden states (embeddings and {layers} layers): use {-(layers + 1)}..{layers}",
             )
 
     def _token_ids(self, loaded: LoadedModel[PreTrainedModel], texts: list[str]) -> list[list[int]]:
         raise NotImplementedError
 
-    def _pool(self, hidden: torch.Tensor, attention_mask: torch.Tensor, lengths: list[int]) -> torch.Tensor:
+    def _pool(
+        self, hidden: torch.Tensor, attention_mask: torch.Tensor, lengths: list[int]
+    ) -> torch.Tensor:
         raise NotImplementedError
 
     def _store_key(self) -> tuple[Hashable, ...]:
@@ -352,7 +415,9 @@ class _TransformerEmbedder:
         """
         texts = _check_texts(texts)
         unique, rows = _deduplicate(texts)
-        vectors = stored_vectors(self._store_key(), unique, lambda missing: self._encode(missing, texts, progress))
+        vectors = stored_vectors(
+            self._store_key(), unique, lambda missing: self._encode(missing, texts, progress)
+        )
         return np.ascontiguousarray(vectors[rows])
 
     def _encode(self, unique: list[str], texts: list[str], progress: Progress | None) -> np.ndarray:
@@ -364,17 +429,22 @@ class _TransformerEmbedder:
         for position, token_ids in enumerate(ids):
             if not token_ids:
                 raise ArgumentError(
-                    f"texts[{texts.index(unique[position])}]", f"({unique[position]!r:.60}) has no "
-                    f"tokens under the tokenizer of {self.model_name!r}"
+                    f"texts[{texts.index(unique[position])}]",
+                    f"({unique[position]!r:.60}) has no "
+                    f"tokens under the tokenizer of {self.model_name!r}",
                 )
         # Longest first: an out-of-memory error shows on the first batch, not after an hour.
-        order = work_share(sorted(range(len(unique)), key=lambda i: len(ids[i]), reverse=True), self.batch_size)
+        order = work_share(
+            sorted(range(len(unique)), key=lambda i: len(ids[i]), reverse=True), self.batch_size
+        )
         parts: list[np.ndarray] = []
         with torch.inference_mode():
             for start in range(0, len(order), self.batch_size):
                 members = order[start : start + self.batch_size]
                 lengths = [len(ids[i]) for i in members]
-                input_ids = torch.full((len(members), max(lengths)), loaded.pad_token_id, dtype=torch.long)
+                input_ids = torch.full(
+                    (len(members), max(lengths)), loaded.pad_token_id, dtype=torch.long
+                )
                 attention_mask = torch.zeros_like(input_ids)
                 for row, i in enumerate(members):
                     # Right padding: real tokens keep positions 0..L-1, as when run alone.
@@ -440,7 +510,9 @@ class LastTokenEmbedder(_TransformerEmbedder):
         # The end of a response is what its last-token state summarizes, so keep the end.
         return [list(ids[-self.max_length :]) for ids in encoded["input_ids"]]
 
-    def _pool(self, hidden: torch.Tensor, attention_mask: torch.Tensor, lengths: list[int]) -> torch.Tensor:
+    def _pool(
+        self, hidden: torch.Tensor, attention_mask: torch.Tensor, lengths: list[int]
+    ) -> torch.Tensor:
         import torch
 
         last = torch.tensor(lengths, device=hidden.device) - 1
@@ -475,13 +547,22 @@ class MeanPoolingEmbedder(_TransformerEmbedder):
         super().__init__(model, max_length, batch_size, device, dtype, layer)
 
     def identity(self) -> dict:
-        return {"kind": self.kind, "model": self.model_name, "max_length": self.max_length, "layer": self.layer}
+        return {
+            "kind": self.kind,
+            "model": self.model_name,
+            "max_length": self.max_length,
+            "layer": self.layer,
+        }
 
     def _token_ids(self, loaded: LoadedModel[PreTrainedModel], texts: list[str]) -> list[list[int]]:
-        encoded = loaded.tokenizer(texts, truncation=True, max_length=self.max_length, verbose=False)
+        encoded = loaded.tokenizer(
+            texts, truncation=True, max_length=self.max_length, verbose=False
+        )
         return [list(ids) for ids in encoded["input_ids"]]
 
-    def _pool(self, hidden: torch.Tensor, attention_mask: torch.Tensor, lengths: list[int]) -> torch.Tensor:
+    def _pool(
+        self, hidden: torch.Tensor, attention_mask: torch.Tensor, lengths: list[int]
+    ) -> torch.Tensor:
         mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
         return (hidden * mask).sum(dim=1) / mask.sum(dim=1)
 
@@ -539,8 +620,17 @@ class SentenceTransformerEmbedder:
         with sent-BERT and Vendi on the same model)."""
         texts = _check_texts(texts)
         unique, rows = _deduplicate(texts)
-        key = ("sentence_transformers", resolve_model_path(self.model_name), self.device, self.dtype)
-        raw = stored_vectors(key, unique, lambda missing: encode_sentences(self.loaded, missing, self.batch_size, progress))
+        key = (
+            "sentence_transformers",
+            resolve_model_path(self.model_name),
+            self.device,
+            self.dtype,
+        )
+        raw = stored_vectors(
+            key,
+            unique,
+            lambda missing: encode_sentences(self.loaded, missing, self.batch_size, progress),
+        )
         vectors = unit_rows(raw) if self.normalize else raw
         return np.ascontiguousarray(vectors[rows])
 
@@ -564,7 +654,9 @@ def _options_of(cls: type) -> tuple[str, ...]:
     return tuple(name for name in inspect.signature(cls).parameters if name != "model")
 
 
-def load_embedder(kind: str = DEFAULT_EMBEDDER_KIND, model: StrPath | None = None, **options: Any) -> TextEmbedder:
+def load_embedder(
+    kind: str = DEFAULT_EMBEDDER_KIND, model: StrPath | None = None, **options: Any
+) -> TextEmbedder:
     """An embedder of ``kind`` (see :data:`KINDS`); ``model=None`` picks :data:`DEFAULT_MODELS` [kind].
 
     ``load_embedder("last_token")`` is the paper's (DialoGPT-large, §3.1). ``options`` go to the
@@ -573,8 +665,11 @@ def load_embedder(kind: str = DEFAULT_EMBEDDER_KIND, model: StrPath | None = Non
     cls = _class_of(kind)
     unknown = sorted(set(options) - set(_options_of(cls)))
     if unknown:
-        raise ArgumentError(unknown[0], f"is not an option of {cls.__name__} (given: {unknown}); its options are {_options_of(cls)}",
-                            mentions=())
+        raise ArgumentError(
+            unknown[0],
+            f"is not an option of {cls.__name__} (given: {unknown}); its options are {_options_of(cls)}",
+            mentions=(),
+        )
     return cls(DEFAULT_MODELS[kind] if model is None else model, **options)
 
 
@@ -589,17 +684,24 @@ def embedder_from_identity(identity: Mapping[str, Any], **runtime_options: Any) 
             reproduced exactly; or a runtime option would change the identity.
     """
     if not isinstance(identity, Mapping) or "kind" not in identity:
-        raise ArgumentError("identity", f"must be a dict with a 'kind' (one of {KINDS}), got {identity!r}")
+        raise ArgumentError(
+            "identity", f"must be a dict with a 'kind' (one of {KINDS}), got {identity!r}"
+        )
     cls = _class_of(identity["kind"])
     not_runtime = sorted(set(runtime_options) - set(RUNTIME_OPTIONS))
     if not_runtime:
         raise ArgumentError(
-            not_runtime[0], f"cannot be given with an identity (the rest is fixed by it): only {RUNTIME_OPTIONS} may, "
-            f"got {not_runtime}", mentions=())
+            not_runtime[0],
+            f"cannot be given with an identity (the rest is fixed by it): only {RUNTIME_OPTIONS} may, "
+            f"got {not_runtime}",
+            mentions=(),
+        )
     settings = {key: value for key, value in identity.items() if key != "kind"}
     if "model" not in settings:
         raise ArgumentError("identity", f"has no 'model': {dict(identity)!r}")
-    constructor = {key: value for key, value in settings.items() if key in _options_of(cls) or key == "model"}
+    constructor = {
+        key: value for key, value in settings.items() if key in _options_of(cls) or key == "model"
+    }
     embedder = cls(**constructor, **runtime_options)
     rebuilt = embedder.identity()
     if rebuilt != dict(identity):
@@ -608,7 +710,10 @@ def embedder_from_identity(identity: Mapping[str, Any], **runtime_options: Any) 
             for key in sorted(set(identity) | set(rebuilt))
             if identity.get(key) != rebuilt.get(key)
         }
-        raise ArgumentError("identity", f"cannot be rebuilt exactly as an embedder; (given, rebuilt) differ in {differences}")
+        raise ArgumentError(
+            "identity",
+            f"cannot be rebuilt exactly as an embedder; (given, rebuilt) differ in {differences}",
+        )
     return embedder
 
 
@@ -637,7 +742,9 @@ class CachingEmbedder:
 
     def __init__(self, embedder: TextEmbedder):
         if not isinstance(embedder, TextEmbedder):
-            raise ArgumentError("embedder", f"must have identity() and embed(texts), got {type(embedder).__name__}")
+            raise ArgumentError(
+                "embedder", f"must have identity() and embed(texts), got {type(embedder).__name__}"
+            )
         self.embedder = embedder
         self._vectors: dict[str, np.ndarray] = {}
 

@@ -17,6 +17,7 @@ calls ``_compute`` on them there. :class:`DialevalMetric` keeps that contract:
 A module subclasses it, declares its features in ``_info`` and its options as ``_compute``'s
 keyword arguments, and checks a batch's raw types in :meth:`DialevalMetric._check_batch`.
 """
+
 from __future__ import annotations
 
 import abc
@@ -67,7 +68,9 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
 
     # -- evaluate's entry points ---------------------------------------------------------------
 
-    def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> dict[str, Any] | None:
+    def compute(
+        self, *, predictions: Any = None, references: Any = None, **kwargs: Any
+    ) -> dict[str, Any] | None:
         """Score the given inputs together with every input queued by ``add`` / ``add_batch``.
 
         Returns the figures on the main process (``process_id`` 0) and None on the others. Any
@@ -109,8 +112,12 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             names.update({name: name for name in kwargs})
             rows = {name: None if value is None else [value] for name, value in example.items()}
             try:
-                batch = self._checked(self._batch_of(rows.pop("predictions"), rows.pop("references"), rows))
-            except ArgumentProblem as error:  # the checks name `predictions[0]`; the user passed `prediction`
+                batch = self._checked(
+                    self._batch_of(rows.pop("predictions"), rows.pop("references"), rows)
+                )
+            except (
+                ArgumentProblem
+            ) as error:  # the checks name `predictions[0]`; the user passed `prediction`
                 raise error.renamed(_single_input_names(names)) from None
             super().add_batch(**batch)
         except BaseException:
@@ -121,7 +128,9 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
 
     def _references_option(self) -> str:
         if self.references_option is None:
-            raise ArgumentError("references", f"is not used by {self.name}; pass only {self._inputs_text()}")
+            raise ArgumentError(
+                "references", f"is not used by {self.name}; pass only {self._inputs_text()}"
+            )
         return self.references_option
 
     def _inputs_text(self) -> str:
@@ -132,19 +141,29 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         (``references`` in place of :attr:`references_option`)."""
         inputs = set(self._feature_names())
         kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-        names = [p.name for p in inspect.signature(self._compute).parameters.values() if p.kind in kinds]
-        return ["references" if name == self.references_option else name for name in names if name not in inputs]
+        names = [
+            p.name for p in inspect.signature(self._compute).parameters.values() if p.kind in kinds
+        ]
+        return [
+            "references" if name == self.references_option else name
+            for name in names
+            if name not in inputs
+        ]
 
     def _check_options(self, kwargs: dict[str, Any]) -> None:
         options = self.compute_options()
-        unknown = sorted(set(kwargs) - set(options) - {self.references_option} - set(self._feature_names()))
+        unknown = sorted(
+            set(kwargs) - set(options) - {self.references_option} - set(self._feature_names())
+        )
         if unknown:
             raise TypeError(
                 f"{self.name}.compute() got unexpected keyword argument{'s' if len(unknown) > 1 else ''} {unknown}; "
                 f"its inputs are {self._feature_names()} and its options {options}"
             )
 
-    def _batch_of(self, predictions: Any, references: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    def _batch_of(
+        self, predictions: Any, references: Any, kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
         features = self._feature_names()
         unknown = sorted(set(kwargs) - set(features))
         if unknown:
@@ -154,22 +173,33 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         if references is not None and "references" not in features:
             if self.references_option is not None:
                 raise ArgumentError(
-                    "references", f"of {self.name} is not one value per input: give it to compute(references=...)"
+                    "references",
+                    f"of {self.name} is not one value per input: give it to compute(references=...)",
                 )
             self._references_option()
         # evaluate's base takes arrays, tensors and Series where it takes lists: the checks see Python lists.
-        given: dict[str, Any] = {name: as_plain_python(value) for name, value in
-                 {"predictions": predictions, "references": references, **kwargs}.items()}
+        given: dict[str, Any] = {
+            name: as_plain_python(value)
+            for name, value in {
+                "predictions": predictions,
+                "references": references,
+                **kwargs,
+            }.items()
+        }
         missing = [name for name in features if given.get(name) is None]
         if missing:
             raise ValueError(f"{self.name} needs the inputs {features}; missing: {missing}")
         for name in features:
             if isinstance(given[name], str) or not hasattr(given[name], "__len__"):
-                raise ArgumentError(name, f"must be a list (one item per input), got {type(given[name]).__name__}")
+                raise ArgumentError(
+                    name, f"must be a list (one item per input), got {type(given[name]).__name__}"
+                )
         lengths = {name: len(given[name]) for name in features}
         if len(set(lengths.values())) > 1:
             names = " and ".join(f"`{name}`" for name in features)
-            raise ValueError(f"{names} must have equal length (one item per input), got {' and '.join(map(str, lengths.values()))}")
+            raise ValueError(
+                f"{names} must have equal length (one item per input), got {' and '.join(map(str, lengths.values()))}"
+            )
         return {name: given[name] for name in features}
 
     def _checked(self, batch: dict[str, Any]) -> dict[str, Any]:
@@ -189,8 +219,9 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         if queued_corpus != batch_corpus:
             kinds = ("corpus-scope input (strings)", "response sets (lists of strings)")
             raise ArgumentError(
-                "predictions", f"is {kinds[not batch_corpus]} but the inputs queued before are "
-                f"{kinds[not queued_corpus]}; one compute scores one scope (the queued inputs were discarded)"
+                "predictions",
+                f"is {kinds[not batch_corpus]} but the inputs queued before are "
+                f"{kinds[not queued_corpus]}; one compute scores one scope (the queued inputs were discarded)",
             )
 
     def _discard_queued(self) -> None:
@@ -226,4 +257,6 @@ class ResponsesMetric(DialevalMetric, metaclass=abc.ABCMeta):
 
 def _single_input_names(names: dict[str, str]) -> dict[str, str]:
     """``add`` takes one input: the batch checks' ``predictions[0]`` (and ``predictions``) is ``prediction``."""
-    return {key: name for input_name, name in names.items() for key in (input_name, f"{input_name}[0]")}
+    return {
+        key: name for input_name, name in names.items() for key in (input_name, f"{input_name}[0]")
+    }

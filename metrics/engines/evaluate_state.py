@@ -7,6 +7,7 @@ needs both (nothing stays queued after an error; one scope per ``compute``), so 
 the only code that reads or writes those attributes. setup.py caps evaluate below 0.5; a new
 evaluate that renames them fails tests/root/test_host_adapters.py, which checks that each still exists.
 """
+
 from __future__ import annotations
 
 import os
@@ -17,8 +18,17 @@ if TYPE_CHECKING:
     import evaluate
 
 #: evaluate.Metric's private attributes this adapter reads or resets.
-QUEUE_ATTRIBUTES = ("writer", "data", "buf_writer", "selected_feature_format", "cache_file_name", "filelock",
-                    "file_paths", "filelocks", "keep_in_memory")
+QUEUE_ATTRIBUTES = (
+    "writer",
+    "data",
+    "buf_writer",
+    "selected_feature_format",
+    "cache_file_name",
+    "filelock",
+    "file_paths",
+    "filelocks",
+    "keep_in_memory",
+)
 
 
 def queued_feature_format(metric: evaluate.Metric) -> datasets.Features | None:

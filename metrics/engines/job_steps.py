@@ -14,6 +14,7 @@ B``); a step that needs a sentence embedding says which texts it embeds with whi
 and every step reads the shared vectors
 (:mod:`dialeval.metrics.engines.shared_outputs`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -96,9 +97,11 @@ def check_pairwise_corpus(step_name: str, data: JobData, options: object) -> Non
         return
     distinct = len(set(data.responses))
     if distinct > PAIRWISE_CORPUS_LIMIT:
-        raise StepSkipped(f"it compares every pair of the corpus's {distinct:,} distinct responses "
-                          f"({distinct * (distinct - 1) // 2:,} pairs), so it runs on a corpus of more than "
-                          f"{PAIRWISE_CORPUS_LIMIT:,} only when asked for: --metric {step_name}")
+        raise StepSkipped(
+            f"it compares every pair of the corpus's {distinct:,} distinct responses "
+            f"({distinct * (distinct - 1) // 2:,} pairs), so it runs on a corpus of more than "
+            f"{PAIRWISE_CORPUS_LIMIT:,} only when asked for: --metric {step_name}"
+        )
 
 
 @dataclass(frozen=True)
@@ -151,17 +154,34 @@ class JobStep:
 class JobOptions:
     """Settings every step may read: the reference corpus, batch size, device, empty responses."""
 
-    reference_corpus: list[str] | None = field(default=None, metadata=option(
-        "--reference-corpus", metavar="TXT", reads_path=True, convert=read_text_lines,
-        help="UTF-8 text file, one reference (e.g. training) response per line: LF counts token frequencies in it "
-        "(default: the evaluated responses themselves, as the Sem-Ent released code) and Sem-Ent fits its clusters on it",
-    ))
-    allow_empty: bool = field(default=False, metadata=option(
-        "--allow-empty", help='score "" as a response without tokens instead of failing (Sem-Ent, which embeds '
-        "each response, is skipped then)"))
-    batch_size: int = field(default=64, metadata=option("--batch-size", help="texts or pairs per forward pass"))
-    device: str | None = field(default=None, metadata=option(
-        "--device", help="torch device for model-based metrics (default: Accelerate's choice)"))
+    reference_corpus: list[str] | None = field(
+        default=None,
+        metadata=option(
+            "--reference-corpus",
+            metavar="TXT",
+            reads_path=True,
+            convert=read_text_lines,
+            help="UTF-8 text file, one reference (e.g. training) response per line: LF counts token frequencies in it "
+            "(default: the evaluated responses themselves, as the Sem-Ent released code) and Sem-Ent fits its clusters on it",
+        ),
+    )
+    allow_empty: bool = field(
+        default=False,
+        metadata=option(
+            "--allow-empty",
+            help='score "" as a response without tokens instead of failing (Sem-Ent, which embeds '
+            "each response, is skipped then)",
+        ),
+    )
+    batch_size: int = field(
+        default=64, metadata=option("--batch-size", help="texts or pairs per forward pass")
+    )
+    device: str | None = field(
+        default=None,
+        metadata=option(
+            "--device", help="torch device for model-based metrics (default: Accelerate's choice)"
+        ),
+    )
 
     def __post_init__(self) -> None:
         check_int(self.batch_size, "batch_size")  # before any step runs
@@ -174,11 +194,15 @@ class SentenceModelOptions:
     sentence_models: list[str] = field(
         default_factory=lambda: [EMBEDDED_SENTENCE_MODEL],
         metadata=option(
-            "--sentence-model", metavar="MODEL", repeatable=True, default_text="the embedded all-MiniLM-L6-v2",
+            "--sentence-model",
+            metavar="MODEL",
+            repeatable=True,
+            default_text="the embedded all-MiniLM-L6-v2",
             convert=models_or_none,
             help="sentence-transformers id or directory for sent-BERT diversity, the Vendi score, remote clique and "
             "chamfer distance; 'none' to skip",
-            off_flag="--no-sentence-model", off_value=[],
+            off_flag="--no-sentence-model",
+            off_value=[],
             off_help="skip sent-BERT diversity, the Vendi score, remote clique and chamfer distance",
         ),
     )

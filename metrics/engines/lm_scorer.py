@@ -13,6 +13,7 @@ Identical candidates of a question are scored once and share that score, so they
 whatever the path's float rounding (the packed path scores each candidate at another offset of
 the row, which moves its float32 sum in the 7th digit).
 """
+
 from __future__ import annotations
 
 import inspect
@@ -52,8 +53,9 @@ def describe(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def check_questions(contexts: Contexts, candidates: ResponseSets, labels: Sequence[int] | None = None
-                    ) -> tuple[list[list[str]], list[list[str]], list[int] | None]:
+def check_questions(
+    contexts: Contexts, candidates: ResponseSets, labels: Sequence[int] | None = None
+) -> tuple[list[list[str]], list[list[str]], list[int] | None]:
     """Validate response-selection questions; contexts come back as lists of turns.
 
     ``contexts[i]``: a non-empty list of turns (oldest first) or one string; ``candidates[i]``:
@@ -62,40 +64,67 @@ def check_questions(contexts: Contexts, candidates: ResponseSets, labels: Sequen
     """
     for name, value in (("contexts", contexts), ("candidates", candidates)):
         if isinstance(value, str) or not isinstance(value, Sequence):
-            raise ArgumentError(name, f"must be a list (one item per question), got {type(value).__name__}: {describe(value)}")
+            raise ArgumentError(
+                name,
+                f"must be a list (one item per question), got {type(value).__name__}: {describe(value)}",
+            )
     if len(contexts) == 0:
         raise ArgumentError("contexts", "is empty: give at least one question")
     if len(candidates) != len(contexts):
-        raise ArgumentError("candidates", f"must have one list per question: {len(candidates)} lists for {len(contexts)} contexts")
+        raise ArgumentError(
+            "candidates",
+            f"must have one list per question: {len(candidates)} lists for {len(contexts)} contexts",
+        )
     turns_per_question = []
     for i, context in enumerate(contexts):
         turns = [context] if isinstance(context, str) else context
         if not isinstance(turns, Sequence) or len(turns) == 0:
-            raise ArgumentError(f"contexts[{i}]", f"must be a string or a non-empty list of turns, got {describe(context)}")
+            raise ArgumentError(
+                f"contexts[{i}]",
+                f"must be a string or a non-empty list of turns, got {describe(context)}",
+            )
         for j, turn in enumerate(turns):
             if not isinstance(turn, str) or not turn.strip():
-                raise ArgumentError(f"contexts[{i}][{j}]", f"must be a non-empty string, got {describe(turn)}")
-            check_unicode_text(turn, f"contexts[{i}]" if isinstance(context, str) else f"contexts[{i}][{j}]")
+                raise ArgumentError(
+                    f"contexts[{i}][{j}]", f"must be a non-empty string, got {describe(turn)}"
+                )
+            check_unicode_text(
+                turn, f"contexts[{i}]" if isinstance(context, str) else f"contexts[{i}][{j}]"
+            )
         turns_per_question.append(list(turns))
     checked_candidates = []
     for i, options in enumerate(candidates):
         if isinstance(options, str) or not isinstance(options, Sequence) or len(options) < 2:
-            raise ArgumentError(f"candidates[{i}]", f"must be a list of at least 2 candidate responses, got {describe(options)}")
+            raise ArgumentError(
+                f"candidates[{i}]",
+                f"must be a list of at least 2 candidate responses, got {describe(options)}",
+            )
         for j, option in enumerate(options):
             if not isinstance(option, str) or not option.strip():
-                raise ArgumentError(f"candidates[{i}][{j}]", f"must be a non-empty string, got {describe(option)}")
+                raise ArgumentError(
+                    f"candidates[{i}][{j}]", f"must be a non-empty string, got {describe(option)}"
+                )
             check_unicode_text(option, f"candidates[{i}][{j}]")
         checked_candidates.append(list(options))
     if labels is None:
         return turns_per_question, checked_candidates, None
     if isinstance(labels, str) or not isinstance(labels, Sequence) or len(labels) != len(contexts):
-        raise ArgumentError("labels", f"must be a list of one int per question ({len(contexts)}), got {describe(labels)}")
+        raise ArgumentError(
+            "labels",
+            f"must be a list of one int per question ({len(contexts)}), got {describe(labels)}",
+        )
     checked_labels = []
     for i, label in enumerate(labels):
         if isinstance(label, (bool, np.bool_)) or not isinstance(label, (int, np.integer)):
-            raise ArgumentError(f"labels[{i}]", f"must be an int (the ground truth's index in candidates[{i}]), got {describe(label)}")
+            raise ArgumentError(
+                f"labels[{i}]",
+                f"must be an int (the ground truth's index in candidates[{i}]), got {describe(label)}",
+            )
         if not 0 <= label < len(checked_candidates[i]):
-            raise ArgumentError(f"labels[{i}]", f"= {label} is not an index of candidates[{i}] (0 to {len(checked_candidates[i]) - 1})")
+            raise ArgumentError(
+                f"labels[{i}]",
+                f"= {label} is not an index of candidates[{i}] (0 to {len(checked_candidates[i]) - 1})",
+            )
         checked_labels.append(int(label))
     return turns_per_question, checked_candidates, checked_labels
 
@@ -110,7 +139,9 @@ def check_reduction(reduction: str) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def load_language_model(model: ModelSource, device: DeviceLike = None, dtype: str | None = None) -> LoadedModel[PreTrainedModel]:
+def load_language_model(
+    model: ModelSource, device: DeviceLike = None, dtype: str | None = None
+) -> LoadedModel[PreTrainedModel]:
     """A causal or seq2seq LM (by ``config.is_encoder_decoder``) through :func:`dialeval.hub.load_model`."""
     return load_model(model, "language_model", device=device, dtype=dtype)
 
@@ -126,12 +157,16 @@ def _config_value(model: PreTrainedModel, name: str) -> Any:
     value = getattr(model.config, name, None)
     if value is None and getattr(model, "generation_config", None) is not None:
         value = getattr(model.generation_config, name, None)
-    if isinstance(value, (list, tuple)):  # several ids allowed (e.g. eos): the first starts a sequence
+    if isinstance(
+        value, (list, tuple)
+    ):  # several ids allowed (e.g. eos): the first starts a sequence
         value = value[0] if value else None
     return value
 
 
-def shift_right(labels: torch.Tensor, decoder_start_token_id: int, pad_token_id: int) -> torch.Tensor:
+def shift_right(
+    labels: torch.Tensor, decoder_start_token_id: int, pad_token_id: int
+) -> torch.Tensor:
     """Decoder inputs for teacher forcing: ``labels`` shifted one step right after
     ``decoder_start_token_id``, label padding (-100) replaced by ``pad_token_id``.
 
@@ -148,10 +183,15 @@ def shift_right(labels: torch.Tensor, decoder_start_token_id: int, pad_token_id:
 
 def decoder_start_ids(model: PreTrainedModel) -> tuple[int, int]:
     """(decoder_start_token_id, pad_token_id) of a seq2seq model; ``ValueError`` when unset."""
-    start, pad = _config_value(model, "decoder_start_token_id"), _config_value(model, "pad_token_id")
+    start, pad = (
+        _config_value(model, "decoder_start_token_id"),
+        _config_value(model, "pad_token_id"),
+    )
     name = getattr(model.config, "name_or_path", "") or type(model).__name__
     if start is None:
-        raise ValueError(f"model {name!r}: its config sets no decoder_start_token_id, so its decoder inputs are unknown")
+        raise ValueError(
+            f"model {name!r}: its config sets no decoder_start_token_id, so its decoder inputs are unknown"
+        )
     return int(start), int(pad if pad is not None else start)
 
 
@@ -165,8 +205,11 @@ def attention_window(config: PretrainedConfig) -> int | None:
     windows = []
     sliding = getattr(config, "sliding_window", None)
     layer_types = getattr(config, "layer_types", None) or ()
-    if (sliding and getattr(config, "use_sliding_window", True) is not False
-            and (not layer_types or any("sliding" in str(kind) for kind in layer_types))):
+    if (
+        sliding
+        and getattr(config, "use_sliding_window", True) is not False
+        and (not layer_types or any("sliding" in str(kind) for kind in layer_types))
+    ):
         windows.append(int(sliding))
     chunk = getattr(config, "attention_chunk_size", None)
     if chunk:
@@ -250,13 +293,25 @@ class CandidateScorer:
     ``num_truncated_contexts``).
     """
 
-    def __init__(self, model: ModelSource, device: DeviceLike = None, dtype: str | None = None,
-                 batch_size: int = DEFAULT_BATCH_SIZE, turn_separator: str | None = None, candidate_eos: bool = True,
-                 share_context: bool = True) -> None:
+    def __init__(
+        self,
+        model: ModelSource,
+        device: DeviceLike = None,
+        dtype: str | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        turn_separator: str | None = None,
+        candidate_eos: bool = True,
+        share_context: bool = True,
+    ) -> None:
         check_int(batch_size, "batch_size")
-        candidate_eos, share_context = check_flag(candidate_eos, "candidate_eos"), check_flag(share_context, "share_context")
+        candidate_eos, share_context = (
+            check_flag(candidate_eos, "candidate_eos"),
+            check_flag(share_context, "share_context"),
+        )
         if turn_separator is not None and not isinstance(turn_separator, str):
-            raise ArgumentError("turn_separator", f"must be a string or None, got {turn_separator!r}")
+            raise ArgumentError(
+                "turn_separator", f"must be a string or None, got {turn_separator!r}"
+            )
         self.lm = load_language_model(model, device=device, dtype=dtype)
         self.batch_size = batch_size
         tokenizer = self.lm.tokenizer
@@ -264,17 +319,23 @@ class CandidateScorer:
             turn_separator = tokenizer.eos_token if tokenizer.eos_token is not None else "\n"
         self.turn_separator = turn_separator
         self.candidate_eos = candidate_eos and tokenizer.eos_token_id is not None
-        self.pad_id = next(i for i in (tokenizer.pad_token_id, tokenizer.eos_token_id, 0) if i is not None)
+        self.pad_id = next(
+            i for i in (tokenizer.pad_token_id, tokenizer.eos_token_id, 0) if i is not None
+        )
         attention = getattr(self.lm.model.config, "_attn_implementation", None) or "eager"
         self.share_context = share_context and attention in {"eager", "sdpa"}
         self.attention_window = attention_window(self.lm.model.config)
         if self.share_context and getattr(self.lm.model.config, "attention_chunk_size", None):
-            logger.info("%s: chunked attention; candidates are scored on the left-padded path", self.lm.name)
+            logger.info(
+                "%s: chunked attention; candidates are scored on the left-padded path", self.lm.name
+            )
             self.share_context = False
         if self.lm.is_encoder_decoder:
             self._decoder_start = decoder_start_ids(self.lm.model)
         # What the tokenizer puts before any text (Llama's BOS; nothing for GPT-2) starts a causal context.
-        self._context_prefix = [] if self.lm.is_encoder_decoder else tokenizer("", verbose=False)["input_ids"]
+        self._context_prefix = (
+            [] if self.lm.is_encoder_decoder else tokenizer("", verbose=False)["input_ids"]
+        )
         parameters = inspect.signature(self.lm.model.forward).parameters
         # transformers 5 causal LMs take logits_to_keep; for one that does not, all logits are sliced.
         self._keeps_logits = "logits_to_keep" in parameters
@@ -286,7 +347,10 @@ class CandidateScorer:
             not self.lm.is_encoder_decoder
             and network.get_output_embeddings() is not None
             and network.get_decoder() is not network
-            and not any(getattr(config, name, None) for name in ("final_logit_softcapping", "logit_scale", "logits_scaling"))
+            and not any(
+                getattr(config, name, None)
+                for name in ("final_logit_softcapping", "logit_scale", "logits_scaling")
+            )
         )
 
     # -- encoding ------------------------------------------------------------------------------
@@ -294,39 +358,56 @@ class CandidateScorer:
     def _ids(self, texts: list[str]) -> list[list[int]]:
         return self.lm.tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]
 
-    def _encode(self, index: int, turns: list[str], candidates: list[str]) -> tuple[_EncodedQuestion, bool]:
+    def _encode(
+        self, index: int, turns: list[str], candidates: list[str]
+    ) -> tuple[_EncodedQuestion, bool]:
         tokenizer, limit = self.lm.tokenizer, self.lm.max_length
         context_text = self.turn_separator.join(turns)
         if self.lm.is_encoder_decoder:
             source = tokenizer(context_text, verbose=False)["input_ids"]
             targets = tokenizer(text_target=candidates, verbose=False)["input_ids"]
             if self.candidate_eos:
-                targets = [ids if ids and ids[-1] == tokenizer.eos_token_id else ids + [tokenizer.eos_token_id] for ids in targets]
+                targets = [
+                    ids
+                    if ids and ids[-1] == tokenizer.eos_token_id
+                    else ids + [tokenizer.eos_token_id]
+                    for ids in targets
+                ]
             truncated = len(source) > limit
             if truncated:  # keep the most recent turns and the template's first token (e.g. <s>)
-                source = source[:1] + source[len(source) - limit + 1:]
+                source = source[:1] + source[len(source) - limit + 1 :]
         else:
             source = self._context_prefix + self._ids([context_text + self.turn_separator])[0]
-            targets = [ids + [tokenizer.eos_token_id] if self.candidate_eos else ids for ids in self._ids(candidates)]
+            targets = [
+                ids + [tokenizer.eos_token_id] if self.candidate_eos else ids
+                for ids in self._ids(candidates)
+            ]
         for j, target in enumerate(targets):
             if len(target) >= limit:
                 raise ArgumentError(
-                    f"candidates[{index}][{j}]", f"has {len(target)} tokens; the model takes at most {limit} "
-                    "tokens per sequence, and the context needs at least one"
+                    f"candidates[{index}][{j}]",
+                    f"has {len(target)} tokens; the model takes at most {limit} "
+                    "tokens per sequence, and the context needs at least one",
                 )
         if not self.lm.is_encoder_decoder:
             budget = limit - max(len(t) for t in targets)
             truncated = len(source) > budget
             if truncated:  # keep the leading special tokens and the most recent turns
                 keep = max(budget - len(self._context_prefix), 1)
-                source = (self._context_prefix + source[len(source) - keep:])[-budget:]
+                source = (self._context_prefix + source[len(source) - keep :])[-budget:]
         distinct: dict[tuple[int, ...], int] = {}
-        candidate_targets = [distinct.setdefault(tuple(target), len(distinct)) for target in targets]
-        return _EncodedQuestion(index, source, [list(target) for target in distinct], candidate_targets), truncated
+        candidate_targets = [
+            distinct.setdefault(tuple(target), len(distinct)) for target in targets
+        ]
+        return _EncodedQuestion(
+            index, source, [list(target) for target in distinct], candidate_targets
+        ), truncated
 
     # -- forward passes ------------------------------------------------------------------------
 
-    def _causal_batch(self, questions: list[_EncodedQuestion]) -> list[tuple[np.ndarray, np.ndarray]]:
+    def _causal_batch(
+        self, questions: list[_EncodedQuestion]
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
         import torch
         import torch.nn.functional as F
 
@@ -338,22 +419,27 @@ class CandidateScorer:
         target_mask = torch.zeros((len(rows), keep), dtype=torch.bool)
         for r, (ids, length) in enumerate(rows):
             # Left padding puts every candidate at the end, so one slice of logits covers them all.
-            input_ids[r, width - len(ids):] = torch.tensor(ids)
-            attention_mask[r, width - len(ids):] = 1
-            target_mask[r, keep - length:] = True
+            input_ids[r, width - len(ids) :] = torch.tensor(ids)
+            attention_mask[r, width - len(ids) :] = 1
+            target_mask[r, keep - length :] = True
         position_ids = (attention_mask.cumsum(1) - 1).clamp(min=0)
         device = self.lm.device
-        inputs: dict[str, Any] = {"input_ids": input_ids.to(device), "attention_mask": attention_mask.to(device),
-                                  "position_ids": position_ids.to(device)}
+        inputs: dict[str, Any] = {
+            "input_ids": input_ids.to(device),
+            "attention_mask": attention_mask.to(device),
+            "position_ids": position_ids.to(device),
+        }
         if self._keeps_logits:
             inputs["logits_to_keep"] = keep + 1
-        logits = self.lm.model(**inputs).logits[:, -(keep + 1):-1]
-        targets = input_ids[:, width - keep:].to(device)
+        logits = self.lm.model(**inputs).logits[:, -(keep + 1) : -1]
+        targets = input_ids[:, width - keep :].to(device)
         token_nll = F.cross_entropy(logits.float().transpose(1, 2), targets, reduction="none")
         token_nll = token_nll.masked_fill(~target_mask.to(device), 0.0).double().cpu()
         return self._split(questions, token_nll.sum(1).numpy(), target_mask.sum(1).numpy())
 
-    def _causal_packed_batch(self, questions: list[_EncodedQuestion]) -> list[tuple[np.ndarray, np.ndarray]]:
+    def _causal_packed_batch(
+        self, questions: list[_EncodedQuestion]
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
         """One forward per batch with each question packed as ``context cand₁ cand₂ ...``.
 
         A 4D attention mask lets every candidate see the context and its own earlier tokens
@@ -373,7 +459,9 @@ class CandidateScorer:
         input_ids = torch.full((len(questions), width), self.pad_id, dtype=torch.long)
         position_ids = torch.zeros((len(questions), width), dtype=torch.long)
         allowed = torch.zeros((len(questions), width, width), dtype=torch.bool)
-        allowed[:, torch.arange(width), torch.arange(width)] = True  # a padding row must attend somewhere
+        allowed[:, torch.arange(width), torch.arange(width)] = (
+            True  # a padding row must attend somewhere
+        )
         rows: list[int] = []
         positions: list[int] = []
         target_tokens: list[int] = []
@@ -382,15 +470,23 @@ class CandidateScorer:
         for r, (q, total) in enumerate(zip(questions, totals)):
             offset, context_length = width - total, len(q.source)
             context_end = offset + context_length
-            input_ids[r, offset:] = torch.tensor(q.source + [token for target in q.targets for token in target])
+            input_ids[r, offset:] = torch.tensor(
+                q.source + [token for target in q.targets for token in target]
+            )
             position_ids[r, offset:context_end] = torch.arange(context_length)
-            allowed[r, offset:context_end, offset:context_end] = torch.ones(context_length, context_length).tril().bool()
+            allowed[r, offset:context_end, offset:context_end] = (
+                torch.ones(context_length, context_length).tril().bool()
+            )
             start = context_end
             for target in q.targets:
                 stop = start + len(target)
-                position_ids[r, start:stop] = torch.arange(context_length, context_length + len(target))
+                position_ids[r, start:stop] = torch.arange(
+                    context_length, context_length + len(target)
+                )
                 allowed[r, start:stop, offset:context_end] = True
-                allowed[r, start:stop, start:stop] = torch.ones(len(target), len(target)).tril().bool()
+                allowed[r, start:stop, start:stop] = (
+                    torch.ones(len(target), len(target)).tril().bool()
+                )
                 rows += [r] * len(target)
                 positions += [context_end - 1, *range(start, stop - 1)]
                 target_tokens += target
@@ -398,10 +494,19 @@ class CandidateScorer:
                 candidate += 1
                 start = stop
         dtype = model.dtype if model.dtype.is_floating_point else torch.float32
-        mask = torch.zeros(allowed.shape, dtype=dtype).masked_fill(~allowed, torch.finfo(dtype).min)[:, None]
-        inputs: dict[str, Any] = {"input_ids": input_ids.to(device), "attention_mask": mask.to(device),
-                                  "position_ids": position_ids.to(device), "use_cache": False}
-        row_index, position_index = torch.tensor(rows, device=device), torch.tensor(positions, device=device)
+        mask = torch.zeros(allowed.shape, dtype=dtype).masked_fill(
+            ~allowed, torch.finfo(dtype).min
+        )[:, None]
+        inputs: dict[str, Any] = {
+            "input_ids": input_ids.to(device),
+            "attention_mask": mask.to(device),
+            "position_ids": position_ids.to(device),
+            "use_cache": False,
+        }
+        row_index, position_index = (
+            torch.tensor(rows, device=device),
+            torch.tensor(positions, device=device),
+        )
         if self._head_on_hidden:
             # The output layer on the scored positions only: no (batch, length, vocabulary) tensor.
             hidden = model.get_decoder()(**inputs).last_hidden_state
@@ -409,14 +514,20 @@ class CandidateScorer:
         else:
             if self._keeps_logits:
                 inputs["logits_to_keep"] = window
-            logits = model(**inputs).logits[:, -window:][row_index, position_index - (width - window)]
-        token_nll = F.cross_entropy(logits.float(), torch.tensor(target_tokens, device=device), reduction="none")
+            logits = model(**inputs).logits[:, -window:][
+                row_index, position_index - (width - window)
+            ]
+        token_nll = F.cross_entropy(
+            logits.float(), torch.tensor(target_tokens, device=device), reduction="none"
+        )
         sums = torch.zeros(candidate, dtype=torch.float64, device=device)
         sums.index_add_(0, torch.tensor(owners, device=device), token_nll.double())
         counts = np.array([len(target) for q in questions for target in q.targets])
         return self._split(questions, sums.cpu().numpy(), counts)
 
-    def _seq2seq_batch(self, questions: list[_EncodedQuestion]) -> list[tuple[np.ndarray, np.ndarray]]:
+    def _seq2seq_batch(
+        self, questions: list[_EncodedQuestion]
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
         import torch
         import torch.nn.functional as F
 
@@ -434,32 +545,48 @@ class CandidateScorer:
             labels[r, : len(target)] = torch.tensor(target)
         labels = labels.to(device)
         # One encoder pass per context; every candidate of the question decodes against it.
-        encoded = model.get_encoder()(input_ids=source_ids.to(device), attention_mask=source_mask.to(device))
+        encoded = model.get_encoder()(
+            input_ids=source_ids.to(device), attention_mask=source_mask.to(device)
+        )
         encoded.last_hidden_state = encoded.last_hidden_state.index_select(0, owner)
         logits = model(
-            encoder_outputs=encoded, attention_mask=source_mask.to(device).index_select(0, owner),
+            encoder_outputs=encoded,
+            attention_mask=source_mask.to(device).index_select(0, owner),
             decoder_input_ids=shift_right(labels, *self._decoder_start),
         ).logits
-        token_nll = F.cross_entropy(logits.float().transpose(1, 2), labels, reduction="none", ignore_index=-100)
+        token_nll = F.cross_entropy(
+            logits.float().transpose(1, 2), labels, reduction="none", ignore_index=-100
+        )
         counts = (labels != -100).sum(1).cpu().numpy()
         return self._split(questions, token_nll.double().sum(1).cpu().numpy(), counts)
 
     @staticmethod
-    def _split(questions: list[_EncodedQuestion], sums: np.ndarray, counts: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    def _split(
+        questions: list[_EncodedQuestion], sums: np.ndarray, counts: np.ndarray
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per question, the scores of its candidates (a repeated candidate gets its one score)."""
         out, start = [], 0
         for q in questions:
             stop = start + len(q.targets)
             mapping = np.asarray(q.candidate_targets)
-            out.append((sums[start:stop].astype(np.float64)[mapping], counts[start:stop].astype(np.int64)[mapping]))
+            out.append(
+                (
+                    sums[start:stop].astype(np.float64)[mapping],
+                    counts[start:stop].astype(np.int64)[mapping],
+                )
+            )
             start = stop
         return out
 
     def _fits_window(self, questions: list[_EncodedQuestion]) -> bool:
         """Whether a packed batch is exact: no layer's attention window cuts any context + candidate."""
-        return self.attention_window is None or all(q.longest <= self.attention_window for q in questions)
+        return self.attention_window is None or all(
+            q.longest <= self.attention_window for q in questions
+        )
 
-    def score(self, contexts: Contexts, candidates: ResponseSets, progress: Progress | None = None) -> CandidateLosses:
+    def score(
+        self, contexts: Contexts, candidates: ResponseSets, progress: Progress | None = None
+    ) -> CandidateLosses:
         """Summed token NLL and token count of every candidate; see the class docstring.
 
         ``progress`` is called with the number of questions finished after each forward pass.
@@ -475,7 +602,10 @@ class CandidateScorer:
         # Longest first: similar lengths share a batch (little padding), and an out-of-memory
         # error shows in the first pass rather than at the end. Under split_work each process
         # runs every num_processes-th of these batches, each batch as one process would run it.
-        order = work_share(sorted(range(len(encoded)), key=lambda i: encoded[i].longest, reverse=True), self.batch_size)
+        order = work_share(
+            sorted(range(len(encoded)), key=lambda i: encoded[i].longest, reverse=True),
+            self.batch_size,
+        )
         scored: list[tuple[np.ndarray, np.ndarray]] = []
         with torch.inference_mode():
             for start in range(0, len(order), self.batch_size):

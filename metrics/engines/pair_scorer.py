@@ -14,6 +14,7 @@ one pair per forward this is slow, so the engine
 Callers stream through large inputs by scoring a chunk of pairs at a time (see
 :mod:`dialeval.metrics.nli_diversity.nli`), so memory stays bounded by the chunk, not by the corpus.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from dialeval.validation import ArgumentError, check_int
 if TYPE_CHECKING:
     from transformers import PreTrainedModel
 
+
 @dataclass
 class PairScoringStats:
     """Running counts, so a caller can report what the engine did."""
@@ -42,7 +44,9 @@ class PairScoringStats:
         return dict(vars(self))
 
 
-def load_pair_classifier(model: ModelSource, device: DeviceLike = None, dtype: str | None = None) -> LoadedModel[PreTrainedModel]:
+def load_pair_classifier(
+    model: ModelSource, device: DeviceLike = None, dtype: str | None = None
+) -> LoadedModel[PreTrainedModel]:
     """``model`` (Hub id, directory or :class:`~dialeval.hub.LoadedModel`) as a sequence-pair
     classifier, through :func:`dialeval.hub.load_model` (once per model, device and dtype)."""
     return load_model(model, "sequence_classification", device=device, dtype=dtype)
@@ -59,7 +63,9 @@ def _longest_first_lengths(first: int, second: int, budget: int) -> tuple[int, i
     return (shorter, longer) if first <= second else (longer, shorter)
 
 
-def _encode_with_backend(classifier: LoadedModel, firsts: list[str], seconds: list[str], stats: PairScoringStats) -> list[tuple]:
+def _encode_with_backend(
+    classifier: LoadedModel, firsts: list[str], seconds: list[str], stats: PairScoringStats
+) -> list[tuple]:
     """``(input_ids, token_type_ids)`` per pair from the fast tokenizer's Rust backend.
 
     Each distinct text is encoded once (not once per pair it is in) and cut to the model's limit,
@@ -95,17 +101,30 @@ def _encode_with_backend(classifier: LoadedModel, firsts: list[str], seconds: li
     return pairs
 
 
-def _encode_with_tokenizer(classifier: LoadedModel, firsts: list[str], seconds: list[str], stats: PairScoringStats) -> list[tuple]:
+def _encode_with_tokenizer(
+    classifier: LoadedModel, firsts: list[str], seconds: list[str], stats: PairScoringStats
+) -> list[tuple]:
     """The same for a tokenizer without a Rust backend: the tokenizer on each pair."""
     tokenizer, limit = classifier.tokenizer, classifier.max_length
     full = tokenizer(firsts, seconds, truncation=False, verbose=False)
-    pairs = [(full["input_ids"][i], full["token_type_ids"][i] if "token_type_ids" in full else None) for i in range(len(firsts))]
+    pairs = [
+        (full["input_ids"][i], full["token_type_ids"][i] if "token_type_ids" in full else None)
+        for i in range(len(firsts))
+    ]
     too_long = [i for i, (ids, _) in enumerate(pairs) if len(ids) > limit]
     if too_long:
         stats.num_truncated += len(too_long)
-        cut = tokenizer([firsts[i] for i in too_long], [seconds[i] for i in too_long], truncation="longest_first", max_length=limit)
+        cut = tokenizer(
+            [firsts[i] for i in too_long],
+            [seconds[i] for i in too_long],
+            truncation="longest_first",
+            max_length=limit,
+        )
         for j, i in enumerate(too_long):
-            pairs[i] = (cut["input_ids"][j], cut["token_type_ids"][j] if "token_type_ids" in cut else None)
+            pairs[i] = (
+                cut["input_ids"][j],
+                cut["token_type_ids"][j] if "token_type_ids" in cut else None,
+            )
     return pairs
 
 
@@ -126,7 +145,10 @@ def _padded_batch(pairs: list[tuple], pad_id: int, with_type_ids: bool) -> dict:
         attention_mask[row, : len(ids)] = 1
         if type_ids is not None and types is not None:
             type_ids[row, : len(types)] = types
-    batch = {"input_ids": torch.from_numpy(input_ids), "attention_mask": torch.from_numpy(attention_mask)}
+    batch = {
+        "input_ids": torch.from_numpy(input_ids),
+        "attention_mask": torch.from_numpy(attention_mask),
+    }
     if type_ids is not None:
         batch["token_type_ids"] = torch.from_numpy(type_ids)
     return batch
@@ -152,29 +174,47 @@ def score_pairs(
     import torch
 
     if len(firsts) != len(seconds):
-        raise ArgumentError("firsts", f"and `seconds` must have the same length, got {len(firsts)} and {len(seconds)}")
+        raise ArgumentError(
+            "firsts",
+            f"and `seconds` must have the same length, got {len(firsts)} and {len(seconds)}",
+        )
     if activation not in {"softmax", "sigmoid", "none"}:
-        raise ArgumentError("activation", f"must be 'softmax', 'sigmoid' or 'none', got {activation!r}")
+        raise ArgumentError(
+            "activation", f"must be 'softmax', 'sigmoid' or 'none', got {activation!r}"
+        )
     check_int(batch_size, "batch_size")
     stats = stats if stats is not None else PairScoringStats()
     num_labels = classifier.model.config.num_labels
-    if num_labels is None:  # transformers fills id2label in for every config it builds; a caller may reset it
-        raise ArgumentError("classifier", "has no labels: its config's id2label is None; set it (one name per output)")
+    if (
+        num_labels is None
+    ):  # transformers fills id2label in for every config it builds; a caller may reset it
+        raise ArgumentError(
+            "classifier",
+            "has no labels: its config's id2label is None; set it (one name per output)",
+        )
     if not firsts:
         return np.zeros((0, num_labels))
 
     unique: dict[tuple[str, str], int] = {}
-    row_of_pair = np.array([unique.setdefault(pair, len(unique)) for pair in zip(firsts, seconds)], dtype=np.int64)
+    row_of_pair = np.array(
+        [unique.setdefault(pair, len(unique)) for pair in zip(firsts, seconds)], dtype=np.int64
+    )
     distinct = list(unique)
     stats.num_pairs += len(firsts)
     stats.num_unique_pairs += len(distinct)
 
     tokenizer, model = classifier.tokenizer, classifier.model
-    encode = _encode_with_backend if getattr(tokenizer, "backend_tokenizer", None) is not None else _encode_with_tokenizer
+    encode = (
+        _encode_with_backend
+        if getattr(tokenizer, "backend_tokenizer", None) is not None
+        else _encode_with_tokenizer
+    )
     encoded = encode(classifier, [a for a, _ in distinct], [b for _, b in distinct], stats)
     with_type_ids = "token_type_ids" in getattr(tokenizer, "model_input_names", ())
     pad_id = classifier.pad_token_id
-    order = work_share(sorted(range(len(distinct)), key=lambda i: len(encoded[i][0]), reverse=True), batch_size)
+    order = work_share(
+        sorted(range(len(distinct)), key=lambda i: len(encoded[i][0]), reverse=True), batch_size
+    )
     non_blocking = classifier.device.type == "cuda"
     announce_work(progress, len(order), "pair")
     outputs = []
@@ -184,7 +224,9 @@ def score_pairs(
             batch = _padded_batch([encoded[i] for i in members], pad_id, with_type_ids)
             if non_blocking:
                 batch = {key: value.pin_memory() for key, value in batch.items()}
-            logits = model(**{k: v.to(classifier.device, non_blocking=non_blocking) for k, v in batch.items()}).logits.float()
+            logits = model(
+                **{k: v.to(classifier.device, non_blocking=non_blocking) for k, v in batch.items()}
+            ).logits.float()
             if activation == "softmax":
                 logits = logits.softmax(dim=-1)
             elif activation == "sigmoid":

@@ -13,6 +13,7 @@ A set with repeated elements can be given as its distinct elements and their cou
 (:func:`similarity_to_diversity`'s ``counts``): the mean over the multiset's pairs then scores
 each distinct pair once, so 10,000 copies of one response need one similarity call, not 5*10^7.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
@@ -30,7 +31,9 @@ Item = TypeVar("Item")
 
 
 def similarity_to_diversity(
-    items: Sequence[Item], similarity: Callable[[Item, Item], float], counts: Sequence[int] | None = None
+    items: Sequence[Item],
+    similarity: Callable[[Item, Item], float],
+    counts: Sequence[int] | None = None,
 ) -> float:
     """Negated mean of ``similarity(items[i], items[j])`` over all pairs ``i > j``.
 
@@ -51,14 +54,18 @@ def similarity_to_diversity(
     """
     require_collection(items, "items", "a list of the set's elements")
     if not callable(similarity):
-        raise ArgumentError("similarity", f"must be a function of two items, got {type(similarity).__name__}")
+        raise ArgumentError(
+            "similarity", f"must be a function of two items, got {type(similarity).__name__}"
+        )
     if counts is None:
         counts = [1] * len(items)
     else:
         require_collection(counts, "counts", "one positive int per item")
         counts = list(counts)
         if len(counts) != len(items):
-            raise ArgumentError("counts", f"must hold one count per item ({len(items)}), got {len(counts)}")
+            raise ArgumentError(
+                "counts", f"must hold one count per item ({len(items)}), got {len(counts)}"
+            )
         for index, count in enumerate(counts):
             if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
                 raise ArgumentError(f"counts[{index}]", f"must be a positive int, got {count!r}")
@@ -68,7 +75,9 @@ def similarity_to_diversity(
     pairs = [(i, j) for i in range(len(items)) for j in range(i)]
     scores = [similarity(items[i], items[j]) for i, j in pairs]
     if not np.isfinite(scores).all():
-        raise ArgumentError("similarity", "gave a non-finite value (NaN or infinite) for a pair of `items`")
+        raise ArgumentError(
+            "similarity", "gave a non-finite value (NaN or infinite) for a pair of `items`"
+        )
     if size == len(items):  # nothing repeats: the released plain mean
         return -float(np.mean(scores))
     weights = np.array([counts[i] * counts[j] for i, j in pairs], dtype=np.float64)
@@ -77,7 +86,9 @@ def similarity_to_diversity(
         if count > 1:
             self_similarity = float(similarity(item, item))
             if not np.isfinite(self_similarity):
-                raise ArgumentError("similarity", "gave a non-finite value (NaN or infinite) for a pair of `items`")
+                raise ArgumentError(
+                    "similarity", "gave a non-finite value (NaN or infinite) for a pair of `items`"
+                )
             total += count * (count - 1) // 2 * self_similarity
     return -total / (size * (size - 1) // 2)
 
@@ -89,13 +100,19 @@ def diversity_from_similarity_matrix(similarity_matrix: ArrayLike) -> float:
     """
     matrix = as_float_array(similarity_matrix, "similarity_matrix")
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
-        raise ArgumentError("similarity_matrix", f"must be a square 2-D array, got shape {matrix.shape}")
+        raise ArgumentError(
+            "similarity_matrix", f"must be a square 2-D array, got shape {matrix.shape}"
+        )
     if matrix.shape[0] < 2:
-        raise ArgumentError("similarity_matrix", f"must be at least 2x2 to hold a pair, got {matrix.shape}")
+        raise ArgumentError(
+            "similarity_matrix", f"must be at least 2x2 to hold a pair, got {matrix.shape}"
+        )
     rows, cols = np.tril_indices(matrix.shape[0], k=-1)
     pairs = matrix[rows, cols]
     if not np.isfinite(pairs).all():
-        raise ArgumentError("similarity_matrix", "holds NaN or infinite similarities off the diagonal")
+        raise ArgumentError(
+            "similarity_matrix", "holds NaN or infinite similarities off the diagonal"
+        )
     return -float(np.mean(pairs))
 
 
@@ -152,13 +169,19 @@ class UnitSimilarity:
         return matrix
 
 
-def units_of(items: Sequence[Item], key: Callable[[Item], Hashable] | None = None) -> tuple[list[Item], np.ndarray]:
+def units_of(
+    items: Sequence[Item], key: Callable[[Item], Hashable] | None = None
+) -> tuple[list[Item], np.ndarray]:
     """The distinct items (by ``key(item)``, default the item) in order of first occurrence, and
     the unit of each item."""
     unit_index: dict[Hashable, int] = {}
     unit_of_item = np.fromiter(
-        (unit_index.setdefault(item if key is None else key(item), len(unit_index)) for item in items),
-        dtype=np.intp, count=len(items),
+        (
+            unit_index.setdefault(item if key is None else key(item), len(unit_index))
+            for item in items
+        ),
+        dtype=np.intp,
+        count=len(items),
     )
     first: dict[int, Item] = {}
     for item, unit in zip(items, unit_of_item.tolist()):

@@ -16,6 +16,7 @@ another system's responses can move a figure by about 1e-7 relative against the 
 Outside the block nothing is kept between calls (a fresh store serves one call), so a long
 training loop or DTG never grows a cache it did not ask for.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -24,8 +25,9 @@ from collections.abc import Callable, Hashable, Iterator
 
 import numpy as np
 
-_ACTIVE: contextvars.ContextVar[dict[Hashable, VectorStore] | None] = contextvars.ContextVar("dialeval_shared_outputs",
-                                                                                              default=None)
+_ACTIVE: contextvars.ContextVar[dict[Hashable, VectorStore] | None] = contextvars.ContextVar(
+    "dialeval_shared_outputs", default=None
+)
 
 
 class VectorStore:
@@ -46,7 +48,9 @@ class VectorStore:
         """Store ``vectors[i]`` for ``texts[i]`` (distinct texts, none stored yet)."""
         vectors = np.asarray(vectors, dtype=np.float32)
         if vectors.ndim != 2 or len(vectors) != len(texts):
-            raise ValueError(f"expected one vector per text ({len(texts)}), got shape {vectors.shape}")
+            raise ValueError(
+                f"expected one vector per text ({len(texts)}), got shape {vectors.shape}"
+            )
         if not texts:
             return
         start = len(self._row)
@@ -68,7 +72,11 @@ class VectorStore:
         if self._matrix is None:
             return np.zeros((0, 0), dtype=np.float32)
         rows = self.rows(texts)
-        if len(rows) and rows[-1] - rows[0] == len(rows) - 1 and np.array_equal(rows, np.arange(rows[0], rows[-1] + 1)):
+        if (
+            len(rows)
+            and rows[-1] - rows[0] == len(rows) - 1
+            and np.array_equal(rows, np.arange(rows[0], rows[-1] + 1))
+        ):
             view = self._matrix[rows[0] : rows[-1] + 1]
             view.flags.writeable = False
             return view
@@ -98,8 +106,12 @@ def vector_store(key: Hashable) -> VectorStore:
     return stores.setdefault(key, VectorStore())
 
 
-def stored_vectors(key: Hashable, texts: list[str], encode: Callable[[list[str]], np.ndarray],
-                   announce: Callable[[int], object] | None = None) -> np.ndarray:
+def stored_vectors(
+    key: Hashable,
+    texts: list[str],
+    encode: Callable[[list[str]], np.ndarray],
+    announce: Callable[[int], object] | None = None,
+) -> np.ndarray:
     """The vectors of ``texts`` (float32, one row per text), running ``encode`` only on the
     distinct texts the store for ``key`` does not hold yet (``announce(n)`` first says how many)."""
     store = vector_store(key)

@@ -19,6 +19,7 @@ reference implementation has no such order. The expectation is computed as
 The evaluate module is ``expectation_adjusted_distinct.py`` beside this file; its card is
 ``README.md`` (the default ``V`` and every difference from the reference implementation).
 """
+
 from __future__ import annotations
 
 import math
@@ -69,11 +70,19 @@ def _check_vocabulary(vocab_size, vocab_texts, tokenizer) -> int:
     if vocab_texts is None:
         return check_int(vocab_size, "vocab_size")
     if vocab_size is not None:
-        raise ArgumentError("vocab_texts", "is given along with `vocab_size`: give `vocab_size` or `vocab_texts`, not both "
-                            "(pass vocab_size=None with vocab_texts)")
+        raise ArgumentError(
+            "vocab_texts",
+            "is given along with `vocab_size`: give `vocab_size` or `vocab_texts`, not both "
+            "(pass vocab_size=None with vocab_texts)",
+        )
     vocab_texts = check_corpus(vocab_texts, "vocab_texts", allow_empty=True)
-    vocabulary = {token for tokens in tokenize_corpus(list(dict.fromkeys(vocab_texts)), tokenizer,
-                                                                  source=vocab_texts, argument="vocab_texts") for token in tokens}
+    vocabulary = {
+        token
+        for tokens in tokenize_corpus(
+            list(dict.fromkeys(vocab_texts)), tokenizer, source=vocab_texts, argument="vocab_texts"
+        )
+        for token in tokens
+    }
     if not vocabulary:
         raise ArgumentError("vocab_texts", "holds no tokens: V would be 0")
     return len(vocabulary)
@@ -95,8 +104,12 @@ def _ngram_totals(responses: list[str], n: int, tokenizer) -> tuple[int, int]:
 def _ead(responses: list[str], n: int, vocab_size: int, tokenizer) -> dict:
     num_distinct, num_ngrams = _ngram_totals(responses, n, tokenizer)
     expected = expected_distinct(num_ngrams, vocab_size, n)
-    return {"ead": num_distinct / expected if expected else 0.0, "distinct": num_distinct / num_ngrams if num_ngrams else 0.0,
-            "num_distinct_ngrams": num_distinct, "num_ngrams": num_ngrams}
+    return {
+        "ead": num_distinct / expected if expected else 0.0,
+        "distinct": num_distinct / num_ngrams if num_ngrams else 0.0,
+        "num_distinct_ngrams": num_distinct,
+        "num_ngrams": num_ngrams,
+    }
 
 
 def expectation_adjusted_distinct(
@@ -156,15 +169,30 @@ def expectation_adjusted_distinct_scores(
     if split_scope(predictions, "predictions") == "corpus":
         corpus = check_corpus(predictions, "predictions", allow_empty=allow_empty)
         size = _check_vocabulary(vocab_size, vocab_texts, tokenizer)
-        return {"scope": "corpus", **_ead(corpus, n, size, tokenizer), "n": n, "vocab_size": size,
-                "num_responses": len(corpus)}
+        return {
+            "scope": "corpus",
+            **_ead(corpus, n, size, tokenizer),
+            "n": n,
+            "vocab_size": size,
+            "num_responses": len(corpus),
+        }
     sets = check_response_sets(predictions, "predictions", allow_empty=allow_empty)
     size = _check_vocabulary(vocab_size, vocab_texts, tokenizer)
     per_set = [_ead(responses, n, size, tokenizer) for responses in sets]
-    return {"scope": "response_set", "ead": float(np.mean([row["ead"] for row in per_set])),
-            "distinct": float(np.mean([row["distinct"] for row in per_set])), "n": n, "vocab_size": size,
-            "num_sets": len(per_set), "per_set": per_set}
+    return {
+        "scope": "response_set",
+        "ead": float(np.mean([row["ead"] for row in per_set])),
+        "distinct": float(np.mean([row["distinct"] for row in per_set])),
+        "n": n,
+        "vocab_size": size,
+        "num_sets": len(per_set),
+        "per_set": per_set,
+    }
 
 
-__all__ = ["DEFAULT_VOCAB_SIZE", "expectation_adjusted_distinct", "expectation_adjusted_distinct_scores",
-           "expected_distinct"]
+__all__ = [
+    "DEFAULT_VOCAB_SIZE",
+    "expectation_adjusted_distinct",
+    "expectation_adjusted_distinct_scores",
+    "expected_distinct",
+]

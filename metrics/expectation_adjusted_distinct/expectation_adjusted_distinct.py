@@ -3,6 +3,7 @@
 A thin wrapper of :func:`dialeval.metrics.expectation_adjusted_distinct.expectation_adjusted_distinct_scores`;
 see README.md (the metric card).
 """
+
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
 import evaluate
@@ -57,14 +58,29 @@ class ExpectationAdjustedDistinct(ResponsesMetric):
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             features=self.prediction_features(),
-            reference_urls=["https://aclanthology.org/2022.acl-short.86",
-                            "https://github.com/lsy641/Expectation-Adjusted-Distinct"],
+            reference_urls=[
+                "https://aclanthology.org/2022.acl-short.86",
+                "https://github.com/lsy641/Expectation-Adjusted-Distinct",
+            ],
         )
 
-    def _compute(self, predictions, n=1, vocab_size=DEFAULT_VOCAB_SIZE, vocab_texts=None, tokenizer="casual",
-                 allow_empty=False):
-        return expectation_adjusted_distinct_scores(predictions, n=n, vocab_size=vocab_size, vocab_texts=vocab_texts,
-                                                    tokenizer=tokenizer, allow_empty=allow_empty)
+    def _compute(
+        self,
+        predictions,
+        n=1,
+        vocab_size=DEFAULT_VOCAB_SIZE,
+        vocab_texts=None,
+        tokenizer="casual",
+        allow_empty=False,
+    ):
+        return expectation_adjusted_distinct_scores(
+            predictions,
+            n=n,
+            vocab_size=vocab_size,
+            vocab_texts=vocab_texts,
+            tokenizer=tokenizer,
+            allow_empty=allow_empty,
+        )
 
 
 #: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).

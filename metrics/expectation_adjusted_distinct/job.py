@@ -1,4 +1,5 @@
 """``dialeval evaluate``'s EAD step: per response set (and their mean), or of the whole corpus."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -17,8 +18,13 @@ class EADOptions:
     """Settings of the EAD step."""
 
     ead_n: int = field(default=1, metadata=option("--ead-n", help="n-gram order of EAD"))
-    ead_vocab_size: int = field(default=DEFAULT_VOCAB_SIZE, metadata=option(
-        "--ead-vocab-size", help="EAD's vocabulary size V (BERT's 30,522 by default; use your generator's)"))
+    ead_vocab_size: int = field(
+        default=DEFAULT_VOCAB_SIZE,
+        metadata=option(
+            "--ead-vocab-size",
+            help="EAD's vocabulary size V (BERT's 30,522 by default; use your generator's)",
+        ),
+    )
 
     def __post_init__(self):
         check_int(self.ead_n, "ead_n")  # before any step runs
@@ -27,9 +33,12 @@ class EADOptions:
 
 def _ead(data: JobData, model, options, progress) -> StepOutcome:
     with arguments_named({"n": "ead_n", "vocab_size": "ead_vocab_size"}):
-        result = expectation_adjusted_distinct_scores(data.sets if data.sets is not None else data.responses,
-                                                      n=options.ead_n, vocab_size=options.ead_vocab_size,
-                                                      allow_empty=options.allow_empty)
+        result = expectation_adjusted_distinct_scores(
+            data.sets if data.sets is not None else data.responses,
+            n=options.ead_n,
+            vocab_size=options.ead_vocab_size,
+            allow_empty=options.allow_empty,
+        )
     progress(data.num_units)
     summary = {key: result[key] for key in ("ead", "distinct", "n", "vocab_size")}
     if result["scope"] == "corpus":

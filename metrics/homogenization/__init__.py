@@ -16,6 +16,7 @@ get the package's number).
 
 The evaluate module is ``homogenization.py`` beside this file; its card is ``README.md``.
 """
+
 from __future__ import annotations
 
 import os
@@ -35,8 +36,11 @@ MEASURES = ("rougel", "bleu", "bertscore")
 #: The ``diversity`` package's BERTScore model.
 DEFAULT_HOMOGENIZATION_MODEL = "microsoft/deberta-base-mnli"
 # bert_score.utils.model2layers: the layer bert_score (and so the package) uses for these models.
-_BERT_SCORE_LAYERS = {DEFAULT_HOMOGENIZATION_MODEL: 9, "microsoft/deberta-large-mnli": 18,
-                      "microsoft/deberta-xlarge-mnli": 40}
+_BERT_SCORE_LAYERS = {
+    DEFAULT_HOMOGENIZATION_MODEL: 9,
+    "microsoft/deberta-large-mnli": 18,
+    "microsoft/deberta-xlarge-mnli": 40,
+}
 
 
 def _check_options(measure, use_stemmer, progress) -> None:
@@ -44,7 +48,10 @@ def _check_options(measure, use_stemmer, progress) -> None:
         raise ArgumentError("measure", f"must be one of {MEASURES}, got {measure!r}")
     check_flag(use_stemmer, "use_stemmer")
     if progress is not None and not callable(progress):
-        raise ArgumentError("progress", f"must be a callable (e.g. tqdm's update) or None, got {type(progress).__name__}")
+        raise ArgumentError(
+            "progress",
+            f"must be a callable (e.g. tqdm's update) or None, got {type(progress).__name__}",
+        )
 
 
 #: Distinct texts of one corpus or set above which BERTScore homogenization is refused: the engine
@@ -53,23 +60,43 @@ def _check_options(measure, use_stemmer, progress) -> None:
 MAX_BERTSCORE_TEXTS = 10_000
 
 
-def _bertscore_homogenization(response_sets, model, num_layers, batch_size, device, dtype, allow_empty, progress,
-                              argument="predictions"):
+def _bertscore_homogenization(
+    response_sets,
+    model,
+    num_layers,
+    batch_size,
+    device,
+    dtype,
+    allow_empty,
+    progress,
+    argument="predictions",
+):
     from dialeval.metrics.similarity_diversity.bertscore import compute_bertscore_matrices
 
     for index, response_set in enumerate(response_sets):
         distinct = len({text.strip() for text in response_set})
         if distinct > MAX_BERTSCORE_TEXTS:
             where = argument if len(response_sets) == 1 else f"{argument}[{index}]"
-            raise ArgumentError(where, f"holds {distinct:,} distinct texts: BERTScore homogenization keeps a dense "
-                             f"{distinct:,} x {distinct:,} matrix ({distinct * distinct * 8 / 2**30:.1f} GiB), so it takes at "
-                             f"most {MAX_BERTSCORE_TEXTS:,}; score a sample, or use measure='rougel' or 'bleu'")
+            raise ArgumentError(
+                where,
+                f"holds {distinct:,} distinct texts: BERTScore homogenization keeps a dense "
+                f"{distinct:,} x {distinct:,} matrix ({distinct * distinct * 8 / 2**30:.1f} GiB), so it takes at "
+                f"most {MAX_BERTSCORE_TEXTS:,}; score a sample, or use measure='rougel' or 'bleu'",
+            )
     model = DEFAULT_HOMOGENIZATION_MODEL if model is None else model
     if num_layers is None:
         num_layers = _BERT_SCORE_LAYERS.get(model)
-    result = compute_bertscore_matrices(response_sets, model=model, num_layers=num_layers, rescale_with_baseline=False,
-                                        batch_size=batch_size, device=device, dtype=dtype, allow_empty=allow_empty,
-                                        progress=progress)
+    result = compute_bertscore_matrices(
+        response_sets,
+        model=model,
+        num_layers=num_layers,
+        rescale_with_baseline=False,
+        batch_size=batch_size,
+        device=device,
+        dtype=dtype,
+        allow_empty=allow_empty,
+        progress=progress,
+    )
     scores = []
     for units in result.unit_similarities:
         counts = units.counts.astype(float)
@@ -81,7 +108,9 @@ def _bertscore_homogenization(response_sets, model, num_layers, batch_size, devi
     return scores
 
 
-def _lexical_homogenization(texts: list[str], measure: str, use_stemmer: bool, workers: int, progress) -> float:
+def _lexical_homogenization(
+    texts: list[str], measure: str, use_stemmer: bool, workers: int, progress
+) -> float:
     size = len(texts)
     if measure == "rougel":
         return rouge_l_pair_sum(texts, use_stemmer, workers, progress) / (size * (size - 1))
@@ -114,15 +143,31 @@ def homogenization_per_set(
     _check_options(measure, use_stemmer, progress)
     workers = _workers(workers)
     if isinstance(response_sets, (str, bytes)) or not isinstance(response_sets, (list, tuple)):
-        raise ArgumentError("response_sets", "must be a list of response sets (lists of strings), got "
-                         f"{type(response_sets).__name__}")
+        raise ArgumentError(
+            "response_sets",
+            "must be a list of response sets (lists of strings), got "
+            f"{type(response_sets).__name__}",
+        )
     if not response_sets:
         raise ArgumentError("response_sets", "is empty: give at least one response set")
-    sets = [check_response_set(responses, f"response_sets[{index}]", min_size=2, allow_empty=allow_empty)
-            for index, responses in enumerate(response_sets)]
+    sets = [
+        check_response_set(
+            responses, f"response_sets[{index}]", min_size=2, allow_empty=allow_empty
+        )
+        for index, responses in enumerate(response_sets)
+    ]
     if measure == "bertscore":
-        return _bertscore_homogenization(sets, model, num_layers, batch_size, device, dtype, allow_empty, progress,
-                                         argument="response_sets")
+        return _bertscore_homogenization(
+            sets,
+            model,
+            num_layers,
+            batch_size,
+            device,
+            dtype,
+            allow_empty,
+            progress,
+            argument="response_sets",
+        )
     announce_work(progress, len(sets), "set")
     scores = []
     for responses in sets:
@@ -173,32 +218,78 @@ def homogenization(
     workers = _workers(workers)
     texts = check_response_set(texts, "texts", min_size=2, allow_empty=allow_empty)
     if measure == "bertscore":
-        return _bertscore_homogenization([texts], model, num_layers, batch_size, device, dtype, allow_empty, progress,
-                                         argument="texts")[0]
+        return _bertscore_homogenization(
+            [texts],
+            model,
+            num_layers,
+            batch_size,
+            device,
+            dtype,
+            allow_empty,
+            progress,
+            argument="texts",
+        )[0]
     if measure == "rougel":
         announce_work(progress, len(set(texts)), "text")
     return _lexical_homogenization(texts, measure, use_stemmer, workers, progress)
 
 
-def homogenization_score(predictions, measure: str = "rougel", use_stemmer: bool = False, model: str | None = None,
-                         num_layers: int | None = None, batch_size: int = 64, device=None, dtype: str | None = None,
-                         workers: int = 1, allow_empty: bool = False, progress=None) -> dict:
+def homogenization_score(
+    predictions,
+    measure: str = "rougel",
+    use_stemmer: bool = False,
+    model: str | None = None,
+    num_layers: int | None = None,
+    batch_size: int = 64,
+    device=None,
+    dtype: str | None = None,
+    workers: int = 1,
+    allow_empty: bool = False,
+    progress=None,
+) -> dict:
     """The figures of the evaluate module: one score for a corpus (a flat list), or per set and their mean."""
-    options = dict(measure=measure, use_stemmer=use_stemmer, model=model, num_layers=num_layers, batch_size=batch_size,
-                   device=device, dtype=dtype, workers=workers, allow_empty=allow_empty, progress=progress)
+    options = dict(
+        measure=measure,
+        use_stemmer=use_stemmer,
+        model=model,
+        num_layers=num_layers,
+        batch_size=batch_size,
+        device=device,
+        dtype=dtype,
+        workers=workers,
+        allow_empty=allow_empty,
+        progress=progress,
+    )
     described = {"measure": measure}
     if measure == "bertscore":
         described["model"] = DEFAULT_HOMOGENIZATION_MODEL if model is None else model
     if split_scope(predictions, "predictions") == "corpus":
         corpus = check_response_set(predictions, "predictions", min_size=2, allow_empty=allow_empty)
-        return {"scope": "corpus", "homogenization": homogenization(corpus, **options), **described,
-                "num_responses": len(corpus)}
-    sets = [check_response_set(responses, f"predictions[{index}]", min_size=2, allow_empty=allow_empty)
-            for index, responses in enumerate(predictions)]
+        return {
+            "scope": "corpus",
+            "homogenization": homogenization(corpus, **options),
+            **described,
+            "num_responses": len(corpus),
+        }
+    sets = [
+        check_response_set(responses, f"predictions[{index}]", min_size=2, allow_empty=allow_empty)
+        for index, responses in enumerate(predictions)
+    ]
     per_set = homogenization_per_set(sets, **options)
-    return {"scope": "response_set", "homogenization": sum(per_set) / len(per_set), **described,
-            "num_sets": len(per_set), "per_set": [{"homogenization": value} for value in per_set]}
+    return {
+        "scope": "response_set",
+        "homogenization": sum(per_set) / len(per_set),
+        **described,
+        "num_sets": len(per_set),
+        "per_set": [{"homogenization": value} for value in per_set],
+    }
 
 
-__all__ = ["DEFAULT_HOMOGENIZATION_MODEL", "MEASURES", "homogenization", "homogenization_per_set",
-           "homogenization_score", "rouge_tokens"]
+__all__ = [
+    "DEFAULT_HOMOGENIZATION_MODEL",
+    "MEASURES",
+    "homogenization",
+    "homogenization_per_set",
+    "homogenization_score",
+    "rouge_tokens",
+]

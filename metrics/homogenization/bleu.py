@@ -17,6 +17,7 @@ matrix ``B_t = [C >= t]`` gives ``sum_j m_j min(C[j], C[i]) = (B_t B_t^T m)[i]``
 memory in the number of n-grams). Texts with the same tokens are scored once and weighted by
 their multiplicity ``m``.
 """
+
 from __future__ import annotations
 
 import math
@@ -41,7 +42,12 @@ def tokenize_13a(line: str) -> tuple[str, ...]:
     """evaluate's ``Tokenizer13a()(line)`` (sacrebleu's ``13a``), as a tuple."""
     line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
     if "&" in line:
-        line = line.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+        line = (
+            line.replace("&quot;", '"')
+            .replace("&amp;", "&")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+        )
     line = f" {line} "
     for pattern, replacement in _13A_RULES:
         line = pattern.sub(replacement, line)
@@ -93,7 +99,9 @@ def bleu_against_each(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     some_zero = np.zeros(len(units), dtype=bool)
     for order in range(1, MAX_ORDER + 1):
         ngrams_of = np.maximum(lengths - order + 1, 0)
-        matches = clipped_match_sums(units, counts, order) - ngrams_of  # less each text against itself
+        matches = (
+            clipped_match_sums(units, counts, order) - ngrams_of
+        )  # less each text against itself
         possible = counts @ ngrams_of - ngrams_of
         with np.errstate(invalid="ignore", divide="ignore"):
             precision = np.where(possible > 0, matches / possible, 0.0)

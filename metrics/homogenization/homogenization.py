@@ -3,6 +3,7 @@
 A thin wrapper of :func:`dialeval.metrics.homogenization.homogenization_score`; see README.md
 (the metric card).
 """
+
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
 import evaluate
@@ -61,14 +62,37 @@ class Homogenization(ResponsesMetric):
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             features=self.prediction_features(),
-            reference_urls=["https://github.com/cshaib/diversity", "https://arxiv.org/abs/2309.05196"],
+            reference_urls=[
+                "https://github.com/cshaib/diversity",
+                "https://arxiv.org/abs/2309.05196",
+            ],
         )
 
-    def _compute(self, predictions, measure="rougel", use_stemmer=False, model=None, num_layers=None, batch_size=64,
-                 device=None, dtype=None, workers=1, allow_empty=False):
-        return homogenization_score(predictions, measure=measure, use_stemmer=use_stemmer, model=model,
-                                    num_layers=num_layers, batch_size=batch_size, device=device, dtype=dtype,
-                                    workers=workers, allow_empty=allow_empty)
+    def _compute(
+        self,
+        predictions,
+        measure="rougel",
+        use_stemmer=False,
+        model=None,
+        num_layers=None,
+        batch_size=64,
+        device=None,
+        dtype=None,
+        workers=1,
+        allow_empty=False,
+    ):
+        return homogenization_score(
+            predictions,
+            measure=measure,
+            use_stemmer=use_stemmer,
+            model=model,
+            num_layers=num_layers,
+            batch_size=batch_size,
+            device=device,
+            dtype=dtype,
+            workers=workers,
+            allow_empty=allow_empty,
+        )
 
 
 #: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).

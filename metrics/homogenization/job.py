@@ -1,4 +1,5 @@
 """``dialeval evaluate``'s homogenization steps (ROUGE-L, BLEU, BERTScore): per response set, or of the whole corpus."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -19,30 +20,56 @@ class HomogenizationOptions:
     """The encoders of BERTScore homogenization (its own flag: the package's default model is not BERTScore diversity's)."""
 
     homogenization_models: list[str] = model_list_field(
-        "--homogenization-model", DEFAULT_HOMOGENIZATION_MODEL,
-        "encoder for BERTScore homogenization (the diversity package's default; bert_score's layer for it)")
+        "--homogenization-model",
+        DEFAULT_HOMOGENIZATION_MODEL,
+        "encoder for BERTScore homogenization (the diversity package's default; bert_score's layer for it)",
+    )
 
 
 def _homogenization(measure: str):
     def run(data: JobData, model, options, progress) -> StepOutcome:
         check_pairwise_corpus(f"homogenization_{measure}", data, options)
-        result = homogenization_score(data.sets if data.sets is not None else data.responses, measure=measure, model=model,
-                                      batch_size=options.batch_size, device=options.device,
-                                      allow_empty=options.allow_empty, progress=progress)
+        result = homogenization_score(
+            data.sets if data.sets is not None else data.responses,
+            measure=measure,
+            model=model,
+            batch_size=options.batch_size,
+            device=options.device,
+            allow_empty=options.allow_empty,
+            progress=progress,
+        )
         figure = f"homogenization_{measure}"
         summary = {figure: result["homogenization"]}
         if model is not None:
             summary["model"] = model
         per_set = result.get("per_set")
-        return StepOutcome(summary, None if per_set is None else [{figure: row["homogenization"]} for row in per_set])
+        return StepOutcome(
+            summary,
+            None if per_set is None else [{figure: row["homogenization"]} for row in per_set],
+        )
 
     return run
 
 
 STEPS = (
-    JobStep("homogenization_rougel", ("response_set", "corpus"), _homogenization("rougel"), options=(JobOptions,)),
-    JobStep("homogenization_bleu", ("response_set", "corpus"), _homogenization("bleu"), options=(JobOptions,)),
-    JobStep("homogenization_bertscore", ("response_set", "corpus"), _homogenization("bertscore"),
-            options=(JobOptions, HomogenizationOptions), models=lambda options: options.homogenization_models,
-            model_flag="--homogenization-model"),
+    JobStep(
+        "homogenization_rougel",
+        ("response_set", "corpus"),
+        _homogenization("rougel"),
+        options=(JobOptions,),
+    ),
+    JobStep(
+        "homogenization_bleu",
+        ("response_set", "corpus"),
+        _homogenization("bleu"),
+        options=(JobOptions,),
+    ),
+    JobStep(
+        "homogenization_bertscore",
+        ("response_set", "corpus"),
+        _homogenization("bertscore"),
+        options=(JobOptions, HomogenizationOptions),
+        models=lambda options: options.homogenization_models,
+        model_flag="--homogenization-model",
+    ),
 )

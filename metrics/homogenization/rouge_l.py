@@ -11,6 +11,7 @@ the LCS of every pair comes from ``rapidfuzz.process.cdist`` with the bit-parall
 ``LCSseq.similarity`` (C++), row block by row block, so memory stays ``O(block x distinct)``.
 Texts with the same tokens are scored once and weighted by how often they occur.
 """
+
 from __future__ import annotations
 
 import re
@@ -63,7 +64,10 @@ def encode_units(texts: list[str], use_stemmer: bool) -> tuple[list, np.ndarray,
     for text in texts:
         ids = tokens_of_text.get(text)
         if ids is None:
-            ids = tuple(vocabulary.setdefault(token, len(vocabulary)) for token in rouge_tokens(text, use_stemmer))
+            ids = tuple(
+                vocabulary.setdefault(token, len(vocabulary))
+                for token in rouge_tokens(text, use_stemmer)
+            )
             tokens_of_text[text] = ids
         counts[ids] = counts.get(ids, 0) + 1
     units = list(counts)
@@ -75,7 +79,9 @@ def encode_units(texts: list[str], use_stemmer: bool) -> tuple[list, np.ndarray,
     return sequences, lengths, np.array([counts[ids] for ids in units], dtype=np.float64)
 
 
-def rouge_l_pair_sum(texts: list[str], use_stemmer: bool = False, workers: int = 1, progress=None) -> float:
+def rouge_l_pair_sum(
+    texts: list[str], use_stemmer: bool = False, workers: int = 1, progress=None
+) -> float:
     """``sum_{i != j} F_L(texts[i], texts[j])`` over the ordered pairs of distinct positions.
 
     ``progress(k)`` is called after each block of ``k`` distinct token sequences.
@@ -88,7 +94,13 @@ def rouge_l_pair_sum(texts: list[str], use_stemmer: bool = False, workers: int =
     total = 0.0
     for start in range(0, len(sequences), rows):
         stop = min(start + rows, len(sequences))
-        lcs = cdist(sequences[start:stop], sequences, scorer=LCSseq.similarity, dtype=np.int32, workers=workers)
+        lcs = cdist(
+            sequences[start:stop],
+            sequences,
+            scorer=LCSseq.similarity,
+            dtype=np.int32,
+            workers=workers,
+        )
         denominator = lengths[start:stop, None] + lengths[None, :]
         with np.errstate(invalid="ignore", divide="ignore"):
             fmeasure = np.where(lcs > 0, 2.0 * lcs / denominator, 0.0)

@@ -2,6 +2,7 @@
 
 The evaluate module is ``lexical_diversity.py`` beside this file; its card is ``README.md``.
 """
+
 from dialeval.metrics.lexical_diversity.by_scope import (
     corpus_lexical_diversity,
     lexical_diversity,
@@ -23,7 +24,17 @@ from dialeval.metrics.lexical_diversity.set_level import (
 from dialeval.metrics.lexical_diversity.set_level_batch import batch_set_lexical_diversity
 
 __all__ = [
-    "averaged_distinct_n", "batch_set_lexical_diversity", "corpus_lexical_diversity", "corpus_ngram_diversity",
-    "distinct_n", "entropy_n", "lexical_diversity", "lf", "ngram_cosine_diversity", "ngram_cosine_similarity",
-    "self_bleu", "set_lexical_diversity", "token_counts",
+    "averaged_distinct_n",
+    "batch_set_lexical_diversity",
+    "corpus_lexical_diversity",
+    "corpus_ngram_diversity",
+    "distinct_n",
+    "entropy_n",
+    "lexical_diversity",
+    "lf",
+    "ngram_cosine_diversity",
+    "ngram_cosine_similarity",
+    "self_bleu",
+    "set_lexical_diversity",
+    "token_counts",
 ]

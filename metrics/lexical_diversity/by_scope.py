@@ -7,6 +7,7 @@
 
 The ``lexical_diversity`` evaluate module and ``dialeval evaluate`` are thin wrappers of this.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,7 +21,11 @@ SET_METRICS = ("averaged_distinct_n", "ngram_cosine_diversity")
 
 
 def set_lexical_diversity(
-    response_sets: list[list[str]], max_n: int = 5, tokenizer="tevet", allow_empty: bool = False, progress=None
+    response_sets: list[list[str]],
+    max_n: int = 5,
+    tokenizer="tevet",
+    allow_empty: bool = False,
+    progress=None,
 ) -> dict:
     """Set-scope figures (Tevet & Berant 2021, §6.2): ``per_set`` scores and their means over sets.
 
@@ -31,7 +36,9 @@ def set_lexical_diversity(
         progress: optional callable invoked once with the number of scored sets when they are
             done (e.g. a tqdm bar's ``update``).
     """
-    scores = batch_set_lexical_diversity(response_sets, max_n, tokenizer=tokenizer, allow_empty=allow_empty)
+    scores = batch_set_lexical_diversity(
+        response_sets, max_n, tokenizer=tokenizer, allow_empty=allow_empty
+    )
     per_set = [
         dict(zip(SET_METRICS, values))
         for values in zip(*(scores[name].tolist() for name in SET_METRICS))
@@ -54,9 +61,15 @@ def corpus_lexical_diversity(
     responses = check_corpus(responses, "responses", allow_empty=allow_empty)
     result = corpus_ngram_diversity(responses, max_n=max_n, allow_empty=allow_empty)
     with arguments_named({"reference": "reference_corpus", "threshold": "lf_threshold"}):
-        result["lf"] = lf(responses, reference=reference_corpus, threshold=lf_threshold, allow_empty=allow_empty)
+        result["lf"] = lf(
+            responses, reference=reference_corpus, threshold=lf_threshold, allow_empty=allow_empty
+        )
     with arguments_named({"max_n": "self_bleu_max_n"}):
-        result["self_bleu"] = self_bleu(responses, max_n=self_bleu_max_n, allow_empty=allow_empty) if len(responses) > 1 else None
+        result["self_bleu"] = (
+            self_bleu(responses, max_n=self_bleu_max_n, allow_empty=allow_empty)
+            if len(responses) > 1
+            else None
+        )
     result["num_responses"] = len(responses)
     return result
 
@@ -74,8 +87,9 @@ def lexical_diversity(predictions, **options) -> dict:
     unexpected = sorted(set(options) - allowed)
     if unexpected:
         raise ArgumentError(
-            unexpected[0], f"does not apply to {scope}-scope input (given: {unexpected}); options for it are {sorted(allowed)} "
-            "(a flat list of strings is a corpus, a list of lists is response sets)"
+            unexpected[0],
+            f"does not apply to {scope}-scope input (given: {unexpected}); options for it are {sorted(allowed)} "
+            "(a flat list of strings is a corpus, a list of lists is response sets)",
         )
     if scope == "sets":
         with arguments_named({"response_sets": "predictions"}):

@@ -16,6 +16,7 @@ n-grams of every order are counted by sorting integer keys (:func:`weighted_ngra
 Entropies are summed over the counts in ascending order, so the values do not depend on the
 order of the responses or on the number of tokenizing processes.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -33,8 +34,14 @@ def _check_order(name: str, value: int) -> None:
         raise ArgumentError(name, f"must be a positive int, got {value!r}")
 
 
-def tokenize_corpus(responses: list[str], tokenizer="casual", num_workers: int | None = None, *, source=None,
-                    argument: str = "responses") -> list[tuple[str, ...]]:
+def tokenize_corpus(
+    responses: list[str],
+    tokenizer="casual",
+    num_workers: int | None = None,
+    *,
+    source=None,
+    argument: str = "responses",
+) -> list[tuple[str, ...]]:
     """Tokenize every response (each distinct text once, in parallel for large corpora, for "casual").
 
     ``source`` / ``argument``: the user's texts and their argument name, to name a text a custom
@@ -48,8 +55,13 @@ def tokenize_corpus(responses: list[str], tokenizer="casual", num_workers: int |
 def _token_ids(token_lists: list[tuple[str, ...]]) -> tuple[int, np.ndarray, np.ndarray]:
     vocabulary: dict[str, int] = {}
     lookup = vocabulary.setdefault
-    ids = np.fromiter((lookup(token, len(vocabulary)) for tokens in token_lists for token in tokens), dtype=np.int64)
-    lengths = np.fromiter((len(tokens) for tokens in token_lists), dtype=np.int64, count=len(token_lists))
+    ids = np.fromiter(
+        (lookup(token, len(vocabulary)) for tokens in token_lists for token in tokens),
+        dtype=np.int64,
+    )
+    lengths = np.fromiter(
+        (len(tokens) for tokens in token_lists), dtype=np.int64, count=len(token_lists)
+    )
     return len(vocabulary), ids, lengths
 
 
@@ -57,14 +69,18 @@ def _token_ids(token_lists: list[tuple[str, ...]]) -> tuple[int, np.ndarray, np.
 KEY_LIMIT = 2**63
 
 
-def _group_counts(keys: np.ndarray, weights: np.ndarray, key_bound: int, weight_bound: int) -> np.ndarray:
+def _group_counts(
+    keys: np.ndarray, weights: np.ndarray, key_bound: int, weight_bound: int
+) -> np.ndarray:
     """Summed weight of each distinct key (``0 <= key < key_bound``, ``0 < weight < weight_bound``), ascending."""
     if weight_bound <= 2:  # every text occurs once: the group sizes of the sorted keys
         ordered = np.sort(keys)
         edges = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
         return np.sort(np.diff(np.concatenate(([0], edges, [ordered.size]))))
     if key_bound * weight_bound < KEY_LIMIT:  # the weight packed below the key: one sort
-        ordered_keys, ordered_weights = np.divmod(np.sort(keys * weight_bound + weights), weight_bound)
+        ordered_keys, ordered_weights = np.divmod(
+            np.sort(keys * weight_bound + weights), weight_bound
+        )
         edges = np.flatnonzero(ordered_keys[1:] != ordered_keys[:-1]) + 1
         return np.sort(np.add.reduceat(ordered_weights, np.concatenate(([0], edges))))
     order = np.argsort(keys)  # integer sums: float bincount weights would round above 2**53
@@ -130,12 +146,20 @@ def weighted_ngram_counts(
         if not starts.any():
             counts[n] = np.zeros(0, dtype=np.int64)
             continue
-        counts[n] = _group_counts(keys[starts], position_weights[: starts.size][starts], key_bound, weight_bound)
+        counts[n] = _group_counts(
+            keys[starts], position_weights[: starts.size][starts], key_bound, weight_bound
+        )
     return counts
 
 
-def distinct_token_ids(texts: list[str], tokenizer="casual", num_workers: int | None = None, *, source=None,
-                       argument: str = "responses") -> tuple[int, np.ndarray, np.ndarray]:
+def distinct_token_ids(
+    texts: list[str],
+    tokenizer="casual",
+    num_workers: int | None = None,
+    *,
+    source=None,
+    argument: str = "responses",
+) -> tuple[int, np.ndarray, np.ndarray]:
     """``(vocabulary_size, ids, lengths)`` of ``texts`` (pass distinct texts: each is tokenized as
     it is): their tokens concatenated as integer ids, and each text's token count. ``num_workers``
     as :func:`dialeval.text.casual_token_ids` takes it (the casual tokenizer only); ``source`` /
@@ -148,7 +172,11 @@ def distinct_token_ids(texts: list[str], tokenizer="casual", num_workers: int | 
 
 
 def corpus_ngram_counts(
-    responses: list[str], max_n: int, tokenizer="casual", num_workers: int | None = None, listed_orders: str | None = None
+    responses: list[str],
+    max_n: int,
+    tokenizer="casual",
+    num_workers: int | None = None,
+    listed_orders: str | None = None,
 ) -> dict[int, np.ndarray]:
     """:func:`weighted_ngram_counts` of a corpus: each distinct response tokenized and counted
     once, weighted by how often it occurs. Orders above the longest response (no n-gram) are
@@ -157,11 +185,15 @@ def corpus_ngram_counts(
     multiplicity = Counter(responses)
     distinct = list(multiplicity)
     weights = np.fromiter(multiplicity.values(), dtype=np.int64, count=len(distinct))
-    vocabulary_size, ids, lengths = distinct_token_ids(distinct, tokenizer, num_workers, source=responses)
+    vocabulary_size, ids, lengths = distinct_token_ids(
+        distinct, tokenizer, num_workers, source=responses
+    )
     longest = int(lengths.max()) if lengths.size else 0
     if listed_orders is not None:
         check_listed_orders(listed_orders, max_n, longest, DEFAULT_MAX_N)
-    return weighted_ngram_counts(ids, lengths, weights, vocabulary_size, computed_orders(max_n, longest))
+    return weighted_ngram_counts(
+        ids, lengths, weights, vocabulary_size, computed_orders(max_n, longest)
+    )
 
 
 #: corpus_ngram_diversity's default order: always accepted, even on one-word corpora.
@@ -184,7 +216,11 @@ def _entropy(counts: np.ndarray) -> float:
 
 
 def corpus_ngram_diversity(
-    responses: list[str], max_n: int = DEFAULT_MAX_N, tokenizer="casual", allow_empty: bool = False, num_workers: int | None = None
+    responses: list[str],
+    max_n: int = DEFAULT_MAX_N,
+    tokenizer="casual",
+    allow_empty: bool = False,
+    num_workers: int | None = None,
 ) -> dict[str, float]:
     """Dist-1..max_n and Ent-1..max_n of a corpus in one pass.
 
@@ -219,7 +255,9 @@ def _one_order(responses: list[str], n: int, tokenizer, allow_empty: bool) -> np
     return corpus_ngram_counts(responses, n, tokenizer).get(n, _NO_NGRAMS)
 
 
-def distinct_n(responses: list[str], n: int = 1, tokenizer="casual", allow_empty: bool = False) -> float:
+def distinct_n(
+    responses: list[str], n: int = 1, tokenizer="casual", allow_empty: bool = False
+) -> float:
     """Dist-n of a corpus: distinct n-grams / all n-grams (Li et al. 2016). In [0, 1].
 
     0 for an ``n`` above the longest response's token count (no n-gram), found without counting
@@ -227,7 +265,9 @@ def distinct_n(responses: list[str], n: int = 1, tokenizer="casual", allow_empty
     return _distinct(_one_order(responses, n, tokenizer, allow_empty))
 
 
-def entropy_n(responses: list[str], n: int = 1, tokenizer="casual", allow_empty: bool = False) -> float:
+def entropy_n(
+    responses: list[str], n: int = 1, tokenizer="casual", allow_empty: bool = False
+) -> float:
     """Ent-n of a corpus: entropy in bits of its n-gram distribution (Zhang et al. 2018).
 
     0 for an ``n`` above the longest response's token count (no n-gram), as :func:`distinct_n`."""
@@ -249,9 +289,19 @@ def _check_frequencies(reference: Mapping) -> Mapping:
     NaN or a non-string token would silently count as rare)."""
     for token, count in reference.items():
         if not isinstance(token, str):
-            raise ArgumentError("reference", f"keys must be token strings, got {type(token).__name__}: {token!r:.60}")
-        if isinstance(count, bool) or not isinstance(count, (int, float, np.integer, np.floating)) or not np.isfinite(count) or count < 0:
-            raise ArgumentError(f"reference[{token!r:.60}]", f"must be a non-negative count, got {count!r}")
+            raise ArgumentError(
+                "reference",
+                f"keys must be token strings, got {type(token).__name__}: {token!r:.60}",
+            )
+        if (
+            isinstance(count, bool)
+            or not isinstance(count, (int, float, np.integer, np.floating))
+            or not np.isfinite(count)
+            or count < 0
+        ):
+            raise ArgumentError(
+                f"reference[{token!r:.60}]", f"must be a non-negative count, got {count!r}"
+            )
     return reference
 
 
@@ -284,11 +334,14 @@ def lf(
     elif isinstance(reference, Mapping):
         frequencies = _check_frequencies(reference)
     elif isinstance(reference, (list, tuple)):
-        frequencies = token_counts(check_corpus(reference, "reference", allow_empty=allow_empty), tokenizer, "reference")
+        frequencies = token_counts(
+            check_corpus(reference, "reference", allow_empty=allow_empty), tokenizer, "reference"
+        )
     else:
         raise ArgumentError(
-            "reference", "must be None, a list of reference texts or a {token: count} mapping, "
-            f"got {type(reference).__name__}"
+            "reference",
+            "must be None, a list of reference texts or a {token: count} mapping, "
+            f"got {type(reference).__name__}",
         )
     total = sum(generated.values())
     if total == 0:

@@ -1,4 +1,5 @@
 """``dialeval evaluate``'s lexical steps: set-level distinct-n / n-gram cosine, corpus Dist/Ent/LF, Self-BLEU."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -22,10 +23,17 @@ from dialeval.validation import arguments_named, check_int
 class LexicalOptions:
     """Settings of the lexical steps."""
 
-    max_n: int = field(default=5, metadata=option(
-        "--max-n", help="highest n-gram order of the set-level metrics (at most the longest response's length in characters, or 5)"))
+    max_n: int = field(
+        default=5,
+        metadata=option(
+            "--max-n",
+            help="highest n-gram order of the set-level metrics (at most the longest response's length in characters, or 5)",
+        ),
+    )
     corpus_max_n: int = 3
-    lf_threshold: int = field(default=100, metadata=option("--lf-threshold", help="LF low-frequency count threshold"))
+    lf_threshold: int = field(
+        default=100, metadata=option("--lf-threshold", help="LF low-frequency count threshold")
+    )
 
     def __post_init__(self):
         # refused before any step runs (a bad value must not cost the metrics before it, nor a checkpoint)
@@ -38,36 +46,57 @@ def _check_max_n(response_sets: list[list[str]], max_n: int) -> None:
     """Refuse a ``--max-n`` above ``max(longest response in characters, 5)`` before scoring: a
     token holds at least one character, so higher orders are all no-n-gram orders (a mistyped
     ``--max-n 1000000000`` is refused rather than averaged into a score of ~0)."""
-    longest = max((len(response) for responses in response_sets for response in responses), default=0)
+    longest = max(
+        (len(response) for responses in response_sets for response in responses), default=0
+    )
     check_listed_orders("max_n", max_n, longest, LexicalOptions.max_n, "length in characters")
 
 
 def _set_level(data: JobData, model, options, progress) -> StepOutcome:
     _check_max_n(data.sets, options.max_n)
-    result = set_lexical_diversity(data.sets, max_n=options.max_n, allow_empty=options.allow_empty, progress=progress)
+    result = set_lexical_diversity(
+        data.sets, max_n=options.max_n, allow_empty=options.allow_empty, progress=progress
+    )
     return StepOutcome({name: result[name] for name in SET_METRICS}, result["per_set"])
 
 
 def _corpus(data: JobData, model, options, progress) -> StepOutcome:
-    result = corpus_ngram_diversity(data.responses, max_n=options.corpus_max_n, allow_empty=options.allow_empty)
+    result = corpus_ngram_diversity(
+        data.responses, max_n=options.corpus_max_n, allow_empty=options.allow_empty
+    )
     with arguments_named({"reference": "reference_corpus", "threshold": "lf_threshold"}):
-        result["lf"] = lf(data.responses, reference=options.reference_corpus, threshold=options.lf_threshold,
-                          allow_empty=options.allow_empty)
-    result["lf_counted_against"] = "reference corpus" if options.reference_corpus is not None else "the evaluated responses"
+        result["lf"] = lf(
+            data.responses,
+            reference=options.reference_corpus,
+            threshold=options.lf_threshold,
+            allow_empty=options.allow_empty,
+        )
+    result["lf_counted_against"] = (
+        "reference corpus" if options.reference_corpus is not None else "the evaluated responses"
+    )
     progress(data.num_units)
     return StepOutcome(result)
 
 
 def _self_bleu(data: JobData, model, options, progress) -> StepOutcome:
     if len(data.responses) < 2:
-        raise StepSkipped("Self-BLEU needs at least 2 responses (each is scored against the others)")
+        raise StepSkipped(
+            "Self-BLEU needs at least 2 responses (each is scored against the others)"
+        )
     score = self_bleu(data.responses, max_n=3, allow_empty=options.allow_empty)
     progress(data.num_units)
     return StepOutcome({"self_bleu": score, "max_n": 3})
 
 
 STEPS = (
-    JobStep("lexical_diversity", ("response_set",), _set_level, options=(JobOptions, LexicalOptions)),
-    JobStep("corpus_lexical_diversity", ("response_set", "corpus"), _corpus, options=(JobOptions, LexicalOptions)),
+    JobStep(
+        "lexical_diversity", ("response_set",), _set_level, options=(JobOptions, LexicalOptions)
+    ),
+    JobStep(
+        "corpus_lexical_diversity",
+        ("response_set", "corpus"),
+        _corpus,
+        options=(JobOptions, LexicalOptions),
+    ),
     JobStep("self_bleu", ("response_set", "corpus"), _self_bleu, options=(JobOptions,)),
 )

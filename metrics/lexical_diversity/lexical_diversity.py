@@ -2,6 +2,7 @@
 
 A thin wrapper of :func:`dialeval.metrics.lexical_diversity.by_scope.lexical_diversity`; see README.md (the metric card).
 """
+
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 import evaluate
 
@@ -72,15 +73,31 @@ class LexicalDiversity(ResponsesMetric):
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             features=self.prediction_features(),
-            reference_urls=["https://github.com/GuyTevet/diversity-eval", "https://github.com/hyperconnect/sem-ent"],
+            reference_urls=[
+                "https://github.com/GuyTevet/diversity-eval",
+                "https://github.com/hyperconnect/sem-ent",
+            ],
         )
 
-    def _compute(self, predictions, max_n=None, tokenizer=None, lf_threshold=None, reference_corpus=None,
-                 self_bleu_max_n=None, allow_empty=False):
+    def _compute(
+        self,
+        predictions,
+        max_n=None,
+        tokenizer=None,
+        lf_threshold=None,
+        reference_corpus=None,
+        self_bleu_max_n=None,
+        allow_empty=False,
+    ):
         # None keeps the scope's default (max_n: 5 for sets, 3 for a corpus); lexical_diversity
         # refuses an option of the other scope rather than ignoring it.
-        given = {"max_n": max_n, "tokenizer": tokenizer, "lf_threshold": lf_threshold,
-                 "reference_corpus": reference_corpus, "self_bleu_max_n": self_bleu_max_n}
+        given = {
+            "max_n": max_n,
+            "tokenizer": tokenizer,
+            "lf_threshold": lf_threshold,
+            "reference_corpus": reference_corpus,
+            "self_bleu_max_n": self_bleu_max_n,
+        }
         options = {name: value for name, value in given.items() if value is not None}
         return lexical_diversity(predictions, allow_empty=allow_empty, **options)
 

@@ -8,6 +8,7 @@ so it refuses an order above ``max(longest, its default order)`` with a ValueErr
 argument and the bound (the default order is always accepted, so the defaults work on a corpus
 of one-word responses).
 """
+
 from __future__ import annotations
 
 from dialeval.validation import ArgumentError
@@ -18,7 +19,9 @@ def computed_orders(max_n: int, longest: int) -> int:
     return min(max_n, max(longest, 0))
 
 
-def check_listed_orders(argument: str, max_n: int, longest: int, default: int, measure: str = "token count") -> None:
+def check_listed_orders(
+    argument: str, max_n: int, longest: int, default: int, measure: str = "token count"
+) -> None:
     """Refuse listing ``max_n`` orders when ``max_n > max(longest, default)``, before any allocation.
 
     ``longest``: the longest response's ``measure`` (its token count, or any upper bound of it,
@@ -26,6 +29,7 @@ def check_listed_orders(argument: str, max_n: int, longest: int, default: int, m
     bound = max(longest, default)
     if max_n > bound:
         raise ArgumentError(
-            argument, f"({max_n}) exceeds {bound}, the longest response's {measure} ({longest}) or the "
-            f"default order ({default}) if larger: orders above the longest response have no n-gram"
+            argument,
+            f"({max_n}) exceeds {bound}, the longest response's {measure} ({longest}) or the "
+            f"default order ({default}) if larger: orders above the longest response have no n-gram",
         )

@@ -8,6 +8,7 @@ that build and reduce them). A set of ``k`` distinct responses has ``k (k - 1) /
 allocated, and a computation above the memory available now is refused with a ValueError
 naming the argument (e.g. ``responses``) and both sizes.
 """
+
 from __future__ import annotations
 
 import os
@@ -36,8 +37,9 @@ def check_pair_memory(num_pairs: int, largest_set: int, argument: str) -> None:
     available = available_memory()
     if needed > available:
         raise ArgumentError(
-            argument, ": the n-gram cosine diversity compares every pair of distinct responses of a set; "
+            argument,
+            ": the n-gram cosine diversity compares every pair of distinct responses of a set; "
             f"{num_pairs:,} pairs (largest set: {largest_set:,} distinct responses) need ~{needed / 2**30:.1f} GiB "
             f"({BYTES_PER_PAIR} bytes a pair), above the {available / 2**30:.1f} GiB available: split the set "
-            f"or score averaged_distinct_n alone"
+            f"or score averaged_distinct_n alone",
         )

@@ -54,6 +54,7 @@ So the result equals the naive NLTK loop to the last bit in practice (the tests 
 the distinct texts, with memory a few int64 arrays of T (the tests bound the peak allocation at
 150 bytes per token; the dict-of-tuples implementation took ~410).
 """
+
 from __future__ import annotations
 
 import math
@@ -90,8 +91,13 @@ def _run_lengths(run_starts: np.ndarray, size: int) -> np.ndarray:
 
 
 def _clipped_matches(
-    n: int, keys: np.ndarray, starts: np.ndarray, key_bound: int, text_of_position: np.ndarray,
-    lengths: np.ndarray, repeated: np.ndarray,
+    n: int,
+    keys: np.ndarray,
+    starts: np.ndarray,
+    key_bound: int,
+    text_of_position: np.ndarray,
+    lengths: np.ndarray,
+    repeated: np.ndarray,
 ) -> np.ndarray:
     """Per distinct text ``i``, ``sum_g min(count_i(g), max_{j != i} count_j(g))`` over its n-grams.
 
@@ -129,11 +135,15 @@ def _clipped_matches(
     # No count exceeds the largest, so max_{j != i} = the largest clips nothing, except for the
     # text holding the largest count alone: the others' maximum is then the largest count below
     # it (0 when no other text has g). A text present 2+ times is its own reference: unclipped.
-    alone_texts = pair_texts[at_top & np.repeat(alone, sizes)]  # one per n-gram held alone at the top
+    alone_texts = pair_texts[
+        at_top & np.repeat(alone, sizes)
+    ]  # one per n-gram held alone at the top
     del pair_texts, at_top, sizes
     clipped_off = largest[alone] - below_top[alone]
     once = ~repeated[alone_texts]
-    clipped_per_text = np.bincount(alone_texts[once], weights=clipped_off[once], minlength=num_texts)
+    clipped_per_text = np.bincount(
+        alone_texts[once], weights=clipped_off[once], minlength=num_texts
+    )
     return hypothesis_ngrams - clipped_per_text.astype(np.int64)
 
 
@@ -164,7 +174,9 @@ def _exact_multiple(value: float, count: int) -> list[float]:
     return [math.ldexp(value, bit) for bit in range(count.bit_length()) if count >> bit & 1]
 
 
-def _bleu_scores(numerators: np.ndarray, hyp_lengths: np.ndarray, ref_lengths: np.ndarray, max_n: int) -> np.ndarray:
+def _bleu_scores(
+    numerators: np.ndarray, hyp_lengths: np.ndarray, ref_lengths: np.ndarray, max_n: int
+) -> np.ndarray:
     """NLTK's ``sentence_bleu`` of each distinct text from its clipped matches per order
     (``numerators[i, n - 1]``), its length and its closest reference length; see the module
     docstring. ``numerators`` may hold fewer than ``max_n`` orders: the orders above are those
@@ -226,15 +238,18 @@ def self_bleu(
     return_per_response = check_flag(return_per_response, "return_per_response")
     if len(responses) < 2:
         raise ArgumentError(
-            "responses", "must hold at least 2 responses (Self-BLEU scores each against the others), "
-            f"got {len(responses)}"
+            "responses",
+            "must hold at least 2 responses (Self-BLEU scores each against the others), "
+            f"got {len(responses)}",
         )
     _check_max_n(max_n)
 
     # Identical texts get identical scores: score each distinct text once.
     text_index: dict[str, int] = {}
     owner = np.fromiter(
-        (text_index.setdefault(text, len(text_index)) for text in responses), dtype=np.int64, count=len(responses)
+        (text_index.setdefault(text, len(text_index)) for text in responses),
+        dtype=np.int64,
+        count=len(responses),
     )
     distinct = list(text_index)
     del text_index
@@ -249,7 +264,9 @@ def self_bleu(
     computed = computed_orders(max_n, int(lengths.max()) if lengths.size else 0)
     numerators = np.zeros((lengths.size, computed), dtype=np.int64)
     for n, keys, starts, key_bound in ngram_keys(ids, lengths, vocabulary_size, computed):
-        numerators[:, n - 1] = _clipped_matches(n, keys, starts, key_bound, text_of_position, lengths, repeated)
+        numerators[:, n - 1] = _clipped_matches(
+            n, keys, starts, key_bound, text_of_position, lengths, repeated
+        )
     del ids, text_of_position
     ref_lengths = _closest_other_lengths(lengths, np.bincount(lengths, weights=multiplicity))
     text_scores = _bleu_scores(numerators, lengths, ref_lengths, max_n)

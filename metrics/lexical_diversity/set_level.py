@@ -19,6 +19,7 @@ Both functions run the vectorized implementation of :mod:`.set_level_batch` on t
 weighted by multiplicity, so a set of 10,000 copies of one response costs what one response
 costs; a set without repeats gets exactly the released pair loop's value.
 """
+
 from __future__ import annotations
 
 import math
@@ -38,7 +39,11 @@ def ngrams(tokens: list[str], n: int) -> list[tuple[str, ...]]:
 
 
 def averaged_distinct_n(
-    responses: list[str], max_n: int = 5, min_n: int = 1, tokenizer="tevet", allow_empty: bool = False
+    responses: list[str],
+    max_n: int = 5,
+    min_n: int = 1,
+    tokenizer="tevet",
+    allow_empty: bool = False,
 ) -> float:
     """Averaged distinct-n of one response set (Tevet & Berant 2021, §6.2).
 
@@ -54,7 +59,9 @@ def averaged_distinct_n(
     """
     responses = check_response_set(responses, "responses", allow_empty=allow_empty)
     check_orders(min_n, max_n)
-    scores = score_response_sets([responses], min_n, max_n, get_tokenizer(tokenizer, responses), cosine=False)
+    scores = score_response_sets(
+        [responses], min_n, max_n, get_tokenizer(tokenizer, responses), cosine=False
+    )
     return float(scores["averaged_distinct_n"][0])
 
 
@@ -66,7 +73,11 @@ def ngram_cosine_similarity(tokens_a: list[str], tokens_b: list[str], n: int) ->
     """
     check_int(n, "n")
     for name, tokens in (("tokens_a", tokens_a), ("tokens_b", tokens_b)):
-        if isinstance(tokens, (str, bytes)) or not isinstance(tokens, Sequence) or not all(isinstance(token, str) for token in tokens):
+        if (
+            isinstance(tokens, (str, bytes))
+            or not isinstance(tokens, Sequence)
+            or not all(isinstance(token, str) for token in tokens)
+        ):
             raise ArgumentError(name, f"must be a list of token strings, got {tokens!r:.60}")
     counts_a, counts_b = Counter(ngrams(tokens_a, n)), Counter(ngrams(tokens_b, n))
     return cosine_of_counts(counts_a, counts_b)
@@ -86,7 +97,11 @@ def cosine_of_counts(counts_a: Counter, counts_b: Counter) -> float:
 
 
 def ngram_cosine_diversity(
-    responses: list[str], max_n: int = 5, min_n: int = 1, tokenizer="tevet", allow_empty: bool = False
+    responses: list[str],
+    max_n: int = 5,
+    min_n: int = 1,
+    tokenizer="tevet",
+    allow_empty: bool = False,
 ) -> float:
     """n-gram cosine diversity ("cos-sim") of one response set (Tevet & Berant 2021, §5 and §6.2).
 
@@ -106,5 +121,7 @@ def ngram_cosine_diversity(
     """
     responses = check_response_set(responses, "responses", min_size=2, allow_empty=allow_empty)
     check_orders(min_n, max_n)
-    scores = score_response_sets([responses], min_n, max_n, get_tokenizer(tokenizer, responses), argument="responses")
+    scores = score_response_sets(
+        [responses], min_n, max_n, get_tokenizer(tokenizer, responses), argument="responses"
+    )
     return float(scores["ngram_cosine_diversity"][0])

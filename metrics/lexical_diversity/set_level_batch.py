@@ -31,6 +31,7 @@ into a handful of ``numpy`` operations per n-gram order over flat arrays:
    without repeated responses (every ``m_a = 1``, the self term exactly 0) scores bit for bit
    what the released code scores. The mean over orders is ``numpy.mean`` as released.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -63,15 +64,23 @@ def _sequences(responses: list[str], tokenize) -> tuple[list[tuple[int, ...]], n
     sequence_index: dict[tuple[int, ...], int] = {}
     add_sequence = sequence_index.setdefault
     memo = {
-        text: add_sequence(tuple([lookup(token, len(vocabulary)) for token in tokenize(text)]), len(sequence_index))
+        text: add_sequence(
+            tuple([lookup(token, len(vocabulary)) for token in tokenize(text)]), len(sequence_index)
+        )
         for text in dict.fromkeys(responses)
     }
-    sequence_of_response = np.fromiter(map(memo.__getitem__, responses), dtype=np.int64, count=len(responses))
+    sequence_of_response = np.fromiter(
+        map(memo.__getitem__, responses), dtype=np.int64, count=len(responses)
+    )
     return list(sequence_index), sequence_of_response, len(vocabulary)
 
 
 def score_response_sets(
-    response_sets: list[list[str]], min_n: int, max_n: int, tokenize: Callable[[str], list[str]], cosine: bool = True,
+    response_sets: list[list[str]],
+    min_n: int,
+    max_n: int,
+    tokenize: Callable[[str], list[str]],
+    cosine: bool = True,
     argument: str = "response_sets",
 ) -> dict[str, np.ndarray]:
     """Both set-level scores of already validated sets (see the module docstring).
@@ -100,7 +109,9 @@ def score_response_sets(
     # Units: the distinct sequences of each set, in order of first occurrence, with multiplicities.
     set_of_response = np.repeat(np.arange(num_sets, dtype=np.int64), set_sizes)
     unit_keys, first_response, multiplicity = np.unique(
-        set_of_response * len(sequences) + sequence_of_response, return_index=True, return_counts=True
+        set_of_response * len(sequences) + sequence_of_response,
+        return_index=True,
+        return_counts=True,
     )
     by_occurrence = np.argsort(first_response, kind="stable")
     unit_keys, multiplicity = unit_keys[by_occurrence], multiplicity[by_occurrence]
@@ -163,7 +174,9 @@ def score_response_sets(
 
         # (unit, n-gram) counts, then sorted by (set, n-gram, unit).
         start_unit = unit_of_token[starts]
-        entry_keys, entry_counts = np.unique(start_unit * num_grams + gram_of_start, return_counts=True)
+        entry_keys, entry_counts = np.unique(
+            start_unit * num_grams + gram_of_start, return_counts=True
+        )
         entry_unit = entry_keys // num_grams
         entry_set = set_of_unit[entry_unit]
         entry_group = entry_set * num_grams + entry_keys % num_grams  # (set, n-gram)
@@ -175,9 +188,14 @@ def score_response_sets(
         first_of_group = np.ones(entry_group.size, dtype=bool)
         first_of_group[1:] = entry_group[1:] != entry_group[:-1]
         distinct_per_set = np.bincount(entry_set[first_of_group], minlength=num_sets)
-        grams_per_set = np.bincount(set_of_unit[start_unit], weights=multiplicity[start_unit], minlength=num_sets)
+        grams_per_set = np.bincount(
+            set_of_unit[start_unit], weights=multiplicity[start_unit], minlength=num_sets
+        )
         distinct[:, column] = np.divide(
-            distinct_per_set, grams_per_set, out=np.zeros(num_sets, dtype=np.float64), where=grams_per_set > 0
+            distinct_per_set,
+            grams_per_set,
+            out=np.zeros(num_sets, dtype=np.float64),
+            where=grams_per_set > 0,
         )  # integer-valued weights: exact counts
         if not cosine:
             continue
@@ -198,19 +216,27 @@ def score_response_sets(
         similarity = np.zeros(num_pairs, dtype=np.float64)  # no shared n-gram: similarity 0
         if pair_parts:
             dots = np.bincount(
-                np.concatenate(pair_parts), weights=np.concatenate(product_parts), minlength=num_pairs
+                np.concatenate(pair_parts),
+                weights=np.concatenate(product_parts),
+                minlength=num_pairs,
             )  # integer-valued, exact
             shared = np.flatnonzero(dots > 0)
-            norm_products = (norms[pair_first[shared]] * norms[pair_second[shared]]).astype(np.float64)
+            norm_products = (norms[pair_first[shared]] * norms[pair_second[shared]]).astype(
+                np.float64
+            )
             distance = np.clip(1.0 - dots[shared] / np.sqrt(norm_products), 0.0, 2.0)
             similarity[shared] = 1.0 - distance
         if has_repeats:
             similarity *= pair_weight  # exact where both weights are 1
             # cos(a, a) as cosine_of_counts computes it: dot = norm, 0 without an n-gram.
             with np.errstate(invalid="ignore", divide="ignore"):
-                self_distance = np.clip(1.0 - norms / np.sqrt((norms * norms).astype(np.float64)), 0.0, 2.0)
+                self_distance = np.clip(
+                    1.0 - norms / np.sqrt((norms * norms).astype(np.float64)), 0.0, 2.0
+                )
             self_similarity = np.where(norms > 0, 1.0 - self_distance, 0.0)
-            self_sums = np.bincount(set_of_unit, weights=self_weight * self_similarity, minlength=num_sets)
+            self_sums = np.bincount(
+                set_of_unit, weights=self_weight * self_similarity, minlength=num_sets
+            )
         for sets_k, pair_index in size_groups:
             pair_sums = np.add.reduce(similarity[pair_index], axis=1)  # numpy.mean's summation
             if has_repeats:
@@ -235,7 +261,11 @@ def _mean_over_orders(computed: np.ndarray, num_orders: int) -> np.ndarray:
 
 
 def batch_set_lexical_diversity(
-    response_sets: list[list[str]], max_n: int = 5, min_n: int = 1, tokenizer="tevet", allow_empty: bool = False
+    response_sets: list[list[str]],
+    max_n: int = 5,
+    min_n: int = 1,
+    tokenizer="tevet",
+    allow_empty: bool = False,
 ) -> dict[str, np.ndarray]:
     """Averaged distinct-n and n-gram cosine diversity of many response sets (Tevet & Berant 2021, §6.2).
 
@@ -254,7 +284,14 @@ def batch_set_lexical_diversity(
         ``{"averaged_distinct_n": array, "ngram_cosine_diversity": array}``, float64 arrays of
         one score per set, in input order.
     """
-    response_sets = check_response_sets(response_sets, "response_sets", min_size=2, allow_empty=allow_empty)
+    response_sets = check_response_sets(
+        response_sets, "response_sets", min_size=2, allow_empty=allow_empty
+    )
     check_orders(min_n, max_n)
-    return score_response_sets(response_sets, min_n, max_n, get_tokenizer(tokenizer, response_sets, "response_sets"),
-                               argument="response_sets")
+    return score_response_sets(
+        response_sets,
+        min_n,
+        max_n,
+        get_tokenizer(tokenizer, response_sets, "response_sets"),
+        argument="response_sets",
+    )

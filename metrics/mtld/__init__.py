@@ -16,6 +16,7 @@ as its responses read one after the other; a corpus, the same over every respons
 
 The evaluate module is ``mtld.py`` beside this file; its card is ``README.md``.
 """
+
 from __future__ import annotations
 
 import re
@@ -43,8 +44,14 @@ def mtld_words(text: str) -> list[str]:
 
 
 def _check_threshold(threshold) -> float:
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold < 1:
-        raise ArgumentError("threshold", f"must be a number strictly between 0 and 1 (a TTR), got {threshold!r}")
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, (int, float))
+        or not 0 < threshold < 1
+    ):
+        raise ArgumentError(
+            "threshold", f"must be a number strictly between 0 and 1 (a TTR), got {threshold!r}"
+        )
     return float(threshold)
 
 
@@ -64,7 +71,9 @@ def _factors(tokens, threshold: float) -> float:
 
 def _mtld_of_tokens(tokens: list[str], threshold: float) -> float:
     if not tokens:
-        return 0.0  # no words: nothing to measure (dialeval's convention for a text without n-grams)
+        return (
+            0.0  # no words: nothing to measure (dialeval's convention for a text without n-grams)
+        )
     passes = []
     for ordered in (tokens, tokens[::-1]):
         factors = _factors(ordered, threshold)
@@ -76,10 +85,19 @@ def _mtld_of_tokens(tokens: list[str], threshold: float) -> float:
 def _tokens(responses: list[str], tokenizer, source, argument: str) -> list[str]:
     if tokenizer is None:
         return [word for response in responses for word in mtld_words(response)]
-    return [token for tokens in tokenize_corpus(responses, tokenizer, source=source, argument=argument) for token in tokens]
+    return [
+        token
+        for tokens in tokenize_corpus(responses, tokenizer, source=source, argument=argument)
+        for token in tokens
+    ]
 
 
-def mtld(responses: list[str], threshold: float = DEFAULT_THRESHOLD, tokenizer=None, allow_empty: bool = False) -> float:
+def mtld(
+    responses: list[str],
+    threshold: float = DEFAULT_THRESHOLD,
+    tokenizer=None,
+    allow_empty: bool = False,
+) -> float:
     """MTLD of the responses read one after the other (one response set, or a corpus).
 
     Args:
@@ -103,21 +121,33 @@ def mtld(responses: list[str], threshold: float = DEFAULT_THRESHOLD, tokenizer=N
     return _mtld_of_tokens(_tokens(responses, tokenizer, responses, "responses"), threshold)
 
 
-def mtld_scores(predictions, threshold: float = DEFAULT_THRESHOLD, tokenizer=None, allow_empty: bool = False) -> dict:
+def mtld_scores(
+    predictions, threshold: float = DEFAULT_THRESHOLD, tokenizer=None, allow_empty: bool = False
+) -> dict:
     """The evaluate module's figures: MTLD of a corpus (a flat list), or of each response set and their mean."""
     threshold = _check_threshold(threshold)
     if split_scope(predictions, "predictions") == "corpus":
         corpus = check_corpus(predictions, "predictions", allow_empty=allow_empty)
         tokens = _tokens(corpus, tokenizer, corpus, "predictions")
-        return {"scope": "corpus", "mtld": _mtld_of_tokens(tokens, threshold), "threshold": threshold,
-                "num_tokens": len(tokens), "num_responses": len(corpus)}
+        return {
+            "scope": "corpus",
+            "mtld": _mtld_of_tokens(tokens, threshold),
+            "threshold": threshold,
+            "num_tokens": len(tokens),
+            "num_responses": len(corpus),
+        }
     sets = check_response_sets(predictions, "predictions", allow_empty=allow_empty)
     per_set = []
     for responses in sets:
         tokens = _tokens(responses, tokenizer, sets, "predictions")
         per_set.append({"mtld": _mtld_of_tokens(tokens, threshold), "num_tokens": len(tokens)})
-    return {"scope": "response_set", "mtld": float(np.mean([row["mtld"] for row in per_set])), "threshold": threshold,
-            "num_sets": len(per_set), "per_set": per_set}
+    return {
+        "scope": "response_set",
+        "mtld": float(np.mean([row["mtld"] for row in per_set])),
+        "threshold": threshold,
+        "num_sets": len(per_set),
+        "per_set": per_set,
+    }
 
 
 __all__ = ["DEFAULT_THRESHOLD", "mtld", "mtld_scores", "mtld_words"]

@@ -1,4 +1,5 @@
 """``dialeval evaluate``'s MTLD step: per response set (and their mean), or of the whole corpus."""
+
 from __future__ import annotations
 
 from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome
@@ -6,7 +7,9 @@ from dialeval.metrics.mtld import mtld_scores
 
 
 def _mtld(data: JobData, model, options, progress) -> StepOutcome:
-    result = mtld_scores(data.sets if data.sets is not None else data.responses, allow_empty=options.allow_empty)
+    result = mtld_scores(
+        data.sets if data.sets is not None else data.responses, allow_empty=options.allow_empty
+    )
     progress(data.num_units)
     summary = {"mtld": result["mtld"], "threshold": result["threshold"]}
     if result["scope"] == "corpus":

@@ -2,6 +2,7 @@
 
 A thin wrapper of :func:`dialeval.metrics.mtld.mtld_scores`; see README.md (the metric card).
 """
+
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
 import evaluate
@@ -53,11 +54,16 @@ class Mtld(ResponsesMetric):
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             features=self.prediction_features(),
-            reference_urls=["https://doi.org/10.3758/BRM.42.2.381", "https://github.com/LSYS/LexicalRichness"],
+            reference_urls=[
+                "https://doi.org/10.3758/BRM.42.2.381",
+                "https://github.com/LSYS/LexicalRichness",
+            ],
         )
 
     def _compute(self, predictions, threshold=DEFAULT_THRESHOLD, tokenizer=None, allow_empty=False):
-        return mtld_scores(predictions, threshold=threshold, tokenizer=tokenizer, allow_empty=allow_empty)
+        return mtld_scores(
+            predictions, threshold=threshold, tokenizer=tokenizer, allow_empty=allow_empty
+        )
 
 
 #: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).

@@ -2,6 +2,7 @@
 
 The evaluate module is ``nbest_contradiction.py`` beside this file; its card is ``README.md``.
 """
+
 from dialeval.metrics.nbest_contradiction.certainty_variety import (
     certainty_variety,
     nbest_contradiction,
@@ -12,4 +13,10 @@ from dialeval.metrics.nbest_contradiction.yes_no import (
     load_yes_no_classifier,
 )
 
-__all__ = ["ModelYesNoClassifier", "PrefixYesNoClassifier", "certainty_variety", "load_yes_no_classifier", "nbest_contradiction"]
+__all__ = [
+    "ModelYesNoClassifier",
+    "PrefixYesNoClassifier",
+    "certainty_variety",
+    "load_yes_no_classifier",
+    "nbest_contradiction",
+]

@@ -15,6 +15,7 @@ This module is the pure core: it takes answers that are already classified. Clas
 responses is :mod:`dialeval.metrics.nbest_contradiction.yes_no`; the evaluate module ``nbest_contradiction``
 chains the two.
 """
+
 from __future__ import annotations
 
 import math
@@ -28,39 +29,68 @@ from dialeval.validation import ArgumentError
 def _check_answers(answers: object) -> list[list[str]]:
     if isinstance(answers, str) or not isinstance(answers, Sequence) or len(answers) == 0:
         raise ArgumentError(
-            "answers", "must be a non-empty list with one list of answers ('yes'/'no'/'ambiguous') per input, "
-            f"got {answers!r:.60}"
+            "answers",
+            "must be a non-empty list with one list of answers ('yes'/'no'/'ambiguous') per input, "
+            f"got {answers!r:.60}",
         )
     checked = []
     for index, answer_list in enumerate(answers):
-        if isinstance(answer_list, str) or not isinstance(answer_list, Sequence) or len(answer_list) == 0:
-            raise ArgumentError(f"answers[{index}]", f"must be a non-empty list of answers (the n-best list), got {answer_list!r:.60}")
+        if (
+            isinstance(answer_list, str)
+            or not isinstance(answer_list, Sequence)
+            or len(answer_list) == 0
+        ):
+            raise ArgumentError(
+                f"answers[{index}]",
+                f"must be a non-empty list of answers (the n-best list), got {answer_list!r:.60}",
+            )
         for position, answer in enumerate(answer_list):
             if answer not in ANSWER_LABELS:
-                raise ArgumentError(f"answers[{index}][{position}]", f"must be one of {ANSWER_LABELS}, got {answer!r}")
+                raise ArgumentError(
+                    f"answers[{index}][{position}]",
+                    f"must be one of {ANSWER_LABELS}, got {answer!r}",
+                )
         checked.append(list(answer_list))
     return checked
 
 
 def _check_references(references: object, num_inputs: int) -> list[str]:
     if isinstance(references, str) or not isinstance(references, Sequence):
-        raise ArgumentError("references", f"must be a list with one expected answer ('yes' or 'no') per input, got {references!r:.60}")
+        raise ArgumentError(
+            "references",
+            f"must be a list with one expected answer ('yes' or 'no') per input, got {references!r:.60}",
+        )
     if len(references) != num_inputs:
-        raise ArgumentError("references", f"must hold one expected answer per input: {num_inputs} inputs, got {len(references)}")
+        raise ArgumentError(
+            "references",
+            f"must hold one expected answer per input: {num_inputs} inputs, got {len(references)}",
+        )
     for index, reference in enumerate(references):
         if reference not in EXPECTED_ANSWERS:
-            raise ArgumentError(f"references[{index}]", f"must be 'yes' or 'no' (the non-contradictory answer), got {reference!r}")
+            raise ArgumentError(
+                f"references[{index}]",
+                f"must be 'yes' or 'no' (the non-contradictory answer), got {reference!r}",
+            )
     return list(references)
 
 
 def _check_types(input_types: object, num_inputs: int) -> list[str] | None:
     if input_types is None:
         return None
-    if isinstance(input_types, str) or not isinstance(input_types, Sequence) or len(input_types) != num_inputs:
-        raise ArgumentError("input_types", f"must be None or a list of {num_inputs} strings (e.g. 'ENTQ', 'CNTQ'), got {input_types!r:.60}")
+    if (
+        isinstance(input_types, str)
+        or not isinstance(input_types, Sequence)
+        or len(input_types) != num_inputs
+    ):
+        raise ArgumentError(
+            "input_types",
+            f"must be None or a list of {num_inputs} strings (e.g. 'ENTQ', 'CNTQ'), got {input_types!r:.60}",
+        )
     for index, input_type in enumerate(input_types):
         if not isinstance(input_type, str) or not input_type:
-            raise ArgumentError(f"input_types[{index}]", f"must be a non-empty string, got {input_type!r}")
+            raise ArgumentError(
+                f"input_types[{index}]", f"must be a non-empty string, got {input_type!r}"
+            )
     return list(input_types)
 
 
@@ -70,8 +100,10 @@ def _aggregate(per_input: list[dict]) -> dict:
     # With nothing analyzed (or no list in Q') the ratio is undefined; NaN says so instead of a fake 0.
     certainty = len(with_noncontradictory) / len(analyzed) if analyzed else math.nan
     variety = (
-        sum(item["num_noncontradictory"] / item["list_size"] for item in with_noncontradictory) / len(with_noncontradictory)
-        if with_noncontradictory else math.nan
+        sum(item["num_noncontradictory"] / item["list_size"] for item in with_noncontradictory)
+        / len(with_noncontradictory)
+        if with_noncontradictory
+        else math.nan
     )
     return {
         "certainty": certainty,
@@ -105,32 +137,49 @@ def certainty_variety(answers, references, input_types=None) -> dict:
     input_types = _check_types(input_types, len(answers))
     per_input = []
     for answer_list, expected in zip(answers, references):
-        per_input.append({
-            "excluded": AMBIGUOUS in answer_list,
-            "num_noncontradictory": sum(answer == expected for answer in answer_list),
-            "list_size": len(answer_list),
-        })
+        per_input.append(
+            {
+                "excluded": AMBIGUOUS in answer_list,
+                "num_noncontradictory": sum(answer == expected for answer in answer_list),
+                "list_size": len(answer_list),
+            }
+        )
     result = _aggregate(per_input)
     if result["num_analyzed"] == 0:
         warnings.warn(
             f"all {len(per_input)} n-best lists hold an ambiguous response and are excluded (App. C): Certainty "
             "and Variety are undefined (NaN); num_analyzed is 0",
-            UserWarning, stacklevel=2,
+            UserWarning,
+            stacklevel=2,
         )
     elif result["num_with_noncontradictory"] == 0:
-        warnings.warn("no analyzed n-best list holds a noncontradictory response: Variety is undefined (NaN)",
-                      UserWarning, stacklevel=2)
+        warnings.warn(
+            "no analyzed n-best list holds a noncontradictory response: Variety is undefined (NaN)",
+            UserWarning,
+            stacklevel=2,
+        )
     result["per_input"] = per_input
     if input_types is not None:
         result["per_type"] = {
-            input_type: _aggregate([item for item, kind in zip(per_input, input_types) if kind == input_type])
+            input_type: _aggregate(
+                [item for item, kind in zip(per_input, input_types) if kind == input_type]
+            )
             for input_type in dict.fromkeys(input_types)
         }
     return result
 
 
-def nbest_contradiction(predictions, references, classifier, questions=None, input_types=None, device=None,
-                        dtype=None, batch_size: int = 32, label_map: dict | None = None) -> dict:
+def nbest_contradiction(
+    predictions,
+    references,
+    classifier,
+    questions=None,
+    input_types=None,
+    device=None,
+    dtype=None,
+    batch_size: int = 32,
+    label_map: dict | None = None,
+) -> dict:
     """Classify every response of every n-best list, then Certainty / Variety (§2, §3.2, App. C).
 
     Args:
@@ -155,14 +204,17 @@ def nbest_contradiction(predictions, references, classifier, questions=None, inp
 
     if classifier is None:
         raise ArgumentError(
-            "classifier", "is required: 'prefix' (yes/no-prefix rule), the id or directory of a yes/no classifier "
-            "(train one with examples/train_yes_no_classifier.py), or an object with classify()"
+            "classifier",
+            "is required: 'prefix' (yes/no-prefix rule), the id or directory of a yes/no classifier "
+            "(train one with examples/train_yes_no_classifier.py), or an object with classify()",
         )
     # Cheap checks first: a bad reference should not cost a model load and a classification pass.
     if isinstance(predictions, Sequence) and not isinstance(predictions, str):
         _check_references(references, len(predictions))
         _check_types(input_types, len(predictions))
-    loaded = load_yes_no_classifier(classifier, device=device, dtype=dtype, batch_size=batch_size, label_map=label_map)
+    loaded = load_yes_no_classifier(
+        classifier, device=device, dtype=dtype, batch_size=batch_size, label_map=label_map
+    )
     truncated_before = getattr(loaded, "num_truncated", 0)
     answers = classify_nbest_lists(loaded, predictions, questions)
     result = certainty_variety(answers, references, input_types)

@@ -3,6 +3,7 @@
 A thin wrapper of :func:`dialeval.metrics.nbest_contradiction.certainty_variety.nbest_contradiction`; see README.md
 (the metric card).
 """
+
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
 import datasets
@@ -64,11 +65,16 @@ class NbestContradiction(DialevalMetric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features({
-                "predictions": datasets.Sequence(datasets.Value("string")),
-                "references": datasets.Value("string"),
-            }),
-            reference_urls=["https://aclanthology.org/2022.sigdial-1.60/", "https://github.com/shiki-sato/nbest-contradiction-analysis"],
+            features=datasets.Features(
+                {
+                    "predictions": datasets.Sequence(datasets.Value("string")),
+                    "references": datasets.Value("string"),
+                }
+            ),
+            reference_urls=[
+                "https://aclanthology.org/2022.sigdial-1.60/",
+                "https://github.com/shiki-sato/nbest-contradiction-analysis",
+            ],
         )
 
     def _check_batch(self, batch):
@@ -76,16 +82,36 @@ class NbestContradiction(DialevalMetric):
         for index, reference in enumerate(batch["references"]):
             if not isinstance(reference, str):
                 raise ArgumentError(
-                    "references", "must be a list of strings: the expected answer ('yes' or 'no') per input; "
-                    f"`references[{index}]` is {type(reference).__name__}: {reference!r}"
+                    "references",
+                    "must be a list of strings: the expected answer ('yes' or 'no') per input; "
+                    f"`references[{index}]` is {type(reference).__name__}: {reference!r}",
                 )
         check_texts(batch["references"], "references")
         return batch
 
-    def _compute(self, predictions, references, classifier=None, questions=None, input_types=None, device=None,
-                 dtype=None, batch_size=32, label_map=None):
-        return nbest_contradiction(predictions, references, classifier, questions=questions, input_types=input_types,
-                                   device=device, dtype=dtype, batch_size=batch_size, label_map=label_map)
+    def _compute(
+        self,
+        predictions,
+        references,
+        classifier=None,
+        questions=None,
+        input_types=None,
+        device=None,
+        dtype=None,
+        batch_size=32,
+        label_map=None,
+    ):
+        return nbest_contradiction(
+            predictions,
+            references,
+            classifier,
+            questions=questions,
+            input_types=input_types,
+            device=device,
+            dtype=dtype,
+            batch_size=batch_size,
+            label_map=label_map,
+        )
 
 
 #: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).

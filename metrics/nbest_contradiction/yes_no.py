@@ -16,6 +16,7 @@ A response to a polar question is an affirmation ("yes"), a refutation ("no") or
 A model trained on (question, answer) pairs records ``yes_no_input="question_answer"`` in its
 config; it then needs the questions. One trained on answers alone needs none.
 """
+
 from __future__ import annotations
 
 import re
@@ -36,7 +37,7 @@ INPUT_FORMS = ("answer", "question_answer")
 
 
 def prefix_answer(response: str) -> str:
-    """"yes"/"no" when the response's first word is a direct yes/no word, else "ambiguous" (§3.2)."""
+    """ "yes"/"no" when the response's first word is a direct yes/no word, else "ambiguous" (§3.2)."""
     match = _FIRST_WORD.search(response.lower())
     # Only the very first word counts: "I said no" is not a refutation by this rule.
     if match is None or response.lower()[: match.start()].strip(" \t\n\"'([*-") != "":
@@ -54,7 +55,9 @@ def _check_texts(texts, argument: str) -> list[str]:
         raise ArgumentError(argument, f"must be a list of strings, got {type(texts).__name__}")
     for index, text in enumerate(texts):
         if not isinstance(text, str):
-            raise ArgumentError(f"{argument}[{index}]", f"must be a string, got {type(text).__name__}: {text!r:.60}")
+            raise ArgumentError(
+                f"{argument}[{index}]", f"must be a string, got {type(text).__name__}: {text!r:.60}"
+            )
         check_unicode_text(text, f"{argument}[{index}]")
     return list(texts)
 
@@ -77,7 +80,9 @@ class ModelYesNoClassifier:
     are truncated to the model's maximum length and counted in ``num_truncated``.
     """
 
-    def __init__(self, model, device=None, dtype=None, batch_size: int = 32, label_map: dict | None = None):
+    def __init__(
+        self, model, device=None, dtype=None, batch_size: int = 32, label_map: dict | None = None
+    ):
         from dialeval.metrics.engines.pair_scorer import load_pair_classifier
 
         check_int(batch_size, "batch_size")
@@ -87,8 +92,12 @@ class ModelYesNoClassifier:
         self.num_truncated = 0
         id2label = self.classifier.id2label
         if label_map is not None:
-            if not isinstance(label_map, dict) or any(value not in (YES, NO, AMBIGUOUS) for value in label_map.values()):
-                raise ArgumentError("label_map", "must map the model's label names to 'yes', 'no' or 'ambiguous'")
+            if not isinstance(label_map, dict) or any(
+                value not in (YES, NO, AMBIGUOUS) for value in label_map.values()
+            ):
+                raise ArgumentError(
+                    "label_map", "must map the model's label names to 'yes', 'no' or 'ambiguous'"
+                )
             missing = sorted(set(id2label.values()) - set(label_map))
             if missing:
                 raise ArgumentError("label_map", f"lacks the model's label(s) {missing}")
@@ -97,7 +106,9 @@ class ModelYesNoClassifier:
             self.answers = [answer_of_label(id2label[i]) for i in range(len(id2label))]
         input_form = getattr(self.classifier.model.config, "yes_no_input", "answer")
         if input_form not in INPUT_FORMS:
-            raise ArgumentError("model", f"has config.yes_no_input={input_form!r}; it must be one of {INPUT_FORMS}")
+            raise ArgumentError(
+                "model", f"has config.yes_no_input={input_form!r}; it must be one of {INPUT_FORMS}"
+            )
         self.needs_questions = input_form == "question_answer"
 
     def probabilities(self, responses, questions=None) -> np.ndarray:
@@ -108,14 +119,20 @@ class ModelYesNoClassifier:
         if self.needs_questions:
             if questions is None:
                 raise ArgumentError(
-                    "questions", f"is required, one per response: classifier {self.name!r} was trained on (question, "
-                    "answer) pairs; pass `questions`"
+                    "questions",
+                    f"is required, one per response: classifier {self.name!r} was trained on (question, "
+                    "answer) pairs; pass `questions`",
                 )
             questions = _check_texts(questions, "questions")
             if len(questions) != len(responses):
-                raise ArgumentError("questions", f"must hold one question per response: {len(responses)} responses, got {len(questions)}")
+                raise ArgumentError(
+                    "questions",
+                    f"must hold one question per response: {len(responses)} responses, got {len(questions)}",
+                )
             stats = PairScoringStats()
-            scores = score_pairs(self.classifier, questions, responses, batch_size=self.batch_size, stats=stats)
+            scores = score_pairs(
+                self.classifier, questions, responses, batch_size=self.batch_size, stats=stats
+            )
             self.num_truncated += stats.num_truncated
             return scores
         return self._score_texts(responses)
@@ -136,13 +153,19 @@ class ModelYesNoClassifier:
                 self.num_truncated += 1
                 cut = tokenizer(unique[i], truncation=True, max_length=limit)
                 features[i] = dict(cut)
-        order = sorted(range(len(unique)), key=lambda i: len(features[i]["input_ids"]), reverse=True)
+        order = sorted(
+            range(len(unique)), key=lambda i: len(features[i]["input_ids"]), reverse=True
+        )
         scores = np.empty((len(unique), num_labels))
         with torch.inference_mode():
             for start in range(0, len(order), self.batch_size):
                 members = order[start : start + self.batch_size]
-                batch = tokenizer.pad([features[i] for i in members], padding_side="right", return_tensors="pt")
-                logits = model(**{k: v.to(self.classifier.device) for k, v in batch.items()}).logits.float()
+                batch = tokenizer.pad(
+                    [features[i] for i in members], padding_side="right", return_tensors="pt"
+                )
+                logits = model(
+                    **{k: v.to(self.classifier.device) for k, v in batch.items()}
+                ).logits.float()
                 scores[members] = logits.softmax(dim=-1).cpu().double().numpy()
         row = {text: i for i, text in enumerate(unique)}
         return scores[[row[text] for text in texts]]
@@ -152,7 +175,9 @@ class ModelYesNoClassifier:
         return [self.answers[int(index)] for index in probabilities.argmax(axis=1)]
 
 
-def load_yes_no_classifier(classifier, device=None, dtype=None, batch_size: int = 32, label_map: dict | None = None):
+def load_yes_no_classifier(
+    classifier, device=None, dtype=None, batch_size: int = 32, label_map: dict | None = None
+):
     """``"prefix"`` -> the prefix rule; an object with ``classify`` -> itself; else a model id or directory."""
     if isinstance(classifier, str) and classifier == "prefix":
         return PrefixYesNoClassifier()
@@ -160,11 +185,14 @@ def load_yes_no_classifier(classifier, device=None, dtype=None, batch_size: int 
         return classifier
     if not isinstance(classifier, str) or not classifier:
         raise ArgumentError(
-            "classifier", "must be 'prefix', a yes/no classifier id or local directory (e.g. one trained with "
-            f"examples/train_yes_no_classifier.py), or an object with classify(responses, questions); got {classifier!r}"
+            "classifier",
+            "must be 'prefix', a yes/no classifier id or local directory (e.g. one trained with "
+            f"examples/train_yes_no_classifier.py), or an object with classify(responses, questions); got {classifier!r}",
         )
     with arguments_named({"model": "classifier"}):
-        return ModelYesNoClassifier(classifier, device=device, dtype=dtype, batch_size=batch_size, label_map=label_map)
+        return ModelYesNoClassifier(
+            classifier, device=device, dtype=dtype, batch_size=batch_size, label_map=label_map
+        )
 
 
 def classify_nbest_lists(classifier, predictions, questions=None) -> list[list[str]]:
@@ -172,17 +200,29 @@ def classify_nbest_lists(classifier, predictions, questions=None) -> list[list[s
 
     ``questions``: one question (the input's message) per list, repeated for its responses.
     """
-    if isinstance(predictions, str) or not isinstance(predictions, Sequence) or len(predictions) == 0:
-        raise ArgumentError("predictions", "must be a non-empty list of n-best lists (lists of strings)")
+    if (
+        isinstance(predictions, str)
+        or not isinstance(predictions, Sequence)
+        or len(predictions) == 0
+    ):
+        raise ArgumentError(
+            "predictions", "must be a non-empty list of n-best lists (lists of strings)"
+        )
     flat, flat_questions = [], []
     for index, nbest in enumerate(predictions):
         if isinstance(nbest, str) or not isinstance(nbest, Sequence) or len(nbest) == 0:
-            raise ArgumentError(f"predictions[{index}]", f"must be a non-empty list of responses (an n-best list), got {nbest!r:.60}")
+            raise ArgumentError(
+                f"predictions[{index}]",
+                f"must be a non-empty list of responses (an n-best list), got {nbest!r:.60}",
+            )
         flat.extend(_check_texts(nbest, f"predictions[{index}]"))
     if questions is not None:
         questions = _check_texts(questions, "questions")
         if len(questions) != len(predictions):
-            raise ArgumentError("questions", f"must hold one question per input: {len(predictions)} inputs, got {len(questions)}")
+            raise ArgumentError(
+                "questions",
+                f"must hold one question per input: {len(predictions)} inputs, got {len(questions)}",
+            )
         for question, nbest in zip(questions, predictions):
             flat_questions.extend([question] * len(nbest))
     answers = classifier.classify(flat, flat_questions if questions is not None else None)

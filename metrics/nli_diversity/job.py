@@ -1,4 +1,5 @@
 """``dialeval evaluate``'s NLI Diversity step (Stasaski & Hearst 2022): every NLI figure from one pass of the pairs."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -12,20 +13,35 @@ from dialeval.option_fields import model_list_field
 class NLIOptions:
     """The NLI classifiers of NLI Diversity."""
 
-    nli_models: list[str] = model_list_field("--nli-model", DEFAULT_NLI_MODEL, "NLI classifier for NLI Diversity")
+    nli_models: list[str] = model_list_field(
+        "--nli-model", DEFAULT_NLI_MODEL, "NLI classifier for NLI Diversity"
+    )
 
 
 def _nli(data: JobData, model: str, options, progress) -> StepOutcome:
     from dialeval.metrics.nli_diversity import nli_diversity
 
     # Baseline, Neutral and Confidence NLI Diversity come from the same pair probabilities.
-    result = nli_diversity(data.sets, model, batch_size=options.batch_size, device=options.device,
-                           allow_empty=options.allow_empty, progress=progress)
+    result = nli_diversity(
+        data.sets,
+        model,
+        batch_size=options.batch_size,
+        device=options.device,
+        allow_empty=options.allow_empty,
+        progress=progress,
+    )
     keys = (*NLI_FIGURES, "num_pairs", "num_unique_pairs", "num_truncated")
     return StepOutcome({**{key: result[key] for key in keys}, "model": model}, result["per_set"])
 
 
 STEPS = (
-    JobStep("nli", ("response_set",), _nli, options=(JobOptions, NLIOptions), models=lambda options: options.nli_models,
-            model_flag="--nli-model", report_name="nli_diversity"),
+    JobStep(
+        "nli",
+        ("response_set",),
+        _nli,
+        options=(JobOptions, NLIOptions),
+        models=lambda options: options.nli_models,
+        model_flag="--nli-model",
+        report_name="nli_diversity",
+    ),
 )

@@ -20,6 +20,7 @@ classes are found from ``config.id2label`` by name, since label orders differ be
 The per-set pair matrices (:class:`NLIPairMatrix`) are part of the API because Diversity
 Threshold Generation (§5) re-scores leave-one-out subsets from them without new NLI calls.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
@@ -69,17 +70,23 @@ def nli_label_indices(id2label: dict, label_map: dict | None = None) -> tuple[in
     """
     if label_map is not None:
         if not isinstance(label_map, dict) or sorted(label_map) != sorted(NLI_CLASSES):
-            raise ArgumentError("label_map", f"must map exactly {NLI_CLASSES} to output indices, got {label_map!r}")
+            raise ArgumentError(
+                "label_map", f"must map exactly {NLI_CLASSES} to output indices, got {label_map!r}"
+            )
         indices = tuple(label_map[name] for name in NLI_CLASSES)
         if len(set(indices)) != 3 or not all(isinstance(i, int) and i in id2label for i in indices):
-            raise ArgumentError("label_map", f"must give three distinct output indices among {sorted(id2label)}, got {label_map!r}")
+            raise ArgumentError(
+                "label_map",
+                f"must give three distinct output indices among {sorted(id2label)}, got {label_map!r}",
+            )
         return indices
     by_name = {str(label).strip().lower(): int(index) for index, label in id2label.items()}
     if len(id2label) != 3 or any(name not in by_name for name in NLI_CLASSES):
         raise ArgumentError(
-            "model", f"has labels {dict(id2label)} that cannot be mapped to {NLI_CLASSES}: NLI Diversity needs a 3-class "
+            "model",
+            f"has labels {dict(id2label)} that cannot be mapped to {NLI_CLASSES}: NLI Diversity needs a 3-class "
             "NLI model whose config.id2label names the classes; for a model labelled LABEL_0.. pass "
-            "label_map={'contradiction': i, 'neutral': j, 'entailment': k}"
+            "label_map={'contradiction': i, 'neutral': j, 'entailment': k}",
         )
     return tuple(by_name[name] for name in NLI_CLASSES)
 
@@ -98,7 +105,9 @@ class NLIScorer:
         label_map: see :func:`nli_label_indices`.
     """
 
-    def __init__(self, model=DEFAULT_NLI_MODEL, device=None, dtype=None, batch_size: int = 32, label_map=None):
+    def __init__(
+        self, model=DEFAULT_NLI_MODEL, device=None, dtype=None, batch_size: int = 32, label_map=None
+    ):
         self.classifier = load_pair_classifier(model, device=device, dtype=dtype)
         self.class_indices = list(nli_label_indices(self.classifier.id2label, label_map))
         self.batch_size = batch_size
@@ -107,7 +116,9 @@ class NLIScorer:
     def pair_probabilities(self, premises: list[str], hypotheses: list[str]) -> np.ndarray:
         check_texts(premises, "premises")
         check_texts(hypotheses, "hypotheses")
-        probabilities = score_pairs(self.classifier, premises, hypotheses, self.batch_size, self.stats)
+        probabilities = score_pairs(
+            self.classifier, premises, hypotheses, self.batch_size, self.stats
+        )
         return probabilities[:, self.class_indices]
 
 
@@ -124,11 +135,17 @@ def nli_scores(probabilities: np.ndarray, weights: np.ndarray | None = None) -> 
     identical pairs, scored once); default one each.
     """
     probabilities = np.asarray(probabilities, dtype=np.float64)
-    weights = np.ones(len(probabilities), dtype=np.int64) if weights is None else np.asarray(weights, dtype=np.int64)
+    weights = (
+        np.ones(len(probabilities), dtype=np.int64)
+        if weights is None
+        else np.asarray(weights, dtype=np.int64)
+    )
     predicted = probabilities.argmax(axis=1)
     confidence = probabilities[np.arange(len(predicted)), predicted]
     counts = np.bincount(predicted, weights=weights, minlength=3).astype(np.int64)
-    signed_confidence = np.where(predicted == CONTRADICTION, confidence, np.where(predicted == ENTAILMENT, -confidence, 0.0))
+    signed_confidence = np.where(
+        predicted == CONTRADICTION, confidence, np.where(predicted == ENTAILMENT, -confidence, 0.0)
+    )
     return {
         "nli_diversity": float((_BASELINE_VALUES[predicted] * weights).sum()),
         "nli_diversity_neutral": float((_NEUTRAL_VALUES[predicted] * weights).sum()),
@@ -177,8 +194,14 @@ class NLIPairMatrix:
 
 
 def _check_chunk_pairs(max_pairs_per_chunk) -> None:
-    if isinstance(max_pairs_per_chunk, bool) or not isinstance(max_pairs_per_chunk, int) or max_pairs_per_chunk < 1:
-        raise ArgumentError("max_pairs_per_chunk", f"must be a positive int, got {max_pairs_per_chunk!r}")
+    if (
+        isinstance(max_pairs_per_chunk, bool)
+        or not isinstance(max_pairs_per_chunk, int)
+        or max_pairs_per_chunk < 1
+    ):
+        raise ArgumentError(
+            "max_pairs_per_chunk", f"must be a positive int, got {max_pairs_per_chunk!r}"
+        )
 
 
 @dataclass(frozen=True)
@@ -203,28 +226,45 @@ class _DistinctPairs:
         return NLIPairMatrix(self.responses, full)
 
 
-def _check_set_pairs(response_set: list[str], index: int, max_pairs_per_set: int, full_matrix: bool) -> None:
+def _check_set_pairs(
+    response_set: list[str], index: int, max_pairs_per_set: int, full_matrix: bool
+) -> None:
     distinct = len(set(response_set))
     repeated = len(response_set) - distinct
     needed = distinct * (distinct - 1) + min(repeated, distinct)
     stored = len(response_set) * (len(response_set) - 1) if full_matrix else needed
     if max(needed, stored) > max_pairs_per_set:
         raise ArgumentError(
-            f"response_sets[{index}]", f"({len(response_set)} responses, {distinct} distinct) needs "
+            f"response_sets[{index}]",
+            f"({len(response_set)} responses, {distinct} distinct) needs "
             f"{max(needed, stored):,} ordered pairs, more than `max_pairs_per_set` = {max_pairs_per_set:,}; score "
-            "smaller sets (NLI Diversity grows with n(n-1)) or raise the limit"
+            "smaller sets (NLI Diversity grows with n(n-1)) or raise the limit",
         )
 
 
-def _iter_distinct_pairs(response_sets, scorer, max_pairs_per_chunk: int, allow_empty: bool, max_pairs_per_set: int,
-                         full_matrix: bool) -> Iterator[_DistinctPairs]:
+def _iter_distinct_pairs(
+    response_sets,
+    scorer,
+    max_pairs_per_chunk: int,
+    allow_empty: bool,
+    max_pairs_per_set: int,
+    full_matrix: bool,
+) -> Iterator[_DistinctPairs]:
     _check_chunk_pairs(max_pairs_per_chunk)
-    if isinstance(max_pairs_per_set, bool) or not isinstance(max_pairs_per_set, int) or max_pairs_per_set < 1:
-        raise ArgumentError("max_pairs_per_set", f"must be a positive int, got {max_pairs_per_set!r}")
+    if (
+        isinstance(max_pairs_per_set, bool)
+        or not isinstance(max_pairs_per_set, int)
+        or max_pairs_per_set < 1
+    ):
+        raise ArgumentError(
+            "max_pairs_per_set", f"must be a positive int, got {max_pairs_per_set!r}"
+        )
     chunk: list[list[str]] = []
     chunk_pairs = 0
     for index, response_set in enumerate(response_sets):
-        response_set = check_response_set(response_set, f"response_sets[{index}]", min_size=2, allow_empty=allow_empty)
+        response_set = check_response_set(
+            response_set, f"response_sets[{index}]", min_size=2, allow_empty=allow_empty
+        )
         _check_set_pairs(response_set, index, max_pairs_per_set, full_matrix)
         chunk.append(response_set)
         distinct = len(set(response_set))
@@ -250,7 +290,9 @@ def iter_nli_pair_matrices(
     Identical responses are scored once; a set whose n(n-1) pairs exceed ``max_pairs_per_set``
     is refused (its matrix alone would take 24 bytes per pair).
     """
-    for pairs in _iter_distinct_pairs(response_sets, scorer, max_pairs_per_chunk, allow_empty, max_pairs_per_set, True):
+    for pairs in _iter_distinct_pairs(
+        response_sets, scorer, max_pairs_per_chunk, allow_empty, max_pairs_per_set, True
+    ):
         yield pairs.matrix()
 
 
@@ -269,14 +311,18 @@ def _score_chunk(chunk: list[list[str]], scorer) -> Iterator[_DistinctPairs]:
         hypotheses += [distinct[j] for j in second]
     probabilities = np.asarray(scorer.pair_probabilities(premises, hypotheses), dtype=np.float64)
     if probabilities.shape != (len(premises), 3):
-        raise ValueError(f"the NLI scorer must return shape ({len(premises)}, 3), got {probabilities.shape}")
+        raise ValueError(
+            f"the NLI scorer must return shape ({len(premises)}, 3), got {probabilities.shape}"
+        )
     for response_set, distinct, rows, first, second, start in layouts:
         matrix = np.full((len(distinct), len(distinct), 3), np.nan)
         matrix[first, second] = probabilities[start : start + len(first)]
         yield _DistinctPairs(tuple(response_set), rows, matrix)
 
 
-def nli_pair_matrices(response_sets: list[list[str]], scorer=None, **scorer_options) -> list[NLIPairMatrix]:
+def nli_pair_matrices(
+    response_sets: list[list[str]], scorer=None, **scorer_options
+) -> list[NLIPairMatrix]:
     """:class:`NLIPairMatrix` of every set (held in memory; for streaming see :func:`iter_nli_pair_matrices`)."""
     response_sets = check_response_sets(response_sets, "response_sets", min_size=2)
     scorer = scorer if scorer is not None else NLIScorer(**scorer_options)
@@ -320,17 +366,28 @@ def nli_diversity(
     """
     if isinstance(response_sets, (str, dict)) or not hasattr(response_sets, "__iter__"):
         raise ArgumentError(
-            "response_sets", f"must be a list of response sets (lists of strings), got {type(response_sets).__name__}"
+            "response_sets",
+            f"must be a list of response sets (lists of strings), got {type(response_sets).__name__}",
         )
     return_matrices = check_flag(return_matrices, "return_matrices")
     if progress is not None and not callable(progress):
-        raise ArgumentError("progress", f"must be a callable (e.g. tqdm's update) or None, got {type(progress).__name__}")
-    scorer = scorer if scorer is not None else NLIScorer(model, device=device, dtype=dtype, batch_size=batch_size, label_map=label_map)
+        raise ArgumentError(
+            "progress",
+            f"must be a callable (e.g. tqdm's update) or None, got {type(progress).__name__}",
+        )
+    scorer = (
+        scorer
+        if scorer is not None
+        else NLIScorer(
+            model, device=device, dtype=dtype, batch_size=batch_size, label_map=label_map
+        )
+    )
     stats = getattr(scorer, "stats", None)
     before = stats.as_dict() if isinstance(stats, PairScoringStats) else None
     per_set, matrices, num_pairs = [], [], 0
-    for pairs in _iter_distinct_pairs(response_sets, scorer, max_pairs_per_chunk, allow_empty, max_pairs_per_set,
-                                      return_matrices):
+    for pairs in _iter_distinct_pairs(
+        response_sets, scorer, max_pairs_per_chunk, allow_empty, max_pairs_per_set, return_matrices
+    ):
         per_set.append(pairs.scores())
         num_pairs += len(pairs.responses) * (len(pairs.responses) - 1)
         if return_matrices:
@@ -343,8 +400,12 @@ def nli_diversity(
     result["num_sets"] = len(per_set)
     if before is not None:  # a reused scorer keeps counting: report this call's share
         after = stats.as_dict()
-        result.update({name: after[name] - before[name] for name in ("num_unique_pairs", "num_truncated")})
-        result["num_pairs"] = num_pairs  # the sets' ordered pairs; identical ones went to the model once
+        result.update(
+            {name: after[name] - before[name] for name in ("num_unique_pairs", "num_truncated")}
+        )
+        result["num_pairs"] = (
+            num_pairs  # the sets' ordered pairs; identical ones went to the model once
+        )
     result["per_set"] = per_set
     if return_matrices:
         result["matrices"] = matrices

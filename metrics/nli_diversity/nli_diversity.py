@@ -2,6 +2,7 @@
 
 A thin wrapper of :func:`dialeval.metrics.nli_diversity.nli.nli_diversity`; see README.md (the metric card).
 """
+
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
 import evaluate
@@ -71,11 +72,28 @@ class NliDiversity(ResponsesMetric):
             reference_urls=["https://aclanthology.org/2022.naacl-main.6/"],
         )
 
-    def _compute(self, predictions, model=DEFAULT_NLI_MODEL, batch_size=32, device=None, dtype=None, label_map=None,
-                 max_pairs_per_chunk=16384, allow_empty=False):
+    def _compute(
+        self,
+        predictions,
+        model=DEFAULT_NLI_MODEL,
+        batch_size=32,
+        device=None,
+        dtype=None,
+        label_map=None,
+        max_pairs_per_chunk=16384,
+        allow_empty=False,
+    ):
         check_response_sets(predictions, "predictions", min_size=2, allow_empty=allow_empty)
-        return nli_diversity(predictions, model=model, batch_size=batch_size, device=device, dtype=dtype,
-                             label_map=label_map, max_pairs_per_chunk=max_pairs_per_chunk, allow_empty=allow_empty)
+        return nli_diversity(
+            predictions,
+            model=model,
+            batch_size=batch_size,
+            device=device,
+            dtype=dtype,
+            label_map=label_map,
+            max_pairs_per_chunk=max_pairs_per_chunk,
+            allow_empty=allow_empty,
+        )
 
 
 #: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).

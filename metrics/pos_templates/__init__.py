@@ -7,6 +7,7 @@ of their spans is "templated". Higher = more templated (less diverse) text. The 
 
 The evaluate module is ``pos_templates.py`` beside this file; its card is ``README.md``.
 """
+
 from dialeval.metrics.pos_templates.taggers import (
     NLTKTagger,
     SpacyTagger,
@@ -23,6 +24,14 @@ from dialeval.metrics.pos_templates.templates import (
 )
 
 __all__ = [
-    "NLTKTagger", "SpacyTagger", "SpanMatcher", "TaggerNotAvailableError", "check_templates", "extract_templates",
-    "pos_template_scores", "tagger_available", "template_rate", "templates_per_token",
+    "NLTKTagger",
+    "SpacyTagger",
+    "SpanMatcher",
+    "TaggerNotAvailableError",
+    "check_templates",
+    "extract_templates",
+    "pos_template_scores",
+    "tagger_available",
+    "template_rate",
+    "templates_per_token",
 ]

@@ -5,6 +5,7 @@ It needs a tagger (spaCy ``en_core_web_sm`` or NLTK's data), which a plain insta
 step runs by default only where one is installed; ``--metric pos_templates`` on a machine without
 one is an error saying how to install it.
 """
+
 from __future__ import annotations
 
 from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome
@@ -15,14 +16,25 @@ SUMMARY_KEYS = ("template_rate", "templates_per_token")
 
 
 def _pos_templates(data: JobData, model, options, progress) -> StepOutcome:
-    result = pos_template_scores(data.sets if data.sets is not None else data.responses, allow_empty=options.allow_empty)
+    result = pos_template_scores(
+        data.sets if data.sets is not None else data.responses, allow_empty=options.allow_empty
+    )
     progress(data.num_units)
     summary = {key: result[key] for key in SUMMARY_KEYS}
     if data.sets is None:
-        summary.update(num_templates=result["num_templates"], num_template_spans=result["num_template_spans"])
+        summary.update(
+            num_templates=result["num_templates"], num_template_spans=result["num_template_spans"]
+        )
     return StepOutcome(summary, result.get("per_set"))
 
 
-STEPS = (JobStep("pos_templates", ("response_set", "corpus"), _pos_templates, options=(JobOptions,),
-                 applies=lambda options: tagger_available(),
-                 needs=f"a part-of-speech tagger and sentence splitter: {HOW_TO_INSTALL}"),)
+STEPS = (
+    JobStep(
+        "pos_templates",
+        ("response_set", "corpus"),
+        _pos_templates,
+        options=(JobOptions,),
+        applies=lambda options: tagger_available(),
+        needs=f"a part-of-speech tagger and sentence splitter: {HOW_TO_INSTALL}",
+    ),
+)

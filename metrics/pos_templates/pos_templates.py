@@ -3,6 +3,7 @@
 A thin wrapper of :func:`dialeval.metrics.pos_templates.pos_template_scores`; see README.md (the
 metric card).
 """
+
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
 import evaluate
@@ -57,12 +58,31 @@ class PosTemplates(ResponsesMetric):
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             features=self.prediction_features(),
-            reference_urls=["https://github.com/cshaib/diversity", "https://arxiv.org/abs/2407.00211"],
+            reference_urls=[
+                "https://github.com/cshaib/diversity",
+                "https://arxiv.org/abs/2407.00211",
+            ],
         )
 
-    def _compute(self, predictions, n=5, top_n=100, templates=None, tagger=None, sentence_splitter=None, allow_empty=False):
-        return pos_template_scores(predictions, templates=templates, n=n, top_n=top_n, tagger=tagger,
-                                   sentence_splitter=sentence_splitter, allow_empty=allow_empty)
+    def _compute(
+        self,
+        predictions,
+        n=5,
+        top_n=100,
+        templates=None,
+        tagger=None,
+        sentence_splitter=None,
+        allow_empty=False,
+    ):
+        return pos_template_scores(
+            predictions,
+            templates=templates,
+            n=n,
+            top_n=top_n,
+            tagger=tagger,
+            sentence_splitter=sentence_splitter,
+            allow_empty=allow_empty,
+        )
 
 
 #: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).

@@ -12,6 +12,7 @@ NLTK's averaged perceptron tagger data is, NLTK's Treebank tokenizer and tagger 
 other tokens and tags: scores differ from spaCy's). Nothing is ever downloaded here: a machine
 without them gets :class:`TaggerNotAvailableError` with the commands that install them.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -78,7 +79,9 @@ def tagger_available() -> bool:
 
 
 def _missing(what: str) -> TaggerNotAvailableError:
-    return TaggerNotAvailableError(f"no {what} is installed for the part-of-speech template metrics: {HOW_TO_INSTALL}")
+    return TaggerNotAvailableError(
+        f"no {what} is installed for the part-of-speech template metrics: {HOW_TO_INSTALL}"
+    )
 
 
 class SpacyTagger:
@@ -104,7 +107,9 @@ def _spacy_pipeline(model: str):
     try:
         return spacy.load(model, enable=["tok2vec", "tagger"])
     except OSError as error:  # spaCy's "Can't find model" (E050)
-        raise TaggerNotAvailableError(f"spaCy cannot load {model!r} ({error}): {HOW_TO_INSTALL}") from error
+        raise TaggerNotAvailableError(
+            f"spaCy cannot load {model!r} ({error}): {HOW_TO_INSTALL}"
+        ) from error
 
 
 class NLTKTagger:
@@ -148,6 +153,14 @@ def default_sentence_splitter() -> SentenceSplitter:
 
 
 __all__ = [
-    "HOW_TO_INSTALL", "NLTKTagger", "SentenceSplitter", "SpacyTagger", "Tagger", "TaggerNotAvailableError",
-    "default_sentence_splitter", "default_tagger", "nltk_sentence_splitter", "tagger_available",
+    "HOW_TO_INSTALL",
+    "NLTKTagger",
+    "SentenceSplitter",
+    "SpacyTagger",
+    "Tagger",
+    "TaggerNotAvailableError",
+    "default_sentence_splitter",
+    "default_tagger",
+    "nltk_sentence_splitter",
+    "tagger_available",
 ]

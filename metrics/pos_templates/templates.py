@@ -12,6 +12,7 @@ objects); matching compiles every span into one trie-shaped regular expression (
 shared by many spans is tried once) and scores each distinct text once. The card lists every
 difference from the package.
 """
+
 from __future__ import annotations
 
 import re
@@ -46,7 +47,9 @@ Templates = dict[str, list[str]]
 # ---------------------------------------------------------------- extraction
 
 
-def _tagged_sentences(sentences: list[str], tagger: Tagger) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+def _tagged_sentences(
+    sentences: list[str], tagger: Tagger
+) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
     """(tokens, tags) of each sentence; each distinct token and tag string is kept once."""
     interned: dict[str, str] = {}
     out = []
@@ -54,18 +57,31 @@ def _tagged_sentences(sentences: list[str], tagger: Tagger) -> list[tuple[tuple[
         chunk = sentences[start : start + TAGGING_CHUNK]
         tagged = tagger(chunk)
         if not isinstance(tagged, (list, tuple)) or len(tagged) != len(chunk):
-            raise ArgumentError("tagger", f"must return one list of (token, tag) pairs per sentence: {len(chunk)} sentences, "
-                             f"got {len(tagged) if isinstance(tagged, (list, tuple)) else type(tagged).__name__}")
+            raise ArgumentError(
+                "tagger",
+                f"must return one list of (token, tag) pairs per sentence: {len(chunk)} sentences, "
+                f"got {len(tagged) if isinstance(tagged, (list, tuple)) else type(tagged).__name__}",
+            )
         for sentence, pairs in zip(chunk, tagged):
             tokens, tags = [], []
             for pair in pairs:
-                if not (isinstance(pair, (tuple, list)) and len(pair) == 2 and all(isinstance(x, str) for x in pair)):
-                    raise ArgumentError("tagger", f"must return (token, tag) string pairs, got {pair!r:.60} for {sentence!r:.60}")
+                if not (
+                    isinstance(pair, (tuple, list))
+                    and len(pair) == 2
+                    and all(isinstance(x, str) for x in pair)
+                ):
+                    raise ArgumentError(
+                        "tagger",
+                        f"must return (token, tag) string pairs, got {pair!r:.60} for {sentence!r:.60}",
+                    )
                 token, tag = pair
                 if not token or not tag or len(tag.split()) != 1:
                     # An empty token would be a span matching everywhere; a tag with spaces is no single tag.
-                    raise ArgumentError("tagger", "returned an empty token or a tag that is empty or holds whitespace: "
-                                     f"{pair!r:.60} for {sentence!r:.60}")
+                    raise ArgumentError(
+                        "tagger",
+                        "returned an empty token or a tag that is empty or holds whitespace: "
+                        f"{pair!r:.60} for {sentence!r:.60}",
+                    )
                 tokens.append(interned.setdefault(token, token))
                 tags.append(interned.setdefault(tag, tag))
             out.append((tuple(tokens), tuple(tags)))
@@ -79,7 +95,10 @@ def _top_patterns(tagged, n: int, top_n: int) -> list[tuple[str, ...]]:
     for _, tags in tagged:
         if len(tags) >= n:  # before range(n): a huge order costs nothing
             counts.update(zip(*(tags[i:] for i in range(n))))
-    return [pattern for pattern, _ in sorted(counts.items(), key=lambda item: item[1], reverse=True)[:top_n]]
+    return [
+        pattern
+        for pattern, _ in sorted(counts.items(), key=lambda item: item[1], reverse=True)[:top_n]
+    ]
 
 
 def _sentences(texts: list[str], splitter: SentenceSplitter) -> list[str]:
@@ -100,17 +119,23 @@ def _templates_of(tagged, n: int, top_n: int) -> Templates:
     return {" ".join(pattern): list(found) for pattern, found in spans.items()}
 
 
-def _extract(texts: list[str], n: int, top_n: int, tagger: Tagger, splitter: SentenceSplitter) -> Templates:
+def _extract(
+    texts: list[str], n: int, top_n: int, tagger: Tagger, splitter: SentenceSplitter
+) -> Templates:
     return _templates_of(_tagged_sentences(_sentences(texts, splitter), tagger), n, top_n)
 
 
-def _extract_per_set(sets: list[list[str]], n: int, top_n: int, tagger: Tagger, splitter: SentenceSplitter):
+def _extract_per_set(
+    sets: list[list[str]], n: int, top_n: int, tagger: Tagger, splitter: SentenceSplitter
+):
     """Each set's templates, in order; the sentences of consecutive sets are tagged together, about
     :data:`TAGGING_CHUNK` per tagger call, so a large input never holds more than a chunk's tags."""
     pending: list[list[str]] = []
 
     def flush():
-        tagged = _tagged_sentences([sentence for sentences in pending for sentence in sentences], tagger)
+        tagged = _tagged_sentences(
+            [sentence for sentences in pending for sentence in sentences], tagger
+        )
         start = 0
         for sentences in pending:
             yield _templates_of(tagged[start : start + len(sentences)], n, top_n)
@@ -131,15 +156,29 @@ def _extract_per_set(sets: list[list[str]], n: int, top_n: int, tagger: Tagger, 
 def _resolve(tagger, sentence_splitter) -> tuple[Tagger, SentenceSplitter]:
     """The given tagger / splitter, else the defaults (a TaggerNotAvailableError says how to install them)."""
     if tagger is not None and not callable(tagger):
-        raise ArgumentError("tagger", f"must be a callable (list of sentences -> lists of (token, tag)), got {tagger!r:.60}")
+        raise ArgumentError(
+            "tagger",
+            f"must be a callable (list of sentences -> lists of (token, tag)), got {tagger!r:.60}",
+        )
     if sentence_splitter is not None and not callable(sentence_splitter):
-        raise ArgumentError("sentence_splitter", f"must be a callable (text -> list of sentences), got {sentence_splitter!r:.60}")
-    return (tagger if tagger is not None else default_tagger(),
-            sentence_splitter if sentence_splitter is not None else default_sentence_splitter())
+        raise ArgumentError(
+            "sentence_splitter",
+            f"must be a callable (text -> list of sentences), got {sentence_splitter!r:.60}",
+        )
+    return (
+        tagger if tagger is not None else default_tagger(),
+        sentence_splitter if sentence_splitter is not None else default_sentence_splitter(),
+    )
 
 
-def extract_templates(texts: list[str], n: int = DEFAULT_N, top_n: int = DEFAULT_TOP_N, tagger: Tagger | None = None,
-                      sentence_splitter: SentenceSplitter | None = None, allow_empty: bool = False) -> Templates:
+def extract_templates(
+    texts: list[str],
+    n: int = DEFAULT_N,
+    top_n: int = DEFAULT_TOP_N,
+    tagger: Tagger | None = None,
+    sentence_splitter: SentenceSplitter | None = None,
+    allow_empty: bool = False,
+) -> Templates:
     """The ``top_n`` most frequent part-of-speech ``n``-grams of ``texts`` and every span tagged with each.
 
     As the package's ``extract_patterns``: the texts joined by spaces are split into sentences,
@@ -176,15 +215,24 @@ def extract_templates(texts: list[str], n: int = DEFAULT_N, top_n: int = DEFAULT
 def check_templates(templates: object, argument: str = "templates") -> list[str]:
     """The distinct spans of a templates mapping (ours or the package's ``{pattern: iterable of spans}``)."""
     if not isinstance(templates, Mapping):
-        raise ArgumentError(argument, "must be a dict of pattern -> spans (extract_templates' output), got "
-                         f"{type(templates).__name__}")
+        raise ArgumentError(
+            argument,
+            "must be a dict of pattern -> spans (extract_templates' output), got "
+            f"{type(templates).__name__}",
+        )
     spans: dict[str, None] = {}
     for pattern, found in templates.items():
         if isinstance(found, (str, bytes)) or not isinstance(found, Iterable):
-            raise ArgumentError(f"{argument}[{pattern!r}]", f"must be a list or set of span strings, got {type(found).__name__}")
+            raise ArgumentError(
+                f"{argument}[{pattern!r}]",
+                f"must be a list or set of span strings, got {type(found).__name__}",
+            )
         for span in found:
             if not isinstance(span, str) or not span:
-                raise ArgumentError(f"{argument}[{pattern!r}]", f"holds {span!r:.60}: each span must be a non-empty string")
+                raise ArgumentError(
+                    f"{argument}[{pattern!r}]",
+                    f"holds {span!r:.60}: each span must be a non-empty string",
+                )
             spans[span] = None
     return list(spans)
 
@@ -214,14 +262,18 @@ def _suffixes(node: dict, prefix: str = "") -> list[str]:
 def _trie_regex(node: dict, depth: int = 0) -> str:
     """The alternation of every string below ``node``, sharing prefixes (``ab(?:c|d)``)."""
     if depth > _MAX_TRIE_DEPTH:
-        return "(?:" + "|".join(re.escape(s) for s in sorted(_suffixes(node), key=len, reverse=True)) + ")"
+        return (
+            "(?:"
+            + "|".join(re.escape(s) for s in sorted(_suffixes(node), key=len, reverse=True))
+            + ")"
+        )
     branches = []
     for char, child in node.items():
         if char == "":
             continue
         literal = char
         while len(child) == 1 and "" not in child:  # a chain: one literal, no group
-            (next_char, child), = child.items()
+            ((next_char, child),) = child.items()
             literal += next_char
         rest = _trie_regex(child, depth + 1) if child.keys() - {""} else ""
         tail = f"(?:{rest})?" if rest and "" in child else rest
@@ -244,7 +296,9 @@ class SpanMatcher:
 
     @cached_property
     def _starts(self) -> re.Pattern:
-        return re.compile(f"(?=(?:{self._body}))")  # zero-width: every start position, overlaps included
+        return re.compile(
+            f"(?=(?:{self._body}))"
+        )  # zero-width: every start position, overlaps included
 
     def contains_any(self, text: str) -> bool:
         return self._body is not None and self._any.search(text) is not None
@@ -253,7 +307,9 @@ class SpanMatcher:
         return sum(1 for _ in self._starts.finditer(text)) if self._body is not None else 0
 
 
-def _rates(texts: list[str], matcher: SpanMatcher, per_token: bool = True) -> tuple[float, list[float] | None]:
+def _rates(
+    texts: list[str], matcher: SpanMatcher, per_token: bool = True
+) -> tuple[float, list[float] | None]:
     """(template rate, templates per token of each text, or None unless ``per_token``); each
     distinct text is matched once."""
     seen: dict[str, tuple[bool, float]] = {}
@@ -279,9 +335,15 @@ def _check_options(n, top_n):
     return check_int(n, "n"), check_int(top_n, "top_n")
 
 
-def template_rate(texts: list[str], templates: Mapping | None = None, n: int = DEFAULT_N, top_n: int = DEFAULT_TOP_N,
-                  tagger: Tagger | None = None, sentence_splitter: SentenceSplitter | None = None,
-                  allow_empty: bool = False) -> float:
+def template_rate(
+    texts: list[str],
+    templates: Mapping | None = None,
+    n: int = DEFAULT_N,
+    top_n: int = DEFAULT_TOP_N,
+    tagger: Tagger | None = None,
+    sentence_splitter: SentenceSplitter | None = None,
+    allow_empty: bool = False,
+) -> float:
     """Fraction of ``texts`` containing at least one template span (the package's ``template_rate``).
 
     Args:
@@ -299,9 +361,15 @@ def template_rate(texts: list[str], templates: Mapping | None = None, n: int = D
     return _rates(texts, SpanMatcher(spans), per_token=False)[0]
 
 
-def templates_per_token(texts: list[str], templates: Mapping | None = None, n: int = DEFAULT_N, top_n: int = DEFAULT_TOP_N,
-                        tagger: Tagger | None = None, sentence_splitter: SentenceSplitter | None = None,
-                        allow_empty: bool = False) -> list[float]:
+def templates_per_token(
+    texts: list[str],
+    templates: Mapping | None = None,
+    n: int = DEFAULT_N,
+    top_n: int = DEFAULT_TOP_N,
+    tagger: Tagger | None = None,
+    sentence_splitter: SentenceSplitter | None = None,
+    allow_empty: bool = False,
+) -> list[float]:
     """Per text: the positions where a template span starts (overlapping) over its whitespace words.
 
     The package's ``templates_per_token`` (its ``compute_all_metrics`` reports their mean as
@@ -316,13 +384,23 @@ def templates_per_token(texts: list[str], templates: Mapping | None = None, n: i
 def _figures(texts: list[str], templates: Mapping) -> dict:
     spans = check_templates(templates)
     rate, per_token = _rates(texts, SpanMatcher(spans))
-    return {"template_rate": rate, "templates_per_token": sum(per_token) / len(per_token),
-            "num_templates": len(templates), "num_template_spans": len(spans)}, per_token
+    return {
+        "template_rate": rate,
+        "templates_per_token": sum(per_token) / len(per_token),
+        "num_templates": len(templates),
+        "num_template_spans": len(spans),
+    }, per_token
 
 
-def pos_template_scores(predictions, templates: Mapping | None = None, n: int = DEFAULT_N, top_n: int = DEFAULT_TOP_N,
-                        tagger: Tagger | None = None, sentence_splitter: SentenceSplitter | None = None,
-                        allow_empty: bool = False) -> dict:
+def pos_template_scores(
+    predictions,
+    templates: Mapping | None = None,
+    n: int = DEFAULT_N,
+    top_n: int = DEFAULT_TOP_N,
+    tagger: Tagger | None = None,
+    sentence_splitter: SentenceSplitter | None = None,
+    allow_empty: bool = False,
+) -> dict:
     """The figures of the evaluate module and the job.
 
     A corpus (``list[str]``): templates extracted from it (or ``templates``), its ``template_rate``,
@@ -333,14 +411,25 @@ def pos_template_scores(predictions, templates: Mapping | None = None, n: int = 
     n, top_n = _check_options(n, top_n)
     if split_scope(predictions, "predictions") == "corpus":
         corpus = check_corpus(predictions, "predictions", allow_empty=allow_empty)
-        figures, per_token = _figures(corpus, _templates_for(corpus, templates, n, top_n, tagger, sentence_splitter))
-        return {"scope": "corpus", **figures, "num_responses": len(corpus), "templates_per_token_scores": per_token}
+        figures, per_token = _figures(
+            corpus, _templates_for(corpus, templates, n, top_n, tagger, sentence_splitter)
+        )
+        return {
+            "scope": "corpus",
+            **figures,
+            "num_responses": len(corpus),
+            "templates_per_token_scores": per_token,
+        }
     sets = check_response_sets(predictions, "predictions", allow_empty=allow_empty)
     if templates is None:
         set_templates = _extract_per_set(sets, n, top_n, *_resolve(tagger, sentence_splitter))
     else:
         set_templates = (templates for _ in sets)
     per_set = [_figures(texts, found)[0] for texts, found in zip(sets, set_templates)]
-    return {"scope": "response_set", "template_rate": sum(row["template_rate"] for row in per_set) / len(per_set),
-            "templates_per_token": sum(row["templates_per_token"] for row in per_set) / len(per_set),
-            "num_sets": len(per_set), "per_set": per_set}
+    return {
+        "scope": "response_set",
+        "template_rate": sum(row["template_rate"] for row in per_set) / len(per_set),
+        "templates_per_token": sum(row["templates_per_token"] for row in per_set) / len(per_set),
+        "num_sets": len(per_set),
+        "per_set": per_set,
+    }

@@ -14,6 +14,7 @@ the context's turns joined by spaces. Selection is the strict argmax, ties count
 for the models (:func:`~dialeval.metrics.response_selection.selection.select_by_loss` on the
 negated similarities).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -35,13 +36,20 @@ def tfidf_selection(contexts, candidates, labels, fit_texts=None, **vectorizer_o
     context_texts = [" ".join(context) for context in turns]
     if fit_texts is None:
         fit_texts = context_texts + [candidate for options in candidates for candidate in options]
-    elif isinstance(fit_texts, str) or not hasattr(fit_texts, "__len__") or not all(isinstance(text, str) for text in fit_texts) or not len(fit_texts):
+    elif (
+        isinstance(fit_texts, str)
+        or not hasattr(fit_texts, "__len__")
+        or not all(isinstance(text, str) for text in fit_texts)
+        or not len(fit_texts)
+    ):
         raise ArgumentError("fit_texts", "must be a non-empty list of strings")
     vectorizer = TfidfVectorizer(**vectorizer_options).fit(fit_texts)
     context_vectors = vectorizer.transform(context_texts)
     similarities = []
     for i, options in enumerate(candidates):
-        similarities.append((vectorizer.transform(options) @ context_vectors[i].T).toarray().ravel())
+        similarities.append(
+            (vectorizer.transform(options) @ context_vectors[i].T).toarray().ravel()
+        )
     result = select_by_loss([-np.asarray(row) for row in similarities], labels, tie_rtol=1e-12)
     for row, values in zip(result["per_question"], similarities):
         row["similarities"] = values.tolist()

@@ -28,6 +28,7 @@ Where the paper leaves a choice open (how the two retrievers share the M slots, 
 acceptable utterance becomes the new ground truth, which false candidates go to which
 question), the choice is stated in the function and in README.md.
 """
+
 from __future__ import annotations
 
 import json
@@ -78,7 +79,10 @@ def build_repository(utterances: Iterable[str], exclude: Iterable[str] = ()) -> 
             seen.add(key)
             repository.append(text.strip())
     if not repository:
-        raise ArgumentError("utterances", "leave the repository empty after removing empty, repeated and excluded utterances")
+        raise ArgumentError(
+            "utterances",
+            "leave the repository empty after removing empty, repeated and excluded utterances",
+        )
     return repository
 
 
@@ -107,23 +111,36 @@ class BM25Retriever:
 
     name = "bm25"
 
-    def __init__(self, repository: Sequence[str], k1: float = 1.2, b: float = 0.75, stopwords: str | None = "en"):
+    def __init__(
+        self,
+        repository: Sequence[str],
+        k1: float = 1.2,
+        b: float = 0.75,
+        stopwords: str | None = "en",
+    ):
         try:
             import bm25s
         except ImportError:
-            raise ImportError("BM25Retriever needs bm25s: `pip install dialeval[selection]` (or `pip install bm25s`)") from None
+            raise ImportError(
+                "BM25Retriever needs bm25s: `pip install dialeval[selection]` (or `pip install bm25s`)"
+            ) from None
         self.repository = _check_texts(repository, "repository")
         if not self.repository:
             raise ArgumentError("repository", "is empty")
         self.stopwords = stopwords
         self._bm25s = bm25s
         self._index = bm25s.BM25(k1=k1, b=b, method="lucene")
-        self._index.index(bm25s.tokenize(self.repository, stopwords=stopwords, show_progress=False), show_progress=False)
+        self._index.index(
+            bm25s.tokenize(self.repository, stopwords=stopwords, show_progress=False),
+            show_progress=False,
+        )
 
     def rank(self, queries: list[str], k: int) -> list[list[int]]:
         queries = _check_texts(queries, "queries")
         k = min(check_int(k, "k"), len(self.repository))
-        tokens = self._bm25s.tokenize(queries, stopwords=self.stopwords, show_progress=False, return_ids=False)
+        tokens = self._bm25s.tokenize(
+            queries, stopwords=self.stopwords, show_progress=False, return_ids=False
+        )
         out = []
         for words in tokens:
             if not words:  # only stopwords: nothing lexical to match
@@ -153,7 +170,9 @@ class EmbeddingRetriever:
             raise ArgumentError("repository", "is empty")
         self.embedder = load_embedder() if embedder is None else embedder
         if not callable(getattr(self.embedder, "embed", None)):
-            raise ArgumentError("embedder", f"must have an embed(texts) method, got {self.embedder!r}")
+            raise ArgumentError(
+                "embedder", f"must have an embed(texts) method, got {self.embedder!r}"
+            )
         self.batch_size = check_int(batch_size, "batch_size")
         self._vectors = self._unit(self.embedder.embed(self.repository))
 
@@ -168,7 +187,10 @@ class EmbeddingRetriever:
         k = min(check_int(k, "k"), len(self.repository))
         out = []
         for start in range(0, len(queries), self.batch_size):
-            similarity = self._unit(self.embedder.embed(queries[start : start + self.batch_size])) @ self._vectors.T
+            similarity = (
+                self._unit(self.embedder.embed(queries[start : start + self.batch_size]))
+                @ self._vectors.T
+            )
             top = np.argpartition(-similarity, k - 1, axis=1)[:, :k]
             for row, candidates in zip(similarity, top):
                 # Most similar first; equal similarities in repository order (stable).
@@ -193,12 +215,22 @@ class CandidatePool:
     retrieved_by: list[str] = field(default_factory=list)  # per utterance, the retriever's name
 
     def to_dict(self) -> dict:
-        return {"question_id": self.question_id, "context": self.context, "ground_truth": self.ground_truth,
-                "retrieved": self.retrieved, "retrieved_by": self.retrieved_by}
+        return {
+            "question_id": self.question_id,
+            "context": self.context,
+            "ground_truth": self.ground_truth,
+            "retrieved": self.retrieved,
+            "retrieved_by": self.retrieved_by,
+        }
 
 
-def retrieve_candidate_pools(contexts, ground_truths, repository: Sequence[str], retrievers: Sequence,
-                             num_retrieved: int = NUM_RETRIEVED) -> list[CandidatePool]:
+def retrieve_candidate_pools(
+    contexts,
+    ground_truths,
+    repository: Sequence[str],
+    retrievers: Sequence,
+    num_retrieved: int = NUM_RETRIEVED,
+) -> list[CandidatePool]:
     """§3.1 step 1: M = ``num_retrieved`` utterances related to each ground truth.
 
     The ground truth is the query (§2: "We retrieve false candidates using the ground-truth
@@ -211,22 +243,31 @@ def retrieve_candidate_pools(contexts, ground_truths, repository: Sequence[str],
     contexts = [[context] if isinstance(context, str) else list(context) for context in contexts]
     ground_truths = _check_texts(ground_truths, "ground_truths")
     if len(contexts) != len(ground_truths) or not contexts:
-        raise ArgumentError("contexts", f"and `ground_truths` must be non-empty and of equal length, got {len(contexts)} and {len(ground_truths)}")
+        raise ArgumentError(
+            "contexts",
+            f"and `ground_truths` must be non-empty and of equal length, got {len(contexts)} and {len(ground_truths)}",
+        )
     num_retrieved = check_int(num_retrieved, "num_retrieved")
     if isinstance(retrievers, Retriever) or not isinstance(retrievers, Sequence) or not retrievers:
-        raise ArgumentError("retrievers", "must be a non-empty list of retrievers (objects with rank(queries, k))")
+        raise ArgumentError(
+            "retrievers", "must be a non-empty list of retrievers (objects with rank(queries, k))"
+        )
     for retriever in retrievers:
         if not callable(getattr(retriever, "rank", None)):
             raise ArgumentError("retrievers", f": {retriever!r} has no rank(queries, k) method")
     # Ask each retriever for more than M: some of its best may be taken by another or be the ground truth.
-    depth = min(len(repository), num_retrieved * (len(retrievers) + 1) + len(max(contexts, key=len)) + 1)
+    depth = min(
+        len(repository), num_retrieved * (len(retrievers) + 1) + len(max(contexts, key=len)) + 1
+    )
     rankings = [retriever.rank(ground_truths, depth) for retriever in retrievers]
     pools = []
     for q, (context, ground_truth) in enumerate(zip(contexts, ground_truths)):
         taken = {normalize_utterance(ground_truth), *map(normalize_utterance, context)}
         cursors = [0] * len(retrievers)
         retrieved, retrieved_by = [], []
-        while len(retrieved) < num_retrieved and any(c < len(r[q]) for c, r in zip(cursors, rankings)):
+        while len(retrieved) < num_retrieved and any(
+            c < len(r[q]) for c, r in zip(cursors, rankings)
+        ):
             for which, retriever in enumerate(retrievers):
                 ranking = rankings[which][q]
                 while cursors[which] < len(ranking):
@@ -254,10 +295,18 @@ def scoring_sheet(pools: Sequence[CandidatePool], path=None) -> list[dict]:
     candidates in your annotation tool; scores must come back in this order. Written as JSON
     Lines to ``path`` when given.
     """
-    rows = [{"question_id": pool.question_id, "context": pool.context, "candidates": [pool.ground_truth, *pool.retrieved]}
-            for pool in pools]
+    rows = [
+        {
+            "question_id": pool.question_id,
+            "context": pool.context,
+            "candidates": [pool.ground_truth, *pool.retrieved],
+        }
+        for pool in pools
+    ]
     if path is not None:
-        Path(path).write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+        Path(path).write_text(
+            "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8"
+        )
     return rows
 
 
@@ -281,11 +330,23 @@ def _scores_of(scores, num_candidates: int | None, argument: str) -> np.ndarray:
         array = np.asarray(scores)
     except ValueError:
         array = None
-    expected = "the ground truth and each retrieved utterance" if num_candidates is None else f"{num_candidates} candidates"
-    if (array is None or array.ndim != 2 or array.shape[0] < 2 or array.shape[1] < RULE_MIN_ANNOTATORS
-            or (num_candidates is not None and array.shape[0] != num_candidates)):
-        raise ArgumentError(argument, f": expected one row of scores for {expected} (ground truth first), "
-                            f"each from at least {RULE_MIN_ANNOTATORS} annotators")
+    expected = (
+        "the ground truth and each retrieved utterance"
+        if num_candidates is None
+        else f"{num_candidates} candidates"
+    )
+    if (
+        array is None
+        or array.ndim != 2
+        or array.shape[0] < 2
+        or array.shape[1] < RULE_MIN_ANNOTATORS
+        or (num_candidates is not None and array.shape[0] != num_candidates)
+    ):
+        raise ArgumentError(
+            argument,
+            f": expected one row of scores for {expected} (ground truth first), "
+            f"each from at least {RULE_MIN_ANNOTATORS} annotators",
+        )
     if not np.issubdtype(array.dtype, np.integer) or array.min() < 0 or array.max() > 5:
         raise ArgumentError(argument, ": scores must be integers 0 (ungrammatical) to 5")
     return array
@@ -297,16 +358,21 @@ def filter_pool(scores) -> FilteredPool:
     array = _scores_of(scores, None, "scores")
     ground_truth, retrieved = array[0], array[1:]
     acceptable = [i for i, row in enumerate(retrieved) if (row >= 3).sum() >= RULE_MIN_ANNOTATORS]
-    ungrammatical = [i for i, row in enumerate(retrieved) if (row == 0).sum() >= RULE_MIN_ANNOTATORS]
+    ungrammatical = [
+        i for i, row in enumerate(retrieved) if (row == 0).sum() >= RULE_MIN_ANNOTATORS
+    ]
     removed = set(acceptable) | set(ungrammatical)
     return FilteredPool(
         ground_truth_kept=bool((ground_truth <= 3).sum() < RULE_MIN_ANNOTATORS),
         usable=[i for i in range(len(retrieved)) if i not in removed],
-        acceptable=acceptable, ungrammatical=ungrammatical,
+        acceptable=acceptable,
+        ungrammatical=ungrammatical,
     )
 
 
-def assemble_questions(pools: Sequence[CandidatePool], scores: Sequence, num_false: int = NUM_FALSE_CANDIDATES) -> list[dict]:
+def assemble_questions(
+    pools: Sequence[CandidatePool], scores: Sequence, num_false: int = NUM_FALSE_CANDIDATES
+) -> list[dict]:
     """The questions of §3.2 from the scored pools (``scores[i]``: pool i's rows, ground truth first).
 
     Per pool whose ground truth is kept and that has at least ``num_false`` usable false
@@ -321,7 +387,9 @@ def assemble_questions(pools: Sequence[CandidatePool], scores: Sequence, num_fal
     """
     num_false = check_int(num_false, "num_false")
     if len(scores) != len(pools):
-        raise ArgumentError("scores", f"must hold one entry per pool: {len(scores)} for {len(pools)} pools")
+        raise ArgumentError(
+            "scores", f"must hold one entry per pool: {len(scores)} for {len(pools)} pools"
+        )
     questions = []
     for pool, pool_scores in zip(pools, scores):
         array = _scores_of(pool_scores, 1 + len(pool.retrieved), f"scores[{pool.question_id}]")
@@ -330,20 +398,44 @@ def assemble_questions(pools: Sequence[CandidatePool], scores: Sequence, num_fal
             continue
         rows = array[1:]
 
-        def question(ground_truth: str, ground_truth_scores, false: list[int], source: str, pool=pool, rows=rows) -> dict:
+        def question(
+            ground_truth: str,
+            ground_truth_scores,
+            false: list[int],
+            source: str,
+            pool=pool,
+            rows=rows,
+        ) -> dict:
             return {
-                "question_id": len(questions), "pool_id": pool.question_id, "context": list(pool.context),
-                "candidates": [ground_truth, *(pool.retrieved[i] for i in false)], "label": 0,
-                "scores": [list(map(int, ground_truth_scores)), *(list(map(int, rows[i])) for i in false)],
+                "question_id": len(questions),
+                "pool_id": pool.question_id,
+                "context": list(pool.context),
+                "candidates": [ground_truth, *(pool.retrieved[i] for i in false)],
+                "label": 0,
+                "scores": [
+                    list(map(int, ground_truth_scores)),
+                    *(list(map(int, rows[i])) for i in false),
+                ],
                 "ground_truth_source": source,
             }
 
-        questions.append(question(pool.ground_truth, array[0], verdict.usable[:num_false], "dialogue"))
+        questions.append(
+            question(pool.ground_truth, array[0], verdict.usable[:num_false], "dialogue")
+        )
         if len(verdict.usable) >= 2 * num_false:
-            new_truths = [i for i in verdict.acceptable if (rows[i] <= 3).sum() < RULE_MIN_ANNOTATORS]
+            new_truths = [
+                i for i in verdict.acceptable if (rows[i] <= 3).sum() < RULE_MIN_ANNOTATORS
+            ]
             if new_truths:
                 truth = new_truths[0]
-                questions.append(question(pool.retrieved[truth], rows[truth], verdict.usable[num_false : 2 * num_false], "retrieved"))
+                questions.append(
+                    question(
+                        pool.retrieved[truth],
+                        rows[truth],
+                        verdict.usable[num_false : 2 * num_false],
+                        "retrieved",
+                    )
+                )
     return questions
 
 
@@ -363,8 +455,14 @@ def random_draws(num_questions: int, repository_size: int, seed: int, trial: int
     return rng.integers(0, repository_size, size=(num_questions, RANDOM_DRAWS_PER_QUESTION))
 
 
-def random_trial(questions: Sequence[dict], repository: Sequence[str], seed: int = 0, trial: int = 0,
-                 exclude: Iterable[str] = (), num_false: int = NUM_FALSE_CANDIDATES) -> list[dict]:
+def random_trial(
+    questions: Sequence[dict],
+    repository: Sequence[str],
+    seed: int = 0,
+    trial: int = 0,
+    exclude: Iterable[str] = (),
+    num_false: int = NUM_FALSE_CANDIDATES,
+) -> list[dict]:
     """One RANDOM trial: each question keeps its context and ground truth and gets ``num_false``
     false candidates drawn uniformly from ``repository`` (:func:`random_draws`), the first drawn
     ones that are non-empty, differ from the ground truth and from each other, and are not in
@@ -398,6 +496,14 @@ def random_trial(questions: Sequence[dict], repository: Sequence[str], seed: int
                 f"question {q}, trial {trial}: only {len(texts)} of {RANDOM_DRAWS_PER_QUESTION} drawn repository utterances "
                 "are usable (non-empty, not the ground truth, distinct, not excluded); is most of the repository excluded?"
             )
-        out.append({**question, "candidates": [ground_truth, *texts], "label": 0, "trial": trial, "seed": seed,
-                    "false_candidate_lines": chosen})
+        out.append(
+            {
+                **question,
+                "candidates": [ground_truth, *texts],
+                "label": 0,
+                "trial": trial,
+                "seed": seed,
+                "false_candidate_lines": chosen,
+            }
+        )
     return out

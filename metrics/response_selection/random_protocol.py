@@ -11,6 +11,7 @@ A candidate's loss depends only on its context and itself (ℓ_r, §4.1.2), so e
 candidate of a question is scored once for all trials: the ground truth once instead of once
 per trial, and a drawn utterance once however often it is drawn.
 """
+
 from __future__ import annotations
 
 import math
@@ -27,8 +28,13 @@ from dialeval.validation import ArgumentError
 CANDIDATES_PER_GROUP = 8
 
 
-def candidate_losses(scorer: CandidateScorer, contexts, candidate_lists, reduction: str = "sum",
-                     group_size: int = CANDIDATES_PER_GROUP) -> list[dict[str, float]]:
+def candidate_losses(
+    scorer: CandidateScorer,
+    contexts,
+    candidate_lists,
+    reduction: str = "sum",
+    group_size: int = CANDIDATES_PER_GROUP,
+) -> list[dict[str, float]]:
     """Per question, ``{candidate: loss}`` for every distinct candidate of ``candidate_lists[i]``."""
     check_reduction(reduction)
     group_contexts, groups, owners = [], [], []
@@ -37,7 +43,9 @@ def candidate_losses(scorer: CandidateScorer, contexts, candidate_lists, reducti
         for start in range(0, len(distinct), group_size):
             group = distinct[start : start + group_size]
             group_contexts.append(context)
-            groups.append(group if len(group) > 1 else group * 2)  # the scorer takes >= 2; a repeat is scored once
+            groups.append(
+                group if len(group) > 1 else group * 2
+            )  # the scorer takes >= 2; a repeat is scored once
             owners.append(q)
     scored = scorer.score(group_contexts, groups)
     losses: list[dict[str, float]] = [{} for _ in candidate_lists]
@@ -46,8 +54,12 @@ def candidate_losses(scorer: CandidateScorer, contexts, candidate_lists, reducti
     return losses
 
 
-def random_protocol_accuracies(scorer: CandidateScorer, trials: Sequence[Sequence[dict]], reduction: str = "sum",
-                               tie_rtol: float = TIE_RTOL) -> list[float]:
+def random_protocol_accuracies(
+    scorer: CandidateScorer,
+    trials: Sequence[Sequence[dict]],
+    reduction: str = "sum",
+    tie_rtol: float = TIE_RTOL,
+) -> list[float]:
     """One system's selection accuracy on every RANDOM trial (argmin of ℓ_r, §4.1.2).
 
     ``trials``: one list of question rows (``context``, ``candidates``, ``label``) per trial,
@@ -55,25 +67,45 @@ def random_protocol_accuracies(scorer: CandidateScorer, trials: Sequence[Sequenc
     ``i`` must have the same context in every trial.
     """
     if isinstance(trials, (str, dict)) or not isinstance(trials, Sequence) or not trials:
-        raise ArgumentError("trials", "must be a non-empty list with one list of questions per trial")
+        raise ArgumentError(
+            "trials", "must be a non-empty list with one list of questions per trial"
+        )
     num_questions = len(trials[0])
     for t, trial in enumerate(trials):
         if len(trial) != num_questions or not num_questions:
-            raise ArgumentError(f"trials[{t}]", f"has {len(trial)} questions; every trial must have the same {num_questions} (> 0)")
+            raise ArgumentError(
+                f"trials[{t}]",
+                f"has {len(trial)} questions; every trial must have the same {num_questions} (> 0)",
+            )
         for i, question in enumerate(trial):
             if question["context"] != trials[0][i]["context"]:
-                raise ArgumentError(f"trials[{t}][{i}]", f"has another context than `trials[0][{i}]`; trials must share their questions' contexts")
+                raise ArgumentError(
+                    f"trials[{t}][{i}]",
+                    f"has another context than `trials[0][{i}]`; trials must share their questions' contexts",
+                )
     contexts = [question["context"] for question in trials[0]]
-    union = [[candidate for trial in trials for candidate in trial[i]["candidates"]] for i in range(num_questions)]
+    union = [
+        [candidate for trial in trials for candidate in trial[i]["candidates"]]
+        for i in range(num_questions)
+    ]
     losses = candidate_losses(scorer, contexts, union, reduction)
     accuracies = []
     for trial in trials:
-        values = [[losses[i][candidate] for candidate in question["candidates"]] for i, question in enumerate(trial)]
-        accuracies.append(select_by_loss(values, [question["label"] for question in trial], tie_rtol=tie_rtol)["accuracy"])
+        values = [
+            [losses[i][candidate] for candidate in question["candidates"]]
+            for i, question in enumerate(trial)
+        ]
+        accuracies.append(
+            select_by_loss(values, [question["label"] for question in trial], tie_rtol=tie_rtol)[
+                "accuracy"
+            ]
+        )
     return accuracies
 
 
-def random_protocol_figure(random_result: dict, chosen_spearman: float | None = None, title: str | None = None):
+def random_protocol_figure(
+    random_result: dict, chosen_spearman: float | None = None, title: str | None = None
+):
     """Fig. 2: the box plot of RANDOM's per-trial ρ, with CHOSEN's ρ as a blue dot.
 
     ``random_result``: what ``random_protocol_correlation`` returns. Returns a
@@ -86,7 +118,10 @@ def random_protocol_figure(random_result: dict, chosen_spearman: float | None = 
 
     per_trial = random_result.get("spearman_per_trial") if isinstance(random_result, dict) else None
     if not per_trial:
-        raise ArgumentError("random_result", "must be the dict random_protocol_correlation returns (with 'spearman_per_trial')")
+        raise ArgumentError(
+            "random_result",
+            "must be the dict random_protocol_correlation returns (with 'spearman_per_trial')",
+        )
     # None is random_protocol_correlation's undefined trial (NaN from results saved before it said None)
     defined = [rho for rho in per_trial if rho is not None and not math.isnan(rho)]
     if not defined:
@@ -95,7 +130,9 @@ def random_protocol_figure(random_result: dict, chosen_spearman: float | None = 
     axes = figure.add_subplot()
     axes.boxplot([defined], widths=0.5)
     if chosen_spearman is not None:
-        if isinstance(chosen_spearman, bool) or not isinstance(chosen_spearman, (int, float, np.floating)):
+        if isinstance(chosen_spearman, bool) or not isinstance(
+            chosen_spearman, (int, float, np.floating)
+        ):
             raise ArgumentError("chosen_spearman", f"must be a number, got {chosen_spearman!r}")
         if math.isnan(chosen_spearman):  # every system equally accurate: no ranking, no dot
             axes.text(1, -0.95, "CHOSEN ρ undefined", ha="center", color="tab:blue")
@@ -103,7 +140,10 @@ def random_protocol_figure(random_result: dict, chosen_spearman: float | None = 
             axes.plot([1], [chosen_spearman], "o", color="tab:blue", label="CHOSEN")
             axes.legend(loc="lower right")
     undefined = len(per_trial) - len(defined)
-    axes.set_xticks([1], [f"RANDOM ({len(defined)} trials" + (f", {undefined} undefined)" if undefined else ")")])
+    axes.set_xticks(
+        [1],
+        [f"RANDOM ({len(defined)} trials" + (f", {undefined} undefined)" if undefined else ")")],
+    )
     axes.set_ylabel("Spearman's ρ with the human ranking")
     axes.set_ylim(-1.05, 1.05)
     if title:

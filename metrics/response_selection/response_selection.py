@@ -3,6 +3,7 @@
 A thin wrapper of :func:`dialeval.metrics.response_selection.selection.response_selection`; see
 README.md (the metric card).
 """
+
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
 import datasets
@@ -71,12 +72,17 @@ class ResponseSelection(DialevalMetric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features({
-                "contexts": datasets.Sequence(datasets.Value("string")),
-                "candidates": datasets.Sequence(datasets.Value("string")),
-                "labels": datasets.Value("int64"),
-            }),
-            reference_urls=["https://aclanthology.org/2020.acl-main.55", "https://github.com/cl-tohoku/eval-via-selection"],
+            features=datasets.Features(
+                {
+                    "contexts": datasets.Sequence(datasets.Value("string")),
+                    "candidates": datasets.Sequence(datasets.Value("string")),
+                    "labels": datasets.Value("int64"),
+                }
+            ),
+            reference_urls=[
+                "https://aclanthology.org/2020.acl-main.55",
+                "https://github.com/cl-tohoku/eval-via-selection",
+            ],
         )
 
     def _check_batch(self, batch):
@@ -85,16 +91,41 @@ class ResponseSelection(DialevalMetric):
         turns, _, _ = check_questions(batch["contexts"], batch["candidates"], batch["labels"])
         return {**batch, "contexts": turns}
 
-    def _compute(self, contexts, candidates, labels, model=None, reduction="sum", batch_size=DEFAULT_BATCH_SIZE,
-                 device=None, dtype=None, turn_separator=None, candidate_eos=True, share_context=True,
-                 tie_rtol=TIE_RTOL):
+    def _compute(
+        self,
+        contexts,
+        candidates,
+        labels,
+        model=None,
+        reduction="sum",
+        batch_size=DEFAULT_BATCH_SIZE,
+        device=None,
+        dtype=None,
+        turn_separator=None,
+        candidate_eos=True,
+        share_context=True,
+        tie_rtol=TIE_RTOL,
+    ):
         check_questions(contexts, candidates, labels)
         if model is None:
-            raise ArgumentError("model", "is required: a causal or seq2seq LM id (in the local HF cache) or directory")
-        return response_selection(contexts, candidates, [int(label) for label in labels], model=model,
-                                  reduction=reduction, batch_size=batch_size, device=device, dtype=dtype,
-                                  turn_separator=turn_separator, candidate_eos=candidate_eos,
-                                  share_context=share_context, tie_rtol=tie_rtol)
+            raise ArgumentError(
+                "model",
+                "is required: a causal or seq2seq LM id (in the local HF cache) or directory",
+            )
+        return response_selection(
+            contexts,
+            candidates,
+            [int(label) for label in labels],
+            model=model,
+            reduction=reduction,
+            batch_size=batch_size,
+            device=device,
+            dtype=dtype,
+            turn_separator=turn_separator,
+            candidate_eos=candidate_eos,
+            share_context=share_context,
+            tie_rtol=tie_rtol,
+        )
 
 
 #: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).

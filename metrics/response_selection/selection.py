@@ -16,6 +16,7 @@ over 100 trials (Table 3 footnote 5) and its spread is the instability of §4.3 
 the sequence's cross-entropy); ``reduction="mean"`` divides by the candidate's token count.
 The paper does not say which it used; README.md (the metric card) discusses it.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -52,7 +53,9 @@ from dialeval.validation import ArgumentError, require_collection
 TIE_RTOL = 1e-6
 
 
-def select_by_loss(losses: Sequence[Sequence[float]], labels: Sequence[int], *, tie_rtol: float = TIE_RTOL) -> dict:
+def select_by_loss(
+    losses: Sequence[Sequence[float]], labels: Sequence[int], *, tie_rtol: float = TIE_RTOL
+) -> dict:
     """Argmin selection (§4.1.2) and accuracy from per-question candidate losses.
 
     A question counts as correct only when the ground truth's loss is **strictly** the lowest:
@@ -64,22 +67,42 @@ def select_by_loss(losses: Sequence[Sequence[float]], labels: Sequence[int], *, 
     require_collection(losses, "losses", "a list of per-question candidate losses")
     require_collection(labels, "labels", "a list of ground-truth indexes")
     if len(losses) != len(labels) or not len(losses):
-        raise ArgumentError("losses", f"and `labels` must be non-empty and of equal length, got {len(losses)} and {len(labels)}")
-    if isinstance(tie_rtol, bool) or not isinstance(tie_rtol, (int, float)) or not 0 <= tie_rtol < 1:
+        raise ArgumentError(
+            "losses",
+            f"and `labels` must be non-empty and of equal length, got {len(losses)} and {len(labels)}",
+        )
+    if (
+        isinstance(tie_rtol, bool)
+        or not isinstance(tie_rtol, (int, float))
+        or not 0 <= tie_rtol < 1
+    ):
         raise ArgumentError("tie_rtol", f"must be a number in [0, 1), got {tie_rtol!r}")
     per_question = []
     for i, (values, label) in enumerate(zip(losses, labels)):
         values = np.asarray(values, dtype=np.float64)
         if values.ndim != 1 or len(values) < 2 or not np.isfinite(values).all():
-            raise ArgumentError(f"losses[{i}]", f"must be at least 2 finite numbers, got {describe(values.tolist())}")
+            raise ArgumentError(
+                f"losses[{i}]",
+                f"must be at least 2 finite numbers, got {describe(values.tolist())}",
+            )
         if isinstance(label, bool) or not isinstance(label, (int, np.integer)):
-            raise ArgumentError(f"labels[{i}]", f"must be an int index of losses[{i}], got {type(label).__name__}: {label!r}")
+            raise ArgumentError(
+                f"labels[{i}]",
+                f"must be an int index of losses[{i}], got {type(label).__name__}: {label!r}",
+            )
         if not 0 <= label < len(values):
             raise ArgumentError(f"labels[{i}]", f"= {label} is not an index of losses[{i}]")
         selected = int(values.argmin())
         tolerance = tie_rtol * max(1.0, abs(values[selected]))
         tie = int((values - values[selected] <= tolerance).sum()) > 1
-        per_question.append({"selected": selected, "label": int(label), "correct": selected == label and not tie, "tie": tie})
+        per_question.append(
+            {
+                "selected": selected,
+                "label": int(label),
+                "correct": selected == label and not tie,
+                "tie": tie,
+            }
+        )
     num_correct = sum(row["correct"] for row in per_question)
     return {
         "accuracy": num_correct / len(per_question),
@@ -91,9 +114,20 @@ def select_by_loss(losses: Sequence[Sequence[float]], labels: Sequence[int], *, 
 
 
 def response_selection(
-    contexts, candidates, labels, model=None, *, scorer: CandidateScorer | None = None, reduction: str = "sum",
-    batch_size: int = DEFAULT_BATCH_SIZE, device=None, dtype=None, turn_separator: str | None = None,
-    candidate_eos: bool = True, share_context: bool = True, progress: Callable[[int], object] | None = None,
+    contexts,
+    candidates,
+    labels,
+    model=None,
+    *,
+    scorer: CandidateScorer | None = None,
+    reduction: str = "sum",
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    device=None,
+    dtype=None,
+    turn_separator: str | None = None,
+    candidate_eos: bool = True,
+    share_context: bool = True,
+    progress: Callable[[int], object] | None = None,
     tie_rtol: float = TIE_RTOL,
 ) -> dict:
     """Response-selection accuracy of one LM (Sato et al. 2020, §4.1.2).
@@ -118,17 +152,34 @@ def response_selection(
     _, _, labels = check_questions(contexts, candidates, labels)
     if scorer is None:
         if model is None:
-            raise ArgumentError("model", "is required (a causal or seq2seq LM id or directory), or pass `scorer`")
-        scorer = CandidateScorer(model, device=device, dtype=dtype, batch_size=batch_size,
-                                 turn_separator=turn_separator, candidate_eos=candidate_eos, share_context=share_context)
+            raise ArgumentError(
+                "model", "is required (a causal or seq2seq LM id or directory), or pass `scorer`"
+            )
+        scorer = CandidateScorer(
+            model,
+            device=device,
+            dtype=dtype,
+            batch_size=batch_size,
+            turn_separator=turn_separator,
+            candidate_eos=candidate_eos,
+            share_context=share_context,
+        )
     scored = scorer.score(contexts, candidates, progress=progress)
     losses = scored.losses(reduction)
     result = select_by_loss(losses, labels, tie_rtol=tie_rtol)
-    for row, values, sums, counts in zip(result["per_question"], losses, scored.nll_sums, scored.num_tokens):
-        row.update({"losses": values.tolist(), "nll_sums": sums.tolist(), "num_tokens": counts.tolist()})
-    result.update({
-        "num_truncated_contexts": scored.num_truncated_contexts, "reduction": reduction, "model": scorer.lm.name,
-    })
+    for row, values, sums, counts in zip(
+        result["per_question"], losses, scored.nll_sums, scored.num_tokens
+    ):
+        row.update(
+            {"losses": values.tolist(), "nll_sums": sums.tolist(), "num_tokens": counts.tolist()}
+        )
+    result.update(
+        {
+            "num_truncated_contexts": scored.num_truncated_contexts,
+            "reduction": reduction,
+            "model": scorer.lm.name,
+        }
+    )
     return result
 
 
@@ -152,8 +203,13 @@ def read_selection_questions(path) -> dict[str, list]:
     contexts, candidates, labels = [], [], []
     if path.suffix in {".jsonl", ".json"}:
         for where, record in iter_jsonl(path):
-            if not isinstance(record, dict) or not {"context", "candidates", "label"} <= record.keys():
-                raise ValueError(f"{where}: expected an object with keys 'context', 'candidates' and 'label'")
+            if (
+                not isinstance(record, dict)
+                or not {"context", "candidates", "label"} <= record.keys()
+            ):
+                raise ValueError(
+                    f"{where}: expected an object with keys 'context', 'candidates' and 'label'"
+                )
             contexts.append(record["context"])
             candidates.append(record["candidates"])
             labels.append(record["label"])
@@ -161,7 +217,9 @@ def read_selection_questions(path) -> dict[str, list]:
         for where, line in iter_lines(path):
             fields = line.split("\t")
             if len(fields) != 7:
-                raise ValueError(f"{where}: expected 7 tab-separated fields (3 context turns, ground truth, 3 false candidates), got {len(fields)}")
+                raise ValueError(
+                    f"{where}: expected 7 tab-separated fields (3 context turns, ground truth, 3 false candidates), got {len(fields)}"
+                )
             contexts.append(fields[:3])
             candidates.append(fields[3:])
             labels.append(0)
@@ -178,21 +236,30 @@ def read_selection_questions(path) -> dict[str, list]:
 
 def _aligned_scores(human_scores, metric_scores, argument: str) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(human_scores, Mapping) != isinstance(metric_scores, Mapping):
-        raise ArgumentError("human_scores", f"and `{argument}` must both be mappings (system -> score) or both sequences")
+        raise ArgumentError(
+            "human_scores",
+            f"and `{argument}` must both be mappings (system -> score) or both sequences",
+        )
     if isinstance(human_scores, Mapping):
         if set(human_scores) != set(metric_scores):
             raise ArgumentError(
-                argument, "must score the same systems as `human_scores`: missing "
-                f"{sorted(map(str, set(human_scores) - set(metric_scores)))}, extra {sorted(map(str, set(metric_scores) - set(human_scores)))}"
+                argument,
+                "must score the same systems as `human_scores`: missing "
+                f"{sorted(map(str, set(human_scores) - set(metric_scores)))}, extra {sorted(map(str, set(metric_scores) - set(human_scores)))}",
             )
         systems = list(human_scores)
         human, metric = [human_scores[s] for s in systems], [metric_scores[s] for s in systems]
     else:
-        require_collection(human_scores, "human_scores", "a system -> score mapping or a list of scores")
+        require_collection(
+            human_scores, "human_scores", "a system -> score mapping or a list of scores"
+        )
         require_collection(metric_scores, argument, "a system -> score mapping or a list of scores")
         human, metric = list(human_scores), list(metric_scores)
         if len(human) != len(metric):
-            raise ArgumentError(argument, f"must have one score per system of `human_scores` ({len(human)}), got {len(metric)}")
+            raise ArgumentError(
+                argument,
+                f"must have one score per system of `human_scores` ({len(human)}), got {len(metric)}",
+            )
     if len(human) < 3:
         raise ValueError(f"a ranking correlation needs at least 3 systems, got {len(human)}")
     try:
@@ -200,7 +267,10 @@ def _aligned_scores(human_scores, metric_scores, argument: str) -> tuple[np.ndar
     except (TypeError, ValueError):
         raise ArgumentError("human_scores", f"and `{argument}` must hold numbers") from None
     if human.ndim != 1 or metric.ndim != 1:
-        raise ArgumentError("human_scores", f"and `{argument}` must hold one number per system, got shapes {human.shape} and {metric.shape}")
+        raise ArgumentError(
+            "human_scores",
+            f"and `{argument}` must hold one number per system, got shapes {human.shape} and {metric.shape}",
+        )
     if not (np.isfinite(human).all() and np.isfinite(metric).all()):
         raise ArgumentError("human_scores", f"and `{argument}` must hold finite numbers")
     return human, metric
@@ -214,7 +284,9 @@ def _constant_side(human: np.ndarray, metric: np.ndarray, argument: str) -> str 
     return None
 
 
-def _spearman(human: np.ndarray, metric: np.ndarray, argument: str) -> tuple[float | None, float | None, str | None]:
+def _spearman(
+    human: np.ndarray, metric: np.ndarray, argument: str
+) -> tuple[float | None, float | None, str | None]:
     """(rho, p-value, None), or (None, None, reason) when a constant side makes rho 0/0 (never NaN)."""
     reason = _constant_side(human, metric, argument)
     if reason is not None:
@@ -223,7 +295,11 @@ def _spearman(human: np.ndarray, metric: np.ndarray, argument: str) -> tuple[flo
         warnings.simplefilter("ignore", ConstantInputWarning)
         result = spearmanr(human, metric)
     if not np.isfinite(result.statistic):
-        return None, None, f"Spearman's rho of `human_scores` and `{argument}` is undefined (scipy returned {result.statistic!r})"
+        return (
+            None,
+            None,
+            f"Spearman's rho of `human_scores` and `{argument}` is undefined (scipy returned {result.statistic!r})",
+        )
     return float(result.statistic), float(result.pvalue), None
 
 
@@ -238,7 +314,12 @@ def system_ranking_correlation(human_scores, metric_scores) -> dict:
     """
     human, metric = _aligned_scores(human_scores, metric_scores, "metric_scores")
     rho, p_value, reason = _spearman(human, metric, "metric_scores")
-    return {"spearman": rho, "p_value": p_value, "num_systems": len(human), "undefined_reason": reason}
+    return {
+        "spearman": rho,
+        "p_value": p_value,
+        "num_systems": len(human),
+        "undefined_reason": reason,
+    }
 
 
 def random_protocol_correlation(human_scores, metric_scores_per_trial: Sequence) -> dict:
@@ -252,8 +333,15 @@ def random_protocol_correlation(human_scores, metric_scores_per_trial: Sequence)
     undefined the summary figures are None and ``undefined_reason`` gives the first trial's
     reason (None when some trial is defined).
     """
-    if isinstance(metric_scores_per_trial, (str, Mapping)) or not isinstance(metric_scores_per_trial, Sequence) or not metric_scores_per_trial:
-        raise ArgumentError("metric_scores_per_trial", "must be a non-empty list with one system -> score mapping per trial")
+    if (
+        isinstance(metric_scores_per_trial, (str, Mapping))
+        or not isinstance(metric_scores_per_trial, Sequence)
+        or not metric_scores_per_trial
+    ):
+        raise ArgumentError(
+            "metric_scores_per_trial",
+            "must be a non-empty list with one system -> score mapping per trial",
+        )
     per_trial, reasons = [], []
     for t, scores in enumerate(metric_scores_per_trial):
         argument = f"metric_scores_per_trial[{t}]"
@@ -266,10 +354,19 @@ def random_protocol_correlation(human_scores, metric_scores_per_trial: Sequence)
     summary = dict.fromkeys(("mean", "min", "q1", "median", "q3", "max"))
     if len(defined):
         q1, median, q3 = np.percentile(defined, [25, 50, 75])
-        summary = {"mean": float(defined.mean()), "min": float(defined.min()), "q1": float(q1), "median": float(median),
-                   "q3": float(q3), "max": float(defined.max())}
+        summary = {
+            "mean": float(defined.mean()),
+            "min": float(defined.min()),
+            "q1": float(q1),
+            "median": float(median),
+            "q3": float(q3),
+            "max": float(defined.max()),
+        }
     return {
-        "spearman_mean": summary["mean"], "spearman_per_trial": per_trial, **{f"spearman_{k}": v for k, v in summary.items() if k != "mean"},
-        "num_trials": len(per_trial), "num_undefined_trials": len(per_trial) - len(defined),
+        "spearman_mean": summary["mean"],
+        "spearman_per_trial": per_trial,
+        **{f"spearman_{k}": v for k, v in summary.items() if k != "mean"},
+        "num_trials": len(per_trial),
+        "num_undefined_trials": len(per_trial) - len(defined),
         "undefined_reason": None if len(defined) else reasons[0],
     }

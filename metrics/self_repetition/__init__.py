@@ -16,6 +16,7 @@ here every distinct n-gram is counted once per text in one ``Counter`` pass (lin
 
 The evaluate module is ``self_repetition.py`` beside this file; its card is ``README.md``.
 """
+
 from __future__ import annotations
 
 import math
@@ -51,10 +52,14 @@ def self_repetition(texts: list[str], n: int = 4, allow_empty: bool = False) -> 
         documents.update(ngrams)
     # math.fsum: the value does not depend on the order of the summation (the package's running
     # float sum differs from it by a few ulps at most).
-    return math.fsum(math.log1p(sum(map(documents.__getitem__, ngrams)) - len(ngrams)) for ngrams in ngram_sets) / len(texts)
+    return math.fsum(
+        math.log1p(sum(map(documents.__getitem__, ngrams)) - len(ngrams)) for ngrams in ngram_sets
+    ) / len(texts)
 
 
-def self_repetition_per_set(response_sets: list[list[str]], n: int = 4, allow_empty: bool = False) -> list[float]:
+def self_repetition_per_set(
+    response_sets: list[list[str]], n: int = 4, allow_empty: bool = False
+) -> list[float]:
     """:func:`self_repetition` of each response set (the other texts are those of the same set)."""
     n = check_int(n, "n")
     response_sets = check_response_sets(response_sets, "response_sets", allow_empty=allow_empty)
@@ -66,12 +71,21 @@ def self_repetition_scores(predictions, n: int = 4, allow_empty: bool = False) -
     n = check_int(n, "n")
     if split_scope(predictions, "predictions") == "corpus":
         corpus = check_corpus(predictions, "predictions", allow_empty=allow_empty)
-        return {"scope": "corpus", "self_repetition": self_repetition(corpus, n, allow_empty), "n": n,
-                "num_responses": len(corpus)}
+        return {
+            "scope": "corpus",
+            "self_repetition": self_repetition(corpus, n, allow_empty),
+            "n": n,
+            "num_responses": len(corpus),
+        }
     sets = check_response_sets(predictions, "predictions", allow_empty=allow_empty)
     per_set = self_repetition_per_set(sets, n, allow_empty)
-    return {"scope": "response_set", "self_repetition": math.fsum(per_set) / len(per_set), "n": n, "num_sets": len(per_set),
-            "per_set": [{"self_repetition": value} for value in per_set]}
+    return {
+        "scope": "response_set",
+        "self_repetition": math.fsum(per_set) / len(per_set),
+        "n": n,
+        "num_sets": len(per_set),
+        "per_set": [{"self_repetition": value} for value in per_set],
+    }
 
 
 __all__ = ["self_repetition", "self_repetition_per_set", "self_repetition_scores"]

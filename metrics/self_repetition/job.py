@@ -1,4 +1,5 @@
 """``dialeval evaluate``'s self-repetition step: per response set, or of the whole corpus for a corpus input."""
+
 from __future__ import annotations
 
 from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome
@@ -6,9 +7,13 @@ from dialeval.metrics.self_repetition import self_repetition_scores
 
 
 def _self_repetition(data: JobData, model, options, progress) -> StepOutcome:
-    result = self_repetition_scores(data.sets if data.sets is not None else data.responses, allow_empty=options.allow_empty)
+    result = self_repetition_scores(
+        data.sets if data.sets is not None else data.responses, allow_empty=options.allow_empty
+    )
     progress(data.num_units)
     return StepOutcome({"self_repetition": result["self_repetition"]}, result.get("per_set"))
 
 
-STEPS = (JobStep("self_repetition", ("response_set", "corpus"), _self_repetition, options=(JobOptions,)),)
+STEPS = (
+    JobStep("self_repetition", ("response_set", "corpus"), _self_repetition, options=(JobOptions,)),
+)

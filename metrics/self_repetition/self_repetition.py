@@ -3,6 +3,7 @@
 A thin wrapper of :func:`dialeval.metrics.self_repetition.self_repetition_scores`; see README.md
 (the metric card).
 """
+
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
 import evaluate
@@ -56,7 +57,10 @@ class SelfRepetition(ResponsesMetric):
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             features=self.prediction_features(),
-            reference_urls=["https://aclanthology.org/2022.aacl-short.42", "https://github.com/cshaib/diversity"],
+            reference_urls=[
+                "https://aclanthology.org/2022.aacl-short.42",
+                "https://github.com/cshaib/diversity",
+            ],
         )
 
     def _compute(self, predictions, n=4, allow_empty=False):

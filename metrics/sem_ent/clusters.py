@@ -13,6 +13,7 @@ faiss's, whose initialization and iterations differ: not the same fit), and save
 state as JSON + safetensors together with the embedder's identity, so that scores computed
 later, elsewhere, are under the *same* clusters: Sem-Ent values are comparable only then.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -53,7 +54,9 @@ def _check_texts(texts: object, argument: str) -> list[str]:
         raise ArgumentError(argument, "is empty")
     for index, text in enumerate(texts):
         if not isinstance(text, str):
-            raise ArgumentError(f"{argument}[{index}]", f"must be a string, got {type(text).__name__}")
+            raise ArgumentError(
+                f"{argument}[{index}]", f"must be a string, got {type(text).__name__}"
+            )
         check_unicode_text(text, f"{argument}[{index}]")
     return list(texts)
 
@@ -83,8 +86,15 @@ def _nearest_centroid(reduced: np.ndarray, centroids: np.ndarray) -> np.ndarray:
     return distances.argmin(axis=1)
 
 
-def _reduce_and_cluster(points: np.ndarray, num_clusters: int, pca_variance: float, seed: int, n_init: int,
-                        max_iter: int, algorithm: str) -> dict:
+def _reduce_and_cluster(
+    points: np.ndarray,
+    num_clusters: int,
+    pca_variance: float,
+    seed: int,
+    n_init: int,
+    max_iter: int,
+    algorithm: str,
+) -> dict:
     """PCA to ``pca_variance`` and k-means on unit-normalized ``points``: the fitted arrays, the
     kept dimensions, explained variance, inertia and the points' own cluster histogram."""
     from sklearn.cluster import KMeans, MiniBatchKMeans
@@ -93,20 +103,30 @@ def _reduce_and_cluster(points: np.ndarray, num_clusters: int, pca_variance: flo
     # covariance_eigh: a d x d eigenproblem, linear in the number of texts (the full SVD is not).
     pca = PCA(n_components=None, svd_solver="covariance_eigh", random_state=seed + 1).fit(points)
     cumulative = np.cumsum(pca.explained_variance_ratio_)
-    kept = pca.n_components_ if pca_variance >= 1 else int(np.argmax(cumulative >= pca_variance - 1e-12)) + 1
+    kept = (
+        pca.n_components_
+        if pca_variance >= 1
+        else int(np.argmax(cumulative >= pca_variance - 1e-12)) + 1
+    )
     mean = pca.mean_.astype(np.float32)
     components = np.ascontiguousarray(pca.components_[:kept], dtype=np.float32)
     reduced = _project(points, mean, components)
     if algorithm == "kmeans":
         kmeans = KMeans(num_clusters, n_init=n_init, max_iter=max_iter, random_state=seed + 2)
     else:
-        kmeans = MiniBatchKMeans(num_clusters, n_init=n_init, max_iter=max_iter, random_state=seed + 2, batch_size=4096)
+        kmeans = MiniBatchKMeans(
+            num_clusters, n_init=n_init, max_iter=max_iter, random_state=seed + 2, batch_size=4096
+        )
     kmeans.fit(reduced)
     centroids = kmeans.cluster_centers_.astype(np.float32)
     labels = _nearest_centroid(reduced, centroids)
     return {
-        "pca_mean": mean, "pca_components": components, "centroids": centroids, "pca_dims": int(kept),
-        "explained_variance": float(cumulative[kept - 1]), "inertia": float(kmeans.inertia_),
+        "pca_mean": mean,
+        "pca_components": components,
+        "centroids": centroids,
+        "pca_dims": int(kept),
+        "explained_variance": float(cumulative[kept - 1]),
+        "inertia": float(kmeans.inertia_),
         "reference_distribution": np.bincount(labels, minlength=num_clusters) / len(labels),
     }
 
@@ -161,13 +181,20 @@ class SemanticClusters:
         seed = check_int(seed, "seed", 0)
         n_init = check_int(n_init, "n_init", 1)
         max_iter = check_int(max_iter, "max_iter", 1)
-        if isinstance(pca_variance, bool) or not isinstance(pca_variance, (int, float)) or not 0 < pca_variance <= 1:
+        if (
+            isinstance(pca_variance, bool)
+            or not isinstance(pca_variance, (int, float))
+            or not 0 < pca_variance <= 1
+        ):
             raise ArgumentError("pca_variance", f"must be in (0, 1], got {pca_variance!r}")
         if algorithm not in ALGORITHMS:
             raise ArgumentError("algorithm", f"must be one of {ALGORITHMS}, got {algorithm!r}")
         distinct = len(set(texts))
         if distinct < num_clusters:
-            raise ArgumentError("reference_texts", f"has {distinct} distinct texts, fewer than `num_clusters`={num_clusters}")
+            raise ArgumentError(
+                "reference_texts",
+                f"has {distinct} distinct texts, fewer than `num_clusters`={num_clusters}",
+            )
         if embedder is None:
             from dialeval.metrics.engines.embedders import load_embedder
 
@@ -181,7 +208,11 @@ class SemanticClusters:
         # Under split_work the embedding above was shared and gathered, so every process holds the
         # same points; PCA + k-means then run on the main process alone and their result is
         # broadcast (dialeval.distributed.computed_on_main says why).
-        fitted = computed_on_main(lambda: _reduce_and_cluster(points, num_clusters, pca_variance, seed, n_init, max_iter, algorithm))
+        fitted = computed_on_main(
+            lambda: _reduce_and_cluster(
+                points, num_clusters, pca_variance, seed, n_init, max_iter, algorithm
+            )
+        )
         return cls(
             embedder_identity=dict(embedder.identity()),
             pca_mean=fitted["pca_mean"],
@@ -189,9 +220,16 @@ class SemanticClusters:
             centroids=fitted["centroids"],
             reference_distribution=fitted["reference_distribution"],
             settings={
-                "num_clusters": num_clusters, "pca_variance": float(pca_variance), "pca_dims": fitted["pca_dims"],
-                "explained_variance": fitted["explained_variance"], "seed": seed, "n_init": n_init, "max_iter": max_iter,
-                "algorithm": algorithm, "num_reference_texts": len(texts), "inertia": fitted["inertia"],
+                "num_clusters": num_clusters,
+                "pca_variance": float(pca_variance),
+                "pca_dims": fitted["pca_dims"],
+                "explained_variance": fitted["explained_variance"],
+                "seed": seed,
+                "n_init": n_init,
+                "max_iter": max_iter,
+                "algorithm": algorithm,
+                "num_reference_texts": len(texts),
+                "inertia": fitted["inertia"],
             },
             embedder=embedder,
         )
@@ -202,15 +240,25 @@ class SemanticClusters:
         """Raw embeddings -> the fitted PCA space (L2-normalized, centred, kept components)."""
         points = np.asarray(embeddings, dtype=np.float32)
         if points.ndim != 2 or points.shape[1] != self.pca_mean.shape[0]:
-            raise ArgumentError("embeddings", f"must be (n, {self.pca_mean.shape[0]}), got shape {points.shape}")
+            raise ArgumentError(
+                "embeddings", f"must be (n, {self.pca_mean.shape[0]}), got shape {points.shape}"
+            )
         return _project(_unit_rows(points), self.pca_mean, self.pca_components)
 
     def _nearest(self, reduced: np.ndarray) -> np.ndarray:
         # NaN distances would all argmin to cluster 0: Sem-Ent 0.0, silently (issue 27).
-        if not (np.isfinite(self.centroids).all() and np.isfinite(self.pca_mean).all() and np.isfinite(self.pca_components).all()):
-            raise ArgumentError("clusters", "hold non-finite centroids or PCA arrays: fit or save them again")
+        if not (
+            np.isfinite(self.centroids).all()
+            and np.isfinite(self.pca_mean).all()
+            and np.isfinite(self.pca_components).all()
+        ):
+            raise ArgumentError(
+                "clusters", "hold non-finite centroids or PCA arrays: fit or save them again"
+            )
         if not np.isfinite(reduced).all():
-            raise ValueError("the embeddings of `texts` hold non-finite values (the embedder returned NaN or inf)")
+            raise ValueError(
+                "the embeddings of `texts` hold non-finite values (the embedder returned NaN or inf)"
+            )
         return _nearest_centroid(reduced, self.centroids)
 
     def _histogram(self, labels: np.ndarray) -> np.ndarray:
@@ -218,7 +266,9 @@ class SemanticClusters:
 
     def _require_embedder(self):
         if self.embedder is None:
-            raise ValueError("these clusters have no embedder; pass one to SemanticClusters.load(..., embedder=...)")
+            raise ValueError(
+                "these clusters have no embedder; pass one to SemanticClusters.load(..., embedder=...)"
+            )
         return self.embedder
 
     def assign_embeddings(self, embeddings) -> np.ndarray:
@@ -243,7 +293,9 @@ class SemanticClusters:
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         arrays = {
-            "pca_mean": self.pca_mean, "pca_components": self.pca_components, "centroids": self.centroids,
+            "pca_mean": self.pca_mean,
+            "pca_components": self.pca_components,
+            "centroids": self.centroids,
             "reference_distribution": np.asarray(self.reference_distribution, dtype=np.float64),
         }
         # safetensors writes an array's raw buffer: a Fortran-ordered one (PCA's components are)
@@ -252,8 +304,12 @@ class SemanticClusters:
         # Each file is written whole, the tensors first; the config names the tensors' sha256, so a
         # save stopped between the two (new tensors beside an old config) is caught by load.
         write_atomically(out / TENSORS_FILE, tensors)
-        config = {"format_version": FORMAT_VERSION, "embedder": self.embedder_identity, "settings": self.settings,
-                  "tensors_sha256": hashlib.sha256(tensors).hexdigest()}
+        config = {
+            "format_version": FORMAT_VERSION,
+            "embedder": self.embedder_identity,
+            "settings": self.settings,
+            "tensors_sha256": hashlib.sha256(tensors).hexdigest(),
+        }
         write_atomically(out / CONFIG_FILE, json.dumps(config, indent=2) + "\n")
         return out
 
@@ -264,19 +320,36 @@ class SemanticClusters:
         from dialeval.metrics.sem_ent.saved_clusters import read_config, read_tensors
 
         if not isinstance(directory, (str, Path)):
-            raise ArgumentTypeError("directory", f"must be a folder's path, got {type(directory).__name__}: {directory!r:.60}")
+            raise ArgumentTypeError(
+                "directory",
+                f"must be a folder's path, got {type(directory).__name__}: {directory!r:.60}",
+            )
         if embedder is not None:
             _check_embedder(embedder)
         folder = Path(directory)
         if not (folder / CONFIG_FILE).is_file() or not (folder / TENSORS_FILE).is_file():
-            raise ArgumentError("directory", f"{str(folder)!r} holds no saved clusters ({CONFIG_FILE} + {TENSORS_FILE})")
-        config = read_config(folder / CONFIG_FILE)  # a broken folder: a ValueError naming it, its file and key
+            raise ArgumentError(
+                "directory",
+                f"{str(folder)!r} holds no saved clusters ({CONFIG_FILE} + {TENSORS_FILE})",
+            )
+        config = read_config(
+            folder / CONFIG_FILE
+        )  # a broken folder: a ValueError naming it, its file and key
         if config.get("format_version") != FORMAT_VERSION:
-            raise ValueError(f"{folder}: format_version {config.get('format_version')!r}, this dialeval reads {FORMAT_VERSION}")
-        recorded_sha256 = config.get("tensors_sha256")  # absent in clusters saved before it was recorded
-        if recorded_sha256 is not None and hashlib.sha256((folder / TENSORS_FILE).read_bytes()).hexdigest() != recorded_sha256:
-            raise ValueError(f"{folder}: {TENSORS_FILE} is not the one {CONFIG_FILE} was saved with (a save was "
-                             "stopped half way, or a file was replaced): save the clusters again")
+            raise ValueError(
+                f"{folder}: format_version {config.get('format_version')!r}, this dialeval reads {FORMAT_VERSION}"
+            )
+        recorded_sha256 = config.get(
+            "tensors_sha256"
+        )  # absent in clusters saved before it was recorded
+        if (
+            recorded_sha256 is not None
+            and hashlib.sha256((folder / TENSORS_FILE).read_bytes()).hexdigest() != recorded_sha256
+        ):
+            raise ValueError(
+                f"{folder}: {TENSORS_FILE} is not the one {CONFIG_FILE} was saved with (a save was "
+                "stopped half way, or a file was replaced): save the clusters again"
+            )
         recorded = config["embedder"]
         if embedder is None:
             from dialeval.metrics.engines.embedders import embedder_from_identity
@@ -289,22 +362,28 @@ class SemanticClusters:
                 if recorded.get(key) != embedder.identity().get(key)
             }
             raise ArgumentError(
-                "embedder", f"does not match the one these clusters were fitted with; (saved, given) differ in {differences}. "
-                "Sem-Ent is comparable only under the same embedder and clusters."
+                "embedder",
+                f"does not match the one these clusters were fitted with; (saved, given) differ in {differences}. "
+                "Sem-Ent is comparable only under the same embedder and clusters.",
             )
         arrays = read_tensors(folder / TENSORS_FILE)
         return cls(
-            embedder_identity=recorded, pca_mean=arrays["pca_mean"], pca_components=arrays["pca_components"],
-            centroids=arrays["centroids"], reference_distribution=arrays["reference_distribution"],
-            settings=config["settings"], embedder=embedder,
+            embedder_identity=recorded,
+            pca_mean=arrays["pca_mean"],
+            pca_components=arrays["pca_components"],
+            centroids=arrays["centroids"],
+            reference_distribution=arrays["reference_distribution"],
+            settings=config["settings"],
+            embedder=embedder,
         )
 
 
 def _check_embedder(embedder) -> None:
     if not all(callable(getattr(embedder, method, None)) for method in ("embed", "identity")):
         raise ArgumentTypeError(
-            "embedder", f"must be a TextEmbedder (with .embed(texts) and .identity()), got {type(embedder).__name__}: "
-            f"{embedder!r:.60}"
+            "embedder",
+            f"must be a TextEmbedder (with .embed(texts) and .identity()), got {type(embedder).__name__}: "
+            f"{embedder!r:.60}",
         )
 
 
@@ -330,5 +409,8 @@ def sem_ent(texts: list[str], clusters: SemanticClusters) -> dict:
         order) and ``num_texts``.
     """
     if not isinstance(clusters, SemanticClusters):
-        raise ArgumentError("clusters", f"must be SemanticClusters (fit or load them), got {type(clusters).__name__}")
+        raise ArgumentError(
+            "clusters",
+            f"must be SemanticClusters (fit or load them), got {type(clusters).__name__}",
+        )
     return sem_ent_from_labels(clusters.assign(texts), clusters.num_clusters)

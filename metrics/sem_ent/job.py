@@ -1,4 +1,5 @@
 """``dialeval evaluate``'s Sem-Ent step (Han et al. 2022, §3.1): clusters fitted on the reference corpus, or saved ones."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -18,30 +19,64 @@ from dialeval.validation import ArgumentError, arguments_named, check_int
 class SemEntOptions:
     """How Sem-Ent gets its clusters: fitted on ``--reference-corpus``, or loaded with ``--sem-ent-clusters``."""
 
-    sem_ent_clusters: str | None = field(default=None, metadata=option(
-        "--sem-ent-clusters", metavar="DIR", reads_path=True, help="score Sem-Ent under clusters saved earlier (instead of fitting)"))
-    sem_ent_embedder: str = field(default="sentence_transformers", metadata=option(
-        "--sem-ent-embedder", metavar="KIND[=MODEL]",
-        default_text="sentence_transformers, the embedded MiniLM",
-        help="embedder Sem-Ent fits with: sentence_transformers, last_token (the paper's: microsoft/DialoGPT-large) "
-        "or mean_pooling; =MODEL picks the model",
-    ))
+    sem_ent_clusters: str | None = field(
+        default=None,
+        metadata=option(
+            "--sem-ent-clusters",
+            metavar="DIR",
+            reads_path=True,
+            help="score Sem-Ent under clusters saved earlier (instead of fitting)",
+        ),
+    )
+    sem_ent_embedder: str = field(
+        default="sentence_transformers",
+        metadata=option(
+            "--sem-ent-embedder",
+            metavar="KIND[=MODEL]",
+            default_text="sentence_transformers, the embedded MiniLM",
+            help="embedder Sem-Ent fits with: sentence_transformers, last_token (the paper's: microsoft/DialoGPT-large) "
+            "or mean_pooling; =MODEL picks the model",
+        ),
+    )
     sem_ent_embedder_model: str | None = None
-    sem_ent_num_clusters: int = field(default=20, metadata=option(
-        "--sem-ent-k", metavar="K", aliases=("num_clusters",), help="number of Sem-Ent clusters, as many as the paper by default"))
-    sem_ent_seed: int = field(default=0, metadata=option("--sem-ent-seed", help="k-means seed of the Sem-Ent fit"))
-    save_sem_ent_clusters: str | None = field(default=None, metadata=option(
-        "--save-sem-ent-clusters", metavar="DIR", help="save the fitted Sem-Ent clusters here to reuse them"))
+    sem_ent_num_clusters: int = field(
+        default=20,
+        metadata=option(
+            "--sem-ent-k",
+            metavar="K",
+            aliases=("num_clusters",),
+            help="number of Sem-Ent clusters, as many as the paper by default",
+        ),
+    )
+    sem_ent_seed: int = field(
+        default=0, metadata=option("--sem-ent-seed", help="k-means seed of the Sem-Ent fit")
+    )
+    save_sem_ent_clusters: str | None = field(
+        default=None,
+        metadata=option(
+            "--save-sem-ent-clusters",
+            metavar="DIR",
+            help="save the fitted Sem-Ent clusters here to reuse them",
+        ),
+    )
 
     def __post_init__(self):
-        check_int(self.sem_ent_num_clusters, "sem_ent_num_clusters", 2)  # before any step runs (clusters.py's bounds)
+        check_int(
+            self.sem_ent_num_clusters, "sem_ent_num_clusters", 2
+        )  # before any step runs (clusters.py's bounds)
         check_int(self.sem_ent_seed, "sem_ent_seed", 0)
         # --sem-ent-embedder KIND=MODEL names both
         if "=" in self.sem_ent_embedder:
             kind, _, model = self.sem_ent_embedder.partition("=")
             if model and self.sem_ent_embedder_model is not None:
-                raise ArgumentError("sem_ent_embedder", f"{self.sem_ent_embedder!r} names a model and so does `sem_ent_embedder_model`")
-            self.sem_ent_embedder, self.sem_ent_embedder_model = kind, model or self.sem_ent_embedder_model
+                raise ArgumentError(
+                    "sem_ent_embedder",
+                    f"{self.sem_ent_embedder!r} names a model and so does `sem_ent_embedder_model`",
+                )
+            self.sem_ent_embedder, self.sem_ent_embedder_model = (
+                kind,
+                model or self.sem_ent_embedder_model,
+            )
 
 
 def _fits(options) -> bool:
@@ -52,10 +87,18 @@ def _embedded_texts(data: JobData, options, model) -> list[tuple[str, list[str]]
     """What the fit embeds with a sentence-transformers model: the reference corpus, then the responses."""
     from dialeval.metrics.engines.embedders import DEFAULT_MODELS
 
-    if options.sem_ent_clusters is not None or options.sem_ent_embedder != "sentence_transformers" or _empty(data):
+    if (
+        options.sem_ent_clusters is not None
+        or options.sem_ent_embedder != "sentence_transformers"
+        or _empty(data)
+    ):
         return []
-    return [(options.sem_ent_embedder_model or DEFAULT_MODELS["sentence_transformers"],
-             [*options.reference_corpus, *data.responses])]
+    return [
+        (
+            options.sem_ent_embedder_model or DEFAULT_MODELS["sentence_transformers"],
+            [*options.reference_corpus, *data.responses],
+        )
+    ]
 
 
 def _empty(data: JobData) -> list[int]:
@@ -89,11 +132,24 @@ def _sem_ent(data: JobData, model, options, progress) -> StepOutcome:
                 f"the reference corpus has {distinct} distinct texts, fewer than the {options.sem_ent_num_clusters} "
                 "clusters to fit (--sem-ent-k)"
             )
-        with arguments_named({"kind": "sem_ent_embedder", "model": "sem_ent_embedder", "reference_texts": "reference_corpus",
-                              "num_clusters": "sem_ent_num_clusters", "seed": "sem_ent_seed"}):
-            embedder = load_embedder(options.sem_ent_embedder, options.sem_ent_embedder_model, **runtime)
-            clusters = SemanticClusters.fit(options.reference_corpus, embedder,
-                                            num_clusters=options.sem_ent_num_clusters, seed=options.sem_ent_seed)
+        with arguments_named(
+            {
+                "kind": "sem_ent_embedder",
+                "model": "sem_ent_embedder",
+                "reference_texts": "reference_corpus",
+                "num_clusters": "sem_ent_num_clusters",
+                "seed": "sem_ent_seed",
+            }
+        ):
+            embedder = load_embedder(
+                options.sem_ent_embedder, options.sem_ent_embedder_model, **runtime
+            )
+            clusters = SemanticClusters.fit(
+                options.reference_corpus,
+                embedder,
+                num_clusters=options.sem_ent_num_clusters,
+                seed=options.sem_ent_seed,
+            )
         source = f"fitted on the reference corpus ({len(options.reference_corpus)} texts)"
         if options.save_sem_ent_clusters and process_state().is_main_process:
             # every process holds the same clusters (the main one fitted them); one writes them
@@ -101,15 +157,28 @@ def _sem_ent(data: JobData, model, options, progress) -> StepOutcome:
     progress(1)
     result = sem_ent(data.responses, clusters)
     progress(1)
-    return StepOutcome({
-        **result, "num_clusters": clusters.num_clusters, "clusters": source, "embedder": clusters.embedder_identity,
-        "reference_distribution": [float(v) for v in clusters.reference_distribution],
-    })
+    return StepOutcome(
+        {
+            **result,
+            "num_clusters": clusters.num_clusters,
+            "clusters": source,
+            "embedder": clusters.embedder_identity,
+            "reference_distribution": [float(v) for v in clusters.reference_distribution],
+        }
+    )
 
 
 STEPS = (
-    JobStep("sem_ent", ("response_set", "corpus"), _sem_ent, options=(JobOptions, SemEntOptions), applies=_fits,
-            model_flag="--sem-ent-embedder",
-            needs="--reference-corpus (to fit the clusters on) or --sem-ent-clusters", sentence_texts=_embedded_texts,
-            unit="step", total=lambda data, options: 2),
+    JobStep(
+        "sem_ent",
+        ("response_set", "corpus"),
+        _sem_ent,
+        options=(JobOptions, SemEntOptions),
+        applies=_fits,
+        model_flag="--sem-ent-embedder",
+        needs="--reference-corpus (to fit the clusters on) or --sem-ent-clusters",
+        sentence_texts=_embedded_texts,
+        unit="step",
+        total=lambda data, options: 2,
+    ),
 )

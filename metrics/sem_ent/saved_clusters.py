@@ -5,6 +5,7 @@ wrong type, a truncated or foreign safetensors file, an array missing, of the wr
 holding NaN / inf) is a ValueError naming the folder and the file (and the key): a NaN centroid
 would otherwise put every response in cluster 0 and give Sem-Ent 0.0 silently.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,7 +16,12 @@ import numpy as np
 #: What ``SemanticClusters.save`` writes in its JSON (``tensors_sha256`` is optional: older saves lack it).
 CONFIG_KEYS = {"format_version": int, "embedder": dict, "settings": dict}
 #: The arrays of the safetensors file and their number of dimensions.
-TENSOR_DIMENSIONS = {"pca_mean": 1, "pca_components": 2, "centroids": 2, "reference_distribution": 1}
+TENSOR_DIMENSIONS = {
+    "pca_mean": 1,
+    "pca_components": 2,
+    "centroids": 2,
+    "reference_distribution": 1,
+}
 
 
 def read_config(path: Path) -> dict:
@@ -23,16 +29,26 @@ def read_config(path: Path) -> dict:
     try:
         config = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-        raise ValueError(f"{path.parent}: {path.name} is not valid JSON ({error}): save the clusters again") from None
+        raise ValueError(
+            f"{path.parent}: {path.name} is not valid JSON ({error}): save the clusters again"
+        ) from None
     if not isinstance(config, dict):
-        raise ValueError(f"{path.parent}: {path.name} must hold a JSON object, got {type(config).__name__}")
+        raise ValueError(
+            f"{path.parent}: {path.name} must hold a JSON object, got {type(config).__name__}"
+        )
     for key, kind in CONFIG_KEYS.items():
         if key not in config:
-            raise ValueError(f"{path.parent}: {path.name} has no key {key!r}: save the clusters again")
+            raise ValueError(
+                f"{path.parent}: {path.name} has no key {key!r}: save the clusters again"
+            )
         if isinstance(config[key], bool) or not isinstance(config[key], kind):
-            raise ValueError(f"{path.parent}: {path.name}'s {key!r} must be a JSON {kind.__name__}, got {config[key]!r}")
+            raise ValueError(
+                f"{path.parent}: {path.name}'s {key!r} must be a JSON {kind.__name__}, got {config[key]!r}"
+            )
     if not isinstance(config.get("tensors_sha256", ""), str):
-        raise ValueError(f"{path.parent}: {path.name}'s 'tensors_sha256' must be a string, got {config['tensors_sha256']!r}")
+        raise ValueError(
+            f"{path.parent}: {path.name}'s 'tensors_sha256' must be a string, got {config['tensors_sha256']!r}"
+        )
     return config
 
 
@@ -43,8 +59,15 @@ def read_tensors(path: Path) -> dict[str, np.ndarray]:
 
     try:
         arrays = load_file(str(path))
-    except (SafetensorError, OSError, ValueError, TypeError) as error:  # truncated, foreign or unreadable
-        raise ValueError(f"{path.parent}: {path.name} cannot be read as safetensors ({error}): save the clusters again") from None
+    except (
+        SafetensorError,
+        OSError,
+        ValueError,
+        TypeError,
+    ) as error:  # truncated, foreign or unreadable
+        raise ValueError(
+            f"{path.parent}: {path.name} cannot be read as safetensors ({error}): save the clusters again"
+        ) from None
     check_cluster_arrays(arrays, f"{path.parent}: {path.name}")
     return arrays
 
@@ -56,16 +79,30 @@ def check_cluster_arrays(arrays: dict, where: str) -> None:
         if name not in arrays:
             raise ValueError(f"{where} has no array {name!r}: save the clusters again")
         array = arrays[name]
-        if array.ndim != dimensions or array.size == 0 or not np.issubdtype(array.dtype, np.floating):
-            raise ValueError(f"{where}: {name!r} must be a non-empty {dimensions}-D float array, got {array.dtype} {array.shape}")
+        if (
+            array.ndim != dimensions
+            or array.size == 0
+            or not np.issubdtype(array.dtype, np.floating)
+        ):
+            raise ValueError(
+                f"{where}: {name!r} must be a non-empty {dimensions}-D float array, got {array.dtype} {array.shape}"
+            )
         bad = ~np.isfinite(array)
         if bad.any():
             first = tuple(int(i) for i in np.argwhere(bad)[0])
-            raise ValueError(f"{where}: {name!r} holds {int(bad.sum())} non-finite value(s), the first {float(array[first])!r} "
-                             f"at {list(first)}: these clusters would put every response in one cluster")
+            raise ValueError(
+                f"{where}: {name!r} holds {int(bad.sum())} non-finite value(s), the first {float(array[first])!r} "
+                f"at {list(first)}: these clusters would put every response in one cluster"
+            )
     dim, kept = arrays["pca_mean"].shape[0], arrays["pca_components"].shape[0]
     k = arrays["centroids"].shape[0]
-    expected = {"pca_components": (kept, dim), "centroids": (k, kept), "reference_distribution": (k,)}
+    expected = {
+        "pca_components": (kept, dim),
+        "centroids": (k, kept),
+        "reference_distribution": (k,),
+    }
     for name, shape in expected.items():
         if arrays[name].shape != shape:
-            raise ValueError(f"{where}: {name!r} has shape {arrays[name].shape}, the other arrays need {shape}")
+            raise ValueError(
+                f"{where}: {name!r} has shape {arrays[name].shape}, the other arrays need {shape}"
+            )

@@ -3,6 +3,7 @@
 A thin wrapper of :class:`dialeval.metrics.sem_ent.clusters.SemanticClusters` and
 :func:`dialeval.metrics.sem_ent.clusters.sem_ent`; see README.md (the metric card).
 """
+
 # One import per line: evaluate finds a module's dependencies with a per-line regex (and would
 # read a trailing comment on an import line as an install URL), hence the file-level exemption.
 # ruff: noqa: I001
@@ -83,33 +84,77 @@ class SemEnt(ResponsesMetric):
         )
 
     def _compute(
-        self, predictions, reference_corpus=None, clusters=None, embedder="sentence_transformers", embedder_model=None,
-        num_clusters=20, pca_variance=0.9, seed=0, n_init=5, max_iter=500, save_clusters_to=None,
-        batch_size=None, device=None, dtype=None,
+        self,
+        predictions,
+        reference_corpus=None,
+        clusters=None,
+        embedder="sentence_transformers",
+        embedder_model=None,
+        num_clusters=20,
+        pca_variance=0.9,
+        seed=0,
+        n_init=5,
+        max_iter=500,
+        save_clusters_to=None,
+        batch_size=None,
+        device=None,
+        dtype=None,
     ):
         if reference_corpus is not None and clusters is not None:
-            raise ArgumentError("clusters", "is given along with `references`: give exactly one (saved clusters, or a corpus to fit them on)")
+            raise ArgumentError(
+                "clusters",
+                "is given along with `references`: give exactly one (saved clusters, or a corpus to fit them on)",
+            )
         if reference_corpus is None and clusters is None:
-            raise ArgumentError("references", "is required (a corpus to fit clusters on) unless `clusters` (saved clusters) is given")
+            raise ArgumentError(
+                "references",
+                "is required (a corpus to fit clusters on) unless `clusters` (saved clusters) is given",
+            )
         if clusters is not None:  # the fit's options would be ignored: refused, not dropped
-            fit_options = {"embedder": (embedder, "sentence_transformers"), "embedder_model": (embedder_model, None),
-                           "num_clusters": (num_clusters, 20), "pca_variance": (pca_variance, 0.9), "seed": (seed, 0),
-                           "n_init": (n_init, 5), "max_iter": (max_iter, 500), "save_clusters_to": (save_clusters_to, None)}
+            fit_options = {
+                "embedder": (embedder, "sentence_transformers"),
+                "embedder_model": (embedder_model, None),
+                "num_clusters": (num_clusters, 20),
+                "pca_variance": (pca_variance, 0.9),
+                "seed": (seed, 0),
+                "n_init": (n_init, 5),
+                "max_iter": (max_iter, 500),
+                "save_clusters_to": (save_clusters_to, None),
+            }
             for name, (value, default) in fit_options.items():
                 if value is not default and not (type(value) is type(default) and value == default):
-                    raise ArgumentError(name, f"={value!r:.60} applies to fitting clusters on `references`, not to saved `clusters`")
+                    raise ArgumentError(
+                        name,
+                        f"={value!r:.60} applies to fitting clusters on `references`, not to saved `clusters`",
+                    )
         if save_clusters_to is not None and not isinstance(save_clusters_to, (str, os.PathLike)):
-            raise ArgumentTypeError("save_clusters_to", f"must be a folder's path, got {type(save_clusters_to).__name__}: {save_clusters_to!r:.60}")
+            raise ArgumentTypeError(
+                "save_clusters_to",
+                f"must be a folder's path, got {type(save_clusters_to).__name__}: {save_clusters_to!r:.60}",
+            )
         check_corpus(predictions, "predictions", allow_empty=True)
-        runtime = {key: value for key, value in (("batch_size", batch_size), ("device", device), ("dtype", dtype)) if value is not None}
+        runtime = {
+            key: value
+            for key, value in (("batch_size", batch_size), ("device", device), ("dtype", dtype))
+            if value is not None
+        }
         if clusters is None:
-            with arguments_named({"kind": "embedder", "model": "embedder_model", "reference_texts": "references"}):
+            with arguments_named(
+                {"kind": "embedder", "model": "embedder_model", "reference_texts": "references"}
+            ):
                 text_embedder = load_embedder(embedder, embedder_model, **runtime)
                 clusters = SemanticClusters.fit(
-                    reference_corpus, text_embedder, num_clusters=num_clusters, pca_variance=pca_variance, seed=seed,
-                    n_init=n_init, max_iter=max_iter,
+                    reference_corpus,
+                    text_embedder,
+                    num_clusters=num_clusters,
+                    pca_variance=pca_variance,
+                    seed=seed,
+                    n_init=n_init,
+                    max_iter=max_iter,
                 )
-            if save_clusters_to is not None and (not is_sharing_work() or process_state().is_main_process):
+            if save_clusters_to is not None and (
+                not is_sharing_work() or process_state().is_main_process
+            ):
                 # under split_work every process holds the same clusters (the main one fitted them)
                 clusters.save(save_clusters_to)
         elif not isinstance(clusters, SemanticClusters):

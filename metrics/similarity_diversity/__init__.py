@@ -3,6 +3,7 @@ cross-encoder or n-gram cosine similarity.
 
 The evaluate module is ``similarity_diversity.py`` beside this file; its card is ``README.md``.
 """
+
 from dialeval.metrics.similarity_diversity.bertscore import (
     bertscore_diversity,
     bertscore_similarity_matrices,
@@ -18,6 +19,11 @@ from dialeval.metrics.similarity_diversity.similarity import (
 )
 
 __all__ = [
-    "bertscore_diversity", "bertscore_similarity_matrices", "cross_encoder_similarity_matrices",
-    "sent_bert_diversity", "sent_bert_similarity_matrices", "similarity_diversity", "similarity_matrices",
+    "bertscore_diversity",
+    "bertscore_similarity_matrices",
+    "cross_encoder_similarity_matrices",
+    "sent_bert_diversity",
+    "sent_bert_similarity_matrices",
+    "similarity_diversity",
+    "similarity_matrices",
 ]

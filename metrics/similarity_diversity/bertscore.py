@@ -46,6 +46,7 @@ in float32 on the model's device, as bert_score does; F and the rescaling in flo
 vectors of all distinct sentences stay on that device until the call returns (4 KiB per token
 for roberta-large).
 """
+
 from __future__ import annotations
 
 import copy
@@ -177,15 +178,25 @@ def _encode(tokenizer, sentences: list[str], max_length: int) -> tuple[list[list
     if too_long:
         # Re-encoded with the tokenizer's own truncation so that the kept tokens are bert_score's.
         cut = tokenizer(
-            [texts[k] for k in too_long], add_special_tokens=True, truncation=True, max_length=max_length
+            [texts[k] for k in too_long],
+            add_special_tokens=True,
+            truncation=True,
+            max_length=max_length,
         )["input_ids"]
         for k, row in zip(too_long, cut):
             ids[k] = row
     return [list(row) for row in ids], len(too_long)
 
 
-def _embed(encoder, ids: list[list[int]], pad_id: int, batch_size: int, hidden_layer: int | None, device,
-           progress=None):
+def _embed(
+    encoder,
+    ids: list[list[int]],
+    pad_id: int,
+    batch_size: int,
+    hidden_layer: int | None,
+    device,
+    progress=None,
+):
     """Normalized token vectors of every sentence, concatenated: ``(total_tokens, d)`` float32.
 
     Sentences are run longest first in batches padded to the batch's longest, so that padding is
@@ -212,7 +223,11 @@ def _embed(encoder, ids: list[list[int]], pad_id: int, batch_size: int, hidden_l
                 attention_mask=attention_mask.to(device),
                 output_hidden_states=hidden_layer is not None,
             )
-            states = output.last_hidden_state if hidden_layer is None else output.hidden_states[hidden_layer]
+            states = (
+                output.last_hidden_state
+                if hidden_layer is None
+                else output.hidden_states[hidden_layer]
+            )
             states = states.float()
             states = states / states.norm(dim=-1, keepdim=True)
             for row, k in enumerate(batch):
@@ -257,12 +272,18 @@ def _resolve_num_layers(model: str, num_layers, available: int | None) -> int:
         if model in _DEFAULT_MODEL_IDS:
             return DEFAULT_BERTSCORE_LAYER
         if available is None:
-            raise ArgumentError("num_layers", "must be given: the model's number of layers could not be read from its config")
+            raise ArgumentError(
+                "num_layers",
+                "must be given: the model's number of layers could not be read from its config",
+            )
         return available
     if isinstance(num_layers, bool) or not isinstance(num_layers, int) or num_layers < 0:
         raise ArgumentError("num_layers", f"must be None or an int >= 0, got {num_layers!r}")
     if available is not None and num_layers > available:
-        raise ArgumentError("num_layers", f"must be at most {available} (the model's number of layers), got {num_layers}")
+        raise ArgumentError(
+            "num_layers",
+            f"must be at most {available} (the model's number of layers), got {num_layers}",
+        )
     return num_layers
 
 
@@ -276,14 +297,22 @@ def read_baseline_file(path, num_layers: int) -> float:
     with open(path, encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))
     if not rows or not {"LAYER", "F"} <= set(rows[0]):
-        raise ArgumentError("baseline", f"{str(path)!r} is not a bert_score baseline file (columns LAYER,P,R,F)")
+        raise ArgumentError(
+            "baseline", f"{str(path)!r} is not a bert_score baseline file (columns LAYER,P,R,F)"
+        )
     for row in rows:
         if row["LAYER"].strip() == str(num_layers):
             value = float(row["F"])
             if not (math.isfinite(value) and value < 1):
-                raise ArgumentError("baseline", f"{str(path)!r}: layer {num_layers} has F = {value}, not a baseline below 1")
+                raise ArgumentError(
+                    "baseline",
+                    f"{str(path)!r}: layer {num_layers} has F = {value}, not a baseline below 1",
+                )
             return value
-    raise ArgumentError("baseline", f"{str(path)!r} has no row for layer {num_layers} (layers {rows[0]['LAYER']}..{rows[-1]['LAYER']})")
+    raise ArgumentError(
+        "baseline",
+        f"{str(path)!r} has no row for layer {num_layers} (layers {rows[0]['LAYER']}..{rows[-1]['LAYER']})",
+    )
 
 
 def published_baseline_file(model: str) -> str | None:
@@ -309,13 +338,17 @@ def published_baseline_file(model: str) -> str | None:
         with open(path, "rb") as handle:
             digest = hashlib.sha256(handle.read()).hexdigest()
         if digest != EN_BASELINE_SHA256[name]:
-            raise ValueError(f"bert_score's baseline file {path} has sha256 {digest}, not the published "
-                             f"{EN_BASELINE_SHA256[name]}; pass `baseline=` or `rescale_with_baseline=False`")
+            raise ValueError(
+                f"bert_score's baseline file {path} has sha256 {digest}, not the published "
+                f"{EN_BASELINE_SHA256[name]}; pass `baseline=` or `rescale_with_baseline=False`"
+            )
         return path
     return None
 
 
-def _resolve_baseline(model: str, num_layers: int, rescale_with_baseline: bool, baseline) -> float | None:
+def _resolve_baseline(
+    model: str, num_layers: int, rescale_with_baseline: bool, baseline
+) -> float | None:
     if not rescale_with_baseline:
         return None
     if isinstance(baseline, (str, os.PathLike)):
@@ -328,9 +361,10 @@ def _resolve_baseline(model: str, num_layers: int, rescale_with_baseline: bool, 
     if published is not None:
         return read_baseline_file(published, num_layers)
     raise ArgumentError(
-        "rescale_with_baseline", f"=True needs a baseline, and none is known for model {model!r} at layer {num_layers}: "
+        "rescale_with_baseline",
+        f"=True needs a baseline, and none is known for model {model!r} at layer {num_layers}: "
         "bert-score publishes none for it or is not installed; pass `baseline=` (a number, or bert_score's baseline "
-        "file rescale_baseline/<lang>/<model>.tsv, read at that layer) or `rescale_with_baseline=False`"
+        "file rescale_baseline/<lang>/<model>.tsv, read at that layer) or `rescale_with_baseline=False`",
     )
 
 
@@ -338,13 +372,18 @@ def _check_arguments(batch_size, rescale_with_baseline, baseline) -> None:
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ArgumentError("batch_size", f"must be a positive int, got {batch_size!r}")
     if not isinstance(rescale_with_baseline, bool):
-        raise ArgumentError("rescale_with_baseline", f"must be a bool, got {rescale_with_baseline!r}")
+        raise ArgumentError(
+            "rescale_with_baseline", f"must be a bool, got {rescale_with_baseline!r}"
+        )
     if isinstance(baseline, (str, os.PathLike)):
         return  # a baseline file, read once the layer is known
     is_number = isinstance(baseline, (int, float)) and not isinstance(baseline, bool)
     if baseline is not None and not (is_number and math.isfinite(baseline) and baseline < 1):
-        raise ArgumentError("baseline", "must be None, a finite number below 1 (an F baseline) or a bert_score "
-                         f"baseline file, got {baseline!r}")
+        raise ArgumentError(
+            "baseline",
+            "must be None, a finite number below 1 (an F baseline) or a bert_score "
+            f"baseline file, got {baseline!r}",
+        )
 
 
 def compute_bertscore_matrices(
@@ -364,7 +403,9 @@ def compute_bertscore_matrices(
     Same arguments as :func:`bertscore_similarity_matrices`; ``progress`` is called with the number
     of sentences of each encoder batch. Warns when sentences are truncated.
     """
-    response_sets = check_response_sets(response_sets, "response_sets", min_size=2, allow_empty=allow_empty)
+    response_sets = check_response_sets(
+        response_sets, "response_sets", min_size=2, allow_empty=allow_empty
+    )
     _check_arguments(batch_size, rescale_with_baseline, baseline)
     dtype = _check_dtype(dtype)
     if not isinstance(model, str):
@@ -377,7 +418,9 @@ def compute_bertscore_matrices(
     import torch
 
     # Keyed on the stripped text: bert_score strips before encoding, so "a" and "a " embed alike.
-    unique = list(dict.fromkeys(text.strip() for response_set in response_sets for text in response_set))
+    unique = list(
+        dict.fromkeys(text.strip() for response_set in response_sets for text in response_set)
+    )
     position = {text: k for k, text in enumerate(unique)}
     max_length = max_input_length(encoder.config, tokenizer) or 10**9
     ids, num_truncated = _encode(tokenizer, unique, max_length)
@@ -397,12 +440,18 @@ def compute_bertscore_matrices(
 
     zero_weight = {tokenizer.cls_token_id, tokenizer.sep_token_id} - {None}
     raw_weights = torch.tensor(
-        [0.0 if token in zero_weight else 1.0 for row in ids for token in row], dtype=torch.float32, device=vectors.device
+        [0.0 if token in zero_weight else 1.0 for row in ids for token in row],
+        dtype=torch.float32,
+        device=vectors.device,
     )
     lengths_all = torch.tensor([len(row) for row in ids], dtype=torch.long, device=vectors.device)
     starts_all = torch.cumsum(lengths_all, dim=0) - lengths_all
-    sentence_of_token = torch.repeat_interleave(torch.arange(len(ids), device=vectors.device), lengths_all)
-    totals = torch.zeros(len(ids), dtype=torch.float32, device=vectors.device).index_add_(0, sentence_of_token, raw_weights)
+    sentence_of_token = torch.repeat_interleave(
+        torch.arange(len(ids), device=vectors.device), lengths_all
+    )
+    totals = torch.zeros(len(ids), dtype=torch.float32, device=vectors.device).index_add_(
+        0, sentence_of_token, raw_weights
+    )
     # 0/0 = NaN for a sentence whose tokens all weigh 0, which becomes F = 0 below, as in bert_score.
     weights = raw_weights / totals[sentence_of_token]
 
@@ -411,7 +460,9 @@ def compute_bertscore_matrices(
         for response_set in response_sets:
             sentences, unit_of_item = units_of([position[text.strip()] for text in response_set])
             members = torch.tensor(sentences, device=vectors.device)
-            precision = _precision_matrix(vectors, weights, starts_all[members], lengths_all[members])
+            precision = _precision_matrix(
+                vectors, weights, starts_all[members], lengths_all[members]
+            )
             recall = precision.T
             with np.errstate(invalid="ignore", divide="ignore"):
                 f1 = 2 * precision * recall / (precision + recall)
@@ -466,7 +517,15 @@ def bertscore_similarity_matrices(
         ModelNotAvailableError: the model is not on this machine.
     """
     return compute_bertscore_matrices(
-        response_sets, model, num_layers, rescale_with_baseline, baseline, batch_size, device, dtype, allow_empty
+        response_sets,
+        model,
+        num_layers,
+        rescale_with_baseline,
+        baseline,
+        batch_size,
+        device,
+        dtype,
+        allow_empty,
     ).matrices
 
 
@@ -483,6 +542,14 @@ def bertscore_diversity(
 ) -> list[float]:
     """BERTScore diversity of each set (Tevet & Berant §5): ``-mean_{i>j} F1(s_i, s_j)``; higher is more diverse."""
     result = compute_bertscore_matrices(
-        response_sets, model, num_layers, rescale_with_baseline, baseline, batch_size, device, dtype, allow_empty
+        response_sets,
+        model,
+        num_layers,
+        rescale_with_baseline,
+        baseline,
+        batch_size,
+        device,
+        dtype,
+        allow_empty,
     )
     return [units.diversity() for units in result.unit_similarities]

@@ -12,6 +12,7 @@ when it records none, as CrossEncoder does for one-label models. A cross-encoder
 exactly symmetric, so each unordered pair is scored in both orders and averaged (the §5
 reduction assumes a symmetric similarity).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -36,7 +37,9 @@ def cross_encoder_activation(config) -> str:
     if recorded is None:
         return "sigmoid"
     if recorded not in _ACTIVATIONS:
-        raise ValueError(f"unsupported cross-encoder activation {recorded!r}; supported: {sorted(_ACTIVATIONS)}")
+        raise ValueError(
+            f"unsupported cross-encoder activation {recorded!r}; supported: {sorted(_ACTIVATIONS)}"
+        )
     return _ACTIVATIONS[recorded]
 
 
@@ -56,12 +59,15 @@ def cross_encoder_unit_similarities(
     A text that repeats is also scored against itself (the similarity of two of its copies), so
     a set of 10,000 copies of one response needs one pair, not 5*10^7.
     """
-    response_sets = check_response_sets(response_sets, "response_sets", min_size=2, allow_empty=allow_empty)
+    response_sets = check_response_sets(
+        response_sets, "response_sets", min_size=2, allow_empty=allow_empty
+    )
     classifier = load_pair_classifier(model, device=device, dtype=dtype)
     if classifier.model.config.num_labels != 1:
         raise ArgumentError(
-            "model", f"must be a one-output STS cross-encoder, got {classifier.model.config.num_labels} labels "
-            f"({classifier.id2label}); for NLI models use nli_diversity"
+            "model",
+            f"must be a one-output STS cross-encoder, got {classifier.model.config.num_labels} labels "
+            f"({classifier.id2label}); for NLI models use nli_diversity",
         )
     firsts, seconds, layouts = [], [], []
     for responses in response_sets:
@@ -73,7 +79,12 @@ def cross_encoder_unit_similarities(
         firsts += [units[i] for i in rows] + [units[j] for j in cols]
         seconds += [units[j] for j in cols] + [units[i] for i in rows]
     scores = score_pairs(
-        classifier, firsts, seconds, batch_size, stats, activation=cross_encoder_activation(classifier.model.config),
+        classifier,
+        firsts,
+        seconds,
+        batch_size,
+        stats,
+        activation=cross_encoder_activation(classifier.model.config),
         progress=progress,
     )[:, 0]
     similarities = []
@@ -97,5 +108,7 @@ def cross_encoder_similarity_matrices(
     stats: PairScoringStats | None = None,
 ) -> list[np.ndarray]:
     """One symmetric ``(n, n)`` similarity matrix per set (diagonal 1.0, never read by the reduction)."""
-    similarities = cross_encoder_unit_similarities(response_sets, model, batch_size, device, dtype, allow_empty, stats)
+    similarities = cross_encoder_unit_similarities(
+        response_sets, model, batch_size, device, dtype, allow_empty, stats
+    )
     return [units.full_matrix(diagonal=1.0) for units in similarities]

@@ -9,6 +9,7 @@ model id or local directory can be passed as ``model``.
 Each distinct text is embedded once across all sets; sentence-transformers sorts by length and
 pads per batch; the model is loaded once per (model, device, dtype).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,7 +20,11 @@ from dialeval.validation import check_response_sets
 
 
 def sent_bert_unit_similarities(
-    response_sets: list[list[str]], model=DEFAULT_SENTENCE_MODEL, batch_size: int = 64, device=None, dtype=None,
+    response_sets: list[list[str]],
+    model=DEFAULT_SENTENCE_MODEL,
+    batch_size: int = 64,
+    device=None,
+    dtype=None,
     progress=None,
 ) -> list[UnitSimilarity]:
     """Cosine similarities of each set's distinct texts; every distinct text across sets is embedded
@@ -36,14 +41,25 @@ def sent_bert_unit_similarities(
 
 
 def sent_bert_similarity_matrices(
-    response_sets: list[list[str]], model=DEFAULT_SENTENCE_MODEL, batch_size: int = 64, device=None, dtype=None
+    response_sets: list[list[str]],
+    model=DEFAULT_SENTENCE_MODEL,
+    batch_size: int = 64,
+    device=None,
+    dtype=None,
 ) -> list[np.ndarray]:
     """Cosine similarity matrix ``(n, n)`` of each set; every distinct text across sets is embedded once."""
-    return [units.full_matrix() for units in sent_bert_unit_similarities(response_sets, model, batch_size, device, dtype)]
+    return [
+        units.full_matrix()
+        for units in sent_bert_unit_similarities(response_sets, model, batch_size, device, dtype)
+    ]
 
 
 def sent_bert_diversity(
-    response_sets: list[list[str]], model=DEFAULT_SENTENCE_MODEL, batch_size: int = 64, device=None, dtype=None,
+    response_sets: list[list[str]],
+    model=DEFAULT_SENTENCE_MODEL,
+    batch_size: int = 64,
+    device=None,
+    dtype=None,
     allow_empty: bool = False,
 ) -> list[float]:
     """Sent-BERT diversity of each response set: ``-mean_{i>j} cos(e_i, e_j)``; in [-1, 1], higher is more diverse.
@@ -53,5 +69,10 @@ def sent_bert_diversity(
         model: a sentence-transformers id or directory, or an already loaded model with ``encode``.
         allow_empty: accept empty and whitespace-only responses (embedded as the model embeds them).
     """
-    response_sets = check_response_sets(response_sets, "response_sets", min_size=2, allow_empty=allow_empty)
-    return [units.diversity() for units in sent_bert_unit_similarities(response_sets, model, batch_size, device, dtype)]
+    response_sets = check_response_sets(
+        response_sets, "response_sets", min_size=2, allow_empty=allow_empty
+    )
+    return [
+        units.diversity()
+        for units in sent_bert_unit_similarities(response_sets, model, batch_size, device, dtype)
+    ]

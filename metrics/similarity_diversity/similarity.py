@@ -19,6 +19,7 @@ sentence embedded once (sent-BERT, BERTScore) or each distinct pair scored once
 copies of one response cost one pair), and :func:`similarity_matrices` expands it to one
 ``(n, n)`` matrix per set, so sets can be re-scored or sliced (DTG) without new model calls.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -54,7 +55,9 @@ def _check_similarity(similarity) -> None:
         raise ArgumentError("similarity", f"must be one of {SIMILARITIES}, got {similarity!r}")
 
 
-def ngram_cosine_unit_similarity(responses: list[str], max_n: int = 5, min_n: int = 1, tokenizer="tevet") -> UnitSimilarity:
+def ngram_cosine_unit_similarity(
+    responses: list[str], max_n: int = 5, min_n: int = 1, tokenizer="tevet"
+) -> UnitSimilarity:
     """Tevet's "cos-sim" similarity of every pair of distinct token lists, averaged over n (the
     diagonal: two copies of a repeated response)."""
     check_orders(min_n, max_n)
@@ -101,9 +104,14 @@ def unit_similarities(
             (BERTScore); ``max_n``, ``min_n``, ``tokenizer`` (n-gram cosine).
     """
     _check_similarity(similarity)
-    response_sets = check_response_sets(response_sets, "response_sets", min_size=2, allow_empty=allow_empty)
+    response_sets = check_response_sets(
+        response_sets, "response_sets", min_size=2, allow_empty=allow_empty
+    )
     model = model if model is not None else default_model(similarity)
-    allowed = {"bertscore": {"num_layers", "rescale_with_baseline", "baseline"}, "ngram_cosine": {"max_n", "min_n", "tokenizer"}}
+    allowed = {
+        "bertscore": {"num_layers", "rescale_with_baseline", "baseline"},
+        "ngram_cosine": {"max_n", "min_n", "tokenizer"},
+    }
     unknown = set(options) - allowed.get(similarity, set())
     if unknown:
         first, *others = sorted(unknown)
@@ -116,18 +124,35 @@ def unit_similarities(
     if similarity == "sent_bert":
         from dialeval.metrics.similarity_diversity.sent_bert import sent_bert_unit_similarities
 
-        return sent_bert_unit_similarities(response_sets, model, batch_size, device, dtype, progress=progress)
+        return sent_bert_unit_similarities(
+            response_sets, model, batch_size, device, dtype, progress=progress
+        )
     if similarity == "cross_encoder":
         from dialeval.metrics.similarity_diversity.cross_encoder import (
             cross_encoder_unit_similarities,
         )
 
-        return cross_encoder_unit_similarities(response_sets, model, batch_size, device, dtype, allow_empty=allow_empty,
-                                               progress=progress)
+        return cross_encoder_unit_similarities(
+            response_sets,
+            model,
+            batch_size,
+            device,
+            dtype,
+            allow_empty=allow_empty,
+            progress=progress,
+        )
     from dialeval.metrics.similarity_diversity.bertscore import compute_bertscore_matrices
 
-    return compute_bertscore_matrices(response_sets, model=model, batch_size=batch_size, device=device, dtype=dtype,
-                                      allow_empty=allow_empty, progress=progress, **options).unit_similarities
+    return compute_bertscore_matrices(
+        response_sets,
+        model=model,
+        batch_size=batch_size,
+        device=device,
+        dtype=dtype,
+        allow_empty=allow_empty,
+        progress=progress,
+        **options,
+    ).unit_similarities
 
 
 def similarity_matrices(
@@ -146,8 +171,12 @@ def similarity_matrices(
     sent-BERT and BERTScore; the §5 reduction never reads it.
     """
     diagonal = 1.0 if similarity in ("cross_encoder", "ngram_cosine") else None
-    return [units.full_matrix(diagonal) for units in unit_similarities(
-        response_sets, similarity, model, batch_size, device, dtype, allow_empty, **options)]
+    return [
+        units.full_matrix(diagonal)
+        for units in unit_similarities(
+            response_sets, similarity, model, batch_size, device, dtype, allow_empty, **options
+        )
+    ]
 
 
 def similarity_diversity(
@@ -170,8 +199,20 @@ def similarity_diversity(
     """
     _check_similarity(similarity)
     model = model if model is not None else default_model(similarity)
-    scores = [units.diversity() for units in unit_similarities(
-        response_sets, similarity, model, batch_size, device, dtype, allow_empty, progress, **options)]
+    scores = [
+        units.diversity()
+        for units in unit_similarities(
+            response_sets,
+            similarity,
+            model,
+            batch_size,
+            device,
+            dtype,
+            allow_empty,
+            progress,
+            **options,
+        )
+    ]
     return {
         "similarity_diversity": float(np.mean(scores)),
         "num_sets": len(scores),

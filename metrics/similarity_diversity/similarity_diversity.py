@@ -2,6 +2,7 @@
 
 A thin wrapper of :func:`dialeval.metrics.similarity_diversity.similarity.similarity_diversity`; see README.md.
 """
+
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
 # ruff: noqa: I001
 import evaluate
@@ -69,16 +70,43 @@ class SimilarityDiversity(ResponsesMetric):
             reference_urls=["https://github.com/GuyTevet/diversity-eval"],
         )
 
-    def _compute(self, predictions, similarity="sent_bert", model=None, batch_size=64, device=None, dtype=None,
-                 num_layers=None, rescale_with_baseline=None, baseline=None, max_n=None, min_n=None, tokenizer=None,
-                 allow_empty=False):
+    def _compute(
+        self,
+        predictions,
+        similarity="sent_bert",
+        model=None,
+        batch_size=64,
+        device=None,
+        dtype=None,
+        num_layers=None,
+        rescale_with_baseline=None,
+        baseline=None,
+        max_n=None,
+        min_n=None,
+        tokenizer=None,
+        allow_empty=False,
+    ):
         check_response_sets(predictions, "predictions", min_size=2, allow_empty=allow_empty)
         # None keeps the backend's default; an option of another similarity is refused, not ignored.
-        given = {"num_layers": num_layers, "rescale_with_baseline": rescale_with_baseline, "baseline": baseline,
-                 "max_n": max_n, "min_n": min_n, "tokenizer": tokenizer}
+        given = {
+            "num_layers": num_layers,
+            "rescale_with_baseline": rescale_with_baseline,
+            "baseline": baseline,
+            "max_n": max_n,
+            "min_n": min_n,
+            "tokenizer": tokenizer,
+        }
         options = {name: value for name, value in given.items() if value is not None}
-        return similarity_diversity(predictions, similarity=similarity, model=model, batch_size=batch_size,
-                                    device=device, dtype=dtype, allow_empty=allow_empty, **options)
+        return similarity_diversity(
+            predictions,
+            similarity=similarity,
+            model=model,
+            batch_size=batch_size,
+            device=device,
+            dtype=dtype,
+            allow_empty=allow_empty,
+            **options,
+        )
 
 
 #: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).

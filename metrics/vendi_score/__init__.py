@@ -2,6 +2,7 @@
 
 The evaluate module is ``vendi_score.py`` beside this file; its card is ``README.md``.
 """
+
 from dialeval.metrics.vendi_score.vendi import (
     vendi_score,
     vendi_score_from_embeddings,

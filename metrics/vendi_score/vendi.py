@@ -42,6 +42,7 @@ Scope: a list of response sets (``list[list[str]]``, one set per context) is sco
 (the diversity of the responses to one context) and averaged over sets; a flat list
 (``list[str]``) is one corpus scored as a whole (the diversity of everything a system says).
 """
+
 from __future__ import annotations
 
 import math
@@ -93,7 +94,8 @@ def _check_order(order: object, argument: str) -> float:
     if isinstance(order, bool) or not isinstance(order, Real):
         # ValueError, not TypeError: every bad input of dialeval's metrics raises ValueError.
         raise ArgumentError(
-            f"{argument}", f"must be a non-negative number or 'inf', got {type(order).__name__}: {order!r}"
+            f"{argument}",
+            f"must be a non-negative number or 'inf', got {type(order).__name__}: {order!r}",
         )
     value = float(order)
     if math.isnan(value) or value < 0:
@@ -111,7 +113,8 @@ def check_orders(orders: object, argument: str = "orders") -> list[float]:
         orders = [orders]
     if not isinstance(orders, (Sequence, np.ndarray)) or len(orders) == 0:
         raise ArgumentError(
-            argument, f"must be a non-empty list of orders (non-negative numbers or 'inf'), got {orders!r}"
+            argument,
+            f"must be a non-empty list of orders (non-negative numbers or 'inf'), got {orders!r}",
         )
     checked = [_check_order(order, f"{argument}[{i}]") for i, order in enumerate(orders)]
     return list(dict.fromkeys(checked))
@@ -140,7 +143,9 @@ def _clean_eigenvalues(eigenvalues: np.ndarray) -> np.ndarray:
     eigenvalues = np.asarray(eigenvalues, dtype=np.float64).ravel()
     top = float(eigenvalues.max())
     if not top > 0:
-        raise ValueError("the kernel has no positive eigenvalue; it is not a valid similarity kernel")
+        raise ValueError(
+            "the kernel has no positive eigenvalue; it is not a valid similarity kernel"
+        )
     tolerance = top * eigenvalues.size * np.finfo(np.float64).eps
     cleaned = np.where(eigenvalues > tolerance, eigenvalues, 0.0)
     return cleaned / cleaned.sum()
@@ -207,18 +212,22 @@ def vendi_score_from_kernel(kernel, orders=(1,)) -> dict[str, float]:
         raise ArgumentError("kernel", f"must be square (n x n), got shape {matrix.shape}")
     asymmetry = float(np.max(np.abs(matrix - matrix.T)))
     if asymmetry > KERNEL_ATOL:
-        raise ArgumentError("kernel", f"must be symmetric: max |K - K^T| is {asymmetry:.3g} > {KERNEL_ATOL}")
+        raise ArgumentError(
+            "kernel", f"must be symmetric: max |K - K^T| is {asymmetry:.3g} > {KERNEL_ATOL}"
+        )
     diagonal_error = float(np.max(np.abs(np.diagonal(matrix) - 1.0)))
     if diagonal_error > KERNEL_ATOL:
         raise ArgumentError(
-            "kernel", "must have ones on the diagonal (K_ii = 1, e.g. cosine similarity): max |K_ii - 1| "
-            f"is {diagonal_error:.3g} > {KERNEL_ATOL}; normalize it as K_ij / sqrt(K_ii K_jj)"
+            "kernel",
+            "must have ones on the diagonal (K_ii = 1, e.g. cosine similarity): max |K_ii - 1| "
+            f"is {diagonal_error:.3g} > {KERNEL_ATOL}; normalize it as K_ij / sqrt(K_ii K_jj)",
         )
     eigenvalues = scipy.linalg.eigvalsh((matrix + matrix.T) / (2.0 * n))
     if eigenvalues.min() < -KERNEL_ATOL:
         raise ArgumentError(
-            "kernel", f"must be positive semidefinite: K / n has the eigenvalue {eigenvalues.min():.3g} "
-            f"< -{KERNEL_ATOL}"
+            "kernel",
+            f"must be positive semidefinite: K / n has the eigenvalue {eigenvalues.min():.3g} "
+            f"< -{KERNEL_ATOL}",
         )
     return vendi_score_from_eigenvalues(eigenvalues, orders)
 
@@ -227,7 +236,9 @@ def vendi_score_from_kernel(kernel, orders=(1,)) -> dict[str, float]:
 # from embeddings
 
 
-def _weighted_eigenvalues(rows: np.ndarray, weights: np.ndarray, inverse_norms: np.ndarray | None = None) -> np.ndarray:
+def _weighted_eigenvalues(
+    rows: np.ndarray, weights: np.ndarray, inverse_norms: np.ndarray | None = None
+) -> np.ndarray:
     """Non-zero spectrum of ``K / n`` for rows ``E`` where row ``u`` occurs ``weights[u] * n`` times.
 
     With ``X`` the per-occurrence rows and ``W = diag(weights)``: ``X^T X / n = E^T W E``
@@ -260,18 +271,23 @@ def _rows_and_inverse_norms(embeddings, normalize: bool) -> tuple[np.ndarray, np
         norms = np.linalg.norm(rows.astype(np.float64), axis=1)
     if normalize:
         if np.any(norms == 0):
-            raise ArgumentError("embeddings", f"row {int(np.argmin(norms))} is zero and cannot be normalized")
+            raise ArgumentError(
+                "embeddings", f"row {int(np.argmin(norms))} is zero and cannot be normalized"
+            )
         return rows, 1.0 / norms
     worst = float(np.max(np.abs(norms - 1.0)))
     if worst > NORM_ATOL:
         raise ArgumentError(
-            "embeddings", f"must have unit-norm rows when normalize=False (max |norm - 1| is {worst:.3g}); "
-            "pass normalize=True"
+            "embeddings",
+            f"must have unit-norm rows when normalize=False (max |norm - 1| is {worst:.3g}); "
+            "pass normalize=True",
         )
     return rows, None
 
 
-def vendi_score_from_embeddings(embeddings, orders=(1,), normalize: bool = True) -> dict[str, float]:
+def vendi_score_from_embeddings(
+    embeddings, orders=(1,), normalize: bool = True
+) -> dict[str, float]:
     """Vendi Scores of ``n`` items under the cosine kernel of their embeddings (``n x d``).
 
     The rows are L2-normalized (``normalize=True``) or checked to be unit-norm, so that
@@ -282,7 +298,9 @@ def vendi_score_from_embeddings(embeddings, orders=(1,), normalize: bool = True)
     normalize = check_flag(normalize, "normalize")  # "no" is truthy: it would normalize silently
     rows, inverse_norms = _rows_and_inverse_norms(embeddings, normalize)
     n = rows.shape[0]
-    return vendi_score_from_eigenvalues(_weighted_eigenvalues(rows, np.full(n, 1.0 / n), inverse_norms), orders)
+    return vendi_score_from_eigenvalues(
+        _weighted_eigenvalues(rows, np.full(n, 1.0 / n), inverse_norms), orders
+    )
 
 
 #: Rows upcast to float64 at a time when a corpus has more distinct rows than dimensions: the
@@ -298,14 +316,18 @@ def _unit_float64(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return chosen, inverse_norms
 
 
-def _score_occurrences(vectors: np.ndarray, index: np.ndarray, orders: list[float]) -> dict[str, float]:
+def _score_occurrences(
+    vectors: np.ndarray, index: np.ndarray, orders: list[float]
+) -> dict[str, float]:
     """Scores of the rows ``vectors[index]`` (the encoder's vectors, normalized here), via the
     counts of each row."""
     rows, counts = np.unique(index, return_counts=True)
     weights = (counts / counts.sum()).astype(np.float64)
     if len(rows) <= ROWS_PER_CHUNK:
         chosen, inverse_norms = _unit_float64(vectors[rows])
-        return vendi_score_from_eigenvalues(_weighted_eigenvalues(chosen, weights, inverse_norms), orders)
+        return vendi_score_from_eigenvalues(
+            _weighted_eigenvalues(chosen, weights, inverse_norms), orders
+        )
     dimension = vectors.shape[1]
     dual = np.zeros((dimension, dimension), dtype=np.float64)
     for start in range(0, len(rows), ROWS_PER_CHUNK):
@@ -371,7 +393,9 @@ def vendi_score(
     vectors, index = sentence_vectors(flat, model, batch_size, device, dtype, progress=progress)
     per_set, start = [], 0
     for response_set in response_sets:
-        per_set.append(_score_occurrences(vectors, index[start : start + len(response_set)], orders))
+        per_set.append(
+            _score_occurrences(vectors, index[start : start + len(response_set)], orders)
+        )
         start += len(response_set)
 
     if scope == "corpus":

@@ -2,6 +2,7 @@
 
 A thin wrapper of :func:`dialeval.metrics.vendi_score.vendi.vendi_score`; see README.md (the metric card).
 """
+
 # One import per line: evaluate finds a module's dependencies with a per-line regex (and would
 # read a trailing comment on an import line as an install URL), hence the file-level exemption.
 # ruff: noqa: I001
@@ -70,10 +71,27 @@ class VendiScore(ResponsesMetric):
             ],
         )
 
-    def _compute(self, predictions, model=DEFAULT_SENTENCE_MODEL, orders=(1,), batch_size=64, device=None, dtype=None,
-                 scope=None, allow_empty=False):
-        return vendi_score(predictions, model=model, orders=orders, batch_size=batch_size, device=device, dtype=dtype,
-                           scope=scope, allow_empty=allow_empty)
+    def _compute(
+        self,
+        predictions,
+        model=DEFAULT_SENTENCE_MODEL,
+        orders=(1,),
+        batch_size=64,
+        device=None,
+        dtype=None,
+        scope=None,
+        allow_empty=False,
+    ):
+        return vendi_score(
+            predictions,
+            model=model,
+            orders=orders,
+            batch_size=batch_size,
+            device=device,
+            dtype=dtype,
+            scope=scope,
+            allow_empty=allow_empty,
+        )
 
 
 #: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).

@@ -10,6 +10,7 @@ signal ends it, so a test sends its signal at a known point instead of after a g
 checkpointed step is computed before it is kept) and ``{"called": "set_lexical_diversity"}`` for
 each call of the lexical metric, so a test can tell what a resumed run recomputed.
 """
+
 import argparse
 import json
 import os
@@ -53,7 +54,10 @@ def main() -> int:
     parser.add_argument("--pause-after-checkpoints", type=int)
     parser.add_argument("--ready")
     parser.add_argument("--log")
-    own, dialeval_arguments = sys.argv[1:sys.argv.index("--")], sys.argv[sys.argv.index("--") + 1:]
+    own, dialeval_arguments = (
+        sys.argv[1 : sys.argv.index("--")],
+        sys.argv[sys.argv.index("--") + 1 :],
+    )
     options = parser.parse_args(own)
 
     from dialeval.cli import checkpoints, dtg_job
@@ -61,10 +65,17 @@ def main() -> int:
     from dialeval.metrics.lexical_diversity import job as lexical_job
 
     if options.pause_after_batches:
-        _pause_after(dtg_job.ResumableJsonl, "append", options.pause_after_batches, Path(options.ready))
+        _pause_after(
+            dtg_job.ResumableJsonl, "append", options.pause_after_batches, Path(options.ready)
+        )
     # every put is logged; the pause, if asked for, comes after the N-th
-    _pause_after(checkpoints.MetricCheckpoints, "put", options.pause_after_checkpoints or -1, Path(options.ready or "."),
-                 options.log)
+    _pause_after(
+        checkpoints.MetricCheckpoints,
+        "put",
+        options.pause_after_checkpoints or -1,
+        Path(options.ready or "."),
+        options.log,
+    )
     lexical = lexical_job.set_lexical_diversity
 
     def counted_lexical(*args, **kwargs):

@@ -1,4 +1,5 @@
 """`dialeval evaluate`: the main job, end to end on the bundled demo file."""
+
 import json
 
 import pytest
@@ -26,9 +27,14 @@ def test_report_holds_lexical_and_semantic_figures(demo_report):
     assert set(metrics["corpus_lexical_diversity"]) >= {"distinct_1", "entropy_3", "lf"}
     assert 0 < metrics["self_bleu"]["self_bleu"] < 1 and metrics["self_bleu"]["scope"] == "corpus"
     # every registered step that fits response sets runs, compression ratio included
-    assert metrics["compression_ratio"]["compression_ratio"] > 1 and len(demo_report["per_set"]) == 8
+    assert (
+        metrics["compression_ratio"]["compression_ratio"] > 1 and len(demo_report["per_set"]) == 8
+    )
     assert all(row["compression_ratio"] > 1 for row in demo_report["per_set"])
-    assert "sent_bert_diversity" in metrics["sent_bert_diversity[sentence-transformers/all-MiniLM-L6-v2]"]
+    assert (
+        "sent_bert_diversity"
+        in metrics["sent_bert_diversity[sentence-transformers/all-MiniLM-L6-v2]"]
+    )
     assert "vendi_score" in metrics["vendi_score[sentence-transformers/all-MiniLM-L6-v2]"]
     # The default NLI / BERTScore / cross-encoder models are not on an offline machine: listed, not fatal.
     skipped = {entry["metric"]: entry["reason"] for entry in demo_report["skipped"]}
@@ -56,11 +62,24 @@ def test_semantic_diversity_separates_the_demo_sets(demo_report):
 
 def test_missing_model_is_skipped_with_reason(tmp_path, capsys):
     out = tmp_path / "r.json"
-    code = main(["evaluate", str(DEMO), "-o", str(out), "--no-progress", "--sentence-model", "nobody/no-such-model"])
+    code = main(
+        [
+            "evaluate",
+            str(DEMO),
+            "-o",
+            str(out),
+            "--no-progress",
+            "--sentence-model",
+            "nobody/no-such-model",
+        ]
+    )
     assert code == 0
     report = json.loads(out.read_text(encoding="utf-8"))
     skipped = {entry["metric"]: entry["reason"] for entry in report["skipped"]}
-    assert {"sent_bert_diversity[nobody/no-such-model]", "vendi_score[nobody/no-such-model]"} <= set(skipped)
+    assert {
+        "sent_bert_diversity[nobody/no-such-model]",
+        "vendi_score[nobody/no-such-model]",
+    } <= set(skipped)
     assert "hf download" in skipped["sent_bert_diversity[nobody/no-such-model]"]
     assert "lexical_diversity" in report["metrics"]
     assert "skipped sent_bert_diversity[nobody/no-such-model]" in capsys.readouterr().out
@@ -69,7 +88,8 @@ def test_missing_model_is_skipped_with_reason(tmp_path, capsys):
 def test_tevet_csv_and_reference_corpus(tmp_path):
     csv_path = tmp_path / "sets.csv"
     csv_path.write_text(
-        'sample_id,context,resp_1,resp_0,label_value\n1,"Hi, héllo","yo\nyo",hey,1.0\n2,ctx,b,a,0.0\n', encoding="utf-8"
+        'sample_id,context,resp_1,resp_0,label_value\n1,"Hi, héllo","yo\nyo",hey,1.0\n2,ctx,b,a,0.0\n',
+        encoding="utf-8",
     )
     reference = tmp_path / "train.txt"
     reference.write_text("hey\n" * 3 + "\nyo\n", encoding="utf-8")
@@ -101,20 +121,55 @@ def test_allow_empty_flag(tmp_path):
     data = tmp_path / "e.jsonl"
     data.write_text('{"responses": ["", ""]}\n{"responses": ["a b", "c"]}\n', encoding="utf-8")
     out = tmp_path / "r.json"
-    assert main(["evaluate", str(data), "-o", str(out), "--no-progress", "--no-sentence-model", "--allow-empty"]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                str(data),
+                "-o",
+                str(out),
+                "--no-progress",
+                "--no-sentence-model",
+                "--allow-empty",
+            ]
+        )
+        == 0
+    )
     assert json.loads(out.read_text(encoding="utf-8"))["per_set"][0]["averaged_distinct_n"] == 0.0
 
 
-def test_nli_and_cross_encoder_join_with_local_models(tmp_path, tiny_roberta_nli_path, tiny_cross_encoder_path):
+def test_nli_and_cross_encoder_join_with_local_models(
+    tmp_path, tiny_roberta_nli_path, tiny_cross_encoder_path
+):
     out = tmp_path / "r.json"
-    args = ["evaluate", str(DEMO), "-o", str(out), "--no-progress", "--no-sentence-model", "--bertscore-model", "none"]
-    args += ["--nli-model", tiny_roberta_nli_path, "--cross-encoder-model", tiny_cross_encoder_path,
-             "--homogenization-model", "none"]
+    args = [
+        "evaluate",
+        str(DEMO),
+        "-o",
+        str(out),
+        "--no-progress",
+        "--no-sentence-model",
+        "--bertscore-model",
+        "none",
+    ]
+    args += [
+        "--nli-model",
+        tiny_roberta_nli_path,
+        "--cross-encoder-model",
+        tiny_cross_encoder_path,
+        "--homogenization-model",
+        "none",
+    ]
     assert main(args) == 0
     report = json.loads(out.read_text(encoding="utf-8"))
     assert report["skipped"] == []
     nli = report["metrics"][f"nli_diversity[{tiny_roberta_nli_path}]"]
     assert nli["num_pairs"] == 8 * 5 * 4
     row = report["per_set"][0]
-    assert {"nli_diversity", "nli_diversity_confidence", "num_entailment", "cross_encoder_diversity"} <= set(row)
+    assert {
+        "nli_diversity",
+        "nli_diversity_confidence",
+        "num_entailment",
+        "cross_encoder_diversity",
+    } <= set(row)
     assert row["num_contradiction"] + row["num_neutral"] + row["num_entailment"] == 20

@@ -1,6 +1,7 @@
 """No advice that misleads: what an error tells a new user to do names the flag of the command
 they ran (not a Python argument, nor another command's flag), and a flag they gave is never what
 the error asks them to pass."""
+
 import json
 
 import pytest
@@ -17,12 +18,37 @@ def fresh_datasets_cache(tmp_path, monkeypatch):
     return str(tmp_path / "datasets-cache")
 
 
-@pytest.mark.parametrize("argv", [
-    ["meta-eval", "--test", "dectest", "--task", "resp", "--metric", "averaged_distinct_n", "--no-progress", "--cache-dir", "{cache}"],
-    ["dtg", "--model", "unused", "--dataset", "dailydialog_pp", "--output", "{tmp}/run.jsonl", "--no-progress"],
-    ["export-dataset", "dailydialog_pp", "--to", "{tmp}/out", "--cache-dir", "{cache}"],
-])
-def test_an_offline_download_failure_says_to_pass_data_dir_as_its_flag(argv, tmp_path, fresh_datasets_cache, capsys):
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [
+            "meta-eval",
+            "--test",
+            "dectest",
+            "--task",
+            "resp",
+            "--metric",
+            "averaged_distinct_n",
+            "--no-progress",
+            "--cache-dir",
+            "{cache}",
+        ],
+        [
+            "dtg",
+            "--model",
+            "unused",
+            "--dataset",
+            "dailydialog_pp",
+            "--output",
+            "{tmp}/run.jsonl",
+            "--no-progress",
+        ],
+        ["export-dataset", "dailydialog_pp", "--to", "{tmp}/out", "--cache-dir", "{cache}"],
+    ],
+)
+def test_an_offline_download_failure_says_to_pass_data_dir_as_its_flag(
+    argv, tmp_path, fresh_datasets_cache, capsys
+):
     argv = [arg.format(cache=fresh_datasets_cache, tmp=tmp_path) for arg in argv]
     assert main(argv) == 2
     error = capsys.readouterr().err
@@ -32,21 +58,47 @@ def test_an_offline_download_failure_says_to_pass_data_dir_as_its_flag(argv, tmp
 
 def _dtg_run(tmp_path, responses: list[str], references: list[str]) -> str:
     """A one-context `dialeval dtg` output whose context came with human responses (Table 5)."""
-    record = {"trial": 0, "index": 0, "id": 0, "context": ["hello there"], "references": references,
-              "initial_responses": responses, "responses": responses, "initial_scores": {"distinct_n": 1.0},
-              "final_scores": {"distinct_n": 1.0}, "reached_threshold": True, "stop_reason": "threshold",
-              "utterance_overlap": 0, "num_pair_evaluations": 0, "num_resampled": 0}
+    record = {
+        "trial": 0,
+        "index": 0,
+        "id": 0,
+        "context": ["hello there"],
+        "references": references,
+        "initial_responses": responses,
+        "responses": responses,
+        "initial_scores": {"distinct_n": 1.0},
+        "final_scores": {"distinct_n": 1.0},
+        "reached_threshold": True,
+        "stop_reason": "threshold",
+        "utterance_overlap": 0,
+        "num_pair_evaluations": 0,
+        "num_resampled": 0,
+    }
     path = tmp_path / "run.jsonl"
     path.write_text(json.dumps(record) + "\n", encoding="utf-8")
-    (tmp_path / "run.jsonl.run.json").write_text(json.dumps({"format": 2, "metric": "distinct_n"}), encoding="utf-8")
+    (tmp_path / "run.jsonl.run.json").write_text(
+        json.dumps({"format": 2, "metric": "distinct_n"}), encoding="utf-8"
+    )
     return str(path)
 
 
 def test_dtg_names_metric_model_for_a_missing_nli_model(tiny_gpt2_path, tmp_path, capsys):
     contexts = tmp_path / "contexts.jsonl"
     contexts.write_text('{"context": "hello there"}\n', encoding="utf-8")
-    argv = ["dtg", "--model", tiny_gpt2_path, "--metric", "nli", "--metric-model", "nobody/no-such-nli-model",
-            "--input", str(contexts), "--output", str(tmp_path / "run.jsonl"), "--no-progress"]
+    argv = [
+        "dtg",
+        "--model",
+        tiny_gpt2_path,
+        "--metric",
+        "nli",
+        "--metric-model",
+        "nobody/no-such-nli-model",
+        "--input",
+        str(contexts),
+        "--output",
+        str(tmp_path / "run.jsonl"),
+        "--no-progress",
+    ]
     assert main(argv) == 2
     error = capsys.readouterr().err
     assert "pass its path as `--metric-model`" in error, error
@@ -68,10 +120,13 @@ def test_dtg_summary_scores_an_empty_generated_response(tmp_path, tiny_roberta_n
     assert "allow_empty" not in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv, usage", [
-    (["evaluate", "sets.jsonl", "--max-ngram", "3"], "usage: dialeval evaluate "),
-    (["dtg-summary", "run.jsonl", "--bogus"], "usage: dialeval dtg-summary "),
-])
+@pytest.mark.parametrize(
+    "argv, usage",
+    [
+        (["evaluate", "sets.jsonl", "--max-ngram", "3"], "usage: dialeval evaluate "),
+        (["dtg-summary", "run.jsonl", "--bogus"], "usage: dialeval dtg-summary "),
+    ],
+)
 def test_an_unknown_flag_prints_the_commands_usage(argv, usage, capsys):
     with pytest.raises(SystemExit) as stopped:
         main(argv)
@@ -87,38 +142,93 @@ def _sets_file(tmp_path, lines: list[dict]) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize("extra, says", [
-    ([], "--reference-corpus TXT (to fit its clusters on) or --sem-ent-clusters DIR"),
-    (["--reference-corpus", "{reference}", "--metric", "lexical_diversity"], "--metric leaves it out"),
-])
+@pytest.mark.parametrize(
+    "extra, says",
+    [
+        ([], "--reference-corpus TXT (to fit its clusters on) or --sem-ent-clusters DIR"),
+        (
+            ["--reference-corpus", "{reference}", "--metric", "lexical_diversity"],
+            "--metric leaves it out",
+        ),
+    ],
+)
 def test_plot_without_sem_ent_on_one_input_is_refused(tmp_path, capsys, extra, says):
     reference = tmp_path / "reference.txt"
     reference.write_text("".join(f"reference line {i}\n" for i in range(30)), encoding="utf-8")
     sets = _sets_file(tmp_path, [{"responses": ["a b", "c d"]}])
-    argv = ["evaluate", sets, "--plot", str(tmp_path / "plots"), "--no-sentence-model", "--no-progress",
-            "-o", str(tmp_path / "report.json"), *(arg.format(reference=reference) for arg in extra)]
+    argv = [
+        "evaluate",
+        sets,
+        "--plot",
+        str(tmp_path / "plots"),
+        "--no-sentence-model",
+        "--no-progress",
+        "-o",
+        str(tmp_path / "report.json"),
+        *(arg.format(reference=reference) for arg in extra),
+    ]
     assert main(argv) == 2
     error = capsys.readouterr().err
-    assert f"--plot {tmp_path / 'plots'} draws Sem-Ent's cluster distribution" in error and says in error, error
+    assert (
+        f"--plot {tmp_path / 'plots'} draws Sem-Ent's cluster distribution" in error
+        and says in error
+    ), error
     assert not (tmp_path / "report.json").exists() and not (tmp_path / "plots").exists()
 
 
 def test_plot_says_so_when_sem_ent_is_skipped(tmp_path, capsys):
     reference = tmp_path / "reference.txt"
-    reference.write_text("one\ntwo\nthree\n", encoding="utf-8")  # fewer texts than --sem-ent-k: skipped
+    reference.write_text(
+        "one\ntwo\nthree\n", encoding="utf-8"
+    )  # fewer texts than --sem-ent-k: skipped
     sets = _sets_file(tmp_path, [{"responses": ["a b", "c d"]}])
-    assert main(["evaluate", sets, "--plot", str(tmp_path / "plots"), "--reference-corpus", str(reference),
-                 "--metric", "sem_ent", "--sem-ent-k", "5", "--no-progress", "-o", str(tmp_path / "report.json")]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                sets,
+                "--plot",
+                str(tmp_path / "plots"),
+                "--reference-corpus",
+                str(reference),
+                "--metric",
+                "sem_ent",
+                "--sem-ent-k",
+                "5",
+                "--no-progress",
+                "-o",
+                str(tmp_path / "report.json"),
+            ]
+        )
+        == 0
+    )
     assert "plot: no sem_ent_clusters.png: sem_ent was skipped" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("file_format", ["jsonl", "json", "csv", "lines"])
-def test_a_parquet_file_read_as_text_names_the_file_and_the_format_to_use(tmp_path, capsys, file_format):
+def test_a_parquet_file_read_as_text_names_the_file_and_the_format_to_use(
+    tmp_path, capsys, file_format
+):
     import pandas
 
     path = tmp_path / "sets.parquet"
-    pandas.DataFrame({"responses": [["a b", "c d"]], "context": ["hi \u00e9\u00e9\u00e9"]}).to_parquet(path)
-    assert main(["evaluate", str(path), "--format", file_format, "--no-progress", "-o", str(tmp_path / "r.json")]) == 2
+    pandas.DataFrame(
+        {"responses": [["a b", "c d"]], "context": ["hi \u00e9\u00e9\u00e9"]}
+    ).to_parquet(path)
+    assert (
+        main(
+            [
+                "evaluate",
+                str(path),
+                "--format",
+                file_format,
+                "--no-progress",
+                "-o",
+                str(tmp_path / "r.json"),
+            ]
+        )
+        == 2
+    )
     error = capsys.readouterr().err
     assert f"{path}:" in error and f"not readable as {file_format}" in error, error
     assert "it is a Parquet file: read it with `--format` parquet" in error
@@ -131,11 +241,18 @@ def test_dtg_summary_prints_no_nltk_bleu_warning(tmp_path):
     import sys
 
     run = _dtg_run(tmp_path, ["i am fine thanks a lot", "what a day"], ["i am fine", "not bad"])
-    done = subprocess.run([sys.executable, "-W", "always", "-m", "dialeval.cli", "dtg-summary", run],
-                          capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run(
+        [sys.executable, "-W", "always", "-m", "dialeval.cli", "dtg-summary", run],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert "start BLEU" in done.stdout
-    assert "The hypothesis contains 0 counts" not in done.stderr and "UserWarning" not in done.stderr, done.stderr
+    assert (
+        "The hypothesis contains 0 counts" not in done.stderr and "UserWarning" not in done.stderr
+    ), done.stderr
 
 
 def test_allow_empty_runs_and_says_which_metric_it_cannot_reach(tmp_path, capsys):
@@ -145,15 +262,34 @@ def test_allow_empty_runs_and_says_which_metric_it_cannot_reach(tmp_path, capsys
     reference.write_text("".join(f"reference line {i}\n" for i in range(30)), encoding="utf-8")
     sets = _sets_file(tmp_path, [{"responses": ["", "a b"]}, {"responses": ["c d", " ", "e"]}])
     report = tmp_path / "report.json"
-    assert main(["evaluate", sets, "--allow-empty", "--reference-corpus", str(reference), "--metric", "sem_ent",
-                 "--metric", "lexical_diversity", "--no-progress", "-o", str(report)]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                sets,
+                "--allow-empty",
+                "--reference-corpus",
+                str(reference),
+                "--metric",
+                "sem_ent",
+                "--metric",
+                "lexical_diversity",
+                "--no-progress",
+                "-o",
+                str(report),
+            ]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     assert "pass --allow-empty" not in captured.err + captured.out
     written = json.loads(report.read_text(encoding="utf-8"))
     assert "lexical_diversity" in written["metrics"] and "sem_ent" not in written["metrics"]
     assert written["skipped"] == [{"metric": "sem_ent", "reason": written["skipped"][0]["reason"]}]
-    assert "2 of the 5 responses are empty or white space only: --allow-empty scores them in the other metrics" \
+    assert (
+        "2 of the 5 responses are empty or white space only: --allow-empty scores them in the other metrics"
         in written["skipped"][0]["reason"]
+    )
 
 
 def test_a_parquet_file_damaged_before_its_footer_is_named(tmp_path, capsys):
@@ -161,9 +297,27 @@ def test_a_parquet_file_damaged_before_its_footer_is_named(tmp_path, capsys):
     import pyarrow.parquet
 
     path = tmp_path / "sets.parquet"
-    pyarrow.parquet.write_table(pyarrow.Table.from_pylist([{"responses": [f"a b {i}", "c d"]} for i in range(50)]), path)
+    pyarrow.parquet.write_table(
+        pyarrow.Table.from_pylist([{"responses": [f"a b {i}", "c d"]} for i in range(50)]), path
+    )
     content = bytearray(path.read_bytes())
     content[4:80] = b"\xff" * 76  # the first data page's header; the footer (the schema) is whole
     path.write_bytes(bytes(content))
-    assert main(["evaluate", str(path), "--metric", "lexical_diversity", "--no-progress", "-o", str(tmp_path / "r.json")]) == 2
-    assert f"{path}: a damaged Parquet file: rows after row 0 cannot be read" in capsys.readouterr().err
+    assert (
+        main(
+            [
+                "evaluate",
+                str(path),
+                "--metric",
+                "lexical_diversity",
+                "--no-progress",
+                "-o",
+                str(tmp_path / "r.json"),
+            ]
+        )
+        == 2
+    )
+    assert (
+        f"{path}: a damaged Parquet file: rows after row 0 cannot be read"
+        in capsys.readouterr().err
+    )

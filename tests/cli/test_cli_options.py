@@ -5,6 +5,7 @@ Each subcommand's flags are pinned below as the hand-written argparse parsers of
 the job functions are replaced by recorders, so each test checks what a command line hands the
 job (the effective defaults included), not how the parser stores it.
 """
+
 import argparse
 import dataclasses
 import json
@@ -117,19 +118,40 @@ PINNED_FLAGS = {
 }
 # Flags added since, on purpose (each has its own test).
 ADDED_FLAGS: dict[str, set[str]] = {
-    "evaluate": {"--bertscore-rescale", "--bertscore-baseline",  # test_cli.py: any BERTScore model
-                 "--metric",  # test_evaluate_job.py: --metric picks the registry's steps
-                 # test_io.py / test_evaluate_formats.py: input columns, output formats, comparison
-                 "--responses-column", "--context-column", "--split", "--dataset-config", "--output-format",
-                 "--per-set-csv", "--decimals",
-                 "--resume",  # test_safe_output.py: resuming from checkpoints
-                 "--homogenization-model"},  # test_homogenization_cli.py: BERTScore homogenization's encoders
-    "meta-eval": {"--no-progress",  # test_cli.py: progress bars
-                  "--no-verify"},  # test_meta_eval_cli.py: a changed release file read anyway
+    "evaluate": {
+        "--bertscore-rescale",
+        "--bertscore-baseline",  # test_cli.py: any BERTScore model
+        "--metric",  # test_evaluate_job.py: --metric picks the registry's steps
+        # test_io.py / test_evaluate_formats.py: input columns, output formats, comparison
+        "--responses-column",
+        "--context-column",
+        "--split",
+        "--dataset-config",
+        "--output-format",
+        "--per-set-csv",
+        "--decimals",
+        "--resume",  # test_safe_output.py: resuming from checkpoints
+        "--homogenization-model",
+    },  # test_homogenization_cli.py: BERTScore homogenization's encoders
+    "meta-eval": {
+        "--no-progress",  # test_cli.py: progress bars
+        "--no-verify",
+    },  # test_meta_eval_cli.py: a changed release file read anyway
     # test_dtg_cli.py: the decoding settings DTG sets itself, trials, GPU options
-    "dtg": {"--top-k", "--temperature", "--min-new-tokens", "--no-repeat-ngram-size", "--repetition-penalty",
-            "--nli-objective", "--tie-break", "--trials", "--dtype", "--metric-dtype", "--nli-batch-size",
-            "--no-verify"},  # below: passed to the test set's checksum check
+    "dtg": {
+        "--top-k",
+        "--temperature",
+        "--min-new-tokens",
+        "--no-repeat-ngram-size",
+        "--repetition-penalty",
+        "--nli-objective",
+        "--tie-break",
+        "--trials",
+        "--dtype",
+        "--metric-dtype",
+        "--nli-batch-size",
+        "--no-verify",
+    },  # below: passed to the test set's checksum check
     "dtg-summary": {"--bertscore-model", "--device"},  # Table 5's relevance
 }
 
@@ -176,7 +198,10 @@ def test_every_flag_keeps_its_form(command):
 def test_the_same_commands_and_the_dtg_source_group():
     assert sorted(_subparsers()) == sorted(PINNED_FLAGS)
     dtg = _subparsers()["dtg"]
-    groups = [sorted(a.option_strings[0] for a in group._group_actions) for group in dtg._mutually_exclusive_groups]
+    groups = [
+        sorted(a.option_strings[0] for a in group._group_actions)
+        for group in dtg._mutually_exclusive_groups
+    ]
     assert groups == [["--dataset", "--input"]] and dtg._mutually_exclusive_groups[0].required
 
 
@@ -199,11 +224,24 @@ EVALUATION_DEFAULTS = {
     "nli_models": ["FacebookAI/roberta-large-mnli"],
     "bertscore_models": ["FacebookAI/roberta-large"],
     "cross_encoder_models": ["cross-encoder/stsb-roberta-large"],
-    "max_n": 5, "corpus_max_n": 3, "lf_threshold": 100, "reference_corpus": None, "sem_ent_clusters": None,
-    "sem_ent_embedder": "sentence_transformers", "sem_ent_embedder_model": None, "sem_ent_num_clusters": 20,
-    "sem_ent_seed": 0, "save_sem_ent_clusters": None, "selection_models": [], "selection_questions": None,
-    "selection_reduction": "sum", "selection_batch_size": 16, "allow_empty": False, "batch_size": 64,
-    "device": None, "progress": True,
+    "max_n": 5,
+    "corpus_max_n": 3,
+    "lf_threshold": 100,
+    "reference_corpus": None,
+    "sem_ent_clusters": None,
+    "sem_ent_embedder": "sentence_transformers",
+    "sem_ent_embedder_model": None,
+    "sem_ent_num_clusters": 20,
+    "sem_ent_seed": 0,
+    "save_sem_ent_clusters": None,
+    "selection_models": [],
+    "selection_questions": None,
+    "selection_reduction": "sum",
+    "selection_batch_size": 16,
+    "allow_empty": False,
+    "batch_size": 64,
+    "device": None,
+    "progress": True,
 }
 
 
@@ -213,8 +251,13 @@ def record_evaluation(monkeypatch):
 
     def recorder(sets, options=None, checkpoint=None):
         calls.append((sets, options))
-        return {"num_sets": len(sets), "num_responses": sum(len(s.responses) for s in sets), "metrics": {},
-                "skipped": [], "per_set": []}
+        return {
+            "num_sets": len(sets),
+            "num_responses": sum(len(s.responses) for s in sets),
+            "metrics": {},
+            "skipped": [],
+            "per_set": [],
+        }
 
     monkeypatch.setattr(evaluate_job, "evaluate_response_sets", recorder)
     return calls
@@ -224,7 +267,7 @@ def test_evaluate_defaults(record_evaluation, tmp_path, capsys):
     data = tmp_path / "sets.jsonl"
     data.write_bytes(DEMO.read_bytes())
     assert main(["evaluate", str(data)]) == 0
-    (sets, options), = record_evaluation
+    ((sets, options),) = record_evaluation
     assert len(sets) == 8
     assert _subset(_options(options), EVALUATION_DEFAULTS) == EVALUATION_DEFAULTS
     assert (tmp_path / "sets.diversity.json").is_file()  # the default --output
@@ -237,29 +280,94 @@ def test_evaluate_every_flag(record_evaluation, tmp_path, capsys):
     reference = tmp_path / "ref.txt"
     reference.write_text("one\n\ntwo\n", encoding="utf-8")
     questions = tmp_path / "q.jsonl"
-    questions.write_text(json.dumps({"context": ["hi"], "candidates": ["a", "b"], "label": 1}) + "\n", encoding="utf-8")
+    questions.write_text(
+        json.dumps({"context": ["hi"], "candidates": ["a", "b"], "label": 1}) + "\n",
+        encoding="utf-8",
+    )
     out = tmp_path / "deep" / "r.json"
-    argv = ["evaluate", str(data), "--format", "jsonl", "-o", str(out), "--sentence-model", "A", "--sentence-model", "B",
-            "--nli-model", "none", "--bertscore-model", "X", "--cross-encoder-model", "NONE", "--max-n", "3",
-            "--lf-threshold", "7", "--reference-corpus", str(reference), "--sem-ent-clusters", "C",
-            "--sem-ent-embedder", "last_token=M", "--sem-ent-k", "4", "--sem-ent-seed", "2",
-            "--save-sem-ent-clusters", "S", "--allow-empty", "--selection-model", "L1", "--selection-model", "L2",
-            "--selection-questions", str(questions), "--selection-reduction", "mean", "--selection-batch-size", "3",
-            "--batch-size", "9", "--device", "cpu", "--no-progress", "--per-set"]
+    argv = [
+        "evaluate",
+        str(data),
+        "--format",
+        "jsonl",
+        "-o",
+        str(out),
+        "--sentence-model",
+        "A",
+        "--sentence-model",
+        "B",
+        "--nli-model",
+        "none",
+        "--bertscore-model",
+        "X",
+        "--cross-encoder-model",
+        "NONE",
+        "--max-n",
+        "3",
+        "--lf-threshold",
+        "7",
+        "--reference-corpus",
+        str(reference),
+        "--sem-ent-clusters",
+        "C",
+        "--sem-ent-embedder",
+        "last_token=M",
+        "--sem-ent-k",
+        "4",
+        "--sem-ent-seed",
+        "2",
+        "--save-sem-ent-clusters",
+        "S",
+        "--allow-empty",
+        "--selection-model",
+        "L1",
+        "--selection-model",
+        "L2",
+        "--selection-questions",
+        str(questions),
+        "--selection-reduction",
+        "mean",
+        "--selection-batch-size",
+        "3",
+        "--batch-size",
+        "9",
+        "--device",
+        "cpu",
+        "--no-progress",
+        "--per-set",
+    ]
     assert main(argv) == 0
-    (_sets, options), = record_evaluation
+    ((_sets, options),) = record_evaluation
     expected = {
-        "sentence_models": ["A", "B"], "nli_models": [], "bertscore_models": ["X"], "cross_encoder_models": [],
-        "max_n": 3, "corpus_max_n": 3, "lf_threshold": 7, "reference_corpus": ["one", "two"], "sem_ent_clusters": "C",
-        "sem_ent_embedder": "last_token", "sem_ent_embedder_model": "M", "sem_ent_num_clusters": 4, "sem_ent_seed": 2,
-        "save_sem_ent_clusters": "S", "selection_models": ["L1", "L2"],
+        "sentence_models": ["A", "B"],
+        "nli_models": [],
+        "bertscore_models": ["X"],
+        "cross_encoder_models": [],
+        "max_n": 3,
+        "corpus_max_n": 3,
+        "lf_threshold": 7,
+        "reference_corpus": ["one", "two"],
+        "sem_ent_clusters": "C",
+        "sem_ent_embedder": "last_token",
+        "sem_ent_embedder_model": "M",
+        "sem_ent_num_clusters": 4,
+        "sem_ent_seed": 2,
+        "save_sem_ent_clusters": "S",
+        "selection_models": ["L1", "L2"],
         "selection_questions": {"contexts": [["hi"]], "candidates": [["a", "b"]], "labels": [1]},
-        "selection_reduction": "mean", "selection_batch_size": 3, "allow_empty": True, "batch_size": 9,
-        "device": "cpu", "progress": False,
+        "selection_reduction": "mean",
+        "selection_batch_size": 3,
+        "allow_empty": True,
+        "batch_size": 9,
+        "device": "cpu",
+        "progress": False,
     }
     assert _subset(_options(options), expected) == expected
     assert out.is_file()
-    assert main(["evaluate", str(data), "--format", "jsonl", "-o", str(out), "--no-sentence-model"]) == 0
+    assert (
+        main(["evaluate", str(data), "--format", "jsonl", "-o", str(out), "--no-sentence-model"])
+        == 0
+    )
     assert record_evaluation[-1][1].sentence_models == []
 
 
@@ -272,8 +380,15 @@ def test_evaluate_selection_needs_both_flags(record_evaluation, capsys):
 # -- meta-eval -------------------------------------------------------------------------------
 
 META_EVAL_DEFAULTS = {
-    "batch_size": 64, "device": None, "round_scores": None, "bootstrap": False, "num_resamples": 1000, "seed": 0,
-    "data_dir": None, "cache_dir": None, "rated_subset": False,
+    "batch_size": 64,
+    "device": None,
+    "round_scores": None,
+    "bootstrap": False,
+    "num_resamples": 1000,
+    "seed": 0,
+    "data_dir": None,
+    "cache_dir": None,
+    "rated_subset": False,
 }
 
 
@@ -282,7 +397,15 @@ def record_meta_eval(monkeypatch):
     calls = []
 
     def recorder(metrics, test, task, options=None, human=True):
-        calls.append({"metrics": metrics, "test": test, "task": task, "options": _options(options), "human": human})
+        calls.append(
+            {
+                "metrics": metrics,
+                "test": test,
+                "task": task,
+                "options": _options(options),
+                "human": human,
+            }
+        )
         return meta_eval_job.MetaEvalReport(test, task, binary=True, config="recorded")
 
     monkeypatch.setattr(meta_eval_job, "run_meta_eval", recorder)
@@ -293,22 +416,69 @@ def test_meta_eval_defaults(record_meta_eval):
     assert main(["meta-eval", "--test", "contest"]) == 0
     assert [call["task"] for call in record_meta_eval] == ["story", "resp", "prompt"]
     for call in record_meta_eval:
-        assert call["metrics"] == ["averaged_distinct_n", "ngram_cosine", "sent_bert"] and call["test"] == "contest"
+        assert (
+            call["metrics"] == ["averaged_distinct_n", "ngram_cosine", "sent_bert"]
+            and call["test"] == "contest"
+        )
         assert call["human"] is True
         assert _subset(call["options"], META_EVAL_DEFAULTS) == META_EVAL_DEFAULTS
 
 
 def test_meta_eval_every_flag(record_meta_eval, tmp_path):
     out = tmp_path / "m.json"
-    argv = ["meta-eval", "--test", "mcdiv", "--task", "resp", "--task", "story", "--metric", "nli=M", "--metric", "vendi",
-            "--data-dir", "D", "--cache-dir", "C", "--round-scores", "3", "--bootstrap", "--num-resamples", "50",
-            "--seed", "4", "--no-human", "--rated", "-o", str(out), "--batch-size", "8", "--device", "cpu", "--no-verify"]
+    argv = [
+        "meta-eval",
+        "--test",
+        "mcdiv",
+        "--task",
+        "resp",
+        "--task",
+        "story",
+        "--metric",
+        "nli=M",
+        "--metric",
+        "vendi",
+        "--data-dir",
+        "D",
+        "--cache-dir",
+        "C",
+        "--round-scores",
+        "3",
+        "--bootstrap",
+        "--num-resamples",
+        "50",
+        "--seed",
+        "4",
+        "--no-human",
+        "--rated",
+        "-o",
+        str(out),
+        "--batch-size",
+        "8",
+        "--device",
+        "cpu",
+        "--no-verify",
+    ]
     assert main(argv) == 0
-    expected_options = {"batch_size": 8, "device": "cpu", "round_scores": 3, "bootstrap": True, "num_resamples": 50,
-                        "seed": 4, "data_dir": "D", "cache_dir": "C", "rated_subset": True, "verify_checksums": False}
+    expected_options = {
+        "batch_size": 8,
+        "device": "cpu",
+        "round_scores": 3,
+        "bootstrap": True,
+        "num_resamples": 50,
+        "seed": 4,
+        "data_dir": "D",
+        "cache_dir": "C",
+        "rated_subset": True,
+        "verify_checksums": False,
+    }
     assert [call["task"] for call in record_meta_eval] == ["resp", "story"]
     for call in record_meta_eval:
-        assert call["metrics"] == ["nli=M", "vendi"] and call["test"] == "mcdiv" and call["human"] is False
+        assert (
+            call["metrics"] == ["nli=M", "vendi"]
+            and call["test"] == "mcdiv"
+            and call["human"] is False
+        )
         assert _subset(call["options"], expected_options) == expected_options
     assert [row["task"] for row in json.loads(out.read_text(encoding="utf-8"))] == ["resp", "story"]
 
@@ -330,20 +500,70 @@ def record_export(monkeypatch):
 
 def test_export_dataset_defaults_and_flags(record_export):
     assert main(["export-dataset", "circa", "--to", "OUT"]) == 0
-    assert record_export[-1] == {"name": "circa", "to": "OUT", "configs": None, "data_dir": None, "cache_dir": None,
-                                 "verify_checksums": True, "push_to_hub": None, "private": False}
-    assert main(["export-dataset", "diversity_eval", "--to", "O", "--config", "a", "--config", "b", "--data-dir", "D",
-                 "--cache-dir", "C", "--no-verify", "--push-to-hub", "me/repo", "--private"]) == 0
-    assert record_export[-1] == {"name": "diversity_eval", "to": "O", "configs": ["a", "b"], "data_dir": "D",
-                                 "cache_dir": "C", "verify_checksums": False, "push_to_hub": "me/repo", "private": True}
+    assert record_export[-1] == {
+        "name": "circa",
+        "to": "OUT",
+        "configs": None,
+        "data_dir": None,
+        "cache_dir": None,
+        "verify_checksums": True,
+        "push_to_hub": None,
+        "private": False,
+    }
+    assert (
+        main(
+            [
+                "export-dataset",
+                "diversity_eval",
+                "--to",
+                "O",
+                "--config",
+                "a",
+                "--config",
+                "b",
+                "--data-dir",
+                "D",
+                "--cache-dir",
+                "C",
+                "--no-verify",
+                "--push-to-hub",
+                "me/repo",
+                "--private",
+            ]
+        )
+        == 0
+    )
+    assert record_export[-1] == {
+        "name": "diversity_eval",
+        "to": "O",
+        "configs": ["a", "b"],
+        "data_dir": "D",
+        "cache_dir": "C",
+        "verify_checksums": False,
+        "push_to_hub": "me/repo",
+        "private": True,
+    }
 
 
 # -- dtg, dtg-summary ------------------------------------------------------------------------
 
 DTG_DEFAULTS = {
-    "model": "G", "metric": "nli", "contexts_from": "ctx.jsonl", "metric_model": None, "threshold": None,
-    "num_responses": 5, "max_samples": 20, "decoding": "sample", "num_beams": 25, "top_p": 0.9, "max_new_tokens": 40,
-    "max_context_tokens": None, "turn_separator": None, "seed": 0, "batch_size": 8, "limit": None,
+    "model": "G",
+    "metric": "nli",
+    "contexts_from": "ctx.jsonl",
+    "metric_model": None,
+    "threshold": None,
+    "num_responses": 5,
+    "max_samples": 20,
+    "decoding": "sample",
+    "num_beams": 25,
+    "top_p": 0.9,
+    "max_new_tokens": 40,
+    "max_context_tokens": None,
+    "turn_separator": None,
+    "seed": 0,
+    "batch_size": 8,
+    "limit": None,
 }
 
 
@@ -353,13 +573,25 @@ def record_dtg(monkeypatch, tmp_path):
     calls = {}
 
     def read_contexts(dataset, split, input_file, data_dir=None, limit=None, verify_checksums=True):
-        calls["read_contexts"] = {"dataset": dataset, "split": split, "input": input_file, "data_dir": data_dir,
-                                  "limit": limit, "verify_checksums": verify_checksums}
+        calls["read_contexts"] = {
+            "dataset": dataset,
+            "split": split,
+            "input": input_file,
+            "data_dir": data_dir,
+            "limit": limit,
+            "verify_checksums": verify_checksums,
+        }
         return [("c0", ["hi"])]
 
     def run_dtg_job(settings, contexts, output, overwrite=False, device=None, progress=True):
-        calls["run"] = {"settings": _options(settings), "contexts": contexts, "output": str(output),
-                        "overwrite": overwrite, "device": device, "progress": progress}
+        calls["run"] = {
+            "settings": _options(settings),
+            "contexts": contexts,
+            "output": str(output),
+            "overwrite": overwrite,
+            "device": device,
+            "progress": progress,
+        }
         raise _Recorded
 
     monkeypatch.setattr(dtg_job, "read_contexts", read_contexts)
@@ -370,39 +602,118 @@ def record_dtg(monkeypatch, tmp_path):
 def test_dtg_defaults(record_dtg):
     with pytest.raises(_Recorded):
         main(["dtg", "--model", "G", "--input", "ctx.jsonl", "-o", "out.jsonl"])
-    assert record_dtg["read_contexts"] == {"dataset": None, "split": "dev", "input": "ctx.jsonl", "data_dir": None,
-                                           "limit": None, "verify_checksums": True}
+    assert record_dtg["read_contexts"] == {
+        "dataset": None,
+        "split": "dev",
+        "input": "ctx.jsonl",
+        "data_dir": None,
+        "limit": None,
+        "verify_checksums": True,
+    }
     run = record_dtg["run"]
     assert _subset(run["settings"], DTG_DEFAULTS) == DTG_DEFAULTS
-    assert (run["output"], run["overwrite"], run["device"], run["progress"]) == ("out.jsonl", False, None, True)
+    assert (run["output"], run["overwrite"], run["device"], run["progress"]) == (
+        "out.jsonl",
+        False,
+        None,
+        True,
+    )
 
 
 def test_dtg_every_flag(record_dtg):
-    argv = ["dtg", "--model", "G", "--dataset", "dailydialog_pp", "--split", "test", "--data-dir", "D",
-            "--metric", "sent_bert", "--metric-model", "S", "--threshold", "-0.2", "--num-responses", "3",
-            "--max-samples", "9", "--decoding", "beam", "--num-beams", "7", "--top-p", "0.5", "--max-new-tokens", "6",
-            "--max-context-tokens", "128", "--turn-separator", " | ", "--seed", "2", "--batch-size", "4", "--limit", "11",
-            "--output", "o.jsonl", "--overwrite", "--device", "cpu", "--no-progress", "--no-verify"]
+    argv = [
+        "dtg",
+        "--model",
+        "G",
+        "--dataset",
+        "dailydialog_pp",
+        "--split",
+        "test",
+        "--data-dir",
+        "D",
+        "--metric",
+        "sent_bert",
+        "--metric-model",
+        "S",
+        "--threshold",
+        "-0.2",
+        "--num-responses",
+        "3",
+        "--max-samples",
+        "9",
+        "--decoding",
+        "beam",
+        "--num-beams",
+        "7",
+        "--top-p",
+        "0.5",
+        "--max-new-tokens",
+        "6",
+        "--max-context-tokens",
+        "128",
+        "--turn-separator",
+        " | ",
+        "--seed",
+        "2",
+        "--batch-size",
+        "4",
+        "--limit",
+        "11",
+        "--output",
+        "o.jsonl",
+        "--overwrite",
+        "--device",
+        "cpu",
+        "--no-progress",
+        "--no-verify",
+    ]
     with pytest.raises(_Recorded):
         main(argv)
-    assert record_dtg["read_contexts"] == {"dataset": "dailydialog_pp", "split": "test", "input": None, "data_dir": "D",
-                                           "limit": 11, "verify_checksums": False}
+    assert record_dtg["read_contexts"] == {
+        "dataset": "dailydialog_pp",
+        "split": "test",
+        "input": None,
+        "data_dir": "D",
+        "limit": 11,
+        "verify_checksums": False,
+    }
     expected = {
-        "model": "G", "metric": "sent_bert", "contexts_from": "dailydialog_pp:test", "metric_model": "S",
-        "threshold": -0.2, "num_responses": 3, "max_samples": 9, "decoding": "beam", "num_beams": 7, "top_p": 0.5,
-        "max_new_tokens": 6, "max_context_tokens": 128, "turn_separator": " | ", "seed": 2, "batch_size": 4, "limit": 11,
+        "model": "G",
+        "metric": "sent_bert",
+        "contexts_from": "dailydialog_pp:test",
+        "metric_model": "S",
+        "threshold": -0.2,
+        "num_responses": 3,
+        "max_samples": 9,
+        "decoding": "beam",
+        "num_beams": 7,
+        "top_p": 0.5,
+        "max_new_tokens": 6,
+        "max_context_tokens": 128,
+        "turn_separator": " | ",
+        "seed": 2,
+        "batch_size": 4,
+        "limit": 11,
     }
     run = record_dtg["run"]
     assert _subset(run["settings"], expected) == expected
-    assert (run["output"], run["overwrite"], run["device"], run["progress"]) == ("o.jsonl", True, "cpu", False)
+    assert (run["output"], run["overwrite"], run["device"], run["progress"]) == (
+        "o.jsonl",
+        True,
+        "cpu",
+        False,
+    )
 
 
-@pytest.mark.parametrize("argv", [
-    ["dtg", "--model", "G", "-o", "o"],  # neither source
-    ["dtg", "--model", "G", "--input", "a", "--dataset", "b", "-o", "o"],  # both
-    ["dtg", "--input", "a", "-o", "o"],  # no model
-    ["dtg", "--model", "G", "--input", "a"],  # no output
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["dtg", "--model", "G", "-o", "o"],  # neither source
+        ["dtg", "--model", "G", "--input", "a", "--dataset", "b", "-o", "o"],  # both
+        ["dtg", "--input", "a", "-o", "o"],  # no model
+        ["dtg", "--model", "G", "--input", "a"],  # no output
+    ],
+)
 def test_dtg_required_flags(argv, record_dtg, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(argv)
@@ -411,7 +722,9 @@ def test_dtg_required_flags(argv, record_dtg, capsys):
 
 def test_dtg_summary(monkeypatch, tmp_path):
     read = []
-    monkeypatch.setattr(dtg_job, "read_run", lambda path: read.append(str(path)) or ({"run": str(path)}, []))
+    monkeypatch.setattr(
+        dtg_job, "read_run", lambda path: read.append(str(path)) or ({"run": str(path)}, [])
+    )
     monkeypatch.setattr(dtg_job, "summarize", lambda settings, records, **relevance: settings)
     monkeypatch.setattr(dtg_job, "format_summary_table", lambda rows: "table")
     out = tmp_path / "rows.json"
@@ -426,7 +739,10 @@ def test_dtg_summary(monkeypatch, tmp_path):
 def test_help_shows_the_dataclass_defaults():
     # argparse wraps lines (at hyphens too): compare without any white space
     helps = {name: "".join(parser.format_help().split()) for name, parser in _subparsers().items()}
-    assert "(default:5)" in helps["evaluate"] and "(repeatable;default:FacebookAI/roberta-large-mnli)" in helps["evaluate"]
+    assert (
+        "(default:5)" in helps["evaluate"]
+        and "(repeatable;default:FacebookAI/roberta-large-mnli)" in helps["evaluate"]
+    )
     assert "(default:1000)" in helps["meta-eval"] and "(default:0.9)" in helps["dtg"]
 
 
@@ -443,23 +759,38 @@ def test_options_are_built_from_fields_with_one_default():
     @dataclasses.dataclass
     class Toy:
         count: int = dataclasses.field(default=3, metadata=option("--count", "-c", help="how many"))
-        names: list[str] = dataclasses.field(default_factory=lambda: ["a"], metadata=option(
-            "--name", repeatable=True, convert=lambda values: [v.upper() for v in values], off_flag="--no-names",
-            off_value=[], aliases=("name",)))
+        names: list[str] = dataclasses.field(
+            default_factory=lambda: ["a"],
+            metadata=option(
+                "--name",
+                repeatable=True,
+                convert=lambda values: [v.upper() for v in values],
+                off_flag="--no-names",
+                off_value=[],
+                aliases=("name",),
+            ),
+        )
         quiet: bool = dataclasses.field(default=True, metadata=option("--no-quiet"))
         hidden: str = "not on the command line"
 
     parser = add_options(argparse.ArgumentParser(), Toy)
     assert build(Toy, parser.parse_args([])) == Toy()
     built = build(Toy, parser.parse_args(["-c", "7", "--name", "x", "--name", "y", "--no-quiet"]))
-    assert built == Toy(count=7, names=["X", "Y"], quiet=False)  # the default list is replaced, not appended to
+    assert built == Toy(
+        count=7, names=["X", "Y"], quiet=False
+    )  # the default list is replaced, not appended to
     assert build(Toy, parser.parse_args(["--name", "x", "--no-names"])).names == []
     assert "how many (default: 3)" in parser.format_help()
     assert used_options(parser.parse_args(["--name", "x"]), Toy) == {
-        "--count": 3, "--name": ["x"], "--no-names": False, "--no-quiet": False}
+        "--count": 3,
+        "--name": ["x"],
+        "--no-names": False,
+        "--no-quiet": False,
+    }
     names = flag_names(Toy)
     assert name_flags("`name` is bad; `count` too; pass quiet=False, not count=True", names) == (
-        "`--name` is bad; `--count` too; pass --no-quiet, not count=True")
+        "`--name` is bad; `--count` too; pass --no-quiet, not count=True"
+    )
 
 
 def test_every_evaluate_option_that_names_a_file_is_protected_and_hashed():
@@ -469,7 +800,14 @@ def test_every_evaluate_option_that_names_a_file_is_protected_and_hashed():
     from dialeval.cli.evaluate_job import EvaluationOptions
     from dialeval.option_fields import cli_fields
 
-    names_a_path = {field.name for field, cli in cli_fields(EvaluationOptions)  # save_*: what the job writes
-                    if cli.metavar in ("FILE", "DIR", "TXT", "FILE.csv", "PATH") and not field.name.startswith("save_")}
-    assert names_a_path == set(shared_input_options()) == {"reference_corpus", "bertscore_baseline", "sem_ent_clusters",
-                                                           "selection_questions"}
+    names_a_path = {
+        field.name
+        for field, cli in cli_fields(EvaluationOptions)  # save_*: what the job writes
+        if cli.metavar in ("FILE", "DIR", "TXT", "FILE.csv", "PATH")
+        and not field.name.startswith("save_")
+    }
+    assert (
+        names_a_path
+        == set(shared_input_options())
+        == {"reference_corpus", "bertscore_baseline", "sem_ent_clusters", "selection_questions"}
+    )

@@ -1,4 +1,5 @@
 """Several systems in one `dialeval evaluate`, and the inputs as users hold them."""
+
 import json
 
 import pandas as pd
@@ -14,10 +15,19 @@ from dialeval.cli.evaluate_job import EvaluationOptions, evaluate_response_sets
 from dialeval.io import read_response_sets
 
 DEMO = REPO_ROOT / "examples" / "demo_response_sets.jsonl"
-NO_MODELS = ["--no-progress", "--no-sentence-model", "--nli-model", "none", "--bertscore-model", "none",
-             "--cross-encoder-model", "none"]
-LEXICAL_ONLY = EvaluationOptions(sentence_models=[], nli_models=[], bertscore_models=[], cross_encoder_models=[],
-                                 progress=False)
+NO_MODELS = [
+    "--no-progress",
+    "--no-sentence-model",
+    "--nli-model",
+    "none",
+    "--bertscore-model",
+    "none",
+    "--cross-encoder-model",
+    "none",
+]
+LEXICAL_ONLY = EvaluationOptions(
+    sentence_models=[], nli_models=[], bertscore_models=[], cross_encoder_models=[], progress=False
+)
 
 
 def _split_demo(tmp_path):
@@ -32,11 +42,26 @@ def test_systems_are_named_by_stem_or_name(tmp_path):
     odd = tmp_path / "a=b.jsonl"
     odd.write_text("", encoding="utf-8")
     (tmp_path / "folder.v2").mkdir()
-    assert systems_from_inputs(["x/sysA.jsonl", "B=y/out.csv", "org/data", f"ab={odd}", str(tmp_path / "folder.v2")]) == {
-        "sysA": "x/sysA.jsonl", "B": "y/out.csv", "data": "org/data", "ab": str(odd), "folder.v2": str(tmp_path / "folder.v2")}
-    with pytest.raises(ValueError, match=r"a system name is letters, digits .*\(name it with NAME=INPUT\), got 'a=b'"):
-        systems_from_inputs([str(odd)])  # an existing path that holds "=" is a path, named by its stem
-    with pytest.raises(ValueError, match=r"two systems are named 'out' \(a/out.jsonl, b/out.jsonl\): name them with NAME=INPUT"):
+    assert systems_from_inputs(
+        ["x/sysA.jsonl", "B=y/out.csv", "org/data", f"ab={odd}", str(tmp_path / "folder.v2")]
+    ) == {
+        "sysA": "x/sysA.jsonl",
+        "B": "y/out.csv",
+        "data": "org/data",
+        "ab": str(odd),
+        "folder.v2": str(tmp_path / "folder.v2"),
+    }
+    with pytest.raises(
+        ValueError,
+        match=r"a system name is letters, digits .*\(name it with NAME=INPUT\), got 'a=b'",
+    ):
+        systems_from_inputs(
+            [str(odd)]
+        )  # an existing path that holds "=" is a path, named by its stem
+    with pytest.raises(
+        ValueError,
+        match=r"two systems are named 'out' \(a/out.jsonl, b/out.jsonl\): name them with NAME=INPUT",
+    ):
         systems_from_inputs(["a/out.jsonl", "b/out.jsonl"])
     with pytest.raises(ValueError, match=r"a system name is letters, digits"):
         systems_from_inputs(["my system=a.jsonl"])
@@ -45,42 +70,82 @@ def test_systems_are_named_by_stem_or_name(tmp_path):
 
 
 def test_comparison_table_has_a_row_per_system_and_a_column_per_figure():
-    one = {"num_sets": 2, "metrics": {"lexical_diversity": {"scope": "response_set", "averaged_distinct_n": 0.5},
-                                      "vendi_score[m]": {"scope": "response_set", "vendi_score": 2.0, "model": "m"},
-                                      "other": {"scope": "corpus", "averaged_distinct_n": 0.1}}}
-    two = {"num_sets": 3, "metrics": {"lexical_diversity": {"scope": "response_set", "averaged_distinct_n": 0.7}}}
+    one = {
+        "num_sets": 2,
+        "metrics": {
+            "lexical_diversity": {"scope": "response_set", "averaged_distinct_n": 0.5},
+            "vendi_score[m]": {"scope": "response_set", "vendi_score": 2.0, "model": "m"},
+            "other": {"scope": "corpus", "averaged_distinct_n": 0.1},
+        },
+    }
+    two = {
+        "num_sets": 3,
+        "metrics": {"lexical_diversity": {"scope": "response_set", "averaged_distinct_n": 0.7}},
+    }
     table = comparison_table({"A": one, "B": two})
-    assert table.columns == ["system", "num_sets", "num_responses", "averaged_distinct_n", "vendi_score[m]",
-                             "other/averaged_distinct_n"]
-    assert table.rows == [["A", 2, None, 0.5, 2.0, 0.1], ["B", 3, None, 0.7, None, None]]  # B skipped vendi: empty
+    assert table.columns == [
+        "system",
+        "num_sets",
+        "num_responses",
+        "averaged_distinct_n",
+        "vendi_score[m]",
+        "other/averaged_distinct_n",
+    ]
+    assert table.rows == [
+        ["A", 2, None, 0.5, 2.0, 0.1],
+        ["B", 3, None, 0.7, None, None],
+    ]  # B skipped vendi: empty
 
 
 def test_two_systems_give_one_table_each_report_and_a_plot(tmp_path, capsys):
     diverse, dull = _split_demo(tmp_path)
     out = tmp_path / "results" / "compare.csv"
-    argv = ["evaluate", str(diverse), f"boring={dull}", "-o", str(out), "--plot", str(tmp_path / "plots"),
-            "--per-set-csv", str(tmp_path / "sets.csv"), "--decimals", "6", *NO_MODELS]
+    argv = [
+        "evaluate",
+        str(diverse),
+        f"boring={dull}",
+        "-o",
+        str(out),
+        "--plot",
+        str(tmp_path / "plots"),
+        "--per-set-csv",
+        str(tmp_path / "sets.csv"),
+        "--decimals",
+        "6",
+        *NO_MODELS,
+    ]
     assert main(argv) == 0
     table = pd.read_csv(out)
     assert table["system"].tolist() == ["diverse", "boring"] and len(table) == 2
-    reports = {name: json.loads((out.parent / f"compare.{name}.json").read_text(encoding="utf-8"))
-               for name in ("diverse", "boring")}
+    reports = {
+        name: json.loads((out.parent / f"compare.{name}.json").read_text(encoding="utf-8"))
+        for name in ("diverse", "boring")
+    }
     for row, report in zip(table.itertuples(), reports.values()):
         assert row.num_sets == report["num_sets"] == 4
-        assert row.averaged_distinct_n == pytest.approx(report["metrics"]["lexical_diversity"]["averaged_distinct_n"], abs=1e-6)
+        assert row.averaged_distinct_n == pytest.approx(
+            report["metrics"]["lexical_diversity"]["averaged_distinct_n"], abs=1e-6
+        )
         assert row.self_bleu == pytest.approx(report["metrics"]["self_bleu"]["self_bleu"], abs=1e-6)
-    assert reports["diverse"]["input"] == str(diverse) and reports["boring"]["provenance"]["input"]["path"] == str(dull)
+    assert reports["diverse"]["input"] == str(diverse) and reports["boring"]["provenance"]["input"][
+        "path"
+    ] == str(dull)
     # each system's report is the one a single run of that input writes
     assert main(["evaluate", str(dull), "-o", str(tmp_path / "alone.json"), *NO_MODELS]) == 0
     alone = json.loads((tmp_path / "alone.json").read_text(encoding="utf-8"))
-    assert alone["metrics"] == reports["boring"]["metrics"] and alone["per_set"] == reports["boring"]["per_set"]
+    assert (
+        alone["metrics"] == reports["boring"]["metrics"]
+        and alone["per_set"] == reports["boring"]["per_set"]
+    )
     plot = tmp_path / "plots" / "per_set_distributions.png"
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     per_set = pd.read_csv(tmp_path / "sets.csv")
     assert per_set["system"].tolist() == ["diverse"] * 4 + ["boring"] * 4
     assert set(per_set["style"]) == {"diverse", "dull"}
     printed = capsys.readouterr().out
-    assert f"comparison: {out}" in printed and f"plot: {plot}" in printed and "== boring: " in printed
+    assert (
+        f"comparison: {out}" in printed and f"plot: {plot}" in printed and "== boring: " in printed
+    )
 
 
 def test_a_plot_stopped_while_rendering_leaves_the_previous_figure_whole(tmp_path, monkeypatch):
@@ -88,7 +153,16 @@ def test_a_plot_stopped_while_rendering_leaves_the_previous_figure_whole(tmp_pat
 
     diverse, dull = _split_demo(tmp_path)
     plots = tmp_path / "plots"
-    argv = ["evaluate", str(diverse), str(dull), "-o", str(tmp_path / "t.csv"), "--plot", str(plots), *NO_MODELS]
+    argv = [
+        "evaluate",
+        str(diverse),
+        str(dull),
+        "-o",
+        str(tmp_path / "t.csv"),
+        "--plot",
+        str(plots),
+        *NO_MODELS,
+    ]
     assert main(argv) == 0
     plot = plots / "per_set_distributions.png"
     before = plot.read_bytes()
@@ -103,9 +177,22 @@ def test_a_plot_stopped_while_rendering_leaves_the_previous_figure_whole(tmp_pat
 
     monkeypatch.setattr(Figure, "savefig", stopped_half_way)
     with pytest.raises(KeyboardInterrupt):
-        main(["evaluate", str(diverse), str(dull), "-o", str(tmp_path / "t2.csv"), "--plot", str(plots), *NO_MODELS])
+        main(
+            [
+                "evaluate",
+                str(diverse),
+                str(dull),
+                "-o",
+                str(tmp_path / "t2.csv"),
+                "--plot",
+                str(plots),
+                *NO_MODELS,
+            ]
+        )
     assert plot.read_bytes() == before
-    assert sorted(path.name for path in plots.iterdir()) == ["per_set_distributions.png"]  # no temporary left
+    assert sorted(path.name for path in plots.iterdir()) == [
+        "per_set_distributions.png"
+    ]  # no temporary left
 
 
 def test_a_metric_that_cannot_run_on_one_input_fails_before_any_system_runs(tmp_path, capsys):
@@ -113,21 +200,46 @@ def test_a_metric_that_cannot_run_on_one_input_fails_before_any_system_runs(tmp_
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("hello there\nfine thanks\n", encoding="utf-8")
     out = tmp_path / "cmp.csv"
-    assert main(["evaluate", str(diverse), str(corpus), "-o", str(out), "--metric", "lexical_diversity", *NO_MODELS]) == 2
+    assert (
+        main(
+            [
+                "evaluate",
+                str(diverse),
+                str(corpus),
+                "-o",
+                str(out),
+                "--metric",
+                "lexical_diversity",
+                *NO_MODELS,
+            ]
+        )
+        == 2
+    )
     assert "lexical_diversity does not run on a corpus input" in capsys.readouterr().err
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["corpus.txt", "diverse.jsonl", "dull.jsonl"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        "corpus.txt",
+        "diverse.jsonl",
+        "dull.jsonl",
+    ]
 
 
 def test_comparison_as_markdown_latex_and_json(tmp_path):
     diverse, dull = _split_demo(tmp_path)
     for name in ("t.md", "t.tex", "t.json"):
-        assert main(["evaluate", str(diverse), str(dull), "-o", str(tmp_path / name), *NO_MODELS]) == 0
+        assert (
+            main(["evaluate", str(diverse), str(dull), "-o", str(tmp_path / name), *NO_MODELS]) == 0
+        )
     assert (tmp_path / "t.md").read_text(encoding="utf-8").splitlines()[2].startswith("| diverse ")
     assert "\\midrule\ndiverse & 4 & " in (tmp_path / "t.tex").read_text(encoding="utf-8")
     rows = json.loads((tmp_path / "t.json").read_text(encoding="utf-8"))["systems"]
     assert [(row["system"], row["report"]) for row in rows] == [
-        ("diverse", str(tmp_path / "t.diverse.json")), ("dull", str(tmp_path / "t.dull.json"))]
-    assert rows[1]["self_bleu"] == json.loads((tmp_path / "t.dull.json").read_text())["metrics"]["self_bleu"]["self_bleu"]
+        ("diverse", str(tmp_path / "t.diverse.json")),
+        ("dull", str(tmp_path / "t.dull.json")),
+    ]
+    assert (
+        rows[1]["self_bleu"]
+        == json.loads((tmp_path / "t.dull.json").read_text())["metrics"]["self_bleu"]["self_bleu"]
+    )
 
 
 def test_a_bad_second_system_stops_before_any_job_runs(tmp_path, capsys):
@@ -155,13 +267,18 @@ def test_the_cli_reads_parquet_json_and_datasets_folders_alike(tmp_path):
         assert main(["evaluate", str(tmp_path / source), "-o", str(out), *columns, *NO_MODELS]) == 0
         report = json.loads(out.read_text(encoding="utf-8"))
         assert report["metrics"] == expected["metrics"]
-        assert [row["context"] for row in report["per_set"]] == [row["context"] for row in expected["per_set"]]
+        assert [row["context"] for row in report["per_set"]] == [
+            row["context"] for row in expected["per_set"]
+        ]
     assert report["provenance"]["input"]["sha256"]  # a folder is hashed over its files
 
 
 def test_a_corpus_and_response_sets_compare_in_one_table(tmp_path):
     corpus = tmp_path / "responses.txt"
-    corpus.write_text("I went hiking.\nNothing much.\nI went hiking.\nWe ate seafood on the coast.\n", encoding="utf-8")
+    corpus.write_text(
+        "I went hiking.\nNothing much.\nI went hiking.\nWe ate seafood on the coast.\n",
+        encoding="utf-8",
+    )
     diverse, _ = _split_demo(tmp_path)
     out = tmp_path / "compare.csv"
     assert main(["evaluate", str(corpus), str(diverse), "-o", str(out), *NO_MODELS]) == 0
@@ -170,7 +287,9 @@ def test_a_corpus_and_response_sets_compare_in_one_table(tmp_path):
     assert table["num_responses"].tolist() == [4, 20] and pd.isna(table["num_sets"][0])
     corpus_report = json.loads((tmp_path / "compare.responses.json").read_text(encoding="utf-8"))
     assert corpus_report["scope"] == "corpus" and "per_set" not in corpus_report
-    assert sorted(corpus_report["metrics"]) == sorted(expected_figures("corpus", LEXICAL_ONLY))  # the model-free corpus steps
+    assert sorted(corpus_report["metrics"]) == sorted(
+        expected_figures("corpus", LEXICAL_ONLY)
+    )  # the model-free corpus steps
     assert pd.isna(table["averaged_distinct_n"][0])  # a set-level figure: none for a corpus
 
 
@@ -180,18 +299,27 @@ def test_the_cli_names_the_hub_dataset_it_cannot_read_offline(tmp_path, capsys, 
     assert "'nobody/no-such-dataset' is not a file or folder here" in capsys.readouterr().err
     (tmp_path / "s.json").write_text('{"responses": ["a", "b"]}\n', encoding="utf-8")
     assert main(["evaluate", "s.json", *NO_MODELS]) == 2
-    assert "s.json:1: a .json input must hold one JSON array of objects; it holds JSON lines: read it with `--format` jsonl" in (
-        capsys.readouterr().err)
+    assert (
+        "s.json:1: a .json input must hold one JSON array of objects; it holds JSON lines: read it with `--format` jsonl"
+        in (capsys.readouterr().err)
+    )
 
 
 def test_evaluate_response_sets_takes_a_dataframe():
     sets = read_response_sets(DEMO)
-    frame = pd.DataFrame({"context": [s.context for s in sets], "responses": [s.responses for s in sets],
-                          "style": [s.metadata["style"] for s in sets]})
+    frame = pd.DataFrame(
+        {
+            "context": [s.context for s in sets],
+            "responses": [s.responses for s in sets],
+            "style": [s.metadata["style"] for s in sets],
+        }
+    )
     from_frame = evaluate_response_sets(frame, LEXICAL_ONLY)
     from_sets = evaluate_response_sets(sets, LEXICAL_ONLY)
     assert from_frame["metrics"] == from_sets["metrics"]
-    assert [row["fields"] for row in from_frame["per_set"]] == [{"style": s.metadata["style"]} for s in sets]
+    assert [row["fields"] for row in from_frame["per_set"]] == [
+        {"style": s.metadata["style"]} for s in sets
+    ]
     assert from_frame["per_set"][3]["where"] == "DataFrame row 3"
 
 
@@ -205,15 +333,27 @@ def test_a_hub_dataset_downloaded_to_the_hub_cache_is_read_offline(tmp_path, mon
     (repo / "refs" / "main").write_text(commit, encoding="utf-8")
     sets = read_response_sets(DEMO)
     for split, part in (("train", sets[:4]), ("test", sets[4:])):
-        pyarrow.parquet.write_table(pyarrow.Table.from_pylist([{"context": s.context, "responses": s.responses} for s in part]),
-                                    repo / "snapshots" / commit / "data" / f"{split}-00000-of-00001.parquet")
+        pyarrow.parquet.write_table(
+            pyarrow.Table.from_pylist(
+                [{"context": s.context, "responses": s.responses} for s in part]
+            ),
+            repo / "snapshots" / commit / "data" / f"{split}-00000-of-00001.parquet",
+        )
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
     monkeypatch.chdir(tmp_path)
     assert main(["evaluate", "someone/demo-sets", "--split", "test", *NO_MODELS]) == 0
-    report = json.loads((tmp_path / "someone__demo-sets.diversity.json").read_text(encoding="utf-8"))
-    assert report["num_sets"] == 4 and report["per_set"][0]["where"] == "someone/demo-sets[test]:row 1"
+    report = json.loads(
+        (tmp_path / "someone__demo-sets.diversity.json").read_text(encoding="utf-8")
+    )
+    assert (
+        report["num_sets"] == 4 and report["per_set"][0]["where"] == "someone/demo-sets[test]:row 1"
+    )
     assert report["per_set"][0]["context"] == sets[4].context
-    assert report["provenance"]["input"] == {"path": "someone/demo-sets", "hub_dataset": True, "revision": commit}
+    assert report["provenance"]["input"] == {
+        "path": "someone/demo-sets",
+        "hub_dataset": True,
+        "revision": commit,
+    }
 
 
 def test_a_failing_system_keeps_the_finished_ones_for_resume(tmp_path, capsys, monkeypatch):
@@ -228,17 +368,34 @@ def test_a_failing_system_keeps_the_finished_ones_for_resume(tmp_path, capsys, m
     argv = ["evaluate", str(diverse), str(dull), "-o", str(out), *NO_MODELS]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert f"{dull}:5: response 1 is empty" in err and "compare.diverse.json.partial" in err and "--resume" in err
-    assert (tmp_path / "compare.diverse.json").is_file() and not out.exists()  # the first system's report is kept
-    assert not lock_path(tmp_path / "compare.diverse.json").exists()  # every lock let go on the error
+    assert (
+        f"{dull}:5: response 1 is empty" in err
+        and "compare.diverse.json.partial" in err
+        and "--resume" in err
+    )
+    assert (
+        tmp_path / "compare.diverse.json"
+    ).is_file() and not out.exists()  # the first system's report is kept
+    assert not lock_path(
+        tmp_path / "compare.diverse.json"
+    ).exists()  # every lock let go on the error
     dull.write_text(good_lines, encoding="utf-8")
     calls = []
     lexical = lexical_job.set_lexical_diversity
-    monkeypatch.setattr(lexical_job, "set_lexical_diversity", lambda *a, **k: calls.append(1) or lexical(*a, **k))
+    monkeypatch.setattr(
+        lexical_job, "set_lexical_diversity", lambda *a, **k: calls.append(1) or lexical(*a, **k)
+    )
     assert main([*argv, "--resume"]) == 0
-    assert calls == [1]  # the second system's sets only: the first system's steps came from its checkpoints
+    assert calls == [
+        1
+    ]  # the second system's sets only: the first system's steps came from its checkpoints
     assert pd.read_csv(out)["system"].tolist() == ["diverse", "dull"]
-    assert not (tmp_path / "compare.diverse.json.partial").exists() and not (tmp_path / "compare.dull.json.partial").exists()
-    lock_path(tmp_path / "compare.dull.json").write_text('{"pid": 1, "host": "elsewhere"}', encoding="utf-8")
+    assert (
+        not (tmp_path / "compare.diverse.json.partial").exists()
+        and not (tmp_path / "compare.dull.json.partial").exists()
+    )
+    lock_path(tmp_path / "compare.dull.json").write_text(
+        '{"pid": 1, "host": "elsewhere"}', encoding="utf-8"
+    )
     assert main(argv) == 2  # a second run on an output that another run holds
     assert "compare.dull.json is being written by another run" in capsys.readouterr().err

@@ -1,4 +1,5 @@
 """`dialeval evaluate` as one job: the registry's steps, one pass per model, response sets or a corpus."""
+
 import dataclasses
 import json
 from typing import ClassVar
@@ -21,8 +22,17 @@ SETS = [
     ["Nothing much.", "Not much, you?", "We ate seafood on the coast."],
     ["Sure!", "Maybe tomorrow?", "I fixed the sink."],
 ]
-REFERENCE = ["I love pizza.", "Sushi for dinner!", "Pasta tonight?", "It is raining.", "So sunny today.",
-             "Nothing much.", "We won the final.", "I run every morning.", "My boss is angry."]
+REFERENCE = [
+    "I love pizza.",
+    "Sushi for dinner!",
+    "Pasta tonight?",
+    "It is raining.",
+    "So sunny today.",
+    "Nothing much.",
+    "We won the final.",
+    "I run every morning.",
+    "My boss is angry.",
+]
 NO_PAIR_MODELS = dict(nli_models=[], bertscore_models=[], cross_encoder_models=[])
 
 
@@ -45,11 +55,17 @@ def _sets():
 
 
 def test_sent_bert_vendi_and_sem_ent_encode_each_distinct_text_once(encoded):
-    options = EvaluationOptions(**NO_PAIR_MODELS, reference_corpus=REFERENCE, sem_ent_num_clusters=3, progress=False)
+    options = EvaluationOptions(
+        **NO_PAIR_MODELS, reference_corpus=REFERENCE, sem_ent_num_clusters=3, progress=False
+    )
     report = evaluate_response_sets(_sets(), options)
-    assert {f"sent_bert_diversity[{MINILM}]", f"vendi_score[{MINILM}]", "sem_ent"} <= set(report["metrics"])
+    assert {f"sent_bert_diversity[{MINILM}]", f"vendi_score[{MINILM}]", "sem_ent"} <= set(
+        report["metrics"]
+    )
     distinct = {text for responses in SETS for text in responses} | set(REFERENCE)
-    assert sorted(encoded) == sorted(distinct)  # 3 metrics on one model: every distinct text once, no more
+    assert sorted(encoded) == sorted(
+        distinct
+    )  # 3 metrics on one model: every distinct text once, no more
 
 
 def test_one_model_under_two_names_is_encoded_once(encoded):
@@ -57,8 +73,10 @@ def test_one_model_under_two_names_is_encoded_once(encoded):
     folder = resolve_model_path(MINILM)
     options = EvaluationOptions(**NO_PAIR_MODELS, sentence_models=[MINILM, folder], progress=False)
     report = evaluate_response_sets(_sets(), options)
-    assert report["metrics"][f"sent_bert_diversity[{MINILM}]"]["sent_bert_diversity"] == \
-        report["metrics"][f"sent_bert_diversity[{folder}]"]["sent_bert_diversity"]
+    assert (
+        report["metrics"][f"sent_bert_diversity[{MINILM}]"]["sent_bert_diversity"]
+        == report["metrics"][f"sent_bert_diversity[{folder}]"]["sent_bert_diversity"]
+    )
     assert sorted(encoded) == sorted({text for responses in SETS for text in responses})
 
 
@@ -68,25 +86,40 @@ def test_a_job_gives_the_numbers_of_the_metrics_called_alone():
     options = EvaluationOptions(**NO_PAIR_MODELS, progress=False)
     report = evaluate_response_sets(_sets(), options)
     assert [row["sent_bert_diversity"] for row in report["per_set"]] == sent_bert_diversity(SETS)
-    assert [row["vendi_score"] for row in report["per_set"]] == [row["vendi_score"] for row in vendi_score(SETS)["per_set"]]
+    assert [row["vendi_score"] for row in report["per_set"]] == [
+        row["vendi_score"] for row in vendi_score(SETS)["per_set"]
+    ]
 
 
-def test_nli_scores_each_distinct_pair_once_for_all_its_figures(tiny_roberta_nli_path, scored_pairs):
-    options = EvaluationOptions(sentence_models=[], bertscore_models=[], cross_encoder_models=[],
-                                nli_models=[tiny_roberta_nli_path], progress=False)
+def test_nli_scores_each_distinct_pair_once_for_all_its_figures(
+    tiny_roberta_nli_path, scored_pairs
+):
+    options = EvaluationOptions(
+        sentence_models=[],
+        bertscore_models=[],
+        cross_encoder_models=[],
+        nli_models=[tiny_roberta_nli_path],
+        progress=False,
+    )
     report = evaluate_response_sets(_sets(), options)
     nli = report["metrics"][f"nli_diversity[{tiny_roberta_nli_path}]"]
     assert {"nli_diversity", "nli_diversity_neutral", "nli_diversity_confidence"} <= set(nli)
-    assert len(scored_pairs) == nli["num_unique_pairs"]  # one forward row per distinct pair, all figures from it
+    assert (
+        len(scored_pairs) == nli["num_unique_pairs"]
+    )  # one forward row per distinct pair, all figures from it
 
 
 def test_every_registered_step_that_fits_response_sets_runs_or_says_why():
     options = EvaluationOptions(reference_corpus=REFERENCE, sem_ent_num_clusters=3, progress=False)
     report = evaluate_response_sets(_sets(), options)
     ran_or_skipped = {name.split("[")[0] for name in report["metrics"]} | {
-        entry["metric"].split("[")[0] for entry in report["skipped"]}
-    expected = {step.report_name or step.name for step in registry.JOB_STEPS
-                if "response_set" in step.scopes and (step.applies is None or step.applies(options))}
+        entry["metric"].split("[")[0] for entry in report["skipped"]
+    }
+    expected = {
+        step.report_name or step.name
+        for step in registry.JOB_STEPS
+        if "response_set" in step.scopes and (step.applies is None or step.applies(options))
+    }
     assert ran_or_skipped == expected
     assert "compression_ratio" in report["metrics"]  # registered, and now run by the job
 
@@ -94,14 +127,24 @@ def test_every_registered_step_that_fits_response_sets_runs_or_says_why():
 def test_a_new_registry_step_joins_the_job_without_a_cli_edit(monkeypatch, tmp_path):
     def longest_response(data, model, options, progress):
         progress(len(data.sets))
-        return StepOutcome({"longest": max(len(r) for r in data.responses)}, [{"longest": max(map(len, s))} for s in data.sets])
+        return StepOutcome(
+            {"longest": max(len(r) for r in data.responses)},
+            [{"longest": max(map(len, s))} for s in data.sets],
+        )
 
     step = JobStep("longest_response", ("response_set",), longest_response)
     monkeypatch.setattr(registry, "JOB_STEPS", (*registry.JOB_STEPS, step))
     data = tmp_path / "sets.jsonl"
-    data.write_text("".join(json.dumps({"responses": responses}) + "\n" for responses in SETS), encoding="utf-8")
+    data.write_text(
+        "".join(json.dumps({"responses": responses}) + "\n" for responses in SETS), encoding="utf-8"
+    )
     out = tmp_path / "r.json"
-    assert main(["evaluate", str(data), "-o", str(out), "--no-progress", "--metric", "longest_response"]) == 0
+    assert (
+        main(
+            ["evaluate", str(data), "-o", str(out), "--no-progress", "--metric", "longest_response"]
+        )
+        == 0
+    )
     report = json.loads(out.read_text(encoding="utf-8"))
     assert list(report["metrics"]) == ["longest_response"]
     assert [row["longest"] for row in report["per_set"]] == [max(map(len, s)) for s in SETS]
@@ -109,15 +152,36 @@ def test_a_new_registry_step_joins_the_job_without_a_cli_edit(monkeypatch, tmp_p
 
 def test_metric_restricts_the_job_and_bad_names_name_the_flag(tmp_path, capsys):
     data = tmp_path / "sets.jsonl"
-    data.write_text("".join(json.dumps({"responses": responses}) + "\n" for responses in SETS), encoding="utf-8")
+    data.write_text(
+        "".join(json.dumps({"responses": responses}) + "\n" for responses in SETS), encoding="utf-8"
+    )
     out = tmp_path / "r.json"
-    assert main(["evaluate", str(data), "-o", str(out), "--no-progress", "--metric", "sent_bert", "--metric", "vendi"]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                str(data),
+                "-o",
+                str(out),
+                "--no-progress",
+                "--metric",
+                "sent_bert",
+                "--metric",
+                "vendi",
+            ]
+        )
+        == 0
+    )
     report = json.loads(out.read_text(encoding="utf-8"))
     assert sorted(report["metrics"]) == [f"sent_bert_diversity[{MINILM}]", f"vendi_score[{MINILM}]"]
     assert report["skipped"] == []
     assert main(["evaluate", str(data), "--no-progress", "--metric", "distinct-n"]) == 2
     err = capsys.readouterr().err
-    assert "`--metric` must name steps of" in err and "'distinct-n'" in err and "compression_ratio" in err
+    assert (
+        "`--metric` must name steps of" in err
+        and "'distinct-n'" in err
+        and "compression_ratio" in err
+    )
     assert main(["evaluate", str(data), "--no-progress", "--metric", "sem_ent"]) == 2
     assert "`--metric`: sem_ent needs --reference-corpus" in capsys.readouterr().err
 
@@ -127,14 +191,19 @@ def test_a_corpus_gets_the_corpus_steps_only(encoded):
     options = EvaluationOptions(**NO_PAIR_MODELS, progress=False)
     report = evaluate_corpus(responses, options)
     assert report["scope"] == "corpus" and report["num_responses"] == len(responses)
-    assert sorted(report["metrics"]) == sorted(expected_figures("corpus", options, {"--sentence-model": [MINILM]}))
+    assert sorted(report["metrics"]) == sorted(
+        expected_figures("corpus", options, {"--sentence-model": [MINILM]})
+    )
     assert all(summary["scope"] == "corpus" for summary in report["metrics"].values())
     assert sorted(encoded) == sorted(set(responses))
     from dialeval.metrics import vendi_score
 
     assert report["metrics"][f"vendi_score[{MINILM}]"]["vendi_score"] == pytest.approx(
-        vendi_score(responses, scope="corpus")["vendi_score"], rel=1e-12)
-    with pytest.raises(ValueError, match="`metrics`: lexical_diversity does not run on a corpus input"):
+        vendi_score(responses, scope="corpus")["vendi_score"], rel=1e-12
+    )
+    with pytest.raises(
+        ValueError, match="`metrics`: lexical_diversity does not run on a corpus input"
+    ):
         evaluate_corpus(responses, dataclasses.replace(options, metrics=["lexical_diversity"]))
     with pytest.raises(ValueError, match="line 2: the response is empty"):
         evaluate_corpus(["fine", ""], options, where=["c.txt:line 1", "c.txt:line 2"])
@@ -175,16 +244,26 @@ class _RecordingBar:
 def test_each_step_bar_counts_its_engine_work_and_ends_full(monkeypatch, tiny_cross_encoder_path):
     _RecordingBar.bars = []
     monkeypatch.setattr(evaluate_job, "tqdm", _RecordingBar)
-    options = EvaluationOptions(nli_models=[], bertscore_models=[], cross_encoder_models=[tiny_cross_encoder_path],
-                                batch_size=4)
+    options = EvaluationOptions(
+        nli_models=[],
+        bertscore_models=[],
+        cross_encoder_models=[tiny_cross_encoder_path],
+        batch_size=4,
+    )
     evaluate_response_sets(_sets(), options)
     bars = {bar.desc: bar for bar in _RecordingBar.bars}
     embedding = bars[f"sentence embeddings ({MINILM})"]
-    assert embedding.unit == "text" and embedding.n == embedding.total == len({t for s in SETS for t in s})
+    assert embedding.unit == "text" and embedding.n == embedding.total == len(
+        {t for s in SETS for t in s}
+    )
     cross = bars[f"cross_encoder_diversity[{tiny_cross_encoder_path}]"]
-    assert cross.unit == "pair" and len(cross.resets) == 1 and cross.n == cross.total > len(SETS)  # pairs, not sets
+    assert (
+        cross.unit == "pair" and len(cross.resets) == 1 and cross.n == cross.total > len(SETS)
+    )  # pairs, not sets
     for name in (f"sent_bert_diversity[{MINILM}]", f"vendi_score[{MINILM}]", "lexical_diversity"):
-        assert bars[name].unit == "set" and bars[name].n == bars[name].total == len(SETS)  # read from the shared vectors
+        assert bars[name].unit == "set" and bars[name].n == bars[name].total == len(
+            SETS
+        )  # read from the shared vectors
 
 
 def test_the_command_line_scores_a_corpus_file(tmp_path, capsys):
@@ -194,18 +273,38 @@ def test_the_command_line_scores_a_corpus_file(tmp_path, capsys):
     out = tmp_path / "r.json"
     reference = tmp_path / "train.txt"
     reference.write_text("\n".join(REFERENCE) + "\n", encoding="utf-8")
-    argv = ["evaluate", str(corpus), "-o", str(out), "--no-progress", "--nli-model", "none", "--bertscore-model", "none",
-            "--cross-encoder-model", "none", "--reference-corpus", str(reference), "--sem-ent-k", "3"]
+    argv = [
+        "evaluate",
+        str(corpus),
+        "-o",
+        str(out),
+        "--no-progress",
+        "--nli-model",
+        "none",
+        "--bertscore-model",
+        "none",
+        "--cross-encoder-model",
+        "none",
+        "--reference-corpus",
+        str(reference),
+        "--sem-ent-k",
+        "3",
+    ]
     assert main(argv) == 0
     report = json.loads(out.read_text(encoding="utf-8"))
     assert report["scope"] == "corpus" and report["num_responses"] == len(responses)
     with_reference = EvaluationOptions(reference_corpus=REFERENCE)
     assert "sem_ent" in expected_figures("corpus", with_reference)
-    assert sorted(report["metrics"]) == sorted(expected_figures("corpus", with_reference, {"--sentence-model": [MINILM]}))
+    assert sorted(report["metrics"]) == sorted(
+        expected_figures("corpus", with_reference, {"--sentence-model": [MINILM]})
+    )
     assert report["metrics"]["corpus_lexical_diversity"]["lf_counted_against"] == "reference corpus"
     assert f"a corpus of {len(responses)} responses; report: {out}" in capsys.readouterr().out
     assert main([*argv, "--metric", "sent_bert"]) == 2
-    assert "`--metric`: sent_bert does not run on a corpus input (it runs on: response_set)" in capsys.readouterr().err
+    assert (
+        "`--metric`: sent_bert does not run on a corpus input (it runs on: response_set)"
+        in capsys.readouterr().err
+    )
     assert main([*argv, "--responses-column", "text"]) == 2
     assert "`--responses-column` does not apply to a lines input" in capsys.readouterr().err
 
@@ -215,9 +314,21 @@ def test_a_metric_asked_for_with_its_model_turned_off_is_an_error(tmp_path, caps
     sets = tmp_path / "s.jsonl"
     sets.write_text("".join(json.dumps({"responses": r}) + "\n" for r in SETS), encoding="utf-8")
     out = tmp_path / "r.json"
-    assert main(["evaluate", str(sets), "-o", str(out), "--no-progress", *off, "--metric", "sent_bert"]) == 2
-    assert "`--metric`: sent_bert was asked for but its model is turned off" in capsys.readouterr().err
-    assert main(["evaluate", str(sets), "-o", str(out), "--no-progress", *off, "--metric", "self_bleu"]) == 0
+    assert (
+        main(
+            ["evaluate", str(sets), "-o", str(out), "--no-progress", *off, "--metric", "sent_bert"]
+        )
+        == 2
+    )
+    assert (
+        "`--metric`: sent_bert was asked for but its model is turned off" in capsys.readouterr().err
+    )
+    assert (
+        main(
+            ["evaluate", str(sets), "-o", str(out), "--no-progress", *off, "--metric", "self_bleu"]
+        )
+        == 0
+    )
     assert list(json.loads(out.read_text(encoding="utf-8"))["metrics"]) == ["self_bleu"]
 
 
@@ -225,7 +336,15 @@ def test_a_blank_corpus_line_is_an_empty_response_refused_or_scored_never_droppe
     corpus = tmp_path / "generated.txt"
     corpus.write_text("hello there\n\n   \nfine thanks\n", encoding="utf-8")
     out = tmp_path / "r.json"
-    argv = ["evaluate", str(corpus), "-o", str(out), "--no-progress", "--metric", "corpus_lexical_diversity"]
+    argv = [
+        "evaluate",
+        str(corpus),
+        "-o",
+        str(out),
+        "--no-progress",
+        "--metric",
+        "corpus_lexical_diversity",
+    ]
     assert main(argv) == 2
     assert f"{corpus}:2: the response is empty" in capsys.readouterr().err and not out.exists()
     assert main([*argv, "--allow-empty"]) == 0
@@ -233,18 +352,43 @@ def test_a_blank_corpus_line_is_an_empty_response_refused_or_scored_never_droppe
     assert report["num_responses"] == 4  # as the Python API counts the same responses
     from dialeval.cli.evaluate_job import EvaluationOptions, evaluate_corpus
 
-    api = evaluate_corpus(["hello there", "", "   ", "fine thanks"],
-                          EvaluationOptions(metrics=["corpus_lexical_diversity"], allow_empty=True, progress=False))
-    assert api["metrics"]["corpus_lexical_diversity"] == report["metrics"]["corpus_lexical_diversity"]
+    api = evaluate_corpus(
+        ["hello there", "", "   ", "fine thanks"],
+        EvaluationOptions(metrics=["corpus_lexical_diversity"], allow_empty=True, progress=False),
+    )
+    assert (
+        api["metrics"]["corpus_lexical_diversity"] == report["metrics"]["corpus_lexical_diversity"]
+    )
 
 
 def test_systems_compared_in_one_command_share_the_encoder_pass(tmp_path, encoded):
     first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
-    first.write_text("".join(json.dumps({"responses": r}) + "\n" for r in SETS[:2]), encoding="utf-8")
-    second.write_text("".join(json.dumps({"responses": r}) + "\n" for r in SETS[1:]), encoding="utf-8")
-    assert main(["evaluate", str(first), str(second), "-o", str(tmp_path / "t.csv"), "--no-progress",
-                 "--metric", "sent_bert", "--metric", "vendi"]) == 0
-    assert sorted(encoded) == sorted({text for responses in SETS for text in responses})  # the shared set: once
+    first.write_text(
+        "".join(json.dumps({"responses": r}) + "\n" for r in SETS[:2]), encoding="utf-8"
+    )
+    second.write_text(
+        "".join(json.dumps({"responses": r}) + "\n" for r in SETS[1:]), encoding="utf-8"
+    )
+    assert (
+        main(
+            [
+                "evaluate",
+                str(first),
+                str(second),
+                "-o",
+                str(tmp_path / "t.csv"),
+                "--no-progress",
+                "--metric",
+                "sent_bert",
+                "--metric",
+                "vendi",
+            ]
+        )
+        == 0
+    )
+    assert sorted(encoded) == sorted(
+        {text for responses in SETS for text in responses}
+    )  # the shared set: once
 
 
 def test_pairwise_steps_skip_a_large_corpus_unless_asked_for(encoded, monkeypatch):
@@ -259,8 +403,17 @@ def test_pairwise_steps_skip_a_large_corpus_unless_asked_for(encoded, monkeypatc
         assert name not in report["metrics"]
         assert "compares every pair" in skipped[name] and "--metric" in skipped[name]
     assert f"remote_clique[{MINILM}]" in report["metrics"]  # a closed form: no pairs
-    asked = evaluate_corpus(responses, EvaluationOptions(**NO_PAIR_MODELS, progress=False,
-                                                         metrics=["homogenization_rougel", "chamfer_distance"]))
+    asked = evaluate_corpus(
+        responses,
+        EvaluationOptions(
+            **NO_PAIR_MODELS, progress=False, metrics=["homogenization_rougel", "chamfer_distance"]
+        ),
+    )
     assert sorted(asked["metrics"]) == [f"chamfer_distance[{MINILM}]", "homogenization_rougel"]
     # response sets are compared within each set: never skipped
-    assert "homogenization_rougel" in evaluate_response_sets(_sets(), EvaluationOptions(**NO_PAIR_MODELS, progress=False))["metrics"]
+    assert (
+        "homogenization_rougel"
+        in evaluate_response_sets(_sets(), EvaluationOptions(**NO_PAIR_MODELS, progress=False))[
+            "metrics"
+        ]
+    )

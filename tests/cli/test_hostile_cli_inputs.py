@@ -1,5 +1,6 @@
 """Hostile inputs to the command line end in exit code 2 and a message naming FILE:LINE or
 the flag, never a traceback (in-process main(); the CLI maps ValueError / OSError to 2)."""
+
 import json
 
 import pytest
@@ -9,14 +10,26 @@ from dialeval.cli.dtg_job import DTGOptions
 
 
 def _evaluate(path, tmp_path):
-    return main(["evaluate", str(path), "--metric", "lexical_diversity", "--no-progress",
-                 "--output", str(tmp_path / "report.json")])
+    return main(
+        [
+            "evaluate",
+            str(path),
+            "--metric",
+            "lexical_diversity",
+            "--no-progress",
+            "--output",
+            str(tmp_path / "report.json"),
+        ]
+    )
 
 
-@pytest.mark.parametrize("name, text, line", [
-    ("deep.jsonl", '{"responses": ["a b", "c d"]}\n' + "[" * 100_000 + "]" * 100_000 + "\n", 2),
-    ("short.csv", "context,resp_0,resp_1,label_value\nc,a b,c d,1\nc,a b,c d\n", 3),
-])
+@pytest.mark.parametrize(
+    "name, text, line",
+    [
+        ("deep.jsonl", '{"responses": ["a b", "c d"]}\n' + "[" * 100_000 + "]" * 100_000 + "\n", 2),
+        ("short.csv", "context,resp_0,resp_1,label_value\nc,a b,c d,1\nc,a b,c d\n", 3),
+    ],
+)
 def test_evaluate_on_a_hostile_file_names_its_line(tmp_path, capsys, name, text, line):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
@@ -32,10 +45,24 @@ def test_evaluate_reads_a_csv_field_over_csvs_default_limit(tmp_path, capsys):
     assert "1 response sets, 2 responses" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("record", [{}, [1], {"initial_responses": ["a"], "responses": ["a"], "initial_scores": {},
-                                              "final_scores": {"x": 1.0}, "reached_threshold": True,
-                                              "stop_reason": "threshold", "utterance_overlap": 1,
-                                              "num_pair_evaluations": 1, "num_resampled": 0}])
+@pytest.mark.parametrize(
+    "record",
+    [
+        {},
+        [1],
+        {
+            "initial_responses": ["a"],
+            "responses": ["a"],
+            "initial_scores": {},
+            "final_scores": {"x": 1.0},
+            "reached_threshold": True,
+            "stop_reason": "threshold",
+            "utterance_overlap": 1,
+            "num_pair_evaluations": 1,
+            "num_resampled": 0,
+        },
+    ],
+)
 def test_dtg_summary_on_a_line_that_is_no_dtg_record_names_it(tmp_path, capsys, record):
     path = tmp_path / "run.jsonl"
     path.write_text(json.dumps(record) + "\n", encoding="utf-8")
@@ -44,26 +71,50 @@ def test_dtg_summary_on_a_line_that_is_no_dtg_record_names_it(tmp_path, capsys, 
     assert f"{path}:1: " in error and "dialeval dtg" in error
 
 
-@pytest.mark.parametrize("flags, flag", [
-    (["--batch-size", "0"], "`--batch-size`"),
-    (["--threshold", "nan"], "`--threshold`"),
-    (["--threshold", "inf"], "`--threshold`"),
-    (["--threshold=-inf"], "`--threshold`"),
-    (["--top-p", "0"], "`--top-p`"),
-    (["--top-p", "1.5"], "`--top-p`"),
-    (["--top-p", "2"], "`--top-p`"),
-    (["--min-new-tokens", "50", "--max-new-tokens", "10"], "`--min-new-tokens` (50) must not exceed `--max-new-tokens`"),
-    (["--min-new-tokens", "-1"], "`--min-new-tokens` must be an int >= 0"),
-    (["--temperature", "inf"], "`--temperature` must be a finite number in "),
-    (["--repetition-penalty", "nan"], "`--repetition-penalty` must be a finite number in "),
-])
-def test_dtg_refuses_bad_settings_by_their_flag_before_loading_or_writing(tmp_path, capsys, flags, flag):
+@pytest.mark.parametrize(
+    "flags, flag",
+    [
+        (["--batch-size", "0"], "`--batch-size`"),
+        (["--threshold", "nan"], "`--threshold`"),
+        (["--threshold", "inf"], "`--threshold`"),
+        (["--threshold=-inf"], "`--threshold`"),
+        (["--top-p", "0"], "`--top-p`"),
+        (["--top-p", "1.5"], "`--top-p`"),
+        (["--top-p", "2"], "`--top-p`"),
+        (
+            ["--min-new-tokens", "50", "--max-new-tokens", "10"],
+            "`--min-new-tokens` (50) must not exceed `--max-new-tokens`",
+        ),
+        (["--min-new-tokens", "-1"], "`--min-new-tokens` must be an int >= 0"),
+        (["--temperature", "inf"], "`--temperature` must be a finite number in "),
+        (["--repetition-penalty", "nan"], "`--repetition-penalty` must be a finite number in "),
+    ],
+)
+def test_dtg_refuses_bad_settings_by_their_flag_before_loading_or_writing(
+    tmp_path, capsys, flags, flag
+):
     contexts = tmp_path / "contexts.jsonl"
     contexts.write_text('{"context": "hi"}\n', encoding="utf-8")
     output = tmp_path / "out.jsonl"
     # the model does not exist: the settings must be refused before it is looked for
-    assert main(["dtg", "--model", str(tmp_path / "no_model"), "--input", str(contexts), "--metric", "distinct_n",
-                 "--output", str(output), "--no-progress", *flags]) == 2
+    assert (
+        main(
+            [
+                "dtg",
+                "--model",
+                str(tmp_path / "no_model"),
+                "--input",
+                str(contexts),
+                "--metric",
+                "distinct_n",
+                "--output",
+                str(output),
+                "--no-progress",
+                *flags,
+            ]
+        )
+        == 2
+    )
     error = capsys.readouterr().err
     assert flag in error and "no_model" not in error
     assert not output.exists()
@@ -91,19 +142,26 @@ def test_push_metrics_without_a_network_says_the_hub_is_unreachable(monkeypatch,
     assert "the Hugging Face Hub is unreachable" in error and "--to DIR" in error
 
 
-@pytest.mark.parametrize("flags, message", [
-    (["--lf-threshold", "-1"], "`--lf-threshold` must be an int >= 0"),
-    (["--ead-n", "0"], "`--ead-n` must be a positive int"),
-    (["--ead-vocab-size", "0"], "`--ead-vocab-size` must be a positive int"),
-    (["--batch-size", "0"], "`--batch-size` must be a positive int"),
-    (["--sem-ent-k", "1"], "`--sem-ent-k` must be an int >= 2"),
-    (["--sem-ent-seed", "-1"], "`--sem-ent-seed` must be an int >= 0"),
-    (["--max-n", "0"], "`--max-n` must be a positive int"),
-])
-def test_evaluate_refuses_a_bad_setting_before_any_metric_runs_or_anything_is_written(tmp_path, capsys, flags, message):
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--lf-threshold", "-1"], "`--lf-threshold` must be an int >= 0"),
+        (["--ead-n", "0"], "`--ead-n` must be a positive int"),
+        (["--ead-vocab-size", "0"], "`--ead-vocab-size` must be a positive int"),
+        (["--batch-size", "0"], "`--batch-size` must be a positive int"),
+        (["--sem-ent-k", "1"], "`--sem-ent-k` must be an int >= 2"),
+        (["--sem-ent-seed", "-1"], "`--sem-ent-seed` must be an int >= 0"),
+        (["--max-n", "0"], "`--max-n` must be a positive int"),
+    ],
+)
+def test_evaluate_refuses_a_bad_setting_before_any_metric_runs_or_anything_is_written(
+    tmp_path, capsys, flags, message
+):
     sets = tmp_path / "sets.jsonl"
     sets.write_text('{"responses": ["a b c", "a b d"]}\n', encoding="utf-8")
     report = tmp_path / "report.json"
     assert main(["evaluate", str(sets), "-o", str(report), "--no-progress", *flags]) == 2
     assert message in capsys.readouterr().err
-    assert list(tmp_path.iterdir()) == [sets]  # no report, no checkpoint of the metrics run before the bad one
+    assert list(tmp_path.iterdir()) == [
+        sets
+    ]  # no report, no checkpoint of the metrics run before the bad one

@@ -5,6 +5,7 @@ the first checkpointed metric, after the N-th batch) until a signal comes, so no
 how fast anything runs. While it is paused it holds its output, and a second run on that output
 must fail at once.
 """
+
 import json
 import os
 import signal
@@ -29,8 +30,14 @@ PAUSED = str(Path(__file__).with_name("paused_dialeval.py"))
 PATIENCE_S = 600
 
 SETS = [
-    {"context": "How was your weekend?", "responses": ["I went hiking.", "I fixed the sink.", "Nothing much."]},
-    {"context": "Any plans?", "responses": ["Not much.", "Not much, you?", "We ate seafood on the coast."]},
+    {
+        "context": "How was your weekend?",
+        "responses": ["I went hiking.", "I fixed the sink.", "Nothing much."],
+    },
+    {
+        "context": "Any plans?",
+        "responses": ["Not much.", "Not much, you?", "We ate seafood on the coast."],
+    },
     {"context": "Coffee?", "responses": ["Sure!", "Maybe tomorrow?", "I don't know."]},
 ]
 
@@ -39,20 +46,30 @@ class Paused:
     """A dialeval process started paused at a known point; its output goes to files (a pipe that
     nobody reads could fill up and block it)."""
 
-    def __init__(self, tmp_path: Path, command: list[str], cwd: Path | None = None, new_session: bool = False):
+    def __init__(
+        self, tmp_path: Path, command: list[str], cwd: Path | None = None, new_session: bool = False
+    ):
         self.ready = tmp_path / "ready.json"
         self.stdout, self.stderr = tmp_path / "paused.out", tmp_path / "paused.err"
         self.new_session = new_session
         with open(self.stdout, "w") as out, open(self.stderr, "w") as err:
-            self.process = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=err, start_new_session=new_session,
-                                            env={**os.environ, "OMP_NUM_THREADS": "1"})
+            self.process = subprocess.Popen(
+                command,
+                cwd=cwd,
+                stdout=out,
+                stderr=err,
+                start_new_session=new_session,
+                env={**os.environ, "OMP_NUM_THREADS": "1"},
+            )
 
     def wait_until_paused(self) -> int:
         """The pid of the process that paused (a launched worker, under accelerate launch)."""
         deadline = time.monotonic() + PATIENCE_S
         while not self.ready.exists():
             if self.process.poll() is not None:
-                pytest.fail(f"exited with {self.process.returncode} before pausing:\n{self.stderr.read_text()[-3000:]}")
+                pytest.fail(
+                    f"exited with {self.process.returncode} before pausing:\n{self.stderr.read_text()[-3000:]}"
+                )
             if time.monotonic() > deadline:
                 self.process.kill()
                 pytest.fail("never paused")
@@ -75,16 +92,36 @@ class Paused:
 
 
 def _evaluate_args(sets: Path, nli: str, *extra: str) -> list[str]:
-    return ["evaluate", str(sets), "-o", "report.json", "--no-progress", "--no-sentence-model", "--nli-model", nli,
-            "--bertscore-model", "none", "--cross-encoder-model", "none", "--batch-size", "2", *extra]
+    return [
+        "evaluate",
+        str(sets),
+        "-o",
+        "report.json",
+        "--no-progress",
+        "--no-sentence-model",
+        "--nli-model",
+        nli,
+        "--bertscore-model",
+        "none",
+        "--cross-encoder-model",
+        "none",
+        "--batch-size",
+        "2",
+        *extra,
+    ]
 
 
 def _events(log: Path) -> list[dict]:
-    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()] if log.exists() else []
+    return (
+        [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+        if log.exists()
+        else []
+    )
 
 
 def test_evaluate_stopped_by_sigterm_keeps_its_finished_metric_and_resume_skips_it(
-        tmp_path, tiny_roberta_nli_path, monkeypatch, capsys):
+    tmp_path, tiny_roberta_nli_path, monkeypatch, capsys
+):
     sets = tmp_path / "sets.jsonl"
     sets.write_text("".join(json.dumps(row) + "\n" for row in SETS), encoding="utf-8")
     uninterrupted, interrupted = tmp_path / "uninterrupted", tmp_path / "interrupted"
@@ -94,13 +131,29 @@ def test_evaluate_stopped_by_sigterm_keeps_its_finished_metric_and_resume_skips_
     assert main(_evaluate_args(sets, tiny_roberta_nli_path)) == 0
     expected = json.loads((uninterrupted / "report.json").read_text(encoding="utf-8"))
     steps = list(expected["metrics"])
-    assert steps == expected_figures("response_set", EvaluationOptions(), {"--nli-model": [tiny_roberta_nli_path]})
+    assert steps == expected_figures(
+        "response_set", EvaluationOptions(), {"--nli-model": [tiny_roberta_nli_path]}
+    )
 
     report = interrupted / "report.json"
     report.write_text("an earlier report\n", encoding="utf-8")
     log = tmp_path / "events.jsonl"
-    paused = Paused(tmp_path, [sys.executable, PAUSED, "--pause-after-checkpoints", "1", "--ready", str(tmp_path / "ready.json"),
-                               "--log", str(log), "--", *_evaluate_args(sets, tiny_roberta_nli_path)], cwd=interrupted)
+    paused = Paused(
+        tmp_path,
+        [
+            sys.executable,
+            PAUSED,
+            "--pause-after-checkpoints",
+            "1",
+            "--ready",
+            str(tmp_path / "ready.json"),
+            "--log",
+            str(log),
+            "--",
+            *_evaluate_args(sets, tiny_roberta_nli_path),
+        ],
+        cwd=interrupted,
+    )
     paused.wait_until_paused()
     assert _events(log) == [{"called": "set_lexical_diversity"}, {"ran": "lexical_diversity"}]
 
@@ -108,14 +161,18 @@ def test_evaluate_stopped_by_sigterm_keeps_its_finished_metric_and_resume_skips_
     monkeypatch.chdir(interrupted)
     capsys.readouterr()
     assert main(_evaluate_args(sets, tiny_roberta_nli_path)) == 2
-    assert "report.json is being written by another run, `dialeval evaluate` (pid" in capsys.readouterr().err
+    assert (
+        "report.json is being written by another run, `dialeval evaluate` (pid"
+        in capsys.readouterr().err
+    )
 
     paused.process.send_signal(signal.SIGTERM)
     code, stderr = paused.finish()
     assert code == 143, stderr[-3000:]
     assert stderr.splitlines()[-1] == (
         "dialeval evaluate: interrupted by SIGTERM; 1 finished metric is checkpointed in report.json.partial; "
-        "rerun the same command with --resume to go on from there")
+        "rerun the same command with --resume to go on from there"
+    )
     assert report.read_text(encoding="utf-8") == "an earlier report\n"
     assert not lock_path(report).exists()
     kept = sorted(path.name for path in checkpoint_folder(report).iterdir())
@@ -130,10 +187,15 @@ def test_evaluate_stopped_by_sigterm_keeps_its_finished_metric_and_resume_skips_
 
     calls = []
     lexical = lexical_job.set_lexical_diversity
-    monkeypatch.setattr(lexical_job, "set_lexical_diversity", lambda *a, **k: calls.append(1) or lexical(*a, **k))
+    monkeypatch.setattr(
+        lexical_job, "set_lexical_diversity", lambda *a, **k: calls.append(1) or lexical(*a, **k)
+    )
     assert main(_evaluate_args(sets, tiny_roberta_nli_path, "--resume")) == 0
     assert calls == []  # the checkpointed metric was not computed again
-    assert "resuming: 1 finished metric from report.json.partial (lexical_diversity)" in capsys.readouterr().err
+    assert (
+        "resuming: 1 finished metric from report.json.partial (lexical_diversity)"
+        in capsys.readouterr().err
+    )
     resumed = json.loads(report.read_text(encoding="utf-8"))
     assert resumed["provenance"]["options"].pop("--resume") is True
     assert expected["provenance"]["options"].pop("--resume") is False
@@ -141,8 +203,9 @@ def test_evaluate_stopped_by_sigterm_keeps_its_finished_metric_and_resume_skips_
     assert sorted(path.name for path in interrupted.iterdir()) == ["report.json"]
 
 
-def test_two_accelerate_processes_resume_from_the_same_checkpoints(tmp_path, tiny_roberta_nli_path, monkeypatch,
-                                                                   free_port):
+def test_two_accelerate_processes_resume_from_the_same_checkpoints(
+    tmp_path, tiny_roberta_nli_path, monkeypatch, free_port
+):
     """Under ``accelerate launch`` every process must skip the same steps (the main one reads the
     checkpoints and tells the others), or their collectives would not match."""
     from dialeval.cli.checkpoints import MetricCheckpoints
@@ -165,21 +228,40 @@ def test_two_accelerate_processes_resume_from_the_same_checkpoints(tmp_path, tin
         assert main(_evaluate_args(sets, tiny_roberta_nli_path)) == 143
 
     log = tmp_path / "events.jsonl"
-    launched = subprocess.run(_launch(free_port, PAUSED, "--log", str(log), "--",
-                                      *_evaluate_args(sets, tiny_roberta_nli_path, "--resume")),
-                              cwd=tmp_path, env={**os.environ, "OMP_NUM_THREADS": "1"}, capture_output=True, text=True,
-                              timeout=PATIENCE_S, check=False)
+    launched = subprocess.run(
+        _launch(
+            free_port,
+            PAUSED,
+            "--log",
+            str(log),
+            "--",
+            *_evaluate_args(sets, tiny_roberta_nli_path, "--resume"),
+        ),
+        cwd=tmp_path,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+        capture_output=True,
+        text=True,
+        timeout=PATIENCE_S,
+        check=False,
+    )
     assert launched.returncode == 0, launched.stderr[-3000:]
     events = _events(log)
     assert {"called": "set_lexical_diversity"} not in events
-    assert sorted(event["ran"] for event in events) == sorted(2 * list(expected["metrics"])[1:])  # both processes
+    assert sorted(event["ran"] for event in events) == sorted(
+        2 * list(expected["metrics"])[1:]
+    )  # both processes
     resumed = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     assert resumed["metrics"]["lexical_diversity"] == expected["metrics"]["lexical_diversity"]
     for name, summary in expected["metrics"].items():  # N processes match 1 up to float rounding
         assert resumed["metrics"][name].keys() == summary.keys()
         for key, value in summary.items():
-            assert resumed["metrics"][name][key] == (pytest.approx(value, rel=1e-6) if isinstance(value, float) else value)
-    assert not checkpoint_folder(tmp_path / "report.json").exists() and not lock_path(tmp_path / "report.json").exists()
+            assert resumed["metrics"][name][key] == (
+                pytest.approx(value, rel=1e-6) if isinstance(value, float) else value
+            )
+    assert (
+        not checkpoint_folder(tmp_path / "report.json").exists()
+        and not lock_path(tmp_path / "report.json").exists()
+    )
 
 
 # -- dtg -------------------------------------------------------------------------------------------
@@ -188,8 +270,12 @@ def test_two_accelerate_processes_resume_from_the_same_checkpoints(tmp_path, tin
 @pytest.fixture()
 def contexts_file(tmp_path) -> Path:
     path = tmp_path / "contexts.jsonl"  # test_dtg_cli.py's contexts
-    path.write_text("".join(json.dumps({"id": f"c{i}", "context": turns}) + "\n" for i, turns in enumerate(CONTEXTS)),
-                    encoding="utf-8")
+    path.write_text(
+        "".join(
+            json.dumps({"id": f"c{i}", "context": turns}) + "\n" for i, turns in enumerate(CONTEXTS)
+        ),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -200,26 +286,41 @@ def complete_run(tiny_gpt2_path, tiny_roberta_nli_path, contexts_file, tmp_path)
     return complete.read_text(encoding="utf-8")
 
 
-def test_dtg_stopped_by_ctrl_c_keeps_whole_batches_and_resumes(tiny_gpt2_path, tiny_roberta_nli_path, contexts_file,
-                                                                complete_run, tmp_path, capsys):
+def test_dtg_stopped_by_ctrl_c_keeps_whole_batches_and_resumes(
+    tiny_gpt2_path, tiny_roberta_nli_path, contexts_file, complete_run, tmp_path, capsys
+):
     output = tmp_path / "run.jsonl"
     arguments = _dtg_args(tiny_gpt2_path, tiny_roberta_nli_path, contexts_file, output)
-    paused = Paused(tmp_path, [sys.executable, PAUSED, "--pause-after-batches", "2", "--ready", str(tmp_path / "ready.json"),
-                               "--", *arguments])
+    paused = Paused(
+        tmp_path,
+        [
+            sys.executable,
+            PAUSED,
+            "--pause-after-batches",
+            "2",
+            "--ready",
+            str(tmp_path / "ready.json"),
+            "--",
+            *arguments,
+        ],
+    )
     paused.wait_until_paused()
     written = output.read_bytes()
 
     # a second run fails at once, --overwrite or not, and leaves the held output as it is
     for extra in ([], ["--overwrite"]):
         assert main(arguments + extra) == 2
-        assert "run.jsonl is being written by another run, `dialeval dtg`" in capsys.readouterr().err
+        assert (
+            "run.jsonl is being written by another run, `dialeval dtg`" in capsys.readouterr().err
+        )
         assert output.read_bytes() == written
 
     paused.process.send_signal(signal.SIGINT)
     code, stderr = paused.finish()
     assert code == 130, stderr[-3000:]
     assert stderr.splitlines()[-1] == (
-        f"dialeval dtg: interrupted by SIGINT; 4 of 7 contexts are in {output}; rerun the same command to resume")
+        f"dialeval dtg: interrupted by SIGINT; 4 of 7 contexts are in {output}; rerun the same command to resume"
+    )
     assert output.read_text(encoding="utf-8") == "".join(complete_run.splitlines(keepends=True)[:4])
     assert not lock_path(output).exists()
 
@@ -229,21 +330,54 @@ def test_dtg_stopped_by_ctrl_c_keeps_whole_batches_and_resumes(tiny_gpt2_path, t
 
 def _launch(free_port: str, *arguments: str) -> list[str]:
     # `--cpu` would start one process; the torchrun path with no GPU gives a gloo CPU group.
-    return [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
-            "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", free_port, *arguments]
+    return [
+        sys.executable,
+        "-m",
+        "accelerate.commands.launch",
+        "--multi_gpu",
+        "--num_processes",
+        "2",
+        "--num_machines",
+        "1",
+        "--mixed_precision",
+        "no",
+        "--dynamo_backend",
+        "no",
+        "--main_process_port",
+        free_port,
+        *arguments,
+    ]
 
 
-@pytest.mark.parametrize("stop", ["sigterm_to_the_main_process",
-                                  pytest.param("ctrl_c_to_the_process_group", marks=pytest.mark.slow)])
-def test_two_accelerate_processes_stopped_mid_run_exit_and_resume(stop, tiny_gpt2_path, tiny_roberta_nli_path,
-                                                                   contexts_file, complete_run, tmp_path, free_port):
+@pytest.mark.parametrize(
+    "stop",
+    [
+        "sigterm_to_the_main_process",
+        pytest.param("ctrl_c_to_the_process_group", marks=pytest.mark.slow),
+    ],
+)
+def test_two_accelerate_processes_stopped_mid_run_exit_and_resume(
+    stop, tiny_gpt2_path, tiny_roberta_nli_path, contexts_file, complete_run, tmp_path, free_port
+):
     """The main process pauses after writing batch 0 while the other waits for it in a collective:
     a signal to the main process alone (a scheduler's SIGTERM) or to the whole group (Ctrl-C) must
     end the launch, not leave the other process waiting."""
     output = tmp_path / "run.jsonl"
     arguments = _dtg_args(tiny_gpt2_path, tiny_roberta_nli_path, contexts_file, output)
-    paused = Paused(tmp_path, _launch(free_port, PAUSED, "--pause-after-batches", "1", "--ready", str(tmp_path / "ready.json"),
-                                      "--", *arguments), new_session=True)
+    paused = Paused(
+        tmp_path,
+        _launch(
+            free_port,
+            PAUSED,
+            "--pause-after-batches",
+            "1",
+            "--ready",
+            str(tmp_path / "ready.json"),
+            "--",
+            *arguments,
+        ),
+        new_session=True,
+    )
     main_process = paused.wait_until_paused()
     if stop == "sigterm_to_the_main_process":
         os.kill(main_process, signal.SIGTERM)

@@ -4,6 +4,7 @@ The printed tables must reproduce ../shared/data/tevet-diversity-eval/SOURCE.md 
 conTest: +-0.005) with our own lexical metrics and with the release's stored columns, and the
 paper's Tables 8-10 (McDiv, McDiv_nuggets, two decimals).
 """
+
 import json
 import re
 import shutil
@@ -32,7 +33,14 @@ METRICS = {
     "BERT-score": ["released:bertscore"],
     "absHDS": ["absHDS"],
 }
-ALL_METRICS = ["averaged_distinct_n", "ngram_cosine", "released:averaged_distinct_n", "released:ngram_cosine", "released:sent_bert", "released:bertscore"]
+ALL_METRICS = [
+    "averaged_distinct_n",
+    "ngram_cosine",
+    "released:averaged_distinct_n",
+    "released:ngram_cosine",
+    "released:sent_bert",
+    "released:bertscore",
+]
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +54,16 @@ def run_cli(tevet_dir, tmp_path_factory):
 
     def run(*argv, rated=False):
         out = tmp_path_factory.mktemp("meta") / "figures.json"
-        args = ["meta-eval", *argv, "--data-dir", tevet_dir, "--cache-dir", cache, "--output", str(out)]
+        args = [
+            "meta-eval",
+            *argv,
+            "--data-dir",
+            tevet_dir,
+            "--cache-dir",
+            cache,
+            "--output",
+            str(out),
+        ]
         args += [item for metric in ALL_METRICS for item in ("--metric", metric)]
         assert main(args + (["--rated"] if rated else [])) == 0
         return json.loads(out.read_text(encoding="utf-8"))
@@ -70,9 +87,15 @@ def _check(figures, expected, tolerance):
             if label not in figures:
                 continue
             if rho is not None:
-                assert figures[label]["spearman"] == pytest.approx(rho, abs=tolerance), (reference_name, label)
+                assert figures[label]["spearman"] == pytest.approx(rho, abs=tolerance), (
+                    reference_name,
+                    label,
+                )
             if oca is not None:
-                assert figures[label]["oca"] == pytest.approx(paper_oca(oca), abs=tolerance), (reference_name, label)
+                assert figures[label]["oca"] == pytest.approx(paper_oca(oca), abs=tolerance), (
+                    reference_name,
+                    label,
+                )
 
 
 @pytest.mark.parametrize("task", ["story", "resp", "prompt"])
@@ -101,8 +124,13 @@ def test_dectest_table_reproduces_source_values(run_cli, capsys, task):
     assert "oca" not in report["rows"]["averaged_distinct_n"]  # temperature is not a class
     # Table 2 style: mean (std) of rho over 100 subsets of 200 sets, near the file-level rho.
     row = report["rows"]["released:sent_bert"]
-    assert row["spearman_subsets_mean"] == pytest.approx(row["spearman"], abs=0.01) and 0 < row["spearman_subsets_std"] < 0.05
-    assert float(printed["averaged_distinct_n"][1]) == pytest.approx(report["rows"]["averaged_distinct_n"]["spearman"], abs=5e-4)
+    assert (
+        row["spearman_subsets_mean"] == pytest.approx(row["spearman"], abs=0.01)
+        and 0 < row["spearman_subsets_std"] < 0.05
+    )
+    assert float(printed["averaged_distinct_n"][1]) == pytest.approx(
+        report["rows"]["averaged_distinct_n"]["spearman"], abs=5e-4
+    )
 
 
 @pytest.mark.parametrize("task", ["story", "resp", "prompt"])
@@ -119,7 +147,17 @@ def test_mcdiv_tables_reproduce_paper_tables_8_to_10(run_cli, task):
 
 def test_bootstrap_interval_brackets_rho(run_cli, capsys):
     capsys.readouterr()
-    [report] = run_cli("--test", "contest", "--task", "resp", "--bootstrap", "--num-resamples", "200", "--seed", "3")
+    [report] = run_cli(
+        "--test",
+        "contest",
+        "--task",
+        "resp",
+        "--bootstrap",
+        "--num-resamples",
+        "200",
+        "--seed",
+        "3",
+    )
     assert "rho 95% CI" in capsys.readouterr().out
     for row in report["rows"].values():
         low, high = row["spearman_ci"]
@@ -129,12 +167,38 @@ def test_bootstrap_interval_brackets_rho(run_cli, capsys):
 def test_plots_render_one_png_per_metric(tevet_dir, tmp_path, capsys):
     plots = tmp_path / "plots"
     for test in ("contest", "dectest"):
-        assert main(["meta-eval", "--test", test, "--task", "resp", "--metric", "averaged_distinct_n", "--metric", "released:sent_bert",
-                     "--data-dir", tevet_dir, "--cache-dir", str(tmp_path / "cache"), "--plot", str(plots)]) == 0
+        assert (
+            main(
+                [
+                    "meta-eval",
+                    "--test",
+                    test,
+                    "--task",
+                    "resp",
+                    "--metric",
+                    "averaged_distinct_n",
+                    "--metric",
+                    "released:sent_bert",
+                    "--data-dir",
+                    tevet_dir,
+                    "--cache-dir",
+                    str(tmp_path / "cache"),
+                    "--plot",
+                    str(plots),
+                ]
+            )
+            == 0
+        )
     names = sorted(path.name for path in plots.iterdir())
     assert names == sorted(
-        [f"contest_resp_{m}_classes.png" for m in ("averaged_distinct_n", "released_sent_bert", "absHDS")]
-        + [f"dectest_resp_{m}_vs_temperature.png" for m in ("averaged_distinct_n", "released_sent_bert", "absHDS")]
+        [
+            f"contest_resp_{m}_classes.png"
+            for m in ("averaged_distinct_n", "released_sent_bert", "absHDS")
+        ]
+        + [
+            f"dectest_resp_{m}_vs_temperature.png"
+            for m in ("averaged_distinct_n", "released_sent_bert", "absHDS")
+        ]
     )
     for name in names:
         image = imread(plots / name)
@@ -144,10 +208,23 @@ def test_plots_render_one_png_per_metric(tevet_dir, tmp_path, capsys):
 
 
 def test_meta_eval_errors_are_messages(tevet_dir, tmp_path, capsys):
-    base = ["meta-eval", "--test", "contest", "--task", "resp", "--data-dir", tevet_dir, "--cache-dir", str(tmp_path)]
+    base = [
+        "meta-eval",
+        "--test",
+        "contest",
+        "--task",
+        "resp",
+        "--data-dir",
+        tevet_dir,
+        "--cache-dir",
+        str(tmp_path),
+    ]
     assert main(base + ["--metric", "distinct-4"]) == 2
     assert "`--metric` must be one of" in capsys.readouterr().err
-    assert main(["meta-eval", "--test", "mcdiv", "--task", "resp", "--rated", "--data-dir", tevet_dir]) == 2
+    assert (
+        main(["meta-eval", "--test", "mcdiv", "--task", "resp", "--rated", "--data-dir", tevet_dir])
+        == 2
+    )
     assert "no human-rated subset" in capsys.readouterr().err
     assert main(base[:-4] + ["--data-dir", str(tmp_path / "nowhere")]) == 2
     err = capsys.readouterr().err
@@ -155,25 +232,77 @@ def test_meta_eval_errors_are_messages(tevet_dir, tmp_path, capsys):
 
 
 def test_released_scores_missing_from_raw_files(shared_data, tmp_path, capsys):
-    shutil.copytree(shared_data / "tevet-diversity-eval" / "raw" / "conTest", tmp_path / "raw" / "conTest")
-    assert main(["meta-eval", "--test", "contest", "--task", "resp", "--metric", "released:sent_bert",
-                 "--data-dir", str(tmp_path), "--cache-dir", str(tmp_path / "cache")]) == 2
+    shutil.copytree(
+        shared_data / "tevet-diversity-eval" / "raw" / "conTest", tmp_path / "raw" / "conTest"
+    )
+    assert (
+        main(
+            [
+                "meta-eval",
+                "--test",
+                "contest",
+                "--task",
+                "resp",
+                "--metric",
+                "released:sent_bert",
+                "--data-dir",
+                str(tmp_path),
+                "--cache-dir",
+                str(tmp_path / "cache"),
+            ]
+        )
+        == 2
+    )
     assert "no released scores" in capsys.readouterr().err
 
 
 def test_export_dataset_command(tevet_dir, shared_data, tmp_path, capsys):
     out = tmp_path / "hub"
-    assert main(["export-dataset", "diversity_eval", "--to", str(out), "--config", "mcdiv_nuggets_200_story_gen",
-                 "--data-dir", tevet_dir, "--cache-dir", str(tmp_path / "cache")]) == 0
+    assert (
+        main(
+            [
+                "export-dataset",
+                "diversity_eval",
+                "--to",
+                str(out),
+                "--config",
+                "mcdiv_nuggets_200_story_gen",
+                "--data-dir",
+                tevet_dir,
+                "--cache-dir",
+                str(tmp_path / "cache"),
+            ]
+        )
+        == 0
+    )
     assert "wrote" in capsys.readouterr().out
-    reread = datasets.load_dataset(str(out), "mcdiv_nuggets_200_story_gen", split="test", cache_dir=str(tmp_path / "r"))
+    reread = datasets.load_dataset(
+        str(out), "mcdiv_nuggets_200_story_gen", split="test", cache_dir=str(tmp_path / "r")
+    )
     assert reread.num_rows == 200 and None not in reread["abs_hds_mean"]
 
     dd = tmp_path / "ddpp"
-    assert main(["export-dataset", "dailydialog_pp", "--to", str(dd), "--data-dir", str(shared_data / "dailydialog-plusplus"),
-                 "--cache-dir", str(tmp_path / "cache")]) == 0
-    validation = datasets.load_dataset(str(dd), "default", split="validation", cache_dir=str(tmp_path / "r"))
-    positives = datasets.load_dataset(str(dd), "positives", split="train", cache_dir=str(tmp_path / "r"))
+    assert (
+        main(
+            [
+                "export-dataset",
+                "dailydialog_pp",
+                "--to",
+                str(dd),
+                "--data-dir",
+                str(shared_data / "dailydialog-plusplus"),
+                "--cache-dir",
+                str(tmp_path / "cache"),
+            ]
+        )
+        == 0
+    )
+    validation = datasets.load_dataset(
+        str(dd), "default", split="validation", cache_dir=str(tmp_path / "r")
+    )
+    positives = datasets.load_dataset(
+        str(dd), "positives", split="train", cache_dir=str(tmp_path / "r")
+    )
     assert (validation.num_rows, positives.num_rows) == (1028, 7641)
     assert main(["export-dataset", "diversity_eval", "--to", str(out), "--config", "nope"]) == 2
 
@@ -183,39 +312,100 @@ def test_model_based_metrics_score_every_set(tevet_dir, tiny_roberta_nli_path, t
     from dialeval.metrics.similarity_diversity.sent_bert import sent_bert_diversity
 
     out = tmp_path / "figures.json"
-    argv = ["meta-eval", "--test", "contest", "--task", "prompt", "--data-dir", tevet_dir, "--cache-dir", str(tmp_path),
-            "--metric", "sent_bert", "--metric", f"nli={tiny_roberta_nli_path}", "--metric", "vendi", "--no-human",
-            "--output", str(out)]
+    argv = [
+        "meta-eval",
+        "--test",
+        "contest",
+        "--task",
+        "prompt",
+        "--data-dir",
+        tevet_dir,
+        "--cache-dir",
+        str(tmp_path),
+        "--metric",
+        "sent_bert",
+        "--metric",
+        f"nli={tiny_roberta_nli_path}",
+        "--metric",
+        "vendi",
+        "--no-human",
+        "--output",
+        str(out),
+    ]
     assert main(argv) == 0
     rows = json.loads(out.read_text(encoding="utf-8"))[0]["rows"]
     assert list(rows) == ["sent_bert", f"nli[{tiny_roberta_nli_path}]", "vendi"]
     from dialeval.datasets_scripts import load
 
-    sets = load("diversity_eval", "con_test_200_prompt_gen", data_dir=tevet_dir, split="test", cache_dir=str(tmp_path))
-    direct = diversity_meta_evaluation(sent_bert_diversity(sets["responses"]), sets["diversity_parameter"])
+    sets = load(
+        "diversity_eval",
+        "con_test_200_prompt_gen",
+        data_dir=tevet_dir,
+        split="test",
+        cache_dir=str(tmp_path),
+    )
+    direct = diversity_meta_evaluation(
+        sent_bert_diversity(sets["responses"]), sets["diversity_parameter"]
+    )
     assert rows["sent_bert"]["spearman"] == pytest.approx(direct["spearman"], abs=1e-9)
     assert rows["sent_bert"]["oca"] == pytest.approx(direct["oca"], abs=1e-9)
     assert all(row["num_sets"] == 200 and -1 <= row["spearman"] <= 1 for row in rows.values())
 
 
-def test_the_nli_figures_come_from_one_pass_of_the_pairs(tevet_dir, tmp_path, tiny_roberta_nli_path, scored_pairs):
+def test_the_nli_figures_come_from_one_pass_of_the_pairs(
+    tevet_dir, tmp_path, tiny_roberta_nli_path, scored_pairs
+):
     """Baseline, Neutral and Confidence NLI Diversity in one meta-eval score each pair once."""
     rows = scored_pairs
-    argv = ["meta-eval", "--test", "contest", "--task", "resp", "--data-dir", tevet_dir, "--cache-dir", str(tmp_path / "c"),
-            "--no-human", "--no-progress"]
+    argv = [
+        "meta-eval",
+        "--test",
+        "contest",
+        "--task",
+        "resp",
+        "--data-dir",
+        tevet_dir,
+        "--cache-dir",
+        str(tmp_path / "c"),
+        "--no-human",
+        "--no-progress",
+    ]
     assert main([*argv, "--metric", f"nli={tiny_roberta_nli_path}"]) == 0
     one_figure = len(rows)
     rows.clear()
-    assert main([*argv, *(f"--metric={name}={tiny_roberta_nli_path}" for name in ("nli", "nli_neutral", "nli_confidence"))]) == 0
+    assert (
+        main(
+            [
+                *argv,
+                *(
+                    f"--metric={name}={tiny_roberta_nli_path}"
+                    for name in ("nli", "nli_neutral", "nli_confidence")
+                ),
+            ]
+        )
+        == 0
+    )
     assert one_figure > 0 and len(rows) == one_figure
 
 
-def test_a_changed_release_file_is_refused_with_the_flag_that_accepts_it(shared_data, tmp_path, capsys):
+def test_a_changed_release_file_is_refused_with_the_flag_that_accepts_it(
+    shared_data, tmp_path, capsys
+):
     raw = tmp_path / "raw" / "conTest"
     shutil.copytree(shared_data / "tevet-diversity-eval" / "raw" / "conTest", raw)
     with open(raw / "con_test_200_with_hds_resp_gen.csv", "a", encoding="utf-8") as handle:
         handle.write("\n")  # a blank line: the same rows, another sha256
-    base = ["meta-eval", "--test", "contest", "--task", "resp", "--metric", "averaged_distinct_n", "--data-dir", str(tmp_path)]
+    base = [
+        "meta-eval",
+        "--test",
+        "contest",
+        "--task",
+        "resp",
+        "--metric",
+        "averaged_distinct_n",
+        "--data-dir",
+        str(tmp_path),
+    ]
     assert main(base + ["--cache-dir", str(tmp_path / "cache")]) == 2
     err = capsys.readouterr().err
     assert "sha256" in err and "Pass --no-verify" in err and "verify_checksums" not in err

@@ -1,5 +1,6 @@
 """``dialeval push-metrics``: every evaluate module as a Space folder, written offline or uploaded
 with huggingface_hub (a recording HfApi stands in for the Hub, which tests cannot reach)."""
+
 from typing import ClassVar
 
 import evaluate
@@ -17,7 +18,9 @@ def test_to_writes_one_loadable_folder_per_metric(tmp_path, capsys):
     names = [metric.name for metric in registry.METRICS]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(names)
     for name in names:
-        assert sorted(p.name for p in (tmp_path / name).iterdir()) == sorted([f"{name}.py", *SPACE_FILES])
+        assert sorted(p.name for p in (tmp_path / name).iterdir()) == sorted(
+            [f"{name}.py", *SPACE_FILES]
+        )
         assert evaluate.load(str(tmp_path / name)).name == name
     assert f"wrote {tmp_path / 'sem_ent'}" in capsys.readouterr().out
     written = evaluate.load(str(tmp_path / "lexical_diversity"))
@@ -57,15 +60,34 @@ def test_namespace_uploads_each_metric_as_a_gradio_space(hub, capsys):
     space = {"repo_type": "space", "space_sdk": "gradio", "private": False, "exist_ok": True}
     expected = []
     for name in names:
-        expected += [("create_repo", f"someone/{name}", space),
-                     ("upload_folder", f"someone/{name}", "space", sorted([f"{name}.py", *SPACE_FILES]))]
+        expected += [
+            ("create_repo", f"someone/{name}", space),
+            ("upload_folder", f"someone/{name}", "space", sorted([f"{name}.py", *SPACE_FILES])),
+        ]
     assert hub[1:] == expected
     assert "pushed https://huggingface.co/spaces/someone/nli_diversity" in capsys.readouterr().out
 
 
 def test_one_private_metric_uploaded_from_a_kept_folder(hub, tmp_path):
-    assert main(["push-metrics", "--namespace", "org", "--metric", "vendi_score", "--to", str(tmp_path), "--private"]) == 0
-    assert [call[:2] for call in hub[1:]] == [("create_repo", "org/vendi_score"), ("upload_folder", "org/vendi_score")]
+    assert (
+        main(
+            [
+                "push-metrics",
+                "--namespace",
+                "org",
+                "--metric",
+                "vendi_score",
+                "--to",
+                str(tmp_path),
+                "--private",
+            ]
+        )
+        == 0
+    )
+    assert [call[:2] for call in hub[1:]] == [
+        ("create_repo", "org/vendi_score"),
+        ("upload_folder", "org/vendi_score"),
+    ]
     assert hub[1][2]["private"] is True
     assert (tmp_path / "vendi_score" / "app.py").is_file() and not (tmp_path / "sem_ent").exists()
 

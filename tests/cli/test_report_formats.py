@@ -1,5 +1,6 @@
 """The report as a paper or a spreadsheet takes it: CSV, Markdown and LaTeX tables, where each
 output of `dialeval evaluate` goes."""
+
 import io
 import json
 from pathlib import Path
@@ -21,25 +22,57 @@ from dialeval.cli.report_formats import (
 )
 
 DEMO = REPO_ROOT / "examples" / "demo_response_sets.jsonl"
-NO_MODELS = ["--no-progress", "--no-sentence-model", "--nli-model", "none", "--bertscore-model", "none",
-             "--cross-encoder-model", "none"]
+NO_MODELS = [
+    "--no-progress",
+    "--no-sentence-model",
+    "--nli-model",
+    "none",
+    "--bertscore-model",
+    "none",
+    "--cross-encoder-model",
+    "none",
+]
 
 MODEL = "runs/50%_best&final#2"
 REPORT = {
     "num_sets": 2,
     "num_responses": 5,
     "metrics": {
-        "lexical_diversity": {"scope": "response_set", "averaged_distinct_n": 0.123456, "ngram_cosine_diversity": -0.5},
-        f"sent_bert_diversity[{MODEL}]": {"scope": "response_set", "sent_bert_diversity": 0.25, "model": MODEL},
-        "corpus_lexical_diversity": {"scope": "corpus", "num_tokens": 7, "lf_counted_against": "the evaluated responses",
-                                     "per_length": [1, 2]},
+        "lexical_diversity": {
+            "scope": "response_set",
+            "averaged_distinct_n": 0.123456,
+            "ngram_cosine_diversity": -0.5,
+        },
+        f"sent_bert_diversity[{MODEL}]": {
+            "scope": "response_set",
+            "sent_bert_diversity": 0.25,
+            "model": MODEL,
+        },
+        "corpus_lexical_diversity": {
+            "scope": "corpus",
+            "num_tokens": 7,
+            "lf_counted_against": "the evaluated responses",
+            "per_length": [1, 2],
+        },
     },
     "skipped": [],
     "per_set": [
-        {"where": "s.jsonl:1", "id": "a", "context": "Hi, there", "fields": {"style": "diverse"},
-         "averaged_distinct_n": 0.5, "sent_bert_diversity": 0.125},
-        {"where": "s.jsonl:2", "id": None, "context": ["Hi", 'say "x"'], "fields": {"sent_bert_diversity": "clash"},
-         "averaged_distinct_n": 1.0, "sent_bert_diversity": None},
+        {
+            "where": "s.jsonl:1",
+            "id": "a",
+            "context": "Hi, there",
+            "fields": {"style": "diverse"},
+            "averaged_distinct_n": 0.5,
+            "sent_bert_diversity": 0.125,
+        },
+        {
+            "where": "s.jsonl:2",
+            "id": None,
+            "context": ["Hi", 'say "x"'],
+            "fields": {"sent_bert_diversity": "clash"},
+            "averaged_distinct_n": 1.0,
+            "sent_bert_diversity": None,
+        },
     ],
 }
 
@@ -83,8 +116,11 @@ def test_summary_table_as_latex_escapes_metric_names_and_model_paths():
 
 def test_latex_escape_every_special_character_once():
     assert latex_escape(r"_ % & # $ { } ~ ^ \ ") == (
-        r"\_ \% \& \# \$ \{ \} \textasciitilde{} \textasciicircum{} \textbackslash{} ")
-    assert latex_escape("a\\b{c}") == r"a\textbackslash{}b\{c\}"  # the escape's own braces are not escaped again
+        r"\_ \% \& \# \$ \{ \} \textasciitilde{} \textasciicircum{} \textbackslash{} "
+    )
+    assert (
+        latex_escape("a\\b{c}") == r"a\textbackslash{}b\{c\}"
+    )  # the escape's own braces are not escaped again
     assert latex_escape("two\nlines") == "two lines"
 
 
@@ -100,10 +136,7 @@ def test_markdown_escapes_pipes_and_line_breaks():
 
 def test_text_table_is_the_printed_one():
     assert render_table(Table(["a", "value"], [["x", 0.5], ["long name", 12]]), "text") == (
-        "a          value\n"
-        "---------  ------\n"
-        "x          0.5000\n"
-        "long name  12"
+        "a          value\n---------  ------\nx          0.5000\nlong name  12"
     )
 
 
@@ -118,9 +151,18 @@ def test_csv_round_trips_through_pandas():
     assert list(frame.columns) == ["metric", "figure", "scope", "value"]
     assert frame["metric"].tolist()[2] == f"sent_bert_diversity[{MODEL}]"
     assert frame["value"].tolist() == pytest.approx([0.123456, -0.5, 0.25, 7])
-    per_set = pd.read_csv(io.StringIO(render_table(per_set_table({"only": REPORT}), "csv")), keep_default_na=False)
-    assert per_set.columns.tolist() == ["id", "where", "context", "style", "fields.sent_bert_diversity",
-                                        "averaged_distinct_n", "sent_bert_diversity"]
+    per_set = pd.read_csv(
+        io.StringIO(render_table(per_set_table({"only": REPORT}), "csv")), keep_default_na=False
+    )
+    assert per_set.columns.tolist() == [
+        "id",
+        "where",
+        "context",
+        "style",
+        "fields.sent_bert_diversity",
+        "averaged_distinct_n",
+        "sent_bert_diversity",
+    ]
     assert per_set["context"].tolist() == ["Hi, there", '["Hi", "say \\"x\\""]']
     assert json.loads(per_set["context"][1]) == ["Hi", 'say "x"']  # a dialogue's turns, as JSON
     assert per_set["sent_bert_diversity"].tolist() == ["0.1250", ""]  # None: an empty cell
@@ -133,12 +175,19 @@ def test_per_set_table_of_several_systems_starts_with_the_system():
 
 
 def test_the_format_follows_the_suffix_or_the_flag():
-    assert [output_format_of(name, None) for name in ("r.json", "r.CSV", "r.md", "r.markdown", "r.tex")] == [
-        "json", "csv", "markdown", "markdown", "latex"]
-    assert output_format_of(None, None) == "json" and output_format_of("table.txt", "latex") == "latex"
-    with pytest.raises(ValueError, match=r"`output` 'r\.md' names a markdown file but `output_format` is latex"):
+    assert [
+        output_format_of(name, None) for name in ("r.json", "r.CSV", "r.md", "r.markdown", "r.tex")
+    ] == ["json", "csv", "markdown", "markdown", "latex"]
+    assert (
+        output_format_of(None, None) == "json" and output_format_of("table.txt", "latex") == "latex"
+    )
+    with pytest.raises(
+        ValueError, match=r"`output` 'r\.md' names a markdown file but `output_format` is latex"
+    ):
         output_format_of("r.md", "latex")
-    with pytest.raises(ValueError, match=r"^`output` 'report': cannot tell its format .* pass `output_format`"):
+    with pytest.raises(
+        ValueError, match=r"^`output` 'report': cannot tell its format .* pass `output_format`"
+    ):
         output_format_of("report", None)
 
 
@@ -147,26 +196,43 @@ def test_where_every_output_goes(tmp_path):
     source.write_text("{}\n", encoding="utf-8")
     assert plan_outputs({"s": str(source)}).reports == {"s": tmp_path / "s.diversity.json"}
     plan = plan_outputs({"s": str(source)}, output_format="latex")
-    assert (plan.table, plan.reports["s"]) == (tmp_path / "s.diversity.tex", tmp_path / "s.diversity.json")
-    plan = plan_outputs({"s": str(source)}, str(tmp_path / "out" / "r.md"), per_set_csv=str(tmp_path / "sets.csv"))
-    assert plan.paths() == [tmp_path / "out" / "r.json", tmp_path / "out" / "r.md", tmp_path / "sets.csv"]
+    assert (plan.table, plan.reports["s"]) == (
+        tmp_path / "s.diversity.tex",
+        tmp_path / "s.diversity.json",
+    )
+    plan = plan_outputs(
+        {"s": str(source)}, str(tmp_path / "out" / "r.md"), per_set_csv=str(tmp_path / "sets.csv")
+    )
+    assert plan.paths() == [
+        tmp_path / "out" / "r.json",
+        tmp_path / "out" / "r.md",
+        tmp_path / "sets.csv",
+    ]
     plan = plan_outputs({"A": str(source), "B": "org/b"}, str(tmp_path / "cmp.csv"))
     assert plan.reports == {"A": tmp_path / "cmp.A.json", "B": tmp_path / "cmp.B.json"}
     assert plan.comparison == tmp_path / "cmp.csv" and plan.output_format == "csv"
-    assert plan_outputs({"A": str(source), "B": "org/b"}).reports["B"] == Path("org__b.diversity.json")
+    assert plan_outputs({"A": str(source), "B": "org/b"}).reports["B"] == Path(
+        "org__b.diversity.json"
+    )
 
 
 def test_outputs_never_land_on_an_input_or_on_each_other(tmp_path):
     source = tmp_path / "s.json"
     source.write_text("[]", encoding="utf-8")
     with pytest.raises(ValueError, match=r"^`output` would overwrite the input .*s\.json"):
-        plan_outputs({"s": str(source)}, str(tmp_path / "s.md"))  # the JSON report beside s.md is s.json
+        plan_outputs(
+            {"s": str(source)}, str(tmp_path / "s.md")
+        )  # the JSON report beside s.md is s.json
     other = tmp_path / "s.csv"
     other.write_text("", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"^`output` would have two outputs written to .*s\.diversity\.json"):
+    with pytest.raises(
+        ValueError, match=r"^`output` would have two outputs written to .*s\.diversity\.json"
+    ):
         plan_outputs({"A": str(source), "B": str(other)})
     with pytest.raises(ValueError, match=r"`per_set_csv` .* must end with \.csv"):
-        plan_outputs({"s": str(source)}, str(tmp_path / "r.json"), per_set_csv=str(tmp_path / "sets.md"))
+        plan_outputs(
+            {"s": str(source)}, str(tmp_path / "r.json"), per_set_csv=str(tmp_path / "sets.md")
+        )
     with pytest.raises(ValueError, match=r"with several inputs it needs `output`"):
         plan_outputs({"A": str(source), "B": str(other)}, output_format="latex")
 
@@ -174,24 +240,62 @@ def test_outputs_never_land_on_an_input_or_on_each_other(tmp_path):
 def test_cli_writes_the_table_and_the_json_report_beside_it(tmp_path, capsys):
     out = tmp_path / "paper" / "table.tex"
     per_set = tmp_path / "sets.csv"
-    assert main(["evaluate", str(DEMO), "-o", str(out), "--per-set-csv", str(per_set), "--decimals", "2", *NO_MODELS]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                str(DEMO),
+                "-o",
+                str(out),
+                "--per-set-csv",
+                str(per_set),
+                "--decimals",
+                "2",
+                *NO_MODELS,
+            ]
+        )
+        == 0
+    )
     report = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
     assert out.read_text(encoding="utf-8") == format_report(report, "latex", decimals=2)
-    assert "lexical\\_diversity & averaged\\_distinct\\_n & response\\_set & " in out.read_text(encoding="utf-8")
+    assert "lexical\\_diversity & averaged\\_distinct\\_n & response\\_set & " in out.read_text(
+        encoding="utf-8"
+    )
     assert report["provenance"]["options"]["--output"] == str(out)
     rows = pd.read_csv(per_set)
     assert len(rows) == report["num_sets"] == 8
-    assert rows["averaged_distinct_n"].tolist() == pytest.approx([row["averaged_distinct_n"] for row in report["per_set"]], abs=0.005)
+    assert rows["averaged_distinct_n"].tolist() == pytest.approx(
+        [row["averaged_distinct_n"] for row in report["per_set"]], abs=0.005
+    )
     assert rows["style"].tolist()[:2] == ["diverse", "dull"]
     printed = capsys.readouterr().out
-    assert f"report: {out.with_suffix('.json')}; table: {out}" in printed and f"per-set table: {per_set}" in printed
+    assert (
+        f"report: {out.with_suffix('.json')}; table: {out}" in printed
+        and f"per-set table: {per_set}" in printed
+    )
 
 
 def test_cli_output_errors_name_the_flags(tmp_path, capsys):
-    assert main(["evaluate", str(DEMO), "-o", str(tmp_path / "r.md"), "--output-format", "csv", *NO_MODELS]) == 2
+    assert (
+        main(
+            [
+                "evaluate",
+                str(DEMO),
+                "-o",
+                str(tmp_path / "r.md"),
+                "--output-format",
+                "csv",
+                *NO_MODELS,
+            ]
+        )
+        == 2
+    )
     assert "`--output` " in capsys.readouterr().err
     assert main(["evaluate", str(DEMO), "-o", str(tmp_path / "r.txt"), *NO_MODELS]) == 2
     assert "pass `--output-format`" in capsys.readouterr().err
-    assert main(["evaluate", str(DEMO), "-o", str(tmp_path / "r.csv"), "--decimals", "-1", *NO_MODELS]) == 2
+    assert (
+        main(["evaluate", str(DEMO), "-o", str(tmp_path / "r.csv"), "--decimals", "-1", *NO_MODELS])
+        == 2
+    )
     assert "`--decimals` must be an integer >= 0" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())  # nothing written

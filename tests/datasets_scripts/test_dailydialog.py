@@ -2,6 +2,7 @@
 holding ``ijcnlp_dailydialog/<split>.zip``, each holding ``<split>/dialogues_<split>.txt`` and its act
 and emotion files): dialogues with ClassLabels, the context-response pairs of Han et al. 2022, the
 release's quirks, line checks naming FILE:LINE, checksums, the offline error, the Parquet export."""
+
 from __future__ import annotations
 
 import io
@@ -27,7 +28,11 @@ def build(tmp_path, config=None, **kwargs):
 def test_dialogues_config_reads_the_nested_archive(tmp_path):
     write_archive(tmp_path)
     data = build(tmp_path)
-    assert {split: data[split].num_rows for split in data} == {"train": 2, "validation": 1, "test": 2}
+    assert {split: data[split].num_rows for split in data} == {
+        "train": 2,
+        "validation": 1,
+        "test": 2,
+    }
     first = data["test"][0]
     assert first["id"] == "test-0"
     assert first["dialog"] == ["Hey man , you wanna buy some weed ?", "Some what ?", "Weed !"]
@@ -44,13 +49,33 @@ def test_pairs_config_makes_each_later_turn_a_response_to_the_turns_before(tmp_p
     test = build(tmp_path, "pairs", split="test")
     # 3 + 2 turns: 2 + 1 pairs (the official test split's 7,740 turns of 1,000 dialogues give 6,740)
     assert test.to_list() == [
-        {"id": "test-0-1", "dialogue_id": "test-0", "turn": 1, "context": ["Hey man , you wanna buy some weed ?"],
-         "response": "Some what ?", "response_act": 2, "response_emotion": 6},
-        {"id": "test-0-2", "dialogue_id": "test-0", "turn": 2,
-         "context": ["Hey man , you wanna buy some weed ?", "Some what ?"], "response": "Weed !",
-         "response_act": 3, "response_emotion": 1},
-        {"id": "test-1-1", "dialogue_id": "test-1", "turn": 1, "context": ["The taxi drivers are on strike again ."],
-         "response": "What for ?", "response_act": 2, "response_emotion": 0},
+        {
+            "id": "test-0-1",
+            "dialogue_id": "test-0",
+            "turn": 1,
+            "context": ["Hey man , you wanna buy some weed ?"],
+            "response": "Some what ?",
+            "response_act": 2,
+            "response_emotion": 6,
+        },
+        {
+            "id": "test-0-2",
+            "dialogue_id": "test-0",
+            "turn": 2,
+            "context": ["Hey man , you wanna buy some weed ?", "Some what ?"],
+            "response": "Weed !",
+            "response_act": 3,
+            "response_emotion": 1,
+        },
+        {
+            "id": "test-1-1",
+            "dialogue_id": "test-1",
+            "turn": 1,
+            "context": ["The taxi drivers are on strike again ."],
+            "response": "What for ?",
+            "response_act": 2,
+            "response_emotion": 0,
+        },
     ]
     assert context_response_pairs(["a", "b", "c"]) == [(1, ["a"], "b"), (2, ["a", "b"], "c")]
     assert context_response_pairs(["a"]) == []
@@ -72,15 +97,31 @@ def test_the_unzipped_release_is_read_only_unchecked(tmp_path):
         build(tmp_path, cache_dir=str(tmp_path / "other-cache"))
 
 
-@pytest.mark.parametrize(("override", "file", "message"), [
-    ({"act_text": "3 2 3 \n1 \n"}, "dialogues_act_test.txt", "line 2: 1 act label(s) for the 2 turn(s)"),
-    ({"act_text": "3 2 3 \n"}, "dialogues_act_test.txt", "line 2: the file has ended where"),
-    ({"act_text": "3 2 9 \n1 2 \n"}, "dialogues_act_test.txt", "line 1: act label '9' is not one of the release's numbers"),
-    ({"act_text": "3 2 3 \n0 2 \n"}, "dialogues_act_test.txt", "line 2: act label '0'"),
-    ({"dialog_text": "a __eou__  __eou__ b __eou__\nc __eou__ d __eou__\n"}, "dialogues_test.txt",
-     "line 1: turn 2 of 3 is empty"),
-])
-def test_lines_that_disagree_are_an_error_naming_the_file_and_line(tmp_path, override, file, message):
+@pytest.mark.parametrize(
+    ("override", "file", "message"),
+    [
+        (
+            {"act_text": "3 2 3 \n1 \n"},
+            "dialogues_act_test.txt",
+            "line 2: 1 act label(s) for the 2 turn(s)",
+        ),
+        ({"act_text": "3 2 3 \n"}, "dialogues_act_test.txt", "line 2: the file has ended where"),
+        (
+            {"act_text": "3 2 9 \n1 2 \n"},
+            "dialogues_act_test.txt",
+            "line 1: act label '9' is not one of the release's numbers",
+        ),
+        ({"act_text": "3 2 3 \n0 2 \n"}, "dialogues_act_test.txt", "line 2: act label '0'"),
+        (
+            {"dialog_text": "a __eou__  __eou__ b __eou__\nc __eou__ d __eou__\n"},
+            "dialogues_test.txt",
+            "line 1: turn 2 of 3 is empty",
+        ),
+    ],
+)
+def test_lines_that_disagree_are_an_error_naming_the_file_and_line(
+    tmp_path, override, file, message
+):
     write_archive(tmp_path, **override)
     archive = tmp_path / "ijcnlp_dailydialog.zip"
     where = f"{archive}:ijcnlp_dailydialog/test.zip:test/{file}, "
@@ -90,18 +131,30 @@ def test_lines_that_disagree_are_an_error_naming_the_file_and_line(tmp_path, ove
 
 def test_read_dialogues_tolerates_the_release_quirks_and_trailing_blank_lines():
     sources = {"dialog": "d.txt", "act": "a.txt", "emotion": "e.txt"}
-    dialogues = read_dialogues([" Hi . __eou__Hello ! __eou__ \n", "Last turn without eou\n", "\n"],
-                               ["1 1\n", "1\n", "\n"], ["0 0 \n", " 4\n"], sources)
-    assert dialogues == [{"dialog": ["Hi .", "Hello !"], "act": [1, 1], "emotion": [0, 0]},
-                         {"dialog": ["Last turn without eou"], "act": [1], "emotion": [4]}]
-    with pytest.raises(ValueError, match=r"e.txt, line 1: 1 emotion label\(s\) for the 2 turn\(s\) of d.txt, line 1"):
+    dialogues = read_dialogues(
+        [" Hi . __eou__Hello ! __eou__ \n", "Last turn without eou\n", "\n"],
+        ["1 1\n", "1\n", "\n"],
+        ["0 0 \n", " 4\n"],
+        sources,
+    )
+    assert dialogues == [
+        {"dialog": ["Hi .", "Hello !"], "act": [1, 1], "emotion": [0, 0]},
+        {"dialog": ["Last turn without eou"], "act": [1], "emotion": [4]},
+    ]
+    with pytest.raises(
+        ValueError,
+        match=r"e.txt, line 1: 1 emotion label\(s\) for the 2 turn\(s\) of d.txt, line 1",
+    ):
         read_dialogues(["a __eou__ b __eou__\n"], ["1 1\n"], ["0\n"], sources)
 
 
 def test_a_bad_archive_is_named_with_what_is_wrong(tmp_path):
     archive = tmp_path / "ijcnlp_dailydialog.zip"
     archive.write_bytes(b"<html>404 Not Found</html>")
-    with pytest.raises(ValueError, match=rf"{re.escape(str(archive))}: not a readable zip archive .*download it again"):
+    with pytest.raises(
+        ValueError,
+        match=rf"{re.escape(str(archive))}: not a readable zip archive .*download it again",
+    ):
         build(tmp_path)
     with zipfile.ZipFile(archive, "w") as outer:
         outer.writestr("ijcnlp_dailydialog/train.zip", split_zip("train", RELEASE["train"]))
@@ -113,7 +166,9 @@ def test_archive_checksum_is_verified_by_default(tmp_path):
     assert SOURCE_URL == "http://yanran.li/files/ijcnlp_dailydialog.zip"
     assert ARCHIVE.sha256 == ("c641e88cbf21fd7c1b57289387f9107d33fe8685a2b37fe8066b82776535ea89",)
     write_archive(tmp_path)
-    with pytest.raises(ValueError, match="is not the released ijcnlp_dailydialog.zip.*verify_checksums=False"):
+    with pytest.raises(
+        ValueError, match="is not the released ijcnlp_dailydialog.zip.*verify_checksums=False"
+    ):
         build(tmp_path, verify_checksums=True)
 
 
@@ -121,7 +176,10 @@ def test_offline_without_data_says_where_to_get_it(tmp_path):
     with pytest.raises(SourceNotAvailableError, match=re.escape(SOURCE_URL)):
         build(tmp_path, data_dir=None, verify_checksums=True)
     (tmp_path / "empty").mkdir()
-    with pytest.raises(SourceNotAvailableError, match=rf"not found under `data_dir` .*Download it from {re.escape(SOURCE_URL)}"):
+    with pytest.raises(
+        SourceNotAvailableError,
+        match=rf"not found under `data_dir` .*Download it from {re.escape(SOURCE_URL)}",
+    ):
         build(tmp_path, data_dir=str(tmp_path / "empty"), verify_checksums=True)
 
 
@@ -129,11 +187,22 @@ def test_export_reads_back_with_plain_load_dataset(tmp_path):
     import datasets
 
     write_archive(tmp_path)
-    out = export_dataset("dailydialog", tmp_path / "export", data_dir=str(tmp_path), cache_dir=str(tmp_path / "cache"),
-                         verify_checksums=False)
+    out = export_dataset(
+        "dailydialog",
+        tmp_path / "export",
+        data_dir=str(tmp_path),
+        cache_dir=str(tmp_path / "cache"),
+        verify_checksums=False,
+    )
     card = (out / "README.md").read_text(encoding="utf-8")
-    assert "config_name: dialogues" in card and "config_name: pairs" in card and "## The splits" in card
+    assert (
+        "config_name: dialogues" in card
+        and "config_name: pairs" in card
+        and "## The splits" in card
+    )
     for config in ("dialogues", "pairs"):
         built = build(tmp_path, config, split="test")
-        reread = datasets.load_dataset(str(out), config, split="test", cache_dir=str(tmp_path / "reread"))
+        reread = datasets.load_dataset(
+            str(out), config, split="test", cache_dir=str(tmp_path / "reread")
+        )
         assert reread.features == built.features and reread.to_list() == built.to_list()

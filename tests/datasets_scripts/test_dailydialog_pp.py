@@ -1,5 +1,6 @@
 """DailyDialog++ builder: record counts and values against the released files, checksum and record
 validation, and the errors that tell a user where to get the files."""
+
 from __future__ import annotations
 
 import json
@@ -17,7 +18,11 @@ EXPECTED_COUNTS = {
     "default": {"validation": 1028, "test": 1142},
     "positives": {"train": 7641},
 }
-RESPONSE_FIELDS = ("positive_responses", "adversarial_negative_responses", "random_negative_responses")
+RESPONSE_FIELDS = (
+    "positive_responses",
+    "adversarial_negative_responses",
+    "random_negative_responses",
+)
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +42,9 @@ def build(cache_dir, **kwargs):
 @pytest.fixture(scope="module")
 def default_splits(release_dir, tmp_path_factory):
     # Built once: several tests read the same dev/test splits.
-    return build(tmp_path_factory.mktemp("cache"), config_name="default", data_dir=str(release_dir)).as_dataset()
+    return build(
+        tmp_path_factory.mktemp("cache"), config_name="default", data_dir=str(release_dir)
+    ).as_dataset()
 
 
 def test_source_files_are_pinned_to_the_commit():
@@ -48,14 +55,18 @@ def test_source_files_are_pinned_to_the_commit():
 
 
 def test_default_config_has_every_dev_and_test_record(default_splits):
-    assert {split: len(dataset) for split, dataset in default_splits.items()} == EXPECTED_COUNTS["default"]
+    assert {split: len(dataset) for split, dataset in default_splits.items()} == EXPECTED_COUNTS[
+        "default"
+    ]
     assert default_splits["validation"]["id"] == list(range(1028))
     assert default_splits["validation"].features["id"].dtype == "int32"
 
 
 def test_positives_config_has_every_record(release_dir, tmp_path):
     splits = build(tmp_path, config_name="positives", data_dir=str(release_dir)).as_dataset()
-    assert {split: len(dataset) for split, dataset in splits.items()} == EXPECTED_COUNTS["positives"]
+    assert {split: len(dataset) for split, dataset in splits.items()} == EXPECTED_COUNTS[
+        "positives"
+    ]
     train = splits["train"]
     assert set(train.column_names) == {"dialog_id", "context", "positive_responses"}
     assert train["dialog_id"] == list(range(7641))
@@ -73,7 +84,9 @@ def test_contexts_are_strings_and_responses_come_in_fives(default_splits):
         for record in default_splits[split]:
             assert record["context"] and all(isinstance(turn, str) for turn in record["context"])
             for field in RESPONSE_FIELDS:
-                assert len(record[field]) == 5 and all(isinstance(text, str) for text in record[field])
+                assert len(record[field]) == 5 and all(
+                    isinstance(text, str) for text in record[field]
+                )
 
 
 def copy_default_files(release_dir, destination):
@@ -94,7 +107,9 @@ def test_edited_copy_fails_the_checksum_unless_verification_is_off(release_dir, 
     with pytest.raises(ValueError, match="sha256"):
         build(tmp_path / "cache-verified", data_dir=str(data_dir))
 
-    splits = build(tmp_path / "cache-unverified", data_dir=str(data_dir), verify_checksums=False).as_dataset()
+    splits = build(
+        tmp_path / "cache-unverified", data_dir=str(data_dir), verify_checksums=False
+    ).as_dataset()
     assert len(splits["validation"]) == 1028
     assert splits["validation"][0]["positive_responses"][0] == "So nice of yoU."
 
@@ -134,19 +149,35 @@ POSITIVE_ONLY_LAYOUT = ("dialog_id", ("positive_responses",))
 @pytest.mark.parametrize(
     ("second_line", "message"),
     [
-        ('{"dialog_id": 1, "context": ["Hi"], "positive_responses": ["a", "b", "c", "d", "e"]', "not valid JSON"),
-        ('{"dialog_id": 1, "context": [], "positive_responses": ["a", "b", "c", "d", "e"]}', "`context`"),
-        ('{"dialog_id": 1, "context": ["Hi", 2], "positive_responses": ["a", "b", "c", "d", "e"]}', "`context`"),
+        (
+            '{"dialog_id": 1, "context": ["Hi"], "positive_responses": ["a", "b", "c", "d", "e"]',
+            "not valid JSON",
+        ),
+        (
+            '{"dialog_id": 1, "context": [], "positive_responses": ["a", "b", "c", "d", "e"]}',
+            "`context`",
+        ),
+        (
+            '{"dialog_id": 1, "context": ["Hi", 2], "positive_responses": ["a", "b", "c", "d", "e"]}',
+            "`context`",
+        ),
         ('{"dialog_id": 1, "context": ["Hi"]}', "missing key"),
-        ('{"dialog_id": 1, "context": ["Hi"], "positive_responses": ["a", "b", "c", "d", "e"], "topic": "x"}',
-         "unexpected key"),
-        ('{"dialog_id": "1", "context": ["Hi"], "positive_responses": ["a", "b", "c", "d", "e"]}', "`dialog_id`"),
+        (
+            '{"dialog_id": 1, "context": ["Hi"], "positive_responses": ["a", "b", "c", "d", "e"], "topic": "x"}',
+            "unexpected key",
+        ),
+        (
+            '{"dialog_id": "1", "context": ["Hi"], "positive_responses": ["a", "b", "c", "d", "e"]}',
+            "`dialog_id`",
+        ),
         ('["Hi"]', "JSON object"),
     ],
 )
 def test_read_records_rejects_each_kind_of_malformed_line(tmp_path, second_line, message):
     path = tmp_path / "data_positives.json"
-    first_line = '{"dialog_id": 0, "context": ["Hi"], "positive_responses": ["a", "b", "c", "d", "e"]}'
+    first_line = (
+        '{"dialog_id": 0, "context": ["Hi"], "positive_responses": ["a", "b", "c", "d", "e"]}'
+    )
     path.write_text(f"{first_line}\n{second_line}", encoding="utf-8")
     with pytest.raises(ValueError, match=rf"data_positives\.json, line 2: .*{message}"):
         read_records(str(path), *POSITIVE_ONLY_LAYOUT)
@@ -159,14 +190,28 @@ def test_load_takes_the_split_names_the_cli_takes(release_dir, tmp_path):
 
     assert SPLIT_ALIASES == {"dev": "validation"}
     dev = load("dailydialog_pp", data_dir=str(release_dir), split="dev", cache_dir=str(tmp_path))
-    validation = load("dailydialog_pp", data_dir=str(release_dir), split="validation", cache_dir=str(tmp_path))
+    validation = load(
+        "dailydialog_pp", data_dir=str(release_dir), split="validation", cache_dir=str(tmp_path)
+    )
     assert dev.split == "validation" and dev["id"] == validation["id"]
     contexts = read_contexts("dailydialog_pp", "dev", None, data_dir=str(release_dir), limit=None)
     assert [context.id for context in contexts] == validation["id"]
-    with pytest.raises(ValueError, match=r"`split` must be one of \['validation', 'test'\] \(or 'dev' for 'validation'\) "
-                                         r"for 'dailydialog_pp' config 'default', got 'valid'"):
+    with pytest.raises(
+        ValueError,
+        match=r"`split` must be one of \['validation', 'test'\] \(or 'dev' for 'validation'\) "
+        r"for 'dailydialog_pp' config 'default', got 'valid'",
+    ):
         load("dailydialog_pp", data_dir=str(release_dir), split="valid", cache_dir=str(tmp_path))
-    with pytest.raises(ValueError, match=r"`split` must be one of \['train'\] for 'dailydialog_pp' config 'positives', got 'dev'"):
-        load("dailydialog_pp", "positives", data_dir=str(release_dir), split="dev", cache_dir=str(tmp_path))
+    with pytest.raises(
+        ValueError,
+        match=r"`split` must be one of \['train'\] for 'dailydialog_pp' config 'positives', got 'dev'",
+    ):
+        load(
+            "dailydialog_pp",
+            "positives",
+            data_dir=str(release_dir),
+            split="dev",
+            cache_dir=str(tmp_path),
+        )
     with pytest.raises(ValueError, match="`split` must be a split name"):
         read_contexts("dailydialog_pp", None, None, data_dir=str(release_dir))

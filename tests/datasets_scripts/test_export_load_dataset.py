@@ -6,6 +6,7 @@ released files in ../shared/data (diversity_eval, dailydialog_pp) or the small s
 the released formats that each builder's own tests write (circa, dailydialog, empathetic_dialogues,
 polar_questions, response_selection).
 """
+
 from __future__ import annotations
 
 import datasets
@@ -64,13 +65,21 @@ def _polar_questions(request, tmp_path, monkeypatch) -> dict:
     # Ten paired premises: the authors' 90 % / 10 % split leaves one for validation.
     small = {"tagger": lexicon_tagger, "num_inputs": 2, "num_unlikelihood_premises": 10}
     monkeypatch.setattr(export, "make_builder", lambda *args: make_builder(*args, **small))
-    return {"data_dir": str(request.getfixturevalue("mnli_dir")), "verify_checksums": False, "config_kwargs": small}
+    return {
+        "data_dir": str(request.getfixturevalue("mnli_dir")),
+        "verify_checksums": False,
+        "config_kwargs": small,
+    }
 
 
 SOURCES = {
-    "diversity_eval": _diversity_eval, "dailydialog_pp": _dailydialog_pp, "circa": _circa,
-    "empathetic_dialogues": _empathetic_dialogues, "dailydialog": _dailydialog,
-    "polar_questions": _polar_questions, "response_selection": _response_selection,
+    "diversity_eval": _diversity_eval,
+    "dailydialog_pp": _dailydialog_pp,
+    "circa": _circa,
+    "empathetic_dialogues": _empathetic_dialogues,
+    "dailydialog": _dailydialog,
+    "polar_questions": _polar_questions,
+    "response_selection": _response_selection,
 }
 
 
@@ -81,7 +90,9 @@ def mnli_dir(tmp_path):
 
     folder = tmp_path / "mnli" / "multinli_1.0"
     folder.mkdir(parents=True)
-    (folder / "multinli_1.0_train.jsonl").write_text("\n".join(mnli_lines()) + "\n", encoding="utf-8")
+    (folder / "multinli_1.0_train.jsonl").write_text(
+        "\n".join(mnli_lines()) + "\n", encoding="utf-8"
+    )
     return folder.parent
 
 
@@ -90,7 +101,9 @@ def test_every_builder_has_a_source():
 
 
 @pytest.mark.parametrize("name", sorted(BUILDERS))
-def test_every_exported_config_reads_back_with_plain_load_dataset(name, request, tmp_path, monkeypatch):
+def test_every_exported_config_reads_back_with_plain_load_dataset(
+    name, request, tmp_path, monkeypatch
+):
     source = SOURCES[name](request, tmp_path, monkeypatch)
     config_kwargs = source.pop("config_kwargs", {})
     cache_dir = str(tmp_path / "cache")

@@ -2,6 +2,7 @@
 bytes that are not UTF-8 as a ValueError naming the file and line, a bad EmpatheticDialogues
 archive as one naming the archive and what is wrong with it, never a bare
 UnicodeDecodeError or DatasetGenerationError."""
+
 from __future__ import annotations
 
 import io
@@ -26,7 +27,9 @@ def insert_after_line(path, line_number: int, data: bytes = NOT_UTF8) -> int:
 
 
 def expect_bad_line(path, line_number: int):
-    return pytest.raises(ValueError, match=rf"{re.escape(str(path))}, line {line_number}: byte 0xe9 .* is not UTF-8")
+    return pytest.raises(
+        ValueError, match=rf"{re.escape(str(path))}, line {line_number}: byte 0xe9 .* is not UTF-8"
+    )
 
 
 def test_circa(tmp_path):
@@ -36,7 +39,13 @@ def test_circa(tmp_path):
     write_tsv(path)
     bad = insert_after_line(path, 2)
     with expect_bad_line(path, bad):
-        load("circa", "strict", data_dir=str(tmp_path), cache_dir=str(tmp_path / "cache"), verify_checksums=False)
+        load(
+            "circa",
+            "strict",
+            data_dir=str(tmp_path),
+            cache_dir=str(tmp_path / "cache"),
+            verify_checksums=False,
+        )
 
 
 def test_dailydialog_pp(shared_data, tmp_path):
@@ -45,16 +54,28 @@ def test_dailydialog_pp(shared_data, tmp_path):
         shutil.copy(release / name, tmp_path / name)
     bad = insert_after_line(tmp_path / "test.json", 3)
     with expect_bad_line(tmp_path / "test.json", bad):
-        load("dailydialog_pp", data_dir=str(tmp_path), cache_dir=str(tmp_path / "cache"), verify_checksums=False)
+        load(
+            "dailydialog_pp",
+            data_dir=str(tmp_path),
+            cache_dir=str(tmp_path / "cache"),
+            verify_checksums=False,
+        )
 
 
 def test_diversity_eval(shared_data, tmp_path):
     name = "con_test_200_with_hds_resp_gen.csv"
-    shutil.copy(shared_data / "tevet-diversity-eval" / "with_metrics" / "conTest" / name, tmp_path / name)
+    shutil.copy(
+        shared_data / "tevet-diversity-eval" / "with_metrics" / "conTest" / name, tmp_path / name
+    )
     bad = insert_after_line(tmp_path / name, 1)
     with expect_bad_line(tmp_path / name, bad):
-        load("diversity_eval", "con_test_200_resp_gen", data_dir=str(tmp_path), cache_dir=str(tmp_path / "cache"),
-             verify_checksums=False)
+        load(
+            "diversity_eval",
+            "con_test_200_resp_gen",
+            data_dir=str(tmp_path),
+            cache_dir=str(tmp_path / "cache"),
+            verify_checksums=False,
+        )
 
 
 def test_polar_questions(tmp_path):
@@ -66,18 +87,32 @@ def test_polar_questions(tmp_path):
     path.write_text("\n".join(mnli_lines()) + "\n", encoding="utf-8")
     bad = insert_after_line(path, 4)
     with expect_bad_line(path, bad):
-        load("polar_questions", "entq", data_dir=str(mnli_dir), cache_dir=str(tmp_path / "cache"),
-             verify_checksums=False, tagger=lexicon_tagger, num_inputs=2)
+        load(
+            "polar_questions",
+            "entq",
+            data_dir=str(mnli_dir),
+            cache_dir=str(tmp_path / "cache"),
+            verify_checksums=False,
+            tagger=lexicon_tagger,
+            num_inputs=2,
+        )
 
 
-@pytest.mark.parametrize("name", ["human_scores.jsonl", "indice/dailydialog.txt", "indice/opensubtitles.txt"])
+@pytest.mark.parametrize(
+    "name", ["human_scores.jsonl", "indice/dailydialog.txt", "indice/opensubtitles.txt"]
+)
 def test_response_selection(tmp_path, name):
     from test_response_selection_builder import write_release
 
     release = write_release(tmp_path / "release")
     bad = insert_after_line(release / name, 0)
     with expect_bad_line(release / name, bad):
-        load("response_selection", data_dir=str(release), cache_dir=str(tmp_path / "cache"), verify_checksums=False)
+        load(
+            "response_selection",
+            data_dir=str(release),
+            cache_dir=str(tmp_path / "cache"),
+            verify_checksums=False,
+        )
 
 
 def _archive(path, members: dict[str, bytes]):
@@ -92,52 +127,87 @@ def _archive(path, members: dict[str, bytes]):
 def _release_members(valid: bytes | None = None) -> dict[str, bytes]:
     from test_empathetic_dialogues import TEST_ROWS, TRAIN_ROWS, VALID_ROWS, csv_text
 
-    members = {f"empatheticdialogues/{name}": csv_text(rows).encode("utf-8")
-               for name, rows in (("train.csv", TRAIN_ROWS), ("valid.csv", VALID_ROWS), ("test.csv", TEST_ROWS))}
+    members = {
+        f"empatheticdialogues/{name}": csv_text(rows).encode("utf-8")
+        for name, rows in (
+            ("train.csv", TRAIN_ROWS),
+            ("valid.csv", VALID_ROWS),
+            ("test.csv", TEST_ROWS),
+        )
+    }
     if valid is not None:
         members["empatheticdialogues/valid.csv"] = valid
     return members
 
 
 def load_ed(tmp_path, **kwargs):
-    return load("empathetic_dialogues", data_dir=str(tmp_path), cache_dir=str(tmp_path / "cache"),
-                verify_checksums=False, **kwargs)
+    return load(
+        "empathetic_dialogues",
+        data_dir=str(tmp_path),
+        cache_dir=str(tmp_path / "cache"),
+        verify_checksums=False,
+        **kwargs,
+    )
 
 
 def test_empathetic_dialogues_bad_bytes_in_the_archive_and_the_extracted_csv(tmp_path):
     valid = _release_members()["empatheticdialogues/valid.csv"]
     lines = valid.splitlines(keepends=True)
-    archive = _archive(tmp_path / "empatheticdialogues.tar.gz",
-                       _release_members(b"".join(lines[:3]) + NOT_UTF8 + b"".join(lines[3:])))
-    with pytest.raises(ValueError, match=rf"{re.escape(str(archive))}:empatheticdialogues/valid.csv, line 4: byte 0xe9"):
+    archive = _archive(
+        tmp_path / "empatheticdialogues.tar.gz",
+        _release_members(b"".join(lines[:3]) + NOT_UTF8 + b"".join(lines[3:])),
+    )
+    with pytest.raises(
+        ValueError,
+        match=rf"{re.escape(str(archive))}:empatheticdialogues/valid.csv, line 4: byte 0xe9",
+    ):
         load_ed(tmp_path, split="validation")
     archive.unlink()
     folder = tmp_path / "empatheticdialogues"
     folder.mkdir()
-    for member, data in _release_members(b"".join(lines[:3]) + NOT_UTF8 + b"".join(lines[3:])).items():
+    for member, data in _release_members(
+        b"".join(lines[:3]) + NOT_UTF8 + b"".join(lines[3:])
+    ).items():
         (tmp_path / member).write_bytes(data)
     with expect_bad_line(folder / "valid.csv", 4):
         load_ed(tmp_path, split="validation")
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    (lambda whole: whole[: len(whole) // 2], r"not a readable gzip-compressed tar archive \((EOFError|ReadError)"),
-    (lambda whole: b"<html>404 Not Found</html>", r"not a readable gzip-compressed tar archive \(ReadError"),
-    (lambda whole: b"", r"not a readable gzip-compressed tar archive"),
-    (lambda whole: whole[:10] + bytes(len(whole) - 10), r"not a readable gzip-compressed tar archive"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            lambda whole: whole[: len(whole) // 2],
+            r"not a readable gzip-compressed tar archive \((EOFError|ReadError)",
+        ),
+        (
+            lambda whole: b"<html>404 Not Found</html>",
+            r"not a readable gzip-compressed tar archive \(ReadError",
+        ),
+        (lambda whole: b"", r"not a readable gzip-compressed tar archive"),
+        (
+            lambda whole: whole[:10] + bytes(len(whole) - 10),
+            r"not a readable gzip-compressed tar archive",
+        ),
+    ],
+)
 def test_a_bad_empathetic_dialogues_archive_is_named_with_what_is_wrong(tmp_path, content, message):
     whole = _archive(tmp_path / "good.tar.gz", _release_members()).read_bytes()
     archive = tmp_path / "empatheticdialogues.tar.gz"
     archive.write_bytes(content(whole))
-    with pytest.raises(ValueError, match=rf"{re.escape(str(archive))}: {message}.*download it again"):
+    with pytest.raises(
+        ValueError, match=rf"{re.escape(str(archive))}: {message}.*download it again"
+    ):
         load_ed(tmp_path)
 
 
 def test_an_archive_without_the_split_files_names_what_it_lacks(tmp_path):
     _archive(tmp_path / "empatheticdialogues.tar.gz", {"other/readme.txt": b"hello"})
-    with pytest.raises(ValueError, match=r"empatheticdialogues.tar.gz: no empatheticdialogues/train.csv, .*valid.csv, "
-                                         r".*test.csv in the archive \(it holds \['other/readme.txt'\]\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"empatheticdialogues.tar.gz: no empatheticdialogues/train.csv, .*valid.csv, "
+        r".*test.csv in the archive \(it holds \['other/readme.txt'\]\)",
+    ):
         load_ed(tmp_path)
 
 
@@ -158,10 +228,17 @@ def test_dailydialog_bad_bytes_in_a_split_zip_and_in_the_unzipped_files(tmp_path
 
     dialog_text = "".join(row[0] + "\n" for row in RELEASE["test"]).encode()
     lines = dialog_text.splitlines(keepends=True)
-    archive = write_archive(tmp_path, dialog_text=(lines[0] + NOT_UTF8 + lines[1]).decode("utf-8", "surrogateescape"))
+    archive = write_archive(
+        tmp_path, dialog_text=(lines[0] + NOT_UTF8 + lines[1]).decode("utf-8", "surrogateescape")
+    )
     member = f"{archive}:ijcnlp_dailydialog/test.zip:test/dialogues_test.txt"
     with pytest.raises(ValueError, match=rf"{re.escape(member)}, line 2: byte 0xe9"):
-        load("dailydialog", data_dir=str(tmp_path), cache_dir=str(tmp_path / "cache"), verify_checksums=False)
+        load(
+            "dailydialog",
+            data_dir=str(tmp_path),
+            cache_dir=str(tmp_path / "cache"),
+            verify_checksums=False,
+        )
     archive.unlink()
     folder = tmp_path / "ijcnlp_dailydialog"
     for split, rows in RELEASE.items():
@@ -169,4 +246,9 @@ def test_dailydialog_bad_bytes_in_a_split_zip_and_in_the_unzipped_files(tmp_path
             inner.extractall(folder)
     bad = insert_after_line(folder / "test" / "dialogues_act_test.txt", 1)
     with expect_bad_line(folder / "test" / "dialogues_act_test.txt", bad):
-        load("dailydialog", data_dir=str(tmp_path), cache_dir=str(tmp_path / "cache2"), verify_checksums=False)
+        load(
+            "dailydialog",
+            data_dir=str(tmp_path),
+            cache_dir=str(tmp_path / "cache2"),
+            verify_checksums=False,
+        )

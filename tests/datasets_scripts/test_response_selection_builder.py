@@ -4,6 +4,7 @@ DailyDialog and OpenSubtitles2018 are not on the test machines, so each test wri
 ``dialogues_text.txt`` and ``OpenSubtitles.raw.en.gz`` plus index and score files in the
 released formats, and checks the questions the builder rebuilds against the texts it wrote.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -42,11 +43,16 @@ def write_release(root, scores=None, dialogue_line_end="\n"):
     """Synthetic corpora and release files under ``root`` (the layout a data_dir may have)."""
     (root / "indice").mkdir(parents=True)
     (root / "indice" / "dailydialog.txt").write_text("".join(f"{i}\n" for i in DIALOGUE_INDICES))
-    (root / "indice" / "opensubtitles.txt").write_text("".join("\t".join(map(str, row)) + "\n" for row in SUBTITLE_INDICES))
+    (root / "indice" / "opensubtitles.txt").write_text(
+        "".join("\t".join(map(str, row)) + "\n" for row in SUBTITLE_INDICES)
+    )
     rows = scores if scores is not None else [GOOD_SCORES] * len(DIALOGUE_INDICES)
     (root / "human_scores.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
     # dialogues_text.txt: five utterances per dialogue, " __eou__ "-separated, ending in " __eou__".
-    lines = [" __eou__ ".join(utterance(d, t) for t in range(5)) + " __eou__" for d in range(NUM_DIALOGUES)]
+    lines = [
+        " __eou__ ".join(utterance(d, t) for t in range(5)) + " __eou__"
+        for d in range(NUM_DIALOGUES)
+    ]
     with open(root / "dialogues_text.txt", "w", encoding="utf-8", newline="") as handle:
         handle.write("".join(line + dialogue_line_end for line in lines))
     with gzip.open(root / "OpenSubtitles.raw.en.gz", "wt", encoding="utf-8") as handle:
@@ -60,8 +66,15 @@ def release(tmp_path):
 
 
 def build(data_dir, config="default", tmp=None, **kwargs):
-    return load("response_selection", config, data_dir=str(data_dir), split="test", verify_checksums=False,
-                cache_dir=str(tmp or data_dir) + "/cache", **kwargs)
+    return load(
+        "response_selection",
+        config,
+        data_dir=str(data_dir),
+        split="test",
+        verify_checksums=False,
+        cache_dir=str(tmp or data_dir) + "/cache",
+        **kwargs,
+    )
 
 
 def test_questions_are_rebuilt_from_the_indices(release):
@@ -78,7 +91,10 @@ def test_questions_are_rebuilt_from_the_indices(release):
             assert row["false_candidate_lines"] == lines
         else:  # a reused context: the first OpenSubtitles line is the ground truth
             assert row["candidates"] == [subtitle(n) for n in lines]
-            assert row["ground_truth_source"] == "opensubtitles" and row["ground_truth_line"] == lines[0]
+            assert (
+                row["ground_truth_source"] == "opensubtitles"
+                and row["ground_truth_line"] == lines[0]
+            )
             assert row["false_candidate_lines"] == lines[1:]
         assert row["scores"] == GOOD_SCORES
 
@@ -101,22 +117,39 @@ def test_dailydialog_zip_and_explicit_files(release, tmp_path):
     elsewhere.write_bytes((release / "OpenSubtitles.raw.en.gz").read_bytes())
     (release / "dialogues_text.txt").unlink()
     (release / "OpenSubtitles.raw.en.gz").unlink()
-    rows = build(release, dailydialog_file=str(archive), opensubtitles_file=str(elsewhere), tmp=tmp_path)
+    rows = build(
+        release, dailydialog_file=str(archive), opensubtitles_file=str(elsewhere), tmp=tmp_path
+    )
     assert rows[0]["context"][0] == utterance(3, 0)
     assert rows[1]["candidates"][1] == subtitle(39)
     with pytest.raises(ValueError, match="opensubtitles_file"):
-        build(release, dailydialog_file=str(archive), opensubtitles_file=str(tmp_path / "missing.gz"), tmp=tmp_path / "x")
+        build(
+            release,
+            dailydialog_file=str(archive),
+            opensubtitles_file=str(tmp_path / "missing.gz"),
+            tmp=tmp_path / "x",
+        )
 
 
 def test_released_digests_are_checked(release):
     with pytest.raises(ValueError, match="sha256"):
-        load("response_selection", data_dir=str(release), split="test", cache_dir=str(release / "cache"))
+        load(
+            "response_selection",
+            data_dir=str(release),
+            split="test",
+            cache_dir=str(release / "cache"),
+        )
 
 
 def test_missing_sources_fail_fast_offline(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(SourceNotAvailableError, match="dailydialog.txt"):
-        load("response_selection", data_dir=str(tmp_path / "empty"), split="test", cache_dir=str(tmp_path / "cache"))
+        load(
+            "response_selection",
+            data_dir=str(tmp_path / "empty"),
+            split="test",
+            cache_dir=str(tmp_path / "cache"),
+        )
     with pytest.raises(SourceNotAvailableError, match="raw.githubusercontent.com"):
         load("response_selection", split="test", cache_dir=str(tmp_path / "cache2"))
 
@@ -127,24 +160,40 @@ def test_bad_release_files_are_errors_naming_the_line(tmp_path):
     with pytest.raises(ValueError, match=r"opensubtitles.txt, line 1: expected 3 or 4"):
         read_candidate_indices(str(too_few / "indice" / "opensubtitles.txt"))
     beyond = write_release(tmp_path / "beyond")
-    (beyond / "indice" / "opensubtitles.txt").write_text("".join("\t".join(map(str, r)) + "\n" for r in [[1, 2, 400]] * 5))
+    (beyond / "indice" / "opensubtitles.txt").write_text(
+        "".join("\t".join(map(str, r)) + "\n" for r in [[1, 2, 400]] * 5)
+    )
     with pytest.raises(ValueError, match="has 40 lines but the indices ask for line 400"):
         build(beyond)
-    acceptable_false = [GOOD_SCORES[0], [4, 4, 3, 1, 1], *GOOD_SCORES[2:]]  # three scores >= 3: §3.1 removes it
-    broken = write_release(tmp_path / "scores", scores=[GOOD_SCORES, acceptable_false, *[GOOD_SCORES] * 3])
-    with pytest.raises(ValueError, match=r"human_scores.jsonl, line 2: .*false candidate 1: 3 scores >= 3"):
+    acceptable_false = [
+        GOOD_SCORES[0],
+        [4, 4, 3, 1, 1],
+        *GOOD_SCORES[2:],
+    ]  # three scores >= 3: §3.1 removes it
+    broken = write_release(
+        tmp_path / "scores", scores=[GOOD_SCORES, acceptable_false, *[GOOD_SCORES] * 3]
+    )
+    with pytest.raises(
+        ValueError, match=r"human_scores.jsonl, line 2: .*false candidate 1: 3 scores >= 3"
+    ):
         build(broken)
 
 
 def expected_random_lines(questions, num_lines, seed, trial, repository):
     """The card's rule, written out: the first 3 usable of 10 uniform draws from default_rng([seed, trial])."""
-    draws = np.random.default_rng([seed, trial]).integers(0, num_lines, size=(len(questions), RANDOM_DRAWS_PER_QUESTION))
+    draws = np.random.default_rng([seed, trial]).integers(
+        0, num_lines, size=(len(questions), RANDOM_DRAWS_PER_QUESTION)
+    )
     out = []
     for question, row in zip(questions, draws):
         picked = []
         for line in row:
             text = repository[line].strip()
-            if text and text != question["candidates"][0] and text not in [repository[p].strip() for p in picked]:
+            if (
+                text
+                and text != question["candidates"][0]
+                and text not in [repository[p].strip() for p in picked]
+            ):
                 picked.append(int(line))
         out.append(picked[:3])
     return out
@@ -156,7 +205,14 @@ def test_random_config_samples_seeded_trials_from_a_repository(release, tmp_path
     repository[5] = utterance(3, 3)
     (tmp_path / "repository.txt").write_text("\n".join(repository) + "\n")
     chosen = build(release, tmp=tmp_path / "c")
-    rows = build(release, "random", tmp=tmp_path / "r", repository_file=str(tmp_path / "repository.txt"), seed=7, num_trials=3)
+    rows = build(
+        release,
+        "random",
+        tmp=tmp_path / "r",
+        repository_file=str(tmp_path / "repository.txt"),
+        seed=7,
+        num_trials=3,
+    )
     assert len(rows) == 3 * len(DIALOGUE_INDICES)
     for trial in range(3):
         trial_rows = rows.filter(lambda r, t=trial: r["trial"] == t)
@@ -167,7 +223,14 @@ def test_random_config_samples_seeded_trials_from_a_repository(release, tmp_path
             assert row["false_candidate_lines"] == lines
             assert row["candidates"][1:] == [repository[line] for line in lines]
     assert rows[0]["false_candidate_lines"] != rows[len(DIALOGUE_INDICES)]["false_candidate_lines"]
-    again = build(release, "random", tmp=tmp_path / "r2", repository_file=str(tmp_path / "repository.txt"), seed=7, num_trials=1)
+    again = build(
+        release,
+        "random",
+        tmp=tmp_path / "r2",
+        repository_file=str(tmp_path / "repository.txt"),
+        seed=7,
+        num_trials=1,
+    )
     assert again["candidates"] == rows.select(range(len(DIALOGUE_INDICES)))["candidates"]
 
 
@@ -182,11 +245,17 @@ def test_random_config_leaves_out_the_systems_training_utterances(release, tmp_p
     (tmp_path / "training.txt").write_text("\n".join(training) + "\n")
     kwargs = {"repository_file": str(tmp_path / "repository.txt"), "seed": 5, "num_trials": 4}
     plain = build(release, "random", tmp=tmp_path / "p", **kwargs)
-    rows = build(release, "random", tmp=tmp_path / "x", exclude_file=str(tmp_path / "training.txt"), **kwargs)
-    assert any(line % 4 == 0 for row in plain for line in row["false_candidate_lines"])  # drawn without the exclusion
+    rows = build(
+        release, "random", tmp=tmp_path / "x", exclude_file=str(tmp_path / "training.txt"), **kwargs
+    )
+    assert any(
+        line % 4 == 0 for row in plain for line in row["false_candidate_lines"]
+    )  # drawn without the exclusion
     assert all(line % 4 != 0 for row in rows for line in row["false_candidate_lines"])
     chosen = build(release, tmp=tmp_path / "c")
-    questions = [{"context": q["context"], "candidates": q["candidates"], "label": 0} for q in chosen]
+    questions = [
+        {"context": q["context"], "candidates": q["candidates"], "label": 0} for q in chosen
+    ]
     for trial in range(4):
         helper = random_trial(questions, repository, seed=5, trial=trial, exclude=training)
         built = rows.filter(lambda r, t=trial: r["trial"] == t)
@@ -203,10 +272,20 @@ def test_random_config_defaults_to_the_opensubtitles_repository(release, tmp_pat
 
 
 def test_export_writes_parquet_and_the_card(release, tmp_path):
-    out = export_dataset("response_selection", tmp_path / "export", configs=["default"], data_dir=str(release),
-                         cache_dir=str(tmp_path / "cache"), verify_checksums=False)
+    out = export_dataset(
+        "response_selection",
+        tmp_path / "export",
+        configs=["default"],
+        data_dir=str(release),
+        cache_dir=str(tmp_path / "cache"),
+        verify_checksums=False,
+    )
     card = (out / "README.md").read_text(encoding="utf-8")
     assert card.startswith("---\n") and "config_name: default" in card and "Sato" in card
-    exported = datasets.load_dataset("parquet", data_files=str(out / "default" / "test-*.parquet"), split="train",
-                                     cache_dir=str(tmp_path / "cache2"))
+    exported = datasets.load_dataset(
+        "parquet",
+        data_files=str(out / "default" / "test-*.parquet"),
+        split="train",
+        cache_dir=str(tmp_path / "cache2"),
+    )
     assert exported["candidates"] == build(release, tmp=tmp_path / "again")["candidates"]

@@ -2,6 +2,7 @@
 
 Reference values: paper Table 1 and the checks in SOURCE.md (computed there from the same files).
 """
+
 from __future__ import annotations
 
 import json
@@ -39,7 +40,9 @@ def released_scores(release_dir):
 
 def test_release_files_match_the_pinned_digests(release_dir):
     for source in RELEASE_FILES.values():
-        resolve_source(source, dl_manager=None, data_dir=str(release_dir), verify=True)  # raises on a mismatch
+        resolve_source(
+            source, dl_manager=None, data_dir=str(release_dir), verify=True
+        )  # raises on a mismatch
 
 
 def test_index_files_have_the_papers_structure(release_dir):
@@ -84,7 +87,9 @@ def test_filtering_rules_hold_for_every_question(released_scores, release_dir):
     assert filtering_violations(released_scores) == []
     array = np.array(released_scores)
     assert array.shape == (NUM_QUESTIONS, 4, 5)
-    assert abs(array[:, 0].mean() - 4.60) < 0.005 and abs(array[:, 1:].mean() - 1.55) < 0.005  # SOURCE.md
+    assert (
+        abs(array[:, 0].mean() - 4.60) < 0.005 and abs(array[:, 1:].mean() - 1.55) < 0.005
+    )  # SOURCE.md
     # The check can fail: break each rule once in a copy.
     broken = array.copy()
     broken[0, 0] = [5, 3, 3, 2, 5]  # ground truth with three scores <= 3
@@ -112,9 +117,12 @@ def test_full_test_set_from_corpora_that_fit_the_released_indices(release_dir, t
     from dialeval.datasets_scripts import load
 
     dialogues = tmp_path / "dialogues_text.txt"
-    dialogues.write_text("".join(
-        " __eou__ ".join(f"dialogue {d} turn {t} ." for t in range(4)) + " __eou__\n" for d in range(DAILYDIALOG_NUM_LINES)
-    ))
+    dialogues.write_text(
+        "".join(
+            " __eou__ ".join(f"dialogue {d} turn {t} ." for t in range(4)) + " __eou__\n"
+            for d in range(DAILYDIALOG_NUM_LINES)
+        )
+    )
     candidate_rows = read_candidate_indices(str(release_dir / "indice" / "opensubtitles.txt"))
     wanted = sorted({line for row in candidate_rows for line in row})
     subtitles = tmp_path / "OpenSubtitles.raw.en.gz"
@@ -128,8 +136,14 @@ def test_full_test_set_from_corpora_that_fit_the_released_indices(release_dir, t
                 gap -= step
             handle.write(f"subtitle {line}\n".encode())
             previous = line
-    rows = load("response_selection", split="test", data_dir=str(release_dir), cache_dir=str(tmp_path / "cache"),
-                dailydialog_file=str(dialogues), opensubtitles_file=str(subtitles))
+    rows = load(
+        "response_selection",
+        split="test",
+        data_dir=str(release_dir),
+        cache_dir=str(tmp_path / "cache"),
+        dailydialog_file=str(dialogues),
+        opensubtitles_file=str(subtitles),
+    )
     dialogue_rows = read_dialogue_indices(str(release_dir / "indice" / "dailydialog.txt"))
     assert len(rows) == NUM_QUESTIONS
     assert rows["scores"] == read_scores(str(release_dir / "human_scores.jsonl"))
@@ -137,4 +151,6 @@ def test_full_test_set_from_corpora_that_fit_the_released_indices(release_dir, t
     for row, dialogue, lines in zip(rows, dialogue_rows, candidate_rows):
         assert row["context"] == [f"dialogue {dialogue} turn {t} ." for t in range(3)]
         expected = [f"subtitle {line}" for line in lines]
-        assert row["candidates"] == (expected if len(lines) == 4 else [f"dialogue {dialogue} turn 3 .", *expected])
+        assert row["candidates"] == (
+            expected if len(lines) == 4 else [f"dialogue {dialogue} turn 3 .", *expected]
+        )

@@ -12,6 +12,7 @@ diversity penalty moves a score by λ >= 0.1 here, a different hypothesis change
 Each case pins one rule (see the names and ``make_reference.py``); with the search of before
 issue 28 six of the eleven cases fail (``gpt2_max_length``: exactly λ on the later group).
 """
+
 from __future__ import annotations
 
 import json
@@ -25,8 +26,16 @@ from dialeval.generation.group_beam_search import group_beam_search
 DATA = Path(__file__).resolve().parent.parent / "data" / "group_beam_search"
 REFERENCE = json.loads((DATA / "reference.json").read_text())
 SCORE_TOLERANCE = 1e-5
-SEARCH_OPTIONS = ("num_beams", "num_beam_groups", "diversity_penalty", "max_new_tokens", "length_penalty",
-                  "early_stopping", "eos_token_id", "repetition_penalty")
+SEARCH_OPTIONS = (
+    "num_beams",
+    "num_beam_groups",
+    "diversity_penalty",
+    "max_new_tokens",
+    "length_penalty",
+    "early_stopping",
+    "eos_token_id",
+    "repetition_penalty",
+)
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +44,10 @@ def models():
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # tiny models: thread hand-offs would dominate on a loaded machine
-    yield {"tiny-gpt2": AutoModelForCausalLM.from_pretrained(DATA / "tiny-gpt2").eval(),
-           "tiny-bart": AutoModelForSeq2SeqLM.from_pretrained(DATA / "tiny-bart").eval()}
+    yield {
+        "tiny-gpt2": AutoModelForCausalLM.from_pretrained(DATA / "tiny-gpt2").eval(),
+        "tiny-bart": AutoModelForSeq2SeqLM.from_pretrained(DATA / "tiny-bart").eval(),
+    }
     torch.set_num_threads(threads)
 
 
@@ -51,23 +62,30 @@ def reference_hypotheses(case, eos: int) -> list[list[tuple[list[int], float]]]:
     rows = []
     for sequence, score in zip(case["sequences"], case["sequences_scores"]):
         generated = sequence[prefix:]
-        rows.append((generated[: generated.index(eos) + 1] if eos in generated else generated, score))
-    return [rows[start:start + per_input] for start in range(0, len(rows), per_input)]
+        rows.append(
+            (generated[: generated.index(eos) + 1] if eos in generated else generated, score)
+        )
+    return [rows[start : start + per_input] for start in range(0, len(rows), per_input)]
 
 
-@pytest.mark.parametrize("case", REFERENCE["cases"], ids=[case["name"] for case in REFERENCE["cases"]])
+@pytest.mark.parametrize(
+    "case", REFERENCE["cases"], ids=[case["name"] for case in REFERENCE["cases"]]
+)
 def test_group_beam_search_equals_transformers_4_51(models, case):
     model = models[case["model"]]
     options = {key: value for key, value in case["options"].items() if key in SEARCH_OPTIONS}
     eos = options.get("eos_token_id", model.generation_config.eos_token_id)
     expected = reference_hypotheses(case, eos)
-    ours = group_beam_search(model, torch.tensor(case["input_ids"]), torch.tensor(case["attention_mask"]), **options)
+    ours = group_beam_search(
+        model, torch.tensor(case["input_ids"]), torch.tensor(case["attention_mask"]), **options
+    )
     assert len(ours) == len(expected)
     for hypotheses, reference in zip(ours, expected):
         kept = hypotheses[: len(reference)]  # 4.51 returns the best num_return_sequences
         assert [hypothesis.token_ids for hypothesis in kept] == [tokens for tokens, _ in reference]
-        assert [hypothesis.score for hypothesis in kept] == pytest.approx([score for _, score in reference],
-                                                                          abs=SCORE_TOLERANCE)
+        assert [hypothesis.score for hypothesis in kept] == pytest.approx(
+            [score for _, score in reference], abs=SCORE_TOLERANCE
+        )
 
 
 def test_the_reference_covers_both_endings():
@@ -77,6 +95,11 @@ def test_the_reference_covers_both_endings():
     cases = {case["name"]: case for case in REFERENCE["cases"]}
     cut = cases["gpt2_max_length"]
     for tokens, _ in reference_hypotheses(cut, cut["options"]["eos_token_id"])[0]:
-        assert len(tokens) == cut["options"]["max_new_tokens"] and cut["options"]["eos_token_id"] not in tokens
-    for per_input in reference_hypotheses(cases["bart_eos"], 2) + reference_hypotheses(cases["bart_batch"], 2):
+        assert (
+            len(tokens) == cut["options"]["max_new_tokens"]
+            and cut["options"]["eos_token_id"] not in tokens
+        )
+    for per_input in reference_hypotheses(cases["bart_eos"], 2) + reference_hypotheses(
+        cases["bart_batch"], 2
+    ):
         assert all(tokens[-1] == 2 for tokens, _ in per_input)

@@ -3,6 +3,7 @@ transformers' beam search with one group (also under a checkpoint's content cons
 a plain re-statement of Vijayakumar et al.'s algorithm (Hamming diversity) with several, every
 helper returns B distinct responses, batching does not change the lists, and neither the
 caller's tokenizer nor the generation config is modified."""
+
 from __future__ import annotations
 
 import copy
@@ -21,7 +22,11 @@ from dialeval.generation.nbest import (
     nucleus_sampling_nbest,
 )
 
-PROMPTS = ["hi there! how are you doing today?", "do you have any pets at home?", "i like comedies."]
+PROMPTS = [
+    "hi there! how are you doing today?",
+    "do you have any pets at home?",
+    "i like comedies.",
+]
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -38,21 +43,31 @@ def one_torch_thread():
 def gpt2(tiny_gpt2_path):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    return AutoModelForCausalLM.from_pretrained(tiny_gpt2_path).eval(), AutoTokenizer.from_pretrained(tiny_gpt2_path)
+    return AutoModelForCausalLM.from_pretrained(
+        tiny_gpt2_path
+    ).eval(), AutoTokenizer.from_pretrained(tiny_gpt2_path)
 
 
 @pytest.fixture(scope="module")
 def bart(tiny_bart_path):
     from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
-    return AutoModelForSeq2SeqLM.from_pretrained(tiny_bart_path).eval(), AutoTokenizer.from_pretrained(tiny_bart_path)
+    return AutoModelForSeq2SeqLM.from_pretrained(
+        tiny_bart_path
+    ).eval(), AutoTokenizer.from_pretrained(tiny_bart_path)
 
 
 def frequent_token(model, tokenizer) -> int:
     """A token the random model's beams pick often: used as EOS so that beams do finish early."""
     encoded = tokenizer(PROMPTS[:1], return_tensors="pt")
-    output = model.generate(**encoded, num_beams=4, num_return_sequences=4, do_sample=False, max_new_tokens=8,
-                            forced_eos_token_id=None)
+    output = model.generate(
+        **encoded,
+        num_beams=4,
+        num_return_sequences=4,
+        do_sample=False,
+        max_new_tokens=8,
+        forced_eos_token_id=None,
+    )
     start = 1 if model.config.is_encoder_decoder else encoded["input_ids"].shape[1]
     generated = output[:, start:].reshape(-1).tolist()
     return max(set(generated), key=generated.count)
@@ -61,12 +76,22 @@ def frequent_token(model, tokenizer) -> int:
 def hf_beams(model, tokenizer, prompt, num_beams, max_new_tokens, length_penalty, eos):
     encoded = tokenizer([prompt], return_tensors="pt")
     output = model.generate(
-        **encoded, num_beams=num_beams, num_return_sequences=num_beams, do_sample=False, max_new_tokens=max_new_tokens,
-        length_penalty=length_penalty, early_stopping=False, eos_token_id=eos, return_dict_in_generate=True,
+        **encoded,
+        num_beams=num_beams,
+        num_return_sequences=num_beams,
+        do_sample=False,
+        max_new_tokens=max_new_tokens,
+        length_penalty=length_penalty,
+        early_stopping=False,
+        eos_token_id=eos,
+        return_dict_in_generate=True,
         output_scores=True,
     )
     beams = []
-    for row, score in zip(output.sequences[:, encoded["input_ids"].shape[1]:].tolist(), output.sequences_scores.tolist()):
+    for row, score in zip(
+        output.sequences[:, encoded["input_ids"].shape[1] :].tolist(),
+        output.sequences_scores.tolist(),
+    ):
         if eos in row:  # after EOS transformers pads; the hypothesis ends at its EOS
             row = row[: row.index(eos) + 1]
         beams.append((row, score))
@@ -82,8 +107,16 @@ def test_one_group_equals_transformers_beam_search(gpt2, length_penalty, early_e
     for prompt in PROMPTS:
         expected = hf_beams(model, tokenizer, prompt, 4, 8, length_penalty, eos)
         encoded = tokenizer([prompt], return_tensors="pt")
-        ours = group_beam_search(model, encoded["input_ids"], encoded["attention_mask"], num_beams=4, num_beam_groups=1,
-                                 max_new_tokens=8, length_penalty=length_penalty, eos_token_id=eos)[0]
+        ours = group_beam_search(
+            model,
+            encoded["input_ids"],
+            encoded["attention_mask"],
+            num_beams=4,
+            num_beam_groups=1,
+            max_new_tokens=8,
+            length_penalty=length_penalty,
+            eos_token_id=eos,
+        )[0]
         assert [h.token_ids for h in ours] == [tokens for tokens, _ in expected]
         assert [h.score for h in ours] == pytest.approx([score for _, score in expected], abs=1e-4)
         finished_early |= any(len(h.token_ids) < 8 for h in ours)
@@ -95,9 +128,20 @@ def test_one_group_equals_transformers_on_an_encoder_decoder(bart):
     for prompt in PROMPTS[:2]:
         encoded = tokenizer([prompt], return_tensors="pt")
         # The tiny BART forces EOS at max_length, as facebook/bart-* do: both searches apply it.
-        output = model.generate(**encoded, num_beams=3, num_return_sequences=3, do_sample=False, max_new_tokens=6,
-                                length_penalty=0.0, early_stopping=False, return_dict_in_generate=True, output_scores=True)
-        ours = group_beam_search(model, encoded["input_ids"], encoded["attention_mask"], num_beams=3, max_new_tokens=6)[0]
+        output = model.generate(
+            **encoded,
+            num_beams=3,
+            num_return_sequences=3,
+            do_sample=False,
+            max_new_tokens=6,
+            length_penalty=0.0,
+            early_stopping=False,
+            return_dict_in_generate=True,
+            output_scores=True,
+        )
+        ours = group_beam_search(
+            model, encoded["input_ids"], encoded["attention_mask"], num_beams=3, max_new_tokens=6
+        )[0]
         expected = [row[1:] for row in output.sequences.tolist()]  # drop the decoder start token
         eos = tokenizer.eos_token_id
         expected = [row[: row.index(eos) + 1] if eos in row else row for row in expected]
@@ -105,16 +149,23 @@ def test_one_group_equals_transformers_on_an_encoder_decoder(bart):
         assert [h.score for h in ours] == pytest.approx(output.sequences_scores.tolist(), abs=1e-4)
 
 
-def reference_diverse_beam_search(model, prompt_ids, num_beams, num_groups, penalty, max_new_tokens, eos, pad):
+def reference_diverse_beam_search(
+    model, prompt_ids, num_beams, num_groups, penalty, max_new_tokens, eos, pad
+):
     """Vijayakumar et al.'s algorithm with transformers 4.51's bookkeeping (``BeamSearchScorer``),
     stated plainly: one forward per beam, Python lists throughout, ``length_penalty=0``."""
     size = num_beams // num_groups
-    groups = [{"beams": [(list(prompt_ids), 0.0)], "finished": [], "done": False} for _ in range(num_groups)]
+    groups = [
+        {"beams": [(list(prompt_ids), 0.0)], "finished": [], "done": False}
+        for _ in range(num_groups)
+    ]
     for step in range(max_new_tokens):
         chosen = {}
         for group in groups:
             if group["done"]:
-                chosen[pad] = chosen.get(pad, 0) + size  # 4.51 feeds a done group's beams the pad token
+                chosen[pad] = (
+                    chosen.get(pad, 0) + size
+                )  # 4.51 feeds a done group's beams the pad token
                 continue
             candidates = []
             for sequence, score in group["beams"]:
@@ -133,8 +184,10 @@ def reference_diverse_beam_search(model, prompt_ids, num_beams, num_groups, pena
             for rank, (score, sequence, token) in enumerate(candidates[: 2 * size]):
                 if token == eos:
                     if rank < size:
-                        group["finished"].append((score, sequence[len(prompt_ids):] + [token]))
-                elif len(beams) < size:  # also at the last step: later groups are penalized for these
+                        group["finished"].append((score, sequence[len(prompt_ids) :] + [token]))
+                elif (
+                    len(beams) < size
+                ):  # also at the last step: later groups are penalized for these
                     beams.append((sequence + [token], score))
             group["finished"] = sorted(group["finished"], key=lambda item: -item[0])[:size]
             for sequence, _ in beams:
@@ -146,7 +199,7 @@ def reference_diverse_beam_search(model, prompt_ids, num_beams, num_groups, pena
             break
     for group in groups:  # cut at max_new_tokens: the running beams are hypotheses too
         if not group["done"]:
-            ends = [(score, sequence[len(prompt_ids):]) for sequence, score in group["beams"]]
+            ends = [(score, sequence[len(prompt_ids) :]) for sequence, score in group["beams"]]
             group["finished"] = sorted(group["finished"] + ends, key=lambda item: -item[0])[:size]
     finished = [item for group in groups for item in group["finished"]]
     return sorted(finished, key=lambda item: -item[0])
@@ -158,26 +211,53 @@ def test_groups_follow_vijayakumar_et_al(gpt2, num_groups, penalty):
     eos = frequent_token(model, tokenizer)
     for prompt in PROMPTS[:2]:
         prompt_ids = tokenizer(prompt)["input_ids"]
-        expected = reference_diverse_beam_search(model, prompt_ids, 6, num_groups, penalty, 6, eos,
-                                                 tokenizer.pad_token_id)
-        ours = group_beam_search(model, torch.tensor([prompt_ids]), None, num_beams=6, num_beam_groups=num_groups,
-                                 diversity_penalty=penalty, max_new_tokens=6, eos_token_id=eos)[0]
+        expected = reference_diverse_beam_search(
+            model, prompt_ids, 6, num_groups, penalty, 6, eos, tokenizer.pad_token_id
+        )
+        ours = group_beam_search(
+            model,
+            torch.tensor([prompt_ids]),
+            None,
+            num_beams=6,
+            num_beam_groups=num_groups,
+            diversity_penalty=penalty,
+            max_new_tokens=6,
+            eos_token_id=eos,
+        )[0]
         assert [h.token_ids for h in ours] == [tokens for _, tokens in expected]
         assert [h.score for h in ours] == pytest.approx([score for score, _ in expected], abs=1e-4)
 
 
 def test_diversity_penalty_separates_the_groups(gpt2):
     model, tokenizer = gpt2
-    plain = diverse_beam_search_nbest(model, tokenizer, PROMPTS[:1], beam_size=6, num_beam_groups=3, diversity_penalty=0.0,
-                                      max_new_tokens=6, return_hypotheses=True)[0]
-    diverse = diverse_beam_search_nbest(model, tokenizer, PROMPTS[:1], beam_size=6, num_beam_groups=3, diversity_penalty=5.0,
-                                        max_new_tokens=6, return_hypotheses=True)[0]
+    plain = diverse_beam_search_nbest(
+        model,
+        tokenizer,
+        PROMPTS[:1],
+        beam_size=6,
+        num_beam_groups=3,
+        diversity_penalty=0.0,
+        max_new_tokens=6,
+        return_hypotheses=True,
+    )[0]
+    diverse = diverse_beam_search_nbest(
+        model,
+        tokenizer,
+        PROMPTS[:1],
+        beam_size=6,
+        num_beam_groups=3,
+        diversity_penalty=5.0,
+        max_new_tokens=6,
+        return_hypotheses=True,
+    )[0]
     # Without the penalty the three groups find the same two hypotheses; with it, six different ones.
     assert len({tuple(h.token_ids) for h in plain}) == 2
     assert len({tuple(h.token_ids) for h in diverse}) == 6
     assert sorted(h.group for h in diverse) == [0, 0, 1, 1, 2, 2]
     first_tokens = {h.group: h.token_ids[0] for h in diverse}
-    assert len(set(first_tokens.values())) == 3  # at step 1 each group avoids the earlier groups' tokens
+    assert (
+        len(set(first_tokens.values())) == 3
+    )  # at step 1 each group avoids the earlier groups' tokens
 
 
 def test_beam_search_nbest_returns_b_distinct_beams_per_input(gpt2, bart):
@@ -191,14 +271,24 @@ def test_beam_search_nbest_returns_b_distinct_beams_per_input(gpt2, bart):
 def test_beam_search_nbest_batch_equals_one_by_one(gpt2):
     model, tokenizer = gpt2
     together = beam_search_nbest(model, tokenizer, PROMPTS, beam_size=3, max_new_tokens=5)
-    alone = [beam_search_nbest(model, tokenizer, [prompt], beam_size=3, max_new_tokens=5)[0] for prompt in PROMPTS]
+    alone = [
+        beam_search_nbest(model, tokenizer, [prompt], beam_size=3, max_new_tokens=5)[0]
+        for prompt in PROMPTS
+    ]
     assert together == alone
 
 
 def test_diverse_beam_search_nbest_on_both_architectures(gpt2, bart):
     for model, tokenizer in (gpt2, bart):
-        lists = diverse_beam_search_nbest(model, tokenizer, PROMPTS[:2], beam_size=4, num_beam_groups=2,
-                                          diversity_penalty=2.0, max_new_tokens=5)
+        lists = diverse_beam_search_nbest(
+            model,
+            tokenizer,
+            PROMPTS[:2],
+            beam_size=4,
+            num_beam_groups=2,
+            diversity_penalty=2.0,
+            max_new_tokens=5,
+        )
         assert [len(nbest) for nbest in lists] == [4, 4]
         assert all(len(set(nbest)) == 4 for nbest in lists)
 
@@ -213,12 +303,15 @@ def test_nucleus_sampling_n_times_is_seeded(gpt2):
     assert len(set(first[0])) > 1  # independent samples, not one sample repeated
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"num_beams": 6, "num_beam_groups": 4}, "must be divisible"),
-    ({"num_beams": 0}, "`num_beams` must be a positive int"),
-    ({"num_beams": 4, "diversity_penalty": -1.0}, "`diversity_penalty` must be a float >= 0"),
-    ({"num_beams": 4, "early_stopping": "never"}, "`early_stopping` must be True or False"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"num_beams": 6, "num_beam_groups": 4}, "must be divisible"),
+        ({"num_beams": 0}, "`num_beams` must be a positive int"),
+        ({"num_beams": 4, "diversity_penalty": -1.0}, "`diversity_penalty` must be a float >= 0"),
+        ({"num_beams": 4, "early_stopping": "never"}, "`early_stopping` must be True or False"),
+    ],
+)
 def test_bad_search_arguments(gpt2, kwargs, message):
     model, tokenizer = gpt2
     with pytest.raises(ValueError, match=message):
@@ -228,8 +321,14 @@ def test_bad_search_arguments(gpt2, kwargs, message):
 def test_dialogue_prompt(gpt2, bart):
     (gpt2_model, gpt2_tokenizer), (bart_model, bart_tokenizer) = gpt2, bart
     turns = ["Yeah I'm in North Carolina.", "Are you in North Carolina?"]
-    assert dialogue_prompt(turns, gpt2_tokenizer, gpt2_model) == "Yeah I'm in North Carolina.</s>Are you in North Carolina?</s>"
-    assert dialogue_prompt(turns, bart_tokenizer, bart_model) == "Yeah I'm in North Carolina.\nAre you in North Carolina?"
+    assert (
+        dialogue_prompt(turns, gpt2_tokenizer, gpt2_model)
+        == "Yeah I'm in North Carolina.</s>Are you in North Carolina?</s>"
+    )
+    assert (
+        dialogue_prompt(turns, bart_tokenizer, bart_model)
+        == "Yeah I'm in North Carolina.\nAre you in North Carolina?"
+    )
     with pytest.raises(ValueError, match="`turns`"):
         dialogue_prompt("Are you?", gpt2_tokenizer, gpt2_model)
 
@@ -248,20 +347,36 @@ def test_beam_size_sweep_and_fig2_png(gpt2, tmp_path):
             return ["yes" if response[:1].lower() < "m" else "no" for response in responses]
 
     types = ["ENTQ", "CNTQ", "ENTQ"]
-    sweep = beam_size_sweep(model, tokenizer, PROMPTS, ["yes", "no", "yes"], FirstWordClassifier(), beam_sizes=[1, 2, 4],
-                            input_types=types, max_new_tokens=4)
+    sweep = beam_size_sweep(
+        model,
+        tokenizer,
+        PROMPTS,
+        ["yes", "no", "yes"],
+        FirstWordClassifier(),
+        beam_sizes=[1, 2, 4],
+        input_types=types,
+        max_new_tokens=4,
+    )
     assert [point["beam_size"] for point in sweep] == [1, 2, 4]
     for point in sweep:
-        nbest = beam_search_nbest(model, tokenizer, PROMPTS, beam_size=point["beam_size"], max_new_tokens=4)
+        nbest = beam_search_nbest(
+            model, tokenizer, PROMPTS, beam_size=point["beam_size"], max_new_tokens=4
+        )
         answers = [FirstWordClassifier().classify(responses) for responses in nbest]
         with_noncontradictory = [a.count(ref) for a, ref in zip(answers, ["yes", "no", "yes"])]
         assert point["certainty"] == pytest.approx(sum(c > 0 for c in with_noncontradictory) / 3)
         assert set(point["per_type"]) == {"ENTQ", "CNTQ"} and "per_input" not in point
-    path = plot_beam_size_sweep({"tiny-gpt2": sweep, "tiny-gpt2 again": sweep}, tmp_path / "fig" / "fig2.png", title="Fig. 2")
+    path = plot_beam_size_sweep(
+        {"tiny-gpt2": sweep, "tiny-gpt2 again": sweep},
+        tmp_path / "fig" / "fig2.png",
+        title="Fig. 2",
+    )
     data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
     with pytest.raises(ValueError, match="per_type"):
-        plot_beam_size_sweep({"m": [{"beam_size": 1, "certainty": 1.0, "variety": math.nan}]}, tmp_path / "x.png")
+        plot_beam_size_sweep(
+            {"m": [{"beam_size": 1, "certainty": 1.0, "variety": math.nan}]}, tmp_path / "x.png"
+        )
 
 
 # --- the checkpoint's generation settings (App. C: ParlAI's defaults but beam_length_penalty=0) ---
@@ -276,12 +391,22 @@ def constrained(model, **settings):
 
 
 def generate_beams(model, encoded, num_beams, max_new_tokens, eos):
-    output = model.generate(**encoded, num_beams=num_beams, num_return_sequences=num_beams, do_sample=False,
-                            max_new_tokens=max_new_tokens, length_penalty=0.0, early_stopping=False,
-                            return_dict_in_generate=True, output_scores=True)
+    output = model.generate(
+        **encoded,
+        num_beams=num_beams,
+        num_return_sequences=num_beams,
+        do_sample=False,
+        max_new_tokens=max_new_tokens,
+        length_penalty=0.0,
+        early_stopping=False,
+        return_dict_in_generate=True,
+        output_scores=True,
+    )
     start = 1 if model.config.is_encoder_decoder else encoded["input_ids"].shape[1]
     rows = [row[start:] for row in output.sequences.tolist()]
-    return [row[: row.index(eos) + 1] if eos in row else row for row in rows], output.sequences_scores.tolist()
+    return [
+        row[: row.index(eos) + 1] if eos in row else row for row in rows
+    ], output.sequences_scores.tolist()
 
 
 @pytest.mark.parametrize("architecture", ["gpt2", "bart"])
@@ -290,7 +415,12 @@ def test_one_group_equals_generate_under_the_checkpoints_constraints(gpt2, bart,
     builds the processors generate builds, so BS and DBS rows are produced under the same rules."""
     model, tokenizer = gpt2 if architecture == "gpt2" else bart
     eos = frequent_token(model, tokenizer)  # so beams would end early without the minimum length
-    settings = {"eos_token_id": eos, "no_repeat_ngram_size": 2, "repetition_penalty": 1.3, "forced_eos_token_id": eos}
+    settings = {
+        "eos_token_id": eos,
+        "no_repeat_ngram_size": 2,
+        "repetition_penalty": 1.3,
+        "forced_eos_token_id": eos,
+    }
     if architecture == "gpt2":
         settings["min_new_tokens"] = 4
     else:  # BlenderBot's own kind of settings: min_length counts decoder tokens, and the context is blocked too
@@ -300,7 +430,9 @@ def test_one_group_equals_generate_under_the_checkpoints_constraints(gpt2, bart,
     for prompt in PROMPTS:
         encoded = tokenizer([prompt], return_tensors="pt")
         expected, scores = generate_beams(strict, encoded, 4, 7, eos)
-        ours = group_beam_search(strict, encoded["input_ids"], encoded["attention_mask"], num_beams=4, max_new_tokens=7)[0]
+        ours = group_beam_search(
+            strict, encoded["input_ids"], encoded["attention_mask"], num_beams=4, max_new_tokens=7
+        )[0]
         assert [h.token_ids for h in ours] == expected
         assert [h.score for h in ours] == pytest.approx(scores, abs=1e-4)
         assert all(len(h.token_ids) >= 4 for h in ours)  # nothing ends before the minimum length
@@ -316,27 +448,57 @@ def repeated_bigrams(tokens: list[int]) -> int:
 def test_diverse_beam_search_honours_no_repeat_ngram_size_from_the_config(gpt2):
     model, tokenizer = gpt2
     blocked = constrained(model, no_repeat_ngram_size=2)
-    free = diverse_beam_search_nbest(model, tokenizer, PROMPTS, beam_size=4, num_beam_groups=2, diversity_penalty=1.0,
-                                     max_new_tokens=8, return_hypotheses=True)
-    kept = diverse_beam_search_nbest(blocked, tokenizer, PROMPTS, beam_size=4, num_beam_groups=2, diversity_penalty=1.0,
-                                     max_new_tokens=8, return_hypotheses=True)
+    free = diverse_beam_search_nbest(
+        model,
+        tokenizer,
+        PROMPTS,
+        beam_size=4,
+        num_beam_groups=2,
+        diversity_penalty=1.0,
+        max_new_tokens=8,
+        return_hypotheses=True,
+    )
+    kept = diverse_beam_search_nbest(
+        blocked,
+        tokenizer,
+        PROMPTS,
+        beam_size=4,
+        num_beam_groups=2,
+        diversity_penalty=1.0,
+        max_new_tokens=8,
+        return_hypotheses=True,
+    )
     prompts = [tokenizer(prompt)["input_ids"] for prompt in PROMPTS]
     assert sum(repeated_bigrams(p + h.token_ids) for p, hs in zip(prompts, free) for h in hs) > 0
     assert sum(repeated_bigrams(p + h.token_ids) for p, hs in zip(prompts, kept) for h in hs) == 0
     # A keyword option overrides the checkpoint's setting, as in generate.
-    again = diverse_beam_search_nbest(blocked, tokenizer, PROMPTS, beam_size=4, num_beam_groups=2, diversity_penalty=1.0,
-                                      max_new_tokens=8, return_hypotheses=True, no_repeat_ngram_size=0)
+    again = diverse_beam_search_nbest(
+        blocked,
+        tokenizer,
+        PROMPTS,
+        beam_size=4,
+        num_beam_groups=2,
+        diversity_penalty=1.0,
+        max_new_tokens=8,
+        return_hypotheses=True,
+        no_repeat_ngram_size=0,
+    )
     assert [[h.token_ids for h in hs] for hs in again] == [[h.token_ids for h in hs] for hs in free]
 
 
-@pytest.mark.parametrize(("kwargs", "error", "message"), [
-    ({"no_repeat_ngram": 2}, TypeError, "unknown generation option"),
-    ({"do_sample": True}, TypeError, "sets \\['do_sample'\\] itself"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"no_repeat_ngram": 2}, TypeError, "unknown generation option"),
+        ({"do_sample": True}, TypeError, "sets \\['do_sample'\\] itself"),
+    ],
+)
 def test_group_beam_search_rejects_unknown_and_owned_options(gpt2, kwargs, error, message):
     model, tokenizer = gpt2
     with pytest.raises(error, match=message):
-        group_beam_search(model, tokenizer(["hi"], return_tensors="pt")["input_ids"], num_beams=2, **kwargs)
+        group_beam_search(
+            model, tokenizer(["hi"], return_tensors="pt")["input_ids"], num_beams=2, **kwargs
+        )
 
 
 def test_nucleus_sampling_overrides_the_checkpoints_decoding_algorithm(gpt2):
@@ -348,9 +510,19 @@ def test_nucleus_sampling_overrides_the_checkpoints_decoding_algorithm(gpt2):
     encoded = tokenizer(PROMPTS[:1], return_tensors="pt")
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(11)
-        output = model.generate(**encoded, do_sample=True, num_beams=1, top_p=0.9, top_k=0, num_return_sequences=3,
-                                max_new_tokens=6)
-    expected = [tokenizer.decode(row, skip_special_tokens=True).strip() for row in output[:, encoded["input_ids"].shape[1]:]]
+        output = model.generate(
+            **encoded,
+            do_sample=True,
+            num_beams=1,
+            top_p=0.9,
+            top_k=0,
+            num_return_sequences=3,
+            max_new_tokens=6,
+        )
+    expected = [
+        tokenizer.decode(row, skip_special_tokens=True).strip()
+        for row in output[:, encoded["input_ids"].shape[1] :]
+    ]
     assert ours == [expected]
 
 
@@ -360,16 +532,44 @@ def test_nucleus_sampling_overrides_the_checkpoints_decoding_algorithm(gpt2):
 @pytest.mark.parametrize("architecture", ["gpt2", "bart"])
 def test_batched_nbest_equals_unbatched(gpt2, bart, architecture):
     model, tokenizer = gpt2 if architecture == "gpt2" else bart
-    prompts = PROMPTS + ["okay, see you later!", "what is your favourite book? mine is about the sea."]
-    one_by_one = beam_search_nbest(model, tokenizer, prompts, beam_size=3, max_new_tokens=5, batch_size=1)
+    prompts = PROMPTS + [
+        "okay, see you later!",
+        "what is your favourite book? mine is about the sea.",
+    ]
+    one_by_one = beam_search_nbest(
+        model, tokenizer, prompts, beam_size=3, max_new_tokens=5, batch_size=1
+    )
     for batch_size in (2, len(prompts)):
-        assert beam_search_nbest(model, tokenizer, prompts, beam_size=3, max_new_tokens=5, batch_size=batch_size) == one_by_one
-    diverse = [diverse_beam_search_nbest(model, tokenizer, prompts, beam_size=4, num_beam_groups=2, diversity_penalty=1.0,
-                                         max_new_tokens=5, batch_size=size) for size in (1, 3)]
+        assert (
+            beam_search_nbest(
+                model, tokenizer, prompts, beam_size=3, max_new_tokens=5, batch_size=batch_size
+            )
+            == one_by_one
+        )
+    diverse = [
+        diverse_beam_search_nbest(
+            model,
+            tokenizer,
+            prompts,
+            beam_size=4,
+            num_beam_groups=2,
+            diversity_penalty=1.0,
+            max_new_tokens=5,
+            batch_size=size,
+        )
+        for size in (1, 3)
+    ]
     assert diverse[0] == diverse[1]
-    sampled = nucleus_sampling_nbest(model, tokenizer, prompts, n=2, max_new_tokens=5, seed=0, batch_size=2)
+    sampled = nucleus_sampling_nbest(
+        model, tokenizer, prompts, n=2, max_new_tokens=5, seed=0, batch_size=2
+    )
     assert [len(samples) for samples in sampled] == [2] * len(prompts)
-    assert nucleus_sampling_nbest(model, tokenizer, prompts, n=2, max_new_tokens=5, seed=0, batch_size=2) == sampled
+    assert (
+        nucleus_sampling_nbest(
+            model, tokenizer, prompts, n=2, max_new_tokens=5, seed=0, batch_size=2
+        )
+        == sampled
+    )
 
 
 def test_batches_are_generate_calls_of_batch_size_inputs(gpt2, monkeypatch):
@@ -389,8 +589,9 @@ def test_batches_are_generate_calls_of_batch_size_inputs(gpt2, monkeypatch):
 def test_max_new_tokens_default_leaves_room_for_a_minimum_length_of_20(bart):
     model, tokenizer = bart
     blender_like = constrained(model, min_length=20, no_repeat_ngram_size=3)
-    hypotheses = diverse_beam_search_nbest(blender_like, tokenizer, PROMPTS[:1], beam_size=2, num_beam_groups=1,
-                                           return_hypotheses=True)[0]
+    hypotheses = diverse_beam_search_nbest(
+        blender_like, tokenizer, PROMPTS[:1], beam_size=2, num_beam_groups=1, return_hypotheses=True
+    )[0]
     assert all(20 <= len(h.token_ids) <= DEFAULT_MAX_NEW_TOKENS for h in hypotheses)
     assert DEFAULT_MAX_NEW_TOKENS >= 60  # BlenderBot's own max_length
     with pytest.raises(ValueError, match="`max_new_tokens` \\(10\\) is below the 20 tokens"):
@@ -408,10 +609,22 @@ def test_callers_tokenizer_and_generation_config_are_left_alone(tiny_gpt2_path, 
     tokenizer.padding_side = tokenizer.truncation_side = "right"
     config_before = model.generation_config.to_dict()
     for run in (
-        lambda: beam_search_nbest(model, tokenizer, PROMPTS, beam_size=2, max_new_tokens=3, max_context_tokens=5),
-        lambda: nucleus_sampling_nbest(model, tokenizer, PROMPTS, n=2, max_new_tokens=3, seed=1, max_context_tokens=5),
-        lambda: diverse_beam_search_nbest(model, tokenizer, PROMPTS, beam_size=2, num_beam_groups=2, max_new_tokens=3,
-                                          max_context_tokens=5, no_repeat_ngram_size=2),
+        lambda: beam_search_nbest(
+            model, tokenizer, PROMPTS, beam_size=2, max_new_tokens=3, max_context_tokens=5
+        ),
+        lambda: nucleus_sampling_nbest(
+            model, tokenizer, PROMPTS, n=2, max_new_tokens=3, seed=1, max_context_tokens=5
+        ),
+        lambda: diverse_beam_search_nbest(
+            model,
+            tokenizer,
+            PROMPTS,
+            beam_size=2,
+            num_beam_groups=2,
+            max_new_tokens=3,
+            max_context_tokens=5,
+            no_repeat_ngram_size=2,
+        ),
     ):
         assert len(run()) == len(PROMPTS)
         assert tokenizer.pad_token is None
@@ -424,7 +637,10 @@ def test_long_contexts_keep_their_end(gpt2, bart, architecture):
     """max_context_tokens keeps the last tokens (the question), for both architectures."""
     model, tokenizer = gpt2 if architecture == "gpt2" else bart
     question = dialogue_prompt(["do you have any pets at home?"], tokenizer, model)
-    long_context = dialogue_prompt(["i like comedies."] * 5 + ["do you have any pets at home?"], tokenizer, model)
+    long_context = dialogue_prompt(
+        ["i like comedies."] * 5 + ["do you have any pets at home?"], tokenizer, model
+    )
     cut = len(tokenizer(question)["input_ids"])
-    assert beam_search_nbest(model, tokenizer, [long_context], beam_size=2, max_new_tokens=4, max_context_tokens=cut) == \
-        beam_search_nbest(model, tokenizer, [question], beam_size=2, max_new_tokens=4)
+    assert beam_search_nbest(
+        model, tokenizer, [long_context], beam_size=2, max_new_tokens=4, max_context_tokens=cut
+    ) == beam_search_nbest(model, tokenizer, [question], beam_size=2, max_new_tokens=4)

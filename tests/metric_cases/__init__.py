@@ -17,6 +17,7 @@ new metric adds its module here and edits none of them. It defines:
   tokenizer), first, last)}``, the arguments a bad tokenizer output on the first and last text
   must name (tests/root/test_custom_tokenizers.py, whose texts are ``TOKENIZER_TEXTS``).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -31,7 +32,14 @@ SETS = [
     ["Pizza tonight?", "Sure, pizza.", "No, sushi!", "Maybe pasta."],
     ["It is raining.", "So sunny today."],
 ]
-CORPUS = ["I love pizza.", "Sushi for dinner!", "Pasta tonight?", "It is raining.", "So sunny today.", "A storm is coming."]
+CORPUS = [
+    "I love pizza.",
+    "Sushi for dinner!",
+    "Pasta tonight?",
+    "It is raining.",
+    "So sunny today.",
+    "A storm is coming.",
+]
 #: A lone surrogate at character 3: not valid Unicode.
 BAD_TEXT = "ok \ud800 x"
 #: The texts tests/root/test_custom_tokenizers.py tokenizes.
@@ -60,9 +68,13 @@ class Case:
 
 def sets_case(**more) -> Case:
     """The case of a module whose input is response sets (or a corpus): ``SETS``, and a batch with a number in a set."""
-    return Case(inputs={"predictions": SETS}, bad_batch={"predictions": [["a b", "c d"], ["e f", 3]]},
-                bad_batch_error=r"`predictions\[1\]\[1\]` must be a string", bad_add_error=r"`prediction\[1\]` must be a string",
-                **more)
+    return Case(
+        inputs={"predictions": SETS},
+        bad_batch={"predictions": [["a b", "c d"], ["e f", 3]]},
+        bad_batch_error=r"`predictions\[1\]\[1\]` must be a string",
+        bad_add_error=r"`prediction\[1\]` must be a string",
+        **more,
+    )
 
 
 #: The refusal of a set with one response, the 6th input once ``SETS`` is gathered.
@@ -96,7 +108,9 @@ def predictions_strategy(corpus_min_size: int = 1):
     from property_support import nonblank_text, response_sets
 
     corpus = st.lists(nonblank_text, min_size=corpus_min_size, max_size=6)
-    return st.one_of(response_sets(max_size=4, max_sets=4), corpus).map(lambda p: {"predictions": p})
+    return st.one_of(response_sets(max_size=4, max_sets=4), corpus).map(
+        lambda p: {"predictions": p}
+    )
 
 
 def sets_strategy():
@@ -113,5 +127,7 @@ def cases_of(name: str) -> ModuleType:
     except ModuleNotFoundError as error:
         if error.name != f"metric_cases.{name}":
             raise
-        raise AssertionError(f"the registered metric {name!r} has no tests/metric_cases/{name}.py "
-                             "(tests/metric_cases/__init__.py says what it defines)") from None
+        raise AssertionError(
+            f"the registered metric {name!r} has no tests/metric_cases/{name}.py "
+            "(tests/metric_cases/__init__.py says what it defines)"
+        ) from None

@@ -1,4 +1,5 @@
 """compression_ratio's cases for the registry-wide suites (tests/metric_cases/__init__.py)."""
+
 from importlib import import_module
 
 from metric_cases import (
@@ -14,7 +15,9 @@ from metric_cases import (
 def conformance(fixture):
     from dialeval.metrics.compression_ratio import compression_ratio_scores
 
-    return sets_case(refused=EMPTY_RESPONSE, refused_error=EMPTY_RESPONSE_ERROR, wraps=compression_ratio_scores)
+    return sets_case(
+        refused=EMPTY_RESPONSE, refused_error=EMPTY_RESPONSE_ERROR, wraps=compression_ratio_scores
+    )
 
 
 def module_property():
@@ -22,12 +25,17 @@ def module_property():
 
 
 def lone_surrogate_calls(fixture, bad):
-    package = import_module("dialeval.metrics.compression_ratio")  # the subpackage, not its function of that name
+    package = import_module(
+        "dialeval.metrics.compression_ratio"
+    )  # the subpackage, not its function of that name
 
     sets, corpus = [["a b", bad]], ["a b", bad]
     return {
         "compression_ratio": (lambda: package.compression_ratio(corpus), "texts[1]"),
-        "compression_ratio_per_set": (lambda: package.compression_ratio_per_set(sets), "response_sets[0][1]"),
+        "compression_ratio_per_set": (
+            lambda: package.compression_ratio_per_set(sets),
+            "response_sets[0][1]",
+        ),
     }
 
 

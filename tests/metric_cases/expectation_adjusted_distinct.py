@@ -1,4 +1,5 @@
 """expectation_adjusted_distinct's cases for the registry-wide suites (tests/metric_cases/__init__.py)."""
+
 from importlib import import_module
 
 from metric_cases import (
@@ -15,7 +16,11 @@ from metric_cases import (
 def conformance(fixture):
     from dialeval.metrics.expectation_adjusted_distinct import expectation_adjusted_distinct_scores
 
-    return sets_case(refused=EMPTY_RESPONSE, refused_error=EMPTY_RESPONSE_ERROR, wraps=expectation_adjusted_distinct_scores)
+    return sets_case(
+        refused=EMPTY_RESPONSE,
+        refused_error=EMPTY_RESPONSE_ERROR,
+        wraps=expectation_adjusted_distinct_scores,
+    )
 
 
 def module_property():
@@ -23,13 +28,20 @@ def module_property():
 
 
 def lone_surrogate_calls(fixture, bad):
-    ead = import_module("dialeval.metrics.expectation_adjusted_distinct")  # the subpackage, not its function of that name
+    ead = import_module(
+        "dialeval.metrics.expectation_adjusted_distinct"
+    )  # the subpackage, not its function of that name
 
     sets, corpus = [["a b", bad]], ["a b", bad]
     return {
-        "expectation_adjusted_distinct": (lambda: ead.expectation_adjusted_distinct(["a b"], vocab_size=None, vocab_texts=corpus),
-                                          "vocab_texts[1]"),
-        "expectation_adjusted_distinct_scores": (lambda: ead.expectation_adjusted_distinct_scores(sets), "predictions[0][1]"),
+        "expectation_adjusted_distinct": (
+            lambda: ead.expectation_adjusted_distinct(["a b"], vocab_size=None, vocab_texts=corpus),
+            "vocab_texts[1]",
+        ),
+        "expectation_adjusted_distinct_scores": (
+            lambda: ead.expectation_adjusted_distinct_scores(sets),
+            "predictions[0][1]",
+        ),
         "expected_distinct": None,
     }
 
@@ -37,8 +49,14 @@ def lone_surrogate_calls(fixture, bad):
 LONE_SURROGATE_MODULE = ({"predictions": ["a b", BAD_TEXT]}, {}, "predictions[1]")
 
 TOKENIZER_CALLS = {
-    "expectation_adjusted_distinct": (lambda m, t: m.expectation_adjusted_distinct(TOKENIZER_TEXTS, tokenizer=t), "responses[0]",
-                                      "responses[2]"),
-    "expectation_adjusted_distinct_scores": (lambda m, t: m.expectation_adjusted_distinct_scores(TOKENIZER_TEXTS, tokenizer=t),
-                                             "responses[0]", "responses[2]"),
+    "expectation_adjusted_distinct": (
+        lambda m, t: m.expectation_adjusted_distinct(TOKENIZER_TEXTS, tokenizer=t),
+        "responses[0]",
+        "responses[2]",
+    ),
+    "expectation_adjusted_distinct_scores": (
+        lambda m, t: m.expectation_adjusted_distinct_scores(TOKENIZER_TEXTS, tokenizer=t),
+        "responses[0]",
+        "responses[2]",
+    ),
 }

@@ -1,4 +1,5 @@
 """homogenization's cases for the registry-wide suites (tests/metric_cases/__init__.py)."""
+
 from importlib import import_module
 
 from metric_cases import (
@@ -14,7 +15,9 @@ from metric_cases import (
 def conformance(fixture):
     from dialeval.metrics.homogenization import homogenization_score
 
-    return sets_case(refused=ONE_RESPONSE, refused_error=ONE_RESPONSE_ERROR, wraps=homogenization_score)
+    return sets_case(
+        refused=ONE_RESPONSE, refused_error=ONE_RESPONSE_ERROR, wraps=homogenization_score
+    )
 
 
 def module_property():
@@ -22,14 +25,20 @@ def module_property():
 
 
 def lone_surrogate_calls(fixture, bad):
-    hom = import_module("dialeval.metrics.homogenization")  # the subpackage, not its function of that name
+    hom = import_module(
+        "dialeval.metrics.homogenization"
+    )  # the subpackage, not its function of that name
 
     sets, corpus = [["a b", bad]], ["a b", bad]
     return {
         "homogenization": (lambda: hom.homogenization(corpus), "texts[1]"),
         "homogenization_per_set": (lambda: hom.homogenization_per_set(sets), "response_sets[0][1]"),
-        "homogenization_score": (lambda: hom.homogenization_score(sets, measure="bertscore", model=fixture("tiny_roberta_nli_path"),
-                                                                 device="cpu"), "predictions[0][1]"),
+        "homogenization_score": (
+            lambda: hom.homogenization_score(
+                sets, measure="bertscore", model=fixture("tiny_roberta_nli_path"), device="cpu"
+            ),
+            "predictions[0][1]",
+        ),
     }
 
 

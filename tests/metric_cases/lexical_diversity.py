@@ -1,4 +1,5 @@
 """lexical_diversity's cases for the registry-wide suites (tests/metric_cases/__init__.py)."""
+
 from importlib import import_module
 
 from metric_cases import (
@@ -15,16 +16,27 @@ from metric_cases import (
 def conformance(fixture):
     from dialeval.metrics.lexical_diversity.by_scope import set_lexical_diversity
 
-    return sets_case(refused=ONE_RESPONSE, refused_error=ONE_RESPONSE_ERROR, wraps=set_lexical_diversity)
+    return sets_case(
+        refused=ONE_RESPONSE, refused_error=ONE_RESPONSE_ERROR, wraps=set_lexical_diversity
+    )
 
 
 def module_property():
-    return ModuleEntry(predictions_strategy(),
-                       ranges={"averaged_distinct_n": (0, 1), "ngram_cosine_diversity": (-1, 0), "lf": (0, 1), "self_bleu": (0, 1)})
+    return ModuleEntry(
+        predictions_strategy(),
+        ranges={
+            "averaged_distinct_n": (0, 1),
+            "ngram_cosine_diversity": (-1, 0),
+            "lf": (0, 1),
+            "self_bleu": (0, 1),
+        },
+    )
 
 
 def lone_surrogate_calls(fixture, bad):
-    lex = import_module("dialeval.metrics.lexical_diversity")  # the subpackage, not its function of that name
+    lex = import_module(
+        "dialeval.metrics.lexical_diversity"
+    )  # the subpackage, not its function of that name
 
     sets, corpus = [["a b", bad]], ["a b", bad]
     return {
@@ -48,12 +60,44 @@ def _sets():
 
 
 TOKENIZER_CALLS = {
-    "set_lexical_diversity": (lambda m, t: m.set_lexical_diversity(_sets(), tokenizer=t), "response_sets[0][0]", "response_sets[1][1]"),
-    "lexical_diversity": (lambda m, t: m.lexical_diversity(_sets(), tokenizer=t), "predictions[0][0]", "predictions[1][1]"),
-    "averaged_distinct_n": (lambda m, t: m.averaged_distinct_n(TOKENIZER_TEXTS, tokenizer=t), "responses[0]", "responses[2]"),
-    "ngram_cosine_diversity": (lambda m, t: m.ngram_cosine_diversity(TOKENIZER_TEXTS, tokenizer=t), "responses[0]", "responses[2]"),
-    "distinct_n": (lambda m, t: m.distinct_n(TOKENIZER_TEXTS, tokenizer=t), "responses[0]", "responses[2]"),
-    "entropy_n": (lambda m, t: m.entropy_n(TOKENIZER_TEXTS, tokenizer=t), "responses[0]", "responses[2]"),
-    "lf": (lambda m, t: m.lf(TOKENIZER_TEXTS, reference=["x y"], tokenizer=t), "responses[0]", "responses[2]"),
-    "self_bleu": (lambda m, t: m.self_bleu(TOKENIZER_TEXTS, tokenizer=t), "responses[0]", "responses[2]"),
+    "set_lexical_diversity": (
+        lambda m, t: m.set_lexical_diversity(_sets(), tokenizer=t),
+        "response_sets[0][0]",
+        "response_sets[1][1]",
+    ),
+    "lexical_diversity": (
+        lambda m, t: m.lexical_diversity(_sets(), tokenizer=t),
+        "predictions[0][0]",
+        "predictions[1][1]",
+    ),
+    "averaged_distinct_n": (
+        lambda m, t: m.averaged_distinct_n(TOKENIZER_TEXTS, tokenizer=t),
+        "responses[0]",
+        "responses[2]",
+    ),
+    "ngram_cosine_diversity": (
+        lambda m, t: m.ngram_cosine_diversity(TOKENIZER_TEXTS, tokenizer=t),
+        "responses[0]",
+        "responses[2]",
+    ),
+    "distinct_n": (
+        lambda m, t: m.distinct_n(TOKENIZER_TEXTS, tokenizer=t),
+        "responses[0]",
+        "responses[2]",
+    ),
+    "entropy_n": (
+        lambda m, t: m.entropy_n(TOKENIZER_TEXTS, tokenizer=t),
+        "responses[0]",
+        "responses[2]",
+    ),
+    "lf": (
+        lambda m, t: m.lf(TOKENIZER_TEXTS, reference=["x y"], tokenizer=t),
+        "responses[0]",
+        "responses[2]",
+    ),
+    "self_bleu": (
+        lambda m, t: m.self_bleu(TOKENIZER_TEXTS, tokenizer=t),
+        "responses[0]",
+        "responses[2]",
+    ),
 }

@@ -1,4 +1,5 @@
 """mtld's cases for the registry-wide suites (tests/metric_cases/__init__.py)."""
+
 import math
 from importlib import import_module
 
@@ -24,7 +25,9 @@ def module_property():
 
 
 def lone_surrogate_calls(fixture, bad):
-    package = import_module("dialeval.metrics.mtld")  # the subpackage, not its function of that name
+    package = import_module(
+        "dialeval.metrics.mtld"
+    )  # the subpackage, not its function of that name
 
     sets, corpus = [["a b", bad]], ["a b", bad]
     return {
@@ -38,6 +41,9 @@ LONE_SURROGATE_MODULE = ({"predictions": ["a b", BAD_TEXT]}, {}, "predictions[1]
 
 TOKENIZER_CALLS = {
     "mtld": (lambda m, t: m.mtld(TOKENIZER_TEXTS, tokenizer=t), "responses[0]", "responses[2]"),
-    "mtld_scores": (lambda m, t: m.mtld_scores([TOKENIZER_TEXTS[:2], TOKENIZER_TEXTS[1:]], tokenizer=t), "predictions[0][0]",
-                    "predictions[1][1]"),
+    "mtld_scores": (
+        lambda m, t: m.mtld_scores([TOKENIZER_TEXTS[:2], TOKENIZER_TEXTS[1:]], tokenizer=t),
+        "predictions[0][0]",
+        "predictions[1][1]",
+    ),
 }

@@ -1,4 +1,5 @@
 """self_repetition's cases for the registry-wide suites (tests/metric_cases/__init__.py)."""
+
 import math
 from importlib import import_module
 
@@ -15,7 +16,9 @@ from metric_cases import (
 def conformance(fixture):
     from dialeval.metrics.self_repetition import self_repetition_scores
 
-    return sets_case(refused=EMPTY_RESPONSE, refused_error=EMPTY_RESPONSE_ERROR, wraps=self_repetition_scores)
+    return sets_case(
+        refused=EMPTY_RESPONSE, refused_error=EMPTY_RESPONSE_ERROR, wraps=self_repetition_scores
+    )
 
 
 def module_property():
@@ -23,13 +26,21 @@ def module_property():
 
 
 def lone_surrogate_calls(fixture, bad):
-    package = import_module("dialeval.metrics.self_repetition")  # the subpackage, not its function of that name
+    package = import_module(
+        "dialeval.metrics.self_repetition"
+    )  # the subpackage, not its function of that name
 
     sets, corpus = [["a b", bad]], ["a b", bad]
     return {
         "self_repetition": (lambda: package.self_repetition(corpus), "texts[1]"),
-        "self_repetition_per_set": (lambda: package.self_repetition_per_set(sets), "response_sets[0][1]"),
-        "self_repetition_scores": (lambda: package.self_repetition_scores(sets), "predictions[0][1]"),
+        "self_repetition_per_set": (
+            lambda: package.self_repetition_per_set(sets),
+            "response_sets[0][1]",
+        ),
+        "self_repetition_scores": (
+            lambda: package.self_repetition_scores(sets),
+            "predictions[0][1]",
+        ),
     }
 
 

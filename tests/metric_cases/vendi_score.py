@@ -1,4 +1,5 @@
 """vendi_score's cases for the registry-wide suites (tests/metric_cases/__init__.py)."""
+
 from importlib import import_module
 
 from metric_cases import (
@@ -18,18 +19,32 @@ def conformance(fixture):
 
 
 def module_property():
-    return ModuleEntry(predictions_strategy(), options={"device": "cpu"}, fixtures={"model": "tiny_roberta_nli_path"}, divisor=5)
+    return ModuleEntry(
+        predictions_strategy(),
+        options={"device": "cpu"},
+        fixtures={"model": "tiny_roberta_nli_path"},
+        divisor=5,
+    )
 
 
 def lone_surrogate_calls(fixture, bad):
-    package = import_module("dialeval.metrics.vendi_score")  # the subpackage, not its function of that name
+    package = import_module(
+        "dialeval.metrics.vendi_score"
+    )  # the subpackage, not its function of that name
 
     corpus = ["a b", bad]
     return {
-        "vendi_score": (lambda: package.vendi_score(corpus, fixture("tiny_roberta_nli_path"), device="cpu"), "predictions[1]"),
+        "vendi_score": (
+            lambda: package.vendi_score(corpus, fixture("tiny_roberta_nli_path"), device="cpu"),
+            "predictions[1]",
+        ),
         "vendi_score_from_embeddings": None,
         "vendi_score_from_kernel": None,
     }
 
 
-LONE_SURROGATE_MODULE = ({"predictions": ["a b", BAD_TEXT]}, {"device": "cpu", "model": "tiny_roberta_nli_path"}, "predictions[1]")
+LONE_SURROGATE_MODULE = (
+    {"predictions": ["a b", BAD_TEXT]},
+    {"device": "cpu", "model": "tiny_roberta_nli_path"},
+    "predictions[1]",
+)

@@ -5,6 +5,7 @@
 queue this process's inputs with ``add_batch`` and call ``compute()``, which returns None off the
 main process; writes ``{name: compute's return}`` to the job's ``out`` file.
 """
+
 import json
 import sys
 
@@ -17,8 +18,12 @@ def main(job_path: str) -> None:
     returned = {}
     for item in job["modules"]:
         module = evaluate.load(
-            item["path"], num_process=job["num_process"], process_id=job["process_id"],
-            experiment_id=item["experiment_id"], cache_dir=job["cache_dir"], timeout=job["timeout"],
+            item["path"],
+            num_process=job["num_process"],
+            process_id=job["process_id"],
+            experiment_id=item["experiment_id"],
+            cache_dir=job["cache_dir"],
+            timeout=job["timeout"],
         )
         module.add_batch(**item["inputs"])
         returned[item["name"]] = module.compute()

@@ -15,6 +15,7 @@
 ``planted=BYTES`` is the harness's own check: its step 3 allocates and touches BYTES.
 ``MEMORY_CAP_OFF=1`` skips the ``RLIMIT_AS`` cap (the peak-RSS measurement alone).
 """
+
 import json
 import os
 import resource
@@ -47,7 +48,9 @@ def _metric(name: str, model: str):
         options = {"rescale_with_baseline": False} if name == "bertscore" else {}
 
         def run(texts):
-            result = similarity_diversity([texts], name, model=model, device="cpu", batch_size=2, **options)
+            result = similarity_diversity(
+                [texts], name, model=model, device="cpu", batch_size=2, **options
+            )
             return {"similarity_diversity": result["similarity_diversity"]}
     elif name in ("mean_pooling", "last_token"):
         from dialeval.metrics.engines.embedders import load_embedder
@@ -56,7 +59,10 @@ def _metric(name: str, model: str):
 
         def run(texts):
             vectors = embedder.embed(texts)
-            return {"shape": list(vectors.shape), "finite": bool((abs(vectors) < float("inf")).all())}
+            return {
+                "shape": list(vectors.shape),
+                "finite": bool((abs(vectors) < float("inf")).all()),
+            }
     elif name == "planted":
         size = int(model)
 
@@ -64,7 +70,9 @@ def _metric(name: str, model: str):
             if texts is SMALL_SET:
                 return {}
             planted = bytearray(size)
-            planted[::4096] = b"\1" * len(planted[::4096])  # touch every page: resident, not just reserved
+            planted[::4096] = b"\1" * len(
+                planted[::4096]
+            )  # touch every page: resident, not just reserved
             return {"planted": len(planted)}
     else:
         raise SystemExit(f"unknown metric {name!r}")
@@ -86,7 +94,13 @@ def measure(name: str, model: str) -> dict:
         peak_rss = _status_kib("VmHWM") * 1024
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
-    return {"metric": name, "rss_before": rss_before, "vm_before": vm_before, "peak_rss": peak_rss, "result": summary}
+    return {
+        "metric": name,
+        "rss_before": rss_before,
+        "vm_before": vm_before,
+        "peak_rss": peak_rss,
+        "result": summary,
+    }
 
 
 def main(specs: list[str]) -> None:

@@ -1,27 +1,50 @@
 """Run by tests/metrics/test_selection_sem_ent_processes.py under torchrun (and in one process by
 the test itself): response selection and Sem-Ent inside split_work, with what each process ran."""
+
 import json
 import os
 import sys
 
-for _variable in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "HF_EVALUATE_OFFLINE", "TRANSFORMERS_OFFLINE"):
+for _variable in (
+    "HF_HUB_OFFLINE",
+    "HF_DATASETS_OFFLINE",
+    "HF_EVALUATE_OFFLINE",
+    "TRANSFORMERS_OFFLINE",
+):
     os.environ[_variable] = "1"
 
 from dialeval.distributed import end_processes, process_state, split_work
 
 CONTEXTS = [
-    ["hi there! how are you doing today?", "i'm doing well, thanks for asking.", "what are you going to cook?"],
+    [
+        "hi there! how are you doing today?",
+        "i'm doing well, thanks for asking.",
+        "what are you going to cook?",
+    ],
     "do you have any pets at home?",
     ["where did you go on holiday?", "we drove to the coast and stayed a week by the sea."],
     "coffee or tea?",
     ["did you watch the game last night?", "no, i fell asleep early."],
     "what do you do for a living?",
-    ["i just moved here.", "welcome! do you like the city so far?", "yes, the people are friendly and the food is great."],
+    [
+        "i just moved here.",
+        "welcome! do you like the city so far?",
+        "yes, the people are friendly and the food is great.",
+    ],
 ]
 CANDIDATES = [
     ["probably pasta with tomato sauce.", "a man is playing a guitar on the stage.", "yes"],
-    ["yes, i have a dog named max and two cats.", "i read a lot of history books.", "yes, i have a dog named max and two cats."],
-    ["it was lovely, thanks.", "my car is red.", "the printer is broken again.", "we should leave soon."],
+    [
+        "yes, i have a dog named max and two cats.",
+        "i read a lot of history books.",
+        "yes, i have a dog named max and two cats.",
+    ],
+    [
+        "it was lovely, thanks.",
+        "my car is red.",
+        "the printer is broken again.",
+        "we should leave soon.",
+    ],
     ["tea, please.", "coffee.", "i like both."],
     ["too bad, it was a great match.", "i am a teacher.", "tomorrow at noon."],
     ["i am a nurse at the city hospital.", "it is raining.", "nice to meet you."],
@@ -29,14 +52,34 @@ CANDIDATES = [
 ]
 LABELS = [0, 0, 0, 0, 0, 0, 0]
 REFERENCE = [
-    "I love pizza with extra cheese.", "Sushi is my favourite dinner.", "Let's cook pasta tonight.", "This soup tastes amazing.",
-    "It is raining heavily outside.", "The sun is shining all day.", "A storm is coming tonight.", "It's freezing cold this morning.",
-    "He scored a goal in the last minute.", "Our team won the basketball final.", "I go running every morning.",
-    "The tennis match lasted five hours.", "My boss wants the report by Friday.", "I have three meetings tomorrow.",
-    "The office printer is broken again.", "I asked for a raise today.", "Sushi is my favourite dinner.",
+    "I love pizza with extra cheese.",
+    "Sushi is my favourite dinner.",
+    "Let's cook pasta tonight.",
+    "This soup tastes amazing.",
+    "It is raining heavily outside.",
+    "The sun is shining all day.",
+    "A storm is coming tonight.",
+    "It's freezing cold this morning.",
+    "He scored a goal in the last minute.",
+    "Our team won the basketball final.",
+    "I go running every morning.",
+    "The tennis match lasted five hours.",
+    "My boss wants the report by Friday.",
+    "I have three meetings tomorrow.",
+    "The office printer is broken again.",
+    "I asked for a raise today.",
+    "Sushi is my favourite dinner.",
 ]
-RESPONSES = ["Pizza again?", "More rain today.", "We won!", "Meetings all day.", "Pizza again?", "Snow tomorrow, I think.",
-             "I ran ten miles.", "The printer jammed."]
+RESPONSES = [
+    "Pizza again?",
+    "More rain today.",
+    "We won!",
+    "Meetings all day.",
+    "Pizza again?",
+    "Snow tomorrow, I think.",
+    "I ran ten miles.",
+    "The printer jammed.",
+]
 
 
 class CountingEmbedder:
@@ -64,12 +107,27 @@ def compute(gpt2_path: str, bart_path: str) -> dict:
     from dialeval.metrics.sem_ent.clusters import SemanticClusters, sem_ent
 
     result = {"processes": process_state().num_processes}
-    runs = {"gpt2_packed": (gpt2_path, True), "gpt2_padded": (gpt2_path, False), "bart": (bart_path, True)}
+    runs = {
+        "gpt2_packed": (gpt2_path, True),
+        "gpt2_padded": (gpt2_path, False),
+        "bart": (bart_path, True),
+    }
     for name, (path, share_context) in runs.items():
         scored = []  # questions this process scored
-        selection = response_selection(CONTEXTS, CANDIDATES, LABELS, model=path, device="cpu", batch_size=2,
-                                       share_context=share_context, progress=scored.append)
-        result[name] = {key: selection[key] for key in ("accuracy", "num_correct", "num_ties", "num_truncated_contexts")}
+        selection = response_selection(
+            CONTEXTS,
+            CANDIDATES,
+            LABELS,
+            model=path,
+            device="cpu",
+            batch_size=2,
+            share_context=share_context,
+            progress=scored.append,
+        )
+        result[name] = {
+            key: selection[key]
+            for key in ("accuracy", "num_correct", "num_ties", "num_truncated_contexts")
+        }
         result[name]["per_question"] = selection["per_question"]
         result[name]["questions_per_process"] = gather_object([sum(scored)])
 
@@ -82,14 +140,18 @@ def compute(gpt2_path: str, bart_path: str) -> dict:
 
     KMeans.fit = counting_fit
     try:
-        embedder = CountingEmbedder(LastTokenEmbedder(gpt2_path, device="cpu", batch_size=2, max_length=32))
+        embedder = CountingEmbedder(
+            LastTokenEmbedder(gpt2_path, device="cpu", batch_size=2, max_length=32)
+        )
         clusters = SemanticClusters.fit(REFERENCE, embedder, num_clusters=4, n_init=2)
         fit_texts = embedder.texts
         scores = sem_ent(RESPONSES, clusters)
     finally:
         KMeans.fit = fit
     result["sem_ent"] = {
-        **scores, "settings": clusters.settings, "labels": clusters.assign(REFERENCE).tolist(),
+        **scores,
+        "settings": clusters.settings,
+        "labels": clusters.assign(REFERENCE).tolist(),
         "reference_distribution": clusters.reference_distribution.tolist(),
         # every process's fitted arrays, to check that they are the same everywhere
         "centroids_per_process": gather_object([clusters.centroids.tolist()]),

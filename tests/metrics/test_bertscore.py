@@ -1,4 +1,5 @@
 """Pairwise BERTScore F1 with a tiny random RoBERTa, checked against the reference bert_score."""
+
 import itertools
 import json
 import shutil
@@ -19,8 +20,18 @@ from dialeval.metrics.similarity_diversity.bertscore import (
 )
 
 SETS = [
-    ["hi there! how are you doing today?", "i'm doing well, thanks.", "hi there! how are you doing today?", "what about you?"],
-    ["a man is playing a guitar on the stage.", "nobody is playing music right now.", "   ", "sure."],
+    [
+        "hi there! how are you doing today?",
+        "i'm doing well, thanks.",
+        "hi there! how are you doing today?",
+        "what about you?",
+    ],
+    [
+        "a man is playing a guitar on the stage.",
+        "nobody is playing music right now.",
+        "   ",
+        "sure.",
+    ],
     ["do you have any pets at home?", "yes, a dog named max. " * 30],  # the second one is truncated
 ]
 
@@ -57,7 +68,9 @@ def _reference_sent_encode(tokenizer, sent):
         return tokenizer.encode("", add_special_tokens=True)
     if isinstance(tokenizer, (GPT2Tokenizer, RobertaTokenizer)) and not sent[0].isspace():
         sent = " " + sent
-    return tokenizer.encode(sent, add_special_tokens=True, max_length=tokenizer.model_max_length, truncation=True)
+    return tokenizer.encode(
+        sent, add_special_tokens=True, max_length=tokenizer.model_max_length, truncation=True
+    )
 
 
 @pytest.mark.parametrize("tokenizer_kind", ["roberta", "bare"])
@@ -72,9 +85,18 @@ def test_equals_reference_bert_score_on_all_ordered_pairs(
     baseline = 0.3
     # bert_score reads the row of index num_layers and its P, R, F columns.
     baseline_file = tmp_path / "baseline.tsv"
-    baseline_file.write_text("LAYER,P,R,F\n" + "".join(f"{layer},0.1,0.2,{baseline}\n" for layer in range(3)))
+    baseline_file.write_text(
+        "LAYER,P,R,F\n" + "".join(f"{layer},0.1,0.2,{baseline}\n" for layer in range(3))
+    )
     with pytest.warns(UserWarning, match="1 of .* truncated"):
-        result = compute_bertscore_matrices(SETS, model=path, num_layers=num_layers, baseline=baseline, device="cpu", allow_empty=True)
+        result = compute_bertscore_matrices(
+            SETS,
+            model=path,
+            num_layers=num_layers,
+            baseline=baseline,
+            device="cpu",
+            allow_empty=True,
+        )
     assert result.num_truncated == 1 and result.num_encoded == 9 and result.max_length == 128
 
     for response_set, matrix in zip(SETS, result.matrices):
@@ -98,33 +120,52 @@ def test_equals_reference_bert_score_on_all_ordered_pairs(
 
 
 def test_matrix_is_symmetric_with_unit_diagonal_and_rescaled(roberta_path):
-    raw = bertscore_similarity_matrices(SETS[:2], model=roberta_path, rescale_with_baseline=False, device="cpu", allow_empty=True)
-    rescaled = bertscore_similarity_matrices(SETS[:2], model=roberta_path, baseline=0.4, device="cpu", allow_empty=True)
+    raw = bertscore_similarity_matrices(
+        SETS[:2], model=roberta_path, rescale_with_baseline=False, device="cpu", allow_empty=True
+    )
+    rescaled = bertscore_similarity_matrices(
+        SETS[:2], model=roberta_path, baseline=0.4, device="cpu", allow_empty=True
+    )
     for raw_matrix, rescaled_matrix in zip(raw, rescaled):
         assert raw_matrix.dtype == np.float64
         np.testing.assert_array_equal(raw_matrix, raw_matrix.T)
         np.testing.assert_allclose(rescaled_matrix, (raw_matrix - 0.4) / (1 - 0.4), atol=1e-12)
     # Duplicates score as the self-score; the whitespace-only response has no weighted token, F = 0.
-    assert raw[0][0, 2] == pytest.approx(1.0, abs=1e-6) and raw[0][0, 0] == pytest.approx(1.0, abs=1e-6)
+    assert raw[0][0, 2] == pytest.approx(1.0, abs=1e-6) and raw[0][0, 0] == pytest.approx(
+        1.0, abs=1e-6
+    )
     assert np.all(raw[1][2] == 0.0) and np.all(raw[1][:, 2] == 0.0)
 
 
 def test_diversity_is_the_reduction_of_the_matrix(roberta_path):
-    kwargs = {"model": roberta_path, "rescale_with_baseline": False, "device": "cpu", "allow_empty": True}
+    kwargs = {
+        "model": roberta_path,
+        "rescale_with_baseline": False,
+        "device": "cpu",
+        "allow_empty": True,
+    }
     matrices = bertscore_similarity_matrices(SETS[:2], **kwargs)
     # The sets repeat sentences, which the diversity weights instead of expanding: equal to rounding.
     assert bertscore_diversity(SETS[:2], **kwargs) == pytest.approx(
-        [diversity_from_similarity_matrix(m) for m in matrices], rel=1e-12, abs=1e-15)
+        [diversity_from_similarity_matrix(m) for m in matrices], rel=1e-12, abs=1e-15
+    )
 
 
 def test_each_distinct_sentence_is_encoded_once(roberta_path):
     # the encoder the engine loads (through the one loader, cached): the hook sees its forward passes
     _, encoder = bertscore._load(roberta_path, "cpu", "float32")
     rows = []
-    handle = encoder.get_input_embeddings().register_forward_hook(lambda module, args, out: rows.append(args[0].shape[0]))
+    handle = encoder.get_input_embeddings().register_forward_hook(
+        lambda module, args, out: rows.append(args[0].shape[0])
+    )
     try:
-        sets = [["same words", "other words", "same words"], ["other words ", "same words", "new ones"]]
-        result = compute_bertscore_matrices(sets, model=roberta_path, rescale_with_baseline=False, batch_size=2, device="cpu")
+        sets = [
+            ["same words", "other words", "same words"],
+            ["other words ", "same words", "new ones"],
+        ]
+        result = compute_bertscore_matrices(
+            sets, model=roberta_path, rescale_with_baseline=False, batch_size=2, device="cpu"
+        )
     finally:
         handle.remove()
     assert result.num_encoded == 3 and sum(rows) == 3 and len(rows) == 2
@@ -136,20 +177,32 @@ def test_truncated_encoder_equals_hidden_state_of_full_model(roberta_path):
     import torch
 
     tokenizer, encoder = bertscore._load(roberta_path, "cpu", "float32")
-    inputs = tokenizer([" hi there", " a man is playing a guitar"], padding=True, return_tensors="pt")
+    inputs = tokenizer(
+        [" hi there", " a man is playing a guitar"], padding=True, return_tensors="pt"
+    )
     with torch.inference_mode():
         full = encoder(**inputs, output_hidden_states=True).hidden_states
         for layer in (0, 1, 2):
-            cut = bertscore._truncated_encoder(roberta_path, "cpu", "float32", layer)(**inputs).last_hidden_state
+            cut = bertscore._truncated_encoder(roberta_path, "cpu", "float32", layer)(
+                **inputs
+            ).last_hidden_state
             torch.testing.assert_close(cut, full[layer])
     assert len(encoder.encoder.layer) == 2  # the cached model is left whole
 
 
 def test_num_layers_and_baseline_defaults():
-    assert bertscore._resolve_num_layers(DEFAULT_BERTSCORE_MODEL, None, 24) == DEFAULT_BERTSCORE_LAYER == 17
+    assert (
+        bertscore._resolve_num_layers(DEFAULT_BERTSCORE_MODEL, None, 24)
+        == DEFAULT_BERTSCORE_LAYER
+        == 17
+    )
     assert bertscore._resolve_num_layers("roberta-large", None, 24) == 17
     assert bertscore._resolve_num_layers("some/model", None, 6) == 6
-    assert bertscore._resolve_baseline(DEFAULT_BERTSCORE_MODEL, 17, True, None) == ROBERTA_LARGE_L17_BASELINE["F"] == 0.83122575
+    assert (
+        bertscore._resolve_baseline(DEFAULT_BERTSCORE_MODEL, 17, True, None)
+        == ROBERTA_LARGE_L17_BASELINE["F"]
+        == 0.83122575
+    )
     assert bertscore._resolve_baseline(DEFAULT_BERTSCORE_MODEL, 17, False, None) is None
     assert bertscore._resolve_baseline("some/model", 3, True, 0.5) == 0.5
     # other layers and models: bert-score's published file (0.3.13, rescale_baseline/en/roberta-large.tsv, LAYER=16)
@@ -172,7 +225,13 @@ def test_bad_input(roberta_path):
         bertscore_similarity_matrices(good, model=roberta_path, baseline=1.0)
     for bad_layers in (3, -1, True, 1.5):
         with pytest.raises(ValueError, match="num_layers"):
-            bertscore_similarity_matrices(good, model=roberta_path, num_layers=bad_layers, rescale_with_baseline=False, device="cpu")
+            bertscore_similarity_matrices(
+                good,
+                model=roberta_path,
+                num_layers=bad_layers,
+                rescale_with_baseline=False,
+                device="cpu",
+            )
     with pytest.raises(ValueError, match=r"baseline=.*rescale_with_baseline=False"):
         bertscore_similarity_matrices(good, model=roberta_path, device="cpu")
 

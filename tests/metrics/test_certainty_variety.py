@@ -1,5 +1,6 @@
 """Certainty / Variety (Sato et al. 2022, §2, App. C) on hand-made n-best lists, the yes/no
 classifiers (prefix rule, tiny RoBERTa) and the evaluate module."""
+
 from __future__ import annotations
 
 import math
@@ -26,7 +27,11 @@ def test_all_contradictory_list_counts_against_certainty_and_is_not_in_variety()
     result = certainty_variety([["no", "no", "no"], ["yes", "no"]], ["yes", "yes"])
     assert result["certainty"] == 0.5
     assert result["variety"] == 0.5  # only the second list is in Q'
-    assert (result["num_analyzed"], result["num_excluded"], result["num_with_noncontradictory"]) == (2, 0, 1)
+    assert (
+        result["num_analyzed"],
+        result["num_excluded"],
+        result["num_with_noncontradictory"],
+    ) == (2, 0, 1)
 
 
 def test_only_contradictory_lists_leave_variety_undefined():
@@ -51,35 +56,56 @@ def test_lists_with_an_ambiguous_response_are_excluded():
     assert result["certainty"] == 1.0 and result["variety"] == 0.5
     assert [item["excluded"] for item in result["per_input"]] == [True, False, True]
     everything_ambiguous = certainty_variety([["ambiguous"]], ["yes"])
-    assert math.isnan(everything_ambiguous["certainty"]) and everything_ambiguous["num_analyzed"] == 0
+    assert (
+        math.isnan(everything_ambiguous["certainty"]) and everything_ambiguous["num_analyzed"] == 0
+    )
 
 
 def test_per_type_figures():
     answers = [["yes", "yes"], ["no", "yes"], ["yes", "yes"], ["no", "ambiguous"]]
-    result = certainty_variety(answers, ["yes", "yes", "no", "no"], input_types=["ENTQ", "ENTQ", "CNTQ", "CNTQ"])
+    result = certainty_variety(
+        answers, ["yes", "yes", "no", "no"], input_types=["ENTQ", "ENTQ", "CNTQ", "CNTQ"]
+    )
     assert result["per_type"]["ENTQ"]["certainty"] == 1.0
     assert result["per_type"]["ENTQ"]["variety"] == pytest.approx(0.75)
-    assert result["per_type"]["CNTQ"]["certainty"] == 0.0 and result["per_type"]["CNTQ"]["num_excluded"] == 1
+    assert (
+        result["per_type"]["CNTQ"]["certainty"] == 0.0
+        and result["per_type"]["CNTQ"]["num_excluded"] == 1
+    )
     assert result["certainty"] == pytest.approx(2 / 3)
 
 
-@pytest.mark.parametrize(("answers", "references", "types", "message"), [
-    ([["yes", "maybe"]], ["yes"], None, r"`answers\[0\]\[1\]` must be one of"),
-    ([["yes"]], ["Yes"], None, r"`references\[0\]` must be 'yes' or 'no'"),
-    ([["yes"], ["no"]], ["yes"], None, "one expected answer per input: 2 inputs, got 1"),
-    ([[]], ["yes"], None, r"`answers\[0\]` must be a non-empty list"),
-    ([["yes"]], ["yes"], ["ENTQ", "CNTQ"], "`input_types` must be None or a list of 1"),
-])
+@pytest.mark.parametrize(
+    ("answers", "references", "types", "message"),
+    [
+        ([["yes", "maybe"]], ["yes"], None, r"`answers\[0\]\[1\]` must be one of"),
+        ([["yes"]], ["Yes"], None, r"`references\[0\]` must be 'yes' or 'no'"),
+        ([["yes"], ["no"]], ["yes"], None, "one expected answer per input: 2 inputs, got 1"),
+        ([[]], ["yes"], None, r"`answers\[0\]` must be a non-empty list"),
+        ([["yes"]], ["yes"], ["ENTQ", "CNTQ"], "`input_types` must be None or a list of 1"),
+    ],
+)
 def test_bad_input_is_a_value_error(answers, references, types, message):
     with pytest.raises(ValueError, match=message):
         certainty_variety(answers, references, types)
 
 
-@pytest.mark.parametrize(("response", "answer"), [
-    ("Yes, I am.", "yes"), ("yeah sure", "yes"), ('"Yep!"', "yes"), ("No way.", "no"), ("Nope.", "no"),
-    ("nah", "no"), ("I said no.", "ambiguous"), ("Why not?", "ambiguous"), ("Nobody knows.", "ambiguous"),
-    ("Yesterday I was.", "ambiguous"), ("", "ambiguous"),
-])
+@pytest.mark.parametrize(
+    ("response", "answer"),
+    [
+        ("Yes, I am.", "yes"),
+        ("yeah sure", "yes"),
+        ('"Yep!"', "yes"),
+        ("No way.", "no"),
+        ("Nope.", "no"),
+        ("nah", "no"),
+        ("I said no.", "ambiguous"),
+        ("Why not?", "ambiguous"),
+        ("Nobody knows.", "ambiguous"),
+        ("Yesterday I was.", "ambiguous"),
+        ("", "ambiguous"),
+    ],
+)
 def test_prefix_rule(response, answer):
     assert prefix_answer(response) == answer
 
@@ -111,37 +137,68 @@ def test_classifier_is_required():
 
 def test_model_classifier_maps_argmax_labels(tiny_roberta_yes_no_path):
     classifier = ModelYesNoClassifier(tiny_roberta_yes_no_path, device="cpu", batch_size=2)
-    responses = ["Yes, I am.", "No.", "I don't know what to say about that.", "Sure, that sounds nice.", "No."]
+    responses = [
+        "Yes, I am.",
+        "No.",
+        "I don't know what to say about that.",
+        "Sure, that sounds nice.",
+        "No.",
+    ]
     probabilities = classifier.probabilities(responses)
     assert probabilities.shape == (5, 3) and np.allclose(probabilities.sum(axis=1), 1.0)
     labels = ["yes", "no", "ambiguous"]
     assert classifier.classify(responses) == [labels[i] for i in probabilities.argmax(axis=1)]
     # Batched with dynamic padding = one response per forward.
-    one_by_one = ModelYesNoClassifier(tiny_roberta_yes_no_path, device="cpu", batch_size=1).probabilities(responses)
+    one_by_one = ModelYesNoClassifier(
+        tiny_roberta_yes_no_path, device="cpu", batch_size=1
+    ).probabilities(responses)
     assert np.allclose(probabilities, one_by_one, atol=1e-5)
 
 
 def test_model_classifier_through_the_metric(tiny_roberta_yes_no_path):
-    predictions = [["Yes, I am.", "No."], ["I love sunny days.", "What are you going to cook?", "Nope."]]
+    predictions = [
+        ["Yes, I am.", "No."],
+        ["I love sunny days.", "What are you going to cook?", "Nope."],
+    ]
     classifier = ModelYesNoClassifier(tiny_roberta_yes_no_path, device="cpu")
     expected = certainty_variety(classify_nbest_lists(classifier, predictions), ["yes", "no"])
     result = nbest_contradiction(predictions, ["yes", "no"], tiny_roberta_yes_no_path, device="cpu")
     for key in ("certainty", "variety", "num_analyzed", "num_excluded"):
-        assert (result[key] == expected[key]) or (math.isnan(result[key]) and math.isnan(expected[key]))
+        assert (result[key] == expected[key]) or (
+            math.isnan(result[key]) and math.isnan(expected[key])
+        )
 
 
 def test_circa_labelled_model_and_label_map(tmp_path, tiny_tokenizer_path):
     from tiny_models import save_tiny_roberta_yes_no
 
-    circa = {0: "Yes", 1: "No", 2: "Probably yes / sometimes yes", 3: "Probably no",
-             4: "Yes, subject to some conditions", 5: "In the middle, neither yes nor no",
-             6: "I am not sure how X will interpret Y\u2019s answer"}
+    circa = {
+        0: "Yes",
+        1: "No",
+        2: "Probably yes / sometimes yes",
+        3: "Probably no",
+        4: "Yes, subject to some conditions",
+        5: "In the middle, neither yes nor no",
+        6: "I am not sure how X will interpret Y\u2019s answer",
+    }
     path = save_tiny_roberta_yes_no(tmp_path / "circa7", tiny_tokenizer_path, labels=circa)
-    assert ModelYesNoClassifier(path, device="cpu").answers == ["yes", "no", "yes", "no", "yes", "ambiguous", "ambiguous"]
-    generic = save_tiny_roberta_yes_no(tmp_path / "generic", tiny_tokenizer_path, labels={0: "LABEL_0", 1: "LABEL_1"})
+    assert ModelYesNoClassifier(path, device="cpu").answers == [
+        "yes",
+        "no",
+        "yes",
+        "no",
+        "yes",
+        "ambiguous",
+        "ambiguous",
+    ]
+    generic = save_tiny_roberta_yes_no(
+        tmp_path / "generic", tiny_tokenizer_path, labels={0: "LABEL_0", 1: "LABEL_1"}
+    )
     with pytest.raises(ValueError, match="label_map"):
         ModelYesNoClassifier(generic, device="cpu")
-    mapped = ModelYesNoClassifier(generic, device="cpu", label_map={"LABEL_0": "no", "LABEL_1": "yes"})
+    mapped = ModelYesNoClassifier(
+        generic, device="cpu", label_map={"LABEL_0": "no", "LABEL_1": "yes"}
+    )
     assert mapped.answers == ["no", "yes"]
 
 
@@ -164,7 +221,9 @@ def test_evaluate_module():
     metric = evaluate.load(evaluate_module_path("nbest_contradiction"))
     result = metric.compute(
         predictions=[["Yes, I am.", "No."], ["No, never.", "No!"], ["Yes.", "Yeah."]],
-        references=["yes", "no", "no"], classifier="prefix", input_types=["ENTQ", "CNTQ", "CNTQ"],
+        references=["yes", "no", "no"],
+        classifier="prefix",
+        input_types=["ENTQ", "CNTQ", "CNTQ"],
     )
     assert result["certainty"] == pytest.approx(2 / 3) and result["variety"] == pytest.approx(0.75)
     assert result["per_type"]["CNTQ"]["certainty"] == 0.5

@@ -1,4 +1,5 @@
 """Compression ratio: hand-computed values, the `diversity` package's xz definition, edge cases."""
+
 import gzip
 import lzma
 
@@ -12,7 +13,11 @@ from dialeval.metrics.compression_ratio import (
     compression_ratio_scores,
 )
 
-TEXTS = ["I enjoy walking with my cute dog.", "I enjoy walking with my cute dog, really.", "Nothing much, you?"]
+TEXTS = [
+    "I enjoy walking with my cute dog.",
+    "I enjoy walking with my cute dog, really.",
+    "Nothing much, you?",
+]
 
 
 def test_gzip_ratio_is_raw_over_one_compression():
@@ -31,7 +36,9 @@ def test_xz_ratio_matches_the_diversity_package_container(tmp_path):
 
 
 def test_repetition_raises_the_ratio_and_unicode_counts_bytes():
-    assert compression_ratio(["I don't know."] * 50) > 10 * compression_ratio(["I don't know.", "We ate seafood."])
+    assert compression_ratio(["I don't know."] * 50) > 10 * compression_ratio(
+        ["I don't know.", "We ate seafood."]
+    )
     emoji = compression_ratio(["😀 مرحبا\u200b"] * 3)
     raw = " ".join(["😀 مرحبا\u200b"] * 3).encode("utf-8")
     assert emoji == len(raw) / len(gzip.compress(raw, mtime=0))
@@ -54,7 +61,12 @@ def test_bad_input_names_the_argument():
 def test_evaluate_module_both_scopes():
     module = evaluate.load(evaluate_module_path("compression_ratio"))
     corpus = module.compute(predictions=TEXTS)
-    assert corpus == {"scope": "corpus", "compression_ratio": compression_ratio(TEXTS), "algorithm": "gzip", "num_responses": 3}
+    assert corpus == {
+        "scope": "corpus",
+        "compression_ratio": compression_ratio(TEXTS),
+        "algorithm": "gzip",
+        "num_responses": 3,
+    }
     sets = module.compute(predictions=[TEXTS[:2], TEXTS[1:]], algorithm="xz")
     expected = compression_ratio_per_set([TEXTS[:2], TEXTS[1:]], "xz")
     assert [row["compression_ratio"] for row in sets["per_set"]] == expected

@@ -1,4 +1,5 @@
 """Corpus Dist-n / Ent-n / LF against a port of the Sem-Ent released code (hyperconnect/sem-ent)."""
+
 import random
 from collections import Counter
 
@@ -34,7 +35,29 @@ def _reference_lf(instances, thres=100):  # codes/utils/low_frequency.py
     return sum(v for v in Counter(tokens).values() if v <= thres) / len(tokens)
 
 
-VOCAB = ["I", "you", "don't", "know", "what", ":)", "lol", "http://x.co/a", "...", "!!!", "?", ",", ".", "yes", "no", "maybe", "#tag", "@user", "Hello", "3.5", "héllo"]
+VOCAB = [
+    "I",
+    "you",
+    "don't",
+    "know",
+    "what",
+    ":)",
+    "lol",
+    "http://x.co/a",
+    "...",
+    "!!!",
+    "?",
+    ",",
+    ".",
+    "yes",
+    "no",
+    "maybe",
+    "#tag",
+    "@user",
+    "Hello",
+    "3.5",
+    "héllo",
+]
 
 
 def _corpus(seed, size=1500):
@@ -74,7 +97,9 @@ def test_ngrams_do_not_cross_responses():
 
 def test_parallel_tokenization_gives_identical_result():
     corpus = _corpus(4, 400)
-    assert corpus_ngram_diversity(corpus, num_workers=2) == corpus_ngram_diversity(corpus, num_workers=1)
+    assert corpus_ngram_diversity(corpus, num_workers=2) == corpus_ngram_diversity(
+        corpus, num_workers=1
+    )
 
 
 def test_lf_against_reference_counts():
@@ -124,7 +149,9 @@ def test_weighted_ngram_counts_against_a_counter(vocabulary_size, max_weight, ma
     token_lists = np.split(ids, np.cumsum(lengths)[:-1])
     counts = weighted_ngram_counts(ids, lengths, weights, vocabulary_size, max_n)
     for n in range(1, max_n + 1):
-        assert counts[n].tolist() == _naive_weighted_counts([tuple(t) for t in token_lists], weights.tolist(), n)
+        assert counts[n].tolist() == _naive_weighted_counts(
+            [tuple(t) for t in token_lists], weights.tolist(), n
+        )
 
 
 def test_repeated_responses_count_with_their_multiplicity():
@@ -137,12 +164,15 @@ def test_repeated_responses_count_with_their_multiplicity():
     assert result["num_tokens"] == sum(len(casual_tokenize(text)) for text in repeated)
 
 
-@pytest.mark.parametrize("reference, match", [
-    ({1: 2}, "`reference` keys must be token strings"),
-    ({"a": float("nan")}, r"`reference\['a'\]` must be a non-negative count"),
-    ({"a": -1}, r"`reference\['a'\]` must be a non-negative count"),
-    ({"a": "3"}, r"`reference\['a'\]` must be a non-negative count"),
-])
+@pytest.mark.parametrize(
+    "reference, match",
+    [
+        ({1: 2}, "`reference` keys must be token strings"),
+        ({"a": float("nan")}, r"`reference\['a'\]` must be a non-negative count"),
+        ({"a": -1}, r"`reference\['a'\]` must be a non-negative count"),
+        ({"a": "3"}, r"`reference\['a'\]` must be a non-negative count"),
+    ],
+)
 def test_lf_refuses_a_malformed_frequency_mapping(reference, match):
     """Found by tests/property: {1: 2} gave 1.0 and {"a": nan} gave 0.5, silently."""
     with pytest.raises(ValueError, match=match):

@@ -1,4 +1,5 @@
 """Sem-Ent's embedders (Han et al. 2022, §3.1): each equals a one-text-at-a-time reference."""
+
 import json
 import time
 from typing import ClassVar
@@ -59,7 +60,9 @@ def roberta_reference(tiny_roberta_nli_path):
     def embed_one(text: str) -> np.ndarray:
         encoded = tokenizer(text, return_tensors="pt")
         with torch.inference_mode():
-            return model(**encoded, output_hidden_states=True).hidden_states[-1][0].mean(dim=0).numpy()
+            return (
+                model(**encoded, output_hidden_states=True).hidden_states[-1][0].mean(dim=0).numpy()
+            )
 
     return embed_one
 
@@ -74,12 +77,18 @@ def test_last_token_equals_one_text_at_a_time(tiny_gpt2_path, gpt2_reference, ba
     assert vectors.dtype == np.float32 and vectors.shape == (len(TEXTS), 32)
     expected = np.stack([gpt2_reference(text) for text in TEXTS])
     np.testing.assert_allclose(vectors, expected, atol=1e-5)
-    assert len({len(gpt2_reference.tokenizer(t)["input_ids"]) for t in TEXTS}) > 3  # lengths really differ
+    assert (
+        len({len(gpt2_reference.tokenizer(t)["input_ids"]) for t in TEXTS}) > 3
+    )  # lengths really differ
 
 
 def test_last_token_other_layer(tiny_gpt2_path, gpt2_reference):
-    vectors = LastTokenEmbedder(tiny_gpt2_path, max_length=64, layer=1, device="cpu").embed(TEXTS[:3])
-    np.testing.assert_allclose(vectors, np.stack([gpt2_reference(t, layer=1) for t in TEXTS[:3]]), atol=1e-5)
+    vectors = LastTokenEmbedder(tiny_gpt2_path, max_length=64, layer=1, device="cpu").embed(
+        TEXTS[:3]
+    )
+    np.testing.assert_allclose(
+        vectors, np.stack([gpt2_reference(t, layer=1) for t in TEXTS[:3]]), atol=1e-5
+    )
 
 
 def test_left_truncation_keeps_the_last_tokens(tiny_gpt2_path, gpt2_reference):
@@ -90,7 +99,9 @@ def test_left_truncation_keeps_the_last_tokens(tiny_gpt2_path, gpt2_reference):
     long_vector, short_vector = embedder.embed([LONG_TEXT, "yes"])
     tail = torch.tensor([ids[-20:]])
     with torch.inference_mode():
-        expected = embedder.loaded.model(input_ids=tail, output_hidden_states=True).hidden_states[-1][0, -1]
+        expected = embedder.loaded.model(input_ids=tail, output_hidden_states=True).hidden_states[
+            -1
+        ][0, -1]
     np.testing.assert_allclose(long_vector, expected.numpy(), atol=1e-5)
     np.testing.assert_allclose(short_vector, gpt2_reference("yes"), atol=1e-5)
 
@@ -102,7 +113,9 @@ def test_max_length_beyond_the_position_table_is_refused(tiny_gpt2_path):
         LastTokenEmbedder(tiny_gpt2_path, max_length=64, layer=5, device="cpu").embed(["hi"])
 
 
-def test_duplicates_run_once_and_come_back_in_input_order(tiny_gpt2_path, gpt2_reference, monkeypatch):
+def test_duplicates_run_once_and_come_back_in_input_order(
+    tiny_gpt2_path, gpt2_reference, monkeypatch
+):
     embedder = LastTokenEmbedder(tiny_gpt2_path, max_length=64, batch_size=2, device="cpu")
     model = embedder.loaded.model
     rows_fed = []
@@ -127,8 +140,12 @@ def test_duplicates_run_once_and_come_back_in_input_order(tiny_gpt2_path, gpt2_r
 
 
 @pytest.mark.parametrize("batch_size", [1, 3])
-def test_mean_pooling_equals_one_text_at_a_time(tiny_roberta_nli_path, roberta_reference, batch_size):
-    embedder = MeanPoolingEmbedder(tiny_roberta_nli_path, max_length=100, batch_size=batch_size, device="cpu")
+def test_mean_pooling_equals_one_text_at_a_time(
+    tiny_roberta_nli_path, roberta_reference, batch_size
+):
+    embedder = MeanPoolingEmbedder(
+        tiny_roberta_nli_path, max_length=100, batch_size=batch_size, device="cpu"
+    )
     vectors = embedder.embed(TEXTS)
     assert vectors.dtype == np.float32 and vectors.shape == (len(TEXTS), 32)
     np.testing.assert_allclose(vectors, np.stack([roberta_reference(t) for t in TEXTS]), atol=1e-5)
@@ -140,14 +157,25 @@ def test_mean_pooling_truncates_on_the_right(tiny_roberta_nli_path):
     ids = tokenizer(LONG_TEXT)["input_ids"]
     head = ids[:11] + [ids[-1]]  # first tokens, then the closing </s> the tokenizer keeps
     with torch.inference_mode():
-        expected = model(input_ids=torch.tensor([head]), output_hidden_states=True).hidden_states[-1][0].mean(0)
+        expected = (
+            model(input_ids=torch.tensor([head]), output_hidden_states=True)
+            .hidden_states[-1][0]
+            .mean(0)
+        )
     np.testing.assert_allclose(embedder.embed([LONG_TEXT])[0], expected.numpy(), atol=1e-5)
 
 
 def test_sentence_transformer_equals_encode():
-    texts = ["I stayed at home and relaxed.", "We ate seafood on the coast.", "ok", "I stayed at home and relaxed."]
+    texts = [
+        "I stayed at home and relaxed.",
+        "We ate seafood on the coast.",
+        "ok",
+        "I stayed at home and relaxed.",
+    ]
     vectors = SentenceTransformerEmbedder(batch_size=2, device="cpu").embed(texts)
-    expected = load_sentence_model(device="cpu").encode(texts, convert_to_numpy=True, normalize_embeddings=False)
+    expected = load_sentence_model(device="cpu").encode(
+        texts, convert_to_numpy=True, normalize_embeddings=False
+    )
     assert vectors.dtype == np.float32 and vectors.shape == (4, 384)
     np.testing.assert_allclose(vectors, expected, atol=1e-5)
 
@@ -171,7 +199,9 @@ def test_identity_round_trips_through_json(tiny_gpt2_path, tiny_roberta_nli_path
 
 
 def test_identity_contents(tiny_gpt2_path):
-    embedder = LastTokenEmbedder(tiny_gpt2_path, max_length=64, batch_size=5, device="cpu", dtype="float32")
+    embedder = LastTokenEmbedder(
+        tiny_gpt2_path, max_length=64, batch_size=5, device="cpu", dtype="float32"
+    )
     assert embedder.identity() == {**PAPER_EMBEDDER, "model": tiny_gpt2_path, "max_length": 64}
     assert LastTokenEmbedder(tiny_gpt2_path, max_length=32).identity() != embedder.identity()
     assert SentenceTransformerEmbedder().identity() == {
@@ -304,5 +334,11 @@ def test_embed_unique_batches_by_token_length_not_characters():
     embeddings, index = embed_unique(texts, encoder, batch_size=2)
     assert encoder.batches == [["a b c d", "p q r"], ["x y", "extraordinarily"]]
     # rows come back in input order, L2-normalized (the fake encoder's rows are not)
-    assert [round(float(embeddings[i][0] / embeddings[i][1]), 5) for i in index] == [4.0, 1.0, 2.0, 4.0, 3.0]
+    assert [round(float(embeddings[i][0] / embeddings[i][1]), 5) for i in index] == [
+        4.0,
+        1.0,
+        2.0,
+        4.0,
+        3.0,
+    ]
     assert np.allclose(np.linalg.norm(embeddings, axis=1), 1.0)

@@ -1,6 +1,7 @@
 """Remote clique and chamfer distance: hand-computed values, the closed form and the blocked
 nearest neighbour against scikit-learn's dense matrix (duplicates included), the `diversity`
 package's own functions on DailyDialog++ responses, per-set and corpus paths, bad input."""
+
 import numpy as np
 import pytest
 from diversity_peer_files import dailydialog_responses, peer_module
@@ -21,7 +22,9 @@ from dialeval.metrics.engines.shared_outputs import shared_model_outputs
 def dense_reference(rows: np.ndarray) -> tuple[float, float]:
     """The package's two lines, unrounded: scikit-learn's matrix, row means / row minima off the diagonal."""
     distances = cosine_distances(rows)
-    return float(np.mean(np.mean(distances, axis=1))), float(np.mean(np.min(distances + np.eye(len(rows)) * 1e9, axis=1)))
+    return float(np.mean(np.mean(distances, axis=1))), float(
+        np.mean(np.min(distances + np.eye(len(rows)) * 1e9, axis=1))
+    )
 
 
 def test_hand_computed_values():
@@ -35,9 +38,14 @@ def test_hand_computed_values():
     assert remote_clique_from_embeddings(pair) == pytest.approx(0.25, abs=1e-12)
     assert chamfer_distance_from_embeddings(pair) == pytest.approx(0.5, abs=1e-12)
     # opposite vectors: the largest distance, 2
-    assert chamfer_distance_from_embeddings([[1.0, 1.0], [-2.0, -2.0]]) == pytest.approx(2.0, abs=1e-12)
+    assert chamfer_distance_from_embeddings([[1.0, 1.0], [-2.0, -2.0]]) == pytest.approx(
+        2.0, abs=1e-12
+    )
     # copies of one vector (at any scale): 0 exactly, not -1e-7
-    copies = np.tile(np.array([[0.3, -1.2, 2.0]], dtype=np.float32), (50, 1)) * np.arange(1, 51, dtype=np.float32)[:, None]
+    copies = (
+        np.tile(np.array([[0.3, -1.2, 2.0]], dtype=np.float32), (50, 1))
+        * np.arange(1, 51, dtype=np.float32)[:, None]
+    )
     assert remote_clique_from_embeddings(copies) == 0.0
     assert chamfer_distance_from_embeddings(copies) == pytest.approx(0.0, abs=1e-6)
 
@@ -53,7 +61,9 @@ def test_closed_form_and_blocked_chamfer_equal_the_dense_sklearn_computation(dty
     rows[200] = -rows[199]
     expected_rc, expected_cd = dense_reference(rows)
     assert remote_clique_from_embeddings(rows) == pytest.approx(expected_rc, abs=1e-6)
-    assert chamfer_distance_from_embeddings(rows, block_size=block_size) == pytest.approx(expected_cd, abs=1e-6)
+    assert chamfer_distance_from_embeddings(rows, block_size=block_size) == pytest.approx(
+        expected_cd, abs=1e-6
+    )
 
 
 def test_tied_and_clustered_rows():
@@ -62,15 +72,22 @@ def test_tied_and_clustered_rows():
     centres = rng.standard_normal((5, 8))
     rows = np.repeat(centres, 30, axis=0) + 1e-3 * rng.standard_normal((150, 8))
     expected_rc, expected_cd = dense_reference(rows)
-    assert chamfer_distance_from_embeddings(rows, block_size=16) == pytest.approx(expected_cd, abs=1e-9)
+    assert chamfer_distance_from_embeddings(rows, block_size=16) == pytest.approx(
+        expected_cd, abs=1e-9
+    )
     assert remote_clique_from_embeddings(rows) == pytest.approx(expected_rc, abs=1e-9)
     assert expected_cd < 1e-4 < expected_rc
 
 
 def test_bad_embeddings_name_the_argument():
-    for bad, message in [([[1.0, 2.0]], "at least 2 rows"), ([1.0, 2.0], "2-D"), ([[1.0, np.nan], [1.0, 2.0]], "NaN"),
-                         ([[0.0, 0.0], [1.0, 2.0]], "row 0 is zero"), ([["a", "b"], ["c", "d"]], "numbers"),
-                         (np.zeros((3, 0)), "at least 2 rows")]:
+    for bad, message in [
+        ([[1.0, 2.0]], "at least 2 rows"),
+        ([1.0, 2.0], "2-D"),
+        ([[1.0, np.nan], [1.0, 2.0]], "NaN"),
+        ([[0.0, 0.0], [1.0, 2.0]], "row 0 is zero"),
+        ([["a", "b"], ["c", "d"]], "numbers"),
+        (np.zeros((3, 0)), "at least 2 rows"),
+    ]:
         with pytest.raises(ValueError, match="`embeddings`") as error:
             remote_clique_from_embeddings(bad)
         assert message in str(error.value)
@@ -81,7 +98,14 @@ def test_bad_embeddings_name_the_argument():
 
 
 def test_texts_paths_equal_the_embedding_paths(tiny_roberta_nli_path):
-    texts = ["I love cats.", "I love cats.", "Dogs are fine.", "It is raining.", "So sunny today.", "I love cats!"]
+    texts = [
+        "I love cats.",
+        "I love cats.",
+        "Dogs are fine.",
+        "It is raining.",
+        "So sunny today.",
+        "I love cats!",
+    ]
     vectors, index = sentence_vectors(texts, tiny_roberta_nli_path, device="cpu")
     rows = vectors[index]
     expected_rc, expected_cd = dense_reference(rows)
@@ -90,23 +114,34 @@ def test_texts_paths_equal_the_embedding_paths(tiny_roberta_nli_path):
     assert result["remote_clique"] == pytest.approx(expected_rc, abs=1e-6)
     assert result["chamfer_distance"] == pytest.approx(expected_cd, abs=1e-6)
     assert remote_clique(texts, tiny_roberta_nli_path, device="cpu") == result["remote_clique"]
-    assert chamfer_distance(texts, tiny_roberta_nli_path, device="cpu") == result["chamfer_distance"]
-    assert embedding_distances(texts, tiny_roberta_nli_path, figures=["chamfer_distance"], device="cpu") == {
-        "scope": "corpus", "chamfer_distance": result["chamfer_distance"], "num_responses": 6}
+    assert (
+        chamfer_distance(texts, tiny_roberta_nli_path, device="cpu") == result["chamfer_distance"]
+    )
+    assert embedding_distances(
+        texts, tiny_roberta_nli_path, figures=["chamfer_distance"], device="cpu"
+    ) == {"scope": "corpus", "chamfer_distance": result["chamfer_distance"], "num_responses": 6}
 
 
 def test_per_set_scope_scores_each_set_as_a_corpus_and_averages(tiny_roberta_nli_path):
-    sets = [["I love cats.", "I love cats.", "Dogs are fine."], ["It is raining.", "So sunny today."],
-            ["Pizza?", "Sushi!", "Pasta.", "Pizza?"]]
+    sets = [
+        ["I love cats.", "I love cats.", "Dogs are fine."],
+        ["It is raining.", "So sunny today."],
+        ["Pizza?", "Sushi!", "Pasta.", "Pizza?"],
+    ]
     result = embedding_distances(sets, tiny_roberta_nli_path, device="cpu")
     assert result["scope"] == "response_set" and result["num_sets"] == 3
     for row, response_set in zip(result["per_set"], sets, strict=True):
         alone = embedding_distances(response_set, tiny_roberta_nli_path, device="cpu")
-        assert row == {"remote_clique": alone["remote_clique"], "chamfer_distance": alone["chamfer_distance"]}
+        assert row == {
+            "remote_clique": alone["remote_clique"],
+            "chamfer_distance": alone["chamfer_distance"],
+        }
     for figure in ("remote_clique", "chamfer_distance"):
         assert result[figure] == pytest.approx(np.mean([row[figure] for row in result["per_set"]]))
     # a set of two: chamfer is their distance, remote clique half of it (d_ii = 0 counts)
-    assert result["per_set"][1]["remote_clique"] == pytest.approx(result["per_set"][1]["chamfer_distance"] / 2, abs=1e-6)
+    assert result["per_set"][1]["remote_clique"] == pytest.approx(
+        result["per_set"][1]["chamfer_distance"] / 2, abs=1e-6
+    )
 
 
 def test_bad_texts_name_the_argument(tiny_roberta_nli_path):
@@ -152,18 +187,35 @@ def test_equal_to_the_diversity_package_on_dailydialog(shared_data, monkeypatch)
 
 def compare_with_the_package(peer, responses):
     ours = embedding_distances(responses, EMBEDDED_SENTENCE_MODEL, device="cpu")
-    expected_rc, expected_cd = dense_reference(SameVectors(EMBEDDED_SENTENCE_MODEL).encode(responses))
+    expected_rc, expected_cd = dense_reference(
+        SameVectors(EMBEDDED_SENTENCE_MODEL).encode(responses)
+    )
     assert 0.1 < expected_cd < expected_rc < 1.5
     assert ours["remote_clique"] == pytest.approx(expected_rc, abs=1e-5)
     assert ours["chamfer_distance"] == pytest.approx(expected_cd, abs=1e-5)
     # the package rounds to 3 decimals
-    for figure, function in (("remote_clique", peer.remote_clique), ("chamfer_distance", peer.chamfer_dist)):
-        assert abs(ours[figure] - function(responses, model=EMBEDDED_SENTENCE_MODEL, verbose=False)) <= 5e-4 + 1e-6
+    for figure, function in (
+        ("remote_clique", peer.remote_clique),
+        ("chamfer_distance", peer.chamfer_dist),
+    ):
+        assert (
+            abs(ours[figure] - function(responses, model=EMBEDDED_SENTENCE_MODEL, verbose=False))
+            <= 5e-4 + 1e-6
+        )
     sets = [responses[i : i + 6] for i in range(0, 60, 6)]
     per_set = embedding_distances(sets, EMBEDDED_SENTENCE_MODEL, device="cpu")["per_set"]
     for row, response_set in zip(per_set, sets, strict=True):
-        for figure, function in (("remote_clique", peer.remote_clique), ("chamfer_distance", peer.chamfer_dist)):
-            assert abs(row[figure] - function(response_set, model=EMBEDDED_SENTENCE_MODEL, verbose=False)) <= 5e-4 + 1e-6
+        for figure, function in (
+            ("remote_clique", peer.remote_clique),
+            ("chamfer_distance", peer.chamfer_dist),
+        ):
+            assert (
+                abs(
+                    row[figure]
+                    - function(response_set, model=EMBEDDED_SENTENCE_MODEL, verbose=False)
+                )
+                <= 5e-4 + 1e-6
+            )
 
 
 def test_memory_stays_linear_in_the_rows():

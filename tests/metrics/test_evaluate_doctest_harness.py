@@ -15,6 +15,7 @@ re-expressed for pytest over :data:`dialeval.metrics.registry.METRICS`:
   (what ``dialeval push-metrics --namespace dialeval`` publishes), maps to ``metrics/<name>``.
   Any other name fails the example: the docstrings load only the published names.
 """
+
 from __future__ import annotations
 
 import doctest
@@ -30,7 +31,9 @@ from dialeval.metrics import registry
 
 def import_module_script(metric):
     """The module script as ``evaluate.load`` imports it, and its main class."""
-    factory = evaluate.loading.evaluation_module_factory(str(metric.module_dir), module_type="metric")
+    factory = evaluate.loading.evaluation_module_factory(
+        str(metric.module_dir), module_type="metric"
+    )
     module = importlib.import_module(factory.module_path)
     return module, evaluate.loading.import_main_class(module.__name__)
 
@@ -45,10 +48,14 @@ def test_evaluate_doctest_harness(metric, monkeypatch):
         try:
             results = doctest.testmod(module, verbose=False, raise_on_error=True)
         except doctest.UnexpectedException as error:
-            raise error.exc_info[1]  # the exception the example raised, as evaluate's harness re-raises it
+            raise error.exc_info[
+                1
+            ]  # the exception the example raised, as evaluate's harness re-raises it
         except doctest.DocTestFailure as failure:
-            pytest.fail(f"{metric.name}: the example\n{failure.example.source}expected\n{failure.example.want}"
-                        f"got\n{failure.got}")
+            pytest.fail(
+                f"{metric.name}: the example\n{failure.example.source}expected\n{failure.example.want}"
+                f"got\n{failure.got}"
+            )
     assert results.failed == 0
     assert results.attempted > 1
 

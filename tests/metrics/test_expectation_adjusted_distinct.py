@@ -1,4 +1,5 @@
 """EAD (Liu et al. 2022): hand-computed values, the length adjustment it exists for, scopes and errors."""
+
 from __future__ import annotations
 
 import math
@@ -31,16 +32,22 @@ def test_expected_distinct_stays_exact_where_the_textbook_form_rounds():
     # ((V - 1) / V) ** C rounds (V - 1) / V to 1 for V = 1e17: the textbook form says 0 distinct
     vocab_size = 10**17
     assert vocab_size * (1 - ((vocab_size - 1) / vocab_size) ** 1000) == 0.0
-    assert expected_distinct(1000, vocab_size) == pytest.approx(1000 - 1000 * 999 / 2 / vocab_size, rel=1e-12)
+    assert expected_distinct(1000, vocab_size) == pytest.approx(
+        1000 - 1000 * 999 / 2 / vocab_size, rel=1e-12
+    )
     # V**n beyond float64's range: every draw distinct
     assert expected_distinct(50, 30522, n=100) == 50.0
 
 
 def test_ead_by_hand():
     # tokens a b a | c: N = 3 distinct of C = 4; V = 4 -> 3 / 2.734375
-    assert expectation_adjusted_distinct(["a b a", "c"], vocab_size=4) == pytest.approx(3 / 2.734375)
+    assert expectation_adjusted_distinct(["a b a", "c"], vocab_size=4) == pytest.approx(
+        3 / 2.734375
+    )
     # bigrams (a b), (b a) of "a b a"; none in "c": N = C = 2, V**2 = 16 -> 2 / (16 (1 - (15/16)**2))
-    assert expectation_adjusted_distinct(["a b a", "c"], n=2, vocab_size=4) == pytest.approx(2 / (16 * (1 - (15 / 16) ** 2)))
+    assert expectation_adjusted_distinct(["a b a", "c"], n=2, vocab_size=4) == pytest.approx(
+        2 / (16 * (1 - (15 / 16) ** 2))
+    )
 
 
 def test_ead_undoes_distinct_n_s_length_bias():
@@ -52,7 +59,9 @@ def test_ead_undoes_distinct_n_s_length_bias():
     long = [" ".join(rng.choice(words) for _ in range(2000))]
     assert distinct_n(short) > 0.9 and distinct_n(long) < 0.6  # Distinct-1 collapses with length
     for text in (short, long):
-        assert expectation_adjusted_distinct(text, vocab_size=vocab_size) == pytest.approx(1.0, abs=0.06)
+        assert expectation_adjusted_distinct(text, vocab_size=vocab_size) == pytest.approx(
+            1.0, abs=0.06
+        )
 
 
 def test_ead_counts_repeated_responses_and_keeps_ngrams_within_a_response():
@@ -63,8 +72,9 @@ def test_ead_counts_repeated_responses_and_keeps_ngrams_within_a_response():
 
 def test_vocab_texts_counts_v_like_the_reference_s_data_for_vocab_cal():
     texts = ["a b c", "c d", "d e"]  # 5 distinct tokens
-    assert expectation_adjusted_distinct(["a b a"], vocab_size=None, vocab_texts=texts) == pytest.approx(
-        expectation_adjusted_distinct(["a b a"], vocab_size=5))
+    assert expectation_adjusted_distinct(
+        ["a b a"], vocab_size=None, vocab_texts=texts
+    ) == pytest.approx(expectation_adjusted_distinct(["a b a"], vocab_size=5))
     with pytest.raises(ValueError, match="`vocab_size` or `vocab_texts`, not both"):
         expectation_adjusted_distinct(["a"], vocab_texts=texts)
     with pytest.raises(ValueError, match="`vocab_texts` holds no tokens"):
@@ -74,10 +84,18 @@ def test_vocab_texts_counts_v_like_the_reference_s_data_for_vocab_cal():
 def test_scopes_agree_and_report_distinct_beside_ead():
     sets = [["I like it.", "I love it."], ["No way!", "Sure."]]
     result = expectation_adjusted_distinct_scores(sets)
-    assert result["scope"] == "response_set" and result["vocab_size"] == DEFAULT_VOCAB_SIZE and result["n"] == 1
-    assert [row["ead"] for row in result["per_set"]] == [expectation_adjusted_distinct(s) for s in sets]
+    assert (
+        result["scope"] == "response_set"
+        and result["vocab_size"] == DEFAULT_VOCAB_SIZE
+        and result["n"] == 1
+    )
+    assert [row["ead"] for row in result["per_set"]] == [
+        expectation_adjusted_distinct(s) for s in sets
+    ]
     assert result["ead"] == pytest.approx(math.fsum(row["ead"] for row in result["per_set"]) / 2)
-    assert result["per_set"][0]["distinct"] == pytest.approx(distinct_n(sets[0]))  # 5 distinct of 8 casual tokens
+    assert result["per_set"][0]["distinct"] == pytest.approx(
+        distinct_n(sets[0])
+    )  # 5 distinct of 8 casual tokens
     corpus = expectation_adjusted_distinct_scores([r for s in sets for r in s])
     assert corpus["scope"] == "corpus" and corpus["num_responses"] == 4
     assert corpus["ead"] == expectation_adjusted_distinct([r for s in sets for r in s])
@@ -89,16 +107,19 @@ def test_no_ngrams_scores_zero_even_for_a_huge_order():
     assert expectation_adjusted_distinct(["", "a"], allow_empty=True, n=2) == 0.0
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"responses": "a b"}, "`responses` must be a list of strings"),
-    ({"responses": []}, "`responses` must hold at least one response"),
-    ({"responses": ["a", ""]}, r"`responses\[1\]` is an empty string"),
-    ({"responses": ["a"], "n": 0}, "`n` must be a positive int"),
-    ({"responses": ["a"], "vocab_size": 0}, "`vocab_size` must be a positive int"),
-    ({"responses": ["a"], "vocab_size": 3.5}, "`vocab_size` must be a positive int"),
-    ({"responses": ["a"], "vocab_size": None}, "`vocab_size` must be a positive int"),
-    ({"responses": ["a"], "tokenizer": "bpe"}, "`tokenizer` must be one of"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"responses": "a b"}, "`responses` must be a list of strings"),
+        ({"responses": []}, "`responses` must hold at least one response"),
+        ({"responses": ["a", ""]}, r"`responses\[1\]` is an empty string"),
+        ({"responses": ["a"], "n": 0}, "`n` must be a positive int"),
+        ({"responses": ["a"], "vocab_size": 0}, "`vocab_size` must be a positive int"),
+        ({"responses": ["a"], "vocab_size": 3.5}, "`vocab_size` must be a positive int"),
+        ({"responses": ["a"], "vocab_size": None}, "`vocab_size` must be a positive int"),
+        ({"responses": ["a"], "tokenizer": "bpe"}, "`tokenizer` must be one of"),
+    ],
+)
 def test_bad_input_names_the_argument(kwargs, message):
     with pytest.raises(ValueError, match=message):
         expectation_adjusted_distinct(**kwargs)
@@ -107,6 +128,8 @@ def test_bad_input_names_the_argument(kwargs, message):
 def test_registered_for_meta_eval_and_the_job():
     scorer = registry.set_scorer("ead")
     result = scorer.run([["a b a", "c"], ["x", "y"]])
-    assert [row["ead"] for row in result["per_set"]] == [expectation_adjusted_distinct(["a b a", "c"]),
-                                                          expectation_adjusted_distinct(["x", "y"])]
+    assert [row["ead"] for row in result["per_set"]] == [
+        expectation_adjusted_distinct(["a b a", "c"]),
+        expectation_adjusted_distinct(["x", "y"]),
+    ]
     assert "ead" in [step.name for step in registry.JOB_STEPS]

@@ -1,10 +1,14 @@
 """The lexical_diversity evaluate module, loaded offline the way users load it."""
+
 import evaluate
 import pytest
 
 from dialeval.metrics import corpus_lexical_diversity, evaluate_module_path, set_lexical_diversity
 
-SETS = [["i am going", "i am going", "lets go i i"], ["I like tea.", "Coffee, please!", "Water is fine"]]
+SETS = [
+    ["i am going", "i am going", "lets go i i"],
+    ["I like tea.", "Coffee, please!", "Water is fine"],
+]
 CORPUS = ["i am going", "i am going", "lets go i i", "I like tea."]
 
 
@@ -23,7 +27,9 @@ def test_response_set_scope(lexical):
     expected = set_lexical_diversity(SETS)
     assert result["scope"] == "response_set"
     assert result["per_set"] == expected["per_set"]
-    assert result["averaged_distinct_n"] == pytest.approx((0.5 + 5 / 7 + 0.75 + 1.0 + 0.0) / 10 + 0.3)
+    assert result["averaged_distinct_n"] == pytest.approx(
+        (0.5 + 5 / 7 + 0.75 + 1.0 + 0.0) / 10 + 0.3
+    )
 
 
 def test_corpus_scope(lexical):

@@ -8,6 +8,7 @@ the fix (commit 02dd8b8's parent) the NLI run aborts in the Rust tokenizer under
 ("memory allocation of 512 bytes failed", SIGABRT); the harness tests below check that growth
 past the cap, and growth without it, are caught.
 """
+
 import json
 import math
 import os
@@ -18,7 +19,8 @@ from pathlib import Path
 import pytest
 
 pytestmark = pytest.mark.skipif(
-    sys.platform != "linux", reason="RLIMIT_AS and /proc/self/clear_refs (peak-RSS reset) are Linux-only"
+    sys.platform != "linux",
+    reason="RLIMIT_AS and /proc/self/clear_refs (peak-RSS reset) are Linux-only",
 )
 
 WORKER = Path(__file__).with_name("memory_cap_worker.py")
@@ -28,7 +30,11 @@ METRICS = ("nli", "cross_encoder", "bertscore", "sent_bert", "mean_pooling", "la
 
 def _run_worker(specs, **env):
     return subprocess.run(
-        [sys.executable, str(WORKER), *specs], check=False, capture_output=True, text=True, timeout=600,
+        [sys.executable, str(WORKER), *specs],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
         env={**os.environ, "TOKENIZERS_PARALLELISM": "false", **env},
     )
 
@@ -88,4 +94,6 @@ def test_harness_measures_growth_without_the_cap():
     process = _run_worker([f"planted={64 << 20}"], MEMORY_CAP_OFF="1")
     assert process.returncode == 0, process.stderr[-3000:]
     row = _measurements(process)["planted"]
-    assert row["peak_rss"] - row["rss_before"] >= 60 << 20  # a few pages may have been resident before
+    assert (
+        row["peak_rss"] - row["rss_before"] >= 60 << 20
+    )  # a few pages may have been resident before

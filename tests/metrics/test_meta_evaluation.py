@@ -1,4 +1,5 @@
 """Spearman and OCA of Tevet & Berant's meta-evaluation (§6.3-6.4), on hand-made cases."""
+
 import numpy as np
 import pytest
 from scipy.stats import spearmanr
@@ -14,7 +15,9 @@ from dialeval.metrics.diversity_meta_eval.statistics import (
 
 def test_perfectly_separated_classes_give_oca_1_either_direction():
     assert optimal_classification_accuracy([0.1, 0.2, 0.8, 0.9], [0, 0, 1, 1])[0] == 1.0
-    assert optimal_classification_accuracy([0.9, 0.8, 0.2, 0.1], [0, 0, 1, 1])[0] == 1.0  # inverted metric
+    assert (
+        optimal_classification_accuracy([0.9, 0.8, 0.2, 0.1], [0, 0, 1, 1])[0] == 1.0
+    )  # inverted metric
 
 
 def test_oca_hand_computed_with_overlap():
@@ -43,7 +46,9 @@ def test_spearman_equals_scipy_and_subsampling_protocol():
     assert 0 < p < 1e-10
     mean, std = subsampled_spearman(scores, parameters, sample_size=200, repeats=20, seed=1)
     assert abs(mean - rho) < 0.05 and 0 < std < 0.1
-    assert subsampled_spearman(scores, parameters, repeats=20, seed=1) == subsampled_spearman(scores, parameters, repeats=20, seed=1)
+    assert subsampled_spearman(scores, parameters, repeats=20, seed=1) == subsampled_spearman(
+        scores, parameters, repeats=20, seed=1
+    )
 
 
 def test_bad_input():
@@ -80,7 +85,13 @@ def test_released_sent_bert_column_reproduces_the_papers_rows(shared_data):
 
     expected = {"story_gen": (0.77, 0.90), "resp_gen": (0.59, 0.79), "prompt_gen": (0.68, 0.81)}
     for task, (rho, oca) in expected.items():
-        sets = read_tevet_csv(shared_data / "tevet-diversity-eval" / "with_metrics" / "conTest" / f"con_test_200_with_hds_{task}.csv")
+        sets = read_tevet_csv(
+            shared_data
+            / "tevet-diversity-eval"
+            / "with_metrics"
+            / "conTest"
+            / f"con_test_200_with_hds_{task}.csv"
+        )
         scores = [float(s.metadata["metric_SentBert"]) for s in sets]
         labels = [float(s.metadata["label_value"]) for s in sets]
         result = diversity_meta_evaluation(scores, labels)
@@ -93,8 +104,18 @@ def test_evaluate_module_offline():
 
     module = evaluate.load(str(REPO_ROOT / "metrics" / "diversity_meta_eval"))
     result = module.compute(predictions=[0.1, 0.4, 0.35, 0.8], references=[0, 0, 1, 1])
-    assert result["oca"] == 0.75 and set(result) >= {"spearman", "spearman_pvalue", "pearson", "num_sets"}
-    assert "spearman_ci" in module.compute(predictions=[0.1, 0.4, 0.35, 0.8, 0.5], references=[0, 0, 1, 1, 1], bootstrap=True, num_resamples=50)
+    assert result["oca"] == 0.75 and set(result) >= {
+        "spearman",
+        "spearman_pvalue",
+        "pearson",
+        "num_sets",
+    }
+    assert "spearman_ci" in module.compute(
+        predictions=[0.1, 0.4, 0.35, 0.8, 0.5],
+        references=[0, 0, 1, 1, 1],
+        bootstrap=True,
+        num_resamples=50,
+    )
     with pytest.raises(ValueError, match=r"predictions\[0\]"):
         module.compute(predictions=["a", 0.3], references=[0, 1])
     with pytest.raises(ValueError, match="equal length"):
@@ -108,18 +129,26 @@ def test_two_values_give_a_p_value_of_1_not_a_silent_nan():
     assert diversity_meta_evaluation([0.3, 0.1], [1, 0])["spearman_pvalue"] == 1.0
 
 
-@pytest.mark.parametrize("options, match", [
-    ({"repeats": 0}, "`repeats` must be a positive int"),
-    ({"repeats": -1}, "`repeats` must be a positive int"),
-    ({"repeats": True}, "`repeats` must be a positive int"),
-    ({"sample_size": 2.0}, "`sample_size` must be an int >= 2"),
-    ({"seed": 1.5}, "`seed` must be an int >= 0"),
-])
+@pytest.mark.parametrize(
+    "options, match",
+    [
+        ({"repeats": 0}, "`repeats` must be a positive int"),
+        ({"repeats": -1}, "`repeats` must be a positive int"),
+        ({"repeats": True}, "`repeats` must be a positive int"),
+        ({"sample_size": 2.0}, "`sample_size` must be an int >= 2"),
+        ({"seed": 1.5}, "`seed` must be an int >= 0"),
+    ],
+)
 def test_subsampling_options_are_checked_instead_of_a_silent_nan(options, match):
     """Found by tests/property: repeats=0 gave (nan, nan) with numpy's 'Mean of empty slice'."""
     with pytest.raises(ValueError, match=match):
-        subsampled_spearman([1, 2, 3, 4], [1, 2, 4, 3], **{"sample_size": 3, "repeats": 2, **options})
-    assert subsampled_spearman([1, 2, 3, 4], [1, 2, 4, 3], sample_size=4, repeats=1) == (pytest.approx(0.8), 0.0)
+        subsampled_spearman(
+            [1, 2, 3, 4], [1, 2, 4, 3], **{"sample_size": 3, "repeats": 2, **options}
+        )
+    assert subsampled_spearman([1, 2, 3, 4], [1, 2, 4, 3], sample_size=4, repeats=1) == (
+        pytest.approx(0.8),
+        0.0,
+    )
 
 
 def test_bootstrap_seed_is_checked():

@@ -5,6 +5,7 @@ own lexical metrics recomputed from the responses, must equal the reference valu
 0.005 (the issue's tolerance). The reference values are the upstream protocol applied to the
 released files; the paper's rounded numbers are in brackets in SOURCE.md.
 """
+
 import pytest
 from tevet_reference import COLUMNS, CONTEST, DECTEST, TOLERANCE
 
@@ -21,7 +22,10 @@ def _ours(sets):
     """Our lexical scores, rounded to the 3 decimals the released files store: OCA moves with how
     ties are broken (unrounded, conTest promptGen cos-sim gets OCA 0.675 instead of 0.670)."""
     scores = batch_set_lexical_diversity([s.responses for s in sets], allow_empty=True)
-    return {"distinct-n": scores["averaged_distinct_n"].round(3), "cos-sim": scores["ngram_cosine_diversity"].round(3)}
+    return {
+        "distinct-n": scores["averaged_distinct_n"].round(3),
+        "cos-sim": scores["ngram_cosine_diversity"].round(3),
+    }
 
 
 @pytest.mark.parametrize("task", sorted(DECTEST))
@@ -34,9 +38,13 @@ def test_dectest_spearman(shared_data, task):
         sets = rated if metric == "absHDS" else full
         stored = [float(s.metadata[COLUMNS[metric]]) for s in sets]
         labels = [float(s.metadata["label_value"]) for s in sets]
-        assert diversity_meta_evaluation(stored, labels)["spearman"] == pytest.approx(expected, abs=TOLERANCE), metric
+        assert diversity_meta_evaluation(stored, labels)["spearman"] == pytest.approx(
+            expected, abs=TOLERANCE
+        ), metric
         if metric in ours:
-            assert diversity_meta_evaluation(list(ours[metric]), temperatures)["spearman"] == pytest.approx(expected, abs=TOLERANCE)
+            assert diversity_meta_evaluation(list(ours[metric]), temperatures)[
+                "spearman"
+            ] == pytest.approx(expected, abs=TOLERANCE)
 
 
 @pytest.mark.parametrize("task", sorted(CONTEST))
@@ -45,7 +53,9 @@ def test_contest_spearman_and_oca(shared_data, task):
     labels = [float(s.metadata["label_value"]) for s in sets]
     ours = _ours(sets)
     for metric, (rho, oca) in CONTEST[task].items():
-        candidates = [[float(s.metadata[COLUMNS[metric]]) for s in sets]] + ([list(ours[metric])] if metric in ours else [])
+        candidates = [[float(s.metadata[COLUMNS[metric]]) for s in sets]] + (
+            [list(ours[metric])] if metric in ours else []
+        )
         for scores in candidates:
             result = diversity_meta_evaluation(scores, labels)
             assert result["spearman"] == pytest.approx(rho, abs=TOLERANCE), metric

@@ -9,6 +9,7 @@ each module called as its tests/metric_cases/<name>.py says (``conformance``).
 - evaluate's distributed mode (two real processes) gives process 0 the one-process result;
 - the docstring examples run as doctests; the folders are Hub-ready (app.py, requirements.txt, card).
 """
+
 from __future__ import annotations
 
 import doctest
@@ -52,7 +53,7 @@ def load(metric, **kwargs):
 def chunks(inputs: dict[str, list], size: int):
     length = len(next(iter(inputs.values())))
     for start in range(0, length, size):
-        yield {name: column[start:start + size] for name, column in inputs.items()}
+        yield {name: column[start : start + size] for name, column in inputs.items()}
 
 
 def rows(inputs: dict[str, list]):
@@ -69,7 +70,11 @@ def joined(*parts: dict[str, list]) -> dict[str, list]:
 
 def canonical(result) -> str:
     """A result as exact JSON (NaN included, numpy scalars as Python numbers), for equality."""
-    return json.dumps(result, sort_keys=True, default=lambda value: value.item() if hasattr(value, "item") else repr(value))
+    return json.dumps(
+        result,
+        sort_keys=True,
+        default=lambda value: value.item() if hasattr(value, "item") else repr(value),
+    )
 
 
 def test_every_registered_metric_has_a_case(request):
@@ -123,13 +128,19 @@ def test_refused_inputs_are_found_on_the_gathered_inputs_and_discarded(metric, c
 def test_options_are_explicit_and_an_unknown_one_is_a_type_error(metric, case):
     module = load(metric)
     parameters = inspect.signature(module._compute).parameters.values()
-    assert not [p for p in parameters if p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL)], "_compute hides its options"
+    assert not [p for p in parameters if p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL)], (
+        "_compute hides its options"
+    )
     options = module.compute_options()
     assert options and set(case.options) <= set(options)
     # An option's default is the wrapped function's (None: the function's own default, by scope).
     wrapped = inspect.signature(case.wraps).parameters
     for parameter in parameters:
-        if parameter.name in wrapped and parameter.name not in case.own_meaning and parameter.default not in (None, parameter.empty):
+        if (
+            parameter.name in wrapped
+            and parameter.name not in case.own_meaning
+            and parameter.default not in (None, parameter.empty)
+        ):
             assert parameter.default == wrapped[parameter.name].default, parameter.name
     with pytest.raises(TypeError, match=rf"no_such_option.*{options[0]}"):
         module.compute(**case.inputs, **case.options, no_such_option=1)
@@ -161,23 +172,45 @@ def test_distributed_mode_gives_process_0_the_one_process_result(request, tmp_pa
     for name, case in cases.items():
         length = len(next(iter(case.inputs.values())))
         first = {column: values[: length // 2] for column, values in case.inputs.items()}
-        second = {column: values[length // 2:] for column, values in case.inputs.items()}
+        second = {column: values[length // 2 :] for column, values in case.inputs.items()}
         halves[name] = (first, second)
     cache_dir = str(tmp_path / "evaluate-cache")
     job = {
-        "num_process": 2, "process_id": 1, "cache_dir": cache_dir, "timeout": 120, "out": str(tmp_path / "process1.json"),
-        "modules": [{"name": name, "path": str(registry.get(name).module_dir), "experiment_id": f"conformance-{name}",
-                     "inputs": halves[name][1]} for name in cases],
+        "num_process": 2,
+        "process_id": 1,
+        "cache_dir": cache_dir,
+        "timeout": 120,
+        "out": str(tmp_path / "process1.json"),
+        "modules": [
+            {
+                "name": name,
+                "path": str(registry.get(name).module_dir),
+                "experiment_id": f"conformance-{name}",
+                "inputs": halves[name][1],
+            }
+            for name in cases
+        ],
     }
     job_file = tmp_path / "job.json"
     job_file.write_text(json.dumps(job), encoding="utf-8")
-    worker = subprocess.Popen([sys.executable, str(Path(__file__).with_name("evaluate_worker.py")), str(job_file)],
-                              cwd=REPO_ROOT, env=dict(os.environ), stderr=subprocess.PIPE, text=True)
+    worker = subprocess.Popen(
+        [sys.executable, str(Path(__file__).with_name("evaluate_worker.py")), str(job_file)],
+        cwd=REPO_ROOT,
+        env=dict(os.environ),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         gathered = {}
         for name, case in cases.items():
-            module = load(registry.get(name), num_process=2, process_id=0, experiment_id=f"conformance-{name}",
-                          cache_dir=cache_dir, timeout=120)
+            module = load(
+                registry.get(name),
+                num_process=2,
+                process_id=0,
+                experiment_id=f"conformance-{name}",
+                cache_dir=cache_dir,
+                timeout=120,
+            )
             module.add_batch(**halves[name][0])
             gathered[name] = module.compute(**case.options)
         _, stderr = worker.communicate(timeout=180)
@@ -185,18 +218,24 @@ def test_distributed_mode_gives_process_0_the_one_process_result(request, tmp_pa
         if worker.poll() is None:
             worker.kill()
     assert worker.returncode == 0, stderr[-3000:]
-    assert json.loads(Path(job["out"]).read_text(encoding="utf-8")) == {name: None for name in cases}
+    assert json.loads(Path(job["out"]).read_text(encoding="utf-8")) == {
+        name: None for name in cases
+    }
     for name, case in cases.items():
         alone = load(registry.get(name)).compute(**case.inputs, **case.options)
         assert canonical(gathered[name]) == canonical(alone), name
-    assert not list(Path(cache_dir).rglob("*.arrow")), "process 0 removes every process's cache file"
+    assert not list(Path(cache_dir).rglob("*.arrow")), (
+        "process 0 removes every process's cache file"
+    )
 
 
 def test_docstring_examples_run_as_doctests(metric):
     """The examples of ``_KWARGS_DESCRIPTION`` (the module's inputs_description) carry their outputs;
     lines needing a model that is not on the machine are marked ``+SKIP``, at least one runs."""
     module = load(metric)
-    test = doctest.DocTestParser().get_doctest(module.inputs_description, {}, metric.name, str(metric.module_dir), 0)
+    test = doctest.DocTestParser().get_doctest(
+        module.inputs_description, {}, metric.name, str(metric.module_dir), 0
+    )
     report = []
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     with published_names_load_locally():  # the examples load "dialeval/<name>", the published Space
@@ -214,12 +253,20 @@ def front_matter(path: Path) -> dict:
 def test_folder_is_hub_ready(metric, monkeypatch):
     folder = metric.module_dir
     card = front_matter(folder / "README.md")
-    assert card["sdk"] == "gradio" and card["app_file"] == "app.py" and card["title"] and card["description"]
+    assert (
+        card["sdk"] == "gradio"
+        and card["app_file"] == "app.py"
+        and card["title"]
+        and card["description"]
+    )
     # evaluate's launch_gradio_widget builds gradio 3 components (gr.inputs), gone in gradio 4.
     assert str(card["sdk_version"]).startswith("3.")
     assert {"evaluate", "metric"} <= set(card["tags"])
-    requirements = [line.split(">=")[0].strip() for line in (folder / "requirements.txt").read_text().splitlines()
-                    if line.strip() and not line.startswith("#")]
+    requirements = [
+        line.split(">=")[0].strip()
+        for line in (folder / "requirements.txt").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     assert {"dialeval", "evaluate"} <= set(requirements)
     launched = []
     monkeypatch.setattr("evaluate.utils.launch_gradio_widget", launched.append)
@@ -229,7 +276,11 @@ def test_folder_is_hub_ready(metric, monkeypatch):
 
 def test_documented_evaluate_snippet_runs(capsys):
     """The evaluate section of docs/hf_contracts.md is runnable as written (its asserts included)."""
-    section = (REPO_ROOT / "docs" / "hf_contracts.md").read_text(encoding="utf-8").split("## evaluate modules", 1)[1]
+    section = (
+        (REPO_ROOT / "docs" / "hf_contracts.md")
+        .read_text(encoding="utf-8")
+        .split("## evaluate modules", 1)[1]
+    )
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     exec(compile(code, "docs/hf_contracts.md: evaluate modules", "exec"), {})  # noqa: S102 (the repository's own docs)
     printed = capsys.readouterr().out
@@ -247,7 +298,12 @@ def as_arrays(column):
     import torch
 
     if all(isinstance(value, (int, float)) and not isinstance(value, bool) for value in column):
-        return torch.tensor(column, dtype=torch.float64 if any(isinstance(value, float) for value in column) else torch.int64)
+        return torch.tensor(
+            column,
+            dtype=torch.float64
+            if any(isinstance(value, float) for value in column)
+            else torch.int64,
+        )
     if all(isinstance(value, str) for value in column):
         return np.array(column)
     return [np.array(value) if isinstance(value, list) else np.str_(value) for value in column]
@@ -257,7 +313,9 @@ def test_arrays_and_tensors_are_accepted_as_evaluate_accepts_them(metric, case):
     """compute, add_batch and add (one array row / 0-d tensor / numpy string each) give the list figures."""
     arrays = {name: as_arrays(column) for name, column in case.inputs.items()}
     options = dict(case.options)
-    if "references" in options:  # sem_ent's reference corpus, an option evaluate's users pass as an array too
+    if (
+        "references" in options
+    ):  # sem_ent's reference corpus, an option evaluate's users pass as an array too
         options["references"] = as_arrays(options["references"])
     module = load(metric)
     direct = canonical(module.compute(**case.inputs, **case.options))
@@ -280,7 +338,12 @@ def test_diversity_meta_eval_takes_torch_tensors_and_pandas_series():
     scores, labels = torch.tensor([0.1, 0.4, 0.35, 0.8, 0.5, 0.9]), torch.tensor([0, 0, 1, 1, 0, 1])
     expected = module.compute(predictions=scores.tolist(), references=labels.tolist())
     assert module.compute(predictions=scores, references=labels) == expected
-    assert module.compute(predictions=pd.Series(scores.tolist()), references=pd.Series(labels.tolist())) == expected
+    assert (
+        module.compute(
+            predictions=pd.Series(scores.tolist()), references=pd.Series(labels.tolist())
+        )
+        == expected
+    )
     # bools stay refused: evaluate would read True as 1.0 silently
     with pytest.raises(ValueError, match=r"`references\[0\]` must be a number"):
         module.compute(predictions=scores[:2], references=torch.tensor([True, False]))
@@ -293,6 +356,13 @@ def test_sem_ent_takes_numpy_arrays_of_strings():
     module = load(registry.get("sem_ent"))
     predictions = ["Pizza again?", "More rain today.", "Sushi!", "A storm."]
     expected = module.compute(predictions=predictions, references=CORPUS, num_clusters=2)
-    assert module.compute(predictions=np.array(predictions), references=np.array(CORPUS), num_clusters=2) == expected
+    assert (
+        module.compute(
+            predictions=np.array(predictions), references=np.array(CORPUS), num_clusters=2
+        )
+        == expected
+    )
     with pytest.raises(ValueError, match=r"`predictions\[1\]` must be a string"):
-        module.compute(predictions=np.array(["fine", 3], dtype=object), references=CORPUS, num_clusters=2)
+        module.compute(
+            predictions=np.array(["fine", 3], dtype=object), references=CORPUS, num_clusters=2
+        )

@@ -1,4 +1,5 @@
 """NLI Diversity (Stasaski & Hearst 2022, §3) and the pairwise scoring engine under it."""
+
 from pathlib import Path
 
 import numpy as np
@@ -63,7 +64,11 @@ def test_three_variants_against_a_hand_computed_case():
     assert scores["nli_diversity"] == pytest.approx(1 - 1 + 0 + 1)
     assert scores["nli_diversity_neutral"] == pytest.approx(1 - 1 + 1 + 1)
     assert scores["nli_diversity_confidence"] == pytest.approx(0.7 - 0.6 + 0 + 0.4)
-    assert (scores["num_contradiction"], scores["num_neutral"], scores["num_entailment"]) == (2, 1, 1)
+    assert (scores["num_contradiction"], scores["num_neutral"], scores["num_entailment"]) == (
+        2,
+        1,
+        1,
+    )
 
 
 def test_all_ordered_pairs_are_scored_and_means_are_over_sets():
@@ -96,7 +101,10 @@ def test_streaming_accepts_a_generator_and_chunking_does_not_change_results():
     streamed = nli_diversity((s for s in sets), scorer=scorer, max_pairs_per_chunk=7)
     assert streamed["per_set"] == whole["per_set"]
     assert max(scorer.calls) < 7 + 6  # one chunk's pairs at a time, never the whole corpus
-    assert len(list(iter_nli_pair_matrices(iter(sets), ControlledNLI(table), max_pairs_per_chunk=1))) == 50
+    assert (
+        len(list(iter_nli_pair_matrices(iter(sets), ControlledNLI(table), max_pairs_per_chunk=1)))
+        == 50
+    )
 
 
 def test_bad_input():
@@ -121,7 +129,10 @@ def test_bad_input():
     ("id2label", "expected"),
     [
         ({0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}, (0, 1, 2)),  # roberta-large-mnli
-        ({0: "entailment", 1: "neutral", 2: "contradiction"}, (2, 1, 0)),  # ynie/...-nli ("Combined")
+        (
+            {0: "entailment", 1: "neutral", 2: "contradiction"},
+            (2, 1, 0),
+        ),  # ynie/...-nli ("Combined")
         ({"0": "Neutral", "1": "Entailment", "2": "Contradiction"}, (2, 0, 1)),
     ],
 )
@@ -135,7 +146,11 @@ def test_unmappable_labels_are_a_clear_error_and_label_map_overrides():
         nli_label_indices(generic)
     with pytest.raises(ValueError, match=r"^`model` has labels .* cannot be mapped"):
         nli_label_indices({0: "entailment", 1: "not_entailment"})
-    assert nli_label_indices(generic, {"contradiction": 2, "neutral": 0, "entailment": 1}) == (2, 0, 1)
+    assert nli_label_indices(generic, {"contradiction": 2, "neutral": 0, "entailment": 1}) == (
+        2,
+        0,
+        1,
+    )
     with pytest.raises(ValueError, match="label_map"):
         nli_label_indices(generic, {"contradiction": 0, "neutral": 0, "entailment": 1})
 
@@ -144,8 +159,15 @@ def test_unmappable_labels_are_a_clear_error_and_label_map_overrides():
 
 SETS = [
     ["hi there! how are you?", "i am a nurse at the hospital.", "hi there! how are you?", "no."],
-    ["a man is playing a guitar on the stage.", "nobody is playing music right now.", "i like dogs"],
-    ["okay, see you later!", "thank you, you too. talk to you tomorrow, have a good night and sleep well."],
+    [
+        "a man is playing a guitar on the stage.",
+        "nobody is playing music right now.",
+        "i like dogs",
+    ],
+    [
+        "okay, see you later!",
+        "thank you, you too. talk to you tomorrow, have a good night and sleep well.",
+    ],
 ]
 
 
@@ -153,7 +175,12 @@ def _one_pair_per_forward(path, premise, hypothesis):
     tokenizer = AutoTokenizer.from_pretrained(path)
     model = AutoModelForSequenceClassification.from_pretrained(path).eval()
     with torch.inference_mode():
-        return model(**tokenizer(premise, hypothesis, return_tensors="pt")).logits.softmax(-1)[0].double().numpy()
+        return (
+            model(**tokenizer(premise, hypothesis, return_tensors="pt"))
+            .logits.softmax(-1)[0]
+            .double()
+            .numpy()
+        )
 
 
 def test_batched_engine_equals_one_pair_per_forward(tiny_roberta_nli_path):
@@ -162,21 +189,32 @@ def test_batched_engine_equals_one_pair_per_forward(tiny_roberta_nli_path):
         for i in range(len(responses)):
             for j in range(len(responses)):
                 if i != j:
-                    expected = _one_pair_per_forward(tiny_roberta_nli_path, responses[i], responses[j])
+                    expected = _one_pair_per_forward(
+                        tiny_roberta_nli_path, responses[i], responses[j]
+                    )
                     np.testing.assert_allclose(matrix.probabilities[i, j], expected, atol=1e-5)
 
 
 def test_scores_do_not_depend_on_batch_size(tiny_roberta_nli_path):
-    results = [nli_diversity(SETS, model=tiny_roberta_nli_path, batch_size=size) for size in (1, 3, 64)]
+    results = [
+        nli_diversity(SETS, model=tiny_roberta_nli_path, batch_size=size) for size in (1, 3, 64)
+    ]
     for result in results[1:]:
         for mine, reference in zip(result["per_set"], results[0]["per_set"]):
             assert mine["num_contradiction"] == reference["num_contradiction"]
-            assert mine["nli_diversity_confidence"] == pytest.approx(reference["nli_diversity_confidence"], abs=1e-5)
+            assert mine["nli_diversity_confidence"] == pytest.approx(
+                reference["nli_diversity_confidence"], abs=1e-5
+            )
 
 
 def test_the_model_varies_its_predictions(tiny_roberta_nli_path):
     """Guards the tests above against a degenerate classifier that predicts one class for all."""
-    predicted = np.concatenate([m.predicted[m.predicted >= 0] for m in nli_pair_matrices(SETS, model=tiny_roberta_nli_path)])
+    predicted = np.concatenate(
+        [
+            m.predicted[m.predicted >= 0]
+            for m in nli_pair_matrices(SETS, model=tiny_roberta_nli_path)
+        ]
+    )
     assert len(set(predicted.tolist())) >= 2
 
 
@@ -200,7 +238,10 @@ def test_label_order_of_the_checkpoint_does_not_matter(tiny_roberta_nli_path, tm
     model = AutoModelForSequenceClassification.from_pretrained(tiny_roberta_nli_path)
     permutation = [2, 0, 1]  # new row k holds old class permutation[k]
     head = model.classifier.out_proj
-    head.weight.data, head.bias.data = head.weight.data[permutation].clone(), head.bias.data[permutation].clone()
+    head.weight.data, head.bias.data = (
+        head.weight.data[permutation].clone(),
+        head.bias.data[permutation].clone(),
+    )
     old = dict(model.config.id2label)
     model.config.id2label = {k: old[permutation[k]].upper() for k in range(3)}
     model.config.label2id = {label: k for k, label in model.config.id2label.items()}
@@ -210,7 +251,9 @@ def test_label_order_of_the_checkpoint_does_not_matter(tiny_roberta_nli_path, tm
     permuted = nli_diversity(SETS, model=str(tmp_path))["per_set"]
     for a, b in zip(original, permuted):
         assert a["nli_diversity"] == b["nli_diversity"]
-        assert a["nli_diversity_confidence"] == pytest.approx(b["nli_diversity_confidence"], abs=1e-6)
+        assert a["nli_diversity_confidence"] == pytest.approx(
+            b["nli_diversity_confidence"], abs=1e-6
+        )
 
 
 def test_model_is_loaded_once_per_path_device_dtype(tiny_roberta_nli_path):
@@ -268,25 +311,44 @@ def test_pairs_from_the_backend_equal_the_tokenizer_on_pairs(tiny_tokenizer_path
     from dialeval.metrics.engines.pair_scorer import PairScoringStats, _encode_with_backend
 
     tokenizer = AutoTokenizer.from_pretrained(tiny_tokenizer_path)
-    cls, sep = (tokenizer.bos_token, tokenizer.bos_token_id), (tokenizer.eos_token, tokenizer.eos_token_id)
+    cls, sep = (
+        (tokenizer.bos_token, tokenizer.bos_token_id),
+        (tokenizer.eos_token, tokenizer.eos_token_id),
+    )
     if template == "roberta":
         tokenizer.backend_tokenizer.post_processor = processors.RobertaProcessing(sep, cls)
     else:
         tokenizer.backend_tokenizer.post_processor = processors.TemplateProcessing(
-            single=f"{cls[0]} $A {sep[0]}", pair=f"{cls[0]} $A {sep[0]} $B:1 {sep[0]}:1", special_tokens=[cls, sep])
+            single=f"{cls[0]} $A {sep[0]}",
+            pair=f"{cls[0]} $A {sep[0]} $B:1 {sep[0]}:1",
+            special_tokens=[cls, sep],
+        )
         tokenizer.model_input_names = ["input_ids", "token_type_ids", "attention_mask"]
-    words = st.lists(st.sampled_from(["hello", "there", "x", "I don't", "know!", "\U0001f600", "caf\u00e9", "  "]), max_size=30)
+    words = st.lists(
+        st.sampled_from(
+            ["hello", "there", "x", "I don't", "know!", "\U0001f600", "caf\u00e9", "  "]
+        ),
+        max_size=30,
+    )
 
     @settings(max_examples=150, deadline=None)
     @given(words.map(" ".join), words.map(" ".join), st.integers(min_value=6, max_value=40))
     def check(first, second, limit):
         tokenizer.model_max_length = limit
-        model = SimpleNamespace(config=SimpleNamespace(model_type="bert", max_position_embeddings=512))
+        model = SimpleNamespace(
+            config=SimpleNamespace(model_type="bert", max_position_embeddings=512)
+        )
         loaded = LoadedModel(model, tokenizer, torch.device("cpu"), "tiny")
         stats = PairScoringStats()
         ids, type_ids = _encode_with_backend(loaded, [first], [second], stats)[0]
         # Batched, as the engine always called it (a single call drops an empty second text).
-        expected = tokenizer([first], [second], truncation="longest_first", max_length=limit, return_token_type_ids=True)
+        expected = tokenizer(
+            [first],
+            [second],
+            truncation="longest_first",
+            max_length=limit,
+            return_token_type_ids=True,
+        )
         assert ids == expected["input_ids"][0]
         assert type_ids == expected["token_type_ids"][0]
         whole = tokenizer([first], [second], truncation=False, verbose=False)["input_ids"][0]
@@ -297,7 +359,9 @@ def test_pairs_from_the_backend_equal_the_tokenizer_on_pairs(tiny_tokenizer_path
 
 def test_a_huge_text_is_encoded_once_and_cut_to_the_limit(tiny_roberta_nli_path):
     """20k words beside 100k characters: linear work per text, each pair cut as longest_first."""
-    result = nli_diversity([["word " * 20000, "x" * 100000, "short"]], model=tiny_roberta_nli_path, device="cpu")
+    result = nli_diversity(
+        [["word " * 20000, "x" * 100000, "short"]], model=tiny_roberta_nli_path, device="cpu"
+    )
     assert result["num_truncated"] == 6 and result["num_pairs"] == 6
 
 
@@ -305,20 +369,35 @@ def test_identical_responses_are_scored_once_and_huge_sets_refused(tiny_roberta_
     """10,000 copies of one response need one pair; a set needing more pairs than the limit is a clear error."""
     same = nli_diversity([["I don't know."] * 10000], model=tiny_roberta_nli_path, device="cpu")
     assert same["num_pairs"] == 10000 * 9999 and same["num_unique_pairs"] == 1
-    one = nli_pair_matrices([["I don't know.", "I don't know."]], model=tiny_roberta_nli_path, device="cpu")[0]
+    one = nli_pair_matrices(
+        [["I don't know.", "I don't know."]], model=tiny_roberta_nli_path, device="cpu"
+    )[0]
     assert same["num_contradiction"] + same["num_neutral"] + same["num_entailment"] == 10000 * 9999
     assert same["nli_diversity"] == pytest.approx(one.scores()["nli_diversity"] * 10000 * 9999 / 2)
     with pytest.raises(ValueError, match=r"`response_sets\[0\]`.*`max_pairs_per_set` = 100"):
-        nli_diversity([[f"response {i}" for i in range(11)]], model=tiny_roberta_nli_path, max_pairs_per_set=100)
+        nli_diversity(
+            [[f"response {i}" for i in range(11)]],
+            model=tiny_roberta_nli_path,
+            max_pairs_per_set=100,
+        )
     with pytest.raises(ValueError, match="max_pairs_per_set"):
-        nli_diversity([["a"] * 20], model=tiny_roberta_nli_path, max_pairs_per_set=100, return_matrices=True)
-    assert nli_diversity([["a"] * 20], model=tiny_roberta_nli_path, max_pairs_per_set=100)["num_unique_pairs"] == 1
+        nli_diversity(
+            [["a"] * 20], model=tiny_roberta_nli_path, max_pairs_per_set=100, return_matrices=True
+        )
+    assert (
+        nli_diversity([["a"] * 20], model=tiny_roberta_nli_path, max_pairs_per_set=100)[
+            "num_unique_pairs"
+        ]
+        == 1
+    )
 
 
 def test_weighted_scores_equal_the_full_matrix(tiny_roberta_nli_path):
     sets = [["a b", "a b", "c d", "a b", "e"], ["x", "y", "x"]]
     weighted = nli_diversity(sets, model=tiny_roberta_nli_path, device="cpu")
-    matrices = nli_diversity(sets, model=tiny_roberta_nli_path, device="cpu", return_matrices=True)["matrices"]
+    matrices = nli_diversity(sets, model=tiny_roberta_nli_path, device="cpu", return_matrices=True)[
+        "matrices"
+    ]
     for row, matrix in zip(weighted["per_set"], matrices):
         full = matrix.scores()
         assert {key: row[key] for key in full} == pytest.approx(full)
@@ -327,7 +406,11 @@ def test_weighted_scores_equal_the_full_matrix(tiny_roberta_nli_path):
 def test_a_classifier_whose_labels_were_reset_is_refused_by_name(tiny_roberta_nli_path):
     from dialeval.hub import load_model
 
-    classifier = load_model(tiny_roberta_nli_path, "sequence_classification", cached=False)  # a private copy to edit
-    classifier.model.config.id2label = None  # transformers' config type allows it; num_labels is then None
+    classifier = load_model(
+        tiny_roberta_nli_path, "sequence_classification", cached=False
+    )  # a private copy to edit
+    classifier.model.config.id2label = (
+        None  # transformers' config type allows it; num_labels is then None
+    )
     with pytest.raises(ValueError, match="`classifier` has no labels"):
         score_pairs(classifier, ["a"], ["b"])

@@ -1,6 +1,7 @@
 """Part-of-speech template rate and templates per token: hand cases on the deterministic tagger,
 equality with the ``diversity`` package's own functions, the default taggers faked at their
 import, and the registry / job / meta-eval hooks on a machine without a tagger."""
+
 from __future__ import annotations
 
 import json
@@ -30,7 +31,9 @@ from dialeval.metrics.pos_templates import taggers
 TAGGING = {"tagger": lexicon_tagger, "sentence_splitter": regex_sentence_splitter}
 # Tags (lexicon_tagger): PRP VBP PRP VBZ DT JJ NN . / PRP VBP PRP VBZ DT NN NN . / DT .
 TEXTS = ["I think it is a good idea.", "I think it is a bad plan.", "No."]
-NO_MODELS = dict(sentence_models=[], nli_models=[], bertscore_models=[], cross_encoder_models=[], progress=False)
+NO_MODELS = dict(
+    sentence_models=[], nli_models=[], bertscore_models=[], cross_encoder_models=[], progress=False
+)
 
 
 # ---------------------------------------------------------------- hand-computed
@@ -39,23 +42,45 @@ NO_MODELS = dict(sentence_models=[], nli_models=[], bertscore_models=[], cross_e
 def test_top_patterns_ties_in_first_seen_order_and_their_spans():
     templates = pos_templates.extract_templates(TEXTS, top_n=2, **TAGGING)
     # "PRP VBP PRP VBZ DT" occurs twice; every other 5-gram once: the first seen of them comes next.
-    assert templates == {"PRP VBP PRP VBZ DT": ["I think it is a"], "VBP PRP VBZ DT JJ": ["think it is a good"]}
-    assert list(pos_templates.extract_templates(TEXTS, n=2, top_n=3, **TAGGING)) == ["PRP VBP", "VBP PRP", "PRP VBZ"]
+    assert templates == {
+        "PRP VBP PRP VBZ DT": ["I think it is a"],
+        "VBP PRP VBZ DT JJ": ["think it is a good"],
+    }
+    assert list(pos_templates.extract_templates(TEXTS, n=2, top_n=3, **TAGGING)) == [
+        "PRP VBP",
+        "VBP PRP",
+        "PRP VBZ",
+    ]
 
 
 def test_rate_and_per_token_by_hand():
     assert pos_templates.template_rate(TEXTS, top_n=2, **TAGGING) == pytest.approx(2 / 3)
     # text 1: both spans start in it (2 positions, 7 words); text 2: one (7 words); "No.": none.
-    assert pos_templates.templates_per_token(TEXTS, top_n=2, **TAGGING) == pytest.approx([2 / 7, 1 / 7, 0.0])
+    assert pos_templates.templates_per_token(TEXTS, top_n=2, **TAGGING) == pytest.approx(
+        [2 / 7, 1 / 7, 0.0]
+    )
     scores = pos_templates.pos_template_scores(TEXTS, top_n=2, **TAGGING)
-    assert scores["template_rate"] == pytest.approx(2 / 3) and scores["templates_per_token"] == pytest.approx(1 / 7)
-    assert (scores["scope"], scores["num_templates"], scores["num_template_spans"], scores["num_responses"]) == ("corpus", 2, 2, 3)
+    assert scores["template_rate"] == pytest.approx(2 / 3) and scores[
+        "templates_per_token"
+    ] == pytest.approx(1 / 7)
+    assert (
+        scores["scope"],
+        scores["num_templates"],
+        scores["num_template_spans"],
+        scores["num_responses"],
+    ) == ("corpus", 2, 2, 3)
 
 
 def test_overlapping_starts_count_once_per_position_and_match_inside_words():
-    assert pos_templates.templates_per_token(["ab ab ab"], {"X": ["ab ab", "b ab"]}) == [4 / 3]  # starts 0, 1, 3, 4
-    assert pos_templates.templates_per_token(["ab ab"], {"X": ["ab"], "Y": ["ab ab"]}) == [1.0]  # positions 0 and 3
-    assert pos_templates.template_rate(["bathe cat", "a dog"], {"X": ["he cat"]}) == 0.5  # a substring, as the package
+    assert pos_templates.templates_per_token(["ab ab ab"], {"X": ["ab ab", "b ab"]}) == [
+        4 / 3
+    ]  # starts 0, 1, 3, 4
+    assert pos_templates.templates_per_token(["ab ab"], {"X": ["ab"], "Y": ["ab ab"]}) == [
+        1.0
+    ]  # positions 0 and 3
+    assert (
+        pos_templates.template_rate(["bathe cat", "a dog"], {"X": ["he cat"]}) == 0.5
+    )  # a substring, as the package
 
 
 def test_templates_from_one_corpus_score_another():
@@ -96,34 +121,78 @@ def test_sets_are_tagged_together_in_chunks(monkeypatch):
 
     monkeypatch.setattr("dialeval.metrics.pos_templates.templates.TAGGING_CHUNK", 4)
     sets = [TEXTS] * 5  # 3 sentences each
-    scores = pos_templates.pos_template_scores(sets, top_n=2, tagger=counting, sentence_splitter=regex_sentence_splitter)
+    scores = pos_templates.pos_template_scores(
+        sets, top_n=2, tagger=counting, sentence_splitter=regex_sentence_splitter
+    )
     # two sets (6 sentences) reach the chunk, each tagger call at most a chunk: 4 + 2, 4 + 2, then the last set
-    assert calls == [4, 2, 4, 2, 3] and [row["template_rate"] for row in scores["per_set"]] == [pytest.approx(2 / 3)] * 5
+    assert (
+        calls == [4, 2, 4, 2, 3]
+        and [row["template_rate"] for row in scores["per_set"]] == [pytest.approx(2 / 3)] * 5
+    )
 
 
 def test_empty_texts_score_zero_when_allowed():
-    assert pos_templates.templates_per_token(["I think it is a good idea.", "", " "], {"X": ["think it"]}, allow_empty=True) == [
-        1 / 7, 0.0, 0.0]
+    assert pos_templates.templates_per_token(
+        ["I think it is a good idea.", "", " "], {"X": ["think it"]}, allow_empty=True
+    ) == [1 / 7, 0.0, 0.0]
     assert pos_templates.template_rate(["x y", "z"], {}) == 0.0  # no template: nothing matches
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: pos_templates.template_rate([], {"X": ["a"]}), r"`texts` must hold at least one response"),
-    (lambda: pos_templates.template_rate(["a", ""], {"X": ["a"]}), r"`texts\[1\]` is an empty string"),
-    (lambda: pos_templates.extract_templates(TEXTS, n=0, **TAGGING), r"`n` must be a positive int"),
-    (lambda: pos_templates.extract_templates(TEXTS, top_n="3", **TAGGING), r"`top_n` must be a positive int"),
-    (lambda: pos_templates.template_rate(TEXTS, "I think"), r"`templates` must be a dict"),
-    (lambda: pos_templates.template_rate(TEXTS, {"X": "I think"}), r"`templates\['X'\]` must be a list or set"),
-    (lambda: pos_templates.template_rate(TEXTS, {"X": [""]}), r"`templates\['X'\]` holds ''"),
-    (lambda: pos_templates.extract_templates(TEXTS, tagger="spacy"), r"`tagger` must be a callable"),
-    (lambda: pos_templates.extract_templates(TEXTS, tagger=lambda s: [], sentence_splitter=regex_sentence_splitter),
-     r"`tagger` must return one list of \(token, tag\) pairs per sentence"),
-    (lambda: pos_templates.extract_templates(TEXTS, tagger=lambda s: [[("a", "N N")]] * len(s),
-                                             sentence_splitter=regex_sentence_splitter), r"`tagger` returned"),
-    (lambda: pos_templates.extract_templates(TEXTS, tagger=lexicon_tagger, sentence_splitter=lambda t: t),
-     r"`sentence_splitter` must return a list of strings"),
-    (lambda: pos_templates.pos_template_scores([["a"], "b"], {"X": ["a"]}), r"`predictions` mixes nesting levels"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: pos_templates.template_rate([], {"X": ["a"]}),
+            r"`texts` must hold at least one response",
+        ),
+        (
+            lambda: pos_templates.template_rate(["a", ""], {"X": ["a"]}),
+            r"`texts\[1\]` is an empty string",
+        ),
+        (
+            lambda: pos_templates.extract_templates(TEXTS, n=0, **TAGGING),
+            r"`n` must be a positive int",
+        ),
+        (
+            lambda: pos_templates.extract_templates(TEXTS, top_n="3", **TAGGING),
+            r"`top_n` must be a positive int",
+        ),
+        (lambda: pos_templates.template_rate(TEXTS, "I think"), r"`templates` must be a dict"),
+        (
+            lambda: pos_templates.template_rate(TEXTS, {"X": "I think"}),
+            r"`templates\['X'\]` must be a list or set",
+        ),
+        (lambda: pos_templates.template_rate(TEXTS, {"X": [""]}), r"`templates\['X'\]` holds ''"),
+        (
+            lambda: pos_templates.extract_templates(TEXTS, tagger="spacy"),
+            r"`tagger` must be a callable",
+        ),
+        (
+            lambda: pos_templates.extract_templates(
+                TEXTS, tagger=lambda s: [], sentence_splitter=regex_sentence_splitter
+            ),
+            r"`tagger` must return one list of \(token, tag\) pairs per sentence",
+        ),
+        (
+            lambda: pos_templates.extract_templates(
+                TEXTS,
+                tagger=lambda s: [[("a", "N N")]] * len(s),
+                sentence_splitter=regex_sentence_splitter,
+            ),
+            r"`tagger` returned",
+        ),
+        (
+            lambda: pos_templates.extract_templates(
+                TEXTS, tagger=lexicon_tagger, sentence_splitter=lambda t: t
+            ),
+            r"`sentence_splitter` must return a list of strings",
+        ),
+        (
+            lambda: pos_templates.pos_template_scores([["a"], "b"], {"X": ["a"]}),
+            r"`predictions` mixes nesting levels",
+        ),
+    ],
+)
 def test_bad_input_names_the_argument(call, message):
     with pytest.raises(ValueError, match=message):
         call()
@@ -140,8 +209,13 @@ def nothing_installed(monkeypatch):
     real = taggers.importlib.util.find_spec
     for name in ("spacy", taggers.SPACY_MODEL):
         monkeypatch.delitem(sys.modules, name, raising=False)
-    monkeypatch.setattr(taggers.importlib.util, "find_spec",
-                        lambda name, package=None: None if name in ("spacy", taggers.SPACY_MODEL) else real(name, package))
+    monkeypatch.setattr(
+        taggers.importlib.util,
+        "find_spec",
+        lambda name, package=None: (
+            None if name in ("spacy", taggers.SPACY_MODEL) else real(name, package)
+        ),
+    )
 
     def missing(resource, *args, **kwargs):
         raise LookupError(resource)
@@ -183,18 +257,26 @@ def fake_spacy(nothing_installed, punkt, monkeypatch):
 
 def test_no_tagger_installed_says_how_to_get_one(nothing_installed):
     assert not pos_templates.tagger_available()
-    with pytest.raises(pos_templates.TaggerNotAvailableError, match=r"python -m spacy download en_core_web_sm") as caught:
+    with pytest.raises(
+        pos_templates.TaggerNotAvailableError, match=r"python -m spacy download en_core_web_sm"
+    ) as caught:
         pos_templates.template_rate(TEXTS)
     assert "nltk.downloader punkt_tab averaged_perceptron_tagger_eng" in str(caught.value)
-    assert isinstance(caught.value, ModelNotAvailableError)  # the CLI's "skipped, not on this machine"
+    assert isinstance(
+        caught.value, ModelNotAvailableError
+    )  # the CLI's "skipped, not on this machine"
 
 
 def test_spacy_is_the_default_loaded_once_with_the_packages_components(fake_spacy):
-    assert pos_templates.tagger_available() and isinstance(taggers.default_tagger(), pos_templates.SpacyTagger)
+    assert pos_templates.tagger_available() and isinstance(
+        taggers.default_tagger(), pos_templates.SpacyTagger
+    )
     expected = pos_templates.extract_templates(TEXTS, top_n=2, **TAGGING)
     assert pos_templates.extract_templates(TEXTS, top_n=2) == expected
     assert pos_templates.template_rate(TEXTS, top_n=2) == pytest.approx(2 / 3)
-    assert [call for call in fake_spacy if call[0] == "load"] == [("load", "en_core_web_sm", ("tok2vec", "tagger"))]
+    assert [call for call in fake_spacy if call[0] == "load"] == [
+        ("load", "en_core_web_sm", ("tok2vec", "tagger"))
+    ]
     assert ("pipe", 1000, 1) in fake_spacy
 
 
@@ -212,15 +294,23 @@ def test_nltk_perceptron_when_spacy_is_absent(nothing_installed, punkt, monkeypa
 
     class Perceptron:
         def tag(self, tokens):
-            return [(token, tag) for token, tag in zip(tokens, [t for _, t in lexicon_tagger([" ".join(tokens)])[0]])]
+            return [
+                (token, tag)
+                for token, tag in zip(tokens, [t for _, t in lexicon_tagger([" ".join(tokens)])[0]])
+            ]
 
     monkeypatch.setattr(nltk.tag, "PerceptronTagger", Perceptron)
     taggers._nltk_perceptron.cache_clear()
     try:
         assert isinstance(taggers.default_tagger(), pos_templates.NLTKTagger)
         # NLTK's Treebank tokens ("do", "n't", "."), tagged by the fake perceptron
-        assert pos_templates.NLTKTagger()(["I don't know."])[0] == [("I", "PRP"), ("do", "VBP"), ("n't", "RB"), ("know", "VBP"),
-                                                                   (".", ".")]
+        assert pos_templates.NLTKTagger()(["I don't know."])[0] == [
+            ("I", "PRP"),
+            ("do", "VBP"),
+            ("n't", "RB"),
+            ("know", "VBP"),
+            (".", "."),
+        ]
         assert pos_templates.template_rate(TEXTS, top_n=2) == pytest.approx(2 / 3)
     finally:
         taggers._nltk_perceptron.cache_clear()
@@ -230,7 +320,10 @@ def test_nltk_perceptron_when_spacy_is_absent(nothing_installed, punkt, monkeypa
 
 
 def test_set_scorers_share_one_run_and_skip_without_a_tagger(nothing_installed):
-    rate, per_token = registry.set_scorer("template_rate"), registry.set_scorer("templates_per_token")
+    rate, per_token = (
+        registry.set_scorer("template_rate"),
+        registry.set_scorer("templates_per_token"),
+    )
     assert rate.run is per_token.run and not rate.needs_model  # meta-eval computes both in one run
     with pytest.raises(ModelNotAvailableError, match="spacy download"):
         rate.run([["I think so.", "I think not."]])
@@ -239,35 +332,58 @@ def test_set_scorers_share_one_run_and_skip_without_a_tagger(nothing_installed):
 def test_meta_eval_lists_them_as_skipped_with_the_how_to(nothing_installed, shared_data, tmp_path):
     from dialeval.cli.meta_eval_job import MetaEvalOptions, run_meta_eval
 
-    options = MetaEvalOptions(data_dir=str(shared_data / "tevet-diversity-eval"), cache_dir=str(tmp_path), progress=False)
-    report = run_meta_eval(["template_rate", "averaged_distinct_n"], "contest", "prompt", options, human=False)
+    options = MetaEvalOptions(
+        data_dir=str(shared_data / "tevet-diversity-eval"), cache_dir=str(tmp_path), progress=False
+    )
+    report = run_meta_eval(
+        ["template_rate", "averaged_distinct_n"], "contest", "prompt", options, human=False
+    )
     assert [row.label for row in report.rows] == ["averaged_distinct_n"]
-    assert report.skipped[0]["metric"] == "template_rate" and "spacy download en_core_web_sm" in report.skipped[0]["reason"]
+    assert (
+        report.skipped[0]["metric"] == "template_rate"
+        and "spacy download en_core_web_sm" in report.skipped[0]["reason"]
+    )
 
 
 def test_the_job_leaves_the_step_out_without_a_tagger_and_says_why_when_asked(nothing_installed):
-    assert "pos_templates" not in [step.name for step, _ in planned_steps("response_set", EvaluationOptions(**NO_MODELS))]
+    assert "pos_templates" not in [
+        step.name for step, _ in planned_steps("response_set", EvaluationOptions(**NO_MODELS))
+    ]
     report = evaluate_corpus(TEXTS, EvaluationOptions(**NO_MODELS))
     assert "pos_templates" not in report["metrics"] and "compression_ratio" in report["metrics"]
-    with pytest.raises(ValueError, match=r"`metrics`: pos_templates needs a part-of-speech tagger.*spacy download"):
+    with pytest.raises(
+        ValueError, match=r"`metrics`: pos_templates needs a part-of-speech tagger.*spacy download"
+    ):
         planned_steps("corpus", EvaluationOptions(**NO_MODELS, metrics=["pos_templates"]))
 
 
 def test_the_job_runs_the_step_where_a_tagger_is_installed(fake_spacy):
     sets = [TEXTS, ["You can go there now.", "You can see them now."]]
-    report = evaluate_response_sets([ResponseSet(None, s) for s in sets], EvaluationOptions(**NO_MODELS, metrics=["pos_templates"]))
+    report = evaluate_response_sets(
+        [ResponseSet(None, s) for s in sets],
+        EvaluationOptions(**NO_MODELS, metrics=["pos_templates"]),
+    )
     direct = pos_templates.pos_template_scores(sets, **TAGGING)
-    assert report["metrics"]["pos_templates"] == {"scope": "response_set", "template_rate": direct["template_rate"],
-                                                  "templates_per_token": direct["templates_per_token"]}
-    assert [row["template_rate"] for row in report["per_set"]] == [row["template_rate"] for row in direct["per_set"]]
-    corpus = evaluate_corpus(TEXTS, EvaluationOptions(**NO_MODELS, metrics=["pos_templates"]))["metrics"]["pos_templates"]
+    assert report["metrics"]["pos_templates"] == {
+        "scope": "response_set",
+        "template_rate": direct["template_rate"],
+        "templates_per_token": direct["templates_per_token"],
+    }
+    assert [row["template_rate"] for row in report["per_set"]] == [
+        row["template_rate"] for row in direct["per_set"]
+    ]
+    corpus = evaluate_corpus(TEXTS, EvaluationOptions(**NO_MODELS, metrics=["pos_templates"]))[
+        "metrics"
+    ]["pos_templates"]
     assert corpus["template_rate"] == pos_templates.template_rate(TEXTS, **TAGGING)
 
 
 def test_evaluate_module_with_a_given_tagger():
     module = evaluate.load("metrics/pos_templates")
     result = module.compute(predictions=TEXTS, top_n=2, **TAGGING)
-    assert result["template_rate"] == pytest.approx(2 / 3) and result["templates_per_token_scores"] == pytest.approx([2 / 7, 1 / 7, 0])
+    assert result["template_rate"] == pytest.approx(2 / 3) and result[
+        "templates_per_token_scores"
+    ] == pytest.approx([2 / 7, 1 / 7, 0])
 
 
 # ---------------------------------------------------------------- the `diversity` package
@@ -277,7 +393,9 @@ def test_evaluate_module_with_a_given_tagger():
 def peer():
     loaded = load_peer_templates()
     if loaded is None:
-        pytest.skip("the `diversity` package is not installed (pip install --no-deps diversity==0.3.1, the bench extra)")
+        pytest.skip(
+            "the `diversity` package is not installed (pip install --no-deps diversity==0.3.1, the bench extra)"
+        )
     return loaded
 
 
@@ -294,10 +412,14 @@ def test_equal_to_the_package_on_dailydialog_plusplus(peer, dailydialog_response
     theirs = peer.extract_patterns(texts)
     assert list(ours) == list(theirs) and {key: set(spans) for key, spans in ours.items()} == theirs
     spans = sum(len(found) for found in ours.values())
-    assert 100 < spans <= 500  # one regex shard of the package's (500): its count is then ours (see the card)
+    assert (
+        100 < spans <= 500
+    )  # one regex shard of the package's (500): its count is then ours (see the card)
     assert pos_templates.template_rate(texts, **TAGGING) == peer.template_rate(texts, theirs)
     assert pos_templates.template_rate(texts, **TAGGING) > 0.1
-    assert pos_templates.templates_per_token(texts, **TAGGING) == peer.templates_per_token(texts, theirs)
+    assert pos_templates.templates_per_token(texts, **TAGGING) == peer.templates_per_token(
+        texts, theirs
+    )
     assert pos_templates.templates_per_token(texts, ours) == peer.templates_per_token(texts, ours)
 
 
@@ -311,4 +433,6 @@ def test_the_packages_shards_count_a_position_once_per_shard(peer):
 
 def test_peer_get_pos_stand_in_keeps_the_packages_contract():
     joined, tuples = peer_get_pos(["I think so."])
-    assert joined == ["PRP VBP RB ."] and tuples == [[("I", "PRP"), ("think", "VBP"), ("so", "RB"), (".", ".")]]
+    assert joined == ["PRP VBP RB ."] and tuples == [
+        [("I", "PRP"), ("think", "VBP"), ("so", "RB"), (".", ".")]
+    ]

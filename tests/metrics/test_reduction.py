@@ -6,7 +6,9 @@ from dialeval.metrics import diversity_from_similarity_matrix, similarity_to_div
 
 def test_negated_mean_over_unordered_pairs():
     values = {frozenset({0, 1}): 0.9, frozenset({0, 2}): 0.3, frozenset({1, 2}): 0.0}
-    assert similarity_to_diversity([0, 1, 2], lambda a, b: values[frozenset({a, b})]) == pytest.approx(-0.4)
+    assert similarity_to_diversity(
+        [0, 1, 2], lambda a, b: values[frozenset({a, b})]
+    ) == pytest.approx(-0.4)
 
 
 def test_matrix_form_reads_lower_triangle_only():

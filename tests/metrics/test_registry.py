@@ -1,4 +1,5 @@
 """The registry is the one list of metrics: every entry is a complete, loadable subpackage."""
+
 import importlib
 import inspect
 import subprocess
@@ -12,7 +13,9 @@ import dialeval.metrics
 from dialeval.metrics import registry
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-METRIC_FOLDERS = sorted(p.name for p in (REPO_ROOT / "metrics").iterdir() if (p / f"{p.name}.py").is_file())
+METRIC_FOLDERS = sorted(
+    p.name for p in (REPO_ROOT / "metrics").iterdir() if (p / f"{p.name}.py").is_file()
+)
 
 
 def test_registry_lists_every_metric_folder_once():
@@ -33,7 +36,9 @@ def test_each_entry_is_a_complete_subpackage(metric):
 
 
 def test_evaluate_module_path_comes_from_the_registry():
-    assert dialeval.metrics.evaluate_module_path("nli_diversity") == str(registry.get("nli_diversity").module_dir)
+    assert dialeval.metrics.evaluate_module_path("nli_diversity") == str(
+        registry.get("nli_diversity").module_dir
+    )
     with pytest.raises(ValueError, match="compression_ratio"):
         dialeval.metrics.evaluate_module_path("no_such_metric")
     with pytest.raises(ValueError, match="`metric` must be one of"):
@@ -44,7 +49,9 @@ def test_set_scorers_run_on_the_cli_call():
     sets = [["I went hiking.", "I fixed the sink."], ["Not much.", "Not much."]]
     for name in ("averaged_distinct_n", "ngram_cosine", "compression_ratio"):
         scorer = registry.set_scorer(name)
-        result = scorer.run(sets, None, batch_size=8, device="cpu", allow_empty=False, progress=None)
+        result = scorer.run(
+            sets, None, batch_size=8, device="cpu", allow_empty=False, progress=None
+        )
         assert [set(row) >= {scorer.figure} for row in result["per_set"]] == [True, True]
 
 
@@ -57,10 +64,14 @@ def test_package_names_stay_functions_after_every_module_is_loaded():
         package = importlib.import_module(f"dialeval.metrics.{name}")
         exported = getattr(package, name, None)
         if exported is not None:
-            assert inspect.isfunction(exported), f"dialeval.metrics.{name}.{name} is {type(exported)}"
+            assert inspect.isfunction(exported), (
+                f"dialeval.metrics.{name}.{name} is {type(exported)}"
+            )
         on_metrics = getattr(dialeval.metrics, name)
         assert inspect.isfunction(on_metrics) or inspect.ismodule(on_metrics)
-    assert inspect.isfunction(dialeval.metrics.nli_diversity) and inspect.isfunction(dialeval.metrics.sem_ent)
+    assert inspect.isfunction(dialeval.metrics.nli_diversity) and inspect.isfunction(
+        dialeval.metrics.sem_ent
+    )
 
 
 def test_every_public_name_is_importable_from_a_fresh_interpreter():

@@ -4,6 +4,7 @@ The batched scorer is checked against an independent reference: one forward per 
 unpadded, with transformers' own ``labels=`` loss (mean over the scored tokens) times the
 number of scored tokens.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,24 +30,47 @@ from dialeval.metrics.response_selection import (
 )
 
 CONTEXTS = [
-    ["hi there! how are you doing today?", "i'm doing well, thanks for asking.", "what are you going to cook?"],
+    [
+        "hi there! how are you doing today?",
+        "i'm doing well, thanks for asking.",
+        "what are you going to cook?",
+    ],
     "do you have any pets at home?",
-    ["where do you work?", "i work as a nurse at the hospital near the river.", "that must be hard work."],
+    [
+        "where do you work?",
+        "i work as a nurse at the hospital near the river.",
+        "that must be hard work.",
+    ],
 ]
 CANDIDATES = [
-    ["probably pasta with tomato sauce.", "a man is playing a guitar on the stage.", "yes", "nobody is playing music right now."],
+    [
+        "probably pasta with tomato sauce.",
+        "a man is playing a guitar on the stage.",
+        "yes",
+        "nobody is playing music right now.",
+    ],
     ["yes, i have a dog named max and two cats.", "i read a lot of history books."],
-    ["most days, yes. helping people makes me happy.", "okay, see you later!", "the children are playing football outside."],
+    [
+        "most days, yes. helping people makes me happy.",
+        "okay, see you later!",
+        "the children are playing football outside.",
+    ],
 ]
 LABELS = [0, 0, 1]
 
 
-def reference_nll_sums(path: str, contexts, candidates, separator: str | None = None) -> list[list[float]]:
+def reference_nll_sums(
+    path: str, contexts, candidates, separator: str | None = None
+) -> list[list[float]]:
     """Summed candidate NLL, one unpadded forward per candidate, loss from transformers' ``labels``."""
     tokenizer = AutoTokenizer.from_pretrained(path)
     separator = tokenizer.eos_token if separator is None else separator
     encoder_decoder = "bart" in Path(path, "config.json").read_text()
-    model = (AutoModelForSeq2SeqLM if encoder_decoder else AutoModelForCausalLM).from_pretrained(path).eval()
+    model = (
+        (AutoModelForSeq2SeqLM if encoder_decoder else AutoModelForCausalLM)
+        .from_pretrained(path)
+        .eval()
+    )
     out = []
     with torch.no_grad():
         for context, options in zip(contexts, candidates):
@@ -61,7 +85,9 @@ def reference_nll_sums(path: str, contexts, candidates, separator: str | None = 
                     count = labels.shape[1]
                 else:
                     prefix = tokenizer(text + separator, add_special_tokens=False)["input_ids"]
-                    target = tokenizer(option, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
+                    target = tokenizer(option, add_special_tokens=False)["input_ids"] + [
+                        tokenizer.eos_token_id
+                    ]
                     ids = torch.tensor([prefix + target])
                     labels = torch.tensor([[-100] * len(prefix) + target])
                     loss = model(input_ids=ids, labels=labels).loss
@@ -76,15 +102,26 @@ def test_batched_losses_equal_one_forward_per_candidate(fixture, request):
     path = request.getfixturevalue(fixture)
     expected = reference_nll_sums(path, CONTEXTS, CANDIDATES)
     for batch_size, share_context in ((1, True), (2, True), (16, True), (2, False), (16, False)):
-        result = response_selection(CONTEXTS, CANDIDATES, LABELS, model=path, device="cpu", batch_size=batch_size,
-                                    share_context=share_context)
+        result = response_selection(
+            CONTEXTS,
+            CANDIDATES,
+            LABELS,
+            model=path,
+            device="cpu",
+            batch_size=batch_size,
+            share_context=share_context,
+        )
         for row, reference in zip(result["per_question"], expected):
             np.testing.assert_allclose(row["nll_sums"], reference, rtol=1e-5, atol=1e-4)
             assert row["losses"] == row["nll_sums"]
             assert row["selected"] == int(np.argmin(reference))
-    mean = response_selection(CONTEXTS, CANDIDATES, LABELS, model=path, device="cpu", reduction="mean")
+    mean = response_selection(
+        CONTEXTS, CANDIDATES, LABELS, model=path, device="cpu", reduction="mean"
+    )
     for row, reference in zip(mean["per_question"], expected):
-        np.testing.assert_allclose(row["losses"], np.array(reference) / np.array(row["num_tokens"]), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(
+            row["losses"], np.array(reference) / np.array(row["num_tokens"]), rtol=1e-5, atol=1e-5
+        )
     assert mean["reduction"] == "mean" and mean["num_questions"] == 3
 
 
@@ -105,17 +142,30 @@ def test_every_causal_path_equals_the_reference(tiny_gpt2_path):
 
 def test_turn_separator_and_long_contexts(tiny_gpt2_path):
     expected = reference_nll_sums(tiny_gpt2_path, CONTEXTS, CANDIDATES, separator="\n")
-    result = response_selection(CONTEXTS, CANDIDATES, LABELS, model=tiny_gpt2_path, device="cpu", turn_separator="\n")
+    result = response_selection(
+        CONTEXTS, CANDIDATES, LABELS, model=tiny_gpt2_path, device="cpu", turn_separator="\n"
+    )
     for row, reference in zip(result["per_question"], expected):
         np.testing.assert_allclose(row["nll_sums"], reference, rtol=1e-5, atol=1e-4)
     # The tiny model takes 128 tokens: an over-long context keeps its most recent tokens.
     long_context = [["we talked about the weather and the park today. " * 10] * 3]
     for share_context in (True, False):
-        scored = response_selection(long_context, [CANDIDATES[0]], [0], model=tiny_gpt2_path, device="cpu",
-                                    share_context=share_context)
-        assert scored["num_truncated_contexts"] == 1 and np.isfinite(scored["per_question"][0]["losses"]).all()
+        scored = response_selection(
+            long_context,
+            [CANDIDATES[0]],
+            [0],
+            model=tiny_gpt2_path,
+            device="cpu",
+            share_context=share_context,
+        )
+        assert (
+            scored["num_truncated_contexts"] == 1
+            and np.isfinite(scored["per_question"][0]["losses"]).all()
+        )
     with pytest.raises(ValueError, match=r"candidates\[0\]\[1\]"):
-        response_selection(["hi"], [["ok", "a very long reply " * 60]], [0], model=tiny_gpt2_path, device="cpu")
+        response_selection(
+            ["hi"], [["ok", "a very long reply " * 60]], [0], model=tiny_gpt2_path, device="cpu"
+        )
 
 
 class ControlledLM:
@@ -129,7 +179,9 @@ class ControlledScorer:
 
     def __init__(self, sums, counts):
 
-        self.result = CandidateLosses([np.array(s, float) for s in sums], [np.array(c) for c in counts], 0)
+        self.result = CandidateLosses(
+            [np.array(s, float) for s in sums], [np.array(c) for c in counts], 0
+        )
 
     def score(self, contexts, candidates, progress=None):
         return self.result
@@ -138,12 +190,18 @@ class ControlledScorer:
 def test_argmin_selection_and_accuracy_by_hand():
     contexts, candidates = ["a", "b", "c"], [["x", "y"], ["x", "y", "z"], ["x", "y"]]
     # Question 0: right; 1: wrong under "sum" (y is lower) but right under "mean" (8/4 < 6/2 > ...).
-    scorer = ControlledScorer([[2.0, 5.0], [8.0, 6.0, 9.0], [3.0, 3.0]], [[1, 1], [4, 2, 3], [1, 1]])
+    scorer = ControlledScorer(
+        [[2.0, 5.0], [8.0, 6.0, 9.0], [3.0, 3.0]], [[1, 1], [4, 2, 3], [1, 1]]
+    )
     total = response_selection(contexts, candidates, [0, 0, 0], scorer=scorer)
     assert [row["selected"] for row in total["per_question"]] == [0, 1, 0]
     # Question 2 is a tie: argmin picks index 0 (the label) but a shared minimum counts as wrong.
     assert [row["correct"] for row in total["per_question"]] == [True, False, False]
-    assert total["accuracy"] == pytest.approx(1 / 3) and total["num_ties"] == 1 and total["num_correct"] == 1
+    assert (
+        total["accuracy"] == pytest.approx(1 / 3)
+        and total["num_ties"] == 1
+        and total["num_correct"] == 1
+    )
     mean = response_selection(contexts, candidates, [0, 0, 0], scorer=scorer, reduction="mean")
     assert [row["losses"] for row in mean["per_question"]][1] == [2.0, 3.0, 3.0]
     assert mean["accuracy"] == pytest.approx(2 / 3)
@@ -154,10 +212,16 @@ def test_bad_input_names_the_argument():
     cases = [
         (dict(contexts="hi", candidates=[["a", "b"]], labels=[0]), "`contexts` must be a list"),
         (dict(contexts=[["hi", ""]], candidates=[["a", "b"]], labels=[0]), r"`contexts\[0\]\[1\]`"),
-        (dict(contexts=["hi"], candidates=[["a"]], labels=[0]), r"`candidates\[0\]` must be a list of at least 2"),
+        (
+            dict(contexts=["hi"], candidates=[["a"]], labels=[0]),
+            r"`candidates\[0\]` must be a list of at least 2",
+        ),
         (dict(contexts=["hi"], candidates=[["a", 3]], labels=[0]), r"`candidates\[0\]\[1\]`"),
         (dict(contexts=["hi"], candidates=[["a", "b"]], labels=[2]), r"`labels\[0\]` = 2"),
-        (dict(contexts=["hi"], candidates=[["a", "b"]], labels=[True]), r"`labels\[0\]` must be an int"),
+        (
+            dict(contexts=["hi"], candidates=[["a", "b"]], labels=[True]),
+            r"`labels\[0\]` must be an int",
+        ),
         (dict(contexts=["hi", "yo"], candidates=[["a", "b"]], labels=[0]), "one list per question"),
     ]
     for kwargs, message in cases:
@@ -187,7 +251,11 @@ def test_system_ranking_correlation_by_hand():
     metric = {"gru": 0.40, "lstm": 0.45, "transformer": 0.50, "small": 0.20, "tiny": 0.30}
     result = system_ranking_correlation(human, metric)
     # rho = 1 - 6 * sum(d^2) / (n (n^2 - 1)) with d = (1, -1, 0, 0, 0): 1 - 12/120.
-    assert result["spearman"] == pytest.approx(0.9) and result["num_systems"] == 5 and 0 < result["p_value"] < 0.1
+    assert (
+        result["spearman"] == pytest.approx(0.9)
+        and result["num_systems"] == 5
+        and 0 < result["p_value"] < 0.1
+    )
     assert system_ranking_correlation([1, 2, 3], [3, 2, 1])["spearman"] == pytest.approx(-1.0)
     with pytest.raises(ValueError, match="same systems"):
         system_ranking_correlation(human, {"gru": 1.0})
@@ -202,19 +270,35 @@ def test_random_protocol_averages_the_trials():
     assert result["spearman_per_trial"][:3] == pytest.approx([1.0, -1.0, 0.8])
     assert result["spearman_per_trial"][3] is None and result["num_undefined_trials"] == 1
     assert result["spearman_mean"] == pytest.approx(0.8 / 3)
-    assert result["spearman_min"] == -1.0 and result["spearman_max"] == 1.0 and result["spearman_median"] == pytest.approx(0.8)
+    assert (
+        result["spearman_min"] == -1.0
+        and result["spearman_max"] == 1.0
+        and result["spearman_median"] == pytest.approx(0.8)
+    )
     with pytest.raises(ValueError, match="metric_scores_per_trial"):
         random_protocol_correlation(human, [])
 
 
 def test_question_files(tmp_path):
     jsonl = tmp_path / "questions.jsonl"
-    jsonl.write_text("".join(json.dumps({"context": c, "candidates": o, "label": y, "extra": 1}) + "\n"
-                             for c, o, y in zip(CONTEXTS, CANDIDATES, LABELS)))
-    assert read_selection_questions(jsonl) == {"contexts": CONTEXTS, "candidates": CANDIDATES, "labels": LABELS}
+    jsonl.write_text(
+        "".join(
+            json.dumps({"context": c, "candidates": o, "label": y, "extra": 1}) + "\n"
+            for c, o, y in zip(CONTEXTS, CANDIDATES, LABELS)
+        )
+    )
+    assert read_selection_questions(jsonl) == {
+        "contexts": CONTEXTS,
+        "candidates": CANDIDATES,
+        "labels": LABELS,
+    }
     tsv = tmp_path / "test_set"  # create_test.sh's output has whatever name it was given
     tsv.write_text("a\tb\tc\tground truth\tf1\tf2\tf3\n\n")
-    assert read_selection_questions(tsv) == {"contexts": [["a", "b", "c"]], "candidates": [["ground truth", "f1", "f2", "f3"]], "labels": [0]}
+    assert read_selection_questions(tsv) == {
+        "contexts": [["a", "b", "c"]],
+        "candidates": [["ground truth", "f1", "f2", "f3"]],
+        "labels": [0],
+    }
     tsv.write_text("a\tb\tc\tgt\n")
     with pytest.raises(ValueError, match=r":1: expected 7 tab-separated fields"):
         read_selection_questions(tsv)
@@ -225,29 +309,70 @@ def test_question_files(tmp_path):
 
 def test_evaluate_module_equals_the_function(tiny_gpt2_path):
     module = evaluate.load(evaluate_module_path("response_selection"))
-    via_module = module.compute(contexts=CONTEXTS, candidates=CANDIDATES, labels=LABELS, model=tiny_gpt2_path, device="cpu")
+    via_module = module.compute(
+        contexts=CONTEXTS, candidates=CANDIDATES, labels=LABELS, model=tiny_gpt2_path, device="cpu"
+    )
     direct = response_selection(CONTEXTS, CANDIDATES, LABELS, model=tiny_gpt2_path, device="cpu")
     assert via_module["accuracy"] == direct["accuracy"]
-    assert [row["losses"] for row in via_module["per_question"]] == [row["losses"] for row in direct["per_question"]]
+    assert [row["losses"] for row in via_module["per_question"]] == [
+        row["losses"] for row in direct["per_question"]
+    ]
     with pytest.raises(ValueError, match="`model` is required"):
         module.compute(contexts=CONTEXTS, candidates=CANDIDATES, labels=LABELS)
     with pytest.raises(ValueError, match=r"`candidates\[1\]\[0\]`"):
-        module.compute(contexts=CONTEXTS[:2], candidates=[CANDIDATES[0], [["nested"], "b"]], labels=LABELS[:2], model=tiny_gpt2_path)
+        module.compute(
+            contexts=CONTEXTS[:2],
+            candidates=[CANDIDATES[0], [["nested"], "b"]],
+            labels=LABELS[:2],
+            model=tiny_gpt2_path,
+        )
 
 
 def test_dialeval_evaluate_runs_response_selection(tmp_path, tiny_gpt2_path, capsys):
     questions = tmp_path / "questions.jsonl"
-    questions.write_text("".join(json.dumps({"context": c, "candidates": o, "label": y}) + "\n"
-                                 for c, o, y in zip(CONTEXTS, CANDIDATES, LABELS)))
+    questions.write_text(
+        "".join(
+            json.dumps({"context": c, "candidates": o, "label": y}) + "\n"
+            for c, o, y in zip(CONTEXTS, CANDIDATES, LABELS)
+        )
+    )
     out = tmp_path / "report.json"
     demo = REPO_ROOT / "examples" / "demo_response_sets.jsonl"
-    base = ["evaluate", str(demo), "-o", str(out), "--no-progress", "--no-sentence-model", "--nli-model", "none",
-            "--bertscore-model", "none", "--cross-encoder-model", "none"]
-    assert main([*base, "--selection-model", tiny_gpt2_path, "--selection-questions", str(questions), "--device", "cpu"]) == 0
+    base = [
+        "evaluate",
+        str(demo),
+        "-o",
+        str(out),
+        "--no-progress",
+        "--no-sentence-model",
+        "--nli-model",
+        "none",
+        "--bertscore-model",
+        "none",
+        "--cross-encoder-model",
+        "none",
+    ]
+    assert (
+        main(
+            [
+                *base,
+                "--selection-model",
+                tiny_gpt2_path,
+                "--selection-questions",
+                str(questions),
+                "--device",
+                "cpu",
+            ]
+        )
+        == 0
+    )
     summary = json.loads(out.read_text())["metrics"][f"response_selection[{tiny_gpt2_path}]"]
     direct = response_selection(CONTEXTS, CANDIDATES, LABELS, model=tiny_gpt2_path, device="cpu")
     assert summary["scope"] == "questions" and summary["num_questions"] == 3
-    assert summary["accuracy"] == direct["accuracy"] and summary["per_question"] == direct["per_question"]
+    assert (
+        summary["accuracy"] == direct["accuracy"]
+        and summary["per_question"] == direct["per_question"]
+    )
     assert "response_selection" in capsys.readouterr().out
     assert main([*base, "--selection-model", tiny_gpt2_path]) == 2
     assert "--selection-questions" in capsys.readouterr().err

@@ -1,5 +1,6 @@
 """A corrupt saved-clusters folder is a ValueError naming the folder and the file (and
 the key), never a SafetensorError / KeyError, and NaN centroids never give Sem-Ent 0.0."""
+
 import hashlib
 import json
 
@@ -43,7 +44,10 @@ def test_nan_centroids_are_refused_naming_the_folder_file_and_array(folder):
         arrays["centroids"][1, 0] = np.nan
 
     rewrite_tensors(folder, poison)
-    with pytest.raises(ValueError, match=rf"{folder}: {TENSORS_FILE}: 'centroids' holds 1 non-finite value\(s\), the first nan at \[1, 0\]"):
+    with pytest.raises(
+        ValueError,
+        match=rf"{folder}: {TENSORS_FILE}: 'centroids' holds 1 non-finite value\(s\), the first nan at \[1, 0\]",
+    ):
         load(folder)
 
 
@@ -61,7 +65,9 @@ def test_a_truncated_safetensors_file_without_a_recorded_hash_is_refused(folder,
     (folder / CONFIG_FILE).write_text(json.dumps(config))
     data = (folder / TENSORS_FILE).read_bytes()
     (folder / TENSORS_FILE).write_bytes(data[:keep])
-    with pytest.raises(ValueError, match=rf"{folder}: {TENSORS_FILE} cannot be read as safetensors"):
+    with pytest.raises(
+        ValueError, match=rf"{folder}: {TENSORS_FILE} cannot be read as safetensors"
+    ):
         load(folder)
 
 
@@ -84,14 +90,16 @@ def test_a_missing_settings_key_names_the_key(folder):
         load(folder)
 
 
-@pytest.mark.parametrize("text", ["{", "[]", "\"clusters\"", "{\"format_version\": 1"])
+@pytest.mark.parametrize("text", ["{", "[]", '"clusters"', '{"format_version": 1'])
 def test_broken_json_is_refused_naming_the_file(folder, text):
     (folder / CONFIG_FILE).write_text(text)
     with pytest.raises(ValueError, match=rf"{folder}: {CONFIG_FILE}"):
         load(folder)
 
 
-@pytest.mark.parametrize("name", ["pca_mean", "pca_components", "centroids", "reference_distribution"])
+@pytest.mark.parametrize(
+    "name", ["pca_mean", "pca_components", "centroids", "reference_distribution"]
+)
 def test_a_missing_array_is_refused_naming_it(folder, name):
     rewrite_tensors(folder, lambda arrays: arrays.pop(name))
     with pytest.raises(ValueError, match=rf"{TENSORS_FILE} has no array '{name}'"):

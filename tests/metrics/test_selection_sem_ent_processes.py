@@ -4,6 +4,7 @@ work and get one process's results.
 One torchrun launch serves both tests (a module fixture): each launch costs two interpreters
 importing torch and transformers.
 """
+
 import json
 import os
 import socket
@@ -28,13 +29,30 @@ def single_and_shared(tmp_path_factory, tiny_gpt2_path, tiny_bart_path):
 
     out = tmp_path_factory.mktemp("processes") / "result.json"
     env = {**os.environ, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""}
-    with socket.socket() as probe:  # a free port for the rendezvous (the free_port fixture is per test)
+    with (
+        socket.socket() as probe
+    ):  # a free port for the rendezvous (the free_port fixture is per test)
         probe.bind(("127.0.0.1", 0))
         port = str(probe.getsockname()[1])
     completed = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", port,
-         str(WORKER), tiny_gpt2_path, tiny_bart_path, str(out)],
-        check=False, capture_output=True, text=True, timeout=600, env=env,
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--nproc_per_node",
+            "2",
+            "--master_port",
+            port,
+            str(WORKER),
+            tiny_gpt2_path,
+            tiny_bart_path,
+            str(out),
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
     )
     assert completed.returncode == 0, completed.stderr[-4000:]
     shared = json.loads(out.read_text(encoding="utf-8"))
@@ -55,10 +73,19 @@ def test_two_processes_select_as_one(single_and_shared, run):
     assert shared == single  # accuracy, num_correct, num_ties, num_truncated_contexts
     assert len(one) == len(two) == len(CONTEXTS)
     for i, (a, b) in enumerate(zip(one, two)):
-        assert (b["selected"], b["label"], b["correct"], b["tie"]) == (a["selected"], a["label"], a["correct"], a["tie"]), i
+        assert (b["selected"], b["label"], b["correct"], b["tie"]) == (
+            a["selected"],
+            a["label"],
+            a["correct"],
+            a["tie"],
+        ), i
         assert b["num_tokens"] == a["num_tokens"], i
-        np.testing.assert_allclose(b["nll_sums"], a["nll_sums"], rtol=NLL_RTOL, atol=0, err_msg=f"question {i}")
-        np.testing.assert_allclose(b["losses"], a["losses"], rtol=NLL_RTOL, atol=0, err_msg=f"question {i}")
+        np.testing.assert_allclose(
+            b["nll_sums"], a["nll_sums"], rtol=NLL_RTOL, atol=0, err_msg=f"question {i}"
+        )
+        np.testing.assert_allclose(
+            b["losses"], a["losses"], rtol=NLL_RTOL, atol=0, err_msg=f"question {i}"
+        )
 
 
 def test_two_processes_fit_and_score_sem_ent_as_one(single_and_shared):
@@ -82,7 +109,9 @@ def test_two_processes_fit_and_score_sem_ent_as_one(single_and_shared):
     assert shared.pop("reference_distribution") == single.pop("reference_distribution")
     settings_one, settings_two = single.pop("settings"), shared.pop("settings")
     assert settings_two.pop("inertia") == pytest.approx(settings_one.pop("inertia"), rel=1e-5)
-    assert settings_two.pop("explained_variance") == pytest.approx(settings_one.pop("explained_variance"), rel=1e-6)
+    assert settings_two.pop("explained_variance") == pytest.approx(
+        settings_one.pop("explained_variance"), rel=1e-6
+    )
     assert settings_two == settings_one
     assert shared == single  # sem_ent, max_sem_ent, num_texts
 
@@ -91,5 +120,7 @@ def test_a_failure_on_the_main_process_reaches_every_process(single_and_shared):
     single, shared = (outcome["failure_per_process"] for outcome in single_and_shared)
     assert single == ["ValueError: no clusters"]
     # the main process raises its own error; the other one is told, instead of waiting forever
-    assert shared == ["ValueError: no clusters",
-                      "RuntimeError: the main process failed in a step it computes for every process: ValueError: no clusters"]
+    assert shared == [
+        "ValueError: no clusters",
+        "RuntimeError: the main process failed in a step it computes for every process: ValueError: no clusters",
+    ]

@@ -1,5 +1,6 @@
 """Self-BLEU (metrics/self_bleu.py) against a straightforward NLTK sentence_bleu loop, and
 exactly (``==``) against the former dict-of-tuples implementation (tests/self_bleu_dict_reference.py)."""
+
 import importlib
 import json
 import random
@@ -24,7 +25,12 @@ def naive_self_bleu(token_lists, max_n):
     weights = (1 / max_n,) * max_n
     smoothing = SmoothingFunction().method1
     scores = [
-        sentence_bleu(token_lists[:i] + token_lists[i + 1 :], hypothesis, weights=weights, smoothing_function=smoothing)
+        sentence_bleu(
+            token_lists[:i] + token_lists[i + 1 :],
+            hypothesis,
+            weights=weights,
+            smoothing_function=smoothing,
+        )
         for i, hypothesis in enumerate(token_lists)
     ]
     return sum(scores) / len(scores), scores
@@ -32,9 +38,14 @@ def naive_self_bleu(token_lists, max_n):
 
 def random_corpus(rng, size, vocab_size, max_len=12):
     vocab = [f"w{k}" for k in range(vocab_size)]
-    corpus = [" ".join(rng.choice(vocab) for _ in range(rng.randint(0, max_len))) for _ in range(size)]
+    corpus = [
+        " ".join(rng.choice(vocab) for _ in range(rng.randint(0, max_len))) for _ in range(size)
+    ]
     corpus += rng.sample(corpus, 3)  # exact duplicates
-    corpus += [vocab[0], f"{vocab[1]} {vocab[2]}"]  # a 1-token response, one shorter than max_n >= 3
+    corpus += [
+        vocab[0],
+        f"{vocab[1]} {vocab[2]}",
+    ]  # a 1-token response, one shorter than max_n >= 3
     rng.shuffle(corpus)
     return corpus
 
@@ -64,7 +75,15 @@ def test_default_max_n_is_three_and_callable_tokenizer():
 def test_length_ties_and_bisection():
     # Hypothesis lengths with references equally far above and below (tie -> shorter), only
     # longer / only shorter references, and a unique length whose neighbours are elsewhere.
-    corpus = ["a b c d e f", "a b", "a b c d", "a b c d e f g h", "c d e", "b c d e f g h i j k", "a"]
+    corpus = [
+        "a b c d e f",
+        "a b",
+        "a b c d",
+        "a b c d e f g h",
+        "c d e",
+        "b c d e f g h i j k",
+        "a",
+    ]
     expected, expected_per = naive_self_bleu([text.split() for text in corpus], 2)
     score, per_response = self_bleu(corpus, max_n=2, return_per_response=True)
     assert score == pytest.approx(expected, abs=1e-12)
@@ -77,15 +96,15 @@ def test_identical_responses_score_one():
 
 
 def test_disjoint_vocabularies_score_zero():
-    score, per_response = self_bleu(
-        ["a b c d", "e f g h", "i j k l"], return_per_response=True
-    )
+    score, per_response = self_bleu(["a b c d", "e f g h", "i j k l"], return_per_response=True)
     assert score == 0.0
     assert per_response == [0.0, 0.0, 0.0]
 
 
 def test_empty_response_scores_zero_when_allowed():
-    _score, per_response = self_bleu(["", "a b c", "a b c"], allow_empty=True, return_per_response=True)
+    _score, per_response = self_bleu(
+        ["", "a b c", "a b c"], allow_empty=True, return_per_response=True
+    )
     assert per_response[0] == 0.0
     assert per_response[1] == pytest.approx(1.0, abs=1e-12)
 
@@ -127,7 +146,13 @@ EXACT_CORPORA = {
     "only_empties": ["", "", " "],
     "empties_and_repeats": ["", "a b", "", "a b", "b a b", "a", ""],
     "same_tokens_other_text": ["a  b c", "a b c", " a b c ", "a b\tc d", "c b a"],
-    "casual_tokens": ["Hello :) world!!!", "hello :-) WORLD !", "@you http://x.y/z ok", "ok ok ok", "<3 <3"],
+    "casual_tokens": [
+        "Hello :) world!!!",
+        "hello :-) WORLD !",
+        "@you http://x.y/z ok",
+        "ok ok ok",
+        "<3 <3",
+    ],
     "long_and_short": ["w " * 60, "w " * 59 + "v", "w v", "v", "w " * 30],
 }
 
@@ -149,12 +174,22 @@ def test_equals_the_dict_implementation_exactly(name, max_n):
 
 @pytest.mark.parametrize("max_n", [1, 2, 3, 4])
 # (empty tokens are refused: the lambda drops the empty pieces of its split)
-@pytest.mark.parametrize("tokenizer", [str.split, list, lambda text: [piece for piece in text.lower().split("a") if piece]],
-                         ids=["split", "chars", "lambda"])
+@pytest.mark.parametrize(
+    "tokenizer",
+    [str.split, list, lambda text: [piece for piece in text.lower().split("a") if piece]],
+    ids=["split", "chars", "lambda"],
+)
 def test_equals_the_dict_implementation_with_a_callable_tokenizer(tokenizer, max_n):
     corpus = _exact_corpus("repeats_and_empties") + EXACT_CORPORA["same_tokens_other_text"]
-    expected = dict_self_bleu(corpus, max_n=max_n, tokenizer=tokenizer, allow_empty=True, return_per_response=True)
-    assert self_bleu(corpus, max_n=max_n, tokenizer=tokenizer, allow_empty=True, return_per_response=True) == expected
+    expected = dict_self_bleu(
+        corpus, max_n=max_n, tokenizer=tokenizer, allow_empty=True, return_per_response=True
+    )
+    assert (
+        self_bleu(
+            corpus, max_n=max_n, tokenizer=tokenizer, allow_empty=True, return_per_response=True
+        )
+        == expected
+    )
 
 
 # Few characters, so that texts, tokens and n-grams repeat; ":)", "!!!" and tabs for the casual
@@ -182,8 +217,16 @@ def test_keys_that_would_overflow_are_ranked_with_the_same_result(monkeypatch, l
 
 def test_dailydialog_plusplus_dev_equals_the_dict_implementation(shared_data):
     path = shared_data / "dailydialog-plusplus" / "dev.json"
-    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    corpus = [text for record in records for key in record if key.endswith("_responses") for text in record[key]]
+    records = [
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
+    corpus = [
+        text
+        for record in records
+        for key in record
+        if key.endswith("_responses")
+        for text in record[key]
+    ]
     assert len(corpus) > 15_000 and len(set(corpus)) < len(corpus)  # real text, repeated responses
     for max_n in (1, 4):
         assert self_bleu(corpus, max_n=max_n, return_per_response=True) == dict_self_bleu(

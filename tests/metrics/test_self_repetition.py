@@ -1,5 +1,6 @@
 """Self-repetition score: hand-computed values, the `diversity` package's own function on
 DailyDialog++ responses, per-set and corpus paths, bad input."""
+
 import math
 
 import evaluate
@@ -17,21 +18,30 @@ from dialeval.metrics.self_repetition import (
 def test_hand_computed_scores():
     # "I do not know that" has the 4-grams "I do not know" and "do not know that", each also in the
     # second copy: 1 + 1 other texts -> log(3) for each copy, 0 for "no idea" (shorter than n).
-    assert self_repetition(["I do not know that", "I do not know that", "no idea"]) == pytest.approx(2 * math.log(3) / 3, abs=1e-15)
+    assert self_repetition(
+        ["I do not know that", "I do not know that", "no idea"]
+    ) == pytest.approx(2 * math.log(3) / 3, abs=1e-15)
     # An n-gram repeated inside one text counts once for it: "a b c d a b c d" has 3 distinct 4-grams,
     # "a b c d" is shared with the second text (1 other), "b c d a" and "c d a b" with none.
     texts = ["a b c d a b c d", "x a b c d", "y z"]
     assert self_repetition(texts) == pytest.approx((math.log(2) + math.log(2) + 0) / 3, abs=1e-15)
     # n = 1: tokens; "a" is in all three texts (2 others each), "b" in two.
-    assert self_repetition(["a b", "a b", "a"], n=1) == pytest.approx((math.log(1 + 2 + 1) * 2 + math.log(1 + 2)) / 3, abs=1e-15)
+    assert self_repetition(["a b", "a b", "a"], n=1) == pytest.approx(
+        (math.log(1 + 2 + 1) * 2 + math.log(1 + 2)) / 3, abs=1e-15
+    )
     # whitespace tokens: tabs and newlines split, punctuation stays on its word
-    assert self_repetition(["one two\tthree four", "one  two three\nfour", "one two three four."]) == pytest.approx(
-        (math.log(2) * 2 + 0) / 3, abs=1e-15)
+    assert self_repetition(
+        ["one two\tthree four", "one  two three\nfour", "one two three four."]
+    ) == pytest.approx((math.log(2) * 2 + 0) / 3, abs=1e-15)
     assert self_repetition(["completely different words here", "nothing in common at all"]) == 0.0
 
 
 def test_per_set_scope_scores_each_set_alone_and_averages():
-    sets = [["I do not know that", "I do not know that", "no idea"], ["a b c d e", "a b c d f"], ["I do not know that", "ok"]]
+    sets = [
+        ["I do not know that", "I do not know that", "no idea"],
+        ["a b c d e", "a b c d f"],
+        ["I do not know that", "ok"],
+    ]
     per_set = self_repetition_per_set(sets)
     assert per_set == [self_repetition(s) for s in sets]
     assert per_set[2] == 0.0  # "the other texts" are those of its own set
@@ -40,8 +50,12 @@ def test_per_set_scope_scores_each_set_alone_and_averages():
     assert [row["self_repetition"] for row in scores["per_set"]] == per_set
     assert scores["self_repetition"] == pytest.approx(sum(per_set) / 3)
     flat = [text for s in sets for text in s]
-    assert self_repetition_scores(flat) == {"scope": "corpus", "self_repetition": self_repetition(flat), "n": 4,
-                                            "num_responses": len(flat)}
+    assert self_repetition_scores(flat) == {
+        "scope": "corpus",
+        "self_repetition": self_repetition(flat),
+        "n": 4,
+        "num_responses": len(flat),
+    }
     assert self_repetition(flat) > per_set[0]  # pooled, "I do not know that" has a third copy
 
 
@@ -54,13 +68,17 @@ def test_equals_the_diversity_package_on_dailydialog(shared_data):
         assert expected > 0
         assert self_repetition(responses, n=n) == pytest.approx(expected, rel=1e-12)
     sets = [responses[i : i + 6] for i in range(0, 120, 6)]
-    assert self_repetition_per_set(sets, n=2) == pytest.approx([peer(s, n=2, verbose=False) for s in sets], rel=1e-12)
+    assert self_repetition_per_set(sets, n=2) == pytest.approx(
+        [peer(s, n=2, verbose=False) for s in sets], rel=1e-12
+    )
 
 
 def test_a_text_shorter_than_n_and_empty_texts_add_zero_as_in_the_package():
     peer = peer_module("self_repetition").self_repetition_score
     texts = ["a b c", "a b c", "", "   ", "a b c d", "a b c d"]
-    assert self_repetition(texts, allow_empty=True) == pytest.approx(peer(texts, verbose=False), rel=1e-12)
+    assert self_repetition(texts, allow_empty=True) == pytest.approx(
+        peer(texts, verbose=False), rel=1e-12
+    )
     assert self_repetition(texts, allow_empty=True) == pytest.approx(2 * math.log(2) / 6, abs=1e-15)
 
 
@@ -87,5 +105,7 @@ def test_evaluate_module_both_scopes():
     assert module.compute(predictions=corpus) == self_repetition_scores(corpus)
     sets = [corpus, ["a b c d e", "a b c d f"]]
     result = module.compute(predictions=sets, n=3)
-    assert [row["self_repetition"] for row in result["per_set"]] == self_repetition_per_set(sets, n=3)
+    assert [row["self_repetition"] for row in result["per_set"]] == self_repetition_per_set(
+        sets, n=3
+    )
     assert result["n"] == 3

@@ -1,4 +1,5 @@
 """SemanticClusters and Sem-Ent (Han et al. 2022, §3.1 Eq. 1-2) with a controlled embedder."""
+
 import json
 import math
 
@@ -50,7 +51,9 @@ def fitted():
 def test_entropy_edge_cases():
     assert distribution_entropy([1.0, 0.0, 0.0]) == 0.0
     assert distribution_entropy(np.full(20, 0.05)) == pytest.approx(math.log(20))
-    assert distribution_entropy([0.5, 0.25, 0.25]) == pytest.approx(-(0.5 * math.log(0.5) + 0.5 * math.log(0.25)))
+    assert distribution_entropy([0.5, 0.25, 0.25]) == pytest.approx(
+        -(0.5 * math.log(0.5) + 0.5 * math.log(0.25))
+    )
     for bad in ([], [0.5, 0.6], [-0.1, 1.1], [[0.5, 0.5]]):
         with pytest.raises(ValueError, match="`distribution`"):
             distribution_entropy(bad)
@@ -83,9 +86,16 @@ def test_pca_keeps_the_leading_components_up_to_the_variance_share():
     points = embedder.embed(texts)
     points = points / np.linalg.norm(points, axis=1, keepdims=True)
     cumulative = np.cumsum(PCA().fit(points).explained_variance_ratio_)
-    expected = int(np.argmax(cumulative >= 0.8)) + 1  # MAUVE's rule: the first index reaching it, inclusive
+    expected = (
+        int(np.argmax(cumulative >= 0.8)) + 1
+    )  # MAUVE's rule: the first index reaching it, inclusive
     assert clusters.settings["pca_dims"] == expected
-    assert SemanticClusters.fit(texts, embedder, num_clusters=TOPICS, pca_variance=1.0).settings["pca_dims"] == 16
+    assert (
+        SemanticClusters.fit(texts, embedder, num_clusters=TOPICS, pca_variance=1.0).settings[
+            "pca_dims"
+        ]
+        == 16
+    )
 
 
 def test_assignment_is_nearest_centroid_after_normalisation_and_pca(fitted):
@@ -102,7 +112,10 @@ def test_assignment_is_nearest_centroid_after_normalisation_and_pca(fitted):
 def test_save_load_round_trip_assigns_identically(fitted, tmp_path):
     fitted.save(tmp_path / "clusters")
     config = json.loads((tmp_path / "clusters" / CONFIG_FILE).read_text(encoding="utf-8"))
-    assert config["embedder"] == TopicEmbedder().identity() and config["settings"]["num_clusters"] == TOPICS
+    assert (
+        config["embedder"] == TopicEmbedder().identity()
+        and config["settings"]["num_clusters"] == TOPICS
+    )
     assert not list((tmp_path / "clusters").glob("*.pkl"))
     loaded = SemanticClusters.load(tmp_path / "clusters", embedder=TopicEmbedder())
     texts = [f"t{t}-{i}" for t in range(TOPICS) for i in range(50, 57)]
@@ -125,7 +138,9 @@ def test_a_save_stopped_between_its_two_files_is_caught_on_load(fitted, tmp_path
 
     fitted.save(tmp_path / "c")
     old_config = (tmp_path / "c" / CONFIG_FILE).read_bytes()
-    other = SemanticClusters.fit(corpus(15), TopicEmbedder(noise=0.5), num_clusters=6, seed=4, n_init=2)
+    other = SemanticClusters.fit(
+        corpus(15), TopicEmbedder(noise=0.5), num_clusters=6, seed=4, n_init=2
+    )
     written = clusters.write_atomically
 
     def stop_before_the_config(path, data):
@@ -150,7 +165,9 @@ def test_fixed_seed_reproduces_and_seeds_are_recorded():
 
 
 def test_minibatch_algorithm_is_available_and_recorded():
-    clusters = SemanticClusters.fit(corpus(), TopicEmbedder(), num_clusters=TOPICS, algorithm="minibatch_kmeans")
+    clusters = SemanticClusters.fit(
+        corpus(), TopicEmbedder(), num_clusters=TOPICS, algorithm="minibatch_kmeans"
+    )
     assert clusters.settings["algorithm"] == "minibatch_kmeans"
     labels = clusters.assign(corpus()).reshape(TOPICS, -1)
     assert len(set(labels[:, 0])) == TOPICS

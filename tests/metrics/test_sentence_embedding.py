@@ -1,4 +1,5 @@
 """Sent-BERT diversity with the embedded all-MiniLM-L6-v2 (a real model, offline)."""
+
 import numpy as np
 import pytest
 
@@ -7,8 +8,16 @@ from dialeval.metrics.similarity_diversity.sent_bert import sent_bert_diversity
 
 
 def test_paraphrases_are_less_diverse_than_different_content():
-    paraphrases = ["I stayed at home and relaxed.", "I just relaxed at home.", "Nothing much, relaxing at home."]
-    different = ["I went hiking in the mountains.", "I fixed the kitchen sink.", "We ate seafood on the coast."]
+    paraphrases = [
+        "I stayed at home and relaxed.",
+        "I just relaxed at home.",
+        "Nothing much, relaxing at home.",
+    ]
+    different = [
+        "I went hiking in the mountains.",
+        "I fixed the kitchen sink.",
+        "We ate seafood on the coast.",
+    ]
     low, high = sent_bert_diversity([paraphrases, different])
     assert high > low + 0.2
 
@@ -55,7 +64,9 @@ def test_token_length_order_is_the_same_when_texts_are_tokenized_in_chunks(monke
     model = load_sentence_model()
     texts = [" ".join(["word"] * (i * 7 % 11 + 1)) + f" {i}" for i in range(50)]
     lengths = [len(ids) for ids in model.tokenizer(texts)["input_ids"]]
-    expected = sorted(range(len(texts)), key=lambda i: lengths[i], reverse=True)  # stable: ties in input order
+    expected = sorted(
+        range(len(texts)), key=lambda i: lengths[i], reverse=True
+    )  # stable: ties in input order
     whole = embedders.token_length_order(model, texts)
     monkeypatch.setattr(embedders, "LENGTH_CHUNK", 7)
     assert embedders.token_length_order(model, texts) == whole == expected

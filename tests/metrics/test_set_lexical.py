@@ -1,4 +1,5 @@
 """Tevet & Berant's set-level metrics: released scores, a port of the released code, edge cases."""
+
 import csv
 import random
 
@@ -43,7 +44,11 @@ def _reference_averaged(response_set, per_n):
 
 
 def _reference_cosine_diversity(response_set, n):
-    sims = [_reference_cosine_similarity(response_set[i], response_set[j], n) for i in range(len(response_set)) for j in range(i)]
+    sims = [
+        _reference_cosine_similarity(response_set[i], response_set[j], n)
+        for i in range(len(response_set))
+        for j in range(i)
+    ]
     return -np.mean(sims)
 
 
@@ -53,7 +58,10 @@ WORDS = ["i", "am", "going", "home", "you", "go.", "Lets", "why", "?", "no", "..
 def _random_sets(seed, count=200):
     rng = random.Random(seed)
     return [
-        [" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 9))) for _ in range(rng.randint(2, 8))]
+        [
+            " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 9)))
+            for _ in range(rng.randint(2, 8))
+        ]
         for _ in range(count)
     ]
 
@@ -61,7 +69,9 @@ def _random_sets(seed, count=200):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_equal_to_released_algorithm_bit_for_bit(seed):
     for response_set in _random_sets(seed):
-        assert averaged_distinct_n(response_set) == _reference_averaged(response_set, _reference_distinct)
+        assert averaged_distinct_n(response_set) == _reference_averaged(
+            response_set, _reference_distinct
+        )
         assert ngram_cosine_diversity(response_set) == pytest.approx(
             _reference_averaged(response_set, _reference_cosine_diversity), abs=1e-15
         )
@@ -70,7 +80,9 @@ def test_equal_to_released_algorithm_bit_for_bit(seed):
 def test_hand_computed_distinct():
     # n=1: 5/10, n=2: 5/7, n=3: 3/4, n=4: 1/1, n=5: no 5-gram -> 0
     expected = (0.5 + 5 / 7 + 0.75 + 1.0 + 0.0) / 5
-    assert averaged_distinct_n(["i am going", "i am going", "lets go i i"]) == pytest.approx(expected)
+    assert averaged_distinct_n(["i am going", "i am going", "lets go i i"]) == pytest.approx(
+        expected
+    )
 
 
 def test_cosine_extremes():
@@ -103,7 +115,9 @@ def test_matches_released_scores_on_all_18_files(shared_data, score):
     for path in files:
         with open(path, encoding="utf-8", newline="") as handle:
             reader = csv.DictReader(handle)
-            columns = sorted((c for c in reader.fieldnames if c.startswith("resp_")), key=lambda c: int(c[5:]))
+            columns = sorted(
+                (c for c in reader.fieldnames if c.startswith("resp_")), key=lambda c: int(c[5:])
+            )
             table = list(reader)
         distinct, cos_sim = score([[row[c] for c in columns] for row in table])
         for row, d, c in zip(table, distinct, cos_sim):
@@ -117,8 +131,12 @@ def test_matches_released_scores_on_all_18_files(shared_data, score):
 def test_empty_after_tokenization_follows_reference():
     # "..." has no token: it adds no n-gram and shares none (similarity 0), as in the released code.
     response_set = ["...", "hello there", "hello there"]
-    assert averaged_distinct_n(response_set) == _reference_averaged(response_set, _reference_distinct)
-    assert ngram_cosine_diversity(response_set) == pytest.approx(_reference_averaged(response_set, _reference_cosine_diversity))
+    assert averaged_distinct_n(response_set) == _reference_averaged(
+        response_set, _reference_distinct
+    )
+    assert ngram_cosine_diversity(response_set) == pytest.approx(
+        _reference_averaged(response_set, _reference_cosine_diversity)
+    )
 
 
 def test_empty_string_needs_allow_empty():

@@ -1,4 +1,5 @@
 """The batched set-level metrics equal the per-set ones bit for bit and the released scores."""
+
 import random
 
 import numpy as np
@@ -33,8 +34,12 @@ def _assert_equal_to_per_set(sets, **options):
     for name in scores:
         assert scores[name].shape == (len(sets),) and scores[name].dtype == np.float64
     for index, response_set in enumerate(sets):
-        assert scores["averaged_distinct_n"][index] == averaged_distinct_n(response_set, **options), index
-        assert scores["ngram_cosine_diversity"][index] == ngram_cosine_diversity(response_set, **options), index
+        assert scores["averaged_distinct_n"][index] == averaged_distinct_n(
+            response_set, **options
+        ), index
+        assert scores["ngram_cosine_diversity"][index] == ngram_cosine_diversity(
+            response_set, **options
+        ), index
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -70,7 +75,10 @@ def test_large_sets_and_long_responses():
     # Sets beyond numpy's 8-way unrolled and 128-element pairwise-summation blocks (k = 20 -> 190 pairs).
     rng = random.Random(3)
     sets = [
-        [" ".join(rng.choice(WORDS[:4]) for _ in range(rng.randint(1, 30))) for _ in range(rng.randint(2, 20))]
+        [
+            " ".join(rng.choice(WORDS[:4]) for _ in range(rng.randint(1, 30)))
+            for _ in range(rng.randint(2, 20))
+        ]
         for _ in range(40)
     ]
     _assert_equal_to_per_set(sets)
@@ -83,9 +91,13 @@ def test_casual_and_callable_tokenizers():
 
 
 def test_hand_computed():
-    scores = batch_set_lexical_diversity([["i am going", "i am going", "lets go i i"], ["the cat"] * 3])
+    scores = batch_set_lexical_diversity(
+        [["i am going", "i am going", "lets go i i"], ["the cat"] * 3]
+    )
     assert scores["averaged_distinct_n"][0] == pytest.approx((0.5 + 5 / 7 + 0.75 + 1.0 + 0.0) / 5)
-    assert scores["ngram_cosine_diversity"][1] == pytest.approx(-2 / 5)  # orders 1, 2 identical; 3..5 none
+    assert scores["ngram_cosine_diversity"][1] == pytest.approx(
+        -2 / 5
+    )  # orders 1, 2 identical; 3..5 none
 
 
 def test_set_lexical_diversity_uses_the_batch():
@@ -100,7 +112,9 @@ def test_set_lexical_diversity_uses_the_batch():
             "ngram_cosine_diversity": ngram_cosine_diversity(response_set),
         }
         assert all(type(value) is float for value in scores.values())
-    assert result["averaged_distinct_n"] == float(np.mean([s["averaged_distinct_n"] for s in result["per_set"]]))
+    assert result["averaged_distinct_n"] == float(
+        np.mean([s["averaged_distinct_n"] for s in result["per_set"]])
+    )
 
 
 @pytest.mark.parametrize(

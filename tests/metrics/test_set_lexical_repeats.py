@@ -4,6 +4,7 @@ The reference below is the per-set implementation as it was before the change (e
 responses scored, ``numpy.mean`` over the released pair order): sets without repeated token
 lists must score bit for bit what it scores, sets with repeats equal values up to rounding.
 """
+
 import json
 import math
 import random
@@ -87,7 +88,10 @@ def _random_sets(seed, count, repeats):
     rng = random.Random(seed)
     sets = []
     while len(sets) < count:
-        distinct = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 9))) for _ in range(rng.randint(1, 12))]
+        distinct = [
+            " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 9)))
+            for _ in range(rng.randint(1, 12))
+        ]
         if rng.random() < 0.1:
             distinct.append("...")  # no token: no n-gram of any order
         if repeats:
@@ -116,7 +120,10 @@ def _check_against_old(sets, exact, **options):
         if exact:
             assert per_set_cosine == expected_cosine, (index, responses)
         else:
-            assert per_set_cosine == pytest.approx(expected_cosine, rel=1e-12, abs=1e-15), (index, responses)
+            assert per_set_cosine == pytest.approx(expected_cosine, rel=1e-12, abs=1e-15), (
+                index,
+                responses,
+            )
 
 
 # --- sets without repeats: bit for bit ---
@@ -127,9 +134,13 @@ def test_sets_without_repeats_score_bit_for_bit_as_before(seed):
     _check_against_old(_random_sets(seed, 200, repeats=False), exact=True)
 
 
-@pytest.mark.parametrize("min_n, max_n, tokenizer", [(1, 1, "tevet"), (2, 4, "casual"), (4, 9, str.split)])
+@pytest.mark.parametrize(
+    "min_n, max_n, tokenizer", [(1, 1, "tevet"), (2, 4, "casual"), (4, 9, str.split)]
+)
 def test_sets_without_repeats_other_orders_and_tokenizers(min_n, max_n, tokenizer):
-    sets = [s for s in _random_sets(20 + max_n, 80, repeats=False) if not _has_repeats(s, tokenizer)]
+    sets = [
+        s for s in _random_sets(20 + max_n, 80, repeats=False) if not _has_repeats(s, tokenizer)
+    ]
     _check_against_old(sets, exact=True, min_n=min_n, max_n=max_n, tokenizer=tokenizer)
 
 
@@ -138,7 +149,11 @@ def test_large_sets_without_repeats_bit_for_bit():
     rng = random.Random(9)
     sets = []
     while len(sets) < 5:
-        responses = list(dict.fromkeys(" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 12))) for _ in range(40)))
+        responses = list(
+            dict.fromkeys(
+                " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 12))) for _ in range(40)
+            )
+        )
         if not _has_repeats(responses):
             sets.append(responses)
     _check_against_old(sets, exact=True)
@@ -148,11 +163,17 @@ def test_dailydialog_plusplus_sets_as_before(shared_data):
     path = shared_data / "dailydialog-plusplus" / "dev.json"
     if not path.exists():
         pytest.skip(f"DailyDialog++ dev set not present at {path}")
-    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    records = [
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     sets = [
         record[key]
         for record in records[:400]
-        for key in ("positive_responses", "adversarial_negative_responses", "random_negative_responses")
+        for key in (
+            "positive_responses",
+            "adversarial_negative_responses",
+            "random_negative_responses",
+        )
         if all(response.strip() for response in record[key])
     ]
     without = [s for s in sets if not _has_repeats(s)]
@@ -172,11 +193,18 @@ def test_sets_with_repeats_equal_the_old_values(seed):
 
 def test_repeats_of_responses_without_ngrams_of_an_order():
     # "a b" has no 3-gram; "..." has no token at all: a pair of them has similarity 0 (as before).
-    sets = [["a b", "a b", "a b c"], ["...", "...", "a"], ["...", "...", "...", "..."], ["a b"] * 3 + ["a b c d e"] * 2]
+    sets = [
+        ["a b", "a b", "a b c"],
+        ["...", "...", "a"],
+        ["...", "...", "...", "..."],
+        ["a b"] * 3 + ["a b c d e"] * 2,
+    ]
     _check_against_old(sets, exact=False)
     _check_against_old(sets, exact=False, min_n=3, max_n=5)
     assert ngram_cosine_diversity(["...", "..."]) == 0.0
-    assert ngram_cosine_diversity(["a b", "a b"]) == pytest.approx(-2 / 5)  # orders 1, 2 identical; 3..5 none
+    assert ngram_cosine_diversity(["a b", "a b"]) == pytest.approx(
+        -2 / 5
+    )  # orders 1, 2 identical; 3..5 none
 
 
 def test_ten_thousand_identical_responses_scored_once():
@@ -205,7 +233,13 @@ def test_mixed_big_set_value():
     same = 2 * (5_000 * 4_999 // 2)
     cross = 5_000 * 5_000
     pairs = 10_000 * 9_999 // 2
-    per_order = [(same + cross * 2 / 3) / pairs, (same + cross * 1 / 2) / pairs, same / pairs, 0.0, 0.0]
+    per_order = [
+        (same + cross * 2 / 3) / pairs,
+        (same + cross * 1 / 2) / pairs,
+        same / pairs,
+        0.0,
+        0.0,
+    ]
     assert ngram_cosine_diversity(responses) == pytest.approx(-sum(per_order) / 5, rel=1e-12)
 
 
@@ -231,15 +265,24 @@ def test_similarity_to_diversity_counts_equal_the_expanded_multiset():
     assert weighted == pytest.approx(similarity_to_diversity(expanded, similarity), rel=1e-12)
     assert len(calls) == 6 + 3  # the distinct pairs, then the self pairs of the repeated items
     # All counts 1: exactly the plain mean, bit for bit.
-    assert similarity_to_diversity(items, similarity, counts=[1, 1, 1, 1]) == _old_similarity_to_diversity(items, similarity)
-    assert similarity_to_diversity(items, similarity) == _old_similarity_to_diversity(items, similarity)
+    assert similarity_to_diversity(
+        items, similarity, counts=[1, 1, 1, 1]
+    ) == _old_similarity_to_diversity(items, similarity)
+    assert similarity_to_diversity(items, similarity) == _old_similarity_to_diversity(
+        items, similarity
+    )
     # One item repeated: its self pair only.
     assert similarity_to_diversity(["p"], similarity, counts=[5]) == -similarity("p", "p")
 
 
 @pytest.mark.parametrize(
     "counts, match",
-    [([1, 1], "one count per item"), ([1, 0, 1], r"counts\[1\]"), ([1, 2.0, 1], r"counts\[1\]"), ([True, 1, 1], r"counts\[0\]")],
+    [
+        ([1, 1], "one count per item"),
+        ([1, 0, 1], r"counts\[1\]"),
+        ([1, 2.0, 1], r"counts\[1\]"),
+        ([True, 1, 1], r"counts\[0\]"),
+    ],
 )
 def test_similarity_to_diversity_bad_counts(counts, match):
     with pytest.raises(ValueError, match=match):
@@ -271,9 +314,15 @@ def _old_similarity_matrix(responses, max_n=5, min_n=1):
 def test_similarity_matrix_equal_to_before_with_and_without_repeats(seed):
     for repeats in (False, True):
         for responses in _random_sets(seed, 40, repeats=repeats):
-            np.testing.assert_array_equal(ngram_cosine_unit_similarity(responses).full_matrix(diagonal=1.0), _old_similarity_matrix(responses))
+            np.testing.assert_array_equal(
+                ngram_cosine_unit_similarity(responses).full_matrix(diagonal=1.0),
+                _old_similarity_matrix(responses),
+            )
     responses = ["a b", "a b.", "a b c", "..", "...", "a b"]  # "a b." and "a b" tokenize alike
-    np.testing.assert_array_equal(ngram_cosine_unit_similarity(responses, 3, 2).full_matrix(diagonal=1.0), _old_similarity_matrix(responses, 3, 2))
+    np.testing.assert_array_equal(
+        ngram_cosine_unit_similarity(responses, 3, 2).full_matrix(diagonal=1.0),
+        _old_similarity_matrix(responses, 3, 2),
+    )
 
 
 def test_similarity_diversity_ngram_cosine_on_many_repeats():

@@ -1,4 +1,5 @@
 """Similarity diversity (Tevet & Berant §5) over sent-BERT, n-gram cosine and cross-encoder similarity."""
+
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,12 @@ from dialeval.metrics.similarity_diversity.similarity import (
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SETS = [
     ["I stayed at home and relaxed.", "I just relaxed at home.", "Nothing much, relaxing at home."],
-    ["I went hiking in the mountains.", "I fixed the kitchen sink.", "We ate seafood on the coast.", "I fixed the kitchen sink."],
+    [
+        "I went hiking in the mountains.",
+        "I fixed the kitchen sink.",
+        "We ate seafood on the coast.",
+        "I fixed the kitchen sink.",
+    ],
 ]
 
 
@@ -29,13 +35,17 @@ def test_ngram_cosine_matrix_reproduces_tevet_cos_sim():
         matrix = ngram_cosine_unit_similarity(responses).full_matrix(diagonal=1.0)
         assert np.allclose(matrix, matrix.T)
         expected = ngram_cosine_diversity(responses)
-        assert similarity_diversity([responses], "ngram_cosine")["similarity_diversity"] == pytest.approx(expected, abs=1e-12)
+        assert similarity_diversity([responses], "ngram_cosine")[
+            "similarity_diversity"
+        ] == pytest.approx(expected, abs=1e-12)
 
 
 def test_sent_bert_default_is_the_embedded_minilm_and_matches_sent_bert_diversity():
     result = similarity_diversity(SETS)
     assert result["model"] == "sentence-transformers/all-MiniLM-L6-v2"
-    assert [row["similarity_diversity"] for row in result["per_set"]] == pytest.approx(sent_bert_diversity(SETS), abs=1e-12)
+    assert [row["similarity_diversity"] for row in result["per_set"]] == pytest.approx(
+        sent_bert_diversity(SETS), abs=1e-12
+    )
     low, high = (row["similarity_diversity"] for row in result["per_set"])
     assert high > low + 0.2
     assert result["similarity_diversity"] == pytest.approx((low + high) / 2)
@@ -66,16 +76,22 @@ def test_missing_default_models_say_how_to_get_them():
 # ---------------------------------------------------------------- cross-encoder STS
 
 
-def test_cross_encoder_equals_sentence_transformers_predict_averaged_over_both_orders(tiny_cross_encoder_path):
+def test_cross_encoder_equals_sentence_transformers_predict_averaged_over_both_orders(
+    tiny_cross_encoder_path,
+):
     from sentence_transformers import CrossEncoder
 
     reference = CrossEncoder(tiny_cross_encoder_path, device="cpu")
     stats = PairScoringStats()
-    matrices = cross_encoder_similarity_matrices(SETS, model=tiny_cross_encoder_path, batch_size=3, stats=stats)
+    matrices = cross_encoder_similarity_matrices(
+        SETS, model=tiny_cross_encoder_path, batch_size=3, stats=stats
+    )
     for responses, matrix in zip(SETS, matrices):
         for i in range(len(responses)):
             for j in range(i):
-                both = reference.predict([(responses[i], responses[j]), (responses[j], responses[i])])
+                both = reference.predict(
+                    [(responses[i], responses[j]), (responses[j], responses[i])]
+                )
                 assert matrix[i, j] == pytest.approx(float(np.mean(both)), abs=1e-5)
                 assert matrix[j, i] == matrix[i, j]
     # Set 1 holds a duplicate: its pairs with the others repeat and are scored once.
@@ -117,7 +133,9 @@ def test_evaluate_module_offline_with_the_embedded_model():
     result = module.compute(predictions=SETS)
     assert result["per_set"] == similarity_diversity(SETS)["per_set"]
     ngram = module.compute(predictions=SETS, similarity="ngram_cosine", max_n=3)
-    assert ngram["similarity_diversity"] == pytest.approx(np.mean([ngram_cosine_diversity(s, max_n=3) for s in SETS]))
+    assert ngram["similarity_diversity"] == pytest.approx(
+        np.mean([ngram_cosine_diversity(s, max_n=3) for s in SETS])
+    )
     with pytest.raises(ValueError, match="predictions"):
         module.compute(predictions=[["a", "b"], 3])
     with pytest.raises(ValueError, match="references"):

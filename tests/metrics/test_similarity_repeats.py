@@ -1,5 +1,6 @@
 """Similarity diversity of sets with repeated responses: each distinct pair is scored once and the
 §5 mean is weighted by multiplicity (no n x n matrix), equal to the full-matrix reduction."""
+
 import math
 import tracemalloc
 
@@ -19,7 +20,13 @@ from dialeval.metrics.similarity_diversity.similarity import (
 )
 
 SETS = [
-    ["I fixed the sink.", "We ate seafood.", "I fixed the sink.", "I fixed the sink.", "Hello there."],
+    [
+        "I fixed the sink.",
+        "We ate seafood.",
+        "I fixed the sink.",
+        "I fixed the sink.",
+        "Hello there.",
+    ],
     ["same", "same"],
     ["one", "two", "three"],
 ]
@@ -58,9 +65,13 @@ def test_weighted_reduction_equals_the_full_matrix_and_is_bit_identical_without_
 @pytest.mark.parametrize("similarity", ["sent_bert", "ngram_cosine"])
 def test_diversity_with_repeats_equals_the_full_matrix_reduction(similarity):
     result = similarity_diversity(SETS, similarity)
-    for row, matrix, responses in zip(result["per_set"], similarity_matrices(SETS, similarity), SETS):
+    for row, matrix, responses in zip(
+        result["per_set"], similarity_matrices(SETS, similarity), SETS
+    ):
         assert matrix.shape == (len(responses), len(responses))
-        assert row["similarity_diversity"] == pytest.approx(diversity_from_similarity_matrix(matrix), rel=1e-9, abs=1e-12)
+        assert row["similarity_diversity"] == pytest.approx(
+            diversity_from_similarity_matrix(matrix), rel=1e-9, abs=1e-12
+        )
 
 
 def test_sent_bert_ten_thousand_copies_never_build_the_n_by_n_matrix():
@@ -84,7 +95,9 @@ def test_cross_encoder_scores_each_distinct_pair_once(tiny_cross_encoder_path):
     assert units.unit_matrix.shape == (2, 2)
     small = ["I don't know.", "I don't know.", "Let's go hiking."]
     (full,) = cross_encoder_similarity_matrices([small], model=tiny_cross_encoder_path)
-    assert full[0, 1] == pytest.approx(units.unit_matrix[0, 0]) and full[0, 2] == pytest.approx(units.unit_matrix[0, 1])
+    assert full[0, 1] == pytest.approx(units.unit_matrix[0, 0]) and full[0, 2] == pytest.approx(
+        units.unit_matrix[0, 1]
+    )
     expected = -(math.comb(10_000, 2) * full[0, 1] + 10_000 * full[0, 2]) / math.comb(len(MANY), 2)
     assert units.diversity() == pytest.approx(expected, rel=1e-9)
     # Without repeats the pairs and the value are those of the full matrix, bit for bit.

@@ -1,5 +1,6 @@
 """Vendi Score (Friedman & Dieng 2023): hand-computable cases, primal == dual, the reference
 formula, duplicates, scopes, validation, and the evaluate module with the embedded MiniLM."""
+
 import itertools
 import math
 from pathlib import Path
@@ -51,7 +52,9 @@ class FakeEncoder:
     """A loaded "model" for embed_unique: maps each text to a fixed vector (no network, instant)."""
 
     def __init__(self, vectors):
-        self.vectors = {text: np.asarray(vector, dtype=np.float64) for text, vector in vectors.items()}
+        self.vectors = {
+            text: np.asarray(vector, dtype=np.float64) for text, vector in vectors.items()
+        }
         self.calls = []
 
     def encode(self, texts, batch_size, convert_to_numpy, normalize_embeddings, show_progress_bar):
@@ -92,7 +95,9 @@ def test_two_by_two_kernel_by_hand(s):
     # K = [[1, s], [s, 1]]: K / 2 has the eigenvalues (1 + s) / 2 and (1 - s) / 2.
     big, small = (1 + abs(s)) / 2, (1 - abs(s)) / 2
     scores = vendi_score_from_kernel([[1.0, s], [s, 1.0]], (0, 1, 2, "inf", 0.5))
-    assert scores["vendi_score"] == pytest.approx(math.exp(-(big * math.log(big) + small * math.log(small))))
+    assert scores["vendi_score"] == pytest.approx(
+        math.exp(-(big * math.log(big) + small * math.log(small)))
+    )
     assert scores["vendi_score_q2"] == pytest.approx(1 / (big**2 + small**2))
     assert scores["vendi_score_qinf"] == pytest.approx(1 / big)
     assert scores["vendi_score_q0.5"] == pytest.approx((math.sqrt(big) + math.sqrt(small)) ** 2)
@@ -152,7 +157,9 @@ def test_equals_the_reference_formula(n, d, q):
 def test_reference_inflates_small_orders_with_noise_eigenvalues_but_we_do_not():
     rows = _random_unit_rows(50, 8, seed=0)
     ours = vendi_score_from_kernel(rows @ rows.T, [0.1])["vendi_score_q0.1"]
-    assert ours == pytest.approx(vendi_score_from_embeddings(rows, [0.1])["vendi_score_q0.1"], rel=1e-9)
+    assert ours == pytest.approx(
+        vendi_score_from_embeddings(rows, [0.1])["vendi_score_q0.1"], rel=1e-9
+    )
     assert ours <= 8.0  # at most the rank; the reference's 50 x 50 primal form exceeds it
     assert _reference_score_K(rows @ rows.T, q=0.1) > 8.0
 
@@ -181,7 +188,9 @@ def test_dual_handles_a_large_corpus_without_an_n_by_n_matrix():
 def test_eigenvalue_noise_is_zeroed_and_renormalized():
     scores = vendi_score_from_eigenvalues([0.5, 0.5, -1e-17, 1e-18], (0, 0.5, 1))
     assert scores["vendi_score_q0"] == 2.0
-    assert scores["vendi_score_q0.5"] == pytest.approx(2.0) and scores["vendi_score"] == pytest.approx(2.0)
+    assert scores["vendi_score_q0.5"] == pytest.approx(2.0) and scores[
+        "vendi_score"
+    ] == pytest.approx(2.0)
 
 
 def test_normalize_false_takes_unit_rows_as_they_are():
@@ -218,7 +227,9 @@ def test_each_distinct_text_is_embedded_once():
 
 
 def test_set_scope():
-    result = vendi_score([["a", "b"], ["a", "a", "a"], ["a", "b", "c"]], model=FAKE, orders=(1, "inf"))
+    result = vendi_score(
+        [["a", "b"], ["a", "a", "a"], ["a", "b", "c"]], model=FAKE, orders=(1, "inf")
+    )
     assert result["scope"] == "response_set" and result["num_sets"] == 3
     assert [s["vendi_score"] for s in result["per_set"]] == pytest.approx([2.0, 1.0, 3.0])
     assert result["vendi_score"] == pytest.approx(2.0)
@@ -256,7 +267,9 @@ def test_order_keys():
     assert check_orders(2) == [2.0] and check_orders("inf") == [math.inf]
 
 
-@pytest.mark.parametrize("orders", [[-1], ["two"], [True], [float("nan")], [], None, [[1]], ["-inf"]])
+@pytest.mark.parametrize(
+    "orders", [[-1], ["two"], [True], [float("nan")], [], None, [[1]], ["-inf"]]
+)
 def test_bad_orders(orders):
     with pytest.raises(ValueError, match="orders"):
         vendi_score_from_kernel(np.eye(2), orders)
@@ -311,7 +324,9 @@ def test_allow_empty_embeds_empty_responses_as_the_model_does():
     encoder = FakeEncoder({**FAKE.vectors, "": [0, 0, 0, 1]})
     result = vendi_score([["a", ""], ["a", "b"]], model=encoder, allow_empty=True)
     assert [row["vendi_score"] for row in result["per_set"]] == pytest.approx([2.0, 2.0])
-    assert vendi_score(["", "a"], model=encoder, allow_empty=True)["vendi_score"] == pytest.approx(2.0)
+    assert vendi_score(["", "a"], model=encoder, allow_empty=True)["vendi_score"] == pytest.approx(
+        2.0
+    )
     with pytest.raises(ValueError, match=r"`predictions\[0\]\[1\]` is an empty string"):
         vendi_score([["a", ""]], model=encoder)
 
@@ -331,8 +346,16 @@ def test_bad_scope():
 # the evaluate module, offline, with the embedded all-MiniLM-L6-v2
 
 
-PARAPHRASES = ["I stayed at home and relaxed.", "I just relaxed at home.", "Nothing much, relaxing at home."]
-DIFFERENT = ["I went hiking in the mountains.", "I fixed the kitchen sink.", "We ate seafood on the coast."]
+PARAPHRASES = [
+    "I stayed at home and relaxed.",
+    "I just relaxed at home.",
+    "Nothing much, relaxing at home.",
+]
+DIFFERENT = [
+    "I went hiking in the mountains.",
+    "I fixed the kitchen sink.",
+    "We ate seafood on the coast.",
+]
 
 
 @pytest.fixture(scope="module")

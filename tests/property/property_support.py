@@ -8,6 +8,7 @@ TypeError (the documented bad-input errors) through as a refusal; any other exce
 property. :func:`covers` records which public names a property exercises, so
 ``test_property_coverage.py`` can fail when a new public function or metric has none.
 """
+
 from __future__ import annotations
 
 import math
@@ -55,7 +56,9 @@ def outcome(function, *args, **kwargs):
         return function(*args, **kwargs)
     except (ValueError, TypeError) as error:
         if isinstance(error, (UnicodeError,)):
-            raise AssertionError(f"a codec error escaped instead of a ValueError naming the argument: {error!r}") from error
+            raise AssertionError(
+                f"a codec error escaped instead of a ValueError naming the argument: {error!r}"
+            ) from error
         return Refused(error)
 
 
@@ -64,14 +67,18 @@ def refused(value) -> bool:
 
 
 def finite(value, name: str = "score") -> float:
-    assert isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool), f"{name} is {value!r}"
+    assert isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, bool
+    ), f"{name} is {value!r}"
     assert math.isfinite(value), f"{name} is {value!r}"
     return float(value)
 
 
 def within(value, low: float, high: float, name: str = "score", tolerance: float = 1e-6) -> float:
     value = finite(value, name)
-    assert low - tolerance <= value <= high + tolerance, f"{name} = {value!r} outside its documented range [{low}, {high}]"
+    assert low - tolerance <= value <= high + tolerance, (
+        f"{name} = {value!r} outside its documented range [{low}, {high}]"
+    )
     return value
 
 
@@ -93,14 +100,40 @@ def all_finite(result, path: str = "result") -> None:
 # -- text -----------------------------------------------------------------------------------------
 
 SPECIAL_TEXTS = [
-    "I don't know.", "i don't know", "Yes!", "no", "ok ok ok ok",
-    "😀", "👍🏽 great", "👨‍👩‍👧 family", "🇯🇵",                    # emoji, skin tone, ZWJ sequence, flag
-    "مرحبا، كيف حالك؟", "שלום עולם", "abc \u202edef\u202c",         # RTL scripts, RTL override
-    "a\u200bb", "\u200b", "\u200d\u200c", "\ufeffhello",           # zero-width space / joiners, BOM
-    "e\u0301te\u0301", "\u0301", "Z\u0351\u0362a\u0324\u036clgo",  # combining marks
-    "日本語のテキスト", "한국어", "ⅷ ½ ²",
-    "3.14", "1 2 3 4 5", "....", "a.b.c", "\n", "x\ny", "a\u2028b", "tab\there",
-    "@user #tag http://x.y/z :-) <3", "&amp; &lt;", "\x00", "\x1c\x1d\x1e\x1f",
+    "I don't know.",
+    "i don't know",
+    "Yes!",
+    "no",
+    "ok ok ok ok",
+    "😀",
+    "👍🏽 great",
+    "👨‍👩‍👧 family",
+    "🇯🇵",  # emoji, skin tone, ZWJ sequence, flag
+    "مرحبا، كيف حالك؟",
+    "שלום עולם",
+    "abc \u202edef\u202c",  # RTL scripts, RTL override
+    "a\u200bb",
+    "\u200b",
+    "\u200d\u200c",
+    "\ufeffhello",  # zero-width space / joiners, BOM
+    "e\u0301te\u0301",
+    "\u0301",
+    "Z\u0351\u0362a\u0324\u036clgo",  # combining marks
+    "日本語のテキスト",
+    "한국어",
+    "ⅷ ½ ²",
+    "3.14",
+    "1 2 3 4 5",
+    "....",
+    "a.b.c",
+    "\n",
+    "x\ny",
+    "a\u2028b",
+    "tab\there",
+    "@user #tag http://x.y/z :-) <3",
+    "&amp; &lt;",
+    "\x00",
+    "\x1c\x1d\x1e\x1f",
 ]
 BLANK_TEXTS = ["", " ", "   ", "\t\n", "\u3000", "\n\n"]
 
@@ -114,19 +147,38 @@ words = st.text(alphabet=st.sampled_from(list("abcde")), min_size=1, max_size=3)
 plain_text = st.lists(words, min_size=1, max_size=8).map(" ".join)
 unicode_text = st.text(alphabet=_ALPHABET, min_size=0, max_size=40)
 huge_text = st.sampled_from(["word " * 5000, "x" * 30000, "ab. " * 4000, "😀" * 5000])
-text = st.one_of(plain_text, plain_text, unicode_text, st.sampled_from(SPECIAL_TEXTS), st.sampled_from(BLANK_TEXTS), huge_text)
+text = st.one_of(
+    plain_text,
+    plain_text,
+    unicode_text,
+    st.sampled_from(SPECIAL_TEXTS),
+    st.sampled_from(BLANK_TEXTS),
+    huge_text,
+)
 #: Text that passes the default checks (not empty, not whitespace-only).
-nonblank_text = st.one_of(plain_text, plain_text, unicode_text, st.sampled_from(SPECIAL_TEXTS)).filter(lambda t: t.strip() != "")
+nonblank_text = st.one_of(
+    plain_text, plain_text, unicode_text, st.sampled_from(SPECIAL_TEXTS)
+).filter(lambda t: t.strip() != "")
 
-junk = st.one_of(st.none(), st.integers(-3, 3), st.floats(allow_nan=True, allow_infinity=True), st.binary(max_size=8),
-                 st.booleans(), st.just({}), st.just(object()), st.just(("tuple", "of", "strings")))
+junk = st.one_of(
+    st.none(),
+    st.integers(-3, 3),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.binary(max_size=8),
+    st.booleans(),
+    st.just({}),
+    st.just(object()),
+    st.just(("tuple", "of", "strings")),
+)
 
 
 def response_set(item=nonblank_text, min_size: int = 2, max_size: int = 6):
     """A valid response set, often degenerate (identical responses)."""
     return st.one_of(
         st.lists(item, min_size=min_size, max_size=max_size),
-        st.tuples(item, st.integers(max(min_size, 2), max_size)).map(lambda pair: [pair[0]] * pair[1]),
+        st.tuples(item, st.integers(max(min_size, 2), max_size)).map(
+            lambda pair: [pair[0]] * pair[1]
+        ),
     )
 
 
@@ -142,14 +194,16 @@ any_response_set = st.one_of(
     st.lists(any_response, min_size=0, max_size=6),
     response_set(),
     st.lists(text, min_size=0, max_size=2),
-    text, junk,
+    text,
+    junk,
 )
 #: Anything where a list of response sets belongs.
 any_response_sets = st.one_of(
     st.lists(any_response_set, min_size=0, max_size=4),
     response_sets(),
     response_set(),  # a flat list: one set where a list of sets belongs (or a corpus)
-    text, junk,
+    text,
+    junk,
 )
 #: Options a user might mistype: wrong types, zero, negative, huge.
 any_order = st.one_of(st.integers(-2, 7), st.just(1.5), st.just("2"), st.none(), st.booleans())

@@ -1,6 +1,7 @@
 """Every public function and every evaluate module has a property (like the conformance test's
 ``_case``): a new metric, or a new public name of an existing one, fails here until it is added
 to the property suite (``@covers`` in tests/property/) or listed in ``NOT_FUZZED`` with the reason."""
+
 from __future__ import annotations
 
 import importlib
@@ -13,8 +14,13 @@ from dialeval.metrics import registry
 
 #: The sibling modules whose ``@covers`` marks are counted (imported here so this test alone passes or fails alike):
 #: every test_property_*.py beside this file, so a new property file counts without an edit here.
-PROPERTY_MODULES = tuple(sorted(path.stem for path in Path(__file__).parent.glob("test_property_*.py")
-                                if path.stem != Path(__file__).stem))
+PROPERTY_MODULES = tuple(
+    sorted(
+        path.stem
+        for path in Path(__file__).parent.glob("test_property_*.py")
+        if path.stem != Path(__file__).stem
+    )
+)
 
 #: Public names without a property, and why (each has example-based tests in tests/metrics/).
 NOT_FUZZED = {
@@ -41,11 +47,18 @@ def public_names() -> set[str]:
     names.update(name for name in metrics.__all__ if callable(getattr(metrics, name)))
     for metric in registry.METRICS:
         package = importlib.import_module(f"dialeval.metrics.{metric.name}")
-        names.update(name for name in getattr(package, "__all__", ()) if callable(getattr(package, name)))
+        names.update(
+            name for name in getattr(package, "__all__", ()) if callable(getattr(package, name))
+        )
         names.update(metric.functions)
         names.add(f"module:{metric.name}")
-    names.update({"tevet_tokenize", "casual_tokenize", "casual_tokenize_many", "get_tokenizer"} & set(dir(text)))
-    names.update(name for name in dir(validation) if name.startswith("check_") or name == "split_scope")
+    names.update(
+        {"tevet_tokenize", "casual_tokenize", "casual_tokenize_many", "get_tokenizer"}
+        & set(dir(text))
+    )
+    names.update(
+        name for name in dir(validation) if name.startswith("check_") or name == "split_scope"
+    )
     return names
 
 
@@ -53,7 +66,9 @@ def test_every_public_function_and_module_has_a_property():
     for module in PROPERTY_MODULES:
         importlib.import_module(module)
     missing = public_names() - set(property_support.COVERED) - set(NOT_FUZZED)
-    assert not missing, f"no property exercises {sorted(missing)}: add one in tests/property/ (or a reason to NOT_FUZZED)"
+    assert not missing, (
+        f"no property exercises {sorted(missing)}: add one in tests/property/ (or a reason to NOT_FUZZED)"
+    )
 
 
 def test_not_fuzzed_lists_only_public_names():

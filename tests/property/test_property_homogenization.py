@@ -4,6 +4,7 @@ Arbitrary input (property_support's strategies) gives a result or a ValueError /
 corpus, per-set and module figures agree; ROUGE-L and BLEU equal the pair-by-pair definition on
 rouge_score's tokens; BERTScore runs on the tiny encoder with fewer examples.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -31,7 +32,9 @@ MEASURES = st.one_of(st.sampled_from(["rougel", "bleu", "rouge", "BLEU"]), junk)
 
 @covers("homogenization", "homogenization_per_set", "homogenization_score")
 @given(sets=any_response_sets, measure=MEASURES, use_stemmer=any_flag, allow_empty=any_flag)
-def test_homogenization_refuses_or_is_in_unit_interval_and_scopes_agree(sets, measure, use_stemmer, allow_empty):
+def test_homogenization_refuses_or_is_in_unit_interval_and_scopes_agree(
+    sets, measure, use_stemmer, allow_empty
+):
     options = {"measure": measure, "use_stemmer": use_stemmer, "allow_empty": allow_empty}
     scores = outcome(homogenization_package.homogenization_score, sets, **options)
     if refused(scores):
@@ -51,20 +54,35 @@ def test_homogenization_refuses_or_is_in_unit_interval_and_scopes_agree(sets, me
 def test_rouge_l_is_the_pair_by_pair_mean_on_rouge_scores_tokens(texts, use_stemmer):
     rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
     tokenizers = pytest.importorskip("rouge_score.tokenizers")
-    assert all(homogenization_package.rouge_tokens(t, use_stemmer) == tokenizers.DefaultTokenizer(use_stemmer).tokenize(t)
-               for t in texts)
+    assert all(
+        homogenization_package.rouge_tokens(t, use_stemmer)
+        == tokenizers.DefaultTokenizer(use_stemmer).tokenize(t)
+        for t in texts
+    )
     scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=use_stemmer)
     n = len(texts)
-    expected = sum(scorer.score(texts[j], texts[i])["rougeL"].fmeasure for i in range(n) for j in range(n) if j != i) / (n * (n - 1))
+    expected = sum(
+        scorer.score(texts[j], texts[i])["rougeL"].fmeasure
+        for i in range(n)
+        for j in range(n)
+        if j != i
+    ) / (n * (n - 1))
     ours = homogenization_package.homogenization(texts, use_stemmer=use_stemmer, allow_empty=True)
     assert ours == pytest.approx(expected, rel=1e-12, abs=1e-15)
 
 
 @fewer(5)
 @given(sets=any_response_sets, allow_empty=any_flag)
-def test_bertscore_homogenization_refuses_or_is_in_unit_interval(sets, allow_empty, tiny_roberta_nli_path):
-    options = {"measure": "bertscore", "model": tiny_roberta_nli_path, "num_layers": 1, "device": "cpu",
-               "allow_empty": allow_empty}
+def test_bertscore_homogenization_refuses_or_is_in_unit_interval(
+    sets, allow_empty, tiny_roberta_nli_path
+):
+    options = {
+        "measure": "bertscore",
+        "model": tiny_roberta_nli_path,
+        "num_layers": 1,
+        "device": "cpu",
+        "allow_empty": allow_empty,
+    }
     scores = outcome(homogenization_package.homogenization_score, sets, **options)
     if refused(scores):
         return

@@ -5,6 +5,7 @@ and through ``dialeval evaluate`` (``main([...])`` in process).
 The reader gives response sets or a ValueError naming the file (never a codec, csv, Arrow or JSON
 error of its own); ``dialeval evaluate`` exits 0 or 2 with a one-message error, never a traceback.
 """
+
 from __future__ import annotations
 
 import io
@@ -20,7 +21,13 @@ from dialeval.cli import main
 
 #: The file formats a path can carry (``dataset`` is a folder or a Hub id: not a file).
 FILE_FORMATS = ("jsonl", "json", "csv", "parquet", "lines")
-SUFFIXES = {"jsonl": ".jsonl", "json": ".json", "csv": ".csv", "parquet": ".parquet", "lines": ".txt"}
+SUFFIXES = {
+    "jsonl": ".jsonl",
+    "json": ".json",
+    "csv": ".csv",
+    "parquet": ".parquet",
+    "lines": ".txt",
+}
 
 response = st.text(st.characters(blacklist_categories=("Cs",)), min_size=0, max_size=12)
 response_sets = st.lists(st.lists(response, min_size=1, max_size=4), min_size=1, max_size=4)
@@ -28,13 +35,18 @@ response_sets = st.lists(st.lists(response, min_size=1, max_size=4), min_size=1,
 
 def _serialized(sets: list[list[str]], file_format: str) -> bytes:
     """``sets`` written as a valid file of ``file_format``."""
-    records = [{"context": f"context {index}", "responses": responses} for index, responses in enumerate(sets)]
+    records = [
+        {"context": f"context {index}", "responses": responses}
+        for index, responses in enumerate(sets)
+    ]
     if file_format == "jsonl":
         return "".join(json.dumps(record) + "\n" for record in records).encode("utf-8")
     if file_format == "json":
         return json.dumps(records, indent=1).encode("utf-8")
     if file_format == "lines":
-        return "".join(text.replace("\n", " ") + "\n" for responses in sets for text in responses).encode("utf-8")
+        return "".join(
+            text.replace("\n", " ") + "\n" for responses in sets for text in responses
+        ).encode("utf-8")
     if file_format == "csv":
         import csv
 
@@ -43,7 +55,13 @@ def _serialized(sets: list[list[str]], file_format: str) -> bytes:
         writer = csv.writer(buffer)
         writer.writerow(["context", *(f"resp_{i}" for i in range(width))])
         for record in records:
-            writer.writerow([record["context"], *record["responses"], *[""] * (width - len(record["responses"]))])
+            writer.writerow(
+                [
+                    record["context"],
+                    *record["responses"],
+                    *[""] * (width - len(record["responses"])),
+                ]
+            )
         return buffer.getvalue().encode("utf-8")
     import pyarrow
     import pyarrow.parquet
@@ -61,7 +79,12 @@ def hostile_files(draw) -> tuple[bytes, str, str | None]:
     file_format = draw(st.one_of(st.none(), st.sampled_from(FILE_FORMATS)))
     kind = draw(st.sampled_from(("bytes", "other format", "truncated")))
     if kind == "bytes":
-        content = draw(st.one_of(st.binary(max_size=300), st.binary(min_size=4, max_size=300).map(lambda b: b"PAR1" + b)))
+        content = draw(
+            st.one_of(
+                st.binary(max_size=300),
+                st.binary(min_size=4, max_size=300).map(lambda b: b"PAR1" + b),
+            )
+        )
     else:
         written_as = draw(st.sampled_from(FILE_FORMATS))
         content = _serialized(draw(response_sets), written_as)
@@ -103,7 +126,15 @@ def test_dialeval_evaluate_exits_2_with_a_message_never_a_traceback(tmp_path_fac
     content, suffix, file_format = hostile
     folder = tmp_path_factory.mktemp("hostile")
     path = _write(folder, content, suffix)
-    argv = ["evaluate", str(path), "--metric", "lexical_diversity", "--no-progress", "-o", str(folder / "report.json")]
+    argv = [
+        "evaluate",
+        str(path),
+        "--metric",
+        "lexical_diversity",
+        "--no-progress",
+        "-o",
+        str(folder / "report.json"),
+    ]
     argv += ["--format", file_format] if file_format is not None else []
     stderr = io.StringIO()
     with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(io.StringIO()):

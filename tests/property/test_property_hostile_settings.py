@@ -6,6 +6,7 @@ argument's name in backticks (its flag, from the CLI); a huge order costs what t
 response's order costs (orders above it have no n-gram), so no example here can hang or allocate
 by the order asked for.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -34,7 +35,9 @@ from dialeval.metrics import (
 )
 
 huge_order = st.one_of(st.integers(10**3, 10**12), st.integers(2**62, 2**80))
-short_responses = st.lists(st.text(alphabet="abc ", min_size=1, max_size=12).filter(str.strip), min_size=2, max_size=5)
+short_responses = st.lists(
+    st.text(alphabet="abc ", min_size=1, max_size=12).filter(str.strip), min_size=2, max_size=5
+)
 
 #: The functions that take one order and score it: a huge order scores as the first order above
 #: the longest response (no n-gram at all), in O(1).
@@ -52,7 +55,11 @@ UP_TO_ORDER = {
     "self_bleu": (self_bleu, "max_n", False),
     "corpus_ngram_diversity": (corpus_ngram_diversity, "max_n", False),
     "corpus_lexical_diversity": (corpus_lexical_diversity, "max_n", False),
-    "corpus_lexical_diversity[self_bleu_max_n]": (corpus_lexical_diversity, "self_bleu_max_n", False),
+    "corpus_lexical_diversity[self_bleu_max_n]": (
+        corpus_lexical_diversity,
+        "self_bleu_max_n",
+        False,
+    ),
     "set_lexical_diversity": (set_lexical_diversity, "max_n", True),
     "batch_set_lexical_diversity": (batch_set_lexical_diversity, "max_n", True),
 }
@@ -68,7 +75,9 @@ def _longest(responses: list[str]) -> int:
 
 @covers(*SINGLE_ORDER)
 @given(responses=short_responses, order=huge_order, name=st.sampled_from(sorted(SINGLE_ORDER)))
-def test_a_huge_single_order_scores_as_the_first_order_above_the_longest_response(responses, order, name):
+def test_a_huge_single_order_scores_as_the_first_order_above_the_longest_response(
+    responses, order, name
+):
     function, argument = SINGLE_ORDER[name]
     result = outcome(function, responses, **{argument: order})
     assert not refused(result), f"{name}({argument}={order}) refused: {result!r}"
@@ -78,7 +87,9 @@ def test_a_huge_single_order_scores_as_the_first_order_above_the_longest_respons
 
 @covers(*{name.split("[")[0] for name in UP_TO_ORDER})
 @given(responses=short_responses, order=huge_order, name=st.sampled_from(sorted(UP_TO_ORDER)))
-def test_a_huge_listed_order_is_refused_by_its_argument_before_any_allocation(responses, order, name):
+def test_a_huge_listed_order_is_refused_by_its_argument_before_any_allocation(
+    responses, order, name
+):
     function, argument, takes_sets = UP_TO_ORDER[name]
     result = outcome(function, [responses] if takes_sets else responses, **{argument: order})
     if refused(result):
@@ -88,7 +99,10 @@ def test_a_huge_listed_order_is_refused_by_its_argument_before_any_allocation(re
 
 
 dtg_setting = st.one_of(
-    st.floats(allow_nan=True, allow_infinity=True), st.integers(-3, 3), st.booleans(), st.none(),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-3, 3),
+    st.booleans(),
+    st.none(),
     st.sampled_from(["0.5", "inf", b"1", [0.5]]),
 )
 
@@ -107,7 +121,9 @@ def _invalid_settings(settings: dict) -> set[str]:
         invalid.add("top_p")
     for name in ("temperature", "repetition_penalty"):
         value = settings[name]
-        if value is not None and not (_valid_real(value) and MIN_LOGIT_DIVISOR <= value <= MAX_LOGIT_DIVISOR):
+        if value is not None and not (
+            _valid_real(value) and MIN_LOGIT_DIVISOR <= value <= MAX_LOGIT_DIVISOR
+        ):
             invalid.add(name)
     return invalid
 
@@ -116,32 +132,52 @@ def _invalid_settings(settings: dict) -> set[str]:
 def tiny_lm(tiny_gpt2_path):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    return AutoModelForCausalLM.from_pretrained(tiny_gpt2_path).eval(), AutoTokenizer.from_pretrained(tiny_gpt2_path)
+    return AutoModelForCausalLM.from_pretrained(
+        tiny_gpt2_path
+    ).eval(), AutoTokenizer.from_pretrained(tiny_gpt2_path)
 
 
 @covers("diversity_threshold_generate")
 @fewer(3)
-@given(settings=st.fixed_dictionaries({name: dtg_setting for name in
-                                       ("threshold", "top_p", "temperature", "repetition_penalty")}))
+@given(
+    settings=st.fixed_dictionaries(
+        {name: dtg_setting for name in ("threshold", "top_p", "temperature", "repetition_penalty")}
+    )
+)
 def test_dtg_refuses_every_non_finite_or_mistyped_setting_by_its_name(tiny_lm, settings):
     from dialeval.generation.dtg import diversity_threshold_generate
 
     model, tokenizer = tiny_lm
     invalid = _invalid_settings(settings)
     given_settings = {name: value for name, value in settings.items() if value is not None}
-    result = outcome(diversity_threshold_generate, model, tokenizer, ["hello"], metric="distinct_n", num_responses=2,
-                     max_samples=1, max_new_tokens=2, **given_settings)
+    result = outcome(
+        diversity_threshold_generate,
+        model,
+        tokenizer,
+        ["hello"],
+        metric="distinct_n",
+        num_responses=2,
+        max_samples=1,
+        max_new_tokens=2,
+        **given_settings,
+    )
     if invalid:
         assert refused(result), f"{sorted(invalid)} accepted: {settings}"
-        assert any(_names_argument(result.error, name) for name in invalid), f"{result.error} names none of {invalid}"
+        assert any(_names_argument(result.error, name) for name in invalid), (
+            f"{result.error} names none of {invalid}"
+        )
     else:
         assert not refused(result), f"valid settings {settings} refused: {result!r}"
         assert len(result) == 1 and len(result[0].responses) == 2
 
 
-@given(value=st.floats(allow_nan=True, allow_infinity=True),
-       flag=st.sampled_from(["--threshold", "--top-p", "--temperature", "--repetition-penalty"]))
-def test_the_dtg_cli_refuses_a_non_finite_or_out_of_range_setting_by_its_flag_before_writing(tmp_path_factory, value, flag):
+@given(
+    value=st.floats(allow_nan=True, allow_infinity=True),
+    flag=st.sampled_from(["--threshold", "--top-p", "--temperature", "--repetition-penalty"]),
+)
+def test_the_dtg_cli_refuses_a_non_finite_or_out_of_range_setting_by_its_flag_before_writing(
+    tmp_path_factory, value, flag
+):
     from dialeval.cli.main import main
 
     settings = {"threshold": None, "top_p": None, "temperature": None, "repetition_penalty": None}
@@ -152,29 +188,57 @@ def test_the_dtg_cli_refuses_a_non_finite_or_out_of_range_setting_by_its_flag_be
     contexts.write_text('{"context": "hi"}\n', encoding="utf-8")
     error = io.StringIO()
     with contextlib.redirect_stderr(error):
-        code = main(["dtg", "--model", str(folder / "no-model"), "--input", str(contexts), "--metric", "distinct_n",
-                     "--output", str(folder / "out.jsonl"), "--no-progress", f"{flag}={value!r}"])
+        code = main(
+            [
+                "dtg",
+                "--model",
+                str(folder / "no-model"),
+                "--input",
+                str(contexts),
+                "--metric",
+                "distinct_n",
+                "--output",
+                str(folder / "out.jsonl"),
+                "--no-progress",
+                f"{flag}={value!r}",
+            ]
+        )
     assert code == 2 and not (folder / "out.jsonl").exists()
     assert f"`{flag}`" in error.getvalue() and "no-model" not in error.getvalue(), error.getvalue()
 
 
-trainer_number = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-5, 200), st.booleans(),
-                           st.none(), st.text(max_size=2))
+trainer_number = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-5, 200),
+    st.booleans(),
+    st.none(),
+    st.text(max_size=2),
+)
 
 
 @given(gamma=trainer_number, num_clusters=trainer_number)
-def test_dress_config_refuses_non_finite_or_mistyped_gamma_and_num_clusters_by_name(gamma, num_clusters):
+def test_dress_config_refuses_non_finite_or_mistyped_gamma_and_num_clusters_by_name(
+    gamma, num_clusters
+):
     from dialeval.trainers import DRESSConfig
 
-    result = outcome(DRESSConfig, output_dir="unused", gamma=gamma, num_clusters=num_clusters, report_to=[])
+    result = outcome(
+        DRESSConfig, output_dir="unused", gamma=gamma, num_clusters=num_clusters, report_to=[]
+    )
     gamma_valid = _valid_real(gamma) and gamma >= 0
-    clusters_valid = isinstance(num_clusters, int) and not isinstance(num_clusters, bool) and num_clusters >= 2
+    clusters_valid = (
+        isinstance(num_clusters, int) and not isinstance(num_clusters, bool) and num_clusters >= 2
+    )
     if gamma_valid and clusters_valid:
         assert not refused(result), result
         assert math.isfinite(result.gamma)
     else:
         assert refused(result), (gamma, num_clusters)
-        named = [name for name, valid in (("gamma", gamma_valid), ("num_clusters", clusters_valid)) if not valid]
+        named = [
+            name
+            for name, valid in (("gamma", gamma_valid), ("num_clusters", clusters_valid))
+            if not valid
+        ]
         assert any(_names_argument(result.error, name) for name in named), result.error
 
 

@@ -6,6 +6,7 @@ Each gives a result with no NaN anywhere (an undefined figure is None with an ``
 or a ValueError naming the argument (the folder, for clusters); never another exception, never
 a silent NaN or a silent 0.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -104,7 +105,11 @@ def test_system_ranking_never_returns_nan(values):
         assert hostile, value
     else:
         assert _finite_or_none(value), value
-        assert (value["spearman"] is None) == (_constant(human) or _constant(metric)) == (value["undefined_reason"] is not None)
+        assert (
+            (value["spearman"] is None)
+            == (_constant(human) or _constant(metric))
+            == (value["undefined_reason"] is not None)
+        )
     trials = outcome(random_protocol_correlation, human, [metric, list(reversed(metric))])
     if not refused(trials):
         assert _finite_or_none(trials), trials
@@ -113,12 +118,21 @@ def test_system_ranking_never_returns_nan(values):
 @st.composite
 def loss_inputs(draw):
     batch, length, vocab = draw(st.integers(1, 3)), draw(st.integers(1, 4)), draw(st.integers(2, 5))
-    elements = st.one_of(st.floats(-20, 20), st.sampled_from([math.nan, math.inf, -math.inf])) if draw(st.booleans()) \
+    elements = (
+        st.one_of(st.floats(-20, 20), st.sampled_from([math.nan, math.inf, -math.inf]))
+        if draw(st.booleans())
         else st.floats(-20, 20)
+    )
     logits = draw(hnp.arrays(np.float32, (batch, length, vocab), elements=elements))
-    labels = draw(hnp.arrays(np.int64, (batch, length), elements=st.one_of(st.just(-100), st.integers(0, vocab - 1))))
+    labels = draw(
+        hnp.arrays(
+            np.int64, (batch, length), elements=st.one_of(st.just(-100), st.integers(0, vocab - 1))
+        )
+    )
     weights = draw(st.one_of(st.none(), hnp.arrays(np.float32, (batch,), elements=hostile_float)))
-    count = draw(st.one_of(st.none(), st.integers(0, 20), st.sampled_from([math.nan, math.inf, -1.0])))
+    count = draw(
+        st.one_of(st.none(), st.integers(0, 20), st.sampled_from([math.nan, math.inf, -1.0]))
+    )
     return torch.from_numpy(logits), torch.from_numpy(labels), weights, count
 
 
@@ -127,8 +141,9 @@ def loss_inputs(draw):
 def test_losses_refuse_non_finite_inputs_naming_them(inputs, shift):
     logits, labels, weights, count = inputs
     calls = {
-        "weighted_nll_loss": lambda: weighted_nll_loss(logits, labels, None if weights is None else torch.from_numpy(weights),
-                                                       count, shift),
+        "weighted_nll_loss": lambda: weighted_nll_loss(
+            logits, labels, None if weights is None else torch.from_numpy(weights), count, shift
+        ),
         "unlikelihood_loss": lambda: unlikelihood_loss(logits, labels, count, shift),
         "sequence_nll": lambda: sequence_nll(logits, labels, shift),
     }
@@ -136,7 +151,11 @@ def test_losses_refuse_non_finite_inputs_naming_them(inputs, shift):
         value = outcome(call)
         if refused(value):
             message = str(value.error)
-            named = [argument for argument in ("logits", "example_weights", "num_items_in_batch") if f"`{argument}`" in message]
+            named = [
+                argument
+                for argument in ("logits", "example_weights", "num_items_in_batch")
+                if f"`{argument}`" in message
+            ]
             assert named, f"{name}: {message}"
             if named[0] == "logits":
                 assert not torch.isfinite(logits).all()
@@ -144,7 +163,12 @@ def test_losses_refuse_non_finite_inputs_naming_them(inputs, shift):
                 assert not np.isfinite(weights).all()
             continue
         assert torch.isfinite(value).all(), f"{name} returned {value} silently"
-        if name != "sequence_nll" and count is not None and isinstance(count, (int, float)) and count >= 0:
+        if (
+            name != "sequence_nll"
+            and count is not None
+            and isinstance(count, (int, float))
+            and count >= 0
+        ):
             targets = labels[:, 1:] if shift else labels
             if int(targets.ne(-100).sum()) == 0:
                 assert value.item() == 0.0
@@ -158,8 +182,12 @@ def _saved_folder(root: Path) -> Path:
     """A fresh copy of one good save (fitted once per session)."""
     if not _SAVED:
         with tempfile.TemporaryDirectory() as scratch:
-            folder = SemanticClusters.fit(_TEXTS, AxisEmbedder(dim=6), num_clusters=3, seed=0).save(Path(scratch) / "c")
-            _SAVED.update({name: (folder / name).read_bytes() for name in (CONFIG_FILE, TENSORS_FILE)})
+            folder = SemanticClusters.fit(_TEXTS, AxisEmbedder(dim=6), num_clusters=3, seed=0).save(
+                Path(scratch) / "c"
+            )
+            _SAVED.update(
+                {name: (folder / name).read_bytes() for name in (CONFIG_FILE, TENSORS_FILE)}
+            )
     folder = root / "clusters"
     folder.mkdir()
     for name, data in _SAVED.items():
@@ -169,7 +197,11 @@ def _saved_folder(root: Path) -> Path:
 
 @st.composite
 def corruptions(draw):
-    kind = draw(st.sampled_from(["truncate_tensors", "truncate_json", "drop_json_key", "nan_entry", "drop_array"]))
+    kind = draw(
+        st.sampled_from(
+            ["truncate_tensors", "truncate_json", "drop_json_key", "nan_entry", "drop_array"]
+        )
+    )
     return kind, draw(st.integers(0, 10**6)), draw(st.booleans())
 
 
@@ -180,10 +212,10 @@ def _corrupt(folder: Path, kind: str, seed: int, keep_hash: bool) -> None:
     config = json.loads((folder / CONFIG_FILE).read_text())
     tensors = (folder / TENSORS_FILE).read_bytes()
     if kind == "truncate_tensors":
-        tensors = tensors[:int(rng.integers(0, len(tensors) + 1))]
+        tensors = tensors[: int(rng.integers(0, len(tensors) + 1))]
     elif kind == "truncate_json":
         text = (folder / CONFIG_FILE).read_text()
-        (folder / CONFIG_FILE).write_text(text[:int(rng.integers(0, len(text)))])
+        (folder / CONFIG_FILE).write_text(text[: int(rng.integers(0, len(text)))])
         return
     elif kind == "drop_json_key":
         del config[sorted(config)[int(rng.integers(0, len(config)))]]
@@ -198,7 +230,9 @@ def _corrupt(folder: Path, kind: str, seed: int, keep_hash: bool) -> None:
         tensors = save(arrays)
     (folder / TENSORS_FILE).write_bytes(tensors)
     if keep_hash and "tensors_sha256" in config:
-        config["tensors_sha256"] = hashlib.sha256(tensors).hexdigest()  # a consistent but hostile save
+        config["tensors_sha256"] = hashlib.sha256(
+            tensors
+        ).hexdigest()  # a consistent but hostile save
     elif not keep_hash:
         config.pop("tensors_sha256", None)  # as clusters saved before the hash was recorded
     (folder / CONFIG_FILE).write_text(json.dumps(config))
@@ -218,4 +252,6 @@ def test_a_corrupted_clusters_folder_is_refused_naming_the_folder(corruption):
         # Only a corruption that left the folder intact (a truncation at its full length) may load.
         value = sem_ent(_TEXTS, clusters)
         within(value["sem_ent"], 0, math.log(3) + 1e-9, "sem_ent")
-        assert value["sem_ent"] > 0  # 3 well-separated topics: never the silent 0.0 of NaN centroids
+        assert (
+            value["sem_ent"] > 0
+        )  # 3 well-separated topics: never the silent 0.0 of NaN centroids

@@ -9,6 +9,7 @@ custom tokenizers returning junk.
 * A custom ``tokenizer`` returning anything but a list of non-empty strings is refused naming
   ``tokenizer`` (TypeError / ValueError); a well-behaved one gives a finite score.
 """
+
 from __future__ import annotations
 
 import json
@@ -58,7 +59,7 @@ def corpus_with_a_surrogate(draw):
 def _sets(corpus):
     """The corpus as response sets of two (the last set padded), and where text ``i`` lands."""
     padded = corpus + corpus[-1:] if len(corpus) % 2 else corpus
-    return [padded[start:start + 2] for start in range(0, len(padded), 2)]
+    return [padded[start : start + 2] for start in range(0, len(padded), 2)]
 
 
 POS = {"tagger": lexicon_tagger, "sentence_splitter": regex_sentence_splitter}
@@ -70,15 +71,24 @@ CORPUS_CALLS = {
     "ngram_cosine_diversity": (lambda c: lexical.ngram_cosine_diversity(c), "responses"),
     "self_bleu": (lambda c: lexical.self_bleu(c), "responses"),
     "lf": (lambda c: lexical.lf(c), "responses"),
-    "corpus_lexical_diversity": (lambda c: lexical.corpus_lexical_diversity(c), "(responses|predictions)"),
+    "corpus_lexical_diversity": (
+        lambda c: lexical.corpus_lexical_diversity(c),
+        "(responses|predictions)",
+    ),
     "lexical_diversity": (lambda c: lexical.lexical_diversity(c), "(responses|predictions)"),
     "compression_ratio": (lambda c: compression.compression_ratio(c), "texts"),
     "expectation_adjusted_distinct": (lambda c: ead.expectation_adjusted_distinct(c), "responses"),
-    "expectation_adjusted_distinct_scores": (lambda c: ead.expectation_adjusted_distinct_scores(c), "predictions"),
+    "expectation_adjusted_distinct_scores": (
+        lambda c: ead.expectation_adjusted_distinct_scores(c),
+        "predictions",
+    ),
     "self_repetition": (lambda c: repetition.self_repetition(c), "texts"),
     "self_repetition_scores": (lambda c: repetition.self_repetition_scores(c), "predictions"),
     "homogenization": (lambda c: homogenization.homogenization(c), "texts"),
-    "homogenization_score": (lambda c: homogenization.homogenization_score(c, measure="bleu"), "predictions"),
+    "homogenization_score": (
+        lambda c: homogenization.homogenization_score(c, measure="bleu"),
+        "predictions",
+    ),
     "template_rate": (lambda c: templates.template_rate(c, **POS), "texts"),
     "templates_per_token": (lambda c: templates.templates_per_token(c, **POS), "texts"),
     "extract_templates": (lambda c: templates.extract_templates(c, **POS), "texts"),
@@ -86,16 +96,24 @@ CORPUS_CALLS = {
 }
 #: The same metrics' response-set forms: name -> (call, argument).
 SET_CALLS = {
-    "set_lexical_diversity": (lambda s: lexical.set_lexical_diversity(s), "(response_sets|predictions)"),
-    "compression_ratio_per_set": (lambda s: compression.compression_ratio_per_set(s), "response_sets"),
+    "set_lexical_diversity": (
+        lambda s: lexical.set_lexical_diversity(s),
+        "(response_sets|predictions)",
+    ),
+    "compression_ratio_per_set": (
+        lambda s: compression.compression_ratio_per_set(s),
+        "response_sets",
+    ),
     "self_repetition_per_set": (lambda s: repetition.self_repetition_per_set(s), "response_sets"),
     "homogenization_per_set": (lambda s: homogenization.homogenization_per_set(s), "response_sets"),
 }
 
 
 def _refusal(argument: str, indices: str, position: int, char: str) -> str:
-    return (rf"^`{argument}{re.escape(indices)}` holds a lone surrogate \(U\+{ord(char):04X}\) at character {position}: "
-            "not valid Unicode")
+    return (
+        rf"^`{argument}{re.escape(indices)}` holds a lone surrogate \(U\+{ord(char):04X}\) at character {position}: "
+        "not valid Unicode"
+    )
 
 
 @covers(*CORPUS_CALLS, "check_unicode_text")
@@ -105,7 +123,9 @@ def test_a_lone_surrogate_anywhere_in_a_corpus_is_refused_by_index_and_position(
     call, argument = CORPUS_CALLS[name]
     result = outcome(call, corpus)
     assert refused(result) and isinstance(result.error, ValueError), result
-    assert re.match(_refusal(argument, f"[{index}]", position, char), str(result.error)), str(result.error)
+    assert re.match(_refusal(argument, f"[{index}]", position, char), str(result.error)), str(
+        result.error
+    )
     # without the surrogate: a result (or a refusal about something else), never a codec error
     clean = [text.replace(char, "") for text in corpus]
     if clean[index].strip():
@@ -120,13 +140,21 @@ def test_a_lone_surrogate_in_a_response_set_is_refused_by_set_and_index(case, na
     call, argument = SET_CALLS[name]
     result = outcome(call, _sets(corpus))
     assert refused(result) and isinstance(result.error, ValueError), result
-    assert re.match(_refusal(argument, f"[{index // 2}][{index % 2}]", position, char), str(result.error)), str(result.error)
-    assert refused(outcome(check_response_sets, _sets(corpus), "sets")), "the shared check must refuse it too"
+    assert re.match(
+        _refusal(argument, f"[{index // 2}][{index % 2}]", position, char), str(result.error)
+    ), str(result.error)
+    assert refused(outcome(check_response_sets, _sets(corpus), "sets")), (
+        "the shared check must refuse it too"
+    )
 
 
 @covers("check_texts")
-@given(nested=st.recursive(st.one_of(nonblank_text, junk), lambda inner: st.lists(inner, max_size=3), max_leaves=8),
-       bad=with_lone_surrogate())
+@given(
+    nested=st.recursive(
+        st.one_of(nonblank_text, junk), lambda inner: st.lists(inner, max_size=3), max_leaves=8
+    ),
+    bad=with_lone_surrogate(),
+)
 def test_check_texts_finds_the_surrogate_at_any_depth_and_ignores_other_items(nested, bad):
     assert outcome(check_texts, nested, "x") is None
     text, position, char = bad
@@ -138,10 +166,20 @@ def test_check_texts_finds_the_surrogate_at_any_depth_and_ignores_other_items(ne
 @st.composite
 def records_with_a_surrogate(draw):
     """JSON-lines records, one response of one record holding a lone surrogate (or in its context)."""
-    records = draw(st.lists(st.fixed_dictionaries({"responses": st.lists(nonblank_text, min_size=1, max_size=3)},
-                                                  optional={"context": st.one_of(nonblank_text, st.lists(nonblank_text, min_size=1,
-                                                                                                         max_size=2))}),
-                            min_size=1, max_size=4))
+    records = draw(
+        st.lists(
+            st.fixed_dictionaries(
+                {"responses": st.lists(nonblank_text, min_size=1, max_size=3)},
+                optional={
+                    "context": st.one_of(
+                        nonblank_text, st.lists(nonblank_text, min_size=1, max_size=2)
+                    )
+                },
+            ),
+            min_size=1,
+            max_size=4,
+        )
+    )
     line = draw(st.integers(0, len(records) - 1))
     bad, position, char = draw(with_lone_surrogate())
     key = draw(st.sampled_from(["responses", "context"]))
@@ -161,14 +199,21 @@ def test_the_reader_names_file_line_key_and_item_of_a_lone_surrogate(case, file_
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"sets.{file_format}"
         if file_format == "jsonl":
-            path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+            path.write_text(
+                "".join(json.dumps(record) + "\n" for record in records), encoding="utf-8"
+            )
         else:  # one element per line inside the array
-            path.write_text("[\n" + ",\n".join(json.dumps(record) for record in records) + "\n]\n", encoding="utf-8")
+            path.write_text(
+                "[\n" + ",\n".join(json.dumps(record) for record in records) + "\n]\n",
+                encoding="utf-8",
+            )
         result = outcome(io.read_response_sets, path)
         assert refused(result), result
         number = line + 1 if file_format == "jsonl" else line + 2
-        expected = (re.escape(f'{path}:{number}: "{key}"[{item}] holds a lone surrogate (U+{ord(char):04X}) at character '
-                              f"{position}: not valid Unicode"))
+        expected = re.escape(
+            f'{path}:{number}: "{key}"[{item}] holds a lone surrogate (U+{ord(char):04X}) at character '
+            f"{position}: not valid Unicode"
+        )
         assert re.match(expected, str(result.error)), str(result.error)
         # the same file without the surrogate reads back as written
         for record in records:
@@ -177,14 +222,19 @@ def test_the_reader_names_file_line_key_and_item_of_a_lone_surrogate(case, file_
                 record["context"] = [text.replace(char, "") or "x" for text in record["context"]]
         path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
         read = io.read_response_sets(path, "jsonl")
-        assert [response_set.responses for response_set in read] == [record["responses"] for record in records]
+        assert [response_set.responses for response_set in read] == [
+            record["responses"] for record in records
+        ]
 
 
 #: What a broken tokenizer may return for one text, and the error type that must come back.
 junk_output = st.one_of(
     st.text(max_size=5).map(lambda value: (value, TypeError)),
-    st.lists(st.one_of(st.integers(), st.none(), st.binary(max_size=3), st.floats()), min_size=1, max_size=3)
-    .map(lambda value: (value, TypeError)),
+    st.lists(
+        st.one_of(st.integers(), st.none(), st.binary(max_size=3), st.floats()),
+        min_size=1,
+        max_size=3,
+    ).map(lambda value: (value, TypeError)),
     st.lists(st.just(""), min_size=1, max_size=2).map(lambda value: (["ok"] + value, ValueError)),
     junk.filter(lambda value: not isinstance(value, tuple)).map(lambda value: (value, TypeError)),
 )
@@ -202,9 +252,15 @@ TOKENIZER_CALLS = {
 
 
 @covers(*TOKENIZER_CALLS, "get_tokenizer")
-@given(corpus=st.lists(nonblank_text, min_size=2, max_size=5, unique=True), name=st.sampled_from(sorted(TOKENIZER_CALLS)),
-       output=junk_output, victim=st.integers(0, 4))
-def test_a_tokenizer_returning_junk_for_one_text_is_refused_naming_tokenizer(corpus, name, output, victim):
+@given(
+    corpus=st.lists(nonblank_text, min_size=2, max_size=5, unique=True),
+    name=st.sampled_from(sorted(TOKENIZER_CALLS)),
+    output=junk_output,
+    victim=st.integers(0, 4),
+)
+def test_a_tokenizer_returning_junk_for_one_text_is_refused_naming_tokenizer(
+    corpus, name, output, victim
+):
     value, error_type = output
     target = corpus[victim % len(corpus)]
 

@@ -8,6 +8,7 @@ ValueError / TypeError, nothing else; every figure of a result is finite and in 
 ``compute()``, also after a refused batch. Each module's input strategy, options and figure
 ranges come from its tests/metric_cases/<name>.py (``module_property``), found through the registry.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,13 +27,25 @@ from property_support import covers, junk, outcome, refused, text, within
 from dialeval.metrics import registry
 
 #: Each registered module's entry, from its tests/metric_cases/<name>.py (``module_property``).
-MODULES: dict[str, ModuleEntry] = {metric.name: cases_of(metric.name).module_property() for metric in registry.METRICS}
+MODULES: dict[str, ModuleEntry] = {
+    metric.name: cases_of(metric.name).module_property() for metric in registry.METRICS
+}
 #: Documented ranges of the figures the modules report, by key (the cards' "Output Values").
-RANGES: dict[str, tuple[float, float]] = {key: span for entry in MODULES.values() for key, span in entry.ranges.items()}
+RANGES: dict[str, tuple[float, float]] = {
+    key: span for entry in MODULES.values() for key, span in entry.ranges.items()
+}
 
 
 #: Argument names of the functions the modules wrap, which a module user never passes.
-INTERNAL_ARGUMENTS = ("`response_sets", "`texts", "`responses", "`scores", "`answers", "`reference_texts", "`response_set`")
+INTERNAL_ARGUMENTS = (
+    "`response_sets",
+    "`texts",
+    "`responses",
+    "`scores",
+    "`answers",
+    "`reference_texts",
+    "`response_set`",
+)
 
 
 def check_figures(result, nan_ok: tuple[str, ...], caught: list, path: str = "result") -> None:
@@ -63,17 +76,34 @@ def check_figures(result, nan_ok: tuple[str, ...], caught: list, path: str = "re
 
 
 def canonical(result) -> str:
-    return json.dumps(result, sort_keys=True, default=lambda value: value.item() if hasattr(value, "item") else repr(value))
+    return json.dumps(
+        result,
+        sort_keys=True,
+        default=lambda value: value.item() if hasattr(value, "item") else repr(value),
+    )
 
 
 def mutated(inputs: dict) -> st.SearchStrategy:
     """``inputs`` with one column made wrong: junk, a bare string, nested junk, one item short or extra."""
-    def wrong(column: list) -> st.SearchStrategy:
-        return st.one_of(junk, text, st.just(column[:-1]), st.just(column + column[:1]), st.just([]),
-                         st.lists(st.one_of(junk, text, st.lists(st.one_of(junk, text), max_size=2)), min_size=1, max_size=3),
-                         st.just([[item] if isinstance(item, str) else item for item in column]))
 
-    return st.sampled_from(sorted(inputs)).flatmap(lambda name: wrong(inputs[name]).map(lambda column: {**inputs, name: column}))
+    def wrong(column: list) -> st.SearchStrategy:
+        return st.one_of(
+            junk,
+            text,
+            st.just(column[:-1]),
+            st.just(column + column[:1]),
+            st.just([]),
+            st.lists(
+                st.one_of(junk, text, st.lists(st.one_of(junk, text), max_size=2)),
+                min_size=1,
+                max_size=3,
+            ),
+            st.just([[item] if isinstance(item, str) else item for item in column]),
+        )
+
+    return st.sampled_from(sorted(inputs)).flatmap(
+        lambda name: wrong(inputs[name]).map(lambda column: {**inputs, name: column})
+    )
 
 
 @pytest.fixture(scope="module")
@@ -99,13 +129,19 @@ def loaded_modules(tmp_path_factory):
 
 def _module(loaded_modules, name):
     if name not in loaded_modules:
-        loaded_modules[name] = evaluate.load(str(registry.get(name).module_dir), cache_dir=loaded_modules["cache_dir"],
-                                             experiment_id=f"property-{name}-{uuid.uuid4().hex}")
+        loaded_modules[name] = evaluate.load(
+            str(registry.get(name).module_dir),
+            cache_dir=loaded_modules["cache_dir"],
+            experiment_id=f"property-{name}-{uuid.uuid4().hex}",
+        )
     return loaded_modules[name]
 
 
 def _options(entry: ModuleEntry, request) -> dict:
-    return {**entry.options, **{option: request.getfixturevalue(fixture) for option, fixture in entry.fixtures.items()}}
+    return {
+        **entry.options,
+        **{option: request.getfixturevalue(fixture) for option, fixture in entry.fixtures.items()},
+    }
 
 
 @pytest.fixture(params=[metric.name for metric in registry.METRICS])
@@ -138,7 +174,9 @@ def test_module_refuses_bad_input_or_gives_figures_in_range(name, loaded_modules
 
 
 @covers(*(f"module:{metric.name}" for metric in registry.METRICS))
-def test_module_compute_equals_add_batch_equals_add_even_after_a_refused_batch(name, loaded_modules, request):
+def test_module_compute_equals_add_batch_equals_add_even_after_a_refused_batch(
+    name, loaded_modules, request
+):
     entry = MODULES[name]
     module = _module(loaded_modules, name)
     options = _options(entry, request)
@@ -150,15 +188,24 @@ def test_module_compute_equals_add_batch_equals_add_even_after_a_refused_batch(n
             warnings.simplefilter("ignore")
             direct = outcome(module.compute, **inputs, **options)
             refused_batch = outcome(module.add_batch, **bad)
-            if not refused(refused_batch):  # a batch of valid types: compute must refuse or score it, then forget it
+            if not refused(
+                refused_batch
+            ):  # a batch of valid types: compute must refuse or score it, then forget it
                 outcome(module.compute, **options)
             length = len(next(iter(inputs.values())))
             for start in range(0, length, chunk):
-                module.add_batch(**{column: values[start:start + chunk] for column, values in inputs.items()})
+                module.add_batch(
+                    **{column: values[start : start + chunk] for column, values in inputs.items()}
+                )
             batched = outcome(module.compute, **options)
             singular = {"predictions": "prediction", "references": "reference"}
             for index in range(length):
-                module.add(**{singular.get(column, column): values[index] for column, values in inputs.items()})
+                module.add(
+                    **{
+                        singular.get(column, column): values[index]
+                        for column, values in inputs.items()
+                    }
+                )
             added = outcome(module.compute, **options)
         if refused(direct):
             assert refused(batched) and refused(added), (direct, batched, added)

@@ -4,6 +4,7 @@ holds them at their checkout paths with what the build needs, and neither ships 
 
     python tests/release/check_dist.py DIST.whl DIST.tar.gz
 """
+
 from __future__ import annotations
 
 import ast
@@ -21,15 +22,22 @@ def package_folders() -> dict[str, str]:
     """setup.py's TOP_LEVEL (package -> folder), read without running setup()."""
     tree = ast.parse((REPO / "setup.py").read_text(encoding="utf-8"))
     for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(target, "id", None) == "TOP_LEVEL" for target in node.targets):
+        if isinstance(node, ast.Assign) and any(
+            getattr(target, "id", None) == "TOP_LEVEL" for target in node.targets
+        ):
             return ast.literal_eval(node.value)
     raise SystemExit("setup.py has no TOP_LEVEL mapping")
 
 
 def checkout_files(folder: str) -> list[str]:
     """The folder's files git knows of (tracked or new, not ignored): no caches or build leftovers."""
-    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "--", folder],
-                            cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "--", folder],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     return [path for path in listed if (REPO / path).is_file()]
 
 
@@ -42,20 +50,25 @@ def main(wheel: str, sdist: str) -> int:
     for package, folder in package_folders().items():
         for path in checkout_files(folder):
             expected += 1
-            installed = package.replace(".", "/") + path[len(folder):]
+            installed = package.replace(".", "/") + path[len(folder) :]
             if installed not in wheel_names:
                 missing_wheel.append(f"{path} (as {installed})")
             if path not in sdist_names:
                 missing_sdist.append(path)
     missing_sdist += [name for name in BUILD_INPUTS if name not in sdist_names]
     shipped_tests = sorted(name for name in wheel_names | sdist_names if name.startswith("tests/"))
-    for label, problems in (("the wheel lacks", missing_wheel), ("the sdist lacks", missing_sdist),
-                            ("the distributions ship the test suite's", shipped_tests)):
+    for label, problems in (
+        ("the wheel lacks", missing_wheel),
+        ("the sdist lacks", missing_sdist),
+        ("the distributions ship the test suite's", shipped_tests),
+    ):
         if problems:
             print(f"{label}:\n  " + "\n  ".join(problems))
     if missing_wheel or missing_sdist or shipped_tests:
         return 1
-    print(f"check_dist: the wheel and the sdist ({root}) hold all {expected} files of the package folders")
+    print(
+        f"check_dist: the wheel and the sdist ({root}) hold all {expected} files of the package folders"
+    )
     return 0
 
 

@@ -6,6 +6,7 @@
   version bound that admits this version;
 - CHANGELOG.md has an entry for it; the release workflow publishes by trusted publishing only.
 """
+
 from __future__ import annotations
 
 import ast
@@ -27,7 +28,11 @@ RECIPE_REQUIREMENTS = REPO_ROOT / "generation" / "custom_generate" / "requiremen
 def setup_keyword(name: str) -> ast.expr:
     """The expression setup.py passes as ``setup(name=...)``."""
     tree = ast.parse((REPO_ROOT / "setup.py").read_text(encoding="utf-8"))
-    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "setup"]
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "setup"
+    ]
     (call,) = calls
     return next(keyword.value for keyword in call.keywords if keyword.arg == name)
 
@@ -37,9 +42,16 @@ def distribution_name() -> str:
 
 
 def test_setup_py_takes_its_version_from_the_package():
-    assert not isinstance(setup_keyword("version"), ast.Constant), "setup.py states a version of its own"
-    printed = subprocess.run([sys.executable, "setup.py", "--version"], cwd=REPO_ROOT, capture_output=True, text=True,
-                             check=True).stdout.split()[-1]
+    assert not isinstance(setup_keyword("version"), ast.Constant), (
+        "setup.py states a version of its own"
+    )
+    printed = subprocess.run(
+        [sys.executable, "setup.py", "--version"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()[-1]
     assert printed == dialeval.__version__
 
 
@@ -57,17 +69,23 @@ def test_cli_version_prints_the_package_version(capsys):
     assert capsys.readouterr().out.strip() == f"dialeval {dialeval.__version__}"
 
 
-@pytest.mark.parametrize("path", sorted(REPO_ROOT.glob("metrics/*/requirements.txt")) + [RECIPE_REQUIREMENTS],
-                         ids=lambda path: str(path.relative_to(REPO_ROOT)))
+@pytest.mark.parametrize(
+    "path",
+    sorted(REPO_ROOT.glob("metrics/*/requirements.txt")) + [RECIPE_REQUIREMENTS],
+    ids=lambda path: str(path.relative_to(REPO_ROOT)),
+)
 def test_requirements_name_the_published_package_with_a_bound_admitting_this_version(path):
     lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
     requirements = [Requirement(line) for line in lines if line and not line.startswith("#")]
     ours = [requirement for requirement in requirements if requirement.name == distribution_name()]
     assert len(ours) == 1, f"{path} must name {distribution_name()!r} once: {lines}"
     specifier = ours[0].specifier
-    assert specifier and any(spec.operator in ("<", "<=", "~=", "==") for spec in specifier), \
+    assert specifier and any(spec.operator in ("<", "<=", "~=", "==") for spec in specifier), (
         f"{path}: {ours[0]} needs an upper bound"
-    assert specifier.contains(dialeval.__version__), f"{path}: {ours[0]} refuses this version {dialeval.__version__}"
+    )
+    assert specifier.contains(dialeval.__version__), (
+        f"{path}: {ours[0]} refuses this version {dialeval.__version__}"
+    )
 
 
 def test_the_recipe_requirements_are_shipped_beside_the_recipe():
@@ -81,13 +99,27 @@ def test_changelog_has_an_entry_for_this_version():
 
 
 def test_release_workflow_publishes_by_trusted_publishing_only():
-    workflow_text = (REPO_ROOT / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8")
+    workflow_text = (REPO_ROOT / ".github" / "workflows" / "release.yml").read_text(
+        encoding="utf-8"
+    )
     workflow = yaml.safe_load(workflow_text)
     triggers = workflow[True] if True in workflow else workflow["on"]  # YAML 1.1 reads `on` as True
     assert triggers["push"]["tags"]
-    publish = [job for job in workflow["jobs"].values()
-               if any(str(step.get("uses", "")).startswith("pypa/gh-action-pypi-publish@") for step in job["steps"])]
+    publish = [
+        job
+        for job in workflow["jobs"].values()
+        if any(
+            str(step.get("uses", "")).startswith("pypa/gh-action-pypi-publish@")
+            for step in job["steps"]
+        )
+    ]
     assert len(publish) == 1 and publish[0]["permissions"]["id-token"] == "write"
-    (step,) = [step for step in publish[0]["steps"] if str(step.get("uses", "")).startswith("pypa/gh-action-pypi-publish@")]
-    assert not {"password", "user"} & set(step.get("with", {})), "trusted publishing takes no API token"
+    (step,) = [
+        step
+        for step in publish[0]["steps"]
+        if str(step.get("uses", "")).startswith("pypa/gh-action-pypi-publish@")
+    ]
+    assert not {"password", "user"} & set(step.get("with", {})), (
+        "trusted publishing takes no API token"
+    )
     assert "secrets." not in workflow_text

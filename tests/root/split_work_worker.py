@@ -1,18 +1,26 @@
 """Run by tests/root/test_split_work.py under torchrun: the model-backed engines inside split_work."""
+
 import json
 import os
 import sys
 
-for _variable in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "HF_EVALUATE_OFFLINE", "TRANSFORMERS_OFFLINE"):
+for _variable in (
+    "HF_HUB_OFFLINE",
+    "HF_DATASETS_OFFLINE",
+    "HF_EVALUATE_OFFLINE",
+    "TRANSFORMERS_OFFLINE",
+):
     os.environ[_variable] = "1"
 
 from dialeval.distributed import end_processes, process_state, split_work
 from dialeval.metrics import LastTokenEmbedder, bertscore_diversity, nli_diversity
 from dialeval.metrics.engines.embedders import embed_unique
 
-SETS = [["I went hiking.", "I fixed the sink.", "Nothing much.", "I went hiking."],
-        ["Not much.", "Not much, you?", "We ate seafood on the coast.", "Yes."],
-        ["Maybe tomorrow?", "Sure!", "I don't know."]]
+SETS = [
+    ["I went hiking.", "I fixed the sink.", "Nothing much.", "I went hiking."],
+    ["Not much.", "Not much, you?", "We ate seafood on the coast.", "Yes."],
+    ["Maybe tomorrow?", "Sure!", "I don't know."],
+]
 
 
 def compute(nli_path: str, roberta_path: str, gpt2_path: str) -> dict:
@@ -33,13 +41,22 @@ def compute(nli_path: str, roberta_path: str, gpt2_path: str) -> dict:
         nli = nli_diversity(SETS, model=nli_path, device="cpu", batch_size=3)
     finally:
         classifier.model.forward = forward
-    bertscore = bertscore_diversity(SETS, model=roberta_path, device="cpu", rescale_with_baseline=False, batch_size=2)
+    bertscore = bertscore_diversity(
+        SETS, model=roberta_path, device="cpu", rescale_with_baseline=False, batch_size=2
+    )
     embeddings, index = embed_unique(texts, batch_size=2, device="cpu")
-    last_token = LastTokenEmbedder(gpt2_path, device="cpu", batch_size=2, max_length=32).embed(texts)
-    return {"nli": [row["nli_diversity_confidence"] for row in nli["per_set"]], "bertscore": list(bertscore),
-            "sentence": embeddings[index].tolist(), "last_token": last_token.tolist(),
-            "processes": process_state().num_processes, "nli_rows_per_process": gather_object([sum(rows)]),
-            "distinct_pairs": nli["num_unique_pairs"]}
+    last_token = LastTokenEmbedder(gpt2_path, device="cpu", batch_size=2, max_length=32).embed(
+        texts
+    )
+    return {
+        "nli": [row["nli_diversity_confidence"] for row in nli["per_set"]],
+        "bertscore": list(bertscore),
+        "sentence": embeddings[index].tolist(),
+        "last_token": last_token.tolist(),
+        "processes": process_state().num_processes,
+        "nli_rows_per_process": gather_object([sum(rows)]),
+        "distinct_pairs": nli["num_unique_pairs"],
+    }
 
 
 if __name__ == "__main__":

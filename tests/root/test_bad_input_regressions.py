@@ -1,4 +1,5 @@
 """Examples of bad input that crashed, was accepted or gave a silent NaN."""
+
 import warnings
 
 import pytest
@@ -72,7 +73,9 @@ def test_all_lists_excluded_warns_instead_of_a_silent_nan():
         nbest_contradiction([["yes", "no"]], ["yes"], "prefix")
 
 
-@pytest.mark.parametrize("device, match", [("cuda:0", "not available"), ("bogus", "not a torch device")])
+@pytest.mark.parametrize(
+    "device, match", [("cuda:0", "not available"), ("bogus", "not a torch device")]
+)
 def test_unavailable_devices_are_a_value_error_listing_the_devices(device, match):
     if device.startswith("cuda"):
         import torch

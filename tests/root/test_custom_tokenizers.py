@@ -2,6 +2,7 @@
 non-empty strings is refused, naming ``tokenizer`` and the text it was given as the user's
 argument and index: a string would be counted as n-grams of characters, ints and
 empty tokens as words, all silently."""
+
 from __future__ import annotations
 
 import inspect
@@ -44,8 +45,11 @@ JUNK = {
 #: Every public function that takes ``tokenizer=`` (found in the registry by its signature): how
 #: to call it with the tokenizer, and the argument (with its index) a bad output of the tokenizer
 #: on "a b c" (resp. "g h") must name, from its metric's tests/metric_cases/<name>.py (``TOKENIZER_CALLS``).
-CALLS = {function: call for metric in registry.METRICS
-         for function, call in getattr(cases_of(metric.name), "TOKENIZER_CALLS", {}).items()}
+CALLS = {
+    function: call
+    for metric in registry.METRICS
+    for function, call in getattr(cases_of(metric.name), "TOKENIZER_CALLS", {}).items()
+}
 
 
 def _functions_taking_a_tokenizer():
@@ -74,8 +78,12 @@ def test_a_tokenizer_giving_junk_is_refused_naming_tokenizer_and_the_text(functi
     call, first, last = CALLS[function]
     error_type, what = JUNK[junk]
     argument = last if junk is returns_none_for_the_last else first
-    with pytest.raises(error_type, match=r"^`tokenizer` .*" + re.escape(f"`{argument}`") + ".*" if junk is not returns_a_string
-                       else r"^`tokenizer` .*" + re.escape(f"`{argument}`")) as caught:
+    with pytest.raises(
+        error_type,
+        match=r"^`tokenizer` .*" + re.escape(f"`{argument}`") + ".*"
+        if junk is not returns_a_string
+        else r"^`tokenizer` .*" + re.escape(f"`{argument}`"),
+    ) as caught:
         call(package, junk)
     assert what in str(caught.value)
 
@@ -83,7 +91,9 @@ def test_a_tokenizer_giving_junk_is_refused_naming_tokenizer_and_the_text(functi
 def test_a_well_behaved_tokenizer_gives_the_builtin_result_and_the_check_wraps_once():
     from dialeval.metrics.lexical_diversity import distinct_n
 
-    assert distinct_n(TEXTS, tokenizer=str.split) == distinct_n(TEXTS, tokenizer=lambda text: tuple(text.split()))
+    assert distinct_n(TEXTS, tokenizer=str.split) == distinct_n(
+        TEXTS, tokenizer=lambda text: tuple(text.split())
+    )
     wrapped = get_tokenizer(str.split)
     assert isinstance(wrapped, CheckedTokenizer) and get_tokenizer(wrapped).tokenize is str.split
     assert wrapped("a b") == ["a", "b"]
@@ -94,5 +104,10 @@ def test_a_well_behaved_tokenizer_gives_the_builtin_result_and_the_check_wraps_o
 def test_lf_names_the_reference_text_a_tokenizer_gives_junk_for():
     from dialeval.metrics.lexical_diversity import lf
 
-    with pytest.raises(TypeError, match=re.escape("`tokenizer` must return a list of strings, but for `reference[2]` it returned NoneType")):
+    with pytest.raises(
+        TypeError,
+        match=re.escape(
+            "`tokenizer` must return a list of strings, but for `reference[2]` it returned NoneType"
+        ),
+    ):
         lf(["x y"], reference=TEXTS, tokenizer=returns_none_for_the_last)

@@ -2,6 +2,7 @@
 
 The two-process training test (dress_ddp_worker.py) also asserts the group is gone after it.
 """
+
 import torch
 import torch.distributed as dist
 
@@ -15,7 +16,9 @@ def test_end_processes_without_a_group_is_a_no_op():
 
 
 def test_end_processes_destroys_the_group(tmp_path):
-    dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'rendezvous'}", rank=0, world_size=1)
+    dist.init_process_group(
+        "gloo", init_method=f"file://{tmp_path / 'rendezvous'}", rank=0, world_size=1
+    )
     try:
         dist.all_reduce(torch.ones(2))
         end_processes()

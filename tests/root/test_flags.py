@@ -1,4 +1,5 @@
 """Boolean options take True or False: a string such as "no" was read by its truth value (True)."""
+
 import numpy as np
 import pytest
 

@@ -1,5 +1,6 @@
 """Private API of the host libraries: used only behind one adapter per library, each name still
 defined by the installed host, and every host capped at its next major release in setup.py."""
+
 from __future__ import annotations
 
 import ast
@@ -26,8 +27,11 @@ def private_names():
 
     # "data" / "writer" / "keep_in_memory" are too common to scan for; the rest are evaluate's own names.
     evaluate_names = set(QUEUE_ATTRIBUTES) - {"data", "writer", "keep_in_memory"}
-    return {"evaluate": evaluate_names, "generate": set(GENERATION_PRIVATE_METHODS),
-            "trainer": set(OVERRIDDEN_PRIVATE_METHODS) | {"_signature_columns", "_get_output_dir"}}
+    return {
+        "evaluate": evaluate_names,
+        "generate": set(GENERATION_PRIVATE_METHODS),
+        "trainer": set(OVERRIDDEN_PRIVATE_METHODS) | {"_signature_columns", "_get_output_dir"},
+    }
 
 
 def attribute_names(path: Path) -> set[str]:
@@ -71,12 +75,17 @@ def test_every_private_name_the_adapters_use_still_exists_in_the_installed_hosts
 def install_requires() -> list[Requirement]:
     tree = ast.parse((REPO / "setup.py").read_text(encoding="utf-8"))
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "INSTALL_REQUIRES":
+        if (
+            isinstance(node, ast.Assign)
+            and getattr(node.targets[0], "id", None) == "INSTALL_REQUIRES"
+        ):
             return [Requirement(ast.literal_eval(item)) for item in node.value.elts]
     raise AssertionError("setup.py has no INSTALL_REQUIRES")
 
 
-@pytest.mark.parametrize("host", ["torch", "transformers", "accelerate", "datasets", "evaluate", "sentence-transformers"])
+@pytest.mark.parametrize(
+    "host", ["torch", "transformers", "accelerate", "datasets", "evaluate", "sentence-transformers"]
+)
 def test_each_host_library_is_capped_below_its_next_major_and_allows_the_installed_one(host):
     from importlib.metadata import version
 
@@ -87,5 +96,9 @@ def test_each_host_library_is_capped_below_its_next_major_and_allows_the_install
     assert installed in requirement.specifier
     cap = Version(caps[0].version)
     # The next major (0.x: the next minor), never a tighter pin that blocks a compatible release.
-    expected = Version(f"0.{installed.minor + 1}") if installed.major == 0 else Version(f"{installed.major + 1}")
+    expected = (
+        Version(f"0.{installed.minor + 1}")
+        if installed.major == 0
+        else Version(f"{installed.major + 1}")
+    )
     assert cap == expected, f"{host}: cap {cap}, expected {expected}"

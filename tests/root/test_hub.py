@@ -49,7 +49,10 @@ def test_one_load_per_path_kind_device_dtype(tiny_gpt2_path, tiny_bart_path):
     assert encoder is not causal and type(encoder.model).__name__ == "GPT2Model"
     seq2seq = load_model(tiny_bart_path, "language_model", device="cpu")
     assert seq2seq.is_encoder_decoder and isinstance(seq2seq, LoadedModel)
-    assert load_model(tiny_gpt2_path, "language_model", device="cpu", dtype="bfloat16").model.dtype == torch.bfloat16
+    assert (
+        load_model(tiny_gpt2_path, "language_model", device="cpu", dtype="bfloat16").model.dtype
+        == torch.bfloat16
+    )
 
 
 def test_every_engine_shares_the_one_loader(tiny_roberta_nli_path, tiny_gpt2_path):
@@ -58,9 +61,15 @@ def test_every_engine_shares_the_one_loader(tiny_roberta_nli_path, tiny_gpt2_pat
     from dialeval.metrics.engines.lm_scorer import load_language_model
     from dialeval.metrics.engines.pair_scorer import load_pair_classifier
 
-    assert load_pair_classifier(tiny_roberta_nli_path, device="cpu") is load_model(tiny_roberta_nli_path, "sequence_classification", "cpu")
-    assert load_language_model(tiny_gpt2_path, device="cpu") is load_model(tiny_gpt2_path, "language_model", "cpu")
-    assert MeanPoolingEmbedder(tiny_gpt2_path, max_length=16, device="cpu").loaded is load_model(tiny_gpt2_path, "encoder", "cpu")
+    assert load_pair_classifier(tiny_roberta_nli_path, device="cpu") is load_model(
+        tiny_roberta_nli_path, "sequence_classification", "cpu"
+    )
+    assert load_language_model(tiny_gpt2_path, device="cpu") is load_model(
+        tiny_gpt2_path, "language_model", "cpu"
+    )
+    assert MeanPoolingEmbedder(tiny_gpt2_path, max_length=16, device="cpu").loaded is load_model(
+        tiny_gpt2_path, "encoder", "cpu"
+    )
 
 
 def test_bad_kind_and_dtype_name_the_argument(tiny_gpt2_path):
@@ -78,7 +87,9 @@ def test_max_input_length_caps_the_tokenizer_by_the_positions():
     from dialeval.hub import max_input_length
 
     roberta = SimpleNamespace(model_type="roberta", max_position_embeddings=514, pad_token_id=1)
-    assert max_input_length(roberta, SimpleNamespace(model_max_length=int(1e30))) == 512  # the sentinel is no limit
+    assert (
+        max_input_length(roberta, SimpleNamespace(model_max_length=int(1e30))) == 512
+    )  # the sentinel is no limit
     assert max_input_length(roberta, SimpleNamespace(model_max_length=256)) == 256
     gpt2 = SimpleNamespace(model_type="gpt2", n_positions=1024)
     assert max_input_length(gpt2, SimpleNamespace(model_max_length=1024)) == 1024
@@ -88,7 +99,9 @@ def test_max_input_length_caps_the_tokenizer_by_the_positions():
 @pytest.mark.parametrize("device", [b"\x80", b"cpu", True, 1.5, ["cpu"]])
 def test_a_device_of_the_wrong_type_is_a_value_error(device):
     """Found by tests/property: b"\\x80" escaped as torch's UnicodeDecodeError."""
-    with pytest.raises(ValueError, match="`device` must be a device name, an index or a torch.device"):
+    with pytest.raises(
+        ValueError, match="`device` must be a device name, an index or a torch.device"
+    ):
         resolve_device(device)
     assert resolve_device(torch.device("cpu")) == torch.device("cpu")
 
@@ -100,7 +113,9 @@ def test_an_uncached_load_is_a_private_instance_that_never_enters_the_cache(tiny
     shared = load_model(tiny_bart_path, "language_model", device="cpu")
     private = load_model(tiny_bart_path, "language_model", device="cpu", cached=False)
     assert private.model is not shared.model and _load.cache_info().currsize == 1
-    with torch.no_grad():  # training the private copy leaves what the next caller is handed untouched
+    with (
+        torch.no_grad()
+    ):  # training the private copy leaves what the next caller is handed untouched
         next(private.model.parameters()).add_(1.0)
     again = load_model(tiny_bart_path, "language_model", device="cpu")
     assert again.model is shared.model
@@ -134,7 +149,9 @@ def test_local_only_never_downloads_even_online(monkeypatch, tiny_gpt2_path):
     for variable in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setattr(huggingface_hub, "snapshot_download", snapshot_download)
-    with pytest.raises(ModelNotAvailableError, match=r"not in the local Hugging Face cache.*hf download"):
+    with pytest.raises(
+        ModelNotAvailableError, match=r"not in the local Hugging Face cache.*hf download"
+    ):
         resolve_model_path("microsoft/DialoGPT-large", local_only=True)
     assert calls == [True]
     with pytest.raises(ModelNotAvailableError, match="downloading it failed"):

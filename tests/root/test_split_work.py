@@ -1,4 +1,5 @@
 """dialeval.distributed.split_work: two real processes share the engines' work and get one process's results."""
+
 import json
 import os
 import subprocess
@@ -26,9 +27,24 @@ def test_two_processes_equal_one(tmp_path, tiny_roberta_nli_path, tiny_gpt2_path
     out = tmp_path / "result.json"
     env = {**os.environ, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""}
     completed = subprocess.run(  # noqa: PLW1510 - the test reads returncode itself
-        [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", free_port,
-         str(WORKER), tiny_roberta_nli_path, tiny_roberta_nli_path, tiny_gpt2_path, str(out)],
-        capture_output=True, text=True, timeout=600, env=env,
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--nproc_per_node",
+            "2",
+            "--master_port",
+            free_port,
+            str(WORKER),
+            tiny_roberta_nli_path,
+            tiny_roberta_nli_path,
+            tiny_gpt2_path,
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
     )
     assert completed.returncode == 0, completed.stderr[-4000:]
     shared = json.loads(out.read_text(encoding="utf-8"))
@@ -39,4 +55,6 @@ def test_two_processes_equal_one(tmp_path, tiny_roberta_nli_path, tiny_gpt2_path
     assert len(rows) == 2 and min(rows) > 0 and sum(rows) == shared.pop("distinct_pairs")
     assert single.pop("nli_rows_per_process") == [single.pop("distinct_pairs")]
     for key, value in single.items():
-        np.testing.assert_allclose(np.asarray(shared[key]), np.asarray(value), rtol=1e-5, atol=1e-6, err_msg=key)
+        np.testing.assert_allclose(
+            np.asarray(shared[key]), np.asarray(value), rtol=1e-5, atol=1e-6, err_msg=key
+        )

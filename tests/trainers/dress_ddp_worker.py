@@ -4,6 +4,7 @@ Takes one optimizer step (per-device batch 2, CPU, gloo) with DRESSTrainer (nega
 or UnlikelihoodTrainer and writes the parameter update from rank 0 to OUT (safetensors). DRESS
 processes also write OUT.rank<i>.json: how many texts each embedded and the clusters they hold.
 """
+
 import json
 import os
 import sys
@@ -16,7 +17,9 @@ from safetensors.torch import save_file
 from transformers import AutoTokenizer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: tiny_models
+sys.path.insert(
+    0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+)  # tests/: tiny_models
 from test_dress_trainer import TopicEmbedder, _one_step
 from test_unlikelihood_trainer import _one_step as _one_unlikelihood_step
 
@@ -40,12 +43,25 @@ def main(model_path: str, out: str, trainer_kind: str) -> None:
     workdir = os.path.join(os.path.dirname(out), f"work-{trainer_kind}")
     if trainer_kind == "dress":
         embedder = CountingEmbedder()
-        trainer, updates = _one_step(model_path, _Path(workdir), 2, 1, True, tokenizer=tokenizer, embedder=embedder,
-                                     logging_strategy="steps", logging_steps=1)
-        report = {"log": next(entry for entry in trainer.state.log_history if "loss" in entry),
-                  "embedded": embedder.embedded, "centroids": trainer.semantic_clusters.centroids.tolist(),
-                  "weights": list(trainer.train_dataset["dress_weight"]), "negatives": len(trainer._negative_pool),
-                  "fitted_on": trainer.semantic_clusters.settings["num_reference_texts"]}
+        trainer, updates = _one_step(
+            model_path,
+            _Path(workdir),
+            2,
+            1,
+            True,
+            tokenizer=tokenizer,
+            embedder=embedder,
+            logging_strategy="steps",
+            logging_steps=1,
+        )
+        report = {
+            "log": next(entry for entry in trainer.state.log_history if "loss" in entry),
+            "embedded": embedder.embedded,
+            "centroids": trainer.semantic_clusters.centroids.tolist(),
+            "weights": list(trainer.train_dataset["dress_weight"]),
+            "negatives": len(trainer._negative_pool),
+            "fitted_on": trainer.semantic_clusters.settings["num_reference_texts"],
+        }
         with open(f"{out}.rank{trainer.args.process_index}.json", "w", encoding="utf-8") as handle:
             json.dump(report, handle)
     else:

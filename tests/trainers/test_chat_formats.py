@@ -5,6 +5,7 @@ one with ``{% generation %}`` markers (the assistant mask comes from transformer
 template without them (the mask comes from rendering prefixes). The labels are checked against
 masks written by hand, and each trainer takes one training step on each format.
 """
+
 import copy
 
 import datasets
@@ -23,14 +24,22 @@ from dialeval.trainers.chat_formats import (
     tokenize_chat_dataset,
 )
 
-PLAIN_TEMPLATE = ("{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}</s>{% endfor %}"
-                  "{% if add_generation_prompt %}<|assistant|>\n{% endif %}")
-MARKED_TEMPLATE = ("{% for m in messages %}<|{{ m['role'] }}|>\n{% if m['role'] == 'assistant' %}"
-                   "{% generation %}{{ m['content'] }}</s>{% endgeneration %}{% else %}{{ m['content'] }}</s>{% endif %}"
-                   "{% endfor %}{% if add_generation_prompt %}<|assistant|>\n{% endif %}")
+PLAIN_TEMPLATE = (
+    "{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}</s>{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
+)
+MARKED_TEMPLATE = (
+    "{% for m in messages %}<|{{ m['role'] }}|>\n{% if m['role'] == 'assistant' %}"
+    "{% generation %}{{ m['content'] }}</s>{% endgeneration %}{% else %}{{ m['content'] }}</s>{% endif %}"
+    "{% endfor %}{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
+)
 TEMPLATES = {"plain": PLAIN_TEMPLATE, "generation_markers": MARKED_TEMPLATE}
-CONVERSATION = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yes."},
-                {"role": "user", "content": "cats?"}, {"role": "assistant", "content": "no."}]
+CONVERSATION = [
+    {"role": "user", "content": "hi"},
+    {"role": "assistant", "content": "yes."},
+    {"role": "user", "content": "cats?"},
+    {"role": "assistant", "content": "no."},
+]
 
 
 def chat_tokenizer(path, template):
@@ -55,20 +64,34 @@ def pieces(tokenizer, parts):
 
 
 def test_messages_labels_cover_the_assistant_turns_only(tokenizer):
-    expected_ids, expected_labels = pieces(tokenizer, [
-        ("<|user|>\nhi</s><|assistant|>\n", False), ("yes.</s>", True),
-        ("<|user|>\ncats?</s><|assistant|>\n", False), ("no.</s>", True)])
+    expected_ids, expected_labels = pieces(
+        tokenizer,
+        [
+            ("<|user|>\nhi</s><|assistant|>\n", False),
+            ("yes.</s>", True),
+            ("<|user|>\ncats?</s><|assistant|>\n", False),
+            ("no.</s>", True),
+        ],
+    )
     row = encode_messages(tokenizer, CONVERSATION, max_length=128)
-    assert row["input_ids"] == expected_ids  # the pieces tokenize as the whole (no merge across them)
+    assert (
+        row["input_ids"] == expected_ids
+    )  # the pieces tokenize as the whole (no merge across them)
     assert row["labels"] == expected_labels
-    assert tokenizer.decode([token for token in row["labels"] if token != -100]) == "yes.</s>no.</s>"
+    assert (
+        tokenizer.decode([token for token in row["labels"] if token != -100]) == "yes.</s>no.</s>"
+    )
     assert row["attention_mask"] == [1] * len(expected_ids)
 
 
 def test_prefix_rendering_agrees_with_the_generation_markers(tiny_gpt2_path):
     marked = chat_tokenizer(tiny_gpt2_path, MARKED_TEMPLATE)
-    transformers_mask = marked.apply_chat_template(CONVERSATION, return_dict=True, return_assistant_tokens_mask=True)
-    plain = encode_messages(chat_tokenizer(tiny_gpt2_path, PLAIN_TEMPLATE), CONVERSATION, max_length=128)
+    transformers_mask = marked.apply_chat_template(
+        CONVERSATION, return_dict=True, return_assistant_tokens_mask=True
+    )
+    plain = encode_messages(
+        chat_tokenizer(tiny_gpt2_path, PLAIN_TEMPLATE), CONVERSATION, max_length=128
+    )
     assert plain["input_ids"] == transformers_mask["input_ids"]
     assert [int(label != -100) for label in plain["labels"]] == transformers_mask["assistant_masks"]
 
@@ -76,35 +99,56 @@ def test_prefix_rendering_agrees_with_the_generation_markers(tiny_gpt2_path):
 def test_standard_prompt_completion_labels_the_completion_and_adds_eos(tokenizer):
     row = encode_prompt_completion(tokenizer, "Q: hi\nA:", " yes.", False, max_length=128)
     prompt_ids = tokenizer("Q: hi\nA:")["input_ids"]
-    completion_ids = tokenizer(" yes.", add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
+    completion_ids = tokenizer(" yes.", add_special_tokens=False)["input_ids"] + [
+        tokenizer.eos_token_id
+    ]
     assert row["input_ids"] == prompt_ids + completion_ids
     assert row["labels"] == [-100] * len(prompt_ids) + completion_ids
     # a completion already ending with eos gets none added
-    assert encode_prompt_completion(tokenizer, "Q: hi\nA:", " yes.</s>", False, max_length=128) == row
+    assert (
+        encode_prompt_completion(tokenizer, "Q: hi\nA:", " yes.</s>", False, max_length=128) == row
+    )
 
 
 def test_conversational_prompt_completion_labels_the_completion(tokenizer):
-    row = encode_prompt_completion(tokenizer, CONVERSATION[:3], CONVERSATION[3:], False, max_length=128)
-    expected_ids, expected_labels = pieces(tokenizer, [
-        ("<|user|>\nhi</s><|assistant|>\nyes.</s><|user|>\ncats?</s><|assistant|>\n", False), ("no.</s>", True)])
+    row = encode_prompt_completion(
+        tokenizer, CONVERSATION[:3], CONVERSATION[3:], False, max_length=128
+    )
+    expected_ids, expected_labels = pieces(
+        tokenizer,
+        [
+            ("<|user|>\nhi</s><|assistant|>\nyes.</s><|user|>\ncats?</s><|assistant|>\n", False),
+            ("no.</s>", True),
+        ],
+    )
     assert (row["input_ids"], row["labels"]) == (expected_ids, expected_labels)
     # a single-turn conversation: `messages` and prompt / completion give the same example
-    assert encode_prompt_completion(tokenizer, CONVERSATION[:1], CONVERSATION[1:2], False, 128) == \
-        encode_messages(tokenizer, CONVERSATION[:2], 128)
+    assert encode_prompt_completion(
+        tokenizer, CONVERSATION[:1], CONVERSATION[1:2], False, 128
+    ) == encode_messages(tokenizer, CONVERSATION[:2], 128)
 
 
 def test_truncation_keeps_the_prompts_end_and_the_targets_start():
     ids = list(range(10))
     labels = [-100] * 6 + ids[6:]
-    assert fit_to_length(ids, labels, 6) == (ids[3:9], [-100] * 3 + ids[6:9])  # prompt keeps 6 // 2 = 3
-    assert fit_to_length(ids, labels, 8) == (ids[2:10], [-100] * 4 + ids[6:])  # the whole target fits
+    assert fit_to_length(ids, labels, 6) == (
+        ids[3:9],
+        [-100] * 3 + ids[6:9],
+    )  # prompt keeps 6 // 2 = 3
+    assert fit_to_length(ids, labels, 8) == (
+        ids[2:10],
+        [-100] * 4 + ids[6:],
+    )  # the whole target fits
     assert fit_to_length(ids, labels, 10) == (ids, labels)
 
 
 def test_a_template_that_rewrites_earlier_turns_is_refused(tiny_gpt2_path):
     # renders only the last message's role: earlier turns change once a message follows
-    rewriting = chat_tokenizer(tiny_gpt2_path, "{% for m in messages %}{% if loop.last %}<|{{ m['role'] }}|>{% endif %}"
-                                               "{{ m['content'] }}</s>{% endfor %}")
+    rewriting = chat_tokenizer(
+        tiny_gpt2_path,
+        "{% for m in messages %}{% if loop.last %}<|{{ m['role'] }}|>{% endif %}"
+        "{{ m['content'] }}</s>{% endfor %}",
+    )
     with pytest.raises(ValueError, match="generation %}"):
         encode_messages(rewriting, CONVERSATION, 128)
     with pytest.raises(ValueError, match="no assistant turn"):
@@ -114,21 +158,55 @@ def test_a_template_that_rewrites_earlier_turns_is_refused(tiny_gpt2_path):
 def test_refusals_name_the_argument(tiny_gpt2_path):
     plain = AutoTokenizer.from_pretrained(tiny_gpt2_path)
     messages = datasets.Dataset.from_dict({"messages": [CONVERSATION]})
-    with pytest.raises(ValueError, match="`train_dataset` is conversational but `processing_class` has no chat_template"):
-        tokenize_chat_dataset(messages, "train_dataset", plain, is_encoder_decoder=False, max_length=64,
-                              with_negative=False)
-    with pytest.raises(ValueError, match="`train_dataset` has TRL's `messages` format, with no negative.*`rejected`"):
-        tokenize_chat_dataset(messages, "train_dataset", plain, is_encoder_decoder=False, max_length=64,
-                              with_negative=True)
+    with pytest.raises(
+        ValueError,
+        match="`train_dataset` is conversational but `processing_class` has no chat_template",
+    ):
+        tokenize_chat_dataset(
+            messages,
+            "train_dataset",
+            plain,
+            is_encoder_decoder=False,
+            max_length=64,
+            with_negative=False,
+        )
+    with pytest.raises(
+        ValueError,
+        match="`train_dataset` has TRL's `messages` format, with no negative.*`rejected`",
+    ):
+        tokenize_chat_dataset(
+            messages,
+            "train_dataset",
+            plain,
+            is_encoder_decoder=False,
+            max_length=64,
+            with_negative=True,
+        )
     chat = chat_tokenizer(tiny_gpt2_path, PLAIN_TEMPLATE)
     no_assistant = datasets.Dataset.from_dict({"messages": [CONVERSATION, CONVERSATION[:1]]})
-    with pytest.raises(ValueError, match="`eval_dataset` row 1: the conversation has no assistant turn"):
-        tokenize_chat_dataset(no_assistant, "eval_dataset", chat, is_encoder_decoder=False, max_length=64,
-                              with_negative=False)
+    with pytest.raises(
+        ValueError, match="`eval_dataset` row 1: the conversation has no assistant turn"
+    ):
+        tokenize_chat_dataset(
+            no_assistant,
+            "eval_dataset",
+            chat,
+            is_encoder_decoder=False,
+            max_length=64,
+            with_negative=False,
+        )
     preference = datasets.Dataset.from_dict({"prompt": ["a"], "chosen": [" b"], "rejected": [" c"]})
-    with pytest.raises(ValueError, match="preference format, but this trainer trains on no negative"):
-        tokenize_chat_dataset(preference, "train_dataset", chat, is_encoder_decoder=False, max_length=64,
-                              with_negative=False)
+    with pytest.raises(
+        ValueError, match="preference format, but this trainer trains on no negative"
+    ):
+        tokenize_chat_dataset(
+            preference,
+            "train_dataset",
+            chat,
+            is_encoder_decoder=False,
+            max_length=64,
+            with_negative=False,
+        )
 
 
 # -- one training step of each trainer on each format ---------------------------------------------
@@ -138,23 +216,48 @@ def dress_rows(data_format):
     """The DRESS test's contexts and "t<topic> ..." responses in a TRL format."""
     pairs = list(zip(CONTEXTS, responses()))
     if data_format == "standard_prompt_completion":
-        return {"prompt": [f"Q: {c}\nA:" for c, _ in pairs], "completion": [f" {r}" for _, r in pairs]}
+        return {
+            "prompt": [f"Q: {c}\nA:" for c, _ in pairs],
+            "completion": [f" {r}" for _, r in pairs],
+        }
     if data_format == "conversational_prompt_completion":
-        return {"prompt": [[{"role": "user", "content": c}] for c, _ in pairs],
-                "completion": [[{"role": "assistant", "content": r}] for _, r in pairs]}
-    return {"messages": [[{"role": "system", "content": "be brief"}, {"role": "user", "content": c},
-                          {"role": "assistant", "content": r}] for c, r in pairs]}
+        return {
+            "prompt": [[{"role": "user", "content": c}] for c, _ in pairs],
+            "completion": [[{"role": "assistant", "content": r}] for _, r in pairs],
+        }
+    return {
+        "messages": [
+            [
+                {"role": "system", "content": "be brief"},
+                {"role": "user", "content": c},
+                {"role": "assistant", "content": r},
+            ]
+            for c, r in pairs
+        ]
+    }
 
 
-@pytest.mark.parametrize("data_format", ["messages", "standard_prompt_completion", "conversational_prompt_completion"])
+@pytest.mark.parametrize(
+    "data_format", ["messages", "standard_prompt_completion", "conversational_prompt_completion"]
+)
 def test_dress_trains_on_trl_formats(tmp_path, tiny_gpt2_path, tokenizer, data_format):
     caller_tokenizer = copy.deepcopy(tokenizer)
     data = datasets.Dataset.from_dict(dress_rows(data_format))
-    trainer = DRESSTrainer(load_gpt2(tiny_gpt2_path),
-                           config(tmp_path, max_length=64, max_steps=1, per_device_train_batch_size=2,
-                                  negative_contexts_per_cycle=2, negative_generation_batch_size=2),
-                           train_dataset=data, eval_dataset=data.select(range(2)), processing_class=tokenizer,
-                           embedder=TopicEmbedder())
+    trainer = DRESSTrainer(
+        load_gpt2(tiny_gpt2_path),
+        config(
+            tmp_path,
+            max_length=64,
+            max_steps=1,
+            per_device_train_batch_size=2,
+            negative_contexts_per_cycle=2,
+            negative_generation_batch_size=2,
+        ),
+        train_dataset=data,
+        eval_dataset=data.select(range(2)),
+        processing_class=tokenizer,
+        embedder=TopicEmbedder(),
+    )
     # the clustered texts are the responses, so the weights are those of the raw-text test
     assert trainer.train_response_texts == responses()
     assert sorted(trainer.training_cluster_distribution.round(6).tolist()) == [0.1, 0.3, 0.6]
@@ -162,38 +265,63 @@ def test_dress_trains_on_trl_formats(tmp_path, tiny_gpt2_path, tokenizer, data_f
         targets = tokenizer.decode([token for token in row["labels"] if token != -100])
         assert targets.strip() == response + "</s>"
         start = next(index for index, label in enumerate(row["labels"]) if label != -100)
-        context = tokenizer.decode(row["input_ids"][:start])  # what negative training generates from
-        assert context.endswith("<|assistant|>\n" if data_format != "standard_prompt_completion" else "A:")
+        context = tokenizer.decode(
+            row["input_ids"][:start]
+        )  # what negative training generates from
+        assert context.endswith(
+            "<|assistant|>\n" if data_format != "standard_prompt_completion" else "A:"
+        )
     trainer.train()
     assert trainer.negative_cycles and trainer.negative_cycles[0]["num_generated"] == 2
     assert np.isfinite(trainer.evaluate()["eval_loss"])
-    assert "assistant turns" in trainer.model_card(None).text if data_format == "messages" else \
-        "on the completion only" in trainer.model_card(None).text
+    assert (
+        "assistant turns" in trainer.model_card(None).text
+        if data_format == "messages"
+        else "on the completion only" in trainer.model_card(None).text
+    )
     # the caller's tokenizer is only read
-    assert tokenizer.chat_template == caller_tokenizer.chat_template and len(tokenizer) == len(caller_tokenizer)
+    assert tokenizer.chat_template == caller_tokenizer.chat_template and len(tokenizer) == len(
+        caller_tokenizer
+    )
     assert tokenizer.init_kwargs == caller_tokenizer.init_kwargs
 
 
-PREFERENCE = [("do you like dogs?", "yes, i love dogs.", "no."), ("any plans?", "i will visit my parents.", "no.")]
+PREFERENCE = [
+    ("do you like dogs?", "yes, i love dogs.", "no."),
+    ("any plans?", "i will visit my parents.", "no."),
+]
 
 
 def preference_rows(data_format):
     if data_format == "standard":
-        return {"prompt": [f"Q: {p}\nA:" for p, _, _ in PREFERENCE], "chosen": [f" {c}" for _, c, _ in PREFERENCE],
-                "rejected": [f" {r}" for _, _, r in PREFERENCE]}
+        return {
+            "prompt": [f"Q: {p}\nA:" for p, _, _ in PREFERENCE],
+            "chosen": [f" {c}" for _, c, _ in PREFERENCE],
+            "rejected": [f" {r}" for _, _, r in PREFERENCE],
+        }
     user = [[{"role": "user", "content": p}] for p, _, _ in PREFERENCE]
     chosen = [[{"role": "assistant", "content": c}] for _, c, _ in PREFERENCE]
     rejected = [[{"role": "assistant", "content": r}] for _, _, r in PREFERENCE]
     if data_format == "conversational":
         return {"prompt": user, "chosen": chosen, "rejected": rejected}
-    return {"chosen": [u + c for u, c in zip(user, chosen)], "rejected": [u + r for u, r in zip(user, rejected)]}
+    return {
+        "chosen": [u + c for u, c in zip(user, chosen)],
+        "rejected": [u + r for u, r in zip(user, rejected)],
+    }
 
 
 @pytest.mark.parametrize("data_format", ["standard", "conversational", "implicit_prompt"])
-def test_unlikelihood_trains_on_trl_preference_data(tmp_path, tiny_gpt2_path, tokenizer, data_format):
+def test_unlikelihood_trains_on_trl_preference_data(
+    tmp_path, tiny_gpt2_path, tokenizer, data_format
+):
     data = datasets.Dataset.from_dict(preference_rows(data_format))
-    trainer = UnlikelihoodTrainer(load_gpt2(tiny_gpt2_path), unlikelihood_config(tmp_path, max_length=64, max_steps=1),
-                                  train_dataset=data, eval_dataset=data, processing_class=tokenizer)
+    trainer = UnlikelihoodTrainer(
+        load_gpt2(tiny_gpt2_path),
+        unlikelihood_config(tmp_path, max_length=64, max_steps=1),
+        train_dataset=data,
+        eval_dataset=data,
+        processing_class=tokenizer,
+    )
     for row, (_, chosen, rejected) in zip(trainer.train_dataset, PREFERENCE):
         for prefix, text in (("", chosen), ("negative_", rejected)):
             targets = tokenizer.decode([token for token in row[prefix + "labels"] if token != -100])
@@ -206,13 +334,19 @@ def test_unlikelihood_trains_on_trl_preference_data(tmp_path, tiny_gpt2_path, to
 
 def test_unlikelihood_refuses_data_without_a_negative(tmp_path, tiny_gpt2_path, tokenizer):
     with pytest.raises(ValueError, match="no negative.*`prompt`, `chosen`, `rejected`"):
-        UnlikelihoodTrainer(load_gpt2(tiny_gpt2_path), unlikelihood_config(tmp_path),
-                            train_dataset=datasets.Dataset.from_dict(dress_rows("messages")), processing_class=tokenizer)
+        UnlikelihoodTrainer(
+            load_gpt2(tiny_gpt2_path),
+            unlikelihood_config(tmp_path),
+            train_dataset=datasets.Dataset.from_dict(dress_rows("messages")),
+            processing_class=tokenizer,
+        )
 
 
-CHATML = ("{% if messages[0]['role'] != 'system' %}<|im_start|>system\nbe kind<|im_end|>\n{% endif %}"
-          "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
-          "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+CHATML = (
+    "{% if messages[0]['role'] != 'system' %}<|im_start|>system\nbe kind<|im_end|>\n{% endif %}"
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
 
 
 def test_chatml_turns_end_with_the_templates_text_after_the_turn(tiny_gpt2_path):
@@ -220,14 +354,25 @@ def test_chatml_turns_end_with_the_templates_text_after_the_turn(tiny_gpt2_path)
     the assistant span runs to the turn's rendered end, newline included, the tokens TRL's
     conversational prompt-completion loss covers."""
     tokenizer = chat_tokenizer(tiny_gpt2_path, CHATML)
-    expected_ids, expected_labels = pieces(tokenizer, [
-        ("<|im_start|>system\nbe kind<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n", False),
-        ("yes.<|im_end|>\n", True), ("<|im_start|>user\ncats?<|im_end|>\n<|im_start|>assistant\n", False),
-        ("no.<|im_end|>\n", True)])
+    expected_ids, expected_labels = pieces(
+        tokenizer,
+        [
+            (
+                "<|im_start|>system\nbe kind<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n",
+                False,
+            ),
+            ("yes.<|im_end|>\n", True),
+            ("<|im_start|>user\ncats?<|im_end|>\n<|im_start|>assistant\n", False),
+            ("no.<|im_end|>\n", True),
+        ],
+    )
     row = encode_messages(tokenizer, CONVERSATION, max_length=512)
     assert (row["input_ids"], row["labels"]) == (expected_ids, expected_labels)
     completion = encode_prompt_completion(tokenizer, CONVERSATION[:3], CONVERSATION[3:], False, 512)
-    assert tokenizer.decode([token for token in completion["labels"] if token != -100]) == "no.<|im_end|>\n"
+    assert (
+        tokenizer.decode([token for token in completion["labels"] if token != -100])
+        == "no.<|im_end|>\n"
+    )
 
 
 def _stream(columns: dict) -> datasets.IterableDataset:
@@ -238,18 +383,30 @@ def _stream(columns: dict) -> datasets.IterableDataset:
 def test_streamed_trl_rows_are_tokenized_as_they_are_read(tmp_path, tiny_gpt2_path, tokenizer):
     """An IterableDataset in a TRL format goes through the same row encoder as a Dataset."""
     stream = _stream(preference_rows("standard"))
-    trainer = UnlikelihoodTrainer(load_gpt2(tiny_gpt2_path), unlikelihood_config(tmp_path, max_length=64, max_steps=1),
-                                  train_dataset=stream, processing_class=tokenizer)
+    trainer = UnlikelihoodTrainer(
+        load_gpt2(tiny_gpt2_path),
+        unlikelihood_config(tmp_path, max_length=64, max_steps=1),
+        train_dataset=stream,
+        processing_class=tokenizer,
+    )
     trainer.train()
     assert trainer.state.global_step == 1
-    table = UnlikelihoodTrainer(load_gpt2(tiny_gpt2_path), unlikelihood_config(tmp_path, max_length=64),
-                                train_dataset=datasets.Dataset.from_dict(preference_rows("standard")),
-                                processing_class=tokenizer).train_dataset
+    table = UnlikelihoodTrainer(
+        load_gpt2(tiny_gpt2_path),
+        unlikelihood_config(tmp_path, max_length=64),
+        train_dataset=datasets.Dataset.from_dict(preference_rows("standard")),
+        processing_class=tokenizer,
+    ).train_dataset
     streamed = trainer.get_train_dataloader().dataset
     first = next(iter(streamed))
     assert list(first["labels"]) == list(table[0]["labels"])
     assert list(first["negative_labels"]) == list(table[0]["negative_labels"])
     with pytest.raises(ValueError, match="no negative"):
-        list(UnlikelihoodTrainer(load_gpt2(tiny_gpt2_path), unlikelihood_config(tmp_path, max_steps=1),
-                                 train_dataset=_stream(dress_rows("messages")),
-                                 processing_class=tokenizer).get_train_dataloader())
+        list(
+            UnlikelihoodTrainer(
+                load_gpt2(tiny_gpt2_path),
+                unlikelihood_config(tmp_path, max_steps=1),
+                train_dataset=_stream(dress_rows("messages")),
+                processing_class=tokenizer,
+            ).get_train_dataloader()
+        )

@@ -7,6 +7,7 @@ DRESS's clusters are fitted (and every text embedded) on the main process only, 
 process holding the same clusters and weights.
 Part of the default suite (about 20 s: it starts two Python processes that import torch and transformers).
 """
+
 import json
 import os
 import subprocess
@@ -28,17 +29,42 @@ def test_two_processes_match_one(tmp_path, tiny_gpt2_path, trainer_kind, free_po
     out = tmp_path / "updates.safetensors"
     env = {**os.environ, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""}
     completed = subprocess.run(  # noqa: PLW1510 - the test reads returncode itself
-        [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", free_port,
-         str(WORKER), tiny_gpt2_path, str(out), trainer_kind],
-        capture_output=True, text=True, timeout=600, env=env,
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--nproc_per_node",
+            "2",
+            "--master_port",
+            free_port,
+            str(WORKER),
+            tiny_gpt2_path,
+            str(out),
+            trainer_kind,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
     )
     assert completed.returncode == 0, completed.stderr[-4000:]
     distributed = load_file(str(out))
     tokenizer = AutoTokenizer.from_pretrained(tiny_gpt2_path)
     if trainer_kind == "dress":
-        alone, single = _one_step(tiny_gpt2_path, tmp_path / "single", 4, 1, True, tokenizer=tokenizer,
-                                  logging_strategy="steps", logging_steps=1)
-        main, other = (json.loads((tmp_path / f"updates.safetensors.rank{rank}.json").read_text()) for rank in (0, 1))
+        alone, single = _one_step(
+            tiny_gpt2_path,
+            tmp_path / "single",
+            4,
+            1,
+            True,
+            tokenizer=tokenizer,
+            logging_strategy="steps",
+            logging_steps=1,
+        )
+        main, other = (
+            json.loads((tmp_path / f"updates.safetensors.rank{rank}.json").read_text())
+            for rank in (0, 1)
+        )
         assert main["fitted_on"] == other["fitted_on"] == 4
         # the main process embedded the 4 responses to fit, again to assign, and the cycle's 4 generations
         assert main["embedded"] == 12 and other["embedded"] == 0

@@ -3,6 +3,7 @@
 Logits are chosen as logs of small integers, so the softmax probabilities are simple fractions:
 ``log([1, 2, 1])`` gives ``[1/4, 1/2, 1/4]``, zeros give ``1/3`` each.
 """
+
 import math
 
 import numpy as np
@@ -49,8 +50,13 @@ def test_dress_weights_order_constraint_of_section_4_2():
 
 @pytest.mark.parametrize(
     "ids, distribution, gamma, match",
-    [([0, 3], [0.5, 0.5], 1.0, "cluster_ids"), ([0], [1.5, -0.5], 1.0, "cluster_distribution"),
-     ([0.5], [1.0], 1.0, "cluster_ids"), ([0], [1.0], -1.0, "gamma"), ([0], [1.0], float("nan"), "gamma")],
+    [
+        ([0, 3], [0.5, 0.5], 1.0, "cluster_ids"),
+        ([0], [1.5, -0.5], 1.0, "cluster_distribution"),
+        ([0.5], [1.0], 1.0, "cluster_ids"),
+        ([0], [1.0], -1.0, "gamma"),
+        ([0], [1.0], float("nan"), "gamma"),
+    ],
 )
 def test_dress_weights_rejects_bad_input(ids, distribution, gamma, match):
     with pytest.raises(ValueError, match=match):
@@ -65,8 +71,15 @@ def test_head_cluster_mask_strictly_above_threshold():
     assert head_cluster_mask(ids, 5, 0.4).tolist() == [False] * 4 + [True] * 5 + [False]
 
 
-@pytest.mark.parametrize("ids, k, threshold, match", [([], 3, 0.1, "cluster_ids"), ([3], 3, 0.1, "cluster_ids"),
-                                                      ([0], 0, 0.1, "num_clusters"), ([0], 3, 1.0, "head_threshold")])
+@pytest.mark.parametrize(
+    "ids, k, threshold, match",
+    [
+        ([], 3, 0.1, "cluster_ids"),
+        ([3], 3, 0.1, "cluster_ids"),
+        ([0], 0, 0.1, "num_clusters"),
+        ([0], 3, 1.0, "head_threshold"),
+    ],
+)
 def test_head_cluster_mask_rejects_bad_input(ids, k, threshold, match):
     with pytest.raises(ValueError, match=match):
         head_cluster_mask(ids, k, threshold)
@@ -80,16 +93,22 @@ def test_weighted_nll_by_hand():
     weighted = weighted_nll_loss(logits, labels, torch.tensor([2.0, -1.0]))
     assert weighted.item() == pytest.approx((LN2 + 2 * LN3) / 3, rel=1e-6)
     # normalized by a window's token count instead of the batch's own
-    windowed = weighted_nll_loss(logits, labels, torch.tensor([2.0, -1.0]), num_items_in_batch=torch.tensor(6))
+    windowed = weighted_nll_loss(
+        logits, labels, torch.tensor([2.0, -1.0]), num_items_in_batch=torch.tensor(6)
+    )
     assert windowed.item() == pytest.approx((LN2 + 2 * LN3) / 6, rel=1e-6)
 
 
 def test_weighted_nll_shifts_for_causal_lms():
     # position t's logits predict label t + 1; label 0 and the last logits are never used
-    logits = probs_logits([1, 1, 1], [1, 3, 0.5], [7, 7, 7]).unsqueeze(0)  # row 1 normalizes to 1/4.5
+    logits = probs_logits([1, 1, 1], [1, 3, 0.5], [7, 7, 7]).unsqueeze(
+        0
+    )  # row 1 normalizes to 1/4.5
     labels = torch.tensor([[0, 2, 1]])
     expected = (LN3 + math.log(4.5 / 3)) / 2
-    assert weighted_nll_loss(logits, labels, shift_labels=True).item() == pytest.approx(expected, rel=1e-6)
+    assert weighted_nll_loss(logits, labels, shift_labels=True).item() == pytest.approx(
+        expected, rel=1e-6
+    )
     assert count_target_tokens(labels, shift_labels=True).item() == 2
     assert count_target_tokens(labels, shift_labels=False).item() == 3
 
@@ -113,7 +132,9 @@ def test_unlikelihood_by_hand():
     # -log(1 - 1/2), -log(1 - 1/3), -log(1 - 1/2) over 3 tokens
     expected = (2 * LN2 + math.log(1.5)) / 3
     assert unlikelihood_loss(logits, labels).item() == pytest.approx(expected, rel=1e-6)
-    assert unlikelihood_loss(logits, labels, num_items_in_batch=6).item() == pytest.approx(expected / 2, rel=1e-6)
+    assert unlikelihood_loss(logits, labels, num_items_in_batch=6).item() == pytest.approx(
+        expected / 2, rel=1e-6
+    )
 
 
 def test_unlikelihood_clamps_certain_tokens():

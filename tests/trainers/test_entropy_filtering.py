@@ -1,4 +1,5 @@
 """EDF (Csáky et al. 2019), target side with IDENTITY clustering: entropies in bits by hand."""
+
 import math
 
 import pytest
@@ -12,9 +13,15 @@ from dialeval.trainers.entropy_filtering import (
 # "yes" answers 4 different contexts: H = log2 4 = 2 bits. "no" answers context "a" twice: H = 0.
 # "sure" answers "f" twice and "g" once: H = -(2/3 log2 2/3 + 1/3 log2 1/3) = 0.918296 bits.
 PAIRS = [
-    ("a", "yes"), ("b", "yes"), ("c", "yes"), ("d", "yes"),
-    ("a", "no"), ("a", "no"),
-    ("f", "sure"), ("g", "sure"), ("f", "sure"),
+    ("a", "yes"),
+    ("b", "yes"),
+    ("c", "yes"),
+    ("d", "yes"),
+    ("a", "no"),
+    ("a", "no"),
+    ("f", "sure"),
+    ("g", "sure"),
+    ("f", "sure"),
     ("e", "ok"),
 ]
 SURE = -(2 / 3 * math.log2(2 / 3) + 1 / 3 * math.log2(1 / 3))
@@ -34,8 +41,12 @@ def test_identity_clustering_collapses_whitespace():
 
 
 # Three pairs whose two-turn contexts share the last utterance "how are you?".
-SHARED_LAST = [(["hi", "how are you?"], "fine"), (["hello", "how  are you?"], "fine"),
-               (["good morning", "how are you?"], "fine"), (["where to?", "the station"], "ok")]
+SHARED_LAST = [
+    (["hi", "how are you?"], "fine"),
+    (["hello", "how  are you?"], "fine"),
+    (["good morning", "how are you?"], "fine"),
+    (["where to?", "the station"], "ok"),
+]
 
 
 def test_the_source_is_the_last_utterance_as_in_csaky_et_al():
@@ -66,28 +77,37 @@ def test_pairs_above_the_threshold_are_removed():
 
 
 def test_long_targets_are_exempt_as_in_the_released_code():
-    long = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
+    long = (
+        "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
+    )
     pairs = [("a", long), ("b", long), ("a", "yes"), ("b", "yes")]
     assert filter_by_target_entropy(pairs, threshold=0.5).removed == [2, 3]
     assert filter_by_target_entropy(pairs, threshold=0.5, max_words=None).removed == [0, 1, 2, 3]
 
 
 def test_threshold_for_fraction_removes_at_most_the_fraction():
-    assert threshold_for_fraction(PAIRS, 0.4) == pytest.approx(SURE)  # removes the 4 "yes" pairs = 0.4
+    assert threshold_for_fraction(PAIRS, 0.4) == pytest.approx(
+        SURE
+    )  # removes the 4 "yes" pairs = 0.4
     assert threshold_for_fraction(PAIRS, 0.7) == 0.0  # removes yes + sure = 7 pairs
-    assert threshold_for_fraction(PAIRS, 0.3) == pytest.approx(2.0)  # nothing can go without exceeding 0.3
+    assert threshold_for_fraction(PAIRS, 0.3) == pytest.approx(
+        2.0
+    )  # nothing can go without exceeding 0.3
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"pairs": []}, "pairs"),
-    ({"pairs": [("a", 3)]}, "pairs` item 0"),
-    ({"pairs": [([], "x")]}, "context"),
-    ({"pairs": PAIRS, "threshold": -1}, "threshold"),
-    ({"pairs": PAIRS, "threshold": float("nan")}, "threshold"),
-    ({"pairs": PAIRS, "max_words": 0}, "max_words"),
-    ({"pairs": PAIRS, "source": "turns"}, "`source`"),
-    ({"pairs": PAIRS, "source": None}, "`source`"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"pairs": []}, "pairs"),
+        ({"pairs": [("a", 3)]}, "pairs` item 0"),
+        ({"pairs": [([], "x")]}, "context"),
+        ({"pairs": PAIRS, "threshold": -1}, "threshold"),
+        ({"pairs": PAIRS, "threshold": float("nan")}, "threshold"),
+        ({"pairs": PAIRS, "max_words": 0}, "max_words"),
+        ({"pairs": PAIRS, "source": "turns"}, "`source`"),
+        ({"pairs": PAIRS, "source": None}, "`source`"),
+    ],
+)
 def test_bad_input_names_the_argument(kwargs, match):
     with pytest.raises(ValueError, match=match):
         filter_by_target_entropy(**kwargs)
@@ -96,7 +116,10 @@ def test_bad_input_names_the_argument(kwargs, match):
 def test_a_bad_source_is_refused_everywhere():
     from dialeval.validation import ArgumentError
 
-    for call in (lambda: target_entropies(PAIRS, source="last"), lambda: threshold_for_fraction(PAIRS, 0.1, source="last")):
+    for call in (
+        lambda: target_entropies(PAIRS, source="last"),
+        lambda: threshold_for_fraction(PAIRS, 0.1, source="last"),
+    ):
         with pytest.raises(ArgumentError, match="`source` must be one of") as caught:
             call()
         assert caught.value.argument == "source"

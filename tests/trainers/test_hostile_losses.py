@@ -3,6 +3,7 @@ target token gives 0 (zero gradient) with one warning, never a silent NaN or a s
 
 Logits are logs of small integers (softmax = simple fractions), as in test_dress_losses.py.
 """
+
 import logging
 import math
 
@@ -23,7 +24,9 @@ LN2 = math.log(2)
 
 def batch():
     # row 0: targets 1 (p = 1/2) then 0 (p = 1/3); row 1: target 2 (p = 1/2) then padding.
-    logits = torch.log(torch.tensor([[[1, 2, 1], [1, 1, 1]], [[1, 1, 2], [5, 1, 1]]], dtype=torch.float32))
+    logits = torch.log(
+        torch.tensor([[[1, 2, 1], [1, 1, 1]], [[1, 1, 2], [5, 1, 1]]], dtype=torch.float32)
+    )
     return logits, torch.tensor([[1, 0], [2, -100]])
 
 
@@ -37,7 +40,9 @@ def fresh_warning():
 @pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
 def test_a_non_finite_weight_is_refused_naming_it(bad):
     logits, labels = batch()
-    with pytest.raises(ValueError, match=r"`example_weights` holds 1 non-finite value\(s\), the first .* at \[1\]"):
+    with pytest.raises(
+        ValueError, match=r"`example_weights` holds 1 non-finite value\(s\), the first .* at \[1\]"
+    ):
         weighted_nll_loss(logits, labels, torch.tensor([1.0, bad]))
 
 
@@ -45,7 +50,9 @@ def test_a_non_finite_weight_is_refused_naming_it(bad):
 def test_a_nan_logit_at_a_target_is_refused_naming_logits(loss):
     logits, labels = batch()
     logits[0, 1, 2] = math.nan  # row 0's second target (label 0) sees a NaN in its softmax
-    with pytest.raises(ValueError, match=r"`logits` holds 1 non-finite value\(s\), the first nan at \[0, 1, 2\]"):
+    with pytest.raises(
+        ValueError, match=r"`logits` holds 1 non-finite value\(s\), the first nan at \[0, 1, 2\]"
+    ):
         loss(logits, labels)
 
 
@@ -96,7 +103,9 @@ def test_a_batch_without_targets_inside_a_window_with_targets_is_silent(fresh_wa
     logits, _ = batch()
     with caplog.at_level(logging.WARNING, logger="dialeval.trainers.losses"):
         # accumulation: this micro-batch has no target, the window has 4: 0 / 4, nothing odd
-        assert weighted_nll_loss(logits, torch.full((2, 2), -100), num_items_in_batch=4).item() == 0.0
+        assert (
+            weighted_nll_loss(logits, torch.full((2, 2), -100), num_items_in_batch=4).item() == 0.0
+        )
     assert not caplog.records
 
 
@@ -104,6 +113,11 @@ def test_dress_refuses_a_nan_weight_column_naming_it():
     from dialeval.trainers import DRESSTrainer
 
     inputs = {"dress_weight": torch.tensor([0.5, math.nan])}
-    with pytest.raises(ValueError, match=r"`dress_weight` holds 1 non-finite value\(s\), the first nan at \[1\]"):
+    with pytest.raises(
+        ValueError, match=r"`dress_weight` holds 1 non-finite value\(s\), the first nan at \[1\]"
+    ):
         DRESSTrainer.gold_weights(None, inputs)  # the check reads only the batch
-    assert torch.equal(DRESSTrainer.gold_weights(None, {"dress_weight": torch.tensor([0.5, 1.0])}), torch.tensor([0.5, 1.0]))
+    assert torch.equal(
+        DRESSTrainer.gold_weights(None, {"dress_weight": torch.tensor([0.5, 1.0])}),
+        torch.tensor([0.5, 1.0]),
+    )

@@ -7,6 +7,7 @@ plain gold NLL (the model's own mean token loss on the gold responses, negatives
 each training log must carry the gold NLL, the weighted loss and the negative term.
 Tiny models, 4 examples, 4 steps.
 """
+
 import numpy as np
 import pytest
 import torch
@@ -41,21 +42,51 @@ def make(kind, architecture, request, output_dir, compute_metrics=None, **overri
     path = request.getfixturevalue(f"tiny_{architecture}_path")
     tokenizer = AutoTokenizer.from_pretrained(path)
     is_encoder_decoder = architecture == "bart"
-    settings = dict(output_dir=str(output_dir), report_to="none", use_cpu=True, disable_tqdm=True, seed=0,
-                    save_strategy="no", logging_strategy="no", per_device_train_batch_size=2, per_device_eval_batch_size=4,
-                    generation_max_length=5, optim="sgd", learning_rate=0.5, lr_scheduler_type="constant")
+    settings = dict(
+        output_dir=str(output_dir),
+        report_to="none",
+        use_cpu=True,
+        disable_tqdm=True,
+        seed=0,
+        save_strategy="no",
+        logging_strategy="no",
+        per_device_train_batch_size=2,
+        per_device_eval_batch_size=4,
+        generation_max_length=5,
+        optim="sgd",
+        learning_rate=0.5,
+        lr_scheduler_type="constant",
+    )
     settings.update(overrides)
     if kind == "dress":
         data = tokenized(tokenizer, is_encoder_decoder, count=4)
-        args = DRESSConfig(num_clusters=TOPICS, gamma=2.0, negative_max_new_tokens=6, negative_generation_batch_size=4,
-                           recluster_every=2, **settings)
-        trainer = DRESSTrainer(_model(path, architecture), args, train_dataset=data, eval_dataset=data,
-                               processing_class=tokenizer, compute_metrics=compute_metrics, embedder=TopicEmbedder())
+        args = DRESSConfig(
+            num_clusters=TOPICS,
+            gamma=2.0,
+            negative_max_new_tokens=6,
+            negative_generation_batch_size=4,
+            recluster_every=2,
+            **settings,
+        )
+        trainer = DRESSTrainer(
+            _model(path, architecture),
+            args,
+            train_dataset=data,
+            eval_dataset=data,
+            processing_class=tokenizer,
+            compute_metrics=compute_metrics,
+            embedder=TopicEmbedder(),
+        )
     else:
         data = unlikelihood_dataset(tokenizer, is_encoder_decoder)
-        trainer = UnlikelihoodTrainer(_model(path, architecture), UnlikelihoodConfig(alpha=1.0, **settings),
-                                      train_dataset=data, eval_dataset=data, processing_class=tokenizer,
-                                      compute_metrics=compute_metrics)
+        trainer = UnlikelihoodTrainer(
+            _model(path, architecture),
+            UnlikelihoodConfig(alpha=1.0, **settings),
+            train_dataset=data,
+            eval_dataset=data,
+            processing_class=tokenizer,
+            compute_metrics=compute_metrics,
+        )
     return trainer, data
 
 
@@ -71,15 +102,23 @@ def plain_gold_nll(model, data, pad_token_id) -> float:
 @pytest.mark.parametrize("predict_with_generate", [False, True], ids=["logits", "generate"])
 @pytest.mark.parametrize("architecture", ARCHITECTURES)
 @pytest.mark.parametrize("kind", KINDS)
-def test_evaluate_and_predict(kind, architecture, predict_with_generate, compute_metrics, request, tmp_path):
+def test_evaluate_and_predict(
+    kind, architecture, predict_with_generate, compute_metrics, request, tmp_path
+):
     seen = {}
 
     def metrics(prediction):
         seen["predictions"] = prediction.predictions
         return {"rows": float(len(prediction.predictions))}
 
-    trainer, data = make(kind, architecture, request, tmp_path, compute_metrics=metrics if compute_metrics else None,
-                         predict_with_generate=predict_with_generate)
+    trainer, data = make(
+        kind,
+        architecture,
+        request,
+        tmp_path,
+        compute_metrics=metrics if compute_metrics else None,
+        predict_with_generate=predict_with_generate,
+    )
     expected = plain_gold_nll(trainer.model, data, trainer.pad_token_id)
     result = trainer.evaluate()
     assert result["eval_loss"] == pytest.approx(expected, rel=1e-5)
@@ -90,7 +129,9 @@ def test_evaluate_and_predict(kind, architecture, predict_with_generate, compute
         assert seen["predictions"].ndim == (2 if predict_with_generate else 3)
     output = trainer.predict(data)
     assert output.metrics["test_loss"] == pytest.approx(expected, rel=1e-5)
-    assert output.predictions.shape[0] == 4 and output.predictions.ndim == (2 if predict_with_generate else 3)
+    assert output.predictions.shape[0] == 4 and output.predictions.ndim == (
+        2 if predict_with_generate else 3
+    )
     assert output.label_ids.shape[0] == 4
 
 
@@ -101,27 +142,43 @@ def _weights(directory):
 @pytest.mark.parametrize("architecture", ARCHITECTURES)
 @pytest.mark.parametrize("kind", KINDS)
 def test_train_eval_steps_best_model_save_and_resume(kind, architecture, request, tmp_path):
-    schedule = dict(max_steps=4, eval_strategy="steps", eval_steps=2, save_strategy="steps", save_steps=2,
-                    load_best_model_at_end=True, logging_strategy="steps", logging_steps=1)
+    schedule = dict(
+        max_steps=4,
+        eval_strategy="steps",
+        eval_steps=2,
+        save_strategy="steps",
+        save_steps=2,
+        load_best_model_at_end=True,
+        logging_strategy="steps",
+        logging_steps=1,
+    )
     trainer, _ = make(kind, architecture, request, tmp_path / "whole", **schedule)
     trainer.train()
 
-    logs = [entry for entry in trainer.state.log_history if "loss" in entry and "eval_loss" not in entry]
+    logs = [
+        entry for entry in trainer.state.log_history if "loss" in entry and "eval_loss" not in entry
+    ]
     assert len(logs) == 4
     for entry in logs:
         # the optimized loss is the weighted gold term plus the negative term, logged apart with the plain gold NLL
-        assert entry["loss"] == pytest.approx(entry["weighted_nll"] + entry["negative_loss"], rel=1e-4, abs=1e-6)
+        assert entry["loss"] == pytest.approx(
+            entry["weighted_nll"] + entry["negative_loss"], rel=1e-4, abs=1e-6
+        )
         assert entry["negative_loss"] != 0.0  # every step carries negatives
         if kind == "dress":
             assert entry["weighted_nll"] < entry["gold_nll"]  # gamma 2 weights are < 1
             assert entry["negative_loss"] < 0.0  # weight -1
         else:
             assert entry["weighted_nll"] == entry["gold_nll"] and entry["negative_loss"] > 0.0
-    evaluations = [entry["eval_loss"] for entry in trainer.state.log_history if "eval_loss" in entry]
+    evaluations = [
+        entry["eval_loss"] for entry in trainer.state.log_history if "eval_loss" in entry
+    ]
     assert len(evaluations) == 2
     best = tmp_path / "whole" / f"checkpoint-{2 * (1 + int(np.argmin(evaluations)))}"
     assert trainer.state.best_model_checkpoint == str(best)
-    for name, value in _weights(best).items():  # load_best_model_at_end restored the best checkpoint's weights
+    for name, value in _weights(
+        best
+    ).items():  # load_best_model_at_end restored the best checkpoint's weights
         torch.testing.assert_close(trainer.model.state_dict()[name], value)
 
     final = tmp_path / "final"
@@ -139,4 +196,6 @@ def test_train_eval_steps_best_model_save_and_resume(kind, architecture, request
     resumed, _ = make(kind, architecture, request, tmp_path / "resumed", **schedule)
     resumed.train(resume_from_checkpoint=str(tmp_path / "whole" / "checkpoint-2"))
     for name, value in _weights(tmp_path / "whole" / "checkpoint-4").items():
-        torch.testing.assert_close(_weights(tmp_path / "resumed" / "checkpoint-4")[name], value, rtol=1e-5, atol=1e-6)
+        torch.testing.assert_close(
+            _weights(tmp_path / "resumed" / "checkpoint-4")[name], value, rtol=1e-5, atol=1e-6
+        )

@@ -17,6 +17,7 @@ case the inputs, the ``generate`` options and what 4.51 returned (``sequences`` 
 prompt included for GPT-2 and the decoder start token for BART; ``sequences_scores`` as
 float32 values written in full). Re-running it rewrites the same files.
 """
+
 from __future__ import annotations
 
 import json
@@ -42,18 +43,39 @@ def build(model_class, config, name: str):
 
 
 def tiny_gpt2():
-    config = GPT2Config(vocab_size=VOCAB_SIZE, n_positions=32, n_embd=16, n_layer=2, n_head=2,
-                        initializer_range=INIT_RANGE, bos_token_id=BOS, eos_token_id=EOS, pad_token_id=PAD)
+    config = GPT2Config(
+        vocab_size=VOCAB_SIZE,
+        n_positions=32,
+        n_embd=16,
+        n_layer=2,
+        n_head=2,
+        initializer_range=INIT_RANGE,
+        bos_token_id=BOS,
+        eos_token_id=EOS,
+        pad_token_id=PAD,
+    )
     return build(GPT2LMHeadModel, config, "tiny-gpt2")
 
 
 def tiny_bart():
     # As facebook/bart-*: decoding starts from EOS and EOS is forced at max_length.
-    config = BartConfig(vocab_size=VOCAB_SIZE, d_model=16, encoder_layers=1, decoder_layers=1,
-                        encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=32,
-                        decoder_ffn_dim=32, max_position_embeddings=32, init_std=INIT_RANGE,
-                        bos_token_id=BOS, eos_token_id=EOS, pad_token_id=PAD, decoder_start_token_id=EOS,
-                        forced_eos_token_id=EOS)
+    config = BartConfig(
+        vocab_size=VOCAB_SIZE,
+        d_model=16,
+        encoder_layers=1,
+        decoder_layers=1,
+        encoder_attention_heads=2,
+        decoder_attention_heads=2,
+        encoder_ffn_dim=32,
+        decoder_ffn_dim=32,
+        max_position_embeddings=32,
+        init_std=INIT_RANGE,
+        bos_token_id=BOS,
+        eos_token_id=EOS,
+        pad_token_id=PAD,
+        decoder_start_token_id=EOS,
+        forced_eos_token_id=EOS,
+    )
     return build(BartForConditionalGeneration, config, "tiny-bart")
 
 
@@ -75,63 +97,185 @@ def right_padded(prompts):
 # return_dict_in_generate=True and output_scores=True (without it 4.51 returns no sequences_scores).
 GPT2_CASES = [
     # Cut at max_new_tokens: no hypothesis ends in EOS (the 4.51 difference the test pins).
-    ("gpt2_max_length", [[5, 17, 9, 30]],
-     {"num_beams": 4, "num_beam_groups": 2, "diversity_penalty": 0.1, "max_new_tokens": 5, "length_penalty": 0.0,
-      "num_return_sequences": 4, "eos_token_id": EOS}),
-    ("gpt2_max_length_three_groups", [[11, 3, 40]],
-     {"num_beams": 6, "num_beam_groups": 3, "diversity_penalty": 0.25, "max_new_tokens": 4, "length_penalty": 0.0,
-      "num_return_sequences": 6, "eos_token_id": EOS}),
+    (
+        "gpt2_max_length",
+        [[5, 17, 9, 30]],
+        {
+            "num_beams": 4,
+            "num_beam_groups": 2,
+            "diversity_penalty": 0.1,
+            "max_new_tokens": 5,
+            "length_penalty": 0.0,
+            "num_return_sequences": 4,
+            "eos_token_id": EOS,
+        },
+    ),
+    (
+        "gpt2_max_length_three_groups",
+        [[11, 3, 40]],
+        {
+            "num_beams": 6,
+            "num_beam_groups": 3,
+            "diversity_penalty": 0.25,
+            "max_new_tokens": 4,
+            "length_penalty": 0.0,
+            "num_return_sequences": 6,
+            "eos_token_id": EOS,
+        },
+    ),
     # A batch of prompts of different lengths, left-padded; length_penalty 1.
-    ("gpt2_batch_left_padding", [[7, 21], [33, 4, 12, 8, 19], [25, 6, 44]],
-     {"num_beams": 4, "num_beam_groups": 2, "diversity_penalty": 1.0, "max_new_tokens": 5, "length_penalty": 1.0,
-      "num_return_sequences": 4, "eos_token_id": EOS}),
+    (
+        "gpt2_batch_left_padding",
+        [[7, 21], [33, 4, 12, 8, 19], [25, 6, 44]],
+        {
+            "num_beams": 4,
+            "num_beam_groups": 2,
+            "diversity_penalty": 1.0,
+            "max_new_tokens": 5,
+            "length_penalty": 1.0,
+            "num_return_sequences": 4,
+            "eos_token_id": EOS,
+        },
+    ),
     # A frequent token as EOS: hypotheses finish early, groups are done at different steps.
-    ("gpt2_frequent_eos", [[5, 17, 9, 30], [13, 27]],
-     {"num_beams": 6, "num_beam_groups": 3, "diversity_penalty": 0.7, "max_new_tokens": 7, "length_penalty": 1.0,
-      "num_return_sequences": 3, "eos_token_id": "FREQUENT"}),
-    ("gpt2_frequent_eos_early_stopping", [[5, 17, 9, 30]],
-     {"num_beams": 4, "num_beam_groups": 2, "diversity_penalty": 0.3, "max_new_tokens": 7, "length_penalty": 0.0,
-      "num_return_sequences": 4, "eos_token_id": "FREQUENT", "early_stopping": True}),
+    (
+        "gpt2_frequent_eos",
+        [[5, 17, 9, 30], [13, 27]],
+        {
+            "num_beams": 6,
+            "num_beam_groups": 3,
+            "diversity_penalty": 0.7,
+            "max_new_tokens": 7,
+            "length_penalty": 1.0,
+            "num_return_sequences": 3,
+            "eos_token_id": "FREQUENT",
+        },
+    ),
+    (
+        "gpt2_frequent_eos_early_stopping",
+        [[5, 17, 9, 30]],
+        {
+            "num_beams": 4,
+            "num_beam_groups": 2,
+            "diversity_penalty": 0.3,
+            "max_new_tokens": 7,
+            "length_penalty": 0.0,
+            "num_return_sequences": 4,
+            "eos_token_id": "FREQUENT",
+            "early_stopping": True,
+        },
+    ),
     # A group done early: 4.51 feeds its beams the pad token, which the later groups' Hamming
     # penalty then counts.
-    ("gpt2_group_done_early", [[38, 13, 19]],
-     {"num_beams": 3, "num_beam_groups": 3, "diversity_penalty": 0.7, "max_new_tokens": 7, "length_penalty": 1.0,
-      "num_return_sequences": 3, "eos_token_id": 32}),
+    (
+        "gpt2_group_done_early",
+        [[38, 13, 19]],
+        {
+            "num_beams": 3,
+            "num_beam_groups": 3,
+            "diversity_penalty": 0.7,
+            "max_new_tokens": 7,
+            "length_penalty": 1.0,
+            "num_return_sequences": 3,
+            "eos_token_id": 32,
+        },
+    ),
     # A group is done only when its worst hypothesis beats the best candidate (an EOS one included).
-    ("gpt2_done_against_best_candidate", [[44, 23, 5]],
-     {"num_beams": 4, "num_beam_groups": 2, "diversity_penalty": 0.7, "max_new_tokens": 7, "length_penalty": 1.0,
-      "num_return_sequences": 4, "eos_token_id": 32}),
+    (
+        "gpt2_done_against_best_candidate",
+        [[44, 23, 5]],
+        {
+            "num_beams": 4,
+            "num_beam_groups": 2,
+            "diversity_penalty": 0.7,
+            "max_new_tokens": 7,
+            "length_penalty": 1.0,
+            "num_return_sequences": 4,
+            "eos_token_id": 32,
+        },
+    ),
     # The penalty applies before the repetition penalty (4.51's processor order).
-    ("gpt2_repetition_penalty", [[5, 17, 9, 30]],
-     {"num_beams": 4, "num_beam_groups": 2, "diversity_penalty": 0.4, "max_new_tokens": 6, "length_penalty": 0.0,
-      "num_return_sequences": 4, "eos_token_id": EOS, "repetition_penalty": 1.5}),
+    (
+        "gpt2_repetition_penalty",
+        [[5, 17, 9, 30]],
+        {
+            "num_beams": 4,
+            "num_beam_groups": 2,
+            "diversity_penalty": 0.4,
+            "max_new_tokens": 6,
+            "length_penalty": 0.0,
+            "num_return_sequences": 4,
+            "eos_token_id": EOS,
+            "repetition_penalty": 1.5,
+        },
+    ),
     # One group: 4.51 runs its plain beam search.
-    ("gpt2_one_group", [[5, 17, 9, 30]],
-     {"num_beams": 4, "num_beam_groups": 1, "max_new_tokens": 5, "length_penalty": 0.0, "num_return_sequences": 4,
-      "eos_token_id": EOS}),
+    (
+        "gpt2_one_group",
+        [[5, 17, 9, 30]],
+        {
+            "num_beams": 4,
+            "num_beam_groups": 1,
+            "max_new_tokens": 5,
+            "length_penalty": 0.0,
+            "num_return_sequences": 4,
+            "eos_token_id": EOS,
+        },
+    ),
 ]
 BART_CASES = [
-    ("bart_eos", [[BOS, 9, 14, 22, EOS]],
-     {"num_beams": 4, "num_beam_groups": 2, "diversity_penalty": 0.5, "max_new_tokens": 6, "length_penalty": 1.0,
-      "num_return_sequences": 4}),
-    ("bart_batch", [[BOS, 9, 14, 22, EOS], [BOS, 31, 5, EOS]],
-     {"num_beams": 6, "num_beam_groups": 3, "diversity_penalty": 2.0, "max_new_tokens": 5, "length_penalty": 0.0,
-      "num_return_sequences": 2}),
+    (
+        "bart_eos",
+        [[BOS, 9, 14, 22, EOS]],
+        {
+            "num_beams": 4,
+            "num_beam_groups": 2,
+            "diversity_penalty": 0.5,
+            "max_new_tokens": 6,
+            "length_penalty": 1.0,
+            "num_return_sequences": 4,
+        },
+    ),
+    (
+        "bart_batch",
+        [[BOS, 9, 14, 22, EOS], [BOS, 31, 5, EOS]],
+        {
+            "num_beams": 6,
+            "num_beam_groups": 3,
+            "diversity_penalty": 2.0,
+            "max_new_tokens": 5,
+            "length_penalty": 0.0,
+            "num_return_sequences": 2,
+        },
+    ),
 ]
 
 
 def frequent_token(model, prompt) -> int:
     """The token the model's plain beams pick most often after ``prompt`` (not the prompt's)."""
-    output = model.generate(torch.tensor([prompt]), num_beams=4, num_return_sequences=4, do_sample=False,
-                            max_new_tokens=7, eos_token_id=EOS, pad_token_id=PAD)
-    generated = output[:, len(prompt):].reshape(-1).tolist()
+    output = model.generate(
+        torch.tensor([prompt]),
+        num_beams=4,
+        num_return_sequences=4,
+        do_sample=False,
+        max_new_tokens=7,
+        eos_token_id=EOS,
+        pad_token_id=PAD,
+    )
+    generated = output[:, len(prompt) :].reshape(-1).tolist()
     return max(sorted(set(generated)), key=generated.count)
 
 
 def run(model, name, prompts, options, padding):
     input_ids, attention_mask = padding(prompts)
-    output = model.generate(input_ids=torch.tensor(input_ids), attention_mask=torch.tensor(attention_mask),
-                            do_sample=False, return_dict_in_generate=True, output_scores=True, **options)
+    output = model.generate(
+        input_ids=torch.tensor(input_ids),
+        attention_mask=torch.tensor(attention_mask),
+        do_sample=False,
+        return_dict_in_generate=True,
+        output_scores=True,
+        **options,
+    )
     return {
         "name": name,
         "model": "tiny-bart" if model.config.is_encoder_decoder else "tiny-gpt2",
@@ -156,7 +300,11 @@ def main():
             cases.append(run(gpt2, name, prompts, options, left_padded))
         for name, prompts, options in BART_CASES:
             cases.append(run(bart, name, prompts, options, right_padded))
-    reference = {"transformers": transformers.__version__, "torch": torch.__version__, "cases": cases}
+    reference = {
+        "transformers": transformers.__version__,
+        "torch": torch.__version__,
+        "cases": cases,
+    }
     (HERE / "reference.json").write_text(json.dumps(reference, indent=1) + "\n")
 
 
