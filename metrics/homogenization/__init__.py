@@ -1,4 +1,5 @@
-"""Homogenization score: the mean similarity of every text to every other (higher = more homogeneous).
+"""Homogenization score: the mean similarity of every text to every other (higher = more
+homogeneous).
 
 The figure of the ``diversity`` package (Shaib et al. 2024, "Standardizing the Measurement of Text
 Diversity", §3), defined by Padmakumar & He (2023, "Does Writing with Language Models Reduce
@@ -80,8 +81,9 @@ def _bertscore_homogenization(
             raise ArgumentError(
                 where,
                 f"holds {distinct:,} distinct texts: BERTScore homogenization keeps a dense "
-                f"{distinct:,} x {distinct:,} matrix ({distinct * distinct * 8 / 2**30:.1f} GiB), so it takes at "
-                f"most {MAX_BERTSCORE_TEXTS:,}; score a sample, or use measure='rougel' or 'bleu'",
+                f"{distinct:,} x {distinct:,} matrix ({distinct * distinct * 8 / 2**30:.1f} GiB), "
+                f"so it takes at most {MAX_BERTSCORE_TEXTS:,}; score a sample, or use "
+                "measure='rougel' or 'bleu'",
             )
     model = DEFAULT_HOMOGENIZATION_MODEL if model is None else model
     if num_layers is None:
@@ -247,7 +249,8 @@ def homogenization_score(
     allow_empty: bool = False,
     progress=None,
 ) -> dict:
-    """The figures of the evaluate module: one score for a corpus (a flat list), or per set and their mean."""
+    """The figures of the evaluate module: one score for a corpus (a flat list), or per set and
+    their mean."""
     options = dict(
         measure=measure,
         use_stemmer=use_stemmer,

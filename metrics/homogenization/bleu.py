@@ -28,7 +28,8 @@ import numpy as np
 
 MAX_ORDER = 4
 
-# sacrebleu's TokenizerRegexp (mteval-v13a), as vendored in evaluate's metrics/bleu/tokenizer_13a.py.
+# sacrebleu's TokenizerRegexp (mteval-v13a), as vendored in evaluate's
+# metrics/bleu/tokenizer_13a.py.
 _13A_RULES = (
     (re.compile(r"([\{-\~\[-\` -\&\(-\+\:-\@\/])"), r" \1 "),  # punctuation and symbols
     (re.compile(r"([^0-9])([\.,])"), r"\1 \2 "),  # period and comma unless preceded by a digit
@@ -55,7 +56,8 @@ def tokenize_13a(line: str) -> tuple[str, ...]:
 
 
 def distinct_token_sequences(texts: list[str]) -> tuple[list[tuple[str, ...]], np.ndarray]:
-    """The distinct ``13a`` tokenizations of ``texts`` (first-seen order) and how often each occurs."""
+    """The distinct ``13a`` tokenizations of ``texts`` (first-seen order) and how often each
+    occurs."""
     counts: dict[tuple[str, ...], int] = {}
     for text in texts:
         tokens = tokenize_13a(text)
@@ -64,7 +66,8 @@ def distinct_token_sequences(texts: list[str]) -> tuple[list[tuple[str, ...]], n
 
 
 def clipped_match_sums(units: list[tuple[str, ...]], counts: np.ndarray, order: int) -> np.ndarray:
-    """``sum_j m_j clip_order(j, i)`` for every unit ``i`` (``j`` over all units, ``i`` included)."""
+    """``sum_j m_j clip_order(j, i)`` for every unit ``i`` (``j`` over all units, ``i``
+    included)."""
     from scipy import sparse
 
     ngram_ids: dict[tuple[str, ...], int] = {}
@@ -87,7 +90,8 @@ def clipped_match_sums(units: list[tuple[str, ...]], counts: np.ndarray, order: 
 
 
 def bleu_against_each(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Each distinct tokenization's BLEU as the reference of all the other texts, and its multiplicity.
+    """Each distinct tokenization's BLEU as the reference of all the other texts, and its
+    multiplicity.
 
     A reference or hypotheses without any token score 0 (evaluate's module divides by zero there).
     """

@@ -1,4 +1,5 @@
-"""evaluate module: homogenization score of response sets or of a corpus (higher = more homogeneous).
+"""evaluate module: homogenization score of response sets or of a corpus (higher = more
+homogeneous).
 
 A thin wrapper of :func:`dialeval.metrics.homogenization.homogenization_score`; see README.md
 (the metric card).
@@ -95,5 +96,6 @@ class Homogenization(ResponsesMetric):
         )
 
 
-#: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).
+#: The evaluate module (evaluate.load finds it by its base class; named here for `make
+#: lint-dead-code`).
 __all__ = ["Homogenization"]

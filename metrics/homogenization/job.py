@@ -1,4 +1,5 @@
-"""``dialeval evaluate``'s homogenization steps (ROUGE-L, BLEU, BERTScore): per response set, or of the whole corpus."""
+"""``dialeval evaluate``'s homogenization steps (ROUGE-L, BLEU, BERTScore): per response set, or of
+the whole corpus."""
 
 from __future__ import annotations
 
@@ -17,12 +18,14 @@ from dialeval.option_fields import model_list_field
 
 @dataclass
 class HomogenizationOptions:
-    """The encoders of BERTScore homogenization (its own flag: the package's default model is not BERTScore diversity's)."""
+    """The encoders of BERTScore homogenization (its own flag: the package's default model is not
+    BERTScore diversity's)."""
 
     homogenization_models: list[str] = model_list_field(
         "--homogenization-model",
         DEFAULT_HOMOGENIZATION_MODEL,
-        "encoder for BERTScore homogenization (the diversity package's default; bert_score's layer for it)",
+        "encoder for BERTScore homogenization (the diversity package's default; bert_score's "
+        "layer for it)",
     )
 
 
