@@ -1,4 +1,5 @@
-"""Lexical diversity: per response set (Tevet & Berant 2021) and over a whole corpus (Han et al. 2022).
+"""Lexical diversity: per response set (Tevet & Berant 2021) and over a whole corpus (Han et al.
+2022).
 
 The evaluate module is ``lexical_diversity.py`` beside this file; its card is ``README.md``.
 """

@@ -29,8 +29,9 @@ def set_lexical_diversity(
 ) -> dict:
     """Set-scope figures (Tevet & Berant 2021, §6.2): ``per_set`` scores and their means over sets.
 
-    All sets are scored in one vectorized call (:func:`.set_level_batch.batch_set_lexical_diversity`),
-    bit for bit equal to the per-set functions of :mod:`.set_lexical` but many times faster.
+    All sets are scored in one vectorized call
+    (:func:`.set_level_batch.batch_set_lexical_diversity`), bit for bit equal to the per-set
+    functions of :mod:`.set_lexical` but many times faster.
 
     Args:
         progress: optional callable invoked once with the number of scored sets when they are
@@ -88,8 +89,9 @@ def lexical_diversity(predictions, **options) -> dict:
     if unexpected:
         raise ArgumentError(
             unexpected[0],
-            f"does not apply to {scope}-scope input (given: {unexpected}); options for it are {sorted(allowed)} "
-            "(a flat list of strings is a corpus, a list of lists is response sets)",
+            f"does not apply to {scope}-scope input (given: {unexpected}); options for it are "
+            f"{sorted(allowed)} (a flat list of strings is a corpus, a list of lists is response "
+            "sets)",
         )
     if scope == "sets":
         with arguments_named({"response_sets": "predictions"}):

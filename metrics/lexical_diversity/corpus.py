@@ -42,7 +42,8 @@ def tokenize_corpus(
     source=None,
     argument: str = "responses",
 ) -> list[tuple[str, ...]]:
-    """Tokenize every response (each distinct text once, in parallel for large corpora, for "casual").
+    """Tokenize every response (each distinct text once, in parallel for large corpora, for
+    "casual").
 
     ``source`` / ``argument``: the user's texts and their argument name, to name a text a custom
     tokenizer gives bad output for (:func:`dialeval.text.get_tokenizer`); default ``responses``."""
@@ -72,7 +73,8 @@ KEY_LIMIT = 2**63
 def _group_counts(
     keys: np.ndarray, weights: np.ndarray, key_bound: int, weight_bound: int
 ) -> np.ndarray:
-    """Summed weight of each distinct key (``0 <= key < key_bound``, ``0 < weight < weight_bound``), ascending."""
+    """Summed weight of each distinct key (``0 <= key < key_bound``, ``0 < weight < weight_bound``),
+    ascending."""
     if weight_bound <= 2:  # every text occurs once: the group sizes of the sorted keys
         ordered = np.sort(keys)
         edges = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
@@ -249,7 +251,8 @@ def corpus_ngram_diversity(
 
 
 def _one_order(responses: list[str], n: int, tokenizer, allow_empty: bool) -> np.ndarray:
-    """The n-gram counts of order ``n`` only (none, in O(1), when ``n`` exceeds the longest response)."""
+    """The n-gram counts of order ``n`` only (none, in O(1), when ``n`` exceeds the longest
+    response)."""
     _check_order("n", n)
     responses = check_corpus(responses, "responses", allow_empty=allow_empty)
     return corpus_ngram_counts(responses, n, tokenizer).get(n, _NO_NGRAMS)

@@ -1,4 +1,5 @@
-"""``dialeval evaluate``'s lexical steps: set-level distinct-n / n-gram cosine, corpus Dist/Ent/LF, Self-BLEU."""
+"""``dialeval evaluate``'s lexical steps: set-level distinct-n / n-gram cosine, corpus Dist/Ent/LF,
+Self-BLEU."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ class LexicalOptions:
         default=5,
         metadata=option(
             "--max-n",
-            help="highest n-gram order of the set-level metrics (at most the longest response's length in characters, or 5)",
+            help="highest n-gram order of the set-level metrics (at most the longest response's "
+            "length in characters, or 5)",
         ),
     )
     corpus_max_n: int = 3
@@ -36,7 +38,8 @@ class LexicalOptions:
     )
 
     def __post_init__(self):
-        # refused before any step runs (a bad value must not cost the metrics before it, nor a checkpoint)
+        # refused before any step runs (a bad value must not cost the metrics before it, nor a
+        # checkpoint)
         check_int(self.max_n, "max_n")
         check_int(self.corpus_max_n, "corpus_max_n")
         check_int(self.lf_threshold, "lf_threshold", 0)

@@ -1,6 +1,8 @@
-"""evaluate module: lexical diversity of response sets (Tevet & Berant 2021) or of a corpus (Sem-Ent paper).
+"""evaluate module: lexical diversity of response sets (Tevet & Berant 2021) or of a corpus (Sem-Ent
+paper).
 
-A thin wrapper of :func:`dialeval.metrics.lexical_diversity.by_scope.lexical_diversity`; see README.md (the metric card).
+A thin wrapper of :func:`dialeval.metrics.lexical_diversity.by_scope.lexical_diversity`; see
+README.md (the metric card).
 """
 
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
@@ -102,5 +104,6 @@ class LexicalDiversity(ResponsesMetric):
         return lexical_diversity(predictions, allow_empty=allow_empty, **options)
 
 
-#: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).
+#: The evaluate module (evaluate.load finds it by its base class; named here for `make
+#: lint-dead-code`).
 __all__ = ["LexicalDiversity"]

@@ -22,7 +22,8 @@ def computed_orders(max_n: int, longest: int) -> int:
 def check_listed_orders(
     argument: str, max_n: int, longest: int, default: int, measure: str = "token count"
 ) -> None:
-    """Refuse listing ``max_n`` orders when ``max_n > max(longest, default)``, before any allocation.
+    """Refuse listing ``max_n`` orders when ``max_n > max(longest, default)``, before any
+    allocation.
 
     ``longest``: the longest response's ``measure`` (its token count, or any upper bound of it,
     such as its length in characters)."""
@@ -31,5 +32,6 @@ def check_listed_orders(
         raise ArgumentError(
             argument,
             f"({max_n}) exceeds {bound}, the longest response's {measure} ({longest}) or the "
-            f"default order ({default}) if larger: orders above the longest response have no n-gram",
+            f"default order ({default}) if larger: orders above the longest response have no "
+            "n-gram",
         )

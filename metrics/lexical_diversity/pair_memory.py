@@ -15,7 +15,8 @@ import os
 
 from dialeval.validation import ArgumentError
 
-#: Peak bytes per unit pair of the pairwise layout (int64 / float64 arrays, see the module docstring).
+#: Peak bytes per unit pair of the pairwise layout (int64 / float64 arrays, see the module
+#: docstring).
 BYTES_PER_PAIR = 96
 
 
@@ -39,7 +40,8 @@ def check_pair_memory(num_pairs: int, largest_set: int, argument: str) -> None:
         raise ArgumentError(
             argument,
             ": the n-gram cosine diversity compares every pair of distinct responses of a set; "
-            f"{num_pairs:,} pairs (largest set: {largest_set:,} distinct responses) need ~{needed / 2**30:.1f} GiB "
-            f"({BYTES_PER_PAIR} bytes a pair), above the {available / 2**30:.1f} GiB available: split the set "
-            f"or score averaged_distinct_n alone",
+            f"{num_pairs:,} pairs (largest set: {largest_set:,} distinct responses) need "
+            f"~{needed / 2**30:.1f} GiB ({BYTES_PER_PAIR} bytes a pair), above the "
+            f"{available / 2**30:.1f} GiB available: split the set or score averaged_distinct_n "
+            "alone",
         )

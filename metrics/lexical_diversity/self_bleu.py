@@ -170,7 +170,8 @@ def _map_distinct(function, values: np.ndarray) -> np.ndarray:
 
 def _exact_multiple(value: float, count: int) -> list[float]:
     """Floats summing exactly to ``count * value`` (``value * 2**b`` for each bit ``b`` of
-    ``count``, each exact): ``math.fsum`` of them and other terms is ``fsum`` of ``count`` copies."""
+    ``count``, each exact): ``math.fsum`` of them and other terms is ``fsum`` of ``count``
+    copies."""
     return [math.ldexp(value, bit) for bit in range(count.bit_length()) if count >> bit & 1]
 
 

@@ -84,7 +84,8 @@ def ngram_cosine_similarity(tokens_a: list[str], tokens_b: list[str], n: int) ->
 
 
 def cosine_of_counts(counts_a: Counter, counts_b: Counter) -> float:
-    """Cosine of two n-gram count vectors, computed as ``scipy.spatial.distance.cosine`` does (Tevet's release)."""
+    """Cosine of two n-gram count vectors, computed as ``scipy.spatial.distance.cosine`` does
+    (Tevet's release)."""
     if len(counts_a) > len(counts_b):
         counts_a, counts_b = counts_b, counts_a
     dot = sum(count * counts_b[gram] for gram, count in counts_a.items() if gram in counts_b)
@@ -113,11 +114,13 @@ def ngram_cosine_diversity(
         allow_empty: score ``""`` as a response without n-grams instead of raising.
 
     Returns:
-        The mean over n of ``-mean_{i>j} cos(c_i^n, c_j^n)``; in ``[-1, 0]``, higher is more diverse.
+        The mean over n of ``-mean_{i>j} cos(c_i^n, c_j^n)``; in ``[-1, 0]``, higher is more
+        diverse.
 
     Raises:
         ValueError: naming ``responses`` when its pairs of distinct responses would need more
-            than the available memory (96 bytes a pair, :mod:`.pair_memory`), before allocating them.
+            than the available memory (96 bytes a pair, :mod:`.pair_memory`), before allocating
+            them.
     """
     responses = check_response_set(responses, "responses", min_size=2, allow_empty=allow_empty)
     check_orders(min_n, max_n)

@@ -14,7 +14,8 @@ into a handful of ``numpy`` operations per n-gram order over flat arrays:
 2. identical responses of a set (identical token lists) become one *unit* with a multiplicity
    ``m``, so a set of 10,000 copies of one response costs what a set of one response costs;
 3. for each order n, every n-gram start gets a global rank with ``numpy.unique`` on
-   (rank of the (n-1)-gram, next token id), as :func:`.corpus.weighted_ngram_counts` ranks the corpus's n-grams;
+   (rank of the (n-1)-gram, next token id), as :func:`.corpus.weighted_ngram_counts` ranks the
+   corpus's n-grams;
 4. distinct-n: the distinct (set, n-gram) pairs of a set over its n-gram count, each unit's
    n-grams counted ``m`` times (0 without an n-gram);
 5. cosine: the (unit, n-gram) counts, sorted by (set, n-gram, unit), so the entries of one n-gram
@@ -131,7 +132,8 @@ def score_response_sets(
     local_of_unit = np.arange(num_units, dtype=np.int64) - np.repeat(unit_offset, units_per_set)
 
     if cosine:
-        # Unit pairs (i, j), i > j, of each set in the released order; pair (i, j) is i*(i-1)/2 + j in its set.
+        # Unit pairs (i, j), i > j, of each set in the released order; pair (i, j) is i*(i-1)/2 + j
+        # in its set.
         pair_counts = units_per_set * (units_per_set - 1) // 2
         pair_offset = np.cumsum(pair_counts) - pair_counts
         num_pairs = int(pair_counts.sum())
@@ -159,7 +161,8 @@ def score_response_sets(
     num_computed = max(last_order - min_n + 1, 0)
     distinct = np.empty((num_sets, num_computed), dtype=np.float64)
     diversity = np.empty((num_sets, num_computed), dtype=np.float64)
-    rank = flat_ids  # rank of the (n-1)-gram starting at each position (valid where tokens_left >= n-1)
+    # rank of the (n-1)-gram starting at each position (valid where tokens_left >= n-1)
+    rank = flat_ids
     key_base = max(vocabulary_size, 1)
     for n in range(1, last_order + 1):
         starts = np.flatnonzero(tokens_left >= n)
@@ -267,10 +270,12 @@ def batch_set_lexical_diversity(
     tokenizer="tevet",
     allow_empty: bool = False,
 ) -> dict[str, np.ndarray]:
-    """Averaged distinct-n and n-gram cosine diversity of many response sets (Tevet & Berant 2021, §6.2).
+    """Averaged distinct-n and n-gram cosine diversity of many response sets (Tevet & Berant 2021,
+    §6.2).
 
     The same implementation as :func:`.set_level.averaged_distinct_n` and
-    :func:`.set_level.ngram_cosine_diversity` (equal values for every set), vectorized over all sets.
+    :func:`.set_level.ngram_cosine_diversity` (equal values for every set), vectorized over all
+    sets.
 
     Args:
         response_sets: one response set (``list[str]``, at least 2 responses) per context; sets
