@@ -56,7 +56,8 @@ def _check_threshold(threshold) -> float:
 
 
 def _factors(tokens, threshold: float) -> float:
-    """Factors of one pass: full ones where the running TTR reaches ``threshold``, and the partial one."""
+    """Factors of one pass: full ones where the running TTR reaches ``threshold``, and the partial
+    one."""
     factors, seen, count = 0.0, set(), 0
     for token in tokens:
         count += 1
@@ -77,7 +78,8 @@ def _mtld_of_tokens(tokens: list[str], threshold: float) -> float:
     passes = []
     for ordered in (tokens, tokens[::-1]):
         factors = _factors(ordered, threshold)
-        # every token distinct: no factor at all; lexicalrichness counts one, so MTLD = the token count
+        # every token distinct: no factor at all; lexicalrichness counts one, so MTLD = the token
+        # count
         passes.append(len(tokens) / (factors if factors > 0 else 1.0))
     return float(np.mean(passes))
 
@@ -124,7 +126,8 @@ def mtld(
 def mtld_scores(
     predictions, threshold: float = DEFAULT_THRESHOLD, tokenizer=None, allow_empty: bool = False
 ) -> dict:
-    """The evaluate module's figures: MTLD of a corpus (a flat list), or of each response set and their mean."""
+    """The evaluate module's figures: MTLD of a corpus (a flat list), or of each response set and
+    their mean."""
     threshold = _check_threshold(threshold)
     if split_scope(predictions, "predictions") == "corpus":
         corpus = check_corpus(predictions, "predictions", allow_empty=allow_empty)

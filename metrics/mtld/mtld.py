@@ -66,5 +66,6 @@ class Mtld(ResponsesMetric):
         )
 
 
-#: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).
+#: The evaluate module (evaluate.load finds it by its base class; named here for `make
+#: lint-dead-code`).
 __all__ = ["Mtld"]
