@@ -12,8 +12,8 @@ App. C: inputs whose list holds one or more ambiguous responses are left out of 
 ("num_excluded"); the paper reports |Q| as "inputs analyzed" (Tables 5-6, "num_analyzed").
 
 This module is the pure core: it takes answers that are already classified. Classifying
-responses is :mod:`dialeval.metrics.nbest_contradiction.yes_no`; the evaluate module ``nbest_contradiction``
-chains the two.
+responses is :mod:`dialeval.metrics.nbest_contradiction.yes_no`; the evaluate module
+``nbest_contradiction`` chains the two.
 """
 
 from __future__ import annotations
@@ -58,7 +58,8 @@ def _check_references(references: object, num_inputs: int) -> list[str]:
     if isinstance(references, str) or not isinstance(references, Sequence):
         raise ArgumentError(
             "references",
-            f"must be a list with one expected answer ('yes' or 'no') per input, got {references!r:.60}",
+            "must be a list with one expected answer ('yes' or 'no') per input, got "
+            f"{references!r:.60}",
         )
     if len(references) != num_inputs:
         raise ArgumentError(
@@ -84,7 +85,8 @@ def _check_types(input_types: object, num_inputs: int) -> list[str] | None:
     ):
         raise ArgumentError(
             "input_types",
-            f"must be None or a list of {num_inputs} strings (e.g. 'ENTQ', 'CNTQ'), got {input_types!r:.60}",
+            f"must be None or a list of {num_inputs} strings (e.g. 'ENTQ', 'CNTQ'), got "
+            f"{input_types!r:.60}",
         )
     for index, input_type in enumerate(input_types):
         if not isinstance(input_type, str) or not input_type:
@@ -97,7 +99,8 @@ def _check_types(input_types: object, num_inputs: int) -> list[str] | None:
 def _aggregate(per_input: list[dict]) -> dict:
     analyzed = [item for item in per_input if not item["excluded"]]
     with_noncontradictory = [item for item in analyzed if item["num_noncontradictory"] > 0]
-    # With nothing analyzed (or no list in Q') the ratio is undefined; NaN says so instead of a fake 0.
+    # With nothing analyzed (or no list in Q') the ratio is undefined; NaN says so instead of a fake
+    # 0.
     certainty = len(with_noncontradictory) / len(analyzed) if analyzed else math.nan
     variety = (
         sum(item["num_noncontradictory"] / item["list_size"] for item in with_noncontradictory)
@@ -147,8 +150,8 @@ def certainty_variety(answers, references, input_types=None) -> dict:
     result = _aggregate(per_input)
     if result["num_analyzed"] == 0:
         warnings.warn(
-            f"all {len(per_input)} n-best lists hold an ambiguous response and are excluded (App. C): Certainty "
-            "and Variety are undefined (NaN); num_analyzed is 0",
+            f"all {len(per_input)} n-best lists hold an ambiguous response and are excluded (App. "
+            "C): Certainty and Variety are undefined (NaN); num_analyzed is 0",
             UserWarning,
             stacklevel=2,
         )
@@ -184,14 +187,16 @@ def nbest_contradiction(
 
     Args:
         predictions: one n-best list (list of responses) per input.
-        references: the expected non-contradictory answer of each input ("yes" for ENTQ, "no" for CNTQ).
+        references: the expected non-contradictory answer of each input ("yes" for ENTQ, "no" for
+            CNTQ).
         classifier: ``"prefix"`` (the yes/no-prefix rule, the weaker baseline), a yes/no
             classifier's id or local directory (labels named yes/no/ambiguous or Circa's), or an
             object with ``classify(responses, questions) -> list[str]``.
         questions: the input messages, one per input; needed by classifiers trained on
             (question, answer) pairs.
         input_types: optional type per input ("ENTQ", "CNTQ"): adds ``per_type``.
-        device, dtype, batch_size, label_map: for a model classifier (see :mod:`dialeval.metrics.nbest_contradiction.yes_no`).
+        device, dtype, batch_size, label_map: for a model classifier (see
+            :mod:`dialeval.metrics.nbest_contradiction.yes_no`).
 
     Returns:
         :func:`certainty_variety`'s figures, each input's ``answers`` in ``per_input``, the
@@ -205,8 +210,9 @@ def nbest_contradiction(
     if classifier is None:
         raise ArgumentError(
             "classifier",
-            "is required: 'prefix' (yes/no-prefix rule), the id or directory of a yes/no classifier "
-            "(train one with examples/train_yes_no_classifier.py), or an object with classify()",
+            "is required: 'prefix' (yes/no-prefix rule), the id or directory of a yes/no "
+            "classifier (train one with examples/train_yes_no_classifier.py), or an object with "
+            "classify()",
         )
     # Cheap checks first: a bad reference should not cost a model load and a classification pass.
     if isinstance(predictions, Sequence) and not isinstance(predictions, str):

@@ -1,6 +1,7 @@
 """evaluate module: Certainty and Variety of n-best lists (Sato et al. 2022, §2; App. C).
 
-A thin wrapper of :func:`dialeval.metrics.nbest_contradiction.certainty_variety.nbest_contradiction`; see README.md
+A thin wrapper of
+:func:`dialeval.metrics.nbest_contradiction.certainty_variety.nbest_contradiction`; see README.md
 (the metric card).
 """
 
@@ -114,5 +115,6 @@ class NbestContradiction(DialevalMetric):
         )
 
 
-#: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).
+#: The evaluate module (evaluate.load finds it by its base class; named here for `make
+#: lint-dead-code`).
 __all__ = ["NbestContradiction"]

@@ -37,7 +37,8 @@ INPUT_FORMS = ("answer", "question_answer")
 
 
 def prefix_answer(response: str) -> str:
-    """ "yes"/"no" when the response's first word is a direct yes/no word, else "ambiguous" (§3.2)."""
+    """ "yes"/"no" when the response's first word is a direct yes/no word, else "ambiguous"
+    (§3.2)."""
     match = _FIRST_WORD.search(response.lower())
     # Only the very first word counts: "I said no" is not a refutation by this rule.
     if match is None or response.lower()[: match.start()].strip(" \t\n\"'([*-") != "":
@@ -75,9 +76,10 @@ class PrefixYesNoClassifier:
 class ModelYesNoClassifier:
     """A fine-tuned sequence classifier (App. B) whose labels map to yes / no / ambiguous.
 
-    Loaded once per (model, device, dtype) through :func:`dialeval.metrics.engines.pair_scorer.load_pair_classifier`;
-    scoring is batched (length-sorted, dynamic padding, ``inference_mode``). Over-long inputs
-    are truncated to the model's maximum length and counted in ``num_truncated``.
+    Loaded once per (model, device, dtype) through
+    :func:`dialeval.metrics.engines.pair_scorer.load_pair_classifier`; scoring is batched
+    (length-sorted, dynamic padding, ``inference_mode``). Over-long inputs are truncated to the
+    model's maximum length and counted in ``num_truncated``.
     """
 
     def __init__(
@@ -120,14 +122,15 @@ class ModelYesNoClassifier:
             if questions is None:
                 raise ArgumentError(
                     "questions",
-                    f"is required, one per response: classifier {self.name!r} was trained on (question, "
-                    "answer) pairs; pass `questions`",
+                    f"is required, one per response: classifier {self.name!r} was trained on "
+                    "(question, answer) pairs; pass `questions`",
                 )
             questions = _check_texts(questions, "questions")
             if len(questions) != len(responses):
                 raise ArgumentError(
                     "questions",
-                    f"must hold one question per response: {len(responses)} responses, got {len(questions)}",
+                    f"must hold one question per response: {len(responses)} responses, got "
+                    f"{len(questions)}",
                 )
             stats = PairScoringStats()
             scores = score_pairs(
@@ -178,7 +181,8 @@ class ModelYesNoClassifier:
 def load_yes_no_classifier(
     classifier, device=None, dtype=None, batch_size: int = 32, label_map: dict | None = None
 ):
-    """``"prefix"`` -> the prefix rule; an object with ``classify`` -> itself; else a model id or directory."""
+    """``"prefix"`` -> the prefix rule; an object with ``classify`` -> itself; else a model id or
+    directory."""
     if isinstance(classifier, str) and classifier == "prefix":
         return PrefixYesNoClassifier()
     if hasattr(classifier, "classify"):
@@ -187,7 +191,8 @@ def load_yes_no_classifier(
         raise ArgumentError(
             "classifier",
             "must be 'prefix', a yes/no classifier id or local directory (e.g. one trained with "
-            f"examples/train_yes_no_classifier.py), or an object with classify(responses, questions); got {classifier!r}",
+            "examples/train_yes_no_classifier.py), or an object with classify(responses, "
+            f"questions); got {classifier!r}",
         )
     with arguments_named({"model": "classifier"}):
         return ModelYesNoClassifier(
@@ -221,7 +226,8 @@ def classify_nbest_lists(classifier, predictions, questions=None) -> list[list[s
         if len(questions) != len(predictions):
             raise ArgumentError(
                 "questions",
-                f"must hold one question per input: {len(predictions)} inputs, got {len(questions)}",
+                f"must hold one question per input: {len(predictions)} inputs, got "
+                f"{len(questions)}",
             )
         for question, nbest in zip(questions, predictions):
             flat_questions.extend([question] * len(nbest))
