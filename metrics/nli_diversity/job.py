@@ -1,4 +1,5 @@
-"""``dialeval evaluate``'s NLI Diversity step (Stasaski & Hearst 2022): every NLI figure from one pass of the pairs."""
+"""``dialeval evaluate``'s NLI Diversity step (Stasaski & Hearst 2022): every NLI figure from one
+pass of the pairs."""
 
 from __future__ import annotations
 

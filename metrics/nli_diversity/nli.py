@@ -1,4 +1,5 @@
-"""NLI Diversity (Stasaski & Hearst 2022, "Semantic Diversity in Dialogue with Natural Language Inference").
+"""NLI Diversity (Stasaski & Hearst 2022, "Semantic Diversity in Dialogue with Natural Language
+Inference").
 
 For a response set u_1..u_n an NLI model classifies every ordered pair (premise u_i,
 hypothesis u_j), i != j: n(n-1) predictions (§3.1). With the argmax class of each pair:
@@ -77,15 +78,17 @@ def nli_label_indices(id2label: dict, label_map: dict | None = None) -> tuple[in
         if len(set(indices)) != 3 or not all(isinstance(i, int) and i in id2label for i in indices):
             raise ArgumentError(
                 "label_map",
-                f"must give three distinct output indices among {sorted(id2label)}, got {label_map!r}",
+                f"must give three distinct output indices among {sorted(id2label)}, got "
+                f"{label_map!r}",
             )
         return indices
     by_name = {str(label).strip().lower(): int(index) for index, label in id2label.items()}
     if len(id2label) != 3 or any(name not in by_name for name in NLI_CLASSES):
         raise ArgumentError(
             "model",
-            f"has labels {dict(id2label)} that cannot be mapped to {NLI_CLASSES}: NLI Diversity needs a 3-class "
-            "NLI model whose config.id2label names the classes; for a model labelled LABEL_0.. pass "
+            f"has labels {dict(id2label)} that cannot be mapped to {NLI_CLASSES}: NLI Diversity "
+            "needs a 3-class NLI model whose config.id2label names the classes; for a model "
+            "labelled LABEL_0.. pass "
             "label_map={'contradiction': i, 'neutral': j, 'entailment': k}",
         )
     return tuple(by_name[name] for name in NLI_CLASSES)
@@ -180,7 +183,8 @@ class NLIPairMatrix:
         return predicted
 
     def scores(self, members=None) -> dict[str, float]:
-        """The six figures of the set, or of the subset ``members`` (indices) without new NLI calls."""
+        """The six figures of the set, or of the subset ``members`` (indices) without new NLI
+        calls."""
         members = np.arange(self.size) if members is None else np.asarray(members, dtype=np.int64)
         first, second = ordered_pairs(len(members))
         return nli_scores(self.probabilities[members[first], members[second]])
@@ -236,9 +240,9 @@ def _check_set_pairs(
     if max(needed, stored) > max_pairs_per_set:
         raise ArgumentError(
             f"response_sets[{index}]",
-            f"({len(response_set)} responses, {distinct} distinct) needs "
-            f"{max(needed, stored):,} ordered pairs, more than `max_pairs_per_set` = {max_pairs_per_set:,}; score "
-            "smaller sets (NLI Diversity grows with n(n-1)) or raise the limit",
+            f"({len(response_set)} responses, {distinct} distinct) needs {max(needed, stored):,} "
+            f"ordered pairs, more than `max_pairs_per_set` = {max_pairs_per_set:,}; score smaller "
+            "sets (NLI Diversity grows with n(n-1)) or raise the limit",
         )
 
 
@@ -283,7 +287,8 @@ def iter_nli_pair_matrices(
     allow_empty: bool = False,
     max_pairs_per_set: int = 1_000_000,
 ) -> Iterator[NLIPairMatrix]:
-    """Yield one :class:`NLIPairMatrix` per set, in order, scoring about ``max_pairs_per_chunk`` pairs at a time.
+    """Yield one :class:`NLIPairMatrix` per set, in order, scoring about ``max_pairs_per_chunk``
+    pairs at a time.
 
     ``response_sets`` may be any iterable (a generator over a file of 100k sets): only one
     chunk of sets and their probabilities is in memory at a time, never the whole corpus's.
@@ -323,7 +328,8 @@ def _score_chunk(chunk: list[list[str]], scorer) -> Iterator[_DistinctPairs]:
 def nli_pair_matrices(
     response_sets: list[list[str]], scorer=None, **scorer_options
 ) -> list[NLIPairMatrix]:
-    """:class:`NLIPairMatrix` of every set (held in memory; for streaming see :func:`iter_nli_pair_matrices`)."""
+    """:class:`NLIPairMatrix` of every set (held in memory; for streaming see
+    :func:`iter_nli_pair_matrices`)."""
     response_sets = check_response_sets(response_sets, "response_sets", min_size=2)
     scorer = scorer if scorer is not None else NLIScorer(**scorer_options)
     return list(iter_nli_pair_matrices(response_sets, scorer))
@@ -348,7 +354,8 @@ def nli_diversity(
     Args:
         response_sets: one list of at least two responses per context (any iterable; it is
             streamed, so 100k sets never hold all their probabilities at once).
-        model: NLI classifier id or directory (default the paper's ``FacebookAI/roberta-large-mnli``).
+        model: NLI classifier id or directory (default the paper's
+            ``FacebookAI/roberta-large-mnli``).
         scorer: a ready :class:`NLIScorer` (or any object with ``pair_probabilities``);
             overrides ``model``/``device``/``dtype``/``label_map``.
         max_pairs_per_chunk: pairs scored per chunk (the memory bound).
@@ -367,7 +374,8 @@ def nli_diversity(
     if isinstance(response_sets, (str, dict)) or not hasattr(response_sets, "__iter__"):
         raise ArgumentError(
             "response_sets",
-            f"must be a list of response sets (lists of strings), got {type(response_sets).__name__}",
+            "must be a list of response sets (lists of strings), got "
+            f"{type(response_sets).__name__}",
         )
     return_matrices = check_flag(return_matrices, "return_matrices")
     if progress is not None and not callable(progress):

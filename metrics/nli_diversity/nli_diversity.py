@@ -1,6 +1,7 @@
 """evaluate module: NLI Diversity of response sets (Stasaski & Hearst 2022, §3).
 
-A thin wrapper of :func:`dialeval.metrics.nli_diversity.nli.nli_diversity`; see README.md (the metric card).
+A thin wrapper of :func:`dialeval.metrics.nli_diversity.nli.nli_diversity`; see README.md (the
+metric card).
 """
 
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
@@ -96,5 +97,6 @@ class NliDiversity(ResponsesMetric):
         )
 
 
-#: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).
+#: The evaluate module (evaluate.load finds it by its base class; named here for `make
+#: lint-dead-code`).
 __all__ = ["NliDiversity"]
