@@ -26,13 +26,15 @@ Tagger = Callable[[list[str]], list[list[tuple[str, str]]]]
 SentenceSplitter = Callable[[str], list[str]]
 
 SPACY_MODEL = "en_core_web_sm"
-#: NLTK's data names (NLTK >= 3.9; older NLTK reads the pickled ``punkt`` / ``averaged_perceptron_tagger``).
+#: NLTK's data names (NLTK >= 3.9; older NLTK reads the pickled ``punkt`` /
+#: ``averaged_perceptron_tagger``).
 NLTK_PUNKT = "punkt_tab"
 NLTK_TAGGER = "averaged_perceptron_tagger_eng"
 HOW_TO_INSTALL = (
-    f"`pip install spacy && python -m spacy download {SPACY_MODEL}` (the `diversity` package's tagger) and "
-    f"`python -m nltk.downloader {NLTK_PUNKT}` (its sentence splitter), or NLTK alone: "
-    f"`python -m nltk.downloader {NLTK_PUNKT} {NLTK_TAGGER}`; or pass your own `tagger` and `sentence_splitter`"
+    f"`pip install spacy && python -m spacy download {SPACY_MODEL}` (the `diversity` package's "
+    f"tagger) and `python -m nltk.downloader {NLTK_PUNKT}` (its sentence splitter), or NLTK alone: "
+    f"`python -m nltk.downloader {NLTK_PUNKT} {NLTK_TAGGER}`; or pass your own `tagger` and "
+    "`sentence_splitter`"
 )
 
 
@@ -85,10 +87,12 @@ def _missing(what: str) -> TaggerNotAvailableError:
 
 
 class SpacyTagger:
-    """spaCy's fine-grained tags (``token.tag_``) of each sentence, as the ``diversity`` package's ``get_pos``.
+    """spaCy's fine-grained tags (``token.tag_``) of each sentence, as the ``diversity`` package's
+    ``get_pos``.
 
-    The pipeline is loaded once per (model, process) with only ``tok2vec`` and ``tagger`` enabled, as
-    the package does; ``n_process=1`` by default (the package's 4 start worker processes per call).
+    The pipeline is loaded once per (model, process) with only ``tok2vec`` and ``tagger`` enabled,
+    as the package does; ``n_process=1`` by default (the package's 4 start worker processes per
+    call).
     """
 
     def __init__(self, model: str = SPACY_MODEL, batch_size: int = 1000, n_process: int = 1):
@@ -113,7 +117,8 @@ def _spacy_pipeline(model: str):
 
 
 class NLTKTagger:
-    """NLTK's Treebank tokens (``word_tokenize(..., preserve_line=True)``) tagged by its averaged perceptron."""
+    """NLTK's Treebank tokens (``word_tokenize(..., preserve_line=True)``) tagged by its averaged
+    perceptron."""
 
     def __call__(self, sentences: list[str]) -> list[list[tuple[str, str]]]:
         from nltk.tokenize import word_tokenize
@@ -137,7 +142,8 @@ def nltk_sentence_splitter(text: str) -> list[str]:
 
 
 def default_tagger() -> Tagger:
-    """spaCy ``en_core_web_sm`` when installed, else NLTK's perceptron when its data is; else the how-to."""
+    """spaCy ``en_core_web_sm`` when installed, else NLTK's perceptron when its data is; else the
+    how-to."""
     if spacy_available():
         return SpacyTagger()
     if nltk_tagger_available():

@@ -1,5 +1,6 @@
 """Part-of-speech templates (Shaib et al. 2024, "Detection and Measurement of Syntactic Templates in
-Generated Text", arXiv:2407.00211, §3): the ``diversity`` package's template rate and templates per token.
+Generated Text", arXiv:2407.00211, §3): the ``diversity`` package's template rate and templates per
+token.
 
 A *template* is one of the ``top_n`` most frequent part-of-speech n-grams of a corpus (n = 5); its
 *spans* are the texts of every token window tagged with it (tokens joined by ``" "``). The template
@@ -38,7 +39,8 @@ DEFAULT_N = 5
 DEFAULT_TOP_N = 100
 #: Sentences handed to the tagger per call: the tagger's own objects (spaCy docs) never pile up.
 TAGGING_CHUNK = 5_000
-#: Nesting depth past which a trie branch is written as a flat alternation (``re``'s parser recurses per group).
+#: Nesting depth past which a trie branch is written as a flat alternation (``re``'s parser recurses
+#: per group).
 _MAX_TRIE_DEPTH = 100
 
 Templates = dict[str, list[str]]
@@ -59,8 +61,9 @@ def _tagged_sentences(
         if not isinstance(tagged, (list, tuple)) or len(tagged) != len(chunk):
             raise ArgumentError(
                 "tagger",
-                f"must return one list of (token, tag) pairs per sentence: {len(chunk)} sentences, "
-                f"got {len(tagged) if isinstance(tagged, (list, tuple)) else type(tagged).__name__}",
+                f"must return one list of (token, tag) pairs per sentence: {len(chunk)} "
+                "sentences, got "
+                f"{len(tagged) if isinstance(tagged, (list, tuple)) else type(tagged).__name__}",
             )
         for sentence, pairs in zip(chunk, tagged):
             tokens, tags = [], []
@@ -72,11 +75,13 @@ def _tagged_sentences(
                 ):
                     raise ArgumentError(
                         "tagger",
-                        f"must return (token, tag) string pairs, got {pair!r:.60} for {sentence!r:.60}",
+                        f"must return (token, tag) string pairs, got {pair!r:.60} for "
+                        f"{sentence!r:.60}",
                     )
                 token, tag = pair
                 if not token or not tag or len(tag.split()) != 1:
-                    # An empty token would be a span matching everywhere; a tag with spaces is no single tag.
+                    # An empty token would be a span matching everywhere; a tag with spaces is no
+                    # single tag.
                     raise ArgumentError(
                         "tagger",
                         "returned an empty token or a tag that is empty or holds whitespace: "
@@ -154,7 +159,8 @@ def _extract_per_set(
 
 
 def _resolve(tagger, sentence_splitter) -> tuple[Tagger, SentenceSplitter]:
-    """The given tagger / splitter, else the defaults (a TaggerNotAvailableError says how to install them)."""
+    """The given tagger / splitter, else the defaults (a TaggerNotAvailableError says how to install
+    them)."""
     if tagger is not None and not callable(tagger):
         raise ArgumentError(
             "tagger",
@@ -179,7 +185,8 @@ def extract_templates(
     sentence_splitter: SentenceSplitter | None = None,
     allow_empty: bool = False,
 ) -> Templates:
-    """The ``top_n`` most frequent part-of-speech ``n``-grams of ``texts`` and every span tagged with each.
+    """The ``top_n`` most frequent part-of-speech ``n``-grams of ``texts`` and every span tagged
+    with each.
 
     As the package's ``extract_patterns``: the texts joined by spaces are split into sentences,
     each sentence is tagged, the tag n-grams within sentences are counted, and for each of the
@@ -190,8 +197,9 @@ def extract_templates(
         texts: the corpus (or one response set) to extract the templates from.
         n: the n-gram length (default 5, the paper's).
         top_n: how many of the most frequent tag n-grams are templates (default 100).
-        tagger: ``tagger(sentences) -> [[(token, tag), ...], ...]``; default spaCy ``en_core_web_sm``
-            (else NLTK's perceptron), see :mod:`dialeval.metrics.pos_templates.taggers`.
+        tagger: ``tagger(sentences) -> [[(token, tag), ...], ...]``; default spaCy
+            ``en_core_web_sm`` (else NLTK's perceptron), see
+            :mod:`dialeval.metrics.pos_templates.taggers`.
         sentence_splitter: ``splitter(text) -> [sentence, ...]``; default NLTK's punkt.
         allow_empty: accept empty / whitespace-only texts.
 
@@ -201,8 +209,10 @@ def extract_templates(
         and ``templates_per_token`` accept as ``templates=`` too.
 
     Raises:
-        ValueError: bad ``texts`` / ``n`` / ``top_n``, or a tagger or splitter returning malformed output.
-        TaggerNotAvailableError: no tagger given and none installed (the message says how to install one).
+        ValueError: bad ``texts`` / ``n`` / ``top_n``, or a tagger or splitter returning malformed
+            output.
+        TaggerNotAvailableError: no tagger given and none installed (the message says how to install
+            one).
     """
     texts = check_corpus(texts, "texts", allow_empty=allow_empty)
     n, top_n = check_int(n, "n"), check_int(top_n, "top_n")
@@ -213,7 +223,8 @@ def extract_templates(
 
 
 def check_templates(templates: object, argument: str = "templates") -> list[str]:
-    """The distinct spans of a templates mapping (ours or the package's ``{pattern: iterable of spans}``)."""
+    """The distinct spans of a templates mapping (ours or the package's ``{pattern: iterable of
+    spans}``)."""
     if not isinstance(templates, Mapping):
         raise ArgumentError(
             argument,
@@ -284,7 +295,8 @@ def _trie_regex(node: dict, depth: int = 0) -> str:
 
 
 class SpanMatcher:
-    """Every span in one compiled expression: does a text contain one, and at how many positions one starts."""
+    """Every span in one compiled expression: does a text contain one, and at how many positions one
+    starts."""
 
     def __init__(self, spans: list[str]):
         self.spans = spans
@@ -344,12 +356,14 @@ def template_rate(
     sentence_splitter: SentenceSplitter | None = None,
     allow_empty: bool = False,
 ) -> float:
-    """Fraction of ``texts`` containing at least one template span (the package's ``template_rate``).
+    """Fraction of ``texts`` containing at least one template span (the package's
+    ``template_rate``).
 
     Args:
         texts: the texts to score.
-        templates: ``{pattern: spans}`` (:func:`extract_templates`' output, or the package's); default:
-            extracted from ``texts`` with ``n``, ``top_n``, ``tagger`` and ``sentence_splitter``.
+        templates: ``{pattern: spans}`` (:func:`extract_templates`' output, or the package's);
+            default: extracted from ``texts`` with ``n``, ``top_n``, ``tagger`` and
+            ``sentence_splitter``.
         n, top_n, tagger, sentence_splitter, allow_empty: as :func:`extract_templates`.
 
     Returns:
@@ -373,7 +387,8 @@ def templates_per_token(
     """Per text: the positions where a template span starts (overlapping) over its whitespace words.
 
     The package's ``templates_per_token`` (its ``compute_all_metrics`` reports their mean as
-    ``avg_templates_per_token``). Arguments as :func:`template_rate`; a text without words scores 0.0.
+    ``avg_templates_per_token``). Arguments as :func:`template_rate`; a text without words scores
+    0.0.
     """
     texts = check_corpus(texts, "texts", allow_empty=allow_empty)
     n, top_n = _check_options(n, top_n)
@@ -406,7 +421,8 @@ def pos_template_scores(
     A corpus (``list[str]``): templates extracted from it (or ``templates``), its ``template_rate``,
     ``templates_per_token`` (the mean over texts, the package's ``avg_templates_per_token``) and
     ``templates_per_token_scores`` (each text's). Response sets (``list[list[str]]``): each set's
-    own templates (or the one ``templates`` for every set) and figures in ``per_set``, and their means.
+    own templates (or the one ``templates`` for every set) and figures in ``per_set``, and their
+    means.
     """
     n, top_n = _check_options(n, top_n)
     if split_scope(predictions, "predictions") == "corpus":
