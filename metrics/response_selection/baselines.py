@@ -25,7 +25,8 @@ from dialeval.validation import ArgumentError
 
 
 def tfidf_selection(contexts, candidates, labels, fit_texts=None, **vectorizer_options) -> dict:
-    """Accuracy of the TF-IDF baseline; the dict of ``select_by_loss`` plus per-question ``similarities``.
+    """Accuracy of the TF-IDF baseline; the dict of ``select_by_loss`` plus per-question
+    ``similarities``.
 
     ``fit_texts``: the corpus the idf is computed on (a list of strings; Lowe et al.: the
     training set); ``vectorizer_options`` go to ``TfidfVectorizer``.

@@ -51,7 +51,8 @@ RANDOM_DRAWS_PER_QUESTION = 10
 
 
 def normalize_utterance(text: str) -> str:
-    """Case- and whitespace-insensitive key: two utterances with the same key are the same utterance."""
+    """Case- and whitespace-insensitive key: two utterances with the same key are the same
+    utterance."""
     return " ".join(text.lower().split())
 
 
@@ -122,7 +123,8 @@ class BM25Retriever:
             import bm25s
         except ImportError:
             raise ImportError(
-                "BM25Retriever needs bm25s: `pip install dialeval[selection]` (or `pip install bm25s`)"
+                "BM25Retriever needs bm25s: `pip install dialeval[selection]` (or `pip install "
+                "bm25s`)"
             ) from None
         self.repository = _check_texts(repository, "repository")
         if not self.repository:
@@ -147,7 +149,8 @@ class BM25Retriever:
                 out.append([])
                 continue
             indices, scores = self._index.retrieve([words], k=k, show_progress=False)
-            # A document sharing no word with the query scores 0: it is not related, so not retrieved.
+            # A document sharing no word with the query scores 0: it is not related, so not
+            # retrieved.
             out.append([int(i) for i, score in zip(indices[0], scores[0]) if score > 0])
         return out
 
@@ -245,7 +248,8 @@ def retrieve_candidate_pools(
     if len(contexts) != len(ground_truths) or not contexts:
         raise ArgumentError(
             "contexts",
-            f"and `ground_truths` must be non-empty and of equal length, got {len(contexts)} and {len(ground_truths)}",
+            f"and `ground_truths` must be non-empty and of equal length, got {len(contexts)} and "
+            f"{len(ground_truths)}",
         )
     num_retrieved = check_int(num_retrieved, "num_retrieved")
     if isinstance(retrievers, Retriever) or not isinstance(retrievers, Sequence) or not retrievers:
@@ -255,7 +259,8 @@ def retrieve_candidate_pools(
     for retriever in retrievers:
         if not callable(getattr(retriever, "rank", None)):
             raise ArgumentError("retrievers", f": {retriever!r} has no rank(queries, k) method")
-    # Ask each retriever for more than M: some of its best may be taken by another or be the ground truth.
+    # Ask each retriever for more than M: some of its best may be taken by another or be the ground
+    # truth.
     depth = min(
         len(repository), num_retrieved * (len(retrievers) + 1) + len(max(contexts, key=len)) + 1
     )
@@ -282,8 +287,8 @@ def retrieve_candidate_pools(
                     break
         if len(retrieved) < num_retrieved:
             raise ValueError(
-                f"question {q}: the retrievers found only {len(retrieved)} related utterances for the ground truth "
-                f"{ground_truth!r}; `num_retrieved` asks for {num_retrieved}"
+                f"question {q}: the retrievers found only {len(retrieved)} related utterances for "
+                f"the ground truth {ground_truth!r}; `num_retrieved` asks for {num_retrieved}"
             )
         pools.append(CandidatePool(q, context, ground_truth, retrieved, retrieved_by))
     return pools
@@ -373,7 +378,8 @@ def filter_pool(scores) -> FilteredPool:
 def assemble_questions(
     pools: Sequence[CandidatePool], scores: Sequence, num_false: int = NUM_FALSE_CANDIDATES
 ) -> list[dict]:
-    """The questions of §3.2 from the scored pools (``scores[i]``: pool i's rows, ground truth first).
+    """The questions of §3.2 from the scored pools (``scores[i]``: pool i's rows, ground truth
+    first).
 
     Per pool whose ground truth is kept and that has at least ``num_false`` usable false
     candidates: a question with the ground truth and the first ``num_false`` usable ones (in
@@ -383,7 +389,8 @@ def assemble_questions(
     (fewer than three scores <= 3), its false candidates the next ``num_false`` usable ones.
     Rows: ``context``, ``candidates`` (ground truth first), ``label`` 0, ``scores`` (the rows of
     the chosen candidates), ``question_id``, ``pool_id``, ``ground_truth_source``
-    (``"dialogue"`` or ``"retrieved"``): the format ``read_selection_questions`` and the metric read.
+    (``"dialogue"`` or ``"retrieved"``): the format ``read_selection_questions`` and the metric
+    read.
     """
     num_false = check_int(num_false, "num_false")
     if len(scores) != len(pools):
@@ -445,8 +452,8 @@ def assemble_questions(
 
 
 def random_draws(num_questions: int, repository_size: int, seed: int, trial: int) -> np.ndarray:
-    """Trial ``trial``'s repository indices, ``RANDOM_DRAWS_PER_QUESTION`` per question, in draw order:
-    uniform with ``numpy.random.default_rng([seed, trial])`` (the ``response_selection``
+    """Trial ``trial``'s repository indices, ``RANDOM_DRAWS_PER_QUESTION`` per question, in draw
+    order: uniform with ``numpy.random.default_rng([seed, trial])`` (the ``response_selection``
     builder's scheme, so a trial drawn here and there from the same lines is the same)."""
     for name, value in (("seed", seed), ("trial", trial)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
@@ -493,8 +500,9 @@ def random_trial(
                     break
         if len(texts) < num_false:
             raise ValueError(
-                f"question {q}, trial {trial}: only {len(texts)} of {RANDOM_DRAWS_PER_QUESTION} drawn repository utterances "
-                "are usable (non-empty, not the ground truth, distinct, not excluded); is most of the repository excluded?"
+                f"question {q}, trial {trial}: only {len(texts)} of {RANDOM_DRAWS_PER_QUESTION} "
+                "drawn repository utterances are usable (non-empty, not the ground truth, "
+                "distinct, not excluded); is most of the repository excluded?"
             )
         out.append(
             {

@@ -1,4 +1,5 @@
-"""``dialeval evaluate``'s response-selection step (Sato et al. 2020): LMs scored on a question file.
+"""``dialeval evaluate``'s response-selection step (Sato et al. 2020): LMs scored on a question
+file.
 
 The step reads its own input (``--selection-questions``), not the response sets, and runs on any
 input once that file and at least one ``--selection-model`` are given.
@@ -35,7 +36,8 @@ class SelectionOptions:
             "--selection-model",
             metavar="MODEL",
             repeatable=True,
-            help="causal or seq2seq LM to evaluate via response selection (Sato et al. 2020) on --selection-questions",
+            help="causal or seq2seq LM to evaluate via response selection (Sato et al. 2020) on "
+            "--selection-questions",
         ),
     )
     selection_questions: dict | None = field(
@@ -45,9 +47,10 @@ class SelectionOptions:
             metavar="FILE",
             reads_path=True,
             convert=_read_questions,
-            help='response-selection questions: .jsonl/.json ({"context": [...], "candidates": [...], "label": i} per line) '
-            "or, under any other name, the authors' create_test.sh output (7 tab-separated fields: 3 context turns, "
-            "ground truth, 3 false candidates)",
+            help="response-selection questions: .jsonl/.json "
+            '({"context": [...], "candidates": [...], "label": i} per line) '
+            "or, under any other name, the authors' create_test.sh output (7 tab-separated "
+            "fields: 3 context turns, ground truth, 3 false candidates)",
         ),
     )
     selection_reduction: str = field(

@@ -35,7 +35,8 @@ def candidate_losses(
     reduction: str = "sum",
     group_size: int = CANDIDATES_PER_GROUP,
 ) -> list[dict[str, float]]:
-    """Per question, ``{candidate: loss}`` for every distinct candidate of ``candidate_lists[i]``."""
+    """Per question, ``{candidate: loss}`` for every distinct candidate of
+    ``candidate_lists[i]``."""
     check_reduction(reduction)
     group_contexts, groups, owners = [], [], []
     for q, (context, candidates) in enumerate(zip(contexts, candidate_lists)):
@@ -81,7 +82,8 @@ def random_protocol_accuracies(
             if question["context"] != trials[0][i]["context"]:
                 raise ArgumentError(
                     f"trials[{t}][{i}]",
-                    f"has another context than `trials[0][{i}]`; trials must share their questions' contexts",
+                    f"has another context than `trials[0][{i}]`; trials must share their "
+                    "questions' contexts",
                 )
     contexts = [question["context"] for question in trials[0]]
     union = [
@@ -122,7 +124,8 @@ def random_protocol_figure(
             "random_result",
             "must be the dict random_protocol_correlation returns (with 'spearman_per_trial')",
         )
-    # None is random_protocol_correlation's undefined trial (NaN from results saved before it said None)
+    # None is random_protocol_correlation's undefined trial (NaN from results saved before it said
+    # None)
     defined = [rho for rho in per_trial if rho is not None and not math.isnan(rho)]
     if not defined:
         raise ArgumentError("random_result", "has no trial with a defined Spearman ρ to plot")

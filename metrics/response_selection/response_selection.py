@@ -1,4 +1,5 @@
-"""evaluate module: evaluating a generation system via response selection (Sato et al. 2020, §4.1.2).
+"""evaluate module: evaluating a generation system via response selection (Sato et al. 2020,
+§4.1.2).
 
 A thin wrapper of :func:`dialeval.metrics.response_selection.selection.response_selection`; see
 README.md (the metric card).
@@ -128,5 +129,6 @@ class ResponseSelection(DialevalMetric):
         )
 
 
-#: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).
+#: The evaluate module (evaluate.load finds it by its base class; named here for `make
+#: lint-dead-code`).
 __all__ = ["ResponseSelection"]

@@ -69,7 +69,8 @@ def select_by_loss(
     if len(losses) != len(labels) or not len(losses):
         raise ArgumentError(
             "losses",
-            f"and `labels` must be non-empty and of equal length, got {len(losses)} and {len(labels)}",
+            f"and `labels` must be non-empty and of equal length, got {len(losses)} and "
+            f"{len(labels)}",
         )
     if (
         isinstance(tie_rtol, bool)
@@ -139,8 +140,10 @@ def response_selection(
         model: a causal or seq2seq LM (Hub id in the local cache, or a directory); or pass
             ``scorer`` (a :class:`CandidateScorer`) to reuse a loaded one.
         reduction: ``"sum"`` (default: ℓ_r = -log p(r|c)) or ``"mean"`` (per candidate token).
-        batch_size, device, dtype, turn_separator, candidate_eos, share_context: see :class:`CandidateScorer`.
-        tie_rtol: relative tolerance under which two losses tie (:data:`TIE_RTOL`, see :func:`select_by_loss`).
+        batch_size, device, dtype, turn_separator, candidate_eos, share_context: see
+            :class:`CandidateScorer`.
+        tie_rtol: relative tolerance under which two losses tie (:data:`TIE_RTOL`, see
+            :func:`select_by_loss`).
 
     Returns:
         ``accuracy``, ``num_correct``, ``num_questions``, ``num_ties``,
@@ -218,7 +221,8 @@ def read_selection_questions(path) -> dict[str, list]:
             fields = line.split("\t")
             if len(fields) != 7:
                 raise ValueError(
-                    f"{where}: expected 7 tab-separated fields (3 context turns, ground truth, 3 false candidates), got {len(fields)}"
+                    f"{where}: expected 7 tab-separated fields (3 context turns, ground truth, 3 "
+                    f"false candidates), got {len(fields)}"
                 )
             contexts.append(fields[:3])
             candidates.append(fields[3:])
@@ -245,7 +249,8 @@ def _aligned_scores(human_scores, metric_scores, argument: str) -> tuple[np.ndar
             raise ArgumentError(
                 argument,
                 "must score the same systems as `human_scores`: missing "
-                f"{sorted(map(str, set(human_scores) - set(metric_scores)))}, extra {sorted(map(str, set(metric_scores) - set(human_scores)))}",
+                f"{sorted(map(str, set(human_scores) - set(metric_scores)))}, extra "
+                f"{sorted(map(str, set(metric_scores) - set(human_scores)))}",
             )
         systems = list(human_scores)
         human, metric = [human_scores[s] for s in systems], [metric_scores[s] for s in systems]
@@ -258,7 +263,8 @@ def _aligned_scores(human_scores, metric_scores, argument: str) -> tuple[np.ndar
         if len(human) != len(metric):
             raise ArgumentError(
                 argument,
-                f"must have one score per system of `human_scores` ({len(human)}), got {len(metric)}",
+                f"must have one score per system of `human_scores` ({len(human)}), got "
+                f"{len(metric)}",
             )
     if len(human) < 3:
         raise ValueError(f"a ranking correlation needs at least 3 systems, got {len(human)}")
@@ -269,7 +275,8 @@ def _aligned_scores(human_scores, metric_scores, argument: str) -> tuple[np.ndar
     if human.ndim != 1 or metric.ndim != 1:
         raise ArgumentError(
             "human_scores",
-            f"and `{argument}` must hold one number per system, got shapes {human.shape} and {metric.shape}",
+            f"and `{argument}` must hold one number per system, got shapes {human.shape} and "
+            f"{metric.shape}",
         )
     if not (np.isfinite(human).all() and np.isfinite(metric).all()):
         raise ArgumentError("human_scores", f"and `{argument}` must hold finite numbers")
@@ -280,14 +287,18 @@ def _constant_side(human: np.ndarray, metric: np.ndarray, argument: str) -> str 
     """Why rho is undefined here (a side that gives every system one score), or None."""
     for name, values in (("human_scores", human), (argument, metric)):
         if np.ptp(values) == 0:
-            return f"`{name}` is constant (all {float(values[0])!r}): Spearman's rho of the system ranking is undefined"
+            return (
+                f"`{name}` is constant (all {float(values[0])!r}): Spearman's rho of the system "
+                "ranking is undefined"
+            )
     return None
 
 
 def _spearman(
     human: np.ndarray, metric: np.ndarray, argument: str
 ) -> tuple[float | None, float | None, str | None]:
-    """(rho, p-value, None), or (None, None, reason) when a constant side makes rho 0/0 (never NaN)."""
+    """(rho, p-value, None), or (None, None, reason) when a constant side makes rho 0/0 (never
+    NaN)."""
     reason = _constant_side(human, metric, argument)
     if reason is not None:
         return None, None, reason
@@ -298,7 +309,10 @@ def _spearman(
         return (
             None,
             None,
-            f"Spearman's rho of `human_scores` and `{argument}` is undefined (scipy returned {result.statistic!r})",
+            (
+                f"Spearman's rho of `human_scores` and `{argument}` is undefined (scipy returned "
+                f"{result.statistic!r})"
+            ),
         )
     return float(result.statistic), float(result.pvalue), None
 
