@@ -33,7 +33,8 @@ def _distinct_ngrams(text: str, n: int) -> set[tuple[str, ...]]:
 
 
 def self_repetition(texts: list[str], n: int = 4, allow_empty: bool = False) -> float:
-    """``mean_i log(1 + sum over the distinct n-grams of text i of the number of other texts holding it)``.
+    """``mean_i log(1 + sum over the distinct n-grams of text i of the number of other texts holding
+    it)``.
 
     Args:
         texts: the responses (a corpus, or one response set).
@@ -67,7 +68,8 @@ def self_repetition_per_set(
 
 
 def self_repetition_scores(predictions, n: int = 4, allow_empty: bool = False) -> dict:
-    """The figures of the evaluate module: one corpus score for a flat list, or per set and their mean."""
+    """The figures of the evaluate module: one corpus score for a flat list, or per set and their
+    mean."""
     n = check_int(n, "n")
     if split_scope(predictions, "predictions") == "corpus":
         corpus = check_corpus(predictions, "predictions", allow_empty=allow_empty)

@@ -1,4 +1,5 @@
-"""``dialeval evaluate``'s self-repetition step: per response set, or of the whole corpus for a corpus input."""
+"""``dialeval evaluate``'s self-repetition step: per response set, or of the whole corpus for a
+corpus input."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""evaluate module: self-repetition score of response sets or of a corpus (higher = more repetitive).
+"""evaluate module: self-repetition score of response sets or of a corpus (higher = more
+repetitive).
 
 A thin wrapper of :func:`dialeval.metrics.self_repetition.self_repetition_scores`; see README.md
 (the metric card).
@@ -67,5 +68,6 @@ class SelfRepetition(ResponsesMetric):
         return self_repetition_scores(predictions, n=n, allow_empty=allow_empty)
 
 
-#: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).
+#: The evaluate module (evaluate.load finds it by its base class; named here for `make
+#: lint-dead-code`).
 __all__ = ["SelfRepetition"]
