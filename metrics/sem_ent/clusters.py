@@ -1,4 +1,5 @@
-"""Sem-Ent (Han et al., Findings of EMNLP 2022, §3.1, Eq. 1-2): entropy over fitted semantic clusters.
+"""Sem-Ent (Han et al., Findings of EMNLP 2022, §3.1, Eq. 1-2): entropy over fitted semantic
+clusters.
 
 Responses of a reference corpus (the training set's gold responses in the paper) are embedded,
 clustered into k semantic clusters, and a set of generated responses is scored by the entropy
@@ -135,8 +136,9 @@ def _reduce_and_cluster(
 class SemanticClusters:
     """k semantic clusters fitted on a reference corpus; see the module docstring.
 
-    Build with :meth:`fit` or :meth:`load`. ``embedder`` is the :class:`~dialeval.metrics.engines.embedders.TextEmbedder`
-    used to embed texts; ``embedder_identity`` is what was recorded when fitting.
+    Build with :meth:`fit` or :meth:`load`. ``embedder`` is the
+    :class:`~dialeval.metrics.engines.embedders.TextEmbedder` used to embed texts;
+    ``embedder_identity`` is what was recorded when fitting.
     """
 
     embedder_identity: dict
@@ -168,11 +170,13 @@ class SemanticClusters:
         Args:
             reference_texts: the corpus that defines the clusters (e.g. training gold responses).
             embedder: a ``TextEmbedder``; default the embedded all-MiniLM-L6-v2
-                (``load_embedder()``); the paper's is ``load_embedder("last_token")`` (DialoGPT-large).
+                (``load_embedder()``); the paper's is ``load_embedder("last_token")``
+                (DialoGPT-large).
             num_clusters: k (paper: 20).
             pca_variance: keep the leading components until this share of variance (paper: 0.9);
                 1.0 keeps them all.
-            seed, n_init, max_iter: k-means seed, restarts (the best inertia is kept) and iterations.
+            seed, n_init, max_iter: k-means seed, restarts (the best inertia is kept) and
+                iterations.
             algorithm: ``"kmeans"``, ``"minibatch_kmeans"`` or ``"auto"`` (MiniBatchKMeans above
                 :data:`MINIBATCH_THRESHOLD` texts).
         """
@@ -257,7 +261,8 @@ class SemanticClusters:
             )
         if not np.isfinite(reduced).all():
             raise ValueError(
-                "the embeddings of `texts` hold non-finite values (the embedder returned NaN or inf)"
+                "the embeddings of `texts` hold non-finite values (the embedder returned NaN or "
+                "inf)"
             )
         return _nearest_centroid(reduced, self.centroids)
 
@@ -267,7 +272,8 @@ class SemanticClusters:
     def _require_embedder(self):
         if self.embedder is None:
             raise ValueError(
-                "these clusters have no embedder; pass one to SemanticClusters.load(..., embedder=...)"
+                "these clusters have no embedder; pass one to SemanticClusters.load(..., "
+                "embedder=...)"
             )
         return self.embedder
 
@@ -287,7 +293,8 @@ class SemanticClusters:
     # -- persistence ------------------------------------------------------------------------
 
     def save(self, directory: str | Path) -> Path:
-        """Write ``semantic_clusters.json`` (settings, embedder identity) and ``.safetensors`` (arrays)."""
+        """Write ``semantic_clusters.json`` (settings, embedder identity) and ``.safetensors``
+        (arrays)."""
         from safetensors.numpy import save
 
         out = Path(directory)
@@ -316,7 +323,8 @@ class SemanticClusters:
     @classmethod
     def load(cls, directory: str | Path, embedder=None, **embedder_options) -> SemanticClusters:
         """Clusters saved by :meth:`save`. ``embedder`` must match the recorded identity exactly;
-        without one, the recorded embedder is rebuilt (``embedder_options``: device, batch_size, ...)."""
+        without one, the recorded embedder is rebuilt (``embedder_options``: device, batch_size,
+        ...)."""
         from dialeval.metrics.sem_ent.saved_clusters import read_config, read_tensors
 
         if not isinstance(directory, (str, Path)):
@@ -337,7 +345,8 @@ class SemanticClusters:
         )  # a broken folder: a ValueError naming it, its file and key
         if config.get("format_version") != FORMAT_VERSION:
             raise ValueError(
-                f"{folder}: format_version {config.get('format_version')!r}, this dialeval reads {FORMAT_VERSION}"
+                f"{folder}: format_version {config.get('format_version')!r}, this dialeval reads "
+                f"{FORMAT_VERSION}"
             )
         recorded_sha256 = config.get(
             "tensors_sha256"
@@ -363,8 +372,9 @@ class SemanticClusters:
             }
             raise ArgumentError(
                 "embedder",
-                f"does not match the one these clusters were fitted with; (saved, given) differ in {differences}. "
-                "Sem-Ent is comparable only under the same embedder and clusters.",
+                "does not match the one these clusters were fitted with; (saved, given) differ "
+                f"in {differences}. Sem-Ent is comparable only under the same embedder and "
+                "clusters.",
             )
         arrays = read_tensors(folder / TENSORS_FILE)
         return cls(
@@ -382,8 +392,8 @@ def _check_embedder(embedder) -> None:
     if not all(callable(getattr(embedder, method, None)) for method in ("embed", "identity")):
         raise ArgumentTypeError(
             "embedder",
-            f"must be a TextEmbedder (with .embed(texts) and .identity()), got {type(embedder).__name__}: "
-            f"{embedder!r:.60}",
+            "must be a TextEmbedder (with .embed(texts) and .identity()), got "
+            f"{type(embedder).__name__}: {embedder!r:.60}",
         )
 
 

@@ -1,4 +1,5 @@
-"""``dialeval evaluate``'s Sem-Ent step (Han et al. 2022, §3.1): clusters fitted on the reference corpus, or saved ones."""
+"""``dialeval evaluate``'s Sem-Ent step (Han et al. 2022, §3.1): clusters fitted on the reference
+corpus, or saved ones."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from dialeval.validation import ArgumentError, arguments_named, check_int
 
 @dataclass
 class SemEntOptions:
-    """How Sem-Ent gets its clusters: fitted on ``--reference-corpus``, or loaded with ``--sem-ent-clusters``."""
+    """How Sem-Ent gets its clusters: fitted on ``--reference-corpus``, or loaded with
+    ``--sem-ent-clusters``."""
 
     sem_ent_clusters: str | None = field(
         default=None,
@@ -34,8 +36,8 @@ class SemEntOptions:
             "--sem-ent-embedder",
             metavar="KIND[=MODEL]",
             default_text="sentence_transformers, the embedded MiniLM",
-            help="embedder Sem-Ent fits with: sentence_transformers, last_token (the paper's: microsoft/DialoGPT-large) "
-            "or mean_pooling; =MODEL picks the model",
+            help="embedder Sem-Ent fits with: sentence_transformers, last_token (the paper's: "
+            "microsoft/DialoGPT-large) or mean_pooling; =MODEL picks the model",
         ),
     )
     sem_ent_embedder_model: str | None = None
@@ -84,7 +86,8 @@ def _fits(options) -> bool:
 
 
 def _embedded_texts(data: JobData, options, model) -> list[tuple[str, list[str]]]:
-    """What the fit embeds with a sentence-transformers model: the reference corpus, then the responses."""
+    """What the fit embeds with a sentence-transformers model: the reference corpus, then the
+    responses."""
     from dialeval.metrics.engines.embedders import DEFAULT_MODELS
 
     if (
@@ -116,9 +119,10 @@ def _sem_ent(data: JobData, model, options, progress) -> StepOutcome:
         # --allow-empty reaches the metrics that can score a response without tokens; Sem-Ent cannot
         # place one in a cluster of meanings, and no figure of it would count what was generated.
         raise StepSkipped(
-            f"{len(empty)} of the {len(data.responses)} responses are empty or white space only: --allow-empty "
-            "scores them in the other metrics, but Sem-Ent embeds each response to place it in a cluster, and an "
-            "empty one has no meaning to place; leave them out of the input to get Sem-Ent"
+            f"{len(empty)} of the {len(data.responses)} responses are empty or white space only: "
+            "--allow-empty scores them in the other metrics, but Sem-Ent embeds each response to "
+            "place it in a cluster, and an empty one has no meaning to place; leave them out of "
+            "the input to get Sem-Ent"
         )
     runtime = {"batch_size": options.batch_size, "device": options.device}
     if options.sem_ent_clusters is not None:
@@ -129,8 +133,8 @@ def _sem_ent(data: JobData, model, options, progress) -> StepOutcome:
         distinct = len(set(options.reference_corpus))
         if distinct < options.sem_ent_num_clusters:
             raise StepSkipped(
-                f"the reference corpus has {distinct} distinct texts, fewer than the {options.sem_ent_num_clusters} "
-                "clusters to fit (--sem-ent-k)"
+                f"the reference corpus has {distinct} distinct texts, fewer than the "
+                f"{options.sem_ent_num_clusters} clusters to fit (--sem-ent-k)"
             )
         with arguments_named(
             {

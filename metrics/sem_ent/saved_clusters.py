@@ -13,7 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-#: What ``SemanticClusters.save`` writes in its JSON (``tensors_sha256`` is optional: older saves lack it).
+#: What ``SemanticClusters.save`` writes in its JSON (``tensors_sha256`` is optional: older saves
+#: lack it).
 CONFIG_KEYS = {"format_version": int, "embedder": dict, "settings": dict}
 #: The arrays of the safetensors file and their number of dimensions.
 TENSOR_DIMENSIONS = {
@@ -43,11 +44,13 @@ def read_config(path: Path) -> dict:
             )
         if isinstance(config[key], bool) or not isinstance(config[key], kind):
             raise ValueError(
-                f"{path.parent}: {path.name}'s {key!r} must be a JSON {kind.__name__}, got {config[key]!r}"
+                f"{path.parent}: {path.name}'s {key!r} must be a JSON {kind.__name__}, got "
+                f"{config[key]!r}"
             )
     if not isinstance(config.get("tensors_sha256", ""), str):
         raise ValueError(
-            f"{path.parent}: {path.name}'s 'tensors_sha256' must be a string, got {config['tensors_sha256']!r}"
+            f"{path.parent}: {path.name}'s 'tensors_sha256' must be a string, got "
+            f"{config['tensors_sha256']!r}"
         )
     return config
 
@@ -66,7 +69,8 @@ def read_tensors(path: Path) -> dict[str, np.ndarray]:
         TypeError,
     ) as error:  # truncated, foreign or unreadable
         raise ValueError(
-            f"{path.parent}: {path.name} cannot be read as safetensors ({error}): save the clusters again"
+            f"{path.parent}: {path.name} cannot be read as safetensors ({error}): save the "
+            "clusters again"
         ) from None
     check_cluster_arrays(arrays, f"{path.parent}: {path.name}")
     return arrays
@@ -85,14 +89,16 @@ def check_cluster_arrays(arrays: dict, where: str) -> None:
             or not np.issubdtype(array.dtype, np.floating)
         ):
             raise ValueError(
-                f"{where}: {name!r} must be a non-empty {dimensions}-D float array, got {array.dtype} {array.shape}"
+                f"{where}: {name!r} must be a non-empty {dimensions}-D float array, got "
+                f"{array.dtype} {array.shape}"
             )
         bad = ~np.isfinite(array)
         if bad.any():
             first = tuple(int(i) for i in np.argwhere(bad)[0])
             raise ValueError(
-                f"{where}: {name!r} holds {int(bad.sum())} non-finite value(s), the first {float(array[first])!r} "
-                f"at {list(first)}: these clusters would put every response in one cluster"
+                f"{where}: {name!r} holds {int(bad.sum())} non-finite value(s), the first "
+                f"{float(array[first])!r} at {list(first)}: these clusters would put every "
+                "response in one cluster"
             )
     dim, kept = arrays["pca_mean"].shape[0], arrays["pca_components"].shape[0]
     k = arrays["centroids"].shape[0]

@@ -1,4 +1,5 @@
-"""evaluate module: Sem-Ent (Han et al. 2022, §3.1 Eq. 1-2), semantic diversity of generated responses.
+"""evaluate module: Sem-Ent (Han et al. 2022, §3.1 Eq. 1-2), semantic diversity of generated
+responses.
 
 A thin wrapper of :class:`dialeval.metrics.sem_ent.clusters.SemanticClusters` and
 :func:`dialeval.metrics.sem_ent.clusters.sem_ent`; see README.md (the metric card).
@@ -103,12 +104,14 @@ class SemEnt(ResponsesMetric):
         if reference_corpus is not None and clusters is not None:
             raise ArgumentError(
                 "clusters",
-                "is given along with `references`: give exactly one (saved clusters, or a corpus to fit them on)",
+                "is given along with `references`: give exactly one (saved clusters, or a corpus "
+                "to fit them on)",
             )
         if reference_corpus is None and clusters is None:
             raise ArgumentError(
                 "references",
-                "is required (a corpus to fit clusters on) unless `clusters` (saved clusters) is given",
+                "is required (a corpus to fit clusters on) unless `clusters` (saved clusters) is "
+                "given",
             )
         if clusters is not None:  # the fit's options would be ignored: refused, not dropped
             fit_options = {
@@ -125,12 +128,14 @@ class SemEnt(ResponsesMetric):
                 if value is not default and not (type(value) is type(default) and value == default):
                     raise ArgumentError(
                         name,
-                        f"={value!r:.60} applies to fitting clusters on `references`, not to saved `clusters`",
+                        f"={value!r:.60} applies to fitting clusters on `references`, not to "
+                        "saved `clusters`",
                     )
         if save_clusters_to is not None and not isinstance(save_clusters_to, (str, os.PathLike)):
             raise ArgumentTypeError(
                 "save_clusters_to",
-                f"must be a folder's path, got {type(save_clusters_to).__name__}: {save_clusters_to!r:.60}",
+                f"must be a folder's path, got {type(save_clusters_to).__name__}: "
+                f"{save_clusters_to!r:.60}",
             )
         check_corpus(predictions, "predictions", allow_empty=True)
         runtime = {
@@ -165,5 +170,6 @@ class SemEnt(ResponsesMetric):
         return result
 
 
-#: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).
+#: The evaluate module (evaluate.load finds it by its base class; named here for `make
+#: lint-dead-code`).
 __all__ = ["SemEnt"]
