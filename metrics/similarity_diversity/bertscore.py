@@ -166,7 +166,8 @@ def _truncated_encoder(model_path: str, device: str, dtype: str, num_layers: int
 
 
 def _encode(tokenizer, sentences: list[str], max_length: int) -> tuple[list[list[int]], int]:
-    """bert_score's ``sent_encode`` for each (already stripped) sentence; also the number truncated."""
+    """bert_score's ``sent_encode`` for each (already stripped) sentence; also the number
+    truncated."""
     from transformers import GPT2Tokenizer, RobertaTokenizer
 
     if isinstance(tokenizer, (GPT2Tokenizer, RobertaTokenizer)):
@@ -311,7 +312,8 @@ def read_baseline_file(path, num_layers: int) -> float:
             return value
     raise ArgumentError(
         "baseline",
-        f"{str(path)!r} has no row for layer {num_layers} (layers {rows[0]['LAYER']}..{rows[-1]['LAYER']})",
+        f"{str(path)!r} has no row for layer {num_layers} (layers "
+        f"{rows[0]['LAYER']}..{rows[-1]['LAYER']})",
     )
 
 
@@ -363,8 +365,9 @@ def _resolve_baseline(
     raise ArgumentError(
         "rescale_with_baseline",
         f"=True needs a baseline, and none is known for model {model!r} at layer {num_layers}: "
-        "bert-score publishes none for it or is not installed; pass `baseline=` (a number, or bert_score's baseline "
-        "file rescale_baseline/<lang>/<model>.tsv, read at that layer) or `rescale_with_baseline=False`",
+        "bert-score publishes none for it or is not installed; pass `baseline=` (a number, or "
+        "bert_score's baseline file rescale_baseline/<lang>/<model>.tsv, read at that layer) or "
+        "`rescale_with_baseline=False`",
     )
 
 
@@ -452,7 +455,8 @@ def compute_bertscore_matrices(
     totals = torch.zeros(len(ids), dtype=torch.float32, device=vectors.device).index_add_(
         0, sentence_of_token, raw_weights
     )
-    # 0/0 = NaN for a sentence whose tokens all weigh 0, which becomes F = 0 below, as in bert_score.
+    # 0/0 = NaN for a sentence whose tokens all weigh 0, which becomes F = 0 below, as in
+    # bert_score.
     weights = raw_weights / totals[sentence_of_token]
 
     similarities = []
@@ -507,7 +511,8 @@ def bertscore_similarity_matrices(
         batch_size: sentences per forward pass.
         device: a torch device; None picks the GPU when there is one.
         dtype: None (float32), 'float32', 'float16' or 'bfloat16' for the model weights.
-        allow_empty: accept empty and whitespace-only responses (no weighted token: F = 0 against any).
+        allow_empty: accept empty and whitespace-only responses (no weighted token: F = 0 against
+            any).
 
     idf weighting is off (bert_score's default). See :func:`compute_bertscore_matrices` for the
     number of truncated sentences.
@@ -540,7 +545,8 @@ def bertscore_diversity(
     dtype: str | None = None,
     allow_empty: bool = False,
 ) -> list[float]:
-    """BERTScore diversity of each set (Tevet & Berant §5): ``-mean_{i>j} F1(s_i, s_j)``; higher is more diverse."""
+    """BERTScore diversity of each set (Tevet & Berant §5): ``-mean_{i>j} F1(s_i, s_j)``; higher is
+    more diverse."""
     result = compute_bertscore_matrices(
         response_sets,
         model,

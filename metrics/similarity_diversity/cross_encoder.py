@@ -30,7 +30,8 @@ _ACTIVATIONS = {
 
 
 def cross_encoder_activation(config) -> str:
-    """``"sigmoid"`` or ``"none"``: what sentence-transformers would apply to this checkpoint's logit."""
+    """``"sigmoid"`` or ``"none"``: what sentence-transformers would apply to this checkpoint's
+    logit."""
     recorded = (getattr(config, "sentence_transformers", None) or {}).get("activation_fn")
     # sentence-transformers < 4 stored it under another key.
     recorded = recorded or getattr(config, "sbert_ce_default_activation_function", None)
@@ -66,8 +67,8 @@ def cross_encoder_unit_similarities(
     if classifier.model.config.num_labels != 1:
         raise ArgumentError(
             "model",
-            f"must be a one-output STS cross-encoder, got {classifier.model.config.num_labels} labels "
-            f"({classifier.id2label}); for NLI models use nli_diversity",
+            f"must be a one-output STS cross-encoder, got {classifier.model.config.num_labels} "
+            f"labels ({classifier.id2label}); for NLI models use nli_diversity",
         )
     firsts, seconds, layouts = [], [], []
     for responses in response_sets:
@@ -107,7 +108,8 @@ def cross_encoder_similarity_matrices(
     allow_empty: bool = False,
     stats: PairScoringStats | None = None,
 ) -> list[np.ndarray]:
-    """One symmetric ``(n, n)`` similarity matrix per set (diagonal 1.0, never read by the reduction)."""
+    """One symmetric ``(n, n)`` similarity matrix per set (diagonal 1.0, never read by the
+    reduction)."""
     similarities = cross_encoder_unit_similarities(
         response_sets, model, batch_size, device, dtype, allow_empty, stats
     )

@@ -1,4 +1,5 @@
-"""``dialeval evaluate``'s similarity-diversity steps: sent-BERT, BERTScore and STS cross-encoder (Tevet & Berant §5)."""
+"""``dialeval evaluate``'s similarity-diversity steps: sent-BERT, BERTScore and STS cross-encoder
+(Tevet & Berant §5)."""
 
 from __future__ import annotations
 
@@ -37,8 +38,9 @@ class BERTScoreOptions:
                 "rescale_with_baseline",
                 ("`rescale_with_baseline=False`", "`--bertscore-rescale off`"),
             ),
-            help="rescale BERTScore with the model's baseline (bert_score's rescale_with_baseline): built in for "
-            "roberta-large, read from an installed bert-score's published files for the models it covers",
+            help="rescale BERTScore with the model's baseline (bert_score's "
+            "rescale_with_baseline): built in for roberta-large, read from an installed "
+            "bert-score's published files for the models it covers",
         ),
     )
     bertscore_baseline: str | None = field(
@@ -48,8 +50,9 @@ class BERTScoreOptions:
             metavar="FILE",
             reads_path=True,
             aliases=("baseline", ("`baseline=`", "`--bertscore-baseline FILE`")),
-            help="bert_score baseline file (LAYER,P,R,F rows, as bert_score/rescale_baseline/en/MODEL.tsv) to rescale "
-            "BERTScore with, for a model bert-score publishes none for",
+            help="bert_score baseline file (LAYER,P,R,F rows, as "
+            "bert_score/rescale_baseline/en/MODEL.tsv) to rescale BERTScore with, for a model "
+            "bert-score publishes none for",
         ),
     )
 
@@ -66,7 +69,8 @@ class CrossEncoderOptions:
 
 
 def _diversity(kind: str, **extra):
-    """A runner of ``similarity_diversity(kind)``; ``extra(options)`` gives the similarity's own options."""
+    """A runner of ``similarity_diversity(kind)``; ``extra(options)`` gives the similarity's own
+    options."""
 
     def run(data: JobData, model: str, options, progress) -> StepOutcome:
         from dialeval.metrics.similarity_diversity import similarity_diversity

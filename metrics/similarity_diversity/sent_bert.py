@@ -47,7 +47,8 @@ def sent_bert_similarity_matrices(
     device=None,
     dtype=None,
 ) -> list[np.ndarray]:
-    """Cosine similarity matrix ``(n, n)`` of each set; every distinct text across sets is embedded once."""
+    """Cosine similarity matrix ``(n, n)`` of each set; every distinct text across sets is embedded
+    once."""
     return [
         units.full_matrix()
         for units in sent_bert_unit_similarities(response_sets, model, batch_size, device, dtype)
@@ -62,7 +63,8 @@ def sent_bert_diversity(
     dtype=None,
     allow_empty: bool = False,
 ) -> list[float]:
-    """Sent-BERT diversity of each response set: ``-mean_{i>j} cos(e_i, e_j)``; in [-1, 1], higher is more diverse.
+    """Sent-BERT diversity of each response set: ``-mean_{i>j} cos(e_i, e_j)``; in [-1, 1], higher
+    is more diverse.
 
     Args:
         response_sets: one list of at least two responses per context.

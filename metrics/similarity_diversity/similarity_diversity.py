@@ -1,6 +1,7 @@
 """evaluate module: similarity diversity of response sets (Tevet & Berant 2021, §5 and §6.2).
 
-A thin wrapper of :func:`dialeval.metrics.similarity_diversity.similarity.similarity_diversity`; see README.md.
+A thin wrapper of :func:`dialeval.metrics.similarity_diversity.similarity.similarity_diversity`; see
+README.md.
 """
 
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
@@ -109,5 +110,6 @@ class SimilarityDiversity(ResponsesMetric):
         )
 
 
-#: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).
+#: The evaluate module (evaluate.load finds it by its base class; named here for `make
+#: lint-dead-code`).
 __all__ = ["SimilarityDiversity"]
