@@ -34,9 +34,10 @@ Conventions of this module:
   (where ``1e-17 ** q`` is not negligible) and defines ``q = 0`` as the numerical rank.
 * Duplicates count: each occurrence of a response is one item, so repeating a response lowers
   the score (with orthogonal ``a`` and ``b``, ``["a", "b"]`` scores 2 and ``["a", "a", "b"]``
-  ``exp(H(2/3, 1/3)) ~ 1.89``). This is the paper's definition applied to the sample as given. Each distinct text is
-  embedded once (:func:`dialeval.metrics.engines.embedders.embed_unique`); the occurrences enter as counts,
-  which is exactly the same as scoring the per-occurrence rows ``embeddings[index]``.
+  ``exp(H(2/3, 1/3)) ~ 1.89``). This is the paper's definition applied to the sample as given. Each
+  distinct text is embedded once (:func:`dialeval.metrics.engines.embedders.embed_unique`); the
+  occurrences enter as counts, which is exactly the same as scoring the per-occurrence rows
+  ``embeddings[index]``.
 
 Scope: a list of response sets (``list[list[str]]``, one set per context) is scored per set
 (the diversity of the responses to one context) and averaged over sets; a flat list
@@ -104,7 +105,8 @@ def _check_order(order: object, argument: str) -> float:
 
 
 def check_orders(orders: object, argument: str = "orders") -> list[float]:
-    """Validate ``orders`` and return them as floats (``math.inf`` for ``'inf'``), duplicates removed.
+    """Validate ``orders`` and return them as floats (``math.inf`` for ``'inf'``), duplicates
+    removed.
 
     Accepts one order or a non-empty sequence of them; each must be a real number ``>= 0``,
     ``math.inf`` or the string ``'inf'``.
@@ -123,7 +125,8 @@ def check_orders(orders: object, argument: str = "orders") -> list[float]:
 def order_key(order: float) -> str:
     """Result key of an order: ``vendi_score`` for q = 1, else ``vendi_score_q{q}``.
 
-    ``2`` and ``2.0`` -> ``vendi_score_q2``; ``0.5`` -> ``vendi_score_q0.5``; inf -> ``vendi_score_qinf``.
+    ``2`` and ``2.0`` -> ``vendi_score_q2``; ``0.5`` -> ``vendi_score_q0.5``; inf ->
+    ``vendi_score_qinf``.
     """
     order = _check_order(order, "order")
     if order == 1:
@@ -139,7 +142,8 @@ def order_key(order: float) -> str:
 
 
 def _clean_eigenvalues(eigenvalues: np.ndarray) -> np.ndarray:
-    """Zero the numerical noise (<= max * size * eps, negatives included) and renormalize to sum 1."""
+    """Zero the numerical noise (<= max * size * eps, negatives included) and renormalize to sum
+    1."""
     eigenvalues = np.asarray(eigenvalues, dtype=np.float64).ravel()
     top = float(eigenvalues.max())
     if not top > 0:
@@ -152,7 +156,8 @@ def _clean_eigenvalues(eigenvalues: np.ndarray) -> np.ndarray:
 
 
 def _score(p: np.ndarray, order: float) -> float:
-    """``exp`` of the Rényi entropy of order ``order`` of the probability vector ``p`` (no zeros)."""
+    """``exp`` of the Rényi entropy of order ``order`` of the probability vector ``p`` (no
+    zeros)."""
     if order == 0:
         return float(p.size)
     if order == 1:
@@ -239,7 +244,8 @@ def vendi_score_from_kernel(kernel, orders=(1,)) -> dict[str, float]:
 def _weighted_eigenvalues(
     rows: np.ndarray, weights: np.ndarray, inverse_norms: np.ndarray | None = None
 ) -> np.ndarray:
-    """Non-zero spectrum of ``K / n`` for rows ``E`` where row ``u`` occurs ``weights[u] * n`` times.
+    """Non-zero spectrum of ``K / n`` for rows ``E`` where row ``u`` occurs ``weights[u] * n``
+    times.
 
     With ``X`` the per-occurrence rows and ``W = diag(weights)``: ``X^T X / n = E^T W E``
     (dual, ``d x d``) and ``X X^T / n`` has the non-zero spectrum of ``W^1/2 E E^T W^1/2`` (primal,
@@ -389,7 +395,8 @@ def vendi_score(
         response_sets = [[text for response_set in response_sets for text in response_set]]
 
     flat = [text for response_set in response_sets for text in response_set]
-    # Normalized a set (or a chunk of a corpus) at a time: a corpus never holds a second copy of its vectors.
+    # Normalized a set (or a chunk of a corpus) at a time: a corpus never holds a second copy of its
+    # vectors.
     vectors, index = sentence_vectors(flat, model, batch_size, device, dtype, progress=progress)
     per_set, start = [], 0
     for response_set in response_sets:

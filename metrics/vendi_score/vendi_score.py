@@ -1,6 +1,7 @@
 """evaluate module: Vendi Score (Friedman & Dieng 2023) of response sets or of a corpus.
 
-A thin wrapper of :func:`dialeval.metrics.vendi_score.vendi.vendi_score`; see README.md (the metric card).
+A thin wrapper of :func:`dialeval.metrics.vendi_score.vendi.vendi_score`; see README.md (the metric
+card).
 """
 
 # One import per line: evaluate finds a module's dependencies with a per-line regex (and would
@@ -94,5 +95,6 @@ class VendiScore(ResponsesMetric):
         )
 
 
-#: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).
+#: The evaluate module (evaluate.load finds it by its base class; named here for `make
+#: lint-dead-code`).
 __all__ = ["VendiScore"]
