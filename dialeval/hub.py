@@ -54,7 +54,8 @@ def resolve_model_path(model: StrPath, argument: str = "model", local_only: bool
 
     ``model`` may be a local directory, the embedded all-MiniLM-L6-v2 id, or a Hub id that is
     already in the local HF cache. Online (no ``HF_HUB_OFFLINE``), a Hub id is downloaded, unless
-    ``local_only``: then nothing is fetched (for asking "is this model here?" without a network call).
+    ``local_only``: then nothing is fetched (for asking "is this model here?" without a network
+    call).
 
     Raises:
         ValueError: ``model`` is not a non-empty string, or is clearly a path (:func:`path_like`)
@@ -170,13 +171,15 @@ def resolve_device(device: DeviceLike = None) -> torch.device:
         if count == 0 or (resolved.index is not None and resolved.index >= count):
             raise ArgumentError(
                 "device",
-                f"{device!r} is not available on this machine; available here: {available_devices()}",
+                f"{device!r} is not available on this machine; available here: "
+                f"{available_devices()}",
             )
     return resolved
 
 
 def available_devices() -> list[str]:
-    """The torch devices this machine has: ``cpu`` and each accelerator (``cuda:0``, ``mps:0``, ...)."""
+    """The torch devices this machine has: ``cpu`` and each accelerator (``cuda:0``,
+    ``mps:0``, ...)."""
     import torch
 
     devices = ["cpu"]
@@ -203,7 +206,8 @@ _NO_LENGTH_LIMIT = 1_000_000
 
 
 def check_dtype(dtype: str | None, argument: str = "dtype") -> str | None:
-    """``dtype`` itself when it is None or one of :data:`DTYPES`; else a ValueError naming ``argument``."""
+    """``dtype`` itself when it is None or one of :data:`DTYPES`; else a ValueError naming
+    ``argument``."""
     if dtype is not None and dtype not in DTYPES:
         raise ArgumentError(argument, f"must be None or one of {DTYPES}, got {dtype!r}")
     return dtype
@@ -235,9 +239,9 @@ ModelT = TypeVar("ModelT", bound="PreTrainedModel | SentenceTransformer", covari
 class LoadedModel(Generic[ModelT]):
     """A model, its tokenizer and the device it sits on; build it with :func:`load_model`.
 
-    ``LoadedModel[PreTrainedModel]`` for the transformers kinds, ``LoadedModel[SentenceTransformer]``
-    for ``sentence_transformers``; the properties that read the model's config are the
-    transformers models'.
+    ``LoadedModel[PreTrainedModel]`` for the transformers kinds,
+    ``LoadedModel[SentenceTransformer]`` for ``sentence_transformers``; the properties that read the
+    model's config are the transformers models'.
     """
 
     model: ModelT
@@ -256,7 +260,8 @@ class LoadedModel(Generic[ModelT]):
 
     @property
     def max_length(self: LoadedModel[PreTrainedModel]) -> int:
-        """Tokens one input may hold (:func:`max_input_length`; 10**9 for a model without a limit)."""
+        """Tokens one input may hold (:func:`max_input_length`; 10**9 for a model without a
+        limit)."""
         limit = max_input_length(self.config, self.tokenizer)
         return int(limit) if limit is not None else 10**9
 
@@ -300,15 +305,16 @@ _CLASSIFIER_HEADS = (
 def check_language_model_config(
     config: PretrainedConfig, model_path: str, argument: str = "model"
 ) -> None:
-    """A ValueError naming ``argument`` when ``config.architectures`` lists classification heads only
-    (a sequence classifier asked for as a causal or seq2seq LM)."""
+    """A ValueError naming ``argument`` when ``config.architectures`` lists classification heads
+    only (a sequence classifier asked for as a causal or seq2seq LM)."""
     architectures = list(getattr(config, "architectures", None) or [])
     if architectures and all(name.endswith(_CLASSIFIER_HEADS) for name in architectures):
         raise ArgumentError(
             argument,
-            f"{model_path!r} is a classifier (config.architectures: {', '.join(architectures)}), not a causal "
-            "or seq2seq language model: loaded as one, its LM head would be randomly initialised. Pass a language "
-            "model checkpoint (e.g. one saved from *ForCausalLM / *LMHeadModel / *ForConditionalGeneration)",
+            f"{model_path!r} is a classifier (config.architectures: {', '.join(architectures)}), "
+            "not a causal or seq2seq language model: loaded as one, its LM head would be randomly "
+            "initialised. Pass a language model checkpoint (e.g. one saved from *ForCausalLM / "
+            "*LMHeadModel / *ForConditionalGeneration)",
         )
 
 
@@ -330,9 +336,10 @@ def check_language_model_head(
     if missing:
         raise ArgumentError(
             argument,
-            f"{model_path!r} has no language-model head: its checkpoint lacks {', '.join(missing)}, which "
-            f"would be randomly initialised (config.architectures: {getattr(model.config, 'architectures', None)}). "
-            "Pass a causal or seq2seq language model checkpoint",
+            f"{model_path!r} has no language-model head: its checkpoint lacks "
+            f"{', '.join(missing)}, which would be randomly initialised (config.architectures: "
+            f"{getattr(model.config, 'architectures', None)}). Pass a causal or seq2seq language "
+            "model checkpoint",
         )
 
 
@@ -417,8 +424,10 @@ def load_model(
     cache: the one to hand a trainer.
 
     Raises:
-        ValueError: ``kind`` is not one of :data:`KINDS`, or ``dtype`` not None or one of :data:`DTYPES`.
-        ModelNotAvailableError: the weights are not on this machine (the message says how to get them).
+        ValueError: ``kind`` is not one of :data:`KINDS`, or ``dtype`` not None or one
+            of :data:`DTYPES`.
+        ModelNotAvailableError: the weights are not on this machine (the message says how to get
+            them).
     """
     if isinstance(model, LoadedModel):
         return model

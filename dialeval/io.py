@@ -49,7 +49,8 @@ _Result = TypeVar("_Result")
 _RESPONSE_COLUMN = re.compile(r"^resp_(\d+)$")
 _JSON_SPACE = re.compile(r"[ \t\r\n]*")
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$")
-#: Python's JSON decoder recurses once per nesting level and stops at the interpreter's recursion limit.
+#: Python's JSON decoder recurses once per nesting level and stops at the interpreter's recursion
+#: limit.
 _TOO_DEEP = "JSON nested too deeply to decode (a record is objects and lists a few levels deep)"
 #: A decoded JSON string holds a lone surrogate only through a \uD800-\uDFFF escape (text read as
 #: UTF-8 holds none), so records are searched only when their text has such an escape.
@@ -96,7 +97,8 @@ def iter_lines(path: str | Path, file_format: str = "lines") -> Iterator[tuple[s
 
 
 def iter_jsonl(path: str | Path) -> Iterator[Located]:
-    """``(where, record)`` for every non-blank line of a JSONL file; bad JSON is a ValueError naming ``FILE:LINE``."""
+    """``(where, record)`` for every non-blank line of a JSONL file; bad JSON is a ValueError naming
+    ``FILE:LINE``."""
     for where, line in iter_lines(path, "jsonl"):
         try:
             record = json.loads(line)
@@ -267,8 +269,8 @@ class _Utf8File:
                     raw.decode("utf-8")
                 except UnicodeDecodeError as found:
                     return ValueError(
-                        f"{self.path}:{number}: not valid UTF-8 (byte 0x{raw[found.start]:02x} at byte "
-                        f"{found.start + 1} of the line: {found.reason}){as_format}"
+                        f"{self.path}:{number}: not valid UTF-8 (byte 0x{raw[found.start]:02x} at "
+                        f"byte {found.start + 1} of the line: {found.reason}){as_format}"
                         + (hint or "; save the file as UTF-8")
                     )
         return ValueError(
@@ -287,7 +289,8 @@ def _content_format(path: str | Path) -> str | None:
 
 
 def _format_hint(path: str | Path, file_format: str) -> str:
-    """``; read it with `file_format` X`` when the file's first bytes or its suffix say X, another format."""
+    """``; read it with `file_format` X`` when the file's first bytes or its suffix say X, another
+    format."""
     by_content = _content_format(path)
     guess = by_content or _FORMAT_OF_SUFFIX.get(Path(path).suffix.lower())
     if guess is None or guess == file_format:
@@ -305,13 +308,15 @@ def response_columns(fieldnames: list[str], path: str | Path = "<csv>") -> list[
         raise ValueError(f"{path}: no resp_0, resp_1, ... columns (Tevet & Berant's CSV format)")
     if [i for i, _ in indexed] != list(range(len(indexed))):
         raise ValueError(
-            f"{path}: response columns must be resp_0..resp_{len(indexed) - 1} without gaps, got {[n for _, n in indexed]}"
+            f"{path}: response columns must be resp_0..resp_{len(indexed) - 1} without gaps, got "
+            f"{[n for _, n in indexed]}"
         )
     return [name for _, name in indexed]
 
 
 def iter_tevet_csv(path: str | Path, context_column: str = "context") -> Iterator[ResponseSet]:
-    """Tevet & Berant's decTest / conTest / McDiv CSV layout (see module docstring), a row at a time."""
+    """Tevet & Berant's decTest / conTest / McDiv CSV layout (see module docstring), a row at a
+    time."""
     with _Utf8File(path, newline="", file_format="csv") as handle:
         # sentinel objects, which no CSV text equals (typeshed wants the fields' own type, strings)
         reader = csv.DictReader(iter(handle), restkey=_EXTRA_FIELDS, restval=_MISSING_FIELD)  # type: ignore[call-overload]
@@ -330,11 +335,13 @@ def iter_tevet_csv(path: str | Path, context_column: str = "context") -> Iterato
         ) is not None:
             if _EXTRA_FIELDS in row:
                 raise ValueError(
-                    f"{path}:{first_line}: the row has more fields than the header ({len(fieldnames)})"
+                    f"{path}:{first_line}: the row has more fields than the header "
+                    f"({len(fieldnames)})"
                 )
             if _MISSING_FIELD in row.values():
                 raise ValueError(
-                    f"{path}:{first_line}: the row has fewer fields than the header ({len(fieldnames)})"
+                    f"{path}:{first_line}: the row has fewer fields than the header "
+                    f"({len(fieldnames)})"
                 )
             responses = [row.pop(name) for name in columns]
             context = row.pop(context_column, None)
@@ -348,7 +355,8 @@ _MISSING_FIELD = object()  # DictReader's value for a header column the row lack
 
 def _csv_step(step: Callable[[], _Result], field_limit: int, where: str) -> _Result:
     """``step()`` (a read from a csv reader) under ``field_limit``, the process-wide csv limit
-    restored after it; csv's own errors become a ValueError naming ``where`` (the row's ``FILE:LINE``)."""
+    restored after it; csv's own errors become a ValueError naming ``where`` (the row's
+    ``FILE:LINE``)."""
     previous = csv.field_size_limit(field_limit)
     try:
         return step()
@@ -369,8 +377,8 @@ def read_tevet_csv(path: str | Path) -> list[ResponseSet]:
 def input_format(path: str | Path, file_format: str = "auto") -> str:
     """The format ``path`` is read as (one of :data:`INPUT_FORMATS`): ``file_format`` itself, or
     for ``"auto"`` the file's suffix; a folder is a ``dataset``, and so is a name without a file
-    suffix that is no path here but could be a Hub dataset id (``owner/name``). Any format but ``dataset``
-    needs ``path`` to be a file."""
+    suffix that is no path here but could be a Hub dataset id (``owner/name``). Any format but
+    ``dataset`` needs ``path`` to be a file."""
     path = Path(path)
     chosen: str | None = file_format
     if file_format == "auto":
@@ -551,12 +559,14 @@ def load_input_dataset(
             if snapshot is None:
                 raise ArgumentError(
                     "input",
-                    f"{source!r} is not a file or folder here, and reading it as a Hub dataset failed: "
-                    f"{error}. Offline (HF_HUB_OFFLINE=1 / HF_DATASETS_OFFLINE=1) a Hub dataset is read from the "
-                    f"caches only: load it once with network access (datasets.load_dataset({source!r}), or "
-                    f"`hf download {source} --repo-type dataset`)",
+                    f"{source!r} is not a file or folder here, and reading it as a Hub dataset "
+                    f"failed: {error}. Offline (HF_HUB_OFFLINE=1 / HF_DATASETS_OFFLINE=1) a Hub "
+                    "dataset is read from the caches only: load it once with network access "
+                    f"(datasets.load_dataset({source!r}), or `hf download {source} --repo-type "
+                    "dataset`)",
                 ) from None
-            # its files are in the Hugging Face cache (`hf download`), not in datasets' own: read them there
+            # its files are in the Hugging Face cache (`hf download`), not in datasets' own: read
+            # them there
             loaded = datasets.load_dataset(
                 snapshot, name=dataset_config, split=split, streaming=True
             )
@@ -574,7 +584,8 @@ def load_input_dataset(
 
 
 def hub_dataset_snapshot(repo_id: str) -> str | None:
-    """The folder of a Hub dataset's files in the Hugging Face cache, or None when it is not there."""
+    """The folder of a Hub dataset's files in the Hugging Face cache, or None when it is not
+    there."""
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import LocalEntryNotFoundError
 
@@ -610,8 +621,8 @@ def iter_response_sets(
     dataset_config: str | None = None,
 ) -> Iterator[ResponseSet]:
     """The sets of ``path``, one at a time (module docstring: the formats; ``"auto"`` goes by the
-    suffix). The format, the file and the options are checked now, each set's record when it is read;
-    an input without sets is a ValueError when the iteration ends."""
+    suffix). The format, the file and the options are checked now, each set's record when it is
+    read; an input without sets is a ValueError when the iteration ends."""
     file_format = input_format(path, file_format)
     _check_selection(file_format, responses_column, context_column, split, dataset_config)
     if file_format == "lines":

@@ -64,7 +64,8 @@ def models_or_none(models: list[str]) -> list[str]:
 
 
 def model_list_field(flag: str, default: str | None, help: str, **details: Any) -> list[str]:
-    """A repeatable ``--x-model`` field: the models a metric runs with, ``none`` alone turning it off."""
+    """A repeatable ``--x-model`` field: the models a metric runs with, ``none`` alone turning it
+    off."""
     return dataclasses.field(
         default_factory=lambda: [default] if default is not None else [],
         metadata=option(

@@ -161,7 +161,8 @@ def _dictionary_encode(tokens: list[str]) -> tuple[list[str], np.ndarray]:
     encoded = pa.array(tokens, type=pa.large_string()).dictionary_encode()
     vocabulary, ids = encoded.dictionary.to_pylist(), encoded.indices.to_numpy().astype(np.int64)
     del encoded
-    # Arrow's pool keeps freed buffers for reuse: ~80 MB after a 1M-response corpus, never reused here.
+    # Arrow's pool keeps freed buffers for reuse: ~80 MB after a 1M-response corpus, never reused
+    # here.
     pa.default_memory_pool().release_unused()
     return vocabulary, ids
 
@@ -306,7 +307,8 @@ def get_tokenizer(
     except (KeyError, TypeError):
         raise ArgumentError(
             "tokenizer",
-            f"must be one of {sorted(TOKENIZERS)} or a callable str -> list[str], got {name_or_callable!r}",
+            f"must be one of {sorted(TOKENIZERS)} or a callable str -> list[str], got "
+            f"{name_or_callable!r}",
         ) from None
 
 

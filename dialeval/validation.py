@@ -22,12 +22,13 @@ class ArgumentProblem(Exception):
     """An error about one of the caller's arguments, carrying its name rather than only a sentence.
 
     ``argument`` is the argument's path as the caller wrote it (``responses``, ``responses[3]``,
-    ``predictions[0][2]``); ``problem`` the rest of the message; ``mentions`` the other argument paths
-    the problem quotes in backticks (by default every backticked path in it). ``str(error)`` is
-    ```argument` problem`` (no space before a problem that starts with punctuation, ```metrics`: ...``).
-    Callers that know the argument by another name (an outer function, the CLI's flags, an evaluate
-    module's ``add``) take :meth:`renamed`, so no message text is rewritten by guesswork.
-    Use :class:`ArgumentError` (a ``ValueError``) or :class:`ArgumentTypeError` (a ``TypeError``).
+    ``predictions[0][2]``); ``problem`` the rest of the message; ``mentions`` the other argument
+    paths the problem quotes in backticks (by default every backticked path in it). ``str(error)``
+    is ```argument` problem`` (no space before a problem that starts with punctuation,
+    ```metrics`: ...``). Callers that know the argument by another name (an outer function, the
+    CLI's flags, an evaluate module's ``add``) take :meth:`renamed`, so no message text is rewritten
+    by guesswork. Use :class:`ArgumentError` (a ``ValueError``) or :class:`ArgumentTypeError` (a
+    ``TypeError``).
     """
 
     def __init__(self, argument: str, problem: str, mentions: Iterable[str] | None = None) -> None:
@@ -66,9 +67,10 @@ class ArgumentProblem(Exception):
     def renamed(self, names: Mapping[str, str]) -> ArgumentProblem:
         """A copy naming the arguments as ``names`` maps them, each index path kept.
 
-        A key is a name (``{"predictions": "responses"}``: ``predictions[3]`` -> ``responses[3]``) or a
-        path prefix (``{"predictions[0]": "prediction"}``: ``predictions[0][2]`` -> ``prediction[2]``);
-        the longest key that matches wins. The argument and every mention are renamed.
+        A key is a name (``{"predictions": "responses"}``: ``predictions[3]`` -> ``responses[3]``)
+        or a path prefix (``{"predictions[0]": "prediction"}``: ``predictions[0][2]`` ->
+        ``prediction[2]``); the longest key that matches wins. The argument and every mention are
+        renamed.
         """
         mentions = set(self.mentions)
 
@@ -86,11 +88,13 @@ class ArgumentProblem(Exception):
 
 
 class ArgumentError(ArgumentProblem, ValueError):
-    """A ``ValueError`` about one argument: ``raise ArgumentError("responses[3]", "is an empty string")``."""
+    """A ``ValueError`` about one argument:
+    ``raise ArgumentError("responses[3]", "is an empty string")``."""
 
 
 class ArgumentTypeError(ArgumentProblem, TypeError):
-    """A ``TypeError`` about one argument (same fields and :meth:`~ArgumentProblem.renamed` as :class:`ArgumentError`)."""
+    """A ``TypeError`` about one argument (same fields and :meth:`~ArgumentProblem.renamed`
+    as :class:`ArgumentError`)."""
 
 
 def _root(path: str) -> str:
@@ -257,8 +261,8 @@ def split_scope(predictions: object, argument: str = "predictions") -> str:
     raise ArgumentError(
         argument,
         f"mixes nesting levels: item {kinds.index('text')} is a string but item "
-        f"{kinds.index('set')} is a list; give either a flat list of strings (corpus scope) or a list "
-        "of lists of strings (one response set per context)",
+        f"{kinds.index('set')} is a list; give either a flat list of strings (corpus scope) or a "
+        "list of lists of strings (one response set per context)",
     )
 
 
@@ -367,8 +371,8 @@ SURROGATE_ADVICE = (
 
 
 def check_unicode_text(text: str, argument: str) -> str:
-    """``text`` itself when it is valid Unicode; a ValueError naming ``argument`` (``"responses[3]"``)
-    and the first lone surrogate's position otherwise."""
+    """``text`` itself when it is valid Unicode; a ValueError naming ``argument``
+    (``"responses[3]"``) and the first lone surrogate's position otherwise."""
     found = lone_surrogate(text)
     if found is not None:
         raise ArgumentError(argument, f"holds {found}: {SURROGATE_ADVICE}")

@@ -1,4 +1,5 @@
-"""The ``dialeval`` command line, the top layer: each job reads the metric registry and the root modules.
+"""The ``dialeval`` command line, the top layer: each job reads the metric registry and the root
+modules.
 
 ``main.py`` builds the parsers (from the jobs' option dataclasses) and dispatches; the jobs are
 ``evaluate_job.py``, ``meta_eval_job.py`` and ``dtg_job.py``; ``plots.py`` draws their figures.

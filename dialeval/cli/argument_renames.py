@@ -25,9 +25,10 @@ DTG_SUMMARY_BERTSCORE_ARGUMENTS = {"model": "bertscore_model"}
 
 
 def in_caller_names(error: Exception, names: Mapping[str, str]) -> Exception:
-    """``error`` (a ValueError or OSError) with each callee argument name in ``names`` written as the
-    caller's: an :class:`~dialeval.validation.ArgumentError` is renamed (it stays structured, for the
-    command line's own mapping); a missing model stays a :class:`~dialeval.hub.ModelNotAvailableError`."""
+    """``error`` (a ValueError or OSError) with each callee argument name in ``names`` written as
+    the caller's: an :class:`~dialeval.validation.ArgumentError` is renamed (it stays structured,
+    for the command line's own mapping); a missing model stays
+    a :class:`~dialeval.hub.ModelNotAvailableError`."""
     if isinstance(error, ArgumentProblem):
         return error.renamed(names)
     message = name_flags(error, names)

@@ -1,4 +1,5 @@
-"""``dialeval evaluate``'s checkpoints: each finished metric kept beside the report, for ``--resume``.
+"""``dialeval evaluate``'s checkpoints: each finished metric kept beside the report, for
+``--resume``.
 
 ``OUTPUT.partial/`` holds ``manifest.json`` (what the run was: dialeval's version, its options,
 each input file's sha256) and one JSON file per finished step (its name, summary and per-set
@@ -8,9 +9,10 @@ it ran, as the report's provenance identifies models). JSON only, each file writ
 
 The metric loop asks :meth:`MetricCheckpoints.get` before a step and hands the outcome to
 :meth:`MetricCheckpoints.put` after it. ``--resume`` reuses the steps of a run with the same
-manifest and models and refuses, saying what differs, otherwise. Without ``--resume``, the steps of the same
-run are refused rather than thrown away unasked (pass ``--resume``, or delete the folder), and
-those of a run with other settings, which this command could never reuse, are replaced with a note.
+manifest and models and refuses, saying what differs, otherwise. Without ``--resume``, the steps of
+the same run are refused rather than thrown away unasked (pass ``--resume``, or delete the folder),
+and those of a run with other settings, which this command could never reuse, are replaced with a
+note.
 
 Under ``accelerate launch`` the main process reads and writes the folder; the others get what it
 read (they must skip the same steps, or the processes' collectives would not match).
@@ -109,7 +111,8 @@ def _step_records(folder: Path) -> dict[str, tuple[StepOutcome, dict]]:
             records[record["step"]] = (outcome, dict(record.get("models", {})))
         except (ValueError, KeyError, TypeError) as error:
             raise ValueError(
-                f"{path}: not a checkpoint of dialeval evaluate ({error}); delete {folder} to start over"
+                f"{path}: not a checkpoint of dialeval evaluate ({error}); delete {folder} to "
+                "start over"
             ) from None
     return records
 
@@ -122,7 +125,8 @@ def _model_fingerprints(summary: dict) -> dict[str, str | None]:
 
 def _model_differences(records: dict[str, tuple[StepOutcome, dict]]) -> list[str]:
     """The models whose weights changed since their step finished: the options name a model by
-    its id or folder, and a model retrained into the same folder must not be mixed with the old one."""
+    its id or folder, and a model retrained into the same folder must not be mixed with the old
+    one."""
     recorded = {
         model: fingerprint
         for _, models in records.values()
@@ -148,8 +152,8 @@ def _open_on_main(folder: Path, identity: dict, resume: bool) -> dict[str, StepO
         changes = _differences(recorded, identity) + _model_differences(records)
         if resume and changes:
             raise ValueError(
-                f"cannot --resume from {folder}: the interrupted run differs ({'; '.join(changes)}); "
-                f"rerun it as it was, or delete {folder} to start over"
+                f"cannot --resume from {folder}: the interrupted run differs "
+                f"({'; '.join(changes)}); rerun it as it was, or delete {folder} to start over"
             )
         if resume:
             print(
@@ -160,10 +164,12 @@ def _open_on_main(folder: Path, identity: dict, resume: bool) -> dict[str, StepO
         if not changes:  # the same run again: its finished metrics are not thrown away unasked
             raise ValueError(
                 f"{folder} holds {_count(finished)} of an interrupted run of this command "
-                f"({', '.join(finished)}): pass --resume to reuse them, or delete {folder} to start over"
+                f"({', '.join(finished)}): pass --resume to reuse them, or delete {folder} to "
+                "start over"
             )
         print(
-            f"note: replacing {folder}, the {_count(finished)} of a run with other settings ({'; '.join(changes)})",
+            f"note: replacing {folder}, the {_count(finished)} of a run with other settings "
+            f"({'; '.join(changes)})",
             file=sys.stderr,
         )
     elif resume:
@@ -239,7 +245,8 @@ def open_checkpoints(output: str | Path, identity: dict, resume: bool = False) -
 
 
 def resume_note(output: str | Path) -> str | None:
-    """What a stopped or failed run left in its checkpoint folder and how to go on; None if nothing."""
+    """What a stopped or failed run left in its checkpoint folder and how to go on; None if
+    nothing."""
     folder = checkpoint_folder(output)
     finished = _finished_steps(folder) if folder.is_dir() else {}
     if not finished:

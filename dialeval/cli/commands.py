@@ -25,9 +25,10 @@ class EvaluateCommand:
         metadata=option(
             metavar="input",
             nargs="+",
-            help='response sets: JSONL ({"context": ..., "responses": [...]} per line), a .json array of them, a Tevet & '
-            "Berant CSV, Parquet, a datasets folder or Hub dataset id; several inputs (one per system, NAME=INPUT to name "
-            "one) give one table with a row per system",
+            help='response sets: JSONL ({"context": ..., "responses": [...]} per line), a .json '
+            "array of them, a Tevet & Berant CSV, Parquet, a datasets folder or Hub dataset id; "
+            "several inputs (one per system, NAME=INPUT to name one) give one table with a row per "
+            "system",
         )
     )
     format: str = field(
@@ -36,8 +37,8 @@ class EvaluateCommand:
             "--format",
             choices=("auto", *INPUT_FORMATS),
             aliases=("file_format",),
-            help="the input's format (default: by its suffix; a folder or Hub id is a dataset; .txt is lines, one "
-            "response per line)",
+            help="the input's format (default: by its suffix; a folder or Hub id is a dataset; "
+            ".txt is lines, one response per line)",
         ),
     )
     responses_column: str = field(
@@ -74,9 +75,9 @@ class EvaluateCommand:
         metadata=option(
             "--output",
             "-o",
-            help="the report: .json (the full report), .csv, .md or .tex (the summary table, with the "
-            "JSON report beside it); with several inputs, the comparison table (each system's report beside it as "
-            "STEM.NAME.json) (default: INPUT with suffix .diversity.json)",
+            help="the report: .json (the full report), .csv, .md or .tex (the summary table, with "
+            "the JSON report beside it); with several inputs, the comparison table (each system's "
+            "report beside it as STEM.NAME.json) (default: INPUT with suffix .diversity.json)",
         ),
     )
     output_format: str | None = field(
@@ -92,8 +93,8 @@ class EvaluateCommand:
         metadata=option(
             "--per-set-csv",
             metavar="FILE.csv",
-            help="also write one row per response set (id, where, context, fields, every per-set figure; with several "
-            "inputs a system column first)",
+            help="also write one row per response set (id, where, context, fields, every per-set "
+            "figure; with several inputs a system column first)",
         ),
     )
     decimals: int = field(
@@ -109,9 +110,10 @@ class EvaluateCommand:
         metadata=option(
             "--plot",
             metavar="DIR",
-            help="write sem_ent_clusters.png: Sem-Ent's sorted cluster distribution (paper Fig. 2/3; "
-            "needs --reference-corpus or --sem-ent-clusters); "
-            "with several inputs also per_set_distributions.png (a box per system for each per-set figure)",
+            help="write sem_ent_clusters.png: Sem-Ent's sorted cluster distribution "
+            "(paper Fig. 2/3; needs --reference-corpus or --sem-ent-clusters); "
+            "with several inputs also per_set_distributions.png "
+            "(a box per system for each per-set figure)",
         ),
     )
     per_set: bool = field(
@@ -122,8 +124,8 @@ class EvaluateCommand:
         default=False,
         metadata=option(
             "--resume",
-            help="reuse the metrics that an interrupted run with the same options and inputs finished "
-            "(kept in OUTPUT.partial/ until the report is written)",
+            help="reuse the metrics that an interrupted run with the same options and inputs "
+            "finished (kept in OUTPUT.partial/ until the report is written)",
         ),
     )
 
@@ -174,7 +176,8 @@ class MetaEvalCommand:
         metadata=option(
             "--plot",
             metavar="DIR",
-            help="write the per-metric PNGs (class histograms, Fig. 1/4; score vs temperature, Fig. 3)",
+            help="write the per-metric PNGs (class histograms, Fig. 1/4; score vs temperature, "
+            "Fig. 3)",
         ),
     )
     output: str | None = field(

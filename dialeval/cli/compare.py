@@ -58,8 +58,9 @@ def systems_from_inputs(inputs: list[str]) -> dict[str, str]:
 
 def comparison_table(reports: dict[str, dict]) -> Table:
     """A row per system (name -> report), a column per summary figure: ``system``, ``num_sets``
-    (empty for a corpus), ``num_responses``, then each figure as FIGURE, or FIGURE[MODEL] for a model-backed metric (METRIC/FIGURE where
-    two metrics share that label); a figure a system lacks (a skipped metric) is empty."""
+    (empty for a corpus), ``num_responses``, then each figure as FIGURE, or FIGURE[MODEL] for a
+    model-backed metric (METRIC/FIGURE where two metrics share that label); a figure a system lacks
+    (a skipped metric) is empty."""
     labels: dict[tuple[str, str], str] = {}
     for report in reports.values():
         for metric, figure, _, _ in summary_rows(report):
@@ -110,11 +111,13 @@ def write_run_outputs(
 ) -> list[str]:
     """What a run writes once every system's report is in (system name -> report): the per-set CSV
     and, for several systems, the comparison table (printed as text too, and written where
-    ``plan`` says) and the per-set distributions plot under ``plot_dir``; returns the lines to print."""
+    ``plan`` says) and the per-set distributions plot under ``plot_dir``; returns the lines to
+    print."""
     lines = []
     if reports and plan.per_set_csv is not None:
         lines.append(
-            f"per-set table: {write_text(plan.per_set_csv, render_table(per_set_table(reports), 'csv', decimals))}"
+            "per-set table: "
+            f"{write_text(plan.per_set_csv, render_table(per_set_table(reports), 'csv', decimals))}"
         )
     if len(reports) < 2:
         return lines

@@ -73,15 +73,17 @@ class DTGOptions:
         default=None,
         metadata=option(
             "--metric-model",
-            help="NLI classifier (default FacebookAI/roberta-large-mnli) or sentence model for sent_bert",
+            help="NLI classifier (default FacebookAI/roberta-large-mnli) or sentence model for "
+            "sent_bert",
         ),
     )
     threshold: float | None = field(
         default=None,
         metadata=option(
             "--threshold",
-            help="stop when diversity is above this (default: nli 10, distinct_n 0.98, sent_bert the one calibrated "
-            "for --metric-model: -0.1597 all-MiniLM-L6-v2, -0.179 the paper's bert-large-nli-stsb-mean-tokens)",
+            help="stop when diversity is above this (default: nli 10, distinct_n 0.98, sent_bert "
+            "the one calibrated for --metric-model: -0.1597 all-MiniLM-L6-v2, -0.179 the paper's "
+            "bert-large-nli-stsb-mean-tokens)",
         ),
     )
     num_responses: int = field(
@@ -115,7 +117,8 @@ class DTGOptions:
         default=None,
         metadata=option(
             "--turn-separator",
-            help="joins context turns (default: EOS after every turn for causal models, newline for seq2seq)",
+            help="joins context turns (default: EOS after every turn for causal models, newline "
+            "for seq2seq)",
         ),
     )
     seed: int = field(
@@ -163,7 +166,8 @@ class DTGOptions:
         metadata=option(
             "--nli-objective",
             choices=("nli_diversity", "contradictions"),
-            help="how --metric nli ranks leave-one-out subsets: Baseline NLI Diversity (§6.2) or contradiction counts",
+            help="how --metric nli ranks leave-one-out subsets: Baseline NLI Diversity (§6.2) or "
+            "contradiction counts",
         ),
     )
     tie_break: str = field(
@@ -231,9 +235,11 @@ def read_contexts(
     limit: int | None = None,
     verify_checksums: bool = True,
 ) -> list[DTGContext]:
-    """The contexts of a dialeval test set or of a JSONL file of ``{"context": ..., "references": [...]}`` lines.
+    """The contexts of a dialeval test set or of a JSONL file of
+    ``{"context": ..., "references": [...]}`` lines.
 
-    ``references`` (a dataset's ``positive_responses``) are the human responses Table 5 compares with.
+    ``references`` (a dataset's ``positive_responses``) are the human responses Table 5 compares
+    with.
     """
     if (dataset is None) == (input_file is None):
         raise ValueError("give exactly one of `--dataset` and `--input`")
@@ -285,7 +291,8 @@ def read_contexts(
 def format_context(
     turns: list[str], tokenizer, is_encoder_decoder: bool, separator: str | None = None
 ) -> str:
-    """Turns joined as the model was trained: DialoGPT ends every turn with EOS; seq2seq default ``"\\n"``."""
+    """Turns joined as the model was trained: DialoGPT ends every turn with EOS; seq2seq default
+    ``"\\n"``."""
     if separator is None:
         separator = "\n" if is_encoder_decoder else tokenizer.eos_token
     text = separator.join(turn.strip() for turn in turns)
@@ -309,7 +316,8 @@ def settings_path(output: str | Path) -> Path:
 
 
 def load_generator(model: str, device=None, dtype: str | None = None):
-    """A causal or seq2seq model (by its config) and its tokenizer, through :func:`dialeval.hub.load_model`."""
+    """A causal or seq2seq model (by its config) and its tokenizer,
+    through :func:`dialeval.hub.load_model`."""
     from dialeval.hub import load_model
 
     loaded = load_model(model, "language_model", device=device, dtype=dtype)
@@ -317,7 +325,8 @@ def load_generator(model: str, device=None, dtype: str | None = None):
 
 
 class ResumableJsonl:
-    """A JSONL output of one record per context (and trial), appended a batch at a time, resumable at batch boundaries.
+    """A JSONL output of one record per context (and trial), appended a batch at a time, resumable
+    at batch boundaries.
 
     Line ``L`` holds trial ``L // num_contexts``, context ``L % num_contexts``; without
     ``num_contexts`` every line is one context of a single trial. ``OUTPUT.run.json`` holds
@@ -343,15 +352,17 @@ class ResumableJsonl:
         if self.path.exists() and not overwrite:
             if not self.settings_path.exists():
                 raise ValueError(
-                    f"{self.path} exists but {self.settings_path} does not: pass --overwrite to start over"
+                    f"{self.path} exists but {self.settings_path} does not: pass --overwrite to "
+                    "start over"
                 )
             recorded_settings = json.loads(self.settings_path.read_text(encoding="utf-8"))
             if recorded_settings.get("format") != FORMAT:
                 raise ValueError(
                     f"cannot resume {self.path}: it was written by an older dialeval (format "
-                    f"{recorded_settings.get('format', 1)}, where max_samples counted the first n responses; now S counts "
-                    "resamples only and results report num_initial / num_resampled). `dialeval dtg-summary` still reads "
-                    "it; pass --overwrite to start a new run"
+                    f"{recorded_settings.get('format', 1)}, where max_samples counted the first n "
+                    "responses; now S counts resamples only and results report num_initial / "
+                    "num_resampled). `dialeval dtg-summary` still reads it; pass --overwrite to "
+                    "start a new run"
                 )
             changed = sorted(
                 key
@@ -364,7 +375,8 @@ class ResumableJsonl:
                     for key in changed
                 )
                 raise ValueError(
-                    f"cannot resume {self.path}: its run had other settings ({details}); pass --overwrite"
+                    f"cannot resume {self.path}: its run had other settings ({details}); pass "
+                    "--overwrite"
                 )
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -400,9 +412,9 @@ class ResumableJsonl:
                     else "not UTF-8"
                 )
                 raise ValueError(
-                    f"{self.path}:{line_number + 1}: not valid JSON ({reason}), a complete line of the file: it was "
-                    "damaged, not cut short by a kill. Restore the line, or cut the file before it to regenerate from "
-                    "there, or pass --overwrite to start over"
+                    f"{self.path}:{line_number + 1}: not valid JSON ({reason}), a complete line of "
+                    "the file: it was damaged, not cut short by a kill. Restore the line, or cut "
+                    "the file before it to regenerate from there, or pass --overwrite to start over"
                 ) from None
             trial, index = self.position(line_number)
             found = record if isinstance(record, dict) else {}
@@ -422,7 +434,8 @@ class ResumableJsonl:
         return len(kept)
 
     def append(self, records: list[dict]) -> None:
-        """Appends a batch's lines; a stop signal meanwhile takes effect once the batch is on disk."""
+        """Appends a batch's lines; a stop signal meanwhile takes effect once the batch is on
+        disk."""
         with deferred_stop_signals(), open(self.path, "a", encoding="utf-8") as handle:
             handle.writelines(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
             handle.flush()
@@ -442,8 +455,8 @@ def _upgrade(record: dict, settings: dict) -> dict:
     }
 
 
-#: What the summary reads of every record, with the type each must have (format 1 has ``num_sampled``
-#: where format 2 has ``num_resampled``).
+#: What the summary reads of every record, with the type each must have (format 1 has
+#: ``num_sampled`` where format 2 has ``num_resampled``).
 SUMMARY_FIELDS = {
     "initial_responses": list,
     "responses": list,
@@ -457,7 +470,8 @@ SUMMARY_FIELDS = {
 
 
 def _summary_record(where: str, record) -> dict:
-    """``record`` if it holds what :func:`summarize` reads, else a ValueError naming ``where`` (``FILE:LINE``)."""
+    """``record`` if it holds what :func:`summarize` reads, else a ValueError naming ``where``
+    (``FILE:LINE``)."""
     if not isinstance(record, dict):
         raise ValueError(
             f"{where}: not a `dialeval dtg` record (a JSON object), got {type(record).__name__}"
@@ -493,8 +507,9 @@ def _summary_record(where: str, record) -> dict:
 
 
 def read_run(path: str | Path) -> tuple[dict, list[dict]]:
-    """The settings and records of a ``dialeval dtg`` output (format-1 records upgraded, see the module docstring);
-    a line that is not a record of one is a ValueError naming its ``FILE:LINE``."""
+    """The settings and records of a ``dialeval dtg`` output (format-1 records upgraded, see the
+    module docstring); a line that is not a record of one is a ValueError naming its
+    ``FILE:LINE``."""
     path = Path(path)
     recorded = settings_path(path)
     settings = json.loads(recorded.read_text(encoding="utf-8")) if recorded.exists() else {}
@@ -558,7 +573,8 @@ def _trial_figures(
 def summarize(
     settings: dict, records: list[dict], bertscore_model: str | None = None, device=None
 ) -> dict:
-    """Table 4's row (means over contexts), App. C's overlap and, with references, Table 5's relevance.
+    """Table 4's row (means over contexts), App. C's overlap and, with references, Table 5's
+    relevance.
 
     Each figure is computed per trial; the row holds its mean over trials and, under
     ``FIGURE_sd``, the sample standard deviation across trials (None for one trial).
@@ -690,8 +706,9 @@ def format_summary_table(rows: list[dict]) -> str:
         ]
         lines += ["", "Relevance against the human responses (Table 5):"] + _table(header, body)
     note = (
-        "contexts: contexts per trial; start/end div.: Baseline NLI Diversity for nli (Table 4), the metric itself "
-        'otherwise; num resampled: responses drawn after the first n, at most S (Table 4\'s "Num. Sampled"); '
+        "contexts: contexts per trial; start/end div.: Baseline NLI Diversity for nli (Table 4), "
+        "the metric itself otherwise; num resampled: responses drawn after the first n, at most S "
+        '(Table 4\'s "Num. Sampled"); '
         "overlap: App. C; mean ± sd over trials; BERTScore only with --bertscore-model"
     )
     return "\n".join(lines + ["", note])
@@ -789,7 +806,8 @@ def run_dtg_job(
             **decoding_record(config, settings.decoding),
             "max_context_tokens": max_context_tokens,
         },
-        # the contexts themselves, not their file's name: an input rewritten in place must not be resumed
+        # the contexts themselves, not their file's name: an input rewritten in place must not be
+        # resumed
         "contexts_sha256": contexts_sha256(contexts),
     }
     if (
@@ -867,7 +885,10 @@ def run_dtg_job(
     except Interrupted as stop:  # the appends are whole batches: the file ends at one
         if writer is not None:
             trials = f" ({settings.trials} trials of {num_contexts})" if settings.trials > 1 else ""
-            stop.detail = f"{writer.num_done} of {total} contexts{trials} are in {output}; rerun the same command to resume"
+            stop.detail = (
+                f"{writer.num_done} of {total} contexts{trials} are in {output}; rerun "
+                "the same command to resume"
+            )
         raise
     bar.close()
     state.wait_for_everyone()

@@ -1,4 +1,5 @@
-"""Relevance of DTG's starting and ending sets against the human responses (Stasaski & Hearst 2022, §6.4, Table 5).
+"""Relevance of DTG's starting and ending sets against the human responses (Stasaski & Hearst 2022,
+§6.4, Table 5).
 
 §6.4 compares both sets to DailyDialog++'s five human responses per context with BLEU (the paper
 links NLTK's ``bleu_score`` module) and BERTScore (Zhang et al. 2020). The paper does not give the
@@ -42,7 +43,8 @@ def _check(response_sets, references) -> None:
 def corpus_bleu_against_references(
     response_sets: list[list[str]], references: list[list[str]]
 ) -> float:
-    """NLTK corpus BLEU-4 of every response, each against its context's human responses (see module docstring)."""
+    """NLTK corpus BLEU-4 of every response, each against its context's human responses (see module
+    docstring)."""
     from nltk.translate.bleu_score import corpus_bleu
 
     _check(response_sets, references)
@@ -53,8 +55,9 @@ def corpus_bleu_against_references(
             hypotheses.append(_tokens(response))
             reference_lists.append(tokenized)
     with warnings.catch_warnings():
-        # Unsmoothed BLEU-4 is the figure chosen above: a set without a 4-gram in common with its references
-        # scores 0, as it should; NLTK warns of it on every call (a `dtg` / `dtg-summary` run printed it raw).
+        # Unsmoothed BLEU-4 is the figure chosen above: a set without a 4-gram in common with its
+        # references scores 0, as it should; NLTK warns of it on every call (a `dtg` / `dtg-summary`
+        # run printed it raw).
         warnings.filterwarnings(
             "ignore", message=r"\s*The hypothesis contains 0 counts of", category=UserWarning
         )
@@ -88,7 +91,8 @@ def bertscore_against_references(
             members.extend(responses)
         spans.append((offsets, len(members)))
         combined.append(members + list(refs))
-    # A generated response may be empty (the model ended at once): it is what the model said, and scores as such.
+    # A generated response may be empty (the model ended at once): it is what the model said, and
+    # scores as such.
     matrices = bertscore_similarity_matrices(
         combined,
         model=model,

@@ -18,7 +18,8 @@ from pathlib import Path
 from dialeval.cli.commands import EvaluateCommand
 from dialeval.cli.options import build, flag_names, used_options
 
-#: The file ``--plot DIR`` writes for Sem-Ent (one input; ``NAME_sem_ent_clusters.png`` per system for several).
+#: The file ``--plot DIR`` writes for Sem-Ent (one input; ``NAME_sem_ent_clusters.png`` per system
+#: for several).
 SEM_ENT_PLOT = "sem_ent_clusters.png"
 
 
@@ -85,7 +86,8 @@ def run_evaluate_command(args: argparse.Namespace) -> int:
     systems = systems_from_inputs(
         command.input
     )  # name -> input; one input keeps the single-report behaviour
-    # The paths as given first (a report over its input is the error to show, not its suffix), then every planned one.
+    # The paths as given first (a report over its input is the error to show, not its suffix), then
+    # every planned one.
     refuse_outputs_over_inputs(
         input_files(args, systems),
         [("--output", command.output), ("--per-set-csv", command.per_set_csv)],
@@ -119,8 +121,9 @@ def _read_input(scope: str, items, source: str, allow_empty: bool):
     for where, text in items:
         if not allow_empty and not text.strip():
             raise ValueError(
-                f"{where}: the response is {'empty' if not text else 'white space only'} (a corpus holds "
-                "one response per line); pass --allow-empty to score it as a response without tokens"
+                f"{where}: the response is {'empty' if not text else 'white space only'} (a corpus "
+                "holds one response per line); pass --allow-empty to score it as a response "
+                "without tokens"
             )
         responses.append(text)
     if not responses:
@@ -139,11 +142,13 @@ def _check_plot(command: EvaluateCommand, options, num_systems: int, planned) ->
         return
     left_out = options.metrics is not None and "sem_ent" not in options.metrics
     raise ValueError(
-        f"--plot {command.plot} draws Sem-Ent's cluster distribution, and Sem-Ent does not run here: "
+        f"--plot {command.plot} draws Sem-Ent's cluster distribution, and Sem-Ent "
+        "does not run here: "
         + (
             "--metric leaves it out"
             if left_out
-            else "it needs --reference-corpus TXT (to fit its clusters on) or --sem-ent-clusters DIR (saved ones)"
+            else "it needs --reference-corpus TXT (to fit its clusters on) or --sem-ent-clusters "
+            "DIR (saved ones)"
         )
         + "; with several inputs --plot also draws each per-set figure"
     )
@@ -180,8 +185,9 @@ def _run(args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, 
         for name, source in systems.items():
             scope, items = inputs.pop(name)
             data = _read_input(scope, items, source, options.allow_empty)
-            # Under `accelerate launch`, every process runs the job on the same input and the model-backed
-            # metrics share their pairs / texts among the processes; the main process writes the report.
+            # Under `accelerate launch`, every process runs the job on the same input and the
+            # model-backed metrics share their pairs / texts among the processes; the main process
+            # writes the report.
             with split_work():
                 identity = run_identity(
                     {

@@ -1,4 +1,5 @@
-"""The main job: every registered metric that fits the input, over a file of response sets or a corpus.
+"""The main job: every registered metric that fits the input, over a file of response sets or a
+corpus.
 
 The steps come from the registry (:data:`dialeval.metrics.registry.JOB_STEPS`, declared in each
 metric's ``metrics/<name>/job.py``): the job runs every step whose scope fits the input (response
@@ -37,7 +38,8 @@ from dialeval.metrics.engines.job_steps import JobData, JobStep, StepOutcome, St
 from dialeval.metrics.engines.shared_outputs import shared_model_outputs
 from dialeval.validation import ArgumentError, ArgumentProblem
 
-#: The names this module gave :class:`StepSkipped` and :class:`StepOutcome` before the steps moved to the registry.
+#: The names this module gave :class:`StepSkipped` and :class:`StepOutcome` before the steps moved
+#: to the registry.
 MetricSkipped, MetricOutcome = StepSkipped, StepOutcome
 
 
@@ -67,13 +69,15 @@ class JobControl:
 
 
 def _compose(classes: tuple[type, ...]) -> type:
-    """One dataclass with the fields of ``classes`` (in that order) that runs each one's ``__post_init__``."""
+    """One dataclass with the fields of ``classes`` (in that order) that runs each one's
+    ``__post_init__``."""
     owner: dict[str, type] = {}
     for cls in classes:
         for f in dataclasses.fields(cls):
             if owner.setdefault(f.name, cls) is not cls:
                 raise TypeError(
-                    f"the job setting {f.name!r} is declared by both {owner[f.name].__name__} and {cls.__name__}"
+                    f"the job setting {f.name!r} is declared by both {owner[f.name].__name__} and "
+                    f"{cls.__name__}"
                 )
 
     def __post_init__(self):
@@ -91,8 +95,8 @@ def _compose(classes: tuple[type, ...]) -> type:
     )
     composed.__module__ = __name__
     composed.__doc__ = (
-        "What ``dialeval evaluate`` computes, and how: the fields of every registered step's settings "
-        "("
+        "What ``dialeval evaluate`` computes, and how: the fields of every registered step's "
+        "settings ("
         + ", ".join(cls.__name__ for cls in classes)
         + "); each field with an ``option`` is a flag."
     )
@@ -140,7 +144,8 @@ def planned_steps(scope: str, options) -> list[tuple[JobStep, str | None]]:
 
 
 def _about(step: JobStep, model: str | None, error: Exception) -> str:
-    """``error``'s message naming the option that asked for the step instead of the argument ``model``."""
+    """``error``'s message naming the option that asked for the step instead of the argument
+    ``model``."""
     if step.model_flag is None:
         return str(error)
     message = name_flags(error, {"model": step.model_flag})
@@ -158,7 +163,8 @@ def _named(step: JobStep, model: str | None, error: Exception) -> Exception:
 def _sentence_texts(
     plan, data: JobData, options
 ) -> dict[str, tuple[list[list[str]], tuple[JobStep, str | None]]]:
-    """Per sentence model: the texts the planned steps will embed with it, and the first step asking."""
+    """Per sentence model: the texts the planned steps will embed with it, and the first step
+    asking."""
     wanted: dict[str, tuple[list[list[str]], tuple[JobStep, str | None]]] = {}
     for step, model in plan:
         for sentence_model, texts in (
@@ -169,7 +175,8 @@ def _sentence_texts(
 
 
 def _encode_once(sentence_model: str, groups: list[list[str]], asked_by, options) -> None:
-    """Encode every distinct text of ``groups`` with ``sentence_model`` into the job's store, behind one bar."""
+    """Encode every distinct text of ``groups`` with ``sentence_model`` into the job's store, behind
+    one bar."""
     try:
         resolve_model_path(sentence_model)
     except ModelNotAvailableError:
@@ -294,8 +301,9 @@ def check_sets(sets: list[ResponseSet], allow_empty: bool = False) -> None:
             for position, response in enumerate(response_set.responses):
                 if not response.strip():
                     raise ValueError(
-                        f"{where}: response {position} is {'empty' if not response else 'white space only'};"
-                        " pass allow_empty=True to score it as a response without tokens"
+                        f"{where}: response {position} is "
+                        f"{'empty' if not response else 'white space only'}; pass allow_empty=True "
+                        "to score it as a response without tokens"
                     )
 
 

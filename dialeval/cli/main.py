@@ -1,4 +1,5 @@
-"""``dialeval`` command line: ``evaluate`` (the main job), ``meta-eval``, ``export-dataset``, ``push-metrics``, ``dtg`` and ``dtg-summary``.
+"""``dialeval`` command line: ``evaluate`` (the main job), ``meta-eval``, ``export-dataset``,
+``push-metrics``, ``dtg`` and ``dtg-summary``.
 
 Every parser is built from option dataclasses (:mod:`dialeval.cli.options`): the jobs' own
 (``EvaluationOptions``, ``MetaEvalOptions``, ``DTGOptions``) and each command's files
@@ -131,8 +132,8 @@ def _dtg(args: argparse.Namespace) -> int:
     if state.is_main_process:
         print(format_summary_table([row]))
         print(
-            f"\n{row['num_contexts']} contexts ({state.num_processes} process(es)); stopped by {row['stop_reasons']}; "
-            f"results: {command.output}"
+            f"\n{row['num_contexts']} contexts ({state.num_processes} process(es)); stopped by "
+            f"{row['stop_reasons']}; results: {command.output}"
         )
     end_processes()
     return 0
@@ -209,7 +210,8 @@ def build_parser() -> argparse.ArgumentParser:
     _command(
         commands,
         "dtg",
-        "Diversity Threshold Generation over a test set (JSONL, resumable; runs under accelerate launch)",
+        "Diversity Threshold Generation over a test set (JSONL, resumable; runs under accelerate "
+        "launch)",
         _dtg,
         DTGOptions,
         DTGCommand,

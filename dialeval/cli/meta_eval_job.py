@@ -1,9 +1,10 @@
-"""``dialeval meta-eval``: score Tevet & Berant's test sets with diversity metrics and meta-evaluate them.
+"""``dialeval meta-eval``: score Tevet & Berant's test sets with diversity metrics and meta-evaluate
+them.
 
 For one test (decTest, conTest, McDiv, McDiv_nuggets) and task, every set is scored by each
 requested metric and the scores are compared with the diversity parameter
-(:func:`~dialeval.metrics.diversity_meta_eval.statistics.diversity_meta_evaluation`): Spearman's rho, and OCA
-where the parameter is binary (Tevet & Berant §6.3-6.4, Tables 2, 4, 8-10). absHDS, the
+(:func:`~dialeval.metrics.diversity_meta_eval.statistics.diversity_meta_evaluation`): Spearman's
+rho, and OCA where the parameter is binary (Tevet & Berant §6.3-6.4, Tables 2, 4, 8-10). absHDS, the
 human score, is added as a row from the file that has it (decTest, conTest, McDiv_nuggets).
 
 Metric names (``--metric``) are the per-set figures of :mod:`dialeval.metrics.registry`, with an
@@ -60,7 +61,8 @@ HUMAN_ROW = "absHDS"
 
 
 RELEASED_PREFIX = "released:"
-#: released:<our scorer's name> -> the release's column (diversity_eval's ``released_scores`` field).
+#: released:<our scorer's name> -> the release's column (diversity_eval's ``released_scores``
+#: field).
 RELEASED_SCORES = {
     "averaged_distinct_n": "distinct_n",
     "ngram_cosine": "cos_sim",
@@ -83,7 +85,8 @@ RENAMED_METRICS = {
 
 @dataclass
 class MetaEvalOptions:
-    """How ``dialeval meta-eval`` scores and meta-evaluates; every field with an ``option`` is a flag."""
+    """How ``dialeval meta-eval`` scores and meta-evaluates; every field with an ``option`` is a
+    flag."""
 
     batch_size: int = field(
         default=64, metadata=option("--batch-size", help="texts or pairs per forward pass")
@@ -100,7 +103,8 @@ class MetaEvalOptions:
         metadata=option(
             "--round-scores",
             metavar="DECIMALS",
-            help="round scores before ranking, as the release's 3-decimal files do (OCA depends on the ties this makes)",
+            help="round scores before ranking, as the release's 3-decimal files do (OCA depends on "
+            "the ties this makes)",
         ),
     )
     bootstrap: bool = field(
@@ -121,7 +125,8 @@ class MetaEvalOptions:
         default=None,
         metadata=option(
             "--data-dir",
-            help="folder with the released CSVs (an unzipped data.zip); default: download, pinned and sha256-checked",
+            help="folder with the released CSVs (an unzipped data.zip); default: download, pinned "
+            "and sha256-checked",
         ),
     )
     cache_dir: str | None = field(
@@ -138,7 +143,8 @@ class MetaEvalOptions:
         default=False,
         metadata=option(
             "--rated",
-            help="score the human-rated sets (decTest 200, conTest, McDiv_nuggets 200) so every row covers the same sets as absHDS",
+            help="score the human-rated sets (decTest 200, conTest, McDiv_nuggets 200) so every "
+            "row covers the same sets as absHDS",
         ),
     )
     progress: bool = field(
@@ -180,7 +186,8 @@ def parse_metric(text: str) -> MetricSpec:
     if name not in SET_SCORERS:
         raise ArgumentError(
             "metric",
-            f"must be one of {sorted(SET_SCORERS)} or released:<{'|'.join(RELEASED_SCORES)}>, got {name!r}",
+            f"must be one of {sorted(SET_SCORERS)} or released:<{'|'.join(RELEASED_SCORES)}>, got "
+            f"{name!r}",
         )
     if model and not SET_SCORERS[name].needs_model:
         raise ArgumentError("metric", f"{name!r} uses no model, got {text!r}")
@@ -193,7 +200,8 @@ def _check_choice(value: str, choices, argument: str) -> None:
 
 
 def load_test_sets(test: str, task: str, options: MetaEvalOptions, hds: bool = False):
-    """The ``datasets.Dataset`` the metrics score (``hds=False``) or the rated one absHDS comes from."""
+    """The ``datasets.Dataset`` the metrics score (``hds=False``) or the rated one absHDS comes
+    from."""
     from dialeval.datasets_scripts import load
 
     if (hds or options.rated_subset) and TESTS[test].hds_family is None:
@@ -247,7 +255,8 @@ def score_metric(
         if None in scores:
             raise ArgumentError(
                 "metric",
-                f"{spec.name!r}: the files read hold no released scores (raw/ files); use with_metrics/",
+                f"{spec.name!r}: the files read hold no released scores (raw/ files); use "
+                "with_metrics/",
             )
     else:
         from tqdm.auto import tqdm
@@ -302,7 +311,8 @@ def _meta_evaluate(scores, parameters, binary: bool, options: MetaEvalOptions) -
 
 
 def _figure(value, spec: str) -> str:
-    """A report cell: "undefined" for a figure the row's ``undefined_reason`` explains (never a bare nan)."""
+    """A report cell: "undefined" for a figure the row's ``undefined_reason`` explains (never a bare
+    nan)."""
     return "undefined" if value is None else format(value, spec)
 
 
@@ -313,7 +323,8 @@ def run_meta_eval(
     options: MetaEvalOptions | None = None,
     human: bool = True,
 ) -> MetaEvalReport:
-    """Score every set of ``test``/``task`` with ``metrics`` and meta-evaluate each (plus absHDS when ``human``)."""
+    """Score every set of ``test``/``task`` with ``metrics`` and meta-evaluate each (plus absHDS
+    when ``human``)."""
     options = options or MetaEvalOptions()
     _check_choice(test, TESTS, "test")
     _check_choice(task, TASKS, "task")
@@ -413,7 +424,8 @@ def format_report(report: MetaEvalReport) -> str:
 
 
 def report_as_dict(report: MetaEvalReport) -> dict:
-    """JSON-ready: the test, task and each row's meta-evaluation figures (not the per-set scores)."""
+    """JSON-ready: the test, task and each row's meta-evaluation figures (not the per-set
+    scores)."""
     return {
         "test": report.test,
         "task": report.task,

@@ -131,7 +131,8 @@ def given(namespace: argparse.Namespace, cls) -> dict:
 
 
 def build(cls, namespace: argparse.Namespace, **fixed):
-    """An instance of ``cls`` from the parsed command line; ``fixed`` sets fields the command line does not."""
+    """An instance of ``cls`` from the parsed command line; ``fixed`` sets fields the command line
+    does not."""
     return cls(**{**given(namespace, cls), **fixed})
 
 
@@ -184,7 +185,8 @@ def name_flags(error: BaseException | str, names: Mapping[str, str]) -> str:
     ``max_n`` -> ``--max-n``, an index path kept). Keys holding ``=`` or a backtick are advice
     written as code (``allow_empty=True`` -> ``--allow-empty``) and are replaced as they stand.
     Fallback, for messages that are not an ArgumentError (an ``OSError``, a sentence that names
-    several arguments in its middle): the quoted names (```data_dir` ...``) are replaced in the text.
+    several arguments in its middle): the quoted names (```data_dir` ...``) are replaced in the
+    text.
     """
     literal = {name: flag for name, flag in names.items() if "=" in name or "`" in name}
     if isinstance(error, ArgumentProblem):

@@ -121,8 +121,8 @@ def plot_cluster_distribution(
     title: str = "Sem-Ent cluster distribution",
     reference_distribution=None,
 ) -> Path:
-    """Bars of ``distribution`` sorted descending; ``reference_distribution`` (e.g. the fitted corpus)
-    is drawn as a step line in the same cluster order when given."""
+    """Bars of ``distribution`` sorted descending; ``reference_distribution`` (e.g. the fitted
+    corpus) is drawn as a step line in the same cluster order when given."""
     shares = np.asarray(distribution, dtype=np.float64)
     if shares.ndim != 1 or shares.size < 2 or not math.isclose(shares.sum(), 1.0, abs_tol=1e-6):
         raise ArgumentError(
@@ -160,7 +160,8 @@ def plot_cluster_distribution(
 
 
 def per_set_figures(reports: dict[str, dict]) -> list[str]:
-    """The per-set figures with a number in every system's report (name -> report), in report order."""
+    """The per-set figures with a number in every system's report (name -> report), in report
+    order."""
 
     def numeric(report: dict) -> set[str]:
         return {

@@ -8,7 +8,8 @@ from contextlib import contextmanager
 
 @contextmanager
 def library_progress_bars(enabled: bool):
-    """Turn the libraries' bars off for the block when not ``enabled``; each is restored afterwards."""
+    """Turn the libraries' bars off for the block when not ``enabled``; each is restored
+    afterwards."""
     if enabled:
         yield
         return

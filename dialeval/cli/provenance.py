@@ -1,4 +1,5 @@
-"""Where a report's numbers come from: dialeval's version, the options, the input's and each model's identity.
+"""Where a report's numbers come from: dialeval's version, the options, the input's and each model's
+identity.
 
 A model is identified by its Hub revision when it was read from the Hugging Face cache (the
 snapshot folder is named by the commit), and otherwise by a sha256 over its directory: every
@@ -50,7 +51,8 @@ def hub_revision(path: str) -> str | None:
 
 
 def model_provenance(model: str) -> dict:
-    """``{"id", "path", "revision"}`` for a cached Hub model, ``{"id", "path", "sha256"}`` otherwise."""
+    """``{"id", "path", "revision"}`` for a cached Hub model, ``{"id", "path", "sha256"}``
+    otherwise."""
     path = resolve_model_path(model)
     info = {"id": model, "path": os.path.abspath(path)}
     revision = hub_revision(path)
@@ -122,7 +124,8 @@ def _shown(value) -> str:
 
 
 def format_provenance(block: dict, defaults: dict | None = None) -> str:
-    """A few lines for the printed report: version, input, the options not at their default, models."""
+    """A few lines for the printed report: version, input, the options not at their default,
+    models."""
     lines = [f"dialeval {block['dialeval_version']} {block['command']}"]
     if "input" in block:
         identity = block["input"]

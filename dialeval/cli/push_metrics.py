@@ -1,4 +1,5 @@
-"""``dialeval push-metrics``: the evaluate modules as Hugging Face Spaces, or their folders written offline.
+"""``dialeval push-metrics``: the evaluate modules as Hugging Face Spaces, or their folders written
+offline.
 
 Each metric's Space holds what evaluate's own module template holds: the module script
 ``<name>.py`` (``evaluate.load("ORG/<name>")`` downloads it), the metric card ``README.md`` (its
@@ -32,7 +33,8 @@ def space_files(name: str) -> list[Path]:
 
 
 def write_metric_folders(to: str | Path, names: list[str] | None = None) -> list[Path]:
-    """Write ``to/<name>/`` for each metric (default: all registered); ``evaluate.load`` reads each."""
+    """Write ``to/<name>/`` for each metric (default: all registered); ``evaluate.load`` reads
+    each."""
     written = []
     for name in names or [metric.name for metric in METRICS]:
         files = space_files(name)
@@ -53,7 +55,8 @@ def push_metrics(
 ) -> list[str]:
     """Create (if needed) the Space ``namespace/<name>`` of each metric and upload its folder.
 
-    ``to``: also keep the uploaded folders there (default: a temporary folder). Returns the Space ids.
+    ``to``: also keep the uploaded folders there (default: a temporary folder). Returns the Space
+    ids.
     """
     if not namespace or "/" in namespace:
         raise ArgumentError(
@@ -74,7 +77,8 @@ def push_metrics(
 
 
 def _hub_transport_errors() -> tuple[type[BaseException], ...]:
-    """The network errors of the HTTP client huggingface_hub uses (httpx2, httpx, or requests in older releases)."""
+    """The network errors of the HTTP client huggingface_hub uses (httpx2, httpx, or requests in
+    older releases)."""
     import importlib
 
     errors = []
@@ -115,7 +119,8 @@ def run(
     """The command: upload with ``namespace``, write offline with ``to`` alone."""
     if namespace is None and to is None:
         raise ValueError(
-            "give --namespace ORG (upload each metric as the Space ORG/<metric>) and/or --to DIR (write the folders)"
+            "give --namespace ORG (upload each metric as the Space ORG/<metric>) and/or --to DIR "
+            "(write the folders)"
         )
     if namespace is None:
         for folder in write_metric_folders(to, names):

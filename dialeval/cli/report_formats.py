@@ -227,7 +227,8 @@ def per_set_table(reports: dict[str, dict]) -> Table:
 
 
 def format_report(report: dict, output_format: str, decimals: int = DEFAULT_DECIMALS) -> str:
-    """The file text of ``report`` in ``output_format``: the whole report as JSON, else its summary table."""
+    """The file text of ``report`` in ``output_format``: the whole report as JSON, else its summary
+    table."""
     if output_format == "json":
         return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
     if output_format not in OUTPUT_FORMATS:

@@ -53,7 +53,8 @@ class Interrupted(KeyboardInterrupt):
 
     @property
     def exit_code(self) -> int:
-        """The shell's convention for a process ended by a signal: 130 for SIGINT, 143 for SIGTERM."""
+        """The shell's convention for a process ended by a signal: 130 for SIGINT, 143 for
+        SIGTERM."""
         return 128 + self.signum
 
 
@@ -90,8 +91,8 @@ def refuse_outputs_over_inputs(
                 where = "the same file as" if not Path(source).is_dir() else "inside the folder"
                 unless = f" (not even with {overwrite_flag})" if overwrite_flag else ""
                 raise ValueError(
-                    f"{output_flag} {output} is {where} {input_flag} {source}: dialeval does not write over its "
-                    f"inputs{unless}; choose another {output_flag}"
+                    f"{output_flag} {output} is {where} {input_flag} {source}: dialeval does not "
+                    f"write over its inputs{unless}; choose another {output_flag}"
                 )
 
 
@@ -130,7 +131,8 @@ def _pid_is_running(pid: int) -> bool:
 
 
 class OutputLock:
-    """``OUTPUT.lock``: ``{"pid", "host", "command", "started"}``, created atomically, removed by :meth:`release`."""
+    """``OUTPUT.lock``: ``{"pid", "host", "command", "started"}``, created atomically, removed
+    by :meth:`release`."""
 
     def __init__(self, output: str | Path, command: str):
         self.output, self.path, self.command = Path(output), lock_path(output), command
@@ -169,12 +171,12 @@ class OutputLock:
             who = "a run whose lock file cannot be read"
         else:
             who = (
-                f"`{holder.get('command', 'dialeval')}` (pid {holder.get('pid')} on {holder.get('host')}, "
-                f"since {holder.get('started', '?')})"
+                f"`{holder.get('command', 'dialeval')}` (pid {holder.get('pid')} on "
+                f"{holder.get('host')}, since {holder.get('started', '?')})"
             )
         return ValueError(
-            f"{self.output} is being written by another run, {who}: wait for it to finish, or, if no such run is "
-            f"alive, delete {self.path}"
+            f"{self.output} is being written by another run, {who}: wait for it to finish, or, if "
+            f"no such run is alive, delete {self.path}"
         )
 
     def _is_stale(self, holder: dict | None) -> bool:
@@ -192,7 +194,8 @@ class OutputLock:
         if not self._is_stale(holder):
             raise self._refuse(holder)
         # Moved aside rather than deleted: of two runs that both found it stale, only one moves
-        # this file; the other would move the first one's new lock, sees a live pid and puts it back.
+        # this file; the other would move the first one's new lock, sees a live pid and puts it
+        # back.
         aside = self.path.with_name(f"{self.path.name}.stale.{os.getpid()}")
         try:
             os.rename(self.path, aside)
@@ -204,8 +207,8 @@ class OutputLock:
             raise self._refuse(moved)
         aside.unlink(missing_ok=True)
         print(
-            f"warning: took over the lock {self.path} of a run that is gone (pid {holder['pid']} on "
-            f"{holder['host']}, `{holder.get('command', 'dialeval')}`)",
+            f"warning: took over the lock {self.path} of a run that is gone (pid {holder['pid']} "
+            f"on {holder['host']}, `{holder.get('command', 'dialeval')}`)",
             file=sys.stderr,
         )
 
@@ -280,7 +283,8 @@ def default_stop_signals() -> None:
 
 @contextlib.contextmanager
 def held_output(output: str | Path, command: str):
-    """The block runs holding ``OUTPUT.lock``; under ``accelerate launch`` the main process holds it.
+    """The block runs holding ``OUTPUT.lock``; under ``accelerate launch`` the main process holds
+    it.
 
     Every process calls this alike. The main process takes the lock and tells the others whether
     it did (if not, they raise as well instead of waiting for it); the other processes, which
