@@ -1,4 +1,5 @@
-"""Where a builder's source files come from: a local ``data_dir`` or a pinned public URL, sha256-checked.
+"""Where a builder's source files come from: a local ``data_dir`` or a pinned public URL,
+sha256-checked.
 
 Every source file is described by a :class:`SourceFile`: the pinned download URL, the paths it
 may have under a user's ``data_dir`` (an unzipped release keeps its folder layout; a user may
@@ -19,7 +20,8 @@ from dialeval.validation import ArgumentError
 
 
 class SourceNotAvailableError(OSError):
-    """A source file is neither under ``data_dir`` nor downloadable (offline, or the URL is gone)."""
+    """A source file is neither under ``data_dir`` nor downloadable (offline, or the URL is
+    gone)."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,8 @@ def _find_local(source: SourceFile, data_dir: str) -> Path | None:
 def resolve_source(
     source: SourceFile, dl_manager, data_dir: str | None, verify: bool = True
 ) -> str:
-    """The local path of ``source``: found under ``data_dir`` if given, else downloaded and cached."""
+    """The local path of ``source``: found under ``data_dir`` if given, else downloaded and
+    cached."""
     if data_dir is not None:
         path = _find_local(source, data_dir)
         if path is None:
@@ -66,14 +69,16 @@ def resolve_source(
             path = Path(dl_manager.download(source.url))
         except Exception as error:  # noqa: BLE001 - offline mode, DNS failure, HTTP error: all mean "get it yourself"
             raise SourceNotAvailableError(
-                f"{source.name}: could not download {source.url} ({type(error).__name__}: {error}). "
-                "Download it on a machine with internet access and pass the folder holding it as `data_dir`."
+                f"{source.name}: could not download {source.url} ({type(error).__name__}: "
+                f"{error}). Download it on a machine with internet access and pass the folder "
+                "holding it as `data_dir`."
             ) from None
     if verify:
         digest = sha256_of(path)
         if digest not in source.sha256:
             raise ValueError(
-                f"{path}: sha256 {digest} is not the released {source.name} ({' or '.join(source.sha256)}); "
-                "the file is truncated or edited. Pass verify_checksums=False to use it anyway."
+                f"{path}: sha256 {digest} is not the released {source.name} "
+                f"({' or '.join(source.sha256)}); the file is truncated or edited. Pass "
+                "verify_checksums=False to use it anyway."
             )
     return str(path)

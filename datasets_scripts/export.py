@@ -1,4 +1,5 @@
-"""Export a test set as Parquet plus its dataset card, so the Hub can serve it to plain ``load_dataset``.
+"""Export a test set as Parquet plus its dataset card, so the Hub can serve it to plain
+``load_dataset``.
 
 Layout (the Hub's convention for multi-config Parquet repos)::
 
@@ -68,7 +69,8 @@ def export_dataset(
     private: bool = False,
     token: str | None = None,
 ) -> Path:
-    """Write every config (or ``configs``) of ``name`` under ``to``; upload to dataset repo ``push_to_hub`` if given."""
+    """Write every config (or ``configs``) of ``name`` under ``to``; upload to dataset repo
+    ``push_to_hub`` if given."""
     configs = list(configs) if configs else config_names(name)
     unknown = [config for config in configs if config not in config_names(name)]
     if unknown:

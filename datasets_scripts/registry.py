@@ -1,4 +1,5 @@
-"""Builder registry and ``load``: datasets 5 runs no loading scripts, so builders are instantiated here."""
+"""Builder registry and ``load``: datasets 5 runs no loading scripts, so builders are instantiated
+here."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import importlib
 
 from dialeval.validation import ArgumentError
 
-#: Other names ``load`` takes for a split, as the papers say them (``dialeval dtg --split`` takes the same).
+#: Other names ``load`` takes for a split, as the papers say them (``dialeval dtg --split`` takes
+#: the same).
 SPLIT_ALIASES = {"dev": "validation"}
 
 #: dataset name -> (module, builder class).
@@ -52,7 +54,8 @@ def make_builder(
     verify_checksums: bool = True,
     **config_kwargs,
 ):
-    """``config_kwargs``: further fields of the builder's config (e.g. response_selection's ``opensubtitles_file``)."""
+    """``config_kwargs``: further fields of the builder's config (e.g. response_selection's
+    ``opensubtitles_file``)."""
     cls = builder_class(name)
     if config is not None and config not in config_names(name):
         raise ArgumentError(
@@ -81,7 +84,8 @@ def prepare(builder) -> None:
 
 
 def split_name(split: str) -> str:
-    """The builders' name of ``split``: ``"dev"`` is ``"validation"`` (:data:`SPLIT_ALIASES`), others are unchanged."""
+    """The builders' name of ``split``: ``"dev"`` is ``"validation"`` (:data:`SPLIT_ALIASES`),
+    others are unchanged."""
     if not isinstance(split, str):
         raise ArgumentError("split", f"must be a split name (a string), got {split!r}")
     return SPLIT_ALIASES.get(split, split)

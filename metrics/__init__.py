@@ -215,7 +215,8 @@ def _export_registered_functions() -> None:
     for metric in registry.METRICS:
         package = importlib.import_module(f"dialeval.metrics.{metric.name}")
         for name in metric.functions:
-            # a subpackage named as its function sits here as a module until the function replaces it
+            # a subpackage named as its function sits here as a module until the function replaces
+            # it
             if name not in namespace or inspect.ismodule(namespace[name]):
                 namespace[name] = getattr(package, name)
             if name not in __all__:

@@ -83,7 +83,8 @@ class SetScorer:
 
 @dataclass(frozen=True)
 class RegisteredMetric:
-    """A metric subpackage ``dialeval.metrics.<name>`` and its evaluate module ``metrics/<name>/<name>.py``."""
+    """A metric subpackage ``dialeval.metrics.<name>`` and its evaluate module
+    ``metrics/<name>/<name>.py``."""
 
     name: str
     summary: str
@@ -120,7 +121,8 @@ def _similarity(kind: str, **defaults) -> SetRun:
     def run(
         sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None, **options
     ) -> dict:
-        """``options``: the similarity's own (BERTScore: ``rescale_with_baseline``, ``baseline``)."""
+        """``options``: the similarity's own (BERTScore: ``rescale_with_baseline``,
+        ``baseline``)."""
         from dialeval.metrics.similarity_diversity import similarity_diversity
 
         options = {**defaults, **options}
@@ -167,7 +169,8 @@ def _vendi(sets, model=None, batch_size=64, device=None, allow_empty=False, prog
 
 
 def _model_free(scores: Callable[..., dict]) -> SetRun:
-    """A model-free figure's runner: ``scores(sets, allow_empty=)`` returns ``per_set`` (and the mean)."""
+    """A model-free figure's runner: ``scores(sets, allow_empty=)`` returns ``per_set`` (and the
+    mean)."""
 
     def run(sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None) -> dict:
         result = scores([list(s) for s in sets], allow_empty=allow_empty)
@@ -223,7 +226,8 @@ def _homogenization(measure: str) -> SetRun:
 METRICS: tuple[RegisteredMetric, ...] = (
     RegisteredMetric(
         "lexical_diversity",
-        "distinct-n and n-gram cosine per set (Tevet & Berant); Dist/Ent-n, LF, Self-BLEU per corpus",
+        "distinct-n and n-gram cosine per set (Tevet & Berant); Dist/Ent-n, LF, Self-BLEU "
+        "per corpus",
         (
             "lexical_diversity",
             "set_lexical_diversity",
@@ -260,8 +264,9 @@ METRICS: tuple[RegisteredMetric, ...] = (
                 EMBEDDED_SENTENCE_MODEL,
                 "--sentence-model",
             ),
-            # unrescaled: the baseline rescale is one affine map for every pair of a model, so it moves
-            # no rank (rho, OCA) and lets any encoder run, including those bert-score has no baseline for
+            # unrescaled: the baseline rescale is one affine map for every pair of a model, so it
+            # moves no rank (rho, OCA) and lets any encoder run, including those bert-score has no
+            # baseline for
             SetScorer(
                 "bertscore",
                 "bertscore_diversity",
@@ -372,7 +377,8 @@ METRICS: tuple[RegisteredMetric, ...] = (
     ),
     RegisteredMetric(
         "embedding_distances",
-        "remote clique and chamfer distance of sentence embeddings (Cox et al. 2021; the `diversity` package's)",
+        "remote clique and chamfer distance of sentence embeddings (Cox et al. 2021; the "
+        "`diversity` package's)",
         (
             "embedding_distances",
             "remote_clique",
@@ -416,7 +422,8 @@ METRICS: tuple[RegisteredMetric, ...] = (
     ),
     RegisteredMetric(
         "homogenization",
-        "homogenization score: mean ROUGE-L / BLEU / BERTScore of every text to the others (the `diversity` package's)",
+        "homogenization score: mean ROUGE-L / BLEU / BERTScore of every text to the others (the "
+        "`diversity` package's)",
         ("homogenization", "homogenization_per_set", "homogenization_score"),
         set_scorers=(
             SetScorer(
@@ -444,7 +451,8 @@ METRICS: tuple[RegisteredMetric, ...] = (
     ),
     RegisteredMetric(
         "mtld",
-        "MTLD, the measure of textual lexical diversity (McCarthy & Jarvis 2010; lexicalrichness's)",
+        "MTLD, the measure of textual lexical diversity (McCarthy & Jarvis 2010; "
+        "lexicalrichness's)",
         ("mtld", "mtld_scores", "mtld_words"),
         set_scorers=(SetScorer("mtld", "mtld", _model_free(mtld_scores)),),
         job_steps=mtld_job.STEPS,
@@ -472,7 +480,8 @@ def get(name: str) -> RegisteredMetric:
 
 
 def set_scorer(name: str) -> SetScorer:
-    """The per-set figure ``name`` (``dialeval meta-eval --metric`` names); a ValueError lists them otherwise."""
+    """The per-set figure ``name`` (``dialeval meta-eval --metric`` names); a ValueError lists them
+    otherwise."""
     if name not in SET_SCORERS:
         raise ArgumentError("metric", f"must be one of {sorted(SET_SCORERS)}, got {name!r}")
     return SET_SCORERS[name]

@@ -1,4 +1,5 @@
-"""Circa: polar questions with indirect answers and their interpretations, as a ``datasets`` builder.
+"""Circa: polar questions with indirect answers and their interpretations, as a ``datasets``
+builder.
 
 Louis, Roth & Radlinski, "'I'd rather just go to bed': Understanding Indirect Answers", EMNLP
 2020. 34,268 (question, answer) pairs in 10 social situations; five annotators each said how
@@ -10,8 +11,9 @@ Two configs, one per label set (the released TSV holds both; every record is in 
 ===========  =================  ====================================================================
 config       label column       labels
 ===========  =================  ====================================================================
-``strict``   ``goldstandard1``  Yes, No, In the middle..., Probably yes / sometimes yes, Probably no,
-                                Yes subject to some conditions, Other, I am not sure how X will ...
+``strict``   ``goldstandard1``  Yes, No, In the middle..., Probably yes / sometimes yes,
+                                Probably no, Yes subject to some conditions, Other, I am not sure
+                                how X will ...
 ``relaxed``  ``goldstandard2``  Yes, No, In the middle..., Yes subject to some conditions, Other
 ===========  =================  ====================================================================
 
@@ -50,15 +52,16 @@ _CITATION = """\
 }
 """
 _DESCRIPTION = (
-    "Circa: polar (yes/no) questions with indirect answers in 10 social situations, each pair with five "
-    "interpretation judgements and majority labels under a strict (goldstandard1) and a relaxed (goldstandard2) "
-    "label set."
+    "Circa: polar (yes/no) questions with indirect answers in 10 social situations, each pair "
+    "with five interpretation judgements and majority labels under a strict (goldstandard1) and a "
+    "relaxed (goldstandard2) label set."
 )
 _HOMEPAGE = "https://github.com/google-research-datasets/circa"
 _LICENSE = "CC BY-SA 4.0 (the README says CC BY 4.0 but links the BY-SA 4.0 license text)"
 
 SOURCE_COMMIT = "02ad965518ab2fbd8bb24463d312ebb03bac5368"
-#: As recorded for this commit's file (7,766,077 bytes) in third-party data notes; not recomputed here (README.md).
+#: As recorded for this commit's file (7,766,077 bytes) in third-party data notes; not recomputed
+#: here (README.md).
 SOURCE_SHA256 = "98454df6b716dd7ff5f83a3db298849f05414688e81c2ee21b8e5a548ed897aa"
 SOURCE_FILE = SourceFile(
     "circa-data.tsv",
@@ -107,7 +110,8 @@ def _normalize(label: str) -> str:
 
 
 def canonical_label(value: str, names: tuple[str, ...], where: str) -> str | None:
-    """The label name as in ``names`` (case and apostrophe style are not significant); None for NA."""
+    """The label name as in ``names`` (case and apostrophe style are not significant); None for
+    NA."""
     if value.strip() == NO_MAJORITY:
         return None
     by_normalized = {_normalize(name): name for name in names}
@@ -211,8 +215,8 @@ class Circa(datasets.GeneratorBasedBuilder):
             path = config.source_path
             if config.verify_checksums and sha256_of(path) != SOURCE_SHA256:
                 raise ValueError(
-                    f"{path}: sha256 {sha256_of(path)} is not the released circa-data.tsv ({SOURCE_SHA256}); "
-                    "pass verify_checksums=False to use it anyway"
+                    f"{path}: sha256 {sha256_of(path)} is not the released circa-data.tsv "
+                    f"({SOURCE_SHA256}); pass verify_checksums=False to use it anyway"
                 )
         else:
             path = resolve_source(

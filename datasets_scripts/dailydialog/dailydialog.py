@@ -59,9 +59,10 @@ _CITATION = """\
 }
 """
 _DESCRIPTION = (
-    "DailyDialog: human-written two-person dialogues about daily life, each turn labelled with a dialogue act and an "
-    "emotion; the official train/validation/test splits. The pairs config makes each turn after the first a response "
-    "to the turns before it (Han et al. 2022's context-response pairs)."
+    "DailyDialog: human-written two-person dialogues about daily life, each turn labelled with a "
+    "dialogue act and an emotion; the official train/validation/test splits. The pairs config "
+    "makes each turn after the first a response to the turns before it (Han et al. 2022's "
+    "context-response pairs)."
 )
 _HOMEPAGE = "http://yanran.li/dailydialog"
 _LICENSE = "CC BY-NC-SA 4.0"
@@ -84,7 +85,8 @@ SPLITS = {
     datasets.Split.TEST: "test",
 }
 EOU = "__eou__"
-#: Index = the number in dialogues_act_*.txt (1 to 4; 0 is unused, as in huggingface/datasets' features).
+#: Index = the number in dialogues_act_*.txt (1 to 4; 0 is unused, as in huggingface/datasets'
+#: features).
 ACT_NAMES = ("__dummy__", "inform", "question", "directive", "commissive")
 #: Index = the number in dialogues_emotion_*.txt.
 EMOTION_NAMES = ("no emotion", "anger", "disgust", "fear", "happiness", "sadness", "surprise")
@@ -101,13 +103,15 @@ def split_files(release_name: str) -> dict[str, str]:
 
 @dataclass
 class DailyDialogConfig(datasets.BuilderConfig):
-    """A DailyDialog config; ``verify_checksums=False`` accepts copies that differ from the release."""
+    """A DailyDialog config; ``verify_checksums=False`` accepts copies that differ from the
+    release."""
 
     verify_checksums: bool = True
 
 
 def parse_turns(line: str, where: str) -> list[str]:
-    """The turns of one line of ``dialogues_<split>.txt``; an empty turn is a ValueError naming ``where``."""
+    """The turns of one line of ``dialogues_<split>.txt``; an empty turn is a ValueError naming
+    ``where``."""
     pieces = line.split(EOU)
     turns = [piece.strip() for piece in pieces[:-1]]
     if pieces[-1].strip():  # a last turn without its __eou__: still a turn
@@ -125,7 +129,8 @@ LABELS = {"act": (ACT_NAMES, 1), "emotion": (EMOTION_NAMES, 0)}
 
 
 def parse_labels(line: str, role: str, where: str) -> list[int]:
-    """The numbers of one line of ``dialogues_<role>_<split>.txt``; one the release does not use is a ValueError."""
+    """The numbers of one line of ``dialogues_<role>_<split>.txt``; one the release does not use is
+    a ValueError."""
     names, lowest = LABELS[role]
     labels = []
     for token in line.split():
@@ -157,7 +162,8 @@ def read_dialogues(dialog_lines, act_lines, emotion_lines, sources: dict[str, st
             state = "the file has ended" if lines[blank[0]] is None else "the line is blank"
             raise ValueError(
                 f"{sources[blank[0]]}, line {line_number}: {state} where {sources[holding]}, line "
-                f"{line_number} holds a dialogue; the three files of a split must agree line for line"
+                f"{line_number} holds a dialogue; the three files of a split must agree "
+                "line for line"
             )
         turns = parse_turns(dialog, f"{sources['dialog']}, line {line_number}")
         labels = {
@@ -175,24 +181,27 @@ def read_dialogues(dialog_lines, act_lines, emotion_lines, sources: dict[str, st
 
 
 def context_response_pairs(turns: list[str]) -> list[tuple[int, list[str], str]]:
-    """(turn index, context, response) for each turn after the first: the turns before it are its context."""
+    """(turn index, context, response) for each turn after the first: the turns before it are its
+    context."""
     return [(index, turns[:index], turns[index]) for index in range(1, len(turns))]
 
 
-# ---------------------------------------------------------------- where the three files of a split are read from
+# ------------------------------------------------ where the three files of a split are read from
 
 ARCHIVE_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, KeyError)
 
 
 def _unreadable(path: str, error: Exception) -> str:
     return (
-        f"{path}: not a readable zip archive ({type(error).__name__}: {error}); the release is {ARCHIVE.name} "
-        f"from {SOURCE_URL}: the file is truncated, damaged or another file, download it again"
+        f"{path}: not a readable zip archive ({type(error).__name__}: {error}); the release is "
+        f"{ARCHIVE.name} from {SOURCE_URL}: the file is truncated, damaged or another file, "
+        "download it again"
     )
 
 
 def _member(names: list[str], file_name: str) -> str | None:
-    """The member named ``file_name`` in any folder (``train/dialogues_train.txt``), macOS resource forks aside."""
+    """The member named ``file_name`` in any folder (``train/dialogues_train.txt``), macOS resource
+    forks aside."""
     found = [
         name for name in names if name.rsplit("/", 1)[-1] == file_name and "__MACOSX" not in name
     ]
@@ -200,7 +209,8 @@ def _member(names: list[str], file_name: str) -> str | None:
 
 
 def read_split_zip(data: bytes, release_name: str, source: str) -> list[dict]:
-    """The dialogues of one split from the bytes of its zip (``<split>.zip``), named ``source`` in messages."""
+    """The dialogues of one split from the bytes of its zip (``<split>.zip``), named ``source`` in
+    messages."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as inner:
             names = inner.namelist()
@@ -212,8 +222,9 @@ def read_split_zip(data: bytes, release_name: str, source: str) -> list[dict]:
             ]
             if missing:
                 raise ValueError(
-                    f"{source}: no {', '.join(missing)} in it (it holds {sorted(names)[:5]}"
-                    f"{' ...' if len(names) > 5 else ''}); the release is {ARCHIVE.name} from {SOURCE_URL}"
+                    f"{source}: no {', '.join(missing)} in it (it holds "
+                    f"{sorted(names)[:5]}{' ...' if len(names) > 5 else ''}); the release is "
+                    f"{ARCHIVE.name} from {SOURCE_URL}"
                 )
             texts = {role: inner.read(member) for role, member in members.items()}
     except ARCHIVE_ERRORS as error:
@@ -229,15 +240,16 @@ def read_split_zip(data: bytes, release_name: str, source: str) -> list[dict]:
 
 
 def read_release_archive(archive: str, release_name: str) -> list[dict]:
-    """The dialogues of one split from the official archive (its ``ijcnlp_dailydialog/<split>.zip``)."""
+    """The dialogues of one split from the official archive (its
+    ``ijcnlp_dailydialog/<split>.zip``)."""
     inner_name = f"{release_name}.zip"
     try:
         with zipfile.ZipFile(archive) as outer:
             member = _member(outer.namelist(), inner_name)
             if member is None:
                 raise ValueError(
-                    f"{archive}: no {ROOT}/{inner_name} in the archive; the release is {ARCHIVE.name} "
-                    f"from {SOURCE_URL}"
+                    f"{archive}: no {ROOT}/{inner_name} in the archive; the release is "
+                    f"{ARCHIVE.name} from {SOURCE_URL}"
                 )
             data = outer.read(member)
     except ARCHIVE_ERRORS as error:
@@ -246,7 +258,8 @@ def read_release_archive(archive: str, release_name: str) -> list[dict]:
 
 
 def unzipped_split(data_dir: str, release_name: str) -> Path | None:
-    """A split of an unzipped release under ``data_dir``: its folder of text files, or its zip; None if neither."""
+    """A split of an unzipped release under ``data_dir``: its folder of text files, or its zip; None
+    if neither."""
     root = Path(data_dir).expanduser()
     for base in (root / ROOT, root):
         folder = base / release_name
@@ -289,8 +302,10 @@ class DailyDialog(datasets.GeneratorBasedBuilder):
         DailyDialogConfig(
             name="pairs",
             version=VERSION,
-            description="one record per turn after the first: the turns before it (context) and the turn "
-            "(response), as Han et al. 2022's context-response pairs",
+            description=(
+                "one record per turn after the first: the turns before it (context) and the turn "
+                "(response), as Han et al. 2022's context-response pairs"
+            ),
         ),
     ]
     DEFAULT_CONFIG_NAME = "dialogues"
@@ -340,9 +355,10 @@ class DailyDialog(datasets.GeneratorBasedBuilder):
             if all(unzipped.values()):
                 if config.verify_checksums:
                     raise ValueError(
-                        f"{config.data_dir}: found an unzipped DailyDialog but not {ARCHIVE.name}; only the archive's "
-                        "sha256 is published, so put the archive there or pass verify_checksums=False to read the "
-                        "unzipped files unchecked"
+                        f"{config.data_dir}: found an unzipped DailyDialog but not "
+                        f"{ARCHIVE.name}; only the archive's sha256 is published, so put the "
+                        "archive there or pass verify_checksums=False to read the unzipped files "
+                        "unchecked"
                     )
                 return [
                     datasets.SplitGenerator(

@@ -51,12 +51,16 @@ _CITATION = """\
 }
 """
 _DESCRIPTION = (
-    "DailyDialog++: DailyDialog contexts, each with five human-written relevant responses (a multi-reference "
-    "set) and, in dev/test, five adversarial irrelevant responses that reuse the context's words and five random "
-    "negatives. The `positives` config holds further contexts with their five relevant responses only."
+    "DailyDialog++: DailyDialog contexts, each with five human-written relevant responses (a "
+    "multi-reference set) and, in dev/test, five adversarial irrelevant responses that reuse the "
+    "context's words and five random negatives. The `positives` config holds further contexts "
+    "with their five relevant responses only."
 )
 _HOMEPAGE = "https://github.com/iitmnlp/DailyDialog-plusplus"
-_LICENSE = "MIT (as stated in the repository; the contexts come from DailyDialog, licensed CC BY-NC-SA 4.0)"
+_LICENSE = (
+    "MIT (as stated in the repository; the contexts come from DailyDialog, licensed "
+    "CC BY-NC-SA 4.0)"
+)
 
 SOURCE_COMMIT = "4b02f9ff671e7e27d8e6b8a1925158bd5729abda"
 _RAW_URL = f"https://raw.githubusercontent.com/iitmnlp/DailyDialog-plusplus/{SOURCE_COMMIT}/dataset/{{name}}"
@@ -89,7 +93,8 @@ RECORD_LAYOUTS = {
 
 @dataclass
 class DailyDialogPlusPlusConfig(datasets.BuilderConfig):
-    """A DailyDialog++ config; ``verify_checksums=False`` accepts copies that differ from the release."""
+    """A DailyDialog++ config; ``verify_checksums=False`` accepts copies that differ from the
+    release."""
 
     verify_checksums: bool = True
 
@@ -105,7 +110,8 @@ def _validated(record, id_field: str, response_fields: tuple[str, ...], where: s
     missing = sorted(expected - record.keys())
     if missing:
         raise ValueError(f"{where}: missing key(s) {missing}")
-    # An unknown key would be dropped by the fixed features; refuse it instead of losing data quietly.
+    # An unknown key would be dropped by the fixed features; refuse it instead of losing data
+    # quietly.
     unexpected = sorted(record.keys() - expected)
     if unexpected:
         raise ValueError(f"{where}: unexpected key(s) {unexpected}")
@@ -124,9 +130,11 @@ def _validated(record, id_field: str, response_fields: tuple[str, ...], where: s
 
 
 def read_records(path: str, id_field: str, response_fields: tuple[str, ...]) -> list[dict]:
-    """Every record of a DailyDialog++ JSON Lines file, validated; ``ValueError`` names the bad line."""
+    """Every record of a DailyDialog++ JSON Lines file, validated; ``ValueError`` names the bad
+    line."""
     records = []
-    # utf-8 explicitly: the responses hold curly quotes, which the Windows default code page mangles.
+    # utf-8 explicitly: the responses hold curly quotes, which the Windows default code page
+    # mangles.
     with open_release_text(path) as handle:
         for line_number, line in enumerate(checked_lines(handle, path), start=1):
             if not line.strip():  # a blank line holds no record, so skipping it loses nothing
@@ -149,12 +157,17 @@ class DailyDialogPlusPlus(datasets.GeneratorBasedBuilder):
         DailyDialogPlusPlusConfig(
             name="default",
             version=VERSION,
-            description="dev (validation) and test: five positive, adversarial and random negative responses per context",
+            description=(
+                "dev (validation) and test: five positive, adversarial and random negative "
+                "responses per context"
+            ),
         ),
         DailyDialogPlusPlusConfig(
             name="positives",
             version=VERSION,
-            description="data_positives.json (train): contexts with their five positive responses only",
+            description=(
+                "data_positives.json (train): contexts with their five positive responses only"
+            ),
         ),
     ]
     DEFAULT_CONFIG_NAME = "default"

@@ -1,10 +1,12 @@
-"""Tevet & Berant's diversity test sets (decTest, conTest, McDiv, McDiv_nuggets) as a ``datasets`` builder.
+"""Tevet & Berant's diversity test sets (decTest, conTest, McDiv, McDiv_nuggets) as a ``datasets``
+builder.
 
 Tevet & Berant, "Evaluating the Evaluation of Diversity in Natural Language Generation"
 (EACL 2021): §3 (decTest, the softmax temperature as diversity parameter; conTest, binary
 content diversity from crowd workers), §4 (absHDS, the absolute human diversity score),
-§6.3-6.4 (the meta-evaluation they serve), §6.4 and App. C.2 (McDiv, McDiv_nuggets). One config per released file, named as
-the file without its ``no_hds``/``with_hds`` tag, e.g. ``con_test_200_resp_gen``:
+§6.3-6.4 (the meta-evaluation they serve), §6.4 and App. C.2 (McDiv, McDiv_nuggets). One config per
+released file, named as the file without its ``no_hds``/``with_hds`` tag, e.g.
+``con_test_200_resp_gen``:
 
 ============================  ==========================================  =========================
 config family                 released file                               rows (story/resp/prompt)
@@ -52,9 +54,10 @@ _CITATION = """\
 }
 """
 _DESCRIPTION = (
-    "Sets of generated or crowd-written responses with a known diversity parameter, for measuring how well a "
-    "diversity metric tracks diversity: decTest (temperature), conTest / McDiv / McDiv_nuggets (content diversity "
-    "class, 1 = high, 0 = low), some with absolute human diversity scores (absHDS)."
+    "Sets of generated or crowd-written responses with a known diversity parameter, for measuring "
+    "how well a diversity metric tracks diversity: decTest (temperature), conTest / McDiv / "
+    "McDiv_nuggets (content diversity class, 1 = high, 0 = low), some with absolute human "
+    "diversity scores (absHDS)."
 )
 _HOMEPAGE = "https://github.com/GuyTevet/diversity-eval"
 _LICENSE = "MIT (Copyright (c) 2020 Guy Tevet)"

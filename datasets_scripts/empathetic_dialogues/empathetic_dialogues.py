@@ -63,17 +63,19 @@ _CITATION = """\
 }
 """
 _DESCRIPTION = (
-    "EmpatheticDialogues: conversations grounded in emotional situations. The random_turn config splits each "
-    "conversation at a seeded random turn into a context and the human reply, as Stasaski & Hearst (2022, §6.1) "
-    "do for Diversity Threshold Generation; the conversations config keeps every turn."
+    "EmpatheticDialogues: conversations grounded in emotional situations. The random_turn config "
+    "splits each conversation at a seeded random turn into a context and the human reply, as "
+    "Stasaski & Hearst (2022, §6.1) do for Diversity Threshold Generation; the conversations "
+    "config keeps every turn."
 )
 _HOMEPAGE = "https://github.com/facebookresearch/EmpatheticDialogues"
 _LICENSE = "CC BY-NC 4.0"
 
 SOURCE_URL = "https://dl.fbaipublicfiles.com/parlai/empatheticdialogues/empatheticdialogues.tar.gz"
-#: Published, not computed here (no network): huggingface/datasets records this digest and 28,022,709
-#: bytes for SOURCE_URL (datasets/empathetic_dialogues/dataset_infos.json); ParlAI's build.py records the
-#: second for its own copy at http://parl.ai/downloads/empatheticdialogues/empatheticdialogues.tar.gz.
+#: Published, not computed here (no network): huggingface/datasets records this digest and
+#: 28,022,709 bytes for SOURCE_URL (datasets/empathetic_dialogues/dataset_infos.json); ParlAI's
+#: build.py records the second for its own copy at
+#: http://parl.ai/downloads/empatheticdialogues/empatheticdialogues.tar.gz.
 SOURCE_SHA256 = (
     "56f234d77b7dd1f005fd365bb17769cfe346c3c84295b69bc069c8ccb83be03d",
     "240c492cb6199a315722f716bfcc14f13ea6605f1cec67349153b606be92f6f2",
@@ -105,7 +107,8 @@ COMMA = "_comma_"
 
 @dataclass
 class EmpatheticDialoguesConfig(datasets.BuilderConfig):
-    """``split_seed``: the seed of the random turn split; ``verify_checksums=False`` accepts other copies."""
+    """``split_seed``: the seed of the random turn split; ``verify_checksums=False`` accepts other
+    copies."""
 
     split_seed: int = 0
     verify_checksums: bool = True
@@ -135,7 +138,8 @@ def read_conversations(lines, source: str) -> list[dict]:
     header = next(lines, None)
     if header is None or tuple(header.strip().split(",")) != COLUMNS:
         raise ValueError(
-            f"{source}, line 1: expected the EmpatheticDialogues header {','.join(COLUMNS)}, got {header!r:.200}"
+            f"{source}, line 1: expected the EmpatheticDialogues header {','.join(COLUMNS)}, got "
+            f"{header!r:.200}"
         )
     conversations: dict[str, dict] = {}
     for line_number, line in enumerate(lines, start=2):
@@ -146,7 +150,8 @@ def read_conversations(lines, source: str) -> list[dict]:
         fields = line.split(",")
         if len(fields) not in (len(COLUMNS), len(COLUMNS) + 1):
             raise ValueError(
-                f"{where}: expected {len(COLUMNS)} comma-separated fields (commas in text written {COMMA}), got {len(fields)}"
+                f"{where}: expected {len(COLUMNS)} comma-separated fields (commas in text written "
+                f"{COMMA}), got {len(fields)}"
             )
         record = dict(zip(COLUMNS, fields))
         conversation = conversations.setdefault(
@@ -196,8 +201,8 @@ ARCHIVE_ERRORS = (tarfile.TarError, EOFError, OSError, zlib.error)
 def unreadable_archive(archive: str, error: Exception, when: str = "") -> str:
     return (
         f"{archive}: not a readable gzip-compressed tar archive{' ' + when if when else ''} "
-        f"({type(error).__name__}: {error}); the release is {ARCHIVE.name} from {SOURCE_URL}: the file is "
-        "truncated, damaged or another file, download it again"
+        f"({type(error).__name__}: {error}); the release is {ARCHIVE.name} from {SOURCE_URL}: the "
+        "file is truncated, damaged or another file, download it again"
     )
 
 
@@ -248,7 +253,10 @@ class EmpatheticDialogues(datasets.GeneratorBasedBuilder):
         EmpatheticDialoguesConfig(
             name="random_turn",
             version=VERSION,
-            description="each conversation split at a seeded random turn: context and the human reply (DTG paper, §6.1)",
+            description=(
+                "each conversation split at a seeded random turn: context and the human reply "
+                "(DTG paper, §6.1)"
+            ),
         ),
         EmpatheticDialoguesConfig(
             name="conversations",
@@ -295,8 +303,9 @@ class EmpatheticDialogues(datasets.GeneratorBasedBuilder):
             if all(extracted.values()):
                 if config.verify_checksums:
                     raise ValueError(
-                        f"{config.data_dir}: found the extracted CSVs but not {ARCHIVE.name}; only the archive's sha256 "
-                        "is published, so put the archive there or pass verify_checksums=False to read the CSVs unchecked"
+                        f"{config.data_dir}: found the extracted CSVs but not {ARCHIVE.name}; "
+                        "only the archive's sha256 is published, so put the archive there or pass "
+                        "verify_checksums=False to read the CSVs unchecked"
                     )
                 return [
                     datasets.SplitGenerator(

@@ -87,17 +87,22 @@ _CITATION = """\
 }
 """
 _DESCRIPTION = (
-    "Polar echo questions built from MultiNLI telephone-genre pairs (Sato et al. 2022): ENTQ (entailment, "
-    "positive question, expected answer yes), CNTQ (contradiction, negative question, expected answer no), and "
-    "unlikelihood training samples (PositiveQ1/Q2, NegativeQ1/Q2 with gold and negative responses)."
+    "Polar echo questions built from MultiNLI telephone-genre pairs (Sato et al. 2022): ENTQ "
+    "(entailment, positive question, expected answer yes), CNTQ (contradiction, negative "
+    "question, expected answer no), and unlikelihood training samples (PositiveQ1/Q2, "
+    "NegativeQ1/Q2 with gold and negative responses)."
 )
 _HOMEPAGE = "https://github.com/shiki-sato/nbest-contradiction-analysis"
-_LICENSE = "Derived from MultiNLI (OANC telephone transcripts: free to use; see the MultiNLI data description)"
+_LICENSE = (
+    "Derived from MultiNLI (OANC telephone transcripts: free to use; see the MultiNLI data "
+    "description)"
+)
 
 MULTINLI_URL = "https://cims.nyu.edu/~sbowman/multinli/multinli_1.0.zip"
 #: Published, not computed here (no network, and the archive is not in ../shared/data): the digest
-#: huggingface/datasets records for MULTINLI_URL (226,850,426 bytes; datasets/multi_nli/dataset_infos.json),
-#: and the one dellison/NLIDatasets.jl pins for the same archive (src/multinli.jl).
+#: huggingface/datasets records for MULTINLI_URL (226,850,426 bytes;
+#: datasets/multi_nli/dataset_infos.json), and the one dellison/NLIDatasets.jl pins for the same
+#: archive (src/multinli.jl).
 MULTINLI_SHA256 = "049f507b9e36b1fcb756cfd5aeb3b7a0cfcb84bf023793652987f7e7e0957822"
 MULTINLI_ARCHIVE = SourceFile(
     "multinli_1.0.zip",
@@ -125,8 +130,8 @@ def _extracted_member(archive: str, dl_manager, name: str) -> str:
     path = os.path.join(dl_manager.extract(archive), "multinli_1.0", name)
     if not os.path.isfile(path):
         raise ValueError(
-            f"{archive}: no multinli_1.0/{name} in it (expected the release's {MULTINLI_ARCHIVE.name} "
-            f"from {MULTINLI_URL})"
+            f"{archive}: no multinli_1.0/{name} in it (expected the release's "
+            f"{MULTINLI_ARCHIVE.name} from {MULTINLI_URL})"
         )
     return path
 
@@ -251,7 +256,8 @@ def _unlikelihood_samples(
     samples = []
     for question_type in QUESTION_TYPES:
         asks_entailed = question_type.endswith("Q1")
-        # The gold answer restates the entailed hypothesis, the negative one the contradicted (Table 7).
+        # The gold answer restates the entailed hypothesis, the negative one the contradicted
+        # (Table 7).
         samples.append(
             {
                 "id": f"{prompt_id}-{question_type}",
@@ -278,7 +284,8 @@ def _authors_selection(
     """The released notebook's selection, in file order (module docstring)."""
     kept = {ENTAILMENT: [], CONTRADICTION: []}
     for record in pool:
-        # Both labels go through the negative transformation in the notebook, so both forms must exist.
+        # Both labels go through the negative transformation in the notebook, so both forms must
+        # exist.
         positive, negative = (
             _test_input(record, tag, negative=False),
             _test_input(record, tag, negative=True),
@@ -301,15 +308,18 @@ def _authors_selection(
         unpaired = [item[form] for item in kept[label] if _premise_key(item[0]) not in paired_keys]
         if len(unpaired) < num_inputs:
             raise ValueError(
-                f"only {len(unpaired)} {label} pairs of the {GENRE} genre are rewritable and unpaired (their premise has no "
-                f"rewritable {ENTAILMENT if label == CONTRADICTION else CONTRADICTION} pair); `num_inputs` asks for {num_inputs}"
+                f"only {len(unpaired)} {label} pairs of the {GENRE} genre are rewritable and "
+                "unpaired (their premise has no rewritable "
+                f"{ENTAILMENT if label == CONTRADICTION else CONTRADICTION} pair); `num_inputs` "
+                f"asks for {num_inputs}"
             )
         result[config] = unpaired[:num_inputs]
     if "unlikelihood" in configs:
         if len(paired) < num_unlikelihood_premises:
             raise ValueError(
-                f"only {len(paired)} {GENRE} premises have a rewritable entailment and contradiction hypothesis; "
-                f"`num_unlikelihood_premises` asks for {num_unlikelihood_premises}"
+                f"only {len(paired)} {GENRE} premises have a rewritable entailment and "
+                "contradiction hypothesis; `num_unlikelihood_premises` asks for "
+                f"{num_unlikelihood_premises}"
             )
         premises = []
         for (entailment, _, _), (contradiction, _, _) in paired[:num_unlikelihood_premises]:
@@ -384,8 +394,9 @@ def build_polar_question_sets(
                     break
         if premises < num_unlikelihood_premises:
             raise ValueError(
-                f"only {premises} {GENRE} premises outside ENTQ/CNTQ have a rewritable entailment and contradiction "
-                f"hypothesis; `num_unlikelihood_premises` asks for {num_unlikelihood_premises}"
+                f"only {premises} {GENRE} premises outside ENTQ/CNTQ have a rewritable entailment "
+                "and contradiction hypothesis; `num_unlikelihood_premises` asks for "
+                f"{num_unlikelihood_premises}"
             )
         random.Random(seed).shuffle(samples)
         num_validation = round(len(samples) * VALIDATION_FRACTION)
@@ -412,17 +423,24 @@ class PolarQuestions(datasets.GeneratorBasedBuilder):
         PolarQuestionsConfig(
             name="entq",
             version=VERSION,
-            description="ENTQ: entailment hypotheses as positive polar questions (expected answer yes)",
+            description=(
+                "ENTQ: entailment hypotheses as positive polar questions (expected answer yes)"
+            ),
         ),
         PolarQuestionsConfig(
             name="cntq",
             version=VERSION,
-            description="CNTQ: contradiction hypotheses as negative polar questions (expected answer no)",
+            description=(
+                "CNTQ: contradiction hypotheses as negative polar questions (expected answer no)"
+            ),
         ),
         PolarQuestionsConfig(
             name="unlikelihood",
             version=VERSION,
-            description="Table 7 unlikelihood samples: PositiveQ1/Q2, NegativeQ1/Q2 with gold and negative responses",
+            description=(
+                "Table 7 unlikelihood samples: PositiveQ1/Q2, NegativeQ1/Q2 with gold and "
+                "negative responses"
+            ),
         ),
     ]
     DEFAULT_CONFIG_NAME = "entq"
@@ -486,8 +504,9 @@ class PolarQuestions(datasets.GeneratorBasedBuilder):
                 )
         elif verify and extracted:
             raise ValueError(
-                f"{path}: an extracted MultiNLI file, but only the sha256 of {MULTINLI_ARCHIVE.name} is published; put "
-                f"the archive in `data_dir`, pass `sha256=` (the file's digest) or verify_checksums=False to read it unchecked"
+                f"{path}: an extracted MultiNLI file, but only the sha256 of "
+                f"{MULTINLI_ARCHIVE.name} is published; put the archive in `data_dir`, pass "
+                "`sha256=` (the file's digest) or verify_checksums=False to read it unchecked"
             )
         return path
 

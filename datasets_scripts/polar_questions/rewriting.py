@@ -152,15 +152,16 @@ class SpacyTagger:
         except ImportError:
             raise TaggerNotAvailableError(
                 "the polar-question rewriting needs a POS tagger: spaCy is not installed. Run "
-                f"`pip install spacy && python -m spacy download {self.model}` (the paper's tagger, App. A), "
-                "or pass tagger=<callable text -> list[TaggedToken]>"
+                f"`pip install spacy && python -m spacy download {self.model}` (the paper's "
+                "tagger, App. A), or pass tagger=<callable text -> list[TaggedToken]>"
             ) from None
         try:
             return spacy.load(self.model, disable=["ner"])  # the parser stays: its labels are read
         except OSError:
             raise TaggerNotAvailableError(
-                f"spaCy is installed but its pipeline {self.model!r} is not: run `python -m spacy download {self.model}` "
-                "(it is not on PyPI), or pass tagger=<callable text -> list[TaggedToken]>"
+                f"spaCy is installed but its pipeline {self.model!r} is not: run `python -m spacy "
+                f"download {self.model}` (it is not on PyPI), or pass tagger=<callable text -> "
+                "list[TaggedToken]>"
             ) from None
 
     def __call__(self, text: str) -> list[TaggedToken]:
@@ -182,7 +183,8 @@ def load_tagger(tagger=None):
     if not callable(tagger):
         raise ArgumentError(
             "tagger",
-            f"must be None (spaCy en_core_web_sm) or a callable text -> list[TaggedToken], got {tagger!r}",
+            "must be None (spaCy en_core_web_sm) or a callable text -> list[TaggedToken], got "
+            f"{tagger!r}",
         )
     return tagger
 
@@ -198,8 +200,8 @@ def _words(tokens: list[TaggedToken]) -> list[TaggedToken]:
 def _check_dependencies(tokens: list[TaggedToken]) -> None:
     if tokens and not any(token.dep for token in tokens):
         raise MissingDependencyLabels(
-            f"the tagger gave no dependency labels for {_render(tokens)!r}; the subject and object rules of the "
-            "authors' code need them (TaggedToken.dep, spaCy's dep_)"
+            f"the tagger gave no dependency labels for {_render(tokens)!r}; the subject and "
+            "object rules of the authors' code need them (TaggedToken.dep, spaCy's dep_)"
         )
 
 
@@ -254,7 +256,8 @@ def _simplified(words: list[str]) -> list[str]:
 
 
 def has_repeated_words(words: list[str]) -> bool:
-    """The authors' ``have_duplicate``: some n-gram is immediately repeated ("i i", "you know you know")."""
+    """The authors' ``have_duplicate``: some n-gram is immediately repeated ("i i", "you know you
+    know")."""
     words = _simplified(words)
     for n in range(1, len(words) // 2 + 1):
         for start in range(n, len(words) - n + 1):
@@ -328,7 +331,8 @@ def _decapitalize_first(tokens: list[TaggedToken]) -> list[TaggedToken]:
 
 
 def polar_question(tokens: list[TaggedToken], negative: bool = False) -> str:
-    """The polar echo question of a tagged hypothesis (App. A); ``negative``: "Aren't you ...?" form.
+    """The polar echo question of a tagged hypothesis (App. A); ``negative``: "Aren't you ...?"
+    form.
 
     Raises:
         Unrewritable: the hypothesis is skipped (see :func:`skip_reason`), or ``negative`` is asked
@@ -383,7 +387,8 @@ _LOWER_I = re.compile(r"(?<![\w'])i(?=(?:'|\s|$|[.,!?]))")
 
 
 def history_utterance(premise: str) -> str:
-    """The NLI premise as the history utterance (Table 1): capitalized, "i" -> "I", final punctuation."""
+    """The NLI premise as the history utterance (Table 1): capitalized, "i" -> "I", final
+    punctuation."""
     text = " ".join(premise.split())
     if not text:
         raise Unrewritable("empty premise")

@@ -27,7 +27,8 @@ APPROPRIATE_ABOVE = 3
 
 
 def scores_array(scores) -> np.ndarray:
-    """``scores`` as an int array ``(questions, 4, 5)``; ``ValueError`` if it has another shape or values outside 0-5."""
+    """``scores`` as an int array ``(questions, 4, 5)``; ``ValueError`` if it has another shape or
+    values outside 0-5."""
     try:
         array = np.asarray(scores)
     except ValueError:
@@ -36,7 +37,8 @@ def scores_array(scores) -> np.ndarray:
     if array is None or array.ndim != 3 or array.shape[1:] != shape or len(array) == 0:
         raise ArgumentError(
             "scores",
-            f"must be a non-empty list of questions, each {shape[0]} candidates x {shape[1]} integer scores",
+            f"must be a non-empty list of questions, each {shape[0]} candidates x {shape[1]} "
+            "integer scores",
         )
     if not np.issubdtype(array.dtype, np.integer):
         raise ArgumentError("scores", "must hold integers (0 = ungrammatical, 1 to 5)")
@@ -74,15 +76,18 @@ def filtering_violations(scores) -> list[str]:
         ground_truth, false_candidates = candidates[0], candidates[1:]
         if (ground_truth <= 3).sum() >= RULE_MIN_RATERS:
             violations.append(
-                f"question {question}: the ground truth has {int((ground_truth <= 3).sum())} scores <= 3"
+                f"question {question}: the ground truth has {int((ground_truth <= 3).sum())} "
+                "scores <= 3"
             )
         for position, false_scores in enumerate(false_candidates, start=1):
             if (false_scores >= 3).sum() >= RULE_MIN_RATERS:
                 violations.append(
-                    f"question {question}, false candidate {position}: {int((false_scores >= 3).sum())} scores >= 3"
+                    f"question {question}, false candidate {position}: "
+                    f"{int((false_scores >= 3).sum())} scores >= 3"
                 )
             if (false_scores == 0).sum() >= RULE_MIN_RATERS:
                 violations.append(
-                    f"question {question}, false candidate {position}: {int((false_scores == 0).sum())} zeros"
+                    f"question {question}, false candidate {position}: "
+                    f"{int((false_scores == 0).sum())} zeros"
                 )
     return violations

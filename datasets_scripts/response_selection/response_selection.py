@@ -1,4 +1,5 @@
-"""Sato et al.'s (2020) response-selection test set with well-chosen false candidates, as a ``datasets`` builder.
+"""Sato et al.'s (2020) response-selection test set with well-chosen false candidates, as a
+``datasets`` builder.
 
 Sato, Akama, Ouchi, Suzuki & Inui, "Evaluating Dialogue Generation Systems via Response
 Selection", ACL 2020: §3 (construction: false candidates retrieved from OpenSubtitles2018 by
@@ -77,16 +78,17 @@ _CITATION = """\
 }
 """
 _DESCRIPTION = (
-    "Response selection test set for evaluating dialogue generation systems (Sato et al., ACL 2020): 1,019 "
-    "questions of 3 DailyDialog context turns, the ground truth and 3 false candidates retrieved from "
-    "OpenSubtitles2018 to be related to the ground truth, with acceptable ones removed by five crowd workers, "
-    "whose scores come with every candidate. The `random` config replaces the false candidates with uniformly "
-    "sampled utterances (seeded trials)."
+    "Response selection test set for evaluating dialogue generation systems (Sato et al., ACL "
+    "2020): 1,019 questions of 3 DailyDialog context turns, the ground truth and 3 false "
+    "candidates retrieved from OpenSubtitles2018 to be related to the ground truth, with "
+    "acceptable ones removed by five crowd workers, whose scores come with every candidate. The "
+    "`random` config replaces the false candidates with uniformly sampled utterances (seeded "
+    "trials)."
 )
 _HOMEPAGE = "https://github.com/cl-tohoku/eval-via-selection"
 _LICENSE = (
-    "No license stated for the release (indices and scores). The text comes from DailyDialog (CC BY-NC-SA 4.0) "
-    "and OpenSubtitles2018 (OPUS; no license specified)."
+    "No license stated for the release (indices and scores). The text comes from DailyDialog "
+    "(CC BY-NC-SA 4.0) and OpenSubtitles2018 (OPUS; no license specified)."
 )
 
 SOURCE_COMMIT = "1476b354ab650365cbc7166c1f34dd31aa15ba16"
@@ -196,7 +198,8 @@ def read_dialogue_indices(path: str) -> list[int]:
 
 
 def read_candidate_indices(path: str) -> list[list[int]]:
-    """``indice/opensubtitles.txt``: 3 (false candidates) or 4 (ground truth first) 0-based lines per question."""
+    """``indice/opensubtitles.txt``: 3 (false candidates) or 4 (ground truth first) 0-based lines
+    per question."""
     out = []
     with open_release_text(path) as handle:
         for number, line in enumerate(checked_lines(handle, path), start=1):
@@ -210,7 +213,8 @@ def read_candidate_indices(path: str) -> list[list[int]]:
 
 
 def read_scores(path: str) -> list[list[list[int]]]:
-    """``human_scores.jsonl``: per question, 4 x 5 crowd scores; the §3.1 filtering rules must hold."""
+    """``human_scores.jsonl``: per question, 4 x 5 crowd scores; the §3.1 filtering rules must
+    hold."""
     out = []
     with open_release_text(path) as handle:
         for number, line in enumerate(checked_lines(handle, path), start=1):
@@ -234,10 +238,12 @@ def read_scores(path: str) -> list[list[list[int]]]:
 
 
 def _open_text(path: str):
-    """A text stream over a plain, gzip or DailyDialog zip file, with the line ends of Python's text mode."""
+    """A text stream over a plain, gzip or DailyDialog zip file, with the line ends of Python's text
+    mode."""
     with open(path, "rb") as probe:
         magic = probe.read(4)
-    # surrogateescape: an undecodable byte cannot shift the line count; kept lines are checked below.
+    # surrogateescape: an undecodable byte cannot shift the line count; kept lines are checked
+    # below.
     options = {"encoding": "utf-8", "errors": "surrogateescape", "newline": None}
     if magic[:2] == b"\x1f\x8b":
         return gzip.open(path, "rt", **options)
@@ -245,7 +251,8 @@ def _open_text(path: str):
         archive = zipfile.ZipFile(path)
         if DAILYDIALOG_MEMBER not in archive.namelist():
             raise ValueError(
-                f"{path}: a zip without {DAILYDIALOG_MEMBER} (expected DailyDialog's ijcnlp_dailydialog.zip)"
+                f"{path}: a zip without {DAILYDIALOG_MEMBER} (expected DailyDialog's "
+                "ijcnlp_dailydialog.zip)"
             )
         return io.TextIOWrapper(archive.open(DAILYDIALOG_MEMBER), **options)
     return open(path, **options)
@@ -276,13 +283,15 @@ def read_lines(path: str, wanted: set[int], count_all: bool = False) -> tuple[di
                 break
     if last >= count:
         raise ValueError(
-            f"{path}: has {count} lines but the indices ask for line {last} (0-based); is it the right file?"
+            f"{path}: has {count} lines but the indices ask for line {last} (0-based); is it the "
+            "right file?"
         )
     return found, count
 
 
 def dialogue_utterances(line: str) -> list[str]:
-    """DailyDialog's utterances of one ``dialogues_text.txt`` line (``" __eou__ "``-separated), stripped."""
+    """DailyDialog's utterances of one ``dialogues_text.txt`` line (``" __eou__ "``-separated),
+    stripped."""
     return [utterance.replace(" __eou__", "").strip() for utterance in line.strip().split(EOU)]
 
 
@@ -297,7 +306,8 @@ def build_questions(
     """Question rows (no scores) from the index lists and the looked-up corpus lines (§3.2)."""
     if len(dialogue_indices) != len(candidate_indices):
         raise ValueError(
-            f"the index files disagree: {len(dialogue_indices)} DailyDialog and {len(candidate_indices)} OpenSubtitles rows"
+            f"the index files disagree: {len(dialogue_indices)} DailyDialog and "
+            f"{len(candidate_indices)} OpenSubtitles rows"
         )
     questions = []
     for question_id, (dialogue_line, lines) in enumerate(zip(dialogue_indices, candidate_indices)):
@@ -306,7 +316,8 @@ def build_questions(
         needed = CONTEXT_TURNS if reused else CONTEXT_TURNS + 1
         if len(utterances) < needed:
             raise ValueError(
-                f"question {question_id}: DailyDialog line {dialogue_line} has {len(utterances)} utterances, {needed} needed"
+                f"question {question_id}: DailyDialog line {dialogue_line} has {len(utterances)} "
+                f"utterances, {needed} needed"
             )
         texts = [subtitles[line].strip() for line in lines]
         ground_truth = texts[0] if reused else utterances[CONTEXT_TURNS]
@@ -325,7 +336,8 @@ def build_questions(
             for position, text in enumerate(texts_to_check):
                 if not text:
                     raise ValueError(
-                        f"question {question_id}: {name}[{position}] is empty after stripping; is it the right file?"
+                        f"question {question_id}: {name}[{position}] is empty after stripping; is "
+                        "it the right file?"
                     )
         questions.append(row)
     return questions
@@ -334,7 +346,8 @@ def build_questions(
 def sample_false_candidates(
     questions: list[dict], num_lines: int, seed: int, trial: int
 ) -> list[list[int]]:
-    """Repository lines drawn for every question of one trial, ``RANDOM_DRAWS_PER_QUESTION`` each, in draw order.
+    """Repository lines drawn for every question of one trial, ``RANDOM_DRAWS_PER_QUESTION`` each,
+    in draw order.
 
     Uniform over ``0..num_lines-1`` with ``numpy.random.default_rng([seed, trial])``.
     """
@@ -343,7 +356,8 @@ def sample_false_candidates(
 
 
 def utterance_key(text: str) -> str:
-    """Case- and whitespace-insensitive identity of an utterance (as the metric's ``normalize_utterance``)."""
+    """Case- and whitespace-insensitive identity of an utterance (as the metric's
+    ``normalize_utterance``)."""
     return " ".join(text.lower().split())
 
 
@@ -373,8 +387,9 @@ def pick_false_candidates(
             if len(texts) == NUM_FALSE_CANDIDATES:
                 return lines, texts
     raise ValueError(
-        f"question {question['question_id']}: only {len(texts)} of {RANDOM_DRAWS_PER_QUESTION} drawn repository lines "
-        "are usable (non-empty, not the ground truth, distinct, not excluded); is the repository mostly empty or excluded lines?"
+        f"question {question['question_id']}: only {len(texts)} of {RANDOM_DRAWS_PER_QUESTION} "
+        "drawn repository lines are usable (non-empty, not the ground truth, distinct, not "
+        "excluded); is the repository mostly empty or excluded lines?"
     )
 
 
@@ -392,12 +407,18 @@ class ResponseSelection(datasets.GeneratorBasedBuilder):
         ResponseSelectionConfig(
             name="default",
             version=VERSION,
-            description="the released questions (CHOSEN false candidates) with five crowd scores per candidate",
+            description=(
+                "the released questions (CHOSEN false candidates) with five crowd scores per "
+                "candidate"
+            ),
         ),
         ResponseSelectionConfig(
             name="random",
             version=VERSION,
-            description="the same contexts and ground truths, false candidates sampled uniformly from a repository (RANDOM)",
+            description=(
+                "the same contexts and ground truths, false candidates sampled uniformly from a "
+                "repository (RANDOM)"
+            ),
         ),
     ]
     DEFAULT_CONFIG_NAME = "default"
@@ -459,15 +480,15 @@ class ResponseSelection(datasets.GeneratorBasedBuilder):
                 is_zip = probe.read(4) == b"PK\x03\x04"
             if is_zip and sha256_of(path) not in DAILYDIALOG_ARCHIVE.sha256:
                 raise ValueError(
-                    f"{path}: sha256 {sha256_of(path)} is not the released {DAILYDIALOG_ARCHIVE.name}; "
-                    "pass verify_checksums=False to use it anyway"
+                    f"{path}: sha256 {sha256_of(path)} is not the released "
+                    f"{DAILYDIALOG_ARCHIVE.name}; pass verify_checksums=False to use it anyway"
                 )
             if not is_zip:
                 _, count = read_lines(path, set(), count_all=True)
                 if count != DAILYDIALOG_NUM_LINES:
                     raise ValueError(
-                        f"{path}: {count} lines, but DailyDialog's dialogues_text.txt has {DAILYDIALOG_NUM_LINES}; "
-                        "pass verify_checksums=False to use it anyway"
+                        f"{path}: {count} lines, but DailyDialog's dialogues_text.txt has "
+                        f"{DAILYDIALOG_NUM_LINES}; pass verify_checksums=False to use it anyway"
                     )
         return path
 
@@ -525,7 +546,8 @@ class ResponseSelection(datasets.GeneratorBasedBuilder):
             scores = read_scores(paths["scores"])
             if len(scores) != len(questions):
                 raise ValueError(
-                    f"{paths['scores']}: {len(scores)} rows of scores for {len(questions)} questions"
+                    f"{paths['scores']}: {len(scores)} rows of scores for {len(questions)} "
+                    "questions"
                 )
             for question, question_scores in zip(questions, scores):
                 yield question["question_id"], {**question, "scores": question_scores}

@@ -58,7 +58,8 @@ def compression_ratio_per_set(
 def compression_ratio_scores(
     predictions, algorithm: str = "gzip", allow_empty: bool = False
 ) -> dict:
-    """The figures of the evaluate module: one corpus ratio for a flat list, or per set and their mean."""
+    """The figures of the evaluate module: one corpus ratio for a flat list, or per set and their
+    mean."""
     if split_scope(predictions, "predictions") == "corpus":
         corpus = check_corpus(predictions, "predictions", allow_empty=allow_empty)
         return {

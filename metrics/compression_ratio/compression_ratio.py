@@ -60,5 +60,6 @@ class CompressionRatio(ResponsesMetric):
         return compression_ratio_scores(predictions, algorithm=algorithm, allow_empty=allow_empty)
 
 
-#: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).
+#: The evaluate module (evaluate.load finds it by its base class; named here for `make
+#: lint-dead-code`).
 __all__ = ["CompressionRatio"]

@@ -1,4 +1,5 @@
-"""``dialeval evaluate``'s compression-ratio step: per response set, or of the whole corpus for a corpus input."""
+"""``dialeval evaluate``'s compression-ratio step: per response set, or of the whole corpus for a
+corpus input."""
 
 from __future__ import annotations
 

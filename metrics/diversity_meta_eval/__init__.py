@@ -1,4 +1,5 @@
-"""Meta-evaluation of diversity metrics (Tevet & Berant 2021, §6): Spearman, Pearson, OCA, bootstrap CI.
+"""Meta-evaluation of diversity metrics (Tevet & Berant 2021, §6): Spearman, Pearson, OCA, bootstrap
+CI.
 
 The evaluate module is ``diversity_meta_eval.py`` beside this file; its card is ``README.md``.
 """

@@ -1,4 +1,5 @@
-"""This metric's Hugging Face Space: evaluate's gradio widget (run `python app.py` to try it locally)."""
+"""This metric's Hugging Face Space: evaluate's gradio widget (run `python app.py` to try it
+locally)."""
 
 from pathlib import Path
 

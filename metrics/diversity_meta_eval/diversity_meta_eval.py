@@ -1,6 +1,7 @@
 """evaluate module: meta-evaluation of a diversity metric (Tevet & Berant 2021, §6.3-6.4).
 
-A thin wrapper of :func:`dialeval.metrics.diversity_meta_eval.statistics.diversity_meta_evaluation`; see README.md.
+A thin wrapper of :func:`dialeval.metrics.diversity_meta_eval.statistics.diversity_meta_evaluation`;
+see README.md.
 """
 
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
@@ -122,5 +123,6 @@ class DiversityMetaEval(DialevalMetric):
         return result
 
 
-#: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).
+#: The evaluate module (evaluate.load finds it by its base class; named here for `make
+#: lint-dead-code`).
 __all__ = ["DiversityMetaEval"]

@@ -22,7 +22,8 @@ from dialeval.validation import (
 
 
 class UndefinedStatisticError(ValueError):
-    """A statistic that is 0/0 for this input (a constant side): the message names the argument and why."""
+    """A statistic that is 0/0 for this input (a constant side): the message names the argument and
+    why."""
 
 
 #: Scores closer than this count as equal when placing a threshold between them.
@@ -30,7 +31,8 @@ OCA_TOLERANCE = 1e-5
 
 
 def check_numbers(values: object, argument: str) -> None:
-    """``values`` must be a list of real numbers (evaluate would otherwise fail deep inside pyarrow)."""
+    """``values`` must be a list of real numbers (evaluate would otherwise fail deep inside
+    pyarrow)."""
     if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
         raise ArgumentError(argument, f"must be a list of numbers, got {type(values).__name__}")
     for index, value in enumerate(values):
@@ -46,7 +48,8 @@ def _paired(scores, parameters) -> tuple[np.ndarray, np.ndarray]:
     if scores.ndim != 1 or scores.shape != parameters.shape:
         raise ArgumentError(
             "scores",
-            f"and `parameters` must be 1-D and of equal length, got {scores.shape} and {parameters.shape}",
+            f"and `parameters` must be 1-D and of equal length, got {scores.shape} and "
+            f"{parameters.shape}",
         )
     if len(scores) < 2:
         raise ArgumentError("scores", f"must hold at least 2 values, got {len(scores)}")
@@ -61,7 +64,8 @@ def constant_input_reason(
     undefined: str = "a correlation is undefined",
     arguments: tuple[str, str] = ("scores", "parameters"),
 ) -> str | None:
-    """Why ``statistic`` is undefined for these paired values (a constant side), or None when it is defined.
+    """Why ``statistic`` is undefined for these paired values (a constant side), or None when it is
+    defined.
 
     The reason names the constant argument and its value, e.g. "`scores` is constant (all 1.0):
     Spearman's rho is undefined". A correlation divides by each side's spread, so a side that
@@ -79,7 +83,10 @@ def constant_input_reason(
 def constant_resamples_reason(arguments: tuple[str, str] = ("scores", "parameters")) -> str:
     """Why the bootstrap interval is undefined when every resample is constant, naming ``arguments``
     as the caller knows them (as :func:`constant_input_reason`)."""
-    return f"every bootstrap resample was constant; `{arguments[0]}` or `{arguments[1]}` has too little variation"
+    return (
+        f"every bootstrap resample was constant; `{arguments[0]}` or `{arguments[1]}` has too "
+        "little variation"
+    )
 
 
 def _defined(statistic: float, name: str) -> float:
@@ -155,7 +162,8 @@ def optimal_classification_accuracy(
 def subsampled_spearman(
     scores, parameters, sample_size: int = 200, repeats: int = 100, seed: int = 0
 ) -> tuple[float, float]:
-    """decTest's protocol (§6.3): mean and standard deviation of rho over ``repeats`` random subsets.
+    """decTest's protocol (§6.3): mean and standard deviation of rho over ``repeats`` random
+    subsets.
 
     A ValueError names the constant argument when ``scores`` or ``parameters`` is constant. A
     subset that happens to be constant on one side has no rho: it is left out of the mean and
@@ -184,8 +192,8 @@ def subsampled_spearman(
     ]
     if not values:
         raise UndefinedStatisticError(
-            f"every one of the {repeats} subsets of {sample_size} sets was constant in `scores` or `parameters`: "
-            "Spearman's rho is undefined on each; raise `sample_size`"
+            f"every one of the {repeats} subsets of {sample_size} sets was constant in `scores` "
+            "or `parameters`: Spearman's rho is undefined on each; raise `sample_size`"
         )
     return float(np.mean(values)), float(np.std(values))
 
@@ -245,8 +253,8 @@ def diversity_meta_evaluation(
     sample_fraction: float = 0.5,
     seed: int = 0,
 ) -> dict:
-    """Spearman (+ p-value) and Pearson against the diversity parameter; OCA when it is binary (§6.4);
-    with ``bootstrap=True`` the 95% interval of rho (Stasaski & Hearst, App. A).
+    """Spearman (+ p-value) and Pearson against the diversity parameter; OCA when it is binary
+    (§6.4); with ``bootstrap=True`` the 95% interval of rho (Stasaski & Hearst, App. A).
 
     A report over many metrics keeps going when one metric gives every set the same score:
     the correlations (and the interval) are then None, never NaN, and ``undefined_reason`` says

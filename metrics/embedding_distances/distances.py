@@ -125,7 +125,8 @@ def _unit_embeddings(embeddings) -> np.ndarray:
         0, len(rows), ROWS_PER_CHUNK
     ):  # float64 a chunk at a time: one copy of the rows in all
         chunk = rows[start : start + ROWS_PER_CHUNK].astype(np.float64)
-        # scaled by the largest |value| first, so that rows of 1e-300 (whose squares underflow) normalise too
+        # scaled by the largest |value| first, so that rows of 1e-300 (whose squares underflow)
+        # normalise too
         largest = np.max(np.abs(chunk), axis=1)
         if np.any(largest == 0):
             raise ArgumentError(
@@ -189,7 +190,8 @@ def _figures_of(
     norms = np.einsum("ij,ij->i", unit, unit)
     if np.any(norms == 0):
         raise ValueError(
-            "the sentence model gave a zero vector for a text of `predictions`: its cosine distance is undefined"
+            "the sentence model gave a zero vector for a text of `predictions`: its cosine "
+            "distance is undefined"
         )
     result = {}
     if "remote_clique" in figures:

@@ -1,4 +1,5 @@
-"""evaluate module: remote clique and chamfer distance (Cox et al. 2021) of response sets or of a corpus.
+"""evaluate module: remote clique and chamfer distance (Cox et al. 2021) of response sets or of a
+corpus.
 
 A thin wrapper of :func:`dialeval.metrics.embedding_distances.distances.embedding_distances`; see
 README.md (the metric card).
@@ -90,5 +91,6 @@ class EmbeddingDistances(ResponsesMetric):
         )
 
 
-#: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).
+#: The evaluate module (evaluate.load finds it by its base class; named here for `make
+#: lint-dead-code`).
 __all__ = ["EmbeddingDistances"]

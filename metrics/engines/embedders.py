@@ -63,7 +63,8 @@ PAPER_EMBEDDER = {
     "truncation_side": "left",
     "layer": -1,
 }
-#: Options that change speed or memory but not the vectors (beyond float noise): never in an identity.
+#: Options that change speed or memory but not the vectors (beyond float noise): never in an
+#: identity.
 RUNTIME_OPTIONS = ("batch_size", "device", "dtype")
 
 
@@ -115,7 +116,8 @@ def _check_texts(texts: object) -> list[str]:
 
 def _in_order(order: list[int], parts: list[np.ndarray], count: int) -> np.ndarray:
     """Batches computed for the items ``order`` (this process's share under
-    :func:`dialeval.distributed.split_work`), gathered and put back in item order (``count`` items)."""
+    :func:`dialeval.distributed.split_work`), gathered and put back in item order (``count``
+    items)."""
     mine = np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
     members, computed = gather_shares(order, mine)
     vectors = np.empty((count, computed.shape[1]), dtype=np.float32)
@@ -150,18 +152,21 @@ def unit_rows(vectors: np.ndarray) -> np.ndarray:
 def load_sentence_model(
     model: StrPath = DEFAULT_SENTENCE_MODEL, device: DeviceLike = None, dtype: str | None = None
 ) -> SentenceTransformer:
-    """A ``SentenceTransformer`` through :func:`dialeval.hub.load_model` (once per model, device, dtype)."""
+    """A ``SentenceTransformer`` through :func:`dialeval.hub.load_model` (once per model, device,
+    dtype)."""
     return load_model(model, "sentence_transformers", device=device, dtype=dtype).model
 
 
 def _sentence_encoder(
     model: StrPath | SentenceEncoder, device: DeviceLike, dtype: str | None
 ) -> tuple[SentenceEncoder, tuple[object, ...]]:
-    """The sentence-transformers encoder of ``model`` and the key of its vectors in a job's store."""
+    """The sentence-transformers encoder of ``model`` and the key of its vectors in a job's
+    store."""
     if not isinstance(model, (str, os.PathLike)) and not callable(getattr(model, "encode", None)):
         raise ArgumentError(
             "model",
-            f"must be a sentence-transformers id, a local directory or a loaded model with `encode`, got {model!r:.60}",
+            "must be a sentence-transformers id, a local directory or a loaded model with "
+            f"`encode`, got {model!r:.60}",
         )
     if not isinstance(model, (str, os.PathLike)):
         # a loaded model: shared by identity, and kept alive by the key while the job runs
@@ -333,7 +338,8 @@ def token_length_order(encoder: SentenceEncoder, texts: Texts) -> list[int]:
             return_token_type_ids=False,
         )
         lengths[start : start + len(chunk)] = [len(ids) for ids in encoded["input_ids"]]
-    # A stable sort of the negated lengths: longest first, ties in input order (as sorted(reverse=True)).
+    # A stable sort of the negated lengths: longest first, ties in input order (as
+    # sorted(reverse=True)).
     return np.argsort(-lengths, kind="stable").tolist()
 
 
@@ -372,7 +378,8 @@ class _TransformerEmbedder:
 
     @property
     def loaded(self) -> LoadedModel[PreTrainedModel]:
-        """The model and tokenizer, loaded on first use and shared by embedders of the same model."""
+        """The model and tokenizer, loaded on first use and shared by embedders of the same
+        model."""
         loaded = load_model(self.model_path, "encoder", self.device, self.dtype)
         self._check_fits(loaded)
         return loaded
@@ -421,7 +428,8 @@ class _TransformerEmbedder:
         return np.ascontiguousarray(vectors[rows])
 
     def _encode(self, unique: list[str], texts: list[str], progress: Progress | None) -> np.ndarray:
-        """Vectors of the distinct texts ``unique`` (``texts``: the caller's, for error messages)."""
+        """Vectors of the distinct texts ``unique`` (``texts``: the caller's, for error
+        messages)."""
         import torch
 
         loaded = self.loaded
@@ -528,7 +536,8 @@ class MeanPoolingEmbedder(_TransformerEmbedder):
     mask.
 
     Args:
-        model: an encoder, Hub id or directory (default ``FacebookAI/roberta-base``, as the appendix).
+        model: an encoder, Hub id or directory (default ``FacebookAI/roberta-base``, as the
+            appendix).
         max_length: tokens kept per text including special tokens, from the start.
         batch_size, device, dtype, layer: as for :class:`LastTokenEmbedder`.
     """
@@ -657,7 +666,8 @@ def _options_of(cls: type) -> tuple[str, ...]:
 def load_embedder(
     kind: str = DEFAULT_EMBEDDER_KIND, model: StrPath | None = None, **options: Any
 ) -> TextEmbedder:
-    """An embedder of ``kind`` (see :data:`KINDS`); ``model=None`` picks :data:`DEFAULT_MODELS` [kind].
+    """An embedder of ``kind`` (see :data:`KINDS`); ``model=None`` picks :data:`DEFAULT_MODELS`
+    [kind].
 
     ``load_embedder("last_token")`` is the paper's (DialoGPT-large, §3.1). ``options`` go to the
     class: ``batch_size``, ``device``, ``dtype``, and ``max_length``/``layer`` or ``normalize``.
@@ -667,7 +677,8 @@ def load_embedder(
     if unknown:
         raise ArgumentError(
             unknown[0],
-            f"is not an option of {cls.__name__} (given: {unknown}); its options are {_options_of(cls)}",
+            f"is not an option of {cls.__name__} (given: {unknown}); its options are "
+            f"{_options_of(cls)}",
             mentions=(),
         )
     return cls(DEFAULT_MODELS[kind] if model is None else model, **options)
@@ -692,8 +703,8 @@ def embedder_from_identity(identity: Mapping[str, Any], **runtime_options: Any) 
     if not_runtime:
         raise ArgumentError(
             not_runtime[0],
-            f"cannot be given with an identity (the rest is fixed by it): only {RUNTIME_OPTIONS} may, "
-            f"got {not_runtime}",
+            f"cannot be given with an identity (the rest is fixed by it): only {RUNTIME_OPTIONS} "
+            f"may, got {not_runtime}",
             mentions=(),
         )
     settings = {key: value for key, value in identity.items() if key != "kind"}

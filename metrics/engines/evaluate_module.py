@@ -1,8 +1,9 @@
 """The base of every dialeval ``evaluate`` module: evaluate's contract, kept by one class.
 
-``evaluate.Metric`` queues the inputs of ``add`` / ``add_batch`` (and of ``compute(predictions=...)``)
-in an Arrow cache, gathers them, from every process in its distributed mode, on process 0 and
-calls ``_compute`` on them there. :class:`DialevalMetric` keeps that contract:
+``evaluate.Metric`` queues the inputs of ``add`` / ``add_batch`` (and of
+``compute(predictions=...)``) in an Arrow cache, gathers them, from every process in its distributed
+mode, on process 0 and calls ``_compute`` on them there. :class:`DialevalMetric` keeps that
+contract:
 
 - ``compute(predictions=X)`` equals ``add_batch`` in chunks then ``compute()`` and ``add`` one by
   one then ``compute()``: the metric validates the gathered inputs in ``_compute``;
@@ -45,7 +46,8 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
     """
 
     #: The ``_compute`` option that ``compute(references=...)`` fills when ``references`` is not a
-    #: per-input feature (Sem-Ent's reference corpus has its own length); None: ``references`` is refused.
+    #: per-input feature (Sem-Ent's reference corpus has its own length); None: ``references`` is
+    #: refused.
     references_option: str | None = None
 
     # -- hooks for the modules ---------------------------------------------------------------
@@ -56,13 +58,15 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
 
     @abc.abstractmethod
     def _compute(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        """The figures of the gathered inputs; its keyword arguments are the module's options, listed explicitly."""
+        """The figures of the gathered inputs; its keyword arguments are the module's options,
+        listed explicitly."""
 
     def _check_batch(self, batch: dict[str, list]) -> dict[str, list]:
         """Check one batch's raw types (one list per feature) and return the batch to store.
 
         Errors name the user's arguments (``predictions[3]``); :meth:`add` renames them for its
-        single input. Sizes that depend on options are checked in ``_compute``, on the gathered inputs.
+        single input. Sizes that depend on options are checked in ``_compute``, on the gathered
+        inputs.
         """
         return batch
 
@@ -101,7 +105,8 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             raise
 
     def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
-        """Queue one input (``prediction=``, or one value per input feature) for the next ``compute()``.
+        """Queue one input (``prediction=``, or one value per input feature) for the next
+        ``compute()``.
 
         Any error discards every queued input. The module's inputs:
         """
@@ -137,8 +142,8 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         return ", ".join(f"`{name}`" for name in self._feature_names())
 
     def compute_options(self) -> list[str]:
-        """The options ``compute`` takes: ``_compute``'s keyword arguments that are not input features
-        (``references`` in place of :attr:`references_option`)."""
+        """The options ``compute`` takes: ``_compute``'s keyword arguments that are not input
+        features (``references`` in place of :attr:`references_option`)."""
         inputs = set(self._feature_names())
         kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
         names = [
@@ -157,8 +162,9 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         )
         if unknown:
             raise TypeError(
-                f"{self.name}.compute() got unexpected keyword argument{'s' if len(unknown) > 1 else ''} {unknown}; "
-                f"its inputs are {self._feature_names()} and its options {options}"
+                f"{self.name}.compute() got unexpected keyword "
+                f"argument{'s' if len(unknown) > 1 else ''} {unknown}; its inputs are "
+                f"{self._feature_names()} and its options {options}"
             )
 
     def _batch_of(
@@ -168,16 +174,19 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         unknown = sorted(set(kwargs) - set(features))
         if unknown:
             raise ValueError(
-                f"{unknown} are not inputs of {self.name}: its inputs are {features}; options go to compute()"
+                f"{unknown} are not inputs of {self.name}: its inputs are {features}; options go "
+                "to compute()"
             )
         if references is not None and "references" not in features:
             if self.references_option is not None:
                 raise ArgumentError(
                     "references",
-                    f"of {self.name} is not one value per input: give it to compute(references=...)",
+                    f"of {self.name} is not one value per input: give it to "
+                    "compute(references=...)",
                 )
             self._references_option()
-        # evaluate's base takes arrays, tensors and Series where it takes lists: the checks see Python lists.
+        # evaluate's base takes arrays, tensors and Series where it takes lists: the checks see
+        # Python lists.
         given: dict[str, Any] = {
             name: as_plain_python(value)
             for name, value in {
@@ -198,7 +207,8 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         if len(set(lengths.values())) > 1:
             names = " and ".join(f"`{name}`" for name in features)
             raise ValueError(
-                f"{names} must have equal length (one item per input), got {' and '.join(map(str, lengths.values()))}"
+                f"{names} must have equal length (one item per input), got "
+                f"{' and '.join(map(str, lengths.values()))}"
             )
         return {name: given[name] for name in features}
 
@@ -210,7 +220,8 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         return batch
 
     def _check_same_scope(self, batch: dict[str, Any]) -> None:
-        """A module with several feature formats (response sets or a corpus) takes one per compute."""
+        """A module with several feature formats (response sets or a corpus) takes one per
+        compute."""
         queued_format = queued_feature_format(self)
         if queued_format is None or not isinstance(self.features, list):
             return
@@ -221,15 +232,18 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             raise ArgumentError(
                 "predictions",
                 f"is {kinds[not batch_corpus]} but the inputs queued before are "
-                f"{kinds[not queued_corpus]}; one compute scores one scope (the queued inputs were discarded)",
+                f"{kinds[not queued_corpus]}; one compute scores one scope (the queued inputs "
+                "were discarded)",
             )
 
     def _discard_queued(self) -> None:
-        """Drop every queued input, its cache files and their locks, as if nothing had been added."""
+        """Drop every queued input, its cache files and their locks, as if nothing had been
+        added."""
         discard_queued(self)
 
 
-#: The ``predictions`` feature of each input scope: response sets (``list[list[str]]``) or a corpus (``list[str]``).
+#: The ``predictions`` feature of each input scope: response sets (``list[list[str]]``) or a corpus
+#: (``list[str]``).
 PREDICTION_FEATURES = {
     "sets": datasets.Features({"predictions": datasets.Sequence(datasets.Value("string"))}),
     "corpus": datasets.Features({"predictions": datasets.Value("string")}),
@@ -239,14 +253,17 @@ PREDICTION_FEATURES = {
 class ResponsesMetric(DialevalMetric, metaclass=abc.ABCMeta):
     """A module whose one input is ``predictions``: response sets and/or a corpus (:attr:`scopes`).
 
-    Its ``_info`` passes ``features=self.prediction_features()``; each batch is checked for the scopes' shapes.
+    Its ``_info`` passes ``features=self.prediction_features()``; each batch is checked for the
+    scopes' shapes.
     """
 
-    #: The input scopes the module takes ("sets", "corpus"); a set-only or corpus-only module narrows it.
+    #: The input scopes the module takes ("sets", "corpus"); a set-only or corpus-only module
+    #: narrows it.
     scopes: tuple[str, ...] = ("sets", "corpus")
 
     def prediction_features(self) -> datasets.Features | list[datasets.Features]:
-        """evaluate's features for :attr:`scopes`: one ``Features``, or the list evaluate tries in turn."""
+        """evaluate's features for :attr:`scopes`: one ``Features``, or the list evaluate tries in
+        turn."""
         features = [PREDICTION_FEATURES[scope] for scope in self.scopes]
         return features[0] if len(features) == 1 else features
 
@@ -256,7 +273,8 @@ class ResponsesMetric(DialevalMetric, metaclass=abc.ABCMeta):
 
 
 def _single_input_names(names: dict[str, str]) -> dict[str, str]:
-    """``add`` takes one input: the batch checks' ``predictions[0]`` (and ``predictions``) is ``prediction``."""
+    """``add`` takes one input: the batch checks' ``predictions[0]`` (and ``predictions``) is
+    ``prediction``."""
     return {
         key: name for input_name, name in names.items() for key in (input_name, f"{input_name}[0]")
     }

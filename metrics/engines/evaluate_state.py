@@ -5,7 +5,8 @@ files with locks; it has no public call to drop them, nor to ask which feature f
 inputs were encoded with. :class:`~dialeval.metrics.engines.evaluate_module.DialevalMetric`
 needs both (nothing stays queued after an error; one scope per ``compute``), so this adapter is
 the only code that reads or writes those attributes. setup.py caps evaluate below 0.5; a new
-evaluate that renames them fails tests/root/test_host_adapters.py, which checks that each still exists.
+evaluate that renames them fails tests/root/test_host_adapters.py, which checks that each still
+exists.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""What a metric tells ``dialeval evaluate`` about itself: its job steps, their scope, models and settings.
+"""What a metric tells ``dialeval evaluate`` about itself: its job steps, their scope, models and
+settings.
 
 Each metric subpackage lists its steps in ``metrics/<name>/job.py`` and its registry entry
 (:mod:`dialeval.metrics.registry`) carries them: the command line runs every registered step
@@ -81,18 +82,20 @@ class StepOutcome:
 
 
 class StepSkipped(Exception):
-    """A step cannot run on this input (a reference corpus too small to fit, ...); the job goes on."""
+    """A step cannot run on this input (a reference corpus too small to fit, ...); the job goes
+    on."""
 
 
-#: Distinct responses of a corpus above which a step that compares every pair of them (homogenization,
-#: chamfer distance: n^2 / 2 pairs) runs only when asked for with ``--metric``: 10,000 is 5e7 pairs,
-#: seconds for ROUGE-L, BLEU and chamfer; a 1M-response corpus would be 5e11.
+#: Distinct responses of a corpus above which a step that compares every pair of them
+#: (homogenization, chamfer distance: n^2 / 2 pairs) runs only when asked for with ``--metric``:
+#: 10,000 is 5e7 pairs, seconds for ROUGE-L, BLEU and chamfer; a 1M-response corpus would be 5e11.
 PAIRWISE_CORPUS_LIMIT = 10_000
 
 
 def check_pairwise_corpus(step_name: str, data: JobData, options: object) -> None:
     """Raise :class:`StepSkipped` when ``step_name`` would compare every pair of a corpus larger
-    than :data:`PAIRWISE_CORPUS_LIMIT` distinct responses and the user did not name it in ``--metric``."""
+    than :data:`PAIRWISE_CORPUS_LIMIT` distinct responses and the user did not name it in
+    ``--metric``."""
     if data.sets is not None or step_name in (getattr(options, "metrics", None) or ()):
         return
     distinct = len(set(data.responses))
@@ -161,8 +164,11 @@ class JobOptions:
             metavar="TXT",
             reads_path=True,
             convert=read_text_lines,
-            help="UTF-8 text file, one reference (e.g. training) response per line: LF counts token frequencies in it "
-            "(default: the evaluated responses themselves, as the Sem-Ent released code) and Sem-Ent fits its clusters on it",
+            help=(
+                "UTF-8 text file, one reference (e.g. training) response per line: LF counts "
+                "token frequencies in it (default: the evaluated responses themselves, as the "
+                "Sem-Ent released code) and Sem-Ent fits its clusters on it"
+            ),
         ),
     )
     allow_empty: bool = field(
@@ -189,7 +195,8 @@ class JobOptions:
 
 @dataclass
 class SentenceModelOptions:
-    """The sentence-transformers models of the steps that embed responses (sent-BERT, Vendi, embedding distances)."""
+    """The sentence-transformers models of the steps that embed responses (sent-BERT, Vendi,
+    embedding distances)."""
 
     sentence_models: list[str] = field(
         default_factory=lambda: [EMBEDDED_SENTENCE_MODEL],
@@ -199,10 +206,14 @@ class SentenceModelOptions:
             repeatable=True,
             default_text="the embedded all-MiniLM-L6-v2",
             convert=models_or_none,
-            help="sentence-transformers id or directory for sent-BERT diversity, the Vendi score, remote clique and "
-            "chamfer distance; 'none' to skip",
+            help=(
+                "sentence-transformers id or directory for sent-BERT diversity, the Vendi score, "
+                "remote clique and chamfer distance; 'none' to skip"
+            ),
             off_flag="--no-sentence-model",
             off_value=[],
-            off_help="skip sent-BERT diversity, the Vendi score, remote clique and chamfer distance",
+            off_help=(
+                "skip sent-BERT diversity, the Vendi score, remote clique and chamfer distance"
+            ),
         ),
     )

@@ -66,14 +66,16 @@ def check_questions(
         if isinstance(value, str) or not isinstance(value, Sequence):
             raise ArgumentError(
                 name,
-                f"must be a list (one item per question), got {type(value).__name__}: {describe(value)}",
+                f"must be a list (one item per question), got {type(value).__name__}: "
+                f"{describe(value)}",
             )
     if len(contexts) == 0:
         raise ArgumentError("contexts", "is empty: give at least one question")
     if len(candidates) != len(contexts):
         raise ArgumentError(
             "candidates",
-            f"must have one list per question: {len(candidates)} lists for {len(contexts)} contexts",
+            f"must have one list per question: {len(candidates)} lists for {len(contexts)} "
+            "contexts",
         )
     turns_per_question = []
     for i, context in enumerate(contexts):
@@ -118,12 +120,14 @@ def check_questions(
         if isinstance(label, (bool, np.bool_)) or not isinstance(label, (int, np.integer)):
             raise ArgumentError(
                 f"labels[{i}]",
-                f"must be an int (the ground truth's index in candidates[{i}]), got {describe(label)}",
+                f"must be an int (the ground truth's index in candidates[{i}]), got "
+                f"{describe(label)}",
             )
         if not 0 <= label < len(checked_candidates[i]):
             raise ArgumentError(
                 f"labels[{i}]",
-                f"= {label} is not an index of candidates[{i}] (0 to {len(checked_candidates[i]) - 1})",
+                f"= {label} is not an index of candidates[{i}] (0 to "
+                f"{len(checked_candidates[i]) - 1})",
             )
         checked_labels.append(int(label))
     return turns_per_question, checked_candidates, checked_labels
@@ -142,7 +146,8 @@ def check_reduction(reduction: str) -> None:
 def load_language_model(
     model: ModelSource, device: DeviceLike = None, dtype: str | None = None
 ) -> LoadedModel[PreTrainedModel]:
-    """A causal or seq2seq LM (by ``config.is_encoder_decoder``) through :func:`dialeval.hub.load_model`."""
+    """A causal or seq2seq LM (by ``config.is_encoder_decoder``) through
+    :func:`dialeval.hub.load_model`."""
     return load_model(model, "language_model", device=device, dtype=dtype)
 
 
@@ -190,7 +195,8 @@ def decoder_start_ids(model: PreTrainedModel) -> tuple[int, int]:
     name = getattr(model.config, "name_or_path", "") or type(model).__name__
     if start is None:
         raise ValueError(
-            f"model {name!r}: its config sets no decoder_start_token_id, so its decoder inputs are unknown"
+            f"model {name!r}: its config sets no decoder_start_token_id, so its decoder inputs "
+            "are unknown"
         )
     return int(start), int(pad if pad is not None else start)
 
@@ -255,7 +261,8 @@ class CandidateScorer:
     """The loss of every candidate response given its context, under one LM (§4.1.2).
 
     Args:
-        model: a Hub id (in the local cache), a local directory, or a :class:`~dialeval.hub.LoadedModel`.
+        model: a Hub id (in the local cache), a local directory, or a
+            :class:`~dialeval.hub.LoadedModel`.
         device: torch device; default Accelerate's device for this process.
         dtype: None (the checkpoint's), "float32", "float16" or "bfloat16".
         batch_size: questions per forward pass; all their candidates go in that one pass.
@@ -332,12 +339,14 @@ class CandidateScorer:
             self.share_context = False
         if self.lm.is_encoder_decoder:
             self._decoder_start = decoder_start_ids(self.lm.model)
-        # What the tokenizer puts before any text (Llama's BOS; nothing for GPT-2) starts a causal context.
+        # What the tokenizer puts before any text (Llama's BOS; nothing for GPT-2) starts a causal
+        # context.
         self._context_prefix = (
             [] if self.lm.is_encoder_decoder else tokenizer("", verbose=False)["input_ids"]
         )
         parameters = inspect.signature(self.lm.model.forward).parameters
-        # transformers 5 causal LMs take logits_to_keep; for one that does not, all logits are sliced.
+        # transformers 5 causal LMs take logits_to_keep; for one that does not, all logits are
+        # sliced.
         self._keeps_logits = "logits_to_keep" in parameters
         # Packed scoring applies the output layer itself, which is only right when the model's
         # logits are exactly output_embeddings(last hidden state): not for Gemma-2's soft-capping,
@@ -579,7 +588,8 @@ class CandidateScorer:
         return out
 
     def _fits_window(self, questions: list[_EncodedQuestion]) -> bool:
-        """Whether a packed batch is exact: no layer's attention window cuts any context + candidate."""
+        """Whether a packed batch is exact: no layer's attention window cuts any context +
+        candidate."""
         return self.attention_window is None or all(
             q.longest <= self.attention_window for q in questions
         )

@@ -53,8 +53,8 @@ def load_pair_classifier(
 
 
 def _longest_first_lengths(first: int, second: int, budget: int) -> tuple[int, int]:
-    """Tokens kept of each side under ``truncation="longest_first"`` with ``budget`` tokens for both,
-    as the ``tokenizers`` library computes them (``utils/truncation.rs``)."""
+    """Tokens kept of each side under ``truncation="longest_first"`` with ``budget`` tokens for
+    both, as the ``tokenizers`` library computes them (``utils/truncation.rs``)."""
     shorter, longer = sorted((first, second))
     longer = shorter if shorter > budget else max(shorter, budget - shorter)
     if shorter + longer > budget:

@@ -162,7 +162,8 @@ class UnitSimilarity:
         return -total / (size * (size - 1) // 2)
 
     def full_matrix(self, diagonal: float | None = None) -> np.ndarray:
-        """The ``(n, n)`` matrix of the set (memory ``n^2``); ``diagonal`` overwrites its diagonal."""
+        """The ``(n, n)`` matrix of the set (memory ``n^2``); ``diagonal`` overwrites its
+        diagonal."""
         matrix = self.unit_matrix[np.ix_(self.unit_of_item, self.unit_of_item)]
         if diagonal is not None:
             np.fill_diagonal(matrix, diagonal)

@@ -85,7 +85,8 @@ class VectorStore:
 
 @contextlib.contextmanager
 def shared_model_outputs() -> Iterator[dict[Hashable, VectorStore]]:
-    """Share encoders' vectors among every metric run in the block (nested blocks share the outer one)."""
+    """Share encoders' vectors among every metric run in the block (nested blocks share the outer
+    one)."""
     active = _ACTIVE.get()
     if active is not None:
         yield active

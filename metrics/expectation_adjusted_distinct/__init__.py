@@ -46,7 +46,8 @@ DEFAULT_VOCAB_SIZE = 30522
 
 
 def expected_distinct(num_ngrams: int, vocab_size: int, n: int = 1) -> float:
-    """Expected number of distinct items among ``num_ngrams`` uniform draws from ``vocab_size ** n`` items.
+    """Expected number of distinct items among ``num_ngrams`` uniform draws from ``vocab_size ** n``
+    items.
 
     ``V' (1 - (1 - 1/V')**C)`` with ``V' = vocab_size ** n`` (Liu et al. 2022, §3), computed
     through ``log1p`` / ``expm1`` so that it stays exact when ``1/V'`` is far below float64's
@@ -160,7 +161,8 @@ def expectation_adjusted_distinct_scores(
     tokenizer="casual",
     allow_empty: bool = False,
 ) -> dict:
-    """The evaluate module's figures: EAD of a corpus (a flat list), or of each response set and their mean.
+    """The evaluate module's figures: EAD of a corpus (a flat list), or of each response set and
+    their mean.
 
     Each result row also carries Distinct-n under the same tokens (``distinct``) and the counts
     behind both, so the length adjustment is visible.

@@ -1,7 +1,8 @@
 """evaluate module: EAD, expectation-adjusted distinct n-grams, of response sets or of a corpus.
 
-A thin wrapper of :func:`dialeval.metrics.expectation_adjusted_distinct.expectation_adjusted_distinct_scores`;
-see README.md (the metric card).
+A thin wrapper of
+:func:`dialeval.metrics.expectation_adjusted_distinct.expectation_adjusted_distinct_scores`; see
+README.md (the metric card).
 """
 
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
@@ -83,5 +84,6 @@ class ExpectationAdjustedDistinct(ResponsesMetric):
         )
 
 
-#: The evaluate module (evaluate.load finds it by its base class; named here for `make lint-dead-code`).
+#: The evaluate module (evaluate.load finds it by its base class; named here for `make
+#: lint-dead-code`).
 __all__ = ["ExpectationAdjustedDistinct"]
