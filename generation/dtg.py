@@ -1,4 +1,5 @@
-"""Diversity Threshold Generation (Stasaski & Hearst 2022, §5; defaults §6.1-6.2; beam variant App. D).
+"""Diversity Threshold Generation (Stasaski & Hearst 2022, §5; defaults §6.1-6.2; beam variant
+App. D).
 
 For each context: take n candidate responses. While the set's diversity is not above the
 threshold and fewer than S responses have been *resampled*: score every leave-one-out subset
@@ -14,15 +15,15 @@ part of S = 20, Table 6's overlap would be at least 10 - Num. Sampled, which fiv
 (Sent-BERT / DialoGPT / DailyDialog++: 5.2 sampled but overlap 3.11 < 4.8). Each result reports
 ``num_initial`` (n) and ``num_resampled`` (Table 4's "Num. Sampled", at most S) separately.
 
-**The response to drop.** §5 ranks the leave-one-out subsets by the diversity metric. For NLI,
-§6.2 names the metric Baseline NLI Diversity (#contradictions - #entailments) and states the
-threshold in #contradictions ("more than 10 out of a total of 20"): by default subsets are ranked
-by Baseline NLI Diversity and the threshold is tested on #contradictions; ``nli_objective=
-"contradictions"`` ranks by #contradictions too (see :class:`~dialeval.generation.objectives.NLIContradictions`).
-The paper does not say how ties between subsets are broken; :func:`choose_drop` picks one of the
-tied subsets uniformly at random (``tie_break="random"``, the default), so that no slot is
-favoured: always taking the first (``tie_break="first"``) replaces slot 0 again and again while
-the other four stay, which inflates App. C's overlap.
+**The response to drop.** §5 ranks the leave-one-out subsets by the diversity metric. For NLI, §6.2
+names the metric Baseline NLI Diversity (#contradictions - #entailments) and states the threshold
+in #contradictions ("more than 10 out of a total of 20"): by default subsets are ranked by Baseline
+NLI Diversity and the threshold is tested on #contradictions; ``nli_objective= "contradictions"``
+ranks by #contradictions too (see :class:`~dialeval.generation.objectives.NLIContradictions`). The
+paper does not say how ties between subsets are broken; :func:`choose_drop` picks one of the tied
+subsets uniformly at random (``tie_break="random"``, the default), so that no slot is favoured:
+always taking the first (``tie_break="first"``) replaces slot 0 again and again while the other four
+stay, which inflates App. C's overlap.
 
 Candidates come from one of two decoders (settings in :mod:`dialeval.generation.dtg_decoding`):
 
@@ -91,8 +92,9 @@ class DTGResult:
     )  # the effective generation settings (dtg_decoding)
     #: Token ids of each final response as generate() produced them (not written by to_dict).
     response_token_ids: list[list[int]] = field(default_factory=list, repr=False)
-    #: With output_scores / output_logits: each final response's ``(steps, vocab)`` processed scores /
-    #: raw logits from the generate call that drew it (:mod:`dialeval.generation.dtg_scores`); else None.
+    #: With output_scores / output_logits: each final response's ``(steps, vocab)`` processed scores
+    #: / raw logits from the generate call that drew it (:mod:`dialeval.generation.dtg_scores`);
+    #: else None.
     response_scores: list | None = field(default=None, repr=False)
     response_logits: list | None = field(default=None, repr=False)
 
@@ -114,7 +116,8 @@ _NOT_RECORDED = ("response_token_ids", "response_scores", "response_logits")
 
 
 class Candidate(NamedTuple):
-    """One drawn response: its text, its token ids, and its call's per-step tensors (``{"scores": ...}``)."""
+    """One drawn response: its text, its token ids, and its call's per-step tensors
+    (``{"scores": ...}``)."""
 
     text: str
     ids: list[int]
@@ -127,7 +130,8 @@ def _check(num_responses, max_samples) -> None:
 
 
 def make_objective(metric, **options):
-    """An objective instance from a name (``"nli"``, ``"sent_bert"``, ``"distinct_n"``) or pass one through."""
+    """An objective instance from a name (``"nli"``, ``"sent_bert"``, ``"distinct_n"``) or pass one
+    through."""
     if isinstance(metric, str):
         if metric not in OBJECTIVES:
             raise ArgumentError(
@@ -169,8 +173,9 @@ def choose_drop(
 
 
 def context_token_limit(model, tokenizer, generation_config) -> int | None:
-    """The most context tokens the model takes: :func:`dialeval.hub.max_input_length` (BlenderBot 1.0: 128,
-    the last 128 tokens of §6.1); a decoder-only model keeps room for ``max_new_tokens``."""
+    """The most context tokens the model takes: :func:`dialeval.hub.max_input_length` (BlenderBot
+    1.0: 128, the last 128 tokens of §6.1); a decoder-only model keeps room for ``max_new_tokens``.
+    """
     limit = max_input_length(model.config, tokenizer)
     if limit is None or model.config.is_encoder_decoder:
         return limit
@@ -186,7 +191,8 @@ def context_token_limit(model, tokenizer, generation_config) -> int | None:
 def encode_contexts(
     tokenizer, inputs, is_encoder_decoder: bool, max_context_tokens: int | None = None
 ):
-    """Context strings as a padded batch (left padding for decoder-only models), or a tokenizer output as is.
+    """Context strings as a padded batch (left padding for decoder-only models), or a tokenizer
+    output as is.
 
     ``max_context_tokens`` keeps each context's last tokens (§6.1: BlenderBot sees the last 128).
     The caller's tokenizer is not changed (a copy is configured).
@@ -230,7 +236,8 @@ class _Generator:
         self.is_encoder_decoder = bool(model.config.is_encoder_decoder)
 
     def __call__(self, rows: list[int], per_row: int) -> list[list[Candidate]]:
-        """``per_row`` responses for each context in ``rows`` (one generate call), in output order."""
+        """``per_row`` responses for each context in ``rows`` (one generate call),
+        in output order."""
         device = getattr(self.model, "device", None)
         batch = {
             key: value[rows].to(device) if device is not None else value[rows]
@@ -303,7 +310,8 @@ class _BeamCandidates:
 
 
 def _start_all(objective, response_sets: list[list[str]]) -> tuple[list, list[int]]:
-    """Every context's first state and its pair evaluations; one model call when the objective batches."""
+    """Every context's first state and its pair evaluations; one model call when the objective
+    batches."""
     if hasattr(objective, "start_many"):
         return objective.start_many(response_sets)
     states, counts = [], []
@@ -372,15 +380,17 @@ def diversity_threshold_generate(
     Args:
         model, tokenizer: any causal or seq2seq ``GenerationMixin`` model and its tokenizer (neither
             the tokenizer nor any generation config is changed).
-        inputs: context strings, or a tokenizer output (``input_ids``, ``attention_mask``) used as is,
-            except that a decoder-only model's right-padded batch is re-padded on the left from its
-            ``attention_mask`` (:mod:`dialeval.generation.dtg_padding`; the caller's tensors are not changed).
+        inputs: context strings, or a tokenizer output (``input_ids``, ``attention_mask``) used as
+            is, except that a decoder-only model's right-padded batch is re-padded on the left from
+            its ``attention_mask`` (:mod:`dialeval.generation.dtg_padding`; the caller's tensors are
+            not changed).
         metric: ``"nli"`` (threshold 10: more than 10 contradicting ordered pairs of 20),
             ``"sent_bert"`` (the threshold calibrated for its embedder: -0.179 for the paper's BERT,
             -0.1597 for the default MiniLM; see :mod:`dialeval.generation.dtg_thresholds`) or
             ``"distinct_n"`` (0.98), or an objective object.
         threshold: stop once the set's diversity is **above** it; default the metric's (§6.2). A
-            Sent-BERT embedder with no calibrated threshold gets the paper's -0.179 and a UserWarning.
+            Sent-BERT embedder with no calibrated threshold gets the paper's -0.179 and a
+            UserWarning.
         num_responses: n (default 5); max_samples: S (default 20), the most *resamples* after the
             first n (see the module docstring).
         decoding: ``"sample"`` (§6.2: nucleus sampling, p = 0.9) or ``"beam"`` (App. D: the top
@@ -391,11 +401,13 @@ def diversity_threshold_generate(
             ``"nli_diversity"`` (default, §6.2) or ``"contradictions"``.
         tie_break: ``"random"`` (default) or ``"first"``; see :func:`choose_drop`. Random ties draw
             their generator from torch's, so ``torch.manual_seed`` makes a run repeatable.
-        output_scores, output_logits: keep each final response's processed scores / raw logits of the
-            generate call that drew it (``response_scores`` / ``response_logits``); None: the
-            generation config's setting, as generate() reads it (:mod:`dialeval.generation.dtg_scores`).
+        output_scores, output_logits: keep each final response's processed scores / raw logits of
+            the generate call that drew it (``response_scores`` / ``response_logits``); None: the
+            generation config's setting, as generate() reads it
+            (:mod:`dialeval.generation.dtg_scores`).
         generation_config, generate_kwargs: ``generate`` settings; DTG's decoding algorithm wins
-            over the checkpoint's, keywords win over both (:func:`~dialeval.generation.dtg_decoding.dtg_generation_config`).
+            over the checkpoint's, keywords win over both
+            (:func:`~dialeval.generation.dtg_decoding.dtg_generation_config`).
     """
     _check(num_responses, max_samples)
     if decoding not in DECODINGS:
@@ -405,7 +417,8 @@ def diversity_threshold_generate(
     if decoding == "sample" and num_beams != DEFAULT_NUM_BEAMS:
         raise ArgumentError(
             "num_beams",
-            f"={num_beams!r} applies to decoding='beam' (App. D); §6.2's nucleus sampling runs one beam",
+            f"={num_beams!r} applies to decoding='beam' (App. D); §6.2's nucleus sampling runs "
+            "one beam",
         )
     if decoding == "beam" and (
         isinstance(num_beams, bool) or not isinstance(num_beams, int) or num_beams < num_responses
@@ -425,7 +438,8 @@ def diversity_threshold_generate(
     config, model_kwargs = dtg_generation_config(
         model, tokenizer, decoding, num_beams, generation_config, generate_kwargs
     )
-    # the effective settings: a keyword, the caller's generation_config or the checkpoint's may set them
+    # the effective settings: a keyword, the caller's generation_config or the checkpoint's may set
+    # them
     sampling = decoding == "sample"
     check_dtg_settings(
         top_p=config.top_p if sampling else None,
@@ -508,7 +522,8 @@ def diversity_threshold_generate(
             values = objective.leave_one_out(states[i])
             results[i].num_pair_evaluations += objective.pair_evaluations - before
             if rng is None and tie_break == "random" and choose_drop(values, "first")[1] > 1:
-                # Drawn at the first tie only, so a run without ties samples exactly as plain generate().
+                # Drawn at the first tie only, so a run without ties samples exactly as plain
+                # generate().
                 rng = np.random.default_rng(int(torch.randint(0, 2**62, (1,)).item()))
             drops[i], ties[i] = choose_drop(values, tie_break, rng)
         new = candidates.next(active)

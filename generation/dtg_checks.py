@@ -5,8 +5,8 @@ reached, a string or a bool compares by accident, so each is refused. ``top_p`` 
 sampling's mass, in (0, 1] (transformers accepts 0 and values above 1 without a word), and
 ``min_new_tokens`` above ``max_new_tokens`` (or below 0) cannot be honoured. ``temperature`` and
 ``repetition_penalty`` divide the logits: transformers refuses NaN and 0 but samples uniformly at
-``inf`` (and names ``repetition_penalty`` ``penalty``), so both must be finite and positive. Errors name the Python argument in
-backticks, which the CLI turns into its flag.
+``inf`` (and names ``repetition_penalty`` ``penalty``), so both must be finite and positive. Errors
+name the Python argument in backticks, which the CLI turns into its flag.
 """
 
 from __future__ import annotations
@@ -56,7 +56,8 @@ def check_new_token_bounds(min_new_tokens: object, max_new_tokens: object) -> No
 
 #: The smallest ``temperature`` / ``repetition_penalty``: float32's machine epsilon. Dividing the
 #: logits by less overflows float32 for ordinary logits (a subnormal 2e-309 gives inf, then NaN
-#: probabilities and torch.multinomial's RuntimeError), and at that scale sampling is already greedy.
+#: probabilities and torch.multinomial's RuntimeError), and at that scale sampling is already
+#: greedy.
 MIN_LOGIT_DIVISOR = 2.0**-23
 #: The largest: float32's largest finite number (generate() processes logits in float32, where a
 #: larger value is inf and -inf / inf gives NaN probabilities).
@@ -64,15 +65,16 @@ MAX_LOGIT_DIVISOR = (2 - 2.0**-23) * 2.0**127
 
 
 def check_positive_finite(value: object, argument: str) -> None:
-    """``value`` a number in [:data:`MIN_LOGIT_DIVISOR`, :data:`MAX_LOGIT_DIVISOR`] (None: unset)."""
+    """``value`` a number in [:data:`MIN_LOGIT_DIVISOR`,
+    :data:`MAX_LOGIT_DIVISOR`] (None: unset)."""
     if value is not None and (
         not _is_real(value) or not MIN_LOGIT_DIVISOR <= value <= MAX_LOGIT_DIVISOR
     ):
         raise ArgumentError(
             argument,
-            f"must be a finite number in [{MIN_LOGIT_DIVISOR:.3g}, {MAX_LOGIT_DIVISOR:.3g}] "
-            "(it divides the logits, in float32: outside that range they overflow; decode greedily for "
-            f"a near-zero temperature), got {type(value).__name__}: {value!r:.60}",
+            f"must be a finite number in [{MIN_LOGIT_DIVISOR:.3g}, {MAX_LOGIT_DIVISOR:.3g}] (it "
+            "divides the logits, in float32: outside that range they overflow; decode greedily "
+            f"for a near-zero temperature), got {type(value).__name__}: {value!r:.60}",
         )
 
 

@@ -147,7 +147,8 @@ def dtg_generation_config(
     if decoding == "beam" and "num_beams" in overrides:
         raise ArgumentError(
             "num_beams",
-            "is DTG's own argument with decoding='beam': pass DTG's `num_beams=`, not a generate keyword",
+            "is DTG's own argument with decoding='beam': pass DTG's `num_beams=`, not a generate "
+            "keyword",
         )
     config = (
         copy.deepcopy(generation_config) if generation_config is not None else GenerationConfig()
@@ -181,15 +182,16 @@ def dtg_generation_config(
     for key in _UNSETTABLE:
         if _switched_on(key, getattr(config, key, None)) and key not in overrides:
             raise ValueError(
-                f"the model's generation_config sets `{key}={getattr(config, key)!r}`, which changes the "
-                "decoding algorithm and cannot be unset per call (generate() refills None from it): "
-                f"set model.generation_config.{key} = None before running DTG"
+                f"the model's generation_config sets `{key}={getattr(config, key)!r}`, which "
+                "changes the decoding algorithm and cannot be unset per call (generate() refills "
+                f"None from it): set model.generation_config.{key} = None before running DTG"
             )
     expected = GenerationMode.SAMPLE if decoding == "sample" else GenerationMode.BEAM_SEARCH
     mode = config.get_generation_mode()
     if mode != expected:
         raise ValueError(
-            f"DTG's {decoding!r} decoding must run as {expected.value}, but these settings give {mode.value}"
+            f"DTG's {decoding!r} decoding must run as {expected.value}, but these settings give "
+            f"{mode.value}"
         )
     return config, model_kwargs
 
@@ -215,7 +217,8 @@ def _jsonable(value):
 
 
 def decoding_record(config: GenerationConfig, decoding: str) -> dict:
-    """The effective settings of DTG's decoding as JSON: every algorithm and content setting that is set.
+    """The effective settings of DTG's decoding as JSON: every algorithm and content setting that is
+    set.
 
     Beam-only settings are left out of a sampling record, sampling-only ones out of a beam record.
     """
@@ -266,7 +269,8 @@ def generated_ids(
 def generate_layout(
     prompt_ids: torch.Tensor | None, responses: list[list[list[int]]], pad_token_id: int
 ) -> torch.Tensor:
-    """``sequences`` as generate(num_return_sequences=n) lays them out, for each context's final set.
+    """``sequences`` as generate(num_return_sequences=n) lays them out, for each context's final
+    set.
 
     Decoder-only models (``prompt_ids`` given): each row is its context's prompt exactly as passed
     (its padding included) followed by the response's tokens; seq2seq (``prompt_ids=None``): the

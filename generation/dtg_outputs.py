@@ -12,9 +12,9 @@
   :class:`DTGDecoderOnlyOutput` / :class:`DTGEncoderDecoderOutput`, subclasses of transformers'
   ``GenerateDecoderOnlyOutput`` / ``GenerateEncoderDecoderOutput`` with the same ``sequences``
   and one extra field, ``dtg_results`` (a :class:`~dialeval.generation.dtg.DTGResult` per context);
-- with ``output_scores=True`` / ``output_logits=True`` as well, ``scores`` / ``logits`` as generate()
-  gives them (one ``(rows, vocab)`` tensor per generated column of ``sequences``), each row those
-  of the generate call that drew that response (:mod:`dialeval.generation.dtg_scores`);
+- with ``output_scores=True`` / ``output_logits=True`` as well, ``scores`` / ``logits`` as
+  generate() gives them (one ``(rows, vocab)`` tensor per generated column of ``sequences``), each
+  row those of the generate call that drew that response (:mod:`dialeval.generation.dtg_scores`);
   ``output_attentions`` / ``output_hidden_states`` are refused with a ValueError.
 
 ``num_return_sequences`` is accepted as ``num_responses``. The caller's tokenizer and generation
@@ -65,8 +65,9 @@ class DTGEncoderDecoderOutput(GenerateEncoderDecoderOutput):
 
 
 class _PlainGenerate:
-    """The model seen through ``GenerationMixin.generate``: a model whose own ``generate`` was replaced by
-    a custom recipe (transformers does that when the model's repository ships one) must not recurse."""
+    """The model seen through ``GenerationMixin.generate``: a model whose own ``generate`` was
+    replaced by a custom recipe (transformers does that when the model's repository ships one) must
+    not recurse."""
 
     def __init__(self, model):
         self._model = model
@@ -82,11 +83,13 @@ class _PlainGenerate:
 
 
 def custom_generate_path() -> str:
-    """The folder to pass as ``model.generate(custom_generate=...)``: it holds ``custom_generate/generate.py``.
+    """The folder to pass as ``model.generate(custom_generate=...)``: it holds
+    ``custom_generate/generate.py``.
 
-    transformers loads a local recipe from a directory that *contains* ``custom_generate/generate.py``
-    (not from ``custom_generate/`` itself); this is ``dialeval.generation``'s own folder, in a
-    checkout (``generation/``) and in an installed wheel alike.
+    transformers loads a local recipe from a directory that *contains*
+    ``custom_generate/generate.py`` (not from ``custom_generate/`` itself); this is
+    ``dialeval.generation``'s own folder, in a checkout (``generation/``) and in an installed wheel
+    alike.
     """
     return str(Path(__file__).resolve().parent)
 
@@ -105,7 +108,8 @@ def dtg_generate(
     return_dict_in_generate=None,
     **kwargs,
 ):
-    """:func:`~dialeval.generation.diversity_threshold_generate` with ``generate()``'s arguments and return value.
+    """:func:`~dialeval.generation.diversity_threshold_generate` with ``generate()``'s arguments and
+    return value.
 
     Takes ``inputs`` / ``input_ids`` (and ``attention_mask``) as ``generate`` does, ``tokenizer``
     (required: DTG decodes and scores text) and every DTG option (``metric``, ``threshold``,

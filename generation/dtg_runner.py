@@ -28,7 +28,8 @@ def run_dtg(
     on_batch: Callable[[int, list[DTGResult]], None] | None = None,
     **dtg_options,
 ) -> list[DTGResult]:
-    """:func:`diversity_threshold_generate` over ``contexts`` in seeded batches, split across processes.
+    """:func:`diversity_threshold_generate` over ``contexts`` in seeded batches, split across
+    processes.
 
     Args:
         contexts: context strings (already formatted for the model).
@@ -37,7 +38,8 @@ def run_dtg(
         start_batch: skip the batches before this one (resuming a run).
         on_batch: called as ``on_batch(k, results_of_batch_k)`` for every batch in order, on every
             process (write files from the main process only).
-        dtg_options: ``metric``, ``threshold``, ``num_responses``, ``decoding``, ... and ``generate`` kwargs.
+        dtg_options: ``metric``, ``threshold``, ``num_responses``, ``decoding``, ... and
+            ``generate`` kwargs.
 
     Returns:
         The results of every batch from ``start_batch`` on, in context order, on every process.

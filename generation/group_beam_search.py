@@ -36,9 +36,9 @@ builds for ``generate`` from the model's ``generation_config`` with the call's o
 
 The search runs one input at a time with its B beams as the batch (no padding, so positions
 are exact; a decoder-only ``min_length`` therefore counts the unpadded prompt, where
-``generate`` on a left-padded batch counts the padding too). The prompt runs once; each step feeds only the beams' last tokens through a
-key/value cache whose rows are re-selected to follow the surviving beams, as transformers' own
-beam search does.
+``generate`` on a left-padded batch counts the padding too). The prompt runs once; each step feeds
+only the beams' last tokens through a key/value cache whose rows are re-selected to follow the
+surviving beams, as transformers' own beam search does.
 """
 
 from __future__ import annotations
@@ -96,12 +96,14 @@ class _NextTokenLogits:
             ).last_hidden_state
             if decoder_start_token_id is None:
                 raise ValueError(
-                    "encoder-decoder model has no decoder_start_token_id (nor bos_token_id) in its generation or model config"
+                    "encoder-decoder model has no decoder_start_token_id (nor bos_token_id) in "
+                    "its generation or model config"
                 )
             self.prefix = torch.tensor([[int(decoder_start_token_id)]], device=input_ids.device)
         else:
             self.prefix = input_ids
-        # transformers >= 5.24 names the cache `cache` (argument and output); earlier 5.x `past_key_values`.
+        # transformers >= 5.24 names the cache `cache` (argument and output); earlier 5.x
+        # `past_key_values`.
         self.cache_name = (
             "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
         )
@@ -132,7 +134,8 @@ class _NextTokenLogits:
         )
 
     def __call__(self, cache_rows: torch.Tensor, last_tokens: torch.Tensor | None) -> torch.Tensor:
-        """Logits for the beams whose prefixes sit in ``cache_rows``, each extended by its ``last_tokens``.
+        """Logits for the beams whose prefixes sit in ``cache_rows``, each extended by its
+        ``last_tokens``.
 
         ``last_tokens=None`` (the first step) asks for the logits after the prompt itself.
         """
@@ -323,7 +326,8 @@ class _HammingPenalty:
     def __call__(
         self, sequences: torch.Tensor, log_probs: torch.Tensor, chosen_this_step: torch.Tensor
     ) -> torch.Tensor:
-        """``chosen_this_step``: per token, how many beams of the earlier groups chose it at this step."""
+        """``chosen_this_step``: per token, how many beams of the earlier groups chose it at this
+        step."""
         log_probs = self.before(sequences, log_probs)
         if self.diversity_penalty:
             log_probs = log_probs - self.diversity_penalty * chosen_this_step
@@ -405,7 +409,8 @@ def group_beam_search(
     eos = settings.eos_token_ids
     pad_token_id = _pad_token_id(settings.config)
     group_size = num_beams // num_beam_groups
-    # As transformers: enough candidates that B/G beams survive even if every beam's best token is an EOS.
+    # As transformers: enough candidates that B/G beams survive even if every beam's best token is
+    # an EOS.
     candidates_kept = max(2, 1 + len(eos)) * group_size
     device = input_ids.device
     results = []
@@ -429,7 +434,8 @@ def group_beam_search(
                 logits_processor,
             )
             groups = [_Group(g, group_size, next_logits.prefix) for g in range(num_beam_groups)]
-            # One group is transformers' beam search; several, its group beam search (BeamSearchScorer).
+            # One group is transformers' beam search; several, its group beam search
+            # (BeamSearchScorer).
             step_rules = _beam_search_step if num_beam_groups == 1 else _group_beam_search_step
             penalized = _HammingPenalty(processors, diversity_penalty)
             for step in range(max_new_tokens):

@@ -1,10 +1,12 @@
-"""MMI-antiLM decoding (Li, Galley, Brockett, Gao & Dolan, NAACL 2016, §4.1-4.3) as a LogitsProcessor.
+"""MMI-antiLM decoding (Li, Galley, Brockett, Gao & Dolan, NAACL 2016, §4.1-4.3) as a
+LogitsProcessor.
 
-Li et al. decode ``argmax_T log p(T|S) - lambda log U(T)`` where ``U(T) = prod_k p(t_k | t_<k) g(k)``
-is a language model's probability of the response restricted to its first ``gamma`` tokens
-(``g(k) = 1`` for ``k <= gamma``, else 0): the anti-LM penalizes responses that are likely
-whatever the context, mostly at their start, and leaves later tokens to ``p(T|S)`` so the
-response stays grammatical. Han et al. (2022, §5.2) use MMI-antiLM as the MMI baseline.
+Li et al. decode ``argmax_T log p(T|S) - lambda log U(T)`` where
+``U(T) = prod_k p(t_k | t_<k) g(k)`` is a language model's probability of the response restricted to
+its first ``gamma`` tokens (``g(k) = 1`` for ``k <= gamma``, else 0): the anti-LM penalizes
+responses that are likely whatever the context, mostly at their start, and leaves later tokens to
+``p(T|S)`` so the response stays grammatical. Han et al. (2022, §5.2) use MMI-antiLM as the MMI
+baseline.
 
 :class:`MMIAntiLMLogitsProcessor` subtracts ``lambda * log p_LM(next token | response so far)``
 from the scores of each of the first ``gamma`` generated tokens and leaves the later ones
@@ -59,13 +61,17 @@ def _load_language_model(language_model, device):
 
 
 class MMIAntiLMLogitsProcessor(LogitsProcessor):
-    """``scores - lambda * log p_LM(next | response so far)`` for the first ``gamma`` generated tokens.
+    """``scores - lambda * log p_LM(next | response so far)`` for the first ``gamma`` generated
+    tokens.
 
     Args:
-        language_model: the anti-LM ``U``: a causal LM object (put in eval mode), or an id / directory
-            loaded through :func:`dialeval.hub.load_model`; it must share the generator's vocabulary.
-        lam: ``lambda``, the weight of the anti-LM (> 0; Li et al. tune it; default 0.5, our choice).
-        gamma: ``gamma``, how many leading response tokens are penalized (>= 1; default 5, our choice).
+        language_model: the anti-LM ``U``: a causal LM object (put in eval mode), or an id /
+            directory loaded through :func:`dialeval.hub.load_model`; it must share the generator's
+            vocabulary.
+        lam: ``lambda``, the weight of the anti-LM (> 0; Li et al. tune it; default 0.5, our
+            choice).
+        gamma: ``gamma``, how many leading response tokens are penalized (>= 1; default 5, our
+            choice).
         bos_token_id: the token the LM reads before the response (default: its ``bos_token_id``).
         device: where a loaded ``language_model`` goes (ignored for a model object).
     """

@@ -38,9 +38,11 @@ from dialeval.generation.group_beam_search import DEFAULT_MAX_NEW_TOKENS, group_
 from dialeval.hub import max_input_length
 from dialeval.validation import ArgumentError, check_flag, check_int
 
-#: Nucleus sampling as in the paper's NS (ParlAI's default topp = 0.9); top_k=0: only the nucleus truncates.
+#: Nucleus sampling as in the paper's NS (ParlAI's default topp = 0.9); top_k=0: only the nucleus
+#: truncates.
 DEFAULT_TOP_P = 0.9
-#: Inputs per ``generate`` call: 8 x B = 40 beams is 320 rows, which a 16 GB GPU holds for a 3B model.
+#: Inputs per ``generate`` call: 8 x B = 40 beams is 320 rows, which a 16 GB GPU holds for a 3B
+#: model.
 DEFAULT_BATCH_SIZE = 8
 
 
@@ -73,7 +75,8 @@ def _pad_id(tokenizer, model) -> int:
         if isinstance(candidate, int):
             return candidate
     raise ValueError(
-        "the tokenizer has neither a pad nor an EOS token, and the generation config no pad_token_id"
+        "the tokenizer has neither a pad nor an EOS token, and the generation config no "
+        "pad_token_id"
     )
 
 
@@ -121,8 +124,9 @@ def _check_room(model, max_new_tokens: int, token_ids: list[list[int]], options:
         raise ArgumentError(
             "max_new_tokens",
             f"({max_new_tokens}) is below the {needed} tokens the generation config's "
-            f"min_length={settings.config.min_length} / min_new_tokens={settings.config.min_new_tokens} require "
-            "before a response may end: raise it",
+            f"min_length={settings.config.min_length} / "
+            f"min_new_tokens={settings.config.min_new_tokens} require before a response may end: "
+            "raise it",
         )
     positions = max_input_length(model.config)
     longest = (
@@ -138,7 +142,8 @@ def _check_room(model, max_new_tokens: int, token_ids: list[list[int]], options:
         )
         raise ArgumentError(
             "max_new_tokens",
-            f"({max_new_tokens}) plus {where} is {longest} tokens, beyond the model's {positions} positions",
+            f"({max_new_tokens}) plus {where} is {longest} tokens, beyond the model's "
+            f"{positions} positions",
         )
 
 
@@ -170,7 +175,8 @@ def _generate_nbest(
         with seeded, torch.inference_mode():
             if seed is not None:
                 torch.manual_seed(seed + batch_index)
-            # return_dict_in_generate=True whatever the checkpoint says, so the output has one shape.
+            # return_dict_in_generate=True whatever the checkpoint says, so the output has one
+            # shape.
             output = model.generate(
                 **encoded,
                 num_return_sequences=per_input,
@@ -236,7 +242,8 @@ def nucleus_sampling_nbest(
     batch_size: int = DEFAULT_BATCH_SIZE,
     **generate_kwargs,
 ) -> list[list[str]]:
-    """n responses per input, each an independent nucleus sample (§4.3 "NS", footnote 6: sampled ten times).
+    """n responses per input, each an independent nucleus sample (§4.3 "NS", footnote 6: sampled ten
+    times).
 
     Pure nucleus sampling whatever the checkpoint's defaults (BlenderBot's ``num_beams=10``
     would otherwise make it beam-sample): one beam, top-p, no top-k, temperature 1, no typical-p.

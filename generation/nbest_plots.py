@@ -1,4 +1,5 @@
-"""Fig. 2 of Sato et al. (2022): Certainty and Variety of beam-search n-best lists against the beam size.
+"""Fig. 2 of Sato et al. (2022): Certainty and Variety of beam-search n-best lists against the beam
+size.
 
 Four panels as in the paper: (a) Certainty on ENTQ, (b) Certainty on CNTQ, (c) Variety on ENTQ,
 (d) Variety on CNTQ; one line per model. Built on ``matplotlib.figure.Figure`` directly, so no
@@ -21,8 +22,9 @@ def _value(point: dict, figure: str, input_type: str) -> float:
     per_type = point.get("per_type")
     if per_type is None or input_type not in per_type:
         raise ValueError(
-            f"sweep point for beam size {point.get('beam_size')!r} has no per_type[{input_type!r}]: "
-            "run beam_size_sweep with input_types (e.g. 'ENTQ' / 'CNTQ' per input)"
+            f"sweep point for beam size {point.get('beam_size')!r} has no "
+            f"per_type[{input_type!r}]: run beam_size_sweep with input_types (e.g. 'ENTQ' / "
+            "'CNTQ' per input)"
         )
     return per_type[input_type][figure]
 

@@ -75,8 +75,8 @@ class NLIContradictions:
         if scorer is not None and (model is not None or scorer_options):
             raise ArgumentError(
                 "scorer",
-                "is given along with `model` or its options: give either `scorer` or `model` and its "
-                "options, not both",
+                "is given along with `model` or its options: give either `scorer` or `model` and "
+                "its options, not both",
             )
         self.scorer = (
             scorer
@@ -116,7 +116,8 @@ class NLIContradictions:
         return float((state.matrix == CONTRADICTION).sum())
 
     def report(self, state: SetState) -> dict:
-        """# contradictions and Baseline NLI Diversity (§3.1: +1 contradiction, -1 entailment), as Table 4."""
+        """# contradictions and Baseline NLI Diversity (§3.1: +1 contradiction, -1 entailment), as
+        Table 4."""
         contradictions = int((state.matrix == CONTRADICTION).sum())
         return {
             "contradictions": contradictions,
@@ -137,7 +138,8 @@ class NLIContradictions:
     def replace_many(
         self, states: list[SetState], indices: list[int], responses: list[str]
     ) -> list[int]:
-        """Swap one member in each of several sets; their 2(n-1) new ordered pairs go in one scorer call."""
+        """Swap one member in each of several sets; their 2(n-1) new ordered pairs go in one scorer
+        call."""
         premises, hypotheses, others_of = [], [], []
         for state, index, response in zip(states, indices, responses):
             others = [j for j in range(len(state.responses)) if j != index]
@@ -194,7 +196,8 @@ class SentBertDiversity:
         else:
             raise ArgumentError(
                 "model",
-                f"must be a sentence-transformers id, a directory or a model with encode(), got {model!r}",
+                "must be a sentence-transformers id, a directory or a model with encode(), got "
+                f"{model!r}",
             )
         self.default_threshold, self.threshold_warning = _sent_bert_default_threshold(model)
         self.pair_evaluations = 0
@@ -273,9 +276,10 @@ def _sent_bert_default_threshold(model) -> tuple[float, str | None]:
         model if isinstance(model, (str, os.PathLike)) else f"a loaded {type(model).__name__}"
     )
     return SentBertDiversity.paper_threshold, (
-        f"no Sent-BERT threshold is calibrated for the embedder {described!s}: DTG uses the paper's "
-        f"{SentBertDiversity.paper_threshold}, measured with {PAPER_SENT_BERT_MODEL} (cosines of other embedders lie on "
-        "other scales); pass `threshold` (`dialeval dtg --threshold`) explicitly, e.g. one measured by "
+        f"no Sent-BERT threshold is calibrated for the embedder {described!s}: DTG uses the "
+        f"paper's {SentBertDiversity.paper_threshold}, measured with {PAPER_SENT_BERT_MODEL} "
+        "(cosines of other embedders lie on other scales); pass `threshold` (`dialeval dtg "
+        "--threshold`) explicitly, e.g. one measured by "
         "examples/reproduce/calibrate_dtg_threshold.py --sentence-model MODEL"
     )
 

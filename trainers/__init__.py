@@ -6,15 +6,17 @@
   and Negative Training (He & Glass 2020).
 * :func:`encode_dialogue`, :func:`encode_unlikelihood_example`, :class:`DialogueCollator`: the
   examples they train on (causal LMs DialoGPT-style, or encoder-decoder models).
-* :mod:`dialeval.trainers.losses`: the pure loss functions; :mod:`dialeval.trainers.dress_negative_schedule`:
-  DRESS's negative groups and schedule (the released code's normalization).
+* :mod:`dialeval.trainers.losses`: the pure loss functions;
+  :mod:`dialeval.trainers.dress_negative_schedule`: DRESS's negative groups and schedule (the
+  released code's normalization).
 * Table 3 baselines of Han et al. (2022) as data steps: :mod:`dialeval.trainers.entropy_filtering`
   (EDF, Csáky et al. 2019: :func:`filter_by_target_entropy`) and
   :mod:`dialeval.trainers.frequent_negatives` (NT's frequent-response negatives, He & Glass 2020:
   :func:`frequent_negatives`, :func:`negative_training_rows`, trained with ``UnlikelihoodTrainer``).
 * :mod:`dialeval.trainers.inputs`: what data the trainers accept (raw text is tokenized) and refuse;
   :mod:`dialeval.trainers.chat_formats`: TRL's dataset formats (``prompt`` / ``completion``,
-  conversational ``messages`` with the loss on the assistant turns, preference data for unlikelihood);
+  conversational ``messages`` with the loss on the assistant turns, preference data for
+  unlikelihood);
   :mod:`dialeval.trainers.dataset_types`: the same for every dataset type ``Trainer`` takes (torch,
   iterable) and wherever it takes one (``evaluate(eval_dataset=)``, ``predict``);
   :mod:`dialeval.trainers.construction`: ``args=None`` and ``model_init`` as ``Trainer`` does them;

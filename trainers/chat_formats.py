@@ -1,4 +1,5 @@
-"""TRL's dataset formats for the diversity trainers: chat models trained as ``SFTTrainer`` trains them.
+"""TRL's dataset formats for the diversity trainers: chat models trained as ``SFTTrainer`` trains
+them.
 
 Both trainers take, beside dialeval's own ``context`` / ``response`` text and tokenized rows, the
 formats of TRL's dataset guide (``trl.data_utils``), standard (strings) or conversational (lists of
@@ -34,11 +35,11 @@ Truncation to ``max_length``: the tokens before the first target (the prompt) ke
 tokens and at least ``min(prompt, max_length // 2)`` of them; the rest keeps its first tokens.
 
 What the methods attach to (the model card says it, :func:`with_format_note`): DRESS weights a row
-by the semantic cluster of its response, the completion's text (``prompt`` / ``completion``) or its assistant turns'
-contents joined by newlines (``messages``); the weight scales the loss on all the row's target
-tokens, and negative training generates from the tokens before the first target (the prompt, or
-the conversation up to its first assistant turn, with the generation prompt). Unlikelihood's
-negative is ``rejected``'s completion tokens after the same prompt.
+by the semantic cluster of its response, the completion's text (``prompt`` / ``completion``) or its
+assistant turns' contents joined by newlines (``messages``); the weight scales the loss on all the
+row's target tokens, and negative training generates from the tokens before the first target (the
+prompt, or the conversation up to its first assistant turn, with the generation prompt).
+Unlikelihood's negative is ``rejected``'s completion tokens after the same prompt.
 """
 
 from __future__ import annotations
@@ -56,8 +57,8 @@ PROMPT_COMPLETION = "prompt_completion"
 PREFERENCE = "preference"
 _GENERATION_MARKER = re.compile(r"\{%-?\s*generation\s*-?%\}")
 PREFERENCE_ADVICE = (
-    "UnlikelihoodTrainer trains against a negative: give TRL's preference format (`prompt`, `chosen`, "
-    "`rejected`; `rejected` is the negative), or dialeval's `context` / `response` / "
+    "UnlikelihoodTrainer trains against a negative: give TRL's preference format (`prompt`, "
+    "`chosen`, `rejected`; `rejected` is the negative), or dialeval's `context` / `response` / "
     "`negative_response`"
 )
 
@@ -116,7 +117,8 @@ def _response_column(data_format: str) -> str:
 
 
 def chat_training_texts(dataset) -> tuple[str | None, list[str] | None]:
-    """The TRL format of a ``datasets.Dataset`` and the texts DRESS clusters (one per row), or (None, None)."""
+    """The TRL format of a ``datasets.Dataset`` and the texts DRESS clusters (one per row), or
+    (None, None)."""
     data_format = dataset_format(getattr(dataset, "column_names", None) or [])
     if data_format is None:
         return None, None
@@ -131,7 +133,8 @@ def chat_training_texts(dataset) -> tuple[str | None, list[str] | None]:
 
 
 def with_format_note(text: str, data_format: str | None, method: str) -> str:
-    """``text`` (a model card's method section) plus what the method's weights or negatives attached to."""
+    """``text`` (a model card's method section) plus what the method's weights or negatives attached
+    to."""
     if data_format is None:
         return text
     target = {
@@ -143,8 +146,9 @@ def with_format_note(text: str, data_format: str | None, method: str) -> str:
     if method == "dress":
         text = "its assistant turns' contents" if data_format == MESSAGES else "its completion"
         sentence += (
-            f"; each row's DRESS weight came from the semantic cluster of {text} and scaled the loss on all its "
-            "target tokens, and negative training generated from the tokens before the first target."
+            f"; each row's DRESS weight came from the semantic cluster of {text} and scaled the "
+            "loss on all its target tokens, and negative training generated from the tokens "
+            "before the first target."
         )
     else:
         sentence += "; the negative was `rejected`'s completion after the same prompt."
@@ -190,8 +194,8 @@ def _labelled(
 
 
 def fit_to_length(input_ids: list, labels: list, max_length: int) -> tuple[list, list]:
-    """Cut an example to ``max_length``: the prompt (tokens before the first target) keeps its last tokens,
-    at least ``min(prompt, max_length // 2)`` of them; the rest keeps its first tokens."""
+    """Cut an example to ``max_length``: the prompt (tokens before the first target) keeps its last
+    tokens, at least ``min(prompt, max_length // 2)`` of them; the rest keeps its first tokens."""
     if len(input_ids) <= max_length:
         return input_ids, labels
     start = next(
@@ -215,7 +219,8 @@ def has_generation_markers(tokenizer, kwargs: dict) -> bool:
 def encode_messages(
     tokenizer, messages: list, max_length: int, template_kwargs: dict | None = None
 ) -> dict:
-    """A conversation -> ``input_ids`` / ``attention_mask`` / ``labels`` on its assistant turns only."""
+    """A conversation -> ``input_ids`` / ``attention_mask`` / ``labels`` on its assistant turns
+    only."""
     kwargs = template_kwargs or {}
     if not is_conversation(messages):
         raise ArgumentError("messages", "must be a non-empty list of {'role', 'content'} messages")
@@ -246,9 +251,10 @@ def encode_messages(
         )
         if not text.startswith(through):
             raise ValueError(
-                f"the chat template renders the conversation's first {index + 1} messages differently once later "
-                "messages follow, so its assistant turns cannot be found by rendering prefixes; give the tokenizer (a "
-                "copy) a template with {% generation %} / {% endgeneration %} around the assistant turns (TRL's "
+                f"the chat template renders the conversation's first {index + 1} messages "
+                "differently once later messages follow, so its assistant turns cannot be found "
+                "by rendering prefixes; give the tokenizer (a copy) a template with "
+                "{% generation %} / {% endgeneration %} around the assistant turns (TRL's "
                 "get_training_chat_template has them for common models)"
             )
         spans.append((len(before), len(through)))
@@ -263,7 +269,8 @@ def encode_prompt_completion(
     max_length: int,
     template_kwargs: dict | None = None,
 ) -> dict:
-    """A prompt and its completion (strings, or lists of messages) -> an example with labels on the completion."""
+    """A prompt and its completion (strings, or lists of messages) -> an example with labels on the
+    completion."""
     conversational = is_conversation(prompt)
     if conversational != is_conversation(completion):
         raise ArgumentError(
@@ -288,15 +295,16 @@ def encode_prompt_completion(
         )
     if is_encoder_decoder:
         raise ValueError(
-            "conversational `prompt` / `completion` need a decoder-only model (chat templates render one "
-            "sequence); give an encoder-decoder model string columns"
+            "conversational `prompt` / `completion` need a decoder-only model (chat templates "
+            "render one sequence); give an encoder-decoder model string columns"
         )
     kwargs = template_kwargs or {}
     last_role = prompt[-1].get("role")
     if last_role not in ("user", "tool", "system", "assistant"):
         raise ArgumentError(
             "prompt",
-            f"ends with a message of role {last_role!r}, not one of user, tool, system or assistant",
+            f"ends with a message of role {last_role!r}, not one of user, tool, system or "
+            "assistant",
         )
     text = _render(tokenizer, prompt + completion, kwargs)
     continues = last_role == "assistant"
@@ -331,7 +339,8 @@ def _split_implicit_prompt(chosen: list, rejected: list) -> tuple[list, list, li
 def encode_chat_row(
     row: dict, index: int, tokenizer, *, is_encoder_decoder: bool, max_length: int, argument: str
 ) -> dict:
-    """One row of a TRL-format dataset -> a tokenized example (``datasets`` ``map`` function, with indices)."""
+    """One row of a TRL-format dataset -> a tokenized example (``datasets`` ``map`` function, with
+    indices)."""
     kwargs = _template_kwargs(row)
     try:
         if MESSAGES in row:
@@ -373,7 +382,8 @@ def tokenize_chat_dataset(
     max_length: int,
     with_negative: bool,
 ):
-    """Tokenize a ``datasets.Dataset`` or ``IterableDataset`` in a TRL format (see the module docstring).
+    """Tokenize a ``datasets.Dataset`` or ``IterableDataset`` in a TRL format (see the module
+    docstring).
 
     ``with_negative``: the rows need a negative (UnlikelihoodTrainer's training set): only the
     preference format has one. A preference set where none is trained on (DRESS's training set)
@@ -410,7 +420,8 @@ def tokenize_chat_dataset(
 
 
 def check_chat_format(data_format: str, argument: str, tokenizer, *, with_negative: bool) -> None:
-    """Refuse a TRL format the trainer cannot train on as given, or a tokenizer that cannot place its targets."""
+    """Refuse a TRL format the trainer cannot train on as given, or a tokenizer that cannot place
+    its targets."""
     if with_negative and data_format != PREFERENCE:
         raise ArgumentError(
             argument,

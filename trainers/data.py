@@ -137,7 +137,8 @@ def _pad(rows: list, value: int, length: int | None = None) -> torch.Tensor:
 
 
 class DialogueCollator:
-    """Pads ``input_ids`` / ``attention_mask`` / ``labels`` (and their ``negative_`` twins) on the right.
+    """Pads ``input_ids`` / ``attention_mask`` / ``labels`` (and their ``negative_`` twins) on the
+    right.
 
     ``pad_token_id`` pads ids, 0 the attention mask, ``-100`` the labels; ``dress_weight`` is
     stacked as float32. Keys it does not know are refused rather than dropped silently.

@@ -1,12 +1,13 @@
-"""Every kind of dataset ``Trainer`` accepts, prepared as the diversity trainers prepare a ``datasets.Dataset``.
+"""Every kind of dataset ``Trainer`` accepts, prepared as the diversity trainers prepare a
+``datasets.Dataset``.
 
 ``Trainer`` takes a ``datasets.Dataset``, a ``datasets.IterableDataset`` or a torch ``Dataset`` /
 ``IterableDataset`` wherever it takes a dataset (train, eval, ``evaluate(eval_dataset=)``,
 ``predict``). :func:`prepare_any_dataset` gives each the preparation of
 :func:`dialeval.trainers.inputs.prepare_dataset`: raw text rows are tokenized
 (:func:`~dialeval.trainers.inputs.encode_raw_row`) and tokenized rows checked
-(:func:`~dialeval.trainers.inputs.check_label_rows`), the ``datasets.Dataset`` at once, the others row by
-row as they are read (lazily: a stream is never read ahead, a torch dataset never copied).
+(:func:`~dialeval.trainers.inputs.check_label_rows`), the ``datasets.Dataset`` at once, the others
+row by row as they are read (lazily: a stream is never read ahead, a torch dataset never copied).
 
 DRESS is the exception (:func:`map_style_training_set`): Eq. 5 weights each training example by its
 cluster's share of the *whole* training set, and each cycle samples training contexts, so its
@@ -59,8 +60,8 @@ class RowPreparer:
         if not isinstance(row, Mapping):
             raise ArgumentError(
                 f"{self.argument}",
-                f"row {index} is a {type(row).__name__}, not a dict of columns "
-                f"(tokenized `input_ids` / `labels`, or the raw text columns {list(self.raw_columns)})",
+                f"row {index} is a {type(row).__name__}, not a dict of columns (tokenized "
+                f"`input_ids` / `labels`, or the raw text columns {list(self.raw_columns)})",
             )
         if "input_ids" not in row:
             check_row_text(row, index, self.argument)
@@ -157,7 +158,8 @@ class PreparedStream(torch.utils.data.IterableDataset):
 
 
 def _prepare_streamed(dataset, prepare: RowPreparer):
-    """A ``datasets.IterableDataset``: ``map`` it (lazily), dropping the raw text columns it tokenizes."""
+    """A ``datasets.IterableDataset``: ``map`` it (lazily), dropping the raw text columns it
+    tokenizes."""
     columns = dataset.column_names
     if columns is None:  # features unknown until read: the first row names the columns
         first = next(iter(dataset), None)
@@ -179,8 +181,9 @@ def prepare_any_dataset(
     label_columns: tuple[str, ...],
     vocabulary_size: int | None = None,
 ):
-    """The dataset the trainer reads, whatever its type; see the module docstring. ``vocabulary_size``:
-    the model's (:func:`~dialeval.trainers.example_checks.model_vocabulary_size`), which every id must fit."""
+    """The dataset the trainer reads, whatever its type; see the module docstring.
+    ``vocabulary_size``: the model's
+    (:func:`~dialeval.trainers.example_checks.model_vocabulary_size`), which every id must fit."""
     import datasets
 
     settings = dict(
@@ -226,11 +229,12 @@ def map_style_training_set(dataset):
     if isinstance(dataset, (datasets.IterableDataset, torch.utils.data.IterableDataset)):
         raise ArgumentError(
             "train_dataset",
-            f"is a {type(dataset).__name__}, but DRESS weights every training example by its cluster's "
-            "share of the whole training set (Eq. 5) and samples training contexts for each negative cycle, so it needs "
-            "a map-style dataset: pass a datasets.Dataset (e.g. `datasets.Dataset.from_generator(...)`, or "
-            "`datasets.Dataset.from_list(list(stream.take(n)))`) or a torch map-style Dataset; evaluation and "
-            "prediction take iterable datasets",
+            f"is a {type(dataset).__name__}, but DRESS weights every training example by its "
+            "cluster's share of the whole training set (Eq. 5) and samples training contexts for "
+            "each negative cycle, so it needs a map-style dataset: pass a datasets.Dataset (e.g. "
+            "`datasets.Dataset.from_generator(...)`, or "
+            "`datasets.Dataset.from_list(list(stream.take(n)))`) or a torch map-style Dataset; "
+            "evaluation and prediction take iterable datasets",
         )
     if isinstance(dataset, torch.utils.data.Dataset) or (
         hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__")

@@ -1,15 +1,17 @@
-"""Greedy decoding as Han et al. (2022, §5.3) describe it, whatever the checkpoint's ``generation_config``.
+"""Greedy decoding as Han et al. (2022, §5.3) describe it, whatever the checkpoint's
+``generation_config``.
 
 Hub checkpoints ship decoding settings for their own demos (BlenderBot's are beam search with a
 minimum length, as the Blender recipe's 10 beams and min length 20), and ``model.generate`` fills
 every setting a call leaves unset (``None``) from them: a call with only ``do_sample=False,
-num_beams=1`` still forces responses of the minimum length there. :func:`greedy_generation_config` starts from the checkpoint's settings (its token
-ids, forced first / last tokens and suppressed tokens belong to the model's format) and sets every
-setting that selects the algorithm or bends greedy's choice to greedy's value: one beam, no
-sampling, no min length, no repetition or length penalty. §5.3 blocks repeated 3-grams "within the
-generated response and the input sequence": a decoder-only model's sequence holds the context,
-an encoder-decoder's does not, so there the encoder's n-grams are blocked as well
-(``encoder_no_repeat_ngram_size``, ParlAI's ``--beam-context-block-ngram``).
+num_beams=1`` still forces responses of the minimum length there. :func:`greedy_generation_config`
+starts from the checkpoint's settings (its token ids, forced first / last tokens and suppressed
+tokens belong to the model's format) and sets every setting that selects the algorithm or bends
+greedy's choice to greedy's value: one beam, no sampling, no min length, no repetition or length
+penalty. §5.3 blocks repeated 3-grams "within the generated response and the input sequence": a
+decoder-only model's sequence holds the context, an encoder-decoder's does not, so there the
+encoder's n-grams are blocked as well (``encoder_no_repeat_ngram_size``, ParlAI's
+``--beam-context-block-ngram``).
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ def greedy_generation_config(
 
     Raises:
         ValueError: bad arguments, or a checkpoint setting that still selects another algorithm
-            (one transformers can only switch off by ``None``, which it refills from the checkpoint).
+            (one transformers can only switch off by ``None``, which it refills from the
+            checkpoint).
     """
     if (
         isinstance(max_new_tokens, bool)

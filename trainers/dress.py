@@ -15,12 +15,13 @@ assigned there); the other processes receive the fitted state and the assignment
 ``broadcast_object_list``), so they never embed. A cycle's generations are likewise assigned on
 the main process only.
 
-Negative term, as the authors' released code computes it (``negative_normalization="all_generated"``,
-see :mod:`dialeval.trainers.dress_negative_schedule`): the cycle's generations, in a seeded random order, are cut
-into groups of ``per_device_train_batch_size x gradient_accumulation_steps x processes`` (the
-released code's ``--batchsize``: one optimizer step's worth); a head-cluster generation weighs -1,
-the others 0, and each group is divided by *all* its generated tokens. ``"head_only"`` divides by
-the head generations' tokens only (stronger by 1 / head share). Only the head rows go through the
+Negative term, as the authors' released code computes it
+(``negative_normalization="all_generated"``, see :mod:`dialeval.trainers.dress_negative_schedule`):
+the cycle's generations, in a seeded random order, are cut into groups of
+``per_device_train_batch_size x gradient_accumulation_steps x processes`` (the released code's
+``--batchsize``: one optimizer step's worth); a head-cluster generation weighs -1, the others 0, and
+each group is divided by *all* its generated tokens. ``"head_only"`` divides by the head
+generations' tokens only (stronger by 1 / head share). Only the head rows go through the
 model: a weight-0 row adds nothing but its token count.
 
 Schedule. The released code takes each generated batch as its own optimizer step, shuffled
@@ -88,25 +89,30 @@ CITATION = """@inproceedings{han-etal-2022-measuring,
 }"""
 DIFFERENCES = [
     (
-        "Clusters: the released code fits faiss k-means (random initialization, trained on a sample of at most 256 "
-        "points per centroid) on MAUVE's L2-normalized, PCA-reduced (0.9 variance) DialoGPT-large features; dialeval "
-        "uses scikit-learn's KMeans (k-means++, all points, 5 restarts, 500 iterations) on the same kind of features, "
-        'so the partitions differ; the embedder is the one given (the paper\'s is `load_embedder("last_token")`).'
+        "Clusters: the released code fits faiss k-means (random initialization, trained on a "
+        "sample of at most 256 points per centroid) on MAUVE's L2-normalized, PCA-reduced (0.9 "
+        "variance) DialoGPT-large features; dialeval uses scikit-learn's KMeans (k-means++, all "
+        "points, 5 restarts, 500 iterations) on the same kind of features, so the partitions "
+        "differ; the embedder is the one given (the paper's is "
+        '`load_embedder("last_token")`).'
     ),
     (
-        "Generated (negative) responses: the released code takes each generated batch as its own optimizer step, "
-        "shuffled among the epoch's gold steps; dialeval spreads the negatives evenly over the micro-batches of the "
-        "cycle's period and stacks them with gold rows, so the Trainer's step count and schedule are unchanged."
+        "Generated (negative) responses: the released code takes each generated batch as its own "
+        "optimizer step, shuffled among the epoch's gold steps; dialeval spreads the negatives "
+        "evenly over the micro-batches of the cycle's period and stacks them with gold rows, so "
+        "the Trainer's step count and schedule are unchanged."
     ),
     (
-        "Contexts of a cycle: a seeded sample without replacement of the training contexts (duplicates removed), "
-        "where the released code takes the next `--dm-samples` examples of its data stream."
+        "Contexts of a cycle: a seeded sample without replacement of the training contexts "
+        "(duplicates removed), where the released code takes the next `--dm-samples` examples of "
+        "its data stream."
     ),
 ]
 
 
 class _CycleSchedule(TrainerCallback):
-    """Marks when the next negative-training cycle is due; the trainer runs it before the next batch."""
+    """Marks when the next negative-training cycle is due; the trainer runs it before the next
+    batch."""
 
     def __init__(self, trainer: DRESSTrainer):
         self.trainer = trainer
@@ -168,26 +174,29 @@ class DRESSTrainer(ResponseLossTrainer):
 
     Args (beyond ``Seq2SeqTrainer``'s):
         args: a :class:`DRESSConfig`.
-        train_dataset: a ``datasets.Dataset`` (or a torch map-style dataset, read into one) of tokenized
-            examples (``input_ids``, ``labels`` with -100 on the context; :func:`~dialeval.trainers.encode_dialogue`
-            builds them) or of raw ``context`` / ``response`` text, which the trainer tokenizes; a
-            ``dress_weight`` column is added. Not an iterable dataset: Eq. 5 needs the whole training set.
-            Or TRL's ``prompt`` / ``completion`` (weights from the completion's cluster, loss on the
-            completion) or conversational ``messages`` (weights from the assistant turns' cluster, loss on
-            the assistant turns), rendered with the tokenizer's chat template (:mod:`~dialeval.trainers.chat_formats`).
+        train_dataset: a ``datasets.Dataset`` (or a torch map-style dataset, read into one) of
+            tokenized examples (``input_ids``, ``labels`` with -100 on the context;
+            :func:`~dialeval.trainers.encode_dialogue` builds them) or of raw ``context`` /
+            ``response`` text, which the trainer tokenizes; a ``dress_weight`` column is added. Not
+            an iterable dataset: Eq. 5 needs the whole training set. Or TRL's ``prompt`` /
+            ``completion`` (weights from the completion's cluster, loss on the completion) or
+            conversational ``messages`` (weights from the assistant turns' cluster, loss on the
+            assistant turns), rendered with the tokenizer's chat template
+            (:mod:`~dialeval.trainers.chat_formats`).
         semantic_clusters: fitted clusters (their k must equal ``args.num_clusters``), or
-        embedder: a :class:`~dialeval.metrics.engines.embedders.TextEmbedder` to fit the clusters on the
-            training responses (k = ``args.num_clusters``, seed ``args.cluster_seed``), on the main process.
+        embedder: a :class:`~dialeval.metrics.engines.embedders.TextEmbedder` to fit the clusters on
+            the training responses (k = ``args.num_clusters``, seed ``args.cluster_seed``), on the
+            main process.
 
     The clustered texts are the raw ``response`` column when the trainer tokenized raw text, else
     ``args.response_text_column``, else the decoded labels.
 
-    After construction: :attr:`semantic_clusters`, :attr:`training_cluster_distribution` (p of Eq. 5),
-    :attr:`mean_gold_weight` (the mean Eq. 5 weight, the factor the gold loss is scaled by; a ``UserWarning``
-    when it is below the paper's range, see :class:`DRESSConfig`),
-    and during training :attr:`negative_cycles` (one dict of statistics per cycle, also logged).
-    ``eval_loss`` is the plain gold NLL (no weights, no negatives). ``save_model`` also writes the
-    clusters (``semantic_clusters/``, JSON + safetensors) and a model card (``README.md``).
+    After construction: :attr:`semantic_clusters`, :attr:`training_cluster_distribution` (p of
+    Eq. 5), :attr:`mean_gold_weight` (the mean Eq. 5 weight, the factor the gold loss is scaled by;
+    a ``UserWarning`` when it is below the paper's range, see :class:`DRESSConfig`), and during
+    training :attr:`negative_cycles` (one dict of statistics per cycle, also logged). ``eval_loss``
+    is the plain gold NLL (no weights, no negatives). ``save_model`` also writes the clusters
+    (``semantic_clusters/``, JSON + safetensors) and a model card (``README.md``).
     """
 
     extra_columns = (WEIGHT_COLUMN,)
@@ -225,13 +234,14 @@ class DRESSTrainer(ResponseLossTrainer):
         if semantic_clusters is not None and semantic_clusters.num_clusters != args.num_clusters:
             raise ArgumentError(
                 "semantic_clusters",
-                f"has k={semantic_clusters.num_clusters} but `args.num_clusters`={args.num_clusters}",
+                f"has k={semantic_clusters.num_clusters} but "
+                f"`args.num_clusters`={args.num_clusters}",
             )
         if semantic_clusters is not None and embedder is not None:
             raise ArgumentError(
                 "embedder",
-                "is given along with `semantic_clusters`: pass either, not both (the clusters carry "
-                "their embedder)",
+                "is given along with `semantic_clusters`: pass either, not both (the clusters "
+                "carry their embedder)",
             )
         if (
             args.response_text_column is not None
@@ -307,7 +317,8 @@ class DRESSTrainer(ResponseLossTrainer):
     # -- the clusters, fitted once ---------------------------------------------------------
 
     def _on_main(self, work):
-        """Run ``work()`` on the main process and give its JSON-able result (or its error) to every process."""
+        """Run ``work()`` on the main process and give its JSON-able result (or its error) to every
+        process."""
         from accelerate.utils import broadcast_object_list
 
         if self.accelerator.num_processes == 1:
@@ -397,7 +408,8 @@ class DRESSTrainer(ResponseLossTrainer):
             json.dump(self._negative_state(), handle)
 
     def train(self, resume_from_checkpoint=None, **kwargs):
-        """``Trainer.train``; resuming also restores the negative-training state saved with the checkpoint."""
+        """``Trainer.train``; resuming also restores the negative-training state saved with the
+        checkpoint."""
         if isinstance(resume_from_checkpoint, bool) and resume_from_checkpoint:
             resume_from_checkpoint = get_last_checkpoint(self.args.output_dir)
             if resume_from_checkpoint is None:
@@ -408,8 +420,8 @@ class DRESSTrainer(ResponseLossTrainer):
             path = os.path.join(resume_from_checkpoint, STATE_FILE)
             if not os.path.isfile(path):
                 raise ValueError(
-                    f"{resume_from_checkpoint} has no {STATE_FILE}: it was not saved by a DRESSTrainer "
-                    "with negative training"
+                    f"{resume_from_checkpoint} has no {STATE_FILE}: it was not saved by a "
+                    "DRESSTrainer with negative training"
                 )
             with open(path, encoding="utf-8") as handle:
                 state = json.load(handle)
@@ -452,11 +464,12 @@ class DRESSTrainer(ResponseLossTrainer):
             round(float(p), 4) for p in self.training_cluster_distribution
         ]
         method = (
-            "DRESS (Han et al. 2022, §4.2): the training responses are clustered into k semantic clusters; each gold "
-            "response is weighted by `(1 - p(cluster))^gamma` (Eq. 5) in the NLL (Eq. 4), and every cycle the model's "
-            "greedy responses to training contexts that fall in head clusters (share > `head_threshold` of the "
-            "generations) are trained on with weight -1 (Negative Training); `negative_training=False` is DRESS(-NT). "
-            "The clusters are saved in `semantic_clusters/` beside the weights."
+            "DRESS (Han et al. 2022, §4.2): the training responses are clustered into k semantic "
+            "clusters; each gold response is weighted by `(1 - p(cluster))^gamma` (Eq. 5) in the "
+            "NLL (Eq. 4), and every cycle the model's greedy responses to training contexts that "
+            "fall in head clusters (share > `head_threshold` of the generations) are trained on "
+            "with weight -1 (Negative Training); `negative_training=False` is DRESS(-NT). The "
+            "clusters are saved in `semantic_clusters/` beside the weights."
         )
         method = with_format_note(method, self.train_data_format, "dress")
         return self.card(
@@ -481,8 +494,8 @@ class DRESSTrainer(ResponseLossTrainer):
     def gold_weights(self, inputs: dict) -> torch.Tensor | None:
         if WEIGHT_COLUMN not in inputs:
             raise ValueError(
-                f"the batch has no `{WEIGHT_COLUMN}`: without it DRESS would be plain MLE; the data collator "
-                "must keep it (dialeval.trainers.DialogueCollator does)"
+                f"the batch has no `{WEIGHT_COLUMN}`: without it DRESS would be plain MLE; the "
+                "data collator must keep it (dialeval.trainers.DialogueCollator does)"
             )
         weights = inputs.pop(WEIGHT_COLUMN)
         if not bool(
@@ -495,7 +508,8 @@ class DRESSTrainer(ResponseLossTrainer):
         return weights
 
     def negative_loss(self, logits, labels, negative: dict, window_count) -> torch.Tensor:
-        """``sum_i w_i NLL_i``, ``w_i = -1 / (tokens of generation i's group)``: already this process's share."""
+        """``sum_i w_i NLL_i``, ``w_i = -1 / (tokens of generation i's group)``: already this
+        process's share."""
         if "weight" not in negative:
             raise ValueError(
                 "DRESS negative rows need `negative_weight` (-1 / their group's token count)"
@@ -507,7 +521,8 @@ class DRESSTrainer(ResponseLossTrainer):
     # -- negative training -----------------------------------------------------------------
 
     def plan_negative_slots(self, train_dataloader) -> None:
-        """The micro-batch slots of a cycle's period, and the refusal of a schedule past the memory bound."""
+        """The micro-batch slots of a cycle's period, and the refusal of a schedule past the memory
+        bound."""
         args = self.args
         if not args.negative_training:
             return
@@ -528,10 +543,11 @@ class DRESSTrainer(ResponseLossTrainer):
             )
             raise ArgumentError(
                 "negative_contexts_per_cycle",
-                f"={args.negative_contexts_per_cycle} generations spread over {period} "
-                f"({slots} micro-batches over all processes) could stack {max_rows_per_slot(contexts, slots)} negative "
-                f"rows onto a micro-batch, above `max_negatives_per_batch`={bound}: lower negative_contexts_per_cycle, "
-                "raise recluster_every, or raise max_negatives_per_batch if the memory allows",
+                f"={args.negative_contexts_per_cycle} generations spread over {period} ({slots} "
+                "micro-batches over all processes) could stack "
+                f"{max_rows_per_slot(contexts, slots)} negative rows onto a micro-batch, above "
+                f"`max_negatives_per_batch`={bound}: lower negative_contexts_per_cycle, raise "
+                "recluster_every, or raise max_negatives_per_batch if the memory allows",
             )
         if not self.resumed_negative_state:
             self._negative_slots = slots
@@ -584,8 +600,9 @@ class DRESSTrainer(ResponseLossTrainer):
     def generate_responses(
         self, prompts: list[list[int]]
     ) -> tuple[list[list[int]], list[list[int]]]:
-        """The prompts as generated from (decoder-only: cut from the left to leave room for the response)
-        and the greedy responses (token ids, cut after the first eos) of the unwrapped model, in batches."""
+        """The prompts as generated from (decoder-only: cut from the left to leave room for the
+        response) and the greedy responses (token ids, cut after the first eos) of the unwrapped
+        model, in batches."""
         model = self.accelerator.unwrap_model(self.model)
         was_training = model.training
         model.eval()
@@ -607,7 +624,8 @@ class DRESSTrainer(ResponseLossTrainer):
                 )
             # Prompt + response must fit the position table: keep the most recent context tokens.
             prompts = [prompt[-room:] for prompt in prompts]
-        # Greedy (§4.2, §5.3) whatever the checkpoint's own decoding settings (BlenderBot's min_length 20...).
+        # Greedy (§4.2, §5.3) whatever the checkpoint's own decoding settings (BlenderBot's
+        # min_length 20...).
         generation_config = greedy_generation_config(
             model,
             self.args.negative_max_new_tokens,
@@ -639,7 +657,8 @@ class DRESSTrainer(ResponseLossTrainer):
                     attention_mask=torch.tensor(mask, device=device),
                     generation_config=generation_config,
                 )
-                # Encoder-decoder outputs start with the decoder start token; decoder-only ones with the prompt.
+                # Encoder-decoder outputs start with the decoder start token; decoder-only ones with
+                # the prompt.
                 new_tokens = output[:, width:] if left else output[:, 1:]
                 for row in new_tokens.tolist():
                     kept = []
@@ -671,7 +690,8 @@ class DRESSTrainer(ResponseLossTrainer):
         return self._on_main(work)
 
     def run_negative_cycle(self) -> dict:
-        """Generate for sampled training contexts; the head-cluster generations become the cycle's negatives.
+        """Generate for sampled training contexts; the head-cluster generations become the cycle's
+        negatives.
 
         Each process generates for its share of the sampled contexts; the generations are gathered
         (in the sampled order, whatever the number of processes), assigned to the clusters on the
@@ -699,7 +719,8 @@ class DRESSTrainer(ResponseLossTrainer):
         if world > 1:
             generated = sorted(gather_object(generated), key=lambda item: item[0])
         texts = [self._decode(response) for _, _, response in generated]
-        # An empty generation (eos at once) has no semantic content to embed: it is not clustered, never a negative.
+        # An empty generation (eos at once) has no semantic content to embed: it is not clustered,
+        # never a negative.
         cluster_ids = np.asarray(self._assign_generations(texts), dtype=int)
         clustered = [index for index, text in enumerate(texts) if text.strip()]
         is_head = np.zeros(len(generated), dtype=bool)

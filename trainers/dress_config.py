@@ -1,4 +1,5 @@
-"""DRESSConfig: the training arguments of :class:`~dialeval.trainers.dress.DRESSTrainer` (Han et al. 2022, §4.2, §5.3)."""
+"""DRESSConfig: the training arguments of :class:`~dialeval.trainers.dress.DRESSTrainer` (Han et al.
+2022, §4.2, §5.3)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ MEAN_WEIGHT_FLOOR = (1 - 1 / 20) ** 100
 def weak_weights_warning(
     mean_weight: float, gamma: float, num_clusters: int, what: str
 ) -> str | None:
-    """The warning for a mean Eq. 5 weight below :data:`MEAN_WEIGHT_FLOOR` (None: within the paper's range)."""
+    """The warning for a mean Eq. 5 weight below :data:`MEAN_WEIGHT_FLOOR` (None: within the paper's
+    range)."""
     if mean_weight >= MEAN_WEIGHT_FLOOR:
         return None
     largest = math.log(MEAN_WEIGHT_FLOOR) / math.log(1 - 1 / num_clusters)
@@ -29,11 +31,11 @@ def weak_weights_warning(
         else "to 0 (the weight underflows float64)"
     )
     return (
-        f"`gamma`={gamma} with `num_clusters`={num_clusters}: {what} is {mean_weight:.2g}, so the gold loss and its "
-        f"gradient shrink {shrink} (Eq. 5's weights (1 - p)^gamma are not normalized); the "
-        f"paper trained down to {MEAN_WEIGHT_FLOOR:.2g} (Table 5: gamma 100, k 20; its default gamma 30, k 20 gives "
-        f"0.21). With {num_clusters} similar-size clusters, gamma <= {largest:.3g} stays within that range; or raise "
-        "the learning rate to compensate"
+        f"`gamma`={gamma} with `num_clusters`={num_clusters}: {what} is {mean_weight:.2g}, so the "
+        f"gold loss and its gradient shrink {shrink} (Eq. 5's weights (1 - p)^gamma are not "
+        f"normalized); the paper trained down to {MEAN_WEIGHT_FLOOR:.2g} (Table 5: gamma 100, k "
+        f"20; its default gamma 30, k 20 gives 0.21). With {num_clusters} similar-size clusters, "
+        f"gamma <= {largest:.3g} stays within that range; or raise the learning rate to compensate"
     )
 
 
@@ -43,16 +45,17 @@ class DRESSConfig(Seq2SeqTrainingArguments):
     where the paper gives none the authors' released code's: ``negative_max_new_tokens``,
     ``negative_normalization``).
 
-    ``gamma`` and ``num_clusters`` scale the loss together. Eq. 5's weights ``(1 - p(cluster))^gamma``
-    are not normalized, so the gold NLL (and its gradient: in effect its learning rate, and its
-    balance against the negative term) is multiplied by their mean, ``sum_c p_c (1 - p_c)^gamma``,
-    about ``(1 - 1/k)^gamma ~ exp(-gamma / k)`` when the k clusters are of similar size: 0.21 at the
-    paper's gamma 30, k 20, but 0.0012 at gamma 30, k 5 (a loss ~170 times smaller). The paper's
-    strongest setting (Table 5: gamma 100, k 20) gives ``0.95^100`` = 0.0059 (:data:`MEAN_WEIGHT_FLOOR`);
-    a config below it for similar-size clusters warns (``UserWarning``) with the largest gamma that
-    stays within the paper's range, and :class:`~dialeval.trainers.DRESSTrainer` warns again with
-    the mean weight of the actual training clusters (:attr:`~dialeval.trainers.DRESSTrainer.mean_gold_weight`).
-    Lower ``gamma`` or raise the learning rate to compensate.
+    ``gamma`` and ``num_clusters`` scale the loss together. Eq. 5's weights
+    ``(1 - p(cluster))^gamma`` are not normalized, so the gold NLL (and its gradient: in effect its
+    learning rate, and its balance against the negative term) is multiplied by their mean,
+    ``sum_c p_c (1 - p_c)^gamma``, about ``(1 - 1/k)^gamma ~ exp(-gamma / k)`` when the k clusters
+    are of similar size: 0.21 at the paper's gamma 30, k 20, but 0.0012 at gamma 30, k 5 (a loss
+    ~170 times smaller). The paper's strongest setting (Table 5: gamma 100, k 20) gives
+    ``0.95^100`` = 0.0059 (:data:`MEAN_WEIGHT_FLOOR`); a config below it for similar-size clusters
+    warns (``UserWarning``) with the largest gamma that stays within the paper's range, and
+    :class:`~dialeval.trainers.DRESSTrainer` warns again with the mean weight of the actual training
+    clusters (:attr:`~dialeval.trainers.DRESSTrainer.mean_gold_weight`). Lower ``gamma`` or raise
+    the learning rate to compensate.
     """
 
     gamma: float = field(
@@ -65,7 +68,9 @@ class DRESSConfig(Seq2SeqTrainingArguments):
     head_threshold: float = field(
         default=0.1,
         metadata={
-            "help": "A cluster holding more than this share of a cycle's generations is a head cluster."
+            "help": (
+                "A cluster holding more than this share of a cycle's generations is a head cluster."
+            )
         },
     )
     negative_training: bool = field(
@@ -80,30 +85,32 @@ class DRESSConfig(Seq2SeqTrainingArguments):
     recluster_every: int | None = field(
         default=None,
         metadata={
-            "help": "Run a negative-training cycle (generate, assign to clusters, pick head-cluster negatives) "
-            "every this many optimizer steps, starting at step 0; None: at the start of every epoch (§4.2)."
+            "help": "Run a negative-training cycle (generate, assign to clusters, pick "
+            "head-cluster negatives) every this many optimizer steps, starting at step 0; None: "
+            "at the start of every epoch (§4.2)."
         },
     )
     negative_max_new_tokens: int = field(
         default=128,
         metadata={
-            "help": "Length limit of the generated responses (the released code's --label-truncate 128; "
-            "the paper gives none)."
+            "help": "Length limit of the generated responses (the released code's "
+            "--label-truncate 128; the paper gives none)."
         },
     )
     negative_normalization: str = field(
         default="all_generated",
         metadata={
-            "help": "'all_generated' (the released code): each group of total-train-batch-size generations is "
-            "divided by all its generated tokens, the non-head ones counting with weight 0; 'head_only': by the "
-            "head-cluster generations' tokens only (a stronger negative term)."
+            "help": "'all_generated' (the released code): each group of total-train-batch-size "
+            "generations is divided by all its generated tokens, the non-head ones counting with "
+            "weight 0; 'head_only': by the head-cluster generations' tokens only (a stronger "
+            "negative term)."
         },
     )
     max_negatives_per_batch: int | None = field(
         default=None,
         metadata={
-            "help": "Most negative rows stacked onto one per-device micro-batch (None: per_device_train_batch_size); "
-            "training refuses a schedule that could need more."
+            "help": "Most negative rows stacked onto one per-device micro-batch (None: "
+            "per_device_train_batch_size); training refuses a schedule that could need more."
         },
     )
     negative_generation_batch_size: int = field(
@@ -113,8 +120,9 @@ class DRESSConfig(Seq2SeqTrainingArguments):
         default=3,
         metadata={
             "help": "Greedy decoding blocks repeated n-grams of this size in the response and the "
-            "context (§5.3: n = 3; encoder-decoders: encoder_no_repeat_ngram_size too); 0 disables. "
-            "The checkpoint's own decoding settings (beams, min_length, penalties) are not applied."
+            "context (§5.3: n = 3; encoder-decoders: encoder_no_repeat_ngram_size too); 0 "
+            "disables. The checkpoint's own decoding settings (beams, min_length, penalties) are "
+            "not applied."
         },
     )
     response_text_column: str | None = field(
@@ -127,8 +135,8 @@ class DRESSConfig(Seq2SeqTrainingArguments):
     max_length: int = field(
         default=512,
         metadata={
-            "help": "Token limit of an example the trainer tokenizes from raw `context` / `response` "
-            "text (capped by the model's positions)."
+            "help": "Token limit of an example the trainer tokenizes from raw `context` / "
+            "`response` text (capped by the model's positions)."
         },
     )
 

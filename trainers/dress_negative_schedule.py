@@ -1,5 +1,6 @@
 """DRESS's negative-training bookkeeping as pure functions (Han et al. 2022, §4.2; the authors'
-released code, hyperconnect/sem-ent ``codes/train_diversify_base.py`` and ``codes/dm_generator.py``).
+released code, hyperconnect/sem-ent ``codes/train_diversify_base.py`` and
+``codes/dm_generator.py``).
 
 What the released code does each cycle (``clustering`` + ``diversifying``):
 

@@ -1,4 +1,5 @@
-"""The columns the diversity trainers drop, said aloud: Trainer's ``remove_unused_columns``, never silent.
+"""The columns the diversity trainers drop, said aloud: Trainer's ``remove_unused_columns``, never
+silent.
 
 ``Trainer`` (``remove_unused_columns=True``, the default) keeps the columns its model's ``forward``
 takes and drops the rest, logging them at *info* level, which is hidden by default. The diversity
@@ -15,7 +16,8 @@ from __future__ import annotations
 
 import warnings
 
-#: Text columns the trainers read (raw text, TRL's formats) and then drop without a word: documented inputs.
+#: Text columns the trainers read (raw text, TRL's formats) and then drop without a word: documented
+#: inputs.
 TEXT_COLUMNS = (
     "context",
     "response",
@@ -34,7 +36,8 @@ ARGUMENTS = {"training": "train_dataset", "evaluation": "eval_dataset", "test": 
 def warn_dropped_columns(
     columns, kept, description: str | None, said: set, read_columns=()
 ) -> None:
-    """Warn (once per ``said`` key) about the columns of ``columns`` outside ``kept`` and the text columns."""
+    """Warn (once per ``said`` key) about the columns of ``columns`` outside ``kept`` and the text
+    columns."""
     dropped = sorted(
         set(columns) - set(kept) - set(TEXT_COLUMNS) - {column for column in read_columns if column}
     )
@@ -44,16 +47,18 @@ def warn_dropped_columns(
         return
     said.add(key)
     warnings.warn(
-        f"`{argument}` has columns {dropped} that neither the model's forward nor the trainer reads: they are dropped "
-        "(remove_unused_columns=True drops the columns the model does not take, as Trainer does). Remove them from "
-        "the dataset to silence this, or set remove_unused_columns=False to have the collator refuse them",
+        f"`{argument}` has columns {dropped} that neither the model's forward nor the trainer "
+        "reads: they are dropped (remove_unused_columns=True drops the columns the model does "
+        "not take, as Trainer does). Remove them from the dataset to silence this, or set "
+        "remove_unused_columns=False to have the collator refuse them",
         UserWarning,
         stacklevel=3,
     )
 
 
 class ColumnsSaidCollator:
-    """Wraps Trainer's column-removing collator (torch and iterable datasets): the first rows' dropped columns are said."""
+    """Wraps Trainer's column-removing collator (torch and iterable datasets): the first rows'
+    dropped columns are said."""
 
     def __init__(self, collator, kept, description: str | None, said: set, read_columns=()):
         self.collator, self.kept, self.description = collator, list(kept), description

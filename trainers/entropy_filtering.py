@@ -17,11 +17,12 @@ Entropies are in bits (log base 2, as the released code).
 
 The source (``source=``): Csáky et al. model dialogue as the "transduction of single dialog
 turns" (§2) and measure a target's entropy over the source *utterances* it answers (their
-entropy-based filtering; their datasets are pairs of consecutive utterances). ``source="utterance"`` (the default) does the same with a multi-turn context: the
-source is its last turn, normalized as above, so three pairs whose contexts share a last turn give
-their target 0 bits. ``source="context"`` keeps every turn (the tuple of the normalized turns; the
-default of dialeval 0.1.0): the same three pairs with different earlier turns give log2 3 = 1.585
-bits. With single-utterance contexts the two agree.
+entropy-based filtering; their datasets are pairs of consecutive utterances). ``source="utterance"``
+(the default) does the same with a multi-turn context: the source is its last turn, normalized as
+above, so three pairs whose contexts share a last turn give their target 0 bits.
+``source="context"`` keeps every turn (the tuple of the normalized turns; the default of dialeval
+0.1.0): the same three pairs with different earlier turns give log2 3 = 1.585 bits. With
+single-utterance contexts the two agree.
 
 Defaults, from Csáky et al. and their released code:
 
@@ -59,7 +60,8 @@ def normalize_utterance(text: str) -> str:
     return " ".join(text.split())
 
 
-#: What a target's entropy is measured over: the context's last turn (Csáky et al.) or all its turns.
+#: What a target's entropy is measured over: the context's last turn (Csáky et al.) or all its
+#: turns.
 SOURCES = ("utterance", "context")
 
 
@@ -98,7 +100,8 @@ def _checked_pairs(pairs, source: str) -> list[tuple[tuple[str, ...], str]]:
 
 
 def target_entropies(pairs, source: str = "utterance") -> list[float]:
-    """The entropy in bits of each pair's target over the sources it is paired with (one value per pair).
+    """The entropy in bits of each pair's target over the sources it is paired with (one value per
+    pair).
 
     ``source``: ``"utterance"`` (default, Csáky et al.) the context's last turn; ``"context"``
     all its turns.
@@ -120,7 +123,8 @@ def _entropies(checked) -> list[float]:
 
 @dataclass
 class EntropyFilterResult:
-    """Which pairs EDF keeps and removes (indices into the input), and every pair's target entropy."""
+    """Which pairs EDF keeps and removes (indices into the input), and every pair's
+    target entropy."""
 
     kept: list[int]
     removed: list[int]
@@ -150,7 +154,8 @@ def _removable(checked, entropies, threshold: float, max_words) -> list[bool]:
 def filter_by_target_entropy(
     pairs, threshold: float = 1.0, max_words: int | None = 15, source: str = "utterance"
 ) -> EntropyFilterResult:
-    """Remove the pairs whose target's entropy exceeds ``threshold`` bits (Csáky et al. 2019, TARGET / IDENTITY).
+    """Remove the pairs whose target's entropy exceeds ``threshold`` bits (Csáky et al. 2019, TARGET
+    / IDENTITY).
 
     Args:
         pairs: ``(context, response)`` pairs; a context is a string or a list of turns.
@@ -185,7 +190,8 @@ def filter_by_target_entropy(
 def threshold_for_fraction(
     pairs, fraction: float, max_words: int | None = 15, source: str = "utterance"
 ) -> float:
-    """The smallest threshold (one of the pairs' entropies) that removes at most ``fraction`` of the pairs.
+    """The smallest threshold (one of the pairs' entropies) that removes at most ``fraction`` of the
+    pairs.
 
     Csáky et al. choose thresholds so that a similar share of each dataset is filtered (their
     Table 1: 5-15%); this finds the threshold for a share on another dataset. Pairs of one target

@@ -33,7 +33,8 @@ _ID_COLUMNS = ("input_ids", "labels", "attention_mask", "decoder_attention_mask"
 
 
 def model_vocabulary_size(model) -> int | None:
-    """How many token ids the model can read and predict: its embedding rows (and output rows), None if unknown."""
+    """How many token ids the model can read and predict: its embedding rows (and output rows), None
+    if unknown."""
     sizes = []
     for getter, attribute in (
         ("get_input_embeddings", "num_embeddings"),
@@ -73,7 +74,8 @@ def _id_problem(values: Sequence, base: str, vocabulary_size: int | None) -> str
         elif value < 0 or (vocabulary_size is not None and value >= vocabulary_size):
             allowed = " or -100 (no target)" if base == "labels" else ""
             bound = (
-                f"the model's vocabulary of {vocabulary_size} token ids (0 .. {vocabulary_size - 1})"
+                f"the model's vocabulary of {vocabulary_size} token ids (0 .. "
+                f"{vocabulary_size - 1})"
                 if vocabulary_size is not None
                 else "token ids (>= 0)"
             )
@@ -90,11 +92,15 @@ def _length_problem(lengths: dict[str, int], prefix: str, causal: bool) -> str |
         length, expected = lengths.get(prefix + column), lengths.get(prefix + reference)
         if length is not None and expected is not None and length != expected:
             why = (
-                " (a causal LM's labels are its input ids shifted inside the loss, position by position)"
+                " (a causal LM's labels are its input ids shifted inside the loss, position by "
+                "position)"
                 if column == "labels"
                 else ""
             )
-            return f"`{prefix + column}` has {length} tokens but `{prefix + reference}` has {expected}{why}"
+            return (
+                f"`{prefix + column}` has {length} tokens but `{prefix + reference}` has "
+                f"{expected}{why}"
+            )
     if ids == 0:
         return f"`{prefix}input_ids` is empty"
     return None
@@ -103,7 +109,8 @@ def _length_problem(lengths: dict[str, int], prefix: str, causal: bool) -> str |
 def check_example_row(
     row: Mapping, index: int, argument: str, *, causal: bool, vocabulary_size: int | None
 ) -> None:
-    """Refuse one tokenized row (a dict of columns) that the model cannot read; see the module docstring."""
+    """Refuse one tokenized row (a dict of columns) that the model cannot read; see the module
+    docstring."""
     lengths = {}
     for prefix, base in _checked_columns(row):
         column = prefix + base
@@ -141,7 +148,8 @@ def _is_id_list(arrow_type, base: str) -> bool:
 
 
 def _first_bad_row(column, base: str, vocabulary_size: int | None) -> int | None:
-    """The first row (within this slice) of an integer-list Arrow column whose ids are out of range."""
+    """The first row (within this slice) of an integer-list Arrow column whose ids
+    are out of range."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -167,7 +175,8 @@ def _first_bad_row(column, base: str, vocabulary_size: int | None) -> int | None
 def check_example_columns(
     dataset, argument: str, *, causal: bool, vocabulary_size: int | None
 ) -> None:
-    """:func:`check_example_row` over a whole ``datasets.Dataset``, a slice of columns at a time (pyarrow)."""
+    """:func:`check_example_row` over a whole ``datasets.Dataset``, a slice of columns at a time
+    (pyarrow)."""
     import pyarrow.compute as pc
 
     checked = _checked_columns(dataset.column_names)

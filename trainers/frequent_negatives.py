@@ -49,7 +49,8 @@ class FrequentNegative:
 
 @dataclass
 class FrequentNegatives:
-    """The negatives, the threshold, the share of the generations they are, and every frequent response's ratio."""
+    """The negatives, the threshold, the share of the generations they are, and every frequent
+    response's ratio."""
 
     examples: list[FrequentNegative]
     r_thres: float
@@ -76,12 +77,14 @@ def response_ratios(generations) -> dict[str, float]:
 
 
 def frequent_negatives(contexts, generations, r_thres: float) -> FrequentNegatives:
-    """The generations whose ratio is above ``r_thres``, each a negative for the context that produced it.
+    """The generations whose ratio is above ``r_thres``, each a negative for the context that
+    produced it.
 
     Args:
         contexts: the context each generation was decoded from (any value; kept as given).
         generations: the model's responses, one per context.
-        r_thres: ratio threshold in [0, 1) (He & Glass: 0.01 Switchboard, 0.001 Ubuntu / OpenSubtitles).
+        r_thres: ratio threshold in [0, 1) (He & Glass: 0.01 Switchboard, 0.001 Ubuntu /
+            OpenSubtitles).
     """
     if isinstance(r_thres, bool) or not isinstance(r_thres, (int, float)) or not 0 <= r_thres < 1:
         raise ArgumentError("r_thres", f"must be a number in [0, 1), got {r_thres!r}")
@@ -113,7 +116,8 @@ def frequent_negatives(contexts, generations, r_thres: float) -> FrequentNegativ
 def negative_training_rows(
     pairs, negatives: Sequence[FrequentNegative], seed: int = 0
 ) -> list[dict]:
-    """Every gold ``(context, response)`` pair with one negative, negatives cycled in a seeded order.
+    """Every gold ``(context, response)`` pair with one negative, negatives cycled in a seeded
+    order.
 
     Returns dicts ``context``, ``response`` (gold) and ``negative_context``, ``negative_response``
     (the negative's own context: a negative is trained for the context that produced it).

@@ -15,12 +15,13 @@ al. 2020 likewise), so every example needs a context that is not a target:
   ``prompt`` / ``chosen`` / ``rejected`` for unlikelihood): :mod:`dialeval.trainers.chat_formats`.
 
 Every check names the user's argument; nothing is silently changed or dropped. Malformed rows (ids
-outside the vocabulary, lengths that disagree, lone surrogates) are refused naming the row and column
-(:mod:`dialeval.trainers.example_checks`, :mod:`dialeval.trainers.text_checks`). Kept for training:
-the model's ``forward`` arguments and the method's columns (``dress_weight``, ``negative_*``); read
-and then dropped: the text columns of :data:`dialeval.trainers.dropped_columns.TEXT_COLUMNS`; any
-other column is dropped as ``Trainer``'s ``remove_unused_columns`` drops it, but named in a
-``UserWarning`` (:mod:`dialeval.trainers.dropped_columns`), or refused by the collator when
+outside the vocabulary, lengths that disagree, lone surrogates) are refused naming the row and
+column (:mod:`dialeval.trainers.example_checks`, :mod:`dialeval.trainers.text_checks`). Kept for
+training: the model's ``forward`` arguments and the method's columns (``dress_weight``,
+``negative_*``); read and then dropped: the text columns of
+:data:`dialeval.trainers.dropped_columns.TEXT_COLUMNS`; any other column is dropped as ``Trainer``'s
+``remove_unused_columns`` drops it, but named in a ``UserWarning``
+(:mod:`dialeval.trainers.dropped_columns`), or refused by the collator when
 ``remove_unused_columns=False``.
 """
 
@@ -36,8 +37,8 @@ from dialeval.validation import ArgumentError
 
 MASK_ADVICE = (
     "the diversity trainers train on the response only: set the context's labels to -100 "
-    "(dialeval.trainers.encode_dialogue does), or give the trainer raw `context` and `response` text "
-    "columns and it tokenizes them itself"
+    "(dialeval.trainers.encode_dialogue does), or give the trainer raw `context` and `response` "
+    "text columns and it tokenizes them itself"
 )
 
 
@@ -69,14 +70,15 @@ def check_label_rows(
     causal: bool,
     first_row: int = 0,
 ) -> None:
-    """Refuse rows whose labels cover the context (causal) or no token at all (rows numbered from ``first_row``)."""
+    """Refuse rows whose labels cover the context (causal) or no token at all (rows numbered from
+    ``first_row``)."""
     for index, (ids, row) in enumerate(zip(input_ids, labels), start=first_row):
         row = list(row)
         if causal and list(ids) == row:
             raise ArgumentError(
                 argument,
-                f"row {index}: `{column}` equals the input ids (the usual causal-LM "
-                f"preparation), so the loss and DRESS's clusters would cover whole dialogues; {MASK_ADVICE}",
+                f"row {index}: `{column}` equals the input ids (the usual causal-LM preparation), "
+                f"so the loss and DRESS's clusters would cover whole dialogues; {MASK_ADVICE}",
             )
         if all(label == IGNORE_INDEX for label in row):
             raise ArgumentError(
@@ -92,15 +94,16 @@ def check_label_rows(
 
 
 def check_label_batch(batch: dict, causal: bool) -> None:
-    """The per-batch twin of :func:`check_label_rows` (catches collators that rewrite ``labels``)."""
+    """The per-batch twin of :func:`check_label_rows` (catches collators that
+    rewrite ``labels``)."""
     if not causal:
         return
     for prefix in ("", NEGATIVE_PREFIX):
         labels = batch.get(prefix + "labels")
         if labels is not None and bool((labels[:, 0] != IGNORE_INDEX).any()):
             raise ValueError(
-                f"a training batch's `{prefix}labels` start with a target token: the data collator (or "
-                f"the data) put labels on the context, e.g. labels = input_ids as "
+                f"a training batch's `{prefix}labels` start with a target token: the data "
+                "collator (or the data) put labels on the context, e.g. labels = input_ids as "
                 f"DataCollatorForLanguageModeling does; {MASK_ADVICE}"
             )
 
@@ -116,8 +119,8 @@ def prepare_dataset(
     label_columns: tuple[str, ...],
     vocabulary_size: int | None = None,
 ):
-    """Tokenize a raw-text ``datasets.Dataset`` and check a tokenized one; other datasets pass as they are
-    (their batches are checked during training)."""
+    """Tokenize a raw-text ``datasets.Dataset`` and check a tokenized one; other datasets pass as
+    they are (their batches are checked during training)."""
     import datasets
 
     if not isinstance(dataset, datasets.Dataset):
@@ -160,7 +163,8 @@ def prepare_dataset(
             },
         )
         columns = dataset.column_names
-    # Ids, lengths and types, once per dataset (trainers.example_checks), before the rows are read below.
+    # Ids, lengths and types, once per dataset (trainers.example_checks), before the rows are read
+    # below.
     check_example_columns(
         dataset, argument, causal=not is_encoder_decoder, vocabulary_size=vocabulary_size
     )

@@ -49,26 +49,33 @@ logger = logging.getLogger(__name__)
 def warn_no_target_tokens() -> None:
     """Once per process (``warn_no_target_tokens.cache_clear()`` re-arms it)."""
     logger.warning(
-        "a loss was computed over no target token (every label is -100, or num_items_in_batch is 0): it is 0 "
-        "with a zero gradient. Check that the responses are not truncated away or masked entirely."
+        "a loss was computed over no target token (every label is -100, or num_items_in_batch is "
+        "0): it is 0 with a zero gradient. Check that the responses are not truncated away or "
+        "masked entirely."
     )
 
 
 def describe_non_finite(values: torch.Tensor) -> str | None:
-    """ "holds N non-finite value(s), the first nan at [i, j]", or None when every value is finite."""
+    """ "holds N non-finite value(s), the first nan at [i, j]", or None when every
+    value is finite."""
     values = torch.as_tensor(values).detach().float()
     bad = ~torch.isfinite(values)
     if not bad.any():
         return None
     index = tuple(int(i) for i in bad.nonzero()[0])
     where = f"[{', '.join(map(str, index))}]" if index else ""
-    return f"holds {int(bad.sum())} non-finite value(s), the first {values[index].item()!r} at {where or 'the scalar'}"
+    return (
+        f"holds {int(bad.sum())} non-finite value(s), the first {values[index].item()!r} at "
+        f"{where or 'the scalar'}"
+    )
 
 
 def check_finite_loss(loss: torch.Tensor, **inputs) -> torch.Tensor:
-    """``loss`` if it is finite; else a ValueError naming the first input (keyword = argument) that is not.
+    """``loss`` if it is finite; else a ValueError naming the first input (keyword = argument) that
+    is not.
 
-    One scalar check per call (a device sync on GPU); the inputs are scanned only for a non-finite loss.
+    One scalar check per call (a device sync on GPU); the inputs are scanned only for a non-finite
+    loss.
     """
     if bool(torch.isfinite(loss).all()):
         return loss
@@ -166,11 +173,13 @@ def _aligned(
     if logits.dim() != 3 or labels.dim() != 2 or logits.shape[:2] != labels.shape:
         raise ArgumentError(
             "logits",
-            f"must be (batch, length, vocab) and `labels` (batch, length), got {tuple(logits.shape)} and {tuple(labels.shape)}",
+            "must be (batch, length, vocab) and `labels` (batch, length), got "
+            f"{tuple(logits.shape)} and {tuple(labels.shape)}",
         )
     if shift_labels:
         # Causal LMs: the logits at position t predict the token at t + 1. Shifting the labels (and
-        # ignoring the last position), as transformers' ForCausalLMLoss does, avoids copying the logits.
+        # ignoring the last position), as transformers' ForCausalLMLoss does, avoids copying the
+        # logits.
         return logits, F.pad(labels[:, 1:], (0, 1), value=IGNORE_INDEX)
     return logits, labels
 

@@ -1,4 +1,5 @@
-"""Deprecated: renamed :mod:`dialeval.trainers.dress_negative_schedule` (removed in dialeval 0.3.0)."""
+"""Deprecated: renamed :mod:`dialeval.trainers.dress_negative_schedule` (removed in
+dialeval 0.3.0)."""
 
 from dialeval.deprecation import warn_renamed
 

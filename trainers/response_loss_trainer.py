@@ -12,7 +12,8 @@ so it does not compute a second, discarded loss) and normalize it as transformer
   :mod:`dialeval.trainers.dress_negative_schedule`);
 * every term is this process's *share* of a sum over all processes, and the loss is multiplied
   by the number of processes, since DistributedDataParallel averages gradients;
-* ``loss_is_scaled_for_ga = True``: ``training_step`` must not divide by the accumulation steps again.
+* ``loss_is_scaled_for_ga = True``: ``training_step`` must not divide by the accumulation steps
+  again.
 
 So per-device batch 1 x 4 accumulation steps gives the same update as batch 4 x 1 step, and 2
 processes x batch 2 the same as 1 x batch 4. Gold and negative rows are padded to one length and
@@ -26,8 +27,9 @@ term as optimized: DRESS's Eq. 4 weights; equal to ``gold_nll`` for unlikelihood
 ``negative_loss`` (the negative term), each averaged over the steps since the last log.
 
 Evaluation. ``eval_loss`` (``evaluate`` / ``predict``) is the plain gold NLL per response token,
-with no weights and no negative term, so it compares with plain ``Trainer``'s; ``predict_with_generate``
-works for causal models (generated from the context only) and encoder-decoders.
+with no weights and no negative term, so it compares with plain ``Trainer``'s;
+``predict_with_generate`` works for causal models (generated from the context only) and
+encoder-decoders.
 """
 
 from __future__ import annotations
@@ -151,7 +153,8 @@ class ResponseLossTrainer(TrainerHooks):
             raw = self._is_raw(train_dataset)
             if raw:
                 self.train_response_texts = list(train_dataset["response"])
-            # TRL's formats: the completions / assistant turns are the responses (trainers.chat_formats)
+            # TRL's formats: the completions / assistant turns are the responses
+            # (trainers.chat_formats)
             self.train_data_format, chat_texts = chat_training_texts(train_dataset)
             self.train_response_texts = self.train_response_texts or chat_texts
             train_dataset = self._prepare(
@@ -201,7 +204,8 @@ class ResponseLossTrainer(TrainerHooks):
                 return candidate
         raise ArgumentError(
             "processing_class",
-            "has no pad token id (nor the model an eos one): give a tokenizer with a pad or eos token",
+            "has no pad token id (nor the model an eos one): give a tokenizer with a pad or eos "
+            "token",
         )
 
     @staticmethod
@@ -225,7 +229,8 @@ class ResponseLossTrainer(TrainerHooks):
 
     def model_for_init(self, model, args, model_init):
         """The model, made from ``model_init`` (seeded as Trainer seeds) when no ``model`` is given;
-        a subclass that needs the model earlier calls this first, and the call here returns that model."""
+        a subclass that needs the model earlier calls this first, and the call here returns that
+        model."""
         made = getattr(self, "_model_made_by_init", None)
         if made is not None and model is made:
             return model
@@ -267,7 +272,8 @@ class ResponseLossTrainer(TrainerHooks):
     # -- datasets given after construction (evaluate / predict) ----------------------------
 
     def get_eval_dataloader(self, eval_dataset=None):
-        """``evaluate(eval_dataset=...)`` prepares its dataset as the constructor prepares ``eval_dataset``."""
+        """``evaluate(eval_dataset=...)`` prepares its dataset as the constructor prepares
+        ``eval_dataset``."""
         if eval_dataset is not None and not isinstance(eval_dataset, str):
             eval_dataset = self._prepare(
                 eval_dataset, "eval_dataset", self.processing_class, EVAL_RAW_COLUMNS, ("labels",)
@@ -275,7 +281,8 @@ class ResponseLossTrainer(TrainerHooks):
         return super().get_eval_dataloader(eval_dataset)
 
     def get_test_dataloader(self, test_dataset):
-        """``predict(test_dataset)`` prepares its dataset as the constructor prepares ``eval_dataset``."""
+        """``predict(test_dataset)`` prepares its dataset as the constructor prepares
+        ``eval_dataset``."""
         test_dataset = self._prepare(
             test_dataset, "test_dataset", self.processing_class, EVAL_RAW_COLUMNS, ("labels",)
         )
@@ -288,13 +295,15 @@ class ResponseLossTrainer(TrainerHooks):
     # -- columns ---------------------------------------------------------------------------
 
     def read_columns(self) -> tuple[str, ...]:
-        """Columns beyond :data:`~dialeval.trainers.dropped_columns.TEXT_COLUMNS` that the trainer reads before dropping them."""
+        """Columns beyond :data:`~dialeval.trainers.dropped_columns.TEXT_COLUMNS` that the trainer
+        reads before dropping them."""
         return ()
 
     def dropped_columns_seen(
         self, column_names: list[str], kept: list[str], description: str | None
     ) -> None:
-        """A warning naming the columns ``remove_unused_columns`` drops (trainers.dropped_columns)."""
+        """A warning naming the columns ``remove_unused_columns`` drops
+        (trainers.dropped_columns)."""
         warn_dropped_columns(
             column_names, kept, description, self._columns_said, self.read_columns()
         )
@@ -315,8 +324,8 @@ class ResponseLossTrainer(TrainerHooks):
         if missing:
             raise ValueError(
                 f"a training batch has no {missing}: the data collator dropped them, which would "
-                f"silently train another objective; use dialeval.trainers.DialogueCollator (the default) "
-                f"or a collator that keeps them"
+                "silently train another objective; use dialeval.trainers.DialogueCollator (the "
+                "default) or a collator that keeps them"
             )
         check_label_batch(batch, causal=not self.is_encoder_decoder)
 
@@ -347,13 +356,15 @@ class ResponseLossTrainer(TrainerHooks):
             count = torch.as_tensor(window_count, device=labels.device)
         else:
             count = torch.as_tensor(window_count, device=labels.device) * world
-        # An all-padding batch contributes 0, not NaN (and is reported once: dialeval.trainers.losses' docstring).
+        # An all-padding batch contributes 0, not NaN (and is reported once:
+        # dialeval.trainers.losses' docstring).
         if bool(count == 0):
             warn_no_target_tokens()
         return count.clamp(min=1).to(torch.float32)
 
     def prepare_window(self, batch_samples: list, device) -> None:
-        """Hook: add what the window's batches need beyond the collated columns (DRESS: negatives)."""
+        """Hook: add what the window's batches need beyond the collated columns
+        (DRESS: negatives)."""
 
     def get_batch_samples(self, epoch_iterator, num_batches: int, device):
         batch_samples, num_items_in_batch = super().get_batch_samples(
@@ -385,7 +396,8 @@ class ResponseLossTrainer(TrainerHooks):
                 inputs["decoder_input_ids"] = unwrapped.prepare_decoder_input_ids_from_labels(
                     labels=batch["labels"]
                 )
-            else:  # the model derives its decoder inputs from labels (and computes a loss we ignore)
+            else:
+                # the model derives its decoder inputs from labels (and computes a loss we ignore)
                 inputs["labels"] = batch["labels"]
         return inputs
 
@@ -394,7 +406,8 @@ class ResponseLossTrainer(TrainerHooks):
         return logits[:rows, :width]
 
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
-        """(weighted gold NLL + the negative term) over the window, times the number of processes."""
+        """(weighted gold NLL + the negative term) over the window, times the
+        number of processes."""
         inputs = dict(inputs)
         weights = self.gold_weights(inputs)
         window_negative_count = inputs.pop(NUM_NEGATIVE_ITEMS, None)
@@ -440,9 +453,11 @@ class ResponseLossTrainer(TrainerHooks):
         return loss
 
     def log(self, logs: dict, start_time: float | None = None) -> None:
-        """Trainer's log, plus the loss components averaged over the steps since the last training log."""
+        """Trainer's log, plus the loss components averaged over the steps since the last training
+        log."""
         if "loss" in logs and self._loss_steps:
-            # Every process logs in step (Trainer gathers the loss right before): the sum over processes is collective.
+            # Every process logs in step (Trainer gathers the loss right before): the sum over
+            # processes is collective.
             sums = self._loss_sums
             if self.accelerator.num_processes > 1:
                 sums = self.accelerator.reduce(sums.clone(), reduction="sum")
@@ -467,13 +482,15 @@ class ResponseLossTrainer(TrainerHooks):
         return loss, logits
 
     def prediction_step(self, model, inputs, prediction_loss_only, ignore_keys=None, **gen_kwargs):
-        """``eval_loss`` is the plain gold NLL; the weights and negative columns play no part in evaluation."""
+        """``eval_loss`` is the plain gold NLL; the weights and negative columns play no part in
+        evaluation."""
         inputs = self._prepare_inputs(inputs)
         gold = {key: inputs[key] for key in ROW_KEYS if key in inputs}
         if self.args.predict_with_generate and not prediction_loss_only:
             if not self.is_encoder_decoder:
                 return self._causal_generation_step(model, gold, gen_kwargs)
-            # Seq2SeqTrainer's loss there is the model's own mean token NLL: the same plain gold NLL.
+            # Seq2SeqTrainer's loss there is the model's own mean token NLL: the same plain gold
+            # NLL.
             return super().prediction_step(
                 model, gold, prediction_loss_only, ignore_keys=ignore_keys, **gen_kwargs
             )
@@ -565,7 +582,8 @@ class ResponseLossTrainer(TrainerHooks):
         )
 
     def create_model_card(self, model_name: str | None = None, **kwargs) -> None:
-        """Write the method's model card to ``output_dir/README.md`` (``push_to_hub`` calls this)."""
+        """Write the method's model card to ``output_dir/README.md``
+        (``push_to_hub`` calls this)."""
         if self.is_world_process_zero():
             save_model_card(self.model_card(model_name), self.args.output_dir)
 

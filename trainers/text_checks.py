@@ -1,4 +1,5 @@
-"""Text a tokenizer and Arrow can encode: a lone surrogate (``"\\ud800"``) is refused, naming where it is.
+"""Text a tokenizer and Arrow can encode: a lone surrogate (``"\\ud800"``) is refused, naming where
+it is.
 
 A lone surrogate is not Unicode text: it comes from decoding bytes with ``errors="surrogateescape"``
 or from a broken JSON escape. Arrow raises ``UnicodeEncodeError`` on it and a fast tokenizer a
@@ -16,9 +17,10 @@ from dialeval.validation import lone_surrogate as surrogate_in_text
 
 
 def lone_surrogate(value) -> tuple[str, str] | None:
-    """``(where inside value, what)`` for the first lone surrogate of a string, or of the strings of a
-    list / dict (chat messages) nested in ``value`` (``("[1]['content']", "a lone surrogate (U+D800)
-    at character 3")``); None when there is none."""
+    """``(where inside value, what)`` for the first lone surrogate of a string, or of the strings of
+    a list / dict (chat messages) nested in ``value``
+    (``("[1]['content']", "a lone surrogate (U+D800) at character 3")``); None when there is none.
+    """
     if isinstance(value, str):
         found = surrogate_in_text(value)
         return ("", found) if found else None
@@ -36,7 +38,8 @@ def lone_surrogate(value) -> tuple[str, str] | None:
 
 
 def check_row_text(row: Mapping, index: int, argument: str) -> None:
-    """Refuse a row whose text holds a lone surrogate, naming the row, the column and the character."""
+    """Refuse a row whose text holds a lone surrogate, naming the row, the column
+    and the character."""
     for column, value in row.items():
         found = lone_surrogate(value)
         if found is not None:

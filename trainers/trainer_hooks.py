@@ -5,8 +5,8 @@ columns (DRESS's weights, the negatives) through ``remove_unused_columns``, warn
 columns it drops, counting the window's target tokens for every model (not only those whose
 ``forward`` takes loss kwargs), and saving their own state beside each checkpoint. This class
 overrides exactly those private methods and turns each into a named hook of
-:class:`~dialeval.trainers.response_loss_trainer.ResponseLossTrainer`; nothing else in dialeval calls or
-overrides a private Trainer method. setup.py caps transformers below 6; a transformers that
+:class:`~dialeval.trainers.response_loss_trainer.ResponseLossTrainer`; nothing else in dialeval
+calls or overrides a private Trainer method. setup.py caps transformers below 6; a transformers that
 renames one of them fails tests/root/test_host_adapters.py, which checks that each still exists.
 """
 
@@ -30,11 +30,13 @@ OVERRIDDEN_PRIVATE_METHODS = (
 class TrainerHooks(Seq2SeqTrainer):
     """``Seq2SeqTrainer`` with its private column, token-count and checkpoint steps as hooks."""
 
-    #: Columns the loss reads that are not ``forward()`` arguments (kept through ``remove_unused_columns``).
+    #: Columns the loss reads that are not ``forward()`` arguments (kept through
+    #: ``remove_unused_columns``).
     extra_columns: tuple[str, ...] = ()
 
     def forward_columns(self) -> list[str]:
-        """The columns ``remove_unused_columns`` keeps: ``forward()``'s arguments plus :attr:`extra_columns`."""
+        """The columns ``remove_unused_columns`` keeps: ``forward()``'s arguments plus
+        :attr:`extra_columns`."""
         self._set_signature_columns_if_needed()
         return list(self._signature_columns)
 

@@ -6,7 +6,8 @@
   (clamped), each term divided by its own target-token count over the accumulation window.
 * Negative Training (He & Glass 2020; DRESS's NT baseline, §5.2): the negative term is the NLL
   of the negative response with weight -1, i.e. :func:`~dialeval.trainers.losses.weighted_nll_loss`
-  (the same function DRESS uses) with ``example_weights = -1``; ``negative_loss="negative_training"``.
+  (the same function DRESS uses) with ``example_weights = -1``;
+  ``negative_loss="negative_training"``.
 
 alpha = 0 is plain maximum likelihood in the same setting (the papers' fair comparison).
 """
@@ -47,11 +48,11 @@ class UnlikelihoodTrainer(ResponseLossTrainer):
 
     Examples need ``input_ids`` / ``labels`` and ``negative_input_ids`` / ``negative_labels``
     (:func:`~dialeval.trainers.encode_unlikelihood_example` builds them), or raw ``context`` /
-    ``response`` / ``negative_response`` text, which the trainer tokenizes, or TRL's preference format
-    ``prompt`` / ``chosen`` / ``rejected`` (``chosen`` the gold completion, ``rejected`` the negative;
-    strings or conversations, :mod:`~dialeval.trainers.chat_formats`); those columns survive
-    ``remove_unused_columns``, and a collator that drops them is an error. ``eval_loss`` is the
-    plain gold NLL (an evaluation set needs no negatives). ``save_model`` writes a model card.
+    ``response`` / ``negative_response`` text, which the trainer tokenizes, or TRL's preference
+    format ``prompt`` / ``chosen`` / ``rejected`` (``chosen`` the gold completion, ``rejected`` the
+    negative; strings or conversations, :mod:`~dialeval.trainers.chat_formats`); those columns
+    survive ``remove_unused_columns``, and a collator that drops them is an error. ``eval_loss`` is
+    the plain gold NLL (an evaluation set needs no negatives). ``save_model`` writes a model card.
     """
 
     extra_columns = NEGATIVE_COLUMNS
@@ -67,7 +68,8 @@ class UnlikelihoodTrainer(ResponseLossTrainer):
         super().__init__(model, args, *positional, **kwargs)
 
     def prepare_window(self, batch_samples: list, device) -> None:
-        """The window's negative-token count (over processes when ``average_tokens_across_devices``)."""
+        """The window's negative-token count (over processes when
+        ``average_tokens_across_devices``)."""
         count = sum(
             (
                 count_target_tokens(batch[NEGATIVE_COLUMNS[2]], self.shift_labels)
@@ -98,10 +100,11 @@ class UnlikelihoodTrainer(ResponseLossTrainer):
             else "unlikelihood training"
         )
         method = (
-            f"{name}: `loss = NLL(gold) + alpha * negative term`, each divided by its own target tokens over the "
-            "accumulation window; the negative term is `-sum_t log(1 - p(neg_t))` (Li et al. 2020, unlikelihood) or "
-            "the weight -1 NLL of the negative response (He & Glass 2020, Negative Training). alpha = 0 is plain "
-            "maximum likelihood on the gold responses."
+            f"{name}: `loss = NLL(gold) + alpha * negative term`, each divided by its own target "
+            "tokens over the accumulation window; the negative term is `-sum_t log(1 - "
+            "p(neg_t))` (Li et al. 2020, unlikelihood) or the weight -1 NLL of the negative "
+            "response (He & Glass 2020, Negative Training). alpha = 0 is plain maximum "
+            "likelihood on the gold responses."
         )
         hyperparameters = {
             "alpha": args.alpha,

@@ -1,4 +1,5 @@
-"""UnlikelihoodConfig: the training arguments of :class:`~dialeval.trainers.unlikelihood.UnlikelihoodTrainer`."""
+"""UnlikelihoodConfig: the training arguments of
+:class:`~dialeval.trainers.unlikelihood.UnlikelihoodTrainer`."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ NEGATIVE_LOSSES = ("unlikelihood", "negative_training")
 
 @dataclass
 class UnlikelihoodConfig(Seq2SeqTrainingArguments):
-    """Training arguments plus the negative term's: alpha (n-best paper App. C: 0, 1, 10) and its form."""
+    """Training arguments plus the negative term's: alpha (n-best paper App. C: 0, 1, 10) and its
+    form."""
 
     alpha: float = field(
         default=1.0,
@@ -23,7 +25,10 @@ class UnlikelihoodConfig(Seq2SeqTrainingArguments):
     negative_loss: str = field(
         default="unlikelihood",
         metadata={
-            "help": "'unlikelihood': -log(1 - p) per negative token; 'negative_training': -NLL (weight -1)."
+            "help": (
+                "'unlikelihood': -log(1 - p) per negative token; 'negative_training': -NLL "
+                "(weight -1)."
+            )
         },
     )
     min_complement: float = field(
@@ -32,8 +37,8 @@ class UnlikelihoodConfig(Seq2SeqTrainingArguments):
     max_length: int = field(
         default=512,
         metadata={
-            "help": "Token limit of an example the trainer tokenizes from raw `context` / `response` / "
-            "`negative_response` text (capped by the model's positions)."
+            "help": "Token limit of an example the trainer tokenizes from raw `context` / "
+            "`response` / `negative_response` text (capped by the model's positions)."
         },
     )
 

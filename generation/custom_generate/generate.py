@@ -1,4 +1,5 @@
-"""Diversity Threshold Generation (Stasaski & Hearst 2022, §5) as a transformers ``custom_generate`` recipe.
+"""Diversity Threshold Generation (Stasaski & Hearst 2022, §5) as a transformers ``custom_generate``
+recipe.
 
     out = model.generate(**inputs, custom_generate=dialeval.generation.custom_generate_path(),
                          trust_remote_code=True, tokenizer=tokenizer, metric="nli", num_responses=5,
