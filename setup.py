@@ -34,7 +34,8 @@ INSTALL_REQUIRES = [
     # so pip never pulls a newer, CUDA-heavy build over an installed one.
     # The host libraries are capped at their next major release (evaluate: its next 0.x minor):
     # dialeval overrides or reads some of their private API, each behind one adapter
-    # (metrics/engines/evaluate_state.py, generation/generation_settings.py, trainers/trainer_hooks.py).
+    # (metrics/engines/evaluate_state.py, generation/generation_settings.py,
+    # trainers/trainer_hooks.py).
     "torch>=2.2,<3",
     "transformers>=5.0,<6",
     "accelerate>=1.0,<2",
@@ -91,10 +92,11 @@ EXTRAS["test"] += ["mypy==2.4.1"]
 EXTRAS["test"] += ["ruff==0.17.6"]
 EXTRAS["dev"] = list(EXTRAS["test"])
 # The peers benchmarks/bench_peers.py measures us against (sentence-transformers, a runtime
-# dependency, is the embeddings and cross-encoder peer). Never a runtime dependency: diversity==0.3.1
-# pins transformers<5 and sentence-transformers<6, so pip cannot resolve this extra with its
-# dependencies; `make bench` installs it with `pip install --no-deps` (the rest comes with the test
-# extra) and the script imports only its ngram_diversity module (which needs nltk alone).
+# dependency, is the embeddings and cross-encoder peer). Never a runtime dependency:
+# diversity==0.3.1 pins transformers<5 and sentence-transformers<6, so pip cannot resolve this
+# extra with its dependencies; `make bench` installs it with `pip install --no-deps` (the rest
+# comes with the test extra) and the script imports only its ngram_diversity module (which needs
+# nltk alone).
 EXTRAS["bench"] = [
     "diversity==0.3.1",
     "bert-score==0.3.13",

@@ -20,7 +20,8 @@ _._get_num_items_in_batch  # transformers.Trainer overrides (trainers/_base.py)
 _.compute_loss
 _.create_model_card
 _.loss_is_scaled_for_ga  # read by transformers.Trainer
-_.on_train_begin  # transformers.TrainerCallback hooks (trainers/dress.py, benchmarks/bench_dress.py)
+# transformers.TrainerCallback hooks (trainers/dress.py, benchmarks/bench_dress.py)
+_.on_train_begin
 _.on_epoch_begin
 _.on_step_begin
 _.on_step_end
@@ -62,10 +63,13 @@ _.clear_model_cache  # dialeval.hub: drop every cached model
 _.input_scope  # dialeval.io: the README's input reader
 _.read_response_sets
 _.leave_one_out_scores  # nli_diversity's NLIPairMatrix (its card)
-_.MetricOutcome  # dialeval.cli.evaluate_job: the names of StepOutcome / StepSkipped before the registry
+# dialeval.cli.evaluate_job: the names of StepOutcome / StepSkipped before the registry
+_.MetricOutcome
 _.MetricSkipped
-_.functions  # metrics/registry.py: each metric's public functions (checked by tests/metrics/test_registry.py)
-_.hub_name  # metrics/registry.py: the Hub name a user loads (the doctest harness maps it to the folder)
+# metrics/registry.py: each metric's public functions (checked by tests/metrics/test_registry.py)
+_.functions
+# metrics/registry.py: the Hub name a user loads (the doctest harness maps it to the folder)
+_.hub_name
 _.set_scorer  # metrics/registry.py: the per-set figure by its `meta-eval --metric` name
 
 # Dead, in a file another change is editing: the merger deletes both lines (its and this one).

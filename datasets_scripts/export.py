@@ -7,7 +7,7 @@ Layout (the Hub's convention for multi-config Parquet repos)::
     DIR/<config>/<split>-00000-of-00001.parquet
 
 ``datasets.load_dataset(DIR or REPO, <config>)`` then reads it without dialeval.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@
 
 ``num_return_sequences`` is accepted as ``num_responses``. The caller's tokenizer and generation
 configs are not changed: DTG works on copies.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 

@@ -41,7 +41,7 @@ CITATION = """@inproceedings{li-etal-2016-diversity,
   booktitle = {Proceedings of the 2016 Conference of the North American Chapter of the Association for Computational Linguistics: Human Language Technologies},
   year = {2016},
   url = {https://aclanthology.org/N16-1014}
-}"""
+}"""  # noqa: E501
 
 
 def _load_language_model(language_model, device):

@@ -52,7 +52,7 @@ CITATION = """@inproceedings{csaky-etal-2019-improving,
   booktitle = {Proceedings of the 57th Annual Meeting of the Association for Computational Linguistics},
   year = {2019},
   url = {https://aclanthology.org/P19-1567}
-}"""
+}"""  # noqa: E501
 
 
 def normalize_utterance(text: str) -> str:

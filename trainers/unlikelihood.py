@@ -40,7 +40,7 @@ CITATION = """@inproceedings{li-etal-2020-dont,
   booktitle = {Proceedings of the 58th Annual Meeting of the Association for Computational Linguistics},
   year = {2020},
   url = {https://aclanthology.org/2020.acl-main.185}
-}"""
+}"""  # noqa: E501
 
 
 class UnlikelihoodTrainer(ResponseLossTrainer):

@@ -50,7 +50,7 @@ _CITATION = """\
     pages = "7411--7425",
     url = "https://aclanthology.org/2020.emnlp-main.601",
 }
-"""
+"""  # noqa: E501
 _DESCRIPTION = (
     "Circa: polar (yes/no) questions with indirect answers in 10 social situations, each pair "
     "with five interpretation judgements and majority labels under a strict (goldstandard1) and a "

@@ -57,7 +57,7 @@ _CITATION = """\
     url = "https://aclanthology.org/I17-1099",
     pages = "986--995",
 }
-"""
+"""  # noqa: E501
 _DESCRIPTION = (
     "DailyDialog: human-written two-person dialogues about daily life, each turn labelled with a "
     "dialogue act and an emotion; the official train/validation/test splits. The pairs config "

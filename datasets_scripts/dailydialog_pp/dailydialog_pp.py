@@ -49,7 +49,7 @@ _CITATION = """\
     doi = "10.1162/tacl_a_00347",
     pages = "810--827",
 }
-"""
+"""  # noqa: E501
 _DESCRIPTION = (
     "DailyDialog++: DailyDialog contexts, each with five human-written relevant responses (a "
     "multi-reference set) and, in dev/test, five adversarial irrelevant responses that reuse the "

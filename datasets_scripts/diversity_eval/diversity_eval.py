@@ -52,7 +52,7 @@ _CITATION = """\
     url = "https://aclanthology.org/2021.eacl-main.25",
     pages = "326--346",
 }
-"""
+"""  # noqa: E501
 _DESCRIPTION = (
     "Sets of generated or crowd-written responses with a known diversity parameter, for measuring "
     "how well a diversity metric tracks diversity: decTest (temperature), conTest / McDiv / "

@@ -61,7 +61,7 @@ _CITATION = """\
     pages = "5370--5381",
     url = "https://aclanthology.org/P19-1534",
 }
-"""
+"""  # noqa: E501
 _DESCRIPTION = (
     "EmpatheticDialogues: conversations grounded in emotional situations. The random_turn config "
     "splits each conversation at a seeded random turn into a context and the human reply, as "

@@ -85,7 +85,7 @@ _CITATION = """\
     pages = "1112--1122",
     url = "https://aclanthology.org/N18-1101",
 }
-"""
+"""  # noqa: E501
 _DESCRIPTION = (
     "Polar echo questions built from MultiNLI telephone-genre pairs (Sato et al. 2022): ENTQ "
     "(entailment, positive question, expected answer yes), CNTQ (contradiction, negative "

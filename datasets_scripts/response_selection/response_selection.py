@@ -76,7 +76,7 @@ _CITATION = """\
     url = "https://aclanthology.org/2020.acl-main.55",
     pages = "593--599",
 }
-"""
+"""  # noqa: E501
 _DESCRIPTION = (
     "Response selection test set for evaluating dialogue generation systems (Sato et al., ACL "
     "2020): 1,019 questions of 3 DailyDialog context turns, the ground truth and 3 false "

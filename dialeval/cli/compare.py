@@ -123,9 +123,10 @@ def write_run_outputs(
         return lines
     lines.append("\n" + render_table(comparison_table(reports), "text", decimals))
     if plan.comparison is not None:
-        lines.append(
-            f"comparison: {write_comparison(reports, plan.comparison, plan.output_format, decimals, plan.reports)}"
+        written = write_comparison(
+            reports, plan.comparison, plan.output_format, decimals, plan.reports
         )
+        lines.append(f"comparison: {written}")
     if plot_dir is not None:
         from dialeval.cli.plots import plot_per_set_distributions
 

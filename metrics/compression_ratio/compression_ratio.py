@@ -15,7 +15,7 @@ _CITATION = """\
   title = "Standardizing the Measurement of Text Diversity: A Tool and a Comparative Analysis of Scores",
   author = "Shaib, Chantal and Barrow, Joe and Sun, Jiuding and Siu, Alexa F. and Wallace, Byron C. and Nenkova, Ani",
   journal = "arXiv preprint arXiv:2403.00553", year = "2024"}
-"""
+"""  # noqa: E501
 
 _DESCRIPTION = """\
 Compression ratio: the UTF-8 size of the responses joined by spaces divided by their gzip (or xz)
@@ -39,7 +39,7 @@ Examples:
     17.05
     >>> round(ratio.compute(predictions=[["I went hiking.", "We ate seafood on the coast."]])["compression_ratio"], 3)
     0.683
-"""
+"""  # noqa: E501
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)

@@ -28,7 +28,7 @@ Neither figure needs the ``n x n`` matrix the package builds (10 GB of float32 a
 
 Distances are clipped into ``[0, 2]`` as scikit-learn clips them (float rounding can put
 ``1 - cos`` a few ulps below 0).
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 

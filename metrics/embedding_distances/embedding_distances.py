@@ -23,7 +23,7 @@ _CITATION = """\
   title = "Standardizing the Measurement of Text Diversity: A Tool and a Comparative Analysis of Scores",
   author = "Shaib, Chantal and Barrow, Joe and Sun, Jiuding and Siu, Alexa F. and Wallace, Byron C. and Nenkova, Ani",
   journal = "arXiv preprint arXiv:2403.00553", year = "2024"}
-"""
+"""  # noqa: E501
 
 _DESCRIPTION = """\
 Remote clique and chamfer distance of the responses' sentence embeddings (Cox et al. 2021, as the
@@ -55,7 +55,7 @@ Examples:
     >>> sets = [["I went hiking.", "I fixed the sink.", "We ate seafood."], ["Not much.", "Not much, you?"]]
     >>> [round(row["chamfer_distance"], 3) for row in distances.compute(predictions=sets)["per_set"]]
     [0.671, 0.306]
-"""
+"""  # noqa: E501
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)

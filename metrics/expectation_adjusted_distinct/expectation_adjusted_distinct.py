@@ -18,7 +18,7 @@ _CITATION = """\
   author = "Liu, Siyang and Sabour, Sahand and Zheng, Yinhe and Ke, Pei and Zhu, Xiaoyan and Huang, Minlie",
   booktitle = "Proceedings of the 60th Annual Meeting of the Association for Computational Linguistics (Volume 2: Short Papers)",
   year = "2022", publisher = "Association for Computational Linguistics", url = "https://aclanthology.org/2022.acl-short.86"}
-"""
+"""  # noqa: E501
 
 _DESCRIPTION = """\
 EAD (expectation-adjusted distinct, Liu et al. 2022): the number of distinct n-grams divided by the

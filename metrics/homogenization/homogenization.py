@@ -20,7 +20,7 @@ _CITATION = """\
   title = "Does Writing with Language Models Reduce Content Diversity?",
   author = "Padmakumar, Vishakh and He, He",
   journal = "arXiv preprint arXiv:2309.05196", year = "2023"}
-"""
+"""  # noqa: E501
 
 _DESCRIPTION = """\
 Homogenization score: the mean, over every text, of the mean similarity of each other text to it
@@ -52,7 +52,7 @@ Examples:
     [0.75, 0.0]
     >>> round(homogenization.compute(predictions=["the cat sat on the mat", "the cat sat on a mat"], measure="bleu")["homogenization"], 4)
     0.5373
-"""
+"""  # noqa: E501
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)

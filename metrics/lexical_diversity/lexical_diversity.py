@@ -64,7 +64,7 @@ Examples:
     ...     lexical.add_batch(predictions=batch)
     >>> [{figure: round(value, 4) for figure, value in row.items()} for row in lexical.compute(max_n=2)["per_set"]]
     [{'averaged_distinct_n': 0.6071, 'ngram_cosine_diversity': -0.4905}, {'averaged_distinct_n': 1.0, 'ngram_cosine_diversity': 0.0}]
-"""
+"""  # noqa: E501
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)

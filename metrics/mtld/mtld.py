@@ -16,7 +16,7 @@ _CITATION = """\
   author = "McCarthy, Philip M. and Jarvis, Scott",
   journal = "Behavior Research Methods", volume = "42", number = "2", pages = "381--392", year = "2010",
   doi = "10.3758/BRM.42.2.381"}
-"""
+"""  # noqa: E501
 
 _DESCRIPTION = """\
 MTLD (McCarthy & Jarvis 2010): the mean length, in tokens, of a stretch of text that keeps its
@@ -43,7 +43,7 @@ Examples:
     >>> result = mtld.compute(predictions=[["I like it.", "I like it a lot."], ["No way!", "Sure."]])
     >>> [round(row["mtld"], 4) for row in result["per_set"]]
     [8.0, 3.0]
-"""
+"""  # noqa: E501
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)

@@ -19,7 +19,7 @@ _CITATION = """\
   title = "N-best Response-based Analysis of Contradiction-awareness in Neural Response Generation Models",
   author = "Sato, Shiki and Akama, Reina and Ouchi, Hiroki and Tokuhisa, Ryoko and Suzuki, Jun and Inui, Kentaro",
   booktitle = "Proceedings of SIGDIAL 2022", year = "2022", pages = "637--644"}
-"""
+"""  # noqa: E501
 
 _DESCRIPTION = """\
 Contradiction-awareness of n-best lists generated for polar echo questions (ENTQ / CNTQ).
@@ -56,7 +56,7 @@ Examples:
     ...                         references=["yes", "no", "no"], classifier="prefix")
     >>> round(result["certainty"], 4), result["variety"], result["per_input"][2]["answers"]
     (0.6667, 0.75, ['yes', 'yes'])
-"""
+"""  # noqa: E501
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)

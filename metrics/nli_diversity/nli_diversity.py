@@ -57,7 +57,7 @@ Examples:
     >>> nli.compute(predictions=[["I love cats.", "I hate cats."], ["Only one."]])
     Traceback (most recent call last):
     dialeval.validation.ArgumentError: `predictions[1]` must hold at least 2 responses (the metric compares pairs), got 1
-"""
+"""  # noqa: E501
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)

@@ -47,7 +47,7 @@ Examples:
     >>> result = templates.compute(predictions=["I think it is a good idea.", "No."], templates=spans)
     >>> result["template_rate"], round(result["templates_per_token"], 4)
     (0.5, 0.0714)
-"""
+"""  # noqa: E501
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)

@@ -22,7 +22,7 @@ _CITATION = """\
     author = "Sato, Shiki and Akama, Reina and Ouchi, Hiroki and Suzuki, Jun and Inui, Kentaro",
     booktitle = "Proceedings of the 58th Annual Meeting of the Association for Computational Linguistics",
     year = "2020", pages = "593--599", url = "https://aclanthology.org/2020.acl-main.55"}
-"""
+"""  # noqa: E501
 
 _DESCRIPTION = """\
 Response selection accuracy of a generation model: the model computes its loss (token negative
@@ -63,7 +63,7 @@ Examples:
     ...                   labels=[2], model="microsoft/DialoGPT-small")
     Traceback (most recent call last):
     dialeval.validation.ArgumentError: `labels[0]` = 2 is not an index of candidates[0] (0 to 1)
-"""
+"""  # noqa: E501
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)

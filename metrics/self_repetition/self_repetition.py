@@ -22,7 +22,7 @@ _CITATION = """\
   title = "Standardizing the Measurement of Text Diversity: A Tool and a Comparative Analysis of Scores",
   author = "Shaib, Chantal and Barrow, Joe and Sun, Jiuding and Siu, Alexa F. and Wallace, Byron C. and Nenkova, Ani",
   journal = "arXiv preprint arXiv:2403.00553", year = "2024"}
-"""
+"""  # noqa: E501
 
 _DESCRIPTION = """\
 Self-repetition score (Salkar et al. 2022, as the `diversity` package computes it): for each
@@ -47,7 +47,7 @@ Examples:
     0.7324
     >>> repetition.compute(predictions=[["I went hiking today.", "We ate seafood on the coast."]])["per_set"]
     [{'self_repetition': 0.0}]
-"""
+"""  # noqa: E501
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)

@@ -65,7 +65,7 @@ Examples:
     ...                          num_clusters=2)
     >>> round(result["sem_ent"], 4), round(result["max_sem_ent"], 4), result["num_texts"]
     (0.6931, 0.6931, 2)
-"""
+"""  # noqa: E501
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)

@@ -18,7 +18,7 @@ sentence embedded once (sent-BERT, BERTScore) or each distinct pair scored once
 (cross-encoder); the diversity is reduced from that compact form (repeats weighted, so 10,000
 copies of one response cost one pair), and :func:`similarity_matrices` expands it to one
 ``(n, n)`` matrix per set, so sets can be re-scored or sliced (DTG) without new model calls.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ _CITATION = """\
   title = "BERTScore: Evaluating Text Generation with BERT",
   author = "Zhang, Tianyi and Kishore, Varsha and Wu, Felix and Weinberger, Kilian Q. and Artzi, Yoav",
   booktitle = "ICLR 2020", year = "2020"}
-"""
+"""  # noqa: E501
 
 _DESCRIPTION = """\
 The diversity of a response set as the negated mean similarity of its unordered pairs
@@ -55,7 +55,7 @@ Examples:
     [-0.05, -0.86]
     >>> round(diversity.compute(predictions=sets, similarity="ngram_cosine", max_n=2)["similarity_diversity"], 4)
     -0.1667
-"""
+"""  # noqa: E501
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)

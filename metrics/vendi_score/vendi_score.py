@@ -55,7 +55,7 @@ Examples:
     >>> sets = [["same text", "same text", "same text"], ["I went hiking.", "I fixed the sink.", "We ate seafood."]]
     >>> [round(row["vendi_score"], 2) for row in vendi.compute(predictions=sets)["per_set"]]
     [1.0, 2.77]
-"""
+"""  # noqa: E501
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
