@@ -107,7 +107,6 @@ class ResponseLossTrainer(TrainerHooks):
     """
 
     loss_is_scaled_for_ga = True
-    extra_columns: tuple[str, ...] = ()
     required_batch_columns: tuple[str, ...] = ()
     raw_text_columns: tuple[str, ...] = ("context", "response")
     train_label_columns: tuple[str, ...] = ("labels",)
