@@ -27,7 +27,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -35,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from dialeval.validation import SURROGATE_ADVICE, ArgumentError, lone_surrogate
+from dialeval.validation import SURROGATE_ADVICE, ArgumentError, check_path, lone_surrogate
 
 if TYPE_CHECKING:
     import datasets
@@ -427,16 +426,7 @@ def input_format(path: str | Path, file_format: str = "auto") -> str:
 
 
 def _input_path(path: object, argument: str = "input") -> Path:
-    """``path`` (a ``str`` or ``os.PathLike``) as a Path; anything else (None, a number, bytes) is
-    an ArgumentError naming ``argument`` rather than a TypeError from deep in ``pathlib``."""
-    if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
-        raise ArgumentError(
-            argument,
-            f"must be a path (a str or os.PathLike), got {type(path).__name__}: {path!r:.60}",
-        )
-    if not str(path):
-        raise ArgumentError(argument, "is an empty path")
-    return Path(path)
+    return Path(check_path(path, argument) or "")
 
 
 def input_scope(path: str | Path, file_format: str = "auto") -> str:

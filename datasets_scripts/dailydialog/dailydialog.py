@@ -44,7 +44,12 @@ from typing import ClassVar
 
 import datasets
 
-from dialeval.datasets_scripts._sources import SourceFile, SourceNotAvailableError, resolve_source
+from dialeval.datasets_scripts._sources import (
+    ReleaseBuilder,
+    SourceFile,
+    SourceNotAvailableError,
+    resolve_source,
+)
 from dialeval.datasets_scripts._text_files import checked_lines, decoded_lines, open_release_text
 
 _CITATION = """\
@@ -288,7 +293,7 @@ def read_unzipped_split(path: Path, release_name: str) -> list[dict]:
         )
 
 
-class DailyDialog(datasets.GeneratorBasedBuilder):
+class DailyDialog(ReleaseBuilder):
     """DailyDialog (Li et al., IJCNLP 2017); see the module docstring."""
 
     VERSION = datasets.Version("1.0.0")

@@ -34,7 +34,7 @@ from typing import ClassVar
 
 import datasets
 
-from dialeval.datasets_scripts._sources import SourceFile, resolve_source
+from dialeval.datasets_scripts._sources import ReleaseBuilder, SourceFile, resolve_source
 from dialeval.datasets_scripts._text_files import checked_lines, open_release_text
 
 _CITATION = """\
@@ -148,7 +148,7 @@ def read_records(path: str, id_field: str, response_fields: tuple[str, ...]) -> 
     return records
 
 
-class DailyDialogPlusPlus(datasets.GeneratorBasedBuilder):
+class DailyDialogPlusPlus(ReleaseBuilder):
     """DailyDialog++ (Sai et al., TACL 2020); see the module docstring."""
 
     VERSION = datasets.Version("1.0.0")
