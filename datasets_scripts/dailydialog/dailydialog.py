@@ -30,17 +30,21 @@ turn; labels are split on any whitespace (the lines end with a space). The three
 line for line: a dialogue whose act or emotion count differs from its turn count, an empty turn,
 an unknown label or files of different lengths is a ``ValueError`` naming the file and line
 (huggingface/datasets' script stops on an ``assert`` without saying where). Blank lines at the end
-are skipped. Tokenization (``" . "``, ``" ’ "``) is kept verbatim.
+are skipped. Archive members are read a line at a time; one that unpacks to more than
+:data:`MAX_MEMBER_BYTES` is refused, naming it. Tokenization (``" . "``, ``" ’ "``) is kept
+verbatim.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import zip_longest
 from pathlib import Path
-from typing import ClassVar
+from typing import IO, ClassVar
 
 import datasets
 
@@ -194,6 +198,27 @@ def context_response_pairs(turns: list[str]) -> list[tuple[int, list[str], str]]
 # ------------------------------------------------ where the three files of a split are read from
 
 ARCHIVE_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, KeyError)
+#: The most bytes a member of the archive may unpack to. huggingface/datasets' card gives 8.23 MB
+#: for the whole generated DailyDialog (every split, as Arrow), so no real member comes near;
+#: a larger one (a zip bomb under ``verify_checksums=False``) is refused before it fills memory.
+MAX_MEMBER_BYTES = 64 * 2**20
+
+
+def _too_large(source: str, limit: int) -> str:
+    return (
+        f"{source}: unpacks to more than {limit // 2**20} MiB, far more than any file of the "
+        f"DailyDialog release; the archive is not the release ({ARCHIVE.name} from {SOURCE_URL})"
+    )
+
+
+def open_member(archive: zipfile.ZipFile, member: str, source: str) -> IO[bytes]:
+    """A stream over ``member`` of ``archive`` (named ``source`` in messages); a member whose header
+    says it unpacks to more than :data:`MAX_MEMBER_BYTES` is a ValueError. zipfile yields no more
+    than the header says (a header that understates fails the member's CRC), so a member read a
+    line at a time holds at most that much memory whatever it holds."""
+    if archive.getinfo(member).file_size > MAX_MEMBER_BYTES:
+        raise ValueError(_too_large(source, MAX_MEMBER_BYTES))
+    return archive.open(member)
 
 
 def _unreadable(path: str, error: Exception) -> str:
@@ -213,11 +238,12 @@ def _member(names: list[str], file_name: str) -> str | None:
     return found[0] if found else None
 
 
-def read_split_zip(data: bytes, release_name: str, source: str) -> list[dict]:
-    """The dialogues of one split from the bytes of its zip (``<split>.zip``), named ``source`` in
-    messages."""
+def read_split_zip(data: bytes | IO[bytes], release_name: str, source: str) -> list[dict]:
+    """The dialogues of one split from its zip (``<split>.zip``: its bytes or a seekable stream),
+    named ``source`` in messages; each text file is read a line at a time, bounded by
+    :func:`open_member`."""
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as inner:
+        with zipfile.ZipFile(io.BytesIO(data) if isinstance(data, bytes) else data) as inner:
             names = inner.namelist()
             members = {
                 role: _member(names, name) for role, name in split_files(release_name).items()
@@ -231,17 +257,28 @@ def read_split_zip(data: bytes, release_name: str, source: str) -> list[dict]:
                     f"{sorted(names)[:5]}{' ...' if len(names) > 5 else ''}); the release is "
                     f"{ARCHIVE.name} from {SOURCE_URL}"
                 )
-            texts = {role: inner.read(member) for role, member in members.items()}
+            sources = {role: f"{source}:{member}" for role, member in members.items()}
+            with contextlib.ExitStack() as stack:
+                streams = {
+                    role: stack.enter_context(open_member(inner, member, sources[role]))
+                    for role, member in members.items()
+                }
+                return read_dialogues(
+                    *(
+                        decoded_lines(_lines(streams[role]), sources[role])
+                        for role in ("dialog", "act", "emotion")
+                    ),
+                    sources,
+                )
     except ARCHIVE_ERRORS as error:
         raise ValueError(_unreadable(source, error)) from None
-    sources = {role: f"{source}:{members[role]}" for role in texts}
-    return read_dialogues(
-        *(
-            decoded_lines(texts[role].splitlines(keepends=True), sources[role])
-            for role in ("dialog", "act", "emotion")
-        ),
-        sources,
-    )
+
+
+def _lines(stream: IO[bytes]) -> Iterator[bytes]:
+    """The lines of a binary stream as ``bytes.splitlines`` splits a whole text (CR, LF or CRLF
+    ends a line): split at each LF as read, then at any CR within."""
+    for line in stream:
+        yield from line.splitlines(keepends=True)
 
 
 def read_release_archive(archive: str, release_name: str) -> list[dict]:
@@ -256,10 +293,13 @@ def read_release_archive(archive: str, release_name: str) -> list[dict]:
                     f"{archive}: no {ROOT}/{inner_name} in the archive; the release is "
                     f"{ARCHIVE.name} from {SOURCE_URL}"
                 )
-            data = outer.read(member)
+            source = f"{archive}:{member}"
+            # the split zip is held in memory (at most MAX_MEMBER_BYTES): a zip is read by seeking
+            with open_member(outer, member, source) as stream:
+                data = stream.read()
     except ARCHIVE_ERRORS as error:
         raise ValueError(_unreadable(archive, error)) from None
-    return read_split_zip(data, release_name, f"{archive}:{member}")
+    return read_split_zip(data, release_name, source)
 
 
 def unzipped_split(data_dir: str, release_name: str) -> Path | None:
@@ -277,7 +317,11 @@ def unzipped_split(data_dir: str, release_name: str) -> Path | None:
 
 def read_unzipped_split(path: Path, release_name: str) -> list[dict]:
     if path.suffix == ".zip":
-        return read_split_zip(path.read_bytes(), release_name, str(path))
+        try:
+            with open(path, "rb") as handle:
+                return read_split_zip(handle, release_name, str(path))
+        except OSError as error:
+            raise ValueError(_unreadable(str(path), error)) from None
     files = {role: path / name for role, name in split_files(release_name).items()}
     with (
         open_release_text(files["dialog"]) as dialog,
