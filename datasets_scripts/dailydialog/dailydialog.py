@@ -15,6 +15,8 @@ config          one record per
 
 Splits: the release's own ``train`` / ``validation`` / ``test`` (11,118 / 1,000 / 1,000
 dialogues), as ParlAI's DailyDialog task (which Han et al. 2022 used, ParlAI 1.3.0) reads them.
+ParlAI also changes characters of every turn (curly quotes, dashes, ...; :func:`parlai_cleanup`):
+``parlai_normalization=True`` does the same, the default keeps the release's text.
 
 Source: the official archive ``ijcnlp_dailydialog.zip``, read from ``data_dir`` or downloaded from
 its URL, sha256-checked unless ``verify_checksums=False``. It holds one zip per split,
@@ -39,12 +41,13 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import zip_longest
 from pathlib import Path
-from typing import IO, ClassVar
+from typing import IO, Any, ClassVar
 
 import datasets
 
@@ -55,6 +58,7 @@ from dialeval.datasets_scripts._sources import (
     resolve_source,
 )
 from dialeval.datasets_scripts._text_files import checked_lines, decoded_lines, open_release_text
+from dialeval.validation import check_flag
 
 _CITATION = """\
 @inproceedings{li-etal-2017-dailydialog,
@@ -113,9 +117,38 @@ def split_files(release_name: str) -> dict[str, str]:
 @dataclass
 class DailyDialogConfig(datasets.BuilderConfig):
     """A DailyDialog config; ``verify_checksums=False`` accepts copies that differ from the
-    release."""
+    release; ``parlai_normalization=True`` gives each turn as ParlAI's DailyDialog task (which Han
+    et al. 2022 trained and tested on) gives it (:func:`parlai_cleanup`)."""
 
     verify_checksums: bool = True
+    parlai_normalization: bool = False
+
+
+#: ParlAI's parlai/tasks/dailydialog/parse.py (``cleanup_text``, the script that made the JSON its
+#: DailyDialog task downloads): these characters, in this order, then :data:`PARLAI_BROKEN_PERIOD`.
+PARLAI_REPLACEMENTS = (
+    ("\u2019", "'"),  # right single quotation mark
+    ("\u2018", "'"),  # left single quotation mark
+    ("\u201d", '"'),  # right double quotation mark
+    ("\u201c", '"'),  # left double quotation mark
+    ("\u2014", "--"),  # em dash
+    ("\u2013", "--"),  # en dash
+    ("\u3002", ". "),  # ideographic full stop
+    ("\u2032", "'"),  # prime
+    ("\u3001", ", "),  # ideographic comma
+)
+#: A period with a word character right after it ("one.5", "Mr.Smith") gets spaces, as ParlAI's
+#: "fix some broken sentence tokenization" does: ``re.sub(r"\.(\w)", r" . \1", text)``.
+PARLAI_BROKEN_PERIOD = re.compile(r"\.(\w)")
+
+
+def parlai_cleanup(turn: str) -> str:
+    """``turn`` as ParlAI's DailyDialog JSON holds it: stripped, :data:`PARLAI_REPLACEMENTS`
+    applied, a period glued to the next word split off, stripped again."""
+    text = turn.strip()
+    for before, after in PARLAI_REPLACEMENTS:
+        text = text.replace(before, after)
+    return PARLAI_BROKEN_PERIOD.sub(r" . \1", text).strip()
 
 
 def parse_turns(line: str, where: str) -> list[str]:
@@ -359,6 +392,10 @@ class DailyDialog(ReleaseBuilder):
     ]
     DEFAULT_CONFIG_NAME = "dialogues"
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        check_flag(self.config.parlai_normalization, "parlai_normalization")
+
     def _info(self) -> datasets.DatasetInfo:
         string, strings = datasets.Value("string"), datasets.List(datasets.Value("string"))
         act, emotion = (
@@ -441,6 +478,9 @@ class DailyDialog(ReleaseBuilder):
             dialogues = read_release_archive(archive, release_name)
         else:
             dialogues = read_unzipped_split(Path(unzipped), release_name)
+        if self.config.parlai_normalization:
+            for dialogue in dialogues:
+                dialogue["dialog"] = [parlai_cleanup(turn) for turn in dialogue["dialog"]]
         for index, dialogue in enumerate(dialogues):
             dialogue_id = f"{release_name}-{index}"
             if self.config.name == "dialogues":

@@ -257,3 +257,42 @@ def test_members_are_split_into_lines_as_the_whole_text_was():
 
     text = b"a __eou__\r\nb __eou__\rc __eou__\n\nd"
     assert list(_lines(io.BufferedReader(io.BytesIO(text), 4))) == text.splitlines(keepends=True)
+
+
+PARLAI_RELEASE = {
+    **RELEASE,
+    "test": [
+        (
+            (
+                "Let ’ s go now . __eou__ There is one.5 blocks away from here ? __eou__ "
+                "He said “ fine ” ‘ ok ’ — well – yes 。 Then、 the 2′ mark . __eou__"
+            ),
+            "1 2 3 ",
+            "0 0 4 ",
+        )
+    ],
+}
+
+
+def test_parlai_normalization_gives_the_turns_as_parlais_dailydialog_json(tmp_path):
+    write_archive(tmp_path, PARLAI_RELEASE)
+    released = build(tmp_path, split="test")[0]["dialog"]
+    parlai = build(tmp_path, split="test", parlai_normalization=True)[0]["dialog"]
+    assert released == [
+        "Let ’ s go now .",
+        "There is one.5 blocks away from here ?",
+        "He said “ fine ” ‘ ok ’ — well – yes 。 Then、 the 2′ mark .",
+    ]
+    assert parlai == [
+        "Let ' s go now .",  # ParlAI's train.yml: "Good . Let ' s go now ."
+        "There is one . 5 blocks away from here ?",  # its valid.yml holds this turn
+        "He said \" fine \" ' ok ' -- well -- yes .  Then,  the 2' mark .",
+    ]
+    pairs = build(tmp_path, "pairs", split="test", parlai_normalization=True)
+    assert pairs[0]["context"] == parlai[:1] and pairs[1]["response"] == parlai[2]
+
+
+def test_parlai_normalization_must_be_a_bool(tmp_path):
+    write_archive(tmp_path)
+    with pytest.raises(ValueError, match=r"^`parlai_normalization` must be True or False"):
+        build(tmp_path, parlai_normalization="yes")
