@@ -142,7 +142,8 @@ def read_records(path: str, id_field: str, response_fields: tuple[str, ...]) -> 
             where = f"{path}, line {line_number}"
             try:
                 record = json.loads(line)
-            except json.JSONDecodeError as error:
+            # ValueError: also an integer past Python's int-conversion limit (thousands of digits)
+            except ValueError as error:
                 raise ValueError(f"{where}: not valid JSON ({error})") from None
             records.append(_validated(record, id_field, response_fields, where))
     return records

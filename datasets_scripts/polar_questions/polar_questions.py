@@ -163,7 +163,8 @@ def read_multinli(path: str) -> list[dict]:
             where = f"{path}, line {line_number}"
             try:
                 record = json.loads(line)
-            except json.JSONDecodeError as error:
+            # ValueError: also an integer past Python's int-conversion limit (thousands of digits)
+            except ValueError as error:
                 raise ValueError(f"{where}: not valid JSON ({error})") from None
             if not isinstance(record, dict):
                 raise ValueError(f"{where}: expected a JSON object")

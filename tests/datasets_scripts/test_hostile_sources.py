@@ -305,3 +305,17 @@ def test_export_dataset_checks_its_own_arguments_first(options, argument, tmp_pa
 def test_a_dataset_name_that_is_no_string_is_refused_by_name():
     with pytest.raises(ValueError, match=r"^`name` must be one of"):
         load(["circa"])
+
+
+HUGE_INTEGER_LINE = '{"id": ' + "7" * 5000 + "}\n"
+
+
+def test_a_release_jsonl_integer_of_thousands_of_digits_names_file_and_line(tmp_path):
+    from dialeval.datasets_scripts.dailydialog_pp.dailydialog_pp import read_records
+    from dialeval.datasets_scripts.polar_questions.polar_questions import read_multinli
+
+    path = tmp_path / "release.jsonl"
+    path.write_text("\n" + HUGE_INTEGER_LINE, encoding="utf-8")
+    for read in (lambda: read_multinli(str(path)), lambda: read_records(str(path), "id", ())):
+        with pytest.raises(ValueError, match=rf"^{re.escape(str(path))}, line 2: not valid JSON"):
+            read()
