@@ -113,8 +113,6 @@ def load(
     takes the builder's split names and the aliases of :data:`SPLIT_ALIASES` (``"dev"``).
     """
     wanted = split_name(split) if split is not None else None
-    builder_class(name)
-    check_source_options(data_dir, cache_dir, verify_checksums)
     builder = make_builder(name, config, data_dir, cache_dir, verify_checksums, **config_kwargs)
     prepare(builder)
     if wanted is not None:
