@@ -16,6 +16,7 @@ from pathlib import Path
 
 import yaml
 
+from dialeval.datasets_scripts._sources import check_source_options
 from dialeval.datasets_scripts.registry import (
     BUILDERS,
     builder_class,
@@ -23,7 +24,7 @@ from dialeval.datasets_scripts.registry import (
     make_builder,
     prepare,
 )
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, check_flag, check_path, require_collection
 
 
 def dataset_card_path(name: str) -> Path:
@@ -71,6 +72,17 @@ def export_dataset(
 ) -> Path:
     """Write every config (or ``configs``) of ``name`` under ``to``; upload to dataset repo
     ``push_to_hub`` if given."""
+    builder_class(name)
+    check_path(to, "to")
+    check_source_options(data_dir, cache_dir, verify_checksums)
+    check_flag(private, "private")
+    if configs is not None:
+        require_collection(configs, "configs", "a list of config names")
+    for value, argument in ((push_to_hub, "push_to_hub"), (token, "token")):
+        if value is not None and not isinstance(value, str):
+            raise ArgumentError(
+                argument, f"must be a string or None, got {type(value).__name__}: {value!r:.60}"
+            )
     configs = list(configs) if configs else config_names(name)
     unknown = [config for config in configs if config not in config_names(name)]
     if unknown:

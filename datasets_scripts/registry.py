@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 
+from dialeval.datasets_scripts._sources import check_source_options
 from dialeval.validation import ArgumentError
 
 #: Other names ``load`` takes for a split, as the papers say them (``dialeval dtg --split`` takes
@@ -36,7 +37,7 @@ BUILDERS = {
 
 
 def builder_class(name: str):
-    if name not in BUILDERS:
+    if not isinstance(name, str) or name not in BUILDERS:
         raise ArgumentError("name", f"must be one of {sorted(BUILDERS)}, got {name!r}")
     module, cls = BUILDERS[name]
     return getattr(importlib.import_module(module), cls)
@@ -57,6 +58,7 @@ def make_builder(
     """``config_kwargs``: further fields of the builder's config (e.g. response_selection's
     ``opensubtitles_file``)."""
     cls = builder_class(name)
+    check_source_options(data_dir, cache_dir, verify_checksums)
     if config is not None and config not in config_names(name):
         raise ArgumentError(
             "config", f"must be one of {config_names(name)} for {name!r}, got {config!r}"
@@ -71,14 +73,15 @@ def make_builder(
 
 
 def prepare(builder) -> None:
-    """``download_and_prepare``, with a bad source file reported as the builder's own ValueError:
-    datasets wraps generation errors in DatasetGenerationError, which hides the file and record."""
+    """``download_and_prepare``, with a bad source file reported as the builder's own ValueError
+    (a missing tagger or file as its OSError): datasets wraps generation errors in
+    DatasetGenerationError, which hides the file and record."""
     from datasets.exceptions import DatasetGenerationError
 
     try:
         builder.download_and_prepare()
     except DatasetGenerationError as error:
-        if isinstance(error.__cause__, ValueError):
+        if isinstance(error.__cause__, (ValueError, OSError)):
             raise error.__cause__ from None
         raise
 

@@ -19,7 +19,7 @@ The record formats name their responses and context ``responses_column`` / ``con
 :func:`input_scope` says which kind an input is, and :func:`open_input` opens either kind (the
 command line reads every input through it). :func:`as_response_sets` turns a pandas
 DataFrame into sets for the Python API. Files are read as UTF-8 explicitly (the released CSVs
-broke Windows' default codec).
+broke Windows' default codec); a byte order mark at the start of a file is skipped.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from dialeval.validation import SURROGATE_ADVICE, ArgumentError, lone_surrogate
+from dialeval.validation import SURROGATE_ADVICE, ArgumentError, check_path, lone_surrogate
 
 if TYPE_CHECKING:
     import datasets
@@ -106,6 +106,8 @@ def iter_jsonl(path: str | Path) -> Iterator[Located]:
             raise ValueError(f"{where}: not valid JSON ({error.msg})") from None
         except RecursionError:
             raise ValueError(f"{where}: {_TOO_DEEP}") from None
+        except ValueError as error:
+            raise ValueError(f"{where}: {_unconvertible(error)}") from None
         if _SURROGATE_ESCAPE.search(line):
             _refuse_lone_surrogates(where, record)
         yield where, record
@@ -147,6 +149,8 @@ def iter_json_array(path: str | Path) -> Iterator[Located]:
                 raise ValueError(f"{path}:{error.lineno}: not valid JSON ({error.msg})") from None
             except RecursionError:
                 raise ValueError(f"{where(position)}: {_TOO_DEEP}") from None
+            except ValueError as error:
+                raise ValueError(f"{where(position)}: {_unconvertible(error)}") from None
             if _SURROGATE_ESCAPE.search(text, position, end):
                 _refuse_lone_surrogates(where(position), element)
             yield where(position), element
@@ -163,6 +167,15 @@ def iter_json_array(path: str | Path) -> Iterator[Located]:
     trailing = _after_space(text, position)
     if trailing != len(text):
         raise ValueError(f"{where(trailing)}: text after the JSON array's closing ']'")
+
+
+def _unconvertible(error: ValueError) -> str:
+    """What a JSON decoder's ValueError other than a syntax error says: Python refuses to convert an
+    integer literal of more digits than ``sys.get_int_max_str_digits()``."""
+    return (
+        f"a JSON value Python cannot convert ({error}); no field of a record needs an integer of "
+        "thousands of digits"
+    )
 
 
 def _after_space(text: str, position: int) -> int:
@@ -229,9 +242,10 @@ def _check_unicode(where: str, key: str, texts: list[str]) -> None:
 
 
 class _Utf8File:
-    """``open(path, encoding="utf-8")`` whose bytes that are not UTF-8 (among them the encoded lone
-    surrogates ED A0 80..ED BF BF, which strict UTF-8 refuses) are a ValueError naming ``FILE:LINE``
-    instead of a UnicodeDecodeError; the file is read again in binary to find that line."""
+    """``open(path, encoding="utf-8-sig")`` whose bytes that are not UTF-8 (among them the encoded
+    lone surrogates ED A0 80..ED BF BF, which strict UTF-8 refuses) are a ValueError naming
+    ``FILE:LINE`` instead of a UnicodeDecodeError; the file is read again in binary to find that
+    line."""
 
     def __init__(
         self, path: str | Path, newline: str | None = None, file_format: str | None = None
@@ -240,7 +254,9 @@ class _Utf8File:
         self.file_format = (
             file_format  # what the caller reads it as: the error names it and the file's own
         )
-        self.handle = open(path, encoding="utf-8", newline=newline)  # noqa: SIM115 - closed by __exit__
+        # utf-8-sig: a byte order mark (Excel and Notepad write one) starts the file, and is no
+        # part of its first CSV header, JSON record or corpus line
+        self.handle = open(path, encoding="utf-8-sig", newline=newline)  # noqa: SIM115 - closed by __exit__
 
     def __enter__(self) -> Self:
         return self
@@ -379,7 +395,7 @@ def input_format(path: str | Path, file_format: str = "auto") -> str:
     for ``"auto"`` the file's suffix; a folder is a ``dataset``, and so is a name without a file
     suffix that is no path here but could be a Hub dataset id (``owner/name``). Any format but
     ``dataset`` needs ``path`` to be a file."""
-    path = Path(path)
+    path = _input_path(path)
     chosen: str | None = file_format
     if file_format == "auto":
         if path.is_dir() or (
@@ -409,6 +425,10 @@ def input_format(path: str | Path, file_format: str = "auto") -> str:
     return chosen
 
 
+def _input_path(path: object, argument: str = "input") -> Path:
+    return Path(check_path(path, argument) or "")
+
+
 def input_scope(path: str | Path, file_format: str = "auto") -> str:
     """``"corpus"`` for one response per line (no sets), else ``"response_set"``."""
     return "corpus" if input_format(path, file_format) == "lines" else "response_set"
@@ -418,7 +438,7 @@ def iter_corpus_lines(path: str | Path) -> Iterator[tuple[str, str]]:
     """``(where, response)`` for every line of a corpus file (one response per line), ``where``
     being ``"FILE:LINE"``. A blank line is an empty response, not a separator: nothing is
     dropped here, and the job refuses it unless empty responses are allowed."""
-    if not Path(path).is_file():
+    if not _input_path(path).is_file():
         raise ArgumentError("input", f"{str(path)!r} is not a file")
     return _every_line(path)
 
@@ -529,6 +549,75 @@ def _is_saved_dataset(folder: Path) -> bool:
     )
 
 
+def _saved_split_names(folder: Path) -> list[str]:
+    """The splits ``dataset_dict.json`` lists in a saved DatasetDict's folder (none elsewhere, or
+    when it cannot be read: ``datasets`` then says what is wrong)."""
+    try:
+        splits = json.loads((folder / "dataset_dict.json").read_text(encoding="utf-8"))["splits"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    if not isinstance(splits, list):
+        return []
+    return [split for split in splits if isinstance(split, str) and (folder / split).is_dir()]
+
+
+def _saved_parts(folder: Path) -> list[tuple[Path, dict[str, Any]]]:
+    """``(folder, its state.json)`` for the dataset a ``save_to_disk`` folder holds, or for each
+    split of a saved DatasetDict; a state that cannot be read is left to ``datasets``."""
+    splits = _saved_split_names(folder)
+    parts = [folder / split for split in splits] if splits else [folder]
+    states = []
+    for part in parts:
+        try:
+            state = json.loads((part / "state.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(state, dict) and isinstance(state.get("_data_files"), list):
+            states.append((part, state))
+    return states
+
+
+def _damaged_arrow_file(folder: Path) -> Path | None:
+    """The first data file of a ``save_to_disk`` folder that pyarrow cannot read through, if any;
+    read memory-mapped a record batch at a time, so a large file costs no memory."""
+    import pyarrow
+    import pyarrow.ipc
+
+    for part, state in _saved_parts(folder):
+        for entry in state["_data_files"]:
+            path = part / str(entry.get("filename", "")) if isinstance(entry, dict) else part
+            try:
+                with pyarrow.memory_map(str(path)) as mapped:
+                    for _ in pyarrow.ipc.open_stream(mapped):
+                        pass
+            except (pyarrow.ArrowException, OSError):
+                return path
+    return None
+
+
+def _load_saved_dataset(folder: Path) -> datasets.Dataset | datasets.DatasetDict:
+    """``datasets.load_from_disk(folder)``; a folder saved with no rows (``datasets`` fails on it
+    with an IndexError) and a damaged data file are ValueErrors naming the folder / the file."""
+    import datasets
+    import pyarrow
+
+    for part, state in _saved_parts(folder):
+        if not state["_data_files"]:
+            raise ValueError(
+                f"{part}: an empty input: this save_to_disk folder holds no rows (its state.json "
+                "lists no data files)"
+            )
+    try:
+        return datasets.load_from_disk(str(folder))
+    except (pyarrow.ArrowException, OSError) as error:
+        damaged = _damaged_arrow_file(folder)
+        raise ValueError(
+            f"{damaged or folder}: not a readable Arrow file of a save_to_disk folder "
+            f"({type(error).__name__}: {error}); the file is truncated, damaged or another file: "
+            "save the dataset again"
+        ) from None
+
+
 def load_input_dataset(
     source: str, split: str | None = None, dataset_config: str | None = None
 ) -> tuple[datasets.Dataset | datasets.IterableDataset, str | None]:
@@ -536,6 +625,8 @@ def load_input_dataset(
     dataset id (offline: from the datasets cache, else its files in the Hugging Face cache, else a
     clear ValueError). A dataset of several splits needs ``split``."""
     import datasets
+    import pyarrow
+    from datasets.data_files import EmptyDatasetError
 
     folder = Path(source)
     if folder.is_dir() and _is_saved_dataset(folder):
@@ -543,11 +634,22 @@ def load_input_dataset(
             raise ArgumentError(
                 "dataset_config", f"does not apply to {source!r}, a folder written by save_to_disk"
             )
-        loaded = datasets.load_from_disk(str(folder))
+        # one split of a saved DatasetDict is read alone: another split may be empty or damaged
+        if split is not None and split in _saved_split_names(folder):
+            return _load_saved_dataset(folder / split), split
+        loaded = _load_saved_dataset(folder)
     elif folder.is_dir():
-        loaded = datasets.load_dataset(
-            str(folder), name=dataset_config, split=split, streaming=True
-        )
+        try:
+            loaded = datasets.load_dataset(
+                str(folder), name=dataset_config, split=split, streaming=True
+            )
+        except pyarrow.ArrowException as error:
+            raise _unreadable_data_files(folder, error) from None
+        except EmptyDatasetError:
+            raise ValueError(
+                f"{folder}: an empty input: the folder holds no data files (and is no "
+                "save_to_disk folder)"
+            ) from None
     else:
         try:
             loaded = datasets.load_dataset(source, name=dataset_config, split=split)
@@ -607,7 +709,57 @@ def _iter_dataset(
     _check_columns(label, dataset.column_names, responses_column, context_column)
     return (
         response_set_from_record(f"{label}:row {row}", record, responses_column, context_column)
-        for row, record in enumerate(dataset, start=1)
+        for row, record in enumerate(_rows_of(dataset, Path(source)), start=1)
+    )
+
+
+def _rows_of(
+    dataset: datasets.Dataset | datasets.IterableDataset, folder: Path
+) -> Iterator[dict[str, Any]]:
+    """The rows of ``dataset``; a data file that cannot be read (a streamed folder reads each when
+    its rows are reached) is a ValueError naming it."""
+    import pyarrow
+
+    rows = iter(dataset)
+    while True:
+        try:
+            row = next(rows, None)
+        except (pyarrow.ArrowException, OSError) as error:
+            raise _unreadable_data_files(folder, error) from None
+        if row is None:
+            return
+        yield row
+
+
+def _unreadable_data_files(folder: Path, error: Exception) -> ValueError:
+    """A ValueError naming the first data file (Arrow or Parquet) under ``folder`` that pyarrow
+    cannot read through, else ``folder``, with ``error`` (which names no file)."""
+    import pyarrow
+    import pyarrow.ipc
+    import pyarrow.parquet
+
+    damaged: Path | str = folder
+    files = sorted(folder.rglob("*")) if folder.is_dir() else []
+    for path in files:
+        suffix = path.suffix.lower()
+        try:
+            if suffix == ".arrow":
+                with pyarrow.memory_map(str(path)) as mapped:
+                    try:
+                        for _ in pyarrow.ipc.open_stream(mapped):
+                            pass
+                    except pyarrow.ArrowInvalid:  # the IPC file format, which datasets reads too
+                        mapped.seek(0)
+                        pyarrow.ipc.open_file(mapped).read_all()
+            elif suffix in (".parquet", ".pq"):
+                for _ in pyarrow.parquet.ParquetFile(path).iter_batches():
+                    pass
+        except (pyarrow.ArrowException, OSError):
+            damaged = path
+            break
+    return ValueError(
+        f"{damaged}: a data file that cannot be read ({type(error).__name__}: {error}); it is "
+        "truncated, damaged or not the format its suffix says"
     )
 
 
@@ -739,7 +891,7 @@ def as_response_sets(sets: Iterable[ResponseSet] | pandas.DataFrame) -> Iterable
 
 def read_text_lines(path: str | Path) -> list[str]:
     """Non-blank lines of a UTF-8 text file (a reference corpus, one response per line)."""
-    path = Path(path)
+    path = _input_path(path, "reference_corpus")
     if not path.is_file():
         raise ArgumentError("reference_corpus", f"{str(path)!r} is not a file")
     with _Utf8File(path) as handle:

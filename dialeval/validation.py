@@ -8,6 +8,7 @@ Metrics take either one *response set* (``list[str]``: several responses to one 
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
@@ -413,3 +414,20 @@ def require_collection(value: object, argument: str, expected: str = "a list") -
         raise ArgumentError(
             argument, f"must be {expected}, got {type(value).__name__}: {_describe(value)}"
         )
+
+
+def check_path(value: object, argument: str, optional: bool = False) -> str | None:
+    """``value`` (a ``str`` or ``os.PathLike``, not empty; None too where ``optional``) as a str:
+    None, a number or bytes would otherwise end in a TypeError from ``pathlib`` that names nothing,
+    and ``""`` would be read as the current folder."""
+    if value is None and optional:
+        return None
+    text = os.fspath(value) if isinstance(value, os.PathLike) else value
+    if not isinstance(text, str):
+        expected = "a path (a str or os.PathLike)" + (" or None" if optional else "")
+        raise ArgumentError(
+            argument, f"must be {expected}, got {type(value).__name__}: {value!r:.60}"
+        )
+    if not text:
+        raise ArgumentError(argument, "is an empty path")
+    return text

@@ -65,3 +65,38 @@ def write_archive(folder, release=RELEASE, **test_split_overrides):
             overrides = test_split_overrides if split == "test" else {}
             outer.writestr(f"ijcnlp_dailydialog/{split}.zip", split_zip(split, rows, **overrides))
     return path
+
+
+def write_archive_with_large_member(folder, size: int, inside: str = "dialogues_test.txt"):
+    """The release's layout whose test split holds ``inside`` (a text file of the split zip, or the
+    split zip itself with ``inside="test.zip"``) unpacking to ``size`` bytes of ``a``: a zip bomb,
+    small on disk. Written a block at a time, so the test itself holds no ``size`` bytes."""
+    block = b"a" * (1 << 20)
+
+    def large(archive: zipfile.ZipFile, name: str) -> None:
+        info = zipfile.ZipInfo(name)
+        info.compress_type = zipfile.ZIP_DEFLATED
+        with archive.open(info, "w", force_zip64=True) as member:
+            for start in range(0, size, len(block)):
+                member.write(block[: size - start])
+
+    if inside == "test.zip":
+        path = folder / "ijcnlp_dailydialog.zip"
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as outer:
+            for split, rows in RELEASE.items():
+                if split != "test":
+                    outer.writestr(f"ijcnlp_dailydialog/{split}.zip", split_zip(split, rows))
+            large(outer, "ijcnlp_dailydialog/test.zip")
+        return path
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as inner:
+        for name in ("dialogues_act_test.txt", "dialogues_emotion_test.txt"):
+            inner.writestr(f"test/{name}", "1 \n")
+        large(inner, f"test/{inside}")
+    path = folder / "ijcnlp_dailydialog.zip"
+    with zipfile.ZipFile(path, "w") as outer:
+        for split, rows in RELEASE.items():
+            if split != "test":
+                outer.writestr(f"ijcnlp_dailydialog/{split}.zip", split_zip(split, rows))
+        outer.writestr("ijcnlp_dailydialog/test.zip", buffer.getvalue())
+    return path

@@ -37,7 +37,7 @@ from typing import ClassVar
 
 import datasets
 
-from dialeval.datasets_scripts._sources import SourceFile, resolve_source, sha256_of
+from dialeval.datasets_scripts._sources import ReleaseBuilder, SourceFile, resolve_source, sha256_of
 from dialeval.datasets_scripts._text_files import checked_lines, open_release_text
 from dialeval.validation import ArgumentError
 
@@ -163,7 +163,7 @@ class CircaConfig(datasets.BuilderConfig):
     verify_checksums: bool = True
 
 
-class Circa(datasets.GeneratorBasedBuilder):
+class Circa(ReleaseBuilder):
     """Circa (Louis et al., EMNLP 2020); see the module docstring."""
 
     VERSION = datasets.Version("1.0.0")

@@ -15,6 +15,8 @@ config          one record per
 
 Splits: the release's own ``train`` / ``validation`` / ``test`` (11,118 / 1,000 / 1,000
 dialogues), as ParlAI's DailyDialog task (which Han et al. 2022 used, ParlAI 1.3.0) reads them.
+ParlAI also changes characters of every turn (curly quotes, dashes, ...; :func:`parlai_cleanup`):
+``parlai_normalization=True`` does the same, the default keeps the release's text.
 
 Source: the official archive ``ijcnlp_dailydialog.zip``, read from ``data_dir`` or downloaded from
 its URL, sha256-checked unless ``verify_checksums=False``. It holds one zip per split,
@@ -30,22 +32,33 @@ turn; labels are split on any whitespace (the lines end with a space). The three
 line for line: a dialogue whose act or emotion count differs from its turn count, an empty turn,
 an unknown label or files of different lengths is a ``ValueError`` naming the file and line
 (huggingface/datasets' script stops on an ``assert`` without saying where). Blank lines at the end
-are skipped. Tokenization (``" . "``, ``" ’ "``) is kept verbatim.
+are skipped. Archive members are read a line at a time; one that unpacks to more than
+:data:`MAX_MEMBER_BYTES` is refused, naming it. Tokenization (``" . "``, ``" ’ "``) is kept
+verbatim.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
+import re
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import zip_longest
 from pathlib import Path
-from typing import ClassVar
+from typing import IO, Any, ClassVar
 
 import datasets
 
-from dialeval.datasets_scripts._sources import SourceFile, SourceNotAvailableError, resolve_source
+from dialeval.datasets_scripts._sources import (
+    ReleaseBuilder,
+    SourceFile,
+    SourceNotAvailableError,
+    resolve_source,
+)
 from dialeval.datasets_scripts._text_files import checked_lines, decoded_lines, open_release_text
+from dialeval.validation import check_flag
 
 _CITATION = """\
 @inproceedings{li-etal-2017-dailydialog,
@@ -104,9 +117,38 @@ def split_files(release_name: str) -> dict[str, str]:
 @dataclass
 class DailyDialogConfig(datasets.BuilderConfig):
     """A DailyDialog config; ``verify_checksums=False`` accepts copies that differ from the
-    release."""
+    release; ``parlai_normalization=True`` gives each turn as ParlAI's DailyDialog task (which Han
+    et al. 2022 trained and tested on) gives it (:func:`parlai_cleanup`)."""
 
     verify_checksums: bool = True
+    parlai_normalization: bool = False
+
+
+#: ParlAI's parlai/tasks/dailydialog/parse.py (``cleanup_text``, the script that made the JSON its
+#: DailyDialog task downloads): these characters, in this order, then :data:`PARLAI_BROKEN_PERIOD`.
+PARLAI_REPLACEMENTS = (
+    ("\u2019", "'"),  # right single quotation mark
+    ("\u2018", "'"),  # left single quotation mark
+    ("\u201d", '"'),  # right double quotation mark
+    ("\u201c", '"'),  # left double quotation mark
+    ("\u2014", "--"),  # em dash
+    ("\u2013", "--"),  # en dash
+    ("\u3002", ". "),  # ideographic full stop
+    ("\u2032", "'"),  # prime
+    ("\u3001", ", "),  # ideographic comma
+)
+#: A period with a word character right after it ("one.5", "Mr.Smith") gets spaces, as ParlAI's
+#: "fix some broken sentence tokenization" does: ``re.sub(r"\.(\w)", r" . \1", text)``.
+PARLAI_BROKEN_PERIOD = re.compile(r"\.(\w)")
+
+
+def parlai_cleanup(turn: str) -> str:
+    """``turn`` as ParlAI's DailyDialog JSON holds it: stripped, :data:`PARLAI_REPLACEMENTS`
+    applied, a period glued to the next word split off, stripped again."""
+    text = turn.strip()
+    for before, after in PARLAI_REPLACEMENTS:
+        text = text.replace(before, after)
+    return PARLAI_BROKEN_PERIOD.sub(r" . \1", text).strip()
 
 
 def parse_turns(line: str, where: str) -> list[str]:
@@ -189,6 +231,27 @@ def context_response_pairs(turns: list[str]) -> list[tuple[int, list[str], str]]
 # ------------------------------------------------ where the three files of a split are read from
 
 ARCHIVE_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, KeyError)
+#: The most bytes a member of the archive may unpack to. huggingface/datasets' card gives 8.23 MB
+#: for the whole generated DailyDialog (every split, as Arrow), so no real member comes near;
+#: a larger one (a zip bomb under ``verify_checksums=False``) is refused before it fills memory.
+MAX_MEMBER_BYTES = 64 * 2**20
+
+
+def _too_large(source: str, limit: int) -> str:
+    return (
+        f"{source}: unpacks to more than {limit // 2**20} MiB, far more than any file of the "
+        f"DailyDialog release; the archive is not the release ({ARCHIVE.name} from {SOURCE_URL})"
+    )
+
+
+def open_member(archive: zipfile.ZipFile, member: str, source: str) -> IO[bytes]:
+    """A stream over ``member`` of ``archive`` (named ``source`` in messages); a member whose header
+    says it unpacks to more than :data:`MAX_MEMBER_BYTES` is a ValueError. zipfile yields no more
+    than the header says (a header that understates fails the member's CRC), so a member read a
+    line at a time holds at most that much memory whatever it holds."""
+    if archive.getinfo(member).file_size > MAX_MEMBER_BYTES:
+        raise ValueError(_too_large(source, MAX_MEMBER_BYTES))
+    return archive.open(member)
 
 
 def _unreadable(path: str, error: Exception) -> str:
@@ -208,11 +271,12 @@ def _member(names: list[str], file_name: str) -> str | None:
     return found[0] if found else None
 
 
-def read_split_zip(data: bytes, release_name: str, source: str) -> list[dict]:
-    """The dialogues of one split from the bytes of its zip (``<split>.zip``), named ``source`` in
-    messages."""
+def read_split_zip(data: bytes | IO[bytes], release_name: str, source: str) -> list[dict]:
+    """The dialogues of one split from its zip (``<split>.zip``: its bytes or a seekable stream),
+    named ``source`` in messages; each text file is read a line at a time, bounded by
+    :func:`open_member`."""
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as inner:
+        with zipfile.ZipFile(io.BytesIO(data) if isinstance(data, bytes) else data) as inner:
             names = inner.namelist()
             members = {
                 role: _member(names, name) for role, name in split_files(release_name).items()
@@ -226,17 +290,28 @@ def read_split_zip(data: bytes, release_name: str, source: str) -> list[dict]:
                     f"{sorted(names)[:5]}{' ...' if len(names) > 5 else ''}); the release is "
                     f"{ARCHIVE.name} from {SOURCE_URL}"
                 )
-            texts = {role: inner.read(member) for role, member in members.items()}
+            sources = {role: f"{source}:{member}" for role, member in members.items()}
+            with contextlib.ExitStack() as stack:
+                streams = {
+                    role: stack.enter_context(open_member(inner, member, sources[role]))
+                    for role, member in members.items()
+                }
+                return read_dialogues(
+                    *(
+                        decoded_lines(_lines(streams[role]), sources[role])
+                        for role in ("dialog", "act", "emotion")
+                    ),
+                    sources,
+                )
     except ARCHIVE_ERRORS as error:
         raise ValueError(_unreadable(source, error)) from None
-    sources = {role: f"{source}:{members[role]}" for role in texts}
-    return read_dialogues(
-        *(
-            decoded_lines(texts[role].splitlines(keepends=True), sources[role])
-            for role in ("dialog", "act", "emotion")
-        ),
-        sources,
-    )
+
+
+def _lines(stream: IO[bytes]) -> Iterator[bytes]:
+    """The lines of a binary stream as ``bytes.splitlines`` splits a whole text (CR, LF or CRLF
+    ends a line): split at each LF as read, then at any CR within."""
+    for line in stream:
+        yield from line.splitlines(keepends=True)
 
 
 def read_release_archive(archive: str, release_name: str) -> list[dict]:
@@ -251,10 +326,13 @@ def read_release_archive(archive: str, release_name: str) -> list[dict]:
                     f"{archive}: no {ROOT}/{inner_name} in the archive; the release is "
                     f"{ARCHIVE.name} from {SOURCE_URL}"
                 )
-            data = outer.read(member)
+            source = f"{archive}:{member}"
+            # the split zip is held in memory (at most MAX_MEMBER_BYTES): a zip is read by seeking
+            with open_member(outer, member, source) as stream:
+                data = stream.read()
     except ARCHIVE_ERRORS as error:
         raise ValueError(_unreadable(archive, error)) from None
-    return read_split_zip(data, release_name, f"{archive}:{member}")
+    return read_split_zip(data, release_name, source)
 
 
 def unzipped_split(data_dir: str, release_name: str) -> Path | None:
@@ -272,7 +350,11 @@ def unzipped_split(data_dir: str, release_name: str) -> Path | None:
 
 def read_unzipped_split(path: Path, release_name: str) -> list[dict]:
     if path.suffix == ".zip":
-        return read_split_zip(path.read_bytes(), release_name, str(path))
+        try:
+            with open(path, "rb") as handle:
+                return read_split_zip(handle, release_name, str(path))
+        except OSError as error:
+            raise ValueError(_unreadable(str(path), error)) from None
     files = {role: path / name for role, name in split_files(release_name).items()}
     with (
         open_release_text(files["dialog"]) as dialog,
@@ -288,7 +370,7 @@ def read_unzipped_split(path: Path, release_name: str) -> list[dict]:
         )
 
 
-class DailyDialog(datasets.GeneratorBasedBuilder):
+class DailyDialog(ReleaseBuilder):
     """DailyDialog (Li et al., IJCNLP 2017); see the module docstring."""
 
     VERSION = datasets.Version("1.0.0")
@@ -309,6 +391,10 @@ class DailyDialog(datasets.GeneratorBasedBuilder):
         ),
     ]
     DEFAULT_CONFIG_NAME = "dialogues"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        check_flag(self.config.parlai_normalization, "parlai_normalization")
 
     def _info(self) -> datasets.DatasetInfo:
         string, strings = datasets.Value("string"), datasets.List(datasets.Value("string"))
@@ -392,6 +478,9 @@ class DailyDialog(datasets.GeneratorBasedBuilder):
             dialogues = read_release_archive(archive, release_name)
         else:
             dialogues = read_unzipped_split(Path(unzipped), release_name)
+        if self.config.parlai_normalization:
+            for dialogue in dialogues:
+                dialogue["dialog"] = [parlai_cleanup(turn) for turn in dialogue["dialog"]]
         for index, dialogue in enumerate(dialogues):
             dialogue_id = f"{release_name}-{index}"
             if self.config.name == "dialogues":

@@ -34,7 +34,7 @@ from typing import ClassVar
 
 import datasets
 
-from dialeval.datasets_scripts._sources import SourceFile, resolve_source
+from dialeval.datasets_scripts._sources import ReleaseBuilder, SourceFile, resolve_source
 from dialeval.datasets_scripts._text_files import checked_lines, open_release_text
 
 _CITATION = """\
@@ -142,13 +142,14 @@ def read_records(path: str, id_field: str, response_fields: tuple[str, ...]) -> 
             where = f"{path}, line {line_number}"
             try:
                 record = json.loads(line)
-            except json.JSONDecodeError as error:
+            # ValueError: also an integer past Python's int-conversion limit (thousands of digits)
+            except ValueError as error:
                 raise ValueError(f"{where}: not valid JSON ({error})") from None
             records.append(_validated(record, id_field, response_fields, where))
     return records
 
 
-class DailyDialogPlusPlus(datasets.GeneratorBasedBuilder):
+class DailyDialogPlusPlus(ReleaseBuilder):
     """DailyDialog++ (Sai et al., TACL 2020); see the module docstring."""
 
     VERSION = datasets.Version("1.0.0")

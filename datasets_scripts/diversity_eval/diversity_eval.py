@@ -38,7 +38,7 @@ from typing import ClassVar
 
 import datasets
 
-from dialeval.datasets_scripts._sources import SourceFile, resolve_source
+from dialeval.datasets_scripts._sources import ReleaseBuilder, SourceFile, resolve_source
 from dialeval.datasets_scripts._text_files import checked_lines, open_release_text
 from dialeval.io import response_columns
 
@@ -201,7 +201,7 @@ def _optional_float(row: dict, column: str, where: str) -> float | None:
         raise ValueError(f"{where}: column {column!r} must be a number, got {value!r}") from None
 
 
-class DiversityEval(datasets.GeneratorBasedBuilder):
+class DiversityEval(ReleaseBuilder):
     """decTest / conTest / McDiv / McDiv_nuggets (Tevet & Berant 2021); see the module docstring."""
 
     BUILDER_CONFIG_CLASS = DiversityEvalConfig

@@ -49,7 +49,12 @@ from typing import ClassVar
 
 import datasets
 
-from dialeval.datasets_scripts._sources import SourceFile, SourceNotAvailableError, resolve_source
+from dialeval.datasets_scripts._sources import (
+    ReleaseBuilder,
+    SourceFile,
+    SourceNotAvailableError,
+    resolve_source,
+)
 from dialeval.datasets_scripts._text_files import checked_lines, decoded_lines, open_release_text
 
 _CITATION = """\
@@ -244,7 +249,7 @@ def _extracted_csv(data_dir: str, file_name: str) -> Path | None:
     return None
 
 
-class EmpatheticDialogues(datasets.GeneratorBasedBuilder):
+class EmpatheticDialogues(ReleaseBuilder):
     """EmpatheticDialogues (Rashkin et al., ACL 2019); see the module docstring."""
 
     VERSION = datasets.Version("1.0.0")

@@ -56,7 +56,7 @@ from typing import ClassVar
 
 import datasets
 
-from dialeval.datasets_scripts._sources import SourceFile, resolve_source, sha256_of
+from dialeval.datasets_scripts._sources import ReleaseBuilder, SourceFile, resolve_source, sha256_of
 from dialeval.datasets_scripts._text_files import checked_lines, open_release_text
 from dialeval.datasets_scripts.polar_questions.rewriting import (
     Unrewritable,
@@ -163,7 +163,8 @@ def read_multinli(path: str) -> list[dict]:
             where = f"{path}, line {line_number}"
             try:
                 record = json.loads(line)
-            except json.JSONDecodeError as error:
+            # ValueError: also an integer past Python's int-conversion limit (thousands of digits)
+            except ValueError as error:
                 raise ValueError(f"{where}: not valid JSON ({error})") from None
             if not isinstance(record, dict):
                 raise ValueError(f"{where}: expected a JSON object")
@@ -414,7 +415,7 @@ def _has_archive(data_dir: str) -> bool:
     )
 
 
-class PolarQuestions(datasets.GeneratorBasedBuilder):
+class PolarQuestions(ReleaseBuilder):
     """ENTQ / CNTQ / unlikelihood samples (Sato et al. 2022); see the module docstring."""
 
     VERSION = datasets.Version("1.0.0")

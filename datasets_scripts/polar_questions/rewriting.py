@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from dialeval.hub import ModelNotAvailableError
 from dialeval.validation import ArgumentError
 
 #: Tags of a finite verb (or a base-form verb, as in "I do" fragments); participles and
@@ -119,8 +120,10 @@ class Unrewritable(ValueError):
         self.reason = reason
 
 
-class TaggerNotAvailableError(ImportError):
-    """spaCy or its ``en_core_web_sm`` pipeline is not installed."""
+class TaggerNotAvailableError(ModelNotAvailableError):
+    """spaCy or its ``en_core_web_sm`` pipeline is not installed; the message says how to install
+    them. A :class:`~dialeval.hub.ModelNotAvailableError` (an ``OSError``), as the metrics' own
+    missing-tagger error is, so ``dialeval export-dataset`` prints it in one line (exit 2)."""
 
 
 class MissingDependencyLabels(ValueError):

@@ -56,7 +56,7 @@ from typing import ClassVar
 import datasets
 import numpy as np
 
-from dialeval.datasets_scripts._sources import SourceFile, resolve_source, sha256_of
+from dialeval.datasets_scripts._sources import ReleaseBuilder, SourceFile, resolve_source, sha256_of
 from dialeval.datasets_scripts._text_files import checked_lines, open_release_text
 from dialeval.datasets_scripts.response_selection.released_scores import (
     filtering_violations,
@@ -398,7 +398,7 @@ def pick_false_candidates(
 # --------------------------------------------------------------------------------------------
 
 
-class ResponseSelection(datasets.GeneratorBasedBuilder):
+class ResponseSelection(ReleaseBuilder):
     """Sato et al. (2020) response-selection test set; see the module docstring."""
 
     VERSION = datasets.Version("1.0.0")

@@ -206,3 +206,93 @@ def test_export_reads_back_with_plain_load_dataset(tmp_path):
             str(out), config, split="test", cache_dir=str(tmp_path / "reread")
         )
         assert reread.features == built.features and reread.to_list() == built.to_list()
+
+
+@pytest.mark.parametrize("inside", ["dialogues_test.txt", "test.zip"])
+def test_a_member_far_larger_than_the_release_is_refused_in_bounded_memory(tmp_path, inside):
+    import tracemalloc
+
+    from dailydialog_release import write_archive_with_large_member
+
+    from dialeval.datasets_scripts.dailydialog import dailydialog
+
+    size = dailydialog.MAX_MEMBER_BYTES + (1 << 20)
+    archive = write_archive_with_large_member(tmp_path, size, inside)
+    assert archive.stat().st_size < size // 100  # small on disk
+    tracemalloc.start()
+    try:
+        with pytest.raises(
+            ValueError,
+            match=rf"{re.escape(str(archive))}:.*{inside}: unpacks to more than 64 MiB, far more "
+            "than any file of the DailyDialog release",
+        ):
+            dailydialog.read_release_archive(str(archive), "test")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 2**20  # the member is never held whole
+
+
+def test_a_member_whose_header_understates_its_size_is_refused_not_read_on():
+    """The member bound reads the header's size: zipfile yields no more than it says."""
+    from dialeval.datasets_scripts.dailydialog import dailydialog
+
+    rows = RELEASE["test"]
+    data = split_zip("test", rows)
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        info = archive.getinfo("test/dialogues_test.txt")
+    # the central directory's size field of the dialogues file says 10 bytes
+    forged = bytearray(data)
+    central = forged.index(b"PK\x01\x02")  # a central directory entry
+    while forged[central + 46 : central + 46 + len(info.filename)] != info.filename.encode():
+        central = forged.index(b"PK\x01\x02", central + 4)
+    forged[central + 24 : central + 28] = (10).to_bytes(4, "little")
+    with pytest.raises(ValueError, match=r"^SRC: not a readable zip archive \(BadZipFile: Bad CRC"):
+        dailydialog.read_split_zip(bytes(forged), "test", "SRC")
+    assert info.file_size > 10
+
+
+def test_members_are_split_into_lines_as_the_whole_text_was():
+    from dialeval.datasets_scripts.dailydialog.dailydialog import _lines
+
+    text = b"a __eou__\r\nb __eou__\rc __eou__\n\nd"
+    assert list(_lines(io.BufferedReader(io.BytesIO(text), 4))) == text.splitlines(keepends=True)
+
+
+PARLAI_RELEASE = {
+    **RELEASE,
+    "test": [
+        (
+            (
+                "Let ’ s go now . __eou__ There is one.5 blocks away from here ? __eou__ "
+                "He said “ fine ” ‘ ok ’ — well – yes 。 Then、 the 2′ mark . __eou__"
+            ),
+            "1 2 3 ",
+            "0 0 4 ",
+        )
+    ],
+}
+
+
+def test_parlai_normalization_gives_the_turns_as_parlais_dailydialog_json(tmp_path):
+    write_archive(tmp_path, PARLAI_RELEASE)
+    released = build(tmp_path, split="test")[0]["dialog"]
+    parlai = build(tmp_path, split="test", parlai_normalization=True)[0]["dialog"]
+    assert released == [
+        "Let ’ s go now .",
+        "There is one.5 blocks away from here ?",
+        "He said “ fine ” ‘ ok ’ — well – yes 。 Then、 the 2′ mark .",
+    ]
+    assert parlai == [
+        "Let ' s go now .",  # ParlAI's train.yml: "Good . Let ' s go now ."
+        "There is one . 5 blocks away from here ?",  # its valid.yml holds this turn
+        "He said \" fine \" ' ok ' -- well -- yes .  Then,  the 2' mark .",
+    ]
+    pairs = build(tmp_path, "pairs", split="test", parlai_normalization=True)
+    assert pairs[0]["context"] == parlai[:1] and pairs[1]["response"] == parlai[2]
+
+
+def test_parlai_normalization_must_be_a_bool(tmp_path):
+    write_archive(tmp_path)
+    with pytest.raises(ValueError, match=r"^`parlai_normalization` must be True or False"):
+        build(tmp_path, parlai_normalization="yes")

@@ -12,7 +12,7 @@ import tarfile
 
 import pytest
 
-from dialeval.datasets_scripts import load
+from dialeval.datasets_scripts import BUILDERS, builder_class, export_dataset, load, make_builder
 from dialeval.datasets_scripts._text_files import checked_lines, decoded_lines, open_release_text
 
 #: Latin-1 "café", and a lone UTF-8 continuation byte.
@@ -252,3 +252,70 @@ def test_dailydialog_bad_bytes_in_a_split_zip_and_in_the_unzipped_files(tmp_path
             cache_dir=str(tmp_path / "cache2"),
             verify_checksums=False,
         )
+
+
+# ------------------------------------------------ the source options every builder and loader takes
+
+
+@pytest.mark.parametrize("name", sorted(BUILDERS))
+@pytest.mark.parametrize(
+    "options, argument",
+    [
+        ({"verify_checksums": "no"}, "verify_checksums"),
+        ({"verify_checksums": 1}, "verify_checksums"),
+        ({"verify_checksums": None}, "verify_checksums"),
+        ({"data_dir": 5}, "data_dir"),
+        ({"data_dir": ""}, "data_dir"),
+        ({"cache_dir": 5}, "cache_dir"),
+    ],
+)
+def test_source_options_of_another_type_are_refused_by_name_everywhere(
+    name, options, argument, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)  # a cache_dir taken as a path would be made here
+    given = {"cache_dir": str(tmp_path / "cache"), **options}
+    calls = {
+        "load": lambda: load(name, **given),
+        "make_builder": lambda: make_builder(name, **given),
+        "the builder": lambda: builder_class(name)(**given),
+        "export_dataset": lambda: export_dataset(name, tmp_path / "out", **given),
+    }
+    for call in calls.values():
+        with pytest.raises(ValueError, match=rf"^`{argument}` (must be|is an empty path)"):
+            call()
+    assert not (tmp_path / "5").exists() and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "options, argument",
+    [
+        ({"to": None}, "to"),
+        ({"configs": "strict"}, "configs"),
+        ({"private": "yes"}, "private"),
+        ({"push_to_hub": 5}, "push_to_hub"),
+        ({"token": 5}, "token"),
+    ],
+)
+def test_export_dataset_checks_its_own_arguments_first(options, argument, tmp_path):
+    given = {"to": tmp_path / "out", "data_dir": str(tmp_path / "absent"), **options}
+    with pytest.raises(ValueError, match=rf"^`{argument}` must be"):
+        export_dataset("circa", **given)
+
+
+def test_a_dataset_name_that_is_no_string_is_refused_by_name():
+    with pytest.raises(ValueError, match=r"^`name` must be one of"):
+        load(["circa"])
+
+
+HUGE_INTEGER_LINE = '{"id": ' + "7" * 5000 + "}\n"
+
+
+def test_a_release_jsonl_integer_of_thousands_of_digits_names_file_and_line(tmp_path):
+    from dialeval.datasets_scripts.dailydialog_pp.dailydialog_pp import read_records
+    from dialeval.datasets_scripts.polar_questions.polar_questions import read_multinli
+
+    path = tmp_path / "release.jsonl"
+    path.write_text("\n" + HUGE_INTEGER_LINE, encoding="utf-8")
+    for read in (lambda: read_multinli(str(path)), lambda: read_records(str(path), "id", ())):
+        with pytest.raises(ValueError, match=rf"^{re.escape(str(path))}, line 2: not valid JSON"):
+            read()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 
 import pytest
 
@@ -590,6 +591,48 @@ def test_builder_without_a_tagger_says_how_to_get_spacy(mnli_dir, tmp_path):
             prepare(builder)
     else:
         pytest.skip("spaCy is installed here; the missing-tagger message is not reachable")
+
+
+class _SpacyWithoutItsPipeline:
+    """spaCy installed but not ``en_core_web_sm``: spacy.load fails as it does then."""
+
+    @staticmethod
+    def load(name, **kwargs):
+        raise OSError(f"[E050] Can't find model {name!r}.")
+
+
+@pytest.mark.parametrize(
+    "spacy, advice",
+    [
+        (None, r"pip install spacy && python -m spacy download en_core_web_sm"),
+        (_SpacyWithoutItsPipeline, r"run `python -m spacy download en_core_web_sm`"),
+    ],
+)
+def test_export_dataset_without_spacy_is_one_line_and_exit_2(
+    mnli_dir, tmp_path, monkeypatch, capsys, spacy, advice
+):
+    from dialeval.cli.main import main
+
+    monkeypatch.setitem(sys.modules, "spacy", spacy)  # None: `import spacy` raises ImportError
+    rc = main(
+        [
+            "export-dataset",
+            "polar_questions",
+            "--to",
+            str(tmp_path / "export"),
+            "--config",
+            "entq",
+            "--data-dir",
+            str(mnli_dir),
+            "--no-verify",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+        ]
+    )
+    stderr = capsys.readouterr().err
+    assert rc == 2
+    assert stderr.startswith("dialeval export-dataset: error: ") and stderr.count("\n") == 1
+    assert re.search(advice, stderr) and "Traceback" not in stderr
 
 
 def _zip_release(folder, mnli_dir):

@@ -14,9 +14,10 @@ from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
-from property_support import fewer
+from property_support import covers, fewer, junk, outcome, refused
 
 from dialeval import io as dialeval_io
+from dialeval import validation
 from dialeval.cli import main
 
 #: The file formats a path can carry (``dataset`` is a folder or a Hub id: not a file).
@@ -144,3 +145,18 @@ def test_dialeval_evaluate_exits_2_with_a_message_never_a_traceback(tmp_path_fac
     if code == 2:
         assert error.startswith("dialeval evaluate: error: ") and "Traceback" not in error, error
         assert "codec can't decode" not in error, error
+
+
+@covers("check_path")
+@given(
+    value=st.one_of(junk, st.text(max_size=8), st.text(max_size=8).map(Path)),
+    optional=st.booleans(),
+)
+def test_check_path(value, optional):
+    checked = outcome(validation.check_path, value, "x", optional)
+    if refused(checked):
+        assert str(checked.error).startswith("`x` ")
+    elif value is None:
+        assert optional and checked is None
+    else:
+        assert isinstance(value, (str, Path)) and checked == str(value) and checked != ""
