@@ -127,6 +127,8 @@ def test_evaluate_and_predict_take_raw_text(tmp_path, tiny_gpt2_path, tokenizer,
     with pytest.raises(
         ValueError, match=r"`test_dataset` needs tokenized .*\['context', 'response'\]"
     ):
+        trainer.predict(datasets.Dataset.from_dict({"body": ["a", "b"]}))
+    with pytest.raises(ValueError, match=r"`test_dataset` has TRL's language-modeling format"):
         trainer.predict(datasets.Dataset.from_dict({"text": ["a", "b"]}))
 
 
@@ -388,3 +390,16 @@ def test_identical_dress_trials_give_identical_losses(tmp_path, tiny_gpt2_path, 
     )
     assert len(losses) == 2 and losses[0] == losses[1], losses
     assert trainer.negative_cycles  # negative training ran in each trial
+
+
+@pytest.mark.parametrize("method", ["dress", "unlikelihood"])
+def test_options_that_would_change_the_trainers_own_loss_are_refused(
+    tmp_path, tiny_gpt2_path, tokenizer, method
+):
+    """Documented on the trainers' page: both compute their loss themselves."""
+    with pytest.raises(ValueError, match=r"`label_smoothing_factor` must be 0"):
+        BUILDERS[method](tmp_path, tiny_gpt2_path, tokenizer, args={"label_smoothing_factor": 0.1})
+    with pytest.raises(ValueError, match=r"`compute_loss_func` cannot be combined"):
+        BUILDERS[method](
+            tmp_path, tiny_gpt2_path, tokenizer, compute_loss_func=lambda *args, **kwargs: 0
+        )
