@@ -121,7 +121,7 @@ def message_text(message: dict) -> str:
     return ""
 
 
-def conversation_problem(value) -> tuple[str, str] | None:
+def conversation_problem(value: object) -> tuple[str, str] | None:
     """``(where, problem)`` when ``value`` is not a non-empty list of ``{"role": str, "content":
     str | list | None}`` messages (``("[1]", "must be a {'role', 'content'} message ...")``), or
     None."""

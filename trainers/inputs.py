@@ -27,7 +27,7 @@ training: the model's ``forward`` arguments and the method's columns (``dress_we
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from dialeval.trainers.chat_formats import (
     CHAT_OPTION_COLUMNS,
@@ -59,7 +59,7 @@ def consumed_columns(columns: Sequence[str]) -> list[str]:
     return [column for column in columns if column in TEXT_COLUMNS + CHAT_OPTION_COLUMNS]
 
 
-def check_raw_targets(row, index: int, argument: str) -> None:
+def check_raw_targets(row: Mapping, index: int, argument: str) -> None:
     """An unlikelihood training row's ``response`` and ``negative_response`` must have text."""
     try:
         check_nonblank_targets({column: row.get(column) for column in UNLIKELIHOOD_TARGETS})

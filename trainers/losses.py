@@ -252,7 +252,7 @@ def token_nll(
     return nll, mask
 
 
-def _item_count(num_items_in_batch, device) -> torch.Tensor:
+def _item_count(num_items_in_batch: object, device: torch.device) -> torch.Tensor:
     """``num_items_in_batch`` as a one-element tensor, or an error naming it."""
     if isinstance(num_items_in_batch, (int, float, np.number)) and not isinstance(
         num_items_in_batch, (bool, np.bool_)
