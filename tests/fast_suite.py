@@ -118,6 +118,9 @@ HEAVY_TESTS = {
         "test_negative_loss_pushes_generated_responses_down",  # 11 s
         "test_seq2seq_training_negatives_and_predict_with_generate",  # 29 s
     ],
+    "tests/trainers/test_trainer_host_contract.py": [
+        "test_identical_dress_trials_give_identical_losses",  # 60 s under load (two trials)
+    ],
     "tests/trainers/test_trainer_inputs.py": [
         "test_dress_tokenizes_raw_text[bart]",  # 8 s
     ],

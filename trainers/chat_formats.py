@@ -24,6 +24,13 @@ formats of TRL's dataset guide (``trl.data_utils``), standard (strings) or conve
   alone when they are conversations sharing their first messages, the implicit prompt):
   UnlikelihoodTrainer's examples, ``chosen`` the gold completion and ``rejected`` the negative.
 
+Refused, naming the format and what to give instead: TRL's language-modeling format (``text``:
+no context to condition on, no response to cluster) and its unpaired preference format
+(``prompt`` / ``completion`` / ``label``: a completion labelled False is no gold response, and an
+unpaired negative has no gold row to stack with). A row whose field is not a string or a list of
+``{"role": str, "content": ...}`` messages is refused naming the dataset argument, the row and the
+field, before anything reads it.
+
 Characters become tokens through the fast tokenizer's offsets: a token is a target when it covers
 a character of a target span (transformers' assistant mask does the same with ``char_to_token``),
 so a token that straddles the prompt's end is a target. Rendered conversations are tokenized with
@@ -46,15 +53,22 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from dialeval.trainers.data import NEGATIVE_PREFIX, encode_dialogue
 from dialeval.trainers.losses import IGNORE_INDEX
+from dialeval.trainers.text_checks import check_nonblank_targets
 from dialeval.validation import ArgumentError
 
 MESSAGES = "messages"
 PROMPT_COMPLETION = "prompt_completion"
 PREFERENCE = "preference"
+UNPAIRED_PREFERENCE = "unpaired_preference"
+LANGUAGE_MODELING = "language_modeling"
+#: Columns of a TRL row the trainers read besides its format's: the chat template's options.
+CHAT_OPTION_COLUMNS = ("chat_template_kwargs", "tools")
+#: Every column a TRL row is read from, removed once it is tokenized.
+CHAT_READ_COLUMNS = (MESSAGES, "prompt", "completion", "chosen", "rejected", *CHAT_OPTION_COLUMNS)
 _GENERATION_MARKER = re.compile(r"\{%-?\s*generation\s*-?%\}")
 PREFERENCE_ADVICE = (
     "UnlikelihoodTrainer trains against a negative: give TRL's preference format (`prompt`, "
@@ -65,7 +79,8 @@ PREFERENCE_ADVICE = (
 
 def dataset_format(columns: Sequence[str]) -> str | None:
     """Which TRL format ``columns`` hold (:data:`MESSAGES`, :data:`PROMPT_COMPLETION`,
-    :data:`PREFERENCE`), or None: dialeval's own ``context`` / ``response`` columns come first."""
+    :data:`PREFERENCE`, and the refused :data:`UNPAIRED_PREFERENCE` and :data:`LANGUAGE_MODELING`),
+    or None: dialeval's own ``context`` / ``response`` columns come first."""
     names = set(columns)
     if "input_ids" in names or "response" in names or "context" in names:
         return None
@@ -73,8 +88,12 @@ def dataset_format(columns: Sequence[str]) -> str | None:
         return MESSAGES
     if {"chosen", "rejected"} <= names:
         return PREFERENCE
+    if {"prompt", "completion", "label"} <= names:
+        return UNPAIRED_PREFERENCE
     if {"prompt", "completion"} <= names:
         return PROMPT_COMPLETION
+    if "text" in names:
+        return LANGUAGE_MODELING
     return None
 
 
@@ -102,6 +121,55 @@ def message_text(message: dict) -> str:
     return ""
 
 
+def conversation_problem(value: object) -> tuple[str, str] | None:
+    """``(where, problem)`` when ``value`` is not a non-empty list of ``{"role": str, "content":
+    str | list | None}`` messages (``("[1]", "must be a {'role', 'content'} message ...")``), or
+    None."""
+    if not isinstance(value, list) or not value:
+        what = "an empty list" if isinstance(value, list) else type(value).__name__
+        return "", f"must be a non-empty list of {{'role', 'content'}} messages, got {what}"
+    for position, message in enumerate(value):
+        if not isinstance(message, Mapping):
+            return (
+                f"[{position}]",
+                f"must be a {{'role', 'content'}} message (a dict), got {type(message).__name__}",
+            )
+        role = message.get("role")
+        if not isinstance(role, str):
+            problem = f"has no `role` string (a message is {{'role', 'content'}}), got {role!r:.40}"
+            return f"[{position}]", problem
+        content = message.get("content")
+        if content is not None and not isinstance(content, (str, list)):
+            return (
+                f"[{position}]['content']",
+                f"must be a string or a list of parts, got {type(content).__name__}",
+            )
+    return None
+
+
+def check_chat_row(row: Mapping) -> None:
+    """Refuse a TRL row whose fields are not strings or conversations, naming the field (the
+    caller adds the dataset argument and the row)."""
+    for column in (MESSAGES, "prompt", "completion", "chosen", "rejected"):
+        if column not in row:
+            continue
+        value = row[column]
+        if column == "prompt" and value is None and "chosen" in row:
+            continue  # the implicit prompt: chosen / rejected conversations share it
+        if isinstance(value, str) and column != MESSAGES:
+            continue
+        if not isinstance(value, list) and column != MESSAGES:
+            raise ArgumentError(
+                column,
+                "must be a string or a non-empty list of {'role', 'content'} messages, got "
+                f"{type(value).__name__}",
+            )
+        problem = conversation_problem(value)
+        if problem is not None:
+            where, what = problem
+            raise ArgumentError(f"{column}{where}", what)
+
+
 def assistant_text(messages: list) -> str:
     return "\n".join(
         message_text(message) for message in messages if message.get("role") == "assistant"
@@ -118,7 +186,7 @@ def _response_column(data_format: str) -> str:
 
 def chat_training_texts(dataset) -> tuple[str | None, list[str] | None]:
     """The TRL format of a ``datasets.Dataset`` and the texts DRESS clusters (one per row), or
-    (None, None)."""
+    (None, None). Read after the dataset is tokenized, whose rows :func:`check_chat_row` checked."""
     data_format = dataset_format(getattr(dataset, "column_names", None) or [])
     if data_format is None:
         return None, None
@@ -337,12 +405,29 @@ def _split_implicit_prompt(chosen: list, rejected: list) -> tuple[list, list, li
 
 
 def encode_chat_row(
-    row: dict, index: int, tokenizer, *, is_encoder_decoder: bool, max_length: int, argument: str
+    row: dict,
+    index: int,
+    tokenizer,
+    *,
+    is_encoder_decoder: bool,
+    max_length: int,
+    argument: str,
+    with_negative: bool = False,
 ) -> dict:
     """One row of a TRL-format dataset -> a tokenized example (``datasets`` ``map`` function, with
-    indices)."""
-    kwargs = _template_kwargs(row)
+    indices). ``with_negative``: the row is trained against its negative (UnlikelihoodTrainer's
+    training set), so an empty ``chosen`` or ``rejected`` is refused."""
     try:
+        check_chat_row(row)
+        if with_negative:
+            check_nonblank_targets(
+                {
+                    column: _as_text(row[column])
+                    for column in ("chosen", "rejected")
+                    if column in row
+                }
+            )
+        kwargs = _template_kwargs(row)
         if MESSAGES in row:
             if is_encoder_decoder:
                 raise ArgumentError(
@@ -408,9 +493,11 @@ def tokenize_chat_dataset(
             "is_encoder_decoder": is_encoder_decoder,
             "max_length": max_length,
             "argument": argument,
+            "with_negative": with_negative,
         },
         "with_indices": True,
-        "remove_columns": columns,
+        # other columns stay, for Trainer's remove_unused_columns to drop them with a warning
+        "remove_columns": [column for column in columns if column in CHAT_READ_COLUMNS],
     }
     import datasets
 
@@ -422,6 +509,23 @@ def tokenize_chat_dataset(
 def check_chat_format(data_format: str, argument: str, tokenizer, *, with_negative: bool) -> None:
     """Refuse a TRL format the trainer cannot train on as given, or a tokenizer that cannot place
     its targets."""
+    if data_format == UNPAIRED_PREFERENCE:
+        raise ArgumentError(
+            argument,
+            "has TRL's unpaired preference format (`prompt`, `completion`, `label`), which the "
+            "diversity trainers do not take: a completion labelled False is no gold response, and "
+            "an unpaired negative has no gold row. Give the completions labelled True as "
+            "`prompt` / `completion` (DRESSTrainer), or pair each with a rejected completion in "
+            "the preference format `prompt` / `chosen` / `rejected` (UnlikelihoodTrainer)",
+        )
+    if data_format == LANGUAGE_MODELING:
+        raise ArgumentError(
+            argument,
+            "has TRL's language-modeling format (`text`), which the diversity trainers do not "
+            "take: they train on responses to a context (DRESS clusters the responses and "
+            "generates from the contexts), and a whole text has neither. Give `prompt` / "
+            "`completion`, `messages`, or dialeval's `context` / `response` columns",
+        )
     if with_negative and data_format != PREFERENCE:
         raise ArgumentError(
             argument,

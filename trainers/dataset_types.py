@@ -28,7 +28,14 @@ from dialeval.trainers.chat_formats import (
     encode_chat_row,
 )
 from dialeval.trainers.example_checks import check_example_row
-from dialeval.trainers.inputs import MASK_ADVICE, check_label_rows, encode_raw_row, prepare_dataset
+from dialeval.trainers.inputs import (
+    MASK_ADVICE,
+    check_label_rows,
+    check_raw_targets,
+    consumed_columns,
+    encode_raw_row,
+    prepare_dataset,
+)
 from dialeval.trainers.text_checks import check_row_text
 from dialeval.validation import ArgumentError
 
@@ -65,7 +72,9 @@ class RowPreparer:
             )
         if "input_ids" not in row:
             check_row_text(row, index, self.argument)
-            row = self.encode(row, index)
+            # the other columns stay, for the collator to name them as it drops them
+            kept = {key: row[key] for key in row if key not in consumed_columns(list(row))}
+            row = {**kept, **self.encode(row, index)}
         check_example_row(
             row,
             index,
@@ -105,6 +114,7 @@ class RowPreparer:
                 is_encoder_decoder=self.is_encoder_decoder,
                 max_length=self.max_length,
                 argument=self.argument,
+                with_negative=with_negative,
             )
         missing = [column for column in self.raw_columns if column not in row]
         if missing:
@@ -120,6 +130,8 @@ class RowPreparer:
                 "processing_class",
                 f"must be a tokenizer to tokenize `{self.argument}`'s raw text columns",
             )
+        if "negative_response" in self.raw_columns:  # trained against a negative
+            check_raw_targets(row, index, self.argument)
         return encode_raw_row(
             dict(row),
             tokenizer,
@@ -166,7 +178,7 @@ def _prepare_streamed(dataset, prepare: RowPreparer):
         if first is None:
             return dataset
         columns = list(first)
-    removed = [] if "input_ids" in columns else list(columns)
+    removed = [] if "input_ids" in columns else consumed_columns(columns)
     return dataset.map(prepare, with_indices=True, remove_columns=removed or None)
 
 

@@ -272,12 +272,8 @@ class DRESSTrainer(ResponseLossTrainer):
             else None
         )
 
-        self.cycle_due = False
-        self.resumed_negative_state = False
         self.negative_cycles: list[dict] = []
-        self._negative_pool: list[dict] = []
-        self._negative_slots = 1
-        self._negative_batches_done = 0
+        self.start_negative_state()
         callbacks = list(kwargs.pop("callbacks", None) or [])
         super().__init__(
             model=model,
@@ -407,9 +403,21 @@ class DRESSTrainer(ResponseLossTrainer):
         with open(os.path.join(checkpoint_dir, STATE_FILE), "w", encoding="utf-8") as handle:
             json.dump(self._negative_state(), handle)
 
+    def start_negative_state(self) -> None:
+        """No cycle run, none due, no negatives: the state every ``train()`` starts from, so that a
+        second ``train()`` or ``hyperparameter_search``'s next trial trains as a fresh trainer
+        would (the cycles' context samples are seeded by the cycle's number)."""
+        self.cycle_due = False
+        self.resumed_negative_state = False
+        self.negative_cycles = []
+        self._negative_pool = []
+        self._negative_slots = 1
+        self._negative_batches_done = 0
+
     def train(self, resume_from_checkpoint=None, **kwargs):
-        """``Trainer.train``; resuming also restores the negative-training state saved with the
-        checkpoint."""
+        """``Trainer.train`` from the config's negative-training state
+        (:meth:`start_negative_state`); resuming restores the state saved with the checkpoint."""
+        self.start_negative_state()
         if isinstance(resume_from_checkpoint, bool) and resume_from_checkpoint:
             resume_from_checkpoint = get_last_checkpoint(self.args.output_dir)
             if resume_from_checkpoint is None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from transformers import Seq2SeqTrainingArguments
 
 from dialeval.trainers.dress_negative_schedule import NORMALIZATIONS
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, check_flag
 
 #: The smallest mean Eq. 5 weight the paper trained with: Table 5's strongest setting (gamma 100,
 #: k 20), for clusters of similar size, (1 - 1/20)^100.
@@ -182,6 +182,16 @@ class DRESSConfig(Seq2SeqTrainingArguments):
         ):
             raise ArgumentError(
                 "recluster_every", f"must be None or an int >= 1, got {self.recluster_every!r}"
+            )
+        # A string such as "no" is truthy: read by its truth value it would turn training on.
+        self.negative_training = check_flag(self.negative_training, "negative_training")
+        if self.response_text_column is not None and (
+            not isinstance(self.response_text_column, str) or not self.response_text_column
+        ):
+            raise ArgumentError(
+                "response_text_column",
+                f"must be None or a column name (a non-empty string), got "
+                f"{type(self.response_text_column).__name__}: {self.response_text_column!r:.60}",
             )
         if self.negative_normalization not in NORMALIZATIONS:
             raise ArgumentError(

@@ -27,12 +27,18 @@ training: the model's ``forward`` arguments and the method's columns (``dress_we
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from dialeval.trainers.chat_formats import dataset_format, tokenize_chat_dataset
+from dialeval.trainers.chat_formats import (
+    CHAT_OPTION_COLUMNS,
+    dataset_format,
+    tokenize_chat_dataset,
+)
 from dialeval.trainers.data import NEGATIVE_PREFIX, encode_dialogue, encode_unlikelihood_example
+from dialeval.trainers.dropped_columns import TEXT_COLUMNS
 from dialeval.trainers.example_checks import check_example_columns
 from dialeval.trainers.losses import IGNORE_INDEX
+from dialeval.trainers.text_checks import check_nonblank_targets
 from dialeval.validation import ArgumentError
 
 MASK_ADVICE = (
@@ -40,6 +46,25 @@ MASK_ADVICE = (
     "(dialeval.trainers.encode_dialogue does), or give the trainer raw `context` and `response` "
     "text columns and it tokenizes them itself"
 )
+
+
+#: Raw-text rows' targets that UnlikelihoodTrainer's training set needs non-empty.
+UNLIKELIHOOD_TARGETS = ("response", "negative_response")
+
+
+def consumed_columns(columns: Sequence[str]) -> list[str]:
+    """The columns of ``columns`` that tokenizing reads and removes; the others stay, for
+    ``remove_unused_columns`` to drop with a warning (trainers.dropped_columns) as it drops a
+    tokenized dataset's."""
+    return [column for column in columns if column in TEXT_COLUMNS + CHAT_OPTION_COLUMNS]
+
+
+def check_raw_targets(row: Mapping, index: int, argument: str) -> None:
+    """An unlikelihood training row's ``response`` and ``negative_response`` must have text."""
+    try:
+        check_nonblank_targets({column: row.get(column) for column in UNLIKELIHOOD_TARGETS})
+    except ValueError as error:
+        raise ArgumentError(argument, f"row {index}: {error}") from None
 
 
 def encode_raw_row(
@@ -151,9 +176,13 @@ def prepare_dataset(
                 "processing_class",
                 f"must be a tokenizer to tokenize `{argument}`'s raw text columns",
             )
+        if "negative_response" in raw_columns:  # trained against a negative: both need text
+            targets = dataset.select_columns(list(UNLIKELIHOOD_TARGETS))
+            for index, row in enumerate(targets):
+                check_raw_targets(row, index, argument)
         dataset = dataset.map(
             encode_raw_row,
-            remove_columns=columns,
+            remove_columns=consumed_columns(columns),
             desc=f"Tokenizing {argument}",
             fn_kwargs={
                 "tokenizer": tokenizer,

@@ -13,7 +13,7 @@ Every loss takes ``num_items_in_batch``: the number of target tokens it is norma
 trainers pass the count over the whole gradient-accumulation window (and over all processes),
 as transformers 5 does, so that accumulated micro-batches give the same update as one big batch.
 
-Hostile input (issue 27):
+Hostile input:
 
 * **Non-finite values** (NaN / inf in ``logits``, ``example_weights`` or ``num_items_in_batch``)
   raise a ValueError naming the argument and the first bad entry. The check is on the finished
@@ -27,6 +27,13 @@ Hostile input (issue 27):
   sum); transformers' own ``ForCausalLMLoss`` would give 0/0 = NaN there, and ``Trainer`` does not
   refuse it (its ``logging_nan_inf_filter`` only hides such losses from the logs), so neither
   does dialeval, but it returns 0 and says so instead of a NaN.
+* **Arguments of the wrong kind** are refused naming them, before torch or numpy fail on them:
+  ``logits`` must be a floating-point tensor (integer scores are not logits), ``labels`` an
+  integer tensor of ids in ``[0, vocab)`` or ``-100`` (an id outside the vocabulary would index
+  past the logits; another negative id is neither a token nor the ignore index), and
+  ``num_items_in_batch`` a whole number at least this batch's own target-token count (it counts
+  the window the batch is part of). The labels are checked on every call: one pass over a
+  (batch, length) tensor, small beside the logits.
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, as_float_array
 
 IGNORE_INDEX = -100
 
@@ -93,6 +100,10 @@ def check_finite_loss(loss: torch.Tensor, **inputs) -> torch.Tensor:
     )
 
 
+#: How far from 1 a cluster distribution's sum may be (float rounding of shares that sum to 1).
+DISTRIBUTION_SUM_TOLERANCE = 1e-6
+
+
 def dress_weights(cluster_ids, cluster_distribution, gamma: float) -> np.ndarray:
     """``w(r) = (1 - p(phi(e(r))))^gamma`` for each response (§4.2, Eq. 5).
 
@@ -102,7 +113,7 @@ def dress_weights(cluster_ids, cluster_distribution, gamma: float) -> np.ndarray
         gamma: the re-weighting strength (paper: 30; Table 5 sweeps 1 to 100); 0 gives weight 1.
     """
     ids = np.asarray(cluster_ids)
-    distribution = np.asarray(cluster_distribution, dtype=np.float64)
+    distribution = as_float_array(cluster_distribution, "cluster_distribution")
     # NaN compares False both ways: it is refused explicitly (it would make every weight NaN).
     if (
         distribution.ndim != 1
@@ -112,16 +123,23 @@ def dress_weights(cluster_ids, cluster_distribution, gamma: float) -> np.ndarray
         or (distribution > 1).any()
     ):
         raise ArgumentError("cluster_distribution", "must be a 1-D vector of shares in [0, 1]")
-    if ids.ndim != 1 or (
-        ids.size
-        and (
-            not np.issubdtype(ids.dtype, np.integer)
-            or ids.min() < 0
-            or ids.max() >= distribution.size
+    # Eq. 1's p is a distribution; shares that do not sum to 1 would scale every weight.
+    if abs(distribution.sum() - 1.0) > DISTRIBUTION_SUM_TOLERANCE:
+        raise ArgumentError(
+            "cluster_distribution",
+            f"must sum to 1 (each cluster's share of the training responses), sums to "
+            f"{distribution.sum():.6g}",
         )
+    if (
+        ids.ndim != 1
+        or ids.size == 0
+        or not np.issubdtype(ids.dtype, np.integer)
+        or ids.min() < 0
+        or ids.max() >= distribution.size
     ):
         raise ArgumentError(
-            "cluster_ids", f"must be a 1-D vector of ints in [0, {distribution.size - 1}]"
+            "cluster_ids",
+            f"must be a non-empty 1-D vector of ints in [0, {distribution.size - 1}]",
         )
     if (
         isinstance(gamma, bool)
@@ -167,15 +185,43 @@ def head_cluster_mask(cluster_ids, num_clusters: int, head_threshold: float) -> 
     return shares[ids] > head_threshold
 
 
+def _check_label_ids(labels: torch.Tensor, vocabulary: int) -> None:
+    bad = labels.ne(IGNORE_INDEX) & (labels.lt(0) | labels.ge(vocabulary))
+    if bool(bad.any()):
+        index = tuple(int(i) for i in bad.nonzero()[0])
+        raise ArgumentError(
+            "labels",
+            f"holds {int(labels[index])} at [{', '.join(map(str, index))}]: a label is a token id "
+            f"in [0, {vocabulary - 1}] (the logits' last dimension) or {IGNORE_INDEX} (no target)",
+        )
+
+
 def _aligned(
     logits: torch.Tensor, labels: torch.Tensor, shift_labels: bool
 ) -> tuple[torch.Tensor, torch.Tensor]:
+    if not isinstance(logits, torch.Tensor) or not torch.is_floating_point(logits):
+        kind = logits.dtype if isinstance(logits, torch.Tensor) else type(logits).__name__
+        raise ArgumentError(
+            "logits", f"must be a floating-point torch.Tensor (the model's scores), got {kind}"
+        )
+    if (
+        not isinstance(labels, torch.Tensor)
+        or torch.is_floating_point(labels)
+        or torch.is_complex(labels)
+        or labels.dtype == torch.bool
+    ):
+        kind = labels.dtype if isinstance(labels, torch.Tensor) else type(labels).__name__
+        raise ArgumentError(
+            "labels", f"must be an integer torch.Tensor of token ids and -100, got {kind}"
+        )
     if logits.dim() != 3 or labels.dim() != 2 or logits.shape[:2] != labels.shape:
         raise ArgumentError(
             "logits",
             "must be (batch, length, vocab) and `labels` (batch, length), got "
             f"{tuple(logits.shape)} and {tuple(labels.shape)}",
         )
+    _check_label_ids(labels, logits.shape[-1])
+    labels = labels.long()
     if shift_labels:
         # Causal LMs: the logits at position t predict the token at t + 1. Shifting the labels (and
         # ignoring the last position), as transformers' ForCausalLMLoss does, avoids copying the
@@ -206,19 +252,48 @@ def token_nll(
     return nll, mask
 
 
+def _item_count(num_items_in_batch: object, device: torch.device) -> torch.Tensor:
+    """``num_items_in_batch`` as a one-element tensor, or an error naming it."""
+    if isinstance(num_items_in_batch, (int, float, np.number)) and not isinstance(
+        num_items_in_batch, (bool, np.bool_)
+    ):
+        # a Python int beyond int64 is still a count: float64 holds it (and any int64)
+        return torch.tensor(float(num_items_in_batch), dtype=torch.float64, device=device)
+    try:
+        if isinstance(num_items_in_batch, (str, bytes)):
+            raise TypeError
+        count = torch.as_tensor(num_items_in_batch, device=device)
+    except (TypeError, ValueError, RuntimeError):
+        count = None
+    if count is None or count.numel() != 1 or count.is_complex() or count.dtype == torch.bool:
+        raise ArgumentError(
+            "num_items_in_batch",
+            f"must be one number (a target-token count), got {num_items_in_batch!r:.60}",
+        )
+    return count
+
+
 def _normalizer(num_items_in_batch, mask: torch.Tensor) -> torch.Tensor:
+    targets = mask.sum()
     if num_items_in_batch is None:
-        count = mask.sum()
+        count = targets
     else:
-        count = torch.as_tensor(num_items_in_batch, device=mask.device)
-        if count.numel() != 1 or count.is_complex() or count.dtype == torch.bool:
-            raise ArgumentError(
-                "num_items_in_batch",
-                f"must be one number (a target-token count), got {num_items_in_batch!r}",
-            )
+        count = _item_count(num_items_in_batch, mask.device)
         if not bool(torch.isfinite(count)) or bool(count < 0):
             raise ArgumentError(
                 "num_items_in_batch", f"must be a finite count >= 0, got {count.item()!r}"
+            )
+        if bool(count != torch.floor(count)):
+            raise ArgumentError(
+                "num_items_in_batch",
+                f"must be a whole number of target tokens, got {count.item()!r}",
+            )
+        # It counts the targets of the accumulation window this batch belongs to.
+        if bool(count < targets):
+            raise ArgumentError(
+                "num_items_in_batch",
+                f"must be at least this batch's {int(targets)} target tokens (it counts the "
+                f"whole accumulation window's), got {count.item():g}",
             )
     if bool(count == 0):
         warn_no_target_tokens()
@@ -262,9 +337,17 @@ def weighted_nll_loss(
     per_example = (nll * mask).sum(dim=1)
     weights = None
     if example_weights is not None:
-        weights = torch.as_tensor(
-            example_weights, device=per_example.device, dtype=per_example.dtype
-        )
+        try:
+            if isinstance(example_weights, (str, bytes)):
+                raise TypeError
+            weights = torch.as_tensor(
+                example_weights, device=per_example.device, dtype=per_example.dtype
+            )
+        except (TypeError, ValueError, RuntimeError):
+            raise ArgumentError(
+                "example_weights",
+                f"must be one number per row, got {type(example_weights).__name__}",
+            ) from None
         if weights.shape != per_example.shape:
             raise ArgumentError(
                 "example_weights",

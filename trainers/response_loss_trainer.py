@@ -152,10 +152,7 @@ class ResponseLossTrainer(TrainerHooks):
             raw = self._is_raw(train_dataset)
             if raw:
                 self.train_response_texts = list(train_dataset["response"])
-            # TRL's formats: the completions / assistant turns are the responses
-            # (trainers.chat_formats)
-            self.train_data_format, chat_texts = chat_training_texts(train_dataset)
-            self.train_response_texts = self.train_response_texts or chat_texts
+            given = train_dataset
             train_dataset = self._prepare(
                 train_dataset,
                 "train_dataset",
@@ -163,6 +160,10 @@ class ResponseLossTrainer(TrainerHooks):
                 self.raw_text_columns,
                 self.train_label_columns,
             )
+            # TRL's formats: the completions / assistant turns are the responses
+            # (trainers.chat_formats), read once preparing has checked every row
+            self.train_data_format, chat_texts = chat_training_texts(given)
+            self.train_response_texts = self.train_response_texts or chat_texts
         # Evaluation scores the gold responses only: it needs no negatives.
         if isinstance(eval_dataset, dict):
             eval_dataset = {

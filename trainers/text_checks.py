@@ -50,6 +50,19 @@ def check_row_text(row: Mapping, index: int, argument: str) -> None:
             )
 
 
+def check_nonblank_targets(texts: Mapping) -> None:
+    """Refuse an empty or whitespace-only text among ``texts`` (column -> text), naming its column:
+    a target without tokens trains the end-of-sequence token alone, and a negative without tokens
+    pushes that token down, neither of which is what the row meant."""
+    for column, text in texts.items():
+        if isinstance(text, str) and not text.strip():
+            raise ArgumentError(
+                column,
+                f"is empty ({text!r}): it has no token to train on or against (only the "
+                "end-of-sequence token would be a target); filter the row out",
+            )
+
+
 def check_text(text: str, argument: str) -> None:
     """Refuse a string holding a lone surrogate, naming ``argument`` and the character."""
     found = surrogate_in_text(text)

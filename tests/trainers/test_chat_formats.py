@@ -410,3 +410,186 @@ def test_streamed_trl_rows_are_tokenized_as_they_are_read(tmp_path, tiny_gpt2_pa
                 processing_class=tokenizer,
             ).get_train_dataloader()
         )
+
+
+# -- hostile rows: refused naming the dataset argument, the row and the field ----------------------
+
+
+@pytest.fixture(scope="module")
+def plain_tokenizer(tiny_gpt2_path):
+    return chat_tokenizer(tiny_gpt2_path, PLAIN_TEMPLATE)
+
+
+def _rows_with(columns: dict, row: int, **changes) -> dict:
+    edited = {name: list(values) for name, values in columns.items()}
+    for name, value in changes.items():
+        edited[name][row] = value
+    return edited
+
+
+def _dress(tmp_path, tiny_gpt2_path, tokenizer, data, **kwargs):
+    return DRESSTrainer(
+        load_gpt2(tiny_gpt2_path),
+        config(tmp_path, max_length=64, max_steps=1, negative_contexts_per_cycle=2),
+        train_dataset=data,
+        processing_class=tokenizer,
+        embedder=TopicEmbedder(),
+        **kwargs,
+    )
+
+
+def _unlikelihood(tmp_path, tiny_gpt2_path, tokenizer, data, **kwargs):
+    return UnlikelihoodTrainer(
+        load_gpt2(tiny_gpt2_path),
+        unlikelihood_config(tmp_path, max_length=64, max_steps=1),
+        train_dataset=data,
+        processing_class=tokenizer,
+        **kwargs,
+    )
+
+
+@pytest.mark.parametrize(
+    ("data_format", "changes", "message"),
+    [
+        (
+            "messages",
+            {"messages": []},
+            r"`messages` must be a non-empty list of \{'role', 'content'\} .*got an empty list",
+        ),
+        (
+            "messages",
+            {"messages": [{"content": "hi"}, {"content": "t0 fine"}]},
+            r"`messages\[0\]` has no `role` string",
+        ),
+        (
+            "standard_prompt_completion",
+            {"completion": None},
+            r"`completion` must be a string or a non-empty list of .*got NoneType",
+        ),
+    ],
+)
+def test_dress_names_the_row_and_field_of_a_malformed_trl_row(
+    tmp_path, tiny_gpt2_path, plain_tokenizer, data_format, changes, message
+):
+    data = datasets.Dataset.from_dict(_rows_with(dress_rows(data_format), 3, **changes))
+    with pytest.raises(ValueError, match=rf"`train_dataset` row 3: {message}"):
+        _dress(tmp_path, tiny_gpt2_path, plain_tokenizer, data)
+
+
+@pytest.mark.parametrize(
+    ("columns", "message"),
+    [
+        ({"messages": [["hi", "there"]] * 10}, r"`messages\[0\]` must be a .*message \(a dict\)"),
+        ({"prompt": CONTEXTS, "completion": list(range(10))}, "`completion` .* got int"),
+    ],
+)
+def test_dress_names_rows_whose_fields_arrow_stores_as_another_type(
+    tmp_path, tiny_gpt2_path, plain_tokenizer, columns, message
+):
+    data = datasets.Dataset.from_dict(columns)
+    with pytest.raises(ValueError, match=rf"`train_dataset` row 0: {message}"):
+        _dress(tmp_path, tiny_gpt2_path, plain_tokenizer, data)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"chosen": None}, r"`chosen` must be a string .*got NoneType"),
+        ({"rejected": None}, r"`rejected` must be a string .*got NoneType"),
+    ],
+)
+def test_unlikelihood_names_the_row_and_field_of_a_malformed_preference_row(
+    tmp_path, tiny_gpt2_path, plain_tokenizer, changes, message
+):
+    data = datasets.Dataset.from_dict(_rows_with(preference_rows("standard"), 1, **changes))
+    with pytest.raises(ValueError, match=rf"`train_dataset` row 1: {message}"):
+        _unlikelihood(tmp_path, tiny_gpt2_path, plain_tokenizer, data)
+
+
+def test_a_malformed_message_of_a_torch_dataset_is_named_as_it_is_read(
+    tmp_path, tiny_gpt2_path, plain_tokenizer
+):
+    rows = [
+        {key: values[index] for key, values in preference_rows("conversational").items()}
+        for index in range(2)
+    ]
+    rows[1]["rejected"] = [{"role": "assistant", "content": 5}]
+    trainer = _unlikelihood(tmp_path, tiny_gpt2_path, plain_tokenizer, rows)
+    with pytest.raises(
+        ValueError,
+        match=r"`train_dataset` row 1: `rejected\[0\]\['content'\]` must be a string or a list of "
+        "parts, got int",
+    ):
+        trainer.train()
+
+
+@pytest.mark.parametrize("column", ["chosen", "rejected"])
+def test_unlikelihood_refuses_an_empty_preference_completion(
+    tmp_path, tiny_gpt2_path, plain_tokenizer, column
+):
+    data = datasets.Dataset.from_dict(_rows_with(preference_rows("standard"), 1, **{column: " "}))
+    with pytest.raises(
+        ValueError, match=rf"`train_dataset` row 1: `{column}` is empty \(' '\): it has no token"
+    ):
+        _unlikelihood(tmp_path, tiny_gpt2_path, plain_tokenizer, data)
+    conversational = _rows_with(
+        preference_rows("conversational"), 0, **{column: [{"role": "assistant", "content": ""}]}
+    )
+    with pytest.raises(ValueError, match=rf"`train_dataset` row 0: `{column}` is empty"):
+        _unlikelihood(
+            tmp_path, tiny_gpt2_path, plain_tokenizer, datasets.Dataset.from_dict(conversational)
+        )
+    # an evaluation set trains nothing: an empty rejected completion is only tokenized
+    _unlikelihood(
+        tmp_path,
+        tiny_gpt2_path,
+        plain_tokenizer,
+        datasets.Dataset.from_dict(preference_rows("standard")),
+        eval_dataset=data,
+    )
+
+
+UNPAIRED = {
+    "prompt": ["Q: any plans?\nA:", "Q: dogs?\nA:"],
+    "completion": [" t0 hiking.", " t1 no."],
+    "label": [True, False],
+}
+
+
+@pytest.mark.parametrize(
+    ("columns", "message"),
+    [
+        (UNPAIRED, "has TRL's unpaired preference format .*labelled False is no gold response"),
+        ({"text": ["Q: any plans? A: hiking."] * 2}, "has TRL's language-modeling format"),
+    ],
+)
+def test_trl_formats_the_trainers_do_not_take_are_refused_by_name(
+    tmp_path, tiny_gpt2_path, plain_tokenizer, columns, message
+):
+    data = datasets.Dataset.from_dict(columns)
+    with pytest.raises(ValueError, match=rf"`train_dataset` {message}"):
+        _dress(tmp_path, tiny_gpt2_path, plain_tokenizer, data)
+    with pytest.raises(ValueError, match=rf"`train_dataset` {message}"):
+        _unlikelihood(tmp_path, tiny_gpt2_path, plain_tokenizer, data)
+    gold = datasets.Dataset.from_dict(dress_rows("standard_prompt_completion"))
+    with pytest.raises(ValueError, match=rf"`eval_dataset` {message}"):
+        _dress(tmp_path, tiny_gpt2_path, plain_tokenizer, gold, eval_dataset=data)
+    streamed = _dress(
+        tmp_path, tiny_gpt2_path, plain_tokenizer, gold, eval_dataset=_stream(columns)
+    )
+    with pytest.raises(ValueError, match=rf"`eval_dataset` {message}"):
+        streamed.evaluate()  # a stream is prepared as it is read
+
+
+def test_a_column_beside_trl_rows_is_named_when_dropped(tmp_path, tiny_gpt2_path, plain_tokenizer):
+    data = datasets.Dataset.from_dict(
+        {**dress_rows("messages"), "score": [float("nan")] * len(CONTEXTS)}
+    )
+    trainer = _dress(tmp_path, tiny_gpt2_path, plain_tokenizer, data)
+    with pytest.warns(UserWarning, match=r"`train_dataset` has columns \['score'\] that neither"):
+        batch = next(iter(trainer.get_train_dataloader()))
+    assert set(batch) == {"input_ids", "attention_mask", "labels", "dress_weight"}
+    stream = _stream({**preference_rows("standard"), "source": ["a", "b"]})
+    trainer = _unlikelihood(tmp_path, tiny_gpt2_path, plain_tokenizer, stream)
+    with pytest.warns(UserWarning, match=r"`train_dataset` has columns \['source'\]"):
+        next(iter(trainer.get_train_dataloader()))

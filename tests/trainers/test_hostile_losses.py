@@ -121,3 +121,90 @@ def test_dress_refuses_a_nan_weight_column_naming_it():
         DRESSTrainer.gold_weights(None, {"dress_weight": torch.tensor([0.5, 1.0])}),
         torch.tensor([0.5, 1.0]),
     )
+
+
+# -- arguments of the wrong kind: refused naming them, never a torch or numpy error ---------------
+
+
+@pytest.mark.parametrize("loss", [weighted_nll_loss, unlikelihood_loss, sequence_nll])
+@pytest.mark.parametrize(
+    ("bad", "where"),
+    [(7, "holds 7 at \\[0, 1\\]"), (3, "holds 3 at \\[0, 1\\]"), (-7, "holds -7 at \\[0, 1\\]")],
+)
+def test_a_label_outside_the_vocabulary_or_negative_is_refused(loss, bad, where):
+    logits, labels = batch()
+    labels[0, 1] = bad  # the vocabulary is 3 tokens: ids 0..2, or -100
+    with pytest.raises(ValueError, match=rf"`labels` {where}: a label is a token id in \[0, 2\]"):
+        loss(logits, labels)
+
+
+@pytest.mark.parametrize("loss", [weighted_nll_loss, unlikelihood_loss, sequence_nll])
+def test_labels_and_logits_of_the_wrong_kind_are_refused(loss):
+    logits, labels = batch()
+    for bad_labels, kind in ((labels.float(), "torch.float32"), (labels.numpy(), "ndarray")):
+        with pytest.raises(ValueError, match=rf"`labels` must be an integer .*got {kind}"):
+            loss(logits, bad_labels)
+    for bad_logits, kind in ((logits.long(), "torch.int64"), (logits.numpy(), "ndarray")):
+        with pytest.raises(ValueError, match=rf"`logits` must be a floating-point .*got {kind}"):
+            loss(bad_logits, labels)
+
+
+def test_int32_labels_are_token_ids():
+    logits, labels = batch()
+    # (ln 2 + ln 3 + ln 2) / 3 target tokens, as with int64 labels
+    expected = (2 * LN2 + math.log(3)) / 3
+    assert weighted_nll_loss(logits, labels.int()).item() == pytest.approx(expected, rel=1e-6)
+
+
+@pytest.mark.parametrize("loss", [weighted_nll_loss, unlikelihood_loss])
+@pytest.mark.parametrize(
+    ("count", "message"),
+    [
+        ("7", "must be one number"),
+        (2.5, "must be a whole number of target tokens, got 2.5"),
+        (0, "must be at least this batch's 3 target tokens .*got 0"),
+        (2, "must be at least this batch's 3 target tokens .*got 2"),
+        (torch.tensor(2), "must be at least this batch's 3 target tokens"),
+    ],
+)
+def test_a_count_that_cannot_count_the_window_is_refused(loss, count, message):
+    logits, labels = batch()  # 3 target tokens
+    with pytest.raises(ValueError, match=rf"`num_items_in_batch` {message}"):
+        loss(logits, labels, num_items_in_batch=count)
+
+
+@pytest.mark.parametrize("count", [6, 6.0, np.int64(6), torch.tensor(6), torch.tensor(6.0)])
+def test_a_window_count_divides_the_sum_whatever_its_number_type(count):
+    logits, labels = batch()
+    # (ln 2 + ln 3 + ln 2) / 6
+    expected = (2 * LN2 + math.log(3)) / 6
+    assert weighted_nll_loss(logits, labels, num_items_in_batch=count).item() == pytest.approx(
+        expected, rel=1e-6
+    )
+    assert weighted_nll_loss(logits, labels, num_items_in_batch=10**30).item() == pytest.approx(
+        (2 * LN2 + math.log(3)) / 1e30, rel=1e-6
+    )
+
+
+def test_example_weights_that_are_not_numbers_are_refused():
+    logits, labels = batch()
+    with pytest.raises(ValueError, match="`example_weights` must be one number per row, got str"):
+        weighted_nll_loss(logits, labels, "ab")
+
+
+@pytest.mark.parametrize(
+    ("ids", "distribution", "message"),
+    [
+        ([], [0.5, 0.5], "`cluster_ids` must be a non-empty 1-D vector"),
+        ([0, 1], [0.25, 0.25], "`cluster_distribution` must sum to 1 .*sums to 0.5"),
+        ([0, 1], [0.75, 0.75], "`cluster_distribution` must sum to 1 .*sums to 1.5"),
+        ([0], "ab", "`cluster_distribution` must be numbers"),
+    ],
+)
+def test_dress_weights_refuses_what_is_not_a_distribution_or_ids(ids, distribution, message):
+    with pytest.raises(ValueError, match=message):
+        dress_weights(ids, distribution, gamma=2)
+    # shares summing to 1 up to float rounding: (1 - 0.1)^2, (1 - 0.2)^2, (1 - 0.7)^2
+    assert dress_weights([0, 1, 2], [0.1, 0.2, 0.7], gamma=2) == pytest.approx(
+        np.array([0.81, 0.64, 0.09])
+    )

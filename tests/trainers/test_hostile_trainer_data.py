@@ -3,13 +3,21 @@ the row and the column when the dataset is prepared (trainers/example_checks.py)
 trainer drops is named (trainers/dropped_columns.py), and a gamma that shrinks DRESS's loss far
 below the paper's range is said (trainers/dress_config.py)."""
 
+import re
 import warnings
 
 import datasets
 import numpy as np
 import pytest
 import torch
-from test_dress_trainer import TopicEmbedder, config, load_gpt2, tokenized
+from test_dress_trainer import (
+    CONTEXTS,
+    TopicEmbedder,
+    config,
+    load_gpt2,
+    responses,
+    tokenized,
+)
 from test_trainer_inputs import dress, unlikelihood_config
 from test_unlikelihood_trainer import dataset as unlikelihood_dataset
 from transformers import AutoTokenizer
@@ -367,3 +375,82 @@ def test_encode_dialogue_names_the_turn_with_a_lone_surrogate(tokenizer):
         encode_dialogue(tokenizer, ["hi", "how\ud800"], "fine", False)
     with pytest.raises(ValueError, match=r"`response` holds a lone surrogate \(U\+DC80\)"):
         encode_dialogue(tokenizer, "hi", "\udc80", True)
+
+
+def raw_unlikelihood_rows(**changes):
+    rows = [
+        {"context": context, "response": gold, "negative_response": negative}
+        for context, gold, negative in [
+            ("do you like dogs?", "yes, i love dogs.", "no."),
+            ("any plans?", "i will visit my parents.", "no."),
+            ("is it sunny?", "yes, and warm.", "no."),
+        ]
+    ]
+    rows[1].update(changes)
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("column", "text"), [("response", ""), ("negative_response", "  "), ("response", "\n")]
+)
+def test_unlikelihood_refuses_an_empty_response_or_negative(
+    tmp_path, tiny_gpt2_path, tokenizer, column, text
+):
+    """DRESS refuses an empty response (it has no cluster); unlikelihood would train the eos token
+    alone, or push it down: refused the same, naming the row and column."""
+    rows = raw_unlikelihood_rows(**{column: text})
+    message = rf"`train_dataset` row 1: `{column}` is empty \({re.escape(repr(text))}\): it has no"
+    with pytest.raises(ValueError, match=message):
+        UnlikelihoodTrainer(
+            load_gpt2(tiny_gpt2_path),
+            unlikelihood_config(tmp_path),
+            train_dataset=datasets.Dataset.from_list(rows),
+            processing_class=tokenizer,
+        )
+    streamed = UnlikelihoodTrainer(
+        load_gpt2(tiny_gpt2_path),
+        unlikelihood_config(tmp_path, max_steps=1, per_device_train_batch_size=3),
+        train_dataset=datasets.Dataset.from_list(rows).to_iterable_dataset(),
+        processing_class=tokenizer,
+    )
+    with pytest.raises(ValueError, match=message):
+        streamed.train()
+
+
+def test_a_column_beside_raw_text_is_named_when_dropped(tmp_path, tiny_gpt2_path, tokenizer):
+    """Tokenizing raw text keeps the other columns, so Trainer's column removal names them as it
+    names a tokenized dataset's."""
+    rows = [
+        {"context": context, "response": response, "score": float("nan")}
+        for context, response in zip(CONTEXTS, responses())
+    ]
+    trainer = dress(tmp_path, tiny_gpt2_path, tokenizer, datasets.Dataset.from_list(rows))
+    with pytest.warns(UserWarning, match=r"`train_dataset` has columns \['score'\] that neither"):
+        batch = next(iter(trainer.get_train_dataloader()))
+    assert set(batch) == {"input_ids", "attention_mask", "labels", "dress_weight"}
+    trainer = UnlikelihoodTrainer(
+        load_gpt2(tiny_gpt2_path),
+        unlikelihood_config(tmp_path),
+        train_dataset=[{**row, "note": "x"} for row in raw_unlikelihood_rows()],
+        processing_class=tokenizer,
+    )
+    with pytest.warns(UserWarning, match=r"`train_dataset` has columns \['note'\]"):
+        next(iter(trainer.get_train_dataloader()))
+
+
+@pytest.mark.parametrize("value", ["no", 1, None, np.int64(0)])
+def test_negative_training_must_be_a_bool(tmp_path, value):
+    with pytest.raises(ValueError, match=r"`negative_training` must be True or False"):
+        DRESSConfig(output_dir=str(tmp_path), report_to="none", negative_training=value)
+    assert (
+        DRESSConfig(
+            output_dir=str(tmp_path), report_to="none", negative_training=np.bool_(False)
+        ).negative_training
+        is False
+    )
+
+
+@pytest.mark.parametrize("value", [3, "", ["response"]])
+def test_response_text_column_must_be_a_column_name(tmp_path, value):
+    with pytest.raises(ValueError, match=r"`response_text_column` must be None or a column name"):
+        DRESSConfig(output_dir=str(tmp_path), report_to="none", response_text_column=value)

@@ -127,6 +127,8 @@ def test_evaluate_and_predict_take_raw_text(tmp_path, tiny_gpt2_path, tokenizer,
     with pytest.raises(
         ValueError, match=r"`test_dataset` needs tokenized .*\['context', 'response'\]"
     ):
+        trainer.predict(datasets.Dataset.from_dict({"body": ["a", "b"]}))
+    with pytest.raises(ValueError, match=r"`test_dataset` has TRL's language-modeling format"):
         trainer.predict(datasets.Dataset.from_dict({"text": ["a", "b"]}))
 
 
@@ -350,3 +352,54 @@ def test_rows_read_lazily_are_checked_with_their_index(tmp_path, tiny_gpt2_path,
         trainer.evaluate(eval_dataset=Rows(rows))
     with pytest.raises(ValueError, match=r"`test_dataset` row 0 is a str"):
         trainer.predict(["just text"])
+
+
+def test_identical_dress_trials_give_identical_losses(tmp_path, tiny_gpt2_path, tokenizer):
+    """Every train() starts from the config's negative-training state, so hyperparameter_search's
+    trials of one setting train alike, negative training on (a state carried over samples other
+    contexts for the next trial's first cycle)."""
+    pytest.importorskip("optuna")
+    losses = []
+
+    def objective(metrics):
+        losses.append(metrics["eval_loss"])
+        return metrics["eval_loss"]
+
+    trainer = DRESSTrainer(
+        model_init=lambda trial: load_gpt2(tiny_gpt2_path),
+        args=config(
+            tmp_path,
+            max_length=64,
+            max_steps=2,
+            learning_rate=5e-3,
+            per_device_train_batch_size=2,
+            negative_contexts_per_cycle=2,
+            recluster_every=1,
+        ),
+        train_dataset=raw_dialogues(),
+        eval_dataset=raw_dialogues(4),
+        processing_class=tokenizer,
+        embedder=TopicEmbedder(),
+    )
+    trainer.hyperparameter_search(
+        hp_space=lambda trial: {"seed": trial.suggest_categorical("seed", [0])},
+        compute_objective=objective,
+        backend="optuna",
+        n_trials=2,
+        direction="minimize",
+    )
+    assert len(losses) == 2 and losses[0] == losses[1], losses
+    assert trainer.negative_cycles  # negative training ran in each trial
+
+
+@pytest.mark.parametrize("method", ["dress", "unlikelihood"])
+def test_options_that_would_change_the_trainers_own_loss_are_refused(
+    tmp_path, tiny_gpt2_path, tokenizer, method
+):
+    """Documented on the trainers' page: both compute their loss themselves."""
+    with pytest.raises(ValueError, match=r"`label_smoothing_factor` must be 0"):
+        BUILDERS[method](tmp_path, tiny_gpt2_path, tokenizer, args={"label_smoothing_factor": 0.1})
+    with pytest.raises(ValueError, match=r"`compute_loss_func` cannot be combined"):
+        BUILDERS[method](
+            tmp_path, tiny_gpt2_path, tokenizer, compute_loss_func=lambda *args, **kwargs: 0
+        )

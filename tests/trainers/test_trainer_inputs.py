@@ -96,6 +96,8 @@ def test_other_unusable_rows_are_refused(tmp_path, tiny_gpt2_path, tokenizer):
     with pytest.raises(ValueError, match="no response"):
         dress(tmp_path, tiny_gpt2_path, tokenizer, no_target)
     with pytest.raises(ValueError, match=r"raw text columns \['context', 'response'\]"):
+        dress(tmp_path, tiny_gpt2_path, tokenizer, datasets.Dataset.from_dict({"body": ["a", "b"]}))
+    with pytest.raises(ValueError, match=r"TRL's language-modeling format \(`text`\)"):
         dress(tmp_path, tiny_gpt2_path, tokenizer, datasets.Dataset.from_dict({"text": ["a", "b"]}))
 
 
