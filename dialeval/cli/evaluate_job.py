@@ -132,6 +132,9 @@ def planned_steps(scope: str, options) -> list[tuple[JobStep, str | None]]:
             if wanted is not None:
                 raise ArgumentError("metrics", f": {step.name} needs {step.needs}")
             continue
+        reason = step.blocked(options) if step.blocked is not None else None
+        if reason is not None and wanted is not None:
+            raise _cannot_run(step, reason)
         models = step.models(options) if step.models is not None else [None]
         if not models and wanted is not None:
             raise ArgumentError(
@@ -141,6 +144,16 @@ def planned_steps(scope: str, options) -> list[tuple[JobStep, str | None]]:
             )
         plan += [(step, model) for model in models]
     return plan
+
+
+def _cannot_run(step: JobStep, reason: str) -> ArgumentError:
+    """The error for a step the user named in ``--metric`` that cannot run: asked for by name,
+    its absence from the report would read as success."""
+    return ArgumentError("metrics", f": {step.name} was asked for but cannot run: {reason}")
+
+
+def _asked_for(step: JobStep, options) -> bool:
+    return options.metrics is not None and step.name in options.metrics
 
 
 def _about(step: JobStep, model: str | None, error: Exception) -> str:
@@ -262,6 +275,10 @@ def run_steps(
             ):
                 if sentence_model in to_encode:
                     _encode_once(sentence_model, *to_encode.pop(sentence_model), options)
+            reason = step.blocked(options) if step.blocked is not None else None
+            if reason is not None:
+                report["skipped"].append({"metric": name, "reason": reason})
+                continue
             try:
                 if model is not None:
                     resolve_model_path(model)  # fail fast (-> skipped) before any work
@@ -276,6 +293,8 @@ def run_steps(
                     outcome = step.run(data, model, options, progress)
                     progress.finish()
             except (ModelNotAvailableError, StepSkipped) as error:
+                if _asked_for(step, options):
+                    raise _cannot_run(step, _about(step, model, error)) from error
                 report["skipped"].append({"metric": name, "reason": _about(step, model, error)})
                 continue
             except (ValueError, OSError) as error:

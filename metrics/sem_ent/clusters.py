@@ -29,6 +29,7 @@ from dialeval.atomic_files import write_atomically
 from dialeval.distributed import computed_on_main
 from dialeval.validation import (
     ArgumentError,
+    ArgumentProblem,
     ArgumentTypeError,
     as_float_array,
     check_int,
@@ -361,9 +362,15 @@ class SemanticClusters:
             )
         recorded = config["embedder"]
         if embedder is None:
-            from dialeval.metrics.engines.embedders import embedder_from_identity
+            from dialeval.metrics.engines.embedders import RUNTIME_OPTIONS, embedder_from_identity
 
-            embedder = embedder_from_identity(recorded, **embedder_options)
+            try:
+                embedder = embedder_from_identity(recorded, **embedder_options)
+            except ArgumentProblem as error:
+                if error.root in RUNTIME_OPTIONS:
+                    raise  # the caller's own option, named as the caller gave it
+                # The rest of the identity comes from the folder, not from the caller.
+                raise ValueError(_recorded_embedder_problem(folder, error)) from error
         elif dict(embedder.identity()) != recorded:
             differences = {
                 key: (recorded.get(key), embedder.identity().get(key))
@@ -386,6 +393,13 @@ class SemanticClusters:
             settings=config["settings"],
             embedder=embedder,
         )
+
+
+def _recorded_embedder_problem(folder: Path, error: ArgumentProblem) -> str:
+    """``error`` about the embedder identity saved in ``folder``, naming the folder, its config
+    file and the key (``'embedder'``, or ``'embedder'.'kind'`` for one of its settings)."""
+    key = "'embedder'" if error.root == "identity" else f"'embedder'.{error.root!r}"
+    return f"{folder}: {CONFIG_FILE}'s {key} {error.problem}: save the clusters again"
 
 
 def _check_embedder(embedder) -> None:

@@ -162,7 +162,8 @@ def test_nli_and_cross_encoder_join_with_local_models(
     ]
     assert main(args) == 0
     report = json.loads(out.read_text(encoding="utf-8"))
-    assert report["skipped"] == []
+    # every model given is here; a part-of-speech tagger is not part of the install
+    assert [entry for entry in report["skipped"] if entry["metric"] != "pos_templates"] == []
     nli = report["metrics"][f"nli_diversity[{tiny_roberta_nli_path}]"]
     assert nli["num_pairs"] == 8 * 5 * 4
     row = report["per_set"][0]

@@ -257,39 +257,44 @@ def test_dtg_summary_prints_no_nltk_bleu_warning(tmp_path):
 
 def test_allow_empty_runs_and_says_which_metric_it_cannot_reach(tmp_path, capsys):
     """--allow-empty reaches every metric that can score a response without tokens; Sem-Ent, which
-    embeds each response, is skipped with that reason instead of failing the run."""
+    embeds each response, is skipped with that reason instead of failing the run, and asked for
+    by name it is an error saying the same."""
     reference = tmp_path / "reference.txt"
     reference.write_text("".join(f"reference line {i}\n" for i in range(30)), encoding="utf-8")
     sets = _sets_file(tmp_path, [{"responses": ["", "a b"]}, {"responses": ["c d", " ", "e"]}])
     report = tmp_path / "report.json"
-    assert (
-        main(
-            [
-                "evaluate",
-                sets,
-                "--allow-empty",
-                "--reference-corpus",
-                str(reference),
-                "--metric",
-                "sem_ent",
-                "--metric",
-                "lexical_diversity",
-                "--no-progress",
-                "-o",
-                str(report),
-            ]
-        )
-        == 0
-    )
+    argv = [
+        "evaluate",
+        sets,
+        "--allow-empty",
+        "--reference-corpus",
+        str(reference),
+        "--no-sentence-model",
+        "--nli-model",
+        "none",
+        "--bertscore-model",
+        "none",
+        "--cross-encoder-model",
+        "none",
+        "--homogenization-model",
+        "none",
+        "--no-progress",
+        "-o",
+        str(report),
+    ]
+    assert main(argv) == 0
     captured = capsys.readouterr()
     assert "pass --allow-empty" not in captured.err + captured.out
     written = json.loads(report.read_text(encoding="utf-8"))
     assert "lexical_diversity" in written["metrics"] and "sem_ent" not in written["metrics"]
-    assert written["skipped"] == [{"metric": "sem_ent", "reason": written["skipped"][0]["reason"]}]
-    assert (
-        "2 of the 5 responses are empty or white space only: --allow-empty scores them in the other metrics"
-        in written["skipped"][0]["reason"]
+    skipped = {entry["metric"]: entry["reason"] for entry in written["skipped"]}
+    reason = (
+        "2 of the 5 responses are empty or white space only: --allow-empty scores them in the "
+        "other metrics"
     )
+    assert reason in skipped["sem_ent"]
+    assert main([*argv, "--metric", "sem_ent", "--metric", "lexical_diversity"]) == 2
+    assert f"`--metric`: sem_ent was asked for but cannot run: {reason}" in capsys.readouterr().err
 
 
 def test_a_parquet_file_damaged_before_its_footer_is_named(tmp_path, capsys):
