@@ -293,7 +293,7 @@ def test_the_command_line_scores_a_corpus_file(tmp_path, capsys):
     assert main(argv) == 0
     report = json.loads(out.read_text(encoding="utf-8"))
     assert report["scope"] == "corpus" and report["num_responses"] == len(responses)
-    with_reference = EvaluationOptions(reference_corpus=REFERENCE)
+    with_reference = EvaluationOptions(reference_corpus=REFERENCE, sem_ent_num_clusters=3)
     assert "sem_ent" in expected_figures("corpus", with_reference)
     assert sorted(report["metrics"]) == sorted(
         expected_figures("corpus", with_reference, {"--sentence-model": [MINILM]})
