@@ -47,6 +47,9 @@ FORMAT_VERSION = 1
 CONFIG_FILE = "semantic_clusters.json"
 TENSORS_FILE = "semantic_clusters.safetensors"
 ALGORITHMS = ("auto", "kmeans", "minibatch_kmeans")
+#: The largest ``seed``: scikit-learn's ``random_state`` is below 2**32, and the fit seeds PCA with
+#: ``seed + 1`` and k-means with ``seed + 2``.
+MAX_SEED = 2**32 - 3
 
 
 def _check_texts(texts: object, argument: str) -> list[str]:
@@ -184,6 +187,8 @@ class SemanticClusters:
         texts = _check_texts(reference_texts, "reference_texts")
         num_clusters = check_int(num_clusters, "num_clusters", 2)
         seed = check_int(seed, "seed", 0)
+        if seed > MAX_SEED:
+            raise ArgumentError("seed", f"must be at most {MAX_SEED}, got {seed}")
         n_init = check_int(n_init, "n_init", 1)
         max_iter = check_int(max_iter, "max_iter", 1)
         if (

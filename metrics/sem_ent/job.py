@@ -189,7 +189,8 @@ def _sem_ent(data: JobData, model, options, progress) -> StepOutcome:
         source = f"fitted on the reference corpus ({len(options.reference_corpus)} texts)"
         if options.save_sem_ent_clusters and process_state().is_main_process:
             # every process holds the same clusters (the main one fitted them); one writes them
-            clusters.save(options.save_sem_ent_clusters)
+            with arguments_named({"directory": "save_sem_ent_clusters"}):
+                clusters.save(options.save_sem_ent_clusters)
     progress(1)
     result = sem_ent(data.responses, clusters)
     progress(1)
