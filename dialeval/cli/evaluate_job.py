@@ -259,14 +259,29 @@ def run_steps(
         step.label(model): checkpoint.get(step.label(model)) if checkpoint is not None else None
         for step, model in plan
     }
+    # Why a step cannot run with these settings (asked for by name it was refused when planned):
+    # such a step is skipped, and nothing is encoded for it.
+    blocked = {
+        step.label(model): step.blocked(options) if step.blocked is not None else None
+        for step, model in plan
+    }
     to_encode = _sentence_texts(
-        [(step, model) for step, model in plan if kept[step.label(model)] is None], data, options
+        [
+            (step, model)
+            for step, model in plan
+            if kept[step.label(model)] is None and blocked[step.label(model)] is None
+        ],
+        data,
+        options,
     )
     with shared_model_outputs():
         for step, model in plan:
             name = step.label(model)
             if kept[name] is not None:
                 _record(report, per_set, name, kept[name])
+                continue
+            if blocked[name] is not None:
+                report["skipped"].append({"metric": name, "reason": blocked[name]})
                 continue
             # Each sentence model encodes, right before its first step, what all its steps embed:
             # the model-free steps before it never share the memory with its vectors.
@@ -275,10 +290,6 @@ def run_steps(
             ):
                 if sentence_model in to_encode:
                     _encode_once(sentence_model, *to_encode.pop(sentence_model), options)
-            reason = step.blocked(options) if step.blocked is not None else None
-            if reason is not None:
-                report["skipped"].append({"metric": name, "reason": reason})
-                continue
             try:
                 if model is not None:
                     resolve_model_path(model)  # fail fast (-> skipped) before any work

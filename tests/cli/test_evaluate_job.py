@@ -68,6 +68,17 @@ def test_sent_bert_vendi_and_sem_ent_encode_each_distinct_text_once(encoded):
     )  # 3 metrics on one model: every distinct text once, no more
 
 
+def test_a_sem_ent_that_cannot_fit_is_skipped_before_its_texts_are_encoded(encoded):
+    options = EvaluationOptions(
+        **NO_PAIR_MODELS, reference_corpus=REFERENCE, sem_ent_num_clusters=20, progress=False
+    )
+    report = evaluate_response_sets(_sets(), options)
+    skipped = {entry["metric"]: entry["reason"] for entry in report["skipped"]}
+    assert "fewer than the 20 clusters to fit" in skipped["sem_ent"]
+    # sent-BERT and Vendi encode the responses; nothing encodes the reference corpus
+    assert sorted(encoded) == sorted({text for responses in SETS for text in responses})
+
+
 def test_one_model_under_two_names_is_encoded_once(encoded):
     """The store is keyed by the resolved model: the embedded model's id and its folder are one model."""
     folder = resolve_model_path(MINILM)
