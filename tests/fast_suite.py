@@ -99,6 +99,10 @@ HEAVY_TESTS = {
     "tests/metrics/test_set_lexical_repeats.py": [
         "test_dailydialog_plusplus_sets_as_before",  # 12 s
     ],
+    "tests/root/test_argument_names_models.py": [
+        # 11 s: fits Sem-Ent's clusters for each hostile value
+        "test_an_evaluate_error_about_a_model_flag_names_the_flag[--save-sem-ent-clusters]",
+    ],
     "tests/root/test_split_work.py": [
         "test_two_processes_equal_one",  # 42 s
     ],

@@ -17,6 +17,7 @@ from dialeval.cli.report_formats import DEFAULT_DECIMALS, OUTPUT_FORMATS, check_
 from dialeval.datasets_scripts.registry import BUILDERS
 from dialeval.io import INPUT_FORMATS
 from dialeval.metrics.registry import METRICS, SET_SCORERS
+from dialeval.validation import ArgumentError
 
 
 @dataclass(kw_only=True)
@@ -131,6 +132,13 @@ class EvaluateCommand:
 
     def __post_init__(self):
         check_decimals(self.decimals)  # before the job runs, not when its tables are written
+        if self.context_column == self.responses_column:
+            # One key cannot be both: each set's responses would be read as its context too.
+            raise ArgumentError(
+                "context_column",
+                f"names the same key / column as `responses_column` ({self.responses_column!r}): "
+                "a set's context and its responses are two different keys / columns",
+            )
 
     def input_selection(self) -> dict:
         """What :func:`dialeval.io.iter_response_sets` takes besides the path."""

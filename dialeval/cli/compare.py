@@ -30,8 +30,9 @@ PLOT_FILE = "per_set_distributions.png"
 
 def systems_from_inputs(inputs: list[str]) -> dict[str, str]:
     """System name -> input, in the order given: ``NAME=INPUT`` names a system, a bare input is
-    named by its file stem (a folder or Hub id by its last part). Names are letters, digits and
-    ``_ . + -`` and must differ."""
+    named by its file stem (a folder or Hub id by its last part). With several inputs, names are
+    letters, digits and ``_ . + -`` and must differ; a single input's name is written nowhere (its
+    report goes beside it or to ``--output``), so any file name will do."""
     systems: dict[str, str] = {}
     for given in inputs:
         name, separator, source = given.partition("=")
@@ -40,7 +41,7 @@ def systems_from_inputs(inputs: list[str]) -> dict[str, str]:
             name = Path(given).name if Path(given).is_dir() else Path(given).stem
         if not source:
             raise ArgumentError("input", f"{given!r}: NAME=INPUT needs an input after '='")
-        if not _NAME.match(name):
+        if len(inputs) > 1 and not _NAME.match(name):
             raise ArgumentError(
                 "input",
                 f"{given!r}: a system name is letters, digits and _ . + - "

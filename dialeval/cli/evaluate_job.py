@@ -132,6 +132,9 @@ def planned_steps(scope: str, options) -> list[tuple[JobStep, str | None]]:
             if wanted is not None:
                 raise ArgumentError("metrics", f": {step.name} needs {step.needs}")
             continue
+        reason = step.blocked(options) if step.blocked is not None else None
+        if reason is not None and wanted is not None:
+            raise _cannot_run(step, reason)
         models = step.models(options) if step.models is not None else [None]
         if not models and wanted is not None:
             raise ArgumentError(
@@ -141,6 +144,16 @@ def planned_steps(scope: str, options) -> list[tuple[JobStep, str | None]]:
             )
         plan += [(step, model) for model in models]
     return plan
+
+
+def _cannot_run(step: JobStep, reason: str) -> ArgumentError:
+    """The error for a step the user named in ``--metric`` that cannot run: asked for by name,
+    its absence from the report would read as success."""
+    return ArgumentError("metrics", f": {step.name} was asked for but cannot run: {reason}")
+
+
+def _asked_for(step: JobStep, options) -> bool:
+    return options.metrics is not None and step.name in options.metrics
 
 
 def _about(step: JobStep, model: str | None, error: Exception) -> str:
@@ -246,14 +259,29 @@ def run_steps(
         step.label(model): checkpoint.get(step.label(model)) if checkpoint is not None else None
         for step, model in plan
     }
+    # Why a step cannot run with these settings (asked for by name it was refused when planned):
+    # such a step is skipped, and nothing is encoded for it.
+    blocked = {
+        step.label(model): step.blocked(options) if step.blocked is not None else None
+        for step, model in plan
+    }
     to_encode = _sentence_texts(
-        [(step, model) for step, model in plan if kept[step.label(model)] is None], data, options
+        [
+            (step, model)
+            for step, model in plan
+            if kept[step.label(model)] is None and blocked[step.label(model)] is None
+        ],
+        data,
+        options,
     )
     with shared_model_outputs():
         for step, model in plan:
             name = step.label(model)
             if kept[name] is not None:
                 _record(report, per_set, name, kept[name])
+                continue
+            if blocked[name] is not None:
+                report["skipped"].append({"metric": name, "reason": blocked[name]})
                 continue
             # Each sentence model encodes, right before its first step, what all its steps embed:
             # the model-free steps before it never share the memory with its vectors.
@@ -276,6 +304,8 @@ def run_steps(
                     outcome = step.run(data, model, options, progress)
                     progress.finish()
             except (ModelNotAvailableError, StepSkipped) as error:
+                if _asked_for(step, options):
+                    raise _cannot_run(step, _about(step, model, error)) from error
                 report["skipped"].append({"metric": name, "reason": _about(step, model, error)})
                 continue
             except (ValueError, OSError) as error:

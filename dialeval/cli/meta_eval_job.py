@@ -28,13 +28,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dialeval.cli.options import name_flags, option
+from dialeval.cli.release_data import DATA_DIR_VARIABLE, RELEASE_FOLDER
 from dialeval.deprecation import warn_renamed
 from dialeval.hub import ModelNotAvailableError, resolve_model_path
 from dialeval.metrics.diversity_meta_eval import diversity_meta_evaluation, subsampled_spearman
 from dialeval.metrics.diversity_meta_eval.statistics import UndefinedStatisticError
 from dialeval.metrics.engines.shared_outputs import shared_model_outputs
 from dialeval.metrics.registry import RENAMED_SET_SCORERS, SET_SCORERS
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, check_int
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ DISPLAY_NAMES = {
     "mcdiv_nuggets": "McDiv_nuggets",
 }
 HUMAN_ROW = "absHDS"
+#: The most decimals ``--round-scores`` takes: past them rounding changes nothing in a float64.
+MAX_ROUND_DECIMALS = 15
 
 
 RELEASED_PREFIX = "released:"
@@ -125,8 +128,9 @@ class MetaEvalOptions:
         default=None,
         metadata=option(
             "--data-dir",
-            help="folder with the released CSVs (an unzipped data.zip); default: download, pinned "
-            "and sha256-checked",
+            help="folder with the released CSVs (an unzipped data.zip); default: the folder "
+            f"${DATA_DIR_VARIABLE} names, a checkout's ../shared/data/{RELEASE_FOLDER}, the "
+            "datasets cache, then the pinned download (sha256-checked)",
         ),
     )
     cache_dir: str | None = field(
@@ -150,6 +154,21 @@ class MetaEvalOptions:
     progress: bool = field(
         default=True, metadata=option("--no-progress", help="hide progress bars")
     )
+
+    def __post_init__(self) -> None:
+        # Every setting is checked before the test set is read, whichever the run uses.
+        check_int(self.batch_size, "batch_size")
+        if self.round_scores is not None:
+            check_int(self.round_scores, "round_scores", 0)
+            if self.round_scores > MAX_ROUND_DECIMALS:
+                raise ArgumentError(
+                    "round_scores",
+                    f"must be at most {MAX_ROUND_DECIMALS} (a float64 holds about 15 significant "
+                    f"decimals; numpy's rounding overflows to nan further on), got "
+                    f"{self.round_scores!r}",
+                )
+        check_int(self.num_resamples, "num_resamples", 2)
+        check_int(self.seed, "seed", 0)
 
 
 @dataclass
@@ -202,19 +221,39 @@ def _check_choice(value: str, choices, argument: str) -> None:
 def load_test_sets(test: str, task: str, options: MetaEvalOptions, hds: bool = False):
     """The ``datasets.Dataset`` the metrics score (``hds=False``) or the rated one absHDS comes
     from."""
+    from dialeval.cli.release_data import local_release, missing_release, offline
     from dialeval.datasets_scripts import load
+    from dialeval.datasets_scripts._sources import SourceNotAvailableError
+    from dialeval.datasets_scripts.diversity_eval.diversity_eval import source_file
 
     if (hds or options.rated_subset) and TESTS[test].hds_family is None:
         raise ArgumentError("test", f"{test!r} has no human-rated subset")
     family = TESTS[test].hds_family if hds or options.rated_subset else TESTS[test].family
-    return load(
-        "diversity_eval",
-        f"{family}_{TASKS[task]}",
-        data_dir=options.data_dir,
-        split="test",
-        cache_dir=options.cache_dir,
-        verify_checksums=options.verify_checksums,
-    )
+    source = source_file(family, TASKS[task])
+    data_dir = options.data_dir
+    if data_dir is None:  # the local places first (release_data's docstring), then the cache
+        data_dir = local_release(source.local_paths)
+    try:
+        return load(
+            "diversity_eval",
+            f"{family}_{TASKS[task]}",
+            data_dir=data_dir,
+            split="test",
+            cache_dir=options.cache_dir,
+            verify_checksums=options.verify_checksums,
+        )
+    except SourceNotAvailableError as error:
+        if data_dir is not None:
+            raise  # a folder was given or found: its error names it and the file it lacks
+        failure = error.__context__
+        detail = (
+            "this machine is offline (HF_DATASETS_OFFLINE or HF_HUB_OFFLINE), so no download "
+            "was tried"
+            if offline()
+            else "its download failed"
+            + (f" ({type(failure).__name__})" if failure is not None else "")
+        )
+        raise SourceNotAvailableError(missing_release(source.name, detail)) from None
 
 
 @dataclass

@@ -42,8 +42,29 @@ DEFAULT_DECIMALS = 4
 
 #: Keys of a ``per_set`` row that describe the input rather than hold a figure.
 INPUT_KEYS = ("where", "id", "context", "fields")
-#: Summary entries that describe a figure rather than being one.
-DESCRIPTIVE_KEYS = frozenset({"scope", "model", "lf_counted_against", "max_n", "algorithm"})
+#: Summary entries that describe a figure rather than being one: the settings it was computed
+#: with (EAD's ``n`` and ``vocab_size``, MTLD's ``threshold``, Sem-Ent's clusters, response
+#: selection's ``reduction``) and counts of the input the report already holds (a corpus's
+#: ``num_responses``, Sem-Ent's ``num_texts``). They stay in the JSON report's entry, beside the
+#: figure, and the options in its ``provenance``; no table makes them a score.
+DESCRIPTIVE_KEYS = frozenset(
+    {
+        "scope",
+        "model",
+        "lf_counted_against",
+        "max_n",
+        "algorithm",
+        "n",
+        "vocab_size",
+        "threshold",
+        "num_responses",
+        "num_texts",
+        "num_clusters",
+        "clusters",
+        "embedder",
+        "reduction",
+    }
+)
 
 _LATEX_SPECIAL = {
     "\\": r"\textbackslash{}",

@@ -390,7 +390,7 @@ class _TransformerEmbedder:
             raise ArgumentError(
                 "max_length",
                 f"={self.max_length} exceeds the {limit} positions of {self.model_name!r}; "
-                f"pass max_length <= {limit}",
+                f"pass `max_length` <= {limit}",
             )
         layers = loaded.num_layers
         if layers is not None and not -(layers + 1) <= self.layer <= layers:

@@ -1,9 +1,9 @@
 """``dialeval evaluate``'s part-of-speech template step: template rate and templates per token,
 per response set (each set's own templates) or of the whole corpus.
 
-It needs a tagger (spaCy ``en_core_web_sm`` or NLTK's data), which a plain install lacks: the
-step runs by default only where one is installed; ``--metric pos_templates`` on a machine without
-one is an error saying how to install it.
+It needs a tagger (spaCy ``en_core_web_sm`` or NLTK's data), which a plain install lacks: on a
+machine without one the step is reported under ``skipped`` with how to install it, and
+``--metric pos_templates`` is an error saying so.
 """
 
 from __future__ import annotations
@@ -13,6 +13,13 @@ from dialeval.metrics.pos_templates import pos_template_scores, tagger_available
 from dialeval.metrics.pos_templates.taggers import HOW_TO_INSTALL
 
 SUMMARY_KEYS = ("template_rate", "templates_per_token")
+
+
+def _no_tagger(options) -> str | None:
+    """Why the step cannot run on this machine: no tagger installed (a plain install has none)."""
+    if tagger_available():
+        return None
+    return f"no part-of-speech tagger and sentence splitter is installed: {HOW_TO_INSTALL}"
 
 
 def _pos_templates(data: JobData, model, options, progress) -> StepOutcome:
@@ -34,7 +41,6 @@ STEPS = (
         ("response_set", "corpus"),
         _pos_templates,
         options=(JobOptions,),
-        applies=lambda options: tagger_available(),
-        needs=f"a part-of-speech tagger and sentence splitter: {HOW_TO_INSTALL}",
+        blocked=_no_tagger,
     ),
 )

@@ -29,6 +29,7 @@ from dialeval.atomic_files import write_atomically
 from dialeval.distributed import computed_on_main
 from dialeval.validation import (
     ArgumentError,
+    ArgumentProblem,
     ArgumentTypeError,
     as_float_array,
     check_int,
@@ -46,6 +47,9 @@ FORMAT_VERSION = 1
 CONFIG_FILE = "semantic_clusters.json"
 TENSORS_FILE = "semantic_clusters.safetensors"
 ALGORITHMS = ("auto", "kmeans", "minibatch_kmeans")
+#: The largest ``seed``: scikit-learn's ``random_state`` is below 2**32, and the fit seeds PCA with
+#: ``seed + 1`` and k-means with ``seed + 2``.
+MAX_SEED = 2**32 - 3
 
 
 def _check_texts(texts: object, argument: str) -> list[str]:
@@ -183,6 +187,8 @@ class SemanticClusters:
         texts = _check_texts(reference_texts, "reference_texts")
         num_clusters = check_int(num_clusters, "num_clusters", 2)
         seed = check_int(seed, "seed", 0)
+        if seed > MAX_SEED:
+            raise ArgumentError("seed", f"must be at most {MAX_SEED}, got {seed}")
         n_init = check_int(n_init, "n_init", 1)
         max_iter = check_int(max_iter, "max_iter", 1)
         if (
@@ -361,9 +367,15 @@ class SemanticClusters:
             )
         recorded = config["embedder"]
         if embedder is None:
-            from dialeval.metrics.engines.embedders import embedder_from_identity
+            from dialeval.metrics.engines.embedders import RUNTIME_OPTIONS, embedder_from_identity
 
-            embedder = embedder_from_identity(recorded, **embedder_options)
+            try:
+                embedder = embedder_from_identity(recorded, **embedder_options)
+            except ArgumentProblem as error:
+                if error.root in RUNTIME_OPTIONS:
+                    raise  # the caller's own option, named as the caller gave it
+                # The rest of the identity comes from the folder, not from the caller.
+                raise ValueError(_recorded_embedder_problem(folder, error)) from error
         elif dict(embedder.identity()) != recorded:
             differences = {
                 key: (recorded.get(key), embedder.identity().get(key))
@@ -386,6 +398,13 @@ class SemanticClusters:
             settings=config["settings"],
             embedder=embedder,
         )
+
+
+def _recorded_embedder_problem(folder: Path, error: ArgumentProblem) -> str:
+    """``error`` about the embedder identity saved in ``folder``, naming the folder, its config
+    file and the key (``'embedder'``, or ``'embedder'.'kind'`` for one of its settings)."""
+    key = "'embedder'" if error.root == "identity" else f"'embedder'.{error.root!r}"
+    return f"{folder}: {CONFIG_FILE}'s {key} {error.problem}: save the clusters again"
 
 
 def _check_embedder(embedder) -> None:

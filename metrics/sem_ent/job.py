@@ -41,6 +41,18 @@ class SemEntOptions:
         ),
     )
     sem_ent_embedder_model: str | None = None
+    sem_ent_max_length: int | None = field(
+        default=None,
+        metadata=option(
+            "--sem-ent-max-length",
+            metavar="N",
+            default_text="the embedder's: 256 for last_token (the released code's), 512 for "
+            "mean_pooling",
+            help="tokens of each text the last_token (its last N) or mean_pooling (its first N) "
+            "embedder reads; at most the model's positions (a sentence-transformers model cuts "
+            "texts itself)",
+        ),
+    )
     sem_ent_num_clusters: int = field(
         default=20,
         metadata=option(
@@ -79,10 +91,32 @@ class SemEntOptions:
                 kind,
                 model or self.sem_ent_embedder_model,
             )
+        if self.sem_ent_max_length is not None:
+            check_int(self.sem_ent_max_length, "sem_ent_max_length")
+            if self.sem_ent_embedder == "sentence_transformers":
+                raise ArgumentError(
+                    "sem_ent_max_length",
+                    "applies to the last_token and mean_pooling embedders (`sem_ent_embedder`); "
+                    "a sentence-transformers model cuts texts at its own max_seq_length",
+                )
 
 
 def _fits(options) -> bool:
     return options.sem_ent_clusters is not None or options.reference_corpus is not None
+
+
+def _too_few_references(options) -> str | None:
+    """Why the clusters cannot be fitted: fewer distinct reference texts than clusters (known
+    from the settings alone, so ``--metric sem_ent`` is refused before any step runs)."""
+    if options.sem_ent_clusters is not None or options.reference_corpus is None:
+        return None
+    distinct = len(set(options.reference_corpus))
+    if distinct >= options.sem_ent_num_clusters:
+        return None
+    return (
+        f"the reference corpus has {distinct} distinct texts, fewer than the "
+        f"{options.sem_ent_num_clusters} clusters to fit (--sem-ent-k)"
+    )
 
 
 def _embedded_texts(data: JobData, options, model) -> list[tuple[str, list[str]]]:
@@ -130,23 +164,21 @@ def _sem_ent(data: JobData, model, options, progress) -> StepOutcome:
             clusters = SemanticClusters.load(options.sem_ent_clusters, **runtime)
         source = f"saved clusters {options.sem_ent_clusters}"
     else:
-        distinct = len(set(options.reference_corpus))
-        if distinct < options.sem_ent_num_clusters:
-            raise StepSkipped(
-                f"the reference corpus has {distinct} distinct texts, fewer than the "
-                f"{options.sem_ent_num_clusters} clusters to fit (--sem-ent-k)"
-            )
+        length = (
+            {} if options.sem_ent_max_length is None else {"max_length": options.sem_ent_max_length}
+        )
         with arguments_named(
             {
                 "kind": "sem_ent_embedder",
                 "model": "sem_ent_embedder",
+                "max_length": "sem_ent_max_length",
                 "reference_texts": "reference_corpus",
                 "num_clusters": "sem_ent_num_clusters",
                 "seed": "sem_ent_seed",
             }
         ):
             embedder = load_embedder(
-                options.sem_ent_embedder, options.sem_ent_embedder_model, **runtime
+                options.sem_ent_embedder, options.sem_ent_embedder_model, **runtime, **length
             )
             clusters = SemanticClusters.fit(
                 options.reference_corpus,
@@ -157,7 +189,8 @@ def _sem_ent(data: JobData, model, options, progress) -> StepOutcome:
         source = f"fitted on the reference corpus ({len(options.reference_corpus)} texts)"
         if options.save_sem_ent_clusters and process_state().is_main_process:
             # every process holds the same clusters (the main one fitted them); one writes them
-            clusters.save(options.save_sem_ent_clusters)
+            with arguments_named({"directory": "save_sem_ent_clusters"}):
+                clusters.save(options.save_sem_ent_clusters)
     progress(1)
     result = sem_ent(data.responses, clusters)
     progress(1)
@@ -179,6 +212,7 @@ STEPS = (
         _sem_ent,
         options=(JobOptions, SemEntOptions),
         applies=_fits,
+        blocked=_too_few_references,
         model_flag="--sem-ent-embedder",
         needs="--reference-corpus (to fit the clusters on) or --sem-ent-clusters",
         sentence_texts=_embedded_texts,

@@ -47,12 +47,19 @@ def fresh_datasets_cache(tmp_path, monkeypatch):
     ],
 )
 def test_an_offline_download_failure_says_to_pass_data_dir_as_its_flag(
-    argv, tmp_path, fresh_datasets_cache, capsys
+    argv, tmp_path, fresh_datasets_cache, capsys, monkeypatch
 ):
+    from dialeval.cli import release_data
+
+    # meta-eval looks in these local places first: here they hold nothing
+    monkeypatch.delenv(release_data.DATA_DIR_VARIABLE, raising=False)
+    monkeypatch.setattr(release_data, "CHECKOUT_DATA", None)
     argv = [arg.format(cache=fresh_datasets_cache, tmp=tmp_path) for arg in argv]
     assert main(argv) == 2
     error = capsys.readouterr().err
-    assert "could not download" in error and "`--data-dir`" in error, error
+    # meta-eval knows it is offline and tries no download
+    tried = "could not download" in error or "no download was tried" in error
+    assert tried and "`--data-dir`" in error, error
     assert "data_dir" not in error
 
 
@@ -182,27 +189,37 @@ def test_plot_says_so_when_sem_ent_is_skipped(tmp_path, capsys):
         "one\ntwo\nthree\n", encoding="utf-8"
     )  # fewer texts than --sem-ent-k: skipped
     sets = _sets_file(tmp_path, [{"responses": ["a b", "c d"]}])
-    assert (
-        main(
-            [
-                "evaluate",
-                sets,
-                "--plot",
-                str(tmp_path / "plots"),
-                "--reference-corpus",
-                str(reference),
-                "--metric",
-                "sem_ent",
-                "--sem-ent-k",
-                "5",
-                "--no-progress",
-                "-o",
-                str(tmp_path / "report.json"),
-            ]
-        )
-        == 0
-    )
+    argv = [
+        "evaluate",
+        sets,
+        "--plot",
+        str(tmp_path / "plots"),
+        "--reference-corpus",
+        str(reference),
+        "--sem-ent-k",
+        "5",
+        "--no-sentence-model",
+        "--nli-model",
+        "none",
+        "--bertscore-model",
+        "none",
+        "--cross-encoder-model",
+        "none",
+        "--homogenization-model",
+        "none",
+        "--no-progress",
+        "-o",
+        str(tmp_path / "report.json"),
+    ]
+    assert main(argv) == 0
     assert "plot: no sem_ent_clusters.png: sem_ent was skipped" in capsys.readouterr().out
+    # asked for by name, the same reason is an error before any step runs
+    (tmp_path / "report.json").unlink()
+    assert main([*argv, "--metric", "sem_ent"]) == 2
+    assert "`--metric`: sem_ent was asked for but cannot run: the reference corpus has 3" in (
+        capsys.readouterr().err
+    )
+    assert not (tmp_path / "report.json").exists()
 
 
 @pytest.mark.parametrize("file_format", ["jsonl", "json", "csv", "lines"])
@@ -257,39 +274,44 @@ def test_dtg_summary_prints_no_nltk_bleu_warning(tmp_path):
 
 def test_allow_empty_runs_and_says_which_metric_it_cannot_reach(tmp_path, capsys):
     """--allow-empty reaches every metric that can score a response without tokens; Sem-Ent, which
-    embeds each response, is skipped with that reason instead of failing the run."""
+    embeds each response, is skipped with that reason instead of failing the run, and asked for
+    by name it is an error saying the same."""
     reference = tmp_path / "reference.txt"
     reference.write_text("".join(f"reference line {i}\n" for i in range(30)), encoding="utf-8")
     sets = _sets_file(tmp_path, [{"responses": ["", "a b"]}, {"responses": ["c d", " ", "e"]}])
     report = tmp_path / "report.json"
-    assert (
-        main(
-            [
-                "evaluate",
-                sets,
-                "--allow-empty",
-                "--reference-corpus",
-                str(reference),
-                "--metric",
-                "sem_ent",
-                "--metric",
-                "lexical_diversity",
-                "--no-progress",
-                "-o",
-                str(report),
-            ]
-        )
-        == 0
-    )
+    argv = [
+        "evaluate",
+        sets,
+        "--allow-empty",
+        "--reference-corpus",
+        str(reference),
+        "--no-sentence-model",
+        "--nli-model",
+        "none",
+        "--bertscore-model",
+        "none",
+        "--cross-encoder-model",
+        "none",
+        "--homogenization-model",
+        "none",
+        "--no-progress",
+        "-o",
+        str(report),
+    ]
+    assert main(argv) == 0
     captured = capsys.readouterr()
     assert "pass --allow-empty" not in captured.err + captured.out
     written = json.loads(report.read_text(encoding="utf-8"))
     assert "lexical_diversity" in written["metrics"] and "sem_ent" not in written["metrics"]
-    assert written["skipped"] == [{"metric": "sem_ent", "reason": written["skipped"][0]["reason"]}]
-    assert (
-        "2 of the 5 responses are empty or white space only: --allow-empty scores them in the other metrics"
-        in written["skipped"][0]["reason"]
+    skipped = {entry["metric"]: entry["reason"] for entry in written["skipped"]}
+    reason = (
+        "2 of the 5 responses are empty or white space only: --allow-empty scores them in the "
+        "other metrics"
     )
+    assert reason in skipped["sem_ent"]
+    assert main([*argv, "--metric", "sem_ent", "--metric", "lexical_diversity"]) == 2
+    assert f"`--metric`: sem_ent was asked for but cannot run: {reason}" in capsys.readouterr().err
 
 
 def test_a_parquet_file_damaged_before_its_footer_is_named(tmp_path, capsys):

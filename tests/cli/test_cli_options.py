@@ -131,8 +131,9 @@ ADDED_FLAGS: dict[str, set[str]] = {
         "--per-set-csv",
         "--decimals",
         "--resume",  # test_safe_output.py: resuming from checkpoints
-        "--homogenization-model",
-    },  # test_homogenization_cli.py: BERTScore homogenization's encoders
+        "--homogenization-model",  # test_homogenization_cli.py: homogenization's encoders
+        "--sem-ent-max-length",  # test_sem_ent_module.py: a model with fewer positions
+    },
     "meta-eval": {
         "--no-progress",  # test_cli.py: progress bars
         "--no-verify",

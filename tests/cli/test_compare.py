@@ -12,6 +12,7 @@ from registry_steps import expected_figures
 from dialeval.cli import main
 from dialeval.cli.compare import comparison_table, systems_from_inputs
 from dialeval.cli.evaluate_job import EvaluationOptions, evaluate_response_sets
+from dialeval.cli.report_formats import summary_table
 from dialeval.io import read_response_sets
 
 DEMO = REPO_ROOT / "examples" / "demo_response_sets.jsonl"
@@ -56,15 +57,18 @@ def test_systems_are_named_by_stem_or_name(tmp_path):
         match=r"a system name is letters, digits .*\(name it with NAME=INPUT\), got 'a=b'",
     ):
         systems_from_inputs(
-            [str(odd)]
+            [str(odd), "other.jsonl"]
         )  # an existing path that holds "=" is a path, named by its stem
+    # a single input's name labels nothing: any file name will do
+    assert systems_from_inputs([str(odd)]) == {"a=b": str(odd)}
+    assert systems_from_inputs(["a*b?[c].jsonl"]) == {"a*b?[c]": "a*b?[c].jsonl"}
     with pytest.raises(
         ValueError,
         match=r"two systems are named 'out' \(a/out.jsonl, b/out.jsonl\): name them with NAME=INPUT",
     ):
         systems_from_inputs(["a/out.jsonl", "b/out.jsonl"])
     with pytest.raises(ValueError, match=r"a system name is letters, digits"):
-        systems_from_inputs(["my system=a.jsonl"])
+        systems_from_inputs(["my system=a.jsonl", "b.jsonl"])
     with pytest.raises(ValueError, match=r"NAME=INPUT needs an input"):
         systems_from_inputs(["A="])
 
@@ -95,6 +99,35 @@ def test_comparison_table_has_a_row_per_system_and_a_column_per_figure():
         ["A", 2, None, 0.5, 2.0, 0.1],
         ["B", 3, None, 0.7, None, None],
     ]  # B skipped vendi: empty
+
+
+def test_settings_are_no_score_columns_and_stay_in_the_json_report():
+    report = evaluate_response_sets(read_response_sets(DEMO), LEXICAL_ONLY)
+    # the JSON report keeps what each figure was computed with, beside it
+    assert report["metrics"]["ead"]["n"] == 1 and report["metrics"]["ead"]["vocab_size"] == 30522
+    assert report["metrics"]["mtld"]["threshold"] == 0.72
+    settings = {"n", "vocab_size", "threshold", "num_responses", "num_texts", "num_clusters"}
+    columns = comparison_table({"A": report, "B": report}).columns
+    assert not settings & set(columns[3:]) and {"ead", "distinct", "mtld"} <= set(columns)
+    assert not settings & {row[1] for row in summary_table(report).rows}
+    corpus = {
+        "metrics": {
+            "remote_clique[m]": {
+                "scope": "corpus",
+                "remote_clique": 0.3,
+                "num_responses": 4,
+                "model": "m",
+            },
+            "sem_ent": {"scope": "corpus", "sem_ent": 1.2, "num_clusters": 20, "num_texts": 4},
+        }
+    }
+    assert comparison_table({"A": corpus, "B": corpus}).columns == [
+        "system",
+        "num_sets",
+        "num_responses",
+        "remote_clique[m]",
+        "sem_ent",
+    ]
 
 
 def test_two_systems_give_one_table_each_report_and_a_plot(tmp_path, capsys):

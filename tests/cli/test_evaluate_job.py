@@ -68,6 +68,17 @@ def test_sent_bert_vendi_and_sem_ent_encode_each_distinct_text_once(encoded):
     )  # 3 metrics on one model: every distinct text once, no more
 
 
+def test_a_sem_ent_that_cannot_fit_is_skipped_before_its_texts_are_encoded(encoded):
+    options = EvaluationOptions(
+        **NO_PAIR_MODELS, reference_corpus=REFERENCE, sem_ent_num_clusters=20, progress=False
+    )
+    report = evaluate_response_sets(_sets(), options)
+    skipped = {entry["metric"]: entry["reason"] for entry in report["skipped"]}
+    assert "fewer than the 20 clusters to fit" in skipped["sem_ent"]
+    # sent-BERT and Vendi encode the responses; nothing encodes the reference corpus
+    assert sorted(encoded) == sorted({text for responses in SETS for text in responses})
+
+
 def test_one_model_under_two_names_is_encoded_once(encoded):
     """The store is keyed by the resolved model: the embedded model's id and its folder are one model."""
     folder = resolve_model_path(MINILM)
@@ -293,7 +304,7 @@ def test_the_command_line_scores_a_corpus_file(tmp_path, capsys):
     assert main(argv) == 0
     report = json.loads(out.read_text(encoding="utf-8"))
     assert report["scope"] == "corpus" and report["num_responses"] == len(responses)
-    with_reference = EvaluationOptions(reference_corpus=REFERENCE)
+    with_reference = EvaluationOptions(reference_corpus=REFERENCE, sem_ent_num_clusters=3)
     assert "sem_ent" in expected_figures("corpus", with_reference)
     assert sorted(report["metrics"]) == sorted(
         expected_figures("corpus", with_reference, {"--sentence-model": [MINILM]})

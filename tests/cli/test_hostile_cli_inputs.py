@@ -152,6 +152,22 @@ def test_push_metrics_without_a_network_says_the_hub_is_unreachable(monkeypatch,
         (["--sem-ent-k", "1"], "`--sem-ent-k` must be an int >= 2"),
         (["--sem-ent-seed", "-1"], "`--sem-ent-seed` must be an int >= 0"),
         (["--max-n", "0"], "`--max-n` must be a positive int"),
+        (
+            ["--context-column", "responses"],
+            "`--context-column` names the same key / column as `--responses-column` ('responses')",
+        ),
+        (
+            ["--responses-column", "text", "--context-column", "text"],
+            "`--context-column` names the same key / column as `--responses-column` ('text')",
+        ),
+        (["--sem-ent-max-length", "0"], "`--sem-ent-max-length` must be a positive int"),
+        (
+            ["--sem-ent-max-length", "64"],
+            (
+                "`--sem-ent-max-length` applies to the last_token and mean_pooling embedders "
+                "(`--sem-ent-embedder`)"
+            ),
+        ),
     ],
 )
 def test_evaluate_refuses_a_bad_setting_before_any_metric_runs_or_anything_is_written(
@@ -165,3 +181,57 @@ def test_evaluate_refuses_a_bad_setting_before_any_metric_runs_or_anything_is_wr
     assert list(tmp_path.iterdir()) == [
         sets
     ]  # no report, no checkpoint of the metrics run before the bad one
+
+
+@pytest.mark.parametrize(
+    "decimals, message",
+    [
+        ("-1", "`--round-scores` must be an int >= 0, got -1"),
+        ("16", "`--round-scores` must be at most 15"),
+    ],
+)
+def test_meta_eval_refuses_round_scores_outside_0_to_15_before_reading_data(
+    tmp_path, capsys, decimals, message
+):
+    argv = ["meta-eval", "--test", "contest", "--task", "resp", "--metric", "averaged_distinct_n"]
+    # --data-dir holds nothing: the setting must be refused before the test set is looked for
+    argv += ["--data-dir", str(tmp_path), "--round-scores", decimals]
+    assert main(argv) == 2
+    error = capsys.readouterr().err
+    assert message in error and "con_test" not in error
+
+
+@pytest.mark.parametrize("value", [-1, 16, True, 2.0])
+def test_meta_eval_options_refuse_round_scores_that_are_no_decimals(value):
+    from dialeval.cli.meta_eval_job import MetaEvalOptions
+
+    with pytest.raises(ValueError, match="^`round_scores` must be"):
+        MetaEvalOptions(round_scores=value)
+
+
+def test_evaluate_on_a_datasets_folder_of_no_rows_says_the_input_is_empty(tmp_path, capsys):
+    import datasets
+
+    folder = tmp_path / "zero_rows"
+    features = datasets.Features(
+        {"context": datasets.Value("string"), "responses": datasets.List(datasets.Value("string"))}
+    )
+    datasets.Dataset.from_dict({"context": [], "responses": []}, features=features).save_to_disk(
+        str(folder)
+    )
+    assert _evaluate(folder, tmp_path) == 2
+    error = capsys.readouterr().err
+    assert f"{folder}: no response sets found" in error and "Traceback" not in error
+    assert not (tmp_path / "report.json").exists()
+
+
+def test_a_single_input_needs_no_valid_system_name(tmp_path, capsys):
+    path = tmp_path / "a*b?[c].jsonl"
+    path.write_text('{"responses": ["a b c", "a b d"]}\n', encoding="utf-8")
+    assert _evaluate(path, tmp_path) == 0
+    assert "1 response sets, 2 responses" in capsys.readouterr().out
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"responses": ["a b c", "a b d"]}\n', encoding="utf-8")
+    # several inputs: each name labels a row and a report file, so the rule holds
+    assert main(["evaluate", str(path), str(other), "--metric", "lexical_diversity"]) == 2
+    assert "a system name is letters, digits" in capsys.readouterr().err

@@ -410,3 +410,60 @@ def test_a_changed_release_file_is_refused_with_the_flag_that_accepts_it(
     err = capsys.readouterr().err
     assert "sha256" in err and "Pass --no-verify" in err and "verify_checksums" not in err
     assert main(base + ["--cache-dir", str(tmp_path / "cache2"), "--no-verify"]) == 0
+
+
+def _tiny_contest(folder):
+    """A conTest respGen file of six sets (two classes), read with --no-verify."""
+    path = folder / "conTest" / "con_test_200_with_hds_resp_gen.csv"
+    path.parent.mkdir(parents=True)
+    rows = ["sample_id,context,resp_0,resp_1,resp_2,label_value"]
+    rows += [f"{i},c{i},a b,a b,a c,0" for i in range(3)]
+    rows += [f"{i},c{i},a b,c d,e f g,1" for i in range(3, 6)]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+TINY_CONTEST = [
+    "meta-eval",
+    "--test",
+    "contest",
+    "--task",
+    "resp",
+    "--metric",
+    "averaged_distinct_n",
+    "--no-human",
+    "--no-verify",
+    "--no-progress",
+]
+
+
+def test_meta_eval_reads_the_release_from_the_local_places_before_any_download(
+    tmp_path, capsys, monkeypatch
+):
+    from dialeval.cli import release_data
+
+    monkeypatch.setattr(release_data, "CHECKOUT_DATA", None)
+    _tiny_contest(tmp_path / "papers" / release_data.RELEASE_FOLDER)
+    monkeypatch.setenv(release_data.DATA_DIR_VARIABLE, str(tmp_path / "papers"))
+    assert main([*TINY_CONTEST, "--cache-dir", str(tmp_path / "cache1")]) == 0
+    assert "averaged_distinct_n" in capsys.readouterr().out
+    # a source checkout's ../shared/data, where the project's tests read it
+    monkeypatch.delenv(release_data.DATA_DIR_VARIABLE)
+    monkeypatch.setattr(release_data, "CHECKOUT_DATA", tmp_path / "papers")
+    assert main([*TINY_CONTEST, "--cache-dir", str(tmp_path / "cache2")]) == 0
+
+
+def test_meta_eval_offline_without_the_release_says_how_to_get_it_in_one_line(
+    tmp_path, capsys, monkeypatch
+):
+    from dialeval.cli import release_data
+
+    monkeypatch.delenv(release_data.DATA_DIR_VARIABLE, raising=False)
+    monkeypatch.setattr(release_data, "CHECKOUT_DATA", tmp_path / "no_papers")
+    assert main([*TINY_CONTEST, "--cache-dir", str(tmp_path / "cache")]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "Traceback" not in error
+    assert "con_test_200_with_hds_resp_gen.csv is not on this machine" in error
+    assert "offline" in error and "no download was tried" in error
+    assert release_data.RELEASE_URL in error
+    assert "`--data-dir`" in error and release_data.DATA_DIR_VARIABLE in error

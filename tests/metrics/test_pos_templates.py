@@ -345,14 +345,18 @@ def test_meta_eval_lists_them_as_skipped_with_the_how_to(nothing_installed, shar
     )
 
 
-def test_the_job_leaves_the_step_out_without_a_tagger_and_says_why_when_asked(nothing_installed):
-    assert "pos_templates" not in [
-        step.name for step, _ in planned_steps("response_set", EvaluationOptions(**NO_MODELS))
-    ]
+def test_the_job_lists_the_step_as_skipped_without_a_tagger_and_refuses_it_when_asked(
+    nothing_installed,
+):
     report = evaluate_corpus(TEXTS, EvaluationOptions(**NO_MODELS))
     assert "pos_templates" not in report["metrics"] and "compression_ratio" in report["metrics"]
+    skipped = {entry["metric"]: entry["reason"] for entry in report["skipped"]}
+    assert "no part-of-speech tagger" in skipped["pos_templates"]
+    assert "spacy download en_core_web_sm" in skipped["pos_templates"]
     with pytest.raises(
-        ValueError, match=r"`metrics`: pos_templates needs a part-of-speech tagger.*spacy download"
+        ValueError,
+        match=r"^`metrics`: pos_templates was asked for but cannot run: no part-of-speech tagger"
+        r".*spacy download",
     ):
         planned_steps("corpus", EvaluationOptions(**NO_MODELS, metrics=["pos_templates"]))
 

@@ -113,3 +113,24 @@ def test_arrays_of_mismatched_shapes_are_refused(folder):
     rewrite_tensors(folder, shrink)
     with pytest.raises(ValueError, match="'centroids' has shape"):
         load(folder)
+
+
+@pytest.mark.parametrize(
+    "embedder, message",
+    [
+        ({"kind": "bogus", "model": "m"}, "'embedder'.'kind' must be one of"),
+        ({"kind": "last_token"}, "'embedder' has no 'model'"),
+        ({"kind": "last_token", "model": "m", "max_length": 0}, "'embedder'.'max_length' must be"),
+        ({"kind": "last_token", "model": "m", "layer": "top"}, "'embedder'.'layer' must be an int"),
+    ],
+)
+def test_a_recorded_embedder_that_cannot_be_rebuilt_names_the_file_and_key(
+    folder, embedder, message
+):
+    config = json.loads((folder / CONFIG_FILE).read_text())
+    config["embedder"] = embedder
+    (folder / CONFIG_FILE).write_text(json.dumps(config))
+    # without an embedder given, the recorded one is rebuilt: its settings come from the file
+    with pytest.raises(ValueError, match=rf"^{folder}: {CONFIG_FILE}'s {message}") as error:
+        SemanticClusters.load(folder)
+    assert "save the clusters again" in str(error.value)

@@ -227,8 +227,62 @@ def test_too_small_reference_corpus_skips_sem_ent_but_not_lf(tmp_path):
     )
     report = json.loads(out.read_text(encoding="utf-8"))
     assert report["metrics"]["corpus_lexical_diversity"]["lf_counted_against"] == "reference corpus"
-    assert report["skipped"] == [{"metric": "sem_ent", "reason": report["skipped"][0]["reason"]}]
-    assert "2 distinct texts, fewer than the 20 clusters" in report["skipped"][0]["reason"]
+    skipped = {entry["metric"]: entry["reason"] for entry in report["skipped"]}
+    assert "2 distinct texts, fewer than the 20 clusters" in skipped["sem_ent"]
+
+
+NO_PAIR_MODELS = [
+    "--no-progress",
+    "--nli-model",
+    "none",
+    "--bertscore-model",
+    "none",
+    "--cross-encoder-model",
+    "none",
+    "--homogenization-model",
+    "none",
+]
+
+
+def test_sem_ent_asked_for_with_more_clusters_than_texts_is_an_error(tmp_path, capsys):
+    corpus = tmp_path / "train.txt"
+    corpus.write_text("\n".join(CORPUS) + "\n", encoding="utf-8")
+    out = tmp_path / "r.json"
+    demo = REPO_ROOT / "examples" / "demo_response_sets.jsonl"
+    argv = ["evaluate", str(demo), "--output", str(out), *NO_PAIR_MODELS]
+    argv += ["--reference-corpus", str(corpus), "--sem-ent-k", "1000000", "--metric", "sem_ent"]
+    assert main(argv) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "Traceback" not in error
+    assert (
+        "`--metric`: sem_ent was asked for but cannot run: the reference corpus has "
+        f"{len(set(CORPUS))} distinct texts, fewer than the 1000000 clusters to fit (--sem-ent-k)"
+        in error
+    )
+    assert not out.exists()
+
+
+def test_sem_ent_max_length_fits_a_short_position_table(tmp_path, capsys, tiny_gpt2_path):
+    from tiny_models import MAX_LENGTH
+
+    corpus = tmp_path / "train.txt"
+    corpus.write_text("\n".join(CORPUS) + "\n", encoding="utf-8")
+    out = tmp_path / "r.json"
+    demo = REPO_ROOT / "examples" / "demo_response_sets.jsonl"
+    argv = ["evaluate", str(demo), "--output", str(out), *NO_PAIR_MODELS, "--metric", "sem_ent"]
+    argv += ["--reference-corpus", str(corpus), "--sem-ent-k", "4"]
+    argv += ["--sem-ent-embedder", f"last_token={tiny_gpt2_path}"]
+    assert main(argv) == 2  # the released code's 256 tokens exceed the tiny model's positions
+    error = capsys.readouterr().err
+    assert (
+        f"`--sem-ent-max-length`=256 exceeds the {MAX_LENGTH} positions of "
+        f"{tiny_gpt2_path!r}; pass `--sem-ent-max-length` <= {MAX_LENGTH}"
+    ) in error
+    assert main([*argv, "--sem-ent-max-length", str(MAX_LENGTH)]) == 0
+    summary = json.loads(out.read_text(encoding="utf-8"))["metrics"]["sem_ent"]
+    assert summary["embedder"]["max_length"] == MAX_LENGTH
+    options = json.loads(out.read_text(encoding="utf-8"))["provenance"]["options"]
+    assert options["--sem-ent-max-length"] == MAX_LENGTH
 
 
 def test_only_the_main_process_saves_clusters_under_split_work(module, tmp_path, monkeypatch):

@@ -204,24 +204,22 @@ def test_dialeval_evaluate_exits_2_naming_the_flag_of_a_mistyped_model_path(flag
     assert not (tmp_path / "r.json").exists()
 
 
-def test_dialeval_evaluate_still_skips_a_default_hub_model_that_is_not_downloaded(tmp_path):
+def test_a_default_hub_model_not_downloaded_is_skipped_and_refused_when_named(tmp_path, capsys):
     sets = tmp_path / "sets.jsonl"
     sets.write_text(json.dumps({"responses": ["a b", "c d"]}) + "\n", encoding="utf-8")
-    assert (
-        main(
-            [
-                "evaluate",
-                str(sets),
-                "-o",
-                str(tmp_path / "r.json"),
-                "--no-progress",
-                "--metric",
-                "nli",
-            ]
-        )
-        == 0
-    )
+    argv = ["evaluate", str(sets), "-o", str(tmp_path / "r.json"), "--no-progress"]
+    off = ["--no-sentence-model", "--bertscore-model", "none", "--cross-encoder-model", "none"]
+    assert main([*argv, *off, "--homogenization-model", "none"]) == 0
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
-    assert [entry["metric"] for entry in report["skipped"]] == [
-        "nli_diversity[FacebookAI/roberta-large-mnli]"
+    assert "nli_diversity[FacebookAI/roberta-large-mnli]" in [
+        entry["metric"] for entry in report["skipped"]
     ]
+    # asked for by name, a model that is not here is an error: no report without its figures
+    (tmp_path / "r.json").unlink()
+    assert main([*argv, "--metric", "nli"]) == 2
+    error = capsys.readouterr().err
+    assert (
+        "`--metric`: nli was asked for but cannot run: Model 'FacebookAI/roberta-large-mnli'"
+        in (error)
+    )
+    assert "`--nli-model`" in error and not (tmp_path / "r.json").exists()
