@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from dialeval.atomic_files import write_atomically
+from dialeval.atomic_files import MANIFEST_NAME, write_atomically
 from dialeval.datasets_scripts.registry import (
     BUILDERS,
     builder_class,
@@ -109,5 +109,6 @@ def export_dataset(
             repo_type="dataset",
             folder_path=str(out),
             commit_message=f"dialeval export-dataset {name}",
+            ignore_patterns=[MANIFEST_NAME],  # dialeval's bookkeeping, not the dataset's
         )
     return out

@@ -282,7 +282,8 @@ class MetricCheckpoints:
                 "models": _model_fingerprints(outcome.summary),
             }
             path = _step_file(self.folder, step)
-            write_atomically(path, json_text(record, path, indent=None), record=False)
+            text = json_text(record, path, indent=None, note=False)  # the report notes them
+            write_atomically(path, text, record=False)
 
     def remove(self) -> None:
         """The run is complete (its report written): the files it kept go, then the folder if

@@ -12,7 +12,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from dialeval.atomic_files import write_atomically
+from dialeval.atomic_files import MANIFEST_NAME, write_atomically
 from dialeval.metrics.registry import METRICS, get
 from dialeval.validation import ArgumentError
 
@@ -118,6 +118,7 @@ def _upload(api, namespace: str, names: list[str] | None, to, private: bool) -> 
                 repo_type="space",
                 folder_path=str(folder),
                 commit_message=f"dialeval push-metrics {folder.name}",
+                ignore_patterns=[MANIFEST_NAME],  # dialeval's bookkeeping, not the Space's
             )
             repo_ids.append(repo_id)
     return repo_ids

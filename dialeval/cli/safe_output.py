@@ -140,13 +140,16 @@ def _finite(value, where: str, replaced: list[str]):
     return value
 
 
-def json_text(value, path: str | Path | None = None, indent: int | None = 2) -> str:
+def json_text(
+    value, path: str | Path | None = None, indent: int | None = 2, note: bool = True
+) -> str:
     """``value`` as strict JSON (UTF-8 text, a final newline): JSON has no NaN or infinity, so
     each is written as null, with one note on standard error naming ``path`` and where they were
-    (a strict parser would refuse the whole file otherwise)."""
+    (a strict parser would refuse the whole file otherwise; ``note=False`` for bookkeeping whose
+    figures reach a report that notes them)."""
     replaced: list[str] = []
     value = _finite(value, "", replaced)
-    if replaced:
+    if replaced and note:
         shown = ", ".join(replaced[:5]) + (
             f" and {len(replaced) - 5} more" if len(replaced) > 5 else ""
         )
@@ -189,8 +192,8 @@ def standard_output_named(path: str | Path | None) -> bool:
 
 
 def _dialeval_json(path: Path) -> bool:
-    """A JSON report dialeval wrote before its folder had a manifest: its ``provenance`` block, a
-    list of them (meta-eval), or a DTG run's settings (``format`` and ``contexts_sha256``)."""
+    """A JSON file dialeval wrote before its folder had a manifest: a report with its
+    ``provenance`` block, or a DTG run's settings (every format has its model, metric, num_responses and max_samples)."""
     if path.suffix.lower() != ".json":
         return False
     try:
@@ -200,7 +203,7 @@ def _dialeval_json(path: Path) -> bool:
     if isinstance(value, dict):
         block = value.get("provenance")
         return (isinstance(block, dict) and {"dialeval_version", "command"} <= set(block)) or (
-            {"format", "contexts_sha256", "model"} <= set(value)
+            {"model", "metric", "num_responses", "max_samples"} <= set(value)  # DTG's settings
         )
     return False
 

@@ -132,10 +132,12 @@ ADDED_FLAGS: dict[str, set[str]] = {
         "--decimals",
         "--resume",  # test_safe_output.py: resuming from checkpoints
         "--homogenization-model",
+        "--overwrite",  # test_output_ownership.py: replacing files dialeval did not write
     },  # test_homogenization_cli.py: BERTScore homogenization's encoders
     "meta-eval": {
         "--no-progress",  # test_cli.py: progress bars
         "--no-verify",
+        "--overwrite",  # test_output_ownership.py
     },  # test_meta_eval_cli.py: a changed release file read anyway
     # test_dtg_cli.py: the decoding settings DTG sets itself, trials, GPU options
     "dtg": {
@@ -152,7 +154,10 @@ ADDED_FLAGS: dict[str, set[str]] = {
         "--nli-batch-size",
         "--no-verify",
     },  # below: passed to the test set's checksum check
-    "dtg-summary": {"--bertscore-model", "--device"},  # Table 5's relevance
+    "dtg-summary": {"--bertscore-model", "--device", "--overwrite"},  # Table 5's relevance
+    # test_output_ownership.py: replacing files dialeval did not write
+    "export-dataset": {"--overwrite"},
+    "push-metrics": {"--overwrite"},
 }
 
 
