@@ -193,7 +193,8 @@ def standard_output_named(path: str | Path | None) -> bool:
 
 def _dialeval_json(path: Path) -> bool:
     """A JSON file dialeval wrote before its folder had a manifest: a report with its
-    ``provenance`` block, or a DTG run's settings (every format has its model, metric, num_responses and max_samples)."""
+    ``provenance`` block, or a DTG run's settings (every format of them has its model, metric,
+    num_responses and max_samples)."""
     if path.suffix.lower() != ".json":
         return False
     try:
