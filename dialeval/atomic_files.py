@@ -33,6 +33,7 @@ import secrets
 import shutil
 import stat
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 try:
@@ -162,7 +163,7 @@ def _replace(path: Path, payload: bytes) -> None:
 
 
 @contextlib.contextmanager
-def _folder_locked(folder: Path):
+def _folder_locked(folder: Path) -> Iterator[None]:
     """An exclusive ``flock`` on ``folder`` itself (no lock file left behind)."""
     if fcntl is None:
         yield
