@@ -238,6 +238,32 @@ def test_a_report_that_does_not_fit_on_disk_leaves_the_old_report_whole(tmp_path
     ]
 
 
+# -- stop signals ----------------------------------------------------------------------------------
+
+
+def test_a_stop_signal_after_the_first_is_absorbed_not_handed_to_the_previous_handler():
+    """After a stop signal the process is ending: a second one (50 ms later, while the line is
+    printed or the interpreter exits) must not reach the previous handler (Python's default one
+    would end the process by the signal instead of exit 130)."""
+    from dialeval.cli.safe_output import Interrupted, stop_signals_raise
+
+    reached = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: reached.append(signum))
+    try:
+        with pytest.raises(Interrupted), stop_signals_raise():
+            signal.raise_signal(signal.SIGINT)
+        signal.raise_signal(signal.SIGINT)
+        assert reached == []
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        signal.signal(signal.SIGINT, lambda signum, frame: reached.append(signum))
+        with stop_signals_raise():  # a run without a stop signal hands the previous one back
+            pass
+        signal.raise_signal(signal.SIGINT)
+        assert reached == [signal.SIGINT]
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 # -- the lock --------------------------------------------------------------------------------------
 
 
