@@ -12,10 +12,12 @@ Layout (the Hub's convention for multi-config Parquet repos)::
 from __future__ import annotations
 
 import importlib
+import io
 from pathlib import Path
 
 import yaml
 
+from dialeval.atomic_files import MANIFEST_NAME, write_atomically
 from dialeval.datasets_scripts._sources import check_source_options
 from dialeval.datasets_scripts.registry import (
     BUILDERS,
@@ -25,6 +27,14 @@ from dialeval.datasets_scripts.registry import (
     prepare,
 )
 from dialeval.validation import ArgumentError, check_flag, check_path, require_collection
+
+#: The dataset card ``export_dataset`` writes at the top of its folder.
+CARD_FILE = "README.md"
+
+
+def parquet_pattern() -> str:
+    """The paths (a glob under the folder) of every Parquet file ``export_dataset`` writes."""
+    return "*/*-00000-of-00001.parquet"
 
 
 def dataset_card_path(name: str) -> Path:
@@ -97,9 +107,10 @@ def export_dataset(
         splits_by_config[config] = list(builder.info.splits)
         for split in splits_by_config[config]:
             target = out / config / f"{split}-00000-of-00001.parquet"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            builder.as_dataset(split=split).to_parquet(str(target))
-    (out / "README.md").write_text(exported_card(name, splits_by_config), encoding="utf-8")
+            buffer = io.BytesIO()  # whole files only, recorded as dialeval's for a rerun
+            builder.as_dataset(split=split).to_parquet(buffer)
+            write_atomically(target, buffer.getvalue())
+    write_atomically(out / CARD_FILE, exported_card(name, splits_by_config))
     if push_to_hub:
         from huggingface_hub import HfApi
 
@@ -110,5 +121,6 @@ def export_dataset(
             repo_type="dataset",
             folder_path=str(out),
             commit_message=f"dialeval export-dataset {name}",
+            ignore_patterns=[MANIFEST_NAME],  # dialeval's bookkeeping, not the dataset's
         )
     return out

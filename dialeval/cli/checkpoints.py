@@ -5,14 +5,19 @@
 each input file's sha256) and one JSON file per finished step (its name, summary and per-set
 rows: a :class:`~dialeval.metrics.engines.job_steps.StepOutcome`, and the fingerprint of each model
 it ran, as the report's provenance identifies models). JSON only, each file written whole
-(:func:`~dialeval.cli.safe_output.write_atomically`); a successful run removes the folder.
+(:func:`~dialeval.cli.safe_output.write_atomically`, strict JSON); a successful run removes the
+files it wrote there and then the folder if nothing else is in it. A folder at ``OUTPUT.partial``
+that is not one of these (no checkpoint manifest, or other files in it) is the user's: the
+command refuses to start (:func:`is_checkpoint_folder`, checked by
+:func:`~dialeval.cli.safe_output.check_outputs`) rather than delete it.
 
 The metric loop asks :meth:`MetricCheckpoints.get` before a step and hands the outcome to
 :meth:`MetricCheckpoints.put` after it. ``--resume`` reuses the steps of a run with the same
 manifest and models and refuses, saying what differs, otherwise. Without ``--resume``, the steps of
 the same run are refused rather than thrown away unasked (pass ``--resume``, or delete the folder),
 and those of a run with other settings, which this command could never reuse, are replaced with a
-note.
+note. A step whose per-set rows do not match the input's sets (a file cut short) is computed again,
+with a note.
 
 Under ``accelerate launch`` the main process reads and writes the folder; the others get what it
 read (they must skip the same steps, or the processes' collectives would not match).
@@ -20,6 +25,7 @@ read (they must skip the same steps, or the processes' collectives would not mat
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -28,7 +34,8 @@ import sys
 from pathlib import Path
 
 from dialeval import __version__
-from dialeval.cli.safe_output import linked_target, write_atomically
+from dialeval.atomic_files import temporary_name
+from dialeval.cli.safe_output import json_text, linked_target, write_atomically
 from dialeval.metrics.engines.job_steps import StepOutcome
 
 MANIFEST = "manifest.json"
@@ -42,7 +49,29 @@ PRESENTATION_OPTIONS = (
     "--per-set",
     "--no-progress",
     "--resume",
+    "--overwrite",
 )
+
+
+class CheckpointsInTheWay(ValueError):
+    """The checkpoint folder holds finished steps of this very run and ``--resume`` was not given
+    (the message says how to go on)."""
+
+
+def is_checkpoint_folder(folder: str | Path) -> bool:
+    """Whether ``folder`` is a checkpoint folder of dialeval evaluate: its manifest and nothing but
+    JSON step files beside it."""
+    folder = Path(folder)
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        entries = list(folder.iterdir())
+    except (OSError, ValueError):
+        return False
+    return (
+        isinstance(manifest, dict)
+        and {"dialeval_version", "options", "inputs"} <= set(manifest)
+        and all(entry.is_file() and entry.suffix == ".json" for entry in entries)
+    )
 
 
 def checkpoint_folder(output: str | Path) -> Path:
@@ -162,7 +191,7 @@ def _open_on_main(folder: Path, identity: dict, resume: bool) -> dict[str, StepO
             )
             return finished
         if not changes:  # the same run again: its finished metrics are not thrown away unasked
-            raise ValueError(
+            raise CheckpointsInTheWay(
                 f"{folder} holds {_count(finished)} of an interrupted run of this command "
                 f"({', '.join(finished)}): pass --resume to reuse them, or delete {folder} to "
                 "start over"
@@ -175,17 +204,22 @@ def _open_on_main(folder: Path, identity: dict, resume: bool) -> dict[str, StepO
     elif resume:
         print(f"nothing to resume at {folder}: starting from the first metric", file=sys.stderr)
     if folder.is_dir():
+        if not is_checkpoint_folder(folder):  # checked before the run; made meanwhile by someone
+            raise ValueError(f"{folder} is not a checkpoint folder of dialeval: move it away")
         shutil.rmtree(folder)
     return {}
 
 
 def _create(folder: Path, identity: dict) -> None:
     """The folder with its manifest, filled in beside and renamed: it never exists without one."""
-    building = folder.with_name(f".{folder.name}.building")
-    shutil.rmtree(building, ignore_errors=True)
+    building = temporary_name(folder, "building")  # a unique name: only this run's is removed
     building.mkdir(parents=True)
-    write_atomically(building / MANIFEST, json.dumps(identity, indent=2, ensure_ascii=False) + "\n")
-    building.rename(folder)
+    try:
+        write_atomically(building / MANIFEST, json_text(identity, folder / MANIFEST), record=False)
+        building.rename(folder)
+    except BaseException:
+        shutil.rmtree(building, ignore_errors=True)
+        raise
 
 
 class MetricCheckpoints:
@@ -196,7 +230,12 @@ class MetricCheckpoints:
     """
 
     def __init__(
-        self, folder: Path, identity: dict, finished: dict[str, StepOutcome], writes: bool
+        self,
+        folder: Path,
+        identity: dict,
+        finished: dict[str, StepOutcome],
+        writes: bool,
+        num_sets: int | None = None,
     ):
         self.folder, self.identity, self.finished, self.writes = (
             folder,
@@ -204,10 +243,30 @@ class MetricCheckpoints:
             dict(finished),
             writes,
         )
+        self.num_sets = num_sets
 
     def get(self, step: str) -> StepOutcome | None:
-        """The outcome of ``step`` when an earlier run finished it, else None."""
-        return self.finished.get(step)
+        """The outcome of ``step`` when an earlier run finished it, else None (also when its
+        per-set rows do not match the input's ``num_sets``: the step is then computed again)."""
+        outcome = self.finished.get(step)
+        if outcome is None or outcome.per_set is None or self.num_sets is None:
+            return outcome
+        rows = outcome.per_set
+        if (
+            isinstance(rows, list)
+            and len(rows) == self.num_sets
+            and all(isinstance(row, dict) for row in rows)
+        ):
+            return outcome
+        found = f"{len(rows)} per-set rows" if isinstance(rows, list) else "no per-set list"
+        if self.writes:
+            print(
+                f"note: the checkpoint of {step} in {self.folder} holds {found} for "
+                f"{self.num_sets} response sets (cut short?): computing {step} again",
+                file=sys.stderr,
+            )
+        del self.finished[step]
+        return None
 
     def put(self, step: str, outcome: StepOutcome) -> None:
         """Keep ``step``'s outcome (the main process writes it to the folder)."""
@@ -222,18 +281,27 @@ class MetricCheckpoints:
                 "per_set": outcome.per_set,
                 "models": _model_fingerprints(outcome.summary),
             }
-            write_atomically(
-                _step_file(self.folder, step), json.dumps(record, ensure_ascii=False) + "\n"
-            )
+            path = _step_file(self.folder, step)
+            text = json_text(record, path, indent=None, note=False)  # the report notes them
+            write_atomically(path, text, record=False)
 
     def remove(self) -> None:
-        """The run is complete (its report written): the checkpoints go."""
-        if self.writes:
-            shutil.rmtree(self.folder, ignore_errors=True)
+        """The run is complete (its report written): the files it kept go, then the folder if
+        nothing else is in it."""
+        if not self.writes or not self.folder.is_dir():
+            return
+        for path in [self.folder / MANIFEST, *(_step_file(self.folder, s) for s in self.finished)]:
+            path.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # something not ours is in it: it stays
+            self.folder.rmdir()
 
 
-def open_checkpoints(output: str | Path, identity: dict, resume: bool = False) -> MetricCheckpoints:
-    """The checkpoints of the run writing ``output`` (see the module docstring).
+def open_checkpoints(
+    output: str | Path, identity: dict, resume: bool = False, num_sets: int | None = None
+) -> MetricCheckpoints:
+    """The checkpoints of the run writing ``output`` (see the module docstring); ``num_sets``: the
+    input's number of response sets (None for a corpus), which each kept step's per-set rows must
+    match.
 
     Every process of a launch calls it alike, inside :func:`~dialeval.distributed.split_work`.
     """
@@ -241,7 +309,9 @@ def open_checkpoints(output: str | Path, identity: dict, resume: bool = False) -
 
     folder = checkpoint_folder(output)
     finished = computed_on_main(lambda: _open_on_main(folder, identity, resume))
-    return MetricCheckpoints(folder, identity, finished, writes=process_state().is_main_process)
+    return MetricCheckpoints(
+        folder, identity, finished, writes=process_state().is_main_process, num_sets=num_sets
+    )
 
 
 def resume_note(output: str | Path) -> str | None:

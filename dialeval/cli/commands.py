@@ -78,7 +78,8 @@ class EvaluateCommand:
             "-o",
             help="the report: .json (the full report), .csv, .md or .tex (the summary table, with "
             "the JSON report beside it); with several inputs, the comparison table (each system's "
-            "report beside it as STEM.NAME.json) (default: INPUT with suffix .diversity.json)",
+            "report beside it as STEM.NAME.json); - for standard output (default: INPUT with "
+            "suffix .diversity.json)",
         ),
     )
     output_format: str | None = field(
@@ -127,6 +128,14 @@ class EvaluateCommand:
             "--resume",
             help="reuse the metrics that an interrupted run with the same options and inputs "
             "finished (kept in OUTPUT.partial/ until the report is written)",
+        ),
+    )
+    overwrite: bool = field(
+        default=False,
+        metadata=option(
+            "--overwrite",
+            help="replace existing files at the output paths that dialeval did not write "
+            "(its own outputs are replaced without it)",
         ),
     )
 
@@ -189,7 +198,18 @@ class MetaEvalCommand:
         ),
     )
     output: str | None = field(
-        default=None, metadata=option("--output", "-o", help="also write the figures as JSON")
+        default=None,
+        metadata=option(
+            "--output", "-o", help="also write the figures as JSON (- for standard output)"
+        ),
+    )
+    overwrite: bool = field(
+        default=False,
+        metadata=option(
+            "--overwrite",
+            help="replace existing files at the output paths that dialeval did not write "
+            "(its own outputs are replaced without it)",
+        ),
     )
 
 
@@ -230,6 +250,14 @@ class ExportDatasetCommand:
     private: bool = field(
         default=False, metadata=option("--private", help="create the Hub repo as private")
     )
+    overwrite: bool = field(
+        default=False,
+        metadata=option(
+            "--overwrite",
+            help="replace existing files at the output paths that dialeval did not write "
+            "(its own outputs are replaced without it)",
+        ),
+    )
 
 
 @dataclass(kw_only=True)
@@ -261,6 +289,14 @@ class PushMetricsCommand:
     )
     private: bool = field(
         default=False, metadata=option("--private", help="create the Spaces as private")
+    )
+    overwrite: bool = field(
+        default=False,
+        metadata=option(
+            "--overwrite",
+            help="replace existing files at the output paths that dialeval did not write "
+            "(its own outputs are replaced without it)",
+        ),
     )
 
 
@@ -305,7 +341,12 @@ class DTGCommand:
         )
     )
     overwrite: bool = field(
-        default=False, metadata=option("--overwrite", help="start over instead of resuming")
+        default=False,
+        metadata=option(
+            "--overwrite",
+            help="start over instead of resuming, replacing --output and its OUTPUT.run.json "
+            "even when dialeval did not write them",
+        ),
     )
     device: str | None = field(
         default=None,
@@ -322,7 +363,18 @@ class DTGCommand:
 class DTGSummaryCommand:
     runs: list[str] = field(metadata=option(nargs="+", help="JSONL outputs of dialeval dtg"))
     output: str | None = field(
-        default=None, metadata=option("--output", "-o", help="also write the rows as JSON")
+        default=None,
+        metadata=option(
+            "--output", "-o", help="also write the rows as JSON (- for standard output)"
+        ),
+    )
+    overwrite: bool = field(
+        default=False,
+        metadata=option(
+            "--overwrite",
+            help="replace existing files at the output paths that dialeval did not write "
+            "(its own outputs are replaced without it)",
+        ),
     )
     bertscore_model: str | None = field(
         default=None,

@@ -7,7 +7,6 @@ system and a column per summary figure (:func:`comparison_table`), plus each sys
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from dialeval.cli.report_formats import (
     summary_rows,
     write_text,
 )
+from dialeval.cli.safe_output import json_text
 from dialeval.validation import ArgumentError
 
 _NAME = re.compile(r"^[\w.+-]+$")
@@ -104,7 +104,7 @@ def write_comparison(
         }
         for row in table.rows
     ]
-    return write_text(path, json.dumps({"systems": rows}, indent=2, ensure_ascii=False) + "\n")
+    return write_text(path, json_text({"systems": rows}, path))
 
 
 def write_run_outputs(

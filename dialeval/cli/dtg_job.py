@@ -31,7 +31,13 @@ from pathlib import Path
 from typing import NamedTuple
 
 from dialeval.cli.options import option
-from dialeval.cli.safe_output import Interrupted, deferred_stop_signals, write_atomically
+from dialeval.cli.safe_output import (
+    Interrupted,
+    deferred_stop_signals,
+    is_dialevals_file,
+    json_text,
+    write_atomically,
+)
 from dialeval.deprecation import renamed_attributes
 from dialeval.io import iter_jsonl
 from dialeval.validation import ArgumentError
@@ -315,6 +321,13 @@ def settings_path(output: str | Path) -> Path:
     return output.with_name(output.name + ".run.json")
 
 
+def is_dtg_output(path: str | Path) -> bool:
+    """Whether ``path`` is a results file of ``dialeval dtg``: its ``OUTPUT.run.json`` beside it is
+    dialeval's (the results themselves grow a batch at a time, so no digest of them is kept)."""
+    settings = settings_path(path)
+    return settings.is_file() and is_dialevals_file(settings)
+
+
 def load_generator(model: str, device=None, dtype: str | None = None):
     """A causal or seq2seq model (by its config) and its tokenizer,
     through :func:`dialeval.hub.load_model`."""
@@ -379,9 +392,8 @@ class ResumableJsonl:
                     "--overwrite"
                 )
         else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.write_text("", encoding="utf-8")
-            write_atomically(self.settings_path, json.dumps(wanted, indent=2) + "\n")
+            write_atomically(self.path, "")
+            write_atomically(self.settings_path, json_text(wanted, self.settings_path))
         self.num_done = self._keep_complete_batches()
 
     def position(self, line: int) -> tuple[int, int]:
@@ -437,7 +449,7 @@ class ResumableJsonl:
         """Appends a batch's lines; a stop signal meanwhile takes effect once the batch is on
         disk."""
         with deferred_stop_signals(), open(self.path, "a", encoding="utf-8") as handle:
-            handle.writelines(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+            handle.writelines(json_text(record, self.path, indent=None) for record in records)
             handle.flush()
             os.fsync(handle.fileno())
         self.num_done += len(records)

@@ -1,8 +1,10 @@
 """``dialeval evaluate`` as a command: its files, kept safe, around the job of :mod:`.evaluate_job`.
 
 Before anything runs: every input is opened (format, columns, split, Hub cache), every output is
-planned (:func:`~dialeval.cli.report_formats.plan_outputs`), an output that is also an input is
-refused, and each system's report is locked (``REPORT.lock``). Then each system (one per input)
+planned (:func:`~dialeval.cli.report_formats.plan_outputs`, :func:`planned_outputs`), an output
+that is also an input is refused, so is one over a file dialeval did not write (unless
+``--overwrite``; :func:`~dialeval.cli.safe_output.check_outputs`), and each system's report is
+locked (``REPORT.lock``). Then each system (one per input)
 runs the job, checkpointing each finished step beside its report (``REPORT.partial/``, for
 ``--resume``), in one store of model outputs, so that a text several systems share is encoded
 once. Reports are written whole (temporary file + rename); the checkpoints are removed when every
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import sys
 from pathlib import Path
 
 from dialeval.cli.commands import EvaluateCommand
@@ -69,18 +72,65 @@ def evaluate_files(args: argparse.Namespace, systems: dict[str, str], plan) -> t
     return inputs, outputs
 
 
+def planned_outputs(args: argparse.Namespace, systems: dict[str, str], plan) -> list:
+    """Every file the command may write, with the flag that put it there, for
+    :func:`~dialeval.cli.safe_output.check_outputs`: reports (named by ``--output``, beside a
+    table, or by default beside the input), tables, checkpoint folders, clusters, plots."""
+    from dialeval.cli.checkpoints import checkpoint_folder
+    from dialeval.cli.safe_output import PlannedOutput
+
+    given = vars(args)
+    output = given.get("output")
+    planned = []
+    for name, report in plan.reports.items():
+        if output is None or (output == "-" and str(report) != "-"):
+            flag = f"--output (by default, the report of {systems[name]})"
+        elif len(systems) > 1:
+            flag = f"--output (the report of system {name}, beside the comparison)"
+        elif plan.table is not None:
+            flag = "--output (the JSON report beside the table)"
+        else:
+            flag = "--output"
+        planned.append(PlannedOutput(flag, report))
+        planned.append(
+            PlannedOutput(
+                f"the checkpoint folder of {flag}",
+                checkpoint_folder(plan.anchor(name)),
+                folder=True,
+            )
+        )
+    planned += [PlannedOutput("--output", path) for path in (plan.table, plan.comparison) if path]
+    if plan.per_set_csv is not None:
+        planned.append(PlannedOutput("--per-set-csv", plan.per_set_csv))
+    _, written = evaluate_files(args, systems, plan)
+    planned += [
+        PlannedOutput(flag, path)
+        for flag, path in written
+        if flag in ("--save-sem-ent-clusters", "--plot")
+    ]
+    if given.get("save_sem_ent_clusters") == "":
+        planned.append(PlannedOutput("--save-sem-ent-clusters", ""))
+    return planned
+
+
 def _resume_notes(plan) -> str | None:
     from dialeval.cli.checkpoints import resume_note
 
-    notes = [note for note in (resume_note(path) for path in plan.reports.values()) if note]
+    notes = [note for note in (resume_note(plan.anchor(name)) for name in plan.reports) if note]
     return "\n".join(notes) or None
 
 
 def run_evaluate_command(args: argparse.Namespace) -> int:
     """The ``dialeval evaluate`` command (see the module docstring)."""
+    from dialeval.cli.checkpoints import CheckpointsInTheWay
     from dialeval.cli.compare import systems_from_inputs
     from dialeval.cli.report_formats import plan_outputs
-    from dialeval.cli.safe_output import Interrupted, held_output, refuse_outputs_over_inputs
+    from dialeval.cli.safe_output import (
+        Interrupted,
+        check_outputs,
+        held_output,
+        refuse_outputs_over_inputs,
+    )
 
     command = build(EvaluateCommand, args)
     systems = systems_from_inputs(
@@ -94,13 +144,16 @@ def run_evaluate_command(args: argparse.Namespace) -> int:
     )
     plan = plan_outputs(systems, command.output, command.output_format, command.per_set_csv)
     refuse_outputs_over_inputs(*evaluate_files(args, systems, plan))
+    check_outputs(planned_outputs(args, systems, plan), overwrite=command.overwrite)
     with contextlib.ExitStack() as locks:
-        for report_path in plan.reports.values():
-            locks.enter_context(held_output(report_path, "dialeval evaluate"))
+        for name in plan.reports:
+            locks.enter_context(held_output(plan.anchor(name), "dialeval evaluate"))
         try:
             return _run(args, command, systems, plan)
         except Interrupted as stop:
             stop.detail = _resume_notes(plan) or "no metric had finished yet: nothing to resume"
+            raise
+        except CheckpointsInTheWay:  # its message already says how to go on
             raise
         except (ValueError, OSError) as error:  # the finished steps are kept: say so
             note = _resume_notes(plan)
@@ -226,7 +279,12 @@ def _run(args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, 
                     },
                     [("input", source), *shared_inputs],
                 )
-                checkpoint = open_checkpoints(plan.reports[name], identity, resume=command.resume)
+                checkpoint = open_checkpoints(
+                    plan.anchor(name),
+                    identity,
+                    resume=command.resume,
+                    num_sets=len(data) if scope == "response_set" else None,
+                )
                 job = evaluate_response_sets if scope == "response_set" else evaluate_corpus
                 report = job(data, options, checkpoint=checkpoint)
             checkpoints.append(checkpoint)
@@ -239,11 +297,17 @@ def _run(args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, 
         for line in write_run_outputs(
             reports, plan, command.decimals, command.plot
         ):  # per-set CSV, comparison
-            print(line)
+            print(line, file=_human(plan))
     for checkpoint in checkpoints:
         checkpoint.remove()  # last: a run stopped before this point can still be resumed
     end_processes()
     return 0
+
+
+def _human(plan):
+    """Where the printed tables and notes go: standard error when an output is standard
+    output."""
+    return sys.stderr if plan.uses_standard_output else sys.stdout
 
 
 def _write_system(
@@ -269,20 +333,22 @@ def _write_system(
             models_used(report),
         )
     )
+    human = _human(plan)
     output = write_text(plan.reports[name], format_report(report, "json"))
     if plan.table is not None:
         write_text(plan.table, format_report(report, plan.output_format, command.decimals))
     if num_systems > 1:
-        print(f"== {name}: {source}")
+        print(f"== {name}: {source}", file=human)
     if command.per_set and "per_set" in report:
-        print(format_per_set_table(report) + "\n")
-    print(format_table(report))
+        print(format_per_set_table(report) + "\n", file=human)
+    print(format_table(report), file=human)
     print(
         "\n"
         + format_provenance(
             report["provenance"],
             used_options(argparse.Namespace(), EvaluateCommand, EvaluationOptions),
-        )
+        ),
+        file=human,
     )
     if command.plot and "sem_ent" in report["metrics"]:
         from dialeval.cli.plots import plot_cluster_distribution
@@ -294,10 +360,11 @@ def _write_system(
             title=Path(source).name,
             reference_distribution=summary["reference_distribution"],
         )
-        print(f"plot: {path}")
+        print(f"plot: {path}", file=human)
     elif command.plot:  # Sem-Ent was planned but skipped (its reason is printed above)
         print(
-            f"plot: no {_sem_ent_plot(command.plot, name, num_systems).name}: sem_ent was skipped"
+            f"plot: no {_sem_ent_plot(command.plot, name, num_systems).name}: sem_ent was skipped",
+            file=human,
         )
     processes = process_state().num_processes
     table = f"; table: {plan.table}" if plan.table is not None else ""
@@ -306,7 +373,6 @@ def _write_system(
         if "num_sets" in report
         else f"a corpus of {report['num_responses']} responses"
     )
-    print(
-        f"\n{counts}{f' ({processes} processes)' if processes > 1 else ''}; report: {output}{table}"
-    )
+    launched = f" ({processes} processes)" if processes > 1 else ""
+    print(f"\n{counts}{launched}; report: {output}{table}", file=human)
     return report

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from dialeval import __version__
 from dialeval.cli.commands import (
@@ -38,36 +39,70 @@ def _meta_eval(args: argparse.Namespace) -> int:
         report_as_dict,
         run_meta_eval,
     )
-    from dialeval.cli.safe_output import write_report
+    from dialeval.cli.plots import PLOT_PATTERNS
+    from dialeval.cli.safe_output import (
+        PlannedOutput,
+        check_outputs,
+        refuse_outputs_over_inputs,
+        standard_output_named,
+        write_report,
+    )
 
     command = build(MetaEvalCommand, args)
     options = build(MetaEvalOptions, args)
+    planned = [PlannedOutput("--output", command.output)] if command.output is not None else []
+    if command.plot is not None:
+        planned += [
+            PlannedOutput("--plot", command.plot, pattern=f"{command.test}_{task}_{pattern}")
+            for task in command.tasks
+            for pattern in PLOT_PATTERNS
+        ]
+    refuse_outputs_over_inputs(
+        [("--data-dir", options.data_dir)], [("--output", command.output)], "--overwrite"
+    )
+    check_outputs(planned, overwrite=command.overwrite)
+    human = sys.stderr if standard_output_named(command.output) else sys.stdout
     reports = []
     for task in command.tasks:
         report = run_meta_eval(command.metrics, command.test, task, options, human=command.human)
         reports.append(report)
-        print(format_report(report) + "\n")
+        print(format_report(report) + "\n", file=human)
         if command.plot:
             from dialeval.cli.plots import write_plots
 
             for path in write_plots(report, command.plot):
-                print(f"plot: {path}")
+                print(f"plot: {path}", file=human)
     if command.output:
         write_report(command.output, [report_as_dict(r) for r in reports])
     return 0
 
 
 def _push_metrics(args: argparse.Namespace) -> int:
-    from dialeval.cli.push_metrics import run
+    from dialeval.cli.push_metrics import planned_folders, run
+    from dialeval.cli.safe_output import check_outputs
 
     command = build(PushMetricsCommand, args)
+    if command.to is not None:
+        check_outputs(planned_folders(command.to, command.metrics), overwrite=command.overwrite)
     return run(command.namespace, command.to, command.metrics, private=command.private)
 
 
 def _export_dataset(args: argparse.Namespace) -> int:
+    from dialeval.cli.safe_output import PlannedOutput, check_outputs, refuse_outputs_over_inputs
     from dialeval.datasets_scripts import export_dataset
+    from dialeval.datasets_scripts.export import CARD_FILE, parquet_pattern
 
     command = build(ExportDatasetCommand, args)
+    refuse_outputs_over_inputs(
+        [("--data-dir", command.data_dir)], [("--to", command.to)], "--overwrite"
+    )
+    check_outputs(
+        [
+            PlannedOutput("--to", Path(command.to) / CARD_FILE),
+            PlannedOutput("--to", command.to, pattern=parquet_pattern()),
+        ],
+        overwrite=command.overwrite,
+    )
     out = export_dataset(
         command.name,
         command.to,
@@ -91,18 +126,35 @@ def _dtg(args: argparse.Namespace) -> int:
     from dialeval.cli.dtg_job import (
         DTGOptions,
         format_summary_table,
+        is_dtg_output,
         read_contexts,
         run_dtg_job,
         settings_path,
     )
-    from dialeval.cli.safe_output import held_output, refuse_outputs_over_inputs
+    from dialeval.cli.safe_output import (
+        PlannedOutput,
+        check_outputs,
+        held_output,
+        refuse_outputs_over_inputs,
+    )
     from dialeval.distributed import end_processes, process_state
 
     command = build(DTGCommand, args)
+    if command.output in ("", "-"):
+        raise ValueError(
+            f"--output {command.output!r}: dtg appends to a file it can resume; name a file"
+        )
     refuse_outputs_over_inputs(
-        [("--input", command.input)],
+        [("--input", command.input), ("--data-dir", command.data_dir)],
         [("--output", command.output), ("--output", settings_path(command.output))],
         "--overwrite",
+    )
+    check_outputs(
+        [
+            PlannedOutput("--output", command.output, recognised=is_dtg_output),
+            PlannedOutput("--output (its OUTPUT.run.json)", settings_path(command.output)),
+        ],
+        overwrite=command.overwrite,
     )
     settings = build(
         DTGOptions,
@@ -141,7 +193,13 @@ def _dtg(args: argparse.Namespace) -> int:
 
 def _dtg_summary(args: argparse.Namespace) -> int:
     from dialeval.cli.dtg_job import format_summary_table, read_run, settings_path, summarize
-    from dialeval.cli.safe_output import refuse_outputs_over_inputs, write_report
+    from dialeval.cli.safe_output import (
+        PlannedOutput,
+        check_outputs,
+        refuse_outputs_over_inputs,
+        standard_output_named,
+        write_report,
+    )
 
     command = build(DTGSummaryCommand, args)
     # each run is read with its OUTPUT.run.json beside it: neither may be overwritten by the summary
@@ -149,11 +207,14 @@ def _dtg_summary(args: argparse.Namespace) -> int:
         ("RUN's settings", settings_path(run)) for run in command.runs
     ]
     refuse_outputs_over_inputs(runs, [("--output", command.output)])
+    if command.output is not None:
+        check_outputs([PlannedOutput("--output", command.output)], overwrite=command.overwrite)
     rows = [
         summarize(*read_run(path), bertscore_model=command.bertscore_model, device=command.device)
         for path in command.runs
     ]
-    print(format_summary_table(rows))
+    human = sys.stderr if standard_output_named(command.output) else sys.stdout
+    print(format_summary_table(rows), file=human)
     if command.output:
         write_report(command.output, rows)
     return 0
@@ -238,15 +299,19 @@ def main(argv: list[str] | None = None) -> int:
     ):  # argparse reports them with the top-level usage; the command's own usage lists its flags
         command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
-        with library_progress_bars(vars(args).get("progress", True)), stop_signals_raise():
-            return args.handler(args)
-    except Interrupted as stop:  # Ctrl-C or SIGTERM: what was kept and how to go on, in one line
-        print(
-            f"dialeval {args.command}: interrupted by {stop.signal_name}"
-            + (f"; {stop.detail}" if stop.detail else ""),
-            file=sys.stderr,
-        )
-        return stop.exit_code
+        # The line is printed while the stop handlers are still in place: a second signal meanwhile
+        # is absorbed, and the process exits with 128 + signal, not by the signal.
+        with stop_signals_raise():
+            try:
+                with library_progress_bars(vars(args).get("progress", True)):
+                    return args.handler(args)
+            except Interrupted as stop:  # Ctrl-C or SIGTERM: what was kept, how to go on
+                print(
+                    f"dialeval {args.command}: interrupted by {stop.signal_name}"
+                    + (f"; {stop.detail}" if stop.detail else ""),
+                    file=sys.stderr,
+                )
+                return stop.exit_code
     except (
         ValueError,
         OSError,

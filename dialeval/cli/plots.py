@@ -101,6 +101,11 @@ def plot_parameter_scatter(report: MetaEvalReport, row: MetricRow, path: Path) -
     return _save(figure, path)
 
 
+#: The names ``meta-eval --plot DIR`` writes, after ``TEST_TASK_`` (checked before the run, when
+#: the rows' labels are not known yet).
+PLOT_PATTERNS = ("*_classes.png", "*_vs_temperature.png")
+
+
 def write_plots(report: MetaEvalReport, out_dir: str | Path) -> list[Path]:
     """One PNG per row of ``report`` under ``out_dir``; returns their paths."""
     out = Path(out_dir)

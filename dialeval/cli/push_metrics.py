@@ -9,10 +9,10 @@ The script imports the metric from the ``dialeval`` package, so nothing else is 
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from pathlib import Path
 
+from dialeval.atomic_files import MANIFEST_NAME, write_atomically
 from dialeval.metrics.registry import METRICS, get
 from dialeval.validation import ArgumentError
 
@@ -32,6 +32,17 @@ def space_files(name: str) -> list[Path]:
     return files
 
 
+def planned_folders(to: str | Path, names: list[str] | None = None) -> list:
+    """Every file ``--to DIR`` receives, for :func:`~dialeval.cli.safe_output.check_outputs`."""
+    from dialeval.cli.safe_output import PlannedOutput
+
+    return [
+        PlannedOutput("--to", Path(to) / name / path.name)
+        for name in names or [metric.name for metric in METRICS]
+        for path in space_files(name)
+    ]
+
+
 def write_metric_folders(to: str | Path, names: list[str] | None = None) -> list[Path]:
     """Write ``to/<name>/`` for each metric (default: all registered); ``evaluate.load`` reads
     each."""
@@ -39,9 +50,8 @@ def write_metric_folders(to: str | Path, names: list[str] | None = None) -> list
     for name in names or [metric.name for metric in METRICS]:
         files = space_files(name)
         folder = Path(to) / name
-        folder.mkdir(parents=True, exist_ok=True)
-        for path in files:
-            shutil.copyfile(path, folder / path.name)
+        for path in files:  # whole files, recorded as dialeval's: a rerun may replace them
+            write_atomically(folder / path.name, path.read_bytes())
         written.append(folder)
     return written
 
@@ -108,6 +118,7 @@ def _upload(api, namespace: str, names: list[str] | None, to, private: bool) -> 
                 repo_type="space",
                 folder_path=str(folder),
                 commit_message=f"dialeval push-metrics {folder.name}",
+                ignore_patterns=[MANIFEST_NAME],  # dialeval's bookkeeping, not the Space's
             )
             repo_ids.append(repo_id)
     return repo_ids

@@ -23,7 +23,7 @@ import io
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from dialeval.validation import ArgumentError
@@ -89,9 +89,19 @@ class Table:
     rows: list[list]
 
 
+#: More decimals than a double holds (17 significant digits) add nothing but width.
+MAX_DECIMALS = 20
+
+
 def check_decimals(decimals: int) -> int:
-    if isinstance(decimals, bool) or not isinstance(decimals, int) or decimals < 0:
-        raise ArgumentError("decimals", f"must be an integer >= 0, got {decimals!r}")
+    if (
+        isinstance(decimals, bool)
+        or not isinstance(decimals, int)
+        or not 0 <= decimals <= MAX_DECIMALS
+    ):
+        raise ArgumentError(
+            "decimals", f"must be an integer from 0 to {MAX_DECIMALS}, got {decimals!r}"
+        )
     return decimals
 
 
@@ -251,7 +261,9 @@ def format_report(report: dict, output_format: str, decimals: int = DEFAULT_DECI
     """The file text of ``report`` in ``output_format``: the whole report as JSON, else its summary
     table."""
     if output_format == "json":
-        return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+        from dialeval.cli.safe_output import json_text
+
+        return json_text(report, f"the report of {report.get('input', 'the input')}")
     if output_format not in OUTPUT_FORMATS:
         raise ArgumentError(
             "output_format", f"must be one of {', '.join(OUTPUT_FORMATS)}, got {output_format!r}"
@@ -261,7 +273,8 @@ def format_report(report: dict, output_format: str, decimals: int = DEFAULT_DECI
 
 def write_text(path: str | Path, text: str) -> Path:
     """The one place ``dialeval evaluate`` writes an output file: whole or not at all (a temporary
-    file in the same folder, renamed into place; the folder made as needed)."""
+    file in the same folder, renamed into place; the folder made as needed), or written through
+    for ``-``, a device or a FIFO (:func:`~dialeval.atomic_files.write_atomically`)."""
     from dialeval.cli.safe_output import write_atomically
 
     return write_atomically(path, text)
@@ -310,12 +323,31 @@ class OutputPlan:
     table: Path | None = None
     comparison: Path | None = None
     per_set_csv: Path | None = None
+    sources: dict[str, str] = field(default_factory=dict)
+
+    def anchor(self, name: str) -> Path:
+        """Where system ``name``'s lock and checkpoints go: beside its report, or, for a report
+        written through (standard output, a device, a FIFO), beside its default report."""
+        from dialeval.atomic_files import is_written_through
+
+        report = self.reports[name]
+        if is_written_through(report) and name in self.sources:
+            return default_report_path(self.sources[name])
+        return report
 
     def paths(self) -> list[Path]:
         return [
             *self.reports.values(),
             *(p for p in (self.table, self.comparison, self.per_set_csv) if p is not None),
         ]
+
+    @property
+    def uses_standard_output(self) -> bool:
+        """Whether an output goes to standard output (``-``, ``/dev/stdout``): the printed
+        tables then go to standard error, so that standard output holds the file alone."""
+        from dialeval.atomic_files import process_descriptor
+
+        return any(str(path) == "-" or process_descriptor(path) == 1 for path in self.paths())
 
 
 def plan_outputs(
@@ -330,14 +362,21 @@ def plan_outputs(
     format; a table format also writes the JSON report beside it (suffix ``.json``). Several inputs:
     ``output`` is the comparison table (JSON: its rows as objects) and each system's JSON report
     goes beside it as ``STEM.NAME.json`` (without ``output``: beside each input, and the comparison
-    is printed only). No two outputs may share a path, nor an output be an input.
+    is printed only). ``output`` ``-`` is standard output (the JSON report, or the table or
+    comparison in ``output_format``); the JSON reports a table on standard output has beside it go
+    where they go without ``output``. No two outputs may share a path, nor an output be an input.
     """
+    if output == "":
+        raise ArgumentError(
+            "output", "(-o) is an empty path: name a file, or - for standard output"
+        )
+    stdout = output == "-"
     if len(inputs) > 1 and output is None and output_format is not None:
         raise ArgumentError(
             "output_format",
             "names the comparison table's format: with several inputs it needs `output`",
         )
-    table_format = output_format_of(output, output_format)
+    table_format = output_format_of(None if stdout else output, output_format)
     per_set = Path(per_set_csv) if per_set_csv is not None else None
     if per_set is not None and Path(per_set).suffix.lower() != ".csv":
         raise ArgumentError("per_set_csv", f"{per_set_csv!r} must end with .csv")
@@ -349,21 +388,30 @@ def plan_outputs(
             else default_report_path(source).with_suffix(SUFFIX_OF_FORMAT[table_format])
         )
         report = main if table_format == "json" else main.with_suffix(".json")
+        if stdout and table_format != "json":
+            report = default_report_path(source)
         plan = OutputPlan(
             table_format,
             {name: report},
             table=None if table_format == "json" else main,
             per_set_csv=per_set,
+            sources=dict(inputs),
         )
     else:
         comparison = Path(output) if output else None
         reports = {
             name: comparison.parent / f"{comparison.stem}.{name}.json"
-            if comparison
+            if comparison and not stdout
             else default_report_path(source)
             for name, source in inputs.items()
         }
-        plan = OutputPlan(table_format, reports, comparison=comparison, per_set_csv=per_set)
+        plan = OutputPlan(
+            table_format,
+            reports,
+            comparison=comparison,
+            per_set_csv=per_set,
+            sources=dict(inputs),
+        )
     _check_distinct(plan, inputs)
     return plan
 
@@ -371,6 +419,8 @@ def plan_outputs(
 def _check_distinct(plan: OutputPlan, inputs: dict[str, str]) -> None:
     seen: dict[Path, Path] = {}
     for path in plan.paths():
+        if str(path) == "-":
+            continue
         resolved = path.resolve()
         if resolved in seen:
             raise ArgumentError(

@@ -18,6 +18,22 @@ output, and a clean stop on Ctrl-C (SIGINT) or SIGTERM.
   takes the lock (the others learn whether it got it), and the other processes, which write
   nothing, keep the default signal actions, so that a signal ends them at once even while they
   wait in a collective for a main process that is gone.
+
+Every file a command will write is planned before any work starts: each command builds a list of
+:class:`PlannedOutput` (the path and the flag that put it there) right after reading its
+arguments and hands it to :func:`check_outputs`. A planned path that exists and that dialeval did
+not write is refused, naming the file and the flag, unless the command's ``--overwrite`` is given.
+dialeval's own files are those its folder's manifest records with their current sha256
+(:mod:`dialeval.atomic_files`), and, for files written before the manifest existed, a JSON report
+carrying dialeval's ``provenance`` block or a DTG run's settings file; a rerun replaces them
+without ``--overwrite``. ``-`` is standard output; a path that is not a regular file (a device, a
+FIFO, ``/dev/stdout``) is written through and never renamed over. Checkpoint folders
+(``OUTPUT.partial``) are dialeval's when they hold its checkpoint manifest; any other folder there
+is refused even with ``--overwrite`` (dialeval deletes only what it made). Temporary files carry a
+unique name (:func:`~dialeval.atomic_files.temporary_name`) and are the only things cleaned up.
+
+Every JSON file the command line writes is strict JSON (:func:`json_text`): a NaN or infinity
+(an input's metadata, a figure) is written as ``null``, with a note on standard error naming where.
 """
 
 from __future__ import annotations
@@ -25,15 +41,22 @@ from __future__ import annotations
 import contextlib
 import datetime
 import json
+import math
 import os
 import signal
 import socket
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
-from dialeval.atomic_files import write_atomically
+from dialeval.atomic_files import (
+    is_written_through,
+    process_descriptor,
+    write_atomically,
+    written_by_dialeval,
+)
 
 #: The signals a job stops on cleanly.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -82,7 +105,11 @@ def refuse_outputs_over_inputs(
     may be a folder, whose files are then inputs too. ``overwrite_flag`` names the command's
     ``--overwrite``, which does not lift this refusal.
     """
-    outputs = [(flag, Path(path)) for flag, path in outputs if path is not None]
+    outputs = [
+        (flag, Path(path))
+        for flag, path in outputs
+        if path is not None and str(path) not in ("", "-") and process_descriptor(path) is None
+    ]
     for input_flag, source in inputs:
         if source is None:
             continue
@@ -99,9 +126,179 @@ def refuse_outputs_over_inputs(
 # -- whole files or nothing --------------------------------------------------------------------
 
 
+def _finite(value, where: str, replaced: list[str]):
+    if isinstance(value, float) and not math.isfinite(value):
+        replaced.append(f"{where or 'the value'} = {value!r}")
+        return None
+    if isinstance(value, dict):
+        return {
+            key: _finite(item, f"{where}.{key}" if where else str(key), replaced)
+            for key, item in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return [_finite(item, f"{where}[{index}]", replaced) for index, item in enumerate(value)]
+    return value
+
+
+def json_text(
+    value, path: str | Path | None = None, indent: int | None = 2, note: bool = True
+) -> str:
+    """``value`` as strict JSON (UTF-8 text, a final newline): JSON has no NaN or infinity, so
+    each is written as null, with one note on standard error naming ``path`` and where they were
+    (a strict parser would refuse the whole file otherwise; ``note=False`` for bookkeeping whose
+    figures reach a report that notes them)."""
+    replaced: list[str] = []
+    value = _finite(value, "", replaced)
+    if replaced and note:
+        shown = ", ".join(replaced[:5]) + (
+            f" and {len(replaced) - 5} more" if len(replaced) > 5 else ""
+        )
+        print(
+            f"note: {path or 'JSON output'}: {shown} written as null (JSON has no NaN or infinity)",
+            file=sys.stderr,
+        )
+    return json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False) + "\n"
+
+
 def write_report(path: str | Path, report) -> Path:
-    """A JSON report (indented, UTF-8, a final newline), written whole or not at all."""
-    return write_atomically(path, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    """A JSON report (indented, strict JSON, UTF-8, a final newline), written whole or not at
+    all."""
+    return write_atomically(path, json_text(report, path))
+
+
+# -- every output planned and checked before work -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlannedOutput:
+    """A file a command will write (``pattern``: every file in the folder ``path`` whose name
+    matches this glob, when the names are known only after the work) and the flag that named it.
+
+    ``recognised``: another test that the file is dialeval's (a DTG output by its run settings).
+    ``folder``: a folder dialeval fills and deletes whole (checkpoints): only its own is accepted.
+    """
+
+    flag: str
+    path: str | Path
+    pattern: str | None = None
+    recognised: Callable[[Path], bool] | None = None
+    folder: bool = False
+
+
+def standard_output_named(path: str | Path | None) -> bool:
+    """Whether ``path`` is standard output (``-``, ``/dev/stdout``): printed tables then go to
+    standard error, so that standard output holds the file alone."""
+    return path is not None and (str(path) == "-" or process_descriptor(path) == 1)
+
+
+def _dialeval_json(path: Path) -> bool:
+    """A JSON file dialeval wrote before its folder had a manifest: a report with its
+    ``provenance`` block, or a DTG run's settings (every format of them has its model, metric,
+    num_responses and max_samples)."""
+    if path.suffix.lower() != ".json":
+        return False
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if isinstance(value, dict):
+        block = value.get("provenance")
+        return (isinstance(block, dict) and {"dialeval_version", "command"} <= set(block)) or (
+            {"model", "metric", "num_responses", "max_samples"} <= set(value)  # DTG's settings
+        )
+    return False
+
+
+def is_dialevals_file(path: str | Path) -> bool:
+    """Whether dialeval may replace the regular file ``path`` unasked (see the module
+    docstring)."""
+    return written_by_dialeval(path) or _dialeval_json(Path(os.path.realpath(path)))
+
+
+def _planned_files(planned: PlannedOutput) -> list[Path]:
+    path = Path(planned.path)
+    if planned.pattern is None:
+        return [path]
+    return sorted(path.glob(planned.pattern)) if path.is_dir() else []
+
+
+def _check_folders_above(flag: str, path: Path) -> None:
+    """The folders ``path`` needs are folders, or can be made: a file in the way is refused."""
+    for above in path.parents:
+        if above.exists() or above.is_symlink():
+            if not above.is_dir():
+                raise ValueError(
+                    f"{flag} {path}: {above} is a file, not a folder; choose another {flag}"
+                )
+            return
+
+
+def _refusal(planned: PlannedOutput, path: Path) -> str | None:
+    """Why ``path`` may not be written (None: it may)."""
+    if is_written_through(path):
+        return None
+    if planned.folder:
+        if not path.exists() and not path.is_symlink():
+            return None
+        from dialeval.cli.checkpoints import is_checkpoint_folder
+
+        if path.is_dir() and is_checkpoint_folder(path):
+            return None
+        return f"{planned.flag} {path} is a folder dialeval did not make"
+    if not path.exists() and not path.is_symlink():
+        return None
+    if path.is_dir():
+        return f"{planned.flag} {path} is a folder"
+    if not path.exists():  # a link to nowhere: writing it would create the file it names
+        return None
+    if is_dialevals_file(path) or (planned.recognised is not None and planned.recognised(path)):
+        return None
+    return f"{planned.flag} {path}"
+
+
+def check_outputs(
+    planned: Iterable[PlannedOutput],
+    overwrite: bool = False,
+    overwrite_flag: str | None = "--overwrite",
+) -> None:
+    """Refuse, before any work, to write where the user's files are (see the module docstring).
+
+    Raises a ValueError listing each existing file that dialeval did not write, with the flag
+    that named it; ``overwrite`` (the command's ``overwrite_flag``) allows replacing them. A
+    folder in the way of a file, an empty path, a folder where a file goes and a foreign folder
+    where a checkpoint folder goes are refused even with ``overwrite``.
+    """
+    refused, always = [], []
+    for entry in planned:
+        if str(entry.path) == "":
+            raise ValueError(
+                f"{entry.flag} is an empty path: name a file (or - for standard "
+                "output where the command writes one file)"
+            )
+        if str(entry.path) == "-" or process_descriptor(entry.path) is not None:
+            continue
+        for path in _planned_files(entry):
+            _check_folders_above(entry.flag, path)
+            reason = _refusal(entry, path)
+            if reason is None:
+                continue
+            if entry.folder or path.is_dir():
+                always.append(reason)
+            else:
+                refused.append(reason)
+    if always:
+        raise ValueError(
+            "dialeval deletes or replaces only what it wrote, and these are not files it wrote: "
+            + "; ".join(always)
+            + ". Move them, or choose another output"
+        )
+    if refused and not overwrite:
+        unless = f", or pass {overwrite_flag} to replace them" if overwrite_flag else ""
+        raise ValueError(
+            "would replace files that dialeval did not write: "
+            + "; ".join(refused)
+            + f". Choose other outputs{unless}"
+        )
 
 
 # -- one run per output ------------------------------------------------------------------------
@@ -120,10 +317,18 @@ def linked_target(output: str | Path) -> Path:
     return Path(os.path.realpath(output)) if output.is_symlink() else output
 
 
+#: The largest process id any system hands out (Linux's ``pid_max`` limit is 2**22).
+_MAX_PID = 2**31 - 1
+
+
+def _valid_pid(pid) -> bool:
+    return isinstance(pid, int) and not isinstance(pid, bool) and 0 < pid <= _MAX_PID
+
+
 def _pid_is_running(pid: int) -> bool:
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):
         return False
     except PermissionError:  # another user's process
         return True
@@ -164,11 +369,14 @@ class OutputLock:
             return {}
         except (OSError, ValueError):
             return None
-        return holder if isinstance(holder, dict) else None
+        # a pid no process can have is not a lock of dialeval's: unreadable, never taken over
+        if not isinstance(holder, dict) or not _valid_pid(holder.get("pid")):
+            return None
+        return holder
 
     def _refuse(self, holder: dict | None):
         if holder is None:
-            who = "a run whose lock file cannot be read"
+            who = "a run whose lock file cannot be read (not JSON with a valid pid and host)"
         else:
             who = (
                 f"`{holder.get('command', 'dialeval')}` (pid {holder.get('pid')} on "
@@ -183,7 +391,7 @@ class OutputLock:
         return (
             holder is not None
             and holder.get("host") == socket.gethostname()
-            and isinstance(holder.get("pid"), int)
+            and _valid_pid(holder.get("pid"))
             and not _pid_is_running(holder["pid"])
         )
 
@@ -244,7 +452,9 @@ def _on_stop_signal(signum, frame) -> None:
 @contextlib.contextmanager
 def stop_signals_raise():
     """Inside the block, SIGINT and SIGTERM raise :class:`Interrupted` (main thread only; elsewhere
-    Python cannot install handlers and the block runs unchanged)."""
+    Python cannot install handlers and the block runs unchanged). A second signal lets the cleanup
+    finish, a third ends the process at once; once a signal was received, the block's end leaves
+    further ones ignored (the process is exiting) instead of restoring the previous handlers."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -255,8 +465,11 @@ def stop_signals_raise():
     try:
         yield
     finally:
+        # After a stop signal the process is ending: a repeated one (a second Ctrl-C, torchrun's
+        # copy of it) must not kill it by signal before it exits with 128 + signal.
+        stopping = _signals["received"] > 0
         for signum, handler in previous.items():
-            signal.signal(signum, handler)
+            signal.signal(signum, signal.SIG_IGN if stopping else handler)
 
 
 @contextlib.contextmanager

@@ -304,6 +304,8 @@ class SemanticClusters:
         from safetensors.numpy import save
 
         out = Path(directory)
+        if out.exists() and not out.is_dir():  # rather than mkdir's bare "File exists"
+            raise ArgumentError("directory", f"{str(out)!r} is a file, not a folder")
         out.mkdir(parents=True, exist_ok=True)
         arrays = {
             "pca_mean": self.pca_mean,

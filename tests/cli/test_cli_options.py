@@ -133,10 +133,12 @@ ADDED_FLAGS: dict[str, set[str]] = {
         "--resume",  # test_safe_output.py: resuming from checkpoints
         "--homogenization-model",  # test_homogenization_cli.py: homogenization's encoders
         "--sem-ent-max-length",  # test_sem_ent_module.py: a model with fewer positions
+        "--overwrite",  # test_output_ownership.py: replacing files dialeval did not write
     },
     "meta-eval": {
         "--no-progress",  # test_cli.py: progress bars
         "--no-verify",
+        "--overwrite",  # test_output_ownership.py
     },  # test_meta_eval_cli.py: a changed release file read anyway
     # test_dtg_cli.py: the decoding settings DTG sets itself, trials, GPU options
     "dtg": {
@@ -153,7 +155,10 @@ ADDED_FLAGS: dict[str, set[str]] = {
         "--nli-batch-size",
         "--no-verify",
     },  # below: passed to the test set's checksum check
-    "dtg-summary": {"--bertscore-model", "--device"},  # Table 5's relevance
+    "dtg-summary": {"--bertscore-model", "--device", "--overwrite"},  # Table 5's relevance
+    # test_output_ownership.py: replacing files dialeval did not write
+    "export-dataset": {"--overwrite"},
+    "push-metrics": {"--overwrite"},
 }
 
 

@@ -9,6 +9,7 @@ import pytest
 from conftest import REPO_ROOT
 from registry_steps import expected_figures
 
+from dialeval.atomic_files import MANIFEST_NAME
 from dialeval.cli import main
 from dialeval.cli.compare import comparison_table, systems_from_inputs
 from dialeval.cli.evaluate_job import EvaluationOptions, evaluate_response_sets
@@ -224,7 +225,8 @@ def test_a_plot_stopped_while_rendering_leaves_the_previous_figure_whole(tmp_pat
         )
     assert plot.read_bytes() == before
     assert sorted(path.name for path in plots.iterdir()) == [
-        "per_set_distributions.png"
+        MANIFEST_NAME,
+        "per_set_distributions.png",
     ]  # no temporary left
 
 

@@ -19,6 +19,7 @@ from registry_steps import expected_figures
 from test_dtg_cli import CONTEXTS
 from test_dtg_cli import _args as _dtg_args
 
+from dialeval.atomic_files import MANIFEST_NAME, write_atomically
 from dialeval.cli import main
 from dialeval.cli.checkpoints import checkpoint_folder
 from dialeval.cli.evaluate_job import EvaluationOptions
@@ -136,7 +137,7 @@ def test_evaluate_stopped_by_sigterm_keeps_its_finished_metric_and_resume_skips_
     )
 
     report = interrupted / "report.json"
-    report.write_text("an earlier report\n", encoding="utf-8")
+    write_atomically(report, "an earlier report\n")  # dialeval's own: a rerun may replace it
     log = tmp_path / "events.jsonl"
     paused = Paused(
         tmp_path,
@@ -180,7 +181,8 @@ def test_evaluate_stopped_by_sigterm_keeps_its_finished_metric_and_resume_skips_
 
     # without --resume the kept metric is not thrown away
     assert main(_evaluate_args(sets, tiny_roberta_nli_path)) == 2
-    assert "pass --resume to reuse them" in capsys.readouterr().err
+    error = capsys.readouterr().err
+    assert "pass --resume to reuse them" in error and error.count("--resume") == 1, error
     # other options: a refusal that says what differs
     assert main(_evaluate_args(sets, tiny_roberta_nli_path, "--max-n", "3", "--resume")) == 2
     assert "the interrupted run differs (--max-n: 5 -> 3)" in capsys.readouterr().err
@@ -200,7 +202,34 @@ def test_evaluate_stopped_by_sigterm_keeps_its_finished_metric_and_resume_skips_
     assert resumed["provenance"]["options"].pop("--resume") is True
     assert expected["provenance"]["options"].pop("--resume") is False
     assert resumed == expected
-    assert sorted(path.name for path in interrupted.iterdir()) == ["report.json"]
+    assert sorted(path.name for path in interrupted.iterdir()) == [MANIFEST_NAME, "report.json"]
+
+
+def test_two_sigints_in_a_row_end_with_the_one_line_and_exit_130(tmp_path):
+    """A second Ctrl-C while the first one's cleanup runs (or after it) must not end the process
+    by the signal: both are sent while the run is paused, before it can finish."""
+    sets = tmp_path / "sets.jsonl"
+    sets.write_text("".join(json.dumps(row) + "\n" for row in SETS), encoding="utf-8")
+    paused = Paused(
+        tmp_path,
+        [
+            sys.executable,
+            PAUSED,
+            "--pause-after-checkpoints",
+            "1",
+            "--ready",
+            str(tmp_path / "ready.json"),
+            "--",
+            *_evaluate_args(sets, "none"),
+        ],
+        cwd=tmp_path,
+    )
+    pid = paused.wait_until_paused()
+    os.kill(pid, signal.SIGINT)
+    os.kill(pid, signal.SIGINT)
+    code, stderr = paused.finish()
+    assert code == 130, stderr[-3000:]
+    assert stderr.count("interrupted by SIGINT") == 1 and "Traceback" not in stderr
 
 
 def test_two_accelerate_processes_resume_from_the_same_checkpoints(

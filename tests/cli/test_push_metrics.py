@@ -6,6 +6,7 @@ from typing import ClassVar
 import evaluate
 import pytest
 
+from dialeval.atomic_files import MANIFEST_NAME
 from dialeval.cli import main
 from dialeval.metrics import evaluate_module_path, registry
 
@@ -19,7 +20,7 @@ def test_to_writes_one_loadable_folder_per_metric(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(names)
     for name in names:
         assert sorted(p.name for p in (tmp_path / name).iterdir()) == sorted(
-            [f"{name}.py", *SPACE_FILES]
+            [f"{name}.py", *SPACE_FILES, MANIFEST_NAME]  # the files recorded as dialeval's
         )
         assert evaluate.load(str(tmp_path / name)).name == name
     assert f"wrote {tmp_path / 'sem_ent'}" in capsys.readouterr().out
@@ -42,7 +43,10 @@ class RecordingApi:
     def upload_folder(self, **kwargs):
         from pathlib import Path
 
-        files = sorted(p.name for p in Path(kwargs["folder_path"]).iterdir())
+        ignored = kwargs.get("ignore_patterns") or []
+        files = sorted(
+            p.name for p in Path(kwargs["folder_path"]).iterdir() if p.name not in ignored
+        )
         self.calls.append(("upload_folder", kwargs["repo_id"], kwargs["repo_type"], files))
 
 

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import resource
+import signal
 import socket
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import sys
 import pytest
 from conftest import REPO_ROOT
 
+from dialeval.atomic_files import MANIFEST_NAME
 from dialeval.cli import main
 from dialeval.cli.checkpoints import checkpoint_folder, open_checkpoints, run_identity
 from dialeval.cli.dtg_job import DTGOptions, ResumableJsonl
@@ -182,7 +184,8 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path, mon
     assert (
         report.read_text(encoding="utf-8") == "new\n" and (report.stat().st_mode & 0o777) == 0o640
     )
-    assert sorted(tmp_path.iterdir()) == [report]
+    # the report and the manifest that records it as dialeval's
+    assert sorted(tmp_path.iterdir()) == [tmp_path / MANIFEST_NAME, report]
 
 
 def _limit_file_size(limit: int):
@@ -204,7 +207,7 @@ def test_a_report_that_does_not_fit_on_disk_leaves_the_old_report_whole(tmp_path
     sets.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     report = tmp_path / "report.json"
     old = json.dumps({"an": "earlier report"}) + "\n"
-    report.write_text(old, encoding="utf-8")
+    write_atomically(report, old)  # dialeval's own: the run may replace it
     finished = subprocess.run(
         [
             sys.executable,
@@ -228,10 +231,37 @@ def test_a_report_that_does_not_fit_on_disk_leaves_the_old_report_whole(tmp_path
     assert not lock_path(report).exists()
     assert checkpoint_folder(report).is_dir()  # the finished metrics are kept for --resume
     assert sorted(path.name for path in tmp_path.iterdir()) == [
+        MANIFEST_NAME,
         "report.json",
         "report.json.partial",
         "sets.jsonl",
     ]
+
+
+# -- stop signals ----------------------------------------------------------------------------------
+
+
+def test_a_stop_signal_after_the_first_is_absorbed_not_handed_to_the_previous_handler():
+    """After a stop signal the process is ending: a second one (50 ms later, while the line is
+    printed or the interpreter exits) must not reach the previous handler (Python's default one
+    would end the process by the signal instead of exit 130)."""
+    from dialeval.cli.safe_output import Interrupted, stop_signals_raise
+
+    reached = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: reached.append(signum))
+    try:
+        with pytest.raises(Interrupted), stop_signals_raise():
+            signal.raise_signal(signal.SIGINT)
+        signal.raise_signal(signal.SIGINT)
+        assert reached == []
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        signal.signal(signal.SIGINT, lambda signum, frame: reached.append(signum))
+        with stop_signals_raise():  # a run without a stop signal hands the previous one back
+            pass
+        signal.raise_signal(signal.SIGINT)
+        assert reached == [signal.SIGINT]
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 # -- the lock --------------------------------------------------------------------------------------
@@ -409,7 +439,9 @@ def test_checkpoints_keep_outcomes_as_json_and_check_the_run(tmp_path, capsys):
     assert "resuming: 1 finished metric" in capsys.readouterr().err
     again = resumed.get("nli_diversity[m/x]")
     assert again.summary == outcome.summary and again.per_set[0] == {"distinct_1": 1.0}
-    assert again.per_set[1]["distinct_1"] != again.per_set[1]["distinct_1"]  # NaN comes back as NaN
+    assert again.per_set[1]["distinct_1"] is None  # strict JSON: NaN is kept as null
+    step_file = next(path for path in folder.iterdir() if path.name != "manifest.json")
+    assert "NaN" not in step_file.read_text(encoding="utf-8")
 
     source.write_text("two\n", encoding="utf-8")
     changed = run_identity({"--max-n": 4}, [("the input file", source)])
@@ -426,6 +458,39 @@ def test_checkpoints_keep_outcomes_as_json_and_check_the_run(tmp_path, capsys):
     assert not folder.exists()
     open_checkpoints(output, changed, resume=True)
     assert "nothing to resume" in capsys.readouterr().err
+
+
+def test_a_checkpoint_whose_per_set_rows_were_cut_short_is_computed_again(
+    sets_file, tmp_path, capsys, monkeypatch
+):
+    from dialeval.cli.checkpoints import MetricCheckpoints
+    from dialeval.cli.safe_output import Interrupted
+
+    report = tmp_path / "report.json"
+    arguments = ["evaluate", str(sets_file), "-o", str(report), *LEXICAL_ONLY]
+    put = MetricCheckpoints.put
+
+    def put_then_stop(self, step, outcome):  # as a Ctrl-C right after the first metric finished
+        put(self, step, outcome)
+        raise Interrupted(signal.SIGINT)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(MetricCheckpoints, "put", put_then_stop)
+        assert main(arguments) == 130
+    folder = checkpoint_folder(report)
+    (step_file,) = [path for path in folder.iterdir() if path.name != "manifest.json"]
+    record = json.loads(step_file.read_text(encoding="utf-8"))
+    record["per_set"] = record["per_set"][:1]
+    step_file.write_text(json.dumps(record), encoding="utf-8")
+    capsys.readouterr()
+
+    assert main([*arguments, "--resume"]) == 0
+    error = capsys.readouterr().err
+    assert f"holds 1 per-set rows for {len(DEMO.read_text().splitlines())} response sets" in error
+    written = json.loads(report.read_text(encoding="utf-8"))
+    expected = tmp_path / "expected.json"
+    assert main(["evaluate", str(sets_file), "-o", str(expected), *LEXICAL_ONLY]) == 0
+    assert written["per_set"] == json.loads(expected.read_text(encoding="utf-8"))["per_set"]
 
 
 def test_resume_refuses_checkpoints_of_a_hub_dataset_whose_cached_revision_changed(
@@ -478,7 +543,7 @@ def test_resume_refuses_checkpoints_of_a_model_whose_weights_changed_in_the_same
 def test_a_linked_output_is_written_through_and_shares_the_lock_of_its_target(sets_file, tmp_path):
     store = tmp_path / "store"
     store.mkdir()
-    (store / "real.json").write_text("old\n", encoding="utf-8")
+    write_atomically(store / "real.json", "old\n")
     link = tmp_path / "out.json"
     link.symlink_to(store / "real.json")
     assert main(["evaluate", str(sets_file), "-o", str(link), *LEXICAL_ONLY]) == 0
@@ -490,14 +555,22 @@ def test_a_linked_output_is_written_through_and_shares_the_lock_of_its_target(se
     assert lock_path(link) == lock_path(store / "real.json") == store / "real.json.lock"
     _hold(store / "real.json")
     assert main(["evaluate", str(sets_file), "-o", str(link), *LEXICAL_ONLY]) == 2
-    assert sorted(path.name for path in store.iterdir()) == ["real.json", "real.json.lock"]
+    assert sorted(path.name for path in store.iterdir()) == [
+        MANIFEST_NAME,  # real.json recorded as dialeval's, in its own folder
+        "real.json",
+        "real.json.lock",
+    ]
 
 
 def test_a_successful_evaluate_removes_its_checkpoints_and_lock(sets_file, tmp_path):
     assert (
         main(["evaluate", str(sets_file), "-o", str(tmp_path / "report.json"), *LEXICAL_ONLY]) == 0
     )
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["report.json", "sets.jsonl"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        MANIFEST_NAME,
+        "report.json",
+        "sets.jsonl",
+    ]
 
 
 # -- dtg's resume file -----------------------------------------------------------------------------

@@ -156,6 +156,14 @@ def test_a_save_stopped_between_its_two_files_is_caught_on_load(fitted, tmp_path
         SemanticClusters.load(tmp_path / "c", embedder=TopicEmbedder())
 
 
+def test_saving_into_a_file_names_the_argument(fitted, tmp_path):
+    taken = tmp_path / "in.jsonl"
+    taken.write_text("mine\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="`directory` .*in.jsonl' is a file, not a folder"):
+        fitted.save(taken)
+    assert taken.read_text(encoding="utf-8") == "mine\n"
+
+
 def test_fixed_seed_reproduces_and_seeds_are_recorded():
     texts = corpus(15)
     first = SemanticClusters.fit(texts, TopicEmbedder(noise=0.5), num_clusters=6, seed=3, n_init=2)
