@@ -453,8 +453,8 @@ def _on_stop_signal(signum, frame) -> None:
 def stop_signals_raise():
     """Inside the block, SIGINT and SIGTERM raise :class:`Interrupted` (main thread only; elsewhere
     Python cannot install handlers and the block runs unchanged). A second signal lets the cleanup
-    finish, a third ends the process at once; once a signal was received, the block's end leaves
-    further ones ignored (the process is exiting) instead of restoring the previous handlers."""
+    finish, a third ends the process at once; once a signal was received, the block's end keeps
+    that handler (the process is exiting) instead of restoring the previous ones."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -466,10 +466,11 @@ def stop_signals_raise():
         yield
     finally:
         # After a stop signal the process is ending: a repeated one (a second Ctrl-C, torchrun's
-        # copy of it) must not kill it by signal before it exits with 128 + signal.
-        stopping = _signals["received"] > 0
-        for signum, handler in previous.items():
-            signal.signal(signum, signal.SIG_IGN if stopping else handler)
+        # copy of it) must not kill it by signal before it exits with 128 + signal, while a third
+        # still ends it at once should the exit hang.
+        if not _signals["received"]:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
 
 
 @contextlib.contextmanager

@@ -245,7 +245,7 @@ def test_a_stop_signal_after_the_first_is_absorbed_not_handed_to_the_previous_ha
     """After a stop signal the process is ending: a second one (50 ms later, while the line is
     printed or the interpreter exits) must not reach the previous handler (Python's default one
     would end the process by the signal instead of exit 130)."""
-    from dialeval.cli.safe_output import Interrupted, stop_signals_raise
+    from dialeval.cli.safe_output import Interrupted, _on_stop_signal, stop_signals_raise
 
     reached = []
     previous = signal.signal(signal.SIGINT, lambda signum, frame: reached.append(signum))
@@ -254,7 +254,7 @@ def test_a_stop_signal_after_the_first_is_absorbed_not_handed_to_the_previous_ha
             signal.raise_signal(signal.SIGINT)
         signal.raise_signal(signal.SIGINT)
         assert reached == []
-        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGINT) is _on_stop_signal  # a third would end it at once
         signal.signal(signal.SIGINT, lambda signum, frame: reached.append(signum))
         with stop_signals_raise():  # a run without a stop signal hands the previous one back
             pass
