@@ -34,7 +34,7 @@ from dialeval.metrics.engines.lm_scorer import (
     check_reduction,
     describe,
 )
-from dialeval.validation import ArgumentError, require_collection
+from dialeval.validation import ArgumentError, check_real, require_collection
 
 # --------------------------------------------------------------------------------------------
 # Selection and accuracy
@@ -72,12 +72,7 @@ def select_by_loss(
             f"and `labels` must be non-empty and of equal length, got {len(losses)} and "
             f"{len(labels)}",
         )
-    if (
-        isinstance(tie_rtol, bool)
-        or not isinstance(tie_rtol, (int, float))
-        or not 0 <= tie_rtol < 1
-    ):
-        raise ArgumentError("tie_rtol", f"must be a number in [0, 1), got {tie_rtol!r}")
+    tie_rtol = check_real(tie_rtol, "tie_rtol", 0, 1, open_bounds=(False, True))
     per_question = []
     for i, (values, label) in enumerate(zip(losses, labels)):
         values = np.asarray(values, dtype=np.float64)
