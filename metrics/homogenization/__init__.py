@@ -8,8 +8,9 @@ Content Diversity?", arXiv:2309.05196)::
     hom(T) = 1/n sum_i  1/(n - 1) sum_{j != i}  sim(prediction = t_j, reference = t_i)
 
 with ``sim`` the ROUGE-L F-measure (``rouge_score``), BERTScore F1 (``bert_score``, through
-dialeval's BERTScore engine) or BLEU, where the inner mean is the corpus BLEU of the ``n - 1``
-other texts against ``t_i`` (as the package computes it with evaluate's ``bleu``). Unlike the
+dialeval's BERTScore engine) or BLEU, where the inner term is the corpus BLEU of the ``n - 1``
+other texts against ``t_i`` (as the package computes it with evaluate's ``bleu``): it pools their
+clipped n-gram counts and lengths, so it is not the mean of their sentence BLEUs. Unlike the
 package, each distinct text is scored once (identical texts still count as pairs), ROUGE-L's LCS
 runs in rapidfuzz's compiled scorer and BLEU's clipped counts of all pairs come from sparse
 matrices; the value is the true mean, unrounded (README.md lists every difference and how to
