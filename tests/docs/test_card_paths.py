@@ -48,3 +48,20 @@ def test_every_dotted_path_in_a_card_resolves(card):
         except (AttributeError, ImportError) as error:
             unresolved.append(f"{path}: {type(error).__name__}: {error}")
     assert not unresolved, unresolved
+
+
+def test_every_registered_metric_has_a_page_of_its_own_in_the_nav_and_is_named_in_the_readme():
+    """A card's page includes that card alone; the README names each metric's page."""
+    from dialeval.metrics import registry
+
+    include = re.compile(r"^<!-- include: metrics/(\w+)/README\.md -->$", re.MULTILINE)
+    pages = {
+        page.name: include.findall(page.read_text()) for page in (REPO_ROOT / "docs").glob("*.md")
+    }
+    nav = (REPO_ROOT / "mkdocs.yml").read_text()
+    readme = (REPO_ROOT / "README.md").read_text()
+    for metric in registry.METRICS:
+        own = [name for name, cards in pages.items() if cards == [metric.name]]
+        assert len(own) == 1, f"{metric.name}: pages of its own {own}"
+        assert f": {own[0]}" in nav, f"{own[0]} is not in mkdocs.yml's nav"
+        assert f"(docs/{own[0]})" in readme, f"the README does not link docs/{own[0]}"
