@@ -127,10 +127,10 @@ def arguments_named(names: Mapping[str, str]) -> Iterator[None]:
 def check_int(value: object, argument: str, minimum: int = 1, maximum: int | None = None) -> int:
     """``value`` as an ``int`` (any integer type: numpy's too; bools refused) of at least
     ``minimum`` and, when given, at most ``maximum``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < minimum:
         expected = "a positive int" if minimum == 1 else f"an int >= {minimum}"
         raise ArgumentError(argument, f"must be {expected}, got {value!r}")
-    if maximum is not None and value > maximum:
+    if maximum is not None and int(value) > maximum:
         raise ArgumentError(argument, f"must be at most {maximum:,}, got {value!r}")
     return int(value)
 
