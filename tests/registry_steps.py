@@ -9,15 +9,15 @@ from dialeval.metrics import registry
 
 def expected_figures(scope: str, options, models: dict[str, list[str]] | None = None) -> list[str]:
     """The report keys of the registry's steps on a ``scope`` input, in job order: every model-free
-    step that fits the input (its ``applies(options)`` holds and no ``skip_reason(options)`` skips
-    it), and every model-backed one once per model of ``models[flag]`` (its model flag; none when
-    the flag is not given)."""
+    step that fits the input (its ``applies(options)`` holds and nothing ``blocked`` it), and every
+    model-backed one once per model of ``models[flag]`` (its model flag; none when the flag is not
+    given)."""
     models = models or {}
     figures = []
     for step in registry.JOB_STEPS:
         if scope not in step.scopes or (step.applies is not None and not step.applies(options)):
             continue
-        if step.skip_reason is not None and step.skip_reason(options) is not None:
+        if step.blocked is not None and step.blocked(options) is not None:
             continue
         figures += (
             [step.label(None)]

@@ -124,9 +124,10 @@ class JobStep:
             (Sem-Ent without a reference corpus or saved clusters); it is then not run, unless
             asked for with ``--metric``, which is an error saying why (``needs``).
         needs: what the step needs when ``applies`` is False (for that error).
-        skip_reason: ``skip_reason(options) -> str | None``: why these settings leave the step
-            nothing faithful to compute (EAD without a vocabulary size), None when it runs; its
-            ``run`` then raises :class:`StepSkipped` with that reason, which the report lists.
+        blocked: ``blocked(options) -> str | None``: why the step cannot run with these settings
+            on this machine (no tagger installed, fewer reference texts than clusters), None when
+            it can. The job records the reason under ``skipped``; a step asked for with
+            ``--metric`` is an error saying it, before any step runs.
         sentence_texts: ``sentence_texts(data, options, model) -> [(sentence_model, texts)]``:
             the texts the step embeds with a sentence-transformers model, encoded by the job
             once per model before the steps run.
@@ -143,7 +144,7 @@ class JobStep:
     report_name: str | None = None
     applies: Callable[[object], bool] | None = None
     needs: str | None = None
-    skip_reason: Callable[[object], str | None] | None = None
+    blocked: Callable[[object], str | None] | None = None
     sentence_texts: Callable[..., list[tuple[str, list[str]]]] | None = None
     unit: str = "set"
     total: Callable[[JobData, object], int] | None = None

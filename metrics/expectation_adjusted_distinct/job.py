@@ -43,13 +43,13 @@ NO_VOCABULARY_REASON = (
 )
 
 
-def _skip_reason(options) -> str | None:
+def _blocked(options) -> str | None:
     return NO_VOCABULARY_REASON if options.ead_vocab_size is None else None
 
 
 def _ead(data: JobData, model, options, progress) -> StepOutcome:
-    reason = _skip_reason(options)
-    if reason is not None:
+    reason = _blocked(options)
+    if reason is not None:  # the job checks ``blocked`` first; a direct call is refused alike
         raise StepSkipped(reason)
     with arguments_named({"n": "ead_n", "vocab_size": "ead_vocab_size"}):
         result = expectation_adjusted_distinct_scores(
@@ -71,6 +71,6 @@ STEPS = (
         ("response_set", "corpus"),
         _ead,
         options=(JobOptions, EADOptions),
-        skip_reason=_skip_reason,
+        blocked=_blocked,
     ),
 )

@@ -150,6 +150,8 @@ def test_nli_and_cross_encoder_join_with_local_models(
         "-o",
         str(out),
         "--no-progress",
+        "--ead-vocab-size",
+        "50257",
         "--no-sentence-model",
         "--bertscore-model",
         "none",
@@ -161,8 +163,6 @@ def test_nli_and_cross_encoder_join_with_local_models(
         tiny_cross_encoder_path,
         "--homogenization-model",
         "none",
-        "--ead-vocab-size",
-        "50257",
     ]
     assert main(args) == 0
     report = json.loads(out.read_text(encoding="utf-8"))

@@ -135,22 +135,28 @@ def test_registered_for_meta_eval_with_v_counted_from_the_test_set_and_the_job()
     assert "ead" in [step.name for step in registry.JOB_STEPS]
 
 
-def test_dialeval_evaluate_skips_ead_with_its_reason_unless_given_a_vocabulary_size(tmp_path):
+def test_the_ead_step_is_blocked_with_its_reason_unless_given_a_vocabulary_size(tmp_path):
     import json
 
     from conftest import REPO_ROOT
 
     from dialeval.cli import main
     from dialeval.io import read_response_sets
-    from dialeval.metrics.expectation_adjusted_distinct.job import NO_VOCABULARY_REASON
+    from dialeval.metrics.engines.job_steps import StepSkipped
+    from dialeval.metrics.expectation_adjusted_distinct.job import (
+        NO_VOCABULARY_REASON,
+        STEPS,
+        EADOptions,
+    )
 
+    (step,) = STEPS
+    assert step.blocked(EADOptions()) == NO_VOCABULARY_REASON
+    assert step.blocked(EADOptions(ead_vocab_size=50257)) is None
+    with pytest.raises(StepSkipped, match="--ead-vocab-size"):
+        step.run(None, None, EADOptions(), None)
     demo = REPO_ROOT / "examples" / "demo_response_sets.jsonl"
     out = tmp_path / "report.json"
     command = ["evaluate", str(demo), "-o", str(out), "--no-progress", "--metric", "ead"]
-    assert main(command) == 0
-    report = json.loads(out.read_text())
-    assert report["skipped"] == [{"metric": "ead", "reason": NO_VOCABULARY_REASON}]
-    assert "ead" not in report["metrics"]
     assert main([*command, "--ead-vocab-size", "50257"]) == 0
     figures = json.loads(out.read_text())["metrics"]["ead"]
     sets = [s.responses for s in read_response_sets(str(demo))]
