@@ -8,6 +8,8 @@ Metrics take either one *response set* (``list[str]``: several responses to one 
 from __future__ import annotations
 
 import contextlib
+import math
+import numbers
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -123,12 +125,66 @@ def arguments_named(names: Mapping[str, str]) -> Iterator[None]:
         raise error.renamed(names) from error.__cause__
 
 
-def check_int(value: object, argument: str, minimum: int = 1) -> int:
-    """``value`` as an ``int`` (numpy integers accepted, bools refused) of at least ``minimum``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+def check_int(value: object, argument: str, minimum: int = 1, maximum: int | None = None) -> int:
+    """``value`` as an ``int`` (any integer type: numpy's too; bools refused) of at least
+    ``minimum`` and, when given, at most ``maximum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < minimum:
         expected = "a positive int" if minimum == 1 else f"an int >= {minimum}"
         raise ArgumentError(argument, f"must be {expected}, got {value!r}")
+    if maximum is not None and int(value) > maximum:
+        raise ArgumentError(argument, f"must be at most {maximum:,}, got {value!r}")
     return int(value)
+
+
+def check_real(
+    value: object,
+    argument: str,
+    minimum: float = -math.inf,
+    maximum: float = math.inf,
+    open_bounds: tuple[bool, bool] = (False, False),
+    meaning: str = "",
+) -> float:
+    """``value`` as a finite ``float`` (any real number type: ints, numpy's floats and integers;
+    bools, NaN and infinities refused) within ``[minimum, maximum]``, an end excluded where
+    ``open_bounds`` says so. ``meaning`` (``" (a TTR)"``) is added to the refusal."""
+    number = math.nan
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+        try:
+            number = float(value)
+        except OverflowError:  # an int past float's range
+            number = math.inf
+    low_ok = number > minimum if open_bounds[0] else number >= minimum
+    high_ok = number < maximum if open_bounds[1] else number <= maximum
+    if not (math.isfinite(number) and low_ok and high_ok):
+        raise ArgumentError(
+            argument,
+            f"must be {_range_text(minimum, maximum, open_bounds)}{meaning}, got {value!r:.60}",
+        )
+    return number
+
+
+def _range_text(minimum: float, maximum: float, open_bounds: tuple[bool, bool]) -> str:
+    low = f"{'>' if open_bounds[0] else '>='} {minimum:g}"
+    high = f"{'<' if open_bounds[1] else '<='} {maximum:g}"
+    if math.isinf(minimum) and math.isinf(maximum):
+        return "a finite number"
+    if math.isinf(maximum):
+        return f"a finite number {low}"
+    if math.isinf(minimum):
+        return f"a finite number {high}"
+    if open_bounds == (True, True):
+        return f"a number strictly between {minimum:g} and {maximum:g}"
+    return f"a number {low} and {high}"
+
+
+def check_progress(progress: object, argument: str = "progress") -> None:
+    """``progress`` must be None or a callable (tqdm's ``update``): a number or a string would
+    fail only once the first unit of work is done, with a ``TypeError`` that names nothing."""
+    if progress is not None and not callable(progress):
+        raise ArgumentError(
+            argument,
+            f"must be a callable (e.g. tqdm's update) or None, got {type(progress).__name__}",
+        )
 
 
 def check_flag(value: object, argument: str) -> bool:
@@ -335,9 +391,12 @@ def check_float_rows(embeddings: object, argument: str = "embeddings") -> np.nda
     else as float64); a ValueError naming ``argument`` otherwise."""
     try:
         rows = np.asarray(embeddings)
+        _refuse_complex(rows, argument)
         if rows.dtype not in (np.float32, np.float64):
             rows = rows.astype(np.float64)
     except (TypeError, ValueError) as error:
+        if isinstance(error, ArgumentError):
+            raise
         raise ArgumentError(argument, f"must be a 2-D array of numbers: {error}") from error
     if rows.ndim != 2:
         raise ArgumentError(
@@ -397,10 +456,20 @@ def as_float_array(values: object, argument: str) -> np.ndarray:
         raise ArgumentError(
             argument, f"must be numbers, got {type(values).__name__}: {_describe(values)}"
         )
+    if isinstance(values, np.ndarray):
+        _refuse_complex(values, argument)
     try:
         return np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as error:
         raise ArgumentError(argument, f"must hold numbers only: {error}") from error
+
+
+def _refuse_complex(values: np.ndarray, argument: str) -> None:
+    # numpy casts complex to float by dropping the imaginary part, with only a warning.
+    if np.iscomplexobj(values):
+        raise ArgumentError(
+            argument, f"must hold real numbers, got complex values (dtype {values.dtype})"
+        )
 
 
 def require_collection(value: object, argument: str, expected: str = "a list") -> None:

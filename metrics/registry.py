@@ -182,6 +182,24 @@ def _model_free(scores: Callable[..., dict]) -> SetRun:
 
 
 #: Both template figures come from one run (meta-eval computes each runner once per test).
+def _ead_of_a_test_set(
+    sets, model=None, batch_size=64, device=None, allow_empty=False, progress=None
+) -> dict:
+    """EAD of each set of a meta-evaluated test, with V the distinct tokens of the test's own
+    responses (the reference implementation's ``dataForVocabCal``): a test set does not say which
+    model generated it, and EAD has no default V."""
+    sets = [list(s) for s in sets]
+    result = expectation_adjusted_distinct_scores(
+        sets,
+        vocab_size=None,
+        vocab_texts=[text for s in sets for text in s],
+        allow_empty=allow_empty,
+    )
+    if progress is not None:
+        progress(len(sets))
+    return result
+
+
 _POS_TEMPLATES = _model_free(
     pos_template_scores
 )  # no tagger installed: TaggerNotAvailableError, "skipped" in meta-eval
@@ -360,7 +378,7 @@ METRICS: tuple[RegisteredMetric, ...] = (
             "expectation_adjusted_distinct_scores",
             "expected_distinct",
         ),
-        set_scorers=(SetScorer("ead", "ead", _model_free(expectation_adjusted_distinct_scores)),),
+        set_scorers=(SetScorer("ead", "ead", _ead_of_a_test_set),),
         job_steps=ead_job.STEPS,
     ),
     RegisteredMetric(

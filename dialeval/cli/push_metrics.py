@@ -4,7 +4,10 @@ offline.
 Each metric's Space holds what evaluate's own module template holds: the module script
 ``<name>.py`` (``evaluate.load("ORG/<name>")`` downloads it), the metric card ``README.md`` (its
 front matter configures the Space), ``app.py`` (evaluate's gradio widget) and ``requirements.txt``.
-The script imports the metric from the ``dialeval`` package, so nothing else is copied.
+The script imports the metric from the ``dialeval`` package, so nothing else is copied; the
+``requirements.txt`` names ``dialeval``, which is not published on PyPI yet: until it is, a
+Space's app cannot install it, and ``evaluate.load("ORG/<name>")`` works only where dialeval is
+installed already (docs/hf_contracts.md).
 """
 
 from __future__ import annotations

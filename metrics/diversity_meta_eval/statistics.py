@@ -18,6 +18,7 @@ from dialeval.validation import (
     as_float_array,
     check_flag,
     check_int,
+    check_real,
 )
 
 
@@ -28,6 +29,11 @@ class UndefinedStatisticError(ValueError):
 
 #: Scores closer than this count as equal when placing a threshold between them.
 OCA_TOLERANCE = 1e-5
+#: Most bootstrap resamples: each costs one Spearman's rho (~0.1 ms), so this bounds the time to
+#: seconds; Stasaski & Hearst draw 1,000.
+MAX_RESAMPLES = 100_000
+#: Fewest sets a resample may hold: Spearman's rho needs two values.
+MIN_RESAMPLE_SIZE = 2
 
 
 def check_numbers(values: object, argument: str) -> None:
@@ -212,25 +218,9 @@ def bootstrap_spearman_ci(
     paper), drawn with replacement; rho of each; the central ``confidence`` interval.
     """
     scores, parameters = _paired(scores, parameters)
-    for name, value, valid in (
-        (
-            "num_resamples",
-            num_resamples,
-            isinstance(num_resamples, int)
-            and not isinstance(num_resamples, bool)
-            and num_resamples >= 2,
-        ),
-        (
-            "sample_fraction",
-            sample_fraction,
-            isinstance(sample_fraction, (int, float)) and 0 < sample_fraction <= 1,
-        ),
-        ("confidence", confidence, isinstance(confidence, (int, float)) and 0 < confidence < 1),
-    ):
-        if not valid:
-            raise ArgumentError(name, f"is out of range, got {value!r}")
-    seed = check_int(seed, "seed", 0)
-    size = max(2, round(sample_fraction * len(scores)))
+    num_resamples, size, confidence, seed = _bootstrap_options(
+        num_resamples, sample_fraction, confidence, seed, len(scores)
+    )
     rng = np.random.default_rng(seed)
     values = []
     for _ in range(num_resamples):
@@ -243,6 +233,35 @@ def bootstrap_spearman_ci(
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(values, [tail, 100 - tail])
     return float(low), float(high)
+
+
+def _bootstrap_options(
+    num_resamples: object,
+    sample_fraction: object,
+    confidence: object,
+    seed: object,
+    num_sets: int | None,
+) -> tuple[int, int, float, int]:
+    """The bootstrap's options checked (numpy numbers accepted): the number of resamples, the
+    sets per resample (``sample_fraction`` of ``num_sets``, rounded; not checked when
+    ``num_sets`` is None), the confidence and the seed."""
+    num_resamples = check_int(num_resamples, "num_resamples", 2, maximum=MAX_RESAMPLES)
+    fraction = check_real(sample_fraction, "sample_fraction", 0, 1, open_bounds=(True, False))
+    confidence = check_real(confidence, "confidence", 0, 1, open_bounds=(True, True))
+    seed = check_int(seed, "seed", 0)
+    if num_sets is None:
+        return num_resamples, 0, confidence, seed
+    size = round(fraction * num_sets)
+    if size < MIN_RESAMPLE_SIZE:
+        # A resample of one set has no rank correlation; padding it to two would make every
+        # rho +-1 and the interval meaningless.
+        raise ArgumentError(
+            "sample_fraction",
+            f"={sample_fraction!r} leaves {size} of the {num_sets} sets per resample; "
+            f"Spearman's rho needs at least {MIN_RESAMPLE_SIZE}: give at least "
+            f"{MIN_RESAMPLE_SIZE}/{num_sets}",
+        )
+    return num_resamples, size, confidence, seed
 
 
 def diversity_meta_evaluation(
@@ -263,6 +282,11 @@ def diversity_meta_evaluation(
     """
     scores, parameters = _paired(scores, parameters)
     bootstrap = check_flag(bootstrap, "bootstrap")
+    # Checked without bootstrap too: a malformed option is refused, never ignored (whether the
+    # fraction leaves enough sets per resample matters only when resampling).
+    _bootstrap_options(
+        num_resamples, sample_fraction, 0.95, seed, len(scores) if bootstrap else None
+    )
     reason = constant_input_reason(
         scores, parameters, "Spearman's rho and Pearson's r are undefined"
     )

@@ -40,7 +40,7 @@ from dialeval.hub import (
 from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.metrics.engines.shared_outputs import stored_vectors, vector_store
 from dialeval.type_aliases import DeviceLike, Progress, SentenceEncoder, StrPath, Texts
-from dialeval.validation import ArgumentError, check_int, check_unicode_text
+from dialeval.validation import ArgumentError, check_int, check_progress, check_unicode_text
 
 if TYPE_CHECKING:
     import torch
@@ -180,14 +180,6 @@ def _sentence_encoder(
     )
 
 
-def _check_progress(progress: object) -> None:
-    if progress is not None and not callable(progress):
-        raise ArgumentError(
-            "progress",
-            f"must be a callable (e.g. tqdm's update) or None, got {type(progress).__name__}",
-        )
-
-
 def sentence_vectors(
     texts: Texts,
     model: StrPath | SentenceEncoder = DEFAULT_SENTENCE_MODEL,
@@ -210,7 +202,7 @@ def sentence_vectors(
         job's store), and ``vectors[index[t]]`` the vector of ``texts[t]``.
     """
     check_int(batch_size, "batch_size")
-    _check_progress(progress)
+    check_progress(progress)
     encoder, key = _sentence_encoder(model, device, dtype)
     unique, index = _deduplicate(list(texts))
     vectors = stored_vectors(
@@ -257,7 +249,7 @@ def encode_for_job(
     Returns the number of texts encoded.
     """
     check_int(batch_size, "batch_size")
-    _check_progress(progress)
+    check_progress(progress)
     encoder, key = _sentence_encoder(model, device, dtype)
     store = vector_store(key)
     unique = list(dict.fromkeys(texts))

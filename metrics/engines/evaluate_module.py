@@ -197,7 +197,8 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         }
         missing = [name for name in features if given.get(name) is None]
         if missing:
-            raise ValueError(f"{self.name} needs the inputs {features}; missing: {missing}")
+            # An ArgumentError, so that ``add`` names its own input (``prediction``).
+            raise ArgumentError(missing[0], f"is missing: {self.name} needs {self._inputs_text()}")
         for name in features:
             if isinstance(given[name], str) or not hasattr(given[name], "__len__"):
                 raise ArgumentError(

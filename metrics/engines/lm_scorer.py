@@ -120,13 +120,13 @@ def check_questions(
         if isinstance(label, (bool, np.bool_)) or not isinstance(label, (int, np.integer)):
             raise ArgumentError(
                 f"labels[{i}]",
-                f"must be an int (the ground truth's index in candidates[{i}]), got "
+                f"must be an int (the ground truth's index in `candidates[{i}]`), got "
                 f"{describe(label)}",
             )
         if not 0 <= label < len(checked_candidates[i]):
             raise ArgumentError(
                 f"labels[{i}]",
-                f"= {label} is not an index of candidates[{i}] (0 to "
+                f"= {label} is not an index of `candidates[{i}]` (0 to "
                 f"{len(checked_candidates[i]) - 1})",
             )
         checked_labels.append(int(label))

@@ -16,6 +16,7 @@ each distinct pair once, so 10,000 copies of one response need one similarity ca
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
@@ -73,24 +74,59 @@ def similarity_to_diversity(
     if size < 2:
         raise ArgumentError("items", f"must hold at least 2 elements to form a pair, got {size}")
     pairs = [(i, j) for i in range(len(items)) for j in range(i)]
-    scores = [similarity(items[i], items[j]) for i, j in pairs]
-    if not np.isfinite(scores).all():
+    scores = [_similarity_value(similarity(items[i], items[j])) for i, j in pairs]
+    if size == len(items):  # nothing repeats: the released plain mean
+        return -_mean_within_range(np.asarray(scores, dtype=np.float64))
+    weights = np.array([counts[i] * counts[j] for i, j in pairs], dtype=np.float64)
+    repeats = [
+        (count * (count - 1) // 2, _similarity_value(similarity(item, item)))
+        for item, count in zip(items, counts)
+        if count > 1
+    ]
+    num_pairs = size * (size - 1) // 2
+    values = np.asarray(scores, dtype=np.float64)
+    # Similarities near float's limit overflow the weighted sum; divided by their largest
+    # magnitude they cannot, and the mean (never larger than that magnitude) stays finite.
+    scale = _overflow_scale(np.append(values, [value for _, value in repeats]), num_pairs)
+    total = float(np.add.reduce(values / scale * weights))
+    for repeated_pairs, self_similarity in repeats:
+        total += repeated_pairs * (self_similarity / scale)
+    return -total / num_pairs * scale
+
+
+def _similarity_value(value: object) -> float:
+    """One similarity as a finite float: a real number (numpy's too, a 0-d array, a bool as 0 or
+    1); an array, a complex number, None or a string is refused naming ``similarity``."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if not isinstance(value, (numbers.Real, np.bool_)):
+        raise ArgumentError(
+            "similarity",
+            "must return one real number for each pair of `items`, got "
+            f"{type(value).__name__}: {value!r:.60}",
+        )
+    number = float(value)
+    if not np.isfinite(number):
         raise ArgumentError(
             "similarity", "gave a non-finite value (NaN or infinite) for a pair of `items`"
         )
-    if size == len(items):  # nothing repeats: the released plain mean
-        return -float(np.mean(scores))
-    weights = np.array([counts[i] * counts[j] for i, j in pairs], dtype=np.float64)
-    total = float(np.add.reduce(np.asarray(scores, dtype=np.float64) * weights))
-    for item, count in zip(items, counts):
-        if count > 1:
-            self_similarity = float(similarity(item, item))
-            if not np.isfinite(self_similarity):
-                raise ArgumentError(
-                    "similarity", "gave a non-finite value (NaN or infinite) for a pair of `items`"
-                )
-            total += count * (count - 1) // 2 * self_similarity
-    return -total / (size * (size - 1) // 2)
+    return number
+
+
+def _overflow_scale(values: np.ndarray, total_weight: float) -> float:
+    """1.0, unless the values are so large that their sum (``total_weight`` copies at most) could
+    overflow: then their largest magnitude, to divide them by."""
+    largest = float(np.abs(values).max(initial=0.0))
+    return largest if largest > np.finfo(np.float64).max / max(float(total_weight), 1.0) else 1.0
+
+
+def _mean_within_range(values: np.ndarray) -> float:
+    """``numpy.mean`` of finite ``values`` (the released code's figure, bit for bit), computed on
+    values scaled by their largest magnitude when the plain sum would overflow to infinity."""
+    scale = _overflow_scale(values, len(values))
+    if scale == 1.0:
+        return float(np.mean(values))
+    return float(np.mean(values / scale)) * scale
 
 
 def diversity_from_similarity_matrix(similarity_matrix: ArrayLike) -> float:
@@ -113,7 +149,7 @@ def diversity_from_similarity_matrix(similarity_matrix: ArrayLike) -> float:
         raise ArgumentError(
             "similarity_matrix", "holds NaN or infinite similarities off the diagonal"
         )
-    return -float(np.mean(pairs))
+    return -_mean_within_range(pairs)
 
 
 @dataclass(frozen=True)

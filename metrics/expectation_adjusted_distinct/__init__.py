@@ -16,8 +16,12 @@ reference implementation has no such order. The expectation is computed as
 ``-expm1(C * log1p(-1 / V**n)) * V**n``, exact in float64 where the textbook form would round
 ``(V - 1) / V`` to 1; as ``V**n`` outgrows ``C`` it tends to ``C`` and EAD to Distinct-n.
 
+``V`` has no default: the authors' implementation takes the evaluated model's vocabulary and
+refuses to run without one, and EAD moves with ``V`` (by a quarter on a corpus between BERT's
+30,522 and GPT-2's 50,257), so a silent default would make figures incomparable.
+
 The evaluate module is ``expectation_adjusted_distinct.py`` beside this file; its card is
-``README.md`` (the default ``V`` and every difference from the reference implementation).
+``README.md`` (how to choose ``V`` and every difference from the reference implementation).
 """
 
 from __future__ import annotations
@@ -40,9 +44,12 @@ from dialeval.validation import (
     split_scope,
 )
 
-#: The default vocabulary size V: BERT-base's WordPiece vocabulary (30,522), the size commonly used
-#: with EAD for English; pass the size of your model's vocabulary, or ``vocab_texts``.
-DEFAULT_VOCAB_SIZE = 30522
+#: What to do when V is missing, shared by every message that asks for it.
+VOCABULARY_ADVICE = (
+    "EAD's V is the vocabulary size of the model that generated the texts (Liu et al.'s code "
+    "takes it from the model and refuses to run without one), e.g. len(tokenizer): 50,257 for "
+    "GPT-2, 30,522 for bert-base-uncased"
+)
 
 
 def expected_distinct(num_ngrams: int, vocab_size: int, n: int = 1) -> float:
@@ -69,6 +76,10 @@ def expected_distinct(num_ngrams: int, vocab_size: int, n: int = 1) -> float:
 
 def _check_vocabulary(vocab_size, vocab_texts, tokenizer) -> int:
     if vocab_texts is None:
+        if vocab_size is None:
+            raise ArgumentError(
+                "vocab_size", f"must be given (or `vocab_texts`): {VOCABULARY_ADVICE}"
+            )
         return check_int(vocab_size, "vocab_size")
     if vocab_size is not None:
         raise ArgumentError(
@@ -116,7 +127,7 @@ def _ead(responses: list[str], n: int, vocab_size: int, tokenizer) -> dict:
 def expectation_adjusted_distinct(
     responses: list[str],
     n: int = 1,
-    vocab_size: int | None = DEFAULT_VOCAB_SIZE,
+    vocab_size: int | None = None,
     vocab_texts: list[str] | None = None,
     tokenizer="casual",
     allow_empty: bool = False,
@@ -126,9 +137,9 @@ def expectation_adjusted_distinct(
     Args:
         responses: the texts, scored together (n-grams never cross a text's boundary).
         n: the n-gram order (1, the reference implementation's, by default).
-        vocab_size: V, the vocabulary the tokens are drawn from (default
-            :data:`DEFAULT_VOCAB_SIZE`, BERT's 30,522); use the size of your generator's
-            vocabulary to compare with published numbers that did.
+        vocab_size: V, the vocabulary the tokens are drawn from: the vocabulary size of the
+            model that generated ``responses`` (``len(tokenizer)``), as the authors' code takes
+            it. Required unless ``vocab_texts`` is given; no default.
         vocab_texts: count V instead as the distinct tokens of these texts (under ``tokenizer``),
             as the reference implementation's ``dataForVocabCal`` does; then pass
             ``vocab_size=None``.
@@ -145,7 +156,8 @@ def expectation_adjusted_distinct(
 
     Raises:
         ValueError: naming the argument: ``responses`` not a non-empty list of strings, ``n`` or
-            ``vocab_size`` not a positive int, both or neither of ``vocab_size`` / ``vocab_texts``.
+            ``vocab_size`` not a positive int, both or neither of ``vocab_size`` / ``vocab_texts``
+            (neither: ``vocab_size`` must be given).
     """
     responses = check_corpus(responses, "responses", allow_empty=allow_empty)
     n = check_int(n, "n")
@@ -156,7 +168,7 @@ def expectation_adjusted_distinct(
 def expectation_adjusted_distinct_scores(
     predictions,
     n: int = 1,
-    vocab_size: int | None = DEFAULT_VOCAB_SIZE,
+    vocab_size: int | None = None,
     vocab_texts: list[str] | None = None,
     tokenizer="casual",
     allow_empty: bool = False,
@@ -193,7 +205,7 @@ def expectation_adjusted_distinct_scores(
 
 
 __all__ = [
-    "DEFAULT_VOCAB_SIZE",
+    "VOCABULARY_ADVICE",
     "expectation_adjusted_distinct",
     "expectation_adjusted_distinct_scores",
     "expected_distinct",

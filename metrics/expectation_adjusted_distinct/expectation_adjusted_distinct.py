@@ -9,7 +9,6 @@ README.md (the metric card).
 # ruff: noqa: I001
 import evaluate
 from dialeval.metrics.engines.evaluate_module import ResponsesMetric
-from dialeval.metrics.expectation_adjusted_distinct import DEFAULT_VOCAB_SIZE
 from dialeval.metrics.expectation_adjusted_distinct import expectation_adjusted_distinct_scores
 
 _CITATION = """\
@@ -32,7 +31,8 @@ _KWARGS_DESCRIPTION = """
 Args:
     predictions: list[list[str]] (response sets) or list[str] (a corpus).
     n: the n-gram order (default 1, as the reference implementation).
-    vocab_size: V (default 30522, BERT's vocabulary); None when vocab_texts is given.
+    vocab_size: V, the generating model's vocabulary size (len(tokenizer)); required unless
+        vocab_texts is given (no default, as the authors' code).
     vocab_texts: texts whose distinct tokens give V instead (the reference's dataForVocabCal).
     tokenizer: "casual" (default, as dialeval's Dist-n), "tevet" or a callable str -> list[str].
     allow_empty: accept "" responses instead of raising (default False).
@@ -45,7 +45,8 @@ Examples:
     >>> result = ead.compute(predictions=["a b a", "c"], vocab_size=4)
     >>> round(result["ead"], 4), result["distinct"]
     (1.0971, 0.75)
-    >>> result = ead.compute(predictions=[["I like it.", "I love it."], ["No way!", "Sure."]])
+    >>> sets = [["I like it.", "I love it."], ["No way!", "Sure."]]
+    >>> result = ead.compute(predictions=sets, vocab_size=30522)
     >>> [round(row["ead"], 4) for row in result["per_set"]]
     [0.6251, 1.0001]
 """
@@ -69,7 +70,7 @@ class ExpectationAdjustedDistinct(ResponsesMetric):
         self,
         predictions,
         n=1,
-        vocab_size=DEFAULT_VOCAB_SIZE,
+        vocab_size=None,
         vocab_texts=None,
         tokenizer="casual",
         allow_empty=False,

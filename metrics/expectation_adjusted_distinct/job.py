@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome
-from dialeval.metrics.expectation_adjusted_distinct import (
-    DEFAULT_VOCAB_SIZE,
-    expectation_adjusted_distinct_scores,
+from dialeval.metrics.engines.job_steps import (
+    JobData,
+    JobOptions,
+    JobStep,
+    StepOutcome,
+    StepSkipped,
 )
+from dialeval.metrics.expectation_adjusted_distinct import expectation_adjusted_distinct_scores
 from dialeval.option_fields import option
 from dialeval.validation import arguments_named, check_int
 
@@ -18,20 +21,36 @@ class EADOptions:
     """Settings of the EAD step."""
 
     ead_n: int = field(default=1, metadata=option("--ead-n", help="n-gram order of EAD"))
-    ead_vocab_size: int = field(
-        default=DEFAULT_VOCAB_SIZE,
+    ead_vocab_size: int | None = field(
+        default=None,
         metadata=option(
             "--ead-vocab-size",
-            help="EAD's vocabulary size V (BERT's 30,522 by default; use your generator's)",
+            help="EAD's vocabulary size V: the generating model's (50,257 for GPT-2); EAD is "
+            "skipped without it",
         ),
     )
 
     def __post_init__(self):
         check_int(self.ead_n, "ead_n")  # before any step runs
-        check_int(self.ead_vocab_size, "ead_vocab_size")
+        if self.ead_vocab_size is not None:
+            check_int(self.ead_vocab_size, "ead_vocab_size")
+
+
+#: The report's reason for skipping EAD when no V is given.
+NO_VOCABULARY_REASON = (
+    "EAD needs --ead-vocab-size V, the vocabulary size of the model that generated the responses "
+    "(Liu et al.'s code takes it from the model and refuses to run without one; EAD moves with V)"
+)
+
+
+def _blocked(options) -> str | None:
+    return NO_VOCABULARY_REASON if options.ead_vocab_size is None else None
 
 
 def _ead(data: JobData, model, options, progress) -> StepOutcome:
+    reason = _blocked(options)
+    if reason is not None:  # the job checks ``blocked`` first; a direct call is refused alike
+        raise StepSkipped(reason)
     with arguments_named({"n": "ead_n", "vocab_size": "ead_vocab_size"}):
         result = expectation_adjusted_distinct_scores(
             data.sets if data.sets is not None else data.responses,
@@ -46,4 +65,12 @@ def _ead(data: JobData, model, options, progress) -> StepOutcome:
     return StepOutcome(summary, [{"ead": row["ead"]} for row in result["per_set"]])
 
 
-STEPS = (JobStep("ead", ("response_set", "corpus"), _ead, options=(JobOptions, EADOptions)),)
+STEPS = (
+    JobStep(
+        "ead",
+        ("response_set", "corpus"),
+        _ead,
+        options=(JobOptions, EADOptions),
+        blocked=_blocked,
+    ),
+)

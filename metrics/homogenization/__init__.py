@@ -8,8 +8,9 @@ Content Diversity?", arXiv:2309.05196)::
     hom(T) = 1/n sum_i  1/(n - 1) sum_{j != i}  sim(prediction = t_j, reference = t_i)
 
 with ``sim`` the ROUGE-L F-measure (``rouge_score``), BERTScore F1 (``bert_score``, through
-dialeval's BERTScore engine) or BLEU, where the inner mean is the corpus BLEU of the ``n - 1``
-other texts against ``t_i`` (as the package computes it with evaluate's ``bleu``). Unlike the
+dialeval's BERTScore engine) or BLEU, where the inner term is the corpus BLEU of the ``n - 1``
+other texts against ``t_i`` (as the package computes it with evaluate's ``bleu``): it pools their
+clipped n-gram counts and lengths, so it is not the mean of their sentence BLEUs. Unlike the
 package, each distinct text is scored once (identical texts still count as pairs), ROUGE-L's LCS
 runs in rapidfuzz's compiled scorer and BLEU's clipped counts of all pairs come from sparse
 matrices; the value is the true mean, unrounded (README.md lists every difference and how to
@@ -25,10 +26,12 @@ import os
 from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.metrics.homogenization.bleu import bleu_against_each
 from dialeval.metrics.homogenization.rouge_l import rouge_l_pair_sum, rouge_tokens
+from dialeval.metrics.similarity_diversity.bertscore import check_encoder_options
 from dialeval.validation import (
     ArgumentError,
     check_flag,
     check_int,
+    check_progress,
     check_response_set,
     split_scope,
 )
@@ -44,15 +47,22 @@ _BERT_SCORE_LAYERS = {
 }
 
 
-def _check_options(measure, use_stemmer, progress) -> None:
+#: Most ROUGE-L scorer threads: rapidfuzz takes a C long and starts that many threads.
+MAX_WORKERS = 1024
+
+
+def _check_options(measure, use_stemmer, progress, encoder_options) -> int:
+    """Every option checked whatever ``measure`` reads (a BERTScore option given to ROUGE-L is
+    refused when it is malformed, not ignored); returns ``workers`` as an int."""
     if measure not in MEASURES:
         raise ArgumentError("measure", f"must be one of {MEASURES}, got {measure!r}")
     check_flag(use_stemmer, "use_stemmer")
-    if progress is not None and not callable(progress):
-        raise ArgumentError(
-            "progress",
-            f"must be a callable (e.g. tqdm's update) or None, got {type(progress).__name__}",
-        )
+    check_progress(progress)
+    model, num_layers, batch_size, device, dtype, workers = encoder_options
+    check_encoder_options(model, num_layers, batch_size, device, dtype)
+    if workers == -1:
+        return os.cpu_count() or 1
+    return check_int(workers, "workers", maximum=MAX_WORKERS)
 
 
 #: Distinct texts of one corpus or set above which BERTScore homogenization is refused: the engine
@@ -122,12 +132,6 @@ def _lexical_homogenization(
     return float(counts @ scores / size)
 
 
-def _workers(workers) -> int:
-    if workers == -1:
-        return os.cpu_count() or 1
-    return check_int(workers, "workers")
-
-
 def homogenization_per_set(
     response_sets: list[list[str]],
     measure: str = "rougel",
@@ -142,8 +146,9 @@ def homogenization_per_set(
     progress=None,
 ) -> list[float]:
     """:func:`homogenization` of each response set (at least two responses each)."""
-    _check_options(measure, use_stemmer, progress)
-    workers = _workers(workers)
+    workers = _check_options(
+        measure, use_stemmer, progress, (model, num_layers, batch_size, device, dtype, workers)
+    )
     if isinstance(response_sets, (str, bytes)) or not isinstance(response_sets, (list, tuple)):
         raise ArgumentError(
             "response_sets",
@@ -206,7 +211,9 @@ def homogenization(
             (9 for deberta-base-mnli) and the engine's default otherwise (17 for roberta-large,
             else the last layer).
         batch_size, device, dtype: BERTScore's encoder batches, torch device and weight dtype.
-        workers: threads of the ROUGE-L scorer (``-1``: one per CPU).
+            The BERTScore options are checked with every ``measure``: a malformed one is
+            refused, never ignored.
+        workers: threads of the ROUGE-L scorer (``-1``: one per CPU; at most 1,024).
         allow_empty: accept empty / whitespace-only texts (they match nothing: similarity 0).
         progress: called with the units of work done (rows of distinct texts for ROUGE-L,
             sentences encoded for BERTScore), e.g. ``tqdm(total=...).update``.
@@ -216,8 +223,9 @@ def homogenization(
             an unknown ``measure``, or a bad option, naming the argument.
         ModelNotAvailableError: BERTScore's model is not on this machine.
     """
-    _check_options(measure, use_stemmer, progress)
-    workers = _workers(workers)
+    workers = _check_options(
+        measure, use_stemmer, progress, (model, num_layers, batch_size, device, dtype, workers)
+    )
     texts = check_response_set(texts, "texts", min_size=2, allow_empty=allow_empty)
     if measure == "bertscore":
         return _bertscore_homogenization(

@@ -15,7 +15,13 @@ import numpy as np
 from dialeval.metrics.lexical_diversity.corpus import corpus_ngram_diversity, lf
 from dialeval.metrics.lexical_diversity.self_bleu import self_bleu
 from dialeval.metrics.lexical_diversity.set_level_batch import batch_set_lexical_diversity
-from dialeval.validation import ArgumentError, arguments_named, check_corpus, split_scope
+from dialeval.validation import (
+    ArgumentError,
+    arguments_named,
+    check_corpus,
+    check_progress,
+    split_scope,
+)
 
 SET_METRICS = ("averaged_distinct_n", "ngram_cosine_diversity")
 
@@ -37,6 +43,7 @@ def set_lexical_diversity(
         progress: optional callable invoked once with the number of scored sets when they are
             done (e.g. a tqdm bar's ``update``).
     """
+    check_progress(progress)
     scores = batch_set_lexical_diversity(
         response_sets, max_n, tokenizer=tokenizer, allow_empty=allow_empty
     )

@@ -19,6 +19,7 @@ order of the responses or on the number of tokenizing processes.
 
 from __future__ import annotations
 
+import numbers
 from collections import Counter
 from collections.abc import Mapping
 
@@ -26,12 +27,7 @@ import numpy as np
 
 from dialeval.metrics.lexical_diversity.order_bounds import check_listed_orders, computed_orders
 from dialeval.text import casual_token_ids, casual_tokenize_many, get_tokenizer
-from dialeval.validation import ArgumentError, check_corpus
-
-
-def _check_order(name: str, value: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ArgumentError(name, f"must be a positive int, got {value!r}")
+from dialeval.validation import ArgumentError, check_corpus, check_int
 
 
 def tokenize_corpus(
@@ -240,7 +236,7 @@ def corpus_ngram_diversity(
             ``L+1..3`` are listed as 0), checked after tokenizing and before counting.
     """
     responses = check_corpus(responses, "responses", allow_empty=allow_empty)
-    _check_order("max_n", max_n)
+    max_n = check_int(max_n, "max_n")
     counts = corpus_ngram_counts(responses, max_n, tokenizer, num_workers, listed_orders="max_n")
     result: dict[str, float] = {}
     for n in range(1, max_n + 1):
@@ -253,7 +249,7 @@ def corpus_ngram_diversity(
 def _one_order(responses: list[str], n: int, tokenizer, allow_empty: bool) -> np.ndarray:
     """The n-gram counts of order ``n`` only (none, in O(1), when ``n`` exceeds the longest
     response)."""
-    _check_order("n", n)
+    n = check_int(n, "n")
     responses = check_corpus(responses, "responses", allow_empty=allow_empty)
     return corpus_ngram_counts(responses, n, tokenizer).get(n, _NO_NGRAMS)
 
@@ -288,22 +284,18 @@ def token_counts(texts: list[str], tokenizer="casual", argument: str = "texts") 
 
 
 def _check_frequencies(reference: Mapping) -> Mapping:
-    """A {token: count} mapping: string tokens, counts finite non-negative numbers (a count of
-    NaN or a non-string token would silently count as rare)."""
+    """A {token: count} mapping: string tokens, counts non-negative integers (numpy's too; a
+    count of NaN, 2.5 or a non-string token would silently count as rare or not)."""
     for token, count in reference.items():
         if not isinstance(token, str):
             raise ArgumentError(
                 "reference",
                 f"keys must be token strings, got {type(token).__name__}: {token!r:.60}",
             )
-        if (
-            isinstance(count, bool)
-            or not isinstance(count, (int, float, np.integer, np.floating))
-            or not np.isfinite(count)
-            or count < 0
-        ):
+        if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 0:
             raise ArgumentError(
-                f"reference[{token!r:.60}]", f"must be a non-negative count, got {count!r}"
+                f"reference[{token!r:.60}]",
+                f"must be a non-negative count (an int), got {count!r}",
             )
     return reference
 
@@ -329,8 +321,7 @@ def lf(
         Low-frequency token occurrences / all token occurrences of ``responses`` (0 if none).
     """
     responses = check_corpus(responses, "responses", allow_empty=allow_empty)
-    if isinstance(threshold, bool) or not isinstance(threshold, int) or threshold < 0:
-        raise ArgumentError("threshold", f"must be a non-negative int, got {threshold!r}")
+    threshold = check_int(threshold, "threshold", 0)
     generated = token_counts(responses, tokenizer, "responses")
     if reference is None:
         frequencies: Mapping[str, int] = generated

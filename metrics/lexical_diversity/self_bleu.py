@@ -63,15 +63,10 @@ import numpy as np
 
 from dialeval.metrics.lexical_diversity.corpus import KEY_LIMIT, distinct_token_ids, ngram_keys
 from dialeval.metrics.lexical_diversity.order_bounds import computed_orders
-from dialeval.validation import ArgumentError, check_corpus, check_flag
+from dialeval.validation import ArgumentError, check_corpus, check_flag, check_int
 
 _EPSILON = 0.1  # SmoothingFunction().method1's default epsilon
 _FSUM_CHUNK = 1 << 16  # rows turned into Python floats at a time (bounded memory at 1M texts)
-
-
-def _check_max_n(max_n: object) -> None:
-    if isinstance(max_n, bool) or not isinstance(max_n, int) or max_n < 1:
-        raise ArgumentError("max_n", f"must be a positive int, got {max_n!r}")
 
 
 def _run_starts(values: np.ndarray) -> np.ndarray:
@@ -243,7 +238,7 @@ def self_bleu(
             "must hold at least 2 responses (Self-BLEU scores each against the others), "
             f"got {len(responses)}",
         )
-    _check_max_n(max_n)
+    max_n = check_int(max_n, "max_n")
 
     # Identical texts get identical scores: score each distinct text once.
     text_index: dict[str, int] = {}

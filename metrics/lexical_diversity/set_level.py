@@ -58,7 +58,7 @@ def averaged_distinct_n(
         The mean over n of ``#distinct n-grams / #n-grams``; in ``[0, 1]``, higher is more diverse.
     """
     responses = check_response_set(responses, "responses", allow_empty=allow_empty)
-    check_orders(min_n, max_n)
+    min_n, max_n = check_orders(min_n, max_n)
     scores = score_response_sets(
         [responses], min_n, max_n, get_tokenizer(tokenizer, responses), cosine=False
     )
@@ -123,7 +123,7 @@ def ngram_cosine_diversity(
             them.
     """
     responses = check_response_set(responses, "responses", min_size=2, allow_empty=allow_empty)
-    check_orders(min_n, max_n)
+    min_n, max_n = check_orders(min_n, max_n)
     scores = score_response_sets(
         [responses], min_n, max_n, get_tokenizer(tokenizer, responses), argument="responses"
     )

@@ -43,16 +43,15 @@ import numpy as np
 from dialeval.metrics.lexical_diversity.order_bounds import computed_orders
 from dialeval.metrics.lexical_diversity.pair_memory import check_pair_memory
 from dialeval.text import get_tokenizer
-from dialeval.validation import ArgumentError, check_response_sets
+from dialeval.validation import ArgumentError, check_int, check_response_sets
 
 
-def check_orders(min_n: int, max_n: int) -> None:
-    """``min_n`` and ``max_n`` are positive ints with ``min_n <= max_n``."""
-    for name, value in (("min_n", min_n), ("max_n", max_n)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ArgumentError(name, f"must be a positive int, got {value!r}")
+def check_orders(min_n: int, max_n: int) -> tuple[int, int]:
+    """``min_n`` and ``max_n`` as positive ints (numpy's too) with ``min_n <= max_n``."""
+    min_n, max_n = check_int(min_n, "min_n"), check_int(max_n, "max_n")
     if min_n > max_n:
         raise ArgumentError("min_n", f"({min_n}) must not exceed `max_n` ({max_n})")
+    return min_n, max_n
 
 
 def _sequences(responses: list[str], tokenize) -> tuple[list[tuple[int, ...]], np.ndarray, int]:
@@ -292,7 +291,7 @@ def batch_set_lexical_diversity(
     response_sets = check_response_sets(
         response_sets, "response_sets", min_size=2, allow_empty=allow_empty
     )
-    check_orders(min_n, max_n)
+    min_n, max_n = check_orders(min_n, max_n)
     return score_response_sets(
         response_sets,
         min_n,

@@ -25,7 +25,12 @@ import string
 import numpy as np
 
 from dialeval.metrics.lexical_diversity.corpus import tokenize_corpus
-from dialeval.validation import ArgumentError, check_corpus, check_response_sets, split_scope
+from dialeval.validation import (
+    check_corpus,
+    check_real,
+    check_response_sets,
+    split_scope,
+)
 
 #: McCarthy & Jarvis's factor threshold (§"MTLD": TTR 0.72; they find 0.660-0.750 stable).
 DEFAULT_THRESHOLD = 0.72
@@ -44,15 +49,7 @@ def mtld_words(text: str) -> list[str]:
 
 
 def _check_threshold(threshold) -> float:
-    if (
-        isinstance(threshold, bool)
-        or not isinstance(threshold, (int, float))
-        or not 0 < threshold < 1
-    ):
-        raise ArgumentError(
-            "threshold", f"must be a number strictly between 0 and 1 (a TTR), got {threshold!r}"
-        )
-    return float(threshold)
+    return check_real(threshold, "threshold", 0, 1, open_bounds=(True, True), meaning=" (a TTR)")
 
 
 def _factors(tokens, threshold: float) -> float:

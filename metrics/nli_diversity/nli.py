@@ -33,6 +33,8 @@ from dialeval.metrics.engines.pair_scorer import PairScoringStats, load_pair_cla
 from dialeval.validation import (
     ArgumentError,
     check_flag,
+    check_int,
+    check_progress,
     check_response_set,
     check_response_sets,
     check_texts,
@@ -198,14 +200,7 @@ class NLIPairMatrix:
 
 
 def _check_chunk_pairs(max_pairs_per_chunk) -> None:
-    if (
-        isinstance(max_pairs_per_chunk, bool)
-        or not isinstance(max_pairs_per_chunk, int)
-        or max_pairs_per_chunk < 1
-    ):
-        raise ArgumentError(
-            "max_pairs_per_chunk", f"must be a positive int, got {max_pairs_per_chunk!r}"
-        )
+    check_int(max_pairs_per_chunk, "max_pairs_per_chunk")
 
 
 @dataclass(frozen=True)
@@ -255,14 +250,7 @@ def _iter_distinct_pairs(
     full_matrix: bool,
 ) -> Iterator[_DistinctPairs]:
     _check_chunk_pairs(max_pairs_per_chunk)
-    if (
-        isinstance(max_pairs_per_set, bool)
-        or not isinstance(max_pairs_per_set, int)
-        or max_pairs_per_set < 1
-    ):
-        raise ArgumentError(
-            "max_pairs_per_set", f"must be a positive int, got {max_pairs_per_set!r}"
-        )
+    max_pairs_per_set = check_int(max_pairs_per_set, "max_pairs_per_set")
     chunk: list[list[str]] = []
     chunk_pairs = 0
     for index, response_set in enumerate(response_sets):
@@ -378,11 +366,7 @@ def nli_diversity(
             f"{type(response_sets).__name__}",
         )
     return_matrices = check_flag(return_matrices, "return_matrices")
-    if progress is not None and not callable(progress):
-        raise ArgumentError(
-            "progress",
-            f"must be a callable (e.g. tqdm's update) or None, got {type(progress).__name__}",
-        )
+    check_progress(progress)
     scorer = (
         scorer
         if scorer is not None

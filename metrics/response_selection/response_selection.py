@@ -62,7 +62,7 @@ Examples:
     >>> selection.compute(contexts=["Do you have a car?"], candidates=[["Yes, a red one.", "I play tennis."]],
     ...                   labels=[2], model="microsoft/DialoGPT-small")
     Traceback (most recent call last):
-    dialeval.validation.ArgumentError: `labels[0]` = 2 is not an index of candidates[0] (0 to 1)
+    dialeval.validation.ArgumentError: `labels[0]` = 2 is not an index of `candidates[0]` (0 to 1)
 """  # noqa: E501
 
 

@@ -34,7 +34,7 @@ from dialeval.metrics.engines.lm_scorer import (
     check_reduction,
     describe,
 )
-from dialeval.validation import ArgumentError, require_collection
+from dialeval.validation import ArgumentError, ArgumentProblem, check_real, require_collection
 
 # --------------------------------------------------------------------------------------------
 # Selection and accuracy
@@ -72,12 +72,7 @@ def select_by_loss(
             f"and `labels` must be non-empty and of equal length, got {len(losses)} and "
             f"{len(labels)}",
         )
-    if (
-        isinstance(tie_rtol, bool)
-        or not isinstance(tie_rtol, (int, float))
-        or not 0 <= tie_rtol < 1
-    ):
-        raise ArgumentError("tie_rtol", f"must be a number in [0, 1), got {tie_rtol!r}")
+    tie_rtol = check_real(tie_rtol, "tie_rtol", 0, 1, open_bounds=(False, True))
     per_question = []
     for i, (values, label) in enumerate(zip(losses, labels)):
         values = np.asarray(values, dtype=np.float64)
@@ -191,6 +186,19 @@ def response_selection(
 # --------------------------------------------------------------------------------------------
 
 
+#: A question's fields as one record of a question file names them.
+_RECORD_FIELDS = {"contexts[0]": "context", "candidates[0]": "candidates", "labels[0]": "label"}
+
+
+def _check_question(where: str, context: object, candidates: object, label: object) -> None:
+    """One question of a file checked as it is read, so that an error names its ``FILE:LINE``
+    and the record's field (``q.jsonl:4: `candidates[1]` must be a non-empty string``)."""
+    try:
+        check_questions([context], [candidates], [label])
+    except ArgumentProblem as error:
+        raise ValueError(f"{where}: {error.renamed(_RECORD_FIELDS)}") from None
+
+
 def read_selection_questions(path) -> dict[str, list]:
     """Questions from a file, as ``{"contexts", "candidates", "labels"}``.
 
@@ -213,6 +221,7 @@ def read_selection_questions(path) -> dict[str, list]:
                 raise ValueError(
                     f"{where}: expected an object with keys 'context', 'candidates' and 'label'"
                 )
+            _check_question(where, record["context"], record["candidates"], record["label"])
             contexts.append(record["context"])
             candidates.append(record["candidates"])
             labels.append(record["label"])
@@ -224,6 +233,7 @@ def read_selection_questions(path) -> dict[str, list]:
                     f"{where}: expected 7 tab-separated fields (3 context turns, ground truth, 3 "
                     f"false candidates), got {len(fields)}"
                 )
+            _check_question(where, fields[:3], fields[3:], 0)
             contexts.append(fields[:3])
             candidates.append(fields[3:])
             labels.append(0)

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import copy
 import math
+import numbers
 import os
 import warnings
 from dataclasses import dataclass
@@ -68,7 +69,7 @@ from dialeval.hub import (
 )
 from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.metrics.engines.reduction import UnitSimilarity, units_of
-from dialeval.validation import ArgumentError, check_response_sets
+from dialeval.validation import ArgumentError, check_int, check_response_sets
 
 DEFAULT_BERTSCORE_MODEL = "FacebookAI/roberta-large"
 DEFAULT_BERTSCORE_LAYER = 17  # bert_score.utils.model2layers["roberta-large"]
@@ -278,8 +279,7 @@ def _resolve_num_layers(model: str, num_layers, available: int | None) -> int:
                 "must be given: the model's number of layers could not be read from its config",
             )
         return available
-    if isinstance(num_layers, bool) or not isinstance(num_layers, int) or num_layers < 0:
-        raise ArgumentError("num_layers", f"must be None or an int >= 0, got {num_layers!r}")
+    num_layers = check_num_layers(num_layers)
     if available is not None and num_layers > available:
         raise ArgumentError(
             "num_layers",
@@ -371,9 +371,37 @@ def _resolve_baseline(
     )
 
 
+def check_num_layers(num_layers: object) -> int | None:
+    """``num_layers`` as None (the model's default layer) or an int >= 0 (numpy's too)."""
+    if num_layers is None:
+        return None
+    if (
+        isinstance(num_layers, bool)
+        or not isinstance(num_layers, numbers.Integral)
+        or num_layers < 0
+    ):
+        raise ArgumentError("num_layers", f"must be None or an int >= 0, got {num_layers!r}")
+    return int(num_layers)
+
+
+def check_encoder_options(model: object, num_layers: object, batch_size: object, device, dtype):
+    """Refuse a bad BERTScore encoder option before any model loads, naming it: a caller whose
+    chosen path does not encode (homogenization's ROUGE-L) checks them all the same, so a typo is
+    never accepted silently. ``model`` None stands for the caller's default model."""
+    if model is not None and not isinstance(model, str):
+        raise ArgumentError(
+            "model",
+            f"must be a model id or a local directory, got {type(model).__name__}: {model!r:.60}",
+        )
+    check_num_layers(num_layers)
+    check_int(batch_size, "batch_size")
+    check_dtype(dtype)
+    if device is not None:
+        resolve_device(device)
+
+
 def _check_arguments(batch_size, rescale_with_baseline, baseline) -> None:
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ArgumentError("batch_size", f"must be a positive int, got {batch_size!r}")
+    check_int(batch_size, "batch_size")
     if not isinstance(rescale_with_baseline, bool):
         raise ArgumentError(
             "rescale_with_baseline", f"must be a bool, got {rescale_with_baseline!r}"

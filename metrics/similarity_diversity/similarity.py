@@ -60,7 +60,7 @@ def ngram_cosine_unit_similarity(
 ) -> UnitSimilarity:
     """Tevet's "cos-sim" similarity of every pair of distinct token lists, averaged over n (the
     diagonal: two copies of a repeated response)."""
-    check_orders(min_n, max_n)
+    min_n, max_n = check_orders(min_n, max_n)
     tokenize = get_tokenizer(tokenizer, responses)
     # Responses that tokenize alike have equal rows: score each distinct token list once.
     token_lists, unit_of_item = units_of([tuple(tokenize(response)) for response in responses])

@@ -16,7 +16,9 @@ DEMO = REPO_ROOT / "examples" / "demo_response_sets.jsonl"
 @pytest.fixture(scope="module")
 def demo_report(tmp_path_factory):
     out = tmp_path_factory.mktemp("cli") / "report.json"
-    assert main(["evaluate", str(DEMO), "--output", str(out), "--no-progress"]) == 0
+    # EAD has no default vocabulary size: the demo's is GPT-2's, given as a user would
+    command = ["evaluate", str(DEMO), "--output", str(out), "--no-progress"]
+    assert main([*command, "--ead-vocab-size", "50257"]) == 0
     return json.loads(out.read_text(encoding="utf-8"))
 
 
@@ -47,7 +49,7 @@ def test_report_holds_lexical_and_semantic_figures(demo_report):
         "homogenization_bertscore[microsoft/deberta-base-mnli]",
     }
     # every model-free step runs by default (the registry's, e.g. the diversity package's measures and EAD)
-    for name in expected_figures("response_set", EvaluationOptions()):
+    for name in expected_figures("response_set", EvaluationOptions(ead_vocab_size=50257)):
         assert name in metrics, name
     for name in ("ead", "self_repetition", "homogenization_rougel", "homogenization_bleu"):
         assert all(name in row for row in demo_report["per_set"]), name
@@ -150,6 +152,8 @@ def test_nli_and_cross_encoder_join_with_local_models(
         "-o",
         str(out),
         "--no-progress",
+        "--ead-vocab-size",
+        "50257",
         "--no-sentence-model",
         "--bertscore-model",
         "none",

@@ -17,6 +17,7 @@ def conformance(fixture):
     from dialeval.metrics.expectation_adjusted_distinct import expectation_adjusted_distinct_scores
 
     return sets_case(
+        options={"vocab_size": 50257},
         refused=EMPTY_RESPONSE,
         refused_error=EMPTY_RESPONSE_ERROR,
         wraps=expectation_adjusted_distinct_scores,
@@ -24,7 +25,7 @@ def conformance(fixture):
 
 
 def module_property():
-    return ModuleEntry(predictions_strategy())
+    return ModuleEntry(predictions_strategy(), options={"vocab_size": 50257})
 
 
 def lone_surrogate_calls(fixture, bad):
@@ -39,23 +40,25 @@ def lone_surrogate_calls(fixture, bad):
             "vocab_texts[1]",
         ),
         "expectation_adjusted_distinct_scores": (
-            lambda: ead.expectation_adjusted_distinct_scores(sets),
+            lambda: ead.expectation_adjusted_distinct_scores(sets, vocab_size=9),
             "predictions[0][1]",
         ),
         "expected_distinct": None,
     }
 
 
-LONE_SURROGATE_MODULE = ({"predictions": ["a b", BAD_TEXT]}, {}, "predictions[1]")
+LONE_SURROGATE_MODULE = ({"predictions": ["a b", BAD_TEXT]}, {"vocab_size": 9}, "predictions[1]")
 
 TOKENIZER_CALLS = {
     "expectation_adjusted_distinct": (
-        lambda m, t: m.expectation_adjusted_distinct(TOKENIZER_TEXTS, tokenizer=t),
+        lambda m, t: m.expectation_adjusted_distinct(TOKENIZER_TEXTS, vocab_size=9, tokenizer=t),
         "responses[0]",
         "responses[2]",
     ),
     "expectation_adjusted_distinct_scores": (
-        lambda m, t: m.expectation_adjusted_distinct_scores(TOKENIZER_TEXTS, tokenizer=t),
+        lambda m, t: m.expectation_adjusted_distinct_scores(
+            TOKENIZER_TEXTS, vocab_size=9, tokenizer=t
+        ),
         "responses[0]",
         "responses[2]",
     ),

@@ -171,6 +171,8 @@ def test_repeated_responses_count_with_their_multiplicity():
         ({"a": float("nan")}, r"`reference\['a'\]` must be a non-negative count"),
         ({"a": -1}, r"`reference\['a'\]` must be a non-negative count"),
         ({"a": "3"}, r"`reference\['a'\]` must be a non-negative count"),
+        ({"a": 2.5}, r"`reference\['a'\]` must be a non-negative count \(an int\)"),
+        ({"a": 2.0}, r"`reference\['a'\]` must be a non-negative count \(an int\)"),
     ],
 )
 def test_lf_refuses_a_malformed_frequency_mapping(reference, match):
@@ -178,3 +180,16 @@ def test_lf_refuses_a_malformed_frequency_mapping(reference, match):
     with pytest.raises(ValueError, match=match):
         lf(["a b"], reference=reference)
     assert lf(["a b"], reference={"a": 5, "b": 0}, threshold=2) == 0.5
+
+
+def test_numpy_integers_are_taken_as_orders_thresholds_and_counts():
+    responses = ["the cat sat on the mat", "the dog sat"]
+    assert distinct_n(responses, n=np.int64(2)) == distinct_n(responses, n=2)
+    assert entropy_n(responses, n=np.int32(2)) == entropy_n(responses, n=2)
+    assert corpus_ngram_diversity(responses, max_n=np.int64(2)) == corpus_ngram_diversity(
+        responses, max_n=2
+    )
+    assert lf(responses, threshold=np.int64(1)) == lf(responses, threshold=1)
+    assert lf(responses, reference={"the": np.int64(200), "cat": np.uint8(3)}) == lf(
+        responses, reference={"the": 200, "cat": 3}
+    )

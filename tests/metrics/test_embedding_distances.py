@@ -233,3 +233,12 @@ def test_memory_stays_linear_in_the_rows():
     finally:
         tracemalloc.stop()
     assert peak < 4 * 1024 * 1024, peak  # rows: 0.2 MB (float32), 0.4 MB (float64); a tile: 1 MB
+
+
+@pytest.mark.parametrize(
+    "figure", [remote_clique_from_embeddings, chamfer_distance_from_embeddings]
+)
+def test_complex_embeddings_are_refused_not_cast_to_their_real_part(figure):
+    rows = np.array([[1 + 1j, 0.5], [0.2, 1j]])
+    with pytest.raises(ValueError, match="`embeddings` must hold real numbers"):
+        figure(rows)

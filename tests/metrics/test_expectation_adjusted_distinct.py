@@ -9,7 +9,6 @@ import pytest
 
 from dialeval.metrics import registry
 from dialeval.metrics.expectation_adjusted_distinct import (
-    DEFAULT_VOCAB_SIZE,
     expectation_adjusted_distinct,
     expectation_adjusted_distinct_scores,
     expected_distinct,
@@ -76,35 +75,33 @@ def test_vocab_texts_counts_v_like_the_reference_s_data_for_vocab_cal():
         ["a b a"], vocab_size=None, vocab_texts=texts
     ) == pytest.approx(expectation_adjusted_distinct(["a b a"], vocab_size=5))
     with pytest.raises(ValueError, match="`vocab_size` or `vocab_texts`, not both"):
-        expectation_adjusted_distinct(["a"], vocab_texts=texts)
+        expectation_adjusted_distinct(["a"], vocab_size=9, vocab_texts=texts)
     with pytest.raises(ValueError, match="`vocab_texts` holds no tokens"):
         expectation_adjusted_distinct(["a"], vocab_size=None, vocab_texts=["", " "])
 
 
 def test_scopes_agree_and_report_distinct_beside_ead():
     sets = [["I like it.", "I love it."], ["No way!", "Sure."]]
-    result = expectation_adjusted_distinct_scores(sets)
-    assert (
-        result["scope"] == "response_set"
-        and result["vocab_size"] == DEFAULT_VOCAB_SIZE
-        and result["n"] == 1
-    )
+    result = expectation_adjusted_distinct_scores(sets, vocab_size=50257)
+    assert result["scope"] == "response_set" and result["vocab_size"] == 50257 and result["n"] == 1
     assert [row["ead"] for row in result["per_set"]] == [
-        expectation_adjusted_distinct(s) for s in sets
+        expectation_adjusted_distinct(s, vocab_size=50257) for s in sets
     ]
     assert result["ead"] == pytest.approx(math.fsum(row["ead"] for row in result["per_set"]) / 2)
     assert result["per_set"][0]["distinct"] == pytest.approx(
         distinct_n(sets[0])
     )  # 5 distinct of 8 casual tokens
-    corpus = expectation_adjusted_distinct_scores([r for s in sets for r in s])
+    corpus = expectation_adjusted_distinct_scores([r for s in sets for r in s], vocab_size=50257)
     assert corpus["scope"] == "corpus" and corpus["num_responses"] == 4
-    assert corpus["ead"] == expectation_adjusted_distinct([r for s in sets for r in s])
+    assert corpus["ead"] == expectation_adjusted_distinct(
+        [r for s in sets for r in s], vocab_size=50257
+    )
 
 
 def test_no_ngrams_scores_zero_even_for_a_huge_order():
-    assert expectation_adjusted_distinct(["a b"], n=3) == 0.0
-    assert expectation_adjusted_distinct(["a b c d"] * 3, n=10**9) == 0.0  # returns at once
-    assert expectation_adjusted_distinct(["", "a"], allow_empty=True, n=2) == 0.0
+    assert expectation_adjusted_distinct(["a b"], n=3, vocab_size=9) == 0.0
+    assert expectation_adjusted_distinct(["a b c d"] * 3, n=10**9, vocab_size=9) == 0.0  # at once
+    assert expectation_adjusted_distinct(["", "a"], allow_empty=True, n=2, vocab_size=9) == 0.0
 
 
 @pytest.mark.parametrize(
@@ -116,8 +113,9 @@ def test_no_ngrams_scores_zero_even_for_a_huge_order():
         ({"responses": ["a"], "n": 0}, "`n` must be a positive int"),
         ({"responses": ["a"], "vocab_size": 0}, "`vocab_size` must be a positive int"),
         ({"responses": ["a"], "vocab_size": 3.5}, "`vocab_size` must be a positive int"),
-        ({"responses": ["a"], "vocab_size": None}, "`vocab_size` must be a positive int"),
-        ({"responses": ["a"], "tokenizer": "bpe"}, "`tokenizer` must be one of"),
+        ({"responses": ["a"], "vocab_size": None}, "`vocab_size` must be given"),
+        ({"responses": ["a"]}, r"`vocab_size` must be given \(or `vocab_texts`\): EAD's V is"),
+        ({"responses": ["a"], "vocab_size": 9, "tokenizer": "bpe"}, "`tokenizer` must be one of"),
     ],
 )
 def test_bad_input_names_the_argument(kwargs, message):
@@ -125,11 +123,42 @@ def test_bad_input_names_the_argument(kwargs, message):
         expectation_adjusted_distinct(**kwargs)
 
 
-def test_registered_for_meta_eval_and_the_job():
+def test_registered_for_meta_eval_with_v_counted_from_the_test_set_and_the_job():
     scorer = registry.set_scorer("ead")
-    result = scorer.run([["a b a", "c"], ["x", "y"]])
+    sets = [["a b a", "c"], ["x", "y"]]
+    result = scorer.run(sets)
+    assert result["vocab_size"] == 5  # a, b, c, x, y
     assert [row["ead"] for row in result["per_set"]] == [
-        expectation_adjusted_distinct(["a b a", "c"]),
-        expectation_adjusted_distinct(["x", "y"]),
+        expectation_adjusted_distinct(["a b a", "c"], vocab_size=5),
+        expectation_adjusted_distinct(["x", "y"], vocab_size=5),
     ]
     assert "ead" in [step.name for step in registry.JOB_STEPS]
+
+
+def test_the_ead_step_is_blocked_with_its_reason_unless_given_a_vocabulary_size(tmp_path):
+    import json
+
+    from conftest import REPO_ROOT
+
+    from dialeval.cli import main
+    from dialeval.io import read_response_sets
+    from dialeval.metrics.engines.job_steps import StepSkipped
+    from dialeval.metrics.expectation_adjusted_distinct.job import (
+        NO_VOCABULARY_REASON,
+        STEPS,
+        EADOptions,
+    )
+
+    (step,) = STEPS
+    assert step.blocked(EADOptions()) == NO_VOCABULARY_REASON
+    assert step.blocked(EADOptions(ead_vocab_size=50257)) is None
+    with pytest.raises(StepSkipped, match="--ead-vocab-size"):
+        step.run(None, None, EADOptions(), None)
+    demo = REPO_ROOT / "examples" / "demo_response_sets.jsonl"
+    out = tmp_path / "report.json"
+    command = ["evaluate", str(demo), "-o", str(out), "--no-progress", "--metric", "ead"]
+    assert main([*command, "--ead-vocab-size", "50257"]) == 0
+    figures = json.loads(out.read_text())["metrics"]["ead"]
+    sets = [s.responses for s in read_response_sets(str(demo))]
+    assert figures["vocab_size"] == 50257
+    assert figures["ead"] == expectation_adjusted_distinct_scores(sets, vocab_size=50257)["ead"]

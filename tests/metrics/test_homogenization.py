@@ -361,3 +361,35 @@ def test_bertscore_refuses_more_texts_than_its_dense_matrix_allows_before_loadin
         )
     # ROUGE-L streams: no limit
     assert package.homogenization(["a", "b", "c"], "rougel") == 0.0
+
+
+@pytest.mark.parametrize("measure", ["rougel", "bleu"])
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("model", object()),
+        ("batch_size", 0),
+        ("device", "bogus"),
+        ("dtype", "float8"),
+        ("num_layers", -1),
+        ("workers", 10**30),
+    ],
+)
+def test_every_option_is_checked_whatever_the_measure_reads(measure, option, value):
+    texts = ["the cat sat", "a dog ran", "the cat ran"]
+    for call in (
+        lambda: homogenization(texts, measure=measure, **{option: value}),
+        lambda: homogenization_per_set([texts], measure=measure, **{option: value}),
+        lambda: homogenization_score([texts], measure=measure, **{option: value}),
+    ):
+        with pytest.raises(ValueError, match=f"`{option}`"):
+            call()
+
+
+def test_numpy_integers_are_taken_as_options():
+    texts = ["the cat sat", "a dog ran", "the cat ran"]
+    expected = homogenization(texts, workers=2, batch_size=8, num_layers=3)
+    assert (
+        homogenization(texts, workers=np.int64(2), batch_size=np.int32(8), num_layers=np.int64(3))
+        == expected
+    )

@@ -161,3 +161,48 @@ def test_oca_tolerance_must_be_a_finite_non_negative_number(tolerance):
     """Found by tests/property: a negative or NaN tolerance was accepted."""
     with pytest.raises(ValueError, match="`tolerance` must be a finite number >= 0"):
         optimal_classification_accuracy([0.1, 0.2, 0.3], [0, 1, 1], tolerance=tolerance)
+
+
+_EIGHT_SCORES = [0.1, 0.5, 0.3, 0.9, 0.7, 0.2, 0.8, 0.4]
+_EIGHT_CLASSES = [0, 1, 0, 1, 1, 0, 1, 0]
+
+
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("num_resamples", -1),
+        ("num_resamples", 10**30),
+        ("sample_fraction", float("nan")),
+        ("sample_fraction", 1.5),
+        ("seed", "x"),
+    ],
+)
+def test_bootstrap_options_are_checked_without_bootstrap_too(option, value):
+    with pytest.raises(ValueError, match=f"`{option}`"):
+        diversity_meta_evaluation(_EIGHT_SCORES, _EIGHT_CLASSES, **{option: value})
+
+
+@pytest.mark.parametrize("fraction", [0.01, 0.1])
+def test_a_fraction_leaving_fewer_than_two_sets_per_resample_is_refused(fraction):
+    """Padded to two sets, every resample's rho is +-1 and the interval (1.0, 1.0) means nothing."""
+    with pytest.raises(ValueError, match=r"`sample_fraction`=.* leaves [01] of the 8 sets"):
+        diversity_meta_evaluation(
+            _EIGHT_SCORES, _EIGHT_CLASSES, bootstrap=True, sample_fraction=fraction
+        )
+    with pytest.raises(ValueError, match="`sample_fraction`"):
+        bootstrap_spearman_ci(_EIGHT_SCORES, _EIGHT_CLASSES, sample_fraction=fraction)
+
+
+def test_numpy_numbers_are_taken_as_bootstrap_options():
+    plain = bootstrap_spearman_ci(_EIGHT_SCORES, _EIGHT_CLASSES, 50, 0.5, 0.9, seed=1)
+    assert (
+        bootstrap_spearman_ci(
+            _EIGHT_SCORES,
+            _EIGHT_CLASSES,
+            np.int64(50),
+            np.float64(0.5),
+            np.float64(0.9),
+            seed=np.int64(1),
+        )
+        == plain
+    )

@@ -113,6 +113,17 @@ def test_bad_batch_names_the_argument_and_nothing_stays_queued(metric, case):
     assert canonical(module.compute(**case.inputs, **case.options)) == canonical(direct)
 
 
+def test_a_missing_input_is_named_as_add_and_add_batch_take_it(metric):
+    """``add(prediction=None)`` names ``prediction``, not the batch's ``predictions``."""
+    module = load(metric)
+    first = module._feature_names()[0]
+    singular = {"predictions": "prediction", "references": "reference"}.get(first, first)
+    with pytest.raises(ValueError, match=f"^`{singular}` is missing"):
+        module.add()
+    with pytest.raises(ValueError, match=f"^`{first}` is missing"):
+        module.add_batch()
+
+
 def test_refused_inputs_are_found_on_the_gathered_inputs_and_discarded(metric, case):
     """The refused input comes in the last batch; its index in the error counts every queued input."""
     module = load(metric)

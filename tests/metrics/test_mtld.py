@@ -184,3 +184,12 @@ def test_the_module_the_job_and_meta_eval_run_it(tmp_path):
     assert report["metrics"]["mtld"]["mtld"] == pytest.approx(5.5) and [
         row["mtld"] for row in report["per_set"]
     ] == [8.0, 3.0]
+
+
+def test_a_numpy_threshold_is_taken():
+    import numpy as np
+
+    words = ["the", "cat", "sat", "on", "the", "mat", "and", "the", "dog", "sat", "on", "the", "log"]
+    text = [" ".join(words)]
+    assert mtld(text, threshold=np.float64(0.72)) == mtld(text, threshold=0.72)
+    assert mtld(text, threshold=np.float32(0.5)) == mtld(text, threshold=0.5)

@@ -33,3 +33,32 @@ def test_a_non_finite_similarity_is_refused_not_averaged_into_nan():
         diversity_from_similarity_matrix([[1.0, np.nan], [np.nan, 1.0]])
     # the diagonal is not read: NaN there (as in NLI pair matrices) is fine
     assert diversity_from_similarity_matrix([[np.nan, 0.5], [0.5, np.nan]]) == -0.5
+
+
+@pytest.mark.parametrize(
+    "value, shown",
+    [(None, "NoneType"), ("0.5", "str"), (np.array([0.5, 0.2]), "ndarray"), (1j, "complex")],
+)
+def test_a_similarity_that_is_not_one_real_number_is_refused_naming_it(value, shown):
+    with pytest.raises(ValueError, match=f"`similarity` must return one real number.*{shown}"):
+        similarity_to_diversity(["a", "b", "c"], lambda a, b: value)
+
+
+def test_numpy_and_zero_dimensional_similarities_are_taken():
+    assert similarity_to_diversity(["a", "b"], lambda a, b: np.float32(0.5)) == -0.5
+    assert similarity_to_diversity(["a", "b"], lambda a, b: np.array(0.25)) == -0.25
+
+
+def test_similarities_near_the_float_limit_give_a_finite_mean_not_infinity():
+    assert similarity_to_diversity(["a", "b", "c"], lambda a, b: 1e308) == -1e308
+    weighted = similarity_to_diversity(["a", "b"], lambda a, b: 1e308, counts=[3, 4])
+    assert weighted == pytest.approx(-1e308)
+    matrix = np.full((3, 3), 1e308)
+    assert diversity_from_similarity_matrix(matrix) == -1e308
+
+
+def test_a_complex_similarity_matrix_is_refused_not_cast_to_its_real_part():
+    with pytest.raises(ValueError, match="`similarity_matrix` must hold real numbers"):
+        diversity_from_similarity_matrix(np.array([[1, 0.5j], [0.5j, 1]]))
+    with pytest.raises(ValueError, match="`similarity_matrix`"):
+        diversity_from_similarity_matrix([[1, 0.5j], [0.5j, 1]])

@@ -8,6 +8,7 @@ number of scored tokens.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import evaluate
@@ -376,3 +377,33 @@ def test_dialeval_evaluate_runs_response_selection(tmp_path, tiny_gpt2_path, cap
     assert "response_selection" in capsys.readouterr().out
     assert main([*base, "--selection-model", tiny_gpt2_path]) == 2
     assert "--selection-questions" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "record, error",
+    [
+        ({"context": [], "candidates": ["a", "b"], "label": 0}, "`context` must be a string"),
+        ({"context": [3], "candidates": ["a", "b"], "label": 0}, r"`context\[0\]` must be"),
+        ({"context": "hi", "candidates": ["a"], "label": 0}, "`candidates` must be a list"),
+        ({"context": "hi", "candidates": ["a", ""], "label": 0}, r"`candidates\[1\]` must be"),
+        ({"context": "hi", "candidates": ["a", "b"], "label": 5}, "`label` = 5 is not an index"),
+        ({"context": "hi", "candidates": ["a", "b"], "label": 1.5}, "`label` must be an int"),
+    ],
+)
+def test_a_bad_question_names_its_file_line_and_field(tmp_path, record, error):
+    good = {"context": ["hi"], "candidates": ["a", "b"], "label": 0}
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(json.dumps(good) + "\n" + json.dumps(record) + "\n")
+    with pytest.raises(ValueError, match=re.escape(f"{questions}:2: ") + error):
+        read_selection_questions(questions)
+
+
+def test_dialeval_evaluate_names_the_flag_and_line_of_a_bad_question(tmp_path, capsys):
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(json.dumps({"context": "hi", "candidates": ["a", "b"], "label": 5}))
+    demo = REPO_ROOT / "examples" / "demo_response_sets.jsonl"
+    command = ["evaluate", str(demo), "-o", str(tmp_path / "r.json"), "--no-progress"]
+    command += ["--selection-model", "gpt2", "--selection-questions", str(questions)]
+    assert main(command) == 2
+    message = capsys.readouterr().err
+    assert f"`--selection-questions`: {questions}:1: `label` = 5" in message, message

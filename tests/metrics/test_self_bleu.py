@@ -251,3 +251,10 @@ def test_memory_stays_a_few_arrays_per_token():
     finally:
         tracemalloc.stop()
     assert peak < 150 * tokens
+
+
+def test_a_numpy_max_n_is_taken():
+    import numpy as np
+
+    corpus = ["the cat sat on the mat", "the dog sat on the log", "a bird flew"]
+    assert self_bleu(corpus, max_n=np.int64(2)) == self_bleu(corpus, max_n=2)

@@ -140,3 +140,14 @@ def test_bad_orders_and_tokenizer():
         batch_set_lexical_diversity([["a b", "c"]], max_n=0)
     with pytest.raises(ValueError):
         batch_set_lexical_diversity([["a b", "c"]], tokenizer="no-such-tokenizer")
+
+
+def test_numpy_orders_are_taken_and_a_progress_that_is_not_callable_is_refused():
+    sets = [["the cat sat", "a dog ran", "the cat ran"], ["hello there", "hi there"]]
+    assert set_lexical_diversity(sets, max_n=np.int64(2)) == set_lexical_diversity(sets, max_n=2)
+    assert averaged_distinct_n(sets[0], max_n=np.int64(3), min_n=np.int32(2)) == (
+        averaged_distinct_n(sets[0], max_n=3, min_n=2)
+    )
+    for progress in (3, "bar"):
+        with pytest.raises(ValueError, match="`progress` must be a callable"):
+            set_lexical_diversity(sets, progress=progress)

@@ -91,10 +91,13 @@ def test_diversity_meta_evaluation_reports_none_with_the_reason():
 
 
 def test_a_bootstrap_with_only_constant_resamples_gives_none_and_its_reason():
-    # Two sets: a resample of 2 drawn with replacement is often one set twice (constant).
+    # Two sets: a resample of 2 drawn with replacement is often one set twice (constant); half
+    # of two sets would be one set per resample, which is refused.
     with pytest.raises(UndefinedStatisticError):
-        bootstrap_spearman_ci([0.0, 1.0], [0, 1], num_resamples=2, seed=4)
-    result = diversity_meta_evaluation([0.0, 1.0], [0, 1], bootstrap=True, num_resamples=2, seed=4)
+        bootstrap_spearman_ci([0.0, 1.0], [0, 1], num_resamples=2, sample_fraction=1.0, seed=4)
+    result = diversity_meta_evaluation(
+        [0.0, 1.0], [0, 1], bootstrap=True, num_resamples=2, sample_fraction=1.0, seed=4
+    )
     assert result["spearman"] == pytest.approx(1.0) and result["spearman_ci"] is None
     assert result["undefined_reason"].startswith(
         "spearman_ci: every bootstrap resample was constant"
@@ -173,7 +176,12 @@ def test_the_evaluate_module_names_its_inputs_when_every_bootstrap_resample_is_c
 
     module = evaluate.load(str(REPO_ROOT / "metrics" / "diversity_meta_eval"))
     result = module.compute(
-        predictions=[0.0, 1.0], references=[0, 1], bootstrap=True, num_resamples=2, seed=4
+        predictions=[0.0, 1.0],
+        references=[0, 1],
+        bootstrap=True,
+        num_resamples=2,
+        sample_fraction=1.0,
+        seed=4,
     )
     assert result["spearman"] == pytest.approx(1.0) and result["spearman_ci"] is None
     assert result["undefined_reason"] == (
@@ -182,7 +190,7 @@ def test_the_evaluate_module_names_its_inputs_when_every_bootstrap_resample_is_c
     )
     assert (
         "`scores`"
-        in diversity_meta_evaluation([0.0, 1.0], [0, 1], bootstrap=True, num_resamples=2, seed=4)[
-            "undefined_reason"
-        ]
+        in diversity_meta_evaluation(
+            [0.0, 1.0], [0, 1], bootstrap=True, num_resamples=2, sample_fraction=1.0, seed=4
+        )["undefined_reason"]
     )  # the function names its own arguments

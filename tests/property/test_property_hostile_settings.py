@@ -10,6 +10,7 @@ by the order asked for.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import math
 import re
@@ -44,7 +45,10 @@ short_responses = st.lists(
 SINGLE_ORDER = {
     "distinct_n": (distinct_n, "n"),
     "entropy_n": (entropy_n, "n"),
-    "expectation_adjusted_distinct": (expectation_adjusted_distinct, "n"),
+    "expectation_adjusted_distinct": (
+        functools.partial(expectation_adjusted_distinct, vocab_size=50257),
+        "n",
+    ),
     "self_repetition": (self_repetition, "n"),
 }
 

@@ -85,7 +85,10 @@ def test_statistics_refuse_constant_or_nan_input_naming_it(values):
         within(value[0], -1, 1, function.__name__)
     result = outcome(diversity_meta_evaluation, scores, parameters, bootstrap=True, num_resamples=5)
     if refused(result):
-        assert hostile, result
+        # Half of 2 sets is fewer than the 2 sets a resample needs.
+        assert hostile or (len(scores) < 4 and str(result.error).startswith("`sample_fraction`")), (
+            result
+        )
         return
     assert _finite_or_none(result), result
     assert (result["spearman"] is None) == constant

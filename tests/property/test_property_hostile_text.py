@@ -77,9 +77,12 @@ CORPUS_CALLS = {
     ),
     "lexical_diversity": (lambda c: lexical.lexical_diversity(c), "(responses|predictions)"),
     "compression_ratio": (lambda c: compression.compression_ratio(c), "texts"),
-    "expectation_adjusted_distinct": (lambda c: ead.expectation_adjusted_distinct(c), "responses"),
+    "expectation_adjusted_distinct": (
+        lambda c: ead.expectation_adjusted_distinct(c, vocab_size=9),
+        "responses",
+    ),
     "expectation_adjusted_distinct_scores": (
-        lambda c: ead.expectation_adjusted_distinct_scores(c),
+        lambda c: ead.expectation_adjusted_distinct_scores(c, vocab_size=9),
         "predictions",
     ),
     "self_repetition": (lambda c: repetition.self_repetition(c), "texts"),
@@ -247,7 +250,9 @@ TOKENIZER_CALLS = {
     "self_bleu": lambda c, t: lexical.self_bleu(c, tokenizer=t),
     "lf": lambda c, t: lexical.lf(c, tokenizer=t),
     "set_lexical_diversity": lambda c, t: lexical.set_lexical_diversity(_sets(c), tokenizer=t),
-    "expectation_adjusted_distinct": lambda c, t: ead.expectation_adjusted_distinct(c, tokenizer=t),
+    "expectation_adjusted_distinct": lambda c, t: ead.expectation_adjusted_distinct(
+        c, vocab_size=9, tokenizer=t
+    ),
 }
 
 

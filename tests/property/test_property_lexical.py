@@ -13,6 +13,7 @@ import importlib
 import math
 from collections import Counter
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -106,6 +107,40 @@ def test_check_int(value, minimum):
             and checked >= minimum
             and not isinstance(value, bool)
         )
+
+
+@covers("check_real")
+@given(
+    value=st.one_of(
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.integers(-(10**400), 10**400),
+        st.floats(-5, 5).map(np.float32),
+        st.integers(-5, 5).map(np.int64),
+        junk,
+    ),
+    bounds=st.tuples(st.floats(-3, 0), st.floats(0, 3)),
+    open_bounds=st.tuples(st.booleans(), st.booleans()),
+)
+def test_check_real(value, bounds, open_bounds):
+    minimum, maximum = bounds
+    checked = outcome(validation.check_real, value, "x", minimum, maximum, open_bounds)
+    if refused(checked):
+        assert str(checked.error).startswith("`x` must be")
+        return
+    assert type(checked) is float and math.isfinite(checked) and not isinstance(value, bool)
+    assert (checked > minimum if open_bounds[0] else checked >= minimum) and (
+        checked < maximum if open_bounds[1] else checked <= maximum
+    )
+
+
+@covers("check_progress")
+@given(value=st.one_of(st.none(), st.just(print), st.just(len), junk))
+def test_check_progress(value):
+    checked = outcome(validation.check_progress, value, "progress")
+    if refused(checked):
+        assert "`progress` must be a callable" in str(checked.error) and not callable(value)
+    else:
+        assert value is None or callable(value)
 
 
 @covers("check_flag")

@@ -105,7 +105,7 @@ def module_calls(models: dict[str, str]) -> dict[str, list[tuple[dict, str]]]:
     return {
         "lexical_diversity": [({"predictions": SETS}, "averaged_distinct_n")],
         "compression_ratio": [({"predictions": SETS}, "compression_ratio")],
-        "expectation_adjusted_distinct": [({"predictions": SETS}, "ead")],
+        "expectation_adjusted_distinct": [({"predictions": SETS, "vocab_size": 50257}, "ead")],
         "self_repetition": [({"predictions": SETS}, "self_repetition")],
         "homogenization": [({"predictions": SETS}, "homogenization")],
         "diversity_meta_eval": [

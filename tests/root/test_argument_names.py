@@ -236,7 +236,7 @@ MODULE_INPUTS = {
     "lexical_diversity": {"predictions": SETS},
     "lexical_diversity (corpus)": {"predictions": CORPUS},
     "compression_ratio": {"predictions": SETS},
-    "expectation_adjusted_distinct": {"predictions": SETS},
+    "expectation_adjusted_distinct": {"predictions": SETS, "vocab_size": 50},
     "self_repetition": {"predictions": SETS},
     "homogenization": {"predictions": SETS},
     "diversity_meta_eval": {"predictions": SCORES, "references": [0, 1, 0, 1, 1]},
@@ -274,9 +274,11 @@ def test_a_module_error_about_an_option_names_the_option(modules, name):
                 continue
             try:
                 module.compute(
-                    **MODULE_INPUTS[name],
-                    **MODULE_ALONG_WITH.get((name, option), {}),
-                    **{option: value},
+                    **{
+                        **MODULE_INPUTS[name],
+                        **MODULE_ALONG_WITH.get((name, option), {}),
+                        option: value,
+                    }
                 )
             except (ValueError, TypeError) as error:
                 if not isinstance(error, ArgumentProblem) or not _names(error, option):

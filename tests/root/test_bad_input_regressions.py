@@ -84,3 +84,25 @@ def test_unavailable_devices_are_a_value_error_listing_the_devices(device, match
             pytest.skip("this machine has a GPU: cuda:0 is available")
     with pytest.raises(ValueError, match=rf"{match}.*available here: \['cpu'"):
         resolve_device(device)
+
+
+def test_number_checkers_take_any_real_or_integral_type_and_refuse_bools():
+    import numpy as np
+
+    from dialeval.validation import check_int, check_real
+
+    assert check_int(np.int64(2), "n") == 2 and type(check_int(np.uint8(2), "n")) is int
+    assert check_real(np.float32(0.5), "alpha", 0, 1) == 0.5
+    assert check_real(np.int64(3), "gamma", 0) == 3.0
+    for value in (True, np.bool_(True)):
+        with pytest.raises(ValueError, match="`n` must be a positive int"):
+            check_int(value, "n")
+        with pytest.raises(ValueError, match="`alpha` must be"):
+            check_real(value, "alpha", 0, 1)
+    for value in (float("nan"), float("inf"), 10**400, 1j, "0.5", None):
+        with pytest.raises(ValueError, match="`alpha` must be a finite number"):
+            check_real(value, "alpha")
+    with pytest.raises(ValueError, match="`threshold` must be a number strictly between 0 and 1"):
+        check_real(1.0, "threshold", 0, 1, open_bounds=(True, True))
+    with pytest.raises(ValueError, match="`workers` must be at most 1,024"):
+        check_int(10**30, "workers", maximum=1024)
