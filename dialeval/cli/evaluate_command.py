@@ -164,37 +164,6 @@ def run_evaluate_command(args: argparse.Namespace) -> int:
             ) from error
 
 
-def _open_input(source: str, selection: dict):
-    """:func:`dialeval.io.open_input`, with a ``save_to_disk`` folder of no rows named as the
-    empty input it is: ``datasets.load_from_disk`` fails on one with a bare IndexError."""
-    from dialeval.io import open_input
-
-    try:
-        return open_input(source, **selection)
-    except IndexError as error:
-        if not _saved_without_rows(Path(source)):
-            raise
-        raise ValueError(
-            f"{source}: no response sets found (a datasets folder saved with 0 rows)"
-        ) from error
-
-
-def _saved_without_rows(folder: Path) -> bool:
-    """Whether ``folder`` (a ``save_to_disk`` dataset, or a dataset dict's folder) has a split
-    saved with no data file, which is how ``save_to_disk`` writes 0 rows."""
-    import json
-
-    states = [folder / "state.json", *folder.glob("*/state.json")]
-    for state in states:
-        try:
-            files = json.loads(state.read_text(encoding="utf-8")).get("_data_files")
-        except (OSError, ValueError, AttributeError):
-            continue
-        if files == []:
-            return True
-    return False
-
-
 def _read_input(scope: str, items, source: str, allow_empty: bool):
     """A system's input as the job takes it: its response sets, or a corpus's responses (read
     line by line, nothing but the texts kept; a blank line is refused here, by its FILE:LINE,
@@ -248,13 +217,14 @@ def _run(args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, 
         planned_steps,
     )
     from dialeval.distributed import end_processes, process_state, split_work
+    from dialeval.io import open_input
     from dialeval.metrics.engines.shared_outputs import shared_model_outputs
 
     options = build(EvaluationOptions, args)
     shared_inputs = input_files(args, systems)[len(systems) :]
     # Every input is opened (format, columns, split, Hub cache) before any model runs.
     inputs = {
-        name: _open_input(source, command.input_selection()) for name, source in systems.items()
+        name: open_input(source, **command.input_selection()) for name, source in systems.items()
     }
     for (
         scope,

@@ -221,7 +221,7 @@ def test_evaluate_on_a_datasets_folder_of_no_rows_says_the_input_is_empty(tmp_pa
     )
     assert _evaluate(folder, tmp_path) == 2
     error = capsys.readouterr().err
-    assert f"{folder}: no response sets found" in error and "Traceback" not in error
+    assert f"{folder}: an empty input" in error and "Traceback" not in error
     assert not (tmp_path / "report.json").exists()
 
 

@@ -1,5 +1,6 @@
 """The diversity_eval builder (Tevet & Berant's test sets), ``load`` and ``export_dataset`` on the shared data."""
 
+import fnmatch
 import shutil
 
 import datasets
@@ -250,7 +251,14 @@ def test_export_pushes_the_folder_to_the_hub(tevet_dir, cache, tmp_path, monkeyp
                     "upload_folder",
                     kwargs["repo_id"],
                     kwargs["repo_type"],
-                    sorted(p.name for p in (tmp_path / "x").iterdir()),
+                    sorted(  # what the Hub receives: the folder less the ignored patterns
+                        p.name
+                        for p in (tmp_path / "x").iterdir()
+                        if not any(
+                            fnmatch.fnmatch(p.name, pattern)
+                            for pattern in kwargs.get("ignore_patterns") or []
+                        )
+                    ),
                 )
             )
 

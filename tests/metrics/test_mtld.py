@@ -189,7 +189,6 @@ def test_the_module_the_job_and_meta_eval_run_it(tmp_path):
 def test_a_numpy_threshold_is_taken():
     import numpy as np
 
-    words = "the cat sat on the mat and the dog sat on the log".split()
-    text = [" ".join(words)]
+    text = ["the cat sat on the mat and the dog sat on the log"]
     assert mtld(text, threshold=np.float64(0.72)) == mtld(text, threshold=0.72)
     assert mtld(text, threshold=np.float32(0.5)) == mtld(text, threshold=0.5)
