@@ -9,7 +9,8 @@ is generated from nothing at all, without a word; it is refused too.
 
 :func:`resolved_num_responses` reads n where ``generate()`` reads ``num_return_sequences``: the
 explicit argument, then the ``generation_config`` passed, then ``model.generation_config``, then
-DTG's default (5, §6.1).
+DTG's default (5, §6.1). A config's ``num_return_sequences=1`` reads as unset: it is plain
+``generate()``'s one sequence, not a set size.
 """
 
 from __future__ import annotations
@@ -165,6 +166,8 @@ def resolved_num_responses(
         (getattr(model, "generation_config", None), "model.generation_config.num_return_sequences"),
     ):
         value = getattr(config, "num_return_sequences", None)
-        if value is not None:
+        # 1 is plain generate()'s own count (GenerationConfig's default before transformers 5,
+        # saved in many checkpoints): it asks for no set, so DTG's default applies.
+        if value is not None and value != 1:
             return check_num_responses(value, name)
     return DEFAULT_NUM_RESPONSES
