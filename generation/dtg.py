@@ -396,7 +396,7 @@ def build_objective(
     metric,
     metric_options: Mapping | None = None,
     nli_objective: str | None = None,
-    nli_model=None,
+    nli_model: str | os.PathLike | LoadedModel | None = None,
 ):
     """:func:`make_objective` with DTG's ``metric_options``, ``nli_objective`` and ``nli_model``
     arguments (``nli_model`` is ``metric_options["model"]`` of the NLI objective)."""
@@ -457,7 +457,7 @@ def diversity_threshold_generate(
     tie_break: str = "random",
     output_scores: bool | None = None,
     output_logits: bool | None = None,
-    nli_model=None,
+    nli_model: str | os.PathLike | LoadedModel | None = None,
     **generate_kwargs,
 ) -> list[DTGResult]:
     """Run DTG for every context of ``inputs`` (§5); one :class:`DTGResult` per context, in order.

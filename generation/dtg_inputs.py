@@ -15,6 +15,9 @@ DTG's default (5, §6.1). A config's ``num_return_sequences=1`` reads as unset: 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import torch
 from transformers import GenerationConfig
 
@@ -61,7 +64,7 @@ def check_generation_config(generation_config: object) -> None:
         )
 
 
-def vocabulary_size(model) -> int | None:
+def vocabulary_size(model: Any) -> int | None:
     """The rows of the model's input embedding table (None when the model does not say)."""
     get_embeddings = getattr(model, "get_input_embeddings", None)
     if callable(get_embeddings):
@@ -74,7 +77,7 @@ def vocabulary_size(model) -> int | None:
     return size if isinstance(size, int) else None
 
 
-def check_token_batch(encoded, vocabulary: int | None) -> None:
+def check_token_batch(encoded: Mapping[str, Any], vocabulary: int | None) -> None:
     """A tokenized batch as generate() needs it: ``input_ids`` a 2-D integer tensor of token ids in
     ``[0, vocabulary)`` with at least one row and one column; ``attention_mask`` (if any) of 0s and
     1s, of the same shape, with at least one 1 in every row."""
@@ -118,7 +121,7 @@ def check_token_batch(encoded, vocabulary: int | None) -> None:
         )
 
 
-def check_context_rows(encoded, texts: list[str]) -> None:
+def check_context_rows(encoded: Mapping[str, Any], texts: list[str]) -> None:
     """Every string context encoded to at least one token (``""`` does, for most causal LMs)."""
     mask = encoded.get("attention_mask")
     if mask is None:
@@ -154,7 +157,10 @@ def check_decoded(texts: object, expected: int) -> list[str]:
 
 
 def resolved_num_responses(
-    num_responses: object, generation_config, model, argument: str = "num_responses"
+    num_responses: object,
+    generation_config: GenerationConfig | None,
+    model: Any,
+    argument: str = "num_responses",
 ) -> int:
     """n as ``generate()`` reads ``num_return_sequences``: ``num_responses`` when given, else the
     passed ``generation_config``'s ``num_return_sequences``, else ``model.generation_config``'s,
