@@ -38,25 +38,43 @@ Candidates come from one of two decoders (settings in :mod:`dialeval.generation.
 from __future__ import annotations
 
 import copy
+import inspect
+import os
 import warnings
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import NamedTuple
 
 import numpy as np
 import torch
 
-from dialeval.generation.dtg_checks import check_dtg_settings
+from dialeval.generation.dtg_checks import (
+    check_dtg_settings,
+    check_max_samples,
+    check_num_beams,
+    check_optional_flag,
+)
 from dialeval.generation.dtg_decoding import (
     decoding_record,
     dtg_generation_config,
     eos_ids,
     generated_ids,
 )
+from dialeval.generation.dtg_inputs import (
+    check_context_rows,
+    check_decoded,
+    check_generation_config,
+    check_model,
+    check_token_batch,
+    check_tokenizer,
+    resolved_num_responses,
+    vocabulary_size,
+)
 from dialeval.generation.dtg_padding import left_padded
 from dialeval.generation.dtg_scores import candidate_steps, requested_step_outputs
 from dialeval.generation.objectives import DistinctN, NLIContradictions, SentBertDiversity
-from dialeval.hub import max_input_length
+from dialeval.hub import LoadedModel, max_input_length
 from dialeval.validation import ArgumentError, check_int, check_texts
 
 OBJECTIVES = {"nli": NLIContradictions, "sent_bert": SentBertDiversity, "distinct_n": DistinctN}
@@ -64,6 +82,9 @@ DECODINGS = ("sample", "beam")
 TIE_BREAKS = ("random", "first")
 #: App. D: "we generate 25 beams and consider these responses from most to least probable" (5 + S).
 DEFAULT_NUM_BEAMS = 25
+#: The longest context a tokenizer is asked for when the model states no limit (a length the
+#: tokenizers library still takes as an int; no model reads more).
+MAX_TOKENS = 2**31 - 1
 #: Leave-one-out values closer than this are a tie (Sent-BERT's are sums of float cosines).
 TIE_TOLERANCE = 1e-9
 
@@ -124,11 +145,6 @@ class Candidate(NamedTuple):
     steps: dict
 
 
-def _check(num_responses, max_samples) -> None:
-    check_int(num_responses, "num_responses", 2)
-    check_int(max_samples, "max_samples", 0)
-
-
 def make_objective(metric, **options):
     """An objective instance from a name (``"nli"``, ``"sent_bert"``, ``"distinct_n"``) or pass one
     through."""
@@ -138,6 +154,7 @@ def make_objective(metric, **options):
                 "metric",
                 f"must be one of {sorted(OBJECTIVES)} or an objective object, got {metric!r}",
             )
+        _check_objective_options(OBJECTIVES[metric], metric, options)
         return OBJECTIVES[metric](**options)
     for method in ("start", "value", "leave_one_out", "replace"):
         if not hasattr(metric, method):
@@ -152,6 +169,35 @@ def make_objective(metric, **options):
             mentions=(),
         )
     return metric
+
+
+def _option_names(objective_class) -> set[str] | None:
+    """The keywords ``objective_class`` takes (None: any), following ``options_forwarded_to``."""
+    parameters = inspect.signature(objective_class).parameters.values()
+    names = {
+        parameter.name
+        for parameter in parameters
+        if parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
+    }
+    if any(parameter.kind is parameter.VAR_KEYWORD for parameter in parameters):
+        forwarded = getattr(objective_class, "options_forwarded_to", None)
+        if forwarded is None:
+            return None
+        more = _option_names(forwarded)
+        return None if more is None else names | more
+    return names
+
+
+def _check_objective_options(objective_class, metric: str, options: dict) -> None:
+    """A keyword the objective does not take is refused by name, not as a TypeError inside it."""
+    accepted = _option_names(objective_class)
+    unknown = sorted(set(options) - accepted) if accepted is not None else []
+    if unknown:
+        raise ArgumentError(
+            f"metric_options[{unknown[0]!r}]",
+            f"is not an option of metric={metric!r}; it takes {sorted(accepted)}",
+            mentions=(),
+        )
 
 
 def choose_drop(
@@ -215,7 +261,9 @@ def encode_contexts(
             check_int(max_context_tokens, "max_context_tokens", 1)
             tokenizer.truncation_side = "left"
             truncation = {"truncation": True, "max_length": max_context_tokens}
-        return tokenizer(list(inputs), return_tensors="pt", padding=True, **truncation)
+        encoded = tokenizer(list(inputs), return_tensors="pt", padding=True, **truncation)
+        check_context_rows(encoded, list(inputs))
+        return encoded
     if hasattr(inputs, "keys") and "input_ids" in inputs:
         return inputs
     raise ArgumentError(
@@ -262,9 +310,10 @@ class _Generator:
         ids = generated_ids(
             sequences, start, self.eos, config.pad_token_id, skip_first=self.is_encoder_decoder
         )
-        texts = [
-            text.strip() for text in self.tokenizer.batch_decode(ids, skip_special_tokens=True)
-        ]
+        decoded = check_decoded(
+            self.tokenizer.batch_decode(ids, skip_special_tokens=True), len(ids)
+        )
+        texts = [text.strip() for text in decoded]
         drawn = [Candidate(*parts) for parts in zip(texts, ids, steps)]
         return [drawn[i * per_row : (i + 1) * per_row] for i in range(len(rows))]
 
@@ -343,9 +392,44 @@ def _scores(objective, state) -> dict:
     )
 
 
-def build_objective(metric, metric_options: dict | None = None, nli_objective: str | None = None):
-    """:func:`make_objective` with DTG's ``metric_options`` and ``nli_objective`` arguments."""
+def build_objective(
+    metric,
+    metric_options: Mapping | None = None,
+    nli_objective: str | None = None,
+    nli_model: str | os.PathLike | LoadedModel | None = None,
+):
+    """:func:`make_objective` with DTG's ``metric_options``, ``nli_objective`` and ``nli_model``
+    arguments (``nli_model`` is ``metric_options["model"]`` of the NLI objective)."""
+    if metric_options is not None and (
+        not isinstance(metric_options, Mapping)
+        or not all(isinstance(key, str) for key in metric_options)
+    ):
+        raise ArgumentError(
+            "metric_options",
+            "must be a dict of keyword arguments for the metric's objective (e.g. "
+            f"{{'model': 'path/to/nli-model'}}), got {type(metric_options).__name__}: "
+            f"{metric_options!r:.60}",
+        )
     options = dict(metric_options or {})
+    if nli_model is not None:
+        if metric != "nli":
+            raise ArgumentError(
+                "nli_model",
+                "applies to metric='nli' (an NLIContradictions object takes it as `model`)",
+            )
+        named = isinstance(nli_model, (str, os.PathLike)) and str(os.fspath(nli_model)).strip()
+        if not named and not isinstance(nli_model, LoadedModel):
+            raise ArgumentError(
+                "nli_model",
+                "must be an NLI classifier's Hub id or local directory (or a "
+                f"dialeval.hub.LoadedModel), got {type(nli_model).__name__}: {nli_model!r:.60}",
+            )
+        if "model" in options:
+            raise ArgumentError(
+                "nli_model",
+                "and `metric_options['model']` both name the NLI model; give one",
+            )
+        options["model"] = nli_model if isinstance(nli_model, LoadedModel) else os.fspath(nli_model)
     if nli_objective is not None:
         if metric != "nli":
             raise ArgumentError(
@@ -362,7 +446,7 @@ def diversity_threshold_generate(
     inputs,
     metric="nli",
     threshold: float | None = None,
-    num_responses: int = 5,
+    num_responses: int | None = None,
     max_samples: int = 20,
     generation_config=None,
     metric_options: dict | None = None,
@@ -373,6 +457,7 @@ def diversity_threshold_generate(
     tie_break: str = "random",
     output_scores: bool | None = None,
     output_logits: bool | None = None,
+    nli_model: str | os.PathLike | LoadedModel | None = None,
     **generate_kwargs,
 ) -> list[DTGResult]:
     """Run DTG for every context of ``inputs`` (§5); one :class:`DTGResult` per context, in order.
@@ -391,14 +476,21 @@ def diversity_threshold_generate(
         threshold: stop once the set's diversity is **above** it; default the metric's (§6.2). A
             Sent-BERT embedder with no calibrated threshold gets the paper's -0.179 and a
             UserWarning.
-        num_responses: n (default 5); max_samples: S (default 20), the most *resamples* after the
-            first n (see the module docstring).
+        num_responses: n; None: ``generation_config.num_return_sequences``, else
+            ``model.generation_config.num_return_sequences``, else 5 (§6.1), as ``generate()``
+            reads ``num_return_sequences``; at most
+            :data:`~dialeval.generation.dtg_checks.MAX_NUM_RESPONSES`.
+        max_samples: S (default 20), the most *resamples* after the first n (see the module
+            docstring); at most :data:`~dialeval.generation.dtg_checks.MAX_SAMPLES`.
         decoding: ``"sample"`` (§6.2: nucleus sampling, p = 0.9) or ``"beam"`` (App. D: the top
             ``num_beams`` beams, most likely first, replace dropped responses in order).
         max_context_tokens: keep only each context's last tokens (string inputs); None: the model's
             own maximum input length (:func:`context_token_limit`).
         nli_objective: for ``metric="nli"``, how leave-one-out subsets are ranked:
             ``"nli_diversity"`` (default, §6.2) or ``"contradictions"``.
+        nli_model: for ``metric="nli"``, the NLI classifier: a Hub id or a local directory
+            (default ``FacebookAI/roberta-large-mnli``); the same as ``metric_options={"model":
+            ...}``, which also takes ``device``, ``dtype``, ``batch_size`` and ``label_map``.
         tie_break: ``"random"`` (default) or ``"first"``; see :func:`choose_drop`. Random ties draw
             their generator from torch's, so ``torch.manual_seed`` makes a run repeatable.
         output_scores, output_logits: keep each final response's processed scores / raw logits of
@@ -409,7 +501,14 @@ def diversity_threshold_generate(
             over the checkpoint's, keywords win over both
             (:func:`~dialeval.generation.dtg_decoding.dtg_generation_config`).
     """
-    _check(num_responses, max_samples)
+    check_model(model)
+    check_generation_config(generation_config)
+    is_text = isinstance(inputs, (list, tuple))
+    check_tokenizer(tokenizer, encodes_text=is_text)
+    num_responses = resolved_num_responses(num_responses, generation_config, model)
+    check_max_samples(max_samples)
+    output_scores = check_optional_flag(output_scores, "output_scores")
+    output_logits = check_optional_flag(output_logits, "output_logits")
     if decoding not in DECODINGS:
         raise ArgumentError("decoding", f"must be one of {DECODINGS}, got {decoding!r}")
     if tie_break not in TIE_BREAKS:
@@ -420,12 +519,8 @@ def diversity_threshold_generate(
             f"={num_beams!r} applies to decoding='beam' (App. D); §6.2's nucleus sampling runs "
             "one beam",
         )
-    if decoding == "beam" and (
-        isinstance(num_beams, bool) or not isinstance(num_beams, int) or num_beams < num_responses
-    ):
-        raise ArgumentError(
-            "num_beams", f"must be an int >= `num_responses` ({num_responses}), got {num_beams!r}"
-        )
+    if decoding == "beam":
+        num_beams = check_num_beams(num_beams, num_responses)
     step_outputs = requested_step_outputs(
         model,
         generation_config,
@@ -448,24 +543,32 @@ def diversity_threshold_generate(
         temperature=config.temperature if sampling else None,
         repetition_penalty=config.repetition_penalty,
     )
-    objective = build_objective(metric, metric_options, nli_objective)
+    objective = build_objective(metric, metric_options, nli_objective, nli_model)
     if threshold is None and getattr(objective, "threshold_warning", None):
         warnings.warn(objective.threshold_warning, UserWarning, stacklevel=2)
     threshold = float(objective.default_threshold if threshold is None else threshold)
     settings = decoding_record(config, decoding)
-    is_text = isinstance(inputs, (list, tuple))
     if not is_text and max_context_tokens is not None:
         raise ArgumentError(
             "max_context_tokens",
             "applies to context strings; cut tokenized inputs before passing them",
         )
     if is_text:
+        limit = context_token_limit(model, tokenizer, config)
         if max_context_tokens is None:
-            max_context_tokens = context_token_limit(model, tokenizer, config)
+            max_context_tokens = limit
+        elif check_int(max_context_tokens, "max_context_tokens", 1) > (limit or MAX_TOKENS):
+            raise ArgumentError(
+                "max_context_tokens",
+                f"({max_context_tokens}) exceeds the {limit or MAX_TOKENS} tokens the model "
+                "takes as a context",
+            )
         settings["max_context_tokens"] = max_context_tokens
     encoded = encode_contexts(
         tokenizer, inputs, model.config.is_encoder_decoder, max_context_tokens if is_text else None
     )
+    if not is_text:
+        check_token_batch(encoded, vocabulary_size(model))
     if (
         not model.config.is_encoder_decoder
     ):  # a right-padded batch would put pads between prompt and response

@@ -14,7 +14,16 @@ from __future__ import annotations
 import math
 import numbers
 
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, check_flag, check_int
+
+#: The largest set size ``n`` (§6.1 uses 5). The first set costs n(n-1) NLI pairs per context and
+#: each generate call returns n rows per context: beyond this a run would not end in useful time.
+MAX_NUM_RESPONSES = 1024
+#: The most resamples ``S`` after the first n (§6.1 uses 20): each is one generate call per context
+#: still below the threshold, and an unreachable threshold runs all of them.
+MAX_SAMPLES = 10_000
+#: The most beams of App. D's variant (25 there): one beam search holds them all in memory.
+MAX_NUM_BEAMS = 1024
 
 
 def _is_real(value: object) -> bool:
@@ -91,6 +100,62 @@ def check_min_new_tokens(min_new_tokens: object) -> None:
         )
 
 
+def check_bounded_int(value: object, argument: str, minimum: int, maximum: int, why: str) -> int:
+    """``value`` as an int in [``minimum``, ``maximum``] (numpy ints accepted, bools refused)."""
+    value = check_int(value, argument, minimum)
+    if value > maximum:
+        raise ArgumentError(argument, f"must be at most {maximum} ({why}), got {value}")
+    return value
+
+
+def check_num_responses(num_responses: object, argument: str = "num_responses") -> int:
+    """n, the set size: an int in [2, :data:`MAX_NUM_RESPONSES`]."""
+    return check_bounded_int(
+        num_responses,
+        argument,
+        2,
+        MAX_NUM_RESPONSES,
+        "the first set alone costs n(n-1) NLI pairs per context; §6.1 uses 5",
+    )
+
+
+def check_max_samples(max_samples: object) -> int:
+    """S, the most resamples: an int in [0, :data:`MAX_SAMPLES`]."""
+    return check_bounded_int(
+        max_samples,
+        "max_samples",
+        0,
+        MAX_SAMPLES,
+        "each resample is a generate call; §6.1 uses 20",
+    )
+
+
+def check_num_beams(num_beams: object, num_responses: int) -> int:
+    """App. D's beams: an int in [``num_responses``, :data:`MAX_NUM_BEAMS`]."""
+    if (
+        isinstance(num_beams, bool)
+        or not isinstance(num_beams, numbers.Integral)
+        or num_beams < num_responses
+    ):
+        raise ArgumentError(
+            "num_beams", f"must be an int >= `num_responses` ({num_responses}), got {num_beams!r}"
+        )
+    return check_bounded_int(
+        num_beams, "num_beams", num_responses, MAX_NUM_BEAMS, "one beam search holds them all"
+    )
+
+
+def check_max_new_tokens(max_new_tokens: object) -> None:
+    """``max_new_tokens`` a positive int (None: unset)."""
+    if max_new_tokens is not None:
+        check_int(max_new_tokens, "max_new_tokens", 1)
+
+
+def check_optional_flag(value: object, argument: str) -> bool | None:
+    """None (the generation config decides) or True / False; ``"yes"`` or ``1`` is refused."""
+    return None if value is None else check_flag(value, argument)
+
+
 def check_dtg_settings(
     threshold=None,
     top_p=None,
@@ -104,5 +169,6 @@ def check_dtg_settings(
     check_positive_finite(temperature, "temperature")
     check_positive_finite(repetition_penalty, "repetition_penalty")
     check_min_new_tokens(min_new_tokens)
+    check_max_new_tokens(max_new_tokens)
     check_new_token_bounds(min_new_tokens, max_new_tokens)
     return check_threshold(threshold)

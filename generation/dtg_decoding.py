@@ -153,9 +153,14 @@ def dtg_generation_config(
     config = (
         copy.deepcopy(generation_config) if generation_config is not None else GenerationConfig()
     )
+    # n is read from either config before this (dtg_inputs.resolved_num_responses) and each call
+    # sets its own count; left in, a count > 1 fails validation while do_sample is still unset.
+    config.num_return_sequences = None
     checkpoint = getattr(model, "generation_config", None)
     if checkpoint is not None:
-        config.update(**checkpoint.to_dict(), defaults_only=True)
+        inherited = checkpoint.to_dict()
+        inherited.pop("num_return_sequences", None)
+        config.update(**inherited, defaults_only=True)
     for key, value in (
         SAMPLING if decoding == "sample" else {**BEAM_SEARCH, "num_beams": num_beams}
     ).items():

@@ -17,8 +17,10 @@
   row those of the generate call that drew that response (:mod:`dialeval.generation.dtg_scores`);
   ``output_attentions`` / ``output_hidden_states`` are refused with a ValueError.
 
-``num_return_sequences`` is accepted as ``num_responses``. The caller's tokenizer and generation
-configs are not changed: DTG works on copies.
+``num_return_sequences`` is accepted as ``num_responses`` and read where generate() reads it:
+the argument, else the ``generation_config`` passed, else ``model.generation_config``, else 5
+(:func:`~dialeval.generation.dtg_inputs.resolved_num_responses`). The caller's tokenizer and
+generation configs are not changed: DTG works on copies.
 """  # noqa: E501
 
 from __future__ import annotations
@@ -30,10 +32,18 @@ from transformers import GenerationMixin
 from transformers.generation import GenerateDecoderOnlyOutput, GenerateEncoderDecoderOutput
 
 from dialeval.generation.dtg import diversity_threshold_generate
+from dialeval.generation.dtg_checks import check_optional_flag
 from dialeval.generation.dtg_decoding import generate_layout
+from dialeval.generation.dtg_inputs import (
+    check_generation_config,
+    check_model,
+    check_token_batch,
+    resolved_num_responses,
+    vocabulary_size,
+)
 from dialeval.generation.dtg_padding import left_padded
 from dialeval.generation.dtg_scores import steps_layout
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, arguments_named
 
 #: generate() arguments that a caller leaves at None and DTG does not need to see.
 _GENERATE_ARGUMENTS = (
@@ -47,7 +57,6 @@ _GENERATE_ARGUMENTS = (
     "negative_prompt_attention_mask",
     "use_model_defaults",
 )
-DEFAULT_NUM_RESPONSES = 5
 
 
 @dataclass
@@ -78,6 +87,9 @@ class _PlainGenerate:
     def device(self):
         return self._model.device
 
+    def get_input_embeddings(self):
+        return self._model.get_input_embeddings()
+
     def generate(self, **kwargs):
         return GenerationMixin.generate(self._model, **kwargs)
 
@@ -92,10 +104,6 @@ def custom_generate_path() -> str:
     alike.
     """
     return str(Path(__file__).resolve().parent)
-
-
-def _first_set(*values):
-    return next((value for value in values if value is not None), None)
 
 
 def dtg_generate(
@@ -115,11 +123,13 @@ def dtg_generate(
     (required: DTG decodes and scores text) and every DTG option (``metric``, ``threshold``,
     ``max_samples``, ``decoding``, ``nli_objective``, ...); other keywords are generation settings.
     """
+    check_model(model)
     if tokenizer is None:
         raise ArgumentError(
             "tokenizer",
             "is required: DTG decodes and scores text; pass tokenizer=... to generate()",
         )
+    check_generation_config(generation_config)
     if (
         num_responses is not None
         and num_return_sequences is not None
@@ -130,13 +140,23 @@ def dtg_generate(
             f"({num_responses}) and `num_return_sequences` ({num_return_sequences}) "
             "name the same thing; give one",
         )
-    num_responses = _first_set(num_responses, num_return_sequences, DEFAULT_NUM_RESPONSES)
-    return_dict = bool(
-        _first_set(
-            return_dict_in_generate,
-            getattr(generation_config, "return_dict_in_generate", None),
-            model.generation_config.return_dict_in_generate,
-        )
+    num_responses = resolved_num_responses(
+        num_responses if num_responses is not None else num_return_sequences,
+        generation_config,
+        model,
+        "num_responses" if num_responses is not None else "num_return_sequences",
+    )
+    return_dict = next(
+        (
+            bool(value)
+            for value in (
+                check_optional_flag(return_dict_in_generate, "return_dict_in_generate"),
+                getattr(generation_config, "return_dict_in_generate", None),
+                model.generation_config.return_dict_in_generate,
+            )
+            if value is not None
+        ),
+        False,
     )
     for name in _GENERATE_ARGUMENTS:
         if kwargs.get(name) is None:
@@ -152,6 +172,8 @@ def dtg_generate(
         raise ArgumentError(
             "inputs", "is required: pass the tokenized contexts as `inputs` or `input_ids`"
         )
+    with arguments_named({"input_ids": "inputs"} if inputs is not None else {}):
+        check_token_batch(encoded, vocabulary_size(model))
     if (
         not model.config.is_encoder_decoder
     ):  # sequences then start with the prompt as a left-padded call has it

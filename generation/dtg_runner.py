@@ -61,6 +61,7 @@ def run_dtg(
             dtg_options.get("metric", "nli"),
             dtg_options.pop("metric_options", None),
             dtg_options.pop("nli_objective", None),
+            dtg_options.pop("nli_model", None),
         )
     results: list[DTGResult] = []
     for round_start in range(start_batch, num_batches, state.num_processes):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import torch
 
+from dialeval.generation.dtg_checks import check_optional_flag
 from dialeval.validation import ArgumentError
 
 #: The per-step outputs DTG can return, by generate() flag.
@@ -50,6 +51,7 @@ def requested_step_outputs(
     """The per-step outputs asked for (``"scores"``, ``"logits"``); ValueError for attentions /
     hidden states."""
     for flag, value in zip(UNSUPPORTED_OUTPUTS, (output_attentions, output_hidden_states)):
+        check_optional_flag(value, flag)
         if _resolved(flag, value, generation_config, model):
             raise ArgumentError(
                 flag,

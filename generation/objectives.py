@@ -60,6 +60,8 @@ class NLIContradictions:
     name = "nli"
     default_threshold = 10.0
     NLI_OBJECTIVES = ("nli_diversity", "contradictions")
+    #: Where ``scorer_options`` go: DTG's ``metric_options`` are checked against both signatures.
+    options_forwarded_to = NLIScorer
 
     def __init__(
         self,

@@ -216,10 +216,24 @@ class DTGOptions:
 
     def __post_init__(self) -> None:
         # Refused before any model loads or output is written (a flag's value, named by its flag).
-        from dialeval.generation.dtg_checks import check_dtg_settings
-        from dialeval.validation import check_int
+        from dialeval.generation.dtg_checks import (
+            check_dtg_settings,
+            check_max_samples,
+            check_num_beams,
+            check_num_responses,
+        )
+        from dialeval.validation import check_int, check_unicode_text
 
         check_int(self.batch_size, "batch_size")
+        check_max_samples(self.max_samples)
+        num_responses = check_num_responses(self.num_responses)
+        if self.decoding == "beam":
+            check_num_beams(self.num_beams, num_responses)
+        else:
+            check_int(self.num_beams, "num_beams")
+        if self.turn_separator is not None:
+            # argv bytes that are not UTF-8 arrive as lone surrogates; every context would hold one
+            check_unicode_text(self.turn_separator, "turn_separator")
         check_dtg_settings(
             self.threshold,
             self.top_p,

@@ -88,6 +88,11 @@ def test_dtg_summary_on_a_line_that_is_no_dtg_record_names_it(tmp_path, capsys, 
         (["--min-new-tokens", "-1"], "`--min-new-tokens` must be an int >= 0"),
         (["--temperature", "inf"], "`--temperature` must be a finite number in "),
         (["--repetition-penalty", "nan"], "`--repetition-penalty` must be a finite number in "),
+        # argv bytes that are not UTF-8 (\xff) reach Python as a lone surrogate
+        (["--turn-separator", "\udcff"], "`--turn-separator` holds a lone surrogate"),
+        (["--max-samples", str(10**30)], "`--max-samples` must be at most"),
+        (["--num-responses", "1"], "`--num-responses` must be an int >= 2"),
+        (["--decoding", "beam", "--num-beams", str(2**63)], "`--num-beams` must be at most"),
     ],
 )
 def test_dtg_refuses_bad_settings_by_their_flag_before_loading_or_writing(

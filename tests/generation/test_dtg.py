@@ -586,6 +586,50 @@ def test_nli_objective_is_a_dtg_option(gpt2, tiny_roberta_nli_path):
     assert len(results[0].responses) == 3
 
 
+def test_nli_model_is_the_classifier_the_nli_objective_scores_with(
+    gpt2, tiny_roberta_nli_path, monkeypatch
+):
+    from dialeval.generation import objectives
+    from dialeval.generation.dtg_runner import run_dtg
+
+    loaded = []
+
+    class RecordingScorer(NLIScorer):
+        def __init__(self, model, **options):
+            loaded.append(model)
+            super().__init__(model, **options)
+
+    monkeypatch.setattr(objectives, "NLIScorer", RecordingScorer)
+    model, tokenizer = gpt2
+    options = {"num_responses": 3, "max_samples": 2, **GENERATE}
+    torch.manual_seed(5)
+    by_argument = diversity_threshold_generate(
+        model, tokenizer, CONTEXTS[:2], metric="nli", nli_model=tiny_roberta_nli_path, **options
+    )
+    torch.manual_seed(5)
+    by_option = diversity_threshold_generate(
+        model, tokenizer, CONTEXTS[:2], metric_options={"model": tiny_roberta_nli_path}, **options
+    )
+    run_dtg(model, tokenizer, CONTEXTS[:2], nli_model=tiny_roberta_nli_path, **options)
+    assert loaded == [tiny_roberta_nli_path] * 3
+    assert [r.to_dict() for r in by_argument] == [r.to_dict() for r in by_option]
+    for wrong, message in (
+        ({"metric": "distinct_n"}, "^`nli_model` applies to metric='nli'"),
+        ({"metric_options": {"model": tiny_roberta_nli_path}}, "^`nli_model` and "),
+        ({"nli_model": 123}, "^`nli_model` must be an NLI classifier's Hub id"),
+        ({"nli_model": " "}, "^`nli_model` must be an NLI classifier's Hub id"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            diversity_threshold_generate(
+                model,
+                tokenizer,
+                CONTEXTS[:1],
+                **{"nli_model": tiny_roberta_nli_path, **wrong},
+                **options,
+            )
+    assert len(loaded) == 3  # each refusal came before any classifier was loaded
+
+
 def test_choose_drop_breaks_ties_uniformly_and_never_picks_an_untied_subset():
     from dialeval.generation.dtg import choose_drop
 

@@ -208,6 +208,44 @@ def test_a_config_that_asks_for_dicts_gets_one_and_arguments_are_checked(setup):
         model.generate(**encoded, custom_generate=recipe, trust_remote_code=True)
 
 
+def test_num_return_sequences_is_read_where_generate_reads_it(setup):
+    """The argument, then the GenerationConfig passed, then model.generation_config, then DTG's 5:
+    the counts plain generate() returns under the same settings."""
+    import copy
+
+    model, tokenizer, encoded, recipe = setup
+    model = copy.deepcopy(model)  # the module's model keeps its generation_config
+    model.generation_config.do_sample = True
+    model.generation_config.num_return_sequences = 3
+    given = GenerationConfig(do_sample=True, num_return_sequences=4)
+    options = {"metric": NLIContradictions(RuleScorer()), "threshold": 10.0, "max_samples": 1}
+
+    def per_context(output):
+        return output.shape[0] // len(CONTEXTS)
+
+    assert per_context(model.generate(**encoded, **GENERATE)) == 3
+    assert per_context(_dtg(model, encoded, recipe, tokenizer, **options)) == 3
+    assert per_context(model.generate(**encoded, generation_config=given, **GENERATE)) == 4
+    assert (
+        per_context(_dtg(model, encoded, recipe, tokenizer, generation_config=given, **options))
+        == 4
+    )
+    for keyword in ("num_return_sequences", "num_responses"):
+        output = _dtg(
+            model, encoded, recipe, tokenizer, generation_config=given, **{keyword: 2}, **options
+        )
+        assert per_context(output) == 2
+    direct = diversity_threshold_generate(
+        model, tokenizer, encoded, generation_config=given, **options, **GENERATE
+    )
+    assert [len(result.responses) for result in direct] == [4] * len(CONTEXTS)
+    # 1 is plain generate()'s single sequence, not a set size: DTG's own default applies
+    model.generation_config.num_return_sequences = 1
+    assert per_context(_dtg(model, encoded, recipe, tokenizer, **options)) == 5
+    model.generation_config.num_return_sequences = None
+    assert per_context(_dtg(model, encoded, recipe, tokenizer, **options)) == 5
+
+
 # output_scores / output_logits are kept, not silently dropped (`.scores` was None).
 STEP_FLAGS = {"return_dict_in_generate": True, "output_scores": True, "output_logits": True}
 EOS_BIAS = 7.0
