@@ -76,7 +76,7 @@ def planned_outputs(args: argparse.Namespace, systems: dict[str, str], plan) -> 
     """Every file the command may write, with the flag that put it there, for
     :func:`~dialeval.cli.safe_output.check_outputs`: reports (named by ``--output``, beside a
     table, or by default beside the input), tables, checkpoint folders, clusters, plots."""
-    from dialeval.cli.checkpoints import checkpoint_folder
+    from dialeval.cli.checkpoints import checkpoint_folder, is_checkpoint_folder
     from dialeval.cli.safe_output import PlannedOutput
 
     given = vars(args)
@@ -96,6 +96,7 @@ def planned_outputs(args: argparse.Namespace, systems: dict[str, str], plan) -> 
             PlannedOutput(
                 f"the checkpoint folder of {flag}",
                 checkpoint_folder(plan.anchor(name)),
+                recognised=is_checkpoint_folder,
                 folder=True,
             )
         )

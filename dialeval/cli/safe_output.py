@@ -175,7 +175,8 @@ class PlannedOutput:
     matches this glob, when the names are known only after the work) and the flag that named it.
 
     ``recognised``: another test that the file is dialeval's (a DTG output by its run settings).
-    ``folder``: a folder dialeval fills and deletes whole (checkpoints): only its own is accepted.
+    ``folder``: a folder dialeval fills and deletes whole (checkpoints): an existing one is
+    accepted only when ``recognised`` says it is dialeval's.
     """
 
     flag: str
@@ -240,9 +241,7 @@ def _refusal(planned: PlannedOutput, path: Path) -> str | None:
     if planned.folder:
         if not path.exists() and not path.is_symlink():
             return None
-        from dialeval.cli.checkpoints import is_checkpoint_folder
-
-        if path.is_dir() and is_checkpoint_folder(path):
+        if path.is_dir() and planned.recognised is not None and planned.recognised(path):
             return None
         return f"{planned.flag} {path} is a folder dialeval did not make"
     if not path.exists() and not path.is_symlink():
