@@ -80,6 +80,8 @@ def _arguments(data, out, nli_path, gpt2_path, bart_path, inputs):
         "none",
         "--reference-corpus",
         str(inputs / "reference.txt"),
+        "--ead-vocab-size",
+        "50",
         "--sem-ent-k",
         "3",
         "--save-sem-ent-clusters",

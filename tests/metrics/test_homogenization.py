@@ -1,7 +1,6 @@
 """Homogenization score: hand cases, a pair-by-pair reference loop, and the `diversity` package's own function."""
 
 import importlib
-import importlib.util
 import json
 import math
 from pathlib import Path
@@ -9,6 +8,7 @@ from pathlib import Path
 import evaluate
 import numpy as np
 import pytest
+from diversity_peer_files import peer_module
 
 from dialeval.hub import ModelNotAvailableError
 from dialeval.metrics import homogenization, homogenization_per_set, homogenization_score
@@ -16,7 +16,6 @@ from dialeval.metrics.homogenization import rouge_tokens
 
 # evaluate's `bleu` module (and the two files it imports), vendored: evaluate.load("bleu") needs the Hub.
 VENDORED_BLEU = Path(__file__).parent / "vendored_evaluate" / "bleu"
-PEER_FILE = Path("/tmp/divpkg/src/diversity/homogenization.py")
 
 TEXTS = [
     "The cat sat on the mat.",
@@ -206,14 +205,8 @@ def test_missing_bertscore_model_is_the_loader_error():
 
 def _peer():
     """``diversity/homogenization.py`` alone (its package __init__ pulls spaCy, OpenAI, ...), unrounded."""
-    if not PEER_FILE.is_file():
-        pytest.skip(
-            f"the diversity package's source is not at {PEER_FILE} (pip download diversity==0.3.1 --no-deps)"
-        )
     pytest.importorskip("rouge_score")
-    spec = importlib.util.spec_from_file_location("peer_homogenization", PEER_FILE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = peer_module("homogenization")
     module.round = lambda value, digits: value  # compare before its 3-decimal rounding
     return module
 

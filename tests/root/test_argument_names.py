@@ -292,8 +292,8 @@ def test_a_module_error_about_an_option_names_the_option(modules, name):
 CLI_FLAGS = {
     "--max-n": ["--metric", "lexical_diversity"],
     "--lf-threshold": ["--metric", "corpus_lexical_diversity"],
-    "--ead-n": ["--metric", "ead"],
-    "--ead-vocab-size": ["--metric", "ead"],
+    "--ead-n": ["--metric", "ead", "--ead-vocab-size", "50"],
+    "--ead-vocab-size": ["--metric", "ead", "--ead-vocab-size", "50"],
     "--device": ["--metric", "lexical_diversity"],
     "--batch-size": ["--metric", "nli", "--nli-model", "{nli}"],
     "--sem-ent-k": [
