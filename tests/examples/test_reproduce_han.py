@@ -231,7 +231,11 @@ def test_tables3_methods_picks_rows_and_refuses_unbuilt_ones(tmp_path, capsys):
     assert "CVAE and AdaLabel are not implemented" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("family", ["bart", "blenderbot_small"])
+@pytest.mark.parametrize(
+    "family",
+    # the second seq2seq family takes the same code path; 27 s
+    ["bart", pytest.param("blenderbot_small", marks=pytest.mark.slow)],
+)
 def test_tables3_5_paper_scale_fine_tunes_a_pretrained_seq2seq_model(
     tmp_path, tiny_seq2seq_paths, family
 ):

@@ -24,7 +24,11 @@ from transformers import AutoTokenizer
 WORKER = Path(__file__).resolve().parent / "dress_ddp_worker.py"
 
 
-@pytest.mark.parametrize("trainer_kind", ["dress", "unlikelihood"])
+@pytest.mark.parametrize(
+    "trainer_kind",
+    # both trainers share ResponseLossTrainer's distributed path; a launch is 17 s
+    ["dress", pytest.param("unlikelihood", marks=pytest.mark.slow)],
+)
 def test_two_processes_match_one(tmp_path, tiny_gpt2_path, trainer_kind, free_port):
     out = tmp_path / "updates.safetensors"
     env = {**os.environ, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""}
