@@ -20,6 +20,19 @@ from dialeval.metrics.registry import METRICS, SET_SCORERS
 from dialeval.validation import ArgumentError
 
 
+def overwrite_field() -> bool:
+    """``--overwrite`` of a command that writes files: without it,
+    :func:`dialeval.cli.safe_output.check_outputs` refuses files dialeval did not write."""
+    return field(
+        default=False,
+        metadata=option(
+            "--overwrite",
+            help="replace existing files at the output paths that dialeval did not write "
+            "(its own outputs are replaced without it)",
+        ),
+    )
+
+
 @dataclass(kw_only=True)
 class EvaluateCommand:
     input: list[str] = field(
@@ -130,14 +143,7 @@ class EvaluateCommand:
             "finished (kept in OUTPUT.partial/ until the report is written)",
         ),
     )
-    overwrite: bool = field(
-        default=False,
-        metadata=option(
-            "--overwrite",
-            help="replace existing files at the output paths that dialeval did not write "
-            "(its own outputs are replaced without it)",
-        ),
-    )
+    overwrite: bool = overwrite_field()
 
     def __post_init__(self):
         check_decimals(self.decimals)  # before the job runs, not when its tables are written
@@ -203,14 +209,7 @@ class MetaEvalCommand:
             "--output", "-o", help="also write the figures as JSON (- for standard output)"
         ),
     )
-    overwrite: bool = field(
-        default=False,
-        metadata=option(
-            "--overwrite",
-            help="replace existing files at the output paths that dialeval did not write "
-            "(its own outputs are replaced without it)",
-        ),
-    )
+    overwrite: bool = overwrite_field()
 
 
 @dataclass(kw_only=True)
@@ -250,14 +249,7 @@ class ExportDatasetCommand:
     private: bool = field(
         default=False, metadata=option("--private", help="create the Hub repo as private")
     )
-    overwrite: bool = field(
-        default=False,
-        metadata=option(
-            "--overwrite",
-            help="replace existing files at the output paths that dialeval did not write "
-            "(its own outputs are replaced without it)",
-        ),
-    )
+    overwrite: bool = overwrite_field()
 
 
 @dataclass(kw_only=True)
@@ -290,14 +282,7 @@ class PushMetricsCommand:
     private: bool = field(
         default=False, metadata=option("--private", help="create the Spaces as private")
     )
-    overwrite: bool = field(
-        default=False,
-        metadata=option(
-            "--overwrite",
-            help="replace existing files at the output paths that dialeval did not write "
-            "(its own outputs are replaced without it)",
-        ),
-    )
+    overwrite: bool = overwrite_field()
 
 
 @dataclass(kw_only=True)
@@ -368,14 +353,7 @@ class DTGSummaryCommand:
             "--output", "-o", help="also write the rows as JSON (- for standard output)"
         ),
     )
-    overwrite: bool = field(
-        default=False,
-        metadata=option(
-            "--overwrite",
-            help="replace existing files at the output paths that dialeval did not write "
-            "(its own outputs are replaced without it)",
-        ),
-    )
+    overwrite: bool = overwrite_field()
     bertscore_model: str | None = field(
         default=None,
         metadata=option(
