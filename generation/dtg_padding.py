@@ -1,4 +1,4 @@
-"""Left padding of a tokenized batch for a decoder-only model (issue 27).
+"""Left padding of a tokenized batch for a decoder-only model.
 
 A decoder-only model continues from each row's last position, so a batch must be padded on the
 left. A right-padded batch (a tokenizer's default ``padding_side="right"``) would put pad tokens

@@ -256,7 +256,7 @@ class SemanticClusters:
         return _project(_unit_rows(points), self.pca_mean, self.pca_components)
 
     def _nearest(self, reduced: np.ndarray) -> np.ndarray:
-        # NaN distances would all argmin to cluster 0: Sem-Ent 0.0, silently (issue 27).
+        # NaN distances would all argmin to cluster 0: Sem-Ent 0.0, silently.
         if not (
             np.isfinite(self.centroids).all()
             and np.isfinite(self.pca_mean).all()

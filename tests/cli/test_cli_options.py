@@ -22,7 +22,7 @@ DEMO = REPO_ROOT / "examples" / "demo_response_sets.jsonl"
 # Written down from the hand-written parsers (option strings sorted; "switch" takes no value).
 PINNED_FLAGS = {
     "evaluate": {
-        # widened on purpose (several inputs compare systems; more input formats), the old forms still parse
+        # widened on purpose (several inputs compare systems; more input formats), the narrower forms still parse
         "input": "one or more required",
         "--format": "value choices=auto,jsonl,json,csv,parquet,dataset,lines",
         "--output -o": "value",

@@ -643,7 +643,7 @@ def test_choose_drop_breaks_ties_uniformly_and_never_picks_an_untied_subset():
 
 
 def test_ties_do_not_replace_slot_0_again_and_again(gpt2):
-    """With every subset tied, the old argmax dropped slot 0 at every swap and kept the other four (App. C overlap 4)."""
+    """With every subset tied, a plain argmax would drop slot 0 at every swap and keep the other four (App. C overlap 4)."""
     model, tokenizer = gpt2
     never = PairTable({})  # all neutral: every leave-one-out subset scores 0
     torch.manual_seed(2)
@@ -827,7 +827,7 @@ def test_sent_bert_objective_honours_device_dtype_and_batch_size(monkeypatch):
 
 def test_sent_bert_objective_loads_a_model_given_by_id_or_path():
     """`dtg --metric sent_bert --metric-model ID` passes a str: a str has .encode() too, so it must be
-    loaded as a model id, not called as an encoder (examples/reproduce's old known issue)."""
+    loaded as a model id, not called as an encoder."""
     from dialeval.generation.objectives import SentBertDiversity
     from dialeval.hub import EMBEDDED_SENTENCE_MODEL, resolve_model_path
 

@@ -341,7 +341,7 @@ def test_arrays_and_tensors_are_accepted_as_evaluate_accepts_them(metric, case):
 
 
 def test_diversity_meta_eval_takes_torch_tensors_and_pandas_series():
-    """The issue's case: a float32 tensor was refused ("must be a number, got Tensor")."""
+    """A float32 tensor is a number (not "must be a number, got Tensor")."""
     import pandas as pd
     import torch
 
@@ -361,7 +361,7 @@ def test_diversity_meta_eval_takes_torch_tensors_and_pandas_series():
 
 
 def test_sem_ent_takes_numpy_arrays_of_strings():
-    """The issue's case: sem_ent refused a numpy array of strings (predictions and the reference corpus)."""
+    """sem_ent takes a numpy array of strings (predictions and the reference corpus)."""
     import numpy as np
 
     module = load(registry.get("sem_ent"))

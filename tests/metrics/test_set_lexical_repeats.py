@@ -192,7 +192,7 @@ def test_sets_with_repeats_equal_the_old_values(seed):
 
 
 def test_repeats_of_responses_without_ngrams_of_an_order():
-    # "a b" has no 3-gram; "..." has no token at all: a pair of them has similarity 0 (as before).
+    # "a b" has no 3-gram; "..." has no token at all: a pair of them has similarity 0.
     sets = [
         ["a b", "a b", "a b c"],
         ["...", "...", "a"],

@@ -1,6 +1,6 @@
 """The one loader refuses what would run silently wrong: a classifier checkpoint asked
 for as a causal / seq2seq LM (its LM head would be random), and a path that is not there read as
-a Hub id (a mistyped ``--nli-model ./dir`` used to be skipped with exit 0)."""
+a Hub id (a mistyped ``--nli-model ./dir`` must not be skipped with exit 0)."""
 
 from __future__ import annotations
 
