@@ -248,9 +248,8 @@ def encode_contexts(
         and inputs
         and all(isinstance(text, str) for text in inputs)
     ):
-        check_texts(
-            inputs, "inputs"
-        )  # a lone surrogate: a tokenizers TypeError naming nothing otherwise
+        # a lone surrogate: a tokenizers TypeError naming nothing otherwise
+        check_texts(inputs, "inputs")
         tokenizer = copy.deepcopy(tokenizer)
         if not is_encoder_decoder:
             tokenizer.padding_side = "left"  # decoder-only models continue from the last token

@@ -60,7 +60,6 @@ def left_padded(encoded: dict) -> dict:
     result = dict(encoded)
     for key, value in encoded.items():
         if isinstance(value, torch.Tensor) and value.shape == ids.shape:
-            result[key] = torch.gather(
-                value, 1, source.to(value.device)
-            )  # a new tensor: the caller's is untouched
+            # a new tensor: the caller's is untouched
+            result[key] = torch.gather(value, 1, source.to(value.device))
     return result

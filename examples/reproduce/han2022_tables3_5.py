@@ -1168,9 +1168,8 @@ def run(args) -> dict:
                     responses, embedder, num_clusters=k, seed=args.seed
                 )
             if gamma == args.gamma and k == args.num_clusters and "DRESS" in results["generations"]:
-                texts = results["generations"][
-                    "DRESS"
-                ]  # Table 3's DRESS run (the paper's rows repeat too)
+                # Table 3's DRESS run (the paper's rows repeat too)
+                texts = results["generations"]["DRESS"]
             else:
                 texts = train_one(
                     label, start, tokenizer, train, test, clusters[k], args, out, gamma, True

@@ -307,9 +307,8 @@ def markdown(report: dict) -> str:
         ours = report["rows"].get(row)
         p = "-" if ours is None or ours.get("p_value") is None else f"{ours['p_value']:.3g}"
         paper_p = PAPER_P_VALUES.get(row)
-        paper_p = (
-            "-" if paper_p is None else format(paper_p, ".2f" if paper_p >= 0.1 else ".2g")
-        )  # as printed: 0.30
+        # as printed: 0.30
+        paper_p = "-" if paper_p is None else format(paper_p, ".2f" if paper_p >= 0.1 else ".2g")
         lines.append(f"| {row} | {_rho(ours)} | {p} | {PAPER.get(row, '-')} | {paper_p} |")
     if "HUMAN" in report["rows"]:
         human = report["rows"]["HUMAN"]

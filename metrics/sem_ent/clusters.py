@@ -356,9 +356,8 @@ class SemanticClusters:
                 f"{folder}: format_version {config.get('format_version')!r}, this dialeval reads "
                 f"{FORMAT_VERSION}"
             )
-        recorded_sha256 = config.get(
-            "tensors_sha256"
-        )  # absent in clusters saved before it was recorded
+        # absent in clusters saved before it was recorded
+        recorded_sha256 = config.get("tensors_sha256")
         if (
             recorded_sha256 is not None
             and hashlib.sha256((folder / TENSORS_FILE).read_bytes()).hexdigest() != recorded_sha256

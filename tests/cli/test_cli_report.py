@@ -485,9 +485,8 @@ def test_no_progress_hides_the_libraries_bars_too(tiny_roberta_nli_path, tmp_pat
     ]
     clear_model_cache()
     assert main(argv) == 0
-    assert (
-        "Loading weights" in capsys.readouterr().err
-    )  # transformers' bar, shown when progress is on
+    # transformers' bar, shown when progress is on
+    assert "Loading weights" in capsys.readouterr().err
     clear_model_cache()
     assert main(argv + ["--no-progress"]) == 0
     assert capsys.readouterr().err == ""

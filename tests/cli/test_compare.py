@@ -423,9 +423,8 @@ def test_a_failing_system_keeps_the_finished_ones_for_resume(tmp_path, capsys, m
         lexical_job, "set_lexical_diversity", lambda *a, **k: calls.append(1) or lexical(*a, **k)
     )
     assert main([*argv, "--resume"]) == 0
-    assert calls == [
-        1
-    ]  # the second system's sets only: the first system's steps came from its checkpoints
+    # the second system's sets only: the first system's steps came from its checkpoints
+    assert calls == [1]
     assert pd.read_csv(out)["system"].tolist() == ["diverse", "dull"]
     assert (
         not (tmp_path / "compare.diverse.json.partial").exists()

@@ -397,9 +397,8 @@ def test_run_json_records_the_effective_decoding_and_the_gpu_options(
         effective["top_k"],
     ) == (1, True, 0.9, 0)
     assert effective["temperature"] == 0.8 and effective["no_repeat_ngram_size"] == 2
-    assert (
-        effective["max_context_tokens"] == 128 - 5
-    )  # the tiny GPT-2's 128 positions, less --max-new-tokens
+    # the tiny GPT-2's 128 positions, less --max-new-tokens
+    assert effective["max_context_tokens"] == 128 - 5
     assert all(r["decoding_settings"] == effective for r in _records(output))
 
 

@@ -397,9 +397,8 @@ def test_systems_compared_in_one_command_share_the_encoder_pass(tmp_path, encode
         )
         == 0
     )
-    assert sorted(encoded) == sorted(
-        {text for responses in SETS for text in responses}
-    )  # the shared set: once
+    # the shared set: once
+    assert sorted(encoded) == sorted({text for responses in SETS for text in responses})
 
 
 def test_pairwise_steps_skip_a_large_corpus_unless_asked_for(encoded, monkeypatch):

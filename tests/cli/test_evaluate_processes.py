@@ -216,9 +216,8 @@ def test_a_product_gives_the_same_bits_wherever_its_operands_lie(tmp_path):
         pytest.skip(
             "this torch build has no oneMKL, whose reproducible mode the command line turns on"
         )
-    environment = {
-        name: value for name, value in os.environ.items() if name != "MKL_CBWR"
-    }  # the CLI's own default
+    # the CLI's own default
+    environment = {name: value for name, value in os.environ.items() if name != "MKL_CBWR"}
     probe = subprocess.run(
         [sys.executable, "-c", ALIGNMENT_PROBE, str(tmp_path / "missing.jsonl")],
         check=False,

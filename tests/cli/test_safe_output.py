@@ -334,9 +334,8 @@ def test_of_two_runs_that_found_the_same_stale_lock_the_second_leaves_the_first_
     ):
         late.acquire()
     assert json.loads(lock_path(output).read_text(encoding="utf-8")) == winner
-    assert sorted(path.name for path in tmp_path.iterdir()) == [
-        "out.jsonl.lock"
-    ]  # nothing left aside
+    # nothing left aside
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["out.jsonl.lock"]
 
 
 def _hold(output) -> dict:

@@ -545,9 +545,8 @@ def test_shuffled_unlikelihood_avoids_test_premises(mnli_dir, tmp_path):
     assert not (
         {s["prompt_id"] for s in samples} & (set(entq["prompt_id"]) | set(cntq["prompt_id"]))
     )
-    assert not {"p6", "x1", "x2"} & {
-        s["prompt_id"] for s in samples
-    }  # no negative form of "may"; filtered premises
+    # no negative form of "may"; filtered premises
+    assert not {"p6", "x1", "x2"} & {s["prompt_id"] for s in samples}
 
 
 def test_malformed_record_names_the_line(tmp_path):

@@ -743,9 +743,8 @@ def test_a_blenderbot_like_generation_config_still_samples_with_one_beam(tiny_ba
     assert {
         key: settings[key] for key in ("do_sample", "num_beams", "top_p", "top_k", "temperature")
     } == {"do_sample": True, "num_beams": 1, "top_p": 0.9, "top_k": 0, "temperature": 1.0}
-    assert (
-        settings["no_repeat_ngram_size"] == 3 and settings["min_length"] == 3
-    )  # the checkpoint's content constraints
+    # the checkpoint's content constraints
+    assert settings["no_repeat_ngram_size"] == 3 and settings["min_length"] == 3
     assert "length_penalty" not in settings  # beam-only: it does not act on sampling
     assert model.generation_config.to_dict() == checkpoint
     with pytest.raises(ValueError, match=r"^`num_beams`=4 applies to decoding=.beam."):

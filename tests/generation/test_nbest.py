@@ -255,9 +255,8 @@ def test_diversity_penalty_separates_the_groups(gpt2):
     assert len({tuple(h.token_ids) for h in diverse}) == 6
     assert sorted(h.group for h in diverse) == [0, 0, 1, 1, 2, 2]
     first_tokens = {h.group: h.token_ids[0] for h in diverse}
-    assert (
-        len(set(first_tokens.values())) == 3
-    )  # at step 1 each group avoids the earlier groups' tokens
+    # at step 1 each group avoids the earlier groups' tokens
+    assert len(set(first_tokens.values())) == 3
 
 
 def test_beam_search_nbest_returns_b_distinct_beams_per_input(gpt2, bart):

@@ -340,9 +340,8 @@ def test_bertscore_defaults_to_the_package_model_at_bert_scores_layer(monkeypatc
 def test_bertscore_refuses_more_texts_than_its_dense_matrix_allows_before_loading_a_model(
     monkeypatch,
 ):
-    package = importlib.import_module(
-        "dialeval.metrics.homogenization"
-    )  # the function shadows the attribute
+    # the function shadows the attribute
+    package = importlib.import_module("dialeval.metrics.homogenization")
     monkeypatch.setattr(package, "MAX_BERTSCORE_TEXTS", 2)
     with pytest.raises(
         ValueError, match=r"`texts` holds 3 distinct texts: BERTScore homogenization keeps a dense"

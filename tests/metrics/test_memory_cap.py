@@ -94,6 +94,5 @@ def test_harness_measures_growth_without_the_cap():
     process = _run_worker([f"planted={64 << 20}"], MEMORY_CAP_OFF="1")
     assert process.returncode == 0, process.stderr[-3000:]
     row = _measurements(process)["planted"]
-    assert (
-        row["peak_rss"] - row["rss_before"] >= 60 << 20
-    )  # a few pages may have been resident before
+    # a few pages may have been resident before
+    assert row["peak_rss"] - row["rss_before"] >= 60 << 20

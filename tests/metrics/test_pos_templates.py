@@ -416,9 +416,8 @@ def test_equal_to_the_package_on_dailydialog_plusplus(peer, dailydialog_response
     theirs = peer.extract_patterns(texts)
     assert list(ours) == list(theirs) and {key: set(spans) for key, spans in ours.items()} == theirs
     spans = sum(len(found) for found in ours.values())
-    assert (
-        100 < spans <= 500
-    )  # one regex shard of the package's (500): its count is then ours (see the card)
+    # one regex shard of the package's (500): its count is then ours (see the card)
+    assert 100 < spans <= 500
     assert pos_templates.template_rate(texts, **TAGGING) == peer.template_rate(texts, theirs)
     assert pos_templates.template_rate(texts, **TAGGING) > 0.1
     assert pos_templates.templates_per_token(texts, **TAGGING) == peer.templates_per_token(

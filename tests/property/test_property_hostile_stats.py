@@ -255,6 +255,5 @@ def test_a_corrupted_clusters_folder_is_refused_naming_the_folder(corruption):
         # Only a corruption that left the folder intact (a truncation at its full length) may load.
         value = sem_ent(_TEXTS, clusters)
         within(value["sem_ent"], 0, math.log(3) + 1e-9, "sem_ent")
-        assert (
-            value["sem_ent"] > 0
-        )  # 3 well-separated topics: never the silent 0.0 of NaN centroids
+        # 3 well-separated topics: never the silent 0.0 of NaN centroids
+        assert value["sem_ent"] > 0

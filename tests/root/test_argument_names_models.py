@@ -226,9 +226,8 @@ def modules():
 def test_a_model_backed_module_error_about_an_option_names_the_option(
     modules, models, name, tmp_path, monkeypatch
 ):
-    monkeypatch.chdir(
-        tmp_path
-    )  # a hostile "x" is a folder name written here, and no folder found here
+    # a hostile "x" is a folder name written here, and no folder found here
+    monkeypatch.chdir(tmp_path)
     module = modules[name]
     inputs = {
         key: models[value] if isinstance(value, str) and value in models else value

@@ -87,9 +87,8 @@ def test_max_input_length_caps_the_tokenizer_by_the_positions():
     from dialeval.hub import max_input_length
 
     roberta = SimpleNamespace(model_type="roberta", max_position_embeddings=514, pad_token_id=1)
-    assert (
-        max_input_length(roberta, SimpleNamespace(model_max_length=int(1e30))) == 512
-    )  # the sentinel is no limit
+    # the sentinel is no limit
+    assert max_input_length(roberta, SimpleNamespace(model_max_length=int(1e30))) == 512
     assert max_input_length(roberta, SimpleNamespace(model_max_length=256)) == 256
     gpt2 = SimpleNamespace(model_type="gpt2", n_positions=1024)
     assert max_input_length(gpt2, SimpleNamespace(model_max_length=1024)) == 1024

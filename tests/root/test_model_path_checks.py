@@ -169,9 +169,8 @@ def test_hub_ids_are_still_hub_ids(tmp_path, monkeypatch):
         ModelNotAvailableError,
         match=r"No folder 'models/roberta-large-mnli' here either, so it was read as a Hub id",
     ):
-        resolve_model_path(
-            "models/roberta-large-mnli"
-        )  # the README's download folder, not made yet
+        # the README's download folder, not made yet
+        resolve_model_path("models/roberta-large-mnli")
     (tmp_path / "here").mkdir()
     assert (
         resolve_model_path("here") == "here"

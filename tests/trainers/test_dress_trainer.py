@@ -428,9 +428,8 @@ def test_seq2seq_training_negatives_and_predict_with_generate(tmp_path, bart):
     )
     metrics = evaluator.evaluate()
     assert np.isfinite(metrics["eval_loss"]) and metrics["eval_generated"] == 5.0
-    assert (
-        len(seen["shape"]) == 2 and seen["shape"][0] == 5
-    )  # generated token ids, not (n, length, vocab) logits
+    # generated token ids, not (n, length, vocab) logits
+    assert len(seen["shape"]) == 2 and seen["shape"][0] == 5
 
 
 def test_gamma_zero_takes_plain_trainers_step(tmp_path, gpt2):

@@ -90,9 +90,8 @@ def test_threshold_for_fraction_removes_at_most_the_fraction():
         SURE
     )  # removes the 4 "yes" pairs = 0.4
     assert threshold_for_fraction(PAIRS, 0.7) == 0.0  # removes yes + sure = 7 pairs
-    assert threshold_for_fraction(PAIRS, 0.3) == pytest.approx(
-        2.0
-    )  # nothing can go without exceeding 0.3
+    # nothing can go without exceeding 0.3
+    assert threshold_for_fraction(PAIRS, 0.3) == pytest.approx(2.0)
 
 
 @pytest.mark.parametrize(

@@ -246,9 +246,8 @@ def test_unlikelihood_tokenizes_raw_text(tmp_path, tiny_gpt2_path, tokenizer):
     ]
     for key in expected[0]:
         assert trainer.train_dataset[key] == [row[key] for row in expected]
-    assert (
-        "negative_input_ids" not in trainer.eval_dataset.column_names
-    )  # evaluation needs no negatives
+    # evaluation needs no negatives
+    assert "negative_input_ids" not in trainer.eval_dataset.column_names
     trainer.train()
     assert torch.isfinite(torch.tensor(trainer.evaluate()["eval_loss"]))
 
