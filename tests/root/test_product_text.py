@@ -28,7 +28,7 @@ SCANNED_FOLDERS = (
     "examples",
     "tests",
 )
-SCANNED_FILES = ("README.md", "ARCHITECTURE.md", "CONTRIBUTING.md", "setup.py")
+SCANNED_FILES = ("README.md", "PYPI.md", "ARCHITECTURE.md", "CONTRIBUTING.md", "setup.py")
 SUFFIXES = {".py", ".md"}
 #: Data the tests read (released corpora, pinned references), not text anyone wrote about the code.
 SKIPPED_FOLDERS = {"__pycache__", "data"}
