@@ -31,9 +31,8 @@ def left_padded(encoded: dict) -> dict:
     """
     mask = encoded.get("attention_mask")
     ids = encoded["input_ids"]
-    if mask is None or not isinstance(
-        ids, torch.Tensor
-    ):  # nothing to go by, or not generate()'s input: left to it
+    # nothing to go by, or not generate()'s input: left to it
+    if mask is None or not isinstance(ids, torch.Tensor):
         return encoded
     if not isinstance(mask, torch.Tensor) or mask.shape != ids.shape or mask.dim() != 2:
         raise ArgumentError(

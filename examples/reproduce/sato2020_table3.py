@@ -189,9 +189,8 @@ def human_split(per_annotator: dict[str, np.ndarray], seed: int, split: int) -> 
 def human_upper_bound(per_annotator: dict[str, np.ndarray], splits: int, seed: int) -> dict:
     """HUMAN as the paper (split 0 only) and the mean ρ over ``splits`` splits (0 to splits - 1)."""
     results = [human_split(per_annotator, seed, split) for split in range(splits)]
-    defined = [
-        result["spearman"] for result in results if result["spearman"] is not None
-    ]  # None: a constant half
+    # None: a constant half
+    defined = [result["spearman"] for result in results if result["spearman"] is not None]
     return {
         "one_split": results[0],
         "spearman_mean": float(np.mean(defined)) if defined else None,

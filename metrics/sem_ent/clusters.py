@@ -348,9 +348,8 @@ class SemanticClusters:
                 "directory",
                 f"{str(folder)!r} holds no saved clusters ({CONFIG_FILE} + {TENSORS_FILE})",
             )
-        config = read_config(
-            folder / CONFIG_FILE
-        )  # a broken folder: a ValueError naming it, its file and key
+        # a broken folder: a ValueError naming it, its file and key
+        config = read_config(folder / CONFIG_FILE)
         if config.get("format_version") != FORMAT_VERSION:
             raise ValueError(
                 f"{folder}: format_version {config.get('format_version')!r}, this dialeval reads "

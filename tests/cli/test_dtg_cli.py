@@ -227,12 +227,10 @@ def test_dtg_on_dailydialog_pp_dev_with_beam_search(tiny_bart_path, shared_data,
     records = _records(output)
     assert [r["id"] for r in records] == [0, 1, 2]
     assert records[0]["context"][0].startswith("Am I too abrupt?")
-    assert all(
-        r["num_initial"] + r["num_resampled"] <= 6 for r in records
-    )  # 6 beams: 5 first, 1 spare
-    assert all(
-        len(r["references"]) == 5 for r in records
-    )  # DailyDialog++'s human responses, for Table 5
+    # 6 beams: 5 first, 1 spare
+    assert all(r["num_initial"] + r["num_resampled"] <= 6 for r in records)
+    # DailyDialog++'s human responses, for Table 5
+    assert all(len(r["references"]) == 5 for r in records)
 
 
 def test_two_accelerate_processes_give_the_one_process_file(

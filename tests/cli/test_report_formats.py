@@ -118,9 +118,8 @@ def test_latex_escape_every_special_character_once():
     assert latex_escape(r"_ % & # $ { } ~ ^ \ ") == (
         r"\_ \% \& \# \$ \{ \} \textasciitilde{} \textasciicircum{} \textbackslash{} "
     )
-    assert (
-        latex_escape("a\\b{c}") == r"a\textbackslash{}b\{c\}"
-    )  # the escape's own braces are not escaped again
+    # the escape's own braces are not escaped again
+    assert latex_escape("a\\b{c}") == r"a\textbackslash{}b\{c\}"
     assert latex_escape("two\nlines") == "two lines"
 
 

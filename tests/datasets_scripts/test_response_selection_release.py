@@ -40,9 +40,8 @@ def released_scores(release_dir):
 
 def test_release_files_match_the_pinned_digests(release_dir):
     for source in RELEASE_FILES.values():
-        resolve_source(
-            source, dl_manager=None, data_dir=str(release_dir), verify=True
-        )  # raises on a mismatch
+        # raises on a mismatch
+        resolve_source(source, dl_manager=None, data_dir=str(release_dir), verify=True)
 
 
 def test_index_files_have_the_papers_structure(release_dir):

@@ -785,9 +785,8 @@ def test_contexts_are_cut_to_the_models_own_maximum_input_length(tiny_bart_path,
         **GENERATE,
     )
     assert results[0].decoding_settings["max_context_tokens"] == 16
-    with pytest.raises(
-        ValueError, match="max_context_tokens"
-    ):  # tokenized inputs are used as given
+    # tokenized inputs are used as given
+    with pytest.raises(ValueError, match="max_context_tokens"):
         diversity_threshold_generate(
             model,
             tokenizer,

@@ -113,9 +113,8 @@ def test_sequences_hold_the_final_sets_after_resampling(setup):
         return_dict_in_generate=True,
     )
     results = out.dtg_results
-    assert any(
-        r.num_resampled for r in results
-    )  # the layout is checked after swaps, not only for first sets
+    # the layout is checked after swaps, not only for first sets
+    assert any(r.num_resampled for r in results)
     assert out.sequences.shape[0] == 5 * len(CONTEXTS)
     if model.config.is_encoder_decoder:
         generated = out.sequences

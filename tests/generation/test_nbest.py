@@ -163,9 +163,8 @@ def reference_diverse_beam_search(
         chosen = {}
         for group in groups:
             if group["done"]:
-                chosen[pad] = (
-                    chosen.get(pad, 0) + size
-                )  # 4.51 feeds a done group's beams the pad token
+                # 4.51 feeds a done group's beams the pad token
+                chosen[pad] = chosen.get(pad, 0) + size
                 continue
             candidates = []
             for sequence, score in group["beams"]:
@@ -185,9 +184,8 @@ def reference_diverse_beam_search(
                 if token == eos:
                     if rank < size:
                         group["finished"].append((score, sequence[len(prompt_ids) :] + [token]))
-                elif (
-                    len(beams) < size
-                ):  # also at the last step: later groups are penalized for these
+                # also at the last step: later groups are penalized for these
+                elif len(beams) < size:
                     beams.append((sequence + [token], score))
             group["finished"] = sorted(group["finished"], key=lambda item: -item[0])[:size]
             for sequence, _ in beams:

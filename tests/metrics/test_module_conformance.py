@@ -324,9 +324,8 @@ def test_arrays_and_tensors_are_accepted_as_evaluate_accepts_them(metric, case):
     """compute, add_batch and add (one array row / 0-d tensor / numpy string each) give the list figures."""
     arrays = {name: as_arrays(column) for name, column in case.inputs.items()}
     options = dict(case.options)
-    if (
-        "references" in options
-    ):  # sem_ent's reference corpus, an option evaluate's users pass as an array too
+    # sem_ent's reference corpus, an option evaluate's users pass as an array too
+    if "references" in options:
         options["references"] = as_arrays(options["references"])
     module = load(metric)
     direct = canonical(module.compute(**case.inputs, **case.options))

@@ -233,9 +233,8 @@ def _corrupt(folder: Path, kind: str, seed: int, keep_hash: bool) -> None:
         tensors = save(arrays)
     (folder / TENSORS_FILE).write_bytes(tensors)
     if keep_hash and "tensors_sha256" in config:
-        config["tensors_sha256"] = hashlib.sha256(
-            tensors
-        ).hexdigest()  # a consistent but hostile save
+        # a consistent but hostile save
+        config["tensors_sha256"] = hashlib.sha256(tensors).hexdigest()
     elif not keep_hash:
         config.pop("tensors_sha256", None)  # as clusters saved before the hash was recorded
     (folder / CONFIG_FILE).write_text(json.dumps(config))

@@ -112,9 +112,8 @@ def test_an_uncached_load_is_a_private_instance_that_never_enters_the_cache(tiny
     shared = load_model(tiny_bart_path, "language_model", device="cpu")
     private = load_model(tiny_bart_path, "language_model", device="cpu", cached=False)
     assert private.model is not shared.model and _load.cache_info().currsize == 1
-    with (
-        torch.no_grad()
-    ):  # training the private copy leaves what the next caller is handed untouched
+    # training the private copy leaves what the next caller is handed untouched
+    with torch.no_grad():
         next(private.model.parameters()).add_(1.0)
     again = load_model(tiny_bart_path, "language_model", device="cpu")
     assert again.model is shared.model

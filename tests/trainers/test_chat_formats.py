@@ -74,9 +74,8 @@ def test_messages_labels_cover_the_assistant_turns_only(tokenizer):
         ],
     )
     row = encode_messages(tokenizer, CONVERSATION, max_length=128)
-    assert (
-        row["input_ids"] == expected_ids
-    )  # the pieces tokenize as the whole (no merge across them)
+    # the pieces tokenize as the whole (no merge across them)
+    assert row["input_ids"] == expected_ids
     assert row["labels"] == expected_labels
     assert (
         tokenizer.decode([token for token in row["labels"] if token != -100]) == "yes.</s>no.</s>"

@@ -212,9 +212,8 @@ def test_raw_text_is_capped_by_the_models_positions(tmp_path, tiny_gpt2_path, to
         processing_class=tokenizer,
         embedder=TopicEmbedder(),
     )
-    assert (
-        args.max_length == 512 and trainer.max_example_length == 128
-    )  # the tiny GPT-2's position table
+    # the tiny GPT-2's position table
+    assert args.max_length == 512 and trainer.max_example_length == 128
     assert max(len(row) for row in trainer.train_dataset["input_ids"]) == 128
 
 
