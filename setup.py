@@ -113,7 +113,7 @@ setup(
     version=VERSION,
     description="Measure and improve the diversity of multi-response dialogue generation "
     "(evaluate metrics, DTG sampling, DRESS training, test sets).",
-    long_description=Path("README.md").read_text(encoding="utf-8"),
+    long_description=Path("PYPI.md").read_text(encoding="utf-8"),
     long_description_content_type="text/markdown",
     python_requires=">=3.10",
     packages=list(SUBPACKAGES),

@@ -74,7 +74,7 @@ _.set_scorer  # metrics/registry.py: the per-set figure by its `meta-eval --metr
 
 # Dead, in a file another change is editing: the merger deletes both lines (its and this one).
 
-# From main's other changes of issue 29, used where vulture cannot see it.
+# Used where vulture cannot see it.
 _.calibrate_threshold  # generation/dtg_thresholds.py: public, documented in generation/README.md
 _.GENERATION_PRIVATE_METHODS  # the host adapters' lists of the hosts' private names, which
 _.QUEUE_ATTRIBUTES  # tests/root/test_host_adapters.py checks against the installed hosts

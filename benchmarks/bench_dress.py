@@ -1,4 +1,4 @@
-"""Benchmark DRESSTrainer's per-step overhead against plain ``transformers.Trainer`` (issue target <= 5%).
+"""Benchmark DRESSTrainer's per-step overhead against plain ``transformers.Trainer`` (target <= 5%).
 
 Same model, same batches, same run: a GPT-2 built in code (``--width`` x ``--layers``, vocab
 ``--vocab``, causal, DialoGPT-style examples of ``--length`` tokens whose second half is the

@@ -42,7 +42,7 @@ size **NO** and the script exits 1.
 
 Report: wall time, CPU time and peak RSS per side and size, ours / peer per size (and the
 speed-up, peer / ours), and the scaling exponent of each side (the slope of log wall time vs log
-responses between consecutive sizes). The issue's goal: at least ``TARGET_SPEEDUP``x the peers'
+responses between consecutive sizes). The goal: at least ``TARGET_SPEEDUP``x the peers'
 script at ``TARGET_SIZE`` responses, and no worse than linear growth (exponent <= 1 between the
 sizes; ``LINEAR_SLACK`` is allowed for timing noise). Written to ``benchmarks/RESULTS.md`` between
 ``<!-- bench_job:start -->`` and ``<!-- bench_job:end -->`` (``--smoke``: a temporary file).
@@ -54,7 +54,7 @@ reference corpus) on a
 corpus of ``--corpus-size`` (1,000,000) responses, one per line: every
 DailyDialog++ response (70,755, file order) followed by ``bench_lexical.synthetic_corpus(rest,
 seed=0)`` (mostly distinct texts, the hard case for memory; 794,456 distinct texts of 1,000,000,
-25 MiB); one run, its wall time and peak RSS against the issue's 4 GiB. Section
+25 MiB); one run, its wall time and peak RSS against the 4 GiB limit. Section
 ``bench_job_corpus``. It needs ``dialeval evaluate`` to read a ``.txt`` corpus (one response per
 line); where it does not, the section says so and the script exits 1.
 

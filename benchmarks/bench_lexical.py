@@ -2,7 +2,7 @@
 
 Two benchmarks, each timing our implementation and a faithful pure-Python port of the authors'
 released code in the same run, checking that both give the same numbers and reporting the speed
-ratio (the issue's target: ours >= 10x faster than the straightforward port).
+ratio (the target: ours >= 10x faster than the straightforward port).
 
 1. Corpus scope: Dist-1..3 and Ent-1..3 over a seeded synthetic corpus of short dialogue responses
    (1,000,000 by default, ``--num-responses`` to scale down). Reference: the Sem-Ent released code

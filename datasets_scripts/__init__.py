@@ -2,7 +2,7 @@
 
 ``load(name, config=None, data_dir=None, split=None)`` builds (and caches) a set with its
 builder; ``export_dataset`` writes Parquet plus a dataset card, ready for the Hub. datasets 5
-no longer runs loading scripts, so the builders are classes instantiated here.
+does not run loading scripts, so the builders are classes instantiated here.
 """
 
 from dialeval.datasets_scripts.export import export_dataset

@@ -2,7 +2,7 @@
 the new one (the rule: CONTRIBUTING.md, "Renaming").
 
 A module that renamed attributes ends with ``__getattr__ = renamed_attributes(__name__, {...})``
-(PEP 562: only names the module no longer defines reach it); a renamed module is a file that
+(PEP 562: only names the module does not define reach it); a renamed module is a file that
 calls :func:`warn_renamed` and re-exports the new module's names.
 """
 

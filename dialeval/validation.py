@@ -405,7 +405,7 @@ def check_float_rows(embeddings: object, argument: str = "embeddings") -> np.nda
     return rows
 
 
-# -- Text that is not valid Unicode (issue 27) --------------------------------------------------
+# -- Text that is not valid Unicode -------------------------------------------------------------
 # A Python string may hold a lone surrogate (U+D800..U+DFFF: JSON's "\ud800", or bytes decoded
 # with errors="surrogateescape"); it has no UTF-8 form, so every tokenizer, zlib and Arrow fail
 # on it deep inside with an error that names nothing. It is refused once, where text comes in.

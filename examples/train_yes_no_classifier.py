@@ -175,9 +175,8 @@ def main(argv=None) -> dict:
         # A checkpoint with another head (e.g. an NLI model) gets a fresh one of the right size.
         ignore_mismatched_sizes=True,
     )
-    model.config.yes_no_input = (
-        args.input
-    )  # read by dialeval.metrics.nbest_contradiction.yes_no.ModelYesNoClassifier
+    # read by dialeval.metrics.nbest_contradiction.yes_no.ModelYesNoClassifier
+    model.config.yes_no_input = args.input
 
     def compute_metrics(prediction):
         predicted = np.argmax(prediction.predictions, axis=-1)

@@ -101,16 +101,13 @@ class DTGResult:
     stop_reason: str  # "threshold", "max_samples" or (beam decoding) "beams_exhausted"
     utterance_overlap: int  # App. C: responses present in both the first and the final set
     num_pair_evaluations: int
-    initial_scores: dict = field(
-        default_factory=dict
-    )  # the figures Table 4 reports (NLI: Baseline NLI Diversity too)
+    # the figures Table 4 reports (NLI: Baseline NLI Diversity too)
+    initial_scores: dict = field(default_factory=dict)
     final_scores: dict = field(default_factory=dict)
-    history: list[dict] = field(
-        default_factory=list
-    )  # one entry per swap: dropped index, tied subsets, new diversity
-    decoding_settings: dict = field(
-        default_factory=dict
-    )  # the effective generation settings (dtg_decoding)
+    # one entry per swap: dropped index, tied subsets, new diversity
+    history: list[dict] = field(default_factory=list)
+    # the effective generation settings (dtg_decoding)
+    decoding_settings: dict = field(default_factory=dict)
     #: Token ids of each final response as generate() produced them (not written by to_dict).
     response_token_ids: list[list[int]] = field(default_factory=list, repr=False)
     #: With output_scores / output_logits: each final response's ``(steps, vocab)`` processed scores
@@ -248,9 +245,8 @@ def encode_contexts(
         and inputs
         and all(isinstance(text, str) for text in inputs)
     ):
-        check_texts(
-            inputs, "inputs"
-        )  # a lone surrogate: a tokenizers TypeError naming nothing otherwise
+        # a lone surrogate: a tokenizers TypeError naming nothing otherwise
+        check_texts(inputs, "inputs")
         tokenizer = copy.deepcopy(tokenizer)
         if not is_encoder_decoder:
             tokenizer.padding_side = "left"  # decoder-only models continue from the last token
@@ -569,9 +565,8 @@ def diversity_threshold_generate(
     )
     if not is_text:
         check_token_batch(encoded, vocabulary_size(model))
-    if (
-        not model.config.is_encoder_decoder
-    ):  # a right-padded batch would put pads between prompt and response
+    # a right-padded batch would put pads between prompt and response
+    if not model.config.is_encoder_decoder:
         encoded = left_padded(encoded)
     generator = _Generator(model, tokenizer, encoded, config, model_kwargs, step_outputs)
     num_contexts = encoded["input_ids"].shape[0]

@@ -1,4 +1,4 @@
-"""DTG's own settings checked before anything is loaded or generated (issue 27: they ran silently).
+"""DTG's own settings checked before anything is loaded or generated, so none runs silently.
 
 ``threshold`` is compared with ``>`` against a diversity: NaN is never exceeded, ``inf`` never
 reached, a string or a bool compares by accident, so each is refused. ``top_p`` is nucleus

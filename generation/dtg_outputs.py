@@ -174,9 +174,8 @@ def dtg_generate(
         )
     with arguments_named({"input_ids": "inputs"} if inputs is not None else {}):
         check_token_batch(encoded, vocabulary_size(model))
-    if (
-        not model.config.is_encoder_decoder
-    ):  # sequences then start with the prompt as a left-padded call has it
+    # sequences then start with the prompt as a left-padded call has it
+    if not model.config.is_encoder_decoder:
         encoded = left_padded(encoded)
     results = diversity_threshold_generate(
         _PlainGenerate(model),

@@ -1,4 +1,4 @@
-"""Left padding of a tokenized batch for a decoder-only model (issue 27).
+"""Left padding of a tokenized batch for a decoder-only model.
 
 A decoder-only model continues from each row's last position, so a batch must be padded on the
 left. A right-padded batch (a tokenizer's default ``padding_side="right"``) would put pad tokens
@@ -31,9 +31,8 @@ def left_padded(encoded: dict) -> dict:
     """
     mask = encoded.get("attention_mask")
     ids = encoded["input_ids"]
-    if mask is None or not isinstance(
-        ids, torch.Tensor
-    ):  # nothing to go by, or not generate()'s input: left to it
+    # nothing to go by, or not generate()'s input: left to it
+    if mask is None or not isinstance(ids, torch.Tensor):
         return encoded
     if not isinstance(mask, torch.Tensor) or mask.shape != ids.shape or mask.dim() != 2:
         raise ArgumentError(
@@ -60,7 +59,6 @@ def left_padded(encoded: dict) -> dict:
     result = dict(encoded)
     for key, value in encoded.items():
         if isinstance(value, torch.Tensor) and value.shape == ids.shape:
-            result[key] = torch.gather(
-                value, 1, source.to(value.device)
-            )  # a new tensor: the caller's is untouched
+            # a new tensor: the caller's is untouched
+            result[key] = torch.gather(value, 1, source.to(value.device))
     return result

@@ -117,7 +117,6 @@ def steps_layout(
                 for rows in tensors
             ]
         )
-        out[name] = tuple(
-            padded.transpose(0, 1).contiguous()
-        )  # step-major, one contiguous tensor per step
+        # step-major, one contiguous tensor per step
+        out[name] = tuple(padded.transpose(0, 1).contiguous())
     return out

@@ -54,7 +54,7 @@ from dialeval.validation import ArgumentError, check_int
 #: Longest response by default, in tokens (EOS included). Room for a checkpoint whose
 #: ``min_length`` is 20 (BlenderBot's: its responses may only end from the 20th token) and at
 #: least BlenderBot's own ``max_length`` of 60, while 1 + 64 decoder positions stay inside
-#: BlenderBot 1.0's 128. (The old default, 32, left such a model 12 tokens of choice.)
+#: BlenderBot 1.0's 128. (A default of 32 would leave such a model 12 tokens of choice.)
 DEFAULT_MAX_NEW_TOKENS = 64
 
 

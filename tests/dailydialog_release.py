@@ -50,9 +50,8 @@ def split_zip(
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as inner:
         for name, text in texts.items():
-            inner.writestr(
-                name, text.encode("utf-8", "surrogateescape")
-            )  # lets a test write bytes that are not UTF-8
+            # lets a test write bytes that are not UTF-8
+            inner.writestr(name, text.encode("utf-8", "surrogateescape"))
     return buffer.getvalue()
 
 

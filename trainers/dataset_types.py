@@ -254,9 +254,8 @@ def map_style_training_set(dataset):
         rows = [_python_row(dataset[index]) for index in range(len(dataset))]
         if not rows:
             raise ArgumentError("train_dataset", "is empty")
-        for index, row in enumerate(
-            rows
-        ):  # Arrow cannot encode a lone surrogate: name its row first
+        # Arrow cannot encode a lone surrogate: name its row first
+        for index, row in enumerate(rows):
             check_row_text(row, index, "train_dataset")
         try:
             return datasets.Dataset.from_list(rows)

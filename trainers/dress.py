@@ -506,9 +506,8 @@ class DRESSTrainer(ResponseLossTrainer):
                 "data collator must keep it (dialeval.trainers.DialogueCollator does)"
             )
         weights = inputs.pop(WEIGHT_COLUMN)
-        if not bool(
-            torch.isfinite(weights).all()
-        ):  # (batch,): a cheap check; a NaN weight would make the loss NaN
+        # (batch,): a cheap check; a NaN weight would make the loss NaN
+        if not bool(torch.isfinite(weights).all()):
             raise ArgumentError(
                 WEIGHT_COLUMN,
                 f"{describe_non_finite(weights)}: DRESS's weights (Eq. 5) must be finite",

@@ -1,6 +1,6 @@
 """What a tokenized example must hold before it reaches the model, and text a tokenizer can read.
 
-A malformed example used to surface deep inside training: an id outside the vocabulary as a raw
+Unchecked, a malformed example surfaces deep inside training: an id outside the vocabulary as a raw
 ``IndexError`` from the embedding or ``cross_entropy``, a negative label as an ``OverflowError``
 from the tokenizer's ``decode``, causal ``labels`` shorter or longer than ``input_ids`` as a shape
 error of the loss (or, padded within a batch, not at all), a lone surrogate as pyarrow's

@@ -151,9 +151,8 @@ def prepare_dataset(
     if not isinstance(dataset, datasets.Dataset):
         return dataset
     columns = dataset.column_names
-    if (
-        dataset_format(columns) is not None
-    ):  # TRL's formats (prompt / completion, messages, preference)
+    # TRL's formats (prompt / completion, messages, preference)
+    if dataset_format(columns) is not None:
         dataset = tokenize_chat_dataset(
             dataset,
             argument,

@@ -361,9 +361,8 @@ def polar_question(tokens: list[TaggedToken], negative: bool = False) -> str:
         else:
             auxiliary = _EXPANDED_AUX.get((word, lemma), _EXPANDED_AUX.get((word, None), word))
         rest = tokens[:index] + tokens[index + 1 :]
-        if (
-            index > 0
-        ):  # the token before the fronted verb takes its trailing space ("I'm in" -> "you in")
+        # the token before the fronted verb takes its trailing space ("I'm in" -> "you in")
+        if index > 0:
             rest[index - 1] = replace(rest[index - 1], whitespace=verb.whitespace)
     else:
         auxiliary = {"VBD": "did", "VBZ": "does"}.get(verb.tag, "do")

@@ -51,7 +51,7 @@ class EvaluateCommand:
             "--format",
             choices=("auto", *INPUT_FORMATS),
             aliases=("file_format",),
-            help="the input's format (default: by its suffix; a folder or Hub id is a dataset; "
+            help="the input's format (auto: by its suffix; a folder or Hub id is a dataset; "
             ".txt is lines, one response per line)",
         ),
     )

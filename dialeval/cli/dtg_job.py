@@ -16,7 +16,7 @@ the mean and standard deviation of each figure across trials.
 
 ``OUTPUT.run.json`` records the settings, the format version and the effective decoding settings
 (:func:`dialeval.generation.dtg_decoding.decoding_record`). Format 2 changed what ``max_samples``
-means (S counts resamples, no longer the first n draws): a file of format 1 (no ``format`` key) is
+means (S counts resamples, not the first n draws): a file of format 1 (no ``format`` key) is
 still summarized (its ``num_sampled`` minus n is its number of resamples) but not resumed.
 """
 

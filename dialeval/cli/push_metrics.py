@@ -80,9 +80,8 @@ def push_metrics(
     api = HfApi(token=token)
     try:
         return _upload(api, namespace, names, to, private)
-    except (
-        _hub_transport_errors()
-    ) as error:  # no network, DNS, proxy: a sentence, not httpx's traceback
+    # no network, DNS, proxy: a sentence, not httpx's traceback
+    except _hub_transport_errors() as error:
         raise ConnectionError(
             f"the Hugging Face Hub is unreachable ({type(error).__name__}: {error}); check the "
             "network, or write the folders offline with --to DIR alone"

@@ -510,9 +510,8 @@ def held_output(output: str | Path, command: str):
         default_stop_signals()
     lock = OutputLock(output, command)
     try:
-        with (
-            split_work()
-        ):  # computed_on_main shares the main process's outcome only inside split_work
+        # computed_on_main shares the main process's outcome only inside split_work
+        with split_work():
             computed_on_main(lock.acquire)
         yield lock
     finally:

@@ -54,9 +54,8 @@ def _lay_out_api_tree(root: Path) -> None:
         shutil.rmtree(package)  # removes the links, never what they point to
     package.mkdir(parents=True)
     for entry in (root / "dialeval").iterdir():
-        if (
-            entry.name == "__init__.py"
-        ):  # a copy: griffe resolves a linked __init__.py to its folder
+        # a copy: griffe resolves a linked __init__.py to its folder
+        if entry.name == "__init__.py":
             shutil.copyfile(entry, package / entry.name)
         elif entry.name != "__pycache__":
             (package / entry.name).symlink_to(entry.resolve())

@@ -392,9 +392,8 @@ def choose_data(args) -> dict:
             )
             return choice
         except SourceNotAvailableError as error:
-            said = str(error).replace(
-                "`data_dir`", "--dailydialog-dir"
-            )  # the builder's argument is this flag here
+            # the builder's argument is this flag here
+            said = str(error).replace("`data_dir`", "--dailydialog-dir")
             # auto falls back only when the user named no DailyDialog: a --dailydialog-dir without it is an error
             if args.dataset == "dailydialog" or args.dailydialog_dir is not None:
                 raise SourceNotAvailableError(said) from None
@@ -1048,9 +1047,8 @@ def run(args) -> dict:
             responses, embedder, num_clusters=args.num_clusters, seed=args.seed
         )
     }
-    evaluation = clusters[
-        args.num_clusters
-    ]  # Sem-Ent is always measured at Table 3's k (paper: 20)
+    # Sem-Ent is always measured at Table 3's k (paper: 20)
+    evaluation = clusters[args.num_clusters]
     results = {
         "scale": args.scale,
         "start": start,
@@ -1168,9 +1166,8 @@ def run(args) -> dict:
                     responses, embedder, num_clusters=k, seed=args.seed
                 )
             if gamma == args.gamma and k == args.num_clusters and "DRESS" in results["generations"]:
-                texts = results["generations"][
-                    "DRESS"
-                ]  # Table 3's DRESS run (the paper's rows repeat too)
+                # Table 3's DRESS run (the paper's rows repeat too)
+                texts = results["generations"]["DRESS"]
             else:
                 texts = train_one(
                     label, start, tokenizer, train, test, clusters[k], args, out, gamma, True
@@ -1202,9 +1199,8 @@ def run(args) -> dict:
                     ),
                 ]
             )
-        elif (
-            method in NOT_RUN or method in chosen
-        ):  # chosen but not run: NT without a frequent generation
+        # chosen but not run: NT without a frequent generation
+        elif method in NOT_RUN or method in chosen:
             table3.append([name, "not run", *("-" for _ in TABLE3_COLUMNS)])
         if row is not None or method in NOT_RUN or method in chosen:
             table3.append([name, "paper", *(f"{value:.4f}" for value in PAPER_TABLE3[paper_name])])

@@ -189,9 +189,8 @@ def human_split(per_annotator: dict[str, np.ndarray], seed: int, split: int) -> 
 def human_upper_bound(per_annotator: dict[str, np.ndarray], splits: int, seed: int) -> dict:
     """HUMAN as the paper (split 0 only) and the mean ρ over ``splits`` splits (0 to splits - 1)."""
     results = [human_split(per_annotator, seed, split) for split in range(splits)]
-    defined = [
-        result["spearman"] for result in results if result["spearman"] is not None
-    ]  # None: a constant half
+    # None: a constant half
+    defined = [result["spearman"] for result in results if result["spearman"] is not None]
     return {
         "one_split": results[0],
         "spearman_mean": float(np.mean(defined)) if defined else None,
@@ -307,9 +306,8 @@ def markdown(report: dict) -> str:
         ours = report["rows"].get(row)
         p = "-" if ours is None or ours.get("p_value") is None else f"{ours['p_value']:.3g}"
         paper_p = PAPER_P_VALUES.get(row)
-        paper_p = (
-            "-" if paper_p is None else format(paper_p, ".2f" if paper_p >= 0.1 else ".2g")
-        )  # as printed: 0.30
+        # as printed: 0.30
+        paper_p = "-" if paper_p is None else format(paper_p, ".2f" if paper_p >= 0.1 else ".2g")
         lines.append(f"| {row} | {_rho(ours)} | {p} | {PAPER.get(row, '-')} | {paper_p} |")
     if "HUMAN" in report["rows"]:
         human = report["rows"]["HUMAN"]

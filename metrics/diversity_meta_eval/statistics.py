@@ -96,9 +96,8 @@ def constant_resamples_reason(arguments: tuple[str, str] = ("scores", "parameter
 
 
 def _defined(statistic: float, name: str) -> float:
-    if not np.isfinite(
-        statistic
-    ):  # scipy's other NaN (none known for finite, varying input): never passed on
+    # scipy's other NaN (none known for finite, varying input): never passed on
+    if not np.isfinite(statistic):
         raise UndefinedStatisticError(
             f"{name} of `scores` and `parameters` is undefined (scipy returned {statistic!r})"
         )

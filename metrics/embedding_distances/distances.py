@@ -121,9 +121,8 @@ def _unit_embeddings(embeddings) -> np.ndarray:
     if not np.all(np.isfinite(rows)):
         raise ArgumentError("embeddings", "holds NaN or infinite values")
     unit = np.empty_like(rows)
-    for start in range(
-        0, len(rows), ROWS_PER_CHUNK
-    ):  # float64 a chunk at a time: one copy of the rows in all
+    # float64 a chunk at a time: one copy of the rows in all
+    for start in range(0, len(rows), ROWS_PER_CHUNK):
         chunk = rows[start : start + ROWS_PER_CHUNK].astype(np.float64)
         # scaled by the largest |value| first, so that rows of 1e-300 (whose squares underflow)
         # normalise too

@@ -162,9 +162,8 @@ def _config_value(model: PreTrainedModel, name: str) -> Any:
     value = getattr(model.config, name, None)
     if value is None and getattr(model, "generation_config", None) is not None:
         value = getattr(model.generation_config, name, None)
-    if isinstance(
-        value, (list, tuple)
-    ):  # several ids allowed (e.g. eos): the first starts a sequence
+    # several ids allowed (e.g. eos): the first starts a sequence
+    if isinstance(value, (list, tuple)):
         value = value[0] if value else None
     return value
 

@@ -185,9 +185,8 @@ def score_pairs(
     check_int(batch_size, "batch_size")
     stats = stats if stats is not None else PairScoringStats()
     num_labels = classifier.model.config.num_labels
-    if (
-        num_labels is None
-    ):  # transformers fills id2label in for every config it builds; a caller may reset it
+    # transformers fills id2label in for every config it builds; a caller may reset it
+    if num_labels is None:
         raise ArgumentError(
             "classifier",
             "has no labels: its config's id2label is None; set it (one name per output)",

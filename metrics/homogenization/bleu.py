@@ -103,9 +103,8 @@ def bleu_against_each(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     some_zero = np.zeros(len(units), dtype=bool)
     for order in range(1, MAX_ORDER + 1):
         ngrams_of = np.maximum(lengths - order + 1, 0)
-        matches = (
-            clipped_match_sums(units, counts, order) - ngrams_of
-        )  # less each text against itself
+        # less each text against itself
+        matches = clipped_match_sums(units, counts, order) - ngrams_of
         possible = counts @ ngrams_of - ngrams_of
         with np.errstate(invalid="ignore", divide="ignore"):
             precision = np.where(possible > 0, matches / possible, 0.0)

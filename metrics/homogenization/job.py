@@ -24,7 +24,7 @@ class HomogenizationOptions:
     homogenization_models: list[str] = model_list_field(
         "--homogenization-model",
         DEFAULT_HOMOGENIZATION_MODEL,
-        "encoder for BERTScore homogenization (the diversity package's default; bert_score's "
+        "encoder for BERTScore homogenization (the diversity package's choice; bert_score's "
         "layer for it)",
     )
 

@@ -1,4 +1,4 @@
-"""The bound on n-gram orders (issue 27): orders above the longest text have no n-gram.
+"""The bound on n-gram orders: orders above the longest text have no n-gram.
 
 A text of L tokens has no n-gram of an order above L, so every lexical metric computes orders
 only up to the longest text's token count and gives the orders above it their no-n-gram value

@@ -1,11 +1,11 @@
-"""The memory bound of the n-gram cosine diversity's pairwise computation (issue 27).
+"""The memory bound of the n-gram cosine diversity's pairwise computation.
 
 :func:`.set_level_batch.score_response_sets` lays out every pair of distinct responses (units)
 of a set at once, about :data:`BYTES_PER_PAIR` bytes per pair at its peak (the pair's two unit
 indices, its weight, its similarity, its index in the released pair order, and the temporaries
 that build and reduce them). A set of ``k`` distinct responses has ``k (k - 1) / 2`` pairs, so
 100,000 distinct responses would need ~480 GB. The pairs are counted before any of them is
-allocated, and a computation above the memory available now is refused with a ValueError
+allocated, and a computation above the memory available at the call is refused with a ValueError
 naming the argument (e.g. ``responses``) and both sizes.
 """
 

@@ -130,9 +130,8 @@ def _clipped_matches(
     # No count exceeds the largest, so max_{j != i} = the largest clips nothing, except for the
     # text holding the largest count alone: the others' maximum is then the largest count below
     # it (0 when no other text has g). A text present 2+ times is its own reference: unclipped.
-    alone_texts = pair_texts[
-        at_top & np.repeat(alone, sizes)
-    ]  # one per n-gram held alone at the top
+    # one per n-gram held alone at the top
+    alone_texts = pair_texts[at_top & np.repeat(alone, sizes)]
     del pair_texts, at_top, sizes
     clipped_off = largest[alone] - below_top[alone]
     once = ~repeated[alone_texts]

@@ -308,9 +308,8 @@ class SpanMatcher:
 
     @cached_property
     def _starts(self) -> re.Pattern:
-        return re.compile(
-            f"(?=(?:{self._body}))"
-        )  # zero-width: every start position, overlaps included
+        # zero-width: every start position, overlaps included
+        return re.compile(f"(?=(?:{self._body}))")
 
     def contains_any(self, text: str) -> bool:
         return self._body is not None and self._any.search(text) is not None

@@ -44,9 +44,8 @@ def candidate_losses(
         for start in range(0, len(distinct), group_size):
             group = distinct[start : start + group_size]
             group_contexts.append(context)
-            groups.append(
-                group if len(group) > 1 else group * 2
-            )  # the scorer takes >= 2; a repeat is scored once
+            # the scorer takes >= 2; a repeat is scored once
+            groups.append(group if len(group) > 1 else group * 2)
             owners.append(q)
     scored = scorer.score(group_contexts, groups)
     losses: list[dict[str, float]] = [{} for _ in candidate_lists]

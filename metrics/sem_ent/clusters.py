@@ -256,7 +256,7 @@ class SemanticClusters:
         return _project(_unit_rows(points), self.pca_mean, self.pca_components)
 
     def _nearest(self, reduced: np.ndarray) -> np.ndarray:
-        # NaN distances would all argmin to cluster 0: Sem-Ent 0.0, silently (issue 27).
+        # NaN distances would all argmin to cluster 0: Sem-Ent 0.0, silently.
         if not (
             np.isfinite(self.centroids).all()
             and np.isfinite(self.pca_mean).all()
@@ -348,17 +348,15 @@ class SemanticClusters:
                 "directory",
                 f"{str(folder)!r} holds no saved clusters ({CONFIG_FILE} + {TENSORS_FILE})",
             )
-        config = read_config(
-            folder / CONFIG_FILE
-        )  # a broken folder: a ValueError naming it, its file and key
+        # a broken folder: a ValueError naming it, its file and key
+        config = read_config(folder / CONFIG_FILE)
         if config.get("format_version") != FORMAT_VERSION:
             raise ValueError(
                 f"{folder}: format_version {config.get('format_version')!r}, this dialeval reads "
                 f"{FORMAT_VERSION}"
             )
-        recorded_sha256 = config.get(
-            "tensors_sha256"
-        )  # absent in clusters saved before it was recorded
+        # absent in clusters saved before it was recorded
+        recorded_sha256 = config.get("tensors_sha256")
         if (
             recorded_sha256 is not None
             and hashlib.sha256((folder / TENSORS_FILE).read_bytes()).hexdigest() != recorded_sha256

@@ -59,7 +59,7 @@ class SemEntOptions:
             "--sem-ent-k",
             metavar="K",
             aliases=("num_clusters",),
-            help="number of Sem-Ent clusters, as many as the paper by default",
+            help="number of Sem-Ent clusters, as many as the paper's",
         ),
     )
     sem_ent_seed: int = field(

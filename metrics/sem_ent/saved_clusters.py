@@ -1,4 +1,4 @@
-"""Reading a saved clusters folder (``SemanticClusters.save``) as hostile input (issue 27).
+"""Reading a saved clusters folder (``SemanticClusters.save``) as hostile input.
 
 Every way such a folder can be broken (unreadable or truncated JSON, a key missing or of the
 wrong type, a truncated or foreign safetensors file, an array missing, of the wrong shape or

@@ -185,9 +185,8 @@ def test_plot_without_sem_ent_on_one_input_is_refused(tmp_path, capsys, extra, s
 
 def test_plot_says_so_when_sem_ent_is_skipped(tmp_path, capsys):
     reference = tmp_path / "reference.txt"
-    reference.write_text(
-        "one\ntwo\nthree\n", encoding="utf-8"
-    )  # fewer texts than --sem-ent-k: skipped
+    # fewer texts than --sem-ent-k: skipped
+    reference.write_text("one\ntwo\nthree\n", encoding="utf-8")
     sets = _sets_file(tmp_path, [{"responses": ["a b", "c d"]}])
     argv = [
         "evaluate",

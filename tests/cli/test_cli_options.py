@@ -22,7 +22,7 @@ DEMO = REPO_ROOT / "examples" / "demo_response_sets.jsonl"
 # Written down from the hand-written parsers (option strings sorted; "switch" takes no value).
 PINNED_FLAGS = {
     "evaluate": {
-        # widened on purpose (several inputs compare systems; more input formats), the old forms still parse
+        # widened on purpose (several inputs compare systems; more input formats), the narrower forms still parse
         "input": "one or more required",
         "--format": "value choices=auto,jsonl,json,csv,parquet,dataset,lines",
         "--output -o": "value",
@@ -782,9 +782,8 @@ def test_options_are_built_from_fields_with_one_default():
     parser = add_options(argparse.ArgumentParser(), Toy)
     assert build(Toy, parser.parse_args([])) == Toy()
     built = build(Toy, parser.parse_args(["-c", "7", "--name", "x", "--name", "y", "--no-quiet"]))
-    assert built == Toy(
-        count=7, names=["X", "Y"], quiet=False
-    )  # the default list is replaced, not appended to
+    # the default list is replaced, not appended to
+    assert built == Toy(count=7, names=["X", "Y"], quiet=False)
     assert build(Toy, parser.parse_args(["--name", "x", "--no-names"])).names == []
     assert "how many (default: 3)" in parser.format_help()
     assert used_options(parser.parse_args(["--name", "x"]), Toy) == {

@@ -223,9 +223,8 @@ def test_bertscore_model_without_a_baseline_says_which_flags_help(
     baseline.write_text(
         "LAYER,P,R,F\n0,0.1,0.1,0.1\n1,0.2,0.2,0.2\n2,0.5,0.5,0.55\n", encoding="utf-8"
     )
-    assert (
-        main(base + ["--bertscore-baseline", str(baseline)]) == 0
-    )  # the tiny model has 2 layers: F = 0.55
+    # the tiny model has 2 layers: F = 0.55
+    assert main(base + ["--bertscore-baseline", str(baseline)]) == 0
     expected = _direct_bertscore(tiny_roberta_nli_path, baseline=0.55)
     assert _bertscore_per_set(_report(out)) == pytest.approx(expected, abs=1e-12)
 
@@ -281,9 +280,8 @@ def test_published_baselines_are_checked_and_optional(monkeypatch, tmp_path):
         "deberta-xlarge-mnli.tsv"
     )
     assert bertscore.published_baseline_file("nobody/unknown-model") is None
-    assert (
-        bertscore.published_baseline_file(str(tmp_path)) is None
-    )  # a local directory names no model
+    # a local directory names no model
+    assert bertscore.published_baseline_file(str(tmp_path)) is None
     monkeypatch.setitem(bertscore_baselines.EN_BASELINE_SHA256, "roberta-base", "0" * 64)
     with pytest.raises(ValueError, match="sha256"):
         bertscore.published_baseline_file("roberta-base")
@@ -293,9 +291,8 @@ def test_published_baselines_are_checked_and_optional(monkeypatch, tmp_path):
         "find_spec",
         lambda name, *a: None if name == "bert_score" else real_find_spec(name, *a),
     )
-    assert (
-        bertscore.published_baseline_file("roberta-large-mnli") is None
-    )  # bert-score not installed
+    # bert-score not installed
+    assert bertscore.published_baseline_file("roberta-large-mnli") is None
 
 
 # -- contexts as turns, ids and fields, provenance -------------------------------------------
@@ -461,9 +458,8 @@ def test_each_sentence_model_encodes_once_behind_one_bar(tmp_path, monkeypatch):
         and sum(embedding["updates"]) == distinct
         and not embedding["disabled"]
     )
-    assert (
-        len(embedding["updates"]) == -(-distinct // 8) and max(embedding["updates"]) == 8
-    )  # one update per batch
+    # one update per batch
+    assert len(embedding["updates"]) == -(-distinct // 8) and max(embedding["updates"]) == 8
     sem_ent = next(bar for bar in bars.bars if bar["desc"] == "sem_ent")
     assert sem_ent["total"] == 2 and sem_ent["updates"] == [
         1,
@@ -485,9 +481,8 @@ def test_no_progress_hides_the_libraries_bars_too(tiny_roberta_nli_path, tmp_pat
     ]
     clear_model_cache()
     assert main(argv) == 0
-    assert (
-        "Loading weights" in capsys.readouterr().err
-    )  # transformers' bar, shown when progress is on
+    # transformers' bar, shown when progress is on
+    assert "Loading weights" in capsys.readouterr().err
     clear_model_cache()
     assert main(argv + ["--no-progress"]) == 0
     assert capsys.readouterr().err == ""

@@ -58,9 +58,8 @@ def test_systems_are_named_by_stem_or_name(tmp_path):
         ValueError,
         match=r"a system name is letters, digits .*\(name it with NAME=INPUT\), got 'a=b'",
     ):
-        systems_from_inputs(
-            [str(odd), "other.jsonl"]
-        )  # an existing path that holds "=" is a path, named by its stem
+        # an existing path that holds "=" is a path, named by its stem
+        systems_from_inputs([str(odd), "other.jsonl"])
     # a single input's name labels nothing: any file name will do
     assert systems_from_inputs([str(odd)]) == {"a=b": str(odd)}
     assert systems_from_inputs(["a*b?[c].jsonl"]) == {"a*b?[c]": "a*b?[c].jsonl"}
@@ -324,9 +323,8 @@ def test_a_corpus_and_response_sets_compare_in_one_table(tmp_path):
     assert table["num_responses"].tolist() == [4, 20] and pd.isna(table["num_sets"][0])
     corpus_report = json.loads((tmp_path / "compare.responses.json").read_text(encoding="utf-8"))
     assert corpus_report["scope"] == "corpus" and "per_set" not in corpus_report
-    assert sorted(corpus_report["metrics"]) == sorted(
-        expected_figures("corpus", LEXICAL_ONLY)
-    )  # the model-free corpus steps
+    # the model-free corpus steps
+    assert sorted(corpus_report["metrics"]) == sorted(expected_figures("corpus", LEXICAL_ONLY))
     assert pd.isna(table["averaged_distinct_n"][0])  # a set-level figure: none for a corpus
 
 
@@ -410,12 +408,10 @@ def test_a_failing_system_keeps_the_finished_ones_for_resume(tmp_path, capsys, m
         and "compare.diverse.json.partial" in err
         and "--resume" in err
     )
-    assert (
-        tmp_path / "compare.diverse.json"
-    ).is_file() and not out.exists()  # the first system's report is kept
-    assert not lock_path(
-        tmp_path / "compare.diverse.json"
-    ).exists()  # every lock let go on the error
+    # the first system's report is kept
+    assert (tmp_path / "compare.diverse.json").is_file() and not out.exists()
+    # every lock let go on the error
+    assert not lock_path(tmp_path / "compare.diverse.json").exists()
     dull.write_text(good_lines, encoding="utf-8")
     calls = []
     lexical = lexical_job.set_lexical_diversity
@@ -423,9 +419,8 @@ def test_a_failing_system_keeps_the_finished_ones_for_resume(tmp_path, capsys, m
         lexical_job, "set_lexical_diversity", lambda *a, **k: calls.append(1) or lexical(*a, **k)
     )
     assert main([*argv, "--resume"]) == 0
-    assert calls == [
-        1
-    ]  # the second system's sets only: the first system's steps came from its checkpoints
+    # the second system's sets only: the first system's steps came from its checkpoints
+    assert calls == [1]
     assert pd.read_csv(out)["system"].tolist() == ["diverse", "dull"]
     assert (
         not (tmp_path / "compare.diverse.json.partial").exists()

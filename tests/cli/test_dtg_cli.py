@@ -227,12 +227,10 @@ def test_dtg_on_dailydialog_pp_dev_with_beam_search(tiny_bart_path, shared_data,
     records = _records(output)
     assert [r["id"] for r in records] == [0, 1, 2]
     assert records[0]["context"][0].startswith("Am I too abrupt?")
-    assert all(
-        r["num_initial"] + r["num_resampled"] <= 6 for r in records
-    )  # 6 beams: 5 first, 1 spare
-    assert all(
-        len(r["references"]) == 5 for r in records
-    )  # DailyDialog++'s human responses, for Table 5
+    # 6 beams: 5 first, 1 spare
+    assert all(r["num_initial"] + r["num_resampled"] <= 6 for r in records)
+    # DailyDialog++'s human responses, for Table 5
+    assert all(len(r["references"]) == 5 for r in records)
 
 
 def test_two_accelerate_processes_give_the_one_process_file(
@@ -397,9 +395,8 @@ def test_run_json_records_the_effective_decoding_and_the_gpu_options(
         effective["top_k"],
     ) == (1, True, 0.9, 0)
     assert effective["temperature"] == 0.8 and effective["no_repeat_ngram_size"] == 2
-    assert (
-        effective["max_context_tokens"] == 128 - 5
-    )  # the tiny GPT-2's 128 positions, less --max-new-tokens
+    # the tiny GPT-2's 128 positions, less --max-new-tokens
+    assert effective["max_context_tokens"] == 128 - 5
     assert all(r["decoding_settings"] == effective for r in _records(output))
 
 

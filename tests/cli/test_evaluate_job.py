@@ -63,9 +63,8 @@ def test_sent_bert_vendi_and_sem_ent_encode_each_distinct_text_once(encoded):
         report["metrics"]
     )
     distinct = {text for responses in SETS for text in responses} | set(REFERENCE)
-    assert sorted(encoded) == sorted(
-        distinct
-    )  # 3 metrics on one model: every distinct text once, no more
+    # 3 metrics on one model: every distinct text once, no more
+    assert sorted(encoded) == sorted(distinct)
 
 
 def test_a_sem_ent_that_cannot_fit_is_skipped_before_its_texts_are_encoded(encoded):
@@ -115,9 +114,8 @@ def test_nli_scores_each_distinct_pair_once_for_all_its_figures(
     report = evaluate_response_sets(_sets(), options)
     nli = report["metrics"][f"nli_diversity[{tiny_roberta_nli_path}]"]
     assert {"nli_diversity", "nli_diversity_neutral", "nli_diversity_confidence"} <= set(nli)
-    assert (
-        len(scored_pairs) == nli["num_unique_pairs"]
-    )  # one forward row per distinct pair, all figures from it
+    # one forward row per distinct pair, all figures from it
+    assert len(scored_pairs) == nli["num_unique_pairs"]
 
 
 def test_every_registered_step_that_fits_response_sets_runs_or_says_why():
@@ -268,13 +266,11 @@ def test_each_step_bar_counts_its_engine_work_and_ends_full(monkeypatch, tiny_cr
         {t for s in SETS for t in s}
     )
     cross = bars[f"cross_encoder_diversity[{tiny_cross_encoder_path}]"]
-    assert (
-        cross.unit == "pair" and len(cross.resets) == 1 and cross.n == cross.total > len(SETS)
-    )  # pairs, not sets
+    # pairs, not sets
+    assert cross.unit == "pair" and len(cross.resets) == 1 and cross.n == cross.total > len(SETS)
     for name in (f"sent_bert_diversity[{MINILM}]", f"vendi_score[{MINILM}]", "lexical_diversity"):
-        assert bars[name].unit == "set" and bars[name].n == bars[name].total == len(
-            SETS
-        )  # read from the shared vectors
+        # read from the shared vectors
+        assert bars[name].unit == "set" and bars[name].n == bars[name].total == len(SETS)
 
 
 def test_the_command_line_scores_a_corpus_file(tmp_path, capsys):
@@ -397,9 +393,8 @@ def test_systems_compared_in_one_command_share_the_encoder_pass(tmp_path, encode
         )
         == 0
     )
-    assert sorted(encoded) == sorted(
-        {text for responses in SETS for text in responses}
-    )  # the shared set: once
+    # the shared set: once
+    assert sorted(encoded) == sorted({text for responses in SETS for text in responses})
 
 
 def test_pairwise_steps_skip_a_large_corpus_unless_asked_for(encoded, monkeypatch):

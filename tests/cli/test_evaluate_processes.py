@@ -165,9 +165,8 @@ def test_two_accelerate_processes_write_the_one_process_report(
     }
     # every model given is here; a part-of-speech tagger is not part of the install
     assert [entry for entry in one["skipped"] if entry["metric"] != "pos_templates"] == []
-    assert two["provenance"]["options"].pop("--output") == str(
-        double
-    )  # the one option the two runs differ in
+    # the one option the two runs differ in
+    assert two["provenance"]["options"].pop("--output") == str(double)
     one["provenance"]["options"].pop("--output")
     assert two == one
 
@@ -175,9 +174,8 @@ def test_two_accelerate_processes_write_the_one_process_report(
 def test_the_command_line_turns_on_reproducible_math_unless_the_user_chose(monkeypatch, tmp_path):
     missing = str(tmp_path / "missing.jsonl")
     monkeypatch.delenv("MKL_CBWR", raising=False)
-    assert (
-        main(["evaluate", missing]) == 2
-    )  # refused, after the request: it comes before anything else
+    # refused, after the request: it comes before anything else
+    assert main(["evaluate", missing]) == 2
     assert os.environ["MKL_CBWR"] == "AUTO"
     monkeypatch.setenv("MKL_CBWR", "COMPATIBLE")
     assert main(["evaluate", missing]) == 2
@@ -216,9 +214,8 @@ def test_a_product_gives_the_same_bits_wherever_its_operands_lie(tmp_path):
         pytest.skip(
             "this torch build has no oneMKL, whose reproducible mode the command line turns on"
         )
-    environment = {
-        name: value for name, value in os.environ.items() if name != "MKL_CBWR"
-    }  # the CLI's own default
+    # the CLI's own default
+    environment = {name: value for name, value in os.environ.items() if name != "MKL_CBWR"}
     probe = subprocess.run(
         [sys.executable, "-c", ALIGNMENT_PROBE, str(tmp_path / "missing.jsonl")],
         check=False,

@@ -54,6 +54,5 @@ def test_set_scorers_give_per_set_figures():
         homogenization(s) for s in SETS
     ]
     assert set_scorer("homogenization_bertscore").default_model == "microsoft/deberta-base-mnli"
-    assert (
-        set_scorer("homogenization_bleu").run(SETS)["per_set"][1]["homogenization_bleu"] == 0.0
-    )  # one-token texts
+    # one-token texts
+    assert set_scorer("homogenization_bleu").run(SETS)["per_set"][1]["homogenization_bleu"] == 0.0

@@ -183,9 +183,8 @@ def test_evaluate_refuses_a_bad_setting_before_any_metric_runs_or_anything_is_wr
     report = tmp_path / "report.json"
     assert main(["evaluate", str(sets), "-o", str(report), "--no-progress", *flags]) == 2
     assert message in capsys.readouterr().err
-    assert list(tmp_path.iterdir()) == [
-        sets
-    ]  # no report, no checkpoint of the metrics run before the bad one
+    # no report, no checkpoint of the metrics run before the bad one
+    assert list(tmp_path.iterdir()) == [sets]
 
 
 @pytest.mark.parametrize(

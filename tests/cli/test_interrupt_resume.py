@@ -276,9 +276,8 @@ def test_two_accelerate_processes_resume_from_the_same_checkpoints(
     assert launched.returncode == 0, launched.stderr[-3000:]
     events = _events(log)
     assert {"called": "set_lexical_diversity"} not in events
-    assert sorted(event["ran"] for event in events) == sorted(
-        2 * list(expected["metrics"])[1:]
-    )  # both processes
+    # both processes
+    assert sorted(event["ran"] for event in events) == sorted(2 * list(expected["metrics"])[1:])
     resumed = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     assert resumed["metrics"]["lexical_diversity"] == expected["metrics"]["lexical_diversity"]
     for name, summary in expected["metrics"].items():  # N processes match 1 up to float rounding

@@ -118,9 +118,8 @@ def test_latex_escape_every_special_character_once():
     assert latex_escape(r"_ % & # $ { } ~ ^ \ ") == (
         r"\_ \% \& \# \$ \{ \} \textasciitilde{} \textasciicircum{} \textbackslash{} "
     )
-    assert (
-        latex_escape("a\\b{c}") == r"a\textbackslash{}b\{c\}"
-    )  # the escape's own braces are not escaped again
+    # the escape's own braces are not escaped again
+    assert latex_escape("a\\b{c}") == r"a\textbackslash{}b\{c\}"
     assert latex_escape("two\nlines") == "two lines"
 
 
@@ -220,9 +219,8 @@ def test_outputs_never_land_on_an_input_or_on_each_other(tmp_path):
     source = tmp_path / "s.json"
     source.write_text("[]", encoding="utf-8")
     with pytest.raises(ValueError, match=r"^`output` would overwrite the input .*s\.json"):
-        plan_outputs(
-            {"s": str(source)}, str(tmp_path / "s.md")
-        )  # the JSON report beside s.md is s.json
+        # the JSON report beside s.md is s.json
+        plan_outputs({"s": str(source)}, str(tmp_path / "s.md"))
     other = tmp_path / "s.csv"
     other.write_text("", encoding="utf-8")
     with pytest.raises(

@@ -128,9 +128,8 @@ def test_dtg_refuses_its_input_as_output_even_with_overwrite(tmp_path, capsys):
     text = '{"context": "hi"}\n'
     contexts = tmp_path / "c.jsonl"
     contexts.write_text(text, encoding="utf-8")
-    settings_named = (
-        tmp_path / "out.jsonl.run.json"
-    )  # the settings file beside the output is an output too
+    # the settings file beside the output is an output too
+    settings_named = tmp_path / "out.jsonl.run.json"
     settings_named.write_text(text, encoding="utf-8")
     for source, output in ((contexts, contexts), (settings_named, tmp_path / "out.jsonl")):
         code = main(
@@ -322,9 +321,8 @@ def test_of_two_runs_that_found_the_same_stale_lock_the_second_leaves_the_first_
     stale = {"pid": DEAD_PID, "host": socket.gethostname(), "command": "dialeval dtg"}
     winner = _hold(output)
     late = OutputLock(output, "dialeval dtg")
-    reads = iter(
-        [stale]
-    )  # the first read saw the stale lock; later reads see the files as they are
+    # the first read saw the stale lock; later reads see the files as they are
+    reads = iter([stale])
     real_read = OutputLock._read
     monkeypatch.setattr(
         OutputLock, "_read", lambda self, path: next(reads, None) or real_read(self, path)
@@ -334,9 +332,8 @@ def test_of_two_runs_that_found_the_same_stale_lock_the_second_leaves_the_first_
     ):
         late.acquire()
     assert json.loads(lock_path(output).read_text(encoding="utf-8")) == winner
-    assert sorted(path.name for path in tmp_path.iterdir()) == [
-        "out.jsonl.lock"
-    ]  # nothing left aside
+    # nothing left aside
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["out.jsonl.lock"]
 
 
 def _hold(output) -> dict:

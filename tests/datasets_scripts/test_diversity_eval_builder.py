@@ -224,9 +224,8 @@ def test_export_reads_back_with_plain_load_dataset(tevet_dir, cache, tmp_path):
         and "config_name: dec_test_200_prompt_gen" in card
         and "## Citation" in card
     )
-    assert (
-        "mcdiv_all_resp_gen" not in card.split("\n---\n")[0]
-    )  # configs lists only what was written
+    # configs lists only what was written
+    assert "mcdiv_all_resp_gen" not in card.split("\n---\n")[0]
     for config in configs:
         built = load("diversity_eval", config, data_dir=tevet_dir, split="test", cache_dir=cache)
         reread = datasets.load_dataset(

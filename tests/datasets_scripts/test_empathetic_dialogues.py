@@ -93,9 +93,8 @@ def test_split_turn_is_uniform_seeded_and_order_free():
     assert split_turn("hit:0_conv:1", 5) == 1 + int.from_bytes(digest[:8], "big") % 4
     draws = [split_turn(f"hit:{i}_conv:{i}", 6) for i in range(2000)]
     assert set(draws) == {1, 2, 3, 4, 5}
-    assert all(
-        abs(draws.count(k) - 400) < 80 for k in range(1, 6)
-    )  # uniform (5 sd of a binomial is ~90)
+    # uniform (5 sd of a binomial is ~90)
+    assert all(abs(draws.count(k) - 400) < 80 for k in range(1, 6))
     assert [split_turn(f"c{i}", 6, seed=1) for i in range(50)] != [
         split_turn(f"c{i}", 6, seed=0) for i in range(50)
     ]

@@ -182,9 +182,8 @@ def test_table7_four_questions_and_responses():
     assert polar_question(entailed) == "Are you in North Carolina?"  # PositiveQ1
     assert polar_question(contradicted) == "Are you in South Carolina?"  # PositiveQ2
     assert polar_question(entailed, negative=True) == "Aren't you in North Carolina?"  # NegativeQ1
-    assert (
-        polar_question(contradicted, negative=True) == "Aren't you in South Carolina?"
-    )  # NegativeQ2
+    # NegativeQ2
+    assert polar_question(contradicted, negative=True) == "Aren't you in South Carolina?"
     assert answer_sentence(entailed, "Yes") == "Yes, I'm in North Carolina."
     assert answer_sentence(contradicted, "No") == "No, I'm in South Carolina."
 
@@ -545,9 +544,8 @@ def test_shuffled_unlikelihood_avoids_test_premises(mnli_dir, tmp_path):
     assert not (
         {s["prompt_id"] for s in samples} & (set(entq["prompt_id"]) | set(cntq["prompt_id"]))
     )
-    assert not {"p6", "x1", "x2"} & {
-        s["prompt_id"] for s in samples
-    }  # no negative form of "may"; filtered premises
+    # no negative form of "may"; filtered premises
+    assert not {"p6", "x1", "x2"} & {s["prompt_id"] for s in samples}
 
 
 def test_malformed_record_names_the_line(tmp_path):

@@ -248,9 +248,8 @@ def test_random_config_leaves_out_the_systems_training_utterances(release, tmp_p
     rows = build(
         release, "random", tmp=tmp_path / "x", exclude_file=str(tmp_path / "training.txt"), **kwargs
     )
-    assert any(
-        line % 4 == 0 for row in plain for line in row["false_candidate_lines"]
-    )  # drawn without the exclusion
+    # drawn without the exclusion
+    assert any(line % 4 == 0 for row in plain for line in row["false_candidate_lines"])
     assert all(line % 4 != 0 for row in rows for line in row["false_candidate_lines"])
     chosen = build(release, tmp=tmp_path / "c")
     questions = [

@@ -40,9 +40,8 @@ def released_scores(release_dir):
 
 def test_release_files_match_the_pinned_digests(release_dir):
     for source in RELEASE_FILES.values():
-        resolve_source(
-            source, dl_manager=None, data_dir=str(release_dir), verify=True
-        )  # raises on a mismatch
+        # raises on a mismatch
+        resolve_source(source, dl_manager=None, data_dir=str(release_dir), verify=True)
 
 
 def test_index_files_have_the_papers_structure(release_dir):
@@ -87,9 +86,8 @@ def test_filtering_rules_hold_for_every_question(released_scores, release_dir):
     assert filtering_violations(released_scores) == []
     array = np.array(released_scores)
     assert array.shape == (NUM_QUESTIONS, 4, 5)
-    assert (
-        abs(array[:, 0].mean() - 4.60) < 0.005 and abs(array[:, 1:].mean() - 1.55) < 0.005
-    )  # SOURCE.md
+    # SOURCE.md
+    assert abs(array[:, 0].mean() - 4.60) < 0.005 and abs(array[:, 1:].mean() - 1.55) < 0.005
     # The check can fail: break each rule once in a copy.
     broken = array.copy()
     broken[0, 0] = [5, 3, 3, 2, 5]  # ground truth with three scores <= 3

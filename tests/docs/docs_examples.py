@@ -1,4 +1,4 @@
-"""The code examples of README.md and docs/*.md, as tests/docs/test_docs_examples.py runs them.
+"""The code examples of README.md, PYPI.md and docs/*.md, as test_docs_examples.py runs them.
 
 Every fenced block is an example. A ```python block runs, in page order, in one namespace per page
 (a later block may use what an earlier one made), unless a marker on the line right above its
@@ -50,7 +50,11 @@ class Example:
 
 
 def example_pages() -> list[Path]:
-    return [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]
+    return [
+        REPO_ROOT / "README.md",
+        REPO_ROOT / "PYPI.md",
+        *sorted((REPO_ROOT / "docs").glob("*.md")),
+    ]
 
 
 def _marker(line: str, where: str) -> tuple[list[str], str | None]:

@@ -148,9 +148,8 @@ def test_tables3_5_print_a_row_per_method_and_config(tmp_path):
         ]
     )
     markdown = (tmp_path / "out" / "tables3_5.md").read_text(encoding="utf-8")
-    markdown = markdown[
-        markdown.index("\nTable 3 (") :
-    ]  # the tables, after ours vs the paper and what differs
+    # the tables, after ours vs the paper and what differs
+    markdown = markdown[markdown.index("\nTable 3 (") :]
     table3 = table_rows(markdown.split("Table 5")[0])
     assert [row[:2] for row in table3] == [
         [name, run]

@@ -643,7 +643,7 @@ def test_choose_drop_breaks_ties_uniformly_and_never_picks_an_untied_subset():
 
 
 def test_ties_do_not_replace_slot_0_again_and_again(gpt2):
-    """With every subset tied, the old argmax dropped slot 0 at every swap and kept the other four (App. C overlap 4)."""
+    """With every subset tied, a plain argmax would drop slot 0 at every swap and keep the other four (App. C overlap 4)."""
     model, tokenizer = gpt2
     never = PairTable({})  # all neutral: every leave-one-out subset scores 0
     torch.manual_seed(2)
@@ -743,9 +743,8 @@ def test_a_blenderbot_like_generation_config_still_samples_with_one_beam(tiny_ba
     assert {
         key: settings[key] for key in ("do_sample", "num_beams", "top_p", "top_k", "temperature")
     } == {"do_sample": True, "num_beams": 1, "top_p": 0.9, "top_k": 0, "temperature": 1.0}
-    assert (
-        settings["no_repeat_ngram_size"] == 3 and settings["min_length"] == 3
-    )  # the checkpoint's content constraints
+    # the checkpoint's content constraints
+    assert settings["no_repeat_ngram_size"] == 3 and settings["min_length"] == 3
     assert "length_penalty" not in settings  # beam-only: it does not act on sampling
     assert model.generation_config.to_dict() == checkpoint
     with pytest.raises(ValueError, match=r"^`num_beams`=4 applies to decoding=.beam."):
@@ -786,9 +785,8 @@ def test_contexts_are_cut_to_the_models_own_maximum_input_length(tiny_bart_path,
         **GENERATE,
     )
     assert results[0].decoding_settings["max_context_tokens"] == 16
-    with pytest.raises(
-        ValueError, match="max_context_tokens"
-    ):  # tokenized inputs are used as given
+    # tokenized inputs are used as given
+    with pytest.raises(ValueError, match="max_context_tokens"):
         diversity_threshold_generate(
             model,
             tokenizer,
@@ -827,7 +825,7 @@ def test_sent_bert_objective_honours_device_dtype_and_batch_size(monkeypatch):
 
 def test_sent_bert_objective_loads_a_model_given_by_id_or_path():
     """`dtg --metric sent_bert --metric-model ID` passes a str: a str has .encode() too, so it must be
-    loaded as a model id, not called as an encoder (examples/reproduce's old known issue)."""
+    loaded as a model id, not called as an encoder."""
     from dialeval.generation.objectives import SentBertDiversity
     from dialeval.hub import EMBEDDED_SENTENCE_MODEL, resolve_model_path
 

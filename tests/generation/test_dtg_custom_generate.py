@@ -113,9 +113,8 @@ def test_sequences_hold_the_final_sets_after_resampling(setup):
         return_dict_in_generate=True,
     )
     results = out.dtg_results
-    assert any(
-        r.num_resampled for r in results
-    )  # the layout is checked after swaps, not only for first sets
+    # the layout is checked after swaps, not only for first sets
+    assert any(r.num_resampled for r in results)
     assert out.sequences.shape[0] == 5 * len(CONTEXTS)
     if model.config.is_encoder_decoder:
         generated = out.sequences
@@ -347,9 +346,8 @@ def test_scores_and_logits_after_swaps_are_those_of_the_call_that_drew_each_resp
     )
     assert all(len(r.history) == r.num_resampled for r in results)
     prompt = 0 if model.config.is_encoder_decoder else encoded["input_ids"].shape[1]
-    skip = (
-        1 if model.config.is_encoder_decoder else 0
-    )  # generate() does not score the decoder start token
+    # generate() does not score the decoder start token
+    skip = 1 if model.config.is_encoder_decoder else 0
     width = out.sequences.shape[1] - prompt - skip
     assert len(out.scores) == len(out.logits) == width
     pad = results[0].decoding_settings["pad_token_id"]

@@ -104,9 +104,8 @@ def test_the_direct_api_gives_a_right_padded_batch_the_left_padded_result(causal
         )
     assert any(result.num_resampled for result in runs[0])
     assert [r.to_dict() for r in runs[1]] == [r.to_dict() for r in runs[0]]
-    assert all(
-        torch.equal(given[key], right_batch[key]) for key in given
-    )  # the caller's batch is untouched
+    # the caller's batch is untouched
+    assert all(torch.equal(given[key], right_batch[key]) for key in given)
     assert "right-padding was detected" not in capfd.readouterr().err
 
 

@@ -38,9 +38,8 @@ class AxisEncoder:
 
 def test_empirical_threshold_is_the_linear_90th_percentile():
     assert empirical_threshold(range(11)) == 9.0
-    assert empirical_threshold([4, 1, 3, 2]) == pytest.approx(
-        3.7
-    )  # rank 0.9 * 3 = 2.7 between 3 and 4
+    # rank 0.9 * 3 = 2.7 between 3 and 4
+    assert empirical_threshold([4, 1, 3, 2]) == pytest.approx(3.7)
     assert empirical_threshold([1.0, 2.0], percentile=50) == 1.5
     with pytest.raises(ValueError, match="`set_values`"):
         empirical_threshold([])

@@ -1,6 +1,6 @@
 """Our group (diverse) beam search equals transformers 4.51's ``_group_beam_search``.
 
-transformers 5 no longer ships group beam search, so its outputs are pinned: the tiny random
+transformers 5 does not ship group beam search, so its outputs are pinned: the tiny random
 checkpoints and ``reference.json`` under ``tests/data/group_beam_search/`` were written by
 transformers 4.51.3 (``make_reference.py`` there says how). Here the same checkpoints are loaded
 with the installed transformers and searched with the same settings: the hypotheses must be the
@@ -9,8 +9,8 @@ Why 1e-5 and not exact: 4.51 ran padded batches (all beams of all inputs in one 
 returns float32 scores, we run each input unpadded and keep Python floats, so the last float32
 bits differ (the largest difference seen is 9.5e-7, one float32 step at 8); a missing or extra
 diversity penalty moves a score by λ >= 0.1 here, a different hypothesis changes the token ids.
-Each case pins one rule (see the names and ``make_reference.py``); with the search of before
-issue 28 six of the eleven cases fail (``gpt2_max_length``: exactly λ on the later group).
+Each case pins one rule (see the names and ``make_reference.py``); with a search that finishes the
+running beams without penalizing their last tokens, six of the eleven cases fail (``gpt2_max_length``: exactly λ on the later group).
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def test_group_beam_search_equals_transformers_4_51(models, case):
 
 def test_the_reference_covers_both_endings():
     """The data holds what the comparison is about: 4.51's own output, GPT-2 hypotheses cut at
-    max_new_tokens (no EOS; where the old search and 4.51 disagreed) and BART's ending in EOS."""
+    max_new_tokens (no EOS; where a search that skips the last step's penalty and 4.51 disagree) and BART's ending in EOS."""
     assert REFERENCE["transformers"].startswith("4.51.")
     cases = {case["name"]: case for case in REFERENCE["cases"]}
     cut = cases["gpt2_max_length"]

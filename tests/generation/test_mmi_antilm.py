@@ -117,9 +117,8 @@ def test_plugs_into_generate_for_a_decoder_only_model(tiny_gpt2_path, anti_lm):
         )
     new = out[0, prompt["input_ids"].shape[1] :].tolist()
     assert new == expected[: len(new)]
-    assert (
-        new != plain[0, prompt["input_ids"].shape[1] :].tolist()
-    )  # the anti-LM changed the response
+    # the anti-LM changed the response
+    assert new != plain[0, prompt["input_ids"].shape[1] :].tolist()
 
 
 def test_plugs_into_generate_for_an_encoder_decoder_model(tiny_bart_path, anti_lm):

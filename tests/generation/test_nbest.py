@@ -163,9 +163,8 @@ def reference_diverse_beam_search(
         chosen = {}
         for group in groups:
             if group["done"]:
-                chosen[pad] = (
-                    chosen.get(pad, 0) + size
-                )  # 4.51 feeds a done group's beams the pad token
+                # 4.51 feeds a done group's beams the pad token
+                chosen[pad] = chosen.get(pad, 0) + size
                 continue
             candidates = []
             for sequence, score in group["beams"]:
@@ -185,9 +184,8 @@ def reference_diverse_beam_search(
                 if token == eos:
                     if rank < size:
                         group["finished"].append((score, sequence[len(prompt_ids) :] + [token]))
-                elif (
-                    len(beams) < size
-                ):  # also at the last step: later groups are penalized for these
+                # also at the last step: later groups are penalized for these
+                elif len(beams) < size:
                     beams.append((sequence + [token], score))
             group["finished"] = sorted(group["finished"], key=lambda item: -item[0])[:size]
             for sequence, _ in beams:
@@ -255,9 +253,8 @@ def test_diversity_penalty_separates_the_groups(gpt2):
     assert len({tuple(h.token_ids) for h in diverse}) == 6
     assert sorted(h.group for h in diverse) == [0, 0, 1, 1, 2, 2]
     first_tokens = {h.group: h.token_ids[0] for h in diverse}
-    assert (
-        len(set(first_tokens.values())) == 3
-    )  # at step 1 each group avoids the earlier groups' tokens
+    # at step 1 each group avoids the earlier groups' tokens
+    assert len(set(first_tokens.values())) == 3
 
 
 def test_beam_search_nbest_returns_b_distinct_beams_per_input(gpt2, bart):

@@ -25,9 +25,8 @@ def module_property():
 
 
 def lone_surrogate_calls(fixture, bad):
-    package = import_module(
-        "dialeval.metrics.compression_ratio"
-    )  # the subpackage, not its function of that name
+    # the subpackage, not its function of that name
+    package = import_module("dialeval.metrics.compression_ratio")
 
     sets, corpus = [["a b", bad]], ["a b", bad]
     return {

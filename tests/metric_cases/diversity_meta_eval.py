@@ -51,9 +51,8 @@ def module_property():
 def lone_surrogate_calls(fixture, bad):
     from dialeval.metrics import registry
 
-    return {
-        name: None for name in registry.get("diversity_meta_eval").functions
-    }  # scores and labels: no text
+    # scores and labels: no text
+    return {name: None for name in registry.get("diversity_meta_eval").functions}
 
 
 LONE_SURROGATE_MODULE = None  # no text

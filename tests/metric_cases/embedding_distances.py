@@ -34,9 +34,8 @@ def module_property():
 
 
 def lone_surrogate_calls(fixture, bad):
-    package = import_module(
-        "dialeval.metrics.embedding_distances"
-    )  # the subpackage, not its function of that name
+    # the subpackage, not its function of that name
+    package = import_module("dialeval.metrics.embedding_distances")
 
     sets, corpus = [["a b", bad]], ["a b", bad]
     return {

@@ -29,9 +29,8 @@ def module_property():
 
 
 def lone_surrogate_calls(fixture, bad):
-    ead = import_module(
-        "dialeval.metrics.expectation_adjusted_distinct"
-    )  # the subpackage, not its function of that name
+    # the subpackage, not its function of that name
+    ead = import_module("dialeval.metrics.expectation_adjusted_distinct")
 
     sets, corpus = [["a b", bad]], ["a b", bad]
     return {

@@ -25,9 +25,8 @@ def module_property():
 
 
 def lone_surrogate_calls(fixture, bad):
-    hom = import_module(
-        "dialeval.metrics.homogenization"
-    )  # the subpackage, not its function of that name
+    # the subpackage, not its function of that name
+    hom = import_module("dialeval.metrics.homogenization")
 
     sets, corpus = [["a b", bad]], ["a b", bad]
     return {

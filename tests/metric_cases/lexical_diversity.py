@@ -34,9 +34,8 @@ def module_property():
 
 
 def lone_surrogate_calls(fixture, bad):
-    lex = import_module(
-        "dialeval.metrics.lexical_diversity"
-    )  # the subpackage, not its function of that name
+    # the subpackage, not its function of that name
+    lex = import_module("dialeval.metrics.lexical_diversity")
 
     sets, corpus = [["a b", bad]], ["a b", bad]
     return {

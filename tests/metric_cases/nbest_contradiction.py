@@ -48,9 +48,8 @@ def module_property():
 
 
 def lone_surrogate_calls(fixture, bad):
-    package = import_module(
-        "dialeval.metrics.nbest_contradiction"
-    )  # the subpackage, not its function of that name
+    # the subpackage, not its function of that name
+    package = import_module("dialeval.metrics.nbest_contradiction")
 
     return {
         "nbest_contradiction": (

@@ -33,9 +33,8 @@ def module_property():
 
 
 def lone_surrogate_calls(fixture, bad):
-    nli = import_module(
-        "dialeval.metrics.nli_diversity"
-    )  # the subpackage, not its function of that name
+    # the subpackage, not its function of that name
+    nli = import_module("dialeval.metrics.nli_diversity")
 
     sets = [["a b", bad]]
     return {

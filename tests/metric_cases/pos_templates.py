@@ -38,9 +38,8 @@ def module_property():
 
 
 def lone_surrogate_calls(fixture, bad):
-    pos = import_module(
-        "dialeval.metrics.pos_templates"
-    )  # the subpackage, not its function of that name
+    # the subpackage, not its function of that name
+    pos = import_module("dialeval.metrics.pos_templates")
 
     sets, corpus = [["a b", bad]], ["a b", bad]
     return {

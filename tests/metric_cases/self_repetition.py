@@ -26,9 +26,8 @@ def module_property():
 
 
 def lone_surrogate_calls(fixture, bad):
-    package = import_module(
-        "dialeval.metrics.self_repetition"
-    )  # the subpackage, not its function of that name
+    # the subpackage, not its function of that name
+    package = import_module("dialeval.metrics.self_repetition")
 
     sets, corpus = [["a b", bad]], ["a b", bad]
     return {

@@ -45,9 +45,8 @@ def _clusters(nli):
 
 
 def lone_surrogate_calls(fixture, bad):
-    package = import_module(
-        "dialeval.metrics.sem_ent"
-    )  # the subpackage, not its function of that name
+    # the subpackage, not its function of that name
+    package = import_module("dialeval.metrics.sem_ent")
 
     corpus = ["a b", bad]
     return {

@@ -32,9 +32,8 @@ def module_property():
 
 
 def lone_surrogate_calls(fixture, bad):
-    sim = import_module(
-        "dialeval.metrics.similarity_diversity"
-    )  # the subpackage, not its function of that name
+    # the subpackage, not its function of that name
+    sim = import_module("dialeval.metrics.similarity_diversity")
 
     sets = [["a b", bad]]
     return {

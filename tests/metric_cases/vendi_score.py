@@ -28,9 +28,8 @@ def module_property():
 
 
 def lone_surrogate_calls(fixture, bad):
-    package = import_module(
-        "dialeval.metrics.vendi_score"
-    )  # the subpackage, not its function of that name
+    # the subpackage, not its function of that name
+    package = import_module("dialeval.metrics.vendi_score")
 
     corpus = ["a b", bad]
     return {

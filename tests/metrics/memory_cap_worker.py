@@ -70,9 +70,8 @@ def _metric(name: str, model: str):
             if texts is SMALL_SET:
                 return {}
             planted = bytearray(size)
-            planted[::4096] = b"\1" * len(
-                planted[::4096]
-            )  # touch every page: resident, not just reserved
+            # touch every page: resident, not just reserved
+            planted[::4096] = b"\1" * len(planted[::4096])
             return {"planted": len(planted)}
     else:
         raise SystemExit(f"unknown metric {name!r}")

@@ -58,7 +58,7 @@ def _reference_sent_encode(tokenizer, sent):
 
     On transformers 5 the original (a) passes ``add_prefix_space=True`` to ``encode``, which now
     ignores it, so RoBERTa sentences lose their leading space, and (b) calls
-    ``build_inputs_with_special_tokens`` for an empty sentence, which no longer exists. The
+    ``build_inputs_with_special_tokens`` for an empty sentence, which transformers 5 does not have. The
     space is added here as the slow tokenizer's ``prepare_for_tokenization`` did with that flag.
     """
     from transformers import GPT2Tokenizer, RobertaTokenizer

@@ -77,9 +77,8 @@ def test_last_token_equals_one_text_at_a_time(tiny_gpt2_path, gpt2_reference, ba
     assert vectors.dtype == np.float32 and vectors.shape == (len(TEXTS), 32)
     expected = np.stack([gpt2_reference(text) for text in TEXTS])
     np.testing.assert_allclose(vectors, expected, atol=1e-5)
-    assert (
-        len({len(gpt2_reference.tokenizer(t)["input_ids"]) for t in TEXTS}) > 3
-    )  # lengths really differ
+    # lengths really differ
+    assert len({len(gpt2_reference.tokenizer(t)["input_ids"]) for t in TEXTS}) > 3
 
 
 def test_last_token_other_layer(tiny_gpt2_path, gpt2_reference):

@@ -48,9 +48,8 @@ def test_evaluate_doctest_harness(metric, monkeypatch):
         try:
             results = doctest.testmod(module, verbose=False, raise_on_error=True)
         except doctest.UnexpectedException as error:
-            raise error.exc_info[
-                1
-            ]  # the exception the example raised, as evaluate's harness re-raises it
+            # the exception the example raised, as evaluate's harness re-raises it
+            raise error.exc_info[1]
         except doctest.DocTestFailure as failure:
             pytest.fail(
                 f"{metric.name}: the example\n{failure.example.source}expected\n{failure.example.want}"

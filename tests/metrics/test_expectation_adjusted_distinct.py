@@ -88,9 +88,8 @@ def test_scopes_agree_and_report_distinct_beside_ead():
         expectation_adjusted_distinct(s, vocab_size=50257) for s in sets
     ]
     assert result["ead"] == pytest.approx(math.fsum(row["ead"] for row in result["per_set"]) / 2)
-    assert result["per_set"][0]["distinct"] == pytest.approx(
-        distinct_n(sets[0])
-    )  # 5 distinct of 8 casual tokens
+    # 5 distinct of 8 casual tokens
+    assert result["per_set"][0]["distinct"] == pytest.approx(distinct_n(sets[0]))
     corpus = expectation_adjusted_distinct_scores([r for s in sets for r in s], vocab_size=50257)
     assert corpus["scope"] == "corpus" and corpus["num_responses"] == 4
     assert corpus["ead"] == expectation_adjusted_distinct(

@@ -195,9 +195,8 @@ def test_bad_input_names_the_argument(call, error):
 
 def test_missing_bertscore_model_is_the_loader_error():
     with pytest.raises(ModelNotAvailableError):
-        homogenization(
-            ["a b", "c d"], "bertscore", device="cpu"
-        )  # microsoft/deberta-base-mnli is not cached here
+        # microsoft/deberta-base-mnli is not cached here
+        homogenization(["a b", "c d"], "bertscore", device="cpu")
 
 
 # -- the `diversity` package's own function --------------------------------------------------------
@@ -243,9 +242,8 @@ def test_equals_the_diversity_package_on_dailydialog(
     ours = homogenization(dailydialog_texts, measure, use_stemmer=use_stemmer)
     # The package divides BLEU (already one figure per reference) by n - 1 once more (see the card).
     scale = len(dailydialog_texts) - 1 if measure == "bleu" else 1
-    assert len(set(dailydialog_texts)) < len(
-        dailydialog_texts
-    )  # repeated responses are in the comparison
+    # repeated responses are in the comparison
+    assert len(set(dailydialog_texts)) < len(dailydialog_texts)
     assert ours == pytest.approx(theirs * scale, rel=1e-12)
     assert ours > 0.01 if measure == "rougel" else ours > 0
 
@@ -332,17 +330,15 @@ def test_bertscore_defaults_to_the_package_model_at_bert_scores_layer(monkeypatc
     with pytest.raises(RuntimeError, match="stop"):
         homogenization(["a b", "c d"], "bertscore")
     assert seen["model"] == "microsoft/deberta-base-mnli" and seen["num_layers"] == 9
-    assert (
-        seen["rescale_with_baseline"] is False
-    )  # the package's evaluate bertscore call does not rescale
+    # the package's evaluate bertscore call does not rescale
+    assert seen["rescale_with_baseline"] is False
 
 
 def test_bertscore_refuses_more_texts_than_its_dense_matrix_allows_before_loading_a_model(
     monkeypatch,
 ):
-    package = importlib.import_module(
-        "dialeval.metrics.homogenization"
-    )  # the function shadows the attribute
+    # the function shadows the attribute
+    package = importlib.import_module("dialeval.metrics.homogenization")
     monkeypatch.setattr(package, "MAX_BERTSCORE_TEXTS", 2)
     with pytest.raises(
         ValueError, match=r"`texts` holds 3 distinct texts: BERTScore homogenization keeps a dense"

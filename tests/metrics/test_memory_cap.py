@@ -1,10 +1,10 @@
 """Peak memory on 100k-character inputs stays under 1 GiB, under a memory cap.
 
-``nli_diversity([["word " * 20000, "x" * 100000, "short"]])`` once grew to 24 GB: pair truncation
-(``longest_first`` on two huge texts) grows quadratically. Each model-based path runs in a
-subprocess (memory_cap_worker.py) whose address space is capped at its size after loading the
-model + 1 GiB; the peak RSS of the call is read from the kernel's reset high-water mark. Before
-the fix (commit 02dd8b8's parent) the NLI run aborts in the Rust tokenizer under this cap
+``nli_diversity([["word " * 20000, "x" * 100000, "short"]])`` is the hard case: pair
+truncation (``longest_first`` on two huge texts) grows quadratically, to 24 GB unbounded. Each
+model-based path runs in a subprocess (memory_cap_worker.py) whose address space is capped at its
+size after loading the model + 1 GiB; the peak RSS of the call is read from the kernel's reset
+high-water mark. Without a bound on it the NLI run aborts in the Rust tokenizer under this cap
 ("memory allocation of 512 bytes failed", SIGABRT); the harness tests below check that growth
 past the cap, and growth without it, are caught.
 """
@@ -94,6 +94,5 @@ def test_harness_measures_growth_without_the_cap():
     process = _run_worker([f"planted={64 << 20}"], MEMORY_CAP_OFF="1")
     assert process.returncode == 0, process.stderr[-3000:]
     row = _measurements(process)["planted"]
-    assert (
-        row["peak_rss"] - row["rss_before"] >= 60 << 20
-    )  # a few pages may have been resident before
+    # a few pages may have been resident before
+    assert row["peak_rss"] - row["rss_before"] >= 60 << 20

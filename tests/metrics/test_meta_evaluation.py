@@ -15,9 +15,8 @@ from dialeval.metrics.diversity_meta_eval.statistics import (
 
 def test_perfectly_separated_classes_give_oca_1_either_direction():
     assert optimal_classification_accuracy([0.1, 0.2, 0.8, 0.9], [0, 0, 1, 1])[0] == 1.0
-    assert (
-        optimal_classification_accuracy([0.9, 0.8, 0.2, 0.1], [0, 0, 1, 1])[0] == 1.0
-    )  # inverted metric
+    # inverted metric
+    assert optimal_classification_accuracy([0.9, 0.8, 0.2, 0.1], [0, 0, 1, 1])[0] == 1.0
 
 
 def test_oca_hand_computed_with_overlap():

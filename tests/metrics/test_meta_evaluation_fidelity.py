@@ -2,7 +2,7 @@
 
 Spearman (decTest, conTest) and OCA (conTest) of the released per-set score columns, and of our
 own lexical metrics recomputed from the responses, must equal the reference values within
-0.005 (the issue's tolerance). The reference values are the upstream protocol applied to the
+0.005 (the tolerance the fidelity check allows). The reference values are the upstream protocol applied to the
 released files; the paper's rounded numbers are in brackets in SOURCE.md.
 """
 

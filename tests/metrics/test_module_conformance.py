@@ -324,9 +324,8 @@ def test_arrays_and_tensors_are_accepted_as_evaluate_accepts_them(metric, case):
     """compute, add_batch and add (one array row / 0-d tensor / numpy string each) give the list figures."""
     arrays = {name: as_arrays(column) for name, column in case.inputs.items()}
     options = dict(case.options)
-    if (
-        "references" in options
-    ):  # sem_ent's reference corpus, an option evaluate's users pass as an array too
+    # sem_ent's reference corpus, an option evaluate's users pass as an array too
+    if "references" in options:
         options["references"] = as_arrays(options["references"])
     module = load(metric)
     direct = canonical(module.compute(**case.inputs, **case.options))
@@ -341,7 +340,7 @@ def test_arrays_and_tensors_are_accepted_as_evaluate_accepts_them(metric, case):
 
 
 def test_diversity_meta_eval_takes_torch_tensors_and_pandas_series():
-    """The issue's case: a float32 tensor was refused ("must be a number, got Tensor")."""
+    """A float32 tensor is a number (not "must be a number, got Tensor")."""
     import pandas as pd
     import torch
 
@@ -361,7 +360,7 @@ def test_diversity_meta_eval_takes_torch_tensors_and_pandas_series():
 
 
 def test_sem_ent_takes_numpy_arrays_of_strings():
-    """The issue's case: sem_ent refused a numpy array of strings (predictions and the reference corpus)."""
+    """sem_ent takes a numpy array of strings (predictions and the reference corpus)."""
     import numpy as np
 
     module = load(registry.get("sem_ent"))

@@ -406,9 +406,8 @@ def test_weighted_scores_equal_the_full_matrix(tiny_roberta_nli_path):
 def test_a_classifier_whose_labels_were_reset_is_refused_by_name(tiny_roberta_nli_path):
     from dialeval.hub import load_model
 
-    classifier = load_model(
-        tiny_roberta_nli_path, "sequence_classification", cached=False
-    )  # a private copy to edit
+    # a private copy to edit
+    classifier = load_model(tiny_roberta_nli_path, "sequence_classification", cached=False)
     classifier.model.config.id2label = (
         None  # transformers' config type allows it; num_labels is then None
     )

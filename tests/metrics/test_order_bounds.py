@@ -37,7 +37,7 @@ def _peak_bytes(function, *args, **kwargs):
 def test_corpus_order_above_the_longest_scores_zero_in_bounded_memory(metric, n):
     value, peak = _peak_bytes(metric, CORPUS, n=n)
     assert value == 0.0
-    assert peak < 2**20  # the 1e5 orders the old loop built held ~10 MB
+    assert peak < 2**20  # a listing of all 1e5 orders would hold ~10 MB
 
 
 def test_corpus_orders_up_to_the_longest_are_unchanged():

@@ -72,15 +72,12 @@ def test_rate_and_per_token_by_hand():
 
 
 def test_overlapping_starts_count_once_per_position_and_match_inside_words():
-    assert pos_templates.templates_per_token(["ab ab ab"], {"X": ["ab ab", "b ab"]}) == [
-        4 / 3
-    ]  # starts 0, 1, 3, 4
-    assert pos_templates.templates_per_token(["ab ab"], {"X": ["ab"], "Y": ["ab ab"]}) == [
-        1.0
-    ]  # positions 0 and 3
-    assert (
-        pos_templates.template_rate(["bathe cat", "a dog"], {"X": ["he cat"]}) == 0.5
-    )  # a substring, as the package
+    # starts 0, 1, 3, 4
+    assert pos_templates.templates_per_token(["ab ab ab"], {"X": ["ab ab", "b ab"]}) == [4 / 3]
+    # positions 0 and 3
+    assert pos_templates.templates_per_token(["ab ab"], {"X": ["ab"], "Y": ["ab ab"]}) == [1.0]
+    # a substring, as the package
+    assert pos_templates.template_rate(["bathe cat", "a dog"], {"X": ["he cat"]}) == 0.5
 
 
 def test_templates_from_one_corpus_score_another():
@@ -262,9 +259,8 @@ def test_no_tagger_installed_says_how_to_get_one(nothing_installed):
     ) as caught:
         pos_templates.template_rate(TEXTS)
     assert "nltk.downloader punkt_tab averaged_perceptron_tagger_eng" in str(caught.value)
-    assert isinstance(
-        caught.value, ModelNotAvailableError
-    )  # the CLI's "skipped, not on this machine"
+    # the CLI's "skipped, not on this machine"
+    assert isinstance(caught.value, ModelNotAvailableError)
 
 
 def test_spacy_is_the_default_loaded_once_with_the_packages_components(fake_spacy):
@@ -416,9 +412,8 @@ def test_equal_to_the_package_on_dailydialog_plusplus(peer, dailydialog_response
     theirs = peer.extract_patterns(texts)
     assert list(ours) == list(theirs) and {key: set(spans) for key, spans in ours.items()} == theirs
     spans = sum(len(found) for found in ours.values())
-    assert (
-        100 < spans <= 500
-    )  # one regex shard of the package's (500): its count is then ours (see the card)
+    # one regex shard of the package's (500): its count is then ours (see the card)
+    assert 100 < spans <= 500
     assert pos_templates.template_rate(texts, **TAGGING) == peer.template_rate(texts, theirs)
     assert pos_templates.template_rate(texts, **TAGGING) > 0.1
     assert pos_templates.templates_per_token(texts, **TAGGING) == peer.templates_per_token(

@@ -91,9 +91,8 @@ def test_repository_leaves_out_training_utterances_and_repeats():
 def test_bm25_retrieves_utterances_sharing_content_words():
     retriever = BM25Retriever(REPOSITORY)
     ranked = retriever.rank(["Do I have to focus it?", "the the the"], k=10)
-    assert {REPOSITORY[i] for i in ranked[0]} == {
-        u for u in REPOSITORY if "focus" in u
-    }  # only related ones
+    # only related ones
+    assert {REPOSITORY[i] for i in ranked[0]} == {u for u in REPOSITORY if "focus" in u}
     assert ranked[1] == []  # stopwords only: nothing lexical to match
 
 

@@ -47,9 +47,8 @@ def seq2seq_reference(path: str, contexts, candidates) -> list[list[float]]:
             row = []
             for option in options:
                 target = tokenizer(text_target=option)["input_ids"]
-                if (
-                    target[-1] != tokenizer.eos_token_id
-                ):  # the response ends with EOS, as the model generates it
+                # the response ends with EOS, as the model generates it
+                if target[-1] != tokenizer.eos_token_id:
                     target = target + [tokenizer.eos_token_id]
                 loss = model(**source, labels=torch.tensor([target])).loss
                 row.append(float(loss) * len(target))

@@ -29,9 +29,8 @@ def single_and_shared(tmp_path_factory, tiny_gpt2_path, tiny_bart_path):
 
     out = tmp_path_factory.mktemp("processes") / "result.json"
     env = {**os.environ, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""}
-    with (
-        socket.socket() as probe
-    ):  # a free port for the rendezvous (the free_port fixture is per test)
+    # a free port for the rendezvous (the free_port fixture is per test)
+    with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = str(probe.getsockname()[1])
     completed = subprocess.run(

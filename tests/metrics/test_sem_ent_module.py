@@ -88,9 +88,8 @@ def test_topics_become_clusters_and_one_topic_scores_zero(module, tmp_path):
     result = module.compute(
         predictions=spread, references=CORPUS, num_clusters=4, save_clusters_to=str(saved)
     )
-    assert result["sem_ent"] == pytest.approx(
-        math.log(4)
-    )  # two per topic: uniform over the 4 clusters
+    # two per topic: uniform over the 4 clusters
+    assert result["sem_ent"] == pytest.approx(math.log(4))
     one_topic = module.compute(predictions=TOPICS["food"], clusters=str(saved))
     assert one_topic["sem_ent"] == 0.0 and sorted(one_topic["cluster_distribution"]) == [
         0.0,

@@ -86,9 +86,8 @@ def test_pca_keeps_the_leading_components_up_to_the_variance_share():
     points = embedder.embed(texts)
     points = points / np.linalg.norm(points, axis=1, keepdims=True)
     cumulative = np.cumsum(PCA().fit(points).explained_variance_ratio_)
-    expected = (
-        int(np.argmax(cumulative >= 0.8)) + 1
-    )  # MAUVE's rule: the first index reaching it, inclusive
+    # MAUVE's rule: the first index reaching it, inclusive
+    expected = int(np.argmax(cumulative >= 0.8)) + 1
     assert clusters.settings["pca_dims"] == expected
     assert (
         SemanticClusters.fit(texts, embedder, num_clusters=TOPICS, pca_variance=1.0).settings[

@@ -64,9 +64,8 @@ def test_token_length_order_is_the_same_when_texts_are_tokenized_in_chunks(monke
     model = load_sentence_model()
     texts = [" ".join(["word"] * (i * 7 % 11 + 1)) + f" {i}" for i in range(50)]
     lengths = [len(ids) for ids in model.tokenizer(texts)["input_ids"]]
-    expected = sorted(
-        range(len(texts)), key=lambda i: lengths[i], reverse=True
-    )  # stable: ties in input order
+    # stable: ties in input order
+    expected = sorted(range(len(texts)), key=lambda i: lengths[i], reverse=True)
     whole = embedders.token_length_order(model, texts)
     monkeypatch.setattr(embedders, "LENGTH_CHUNK", 7)
     assert embedders.token_length_order(model, texts) == whole == expected

@@ -95,9 +95,8 @@ def test_hand_computed():
         [["i am going", "i am going", "lets go i i"], ["the cat"] * 3]
     )
     assert scores["averaged_distinct_n"][0] == pytest.approx((0.5 + 5 / 7 + 0.75 + 1.0 + 0.0) / 5)
-    assert scores["ngram_cosine_diversity"][1] == pytest.approx(
-        -2 / 5
-    )  # orders 1, 2 identical; 3..5 none
+    # orders 1, 2 identical; 3..5 none
+    assert scores["ngram_cosine_diversity"][1] == pytest.approx(-2 / 5)
 
 
 def test_set_lexical_diversity_uses_the_batch():

@@ -192,7 +192,7 @@ def test_sets_with_repeats_equal_the_old_values(seed):
 
 
 def test_repeats_of_responses_without_ngrams_of_an_order():
-    # "a b" has no 3-gram; "..." has no token at all: a pair of them has similarity 0 (as before).
+    # "a b" has no 3-gram; "..." has no token at all: a pair of them has similarity 0.
     sets = [
         ["a b", "a b", "a b c"],
         ["...", "...", "a"],
@@ -202,9 +202,8 @@ def test_repeats_of_responses_without_ngrams_of_an_order():
     _check_against_old(sets, exact=False)
     _check_against_old(sets, exact=False, min_n=3, max_n=5)
     assert ngram_cosine_diversity(["...", "..."]) == 0.0
-    assert ngram_cosine_diversity(["a b", "a b"]) == pytest.approx(
-        -2 / 5
-    )  # orders 1, 2 identical; 3..5 none
+    # orders 1, 2 identical; 3..5 none
+    assert ngram_cosine_diversity(["a b", "a b"]) == pytest.approx(-2 / 5)
 
 
 def test_ten_thousand_identical_responses_scored_once():

@@ -357,7 +357,7 @@ def test_random_bytes_inside_the_archives_csv_are_named_with_the_member_and_line
 
 
 def test_the_oracle_refuses_the_issues_rows():
-    """The issue's cases, as the properties above see them."""
+    """The reported hostile rows, as the properties above see them."""
     row = {"input_ids": [1, 2, 3], "attention_mask": [1, 1, 1], "labels": [IGNORE, 2, 3]}
     assert model_can_read([row], causal=True)
     assert not model_can_read([{**row, "labels": [IGNORE, 2]}], causal=True)

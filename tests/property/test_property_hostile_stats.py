@@ -233,9 +233,8 @@ def _corrupt(folder: Path, kind: str, seed: int, keep_hash: bool) -> None:
         tensors = save(arrays)
     (folder / TENSORS_FILE).write_bytes(tensors)
     if keep_hash and "tensors_sha256" in config:
-        config["tensors_sha256"] = hashlib.sha256(
-            tensors
-        ).hexdigest()  # a consistent but hostile save
+        # a consistent but hostile save
+        config["tensors_sha256"] = hashlib.sha256(tensors).hexdigest()
     elif not keep_hash:
         config.pop("tensors_sha256", None)  # as clusters saved before the hash was recorded
     (folder / CONFIG_FILE).write_text(json.dumps(config))
@@ -255,6 +254,5 @@ def test_a_corrupted_clusters_folder_is_refused_naming_the_folder(corruption):
         # Only a corruption that left the folder intact (a truncation at its full length) may load.
         value = sem_ent(_TEXTS, clusters)
         within(value["sem_ent"], 0, math.log(3) + 1e-9, "sem_ent")
-        assert (
-            value["sem_ent"] > 0
-        )  # 3 well-separated topics: never the silent 0.0 of NaN centroids
+        # 3 well-separated topics: never the silent 0.0 of NaN centroids
+        assert value["sem_ent"] > 0

@@ -388,9 +388,8 @@ def test_lf_refuses_or_is_a_fraction(responses, reference, threshold, allow_empt
     )
     if not refused(value):
         within(value, 0, 1, "lf")
-        if isinstance(
-            reference, dict
-        ):  # a {token: count} mapping: string tokens, finite counts >= 0
+        # a {token: count} mapping: string tokens, finite counts >= 0
+        if isinstance(reference, dict):
             assert all(isinstance(token, str) for token in reference), reference
             assert all(
                 not isinstance(c, bool)

@@ -188,9 +188,8 @@ def test_module_compute_equals_add_batch_equals_add_even_after_a_refused_batch(
             warnings.simplefilter("ignore")
             direct = outcome(module.compute, **inputs, **options)
             refused_batch = outcome(module.add_batch, **bad)
-            if not refused(
-                refused_batch
-            ):  # a batch of valid types: compute must refuse or score it, then forget it
+            # a batch of valid types: compute must refuse or score it, then forget it
+            if not refused(refused_batch):
                 outcome(module.compute, **options)
             length = len(next(iter(inputs.values())))
             for start in range(0, length, chunk):

@@ -15,7 +15,7 @@ import zipfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-BUILD_INPUTS = ("setup.py", "pyproject.toml", "README.md", "CHANGELOG.md", "MANIFEST.in")
+BUILD_INPUTS = ("setup.py", "pyproject.toml", "PYPI.md", "README.md", "CHANGELOG.md", "MANIFEST.in")
 
 
 def package_folders() -> dict[str, str]:

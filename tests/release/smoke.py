@@ -158,9 +158,8 @@ def check_evaluate_modules(models: dict[str, str]) -> None:
         set(calls) <= set(names),
         f"smoke.py's modules {sorted(set(calls) - set(names))} are not in the registry",
     )
-    for metric in (
-        registry.METRICS
-    ):  # a model-free module not listed: the response sets, and its first per-set figure
+    # a model-free module not listed: the response sets, and its first per-set figure
+    for metric in registry.METRICS:
         if metric.name not in calls and not metric.needs_model and metric.set_scorers:
             calls[metric.name] = [({"predictions": SETS}, metric.set_scorers[0].figure)]
     check(

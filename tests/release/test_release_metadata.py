@@ -123,3 +123,17 @@ def test_release_workflow_publishes_by_trusted_publishing_only():
         "trusted publishing takes no API token"
     )
     assert "secrets." not in workflow_text
+
+
+def test_the_pypi_description_speaks_of_the_package_only():
+    """PyPI shows ``long_description`` to users: the package's own page, not the contributor's
+    README (which speaks of the checkout, the test suite and the build machine)."""
+    long_description = setup_keyword("long_description")
+    assert "PYPI.md" in ast.unparse(long_description)
+    manifest = (REPO_ROOT / "MANIFEST.in").read_text(encoding="utf-8")
+    assert re.search(r"^include .*\bPYPI\.md\b", manifest, re.MULTILINE), "the sdist needs it"
+    text = (REPO_ROOT / "PYPI.md").read_text(encoding="utf-8")
+    for contributor_only in ("../shared", "make test", "2-core", "tests/", ".venv"):
+        assert contributor_only not in text, contributor_only
+    # a relative link resolves on the repository, not on PyPI
+    assert not re.findall(r"\]\((?!https?://|#)[^)]*\)", text)

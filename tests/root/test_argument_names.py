@@ -437,9 +437,8 @@ def test_a_model_backed_error_about_a_parameter_names_it(
         except (ValueError, TypeError) as error:
             if not isinstance(error, ArgumentProblem) or not _names(error, parameter):
                 wrong.append(f"{parameter}={label}: {type(error).__name__}: {str(error)[:140]}")
-        except (
-            OSError
-        ):  # a model id that is not on the machine: hub's ModelNotAvailableError names it
+        # a model id that is not on the machine: hub's ModelNotAvailableError names it
+        except OSError:
             assert parameter == "model", f"{name}({parameter}={label}) gave an OSError"
     assert not wrong, f"{name}: errors that do not name `{parameter}`:\n" + "\n".join(wrong)
 

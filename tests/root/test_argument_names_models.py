@@ -116,9 +116,8 @@ def _wrong_names(call, parameter, label):
     except (ValueError, TypeError) as error:
         if not isinstance(error, ArgumentProblem) or not _names(error, parameter):
             return [f"{parameter}={label}: {type(error).__name__}: {str(error)[:160]}"]
-    except (
-        OSError
-    ):  # a model id that is not on the machine: the hub's ModelNotAvailableError names it
+    # a model id that is not on the machine: the hub's ModelNotAvailableError names it
+    except OSError:
         if parameter not in ("model", "classifier") and not parameter.endswith("_model"):
             return [f"{parameter}={label}: an OSError"]
     return []
@@ -128,9 +127,8 @@ def _wrong_names(call, parameter, label):
 def test_a_model_backed_error_about_a_parameter_names_it(
     name, parameter, models, tmp_path, monkeypatch
 ):
-    monkeypatch.chdir(
-        tmp_path
-    )  # a hostile "x" is a folder name written here, and no folder found here
+    # a hostile "x" is a folder name written here, and no folder found here
+    monkeypatch.chdir(tmp_path)
     function, valid = _callable(name), _valid(name, models)
     wrong = []
     for label, value in HOSTILE.items():
@@ -226,9 +224,8 @@ def modules():
 def test_a_model_backed_module_error_about_an_option_names_the_option(
     modules, models, name, tmp_path, monkeypatch
 ):
-    monkeypatch.chdir(
-        tmp_path
-    )  # a hostile "x" is a folder name written here, and no folder found here
+    # a hostile "x" is a folder name written here, and no folder found here
+    monkeypatch.chdir(tmp_path)
     module = modules[name]
     inputs = {
         key: models[value] if isinstance(value, str) and value in models else value

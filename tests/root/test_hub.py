@@ -87,9 +87,8 @@ def test_max_input_length_caps_the_tokenizer_by_the_positions():
     from dialeval.hub import max_input_length
 
     roberta = SimpleNamespace(model_type="roberta", max_position_embeddings=514, pad_token_id=1)
-    assert (
-        max_input_length(roberta, SimpleNamespace(model_max_length=int(1e30))) == 512
-    )  # the sentinel is no limit
+    # the sentinel is no limit
+    assert max_input_length(roberta, SimpleNamespace(model_max_length=int(1e30))) == 512
     assert max_input_length(roberta, SimpleNamespace(model_max_length=256)) == 256
     gpt2 = SimpleNamespace(model_type="gpt2", n_positions=1024)
     assert max_input_length(gpt2, SimpleNamespace(model_max_length=1024)) == 1024
@@ -113,9 +112,8 @@ def test_an_uncached_load_is_a_private_instance_that_never_enters_the_cache(tiny
     shared = load_model(tiny_bart_path, "language_model", device="cpu")
     private = load_model(tiny_bart_path, "language_model", device="cpu", cached=False)
     assert private.model is not shared.model and _load.cache_info().currsize == 1
-    with (
-        torch.no_grad()
-    ):  # training the private copy leaves what the next caller is handed untouched
+    # training the private copy leaves what the next caller is handed untouched
+    with torch.no_grad():
         next(private.model.parameters()).add_(1.0)
     again = load_model(tiny_bart_path, "language_model", device="cpu")
     assert again.model is shared.model

@@ -299,9 +299,8 @@ def test_options_a_format_would_ignore_are_refused(tmp_path):
         ValueError,
         match=r"s\.csv: no column 'prompt' \(`context_column`\); its columns: context, resp_0, resp_1",
     ):
-        read_response_sets(
-            csv_path, context_column="prompt"
-        )  # a misspelt column is not read as "no contexts"
+        # a misspelt column is not read as "no contexts"
+        read_response_sets(csv_path, context_column="prompt")
 
 
 def test_jsonl_and_json_take_the_column_names_too(tmp_path):

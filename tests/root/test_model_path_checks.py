@@ -1,6 +1,6 @@
 """The one loader refuses what would run silently wrong: a classifier checkpoint asked
 for as a causal / seq2seq LM (its LM head would be random), and a path that is not there read as
-a Hub id (a mistyped ``--nli-model ./dir`` used to be skipped with exit 0)."""
+a Hub id (a mistyped ``--nli-model ./dir`` must not be skipped with exit 0)."""
 
 from __future__ import annotations
 
@@ -169,9 +169,8 @@ def test_hub_ids_are_still_hub_ids(tmp_path, monkeypatch):
         ModelNotAvailableError,
         match=r"No folder 'models/roberta-large-mnli' here either, so it was read as a Hub id",
     ):
-        resolve_model_path(
-            "models/roberta-large-mnli"
-        )  # the README's download folder, not made yet
+        # the README's download folder, not made yet
+        resolve_model_path("models/roberta-large-mnli")
     (tmp_path / "here").mkdir()
     assert (
         resolve_model_path("here") == "here"

@@ -17,9 +17,8 @@ from safetensors.torch import save_file
 from transformers import AutoTokenizer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(
-    0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-)  # tests/: tiny_models
+# tests/: tiny_models
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from test_dress_trainer import TopicEmbedder, _one_step
 from test_unlikelihood_trainer import _one_step as _one_unlikelihood_step
 

@@ -74,9 +74,8 @@ def test_messages_labels_cover_the_assistant_turns_only(tokenizer):
         ],
     )
     row = encode_messages(tokenizer, CONVERSATION, max_length=128)
-    assert (
-        row["input_ids"] == expected_ids
-    )  # the pieces tokenize as the whole (no merge across them)
+    # the pieces tokenize as the whole (no merge across them)
+    assert row["input_ids"] == expected_ids
     assert row["labels"] == expected_labels
     assert (
         tokenizer.decode([token for token in row["labels"] if token != -100]) == "yes.</s>no.</s>"
@@ -265,9 +264,8 @@ def test_dress_trains_on_trl_formats(tmp_path, tiny_gpt2_path, tokenizer, data_f
         targets = tokenizer.decode([token for token in row["labels"] if token != -100])
         assert targets.strip() == response + "</s>"
         start = next(index for index, label in enumerate(row["labels"]) if label != -100)
-        context = tokenizer.decode(
-            row["input_ids"][:start]
-        )  # what negative training generates from
+        # what negative training generates from
+        context = tokenizer.decode(row["input_ids"][:start])
         assert context.endswith(
             "<|assistant|>\n" if data_format != "standard_prompt_completion" else "A:"
         )

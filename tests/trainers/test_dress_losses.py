@@ -101,9 +101,8 @@ def test_weighted_nll_by_hand():
 
 def test_weighted_nll_shifts_for_causal_lms():
     # position t's logits predict label t + 1; label 0 and the last logits are never used
-    logits = probs_logits([1, 1, 1], [1, 3, 0.5], [7, 7, 7]).unsqueeze(
-        0
-    )  # row 1 normalizes to 1/4.5
+    # row 1 normalizes to 1/4.5
+    logits = probs_logits([1, 1, 1], [1, 3, 0.5], [7, 7, 7]).unsqueeze(0)
     labels = torch.tensor([[0, 2, 1]])
     expected = (LN3 + math.log(4.5 / 3)) / 2
     assert weighted_nll_loss(logits, labels, shift_labels=True).item() == pytest.approx(

@@ -307,9 +307,8 @@ def test_negatives_are_the_models_greedy_responses(tmp_path, gpt2):
     """Left-padded batch generation of the cycle == generating each prompt alone; labels on the response only."""
     path, tokenizer = gpt2
     trainer, _ = _one_step(path, tmp_path, 4, 1, True, tokenizer=tokenizer)
-    model = load_gpt2(
-        path
-    ).eval()  # the weights the cycle generated with (it ran before the first step)
+    # the weights the cycle generated with (it ran before the first step)
+    model = load_gpt2(path).eval()
     eos = tokenizer.eos_token_id
     assert len(trainer._negative_pool) == 4
     for example in trainer._negative_pool:
@@ -399,9 +398,8 @@ def test_seq2seq_training_negatives_and_predict_with_generate(tmp_path, bart):
     )
     assert max(update.abs().max().item() for update in updates) > 1e-4
     assert trainer.negative_cycles[0]["num_generated"] == 4
-    for (
-        example
-    ) in trainer._negative_pool:  # encoder input = the context, labels = the generation only
+    # encoder input = the context, labels = the generation only
+    for example in trainer._negative_pool:
         assert example["input_ids"] in trainer.train_dataset["input_ids"]
         assert 0 < len(example["labels"]) <= 6
 
@@ -428,9 +426,8 @@ def test_seq2seq_training_negatives_and_predict_with_generate(tmp_path, bart):
     )
     metrics = evaluator.evaluate()
     assert np.isfinite(metrics["eval_loss"]) and metrics["eval_generated"] == 5.0
-    assert (
-        len(seen["shape"]) == 2 and seen["shape"][0] == 5
-    )  # generated token ids, not (n, length, vocab) logits
+    # generated token ids, not (n, length, vocab) logits
+    assert len(seen["shape"]) == 2 and seen["shape"][0] == 5
 
 
 def test_gamma_zero_takes_plain_trainers_step(tmp_path, gpt2):

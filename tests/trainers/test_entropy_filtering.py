@@ -86,13 +86,11 @@ def test_long_targets_are_exempt_as_in_the_released_code():
 
 
 def test_threshold_for_fraction_removes_at_most_the_fraction():
-    assert threshold_for_fraction(PAIRS, 0.4) == pytest.approx(
-        SURE
-    )  # removes the 4 "yes" pairs = 0.4
+    # removes the 4 "yes" pairs = 0.4
+    assert threshold_for_fraction(PAIRS, 0.4) == pytest.approx(SURE)
     assert threshold_for_fraction(PAIRS, 0.7) == 0.0  # removes yes + sure = 7 pairs
-    assert threshold_for_fraction(PAIRS, 0.3) == pytest.approx(
-        2.0
-    )  # nothing can go without exceeding 0.3
+    # nothing can go without exceeding 0.3
+    assert threshold_for_fraction(PAIRS, 0.3) == pytest.approx(2.0)
 
 
 @pytest.mark.parametrize(

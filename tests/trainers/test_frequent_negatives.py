@@ -52,7 +52,7 @@ def test_negatives_are_the_generations_above_r_thres_for_their_own_contexts():
     ]
     assert result.share == pytest.approx(0.7)
     assert result.frequent == pytest.approx({"i don't know.": 0.5, "ok": 0.2})
-    # strictly above: at 0.2 "ok" is no longer frequent (released: ratio > R_THRES)
+    # strictly above: at 0.2 "ok" is not frequent (released: ratio > R_THRES)
     assert [
         n.context_index for n in frequent_negatives(CONTEXTS, GENERATIONS, r_thres=0.2).examples
     ] == [0, 2, 4, 6, 8]

@@ -252,9 +252,8 @@ def test_a_dropped_column_is_named_never_silent(tmp_path, tiny_gpt2_path, tokeni
     ):
         batch = next(iter(trainer.get_train_dataloader()))
     assert set(batch) == {"input_ids", "attention_mask", "labels", "dress_weight"}
-    with (
-        warnings.catch_warnings()
-    ):  # the documented text column `response` is read, not warned about
+    # the documented text column `response` is read, not warned about
+    with warnings.catch_warnings():
         warnings.simplefilter("error")
         clean = dress(tmp_path, tiny_gpt2_path, tokenizer, tokenized(tokenizer, False, count=4))
         next(iter(clean.get_train_dataloader()))

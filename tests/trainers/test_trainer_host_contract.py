@@ -170,9 +170,8 @@ def test_model_init_is_seeded_and_called_as_trainer_does(tmp_path, tiny_gpt2_pat
             output_dir=str(tmp_path / "plain"), report_to="none", use_cpu=True, seed=7
         ),
     )
-    assert torch.equal(
-        torch.rand(4), trainer_draw
-    )  # the random streams after construction are Trainer's
+    # the random streams after construction are Trainer's
+    assert torch.equal(torch.rand(4), trainer_draw)
     assert calls == [None]  # made once, at construction
     for name, value in plain.model.state_dict().items():  # the same seed before the same call
         torch.testing.assert_close(trainer.model.state_dict()[name], value)

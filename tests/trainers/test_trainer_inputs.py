@@ -212,9 +212,8 @@ def test_raw_text_is_capped_by_the_models_positions(tmp_path, tiny_gpt2_path, to
         processing_class=tokenizer,
         embedder=TopicEmbedder(),
     )
-    assert (
-        args.max_length == 512 and trainer.max_example_length == 128
-    )  # the tiny GPT-2's position table
+    # the tiny GPT-2's position table
+    assert args.max_length == 512 and trainer.max_example_length == 128
     assert max(len(row) for row in trainer.train_dataset["input_ids"]) == 128
 
 
@@ -246,9 +245,8 @@ def test_unlikelihood_tokenizes_raw_text(tmp_path, tiny_gpt2_path, tokenizer):
     ]
     for key in expected[0]:
         assert trainer.train_dataset[key] == [row[key] for row in expected]
-    assert (
-        "negative_input_ids" not in trainer.eval_dataset.column_names
-    )  # evaluation needs no negatives
+    # evaluation needs no negatives
+    assert "negative_input_ids" not in trainer.eval_dataset.column_names
     trainer.train()
     assert torch.isfinite(torch.tensor(trainer.evaluate()["eval_loss"]))
 

@@ -176,9 +176,8 @@ def test_train_eval_steps_best_model_save_and_resume(kind, architecture, request
     assert len(evaluations) == 2
     best = tmp_path / "whole" / f"checkpoint-{2 * (1 + int(np.argmin(evaluations)))}"
     assert trainer.state.best_model_checkpoint == str(best)
-    for name, value in _weights(
-        best
-    ).items():  # load_best_model_at_end restored the best checkpoint's weights
+    # load_best_model_at_end restored the best checkpoint's weights
+    for name, value in _weights(best).items():
         torch.testing.assert_close(trainer.model.state_dict()[name], value)
 
     final = tmp_path / "final"

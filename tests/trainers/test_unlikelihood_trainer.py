@@ -97,9 +97,8 @@ def test_encode_unlikelihood_example_layout(gpt2):
         row["negative_labels"]
         == [-100] * (len(row["negative_input_ids"]) - len(response)) + response
     )
-    assert (
-        row["negative_input_ids"].count(eos) == 3
-    )  # two context turns and the response, DialoGPT style
+    # two context turns and the response, DialoGPT style
+    assert row["negative_input_ids"].count(eos) == 3
     with pytest.raises(ValueError, match="context"):
         encode_dialogue(tokenizer, [], "yes.", False)
 
