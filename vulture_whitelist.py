@@ -52,7 +52,8 @@ _.sum_log_probs  # generation/group_beam_search.py: a finished beam
 _.num_unique_pairs  # metrics/engines/pair_scorer.py: PairScoringStats
 _.num_encoded  # metrics/similarity_diversity/bertscore.py: BERTScoreMatrices
 _.context_index  # trainers/frequent_negatives.py: FrequentNegative
-_.contexts_from  # dialeval/cli/dtg_job.py: DTGOptions
+_.contexts_from  # dialeval/cli/dtg_options.py: DTGOptions
+_.top_k  # dialeval/cli/dtg_options.py: DTGOptions, read by name (SAMPLING_OPTIONS)
 _.dailydialog_file  # datasets_scripts/response_selection: the builder config's data files
 _.opensubtitles_file
 _.repository_file

@@ -57,6 +57,21 @@ def end_processes() -> None:
         dist.destroy_process_group()
 
 
+def broadcast_int(value: int) -> int:
+    """The main process's ``value``, on every process of a launch (``value`` itself in one process).
+
+    For a count that only the main process can know, such as the records a resumed output already
+    holds, which every process needs to skip the same work. Every process must call it.
+    """
+    if process_state().num_processes == 1:
+        return value
+    from accelerate.utils import broadcast_object_list  # torch: this module imports it lazily
+
+    holder = [value]
+    broadcast_object_list(holder, from_process=0)
+    return int(holder[0])
+
+
 # -- sharing one computation among the processes of a launch ------------------------------------
 
 _SPLIT_WORK = contextvars.ContextVar("dialeval_split_work", default=False)

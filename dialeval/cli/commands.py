@@ -2,7 +2,7 @@
 
 The jobs' options live with the jobs (:class:`~dialeval.cli.evaluate_job.EvaluationOptions`,
 :class:`~dialeval.cli.meta_eval_job.MetaEvalOptions`,
-:class:`~dialeval.cli.dtg_job.DTGOptions`); these dataclasses hold the rest of each
+:class:`~dialeval.cli.dtg_options.DTGOptions`); these dataclasses hold the rest of each
 command line (input and output files, what to print), spelled with the same
 :func:`~dialeval.cli.options.option` metadata, so ``main.py`` builds every parser from fields.
 """

@@ -18,10 +18,13 @@ BLEU variant, tokenization or BERTScore settings; our choices:
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
+from nltk.translate.bleu_score import corpus_bleu
 
 from dialeval.text import casual_tokenize
+from dialeval.type_aliases import DeviceLike
 from dialeval.validation import ArgumentError
 
 
@@ -29,7 +32,7 @@ def _tokens(text: str) -> list[str]:
     return casual_tokenize(text.lower())
 
 
-def _check(response_sets, references) -> None:
+def _check(response_sets: Sequence[Sequence[str]], references: Sequence[Sequence[str]]) -> None:
     if len(response_sets) != len(references) or not response_sets:
         raise ArgumentError(
             "response_sets",
@@ -45,10 +48,9 @@ def corpus_bleu_against_references(
 ) -> float:
     """NLTK corpus BLEU-4 of every response, each against its context's human responses (see module
     docstring)."""
-    from nltk.translate.bleu_score import corpus_bleu
-
     _check(response_sets, references)
-    hypotheses, reference_lists = [], []
+    hypotheses: list[list[str]] = []
+    reference_lists: list[list[list[str]]] = []
     for responses, refs in zip(response_sets, references):
         tokenized = [_tokens(text) for text in refs]
         for response in responses:
@@ -68,7 +70,7 @@ def bertscore_against_references(
     response_sets_by_name: dict[str, list[list[str]]],
     references: list[list[str]],
     model: str,
-    device=None,
+    device: DeviceLike = None,
     batch_size: int = 64,
     dtype: str | None = None,
 ) -> dict[str, float]:
@@ -77,14 +79,17 @@ def bertscore_against_references(
     All collections (e.g. ``{"start": initial sets, "end": final sets}``) are scored in one model
     pass per context: the context's responses of every collection and its references form one set.
     """
+    # BERTScore's module loads torch and transformers; BLEU alone does not need them.
     from dialeval.metrics.similarity_diversity import bertscore_similarity_matrices
 
     names = list(response_sets_by_name)
     for name in names:
         _check(response_sets_by_name[name], references)
-    combined, spans = [], []
+    combined: list[list[str]] = []
+    spans: list[tuple[dict[str, tuple[int, int]], int]] = []
     for context, refs in enumerate(references):
-        members, offsets = [], {}
+        members: list[str] = []
+        offsets: dict[str, tuple[int, int]] = {}
         for name in names:
             responses = response_sets_by_name[name][context]
             offsets[name] = (len(members), len(members) + len(responses))
@@ -102,7 +107,7 @@ def bertscore_against_references(
         dtype=dtype,
         allow_empty=True,
     )
-    scores = {name: [] for name in names}
+    scores: dict[str, list[float]] = {name: [] for name in names}
     for matrix, (offsets, num_generated) in zip(matrices, spans):
         for name, (start, end) in offsets.items():
             scores[name].extend(matrix[start:end, num_generated:].max(axis=1).tolist())

@@ -29,7 +29,11 @@ from dataclasses import dataclass, field
 from tqdm.auto import tqdm
 
 from dialeval.cli.options import name_flags, option
-from dialeval.cli.report_formats import INPUT_KEYS, render_table, summary_table
+from dialeval.cli.report_formats import (  # evaluate_command prints format_per_set_table
+    format_per_set_table,  # noqa: F401
+    render_table,
+    summary_table,
+)
 from dialeval.hub import ModelNotAvailableError, resolve_model_path
 from dialeval.io import ResponseSet, as_response_sets
 from dialeval.metrics import registry
@@ -430,36 +434,3 @@ def format_table(report: dict) -> str:
     lines = [render_table(summary_table(report), "text")]
     lines += [f"skipped {skipped['metric']}: {skipped['reason']}" for skipped in report["skipped"]]
     return "\n".join(lines)
-
-
-def _cell(value, width: int) -> str:
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    if isinstance(value, list):  # a dialogue's turns
-        value = " | ".join(str(turn) for turn in value)
-    text = "" if value is None else str(value)
-    return text if len(text) < width else text[: width - 2] + ".."
-
-
-def format_per_set_table(report: dict, width: int = 40) -> str:
-    """One row per set: its id (when the input has ids), context (shortened), the input's other
-    fields and every per-set figure."""
-    rows = report["per_set"]
-    figures = [key for key in rows[0] if key not in INPUT_KEYS] if rows else []
-    fields = list(dict.fromkeys(name for row in rows for name in row.get("fields", {})))
-    show_id = any(row.get("id") is not None for row in rows)
-    header = (["id"] if show_id else []) + ["context"] + fields + figures
-    lines = []
-    for row in rows:
-        cells = [_cell(row.get("id"), width)] if show_id else []
-        cells.append(_cell(row.get("context") or "", width))
-        cells += [_cell(row.get("fields", {}).get(name), width) for name in fields]
-        cells += [_cell(row.get(figure), width) for figure in figures]
-        lines.append(cells)
-    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *lines)]
-    out = [
-        "  ".join(cell.ljust(w) for cell, w in zip(header, widths)).rstrip(),
-        "  ".join("-" * w for w in widths),
-    ]
-    out += ["  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip() for line in lines]
-    return "\n".join(out)

@@ -123,14 +123,11 @@ def _export_dataset(args: argparse.Namespace) -> int:
 
 
 def _dtg(args: argparse.Namespace) -> int:
-    from dialeval.cli.dtg_job import (
-        DTGOptions,
-        format_summary_table,
-        is_dtg_output,
-        read_contexts,
-        run_dtg_job,
-        settings_path,
-    )
+    from dialeval.cli.dtg_contexts import read_contexts
+    from dialeval.cli.dtg_job import run_dtg_job
+    from dialeval.cli.dtg_options import DTGOptions
+    from dialeval.cli.dtg_summary import format_summary_table
+    from dialeval.cli.dtg_writer import is_dtg_output, settings_path
     from dialeval.cli.safe_output import (
         PlannedOutput,
         check_outputs,
@@ -192,7 +189,8 @@ def _dtg(args: argparse.Namespace) -> int:
 
 
 def _dtg_summary(args: argparse.Namespace) -> int:
-    from dialeval.cli.dtg_job import format_summary_table, read_run, settings_path, summarize
+    from dialeval.cli.dtg_summary import format_summary_table, read_run, summarize
+    from dialeval.cli.dtg_writer import settings_path
     from dialeval.cli.safe_output import (
         PlannedOutput,
         check_outputs,
@@ -229,7 +227,7 @@ def _command(commands, name: str, help: str, handler, *option_classes) -> argpar
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from dialeval.cli.dtg_job import DTGOptions
+    from dialeval.cli.dtg_options import DTGOptions
     from dialeval.cli.evaluate_job import EvaluationOptions
     from dialeval.cli.meta_eval_job import MetaEvalOptions
 

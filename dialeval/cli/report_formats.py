@@ -5,9 +5,10 @@ A :class:`Table` (column names, rows of cells) is built from a report by :func:`
 response set: id, where, context, the input's fields, every per-set figure), and written by
 :func:`render_table` as ``csv``, ``markdown``, ``latex`` or aligned ``text`` (the printed table).
 Floats get a fixed number of decimals (``decimals``); None is an empty cell; lists and dicts (a
-dialogue's turns) are written as JSON. The JSON report itself stays the complete record:
-:func:`plan_outputs` decides where every file of ``dialeval evaluate`` goes, and a table in
-another format always has the JSON report beside it (same path, suffix ``.json``).
+dialogue's turns) are written as JSON. Every table the CLI prints is ``text`` rendered here
+(:func:`format_per_set_table`, ``dialeval dtg-summary``'s tables). The JSON report itself stays
+the complete record: :func:`plan_outputs` decides where every file of ``dialeval evaluate`` goes,
+and a table in another format always has the JSON report beside it (same path, suffix ``.json``).
 
 - CSV: RFC 4180 quoting (Python's ``csv``), ``\\n`` line ends; pandas' ``read_csv`` reads it back.
 - Markdown: a GitHub pipe table, numeric columns right-aligned; ``|`` in a cell is escaped, line
@@ -115,7 +116,7 @@ def latex_escape(text: str) -> str:
     )
 
 
-def cell_text(value, decimals: int = DEFAULT_DECIMALS) -> str:
+def cell_text(value: object, decimals: int = DEFAULT_DECIMALS) -> str:
     """A cell as text: floats with ``decimals`` decimals, None empty, lists and dicts as JSON."""
     if value is None:
         return ""
@@ -127,7 +128,7 @@ def cell_text(value, decimals: int = DEFAULT_DECIMALS) -> str:
 
 
 def _numeric_columns(table: Table) -> list[bool]:
-    def is_number(value) -> bool:
+    def is_number(value: object) -> bool:
         return isinstance(value, (int, float)) and not isinstance(value, bool)
 
     columns = list(zip(*table.rows)) if table.rows else [() for _ in table.columns]
@@ -255,6 +256,33 @@ def per_set_table(reports: dict[str, dict]) -> Table:
         cells += [row.get(figure) for figure in figures]
         rows.append(cells)
     return Table(columns, rows)
+
+
+def _shortened_cell(value: object, width: int) -> str:
+    if isinstance(value, float):
+        return f"{value:.{DEFAULT_DECIMALS}f}"
+    if isinstance(value, list):  # a dialogue's turns
+        value = " | ".join(str(turn) for turn in value)
+    text = "" if value is None else str(value)
+    return text if len(text) < width else text[: width - 2] + ".."
+
+
+def format_per_set_table(report: dict, width: int = 40) -> str:
+    """The printed per-set table: one row per set, its id (when the input has ids), context, the
+    input's other fields and every per-set figure, each cell cut to under ``width`` characters."""
+    rows = report["per_set"]
+    figures = [key for key in rows[0] if key not in INPUT_KEYS] if rows else []
+    fields = _unique(name for row in rows for name in row.get("fields", {}))
+    show_id = any(row.get("id") is not None for row in rows)
+    columns = (["id"] if show_id else []) + ["context"] + fields + figures
+    cells = []
+    for row in rows:
+        line = [_shortened_cell(row.get("id"), width)] if show_id else []
+        line.append(_shortened_cell(row.get("context") or "", width))
+        line += [_shortened_cell(row.get("fields", {}).get(name), width) for name in fields]
+        line += [_shortened_cell(row.get(figure), width) for figure in figures]
+        cells.append(line)
+    return render_table(Table(columns, cells), "text")
 
 
 def format_report(report: dict, output_format: str, decimals: int = DEFAULT_DECIMALS) -> str:

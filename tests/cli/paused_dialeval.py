@@ -60,13 +60,13 @@ def main() -> int:
     )
     options = parser.parse_args(own)
 
-    from dialeval.cli import checkpoints, dtg_job
+    from dialeval.cli import checkpoints, dtg_writer
     from dialeval.cli.main import main as dialeval
     from dialeval.metrics.lexical_diversity import job as lexical_job
 
     if options.pause_after_batches:
         _pause_after(
-            dtg_job.ResumableJsonl, "append", options.pause_after_batches, Path(options.ready)
+            dtg_writer.ResumableJsonl, "append", options.pause_after_batches, Path(options.ready)
         )
     # every put is logged; the pause, if asked for, comes after the N-th
     _pause_after(

@@ -14,7 +14,15 @@ import pytest
 from conftest import REPO_ROOT
 
 import dialeval.datasets_scripts
-from dialeval.cli import build_parser, dtg_job, evaluate_job, main, meta_eval_job
+from dialeval.cli import (
+    build_parser,
+    dtg_contexts,
+    dtg_job,
+    dtg_summary,
+    evaluate_job,
+    main,
+    meta_eval_job,
+)
 from dialeval.metrics import registry
 
 DEMO = REPO_ROOT / "examples" / "demo_response_sets.jsonl"
@@ -600,7 +608,7 @@ def record_dtg(monkeypatch, tmp_path):
         }
         raise _Recorded
 
-    monkeypatch.setattr(dtg_job, "read_contexts", read_contexts)
+    monkeypatch.setattr(dtg_contexts, "read_contexts", read_contexts)
     monkeypatch.setattr(dtg_job, "run_dtg_job", run_dtg_job)
     return calls
 
@@ -729,10 +737,10 @@ def test_dtg_required_flags(argv, record_dtg, capsys):
 def test_dtg_summary(monkeypatch, tmp_path):
     read = []
     monkeypatch.setattr(
-        dtg_job, "read_run", lambda path: read.append(str(path)) or ({"run": str(path)}, [])
+        dtg_summary, "read_run", lambda path: read.append(str(path)) or ({"run": str(path)}, [])
     )
-    monkeypatch.setattr(dtg_job, "summarize", lambda settings, records, **relevance: settings)
-    monkeypatch.setattr(dtg_job, "format_summary_table", lambda rows: "table")
+    monkeypatch.setattr(dtg_summary, "summarize", lambda settings, records, **relevance: settings)
+    monkeypatch.setattr(dtg_summary, "format_summary_table", lambda rows: "table")
     out = tmp_path / "rows.json"
     assert main(["dtg-summary", "a.jsonl", "b.jsonl", "-o", str(out)]) == 0
     assert read == ["a.jsonl", "b.jsonl"]

@@ -8,7 +8,10 @@ import sys
 import pytest
 
 from dialeval.cli import main
-from dialeval.cli.dtg_job import DTGOptions, ResumableJsonl, format_context, read_run, summarize
+from dialeval.cli.dtg_contexts import format_context
+from dialeval.cli.dtg_options import DTGOptions, sampling_defaults
+from dialeval.cli.dtg_summary import format_summary_table, read_run, summarize
+from dialeval.cli.dtg_writer import ResumableJsonl
 
 CONTEXTS = [
     ["hello there , how are you ?", "fine , thanks ."],
@@ -288,7 +291,7 @@ def test_two_accelerate_processes_give_the_one_process_file(
 
 
 def test_bad_context_files_name_the_line(tmp_path):
-    from dialeval.cli.dtg_job import read_contexts
+    from dialeval.cli.dtg_contexts import read_contexts
 
     path = tmp_path / "bad.jsonl"
     path.write_text('{"context": ["hi"]}\n{"context": \n', encoding="utf-8")
@@ -517,3 +520,90 @@ def test_dtg_summary_reports_relevance_when_the_contexts_have_human_responses(
     (row,) = json.loads(summary_json.read_text())
     for name in ("starting_bleu", "ending_bleu", "starting_bertscore", "ending_bertscore"):
         assert 0.0 <= row[name] <= 1.0 and row[f"{name}_sd"] is not None
+
+
+def test_the_sampling_flags_default_to_the_papers_nucleus_sampling():
+    from dialeval.generation.dtg_decoding import SAMPLING
+
+    assert sampling_defaults() == {
+        name: SAMPLING[name] for name in ("top_p", "top_k", "temperature")
+    }
+
+
+def test_sampling_flags_other_than_their_defaults_are_refused_with_beams(
+    tiny_gpt2_path, tiny_roberta_nli_path, contexts_file, tmp_path, capsys
+):
+    output = tmp_path / "beams.jsonl"
+    beams = ["--decoding", "beam", "--num-beams", "4", "--top-p", "0.5", "--temperature", "0.7"]
+    assert main(_args(tiny_gpt2_path, tiny_roberta_nli_path, contexts_file, output, *beams)) == 2
+    assert (
+        "['temperature', 'top_p'] apply to --decoding sample, not to beam search"
+        in capsys.readouterr().err
+    )
+    assert not output.exists()
+
+
+SUMMARY_ROWS = [
+    {
+        "model": "/models/DialoGPT-large",
+        "contexts_from": "dailydialog_pp:test",
+        "metric": "nli",
+        "decoding": "sample",
+        "figure": "nli_diversity",
+        "num_contexts": 7,
+        "num_trials": 2,
+        "starting_diversity": 3.14159,
+        "starting_diversity_sd": 0.5,
+        "ending_diversity": 9.5,
+        "ending_diversity_sd": 0.25,
+        "num_resampled": 4.25,
+        "num_resampled_sd": None,
+        "reached_threshold": 0.857,
+        "reached_threshold_sd": 0.1,
+        "utterance_overlap": 0.125,
+        "starting_bleu": 0.0123,
+        "ending_bleu": 0.02,
+        "starting_bertscore": 0.81,
+        "ending_bertscore": 0.8,
+    },
+    {
+        "model": "t5",
+        "contexts_from": "in.jsonl",
+        "metric": "distinct_n",
+        "decoding": "beam",
+        "figure": "distinct_1",
+        "num_contexts": 3,
+        "starting_diversity": 0.5,
+        "ending_diversity": 0.75,
+        "num_resampled": 2.0,
+        "reached_threshold": 1.0,
+        "utterance_overlap": 0.0,
+    },
+]
+SUMMARY_NOTE = (
+    "contexts: contexts per trial; start/end div.: Baseline NLI Diversity for nli (Table 4), the "
+    "metric itself otherwise; num resampled: responses drawn after the first n, at most S (Table "
+    '4\'s "Num. Sampled"); overlap: App. C; mean ± sd over trials; BERTScore only with '
+    "--bertscore-model"
+)
+
+
+def test_the_printed_tables_4_and_5():
+    assert format_summary_table(SUMMARY_ROWS) == (
+        "model           data                 metric                   decoding  contexts  trials  start div.   end div.     num resampled  reached   overlap\n"
+        "--------------  -------------------  -----------------------  --------  --------  ------  -----------  -----------  -------------  --------  -------\n"
+        "DialoGPT-large  dailydialog_pp:test  nli                      sample    7         2       3.14 ± 0.50  9.50 ± 0.25  4.2            86% ± 10  0.12\n"
+        "t5              in.jsonl             distinct_n (distinct_1)  beam      3         1       0.50         0.75         2.0            100%      0.00\n"
+        "\n"
+        "Relevance against the human responses (Table 5):\n"
+        "model           data                 metric  decoding  start BLEU  end BLEU  start BERTScore  end BERTScore\n"
+        "--------------  -------------------  ------  --------  ----------  --------  ---------------  -------------\n"
+        "DialoGPT-large  dailydialog_pp:test  nli     sample    0.012       0.020     0.810            0.800\n"
+        "\n" + SUMMARY_NOTE
+    )
+    assert format_summary_table(SUMMARY_ROWS[1:]) == (
+        "model  data      metric                   decoding  contexts  trials  start div.  end div.  num resampled  reached  overlap\n"
+        "-----  --------  -----------------------  --------  --------  ------  ----------  --------  -------------  -------  -------\n"
+        "t5     in.jsonl  distinct_n (distinct_1)  beam      3         1       0.50        0.75      2.0            100%     0.00\n"
+        "\n" + SUMMARY_NOTE
+    )

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from dialeval.cli import main
-from dialeval.cli.dtg_job import DTGOptions
+from dialeval.cli.dtg_options import DTGOptions
 
 
 def _evaluate(path, tmp_path):

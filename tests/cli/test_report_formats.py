@@ -12,6 +12,7 @@ from conftest import REPO_ROOT
 from dialeval.cli import main
 from dialeval.cli.report_formats import (
     Table,
+    format_per_set_table,
     format_report,
     latex_escape,
     output_format_of,
@@ -137,6 +138,40 @@ def test_text_table_is_the_printed_one():
     assert render_table(Table(["a", "value"], [["x", 0.5], ["long name", 12]]), "text") == (
         "a          value\n---------  ------\nx          0.5000\nlong name  12"
     )
+
+
+def test_printed_per_set_table_cuts_long_cells_and_hides_absent_ids():
+    report = {
+        "per_set": [
+            {
+                "where": "a.jsonl:1",
+                "id": "d1",
+                "context": ["hi", "how are you? " * 5],
+                "fields": {"system": "A"},
+                "nli_diversity": 1.23456,
+                "count": 3,
+                "none": None,
+            },
+            {
+                "where": "a.jsonl:2",
+                "id": None,
+                "context": "x",
+                "fields": {},
+                "nli_diversity": 2.0,
+                "count": 4,
+                "none": None,
+            },
+        ]
+    }
+    assert format_per_set_table(report) == (
+        "id  context                                   system  nli_diversity  count  none\n"
+        "--  ----------------------------------------  ------  -------------  -----  ----\n"
+        "d1  hi | how are you? how are you? how are..  A       1.2346         3\n"
+        "    x                                                 2.0000         4"
+    )
+    without_ids = {"per_set": [{"where": "w", "context": None, "a": 0.5}]}
+    assert format_per_set_table(without_ids) == "context  a\n-------  ------\n         0.5000"
+    assert format_per_set_table({"per_set": []}) == "context\n-------"
 
 
 @pytest.mark.parametrize("bad", [-1, 1.5, True, "4", 21, 100000])

@@ -17,7 +17,8 @@ from conftest import REPO_ROOT
 from dialeval.atomic_files import MANIFEST_NAME
 from dialeval.cli import main
 from dialeval.cli.checkpoints import checkpoint_folder, open_checkpoints, run_identity
-from dialeval.cli.dtg_job import DTGOptions, ResumableJsonl
+from dialeval.cli.dtg_options import DTGOptions
+from dialeval.cli.dtg_writer import ResumableJsonl
 from dialeval.cli.evaluate_job import MetricOutcome
 from dialeval.cli.safe_output import (
     OutputLock,
@@ -344,13 +345,13 @@ def _hold(output) -> dict:
 
 
 def test_evaluate_and_dtg_fail_at_once_on_a_held_output(sets_file, tmp_path, capsys, monkeypatch):
-    from dialeval.cli import dtg_job, evaluate_job
+    from dialeval.cli import dtg_contexts, evaluate_job
 
     monkeypatch.setattr(
         evaluate_job, "evaluate_response_sets", lambda *args, **kwargs: pytest.fail("the job ran")
     )
     monkeypatch.setattr(
-        dtg_job, "read_contexts", lambda *args, **kwargs: pytest.fail("the job ran")
+        dtg_contexts, "read_contexts", lambda *args, **kwargs: pytest.fail("the job ran")
     )
     report = tmp_path / "report.json"
     _hold(report)

@@ -185,7 +185,7 @@ def test_read_records_rejects_each_kind_of_malformed_line(tmp_path, second_line,
 
 def test_load_takes_the_split_names_the_cli_takes(release_dir, tmp_path):
     """`dialeval dtg --split dev` worked where `load(..., split="dev")` failed: one set of names."""
-    from dialeval.cli.dtg_job import read_contexts
+    from dialeval.cli.dtg_contexts import read_contexts
     from dialeval.datasets_scripts import SPLIT_ALIASES, load
 
     assert SPLIT_ALIASES == {"dev": "validation"}

@@ -12,7 +12,7 @@ for _variable in (
 ):
     os.environ[_variable] = "1"
 
-from dialeval.distributed import end_processes, process_state, split_work
+from dialeval.distributed import broadcast_int, end_processes, process_state, split_work
 from dialeval.metrics import LastTokenEmbedder, bertscore_diversity, nli_diversity
 from dialeval.metrics.engines.embedders import embed_unique
 
@@ -56,6 +56,10 @@ def compute(nli_path: str, roberta_path: str, gpt2_path: str) -> dict:
         "processes": process_state().num_processes,
         "nli_rows_per_process": gather_object([sum(rows)]),
         "distinct_pairs": nli["num_unique_pairs"],
+        # the main process's count reaches every process (each offers its own index otherwise)
+        "broadcast": gather_object(
+            [broadcast_int(7 if process_state().is_main_process else process_state().process_index)]
+        ),
     }
 
 

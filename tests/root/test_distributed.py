@@ -1,4 +1,5 @@
-"""dialeval.distributed.end_processes: tears a process group down, and is a no-op without one.
+"""dialeval.distributed.end_processes: tears a process group down, and is a no-op without one;
+broadcast_int gives one process its own value (tests/root/test_split_work.py launches two).
 
 The two-process training test (dress_ddp_worker.py) also asserts the group is gone after it.
 """
@@ -6,7 +7,11 @@ The two-process training test (dress_ddp_worker.py) also asserts the group is go
 import torch
 import torch.distributed as dist
 
-from dialeval.distributed import end_processes
+from dialeval.distributed import broadcast_int, end_processes
+
+
+def test_broadcast_int_in_one_process_is_the_value():
+    assert broadcast_int(12) == 12
 
 
 def test_end_processes_without_a_group_is_a_no_op():

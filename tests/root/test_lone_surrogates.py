@@ -150,7 +150,7 @@ def test_a_dataframe_row_with_a_lone_surrogate_is_named_by_row_and_key():
 def test_every_json_reader_refuses_a_lone_surrogate_anywhere_in_a_record_but_reads_an_escaped_pair(
     tmp_path,
 ):
-    from dialeval.cli.dtg_job import read_contexts
+    from dialeval.cli.dtg_contexts import read_contexts
     from dialeval.metrics.response_selection import read_selection_questions
 
     path = tmp_path / "contexts.jsonl"

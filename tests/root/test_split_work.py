@@ -50,6 +50,7 @@ def test_two_processes_equal_one(tmp_path, tiny_roberta_nli_path, tiny_gpt2_path
     shared = json.loads(out.read_text(encoding="utf-8"))
     single = compute(tiny_roberta_nli_path, tiny_roberta_nli_path, tiny_gpt2_path)
     assert shared.pop("processes") == 2 and single.pop("processes") == 1
+    assert shared.pop("broadcast") == [7, 7] and single.pop("broadcast") == [7]
     # Each process ran about half of the distinct pairs through the model, not all of them.
     rows = shared.pop("nli_rows_per_process")
     assert len(rows) == 2 and min(rows) > 0 and sum(rows) == shared.pop("distinct_pairs")
