@@ -63,7 +63,8 @@ fuzz: install
 	HYPOTHESIS_PROFILE=fuzz $(OFFLINE) $(BIN)/python -m pytest tests/property
 
 # diversity==0.3.1 (the `bench` extra's lexical peer) pins transformers<5: installed without its
-# dependencies; bench_peers.py loads only its ngram_diversity module.
+# dependencies; the bench_peers scripts load single modules of it, never its __init__. bench_peers.py
+# runs every bench_peers_<what>.py into its one section (each alone writes only its own rows).
 bench: install
 	$(BIN)/python -m pip install --no-deps diversity==0.3.1
 	$(OFFLINE) $(BIN)/python benchmarks/bench_lexical.py

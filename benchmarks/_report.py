@@ -11,7 +11,7 @@ import statistics
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,6 +92,38 @@ def machine_line() -> str:
 
 def section_markers(script: str) -> tuple[str, str]:
     return f"<!-- {script}:start -->", f"<!-- {script}:end -->"
+
+
+def section_text(script: str, lines: Sequence[str]) -> str:
+    """``script``'s section of RESULTS.md: ``lines`` between its markers, ending in a newline."""
+    start_marker, end_marker = section_markers(script)
+    return "\n".join([start_marker, *lines, end_marker]) + "\n"
+
+
+#: The alignment row's cell per column letter: ``l`` left, ``r`` right.
+ALIGNMENTS = {"l": "---", "r": "---:"}
+
+
+def table_row(cells: Sequence[object]) -> str:
+    """One Markdown table row: the cells as given, between pipes."""
+    return "| " + " | ".join(str(cell) for cell in cells) + " |"
+
+
+def markdown_table(
+    header: Sequence[str], align: str, rows: Iterable[Sequence[object]]
+) -> list[str]:
+    """The lines of a Markdown table: ``header``, the alignment row (``align``: one letter of
+    :data:`ALIGNMENTS` a column) and ``rows``; every benchmark's tables come from here."""
+    if len(align) != len(header) or set(align) - set(ALIGNMENTS):
+        raise ValueError(
+            f"align {align!r} does not give one of l/r for each of {len(header)} columns"
+        )
+    lines = [table_row(header), "|" + "".join(ALIGNMENTS[letter] + "|" for letter in align)]
+    for row in rows:
+        if len(row) != len(header):
+            raise ValueError(f"row {row!r} has {len(row)} cells, the header {len(header)}")
+        lines.append(table_row(row))
+    return lines
 
 
 def write_section(path: Path, script: str, section: str) -> None:

@@ -52,7 +52,15 @@ import datasets
 import numpy as np
 import torch
 import transformers
-from _report import RESULTS_PATH, cpu_ticks, machine_line, others_share, write_section
+from _report import (
+    RESULTS_PATH,
+    cpu_ticks,
+    machine_line,
+    markdown_table,
+    others_share,
+    section_text,
+    write_section,
+)
 from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainerCallback, TrainingArguments
 
 from dialeval.metrics.sem_ent.clusters import SemanticClusters
@@ -241,7 +249,6 @@ def render(args, runs, cycle, command) -> str:
         ).parameters()
     )
     lines = [
-        f"<!-- {SCRIPT}:start -->",
         "## bench_dress: DRESSTrainer per-step overhead vs plain Trainer",
         "",
         f"- Date: {datetime.date.today().isoformat()}",
@@ -254,10 +261,29 @@ def render(args, runs, cycle, command) -> str:
             f"AdamW; {args.warmup} warm-up + {args.steps} timed steps per run, {args.repeats} alternating runs per trainer"
         ),
         "",
-        "| Trainer | fastest step (s) | median of runs' medians (s) | runs' median steps (s) |",
-        "|---|---|---|---|",
-        f"| plain `Trainer` (model's own loss) | {plain_min:.4f} | {statistics.median(plain):.4f} | {', '.join(f'{v:.4f}' for v in plain)} |",
-        f"| `DRESSTrainer`, weighted NLL (DRESS(-NT)) | {dress_min:.4f} | {statistics.median(dress):.4f} | {', '.join(f'{v:.4f}' for v in dress)} |",
+        *markdown_table(
+            (
+                "Trainer",
+                "fastest step (s)",
+                "median of runs' medians (s)",
+                "runs' median steps (s)",
+            ),
+            "llll",
+            [
+                (
+                    "plain `Trainer` (model's own loss)",
+                    f"{plain_min:.4f}",
+                    f"{statistics.median(plain):.4f}",
+                    ", ".join(f"{v:.4f}" for v in plain),
+                ),
+                (
+                    "`DRESSTrainer`, weighted NLL (DRESS(-NT))",
+                    f"{dress_min:.4f}",
+                    f"{statistics.median(dress):.4f}",
+                    ", ".join(f"{v:.4f}" for v in dress),
+                ),
+            ],
+        ),
         "",
         (
             f"- **Ratio DRESS / plain (median of the per-pair ratios of run medians): {ratio:.3f} ({overhead:+.1f}%)**; "
@@ -278,10 +304,8 @@ def render(args, runs, cycle, command) -> str:
             if max(worst_others, cycle["others"]) > 0.10
             else "."
         ),
-        f"<!-- {SCRIPT}:end -->",
-        "",
     ]
-    return "\n".join(lines)
+    return section_text(SCRIPT, lines)
 
 
 def main(argv=None) -> int:

@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 import torch
 import transformers
-from _report import RESULTS_PATH, machine_line, write_section
+from _report import RESULTS_PATH, machine_line, markdown_table, section_text, write_section
 from bench_nli import build_classifier
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
@@ -182,7 +182,6 @@ def render(m: dict, command: str) -> str:
     verdict = "meets" if scoring_ratio >= TARGET_SPEEDUP else "**misses**"
     n, s = m["num_responses"], m["max_samples"]
     lines = [
-        f"<!-- {SCRIPT}:start -->",
         "## bench_dtg: DTG with the NLI metric, cached pair matrix vs. re-scoring every subset",
         "",
         f"- Date: {datetime.date.today().isoformat()}",
@@ -207,16 +206,29 @@ def render(m: dict, command: str) -> str:
             "cores; both runs ran under the same conditions, one after the other)."
         ),
         "",
-        "| scoring | pair evaluations | scoring wall time | whole DTG wall time |",
-        "|---|---:|---:|---:|",
-        (
-            f"| naive: every value and subset from its pairs | {m['naive_pairs']:,} | {m['naive_scoring_s']:.1f} s | "
-            f"{m['naive_total_s']:.1f} s |"
-        ),
-        f"| cached pair matrix (ours) | {m['cached_pairs']:,} | {m['cached_scoring_s']:.1f} s | {m['cached_total_s']:.1f} s |",
-        (
-            f"| ratio | {m['naive_pairs'] / m['cached_pairs']:.1f}x | **{scoring_ratio:.1f}x** ({verdict} the "
-            f"{TARGET_SPEEDUP:.0f}x target) | {m['naive_total_s'] / m['cached_total_s']:.1f}x |"
+        *markdown_table(
+            ("scoring", "pair evaluations", "scoring wall time", "whole DTG wall time"),
+            "lrrr",
+            [
+                (
+                    "naive: every value and subset from its pairs",
+                    f"{m['naive_pairs']:,}",
+                    f"{m['naive_scoring_s']:.1f} s",
+                    f"{m['naive_total_s']:.1f} s",
+                ),
+                (
+                    "cached pair matrix (ours)",
+                    f"{m['cached_pairs']:,}",
+                    f"{m['cached_scoring_s']:.1f} s",
+                    f"{m['cached_total_s']:.1f} s",
+                ),
+                (
+                    "ratio",
+                    f"{m['naive_pairs'] / m['cached_pairs']:.1f}x",
+                    f"**{scoring_ratio:.1f}x** ({verdict} the {TARGET_SPEEDUP:.0f}x target)",
+                    f"{m['naive_total_s'] / m['cached_total_s']:.1f}x",
+                ),
+            ],
         ),
         "",
         (
@@ -224,9 +236,8 @@ def render(m: dict, command: str) -> str:
             f"n(n-1) + 2(n-1)(S-n) = {n * (n - 1) + 2 * (n - 1) * (s - n)} model pair scorings: max observed "
             f"{m['max_pairs_per_context']} (the Table 4 report reads the matrix and adds none)."
         ),
-        f"<!-- {SCRIPT}:end -->",
     ]
-    return "\n".join(lines) + "\n"
+    return section_text(SCRIPT, lines)
 
 
 def main(argv=None) -> int:

@@ -89,7 +89,7 @@ import bench_job
 import numpy as np
 import torch
 import transformers
-from _report import RESULTS_PATH, machine_line, write_section
+from _report import RESULTS_PATH, machine_line, markdown_table, section_text, write_section
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 from transformers import (
     AutoModelForSequenceClassification,
@@ -914,7 +914,6 @@ def render(data: dict) -> str:
         else f"device: **{env['device']}** (no GPU)"
     )
     lines = [
-        f"<!-- {SCRIPT}:start -->",
         "## bench_gpu: model-backed metrics and DTG on one GPU",
         "",
         f"- Date: {env['date']}",
@@ -954,15 +953,31 @@ def render(data: dict) -> str:
                 "the device; only the forward passes timed."
             ),
             "",
-            "| dtype | ours: wall | ours: pairs/s | ceiling: wall | ceiling: pairs/s | fraction of ceiling | peak GPU memory |",
-            "|---|---:|---:|---:|---:|---:|---:|",
+            *markdown_table(
+                (
+                    "dtype",
+                    "ours: wall",
+                    "ours: pairs/s",
+                    "ceiling: wall",
+                    "ceiling: pairs/s",
+                    "fraction of ceiling",
+                    "peak GPU memory",
+                ),
+                "lrrrrrr",
+                [
+                    (
+                        dtype,
+                        f"{_median(row['ours_s']):.2f} s",
+                        f"{row['ours_pairs_per_s']:,.0f}",
+                        f"{_median(row['ceiling_s']):.2f} s",
+                        f"{row['ceiling_pairs_per_s']:,.0f}",
+                        f"**{row['fraction_of_ceiling']:.2f}**",
+                        _gib(row["peak_gpu_gib"]),
+                    )
+                    for dtype, row in nli["rows"].items()
+                ],
+            ),
         ]
-        for dtype, row in nli["rows"].items():
-            lines.append(
-                f"| {dtype} | {_median(row['ours_s']):.2f} s | {row['ours_pairs_per_s']:,.0f} | {_median(row['ceiling_s']):.2f} s | "
-                f"{row['ceiling_pairs_per_s']:,.0f} | **{row['fraction_of_ceiling']:.2f}** | "
-                f"{_gib(row['peak_gpu_gib'])} |"
-            )
         counts = {dtype: row["class_counts"] for dtype, row in nli["rows"].items()}
         same = ", ".join(
             f"{dtype} {row['ceiling_same_argmax_as_ours']:.1%}"
@@ -995,12 +1010,32 @@ def render(data: dict) -> str:
                 "responses (worst case). Sampling restricted to the tokenizer's ids."
             ),
             "",
-            "| dtype | contexts | wall | contexts/s | responses drawn | responses/s | NLI pairs (calls) | NLI share of wall | peak GPU memory |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-            (
-                f"| {dtg['dtype']} | {dtg['num_contexts']} | {dtg['seconds']:.1f} s | **{dtg['contexts_per_s']:.2f}** | "
-                f"{dtg['responses_drawn']} | {dtg['responses_per_s']:.1f} | {dtg['nli_pairs']:,} ({dtg['nli_calls']}) | "
-                f"{dtg['nli_share']:.0%} | {_gib(dtg['peak_gpu_gib'])} |"
+            *markdown_table(
+                (
+                    "dtype",
+                    "contexts",
+                    "wall",
+                    "contexts/s",
+                    "responses drawn",
+                    "responses/s",
+                    "NLI pairs (calls)",
+                    "NLI share of wall",
+                    "peak GPU memory",
+                ),
+                "lrrrrrrrr",
+                [
+                    (
+                        dtg["dtype"],
+                        dtg["num_contexts"],
+                        f"{dtg['seconds']:.1f} s",
+                        f"**{dtg['contexts_per_s']:.2f}**",
+                        dtg["responses_drawn"],
+                        f"{dtg['responses_per_s']:.1f}",
+                        f"{dtg['nli_pairs']:,} ({dtg['nli_calls']})",
+                        f"{dtg['nli_share']:.0%}",
+                        _gib(dtg["peak_gpu_gib"]),
+                    )
+                ],
             ),
             "",
             f"Stop reasons: {dtg['stop_reasons']}; final responses average {dtg['mean_final_response_tokens']:.1f} tokens (re-tokenized).",
@@ -1021,14 +1056,29 @@ def render(data: dict) -> str:
                 f"(1-3 context turns, 4-10 candidates; {sel['num_candidates']:,} candidates)."
             ),
             "",
-            "| dtype | wall | questions/s | candidates/s | scored tokens/s | peak GPU memory |",
-            "|---|---:|---:|---:|---:|---:|",
+            *markdown_table(
+                (
+                    "dtype",
+                    "wall",
+                    "questions/s",
+                    "candidates/s",
+                    "scored tokens/s",
+                    "peak GPU memory",
+                ),
+                "lrrrrr",
+                [
+                    (
+                        dtype,
+                        f"{_median(row['seconds']):.2f} s",
+                        f"**{row['questions_per_s']:.1f}**",
+                        f"{row['candidates_per_s']:.0f}",
+                        f"{row['scored_tokens_per_s']:,.0f}",
+                        _gib(row["peak_gpu_gib"]),
+                    )
+                    for dtype, row in sel["rows"].items()
+                ],
+            ),
         ]
-        for dtype, row in sel["rows"].items():
-            lines.append(
-                f"| {dtype} | {_median(row['seconds']):.2f} s | **{row['questions_per_s']:.1f}** | {row['candidates_per_s']:.0f} | "
-                f"{row['scored_tokens_per_s']:,.0f} | {_gib(row['peak_gpu_gib'])} |"
-            )
         lines += [
             "",
             f"bfloat16 selects the float32 candidate on {sel['bf16_fp32_same_selection']:.1%} of the questions.",
@@ -1067,8 +1117,7 @@ def render(data: dict) -> str:
             ]
     else:
         lines += [f"Not measured: {job}", ""]
-    lines[-1:] = [f"<!-- {SCRIPT}:end -->"]
-    return "\n".join(lines) + "\n"
+    return section_text(SCRIPT, lines[:-1])  # the end marker takes the last blank line's place
 
 
 def save_json(path: Path | None, data: dict) -> None:

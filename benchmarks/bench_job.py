@@ -92,8 +92,10 @@ from _report import (
     interleaved,
     log,
     machine_line,
+    markdown_table,
     package_versions,
     run_process_tree,
+    section_text,
     set_offline_environment,
     write_section,
 )
@@ -487,25 +489,39 @@ def warmup_text(result: dict) -> str:
 
 def render_rows(result: dict) -> list[str]:
     """The table, scaling, goals and checks of a :func:`measure` result (also used by bench_gpu)."""
-    lines = [
-        (
-            "| responses (sets; distinct texts) | ours: wall / CPU | peers: wall / CPU | ours / peers, wall (speed-up) "
-            "| ours: peak RSS | peers: peak RSS | ours / peers, RSS | others' CPU | equal figures |"
-        ),
-        "|---|---:|---:|---:|---:|---:|---:|---:|---|",
-    ]
+    size_rows = []
     for row in result["rows"]:
         ours, peer = row["ours"], row["peer"]
         ratio = _median(ours["wall"]) / _median(peer["wall"])
         failed = [check["figure"] for check in row["checks"] if not check["equal"]]
-        lines.append(
-            f"| {row['responses']:,} ({row['sets']:,}; {row['distinct']:,}) | {_median(ours['wall']):.2f} / "
-            f"{_median(ours['cpu']):.2f} s | {_median(peer['wall']):.2f} / {_median(peer['cpu']):.2f} s | "
-            f"{ratio:.2f} (**{1 / ratio:.2f}x**) | {_gib(max(ours['peak_rss']))} | {_gib(max(peer['peak_rss']))} | "
-            f"{max(ours['peak_rss']) / max(peer['peak_rss']):.2f} | {row['others']:.0%} | "
-            + ("yes" if row["equal"] else f"**NO**: {', '.join(failed)}")
-            + " |"
+        size_rows.append(
+            (
+                f"{row['responses']:,} ({row['sets']:,}; {row['distinct']:,})",
+                f"{_median(ours['wall']):.2f} / {_median(ours['cpu']):.2f} s",
+                f"{_median(peer['wall']):.2f} / {_median(peer['cpu']):.2f} s",
+                f"{ratio:.2f} (**{1 / ratio:.2f}x**)",
+                _gib(max(ours["peak_rss"])),
+                _gib(max(peer["peak_rss"])),
+                f"{max(ours['peak_rss']) / max(peer['peak_rss']):.2f}",
+                f"{row['others']:.0%}",
+                "yes" if row["equal"] else f"**NO**: {', '.join(failed)}",
+            )
         )
+    lines = markdown_table(
+        (
+            "responses (sets; distinct texts)",
+            "ours: wall / CPU",
+            "peers: wall / CPU",
+            "ours / peers, wall (speed-up)",
+            "ours: peak RSS",
+            "peers: peak RSS",
+            "ours / peers, RSS",
+            "others' CPU",
+            "equal figures",
+        ),
+        "lrrrrrrrl",
+        size_rows,
+    )
     lines.append("")
     if result["scaling"]:
         lines.append(
@@ -545,15 +561,21 @@ def render_rows(result: dict) -> list[str]:
         "",
         f"Figures compared ({largest['responses']:,} responses; every size is checked the same way):",
         "",
-        "| figure | values compared | max difference | tolerance | why that tolerance |",
-        "|---|---:|---:|---|---|",
+        *markdown_table(
+            ("figure", "values compared", "max difference", "tolerance", "why that tolerance"),
+            "lrrll",
+            [
+                (
+                    check["figure"],
+                    f"{check['count']:,}",
+                    f"{check['max_difference']:.1e}",
+                    f"{check['tolerance']:.0e} {check['kind']}",
+                    TOLERANCES[check["figure"]][2],
+                )
+                for check in checks
+            ],
+        ),
     ]
-    for check in checks:
-        why = TOLERANCES[check["figure"]][2]
-        lines.append(
-            f"| {check['figure']} | {check['count']:,} | {check['max_difference']:.1e} | "
-            f"{check['tolerance']:.0e} {check['kind']} | {why} |"
-        )
     return lines
 
 
@@ -575,7 +597,6 @@ def versions() -> str:
 def render(result: dict, command: str) -> str:
     threads = result["threads"]
     lines = [
-        f"<!-- {SCRIPT}:start -->",
         "## bench_job: the whole job, `dialeval evaluate` vs the peers' script",
         "",
         (
@@ -610,8 +631,7 @@ def render(result: dict, command: str) -> str:
             f"- {row['responses']:,}: {', '.join(f'{t:.2f}' for t in row['ours']['wall'])} | "
             f"{', '.join(f'{t:.2f}' for t in row['peer']['wall'])}"
         )
-    lines += [f"<!-- {SCRIPT}:end -->"]
-    return "\n".join(lines) + "\n"
+    return section_text(SCRIPT, lines)
 
 
 # ---------------------------------------------------------------- the 1M-response corpus
@@ -692,7 +712,6 @@ def measure_corpus(size: int, workdir: Path, device: str | None, threads: int | 
 def render_corpus(result: dict, command: str) -> str:
     corpus = result["corpus"]
     lines = [
-        f"<!-- {CORPUS_SCRIPT}:start -->",
         f"## bench_job --corpus-1m: `dialeval evaluate` on a {corpus['responses']:,}-response corpus",
         "",
         (
@@ -713,11 +732,26 @@ def render_corpus(result: dict, command: str) -> str:
     else:
         verdict = "**under**" if result["peak_rss"] < CORPUS_RSS_LIMIT else "**over**"
         lines += [
-            "| wall | CPU | peak RSS (process tree) | largest single process | others' CPU | issue's limit |",
-            "|---:|---:|---:|---:|---:|---|",
-            (
-                f"| {result['wall']:.1f} s | {result['cpu']:.1f} s | {_gib(result['peak_rss'])} | {_gib(result['max_rss'])} | "
-                f"{result['others']:.0%} | {verdict} 4 GiB |"
+            *markdown_table(
+                (
+                    "wall",
+                    "CPU",
+                    "peak RSS (process tree)",
+                    "largest single process",
+                    "others' CPU",
+                    "issue's limit",
+                ),
+                "rrrrrl",
+                [
+                    (
+                        f"{result['wall']:.1f} s",
+                        f"{result['cpu']:.1f} s",
+                        _gib(result["peak_rss"]),
+                        _gib(result["max_rss"]),
+                        f"{result['others']:.0%}",
+                        f"{verdict} 4 GiB",
+                    )
+                ],
             ),
             "",
             f"Report: `num_responses` {result['num_responses']:,}; "
@@ -744,9 +778,8 @@ def render_corpus(result: dict, command: str) -> str:
             + (f"`--threads {result['threads']}`" if result["threads"] else "default")
             + "."
         ),
-        f"<!-- {CORPUS_SCRIPT}:end -->",
     ]
-    return "\n".join(lines) + "\n"
+    return section_text(CORPUS_SCRIPT, lines)
 
 
 # ---------------------------------------------------------------- main

@@ -50,7 +50,7 @@ from _released_code import (  # the released code's ports (the naive references)
     tevet_cosine_diversity,
     tevet_distinct_ngrams,
 )
-from _report import RESULTS_PATH, machine_line, section_markers, write_section
+from _report import RESULTS_PATH, machine_line, markdown_table, section_text, write_section
 
 from dialeval.metrics import corpus_ngram_diversity
 from dialeval.metrics.lexical_diversity.set_level_batch import batch_set_lexical_diversity
@@ -59,7 +59,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_RESULTS = RESULTS_PATH
 TEVET_RAW = REPO_ROOT.parent / "shared" / "data" / "tevet-diversity-eval" / "raw"
 TEVET_FOLDERS = ("McDiv", "McDiv_nuggets")
-SECTION_START, SECTION_END = section_markers("bench_lexical")
+SCRIPT = "bench_lexical"
 TARGET_SPEEDUP = 10.0
 ENTROPY_RTOL = 1e-9
 
@@ -338,7 +338,6 @@ def _ratio(naive_s: float, ours_s: float) -> str:
 def render_section(corpus: dict, sets: dict | None, command: str) -> str:
     distinct_share = corpus["num_distinct"] / corpus["num_responses"]
     lines = [
-        SECTION_START,
         "## bench_lexical: lexical diversity vs. the papers' released code",
         "",
         f"- Date: {datetime.date.today().isoformat()}",
@@ -370,17 +369,22 @@ def render_section(corpus: dict, sets: dict | None, command: str) -> str:
         ),
         "- One run each.",
         "",
-        "| implementation | wall time | speed-up vs naive |",
-        "|---|---:|---:|",
-        f"| naive Sem-Ent port (1 process) | {corpus['naive_s']:.1f} s | 1.0x |",
-        (
-            f"| ours, `num_workers=1` | {corpus['ours_single_s']:.1f} s "
-            f"| {_ratio(corpus['naive_s'], corpus['ours_single_s'])} |"
-        ),
-        (
-            f"| ours, default (`num_workers=None` → {corpus['default_workers']} processes) "
-            f"| {corpus['ours_default_s']:.1f} s | "
-            f"{_ratio(corpus['naive_s'], corpus['ours_default_s'])} |"
+        *markdown_table(
+            ("implementation", "wall time", "speed-up vs naive"),
+            "lrr",
+            [
+                ("naive Sem-Ent port (1 process)", f"{corpus['naive_s']:.1f} s", "1.0x"),
+                (
+                    "ours, `num_workers=1`",
+                    f"{corpus['ours_single_s']:.1f} s",
+                    _ratio(corpus["naive_s"], corpus["ours_single_s"]),
+                ),
+                (
+                    f"ours, default (`num_workers=None` → {corpus['default_workers']} processes)",
+                    f"{corpus['ours_default_s']:.1f} s",
+                    _ratio(corpus["naive_s"], corpus["ours_default_s"]),
+                ),
+            ],
         ),
         "",
         (
@@ -388,16 +392,22 @@ def render_section(corpus: dict, sets: dict | None, command: str) -> str:
             f"{ENTROPY_RTOL:.0e} relative): **{'passed' if corpus['ok'] else 'FAILED'}**."
         ),
         "",
-        "| metric | naive | ours (`num_workers=1`) | ours (default) |",
-        "|---|---:|---:|---:|",
     ]
     by_run = {(check["run"], check["metric"]): check for check in corpus["checks"]}
+    check_rows = []
     for key, reference in corpus["naive"].items():
         single, default = by_run[("num_workers=1", key)], by_run[("default", key)]
-        lines.append(
-            f"| {key} | {reference!r} | {single['ours']!r} ({single['detail']}) "
-            f"| {default['ours']!r} ({default['detail']}) |"
+        check_rows.append(
+            (
+                key,
+                repr(reference),
+                f"{single['ours']!r} ({single['detail']})",
+                f"{default['ours']!r} ({default['detail']})",
+            )
         )
+    lines += markdown_table(
+        ("metric", "naive", "ours (`num_workers=1`)", "ours (default)"), "lrrr", check_rows
+    )
     lines += [
         "",
         (
@@ -423,9 +433,8 @@ def render_section(corpus: dict, sets: dict | None, command: str) -> str:
         lines += [
             "Skipped: `../shared/data/tevet-diversity-eval/raw/` was not found.",
             "",
-            SECTION_END,
         ]
-        return "\n".join(lines) + "\n"
+        return section_text(SCRIPT, lines)
     lines += [
         (
             "- Naive: faithful port of `GuyTevet/diversity-eval` (`utils.lines_to_ngrams`, `DistinctNgrams`, "
@@ -452,18 +461,29 @@ def render_section(corpus: dict, sets: dict | None, command: str) -> str:
             "compare the naive metric alone with our call for both (a lower bound on the speed-up)."
         ),
         "",
-        "| metric | naive (best) | ours (best) | speed-up vs naive |",
-        "|---|---:|---:|---:|",
     ]
     naive_total, ours_total = sets["naive_best"], sets["ours_best"]
+    time_rows = []
     for name, metric in sets["metrics"].items():
         naive_best = min(metric["naive_times"])
-        lines.append(
-            f"| {name} | {naive_best:.2f} s | (both: {ours_total:.2f} s) "
-            f"| >= {naive_best / ours_total:.1f}x |"
+        time_rows.append(
+            (
+                name,
+                f"{naive_best:.2f} s",
+                f"(both: {ours_total:.2f} s)",
+                f">= {naive_best / ours_total:.1f}x",
+            )
         )
-    lines.append(
-        f"| both | {naive_total:.2f} s | {ours_total:.2f} s | {_ratio(naive_total, ours_total)} |"
+    time_rows.append(
+        (
+            "both",
+            f"{naive_total:.2f} s",
+            f"{ours_total:.2f} s",
+            _ratio(naive_total, ours_total),
+        )
+    )
+    lines += markdown_table(
+        ("metric", "naive (best)", "ours (best)", "speed-up vs naive"), "lrrr", time_rows
     )
     lines.append("")
     for name, metric in sets["metrics"].items():
@@ -478,15 +498,25 @@ def render_section(corpus: dict, sets: dict | None, command: str) -> str:
     lines += [
         f"Equality check (every row identical to 3 decimals): **{'passed' if sets['ok'] else 'FAILED'}**.",
         "",
-        "| metric | rows differing at 3 decimals | rows bit-identical | max abs difference |",
-        "|---|---:|---:|---:|",
+        *markdown_table(
+            (
+                "metric",
+                "rows differing at 3 decimals",
+                "rows bit-identical",
+                "max abs difference",
+            ),
+            "lrrr",
+            [
+                (
+                    name,
+                    f"{len(metric['mismatches'])} / {sets['num_sets']:,}",
+                    f"{metric['exact']:,} / {sets['num_sets']:,}",
+                    f"{metric['max_abs_diff']:.1e}",
+                )
+                for name, metric in sets["metrics"].items()
+            ],
+        ),
     ]
-    for name, metric in sets["metrics"].items():
-        lines.append(
-            f"| {name} | {len(metric['mismatches'])} / {sets['num_sets']:,} "
-            f"| {metric['exact']:,} / {sets['num_sets']:,} "
-            f"| {metric['max_abs_diff']:.1e} |"
-        )
     lines += [
         "",
         (
@@ -502,9 +532,8 @@ def render_section(corpus: dict, sets: dict | None, command: str) -> str:
             "released pair order (hence bit-identical results)."
         ),
         "",
-        SECTION_END,
     ]
-    return "\n".join(lines) + "\n"
+    return section_text(SCRIPT, lines)
 
 
 def print_summary(corpus: dict, sets: dict | None) -> None:
@@ -576,7 +605,7 @@ def main(argv: list[str] | None = None) -> int:
     command = " ".join(shlex.quote(part) for part in parts)
     corpus = bench_corpus(args.num_responses, args.seed)
     sets = bench_sets(args.data_dir, args.set_repeats)
-    write_section(args.results, "bench_lexical", render_section(corpus, sets, command))
+    write_section(args.results, SCRIPT, render_section(corpus, sets, command))
     print_summary(corpus, sets)
     print(f"\nwrote {args.results}")
     ok = corpus["ok"] and (sets is None or sets["ok"])

@@ -41,7 +41,14 @@ from pathlib import Path
 import numpy as np
 import torch
 import transformers
-from _report import RESULTS_PATH, PeakRSS, machine_line, write_section
+from _report import (
+    RESULTS_PATH,
+    PeakRSS,
+    machine_line,
+    markdown_table,
+    section_text,
+    write_section,
+)
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 from transformers import (
     AutoTokenizer,
@@ -288,7 +295,6 @@ def render(throughput: dict, stream: dict, command: str) -> str:
     ratio = ours_rate / naive_rate
     verdict = "meets" if ratio >= TARGET_SPEEDUP else "**misses**"
     lines = [
-        f"<!-- {SCRIPT}:start -->",
         "## bench_nli: NLI Diversity, batched engine vs. one pair per forward",
         "",
         f"- Date: {datetime.date.today().isoformat()}",
@@ -309,23 +315,55 @@ def render(throughput: dict, stream: dict, command: str) -> str:
         ),
         f"- Ours: `nli_diversity(..., batch_size={t['batch_size']})`. Peak memory: growth of the process RSS during the call.",
         "",
-        "| implementation | sets | pairs | wall time | pairs / s | speed-up | peak RSS growth |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-        (
-            f"| naive: one `tokenizer()` + forward per pair | {t['naive_sets']} | {t['pairs_subset']:,} | {t['naive_s']:.1f} s | "
-            f"{naive_rate:.1f} | 1.0x | {t['naive_mib']:.0f} MiB |"
-        ),
-        (
-            f"| ours | {t['naive_sets']} | {t['pairs_subset']:,} | {t['ours_s']:.1f} s | {ours_rate:.1f} | "
-            f"**{ratio:.1f}x** ({verdict} the {TARGET_SPEEDUP:.0f}x target) | {t['ours_mib']:.0f} MiB |"
-        ),
-        (
-            f'| ours, `dtype="bfloat16"` (not identical, see below) | {t["naive_sets"]} | {t["pairs_subset"]:,} | '
-            f"{t['half_s']:.1f} s | {t['pairs_subset'] / t['half_s']:.1f} | {t['pairs_subset'] / t['half_s'] / naive_rate:.1f}x | – |"
-        ),
-        (
-            f"| ours, whole file | {t['num_sets']} | {t['pairs_all']:,} | {t['full_s']:.1f} s | {full_rate:.1f} | "
-            f"{full_rate / naive_rate:.1f}x | {t['full_mib']:.0f} MiB |"
+        *markdown_table(
+            (
+                "implementation",
+                "sets",
+                "pairs",
+                "wall time",
+                "pairs / s",
+                "speed-up",
+                "peak RSS growth",
+            ),
+            "lrrrrrr",
+            [
+                (
+                    "naive: one `tokenizer()` + forward per pair",
+                    t["naive_sets"],
+                    f"{t['pairs_subset']:,}",
+                    f"{t['naive_s']:.1f} s",
+                    f"{naive_rate:.1f}",
+                    "1.0x",
+                    f"{t['naive_mib']:.0f} MiB",
+                ),
+                (
+                    "ours",
+                    t["naive_sets"],
+                    f"{t['pairs_subset']:,}",
+                    f"{t['ours_s']:.1f} s",
+                    f"{ours_rate:.1f}",
+                    f"**{ratio:.1f}x** ({verdict} the {TARGET_SPEEDUP:.0f}x target)",
+                    f"{t['ours_mib']:.0f} MiB",
+                ),
+                (
+                    'ours, `dtype="bfloat16"` (not identical, see below)',
+                    t["naive_sets"],
+                    f"{t['pairs_subset']:,}",
+                    f"{t['half_s']:.1f} s",
+                    f"{t['pairs_subset'] / t['half_s']:.1f}",
+                    f"{t['pairs_subset'] / t['half_s'] / naive_rate:.1f}x",
+                    "–",
+                ),
+                (
+                    "ours, whole file",
+                    t["num_sets"],
+                    f"{t['pairs_all']:,}",
+                    f"{t['full_s']:.1f} s",
+                    f"{full_rate:.1f}",
+                    f"{full_rate / naive_rate:.1f}x",
+                    f"{t['full_mib']:.0f} MiB",
+                ),
+            ],
         ),
         "",
         (
@@ -355,9 +393,8 @@ def render(throughput: dict, stream: dict, command: str) -> str:
             f"{stream['mib_at_checkpoint']:.0f} MiB; after all {stream['num_sets']:,}: {stream['mib_at_end']:.0f} MiB "
             "(bounded by one chunk, not by the corpus)."
         ),
-        f"<!-- {SCRIPT}:end -->",
     ]
-    return "\n".join(lines) + "\n"
+    return section_text(SCRIPT, lines)
 
 
 def main(argv=None) -> int:

@@ -47,7 +47,14 @@ from pathlib import Path
 import numpy as np
 import torch
 import transformers
-from _report import RESULTS_PATH, PeakRSS, machine_line, write_section
+from _report import (
+    RESULTS_PATH,
+    PeakRSS,
+    machine_line,
+    markdown_table,
+    section_text,
+    write_section,
+)
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import (
     AutoModelForCausalLM,
@@ -231,7 +238,6 @@ def bench(
 def render(runs: list[dict], bound: dict, command: str) -> str:
     first = runs[0]
     lines = [
-        f"<!-- {SCRIPT}:start -->",
         "## bench_selection: response-selection losses, batched questions vs. one forward per candidate",
         "",
         f"- Date: {datetime.date.today().isoformat()}",
@@ -259,37 +265,70 @@ def render(runs: list[dict], bound: dict, command: str) -> str:
             "during the call."
         ),
         "",
-        (
-            "| torch threads (load avg) | implementation | questions | candidates | wall time | candidates / s | speed-up "
-            "| peak RSS growth |"
-        ),
-        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
+    rows = []
     for t in runs:
         naive_rate = t["candidates_subset"] / t["naive_s"]
         ratio = t["naive_s"] / t["ours_s"]
         verdict = "meets" if ratio >= TARGET_SPEEDUP else "**misses**"
         full_rate = t["candidates_all"] / t["full_s"]
         setting = f"{t['threads']} ({t['load'][0]:.1f} → {t['load'][1]:.1f})"
-        lines += [
+        rows += [
             (
-                f"| {setting} | naive: one `tokenizer()` + forward (`labels=`) per candidate | {t['naive_questions']:,} | "
-                f"{t['candidates_subset']:,} | {t['naive_s']:.1f} s | {naive_rate:.1f} | 1.0x | {t['naive_mib']:.0f} MiB |"
+                setting,
+                "naive: one `tokenizer()` + forward (`labels=`) per candidate",
+                f"{t['naive_questions']:,}",
+                f"{t['candidates_subset']:,}",
+                f"{t['naive_s']:.1f} s",
+                f"{naive_rate:.1f}",
+                "1.0x",
+                f"{t['naive_mib']:.0f} MiB",
             ),
             (
-                f"| {setting} | ours | {t['naive_questions']:,} | {t['candidates_subset']:,} | {t['ours_s']:.1f} s | "
-                f"{t['candidates_subset'] / t['ours_s']:.1f} | **{ratio:.1f}x** ({verdict} the {TARGET_SPEEDUP:.0f}x target) | "
-                f"{t['ours_mib']:.0f} MiB |"
+                setting,
+                "ours",
+                f"{t['naive_questions']:,}",
+                f"{t['candidates_subset']:,}",
+                f"{t['ours_s']:.1f} s",
+                f"{t['candidates_subset'] / t['ours_s']:.1f}",
+                f"**{ratio:.1f}x** ({verdict} the {TARGET_SPEEDUP:.0f}x target)",
+                f"{t['ours_mib']:.0f} MiB",
             ),
             (
-                f"| {setting} | ours, `share_context=False` | {t['naive_questions']:,} | {t['candidates_subset']:,} | "
-                f"{t['single_s']:.1f} s | {t['candidates_subset'] / t['single_s']:.1f} | {t['naive_s'] / t['single_s']:.1f}x | – |"
+                setting,
+                "ours, `share_context=False`",
+                f"{t['naive_questions']:,}",
+                f"{t['candidates_subset']:,}",
+                f"{t['single_s']:.1f} s",
+                f"{t['candidates_subset'] / t['single_s']:.1f}",
+                f"{t['naive_s'] / t['single_s']:.1f}x",
+                "–",
             ),
             (
-                f"| {setting} | ours, all questions | {t['num_questions']:,} | {t['candidates_all']:,} | {t['full_s']:.1f} s | "
-                f"{full_rate:.1f} | {full_rate / naive_rate:.1f}x | {t['full_mib']:.0f} MiB |"
+                setting,
+                "ours, all questions",
+                f"{t['num_questions']:,}",
+                f"{t['candidates_all']:,}",
+                f"{t['full_s']:.1f} s",
+                f"{full_rate:.1f}",
+                f"{full_rate / naive_rate:.1f}x",
+                f"{t['full_mib']:.0f} MiB",
             ),
         ]
+    lines += markdown_table(
+        (
+            "torch threads (load avg)",
+            "implementation",
+            "questions",
+            "candidates",
+            "wall time",
+            "candidates / s",
+            "speed-up",
+            "peak RSS growth",
+        ),
+        "llrrrrrr",
+        rows,
+    )
     ok = all(t["ok"] for t in runs)
     lines += [
         "",
@@ -311,9 +350,8 @@ def render(runs: list[dict], bound: dict, command: str) -> str:
             "products using the cores better than one short sequence does, and from the naive loop's many small forwards "
             "suffering more from the other jobs' load (first column) on this shared machine."
         ),
-        f"<!-- {SCRIPT}:end -->",
     ]
-    return "\n".join(lines) + "\n"
+    return section_text(SCRIPT, lines)
 
 
 def main(argv=None) -> int:

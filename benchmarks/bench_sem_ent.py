@@ -73,7 +73,16 @@ from pathlib import Path
 import numpy as np
 import sklearn
 import torch
-from _report import RESULTS_PATH, PeakRSS, cpu_ticks, machine_line, others_share, write_section
+from _report import (
+    RESULTS_PATH,
+    PeakRSS,
+    cpu_ticks,
+    machine_line,
+    markdown_table,
+    others_share,
+    section_text,
+    write_section,
+)
 from sklearn.cluster import KMeans, MiniBatchKMeans
 from sklearn.decomposition import PCA
 from sklearn.metrics import adjusted_rand_score
@@ -428,7 +437,6 @@ def render(
 ) -> str:
     threshold, recommendation = recommend_threshold(crossover)
     lines = [
-        f"<!-- {SCRIPT}:start -->",
         "## bench_sem_ent: Sem-Ent cluster fitting (MiniLM embedding + PCA + k-means)",
         "",
         f"- Date: {datetime.date.today().isoformat()}",
@@ -458,34 +466,62 @@ def render(
         "",
         "### 1. Scaling",
         "",
-        (
-            "| N | fit wall time | per 1k texts | embedding | PCA | k-means (algorithm, iterations) | PCA dims | "
-            "peak RSS growth (fit) | PCA / k-means alone |"
+        *markdown_table(
+            (
+                "N",
+                "fit wall time",
+                "per 1k texts",
+                "embedding",
+                "PCA",
+                "k-means (algorithm, iterations)",
+                "PCA dims",
+                "peak RSS growth (fit)",
+                "PCA / k-means alone",
+            ),
+            "rrrrrrrrr",
+            [
+                (
+                    f"{r['n']:,}",
+                    f"{r['fit_s']:.1f} s",
+                    f"{r['fit_s'] / r['n'] * 1000:.2f} s",
+                    f"{r['embed_s']:.1f} s ({r['n'] / r['embed_s']:.0f} texts/s)",
+                    f"{r['pca_s']:.3f} s",
+                    f"{r['kmeans_s']:.2f} s ({r['algorithm']}, {r['kmeans_iterations']})",
+                    f"{r['pca_dims']} ({r['explained_variance']:.3f})",
+                    f"{r['fit_mib']:.0f} MiB",
+                    f"{r['pca_mib']:.0f} / {r['kmeans_mib']:.0f} MiB",
+                )
+                for r in scaling
+            ],
         ),
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for r in scaling:
-        lines.append(
-            f"| {r['n']:,} | {r['fit_s']:.1f} s | {r['fit_s'] / r['n'] * 1000:.2f} s | {r['embed_s']:.1f} s "
-            f"({r['n'] / r['embed_s']:.0f} texts/s) | {r['pca_s']:.3f} s | {r['kmeans_s']:.2f} s ({r['algorithm']}, "
-            f"{r['kmeans_iterations']}) | {r['pca_dims']} ({r['explained_variance']:.3f}) | {r['fit_mib']:.0f} MiB | "
-            f"{r['pca_mib']:.0f} / {r['kmeans_mib']:.0f} MiB |"
-        )
     if len(scaling) > 1:
         lines += [
             "",
             "Growth exponent `log(t2/t1) / log(N2/N1)` (1 = linear):",
             "",
-            "| from → to | fit wall time | embedding | PCA | k-means | peak RSS growth (fit) |",
-            "|---|---:|---:|---:|---:|---:|",
+            *markdown_table(
+                (
+                    "from → to",
+                    "fit wall time",
+                    "embedding",
+                    "PCA",
+                    "k-means",
+                    "peak RSS growth (fit)",
+                ),
+                "lrrrrr",
+                [
+                    (
+                        f"{a['n']:,} → {b['n']:,}",
+                        *(
+                            f"{exponent(a[key], b[key], a['n'], b['n']):.2f}"
+                            for key in ("fit_s", "embed_s", "pca_s", "kmeans_s", "fit_mib")
+                        ),
+                    )
+                    for a, b in pairwise(scaling)
+                ],
+            ),
         ]
-        for a, b in pairwise(scaling):
-            lines.append(
-                f"| {a['n']:,} → {b['n']:,} | {exponent(a['fit_s'], b['fit_s'], a['n'], b['n']):.2f} | "
-                f"{exponent(a['embed_s'], b['embed_s'], a['n'], b['n']):.2f} | {exponent(a['pca_s'], b['pca_s'], a['n'], b['n']):.2f} | "
-                f"{exponent(a['kmeans_s'], b['kmeans_s'], a['n'], b['n']):.2f} | "
-                f"{exponent(a['fit_mib'], b['fit_mib'], a['n'], b['n']):.2f} |"
-            )
         algorithms = {r["algorithm"] for r in scaling}
         if len(algorithms) > 1:
             lines += [
@@ -503,30 +539,63 @@ def render(
             "so both start from the same seeding)."
         ),
         "",
-        (
-            "| N | naive: embedding / PCA / k-means | naive total | ours (fit) | speed-up | naive peak RSS | ours peak RSS | "
-            "memory ours/naive |"
-        ),
-        "|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     by_n = {r["n"]: r for r in scaling}
+    naive_rows = []
     for r in naive:
         o = by_n[r["n"]]
         ratio = f"{o['fit_mib'] / r['mib']:.2f}" if r["mib"] > 0 else "–"
-        lines.append(
-            f"| {r['n']:,} | {r['embed_s']:.1f} / {r['pca_s']:.3f} / {r['kmeans_s']:.2f} s | {r['total_s']:.1f} s | "
-            f"{o['fit_s']:.1f} s | **{r['total_s'] / o['fit_s']:.1f}x** | {r['mib']:.0f} MiB | {o['fit_mib']:.0f} MiB | {ratio} |"
+        naive_rows.append(
+            (
+                f"{r['n']:,}",
+                f"{r['embed_s']:.1f} / {r['pca_s']:.3f} / {r['kmeans_s']:.2f} s",
+                f"{r['total_s']:.1f} s",
+                f"{o['fit_s']:.1f} s",
+                f"**{r['total_s'] / o['fit_s']:.1f}x**",
+                f"{r['mib']:.0f} MiB",
+                f"{o['fit_mib']:.0f} MiB",
+                ratio,
+            )
         )
+    lines += markdown_table(
+        (
+            "N",
+            "naive: embedding / PCA / k-means",
+            "naive total",
+            "ours (fit)",
+            "speed-up",
+            "naive peak RSS",
+            "ours peak RSS",
+            "memory ours/naive",
+        ),
+        "rrrrrrrr",
+        naive_rows,
+    )
     lines += [
         "",
-        "| N | same PCA dims | ARI ours vs naive | inertia ours/naive − 1 | max cosine distance between the two embeddings of a text | check |",
-        "|---:|---|---:|---:|---:|---|",
+        *markdown_table(
+            (
+                "N",
+                "same PCA dims",
+                "ARI ours vs naive",
+                "inertia ours/naive − 1",
+                "max cosine distance between the two embeddings of a text",
+                "check",
+            ),
+            "rlrrrl",
+            [
+                (
+                    f"{c['n']:,}",
+                    c["same_dims"],
+                    f"{c['ari']:.4f}",
+                    f"{c['inertia_rel']:+.1e}",
+                    f"{c['max_cos_distance']:.1e}",
+                    f"{'passed' if c['ok'] else '**FAILED**'} (ARI >= {ARI_TARGET})",
+                )
+                for c in checks
+            ],
+        ),
     ]
-    for c in checks:
-        lines.append(
-            f"| {c['n']:,} | {c['same_dims']} | {c['ari']:.4f} | {c['inertia_rel']:+.1e} | {c['max_cos_distance']:.1e} | "
-            f"{'passed' if c['ok'] else '**FAILED**'} (ARI >= {ARI_TARGET}) |"
-        )
     lines += [
         "",
         "### 3. KMeans vs MiniBatchKMeans (sets `MINIBATCH_THRESHOLD`)",
@@ -540,23 +609,40 @@ def render(
             "k-means partitions of these features differ."
         ),
         "",
-        (
-            "| n | PCA dims | KMeans | MiniBatchKMeans | speed-up | inertia MiniBatch / KMeans | ARI MiniBatch vs KMeans | "
-            f"KMeans seed {SEED + 3} vs {SEED + 2}: inertia ratio, ARI | peak RSS KMeans / MiniBatch | meets criterion |"
+        *markdown_table(
+            (
+                "n",
+                "PCA dims",
+                "KMeans",
+                "MiniBatchKMeans",
+                "speed-up",
+                "inertia MiniBatch / KMeans",
+                "ARI MiniBatch vs KMeans",
+                f"KMeans seed {SEED + 3} vs {SEED + 2}: inertia ratio, ARI",
+                "peak RSS KMeans / MiniBatch",
+                "meets criterion",
+            ),
+            "rrrrrrrrrl",
+            [
+                (
+                    f"{r['n']:,}",
+                    r["pca_dims"],
+                    f"{r['kmeans_s']:.2f} s ({r['kmeans_iterations']})",
+                    f"{r['minibatch_kmeans_s']:.2f} s ({r['minibatch_kmeans_iterations']})",
+                    f"{r['speedup']:.2f}x",
+                    f"{r['inertia_ratio']:.4f}",
+                    f"{r['ari']:.3f}",
+                    f"{r['seed_inertia_ratio']:.4f}, {r['seed_ari']:.3f}",
+                    f"{r['kmeans_mib']:.0f} / {r['minibatch_kmeans_mib']:.0f} MiB",
+                    "yes" if r["qualifies"] else "no",
+                )
+                for r in crossover
+            ],
         ),
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
-    for r in crossover:
-        lines.append(
-            f"| {r['n']:,} | {r['pca_dims']} | {r['kmeans_s']:.2f} s ({r['kmeans_iterations']}) | "
-            f"{r['minibatch_kmeans_s']:.2f} s ({r['minibatch_kmeans_iterations']}) | {r['speedup']:.2f}x | "
-            f"{r['inertia_ratio']:.4f} | {r['ari']:.3f} | {r['seed_inertia_ratio']:.4f}, {r['seed_ari']:.3f} | "
-            f"{r['kmeans_mib']:.0f} / {r['minibatch_kmeans_mib']:.0f} MiB | {'yes' if r['qualifies'] else 'no'} |"
-        )
     lines += ["", f"Recommendation: {recommendation}."]
     lines += ["", "### Conclusion", ""] + conclusion(scaling, naive, checks, crossover, threshold)
-    lines.append(f"<!-- {SCRIPT}:end -->")
-    return "\n".join(lines) + "\n"
+    return section_text(SCRIPT, lines)
 
 
 def conclusion(scaling, naive, checks, crossover, threshold) -> list[str]:

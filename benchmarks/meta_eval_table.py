@@ -158,20 +158,22 @@ def markdown(figures: dict, tests, tasks, command: str) -> str:
         )
         configs = ", ".join(figures["tables"][f"{test}/{task}"]["config"] for task in present)
         what = "rho / OCA" if binary else "rho (200-subset mean)"
-        lines += [
-            f"### {DISPLAY_NAMES[test]} ({configs}): {what}",
-            "",
-            "| measure | " + " | ".join(f"{task}Gen" for task in present) + " | mean |",
-            "|---|" + "---:|" * (len(present) + 1),
-        ]
+        table_rows = []
         for label in labels:
             rows = [figures["tables"][f"{test}/{task}"]["rows"].get(label) for task in present]
             cells = [_cell(row, binary) if row else "" for row in rows]
             mark = " †" if _diversity_sign(label) < 0 else ""
-            lines.append(
-                f"| `{label}`{mark} | " + " | ".join(cells) + f" | {_mean_cell(rows, binary)} |"
-            )
-        lines.append("")
+            table_rows.append((f"`{label}`{mark}", *cells, _mean_cell(rows, binary)))
+        lines += [
+            f"### {DISPLAY_NAMES[test]} ({configs}): {what}",
+            "",
+            *_report.markdown_table(
+                ("measure", *(f"{task}Gen" for task in present), "mean"),
+                "l" + "r" * (len(present) + 1),
+                table_rows,
+            ),
+            "",
+        ]
     if figures["skipped"]:
         lines += ["Not in the tables:", ""]
         lines += [f"- `{name}`: {reason}" for name, reason in sorted(figures["skipped"].items())]

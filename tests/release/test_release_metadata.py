@@ -137,3 +137,36 @@ def test_the_pypi_description_speaks_of_the_package_only():
         assert contributor_only not in text, contributor_only
     # a relative link resolves on the repository, not on PyPI
     assert not re.findall(r"\]\((?!https?://|#)[^)]*\)", text)
+
+
+def readme_test_command() -> str:
+    """The command the README's opening block gives for running the tests (``make test``)."""
+    block = re.search(
+        r"```bash\n(.*?)```", (REPO_ROOT / "README.md").read_text(encoding="utf-8"), re.DOTALL
+    )
+    commands = [line.split("#", 1)[0].strip() for line in block.group(1).splitlines()]
+    (command,) = [command for command in commands if command.split()[:2] == ["make", "test"]]
+    return command
+
+
+def ci_script_commands() -> list[str]:
+    """The commands `.ci/run` runs, less its shell set-up (``set``, ``cd``) and comments."""
+    lines = (REPO_ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    commands = [line.split("#", 1)[0].strip() for line in lines]
+    return [command for command in commands if command and command.split()[0] not in {"set", "cd"}]
+
+
+def test_workflow_runs_the_readme_test_command_on_push_and_pull_request():
+    path = REPO_ROOT / ".github" / "workflows" / "test.yml"
+    assert path.is_file(), "no workflow runs the tests on a push or pull request"
+    workflow = yaml.safe_load(path.read_text(encoding="utf-8"))
+    triggers = workflow[True] if True in workflow else workflow["on"]  # YAML 1.1 reads `on` as True
+    assert {"push", "pull_request"} <= set(triggers)
+    assert workflow["concurrency"]["cancel-in-progress"] is True
+    (job,) = workflow["jobs"].values()
+    assert job["runs-on"] == "ubuntu-latest" and job["timeout-minutes"] > 0
+    assert job["env"]["TORCH_INDEX"] == "https://download.pytorch.org/whl/cpu"
+    runs = [step["run"].strip() for step in job["steps"] if "run" in step]
+    # the workflow and .ci/run run the same commands, the README's test command among them
+    assert readme_test_command() in runs
+    assert runs == ci_script_commands()
