@@ -33,9 +33,9 @@ INSTALL_REQUIRES = [
     # torch is installed first by the Makefile (CPU wheel); any 2.x >= 2.2 satisfies this,
     # so pip never pulls a newer, CUDA-heavy build over an installed one.
     # The host libraries are capped at their next major release (evaluate: its next 0.x minor):
-    # dialeval overrides or reads some of their private API, each behind one adapter
-    # (metrics/engines/evaluate_state.py, generation/generation_settings.py,
-    # trainers/trainer_hooks.py).
+    # dialeval overrides or reads some of their private API, only in the adapter modules
+    # (dialeval/host_adapters.py, metrics/engines/evaluate_state.py,
+    # generation/generation_settings.py, trainers/trainer_hooks.py); a test fails on any other.
     "torch>=2.2,<3",
     "transformers>=5.0,<6",
     "accelerate>=1.0,<2",

@@ -80,6 +80,7 @@ _.calibrate_threshold  # generation/dtg_thresholds.py: public, documented in gen
 _.GENERATION_PRIVATE_METHODS  # the host adapters' lists of the hosts' private names, which
 _.QUEUE_ATTRIBUTES  # tests/root/test_host_adapters.py checks against the installed hosts
 _.OVERRIDDEN_PRIVATE_METHODS
+_.READ_PRIVATE_NAMES
 
 # The keyword parameters of dialeval.type_aliases.SentenceEncoder.encode, a Protocol's signature
 # (SentenceTransformer.encode matches it); the engines pass them by keyword.

@@ -13,6 +13,8 @@ import contextvars
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from dialeval.host_adapters import process_state_exists
+
 if TYPE_CHECKING:
     import numpy as np
     from accelerate import PartialState
@@ -28,7 +30,7 @@ def process_state() -> PartialState:
     from accelerate import PartialState
     from accelerate.utils import parse_flag_from_env
 
-    if PartialState._shared_state:
+    if process_state_exists():
         return PartialState()
     accelerator = getattr(torch, "accelerator", None)
     has_accelerator = (

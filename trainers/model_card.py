@@ -25,7 +25,7 @@ def _table(rows: dict) -> str:
 
 def base_model_id(model) -> str | None:
     """The Hub id the model was loaded from; None for a local folder or a model built in code."""
-    name = getattr(getattr(model, "config", None), "_name_or_path", None)
+    name = getattr(getattr(model, "config", None), "name_or_path", None)
     if not name or os.path.isdir(name) or os.path.isabs(name) or name.startswith("."):
         return None
     return name

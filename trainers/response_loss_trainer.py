@@ -484,7 +484,7 @@ class ResponseLossTrainer(TrainerHooks):
     def prediction_step(self, model, inputs, prediction_loss_only, ignore_keys=None, **gen_kwargs):
         """``eval_loss`` is the plain gold NLL; the weights and negative columns play no part in
         evaluation."""
-        inputs = self._prepare_inputs(inputs)
+        inputs = self.inputs_on_device(inputs)
         gold = {key: inputs[key] for key in ROW_KEYS if key in inputs}
         if self.args.predict_with_generate and not prediction_loss_only:
             if not self.is_encoder_decoder:
@@ -527,8 +527,8 @@ class ResponseLossTrainer(TrainerHooks):
         prompt_mask = torch.stack(
             [_left_pad(torch.ones_like(context), width, 0) for context in contexts]
         )
-        if not gen_kwargs and hasattr(self, "_gen_kwargs"):
-            gen_kwargs = self._gen_kwargs.copy()
+        if not gen_kwargs:
+            gen_kwargs = self.evaluation_generate_options()
         gen_kwargs = {key: value for key, value in gen_kwargs.items() if value is not None}
         if "max_length" in gen_kwargs:
             gen_kwargs["max_new_tokens"] = gen_kwargs.pop("max_length")

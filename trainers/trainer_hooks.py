@@ -1,18 +1,25 @@
-"""The one place dialeval's trainers override ``transformers.Trainer``'s private methods.
+"""The one place dialeval's trainers override or read ``transformers.Trainer``'s private API.
 
 Trainer has no public hook for four things the diversity trainers need: keeping their loss
 columns (DRESS's weights, the negatives) through ``remove_unused_columns``, warning about the
 columns it drops, counting the window's target tokens for every model (not only those whose
 ``forward`` takes loss kwargs), and saving their own state beside each checkpoint. This class
 overrides exactly those private methods and turns each into a named hook of
-:class:`~dialeval.trainers.response_loss_trainer.ResponseLossTrainer`; nothing else in dialeval
-calls or overrides a private Trainer method. setup.py caps transformers below 6; a transformers that
-renames one of them fails tests/root/test_host_adapters.py, which checks that each still exists.
+:class:`~dialeval.trainers.response_loss_trainer.ResponseLossTrainer`, reading the columns
+Trainer keeps in ``_signature_columns`` and the folder ``_get_output_dir`` names. Two more have
+no public equivalent for an overridden ``prediction_step``: ``_prepare_inputs`` (the batch on
+the device, as Trainer's own step feeds the model) and ``_gen_kwargs`` (where
+``Seq2SeqTrainer.evaluate`` / ``predict`` keep the call's ``generate`` options); they are
+:meth:`TrainerHooks.inputs_on_device` and :meth:`TrainerHooks.evaluation_generate_options`.
+Nothing else in dialeval calls, reads or overrides a private Trainer name. setup.py caps
+transformers below 6; a transformers that renames one of them fails
+tests/root/test_host_adapters.py, which checks that each still exists.
 """
 
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from transformers import Seq2SeqTrainer
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
@@ -25,6 +32,10 @@ OVERRIDDEN_PRIVATE_METHODS = (
     "_get_num_items_in_batch",
     "_save_checkpoint",
 )
+
+#: Trainer's private methods called and instance attributes read below (tests check that
+#: transformers still defines each).
+READ_PRIVATE_NAMES = ("_signature_columns", "_get_output_dir", "_prepare_inputs", "_gen_kwargs")
 
 
 class TrainerHooks(Seq2SeqTrainer):
@@ -55,6 +66,20 @@ class TrainerHooks(Seq2SeqTrainer):
 
     def checkpoint_saved(self, checkpoint_dir: str) -> None:
         """Hook: Trainer has just written ``checkpoint_dir`` (on the saving process)."""
+
+    # -- Trainer's private state, read -----------------------------------------------------
+
+    def inputs_on_device(self, inputs: dict[str, Any]) -> dict[str, Any]:
+        """The batch as Trainer's own ``prediction_step`` feeds it to the model (tensors on the
+        device)."""
+        prepared: dict[str, Any] = self._prepare_inputs(inputs)
+        return prepared
+
+    def evaluation_generate_options(self) -> dict[str, Any]:
+        """A copy of the ``generate`` options given to the running ``evaluate`` / ``predict``
+        call (empty before the first)."""
+        options: dict[str, Any] = getattr(self, "_gen_kwargs", {}).copy()
+        return options
 
     # -- Trainer's private methods ---------------------------------------------------------
 

@@ -81,11 +81,11 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         error discards the queued inputs. The module's inputs and options:
         """
         try:
-            if references is not None and "references" not in self._feature_names():
+            if references is not None and "references" not in self._input_names():
                 kwargs[self._references_option()] = as_plain_python(references)
                 references = None
             self._check_options(kwargs)
-            if "references" in self._feature_names():
+            if "references" in self._input_names():
                 kwargs["references"] = references
             return super().compute(predictions=predictions, **kwargs)
         except BaseException:
@@ -138,13 +138,19 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             )
         return self.references_option
 
+    def _input_names(self) -> list[str]:
+        """The input features' names, in order (of the first format where ``features`` lists
+        several, as evaluate reads them)."""
+        features = self.features
+        return list((features[0] if isinstance(features, list) else features).keys())
+
     def _inputs_text(self) -> str:
-        return ", ".join(f"`{name}`" for name in self._feature_names())
+        return ", ".join(f"`{name}`" for name in self._input_names())
 
     def compute_options(self) -> list[str]:
         """The options ``compute`` takes: ``_compute``'s keyword arguments that are not input
         features (``references`` in place of :attr:`references_option`)."""
-        inputs = set(self._feature_names())
+        inputs = set(self._input_names())
         kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
         names = [
             p.name for p in inspect.signature(self._compute).parameters.values() if p.kind in kinds
@@ -158,19 +164,19 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
     def _check_options(self, kwargs: dict[str, Any]) -> None:
         options = self.compute_options()
         unknown = sorted(
-            set(kwargs) - set(options) - {self.references_option} - set(self._feature_names())
+            set(kwargs) - set(options) - {self.references_option} - set(self._input_names())
         )
         if unknown:
             raise TypeError(
                 f"{self.name}.compute() got unexpected keyword "
                 f"argument{'s' if len(unknown) > 1 else ''} {unknown}; its inputs are "
-                f"{self._feature_names()} and its options {options}"
+                f"{self._input_names()} and its options {options}"
             )
 
     def _batch_of(
         self, predictions: Any, references: Any, kwargs: dict[str, Any]
     ) -> dict[str, Any]:
-        features = self._feature_names()
+        features = self._input_names()
         unknown = sorted(set(kwargs) - set(features))
         if unknown:
             raise ValueError(

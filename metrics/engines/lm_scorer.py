@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dialeval.distributed import gather_shares, work_share
+from dialeval.host_adapters import attention_implementation
 from dialeval.hub import LoadedModel, ModelSource, load_model
 from dialeval.type_aliases import DeviceLike, Progress, ResponseSets
 from dialeval.validation import ArgumentError, check_flag, check_int, check_unicode_text
@@ -328,7 +329,7 @@ class CandidateScorer:
         self.pad_id = next(
             i for i in (tokenizer.pad_token_id, tokenizer.eos_token_id, 0) if i is not None
         )
-        attention = getattr(self.lm.model.config, "_attn_implementation", None) or "eager"
+        attention = attention_implementation(self.lm.model.config) or "eager"
         self.share_context = share_context and attention in {"eager", "sdpa"}
         self.attention_window = attention_window(self.lm.model.config)
         if self.share_context and getattr(self.lm.model.config, "attention_chunk_size", None):

@@ -50,6 +50,7 @@ for roberta-large).
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 import numbers
 import os
@@ -151,18 +152,18 @@ def _truncated_encoder(model_path: str, device: str, dtype: str, num_layers: int
     """The loaded encoder with only its first ``num_layers`` layers, sharing every parameter.
 
     Running the cut stack, as bert_score does, skips the unused top layers (7 of 24 for
-    roberta-large) instead of computing and discarding them. The cached full model stays intact
-    because the copies are shallow and only their module dicts are replaced.
+    roberta-large) instead of computing and discarding them. Only the model and its encoder are
+    copied, to hold the cut stack; every other module, parameter and buffer is the cached model's
+    own (the deep copy's memo maps each to itself), so the cached model stays whole and a hook on
+    one of its layers sees the cut stack's passes too.
     """
     import torch
 
     _, model = _load(model_path, device, dtype)
-    view = copy.copy(model)
-    view._modules = dict(model._modules)
-    encoder = copy.copy(model.encoder)
-    encoder._modules = dict(model.encoder._modules)
-    encoder.layer = torch.nn.ModuleList(list(model.encoder.layer)[:num_layers])
-    view.encoder = encoder
+    copied = {id(model), id(model.encoder)}
+    parts = itertools.chain(model.modules(), model.parameters(), model.buffers())
+    view = copy.deepcopy(model, {id(part): part for part in parts if id(part) not in copied})
+    view.encoder.layer = torch.nn.ModuleList(list(view.encoder.layer)[:num_layers])
     return view
 
 

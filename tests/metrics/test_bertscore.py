@@ -188,6 +188,9 @@ def test_truncated_encoder_equals_hidden_state_of_full_model(roberta_path):
             ).last_hidden_state
             torch.testing.assert_close(cut, full[layer])
     assert len(encoder.encoder.layer) == 2  # the cached model is left whole
+    cut = bertscore._truncated_encoder(roberta_path, "cpu", "float32", 1)
+    assert cut.encoder.layer[0] is encoder.encoder.layer[0] and cut.embeddings is encoder.embeddings
+    assert {id(p) for p in cut.parameters()} < {id(p) for p in encoder.parameters()}
 
 
 def test_num_layers_and_baseline_defaults():
