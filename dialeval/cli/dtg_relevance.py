@@ -18,18 +18,22 @@ BLEU variant, tokenization or BERTScore settings; our choices:
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from dialeval.text import casual_tokenize
 from dialeval.validation import ArgumentError
 
+if TYPE_CHECKING:
+    from dialeval.type_aliases import DeviceLike
+
 
 def _tokens(text: str) -> list[str]:
     return casual_tokenize(text.lower())
 
 
-def _check(response_sets, references) -> None:
+def _check(response_sets: list[list[str]], references: list[list[str]]) -> None:
     if len(response_sets) != len(references) or not response_sets:
         raise ArgumentError(
             "response_sets",
@@ -68,7 +72,7 @@ def bertscore_against_references(
     response_sets_by_name: dict[str, list[list[str]]],
     references: list[list[str]],
     model: str,
-    device=None,
+    device: DeviceLike = None,
     batch_size: int = 64,
     dtype: str | None = None,
 ) -> dict[str, float]:
@@ -84,7 +88,8 @@ def bertscore_against_references(
         _check(response_sets_by_name[name], references)
     combined, spans = [], []
     for context, refs in enumerate(references):
-        members, offsets = [], {}
+        members: list[str] = []
+        offsets: dict[str, tuple[int, int]] = {}
         for name in names:
             responses = response_sets_by_name[name][context]
             offsets[name] = (len(members), len(members) + len(responses))
@@ -102,7 +107,7 @@ def bertscore_against_references(
         dtype=dtype,
         allow_empty=True,
     )
-    scores = {name: [] for name in names}
+    scores: dict[str, list[float]] = {name: [] for name in names}
     for matrix, (offsets, num_generated) in zip(matrices, spans):
         for name, (start, end) in offsets.items():
             scores[name].extend(matrix[start:end, num_generated:].max(axis=1).tolist())
