@@ -184,7 +184,7 @@ def certainty_variety(
 def nbest_contradiction(
     predictions: Sequence[Sequence[str]],
     references: Sequence[str],
-    classifier: str | YesNoClassifier,
+    classifier: str | YesNoClassifier | None,
     questions: Sequence[str] | None = None,
     input_types: Sequence[str] | None = None,
     device: DeviceLike = None,

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from dialeval.metrics.engines.embedders import TextEmbedder
+    from dialeval.type_aliases import StrPath
 
 #: Above this many reference texts, ``algorithm="auto"`` switches from KMeans to MiniBatchKMeans.
 #: benchmarks/bench_sem_ent.py: MiniBatch is >= 1.5x faster with inertia within 1% from 10k texts,
@@ -304,7 +305,7 @@ class SemanticClusters:
 
     # -- persistence ------------------------------------------------------------------------
 
-    def save(self, directory: str | Path) -> Path:
+    def save(self, directory: StrPath) -> Path:
         """Write ``semantic_clusters.json`` (settings, embedder identity) and ``.safetensors``
         (arrays)."""
         from safetensors.numpy import save
