@@ -32,11 +32,15 @@ import re
 import shutil
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dialeval import __version__
 from dialeval.atomic_files import temporary_name
 from dialeval.cli.safe_output import json_text, linked_target, write_atomically
 from dialeval.metrics.engines.job_steps import StepOutcome
+
+if TYPE_CHECKING:
+    from collections.abc import Sized
 
 MANIFEST = "manifest.json"
 #: Options that change how a run looks, not its figures.
@@ -169,7 +173,7 @@ def _model_differences(records: dict[str, tuple[StepOutcome, dict]]) -> list[str
     return changes
 
 
-def _count(steps) -> str:
+def _count(steps: Sized) -> str:
     return f"{len(steps)} finished metric{'s' if len(steps) != 1 else ''}"
 
 

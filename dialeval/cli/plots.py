@@ -19,6 +19,7 @@ import io
 import math
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -27,6 +28,9 @@ from dialeval.cli.meta_eval_job import MetaEvalReport, MetricRow
 from dialeval.cli.report_formats import INPUT_KEYS
 from dialeval.cli.safe_output import write_atomically
 from dialeval.validation import ArgumentError
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 HIGH_COLOUR, LOW_COLOUR = "tab:blue", "tab:orange"
 
@@ -57,14 +61,14 @@ def plot_class_histograms(report: MetaEvalReport, row: MetricRow, path: Path) ->
     high = row.parameters == 1.0
     axes.hist(
         row.scores[high],
-        bins=bins,
+        bins=bins,  # type: ignore[arg-type]  # matplotlib's stubs omit the array hist() documents
         alpha=0.6,
         color=HIGH_COLOUR,
         label=f"high content diversity ({high.sum()})",
     )
     axes.hist(
         row.scores[~high],
-        bins=bins,
+        bins=bins,  # type: ignore[arg-type]  # matplotlib's stubs omit the array hist() documents
         alpha=0.6,
         color=LOW_COLOUR,
         label=f"low content diversity ({(~high).sum()})",
@@ -121,10 +125,10 @@ def write_plots(report: MetaEvalReport, out_dir: str | Path) -> list[Path]:
 
 
 def plot_cluster_distribution(
-    distribution,
+    distribution: ArrayLike,
     path: str | Path,
     title: str = "Sem-Ent cluster distribution",
-    reference_distribution=None,
+    reference_distribution: ArrayLike | None = None,
 ) -> Path:
     """Bars of ``distribution`` sorted descending; ``reference_distribution`` (e.g. the fitted
     corpus) is drawn as a step line in the same cluster order when given."""

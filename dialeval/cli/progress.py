@@ -4,10 +4,14 @@ huggingface_hub (downloads) and datasets ("Generating test split")."""
 from __future__ import annotations
 
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 
 @contextmanager
-def library_progress_bars(enabled: bool):
+def library_progress_bars(enabled: bool) -> Iterator[None]:
     """Turn the libraries' bars off for the block when not ``enabled``; each is restored
     afterwards."""
     if enabled:

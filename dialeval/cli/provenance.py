@@ -13,10 +13,14 @@ import os
 import re
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dialeval import __version__
 from dialeval.hub import EMBEDDED_SENTENCE_MODEL, resolve_model_path
 from dialeval.io import hub_dataset_snapshot
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 _CHUNK = 1 << 20
@@ -110,7 +114,9 @@ def input_identity(source: str | Path) -> dict:
     return identity
 
 
-def provenance(command: str, options: dict, input_path: str | None = None, models=()) -> dict:
+def provenance(
+    command: str, options: dict, input_path: str | None = None, models: Iterable[str] = ()
+) -> dict:
     """The ``provenance`` block of a report."""
     block = {"dialeval_version": __version__, "command": command, "options": options}
     if input_path is not None:
@@ -119,7 +125,7 @@ def provenance(command: str, options: dict, input_path: str | None = None, model
     return block
 
 
-def _shown(value) -> str:
+def _shown(value: object) -> str:
     return " ".join(str(item) for item in value) if isinstance(value, list) else str(value)
 
 

@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dialeval.atomic_files import MANIFEST_NAME, write_atomically
 from dialeval.metrics.registry import METRICS, get
 from dialeval.validation import ArgumentError
+
+if TYPE_CHECKING:
+    from huggingface_hub import HfApi
 
 
 def space_files(name: str) -> list[Path]:
@@ -106,7 +110,9 @@ def _hub_transport_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
-def _upload(api, namespace: str, names: list[str] | None, to, private: bool) -> list[str]:
+def _upload(
+    api: HfApi, namespace: str, names: list[str] | None, to: str | Path | None, private: bool
+) -> list[str]:
     with tempfile.TemporaryDirectory() as scratch:
         folders = write_metric_folders(to if to is not None else scratch, names)
         repo_ids = []
@@ -136,6 +142,7 @@ def run(
             "(write the folders)"
         )
     if namespace is None:
+        assert to is not None  # refused above when both are None
         for folder in write_metric_folders(to, names):
             print(f"wrote {folder}")
         return 0

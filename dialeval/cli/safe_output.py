@@ -50,6 +50,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from dialeval.atomic_files import (
     is_written_through,
@@ -57,6 +58,10 @@ from dialeval.atomic_files import (
     write_atomically,
     written_by_dialeval,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from types import FrameType
 
 #: The signals a job stops on cleanly.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -114,7 +119,7 @@ def refuse_outputs_over_inputs(
         if source is None:
             continue
         for output_flag, output in outputs:
-            if _is_or_inside(output, Path(source)):
+            if _is_or_inside(cast(Path, output), Path(source)):
                 where = "the same file as" if not Path(source).is_dir() else "inside the folder"
                 unless = f" (not even with {overwrite_flag})" if overwrite_flag else ""
                 raise ValueError(
@@ -126,7 +131,7 @@ def refuse_outputs_over_inputs(
 # -- whole files or nothing --------------------------------------------------------------------
 
 
-def _finite(value, where: str, replaced: list[str]):
+def _finite(value: object, where: str, replaced: list[str]) -> object:
     if isinstance(value, float) and not math.isfinite(value):
         replaced.append(f"{where or 'the value'} = {value!r}")
         return None
@@ -141,7 +146,7 @@ def _finite(value, where: str, replaced: list[str]):
 
 
 def json_text(
-    value, path: str | Path | None = None, indent: int | None = 2, note: bool = True
+    value: object, path: str | Path | None = None, indent: int | None = 2, note: bool = True
 ) -> str:
     """``value`` as strict JSON (UTF-8 text, a final newline): JSON has no NaN or infinity, so
     each is written as null, with one note on standard error naming ``path`` and where they were
@@ -160,7 +165,7 @@ def json_text(
     return json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def write_report(path: str | Path, report) -> Path:
+def write_report(path: str | Path, report: object) -> Path:
     """A JSON report (indented, strict JSON, UTF-8, a final newline), written whole or not at
     all."""
     return write_atomically(path, json_text(report, path))
@@ -320,7 +325,7 @@ def linked_target(output: str | Path) -> Path:
 _MAX_PID = 2**31 - 1
 
 
-def _valid_pid(pid) -> bool:
+def _valid_pid(pid: object) -> bool:
     return isinstance(pid, int) and not isinstance(pid, bool) and 0 < pid <= _MAX_PID
 
 
@@ -373,7 +378,7 @@ class OutputLock:
             return None
         return holder
 
-    def _refuse(self, holder: dict | None):
+    def _refuse(self, holder: dict | None) -> ValueError:
         if holder is None:
             who = "a run whose lock file cannot be read (not JSON with a valid pid and host)"
         else:
@@ -400,6 +405,7 @@ class OutputLock:
             return
         if not self._is_stale(holder):
             raise self._refuse(holder)
+        assert holder is not None  # a stale holder was read
         # Moved aside rather than deleted: of two runs that both found it stale, only one moves
         # this file; the other would move the first one's new lock, sees a live pid and puts it
         # back.
@@ -432,10 +438,11 @@ class OutputLock:
 
 # -- stopping on a signal ----------------------------------------------------------------------
 
-_signals = {"deferred": 0, "pending": None, "received": 0}
+# two counters and the pending signal number (None when no signal waits)
+_signals: dict[str, Any] = {"deferred": 0, "pending": None, "received": 0}
 
 
-def _on_stop_signal(signum, frame) -> None:
+def _on_stop_signal(signum: int, frame: FrameType | None) -> None:
     if _signals["deferred"]:
         _signals["pending"] = _signals["pending"] or signum
         return
@@ -449,7 +456,7 @@ def _on_stop_signal(signum, frame) -> None:
 
 
 @contextlib.contextmanager
-def stop_signals_raise():
+def stop_signals_raise() -> Iterator[None]:
     """Inside the block, SIGINT and SIGTERM raise :class:`Interrupted` (main thread only; elsewhere
     Python cannot install handlers and the block runs unchanged). A second signal lets the cleanup
     finish, a third ends the process at once; once a signal was received, the block's end keeps
@@ -473,7 +480,7 @@ def stop_signals_raise():
 
 
 @contextlib.contextmanager
-def deferred_stop_signals():
+def deferred_stop_signals() -> Iterator[None]:
     """A stop signal received inside the block is raised when the block ends, so that the block
     (appending a batch of lines, say) is never cut in the middle."""
     _signals["deferred"] += 1
@@ -495,7 +502,7 @@ def default_stop_signals() -> None:
 
 
 @contextlib.contextmanager
-def held_output(output: str | Path, command: str):
+def held_output(output: str | Path, command: str) -> Iterator[OutputLock]:
     """The block runs holding ``OUTPUT.lock``; under ``accelerate launch`` the main process holds
     it.
 

@@ -5,6 +5,7 @@ README.md (the metric card).
 """
 
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
+
 import evaluate
 
 from dialeval.metrics.compression_ratio import compression_ratio_scores
@@ -44,7 +45,7 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class CompressionRatio(ResponsesMetric):
-    def _info(self):
+    def _info(self) -> evaluate.MetricInfo:
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
@@ -56,7 +57,12 @@ class CompressionRatio(ResponsesMetric):
             ],
         )
 
-    def _compute(self, predictions, algorithm="gzip", allow_empty=False):
+    def _compute(
+        self,
+        predictions: list[str] | list[list[str]],
+        algorithm: str = "gzip",
+        allow_empty: bool = False,
+    ) -> dict:
         return compression_ratio_scores(predictions, algorithm=algorithm, allow_empty=allow_empty)
 
 

@@ -63,7 +63,7 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class DiversityMetaEval(DialevalMetric):
-    def _info(self):
+    def _info(self) -> evaluate.MetricInfo:
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
@@ -74,7 +74,7 @@ class DiversityMetaEval(DialevalMetric):
             reference_urls=["https://github.com/GuyTevet/diversity-eval"],
         )
 
-    def _check_batch(self, batch):
+    def _check_batch(self, batch: dict[str, list]) -> dict[str, list]:
         # evaluate would cast "0.5" or True to a float silently: check the raw values first.
         check_numbers(batch["predictions"], "predictions")
         check_numbers(batch["references"], "references")
@@ -82,13 +82,13 @@ class DiversityMetaEval(DialevalMetric):
 
     def _compute(
         self,
-        predictions,
-        references,
-        bootstrap=False,
-        num_resamples=1000,
-        sample_fraction=0.5,
-        seed=0,
-    ):
+        predictions: list[float],
+        references: list[float],
+        bootstrap: bool = False,
+        num_resamples: int = 1000,
+        sample_fraction: float = 0.5,
+        seed: int = 0,
+    ) -> dict:
         if len(predictions) < 2:
             raise ArgumentError(
                 "predictions",

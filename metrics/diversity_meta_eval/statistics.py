@@ -9,6 +9,8 @@ every threshold eta.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
@@ -20,6 +22,11 @@ from dialeval.validation import (
     check_int,
     check_real,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike
 
 
 class UndefinedStatisticError(ValueError):
@@ -41,14 +48,14 @@ def check_numbers(values: object, argument: str) -> None:
     pyarrow)."""
     if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
         raise ArgumentError(argument, f"must be a list of numbers, got {type(values).__name__}")
-    for index, value in enumerate(values):
+    for index, value in enumerate(cast("Sequence[object]", values)):  # a list: checked above
         if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
             raise ArgumentError(
                 f"{argument}[{index}]", f"must be a number, got {type(value).__name__}: {value!r}"
             )
 
 
-def _paired(scores, parameters) -> tuple[np.ndarray, np.ndarray]:
+def _paired(scores: ArrayLike, parameters: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     scores = as_float_array(scores, "scores")
     parameters = as_float_array(parameters, "parameters")
     if scores.ndim != 1 or scores.shape != parameters.shape:
@@ -65,8 +72,8 @@ def _paired(scores, parameters) -> tuple[np.ndarray, np.ndarray]:
 
 
 def constant_input_reason(
-    scores,
-    parameters,
+    scores: ArrayLike,
+    parameters: ArrayLike,
     undefined: str = "a correlation is undefined",
     arguments: tuple[str, str] = ("scores", "parameters"),
 ) -> str | None:
@@ -104,7 +111,7 @@ def _defined(statistic: float, name: str) -> float:
     return float(statistic)
 
 
-def spearman(scores, parameters) -> tuple[float, float]:
+def spearman(scores: ArrayLike, parameters: ArrayLike) -> tuple[float, float]:
     """Spearman's rho between metric scores and diversity parameters, and its p-value (scipy).
 
     With two values scipy's p-value is NaN; it is 1.0 here, as scipy's ``pearsonr`` gives for two
@@ -124,7 +131,7 @@ def spearman(scores, parameters) -> tuple[float, float]:
     return rho, p_value
 
 
-def pearson(scores, parameters) -> tuple[float, float]:
+def pearson(scores: ArrayLike, parameters: ArrayLike) -> tuple[float, float]:
     """Pearson's r and its p-value (scipy); Tevet & Berant §6.3 contrast it with Spearman's rho.
 
     Raises a ValueError naming the constant argument, as :func:`spearman` does.
@@ -138,7 +145,7 @@ def pearson(scores, parameters) -> tuple[float, float]:
 
 
 def optimal_classification_accuracy(
-    scores, labels, tolerance: float = OCA_TOLERANCE
+    scores: ArrayLike, labels: ArrayLike, tolerance: float = OCA_TOLERANCE
 ) -> tuple[float, float]:
     """OCA (§6.4) and its threshold, for binary ``labels`` (1 = high diversity, 0 = low).
 
@@ -165,7 +172,11 @@ def optimal_classification_accuracy(
 
 
 def subsampled_spearman(
-    scores, parameters, sample_size: int = 200, repeats: int = 100, seed: int = 0
+    scores: ArrayLike,
+    parameters: ArrayLike,
+    sample_size: int = 200,
+    repeats: int = 100,
+    seed: int = 0,
 ) -> tuple[float, float]:
     """decTest's protocol (§6.3): mean and standard deviation of rho over ``repeats`` random
     subsets.
@@ -204,8 +215,8 @@ def subsampled_spearman(
 
 
 def bootstrap_spearman_ci(
-    scores,
-    parameters,
+    scores: ArrayLike,
+    parameters: ArrayLike,
     num_resamples: int = 1000,
     sample_fraction: float = 0.5,
     confidence: float = 0.95,
@@ -264,8 +275,8 @@ def _bootstrap_options(
 
 
 def diversity_meta_evaluation(
-    scores,
-    parameters,
+    scores: ArrayLike,
+    parameters: ArrayLike,
     bootstrap: bool = False,
     num_resamples: int = 1000,
     sample_fraction: float = 0.5,
@@ -289,12 +300,16 @@ def diversity_meta_evaluation(
     reason = constant_input_reason(
         scores, parameters, "Spearman's rho and Pearson's r are undefined"
     )
+    rho: float | None
+    rho_p: float | None
+    r: float | None
+    r_p: float | None
     if reason is None:
         rho, rho_p = spearman(scores, parameters)
         r, r_p = pearson(scores, parameters)
     else:
         rho = rho_p = r = r_p = None
-    result = {
+    result: dict[str, float | str | list[float] | None] = {
         "spearman": rho,
         "spearman_pvalue": rho_p,
         "pearson": r,

@@ -32,6 +32,8 @@ Distances are clipped into ``[0, 2]`` as scikit-learn clips them (float rounding
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from dialeval.metrics.engines.embedders import DEFAULT_SENTENCE_MODEL, sentence_vectors, unit_rows
@@ -45,6 +47,13 @@ from dialeval.validation import (
     check_response_sets,
     split_scope,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike
+
+    from dialeval.type_aliases import DeviceLike, Progress, SentenceEncoder, StrPath
 
 #: The figures, in the order :func:`embedding_distances` reports them.
 FIGURES = ("remote_clique", "chamfer_distance")
@@ -70,7 +79,9 @@ def _remote_clique(unit: np.ndarray, counts: np.ndarray) -> float:
     return float(np.clip(1.0 - float(total @ total) / (n * n), 0.0, 2.0))
 
 
-def _nearest_similarities(unit: np.ndarray, block_size: int, progress=None) -> np.ndarray:
+def _nearest_similarities(
+    unit: np.ndarray, block_size: int, progress: Progress | None = None
+) -> np.ndarray:
     """For each row, its largest cosine similarity to another row (``-inf`` for a single row)."""
     m = len(unit)
     best = np.full(m, -np.inf, dtype=unit.dtype)
@@ -93,7 +104,10 @@ def _nearest_similarities(unit: np.ndarray, block_size: int, progress=None) -> n
 
 
 def _chamfer_distance(
-    unit: np.ndarray, counts: np.ndarray, block_size: int = BLOCK_SIZE, progress=None
+    unit: np.ndarray,
+    counts: np.ndarray,
+    block_size: int = BLOCK_SIZE,
+    progress: Progress | None = None,
 ) -> float:
     """``mean_i min_{j != i} d_ij`` over the occurrences: a text occurring twice or more is at
     distance 0 from its copy, one occurring once at ``1 - max cos`` from the nearest other row."""
@@ -108,7 +122,7 @@ def _chamfer_distance(
 # from embeddings
 
 
-def _unit_embeddings(embeddings) -> np.ndarray:
+def _unit_embeddings(embeddings: ArrayLike) -> np.ndarray:
     """``embeddings`` checked (2-D, finite, at least 2 rows, no zero row) and L2-normalised in their
     dtype (float32 kept, anything else as float64)."""
     rows = check_float_rows(embeddings)
@@ -138,7 +152,7 @@ def _unit_embeddings(embeddings) -> np.ndarray:
     return unit
 
 
-def remote_clique_from_embeddings(embeddings) -> float:
+def remote_clique_from_embeddings(embeddings: ArrayLike) -> float:
     """Remote clique of ``n`` texts from their embeddings (``n x d``, one row per occurrence):
     ``mean_i (1/n) sum_j (1 - cos(e_i, e_j))`` with ``d_ii = 0``, in ``O(n d)`` (module docstring).
 
@@ -149,7 +163,7 @@ def remote_clique_from_embeddings(embeddings) -> float:
     return _remote_clique(unit, np.ones(len(unit), dtype=np.int64))
 
 
-def chamfer_distance_from_embeddings(embeddings, block_size: int = BLOCK_SIZE) -> float:
+def chamfer_distance_from_embeddings(embeddings: ArrayLike, block_size: int = BLOCK_SIZE) -> float:
     """Chamfer distance of ``n`` texts from their embeddings (``n x d``, one row per occurrence):
     ``mean_i min_{j != i} (1 - cos(e_i, e_j))``, the similarities ``block_size`` rows and columns
     at a time (never an ``n x n`` matrix).
@@ -167,7 +181,7 @@ def chamfer_distance_from_embeddings(embeddings, block_size: int = BLOCK_SIZE) -
 # from texts
 
 
-def _check_figures(figures) -> tuple[str, ...]:
+def _check_figures(figures: str | Sequence[str]) -> tuple[str, ...]:
     if isinstance(figures, str):
         figures = (figures,)
     if (
@@ -180,7 +194,10 @@ def _check_figures(figures) -> tuple[str, ...]:
 
 
 def _figures_of(
-    vectors: np.ndarray, index: np.ndarray, figures: tuple[str, ...], progress=None
+    vectors: np.ndarray,
+    index: np.ndarray,
+    figures: tuple[str, ...],
+    progress: Progress | None = None,
 ) -> dict[str, float]:
     """The figures of the occurrences ``vectors[index]`` (the encoder's raw distinct rows)."""
     rows, counts = np.unique(index, return_counts=True)
@@ -201,14 +218,14 @@ def _figures_of(
 
 
 def embedding_distances(
-    predictions,
-    model=DEFAULT_SENTENCE_MODEL,
-    figures=FIGURES,
+    predictions: list[str] | list[list[str]],
+    model: StrPath | SentenceEncoder = DEFAULT_SENTENCE_MODEL,
+    figures: str | Sequence[str] = FIGURES,
     batch_size: int = 64,
-    device=None,
-    dtype=None,
+    device: DeviceLike = None,
+    dtype: str | None = None,
     allow_empty: bool = False,
-    progress=None,
+    progress: Progress | None = None,
 ) -> dict:
     """Remote clique and chamfer distance of response sets (per set, then the mean) or of a corpus.
 
@@ -259,7 +276,16 @@ def embedding_distances(
     return {"scope": "response_set", **means, "num_sets": len(per_set), "per_set": per_set}
 
 
-def _one_list(texts, model, batch_size, device, dtype, allow_empty, progress, figure: str) -> float:
+def _one_list(
+    texts: list[str],
+    model: StrPath | SentenceEncoder,
+    batch_size: int,
+    device: DeviceLike,
+    dtype: str | None,
+    allow_empty: bool,
+    progress: Progress | None,
+    figure: str,
+) -> float:
     texts = check_corpus(texts, "texts", allow_empty=allow_empty)
     if len(texts) < 2:
         raise ArgumentError(
@@ -272,12 +298,12 @@ def _one_list(texts, model, batch_size, device, dtype, allow_empty, progress, fi
 
 def remote_clique(
     texts: list[str],
-    model=DEFAULT_SENTENCE_MODEL,
+    model: StrPath | SentenceEncoder = DEFAULT_SENTENCE_MODEL,
     batch_size: int = 64,
-    device=None,
-    dtype=None,
+    device: DeviceLike = None,
+    dtype: str | None = None,
     allow_empty: bool = False,
-    progress=None,
+    progress: Progress | None = None,
 ) -> float:
     """Remote clique of ``texts`` (a corpus or one response set, at least 2) under the sentence
     model's embeddings; see :func:`embedding_distances` for the arguments."""
@@ -288,12 +314,12 @@ def remote_clique(
 
 def chamfer_distance(
     texts: list[str],
-    model=DEFAULT_SENTENCE_MODEL,
+    model: StrPath | SentenceEncoder = DEFAULT_SENTENCE_MODEL,
     batch_size: int = 64,
-    device=None,
-    dtype=None,
+    device: DeviceLike = None,
+    dtype: str | None = None,
     allow_empty: bool = False,
-    progress=None,
+    progress: Progress | None = None,
 ) -> float:
     """Chamfer distance of ``texts`` (a corpus or one response set, at least 2) under the sentence
     model's embeddings; see :func:`embedding_distances` for the arguments."""

@@ -12,6 +12,10 @@ import evaluate
 from dialeval.metrics.embedding_distances.distances import DEFAULT_SENTENCE_MODEL
 from dialeval.metrics.embedding_distances.distances import embedding_distances
 from dialeval.metrics.engines.evaluate_module import ResponsesMetric
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dialeval.type_aliases import DeviceLike, SentenceEncoder, StrPath
 
 _CITATION = """\
 @inproceedings{cox2021directed,
@@ -60,7 +64,7 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class EmbeddingDistances(ResponsesMetric):
-    def _info(self):
+    def _info(self) -> evaluate.MetricInfo:
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
@@ -74,13 +78,13 @@ class EmbeddingDistances(ResponsesMetric):
 
     def _compute(
         self,
-        predictions,
-        model=DEFAULT_SENTENCE_MODEL,
-        batch_size=64,
-        device=None,
-        dtype=None,
-        allow_empty=False,
-    ):
+        predictions: list[str] | list[list[str]],
+        model: "StrPath | SentenceEncoder" = DEFAULT_SENTENCE_MODEL,
+        batch_size: int = 64,
+        device: "DeviceLike" = None,
+        dtype: str | None = None,
+        allow_empty: bool = False,
+    ) -> dict:
         return embedding_distances(
             predictions,
             model=model,

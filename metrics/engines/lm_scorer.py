@@ -20,7 +20,7 @@ import inspect
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
@@ -52,6 +52,18 @@ def describe(value: object) -> str:
     """A value's repr, cut to 60 characters for error messages."""
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+@overload
+def check_questions(
+    contexts: Contexts, candidates: ResponseSets, labels: Sequence[int]
+) -> tuple[list[list[str]], list[list[str]], list[int]]: ...
+
+
+@overload
+def check_questions(
+    contexts: Contexts, candidates: ResponseSets, labels: None = None
+) -> tuple[list[list[str]], list[list[str]], None]: ...
 
 
 def check_questions(

@@ -10,6 +10,10 @@ README.md (the metric card).
 import evaluate
 from dialeval.metrics.engines.evaluate_module import ResponsesMetric
 from dialeval.metrics.expectation_adjusted_distinct import expectation_adjusted_distinct_scores
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dialeval.type_aliases import WordTokenizer
 
 _CITATION = """\
 @inproceedings{liu-etal-2022-rethinking,
@@ -54,7 +58,7 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class ExpectationAdjustedDistinct(ResponsesMetric):
-    def _info(self):
+    def _info(self) -> evaluate.MetricInfo:
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
@@ -68,13 +72,13 @@ class ExpectationAdjustedDistinct(ResponsesMetric):
 
     def _compute(
         self,
-        predictions,
-        n=1,
-        vocab_size=None,
-        vocab_texts=None,
-        tokenizer="casual",
-        allow_empty=False,
-    ):
+        predictions: list[str] | list[list[str]],
+        n: int = 1,
+        vocab_size: int | None = None,
+        vocab_texts: list[str] | None = None,
+        tokenizer: "str | WordTokenizer" = "casual",
+        allow_empty: bool = False,
+    ) -> dict:
         return expectation_adjusted_distinct_scores(
             predictions,
             n=n,

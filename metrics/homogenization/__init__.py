@@ -22,6 +22,7 @@ The evaluate module is ``homogenization.py`` beside this file; its card is ``REA
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.metrics.homogenization.bleu import bleu_against_each
@@ -35,6 +36,9 @@ from dialeval.validation import (
     check_response_set,
     split_scope,
 )
+
+if TYPE_CHECKING:
+    from dialeval.type_aliases import DeviceLike, Progress
 
 MEASURES = ("rougel", "bleu", "bertscore")
 #: The ``diversity`` package's BERTScore model.
@@ -51,7 +55,12 @@ _BERT_SCORE_LAYERS = {
 MAX_WORKERS = 1024
 
 
-def _check_options(measure, use_stemmer, progress, encoder_options) -> int:
+def _check_options(
+    measure: str,
+    use_stemmer: bool,
+    progress: Progress | None,
+    encoder_options: tuple[str | None, int | None, int, DeviceLike, str | None, int],
+) -> int:
     """Every option checked whatever ``measure`` reads (a BERTScore option given to ROUGE-L is
     refused when it is malformed, not ignored); returns ``workers`` as an int."""
     if measure not in MEASURES:
@@ -72,16 +81,16 @@ MAX_BERTSCORE_TEXTS = 10_000
 
 
 def _bertscore_homogenization(
-    response_sets,
-    model,
-    num_layers,
-    batch_size,
-    device,
-    dtype,
-    allow_empty,
-    progress,
-    argument="predictions",
-):
+    response_sets: list[list[str]],
+    model: str | None,
+    num_layers: int | None,
+    batch_size: int,
+    device: DeviceLike,
+    dtype: str | None,
+    allow_empty: bool,
+    progress: Progress | None,
+    argument: str = "predictions",
+) -> list[float]:
     from dialeval.metrics.similarity_diversity.bertscore import compute_bertscore_matrices
 
     for index, response_set in enumerate(response_sets):
@@ -121,7 +130,7 @@ def _bertscore_homogenization(
 
 
 def _lexical_homogenization(
-    texts: list[str], measure: str, use_stemmer: bool, workers: int, progress
+    texts: list[str], measure: str, use_stemmer: bool, workers: int, progress: Progress | None
 ) -> float:
     size = len(texts)
     if measure == "rougel":
@@ -139,11 +148,11 @@ def homogenization_per_set(
     model: str | None = None,
     num_layers: int | None = None,
     batch_size: int = 64,
-    device=None,
+    device: DeviceLike = None,
     dtype: str | None = None,
     workers: int = 1,
     allow_empty: bool = False,
-    progress=None,
+    progress: Progress | None = None,
 ) -> list[float]:
     """:func:`homogenization` of each response set (at least two responses each)."""
     workers = _check_options(
@@ -191,11 +200,11 @@ def homogenization(
     model: str | None = None,
     num_layers: int | None = None,
     batch_size: int = 64,
-    device=None,
+    device: DeviceLike = None,
     dtype: str | None = None,
     workers: int = 1,
     allow_empty: bool = False,
-    progress=None,
+    progress: Progress | None = None,
 ) -> float:
     """Mean over texts ``i`` of the mean similarity of every other text to ``t_i`` (in [0, 1]).
 
@@ -245,17 +254,17 @@ def homogenization(
 
 
 def homogenization_score(
-    predictions,
+    predictions: list[str] | list[list[str]],
     measure: str = "rougel",
     use_stemmer: bool = False,
     model: str | None = None,
     num_layers: int | None = None,
     batch_size: int = 64,
-    device=None,
+    device: DeviceLike = None,
     dtype: str | None = None,
     workers: int = 1,
     allow_empty: bool = False,
-    progress=None,
+    progress: Progress | None = None,
 ) -> dict:
     """The figures of the evaluate module: one score for a corpus (a flat list), or per set and
     their mean."""

@@ -10,6 +10,10 @@ A thin wrapper of :func:`dialeval.metrics.homogenization.homogenization_score`; 
 import evaluate
 from dialeval.metrics.homogenization import homogenization_score
 from dialeval.metrics.engines.evaluate_module import ResponsesMetric
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dialeval.type_aliases import DeviceLike
 
 _CITATION = """\
 @article{shaib-etal-2024-standardizing,
@@ -57,7 +61,7 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Homogenization(ResponsesMetric):
-    def _info(self):
+    def _info(self) -> evaluate.MetricInfo:
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
@@ -71,17 +75,17 @@ class Homogenization(ResponsesMetric):
 
     def _compute(
         self,
-        predictions,
-        measure="rougel",
-        use_stemmer=False,
-        model=None,
-        num_layers=None,
-        batch_size=64,
-        device=None,
-        dtype=None,
-        workers=1,
-        allow_empty=False,
-    ):
+        predictions: list[str] | list[list[str]],
+        measure: str = "rougel",
+        use_stemmer: bool = False,
+        model: str | None = None,
+        num_layers: int | None = None,
+        batch_size: int = 64,
+        device: "DeviceLike" = None,
+        dtype: str | None = None,
+        workers: int = 1,
+        allow_empty: bool = False,
+    ) -> dict:
         return homogenization_score(
             predictions,
             measure=measure,

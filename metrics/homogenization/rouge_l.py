@@ -16,10 +16,16 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from dialeval.validation import ArgumentError
+
+if TYPE_CHECKING:
+    from nltk.stem.porter import PorterStemmer
+
+    from dialeval.type_aliases import Progress
 
 _NON_ALPHANUMERIC = re.compile(r"[^a-z0-9]+")
 _VALID_TOKEN = re.compile(r"^[a-z0-9]+$")
@@ -30,7 +36,7 @@ _SURROGATES = range(0xD800, 0xE000)
 
 
 @lru_cache(maxsize=1)
-def _porter_stemmer():
+def _porter_stemmer() -> PorterStemmer:
     from nltk.stem import porter
 
     return porter.PorterStemmer()  # rouge_score's tokenizers.DefaultTokenizer's stemmer
@@ -55,7 +61,9 @@ def _code_point(index: int) -> str:
     return chr(index + len(_SURROGATES) if index >= _SURROGATES.start else index)
 
 
-def encode_units(texts: list[str], use_stemmer: bool) -> tuple[list, np.ndarray, np.ndarray]:
+def encode_units(
+    texts: list[str], use_stemmer: bool
+) -> tuple[list[str] | list[list[int]], np.ndarray, np.ndarray]:
     """The distinct token sequences of ``texts`` as code-point strings (one code point per distinct
     token; lists of ints beyond the code-point range), their lengths and their multiplicities."""
     vocabulary: dict[str, int] = {}
@@ -72,7 +80,9 @@ def encode_units(texts: list[str], use_stemmer: bool) -> tuple[list, np.ndarray,
         counts[ids] = counts.get(ids, 0) + 1
     units = list(counts)
     if len(vocabulary) + len(_SURROGATES) <= 0x10FFFF:
-        sequences = ["".join(_code_point(index) for index in ids) for ids in units]
+        sequences: list[str] | list[list[int]] = [
+            "".join(_code_point(index) for index in ids) for ids in units
+        ]
     else:  # more distinct tokens than code points: rapidfuzz hashes lists of ints instead
         sequences = [list(ids) for ids in units]
     lengths = np.array([len(ids) for ids in units], dtype=np.float64)
@@ -80,7 +90,7 @@ def encode_units(texts: list[str], use_stemmer: bool) -> tuple[list, np.ndarray,
 
 
 def rouge_l_pair_sum(
-    texts: list[str], use_stemmer: bool = False, workers: int = 1, progress=None
+    texts: list[str], use_stemmer: bool = False, workers: int = 1, progress: Progress | None = None
 ) -> float:
     """``sum_{i != j} F_L(texts[i], texts[j])`` over the ordered pairs of distinct positions.
 

@@ -10,6 +10,8 @@ The ``lexical_diversity`` evaluate module and ``dialeval evaluate`` are thin wra
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, cast
+
 import numpy as np
 
 from dialeval.metrics.lexical_diversity.corpus import corpus_ngram_diversity, lf
@@ -23,15 +25,20 @@ from dialeval.validation import (
     split_scope,
 )
 
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from dialeval.type_aliases import Progress, WordTokenizer
+
 SET_METRICS = ("averaged_distinct_n", "ngram_cosine_diversity")
 
 
 def set_lexical_diversity(
     response_sets: list[list[str]],
     max_n: int = 5,
-    tokenizer="tevet",
+    tokenizer: str | WordTokenizer = "tevet",
     allow_empty: bool = False,
-    progress=None,
+    progress: Progress | None = None,
 ) -> dict:
     """Set-scope figures (Tevet & Berant 2021, §6.2): ``per_set`` scores and their means over sets.
 
@@ -61,13 +68,16 @@ def corpus_lexical_diversity(
     responses: list[str],
     max_n: int = 3,
     lf_threshold: int = 100,
-    reference_corpus=None,
+    reference_corpus: list[str] | Mapping[str, int] | None = None,
     self_bleu_max_n: int = 3,
     allow_empty: bool = False,
 ) -> dict:
     """Corpus-scope figures: Dist-1..max_n, Ent-1..max_n, LF and Self-BLEU."""
     responses = check_corpus(responses, "responses", allow_empty=allow_empty)
-    result = corpus_ngram_diversity(responses, max_n=max_n, allow_empty=allow_empty)
+    result = cast(
+        "dict[str, float | None]",
+        corpus_ngram_diversity(responses, max_n=max_n, allow_empty=allow_empty),
+    )
     with arguments_named({"reference": "reference_corpus", "threshold": "lf_threshold"}):
         result["lf"] = lf(
             responses, reference=reference_corpus, threshold=lf_threshold, allow_empty=allow_empty
@@ -82,7 +92,10 @@ def corpus_lexical_diversity(
     return result
 
 
-def lexical_diversity(predictions, **options) -> dict:
+def lexical_diversity(
+    predictions: list[str] | list[list[str]],
+    **options: Any,  # the options of either scope, checked by the function of its scope
+) -> dict:
     """Dispatch on scope: response sets -> :func:`set_lexical_diversity`, flat list -> corpus.
 
     Options for the other scope are rejected rather than ignored.
@@ -102,6 +115,8 @@ def lexical_diversity(predictions, **options) -> dict:
         )
     if scope == "sets":
         with arguments_named({"response_sets": "predictions"}):
-            return {"scope": "response_set", **set_lexical_diversity(predictions, **options)}
+            sets = cast("list[list[str]]", predictions)  # split_scope found response sets
+            return {"scope": "response_set", **set_lexical_diversity(sets, **options)}
     with arguments_named({"responses": "predictions"}):
-        return {"scope": "corpus", **corpus_lexical_diversity(predictions, **options)}
+        corpus = cast("list[str]", predictions)  # split_scope found a flat list
+        return {"scope": "corpus", **corpus_lexical_diversity(corpus, **options)}

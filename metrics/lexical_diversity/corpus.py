@@ -22,6 +22,7 @@ from __future__ import annotations
 import numbers
 from collections import Counter
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,13 +30,18 @@ from dialeval.metrics.lexical_diversity.order_bounds import check_listed_orders,
 from dialeval.text import casual_token_ids, casual_tokenize_many, get_tokenizer
 from dialeval.validation import ArgumentError, check_corpus, check_int
 
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from dialeval.type_aliases import ResponseSets, Texts, WordTokenizer
+
 
 def tokenize_corpus(
     responses: list[str],
-    tokenizer="casual",
+    tokenizer: str | WordTokenizer = "casual",
     num_workers: int | None = None,
     *,
-    source=None,
+    source: Texts | ResponseSets | None = None,
     argument: str = "responses",
 ) -> list[tuple[str, ...]]:
     """Tokenize every response (each distinct text once, in parallel for large corpora, for
@@ -87,7 +93,9 @@ def _group_counts(
     return np.sort(np.add.reduceat(weights[order], np.concatenate(([0], edges))))
 
 
-def ngram_keys(ids: np.ndarray, lengths: np.ndarray, vocabulary_size: int, max_n: int):
+def ngram_keys(
+    ids: np.ndarray, lengths: np.ndarray, vocabulary_size: int, max_n: int
+) -> Iterator[tuple[int, np.ndarray, np.ndarray, int]]:
     """For each order ``n = 1..max_n``, yield ``(n, keys, starts, key_bound)``: ``keys[p]`` is the
     key of the n-gram starting at token position ``p`` (``0 <= key < key_bound``) where
     ``starts[p]`` is true, i.e. ``keys[starts]`` are the texts' n-grams in position order. The
@@ -152,10 +160,10 @@ def weighted_ngram_counts(
 
 def distinct_token_ids(
     texts: list[str],
-    tokenizer="casual",
+    tokenizer: str | WordTokenizer = "casual",
     num_workers: int | None = None,
     *,
-    source=None,
+    source: Texts | ResponseSets | None = None,
     argument: str = "responses",
 ) -> tuple[int, np.ndarray, np.ndarray]:
     """``(vocabulary_size, ids, lengths)`` of ``texts`` (pass distinct texts: each is tokenized as
@@ -172,7 +180,7 @@ def distinct_token_ids(
 def corpus_ngram_counts(
     responses: list[str],
     max_n: int,
-    tokenizer="casual",
+    tokenizer: str | WordTokenizer = "casual",
     num_workers: int | None = None,
     listed_orders: str | None = None,
 ) -> dict[int, np.ndarray]:
@@ -216,7 +224,7 @@ def _entropy(counts: np.ndarray) -> float:
 def corpus_ngram_diversity(
     responses: list[str],
     max_n: int = DEFAULT_MAX_N,
-    tokenizer="casual",
+    tokenizer: str | WordTokenizer = "casual",
     allow_empty: bool = False,
     num_workers: int | None = None,
 ) -> dict[str, float]:
@@ -246,7 +254,9 @@ def corpus_ngram_diversity(
     return result
 
 
-def _one_order(responses: list[str], n: int, tokenizer, allow_empty: bool) -> np.ndarray:
+def _one_order(
+    responses: list[str], n: int, tokenizer: str | WordTokenizer, allow_empty: bool
+) -> np.ndarray:
     """The n-gram counts of order ``n`` only (none, in O(1), when ``n`` exceeds the longest
     response)."""
     n = check_int(n, "n")
@@ -255,7 +265,10 @@ def _one_order(responses: list[str], n: int, tokenizer, allow_empty: bool) -> np
 
 
 def distinct_n(
-    responses: list[str], n: int = 1, tokenizer="casual", allow_empty: bool = False
+    responses: list[str],
+    n: int = 1,
+    tokenizer: str | WordTokenizer = "casual",
+    allow_empty: bool = False,
 ) -> float:
     """Dist-n of a corpus: distinct n-grams / all n-grams (Li et al. 2016). In [0, 1].
 
@@ -265,7 +278,10 @@ def distinct_n(
 
 
 def entropy_n(
-    responses: list[str], n: int = 1, tokenizer="casual", allow_empty: bool = False
+    responses: list[str],
+    n: int = 1,
+    tokenizer: str | WordTokenizer = "casual",
+    allow_empty: bool = False,
 ) -> float:
     """Ent-n of a corpus: entropy in bits of its n-gram distribution (Zhang et al. 2018).
 
@@ -273,7 +289,9 @@ def entropy_n(
     return _entropy(_one_order(responses, n, tokenizer, allow_empty))
 
 
-def token_counts(texts: list[str], tokenizer="casual", argument: str = "texts") -> Counter:
+def token_counts(
+    texts: list[str], tokenizer: str | WordTokenizer = "casual", argument: str = "texts"
+) -> Counter:
     """Token frequencies of a reference corpus, for :func:`lf`'s ``reference`` (``argument``: its
     name in error messages)."""
     texts = check_corpus(texts, argument, allow_empty=True)
@@ -304,7 +322,7 @@ def lf(
     responses: list[str],
     reference: list[str] | Mapping[str, int] | None = None,
     threshold: int = 100,
-    tokenizer="casual",
+    tokenizer: str | WordTokenizer = "casual",
     allow_empty: bool = False,
 ) -> float:
     """Low-frequency token ratio, LF (Li et al. 2019; Sem-Ent paper App. A.3).

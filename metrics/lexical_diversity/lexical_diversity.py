@@ -6,10 +6,17 @@ README.md (the metric card).
 """
 
 # One import per line: evaluate finds a module's dependencies with a per-line regex.
+from typing import TYPE_CHECKING
+
 import evaluate
 
 from dialeval.metrics.engines.evaluate_module import ResponsesMetric
 from dialeval.metrics.lexical_diversity.by_scope import lexical_diversity
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from dialeval.type_aliases import WordTokenizer
 
 _CITATION = """\
 @inproceedings{tevet-berant-2021-evaluating,
@@ -69,7 +76,7 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class LexicalDiversity(ResponsesMetric):
-    def _info(self):
+    def _info(self) -> evaluate.MetricInfo:
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
@@ -83,14 +90,14 @@ class LexicalDiversity(ResponsesMetric):
 
     def _compute(
         self,
-        predictions,
-        max_n=None,
-        tokenizer=None,
-        lf_threshold=None,
-        reference_corpus=None,
-        self_bleu_max_n=None,
-        allow_empty=False,
-    ):
+        predictions: list[str] | list[list[str]],
+        max_n: int | None = None,
+        tokenizer: "str | WordTokenizer | None" = None,
+        lf_threshold: int | None = None,
+        reference_corpus: "list[str] | Mapping[str, int] | None" = None,
+        self_bleu_max_n: int | None = None,
+        allow_empty: bool = False,
+    ) -> dict:
         # None keeps the scope's default (max_n: 5 for sets, 3 for a corpus); lexical_diversity
         # refuses an option of the other scope rather than ignoring it.
         given = {

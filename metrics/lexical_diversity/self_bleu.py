@@ -58,12 +58,18 @@ the distinct texts, with memory a few int64 arrays of T (the tests bound the pea
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 
 from dialeval.metrics.lexical_diversity.corpus import KEY_LIMIT, distinct_token_ids, ngram_keys
 from dialeval.metrics.lexical_diversity.order_bounds import computed_orders
 from dialeval.validation import ArgumentError, check_corpus, check_flag, check_int
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+    from dialeval.type_aliases import WordTokenizer
 
 _EPSILON = 0.1  # SmoothingFunction().method1's default epsilon
 _FSUM_CHUNK = 1 << 16  # rows turned into Python floats at a time (bounded memory at 1M texts)
@@ -155,7 +161,7 @@ def _closest_other_lengths(hyp_lengths: np.ndarray, length_counts: np.ndarray) -
     return np.where(length_counts[hyp_lengths] >= 2, hyp_lengths, closest)
 
 
-def _map_distinct(function, values: np.ndarray) -> np.ndarray:
+def _map_distinct(function: Callable[[float], float], values: np.ndarray) -> np.ndarray:
     """``function`` (a ``float -> float`` of Python's ``math``) of each value, called once per
     distinct value."""
     distinct, inverse = np.unique(values, return_inverse=True)
@@ -197,7 +203,9 @@ def _bleu_scores(
     geometric_means = np.empty(num_texts)
     for start in range(0, num_texts, _FSUM_CHUNK):
         chunk = log_terms[start : start + _FSUM_CHUNK]
-        rows = zip(*(chunk[:, k].tolist() for k in range(computed)))  # 1-D tolist: no list per row
+        rows: Iterator[tuple[float, ...]] = zip(
+            *(chunk[:, k].tolist() for k in range(computed))
+        )  # 1-D tolist: no list per row
         if no_ngram_terms:
             rows = (row + no_ngram_terms for row in rows)
         geometric_means[start : start + chunk.shape[0]] = list(map(math.exp, map(math.fsum, rows)))
@@ -206,13 +214,45 @@ def _bleu_scores(
     return scores
 
 
+@overload
 def self_bleu(
     responses: list[str],
     max_n: int = 3,
-    tokenizer="casual",
+    tokenizer: str | WordTokenizer = "casual",
+    allow_empty: bool = False,
+    return_per_response: Literal[False] = False,
+) -> float: ...
+
+
+@overload
+def self_bleu(
+    responses: list[str],
+    max_n: int = 3,
+    tokenizer: str | WordTokenizer = "casual",
+    allow_empty: bool = False,
+    *,
+    return_per_response: Literal[True],
+) -> tuple[float, list[float]]: ...
+
+
+@overload
+def self_bleu(
+    responses: list[str],
+    max_n: int = 3,
+    tokenizer: str | WordTokenizer = "casual",
+    allow_empty: bool = False,
+    *,
+    return_per_response: bool,
+) -> float | tuple[float, list[float]]: ...
+
+
+def self_bleu(
+    responses: list[str],
+    max_n: int = 3,
+    tokenizer: str | WordTokenizer = "casual",
     allow_empty: bool = False,
     return_per_response: bool = False,
-):
+) -> float | tuple[float, list[float]]:
     """Self-BLEU of a corpus (Zhu et al. 2018, Texygen); see the module docstring.
 
     Args:

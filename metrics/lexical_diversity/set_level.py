@@ -25,10 +25,14 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from dialeval.metrics.lexical_diversity.set_level_batch import check_orders, score_response_sets
 from dialeval.text import get_tokenizer
 from dialeval.validation import ArgumentError, check_int, check_response_set
+
+if TYPE_CHECKING:
+    from dialeval.type_aliases import WordTokenizer
 
 
 def ngrams(tokens: list[str], n: int) -> list[tuple[str, ...]]:
@@ -42,7 +46,7 @@ def averaged_distinct_n(
     responses: list[str],
     max_n: int = 5,
     min_n: int = 1,
-    tokenizer="tevet",
+    tokenizer: str | WordTokenizer = "tevet",
     allow_empty: bool = False,
 ) -> float:
     """Averaged distinct-n of one response set (Tevet & Berant 2021, §6.2).
@@ -101,7 +105,7 @@ def ngram_cosine_diversity(
     responses: list[str],
     max_n: int = 5,
     min_n: int = 1,
-    tokenizer="tevet",
+    tokenizer: str | WordTokenizer = "tevet",
     allow_empty: bool = False,
 ) -> float:
     """n-gram cosine diversity ("cos-sim") of one response set (Tevet & Berant 2021, §5 and §6.2).

@@ -35,8 +35,8 @@ into a handful of ``numpy`` operations per n-gram order over flat arrays:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from itertools import chain
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -44,6 +44,9 @@ from dialeval.metrics.lexical_diversity.order_bounds import computed_orders
 from dialeval.metrics.lexical_diversity.pair_memory import check_pair_memory
 from dialeval.text import get_tokenizer
 from dialeval.validation import ArgumentError, check_int, check_response_sets
+
+if TYPE_CHECKING:
+    from dialeval.type_aliases import WordTokenizer
 
 
 def check_orders(min_n: int, max_n: int) -> tuple[int, int]:
@@ -54,7 +57,9 @@ def check_orders(min_n: int, max_n: int) -> tuple[int, int]:
     return min_n, max_n
 
 
-def _sequences(responses: list[str], tokenize) -> tuple[list[tuple[int, ...]], np.ndarray, int]:
+def _sequences(
+    responses: list[str], tokenize: WordTokenizer
+) -> tuple[list[tuple[int, ...]], np.ndarray, int]:
     """The distinct token-id sequences, each response's sequence index and the vocabulary size.
 
     Every distinct text is tokenized once; texts that tokenize alike share one sequence.
@@ -79,7 +84,7 @@ def score_response_sets(
     response_sets: list[list[str]],
     min_n: int,
     max_n: int,
-    tokenize: Callable[[str], list[str]],
+    tokenize: WordTokenizer,
     cosine: bool = True,
     argument: str = "response_sets",
 ) -> dict[str, np.ndarray]:
@@ -266,7 +271,7 @@ def batch_set_lexical_diversity(
     response_sets: list[list[str]],
     max_n: int = 5,
     min_n: int = 1,
-    tokenizer="tevet",
+    tokenizer: str | WordTokenizer = "tevet",
     allow_empty: bool = False,
 ) -> dict[str, np.ndarray]:
     """Averaged distinct-n and n-gram cosine diversity of many response sets (Tevet & Berant 2021,

@@ -9,6 +9,10 @@ import evaluate
 from dialeval.metrics.engines.evaluate_module import ResponsesMetric
 from dialeval.metrics.mtld import DEFAULT_THRESHOLD
 from dialeval.metrics.mtld import mtld_scores
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dialeval.type_aliases import WordTokenizer
 
 _CITATION = """\
 @article{mccarthy-jarvis-2010-mtld,
@@ -48,7 +52,7 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Mtld(ResponsesMetric):
-    def _info(self):
+    def _info(self) -> evaluate.MetricInfo:
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
@@ -60,7 +64,13 @@ class Mtld(ResponsesMetric):
             ],
         )
 
-    def _compute(self, predictions, threshold=DEFAULT_THRESHOLD, tokenizer=None, allow_empty=False):
+    def _compute(
+        self,
+        predictions: list[str] | list[list[str]],
+        threshold: float = DEFAULT_THRESHOLD,
+        tokenizer: "str | WordTokenizer | None" = None,
+        allow_empty: bool = False,
+    ) -> dict:
         return mtld_scores(
             predictions, threshold=threshold, tokenizer=tokenizer, allow_empty=allow_empty
         )

@@ -21,9 +21,14 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from dialeval.labels import AMBIGUOUS, ANSWER_LABELS, EXPECTED_ANSWERS
 from dialeval.validation import ArgumentError
+
+if TYPE_CHECKING:
+    from dialeval.metrics.nbest_contradiction.yes_no import YesNoClassifier
+    from dialeval.type_aliases import DeviceLike
 
 
 def _check_answers(answers: object) -> list[list[str]]:
@@ -118,7 +123,11 @@ def _aggregate(per_input: list[dict]) -> dict:
     }
 
 
-def certainty_variety(answers, references, input_types=None) -> dict:
+def certainty_variety(
+    answers: Sequence[Sequence[str]],
+    references: Sequence[str],
+    input_types: Sequence[str] | None = None,
+) -> dict:
     """Certainty and Variety (§2) of classified n-best lists, ambiguous lists excluded (App. C).
 
     Args:
@@ -173,13 +182,13 @@ def certainty_variety(answers, references, input_types=None) -> dict:
 
 
 def nbest_contradiction(
-    predictions,
-    references,
-    classifier,
-    questions=None,
-    input_types=None,
-    device=None,
-    dtype=None,
+    predictions: Sequence[Sequence[str]],
+    references: Sequence[str],
+    classifier: str | YesNoClassifier | None,
+    questions: Sequence[str] | None = None,
+    input_types: Sequence[str] | None = None,
+    device: DeviceLike = None,
+    dtype: str | None = None,
     batch_size: int = 32,
     label_map: dict | None = None,
 ) -> dict:

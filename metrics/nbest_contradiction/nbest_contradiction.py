@@ -13,6 +13,11 @@ from dialeval.metrics.engines.evaluate_module import DialevalMetric
 from dialeval.metrics.nbest_contradiction.certainty_variety import nbest_contradiction
 from dialeval.validation import check_module_predictions
 from dialeval.validation import ArgumentError, check_texts
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dialeval.metrics.nbest_contradiction.yes_no import YesNoClassifier
+    from dialeval.type_aliases import DeviceLike
 
 _CITATION = """\
 @inproceedings{sato-etal-2022-n,
@@ -61,7 +66,7 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class NbestContradiction(DialevalMetric):
-    def _info(self):
+    def _info(self) -> evaluate.MetricInfo:
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
@@ -78,7 +83,7 @@ class NbestContradiction(DialevalMetric):
             ],
         )
 
-    def _check_batch(self, batch):
+    def _check_batch(self, batch: dict[str, list]) -> dict[str, list]:
         check_module_predictions(batch["predictions"], scopes=("sets",))
         for index, reference in enumerate(batch["references"]):
             if not isinstance(reference, str):
@@ -92,16 +97,16 @@ class NbestContradiction(DialevalMetric):
 
     def _compute(
         self,
-        predictions,
-        references,
-        classifier=None,
-        questions=None,
-        input_types=None,
-        device=None,
-        dtype=None,
-        batch_size=32,
-        label_map=None,
-    ):
+        predictions: list[list[str]],
+        references: list[str],
+        classifier: "str | YesNoClassifier | None" = None,
+        questions: list[str] | None = None,
+        input_types: list[str] | None = None,
+        device: "DeviceLike" = None,
+        dtype: str | None = None,
+        batch_size: int = 32,
+        label_map: dict | None = None,
+    ) -> dict:
         return nbest_contradiction(
             predictions,
             references,

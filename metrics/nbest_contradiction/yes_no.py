@@ -21,11 +21,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol, cast
 
 import numpy as np
 
 from dialeval.labels import AMBIGUOUS, NO, YES, answer_of_label
 from dialeval.validation import ArgumentError, arguments_named, check_int, check_unicode_text
+
+if TYPE_CHECKING:
+    from dialeval.hub import ModelSource
+    from dialeval.type_aliases import DeviceLike
+
+    class YesNoClassifier(Protocol):
+        """What N-best contradiction calls on a classifier: the answer of each response."""
+
+        def classify(
+            self, responses: Sequence[str], questions: Sequence[str] | None = None
+        ) -> list[str]: ...
+
 
 #: First words that make a response a direct "yes" / "no" for the prefix rule.
 YES_PREFIXES = ("yes", "yeah", "yep", "yup", "yea")
@@ -51,7 +64,7 @@ def prefix_answer(response: str) -> str:
     return AMBIGUOUS
 
 
-def _check_texts(texts, argument: str) -> list[str]:
+def _check_texts(texts: object, argument: str) -> list[str]:
     if isinstance(texts, str) or not isinstance(texts, Sequence):
         raise ArgumentError(argument, f"must be a list of strings, got {type(texts).__name__}")
     for index, text in enumerate(texts):
@@ -69,7 +82,9 @@ class PrefixYesNoClassifier:
     name = "prefix"
     needs_questions = False
 
-    def classify(self, responses, questions=None) -> list[str]:
+    def classify(
+        self, responses: Sequence[str], questions: Sequence[str] | None = None
+    ) -> list[str]:
         return [prefix_answer(response) for response in _check_texts(responses, "responses")]
 
 
@@ -83,8 +98,13 @@ class ModelYesNoClassifier:
     """
 
     def __init__(
-        self, model, device=None, dtype=None, batch_size: int = 32, label_map: dict | None = None
-    ):
+        self,
+        model: ModelSource,
+        device: DeviceLike = None,
+        dtype: str | None = None,
+        batch_size: int = 32,
+        label_map: dict | None = None,
+    ) -> None:
         from dialeval.metrics.engines.pair_scorer import load_pair_classifier
 
         check_int(batch_size, "batch_size")
@@ -113,7 +133,9 @@ class ModelYesNoClassifier:
             )
         self.needs_questions = input_form == "question_answer"
 
-    def probabilities(self, responses, questions=None) -> np.ndarray:
+    def probabilities(
+        self, responses: Sequence[str], questions: Sequence[str] | None = None
+    ) -> np.ndarray:
         """Softmax over the model's labels, one row per response."""
         from dialeval.metrics.engines.pair_scorer import PairScoringStats, score_pairs
 
@@ -144,7 +166,7 @@ class ModelYesNoClassifier:
         import torch
 
         model, tokenizer = self.classifier.model, self.classifier.tokenizer
-        num_labels = model.config.num_labels
+        num_labels = cast(int, model.config.num_labels)  # a classifier's config has its labels
         if not texts:
             return np.zeros((0, num_labels))
         unique = list(dict.fromkeys(texts))  # n-best lists repeat responses: score each text once
@@ -173,14 +195,20 @@ class ModelYesNoClassifier:
         row = {text: i for i, text in enumerate(unique)}
         return scores[[row[text] for text in texts]]
 
-    def classify(self, responses, questions=None) -> list[str]:
+    def classify(
+        self, responses: Sequence[str], questions: Sequence[str] | None = None
+    ) -> list[str]:
         probabilities = self.probabilities(responses, questions)
         return [self.answers[int(index)] for index in probabilities.argmax(axis=1)]
 
 
 def load_yes_no_classifier(
-    classifier, device=None, dtype=None, batch_size: int = 32, label_map: dict | None = None
-):
+    classifier: str | YesNoClassifier,
+    device: DeviceLike = None,
+    dtype: str | None = None,
+    batch_size: int = 32,
+    label_map: dict | None = None,
+) -> YesNoClassifier:
     """``"prefix"`` -> the prefix rule; an object with ``classify`` -> itself; else a model id or
     directory."""
     if isinstance(classifier, str) and classifier == "prefix":
@@ -200,7 +228,11 @@ def load_yes_no_classifier(
         )
 
 
-def classify_nbest_lists(classifier, predictions, questions=None) -> list[list[str]]:
+def classify_nbest_lists(
+    classifier: YesNoClassifier,
+    predictions: Sequence[Sequence[str]],
+    questions: Sequence[str] | None = None,
+) -> list[list[str]]:
     """The answer of every response of every n-best list (one classifier call for all of them).
 
     ``questions``: one question (the input's message) per list, repeated for its responses.

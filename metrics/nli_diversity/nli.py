@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
 
@@ -39,6 +40,18 @@ from dialeval.validation import (
     check_response_sets,
     check_texts,
 )
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from dialeval.hub import ModelSource
+    from dialeval.type_aliases import DeviceLike
+
+    class PairProbabilities(Protocol):
+        """What NLI Diversity calls on a scorer (an :class:`NLIScorer` or a stand-in)."""
+
+        def pair_probabilities(self, premises: list[str], hypotheses: list[str]) -> np.ndarray: ...
+
 
 DEFAULT_NLI_MODEL = "FacebookAI/roberta-large-mnli"
 
@@ -93,7 +106,7 @@ def nli_label_indices(id2label: dict, label_map: dict | None = None) -> tuple[in
             "labelled LABEL_0.. pass "
             "label_map={'contradiction': i, 'neutral': j, 'entailment': k}",
         )
-    return tuple(by_name[name] for name in NLI_CLASSES)
+    return cast("tuple[int, int, int]", tuple(by_name[name] for name in NLI_CLASSES))
 
 
 class NLIScorer:
@@ -111,8 +124,13 @@ class NLIScorer:
     """
 
     def __init__(
-        self, model=DEFAULT_NLI_MODEL, device=None, dtype=None, batch_size: int = 32, label_map=None
-    ):
+        self,
+        model: ModelSource = DEFAULT_NLI_MODEL,
+        device: DeviceLike = None,
+        dtype: str | None = None,
+        batch_size: int = 32,
+        label_map: dict[str, int] | None = None,
+    ) -> None:
         self.classifier = load_pair_classifier(model, device=device, dtype=dtype)
         self.class_indices = list(nli_label_indices(self.classifier.id2label, label_map))
         self.batch_size = batch_size
@@ -184,7 +202,7 @@ class NLIPairMatrix:
         np.fill_diagonal(predicted, -1)
         return predicted
 
-    def scores(self, members=None) -> dict[str, float]:
+    def scores(self, members: ArrayLike | None = None) -> dict[str, float]:
         """The six figures of the set, or of the subset ``members`` (indices) without new NLI
         calls."""
         members = np.arange(self.size) if members is None else np.asarray(members, dtype=np.int64)
@@ -199,7 +217,7 @@ class NLIPairMatrix:
         return np.array([self.scores(np.delete(everyone, dropped))[figure] for dropped in everyone])
 
 
-def _check_chunk_pairs(max_pairs_per_chunk) -> None:
+def _check_chunk_pairs(max_pairs_per_chunk: int) -> None:
     check_int(max_pairs_per_chunk, "max_pairs_per_chunk")
 
 
@@ -242,8 +260,8 @@ def _check_set_pairs(
 
 
 def _iter_distinct_pairs(
-    response_sets,
-    scorer,
+    response_sets: Iterable[list[str]],
+    scorer: PairProbabilities,
     max_pairs_per_chunk: int,
     allow_empty: bool,
     max_pairs_per_set: int,
@@ -270,7 +288,7 @@ def _iter_distinct_pairs(
 
 def iter_nli_pair_matrices(
     response_sets: Iterable[list[str]],
-    scorer,
+    scorer: PairProbabilities,
     max_pairs_per_chunk: int = 16384,
     allow_empty: bool = False,
     max_pairs_per_set: int = 1_000_000,
@@ -289,8 +307,10 @@ def iter_nli_pair_matrices(
         yield pairs.matrix()
 
 
-def _score_chunk(chunk: list[list[str]], scorer) -> Iterator[_DistinctPairs]:
-    premises, hypotheses, layouts = [], [], []
+def _score_chunk(chunk: list[list[str]], scorer: PairProbabilities) -> Iterator[_DistinctPairs]:
+    premises: list[str] = []
+    hypotheses: list[str] = []
+    layouts: list[tuple[list[str], list[str], np.ndarray, np.ndarray, np.ndarray, int]] = []
     for response_set in chunk:
         distinct = list(dict.fromkeys(response_set))
         position = {text: k for k, text in enumerate(distinct)}
@@ -314,7 +334,9 @@ def _score_chunk(chunk: list[list[str]], scorer) -> Iterator[_DistinctPairs]:
 
 
 def nli_pair_matrices(
-    response_sets: list[list[str]], scorer=None, **scorer_options
+    response_sets: list[list[str]],
+    scorer: PairProbabilities | None = None,
+    **scorer_options: Any,  # NLIScorer's keywords
 ) -> list[NLIPairMatrix]:
     """:class:`NLIPairMatrix` of every set (held in memory; for streaming see
     :func:`iter_nli_pair_matrices`)."""
@@ -325,12 +347,12 @@ def nli_pair_matrices(
 
 def nli_diversity(
     response_sets: Iterable[list[str]],
-    model=DEFAULT_NLI_MODEL,
+    model: ModelSource = DEFAULT_NLI_MODEL,
     batch_size: int = 32,
-    device=None,
-    dtype=None,
+    device: DeviceLike = None,
+    dtype: str | None = None,
     label_map: dict | None = None,
-    scorer=None,
+    scorer: PairProbabilities | None = None,
     max_pairs_per_chunk: int = 16384,
     allow_empty: bool = False,
     return_matrices: bool = False,
@@ -388,9 +410,12 @@ def nli_diversity(
             progress(1)
     if not per_set:
         raise ArgumentError("response_sets", "is empty: give at least one response set")
-    result = {figure: float(np.mean([row[figure] for row in per_set])) for figure in NLI_FIGURES}
+    result: dict[str, float | list[dict[str, float]] | list[NLIPairMatrix]] = {
+        figure: float(np.mean([row[figure] for row in per_set])) for figure in NLI_FIGURES
+    }
     result["num_sets"] = len(per_set)
     if before is not None:  # a reused scorer keeps counting: report this call's share
+        assert isinstance(stats, PairScoringStats)  # before was read from it
         after = stats.as_dict()
         result.update(
             {name: after[name] - before[name] for name in ("num_unique_pairs", "num_truncated")}

@@ -11,6 +11,11 @@ from dialeval.metrics.engines.evaluate_module import ResponsesMetric
 from dialeval.metrics.nli_diversity.nli import DEFAULT_NLI_MODEL
 from dialeval.metrics.nli_diversity.nli import nli_diversity
 from dialeval.validation import check_response_sets
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dialeval.hub import ModelSource
+    from dialeval.type_aliases import DeviceLike
 
 _CITATION = """\
 @inproceedings{stasaski-hearst-2022-semantic,
@@ -64,7 +69,7 @@ Examples:
 class NliDiversity(ResponsesMetric):
     scopes = ("sets",)
 
-    def _info(self):
+    def _info(self) -> evaluate.MetricInfo:
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
@@ -75,15 +80,15 @@ class NliDiversity(ResponsesMetric):
 
     def _compute(
         self,
-        predictions,
-        model=DEFAULT_NLI_MODEL,
-        batch_size=32,
-        device=None,
-        dtype=None,
-        label_map=None,
-        max_pairs_per_chunk=16384,
-        allow_empty=False,
-    ):
+        predictions: list[list[str]],
+        model: "ModelSource" = DEFAULT_NLI_MODEL,
+        batch_size: int = 32,
+        device: "DeviceLike" = None,
+        dtype: str | None = None,
+        label_map: dict[str, int] | None = None,
+        max_pairs_per_chunk: int = 16384,
+        allow_empty: bool = False,
+    ) -> dict:
         check_response_sets(predictions, "predictions", min_size=2, allow_empty=allow_empty)
         return nli_diversity(
             predictions,

@@ -9,6 +9,12 @@ metric card).
 import evaluate
 from dialeval.metrics.pos_templates import pos_template_scores
 from dialeval.metrics.engines.evaluate_module import ResponsesMetric
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from dialeval.metrics.pos_templates.taggers import SentenceSplitter, Tagger
 
 _CITATION = """\
 @article{shaib-etal-2024-templates,
@@ -52,7 +58,7 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class PosTemplates(ResponsesMetric):
-    def _info(self):
+    def _info(self) -> evaluate.MetricInfo:
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
@@ -66,14 +72,14 @@ class PosTemplates(ResponsesMetric):
 
     def _compute(
         self,
-        predictions,
-        n=5,
-        top_n=100,
-        templates=None,
-        tagger=None,
-        sentence_splitter=None,
-        allow_empty=False,
-    ):
+        predictions: list[str] | list[list[str]],
+        n: int = 5,
+        top_n: int = 100,
+        templates: "Mapping | None" = None,
+        tagger: "Tagger | None" = None,
+        sentence_splitter: "SentenceSplitter | None" = None,
+        allow_empty: bool = False,
+    ) -> dict:
         return pos_template_scores(
             predictions,
             templates=templates,

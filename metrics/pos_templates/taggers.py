@@ -19,8 +19,13 @@ import importlib.util
 import sys
 from collections.abc import Callable
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from dialeval.hub import ModelNotAvailableError
+
+if TYPE_CHECKING:
+    from nltk.tag import PerceptronTagger
+    from spacy.language import Language
 
 Tagger = Callable[[list[str]], list[list[tuple[str, str]]]]
 SentenceSplitter = Callable[[str], list[str]]
@@ -105,7 +110,7 @@ class SpacyTagger:
 
 
 @lru_cache(maxsize=4)
-def _spacy_pipeline(model: str):
+def _spacy_pipeline(model: str) -> Language:
     import spacy
 
     try:
@@ -128,7 +133,7 @@ class NLTKTagger:
 
 
 @lru_cache(maxsize=1)
-def _nltk_perceptron():
+def _nltk_perceptron() -> PerceptronTagger:
     from nltk.tag import PerceptronTagger
 
     return PerceptronTagger()

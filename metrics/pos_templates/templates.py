@@ -20,6 +20,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from functools import cached_property
+from typing import TYPE_CHECKING, Literal, overload
 
 from dialeval.metrics.pos_templates.taggers import (
     SentenceSplitter,
@@ -34,6 +35,12 @@ from dialeval.validation import (
     check_response_sets,
     split_scope,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    #: (tokens, tags) of each tagged sentence.
+    TaggedSentences = list[tuple[tuple[str, ...], tuple[str, ...]]]
 
 DEFAULT_N = 5
 DEFAULT_TOP_N = 100
@@ -93,7 +100,7 @@ def _tagged_sentences(
     return out
 
 
-def _top_patterns(tagged, n: int, top_n: int) -> list[tuple[str, ...]]:
+def _top_patterns(tagged: TaggedSentences, n: int, top_n: int) -> list[tuple[str, ...]]:
     """The ``top_n`` most frequent tag n-grams within sentences; ties in first-seen order
     (``nltk.FreqDist`` keeps insertion order and ``sorted`` is stable, as in the package)."""
     counts: Counter = Counter()
@@ -113,7 +120,7 @@ def _sentences(texts: list[str], splitter: SentenceSplitter) -> list[str]:
     return list(sentences)
 
 
-def _templates_of(tagged, n: int, top_n: int) -> Templates:
+def _templates_of(tagged: TaggedSentences, n: int, top_n: int) -> Templates:
     patterns = _top_patterns(tagged, n, top_n)
     spans: dict[tuple[str, ...], dict[str, None]] = {pattern: {} for pattern in patterns}
     for tokens, tags in tagged:
@@ -132,12 +139,12 @@ def _extract(
 
 def _extract_per_set(
     sets: list[list[str]], n: int, top_n: int, tagger: Tagger, splitter: SentenceSplitter
-):
+) -> Iterator[Templates]:
     """Each set's templates, in order; the sentences of consecutive sets are tagged together, about
     :data:`TAGGING_CHUNK` per tagger call, so a large input never holds more than a chunk's tags."""
     pending: list[list[str]] = []
 
-    def flush():
+    def flush() -> Iterator[Templates]:
         tagged = _tagged_sentences(
             [sentence for sentences in pending for sentence in sentences], tagger
         )
@@ -158,7 +165,9 @@ def _extract_per_set(
         yield from flush()
 
 
-def _resolve(tagger, sentence_splitter) -> tuple[Tagger, SentenceSplitter]:
+def _resolve(
+    tagger: Tagger | None, sentence_splitter: SentenceSplitter | None
+) -> tuple[Tagger, SentenceSplitter]:
     """The given tagger / splitter, else the defaults (a TaggerNotAvailableError says how to install
     them)."""
     if tagger is not None and not callable(tagger):
@@ -318,6 +327,18 @@ class SpanMatcher:
         return sum(1 for _ in self._starts.finditer(text)) if self._body is not None else 0
 
 
+@overload
+def _rates(
+    texts: list[str], matcher: SpanMatcher, per_token: Literal[True] = True
+) -> tuple[float, list[float]]: ...
+
+
+@overload
+def _rates(
+    texts: list[str], matcher: SpanMatcher, per_token: Literal[False]
+) -> tuple[float, None]: ...
+
+
 def _rates(
     texts: list[str], matcher: SpanMatcher, per_token: bool = True
 ) -> tuple[float, list[float] | None]:
@@ -336,13 +357,20 @@ def _rates(
     return rate, [seen[text][1] for text in texts] if per_token else None
 
 
-def _templates_for(texts, templates, n, top_n, tagger, sentence_splitter) -> Templates:
+def _templates_for(
+    texts: list[str],
+    templates: Mapping | None,
+    n: int,
+    top_n: int,
+    tagger: Tagger | None,
+    sentence_splitter: SentenceSplitter | None,
+) -> Mapping:
     if templates is not None:
         return templates
     return _extract(texts, n, top_n, *_resolve(tagger, sentence_splitter))
 
 
-def _check_options(n, top_n):
+def _check_options(n: int, top_n: int) -> tuple[int, int]:
     return check_int(n, "n"), check_int(top_n, "top_n")
 
 
@@ -395,7 +423,7 @@ def templates_per_token(
     return _rates(texts, SpanMatcher(spans))[1]
 
 
-def _figures(texts: list[str], templates: Mapping) -> dict:
+def _figures(texts: list[str], templates: Mapping) -> tuple[dict[str, float], list[float]]:
     spans = check_templates(templates)
     rate, per_token = _rates(texts, SpanMatcher(spans))
     return {
@@ -407,7 +435,7 @@ def _figures(texts: list[str], templates: Mapping) -> dict:
 
 
 def pos_template_scores(
-    predictions,
+    predictions: list[str] | list[list[str]],
     templates: Mapping | None = None,
     n: int = DEFAULT_N,
     top_n: int = DEFAULT_TOP_N,
@@ -437,7 +465,9 @@ def pos_template_scores(
         }
     sets = check_response_sets(predictions, "predictions", allow_empty=allow_empty)
     if templates is None:
-        set_templates = _extract_per_set(sets, n, top_n, *_resolve(tagger, sentence_splitter))
+        set_templates: Iterator[Mapping] = _extract_per_set(
+            sets, n, top_n, *_resolve(tagger, sentence_splitter)
+        )
     else:
         set_templates = (templates for _ in sets)
     per_set = [_figures(texts, found)[0] for texts, found in zip(sets, set_templates)]

@@ -17,14 +17,28 @@ negated similarities).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from dialeval.metrics.engines.lm_scorer import check_questions
 from dialeval.metrics.response_selection.selection import select_by_loss
 from dialeval.validation import ArgumentError
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
-def tfidf_selection(contexts, candidates, labels, fit_texts=None, **vectorizer_options) -> dict:
+    from dialeval.metrics.engines.lm_scorer import Contexts
+    from dialeval.type_aliases import ResponseSets
+
+
+def tfidf_selection(
+    contexts: Contexts,
+    candidates: ResponseSets,
+    labels: Sequence[int],
+    fit_texts: Sequence[str] | None = None,
+    **vectorizer_options: Any,  # TfidfVectorizer's keywords (scikit-learn is untyped)
+) -> dict:
     """Accuracy of the TF-IDF baseline; the dict of ``select_by_loss`` plus per-question
     ``similarities``.
 

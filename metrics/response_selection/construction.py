@@ -35,11 +35,18 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 import numpy as np
 
 from dialeval.validation import ArgumentError, check_int
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from dialeval.metrics.engines.embedders import TextEmbedder
+    from dialeval.metrics.engines.lm_scorer import Contexts
+    from dialeval.type_aliases import StrPath
 
 #: §3.2: "We retrieve 10 utterances (per question) from the repository".
 NUM_RETRIEVED = 10
@@ -56,7 +63,7 @@ def normalize_utterance(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def _check_texts(texts, name: str) -> list[str]:
+def _check_texts(texts: object, name: str) -> list[str]:
     if isinstance(texts, str) or not isinstance(texts, Iterable):
         raise ArgumentError(name, f"must be a list of strings, got {type(texts).__name__}")
     texts = list(texts)
@@ -143,7 +150,7 @@ class BM25Retriever:
         tokens = self._bm25s.tokenize(
             queries, stopwords=self.stopwords, show_progress=False, return_ids=False
         )
-        out = []
+        out: list[list[int]] = []
         for words in tokens:
             if not words:  # only stopwords: nothing lexical to match
                 out.append([])
@@ -165,7 +172,9 @@ class EmbeddingRetriever:
 
     name = "embedding"
 
-    def __init__(self, repository: Sequence[str], embedder=None, batch_size: int = 256):
+    def __init__(
+        self, repository: Sequence[str], embedder: TextEmbedder | None = None, batch_size: int = 256
+    ):
         from dialeval.metrics.engines.embedders import load_embedder
 
         self.repository = _check_texts(repository, "repository")
@@ -180,7 +189,7 @@ class EmbeddingRetriever:
         self._vectors = self._unit(self.embedder.embed(self.repository))
 
     @staticmethod
-    def _unit(vectors) -> np.ndarray:
+    def _unit(vectors: ArrayLike) -> np.ndarray:
         vectors = np.asarray(vectors, dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms == 0, 1, norms)
@@ -228,10 +237,10 @@ class CandidatePool:
 
 
 def retrieve_candidate_pools(
-    contexts,
-    ground_truths,
+    contexts: Contexts,
+    ground_truths: Sequence[str],
     repository: Sequence[str],
-    retrievers: Sequence,
+    retrievers: Sequence[Retriever],
     num_retrieved: int = NUM_RETRIEVED,
 ) -> list[CandidatePool]:
     """§3.1 step 1: M = ``num_retrieved`` utterances related to each ground truth.
@@ -269,7 +278,8 @@ def retrieve_candidate_pools(
     for q, (context, ground_truth) in enumerate(zip(contexts, ground_truths)):
         taken = {normalize_utterance(ground_truth), *map(normalize_utterance, context)}
         cursors = [0] * len(retrievers)
-        retrieved, retrieved_by = [], []
+        retrieved: list[str] = []
+        retrieved_by: list[str] = []
         while len(retrieved) < num_retrieved and any(
             c < len(r[q]) for c, r in zip(cursors, rankings)
         ):
@@ -290,11 +300,12 @@ def retrieve_candidate_pools(
                 f"question {q}: the retrievers found only {len(retrieved)} related utterances for "
                 f"the ground truth {ground_truth!r}; `num_retrieved` asks for {num_retrieved}"
             )
-        pools.append(CandidatePool(q, context, ground_truth, retrieved, retrieved_by))
+        turns = cast("list[str]", context)  # made a list of turns above
+        pools.append(CandidatePool(q, turns, ground_truth, retrieved, retrieved_by))
     return pools
 
 
-def scoring_sheet(pools: Sequence[CandidatePool], path=None) -> list[dict]:
+def scoring_sheet(pools: Sequence[CandidatePool], path: StrPath | None = None) -> list[dict]:
     """What annotators score (§3.1 step 2): per question, the context and the ground truth with
     the retrieved utterances (ground truth first, as in ``human_scores.jsonl``). Shuffle the
     candidates in your annotation tool; scores must come back in this order. Written as JSON
@@ -330,7 +341,7 @@ class FilteredPool:
     ungrammatical: list[int]  # removed: three or more 0s
 
 
-def _scores_of(scores, num_candidates: int | None, argument: str) -> np.ndarray:
+def _scores_of(scores: ArrayLike, num_candidates: int | None, argument: str) -> np.ndarray:
     try:
         array = np.asarray(scores)
     except ValueError:
@@ -357,7 +368,7 @@ def _scores_of(scores, num_candidates: int | None, argument: str) -> np.ndarray:
     return array
 
 
-def filter_pool(scores) -> FilteredPool:
+def filter_pool(scores: ArrayLike) -> FilteredPool:
     """§3.1 step 3 on one pool's scores: rows = ground truth, then the retrieved utterances;
     columns = annotators (five in the paper)."""
     array = _scores_of(scores, None, "scores")
@@ -376,7 +387,9 @@ def filter_pool(scores) -> FilteredPool:
 
 
 def assemble_questions(
-    pools: Sequence[CandidatePool], scores: Sequence, num_false: int = NUM_FALSE_CANDIDATES
+    pools: Sequence[CandidatePool],
+    scores: Sequence[ArrayLike],
+    num_false: int = NUM_FALSE_CANDIDATES,
 ) -> list[dict]:
     """The questions of §3.2 from the scored pools (``scores[i]``: pool i's rows, ground truth
     first).
@@ -397,7 +410,7 @@ def assemble_questions(
         raise ArgumentError(
             "scores", f"must hold one entry per pool: {len(scores)} for {len(pools)} pools"
         )
-    questions = []
+    questions: list[dict] = []
     for pool, pool_scores in zip(pools, scores):
         array = _scores_of(pool_scores, 1 + len(pool.retrieved), f"scores[{pool.question_id}]")
         verdict = filter_pool(array)
@@ -407,11 +420,11 @@ def assemble_questions(
 
         def question(
             ground_truth: str,
-            ground_truth_scores,
+            ground_truth_scores: np.ndarray,
             false: list[int],
             source: str,
-            pool=pool,
-            rows=rows,
+            pool: CandidatePool = pool,
+            rows: np.ndarray = rows,
         ) -> dict:
             return {
                 "question_id": len(questions),

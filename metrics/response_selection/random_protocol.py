@@ -16,12 +16,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from dialeval.metrics.engines.lm_scorer import CandidateScorer, check_reduction
 from dialeval.metrics.response_selection.selection import TIE_RTOL, select_by_loss
 from dialeval.validation import ArgumentError
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from dialeval.metrics.engines.lm_scorer import Contexts
+    from dialeval.type_aliases import ResponseSets
 
 #: Candidates per scored group: the packed path's row (and its attention mask) grows with the
 #: number of candidates of a question, so the union over 100 trials is scored in groups.
@@ -30,8 +37,8 @@ CANDIDATES_PER_GROUP = 8
 
 def candidate_losses(
     scorer: CandidateScorer,
-    contexts,
-    candidate_lists,
+    contexts: Contexts,
+    candidate_lists: ResponseSets,
     reduction: str = "sum",
     group_size: int = CANDIDATES_PER_GROUP,
 ) -> list[dict[str, float]]:
@@ -106,7 +113,7 @@ def random_protocol_accuracies(
 
 def random_protocol_figure(
     random_result: dict, chosen_spearman: float | None = None, title: str | None = None
-):
+) -> Figure:
     """Fig. 2: the box plot of RANDOM's per-trial ρ, with CHOSEN's ρ as a blue dot.
 
     ``random_result``: what ``random_protocol_correlation`` returns. Returns a

@@ -15,6 +15,11 @@ from dialeval.metrics.engines.lm_scorer import check_questions
 from dialeval.metrics.response_selection.selection import TIE_RTOL
 from dialeval.metrics.response_selection.selection import response_selection
 from dialeval.validation import ArgumentError
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dialeval.hub import ModelSource
+    from dialeval.type_aliases import DeviceLike
 
 _CITATION = """\
 @inproceedings{sato-etal-2020-evaluating,
@@ -68,7 +73,7 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class ResponseSelection(DialevalMetric):
-    def _info(self):
+    def _info(self) -> evaluate.MetricInfo:
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
@@ -86,7 +91,7 @@ class ResponseSelection(DialevalMetric):
             ],
         )
 
-    def _check_batch(self, batch):
+    def _check_batch(self, batch: dict[str, list]) -> dict[str, list]:
         # evaluate would stringify nested items silently: check the raw input first, and give a
         # one-string context evaluate's list-of-turns shape.
         turns, _, _ = check_questions(batch["contexts"], batch["candidates"], batch["labels"])
@@ -94,19 +99,19 @@ class ResponseSelection(DialevalMetric):
 
     def _compute(
         self,
-        contexts,
-        candidates,
-        labels,
-        model=None,
-        reduction="sum",
-        batch_size=DEFAULT_BATCH_SIZE,
-        device=None,
-        dtype=None,
-        turn_separator=None,
-        candidate_eos=True,
-        share_context=True,
-        tie_rtol=TIE_RTOL,
-    ):
+        contexts: list[list[str]],
+        candidates: list[list[str]],
+        labels: list[int],
+        model: "ModelSource | None" = None,
+        reduction: str = "sum",
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        device: "DeviceLike" = None,
+        dtype: str | None = None,
+        turn_separator: str | None = None,
+        candidate_eos: bool = True,
+        share_context: bool = True,
+        tie_rtol: float = TIE_RTOL,
+    ) -> dict:
         check_questions(contexts, candidates, labels)
         if model is None:
             raise ArgumentError(

@@ -22,6 +22,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias, cast
 
 import numpy as np
 from scipy.stats import ConstantInputWarning, spearmanr
@@ -35,6 +36,16 @@ from dialeval.metrics.engines.lm_scorer import (
     describe,
 )
 from dialeval.validation import ArgumentError, ArgumentProblem, check_real, require_collection
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from dialeval.hub import ModelSource
+    from dialeval.metrics.engines.lm_scorer import Contexts
+    from dialeval.type_aliases import DeviceLike, ResponseSets, StrPath
+
+    #: Scores of systems: a system -> score mapping, or one score per system in a fixed order.
+    SystemScores: TypeAlias = Mapping[str, float] | Sequence[float]
 
 # --------------------------------------------------------------------------------------------
 # Selection and accuracy
@@ -54,7 +65,7 @@ TIE_RTOL = 1e-6
 
 
 def select_by_loss(
-    losses: Sequence[Sequence[float]], labels: Sequence[int], *, tie_rtol: float = TIE_RTOL
+    losses: Sequence[ArrayLike], labels: Sequence[int], *, tie_rtol: float = TIE_RTOL
 ) -> dict:
     """Argmin selection (§4.1.2) and accuracy from per-question candidate losses.
 
@@ -110,16 +121,16 @@ def select_by_loss(
 
 
 def response_selection(
-    contexts,
-    candidates,
-    labels,
-    model=None,
+    contexts: Contexts,
+    candidates: ResponseSets,
+    labels: Sequence[int],
+    model: ModelSource | None = None,
     *,
     scorer: CandidateScorer | None = None,
     reduction: str = "sum",
     batch_size: int = DEFAULT_BATCH_SIZE,
-    device=None,
-    dtype=None,
+    device: DeviceLike = None,
+    dtype: str | None = None,
     turn_separator: str | None = None,
     candidate_eos: bool = True,
     share_context: bool = True,
@@ -194,12 +205,17 @@ def _check_question(where: str, context: object, candidates: object, label: obje
     """One question of a file checked as it is read, so that an error names its ``FILE:LINE``
     and the record's field (``q.jsonl:4: `candidates[1]` must be a non-empty string``)."""
     try:
-        check_questions([context], [candidates], [label])
+        # any values: the checker says what is wrong with them
+        check_questions(
+            cast("Contexts", [context]),
+            cast("ResponseSets", [candidates]),
+            cast("list[int]", [label]),
+        )
     except ArgumentProblem as error:
         raise ValueError(f"{where}: {error.renamed(_RECORD_FIELDS)}") from None
 
 
-def read_selection_questions(path) -> dict[str, list]:
+def read_selection_questions(path: StrPath) -> dict[str, list]:
     """Questions from a file, as ``{"contexts", "candidates", "labels"}``.
 
     - ``.jsonl`` / ``.json``: one ``{"context": [turns] or str, "candidates": [...], "label": int}``
@@ -248,13 +264,18 @@ def read_selection_questions(path) -> dict[str, list]:
 # --------------------------------------------------------------------------------------------
 
 
-def _aligned_scores(human_scores, metric_scores, argument: str) -> tuple[np.ndarray, np.ndarray]:
+def _aligned_scores(
+    human_scores: SystemScores, metric_scores: SystemScores, argument: str
+) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(human_scores, Mapping) != isinstance(metric_scores, Mapping):
         raise ArgumentError(
             "human_scores",
             f"and `{argument}` must both be mappings (system -> score) or both sequences",
         )
+    human: Sequence[float] | np.ndarray
+    metric: Sequence[float] | np.ndarray
     if isinstance(human_scores, Mapping):
+        assert isinstance(metric_scores, Mapping)  # both or neither, checked above
         if set(human_scores) != set(metric_scores):
             raise ArgumentError(
                 argument,
@@ -265,6 +286,7 @@ def _aligned_scores(human_scores, metric_scores, argument: str) -> tuple[np.ndar
         systems = list(human_scores)
         human, metric = [human_scores[s] for s in systems], [metric_scores[s] for s in systems]
     else:
+        assert not isinstance(metric_scores, Mapping)  # both or neither, checked above
         require_collection(
             human_scores, "human_scores", "a system -> score mapping or a list of scores"
         )
@@ -327,7 +349,7 @@ def _spearman(
     return float(result.statistic), float(result.pvalue), None
 
 
-def system_ranking_correlation(human_scores, metric_scores) -> dict:
+def system_ranking_correlation(human_scores: SystemScores, metric_scores: SystemScores) -> dict:
     """Spearman's ρ between the system ranking by human scores and by a metric (§4.2, Table 3).
 
     ``human_scores`` / ``metric_scores``: system -> score mappings with the same keys (or two
@@ -346,7 +368,9 @@ def system_ranking_correlation(human_scores, metric_scores) -> dict:
     }
 
 
-def random_protocol_correlation(human_scores, metric_scores_per_trial: Sequence) -> dict:
+def random_protocol_correlation(
+    human_scores: SystemScores, metric_scores_per_trial: Sequence[SystemScores]
+) -> dict:
     """The RANDOM protocol (§4.2 footnote 5, §4.3 Fig. 2): ρ per trial and its mean.
 
     ``metric_scores_per_trial``: one system -> score mapping (or sequence) per trial, each trial

@@ -52,7 +52,7 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class SelfRepetition(ResponsesMetric):
-    def _info(self):
+    def _info(self) -> evaluate.MetricInfo:
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
@@ -64,7 +64,12 @@ class SelfRepetition(ResponsesMetric):
             ],
         )
 
-    def _compute(self, predictions, n=4, allow_empty=False):
+    def _compute(
+        self,
+        predictions: list[str] | list[list[str]],
+        n: int = 4,
+        allow_empty: bool = False,
+    ) -> dict:
         return self_repetition_scores(predictions, n=n, allow_empty=allow_empty)
 
 

@@ -22,6 +22,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -35,6 +36,12 @@ from dialeval.validation import (
     check_int,
     check_unicode_text,
 )
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from dialeval.metrics.engines.embedders import TextEmbedder
+    from dialeval.type_aliases import StrPath
 
 #: Above this many reference texts, ``algorithm="auto"`` switches from KMeans to MiniBatchKMeans.
 #: benchmarks/bench_sem_ent.py: MiniBatch is >= 1.5x faster with inertia within 1% from 10k texts,
@@ -66,7 +73,7 @@ def _check_texts(texts: object, argument: str) -> list[str]:
     return list(texts)
 
 
-def distribution_entropy(distribution) -> float:
+def distribution_entropy(distribution: ArrayLike) -> float:
     """Natural-log entropy of a probability vector (Eq. 2); empty clusters contribute 0."""
     p = as_float_array(distribution, "distribution")
     if p.ndim != 1 or p.size == 0 or (p < 0).any() or not math.isclose(p.sum(), 1.0, abs_tol=1e-9):
@@ -151,7 +158,7 @@ class SemanticClusters:
     centroids: np.ndarray  # (k, kept)
     reference_distribution: np.ndarray  # (k,): cluster histogram of the fitted corpus
     settings: dict = field(default_factory=dict)
-    embedder: object | None = field(default=None, repr=False, compare=False)
+    embedder: TextEmbedder | None = field(default=None, repr=False, compare=False)
 
     @property
     def num_clusters(self) -> int:
@@ -161,7 +168,7 @@ class SemanticClusters:
     def fit(
         cls,
         reference_texts: list[str],
-        embedder=None,
+        embedder: TextEmbedder | None = None,
         num_clusters: int = 20,
         pca_variance: float = 0.9,
         seed: int = 0,
@@ -246,7 +253,7 @@ class SemanticClusters:
 
     # -- assignment -------------------------------------------------------------------------
 
-    def project(self, embeddings) -> np.ndarray:
+    def project(self, embeddings: ArrayLike) -> np.ndarray:
         """Raw embeddings -> the fitted PCA space (L2-normalized, centred, kept components)."""
         points = np.asarray(embeddings, dtype=np.float32)
         if points.ndim != 2 or points.shape[1] != self.pca_mean.shape[0]:
@@ -275,7 +282,7 @@ class SemanticClusters:
     def _histogram(self, labels: np.ndarray) -> np.ndarray:
         return np.bincount(labels, minlength=self.num_clusters) / len(labels)
 
-    def _require_embedder(self):
+    def _require_embedder(self) -> TextEmbedder:
         if self.embedder is None:
             raise ValueError(
                 "these clusters have no embedder; pass one to SemanticClusters.load(..., "
@@ -283,7 +290,7 @@ class SemanticClusters:
             )
         return self.embedder
 
-    def assign_embeddings(self, embeddings) -> np.ndarray:
+    def assign_embeddings(self, embeddings: ArrayLike) -> np.ndarray:
         """Cluster id of each (raw, unnormalized) embedding row."""
         return self._nearest(self.project(embeddings))
 
@@ -298,7 +305,7 @@ class SemanticClusters:
 
     # -- persistence ------------------------------------------------------------------------
 
-    def save(self, directory: str | Path) -> Path:
+    def save(self, directory: StrPath) -> Path:
         """Write ``semantic_clusters.json`` (settings, embedder identity) and ``.safetensors``
         (arrays)."""
         from safetensors.numpy import save
@@ -329,7 +336,12 @@ class SemanticClusters:
         return out
 
     @classmethod
-    def load(cls, directory: str | Path, embedder=None, **embedder_options) -> SemanticClusters:
+    def load(
+        cls,
+        directory: str | Path,
+        embedder: TextEmbedder | None = None,
+        **embedder_options: Any,  # the recorded embedder's keywords (device, batch_size, ...)
+    ) -> SemanticClusters:
         """Clusters saved by :meth:`save`. ``embedder`` must match the recorded identity exactly;
         without one, the recorded embedder is rebuilt (``embedder_options``: device, batch_size,
         ...)."""
@@ -407,7 +419,7 @@ def _recorded_embedder_problem(folder: Path, error: ArgumentProblem) -> str:
     return f"{folder}: {CONFIG_FILE}'s {key} {error.problem}: save the clusters again"
 
 
-def _check_embedder(embedder) -> None:
+def _check_embedder(embedder: object) -> None:
     if not all(callable(getattr(embedder, method, None)) for method in ("embed", "identity")):
         raise ArgumentTypeError(
             "embedder",
@@ -416,7 +428,7 @@ def _check_embedder(embedder) -> None:
         )
 
 
-def sem_ent_from_labels(labels, num_clusters: int) -> dict:
+def sem_ent_from_labels(labels: ArrayLike, num_clusters: int) -> dict:
     """Sem-Ent of already-assigned cluster ids."""
     labels = np.asarray(labels)
     if labels.size == 0:

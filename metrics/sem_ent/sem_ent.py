@@ -9,6 +9,7 @@ A thin wrapper of :class:`dialeval.metrics.sem_ent.clusters.SemanticClusters` an
 # read a trailing comment on an import line as an install URL), hence the file-level exemption.
 # ruff: noqa: I001
 import os
+from typing import TYPE_CHECKING, Any
 
 import evaluate
 from dialeval.distributed import is_sharing_work, process_state
@@ -20,6 +21,11 @@ from dialeval.validation import ArgumentError
 from dialeval.validation import ArgumentTypeError
 from dialeval.validation import arguments_named
 from dialeval.validation import check_corpus
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from dialeval.type_aliases import DeviceLike, StrPath
 
 _CITATION = """\
 @inproceedings{han-etal-2022-measuring,
@@ -75,7 +81,7 @@ class SemEnt(ResponsesMetric):
     # The reference corpus has its own length, so it bypasses evaluate's row-aligned storage.
     references_option = "reference_corpus"
 
-    def _info(self):
+    def _info(self) -> evaluate.MetricInfo:
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
@@ -86,21 +92,21 @@ class SemEnt(ResponsesMetric):
 
     def _compute(
         self,
-        predictions,
-        reference_corpus=None,
-        clusters=None,
-        embedder="sentence_transformers",
-        embedder_model=None,
-        num_clusters=20,
-        pca_variance=0.9,
-        seed=0,
-        n_init=5,
-        max_iter=500,
-        save_clusters_to=None,
-        batch_size=None,
-        device=None,
-        dtype=None,
-    ):
+        predictions: list[str],
+        reference_corpus: list[str] | None = None,
+        clusters: "SemanticClusters | str | Path | None" = None,
+        embedder: str = "sentence_transformers",
+        embedder_model: str | None = None,
+        num_clusters: int = 20,
+        pca_variance: float = 0.9,
+        seed: int = 0,
+        n_init: int = 5,
+        max_iter: int = 500,
+        save_clusters_to: "StrPath | None" = None,
+        batch_size: int | None = None,
+        device: "DeviceLike" = None,
+        dtype: str | None = None,
+    ) -> dict:
         if reference_corpus is not None and clusters is not None:
             raise ArgumentError(
                 "clusters",
@@ -138,7 +144,7 @@ class SemEnt(ResponsesMetric):
                 f"{save_clusters_to!r:.60}",
             )
         check_corpus(predictions, "predictions", allow_empty=True)
-        runtime = {
+        runtime: dict[str, Any] = {  # the embedder's keywords
             key: value
             for key, value in (("batch_size", batch_size), ("device", device), ("dtype", dtype))
             if value is not None
@@ -148,6 +154,7 @@ class SemEnt(ResponsesMetric):
                 {"kind": "embedder", "model": "embedder_model", "reference_texts": "references"}
             ):
                 text_embedder = load_embedder(embedder, embedder_model, **runtime)
+                assert reference_corpus is not None  # required without clusters, checked above
                 clusters = SemanticClusters.fit(
                     reference_corpus,
                     text_embedder,

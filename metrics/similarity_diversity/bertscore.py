@@ -57,6 +57,7 @@ import os
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -71,6 +72,11 @@ from dialeval.hub import (
 from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.metrics.engines.reduction import UnitSimilarity, units_of
 from dialeval.validation import ArgumentError, check_int, check_response_sets
+
+if TYPE_CHECKING:
+    import torch
+
+    from dialeval.type_aliases import DeviceLike, Progress, StrPath, Tokenizer
 
 DEFAULT_BERTSCORE_MODEL = "FacebookAI/roberta-large"
 DEFAULT_BERTSCORE_LAYER = 17  # bert_score.utils.model2layers["roberta-large"]
@@ -112,11 +118,11 @@ class BERTScoreMatrices:
         return [units.full_matrix() for units in self.unit_similarities]
 
 
-def _check_dtype(dtype) -> str:
+def _check_dtype(dtype: str | None) -> str:
     return check_dtype(dtype) or "float32"  # bert_score runs in the checkpoint's float32
 
 
-def _load(model_path: str, device: str, dtype: str):
+def _load(model_path: str, device: str, dtype: str) -> tuple[Tokenizer, torch.nn.Module]:
     """``(tokenizer, encoder)`` from :func:`dialeval.hub.load_model`; an encoder-decoder model
     contributes its encoder, as ``bert_score.utils.get_model`` does."""
     loaded = load_model(model_path, "encoder", device=device, dtype=dtype)
@@ -126,7 +132,7 @@ def _load(model_path: str, device: str, dtype: str):
     return loaded.tokenizer, model
 
 
-def _layer_list(model):
+def _layer_list(model: torch.nn.Module) -> torch.nn.ModuleList | None:
     """The BERT/RoBERTa-family layer stack that bert_score cuts, or None for other architectures."""
     import torch
 
@@ -135,7 +141,7 @@ def _layer_list(model):
     return layers if isinstance(layers, torch.nn.ModuleList) else None
 
 
-def _num_layers_available(model) -> int | None:
+def _num_layers_available(model: torch.nn.Module) -> int | None:
     layers = _layer_list(model)
     if layers is not None:
         return len(layers)
@@ -148,7 +154,9 @@ def _num_layers_available(model) -> int | None:
 
 
 @lru_cache(maxsize=8)
-def _truncated_encoder(model_path: str, device: str, dtype: str, num_layers: int):
+def _truncated_encoder(
+    model_path: str, device: str, dtype: str, num_layers: int
+) -> torch.nn.Module:
     """The loaded encoder with only its first ``num_layers`` layers, sharing every parameter.
 
     Running the cut stack, as bert_score does, skips the unused top layers (7 of 24 for
@@ -167,7 +175,9 @@ def _truncated_encoder(model_path: str, device: str, dtype: str, num_layers: int
     return view
 
 
-def _encode(tokenizer, sentences: list[str], max_length: int) -> tuple[list[list[int]], int]:
+def _encode(
+    tokenizer: Tokenizer, sentences: list[str], max_length: int
+) -> tuple[list[list[int]], int]:
     """bert_score's ``sent_encode`` for each (already stripped) sentence; also the number
     truncated."""
     from transformers import GPT2Tokenizer, RobertaTokenizer
@@ -192,14 +202,14 @@ def _encode(tokenizer, sentences: list[str], max_length: int) -> tuple[list[list
 
 
 def _embed(
-    encoder,
+    encoder: torch.nn.Module,
     ids: list[list[int]],
     pad_id: int,
     batch_size: int,
     hidden_layer: int | None,
-    device,
-    progress=None,
-):
+    device: DeviceLike,
+    progress: Progress | None = None,
+) -> torch.Tensor:
     """Normalized token vectors of every sentence, concatenated: ``(total_tokens, d)`` float32.
 
     Sentences are run longest first in batches padded to the batch's longest, so that padding is
@@ -244,7 +254,9 @@ def _embed(
     return torch.cat(pieces, dim=0)
 
 
-def _precision_matrix(vectors, weights, starts, lengths):
+def _precision_matrix(
+    vectors: torch.Tensor, weights: torch.Tensor, starts: torch.Tensor, lengths: torch.Tensor
+) -> np.ndarray:
     """``P[a, b]``: precision of sentence ``a`` as candidate against ``b`` as reference, float64.
 
     The set is padded to its longest sentence; one einsum gives the cosines of every token pair
@@ -270,7 +282,7 @@ def _precision_matrix(vectors, weights, starts, lengths):
     return torch.cat(blocks, dim=0).double().cpu().numpy()
 
 
-def _resolve_num_layers(model: str, num_layers, available: int | None) -> int:
+def _resolve_num_layers(model: str, num_layers: int | None, available: int | None) -> int:
     if num_layers is None:
         if model in _DEFAULT_MODEL_IDS:
             return DEFAULT_BERTSCORE_LAYER
@@ -289,7 +301,7 @@ def _resolve_num_layers(model: str, num_layers, available: int | None) -> int:
     return num_layers
 
 
-def read_baseline_file(path, num_layers: int) -> float:
+def read_baseline_file(path: StrPath, num_layers: int) -> float:
     """The F baseline at layer ``num_layers`` of a bert_score baseline file (CSV ``LAYER,P,R,F``,
     one row per layer, as ``bert_score/rescale_baseline/<lang>/<model>.tsv``)."""
     import csv
@@ -350,7 +362,7 @@ def published_baseline_file(model: str) -> str | None:
 
 
 def _resolve_baseline(
-    model: str, num_layers: int, rescale_with_baseline: bool, baseline
+    model: str, num_layers: int, rescale_with_baseline: bool, baseline: float | StrPath | None
 ) -> float | None:
     if not rescale_with_baseline:
         return None
@@ -385,7 +397,9 @@ def check_num_layers(num_layers: object) -> int | None:
     return int(num_layers)
 
 
-def check_encoder_options(model: object, num_layers: object, batch_size: object, device, dtype):
+def check_encoder_options(
+    model: object, num_layers: object, batch_size: object, device: DeviceLike, dtype: str | None
+) -> None:
     """Refuse a bad BERTScore encoder option before any model loads, naming it: a caller whose
     chosen path does not encode (homogenization's ROUGE-L) checks them all the same, so a typo is
     never accepted silently. ``model`` None stands for the caller's default model."""
@@ -401,7 +415,9 @@ def check_encoder_options(model: object, num_layers: object, batch_size: object,
         resolve_device(device)
 
 
-def _check_arguments(batch_size, rescale_with_baseline, baseline) -> None:
+def _check_arguments(
+    batch_size: int, rescale_with_baseline: bool, baseline: float | StrPath | None
+) -> None:
     check_int(batch_size, "batch_size")
     if not isinstance(rescale_with_baseline, bool):
         raise ArgumentError(
@@ -425,10 +441,10 @@ def compute_bertscore_matrices(
     rescale_with_baseline: bool = True,
     baseline: float | None = None,
     batch_size: int = 64,
-    device=None,
+    device: DeviceLike = None,
     dtype: str | None = None,
     allow_empty: bool = False,
-    progress=None,
+    progress: Progress | None = None,
 ) -> BERTScoreMatrices:
     """Pairwise BERTScore F1 of each response set, with how the sentences were encoded.
 
@@ -520,7 +536,7 @@ def bertscore_similarity_matrices(
     rescale_with_baseline: bool = True,
     baseline: float | None = None,
     batch_size: int = 64,
-    device=None,
+    device: DeviceLike = None,
     dtype: str | None = None,
     allow_empty: bool = False,
 ) -> list[np.ndarray]:
@@ -570,7 +586,7 @@ def bertscore_diversity(
     rescale_with_baseline: bool = True,
     baseline: float | None = None,
     batch_size: int = 64,
-    device=None,
+    device: DeviceLike = None,
     dtype: str | None = None,
     allow_empty: bool = False,
 ) -> list[float]:

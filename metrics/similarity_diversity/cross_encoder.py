@@ -15,11 +15,18 @@ reduction assumes a symmetric similarity).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from dialeval.metrics.engines.pair_scorer import PairScoringStats, load_pair_classifier, score_pairs
 from dialeval.metrics.engines.reduction import UnitSimilarity, units_of
 from dialeval.validation import ArgumentError, check_response_sets
+
+if TYPE_CHECKING:
+    from transformers import PretrainedConfig
+
+    from dialeval.type_aliases import DeviceLike, Progress
 
 DEFAULT_CROSS_ENCODER = "cross-encoder/stsb-roberta-large"
 
@@ -29,7 +36,7 @@ _ACTIVATIONS = {
 }
 
 
-def cross_encoder_activation(config) -> str:
+def cross_encoder_activation(config: PretrainedConfig) -> str:
     """``"sigmoid"`` or ``"none"``: what sentence-transformers would apply to this checkpoint's
     logit."""
     recorded = (getattr(config, "sentence_transformers", None) or {}).get("activation_fn")
@@ -48,11 +55,11 @@ def cross_encoder_unit_similarities(
     response_sets: list[list[str]],
     model: str = DEFAULT_CROSS_ENCODER,
     batch_size: int = 32,
-    device=None,
-    dtype=None,
+    device: DeviceLike = None,
+    dtype: str | None = None,
     allow_empty: bool = False,
     stats: PairScoringStats | None = None,
-    progress=None,
+    progress: Progress | None = None,
 ) -> list[UnitSimilarity]:
     """The STS score of every pair of each set's distinct texts, both orders averaged
     (``progress``: see :func:`~dialeval.metrics.engines.pair_scorer.score_pairs`).
@@ -70,7 +77,9 @@ def cross_encoder_unit_similarities(
             f"must be a one-output STS cross-encoder, got {classifier.model.config.num_labels} "
             f"labels ({classifier.id2label}); for NLI models use nli_diversity",
         )
-    firsts, seconds, layouts = [], [], []
+    firsts: list[str] = []
+    seconds: list[str] = []
+    layouts: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []
     for responses in response_sets:
         units, unit_of_item = units_of(responses)
         repeated = np.flatnonzero(np.bincount(unit_of_item) > 1)
@@ -103,8 +112,8 @@ def cross_encoder_similarity_matrices(
     response_sets: list[list[str]],
     model: str = DEFAULT_CROSS_ENCODER,
     batch_size: int = 32,
-    device=None,
-    dtype=None,
+    device: DeviceLike = None,
+    dtype: str | None = None,
     allow_empty: bool = False,
     stats: PairScoringStats | None = None,
 ) -> list[np.ndarray]:

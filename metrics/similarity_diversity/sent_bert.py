@@ -12,20 +12,25 @@ pads per batch; the model is loaded once per (model, device, dtype).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from dialeval.metrics.engines.embedders import DEFAULT_SENTENCE_MODEL, embed_unique
 from dialeval.metrics.engines.reduction import UnitSimilarity, units_of
 from dialeval.validation import check_response_sets
 
+if TYPE_CHECKING:
+    from dialeval.type_aliases import DeviceLike, Progress, SentenceEncoder, StrPath
+
 
 def sent_bert_unit_similarities(
     response_sets: list[list[str]],
-    model=DEFAULT_SENTENCE_MODEL,
+    model: StrPath | SentenceEncoder = DEFAULT_SENTENCE_MODEL,
     batch_size: int = 64,
-    device=None,
-    dtype=None,
-    progress=None,
+    device: DeviceLike = None,
+    dtype: str | None = None,
+    progress: Progress | None = None,
 ) -> list[UnitSimilarity]:
     """Cosine similarities of each set's distinct texts; every distinct text across sets is embedded
     once (``progress`` sees each batch the encoder runs)."""
@@ -42,10 +47,10 @@ def sent_bert_unit_similarities(
 
 def sent_bert_similarity_matrices(
     response_sets: list[list[str]],
-    model=DEFAULT_SENTENCE_MODEL,
+    model: StrPath | SentenceEncoder = DEFAULT_SENTENCE_MODEL,
     batch_size: int = 64,
-    device=None,
-    dtype=None,
+    device: DeviceLike = None,
+    dtype: str | None = None,
 ) -> list[np.ndarray]:
     """Cosine similarity matrix ``(n, n)`` of each set; every distinct text across sets is embedded
     once."""
@@ -57,10 +62,10 @@ def sent_bert_similarity_matrices(
 
 def sent_bert_diversity(
     response_sets: list[list[str]],
-    model=DEFAULT_SENTENCE_MODEL,
+    model: StrPath | SentenceEncoder = DEFAULT_SENTENCE_MODEL,
     batch_size: int = 64,
-    device=None,
-    dtype=None,
+    device: DeviceLike = None,
+    dtype: str | None = None,
     allow_empty: bool = False,
 ) -> list[float]:
     """Sent-BERT diversity of each response set: ``-mean_{i>j} cos(e_i, e_j)``; in [-1, 1], higher

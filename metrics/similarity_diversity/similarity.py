@@ -23,6 +23,7 @@ copies of one response cost one pair), and :func:`similarity_matrices` expands i
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,6 +32,9 @@ from dialeval.metrics.engines.reduction import UnitSimilarity, units_of
 from dialeval.metrics.lexical_diversity.set_level import check_orders, cosine_of_counts, ngrams
 from dialeval.text import get_tokenizer
 from dialeval.validation import ArgumentError, check_response_sets
+
+if TYPE_CHECKING:
+    from dialeval.type_aliases import DeviceLike, Progress, WordTokenizer
 
 SIMILARITIES = ("sent_bert", "bertscore", "cross_encoder", "ngram_cosine")
 
@@ -50,13 +54,13 @@ def default_model(similarity: str) -> str | None:
     return None
 
 
-def _check_similarity(similarity) -> None:
+def _check_similarity(similarity: object) -> None:
     if similarity not in SIMILARITIES:
         raise ArgumentError("similarity", f"must be one of {SIMILARITIES}, got {similarity!r}")
 
 
 def ngram_cosine_unit_similarity(
-    responses: list[str], max_n: int = 5, min_n: int = 1, tokenizer="tevet"
+    responses: list[str], max_n: int = 5, min_n: int = 1, tokenizer: str | WordTokenizer = "tevet"
 ) -> UnitSimilarity:
     """Tevet's "cos-sim" similarity of every pair of distinct token lists, averaged over n (the
     diagonal: two copies of a repeated response)."""
@@ -87,11 +91,11 @@ def unit_similarities(
     similarity: str = "sent_bert",
     model: str | None = None,
     batch_size: int = 64,
-    device=None,
-    dtype=None,
+    device: DeviceLike = None,
+    dtype: str | None = None,
     allow_empty: bool = False,
-    progress=None,
-    **options,
+    progress: Progress | None = None,
+    **options: Any,  # the backend's options, checked against it below
 ) -> list[UnitSimilarity]:
     """The similarities of each response set's distinct responses (see :class:`UnitSimilarity`).
 
@@ -121,6 +125,7 @@ def unit_similarities(
         if model is not None:
             raise ArgumentError("model", "does not apply to similarity='ngram_cosine'")
         return [ngram_cosine_unit_similarity(responses, **options) for responses in response_sets]
+    assert model is not None  # default_model names one for every model-backed similarity
     if similarity == "sent_bert":
         from dialeval.metrics.similarity_diversity.sent_bert import sent_bert_unit_similarities
 
@@ -160,10 +165,10 @@ def similarity_matrices(
     similarity: str = "sent_bert",
     model: str | None = None,
     batch_size: int = 64,
-    device=None,
-    dtype=None,
+    device: DeviceLike = None,
+    dtype: str | None = None,
     allow_empty: bool = False,
-    **options,
+    **options: Any,  # as unit_similarities
 ) -> list[np.ndarray]:
     """One ``(n, n)`` similarity matrix per response set (arguments as :func:`unit_similarities`).
 
@@ -184,11 +189,11 @@ def similarity_diversity(
     similarity: str = "sent_bert",
     model: str | None = None,
     batch_size: int = 64,
-    device=None,
-    dtype=None,
+    device: DeviceLike = None,
+    dtype: str | None = None,
     allow_empty: bool = False,
-    progress=None,
-    **options,
+    progress: Progress | None = None,
+    **options: Any,  # as unit_similarities
 ) -> dict:
     """Negated mean pairwise similarity of each set (Tevet & Berant §5) and its mean over sets
     (``progress``: see :func:`unit_similarities`).

@@ -10,6 +10,10 @@ import evaluate
 from dialeval.metrics.engines.evaluate_module import ResponsesMetric
 from dialeval.metrics.similarity_diversity.similarity import similarity_diversity
 from dialeval.validation import check_response_sets
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dialeval.type_aliases import DeviceLike, WordTokenizer
 
 _CITATION = """\
 @inproceedings{tevet-berant-2021-evaluating,
@@ -62,7 +66,7 @@ Examples:
 class SimilarityDiversity(ResponsesMetric):
     scopes = ("sets",)
 
-    def _info(self):
+    def _info(self) -> evaluate.MetricInfo:
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
@@ -73,20 +77,20 @@ class SimilarityDiversity(ResponsesMetric):
 
     def _compute(
         self,
-        predictions,
-        similarity="sent_bert",
-        model=None,
-        batch_size=64,
-        device=None,
-        dtype=None,
-        num_layers=None,
-        rescale_with_baseline=None,
-        baseline=None,
-        max_n=None,
-        min_n=None,
-        tokenizer=None,
-        allow_empty=False,
-    ):
+        predictions: list[list[str]],
+        similarity: str = "sent_bert",
+        model: str | None = None,
+        batch_size: int = 64,
+        device: "DeviceLike" = None,
+        dtype: str | None = None,
+        num_layers: int | None = None,
+        rescale_with_baseline: bool | None = None,
+        baseline: float | None = None,
+        max_n: int | None = None,
+        min_n: int | None = None,
+        tokenizer: "str | WordTokenizer | None" = None,
+        allow_empty: bool = False,
+    ) -> dict:
         check_response_sets(predictions, "predictions", min_size=2, allow_empty=allow_empty)
         # None keeps the backend's default; an option of another similarity is refused, not ignored.
         given = {
@@ -97,7 +101,9 @@ class SimilarityDiversity(ResponsesMetric):
             "min_n": min_n,
             "tokenizer": tokenizer,
         }
-        options = {name: value for name, value in given.items() if value is not None}
+        options: dict[str, Any] = {  # the backend's options
+            name: value for name, value in given.items() if value is not None
+        }
         return similarity_diversity(
             predictions,
             similarity=similarity,

@@ -49,6 +49,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from numbers import Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.linalg
@@ -62,6 +63,11 @@ from dialeval.validation import (
     check_response_sets,
     split_scope,
 )
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from dialeval.type_aliases import DeviceLike, Progress, SentenceEncoder, StrPath
 
 #: Tolerance of the kernel checks: ``|K - K^T|``, ``|K_ii - 1|`` and the most negative eigenvalue
 #: of ``K / n`` must not exceed it (float32 similarity matrices pass; indefinite ones do not).
@@ -170,7 +176,9 @@ def _score(p: np.ndarray, order: float) -> float:
     return float(math.exp(log_sum / (1.0 - order)))
 
 
-def vendi_score_from_eigenvalues(eigenvalues, orders=(1,)) -> dict[str, float]:
+def vendi_score_from_eigenvalues(
+    eigenvalues: ArrayLike, orders: float | str | Sequence[float | str] = (1,)
+) -> dict[str, float]:
     """Vendi Scores from the eigenvalues of ``K / n`` (any noise is cleaned as the module says)."""
     orders = check_orders(orders)
     eigenvalues = np.asarray(eigenvalues, dtype=np.float64).ravel()
@@ -199,7 +207,9 @@ def _as_float_array(value: object, argument: str, ndim: int) -> np.ndarray:
     return array
 
 
-def vendi_score_from_kernel(kernel, orders=(1,)) -> dict[str, float]:
+def vendi_score_from_kernel(
+    kernel: ArrayLike, orders: float | str | Sequence[float | str] = (1,)
+) -> dict[str, float]:
     """Vendi Scores of ``n`` items from their ``n x n`` similarity kernel.
 
     Args:
@@ -262,7 +272,9 @@ def _weighted_eigenvalues(
     return scipy.linalg.eigvalsh((matrix + matrix.T) / 2.0)
 
 
-def _rows_and_inverse_norms(embeddings, normalize: bool) -> tuple[np.ndarray, np.ndarray | None]:
+def _rows_and_inverse_norms(
+    embeddings: ArrayLike, normalize: bool
+) -> tuple[np.ndarray, np.ndarray | None]:
     """The rows as a float array (float32 and float64 kept, anything else as float64) and, when
     ``normalize``, their inverse L2 norms; unit norms are checked otherwise."""
     rows = check_float_rows(embeddings)
@@ -292,7 +304,9 @@ def _rows_and_inverse_norms(embeddings, normalize: bool) -> tuple[np.ndarray, np
 
 
 def vendi_score_from_embeddings(
-    embeddings, orders=(1,), normalize: bool = True
+    embeddings: ArrayLike,
+    orders: float | str | Sequence[float | str] = (1,),
+    normalize: bool = True,
 ) -> dict[str, float]:
     """Vendi Scores of ``n`` items under the cosine kernel of their embeddings (``n x d``).
 
@@ -319,6 +333,7 @@ def _unit_float64(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     their float64 inverse norms (so that ``K_ii = 1`` to rounding)."""
     chosen = unit_rows(vectors).astype(np.float64)
     _, inverse_norms = _rows_and_inverse_norms(chosen, normalize=True)
+    assert inverse_norms is not None  # given whenever normalize is true
     return chosen, inverse_norms
 
 
@@ -348,14 +363,14 @@ def _score_occurrences(
 
 
 def vendi_score(
-    predictions,
-    model=DEFAULT_SENTENCE_MODEL,
-    orders=(1,),
+    predictions: list[str] | list[list[str]],
+    model: StrPath | SentenceEncoder = DEFAULT_SENTENCE_MODEL,
+    orders: float | str | Sequence[float | str] = (1,),
     batch_size: int = 64,
-    device=None,
-    dtype=None,
+    device: DeviceLike = None,
+    dtype: str | None = None,
     scope: str | None = None,
-    progress=None,
+    progress: Progress | None = None,
     allow_empty: bool = False,
 ) -> dict:
     """Vendi Score of response sets (per set, then the mean) or of a corpus (one score).

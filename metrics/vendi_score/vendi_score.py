@@ -11,6 +11,12 @@ import evaluate
 from dialeval.metrics.vendi_score.vendi import DEFAULT_SENTENCE_MODEL
 from dialeval.metrics.engines.evaluate_module import ResponsesMetric
 from dialeval.metrics.vendi_score.vendi import vendi_score
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from dialeval.type_aliases import DeviceLike, SentenceEncoder, StrPath
 
 _CITATION = """\
 @article{friedman2023vendi,
@@ -60,7 +66,7 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class VendiScore(ResponsesMetric):
-    def _info(self):
+    def _info(self) -> evaluate.MetricInfo:
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
@@ -74,15 +80,15 @@ class VendiScore(ResponsesMetric):
 
     def _compute(
         self,
-        predictions,
-        model=DEFAULT_SENTENCE_MODEL,
-        orders=(1,),
-        batch_size=64,
-        device=None,
-        dtype=None,
-        scope=None,
-        allow_empty=False,
-    ):
+        predictions: list[str] | list[list[str]],
+        model: "StrPath | SentenceEncoder" = DEFAULT_SENTENCE_MODEL,
+        orders: "float | str | Sequence[float | str]" = (1,),
+        batch_size: int = 64,
+        device: "DeviceLike" = None,
+        dtype: str | None = None,
+        scope: str | None = None,
+        allow_empty: bool = False,
+    ) -> dict:
         return vendi_score(
             predictions,
             model=model,
