@@ -30,6 +30,7 @@ from tqdm.auto import tqdm
 
 from dialeval.cli.options import name_flags, option
 from dialeval.cli.report_formats import INPUT_KEYS, render_table, summary_table
+from dialeval.deprecation import renamed_attributes
 from dialeval.hub import ModelNotAvailableError, resolve_model_path
 from dialeval.io import ResponseSet, as_response_sets
 from dialeval.metrics import registry
@@ -37,10 +38,6 @@ from dialeval.metrics.engines.embedders import encode_for_job
 from dialeval.metrics.engines.job_steps import JobData, JobStep, StepOutcome, StepSkipped
 from dialeval.metrics.engines.shared_outputs import shared_model_outputs
 from dialeval.validation import ArgumentError, ArgumentProblem
-
-#: The names this module gave :class:`StepSkipped` and :class:`StepOutcome` before the steps moved
-#: to the registry.
-MetricSkipped, MetricOutcome = StepSkipped, StepOutcome
 
 
 def step_names() -> list[str]:
@@ -463,3 +460,10 @@ def format_per_set_table(report: dict, width: int = 40) -> str:
     ]
     out += ["  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip() for line in lines]
     return "\n".join(out)
+
+
+#: ``MetricSkipped`` and ``MetricOutcome``, this module's names of the job steps' exceptions and
+#: outcomes, served with a warning until the REMOVED_IN release (CONTRIBUTING.md, "Renaming").
+__getattr__ = renamed_attributes(
+    __name__, {"MetricSkipped": "StepSkipped", "MetricOutcome": "StepOutcome"}
+)

@@ -120,50 +120,6 @@ def write_plots(report: MetaEvalReport, out_dir: str | Path) -> list[Path]:
     return paths
 
 
-def plot_cluster_distribution(
-    distribution,
-    path: str | Path,
-    title: str = "Sem-Ent cluster distribution",
-    reference_distribution=None,
-) -> Path:
-    """Bars of ``distribution`` sorted descending; ``reference_distribution`` (e.g. the fitted
-    corpus) is drawn as a step line in the same cluster order when given."""
-    shares = np.asarray(distribution, dtype=np.float64)
-    if shares.ndim != 1 or shares.size < 2 or not math.isclose(shares.sum(), 1.0, abs_tol=1e-6):
-        raise ArgumentError(
-            "distribution", "must be a 1-D vector of at least 2 shares summing to 1"
-        )
-    order = np.argsort(-shares, kind="stable")
-    positions = np.arange(1, shares.size + 1)
-    figure = Figure(figsize=(7, 3.5), layout="constrained")
-    axes = figure.add_subplot()
-    axes.bar(positions, shares[order], color="tab:blue", label="generated")
-    if reference_distribution is not None:
-        reference = np.asarray(reference_distribution, dtype=np.float64)
-        if reference.shape != shares.shape:
-            raise ArgumentError(
-                "reference_distribution",
-                f"must have {shares.size} shares, got shape {reference.shape}",
-            )
-        axes.step(
-            positions, reference[order], where="mid", color="tab:orange", label="reference corpus"
-        )
-    axes.axhline(
-        1.0 / shares.size,
-        color="black",
-        linestyle="--",
-        linewidth=1,
-        label=f"uniform (1/{shares.size})",
-    )
-    entropy = float(-(shares[shares > 0] * np.log(shares[shares > 0])).sum())
-    axes.set_title(f"{title}: Sem-Ent {entropy:.3f} of max {math.log(shares.size):.3f}", fontsize=9)
-    axes.set_xlabel("cluster (sorted by share)")
-    axes.set_ylabel("share of responses")
-    axes.set_xticks(positions, [str(int(i)) for i in order + 1], fontsize=7)
-    axes.legend(fontsize=8)
-    return _save(figure, path)
-
-
 def per_set_figures(reports: dict[str, dict]) -> list[str]:
     """The per-set figures with a number in every system's report (name -> report), in report
     order."""

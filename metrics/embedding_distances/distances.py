@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dialeval.metrics.embedding_distances.defaults import FIGURES
 from dialeval.metrics.engines.embedders import DEFAULT_SENTENCE_MODEL, sentence_vectors, unit_rows
 from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.validation import (
@@ -46,8 +47,6 @@ from dialeval.validation import (
     split_scope,
 )
 
-#: The figures, in the order :func:`embedding_distances` reports them.
-FIGURES = ("remote_clique", "chamfer_distance")
 #: Rows (and columns) of one tile of cosine similarities: 2048 x 2048 float32 is 16 MiB.
 BLOCK_SIZE = 2048
 #: Rows upcast to float64 at a time for the remote-clique sum.

@@ -3,7 +3,7 @@ whole corpus for a corpus input, on the job's shared sentence embeddings (``--se
 
 from __future__ import annotations
 
-from dialeval.metrics.embedding_distances.distances import FIGURES
+from dialeval.metrics.embedding_distances.defaults import FIGURES
 from dialeval.metrics.engines.job_steps import (
     JobData,
     JobOptions,

@@ -12,7 +12,7 @@ from dialeval.metrics.engines.job_steps import (
     StepOutcome,
     check_pairwise_corpus,
 )
-from dialeval.metrics.homogenization import DEFAULT_HOMOGENIZATION_MODEL, homogenization_score
+from dialeval.metrics.homogenization.defaults import DEFAULT_HOMOGENIZATION_MODEL
 from dialeval.option_fields import model_list_field
 
 
@@ -31,6 +31,9 @@ class HomogenizationOptions:
 
 def _homogenization(measure: str):
     def run(data: JobData, model, options, progress) -> StepOutcome:
+        # the metric's code: deferred so the CLI's --help reads this module alone
+        from dialeval.metrics.homogenization import homogenization_score
+
         check_pairwise_corpus(f"homogenization_{measure}", data, options)
         result = homogenization_score(
             data.sets if data.sets is not None else data.responses,

@@ -12,10 +12,6 @@ from dialeval.metrics.engines.job_steps import (
     StepOutcome,
     StepSkipped,
 )
-from dialeval.metrics.lexical_diversity.by_scope import SET_METRICS, set_lexical_diversity
-from dialeval.metrics.lexical_diversity.corpus import corpus_ngram_diversity, lf
-from dialeval.metrics.lexical_diversity.order_bounds import check_listed_orders
-from dialeval.metrics.lexical_diversity.self_bleu import self_bleu
 from dialeval.option_fields import option
 from dialeval.validation import arguments_named, check_int
 
@@ -49,6 +45,9 @@ def _check_max_n(response_sets: list[list[str]], max_n: int) -> None:
     """Refuse a ``--max-n`` above ``max(longest response in characters, 5)`` before scoring: a
     token holds at least one character, so higher orders are all no-n-gram orders (a mistyped
     ``--max-n 1000000000`` is refused rather than averaged into a score of ~0)."""
+    # the metric's code: deferred so the CLI's --help reads this module alone
+    from dialeval.metrics.lexical_diversity.order_bounds import check_listed_orders
+
     longest = max(
         (len(response) for responses in response_sets for response in responses), default=0
     )
@@ -56,6 +55,9 @@ def _check_max_n(response_sets: list[list[str]], max_n: int) -> None:
 
 
 def _set_level(data: JobData, model, options, progress) -> StepOutcome:
+    # the metric's code: deferred so the CLI's --help reads this module alone
+    from dialeval.metrics.lexical_diversity.by_scope import SET_METRICS, set_lexical_diversity
+
     _check_max_n(data.sets, options.max_n)
     result = set_lexical_diversity(
         data.sets, max_n=options.max_n, allow_empty=options.allow_empty, progress=progress
@@ -64,6 +66,9 @@ def _set_level(data: JobData, model, options, progress) -> StepOutcome:
 
 
 def _corpus(data: JobData, model, options, progress) -> StepOutcome:
+    # the metric's code: deferred so the CLI's --help reads this module alone
+    from dialeval.metrics.lexical_diversity.corpus import corpus_ngram_diversity, lf
+
     result = corpus_ngram_diversity(
         data.responses, max_n=options.corpus_max_n, allow_empty=options.allow_empty
     )
@@ -82,6 +87,9 @@ def _corpus(data: JobData, model, options, progress) -> StepOutcome:
 
 
 def _self_bleu(data: JobData, model, options, progress) -> StepOutcome:
+    # the metric's code: deferred so the CLI's --help reads this module alone
+    from dialeval.metrics.lexical_diversity.self_bleu import self_bleu
+
     if len(data.responses) < 2:
         raise StepSkipped(
             "Self-BLEU needs at least 2 responses (each is scored against the others)"

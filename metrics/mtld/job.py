@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome
-from dialeval.metrics.mtld import mtld_scores
 
 
 def _mtld(data: JobData, model, options, progress) -> StepOutcome:
+    # the metric's code: deferred so the CLI's --help reads this module alone
+    from dialeval.metrics.mtld import mtld_scores
+
     result = mtld_scores(
         data.sets if data.sets is not None else data.responses, allow_empty=options.allow_empty
     )

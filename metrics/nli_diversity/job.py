@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome
-from dialeval.metrics.nli_diversity.nli import DEFAULT_NLI_MODEL, NLI_FIGURES
+from dialeval.metrics.nli_diversity.defaults import DEFAULT_NLI_MODEL, NLI_FIGURES
 from dialeval.option_fields import model_list_field
 
 

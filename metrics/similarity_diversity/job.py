@@ -12,8 +12,10 @@ from dialeval.metrics.engines.job_steps import (
     SentenceModelOptions,
     StepOutcome,
 )
-from dialeval.metrics.similarity_diversity.bertscore import DEFAULT_BERTSCORE_MODEL
-from dialeval.metrics.similarity_diversity.cross_encoder import DEFAULT_CROSS_ENCODER
+from dialeval.metrics.similarity_diversity.defaults import (
+    DEFAULT_BERTSCORE_MODEL,
+    DEFAULT_CROSS_ENCODER,
+)
 from dialeval.option_fields import model_list_field, option
 
 
