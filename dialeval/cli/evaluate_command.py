@@ -16,10 +16,18 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO, cast
 
 from dialeval.cli.commands import EvaluateCommand
 from dialeval.cli.options import build, flag_names, used_options
+
+if TYPE_CHECKING:  # types only: the modules load when the command runs
+    from dialeval.cli.report_formats import OutputPlan
+    from dialeval.cli.safe_output import PlannedOutput
+    from dialeval.io import ResponseSet
+    from dialeval.metrics.engines.job_steps import JobStep, Settings
 
 
 def metric_outputs(
@@ -52,13 +60,17 @@ def input_files(args: argparse.Namespace, systems: dict[str, str]) -> list[tuple
     ]
 
 
-def evaluate_files(args: argparse.Namespace, systems: dict[str, str], plan) -> tuple[list, list]:
+def evaluate_files(
+    args: argparse.Namespace, systems: dict[str, str], plan: OutputPlan
+) -> tuple[list[tuple[str, str | None]], list[tuple[str, Path | str | None]]]:
     """``(flag, path)`` of every file or folder the command reads, and of every file it writes."""
     from dialeval.cli.compare import PLOT_FILE
 
     given = vars(args)
     inputs = input_files(args, systems)
-    outputs = [("--output", path) for path in plan.reports.values()]
+    outputs: list[tuple[str, Path | str | None]] = [
+        ("--output", path) for path in plan.reports.values()
+    ]
     outputs += [("--output", path) for path in (plan.table, plan.comparison)]
     outputs.append(("--per-set-csv", plan.per_set_csv))
     outputs += [(flag, path) for flag, path in metric_outputs(args, systems) if str(path)]
@@ -67,7 +79,9 @@ def evaluate_files(args: argparse.Namespace, systems: dict[str, str], plan) -> t
     return inputs, outputs
 
 
-def planned_outputs(args: argparse.Namespace, systems: dict[str, str], plan) -> list:
+def planned_outputs(
+    args: argparse.Namespace, systems: dict[str, str], plan: OutputPlan
+) -> list[PlannedOutput]:
     """Every file the command may write, with the flag that put it there, for
     :func:`~dialeval.cli.safe_output.check_outputs`: reports (named by ``--output``, beside a
     table, or by default beside the input), tables, checkpoint folders, clusters, plots."""
@@ -99,7 +113,11 @@ def planned_outputs(args: argparse.Namespace, systems: dict[str, str], plan) -> 
         planned.append(PlannedOutput("--per-set-csv", plan.per_set_csv))
     _, written = evaluate_files(args, systems, plan)
     reports = {"--output", "--per-set-csv"}  # planned above, with the flags that explain them
-    planned += [PlannedOutput(flag, path) for flag, path in written if flag not in reports]
+    planned += [
+        PlannedOutput(flag, path)
+        for flag, path in written
+        if flag not in reports and path is not None
+    ]
     # an empty path, refused by its flag
     planned += [
         PlannedOutput(flag, path) for flag, path in metric_outputs(args, systems) if not str(path)
@@ -107,7 +125,7 @@ def planned_outputs(args: argparse.Namespace, systems: dict[str, str], plan) -> 
     return planned
 
 
-def _resume_notes(plan) -> str | None:
+def _resume_notes(plan: OutputPlan) -> str | None:
     from dialeval.cli.checkpoints import resume_note
 
     notes = [note for note in (resume_note(plan.anchor(name)) for name in plan.reports) if note]
@@ -158,7 +176,9 @@ def run_evaluate_command(args: argparse.Namespace) -> int:
             ) from error
 
 
-def _read_input(scope: str, items, source: str, allow_empty: bool):
+def _read_input(
+    scope: str, items: Iterable, source: str, allow_empty: bool
+) -> list[ResponseSet] | list[str]:
     """A system's input as the job takes it: its response sets, or a corpus's responses (read
     line by line, nothing but the texts kept; a blank line is refused here, by its FILE:LINE,
     unless ``--allow-empty``, since the job is not given each line's place)."""
@@ -178,7 +198,12 @@ def _read_input(scope: str, items, source: str, allow_empty: bool):
     return responses
 
 
-def _check_metric_outputs(args: argparse.Namespace, options, num_systems: int, planned) -> None:
+def _check_metric_outputs(
+    args: argparse.Namespace,
+    options: Settings,
+    num_systems: int,
+    planned: list[tuple[JobStep, str | None]],
+) -> None:
     """Each metric's output hook refuses a file flag its planned steps cannot serve (``--plot``
     on one input without the metric that draws it), before any step runs."""
     from dialeval.metrics.registry import OUTPUT_HOOKS
@@ -189,7 +214,9 @@ def _check_metric_outputs(args: argparse.Namespace, options, num_systems: int, p
             hook.check(vars(args), options, names, num_systems)
 
 
-def _run(args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, str], plan) -> int:
+def _run(
+    args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, str], plan: OutputPlan
+) -> int:
     from dialeval.cli.checkpoints import open_checkpoints, run_identity
     from dialeval.cli.compare import write_run_outputs
     from dialeval.cli.evaluate_job import (
@@ -237,8 +264,14 @@ def _run(args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, 
                     resume=command.resume,
                     num_sets=len(data) if scope == "response_set" else None,
                 )
-                job = evaluate_response_sets if scope == "response_set" else evaluate_corpus
-                report = job(data, options, checkpoint=checkpoint)
+                if scope == "response_set":
+                    report = evaluate_response_sets(
+                        cast("list[ResponseSet]", data), options, checkpoint=checkpoint
+                    )
+                else:
+                    report = evaluate_corpus(
+                        cast("list[str]", data), options, checkpoint=checkpoint
+                    )
             checkpoints.append(checkpoint)
             del data
             if process_state().is_main_process:
@@ -256,14 +289,20 @@ def _run(args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, 
     return 0
 
 
-def _human(plan):
+def _human(plan: OutputPlan) -> TextIO:
     """Where the printed tables and notes go: standard error when an output is standard
     output."""
     return sys.stderr if plan.uses_standard_output else sys.stdout
 
 
 def _write_system(
-    args, command: EvaluateCommand, name: str, source: str, report: dict, plan, num_systems: int
+    args: argparse.Namespace,
+    command: EvaluateCommand,
+    name: str,
+    source: str,
+    report: dict,
+    plan: OutputPlan,
+    num_systems: int,
 ) -> dict:
     """Write one system's report (and its table) and print it; returns the report."""
     from dialeval.cli.evaluate_job import (

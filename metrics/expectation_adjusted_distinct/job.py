@@ -8,6 +8,8 @@ from dialeval.metrics.engines.job_steps import (
     JobData,
     JobOptions,
     JobStep,
+    Progress,
+    Settings,
     StepOutcome,
     StepSkipped,
 )
@@ -33,7 +35,7 @@ class EADOptions:
     #: ``dataForVocabCal``).
     ead_vocab_from_responses: bool = False
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_int(self.ead_n, "ead_n")  # before any step runs
         if self.ead_vocab_size is not None:
             check_int(self.ead_vocab_size, "ead_vocab_size")
@@ -46,13 +48,13 @@ NO_VOCABULARY_REASON = (
 )
 
 
-def _blocked(options) -> str | None:
+def _blocked(options: Settings) -> str | None:
     if options.ead_vocab_size is None and not options.ead_vocab_from_responses:
         return NO_VOCABULARY_REASON
     return None
 
 
-def _ead(data: JobData, model, options, progress) -> StepOutcome:
+def _ead(data: JobData, model: str | None, options: Settings, progress: Progress) -> StepOutcome:
     reason = _blocked(options)
     if reason is not None:  # the job checks ``blocked`` first; a direct call is refused alike
         raise StepSkipped(reason)

@@ -3,12 +3,15 @@ the whole corpus."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from dialeval.metrics.engines.job_steps import (
     JobData,
     JobOptions,
     JobStep,
+    Progress,
+    Settings,
     StepOutcome,
     check_pairwise_corpus,
 )
@@ -29,8 +32,8 @@ class HomogenizationOptions:
     )
 
 
-def _homogenization(measure: str):
-    def run(data: JobData, model, options, progress) -> StepOutcome:
+def _homogenization(measure: str) -> Callable[..., StepOutcome]:
+    def run(data: JobData, model: str | None, options: Settings, progress: Progress) -> StepOutcome:
         # the metric's code: deferred so the CLI's --help reads this module alone
         from dialeval.metrics.homogenization import homogenization_score
 

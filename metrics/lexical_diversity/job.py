@@ -9,6 +9,8 @@ from dialeval.metrics.engines.job_steps import (
     JobData,
     JobOptions,
     JobStep,
+    Progress,
+    Settings,
     StepOutcome,
     StepSkipped,
 )
@@ -33,7 +35,7 @@ class LexicalOptions:
         default=100, metadata=option("--lf-threshold", help="LF low-frequency count threshold")
     )
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # refused before any step runs (a bad value must not cost the metrics before it, nor a
         # checkpoint)
         check_int(self.max_n, "max_n")
@@ -54,24 +56,29 @@ def _check_max_n(response_sets: list[list[str]], max_n: int) -> None:
     check_listed_orders("max_n", max_n, longest, LexicalOptions.max_n, "length in characters")
 
 
-def _set_level(data: JobData, model, options, progress) -> StepOutcome:
+def _set_level(
+    data: JobData, model: str | None, options: Settings, progress: Progress
+) -> StepOutcome:
     # the metric's code: deferred so the CLI's --help reads this module alone
     from dialeval.metrics.lexical_diversity.by_scope import SET_METRICS, set_lexical_diversity
 
-    _check_max_n(data.sets, options.max_n)
+    sets = data.response_sets()
+    _check_max_n(sets, options.max_n)
     result = set_lexical_diversity(
-        data.sets, max_n=options.max_n, allow_empty=options.allow_empty, progress=progress
+        sets, max_n=options.max_n, allow_empty=options.allow_empty, progress=progress
     )
     return StepOutcome({name: result[name] for name in SET_METRICS}, result["per_set"])
 
 
-def _corpus(data: JobData, model, options, progress) -> StepOutcome:
+def _corpus(data: JobData, model: str | None, options: Settings, progress: Progress) -> StepOutcome:
     # the metric's code: deferred so the CLI's --help reads this module alone
     from dialeval.metrics.lexical_diversity.corpus import corpus_ngram_diversity, lf
 
-    result = corpus_ngram_diversity(
-        data.responses, max_n=options.corpus_max_n, allow_empty=options.allow_empty
-    )
+    result: dict[str, object] = {
+        **corpus_ngram_diversity(
+            data.responses, max_n=options.corpus_max_n, allow_empty=options.allow_empty
+        )
+    }
     with arguments_named({"reference": "reference_corpus", "threshold": "lf_threshold"}):
         result["lf"] = lf(
             data.responses,
@@ -86,7 +93,9 @@ def _corpus(data: JobData, model, options, progress) -> StepOutcome:
     return StepOutcome(result)
 
 
-def _self_bleu(data: JobData, model, options, progress) -> StepOutcome:
+def _self_bleu(
+    data: JobData, model: str | None, options: Settings, progress: Progress
+) -> StepOutcome:
     # the metric's code: deferred so the CLI's --help reads this module alone
     from dialeval.metrics.lexical_diversity.self_bleu import self_bleu
 

@@ -8,12 +8,19 @@ machine without one the step is reported under ``skipped`` with how to install i
 
 from __future__ import annotations
 
-from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome
+from dialeval.metrics.engines.job_steps import (
+    JobData,
+    JobOptions,
+    JobStep,
+    Progress,
+    Settings,
+    StepOutcome,
+)
 
 SUMMARY_KEYS = ("template_rate", "templates_per_token")
 
 
-def _no_tagger(options) -> str | None:
+def _no_tagger(options: Settings) -> str | None:
     """Why the step cannot run on this machine: no tagger installed (a plain install has none)."""
     # the metric's code: deferred so the CLI's --help reads this module alone
     from dialeval.metrics.pos_templates import tagger_available
@@ -24,7 +31,9 @@ def _no_tagger(options) -> str | None:
     return f"no part-of-speech tagger and sentence splitter is installed: {HOW_TO_INSTALL}"
 
 
-def _pos_templates(data: JobData, model, options, progress) -> StepOutcome:
+def _pos_templates(
+    data: JobData, model: str | None, options: Settings, progress: Progress
+) -> StepOutcome:
     # the metric's code: deferred so the CLI's --help reads this module alone
     from dialeval.metrics.pos_templates import pos_template_scores
 

@@ -3,10 +3,19 @@ corpus input."""
 
 from __future__ import annotations
 
-from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome
+from dialeval.metrics.engines.job_steps import (
+    JobData,
+    JobOptions,
+    JobStep,
+    Progress,
+    Settings,
+    StepOutcome,
+)
 
 
-def _self_repetition(data: JobData, model, options, progress) -> StepOutcome:
+def _self_repetition(
+    data: JobData, model: str | None, options: Settings, progress: Progress
+) -> StepOutcome:
     # the metric's code: deferred so the CLI's --help reads this module alone
     from dialeval.metrics.self_repetition import self_repetition_scores
 
