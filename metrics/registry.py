@@ -51,6 +51,7 @@ class SetScorer:
         model_flag: the ``dialeval evaluate`` flag that lists its models (None: model-free).
         more_is_diverse: False for a homogeneity figure (compression ratio, homogenization, ...),
             whose correlation with a diversity parameter is negative when it works.
+        by_default: scored when ``dialeval meta-eval`` is given no ``--metric``.
     """
 
     name: str
@@ -59,6 +60,7 @@ class SetScorer:
     default_model: str | None = None
     model_flag: str | None = None
     more_is_diverse: bool = True
+    by_default: bool = False
 
     @property
     def needs_model(self) -> bool:
@@ -114,9 +116,7 @@ def _set_scorers(spec: MetricSpec) -> tuple[SetScorer, ...]:
     scorers = []
     for figure in spec.set_figures:
         step = spec.step(figure.step)
-        run = _RUNS.setdefault(
-            (id(step), figure.settings), set_runner(step, dict(figure.settings))
-        )
+        run = _RUNS.setdefault((id(step), figure.settings), set_runner(step, dict(figure.settings)))
         models = default_models(step)
         scorers.append(
             SetScorer(
@@ -126,6 +126,7 @@ def _set_scorers(spec: MetricSpec) -> tuple[SetScorer, ...]:
                 default_model=models[0] if models else None,
                 model_flag=step.model_flag if step.models is not None else None,
                 more_is_diverse=figure.more_is_diverse,
+                by_default=figure.by_default,
             )
         )
     return tuple(scorers)

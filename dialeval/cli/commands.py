@@ -169,7 +169,7 @@ class EvaluateCommand:
 @dataclass(kw_only=True)
 class MetaEvalCommand:
     metrics: list[str] = field(
-        default_factory=lambda: ["averaged_distinct_n", "ngram_cosine", "sent_bert"],
+        default_factory=lambda: [name for name, scorer in SET_SCORERS.items() if scorer.by_default],
         metadata=option(
             "--metric",
             metavar="NAME[=MODEL]",

@@ -61,6 +61,7 @@ class SetFigure:
             whose correlation with a diversity parameter is negative when it works.
         settings: the step's settings for this command, over their defaults (BERTScore without
             the baseline rescale; EAD with V counted from the test set's own responses).
+        by_default: scored when ``dialeval meta-eval`` is given no ``--metric``.
     """
 
     name: str
@@ -68,6 +69,7 @@ class SetFigure:
     figure: str
     more_is_diverse: bool = True
     settings: tuple[tuple[str, object], ...] = ()
+    by_default: bool = False
 
 
 @dataclass(frozen=True)
@@ -171,7 +173,8 @@ def set_runner(step: JobStep, settings: Mapping[str, object]) -> SetRun:
     ) -> dict:
         response_sets = [list(responses) for responses in sets]
         data = JobData(
-            "response_set", [text for responses in response_sets for text in responses],
+            "response_set",
+            [text for responses in response_sets for text in responses],
             response_sets,
         )
         options = step_settings(

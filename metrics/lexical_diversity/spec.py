@@ -23,7 +23,9 @@ SPEC = MetricSpec(
     order=10,
     steps=STEPS,
     set_figures=(
-        SetFigure("averaged_distinct_n", "lexical_diversity", "averaged_distinct_n"),
-        SetFigure("ngram_cosine", "lexical_diversity", "ngram_cosine_diversity"),
+        SetFigure(
+            "averaged_distinct_n", "lexical_diversity", "averaged_distinct_n", by_default=True
+        ),
+        SetFigure("ngram_cosine", "lexical_diversity", "ngram_cosine_diversity", by_default=True),
     ),
 )

@@ -19,7 +19,7 @@ SPEC = MetricSpec(
     order=20,
     steps=STEPS,
     set_figures=(
-        SetFigure("sent_bert", "sent_bert", "sent_bert_diversity"),
+        SetFigure("sent_bert", "sent_bert", "sent_bert_diversity", by_default=True),
         # unrescaled: the baseline rescale is one affine map for every pair of a model, so it
         # moves no rank (rho, OCA) and lets any encoder run, including those bert-score has no
         # baseline for
