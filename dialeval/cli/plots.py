@@ -7,10 +7,9 @@
 - Temperature (decTest): each set's score against its temperature; absHDS with the standard
   deviation of its 10 ratings as error bars (paper Fig. 3).
 
-``dialeval evaluate --plot``: Sem-Ent's sorted cluster distribution (Han et al. 2022, Fig. 2 and 3):
-clusters sorted by their share (head clusters first) as bars; the dashed line is the uniform share
-1/k, where Sem-Ent reaches its maximum ln k. With several inputs (systems), the per-set figures'
-distributions: one panel per figure, one box per system, each set's value drawn over its box.
+``dialeval evaluate --plot`` with several inputs (systems): the per-set figures' distributions,
+one panel per figure, one box per system, each set's value drawn over its box. A metric's own
+plots (Sem-Ent's cluster distribution) come from its output hook (``metrics/<name>/spec.py``).
 """
 
 from __future__ import annotations
