@@ -25,7 +25,6 @@ from matplotlib.figure import Figure
 from dialeval.cli.meta_eval_job import MetaEvalReport, MetricRow
 from dialeval.cli.report_formats import INPUT_KEYS
 from dialeval.cli.safe_output import write_atomically
-from dialeval.validation import ArgumentError
 
 HIGH_COLOUR, LOW_COLOUR = "tab:blue", "tab:orange"
 
