@@ -81,7 +81,7 @@ def main() -> None:
             + ", ".join(f"{name} {value:.3f}" for name, value in rows[-1].items())
         )
         if args.plot and seed == args.seeds[0]:
-            from dialeval.cli.plots import plot_cluster_distribution
+            from dialeval.metrics.sem_ent.plot import plot_cluster_distribution
 
             for name, result in figures.items():
                 path = plot_cluster_distribution(

@@ -16,7 +16,7 @@ from dialeval.cli.options import option
 from dialeval.cli.report_formats import DEFAULT_DECIMALS, OUTPUT_FORMATS, check_decimals
 from dialeval.datasets_scripts.registry import BUILDERS
 from dialeval.io import INPUT_FORMATS
-from dialeval.metrics.registry import METRICS, SET_SCORERS
+from dialeval.metrics.registry import METRICS, OUTPUT_HOOKS, SET_SCORERS
 from dialeval.validation import ArgumentError
 
 
@@ -125,9 +125,9 @@ class EvaluateCommand:
         metadata=option(
             "--plot",
             metavar="DIR",
-            help="write sem_ent_clusters.png: Sem-Ent's sorted cluster distribution "
-            "(paper Fig. 2/3; needs --reference-corpus or --sem-ent-clusters); "
-            "with several inputs also per_set_distributions.png "
+            help="write "
+            + "; ".join(hook.plot_help for hook in OUTPUT_HOOKS if hook.plot_help)
+            + "; with several inputs also per_set_distributions.png "
             "(a box per system for each per-set figure)",
         ),
     )
@@ -169,7 +169,7 @@ class EvaluateCommand:
 @dataclass(kw_only=True)
 class MetaEvalCommand:
     metrics: list[str] = field(
-        default_factory=lambda: ["averaged_distinct_n", "ngram_cosine", "sent_bert"],
+        default_factory=lambda: [name for name, scorer in SET_SCORERS.items() if scorer.by_default],
         metadata=option(
             "--metric",
             metavar="NAME[=MODEL]",

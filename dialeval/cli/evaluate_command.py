@@ -16,18 +16,29 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO, cast
 
 from dialeval.cli.commands import EvaluateCommand
 from dialeval.cli.options import build, flag_names, used_options
 
-#: The file ``--plot DIR`` writes for Sem-Ent (one input; ``NAME_sem_ent_clusters.png`` per system
-#: for several).
-SEM_ENT_PLOT = "sem_ent_clusters.png"
+if TYPE_CHECKING:  # types only: the modules load when the command runs
+    from dialeval.cli.report_formats import OutputPlan
+    from dialeval.cli.safe_output import PlannedOutput
+    from dialeval.io import ResponseSet
+    from dialeval.metrics.engines.job_steps import JobStep, Settings
 
 
-def _sem_ent_plot(plot_dir: str, name: str, num_systems: int) -> Path:
-    return Path(plot_dir) / (SEM_ENT_PLOT if num_systems == 1 else f"{name}_{SEM_ENT_PLOT}")
+def metric_outputs(
+    args: argparse.Namespace, systems: dict[str, str]
+) -> list[tuple[str, Path | str]]:
+    """``(flag, path)`` of every file the metrics' output hooks may write (their plots, saved
+    state), from each metric's spec (:data:`dialeval.metrics.registry.OUTPUT_HOOKS`)."""
+    from dialeval.metrics.registry import OUTPUT_HOOKS
+
+    given = vars(args)
+    return [entry for hook in OUTPUT_HOOKS for entry in hook.planned(given, list(systems))]
 
 
 def shared_input_options() -> list[str]:
@@ -49,38 +60,35 @@ def input_files(args: argparse.Namespace, systems: dict[str, str]) -> list[tuple
     ]
 
 
-def evaluate_files(args: argparse.Namespace, systems: dict[str, str], plan) -> tuple[list, list]:
+def evaluate_files(
+    args: argparse.Namespace, systems: dict[str, str], plan: OutputPlan
+) -> tuple[list[tuple[str, str | None]], list[tuple[str, Path | str | None]]]:
     """``(flag, path)`` of every file or folder the command reads, and of every file it writes."""
     from dialeval.cli.compare import PLOT_FILE
-    from dialeval.metrics.sem_ent.clusters import CONFIG_FILE, TENSORS_FILE
 
     given = vars(args)
     inputs = input_files(args, systems)
-    outputs = [("--output", path) for path in plan.reports.values()]
+    outputs: list[tuple[str, Path | str | None]] = [
+        ("--output", path) for path in plan.reports.values()
+    ]
     outputs += [("--output", path) for path in (plan.table, plan.comparison)]
     outputs.append(("--per-set-csv", plan.per_set_csv))
-    if given.get("save_sem_ent_clusters"):
-        folder = Path(given["save_sem_ent_clusters"])
-        outputs += [
-            ("--save-sem-ent-clusters", folder / name) for name in (CONFIG_FILE, TENSORS_FILE)
-        ]
+    outputs += [(flag, path) for flag, path in metric_outputs(args, systems) if str(path)]
     if given.get("plot"):
-        outputs += [
-            ("--plot", _sem_ent_plot(given["plot"], name, len(systems))) for name in systems
-        ]
         outputs.append(("--plot", Path(given["plot"]) / PLOT_FILE))
     return inputs, outputs
 
 
-def planned_outputs(args: argparse.Namespace, systems: dict[str, str], plan) -> list:
+def planned_outputs(
+    args: argparse.Namespace, systems: dict[str, str], plan: OutputPlan
+) -> list[PlannedOutput]:
     """Every file the command may write, with the flag that put it there, for
     :func:`~dialeval.cli.safe_output.check_outputs`: reports (named by ``--output``, beside a
     table, or by default beside the input), tables, checkpoint folders, clusters, plots."""
     from dialeval.cli.checkpoints import checkpoint_folder, is_checkpoint_folder
     from dialeval.cli.safe_output import PlannedOutput
 
-    given = vars(args)
-    output = given.get("output")
+    output = vars(args).get("output")
     planned = []
     for name, report in plan.reports.items():
         if output is None or (output == "-" and str(report) != "-"):
@@ -104,17 +112,20 @@ def planned_outputs(args: argparse.Namespace, systems: dict[str, str], plan) -> 
     if plan.per_set_csv is not None:
         planned.append(PlannedOutput("--per-set-csv", plan.per_set_csv))
     _, written = evaluate_files(args, systems, plan)
+    reports = {"--output", "--per-set-csv"}  # planned above, with the flags that explain them
     planned += [
         PlannedOutput(flag, path)
         for flag, path in written
-        if flag in ("--save-sem-ent-clusters", "--plot")
+        if flag not in reports and path is not None
     ]
-    if given.get("save_sem_ent_clusters") == "":
-        planned.append(PlannedOutput("--save-sem-ent-clusters", ""))
+    # an empty path, refused by its flag
+    planned += [
+        PlannedOutput(flag, path) for flag, path in metric_outputs(args, systems) if not str(path)
+    ]
     return planned
 
 
-def _resume_notes(plan) -> str | None:
+def _resume_notes(plan: OutputPlan) -> str | None:
     from dialeval.cli.checkpoints import resume_note
 
     notes = [note for note in (resume_note(plan.anchor(name)) for name in plan.reports) if note]
@@ -165,7 +176,9 @@ def run_evaluate_command(args: argparse.Namespace) -> int:
             ) from error
 
 
-def _read_input(scope: str, items, source: str, allow_empty: bool):
+def _read_input(
+    scope: str, items: Iterable, source: str, allow_empty: bool
+) -> list[ResponseSet] | list[str]:
     """A system's input as the job takes it: its response sets, or a corpus's responses (read
     line by line, nothing but the texts kept; a blank line is refused here, by its FILE:LINE,
     unless ``--allow-empty``, since the job is not given each line's place)."""
@@ -185,30 +198,25 @@ def _read_input(scope: str, items, source: str, allow_empty: bool):
     return responses
 
 
-def _check_plot(command: EvaluateCommand, options, num_systems: int, planned) -> None:
-    """``--plot`` on one input draws only Sem-Ent's clusters: refused when Sem-Ent will not run,
-    rather than a run that ends well and writes no plot."""
-    if (
-        command.plot is None
-        or num_systems > 1
-        or any(step.name == "sem_ent" for step, _ in planned)
-    ):
-        return
-    left_out = options.metrics is not None and "sem_ent" not in options.metrics
-    raise ValueError(
-        f"--plot {command.plot} draws Sem-Ent's cluster distribution, and Sem-Ent "
-        "does not run here: "
-        + (
-            "--metric leaves it out"
-            if left_out
-            else "it needs --reference-corpus TXT (to fit its clusters on) or --sem-ent-clusters "
-            "DIR (saved ones)"
-        )
-        + "; with several inputs --plot also draws each per-set figure"
-    )
+def _check_metric_outputs(
+    args: argparse.Namespace,
+    options: Settings,
+    num_systems: int,
+    planned: list[tuple[JobStep, str | None]],
+) -> None:
+    """Each metric's output hook refuses a file flag its planned steps cannot serve (``--plot``
+    on one input without the metric that draws it), before any step runs."""
+    from dialeval.metrics.registry import OUTPUT_HOOKS
+
+    names = [step.name for step, _ in planned]
+    for hook in OUTPUT_HOOKS:
+        if hook.check is not None:
+            hook.check(vars(args), options, names, num_systems)
 
 
-def _run(args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, str], plan) -> int:
+def _run(
+    args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, str], plan: OutputPlan
+) -> int:
     from dialeval.cli.checkpoints import open_checkpoints, run_identity
     from dialeval.cli.compare import write_run_outputs
     from dialeval.cli.evaluate_job import (
@@ -231,7 +239,7 @@ def _run(args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, 
         scope,
         _,
     ) in inputs.values():  # a --metric that cannot run on one input fails before any system runs
-        _check_plot(command, options, len(systems), planned_steps(scope, options))
+        _check_metric_outputs(args, options, len(systems), planned_steps(scope, options))
     reports, checkpoints = {}, []
     # One store of model outputs for the whole command: a text that several systems share is
     # encoded once, and each model loads once for all of them.
@@ -256,8 +264,14 @@ def _run(args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, 
                     resume=command.resume,
                     num_sets=len(data) if scope == "response_set" else None,
                 )
-                job = evaluate_response_sets if scope == "response_set" else evaluate_corpus
-                report = job(data, options, checkpoint=checkpoint)
+                if scope == "response_set":
+                    report = evaluate_response_sets(
+                        cast("list[ResponseSet]", data), options, checkpoint=checkpoint
+                    )
+                else:
+                    report = evaluate_corpus(
+                        cast("list[str]", data), options, checkpoint=checkpoint
+                    )
             checkpoints.append(checkpoint)
             del data
             if process_state().is_main_process:
@@ -275,25 +289,28 @@ def _run(args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, 
     return 0
 
 
-def _human(plan):
+def _human(plan: OutputPlan) -> TextIO:
     """Where the printed tables and notes go: standard error when an output is standard
     output."""
     return sys.stderr if plan.uses_standard_output else sys.stdout
 
 
 def _write_system(
-    args, command: EvaluateCommand, name: str, source: str, report: dict, plan, num_systems: int
+    args: argparse.Namespace,
+    command: EvaluateCommand,
+    name: str,
+    source: str,
+    report: dict,
+    plan: OutputPlan,
+    num_systems: int,
 ) -> dict:
     """Write one system's report (and its table) and print it; returns the report."""
-    from dialeval.cli.evaluate_job import (
-        EvaluationOptions,
-        format_per_set_table,
-        format_table,
-        models_used,
-    )
+    from dialeval.cli.evaluate_job import EvaluationOptions, format_table, models_used
     from dialeval.cli.provenance import format_provenance, provenance
-    from dialeval.cli.report_formats import format_report, write_text
+    from dialeval.cli.report_formats import format_per_set_table, format_report, write_text
     from dialeval.distributed import process_state
+    from dialeval.metrics.engines.metric_spec import SystemReport
+    from dialeval.metrics.registry import OUTPUT_HOOKS
 
     report["input"] = str(source)
     report["provenance"] = (
@@ -321,22 +338,10 @@ def _write_system(
         ),
         file=human,
     )
-    if command.plot and "sem_ent" in report["metrics"]:
-        from dialeval.cli.plots import plot_cluster_distribution
-
-        summary = report["metrics"]["sem_ent"]
-        path = plot_cluster_distribution(
-            summary["cluster_distribution"],
-            _sem_ent_plot(command.plot, name, num_systems),
-            title=Path(source).name,
-            reference_distribution=summary["reference_distribution"],
-        )
-        print(f"plot: {path}", file=human)
-    elif command.plot:  # Sem-Ent was planned but skipped (its reason is printed above)
-        print(
-            f"plot: no {_sem_ent_plot(command.plot, name, num_systems).name}: sem_ent was skipped",
-            file=human,
-        )
+    written = SystemReport(name, str(source), report, num_systems)
+    for hook in OUTPUT_HOOKS:  # each metric's own files (Sem-Ent's plot, ...)
+        for line in hook.write(vars(args), written) if hook.write is not None else []:
+            print(line, file=human)
     processes = process_state().num_processes
     table = f"; table: {plan.table}" if plan.table is not None else ""
     counts = (

@@ -25,26 +25,29 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from tqdm.auto import tqdm
 
 from dialeval.cli.options import name_flags, option
-from dialeval.cli.report_formats import (  # evaluate_command prints format_per_set_table
-    format_per_set_table,  # noqa: F401
-    render_table,
-    summary_table,
-)
+from dialeval.cli.report_formats import render_table, summary_table
+from dialeval.deprecation import renamed_attributes
 from dialeval.hub import ModelNotAvailableError, resolve_model_path
 from dialeval.io import ResponseSet, as_response_sets
 from dialeval.metrics import registry
 from dialeval.metrics.engines.embedders import encode_for_job
-from dialeval.metrics.engines.job_steps import JobData, JobStep, StepOutcome, StepSkipped
+from dialeval.metrics.engines.job_steps import (
+    JobData,
+    JobStep,
+    Settings,
+    StepOutcome,
+    StepSkipped,
+)
 from dialeval.metrics.engines.shared_outputs import shared_model_outputs
 from dialeval.validation import ArgumentError, ArgumentProblem
 
-#: The names this module gave :class:`StepSkipped` and :class:`StepOutcome` before the steps moved
-#: to the registry.
-MetricSkipped, MetricOutcome = StepSkipped, StepOutcome
+if TYPE_CHECKING:  # a type only: the checkpoints import this module's report helpers
+    from dialeval.cli.checkpoints import MetricCheckpoints
 
 
 def step_names() -> list[str]:
@@ -84,7 +87,7 @@ def _compose(classes: tuple[type, ...]) -> type:
                     f"{cls.__name__}"
                 )
 
-    def __post_init__(self):
+    def __post_init__(self: object) -> None:
         for cls in classes:
             hook = cls.__dict__.get("__post_init__")
             if hook is not None:
@@ -111,7 +114,7 @@ def _compose(classes: tuple[type, ...]) -> type:
 EvaluationOptions = _compose((*registry.job_option_classes(), JobControl))
 
 
-def planned_steps(scope: str, options) -> list[tuple[JobStep, str | None]]:
+def planned_steps(scope: str, options: Settings) -> list[tuple[JobStep, str | None]]:
     """The ``(step, model)`` pairs a job on a ``scope`` input runs, in order."""
     names = step_names()
     wanted = None
@@ -156,7 +159,7 @@ def _cannot_run(step: JobStep, reason: str) -> ArgumentError:
     return ArgumentError("metrics", f": {step.name} was asked for but cannot run: {reason}")
 
 
-def _asked_for(step: JobStep, options) -> bool:
+def _asked_for(step: JobStep, options: Settings) -> bool:
     return options.metrics is not None and step.name in options.metrics
 
 
@@ -178,7 +181,7 @@ def _named(step: JobStep, model: str | None, error: Exception) -> Exception:
 
 
 def _sentence_texts(
-    plan, data: JobData, options
+    plan: list[tuple[JobStep, str | None]], data: JobData, options: Settings
 ) -> dict[str, tuple[list[list[str]], tuple[JobStep, str | None]]]:
     """Per sentence model: the texts the planned steps will embed with it, and the first step
     asking."""
@@ -191,7 +194,12 @@ def _sentence_texts(
     return wanted
 
 
-def _encode_once(sentence_model: str, groups: list[list[str]], asked_by, options) -> None:
+def _encode_once(
+    sentence_model: str,
+    groups: list[list[str]],
+    asked_by: tuple[JobStep, str | None],
+    options: Settings,
+) -> None:
     """Encode every distinct text of ``groups`` with ``sentence_model`` into the job's store, behind
     one bar."""
     try:
@@ -223,7 +231,7 @@ class _StepBar:
     ``restart(total, unit)`` switches to the engine's own unit (sentences, pairs), and the bar is
     full when the step ends (work read from the job's shared vectors needs no counting)."""
 
-    def __init__(self, bar):
+    def __init__(self, bar: tqdm) -> None:
         self.bar = bar
 
     def __call__(self, count: int) -> None:
@@ -249,7 +257,11 @@ def _record(report: dict, per_set: list[dict] | None, name: str, outcome: StepOu
 
 
 def run_steps(
-    data: JobData, options, report: dict, per_set: list[dict] | None = None, checkpoint=None
+    data: JobData,
+    options: Settings,
+    report: dict,
+    per_set: list[dict] | None = None,
+    checkpoint: MetricCheckpoints | None = None,
 ) -> None:
     """Run the job's steps over ``data``, recording figures and skipped steps in ``report`` and the
     per-set figures in ``per_set`` (one row per set).
@@ -281,8 +293,9 @@ def run_steps(
     with shared_model_outputs():
         for step, model in plan:
             name = step.label(model)
-            if kept[name] is not None:
-                _record(report, per_set, name, kept[name])
+            outcome = kept[name]
+            if outcome is not None:
+                _record(report, per_set, name, outcome)
                 continue
             if blocked[name] is not None:
                 report["skipped"].append({"metric": name, "reason": blocked[name]})
@@ -354,7 +367,11 @@ def _input_row(response_set: ResponseSet) -> dict:
     return row
 
 
-def evaluate_response_sets(sets: list[ResponseSet], options=None, checkpoint=None) -> dict:
+def evaluate_response_sets(
+    sets: list[ResponseSet],
+    options: Settings = None,
+    checkpoint: MetricCheckpoints | None = None,
+) -> dict:
     """Run every step that fits response sets; returns the JSON-ready report.
 
     ``sets`` may be a pandas DataFrame (column ``responses``, optional ``context``, other columns
@@ -404,7 +421,10 @@ def check_corpus_responses(
 
 
 def evaluate_corpus(
-    responses: list[str], options=None, where: list[str] | None = None, checkpoint=None
+    responses: list[str],
+    options: Settings = None,
+    where: list[str] | None = None,
+    checkpoint: MetricCheckpoints | None = None,
 ) -> dict:
     """Run every step that fits a corpus (responses without sets: Dist-n, Ent-n, LF, Self-BLEU,
     Vendi, compression ratio, Sem-Ent with a reference corpus or saved clusters); returns the
@@ -434,3 +454,10 @@ def format_table(report: dict) -> str:
     lines = [render_table(summary_table(report), "text")]
     lines += [f"skipped {skipped['metric']}: {skipped['reason']}" for skipped in report["skipped"]]
     return "\n".join(lines)
+
+
+#: ``MetricSkipped`` and ``MetricOutcome``, this module's names of the job steps' exceptions and
+#: outcomes, served with a warning until the REMOVED_IN release (CONTRIBUTING.md, "Renaming").
+__getattr__ = renamed_attributes(
+    __name__, {"MetricSkipped": "StepSkipped", "MetricOutcome": "StepOutcome"}
+)

@@ -23,7 +23,9 @@ optional ``=MODEL`` for model-based ones:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -213,12 +215,12 @@ def parse_metric(text: str) -> MetricSpec:
     return MetricSpec(name, model or None)
 
 
-def _check_choice(value: str, choices, argument: str) -> None:
+def _check_choice(value: str, choices: Iterable[str], argument: str) -> None:
     if value not in choices:
         raise ArgumentError(argument, f"must be one of {sorted(choices)}, got {value!r}")
 
 
-def load_test_sets(test: str, task: str, options: MetaEvalOptions, hds: bool = False):
+def load_test_sets(test: str, task: str, options: MetaEvalOptions, hds: bool = False) -> Any:
     """The ``datasets.Dataset`` the metrics score (``hds=False``) or the rated one absHDS comes
     from."""
     from dialeval.cli.release_data import local_release, missing_release, offline
@@ -226,9 +228,9 @@ def load_test_sets(test: str, task: str, options: MetaEvalOptions, hds: bool = F
     from dialeval.datasets_scripts._sources import SourceNotAvailableError
     from dialeval.datasets_scripts.diversity_eval.diversity_eval import source_file
 
-    if (hds or options.rated_subset) and TESTS[test].hds_family is None:
-        raise ArgumentError("test", f"{test!r} has no human-rated subset")
     family = TESTS[test].hds_family if hds or options.rated_subset else TESTS[test].family
+    if family is None:
+        raise ArgumentError("test", f"{test!r} has no human-rated subset")
     source = source_file(family, TASKS[task])
     data_dir = options.data_dir
     if data_dir is None:  # the local places first (release_data's docstring), then the cache
@@ -282,7 +284,7 @@ class MetaEvalReport:
 
 
 def score_metric(
-    spec: MetricSpec, dataset, options: MetaEvalOptions, computed: dict | None = None
+    spec: MetricSpec, dataset: Any, options: MetaEvalOptions, computed: dict | None = None
 ) -> np.ndarray:
     """The per-set scores of ``spec`` on ``dataset``. ``computed`` holds the runs made so far in
     the job, by (runner, model): figures of one computation (Baseline, Neutral and Confidence NLI
@@ -322,11 +324,13 @@ def score_metric(
                     progress=bar.update,
                 )
         scores = [row[scorer.figure] for row in computed[scorer.run, model]["per_set"]]
-    scores = np.asarray(scores, dtype=np.float64)
-    return scores.round(options.round_scores) if options.round_scores is not None else scores
+    figures = np.asarray(scores, dtype=np.float64)
+    return figures.round(options.round_scores) if options.round_scores is not None else figures
 
 
-def _meta_evaluate(scores, parameters, binary: bool, options: MetaEvalOptions) -> dict:
+def _meta_evaluate(
+    scores: np.ndarray, parameters: np.ndarray, binary: bool, options: MetaEvalOptions
+) -> dict:
     result = diversity_meta_evaluation(
         scores,
         parameters,
@@ -349,7 +353,7 @@ def _meta_evaluate(scores, parameters, binary: bool, options: MetaEvalOptions) -
     return result
 
 
-def _figure(value, spec: str) -> str:
+def _figure(value: float | None, spec: str) -> str:
     """A report cell: "undefined" for a figure the row's ``undefined_reason`` explains (never a bare
     nan)."""
     return "undefined" if value is None else format(value, spec)

@@ -7,10 +7,9 @@
 - Temperature (decTest): each set's score against its temperature; absHDS with the standard
   deviation of its 10 ratings as error bars (paper Fig. 3).
 
-``dialeval evaluate --plot``: Sem-Ent's sorted cluster distribution (Han et al. 2022, Fig. 2 and 3):
-clusters sorted by their share (head clusters first) as bars; the dashed line is the uniform share
-1/k, where Sem-Ent reaches its maximum ln k. With several inputs (systems), the per-set figures'
-distributions: one panel per figure, one box per system, each set's value drawn over its box.
+``dialeval evaluate --plot`` with several inputs (systems): the per-set figures' distributions,
+one panel per figure, one box per system, each set's value drawn over its box. A metric's own
+plots (Sem-Ent's cluster distribution) come from its output hook (``metrics/<name>/spec.py``).
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ import io
 import math
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -27,10 +25,6 @@ from matplotlib.figure import Figure
 from dialeval.cli.meta_eval_job import MetaEvalReport, MetricRow
 from dialeval.cli.report_formats import INPUT_KEYS
 from dialeval.cli.safe_output import write_atomically
-from dialeval.validation import ArgumentError
-
-if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
 
 HIGH_COLOUR, LOW_COLOUR = "tab:blue", "tab:orange"
 
@@ -122,50 +116,6 @@ def write_plots(report: MetaEvalReport, out_dir: str | Path) -> list[Path]:
         else:
             paths.append(plot_parameter_scatter(report, row, out / f"{stem}_vs_temperature.png"))
     return paths
-
-
-def plot_cluster_distribution(
-    distribution: ArrayLike,
-    path: str | Path,
-    title: str = "Sem-Ent cluster distribution",
-    reference_distribution: ArrayLike | None = None,
-) -> Path:
-    """Bars of ``distribution`` sorted descending; ``reference_distribution`` (e.g. the fitted
-    corpus) is drawn as a step line in the same cluster order when given."""
-    shares = np.asarray(distribution, dtype=np.float64)
-    if shares.ndim != 1 or shares.size < 2 or not math.isclose(shares.sum(), 1.0, abs_tol=1e-6):
-        raise ArgumentError(
-            "distribution", "must be a 1-D vector of at least 2 shares summing to 1"
-        )
-    order = np.argsort(-shares, kind="stable")
-    positions = np.arange(1, shares.size + 1)
-    figure = Figure(figsize=(7, 3.5), layout="constrained")
-    axes = figure.add_subplot()
-    axes.bar(positions, shares[order], color="tab:blue", label="generated")
-    if reference_distribution is not None:
-        reference = np.asarray(reference_distribution, dtype=np.float64)
-        if reference.shape != shares.shape:
-            raise ArgumentError(
-                "reference_distribution",
-                f"must have {shares.size} shares, got shape {reference.shape}",
-            )
-        axes.step(
-            positions, reference[order], where="mid", color="tab:orange", label="reference corpus"
-        )
-    axes.axhline(
-        1.0 / shares.size,
-        color="black",
-        linestyle="--",
-        linewidth=1,
-        label=f"uniform (1/{shares.size})",
-    )
-    entropy = float(-(shares[shares > 0] * np.log(shares[shares > 0])).sum())
-    axes.set_title(f"{title}: Sem-Ent {entropy:.3f} of max {math.log(shares.size):.3f}", fontsize=9)
-    axes.set_xlabel("cluster (sorted by share)")
-    axes.set_ylabel("share of responses")
-    axes.set_xticks(positions, [str(int(i)) for i in order + 1], fontsize=7)
-    axes.legend(fontsize=8)
-    return _save(figure, path)
 
 
 def per_set_figures(reports: dict[str, dict]) -> list[str]:

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from dialeval.metrics.embedding_distances.defaults import FIGURES
 from dialeval.metrics.engines.embedders import DEFAULT_SENTENCE_MODEL, sentence_vectors, unit_rows
 from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.validation import (
@@ -55,8 +56,6 @@ if TYPE_CHECKING:
 
     from dialeval.type_aliases import DeviceLike, Progress, SentenceEncoder, StrPath
 
-#: The figures, in the order :func:`embedding_distances` reports them.
-FIGURES = ("remote_clique", "chamfer_distance")
 #: Rows (and columns) of one tile of cosine similarities: 2048 x 2048 float32 is 16 MiB.
 BLOCK_SIZE = 2048
 #: Rows upcast to float64 at a time for the remote-clique sum.

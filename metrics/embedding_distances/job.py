@@ -3,19 +3,23 @@ whole corpus for a corpus input, on the job's shared sentence embeddings (``--se
 
 from __future__ import annotations
 
-from dialeval.metrics.embedding_distances.distances import FIGURES
+from collections.abc import Callable
+
+from dialeval.metrics.embedding_distances.defaults import FIGURES
 from dialeval.metrics.engines.job_steps import (
     JobData,
     JobOptions,
     JobStep,
+    Progress,
     SentenceModelOptions,
+    Settings,
     StepOutcome,
     check_pairwise_corpus,
 )
 
 
-def _distance(figure: str):
-    def run(data: JobData, model: str, options, progress) -> StepOutcome:
+def _distance(figure: str) -> Callable[..., StepOutcome]:
+    def run(data: JobData, model: str, options: Settings, progress: Progress) -> StepOutcome:
         from dialeval.metrics.embedding_distances import embedding_distances
 
         if (
@@ -44,7 +48,7 @@ def _distance(figure: str):
     return run
 
 
-def _responses_with(data: JobData, options, model: str) -> list[tuple[str, list[str]]]:
+def _responses_with(data: JobData, options: Settings, model: str) -> list[tuple[str, list[str]]]:
     return [(model, data.responses)]
 
 

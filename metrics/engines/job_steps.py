@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, TypeAlias
 
 from dialeval.hub import EMBEDDED_SENTENCE_MODEL
 from dialeval.io import read_text_lines
@@ -30,6 +31,10 @@ from dialeval.validation import check_int, check_texts
 SCOPES = ("response_set", "corpus")
 
 Progress = Callable[[int], object]
+#: A step's settings: one object with the fields of every settings dataclass it declares (the
+#: evaluate job's ``EvaluationOptions``, or :func:`~dialeval.metrics.engines.metric_spec.
+#: step_settings` for another command), read by attribute.
+Settings: TypeAlias = Any
 
 
 def announce_work(progress: Progress | None, total: int, unit: str) -> None:
@@ -57,6 +62,12 @@ class JobData:
                 check_texts(responses, f"sets[{index}].responses")
         else:
             check_texts(self.responses, "responses")
+
+    def response_sets(self) -> list[list[str]]:
+        """The response sets, for a step whose scopes are response sets only."""
+        if self.sets is None:
+            raise ValueError("this step scores response sets, and the input is a corpus")
+        return self.sets
 
     @property
     def num_units(self) -> int:
@@ -139,22 +150,22 @@ class JobStep:
     scopes: tuple[str, ...]
     run: Callable[..., StepOutcome]
     options: tuple[type, ...] = ()
-    models: Callable[[object], list[str]] | None = None
+    models: Callable[[Settings], list[str]] | None = None
     model_flag: str | None = None
     report_name: str | None = None
-    applies: Callable[[object], bool] | None = None
+    applies: Callable[[Settings], bool] | None = None
     needs: str | None = None
-    blocked: Callable[[object], str | None] | None = None
+    blocked: Callable[[Settings], str | None] | None = None
     sentence_texts: Callable[..., list[tuple[str, list[str]]]] | None = None
     unit: str = "set"
-    total: Callable[[JobData, object], int] | None = None
+    total: Callable[[JobData, Settings], int] | None = None
 
     def label(self, model: str | None) -> str:
         """The step's key in a report: ``name`` or ``name[MODEL]``."""
         base = self.report_name or self.name
         return base if model is None else f"{base}[{model}]"
 
-    def work(self, data: JobData, options: object) -> int:
+    def work(self, data: JobData, options: Settings) -> int:
         return self.total(data, options) if self.total is not None else data.num_units
 
 

@@ -8,10 +8,11 @@ from dialeval.metrics.engines.job_steps import (
     JobData,
     JobOptions,
     JobStep,
+    Progress,
+    Settings,
     StepOutcome,
     StepSkipped,
 )
-from dialeval.metrics.expectation_adjusted_distinct import expectation_adjusted_distinct_scores
 from dialeval.option_fields import option
 from dialeval.validation import arguments_named, check_int
 
@@ -29,8 +30,12 @@ class EADOptions:
             "skipped without it",
         ),
     )
+    #: V counted from the scored responses themselves (no flag): ``dialeval meta-eval`` scores a
+    #: test set, which does not say which model generated it (the reference implementation's
+    #: ``dataForVocabCal``).
+    ead_vocab_from_responses: bool = False
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_int(self.ead_n, "ead_n")  # before any step runs
         if self.ead_vocab_size is not None:
             check_int(self.ead_vocab_size, "ead_vocab_size")
@@ -43,19 +48,26 @@ NO_VOCABULARY_REASON = (
 )
 
 
-def _blocked(options) -> str | None:
-    return NO_VOCABULARY_REASON if options.ead_vocab_size is None else None
+def _blocked(options: Settings) -> str | None:
+    if options.ead_vocab_size is None and not options.ead_vocab_from_responses:
+        return NO_VOCABULARY_REASON
+    return None
 
 
-def _ead(data: JobData, model, options, progress) -> StepOutcome:
+def _ead(data: JobData, model: str | None, options: Settings, progress: Progress) -> StepOutcome:
     reason = _blocked(options)
     if reason is not None:  # the job checks ``blocked`` first; a direct call is refused alike
         raise StepSkipped(reason)
+    # the metric's code: deferred so the CLI's --help reads this module alone
+    from dialeval.metrics.expectation_adjusted_distinct import expectation_adjusted_distinct_scores
+
+    counted = options.ead_vocab_from_responses and options.ead_vocab_size is None
     with arguments_named({"n": "ead_n", "vocab_size": "ead_vocab_size"}):
         result = expectation_adjusted_distinct_scores(
             data.sets if data.sets is not None else data.responses,
             n=options.ead_n,
             vocab_size=options.ead_vocab_size,
+            vocab_texts=data.responses if counted else None,
             allow_empty=options.allow_empty,
         )
     progress(data.num_units)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.metrics.homogenization.bleu import bleu_against_each
+from dialeval.metrics.homogenization.defaults import DEFAULT_HOMOGENIZATION_MODEL
 from dialeval.metrics.homogenization.rouge_l import rouge_l_pair_sum, rouge_tokens
 from dialeval.metrics.similarity_diversity.bertscore import check_encoder_options
 from dialeval.validation import (
@@ -41,8 +42,6 @@ if TYPE_CHECKING:
     from dialeval.type_aliases import DeviceLike, Progress
 
 MEASURES = ("rougel", "bleu", "bertscore")
-#: The ``diversity`` package's BERTScore model.
-DEFAULT_HOMOGENIZATION_MODEL = "microsoft/deberta-base-mnli"
 # bert_score.utils.model2layers: the layer bert_score (and so the package) uses for these models.
 _BERT_SCORE_LAYERS = {
     DEFAULT_HOMOGENIZATION_MODEL: 9,

@@ -3,16 +3,19 @@ the whole corpus."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from dialeval.metrics.engines.job_steps import (
     JobData,
     JobOptions,
     JobStep,
+    Progress,
+    Settings,
     StepOutcome,
     check_pairwise_corpus,
 )
-from dialeval.metrics.homogenization import DEFAULT_HOMOGENIZATION_MODEL, homogenization_score
+from dialeval.metrics.homogenization.defaults import DEFAULT_HOMOGENIZATION_MODEL
 from dialeval.option_fields import model_list_field
 
 
@@ -29,8 +32,11 @@ class HomogenizationOptions:
     )
 
 
-def _homogenization(measure: str):
-    def run(data: JobData, model, options, progress) -> StepOutcome:
+def _homogenization(measure: str) -> Callable[..., StepOutcome]:
+    def run(data: JobData, model: str | None, options: Settings, progress: Progress) -> StepOutcome:
+        # the metric's code: deferred so the CLI's --help reads this module alone
+        from dialeval.metrics.homogenization import homogenization_score
+
         check_pairwise_corpus(f"homogenization_{measure}", data, options)
         result = homogenization_score(
             data.sets if data.sets is not None else data.responses,

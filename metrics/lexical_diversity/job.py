@@ -9,13 +9,11 @@ from dialeval.metrics.engines.job_steps import (
     JobData,
     JobOptions,
     JobStep,
+    Progress,
+    Settings,
     StepOutcome,
     StepSkipped,
 )
-from dialeval.metrics.lexical_diversity.by_scope import SET_METRICS, set_lexical_diversity
-from dialeval.metrics.lexical_diversity.corpus import corpus_ngram_diversity, lf
-from dialeval.metrics.lexical_diversity.order_bounds import check_listed_orders
-from dialeval.metrics.lexical_diversity.self_bleu import self_bleu
 from dialeval.option_fields import option
 from dialeval.validation import arguments_named, check_int
 
@@ -37,7 +35,7 @@ class LexicalOptions:
         default=100, metadata=option("--lf-threshold", help="LF low-frequency count threshold")
     )
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # refused before any step runs (a bad value must not cost the metrics before it, nor a
         # checkpoint)
         check_int(self.max_n, "max_n")
@@ -49,24 +47,38 @@ def _check_max_n(response_sets: list[list[str]], max_n: int) -> None:
     """Refuse a ``--max-n`` above ``max(longest response in characters, 5)`` before scoring: a
     token holds at least one character, so higher orders are all no-n-gram orders (a mistyped
     ``--max-n 1000000000`` is refused rather than averaged into a score of ~0)."""
+    # the metric's code: deferred so the CLI's --help reads this module alone
+    from dialeval.metrics.lexical_diversity.order_bounds import check_listed_orders
+
     longest = max(
         (len(response) for responses in response_sets for response in responses), default=0
     )
     check_listed_orders("max_n", max_n, longest, LexicalOptions.max_n, "length in characters")
 
 
-def _set_level(data: JobData, model, options, progress) -> StepOutcome:
-    _check_max_n(data.sets, options.max_n)
+def _set_level(
+    data: JobData, model: str | None, options: Settings, progress: Progress
+) -> StepOutcome:
+    # the metric's code: deferred so the CLI's --help reads this module alone
+    from dialeval.metrics.lexical_diversity.by_scope import SET_METRICS, set_lexical_diversity
+
+    sets = data.response_sets()
+    _check_max_n(sets, options.max_n)
     result = set_lexical_diversity(
-        data.sets, max_n=options.max_n, allow_empty=options.allow_empty, progress=progress
+        sets, max_n=options.max_n, allow_empty=options.allow_empty, progress=progress
     )
     return StepOutcome({name: result[name] for name in SET_METRICS}, result["per_set"])
 
 
-def _corpus(data: JobData, model, options, progress) -> StepOutcome:
-    result = corpus_ngram_diversity(
-        data.responses, max_n=options.corpus_max_n, allow_empty=options.allow_empty
-    )
+def _corpus(data: JobData, model: str | None, options: Settings, progress: Progress) -> StepOutcome:
+    # the metric's code: deferred so the CLI's --help reads this module alone
+    from dialeval.metrics.lexical_diversity.corpus import corpus_ngram_diversity, lf
+
+    result: dict[str, object] = {
+        **corpus_ngram_diversity(
+            data.responses, max_n=options.corpus_max_n, allow_empty=options.allow_empty
+        )
+    }
     with arguments_named({"reference": "reference_corpus", "threshold": "lf_threshold"}):
         result["lf"] = lf(
             data.responses,
@@ -81,7 +93,12 @@ def _corpus(data: JobData, model, options, progress) -> StepOutcome:
     return StepOutcome(result)
 
 
-def _self_bleu(data: JobData, model, options, progress) -> StepOutcome:
+def _self_bleu(
+    data: JobData, model: str | None, options: Settings, progress: Progress
+) -> StepOutcome:
+    # the metric's code: deferred so the CLI's --help reads this module alone
+    from dialeval.metrics.lexical_diversity.self_bleu import self_bleu
+
     if len(data.responses) < 2:
         raise StepSkipped(
             "Self-BLEU needs at least 2 responses (each is scored against the others)"

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome
-from dialeval.metrics.mtld import mtld_scores
+from dialeval.metrics.engines.job_steps import (
+    JobData,
+    JobOptions,
+    JobStep,
+    Progress,
+    Settings,
+    StepOutcome,
+)
 
 
-def _mtld(data: JobData, model, options, progress) -> StepOutcome:
+def _mtld(data: JobData, model: str | None, options: Settings, progress: Progress) -> StepOutcome:
+    # the metric's code: deferred so the CLI's --help reads this module alone
+    from dialeval.metrics.mtld import mtld_scores
+
     result = mtld_scores(
         data.sets if data.sets is not None else data.responses, allow_empty=options.allow_empty
     )

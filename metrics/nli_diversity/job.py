@@ -5,8 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome
-from dialeval.metrics.nli_diversity.nli import DEFAULT_NLI_MODEL, NLI_FIGURES
+from dialeval.metrics.engines.job_steps import (
+    JobData,
+    JobOptions,
+    JobStep,
+    Progress,
+    Settings,
+    StepOutcome,
+)
+from dialeval.metrics.nli_diversity.defaults import DEFAULT_NLI_MODEL, NLI_FIGURES
 from dialeval.option_fields import model_list_field
 
 
@@ -19,12 +26,12 @@ class NLIOptions:
     )
 
 
-def _nli(data: JobData, model: str, options, progress) -> StepOutcome:
+def _nli(data: JobData, model: str, options: Settings, progress: Progress) -> StepOutcome:
     from dialeval.metrics.nli_diversity import nli_diversity
 
     # Baseline, Neutral and Confidence NLI Diversity come from the same pair probabilities.
     result = nli_diversity(
-        data.sets,
+        data.response_sets(),
         model,
         batch_size=options.batch_size,
         device=options.device,

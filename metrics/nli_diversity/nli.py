@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 import numpy as np
 
 from dialeval.metrics.engines.pair_scorer import PairScoringStats, load_pair_classifier, score_pairs
+from dialeval.metrics.nli_diversity.defaults import DEFAULT_NLI_MODEL, NLI_FIGURES
 from dialeval.validation import (
     ArgumentError,
     check_flag,
@@ -53,21 +54,9 @@ if TYPE_CHECKING:
         def pair_probabilities(self, premises: list[str], hypotheses: list[str]) -> np.ndarray: ...
 
 
-DEFAULT_NLI_MODEL = "FacebookAI/roberta-large-mnli"
-
 #: The canonical class order of every probability array in this module.
 NLI_CLASSES = ("contradiction", "neutral", "entailment")
 CONTRADICTION, NEUTRAL, ENTAILMENT = range(3)
-
-#: Figure names, in the order the module reports them.
-NLI_FIGURES = (
-    "nli_diversity",
-    "nli_diversity_neutral",
-    "nli_diversity_confidence",
-    "num_contradiction",
-    "num_neutral",
-    "num_entailment",
-)
 
 # Value of each predicted class under the Baseline (§3.1) and Neutral (§3.2) variants.
 _BASELINE_VALUES = np.array([1.0, 0.0, -1.0])

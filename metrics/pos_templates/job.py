@@ -8,21 +8,35 @@ machine without one the step is reported under ``skipped`` with how to install i
 
 from __future__ import annotations
 
-from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome
-from dialeval.metrics.pos_templates import pos_template_scores, tagger_available
-from dialeval.metrics.pos_templates.taggers import HOW_TO_INSTALL
+from dialeval.metrics.engines.job_steps import (
+    JobData,
+    JobOptions,
+    JobStep,
+    Progress,
+    Settings,
+    StepOutcome,
+)
 
 SUMMARY_KEYS = ("template_rate", "templates_per_token")
 
 
-def _no_tagger(options) -> str | None:
+def _no_tagger(options: Settings) -> str | None:
     """Why the step cannot run on this machine: no tagger installed (a plain install has none)."""
+    # the metric's code: deferred so the CLI's --help reads this module alone
+    from dialeval.metrics.pos_templates import tagger_available
+    from dialeval.metrics.pos_templates.taggers import HOW_TO_INSTALL
+
     if tagger_available():
         return None
     return f"no part-of-speech tagger and sentence splitter is installed: {HOW_TO_INSTALL}"
 
 
-def _pos_templates(data: JobData, model, options, progress) -> StepOutcome:
+def _pos_templates(
+    data: JobData, model: str | None, options: Settings, progress: Progress
+) -> StepOutcome:
+    # the metric's code: deferred so the CLI's --help reads this module alone
+    from dialeval.metrics.pos_templates import pos_template_scores
+
     result = pos_template_scores(
         data.sets if data.sets is not None else data.responses, allow_empty=options.allow_empty
     )

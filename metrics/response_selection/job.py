@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dialeval.metrics.engines.job_steps import JobData, JobOptions, JobStep, StepOutcome
+from dialeval.metrics.engines.job_steps import (
+    JobData,
+    JobOptions,
+    JobStep,
+    Progress,
+    Settings,
+    StepOutcome,
+)
 from dialeval.option_fields import option
 from dialeval.validation import ArgumentError, ArgumentProblem, arguments_named
 
@@ -65,14 +72,14 @@ class SelectionOptions:
         default=16, metadata=option("--selection-batch-size", help="questions per forward pass")
     )
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if bool(self.selection_models) != (self.selection_questions is not None):
             raise ValueError(
                 "response selection needs both `selection_models` and `selection_questions`"
             )
 
 
-def _selection(data: JobData, model: str, options, progress) -> StepOutcome:
+def _selection(data: JobData, model: str, options: Settings, progress: Progress) -> StepOutcome:
     from dialeval.metrics.response_selection import response_selection
 
     questions = options.selection_questions

@@ -9,6 +9,8 @@ from dialeval.metrics.engines.job_steps import (
     JobData,
     JobOptions,
     JobStep,
+    Progress,
+    Settings,
     StepOutcome,
     StepSkipped,
 )
@@ -74,7 +76,7 @@ class SemEntOptions:
         ),
     )
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_int(
             self.sem_ent_num_clusters, "sem_ent_num_clusters", 2
         )  # before any step runs (clusters.py's bounds)
@@ -101,11 +103,11 @@ class SemEntOptions:
                 )
 
 
-def _fits(options) -> bool:
+def _fits(options: Settings) -> bool:
     return options.sem_ent_clusters is not None or options.reference_corpus is not None
 
 
-def _too_few_references(options) -> str | None:
+def _too_few_references(options: Settings) -> str | None:
     """Why the clusters cannot be fitted: fewer distinct reference texts than clusters (known
     from the settings alone, so ``--metric sem_ent`` is refused before any step runs)."""
     if options.sem_ent_clusters is not None or options.reference_corpus is None:
@@ -119,7 +121,9 @@ def _too_few_references(options) -> str | None:
     )
 
 
-def _embedded_texts(data: JobData, options, model) -> list[tuple[str, list[str]]]:
+def _embedded_texts(
+    data: JobData, options: Settings, model: str | None
+) -> list[tuple[str, list[str]]]:
     """What the fit embeds with a sentence-transformers model: the reference corpus, then the
     responses."""
     from dialeval.metrics.engines.embedders import DEFAULT_MODELS
@@ -143,7 +147,9 @@ def _empty(data: JobData) -> list[int]:
     return [index for index, response in enumerate(data.responses) if not response.strip()]
 
 
-def _sem_ent(data: JobData, model, options, progress) -> StepOutcome:
+def _sem_ent(
+    data: JobData, model: str | None, options: Settings, progress: Progress
+) -> StepOutcome:
     from dialeval.distributed import process_state
     from dialeval.metrics.engines.embedders import load_embedder
     from dialeval.metrics.sem_ent.clusters import SemanticClusters, sem_ent

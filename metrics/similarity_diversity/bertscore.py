@@ -71,6 +71,7 @@ from dialeval.hub import (
 )
 from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.metrics.engines.reduction import UnitSimilarity, units_of
+from dialeval.metrics.similarity_diversity.defaults import DEFAULT_BERTSCORE_MODEL
 from dialeval.validation import ArgumentError, check_int, check_response_sets
 
 if TYPE_CHECKING:
@@ -78,7 +79,6 @@ if TYPE_CHECKING:
 
     from dialeval.type_aliases import DeviceLike, Progress, StrPath, Tokenizer
 
-DEFAULT_BERTSCORE_MODEL = "FacebookAI/roberta-large"
 DEFAULT_BERTSCORE_LAYER = 17  # bert_score.utils.model2layers["roberta-large"]
 
 # bert_score 0.3.13, file bert_score/rescale_baseline/en/roberta-large.tsv, row LAYER=17

@@ -21,14 +21,13 @@ import numpy as np
 
 from dialeval.metrics.engines.pair_scorer import PairScoringStats, load_pair_classifier, score_pairs
 from dialeval.metrics.engines.reduction import UnitSimilarity, units_of
+from dialeval.metrics.similarity_diversity.defaults import DEFAULT_CROSS_ENCODER
 from dialeval.validation import ArgumentError, check_response_sets
 
 if TYPE_CHECKING:
     from transformers import PretrainedConfig
 
     from dialeval.type_aliases import DeviceLike, Progress
-
-DEFAULT_CROSS_ENCODER = "cross-encoder/stsb-roberta-large"
 
 _ACTIVATIONS = {
     "torch.nn.modules.activation.Sigmoid": "sigmoid",

@@ -3,17 +3,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from dialeval.metrics.engines.job_steps import (
     JobData,
     JobOptions,
     JobStep,
+    Progress,
     SentenceModelOptions,
+    Settings,
     StepOutcome,
 )
-from dialeval.metrics.similarity_diversity.bertscore import DEFAULT_BERTSCORE_MODEL
-from dialeval.metrics.similarity_diversity.cross_encoder import DEFAULT_CROSS_ENCODER
+from dialeval.metrics.similarity_diversity.defaults import (
+    DEFAULT_BERTSCORE_MODEL,
+    DEFAULT_CROSS_ENCODER,
+)
 from dialeval.option_fields import model_list_field, option
 
 
@@ -68,17 +73,17 @@ class CrossEncoderOptions:
     )
 
 
-def _diversity(kind: str, **extra):
+def _diversity(kind: str, **extra: Callable[[Settings], object]) -> Callable[..., StepOutcome]:
     """A runner of ``similarity_diversity(kind)``; ``extra(options)`` gives the similarity's own
     options."""
 
-    def run(data: JobData, model: str, options, progress) -> StepOutcome:
+    def run(data: JobData, model: str, options: Settings, progress: Progress) -> StepOutcome:
         from dialeval.metrics.similarity_diversity import similarity_diversity
 
         own = {name: getter(options) for name, getter in extra.items()}
         # The engines report their own work (sentences encoded, pairs scored) to the step's bar.
         result = similarity_diversity(
-            data.sets,
+            data.response_sets(),
             kind,
             model,
             batch_size=options.batch_size,
@@ -96,7 +101,7 @@ def _diversity(kind: str, **extra):
     return run
 
 
-def _responses_with(data: JobData, options, model: str) -> list[tuple[str, list[str]]]:
+def _responses_with(data: JobData, options: Settings, model: str) -> list[tuple[str, list[str]]]:
     return [(model, data.responses)]
 
 

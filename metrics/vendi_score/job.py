@@ -7,12 +7,14 @@ from dialeval.metrics.engines.job_steps import (
     JobData,
     JobOptions,
     JobStep,
+    Progress,
     SentenceModelOptions,
+    Settings,
     StepOutcome,
 )
 
 
-def _vendi(data: JobData, model: str, options, progress) -> StepOutcome:
+def _vendi(data: JobData, model: str, options: Settings, progress: Progress) -> StepOutcome:
     from dialeval.metrics.vendi_score import vendi_score
 
     if data.sets is None:

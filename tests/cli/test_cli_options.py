@@ -24,6 +24,7 @@ from dialeval.cli import (
     meta_eval_job,
 )
 from dialeval.metrics import registry
+from dialeval.option_fields import CliOption, cli_fields
 
 DEMO = REPO_ROOT / "examples" / "demo_response_sets.jsonl"
 
@@ -127,8 +128,6 @@ PINNED_FLAGS = {
 # Flags added since, on purpose (each has its own test).
 ADDED_FLAGS: dict[str, set[str]] = {
     "evaluate": {
-        "--bertscore-rescale",
-        "--bertscore-baseline",  # test_cli.py: any BERTScore model
         "--metric",  # test_evaluate_job.py: --metric picks the registry's steps
         # test_io.py / test_evaluate_formats.py: input columns, output formats, comparison
         "--responses-column",
@@ -139,8 +138,6 @@ ADDED_FLAGS: dict[str, set[str]] = {
         "--per-set-csv",
         "--decimals",
         "--resume",  # test_safe_output.py: resuming from checkpoints
-        "--homogenization-model",  # test_homogenization_cli.py: homogenization's encoders
-        "--sem-ent-max-length",  # test_sem_ent_module.py: a model with fewer positions
         "--overwrite",  # test_output_ownership.py: replacing files dialeval did not write
     },
     "meta-eval": {
@@ -202,11 +199,39 @@ def _flags(parser: argparse.ArgumentParser) -> dict[str, str]:
     }
 
 
+def _spec_flags() -> dict[str, tuple[str, CliOption]]:
+    """Every flag the metric folders' settings declare (``MetricSpec.settings``): flag -> (the
+    field it sets, its option). A metric's flags come from its folder, so none is pinned above
+    for a metric added since."""
+    declared = {}
+    for spec in registry.SPECS:
+        for cls in spec.settings:
+            for field, cli in cli_fields(cls):
+                for flag in (*cli.flags, *([cli.off_flag] if cli.off_flag else [])):
+                    declared[flag] = (field.name, cli)
+    return declared
+
+
 @pytest.mark.parametrize("command", sorted(PINNED_FLAGS))
 def test_every_flag_keeps_its_form(command):
     flags = _flags(_subparsers()[command])
     assert {flag: flags.get(flag) for flag in PINNED_FLAGS[command]} == PINNED_FLAGS[command]
-    assert set(flags) - set(PINNED_FLAGS[command]) == ADDED_FLAGS.get(command, set())
+    from_specs = set(_spec_flags()) if command == "evaluate" else set()
+    assert set(flags) - set(PINNED_FLAGS[command]) - from_specs == ADDED_FLAGS.get(command, set())
+
+
+def test_every_flag_a_metric_spec_declares_is_an_evaluate_flag_of_its_field():
+    actions = {
+        flag: action
+        for action in _subparsers()["evaluate"]._actions
+        for flag in action.option_strings
+    }
+    declared = _spec_flags()
+    assert declared and set(declared) <= set(actions), set(declared) - set(actions)
+    for flag, (name, cli) in declared.items():
+        assert actions[flag].dest.partition(":")[0] == name, flag  # an off switch: NAME:off
+        if cli.repeatable and flag in cli.flags:
+            assert isinstance(actions[flag], argparse._AppendAction), flag
 
 
 def test_the_same_commands_and_the_dtg_source_group():

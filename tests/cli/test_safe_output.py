@@ -19,13 +19,13 @@ from dialeval.cli import main
 from dialeval.cli.checkpoints import checkpoint_folder, open_checkpoints, run_identity
 from dialeval.cli.dtg_options import DTGOptions
 from dialeval.cli.dtg_writer import ResumableJsonl
-from dialeval.cli.evaluate_job import MetricOutcome
 from dialeval.cli.safe_output import (
     OutputLock,
     lock_path,
     refuse_outputs_over_inputs,
     write_atomically,
 )
+from dialeval.metrics.engines.job_steps import StepOutcome
 
 DEMO = REPO_ROOT / "examples" / "demo_response_sets.jsonl"
 LEXICAL_ONLY = [
@@ -415,7 +415,7 @@ def test_checkpoints_keep_outcomes_as_json_and_check_the_run(tmp_path, capsys):
     assert identity["options"] == {"--max-n": 5}  # what changes no figure is not compared
     checkpoints = open_checkpoints(output, identity)
     assert checkpoints.get("lexical_diversity") is None
-    outcome = MetricOutcome(
+    outcome = StepOutcome(
         {"averaged_distinct_n": 0.5, "model": "m/x"},
         [{"distinct_1": 1.0}, {"distinct_1": float("nan")}],
     )
@@ -502,7 +502,7 @@ def test_resume_refuses_checkpoints_of_a_hub_dataset_whose_cached_revision_chang
     identity = run_identity({}, [("input", "org/data")])
     assert identity["inputs"] == {"input": "revision " + "a" * 40}
     open_checkpoints(output, identity).put(
-        "lexical_diversity", MetricOutcome({"averaged_distinct_n": 0.5}, [{}])
+        "lexical_diversity", StepOutcome({"averaged_distinct_n": 0.5}, [{}])
     )
     snapshot["path"] = snapshot["path"].with_name("b" * 40)  # the cache was updated since
     with pytest.raises(ValueError, match=r"differs \(input: revision a{40} -> revision b{40}\)"):
@@ -520,7 +520,7 @@ def test_resume_refuses_checkpoints_of_a_model_whose_weights_changed_in_the_same
     output = tmp_path / "report.json"
     identity = run_identity({"--nli-model": str(model)}, [])
     open_checkpoints(output, identity).put(
-        f"nli_diversity[{model}]", MetricOutcome({"model": str(model)}, [{}])
+        f"nli_diversity[{model}]", StepOutcome({"model": str(model)}, [{}])
     )
     assert (
         open_checkpoints(output, identity, resume=True).get(f"nli_diversity[{model}]") is not None

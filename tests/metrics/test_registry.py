@@ -77,3 +77,46 @@ def test_package_names_stay_functions_after_every_module_is_loaded():
 def test_every_public_name_is_importable_from_a_fresh_interpreter():
     code = "import dialeval.metrics as m; missing = [n for n in m.__all__ if not hasattr(m, n)]; assert not missing, missing"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO_ROOT)
+
+
+#: What a metric's declaration may import at its top: ``dialeval evaluate --help`` reads every
+#: spec (and the job steps it names), so none of them may load torch, numpy, scipy, ... there.
+LIGHT_MODULES = (
+    "dialeval.metrics.engines.job_steps",
+    "dialeval.metrics.engines.metric_spec",
+    "dialeval.option_fields",
+    "dialeval.validation",
+    "dialeval.hub",
+    "dialeval.io",
+)
+#: A metric folder's light modules: its declaration and the constants it reads.
+DECLARATION_FILES = ("spec", "job", "defaults", "outputs")
+
+
+def _top_level_imports(path: Path) -> list[str]:
+    import ast
+
+    names = []
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.append(node.module)
+    return names
+
+
+@pytest.mark.parametrize("name", METRIC_FOLDERS)
+def test_a_metric_declaration_imports_only_light_modules_at_its_top(name):
+    own = {f"dialeval.metrics.{name}.{module}" for module in DECLARATION_FILES}
+    for module in DECLARATION_FILES:
+        path = REPO_ROOT / "metrics" / name / f"{module}.py"
+        if not path.is_file():
+            continue
+        heavy = [
+            imported
+            for imported in _top_level_imports(path)
+            if imported.partition(".")[0] not in sys.stdlib_module_names
+            and imported not in LIGHT_MODULES
+            and imported not in own
+        ]
+        assert not heavy, f"metrics/{name}/{module}.py imports {heavy} at its top"

@@ -77,3 +77,17 @@ def test_an_old_meta_eval_metric_name_is_read_as_the_new_one_with_a_warning_the_
 
     with pytest.warns(FutureWarning, match=f"`--metric {old}` is renamed `--metric {new}`"):
         assert parse_metric(old).name == new
+
+
+@pytest.mark.parametrize(
+    ("old", "new"), [("MetricSkipped", "StepSkipped"), ("MetricOutcome", "StepOutcome")]
+)
+def test_the_evaluate_jobs_old_step_names_warn_and_serve_the_step_classes(old, new):
+    from dialeval.cli import evaluate_job
+    from dialeval.metrics.engines import job_steps
+
+    with pytest.warns(
+        DeprecationWarning,
+        match=f"`dialeval.cli.evaluate_job.{old}` is renamed `dialeval.cli.evaluate_job.{new}`",
+    ):
+        assert getattr(evaluate_job, old) is getattr(job_steps, new)
