@@ -16,7 +16,7 @@ cluster's share of the *whole* training set, and each cycle samples training con
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sized
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import pyarrow as pa
@@ -243,7 +243,7 @@ def _python_row(row: object) -> dict:
     }
 
 
-def map_style_training_set(dataset: TrainerDataset) -> datasets.Dataset:
+def map_style_training_set(dataset: TrainerDataset | None) -> datasets.Dataset:
     """DRESS's ``train_dataset`` as a ``datasets.Dataset``, or a ValueError saying what to pass."""
     import datasets
 
@@ -262,9 +262,9 @@ def map_style_training_set(dataset: TrainerDataset) -> datasets.Dataset:
     if isinstance(dataset, torch.utils.data.Dataset) or (
         hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__")
     ):
-        # a map-style torch Dataset has a length by contract, which torch's class does not declare
-        size = len(cast(Sized, dataset))
-        rows = [_python_row(dataset[index]) for index in range(size)]
+        # a map-style dataset: indexable, with a length (which torch's Dataset does not declare)
+        map_style = cast(Sequence[Any], dataset)
+        rows = [_python_row(map_style[index]) for index in range(len(map_style))]
         if not rows:
             raise ArgumentError("train_dataset", "is empty")
         for index, row in enumerate(
