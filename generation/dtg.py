@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 import numpy as np
 import torch
 
+from dialeval.generation.diversity_objective import DiversityObjective
 from dialeval.generation.dtg_checks import (
     check_dtg_settings,
     check_max_samples,
@@ -74,12 +75,7 @@ from dialeval.generation.dtg_inputs import (
 from dialeval.generation.dtg_padding import left_padded
 from dialeval.generation.dtg_scores import candidate_steps, requested_step_outputs
 from dialeval.generation.generation_settings import GenerativeModel
-from dialeval.generation.objectives import (
-    DistinctN,
-    DiversityObjective,
-    NLIContradictions,
-    SentBertDiversity,
-)
+from dialeval.generation.objectives import DistinctN, NLIContradictions, SentBertDiversity
 from dialeval.hub import LoadedModel, max_input_length
 from dialeval.validation import ArgumentError, check_int, check_texts
 

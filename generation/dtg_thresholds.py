@@ -27,7 +27,7 @@ from dialeval.validation import ArgumentError
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from dialeval.generation.objectives import DiversityObjective
+    from dialeval.generation.diversity_objective import DiversityObjective
 
 #: §6.2's percentile of the human sets' diversities.
 PAPER_PERCENTILE = 90.0

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -40,25 +40,6 @@ class SetState:
     responses: list[str]
     matrix: np.ndarray | None = None  # pair scores (NLI: predicted class; Sent-BERT: cosine)
     vectors: np.ndarray | None = None  # Sent-BERT: unit embeddings of the members
-
-
-class DiversityObjective(Protocol):
-    """What DTG calls on an objective: the classes below, or one of your own (its state any
-    object it likes). DTG also uses ``start_many`` / ``replace_many`` (one model call for several
-    sets), ``report`` and ``name`` where an objective has them."""
-
-    #: Pairs (or other units) scored so far, for DTG's cost counts.
-    pair_evaluations: int
-    #: The threshold DTG uses when none is given.
-    default_threshold: float
-
-    def start(self, responses: list[str]) -> Any: ...
-
-    def value(self, state: Any) -> float: ...
-
-    def leave_one_out(self, state: Any) -> np.ndarray: ...
-
-    def replace(self, state: Any, index: int, response: str) -> None: ...
 
 
 class NLIContradictions:
