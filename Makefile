@@ -103,7 +103,7 @@ lint: install
 	$(BIN)/python -m ruff check --quiet .
 	$(BIN)/python -m ruff format --check --quiet .
 
-# mypy over the root layer and the engines ([tool.mypy] in pyproject.toml: its `files`, every function
+# mypy over the whole package ([tool.mypy] in pyproject.toml: its `files`, every function
 # typed). Like lint-imports it reads the package from one folder, so it checks an assembled copy; its
 # cache stays in build/ (a first run reads torch's and transformers' types: about a minute).
 TYPE_TREE := build/typecheck

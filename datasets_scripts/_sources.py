@@ -55,7 +55,10 @@ def _find_local(source: SourceFile, data_dir: str) -> Path | None:
 
 
 def resolve_source(
-    source: SourceFile, dl_manager, data_dir: str | None, verify: bool = True
+    source: SourceFile,
+    dl_manager: datasets.DownloadManager,
+    data_dir: str | None,
+    verify: bool = True,
 ) -> str:
     """The local path of ``source``: found under ``data_dir`` if given, else downloaded and
     cached."""

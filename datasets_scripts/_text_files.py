@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from typing import TextIO
+
+from dialeval.type_aliases import StrPath
 
 #: The code points ``surrogateescape`` gives undecodable bytes 0x80..0xFF.
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 
 
-def open_release_text(path, newline: str | None = None):
+def open_release_text(path: StrPath, newline: str | None = None) -> TextIO:
     """``open(path)`` for reading UTF-8 text whose bad bytes :func:`checked_lines` reports."""
     return open(path, encoding="utf-8", errors="surrogateescape", newline=newline)
 

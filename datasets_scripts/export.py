@@ -38,7 +38,9 @@ def parquet_pattern() -> str:
 
 
 def dataset_card_path(name: str) -> Path:
-    return Path(importlib.import_module(BUILDERS[name][0]).__file__).with_name("README.md")
+    module_file = importlib.import_module(BUILDERS[name][0]).__file__
+    assert module_file is not None  # a builder is a module file, not a namespace package
+    return Path(module_file).with_name("README.md")
 
 
 def _split_front_matter(text: str, path: Path) -> tuple[dict, str]:

@@ -4,9 +4,13 @@ here."""
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING, Any
 
 from dialeval.datasets_scripts._sources import check_source_options
 from dialeval.validation import ArgumentError
+
+if TYPE_CHECKING:
+    import datasets
 
 #: Other names ``load`` takes for a split, as the papers say them (``dialeval dtg --split`` takes
 #: the same).
@@ -36,7 +40,7 @@ BUILDERS = {
 }
 
 
-def builder_class(name: str):
+def builder_class(name: str) -> type[datasets.GeneratorBasedBuilder]:
     if not isinstance(name, str) or name not in BUILDERS:
         raise ArgumentError("name", f"must be one of {sorted(BUILDERS)}, got {name!r}")
     module, cls = BUILDERS[name]
@@ -53,8 +57,8 @@ def make_builder(
     data_dir: str | None = None,
     cache_dir: str | None = None,
     verify_checksums: bool = True,
-    **config_kwargs,
-):
+    **config_kwargs: Any,
+) -> datasets.GeneratorBasedBuilder:
     """``config_kwargs``: further fields of the builder's config (e.g. response_selection's
     ``opensubtitles_file``)."""
     cls = builder_class(name)
@@ -72,7 +76,7 @@ def make_builder(
     )
 
 
-def prepare(builder) -> None:
+def prepare(builder: datasets.DatasetBuilder) -> None:
     """``download_and_prepare``, with a bad source file reported as the builder's own ValueError
     (a missing tagger or file as its OSError): datasets wraps generation errors in
     DatasetGenerationError, which hides the file and record."""
@@ -101,8 +105,8 @@ def load(
     split: str | None = None,
     cache_dir: str | None = None,
     verify_checksums: bool = True,
-    **config_kwargs,
-):
+    **config_kwargs: Any,
+) -> datasets.Dataset | datasets.DatasetDict:
     """A ``datasets.Dataset`` (``split`` given) or ``DatasetDict`` of test set ``name``.
 
     ``data_dir``: a local folder with the released files (else they are downloaded from their

@@ -44,11 +44,12 @@ import warnings
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
 import torch
 
+from dialeval.generation.diversity_objective import DiversityObjective
 from dialeval.generation.dtg_checks import (
     check_dtg_settings,
     check_max_samples,
@@ -73,9 +74,17 @@ from dialeval.generation.dtg_inputs import (
 )
 from dialeval.generation.dtg_padding import left_padded
 from dialeval.generation.dtg_scores import candidate_steps, requested_step_outputs
+from dialeval.generation.generation_settings import GenerativeModel
 from dialeval.generation.objectives import DistinctN, NLIContradictions, SentBertDiversity
 from dialeval.hub import LoadedModel, max_input_length
 from dialeval.validation import ArgumentError, check_int, check_texts
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from transformers import BatchEncoding, GenerationConfig
+
+    from dialeval.type_aliases import Tokenizer
 
 OBJECTIVES = {"nli": NLIContradictions, "sent_bert": SentBertDiversity, "distinct_n": DistinctN}
 DECODINGS = ("sample", "beam")
@@ -142,7 +151,7 @@ class Candidate(NamedTuple):
     steps: dict
 
 
-def make_objective(metric, **options):
+def make_objective(metric: str | DiversityObjective, **options: Any) -> DiversityObjective:
     """An objective instance from a name (``"nli"``, ``"sent_bert"``, ``"distinct_n"``) or pass one
     through."""
     if isinstance(metric, str):
@@ -168,7 +177,7 @@ def make_objective(metric, **options):
     return metric
 
 
-def _option_names(objective_class) -> set[str] | None:
+def _option_names(objective_class: type) -> set[str] | None:
     """The keywords ``objective_class`` takes (None: any), following ``options_forwarded_to``."""
     parameters = inspect.signature(objective_class).parameters.values()
     names = {
@@ -185,11 +194,12 @@ def _option_names(objective_class) -> set[str] | None:
     return names
 
 
-def _check_objective_options(objective_class, metric: str, options: dict) -> None:
+def _check_objective_options(objective_class: type, metric: str, options: dict) -> None:
     """A keyword the objective does not take is refused by name, not as a TypeError inside it."""
     accepted = _option_names(objective_class)
     unknown = sorted(set(options) - accepted) if accepted is not None else []
     if unknown:
+        assert accepted is not None  # no unknown option without the list of accepted ones
         raise ArgumentError(
             f"metric_options[{unknown[0]!r}]",
             f"is not an option of metric={metric!r}; it takes {sorted(accepted)}",
@@ -198,7 +208,9 @@ def _check_objective_options(objective_class, metric: str, options: dict) -> Non
 
 
 def choose_drop(
-    values, tie_break: str = "random", rng: np.random.Generator | None = None
+    values: Sequence[float] | np.ndarray,
+    tie_break: str = "random",
+    rng: np.random.Generator | None = None,
 ) -> tuple[int, int]:
     """The member to drop: the one missing from the best leave-one-out subset (§5).
 
@@ -215,7 +227,9 @@ def choose_drop(
     return int(rng.choice(tied)), len(tied)
 
 
-def context_token_limit(model, tokenizer, generation_config) -> int | None:
+def context_token_limit(
+    model: GenerativeModel, tokenizer: Tokenizer, generation_config: GenerationConfig
+) -> int | None:
     """The most context tokens the model takes: :func:`dialeval.hub.max_input_length` (BlenderBot
     1.0: 128, the last 128 tokens of §6.1); a decoder-only model keeps room for ``max_new_tokens``.
     """
@@ -232,8 +246,11 @@ def context_token_limit(model, tokenizer, generation_config) -> int | None:
 
 
 def encode_contexts(
-    tokenizer, inputs, is_encoder_decoder: bool, max_context_tokens: int | None = None
-):
+    tokenizer: Tokenizer,
+    inputs: Sequence[str] | BatchEncoding | Mapping[str, torch.Tensor],
+    is_encoder_decoder: bool,
+    max_context_tokens: int | None = None,
+) -> BatchEncoding | Mapping[str, torch.Tensor]:
     """Context strings as a padded batch (left padding for decoder-only models), or a tokenizer
     output as is.
 
@@ -252,7 +269,7 @@ def encode_contexts(
             tokenizer.padding_side = "left"  # decoder-only models continue from the last token
         if tokenizer.pad_token is None:
             tokenizer.pad_token = tokenizer.eos_token
-        truncation = {}
+        truncation: dict[str, Any] = {}
         if max_context_tokens is not None:
             check_int(max_context_tokens, "max_context_tokens", 1)
             tokenizer.truncation_side = "left"
@@ -261,7 +278,7 @@ def encode_contexts(
         check_context_rows(encoded, list(inputs))
         return encoded
     if hasattr(inputs, "keys") and "input_ids" in inputs:
-        return inputs
+        return cast("Mapping[str, torch.Tensor]", inputs)  # a tokenizer output
     raise ArgumentError(
         "inputs", "must be a non-empty list of context strings or a tokenizer output with input_ids"
     )
@@ -271,8 +288,14 @@ class _Generator:
     """DTG's generate calls: one effective config, responses as :class:`Candidate`."""
 
     def __init__(
-        self, model, tokenizer, encoded, config, model_kwargs, step_outputs: tuple[str, ...] = ()
-    ):
+        self,
+        model: GenerativeModel,
+        tokenizer: Tokenizer,
+        encoded: Mapping[str, torch.Tensor],
+        config: GenerationConfig,
+        model_kwargs: dict[str, Any],
+        step_outputs: tuple[str, ...] = (),
+    ) -> None:
         self.model, self.tokenizer, self.encoded = model, tokenizer, encoded
         self.config, self.model_kwargs = config, model_kwargs
         self.step_outputs = step_outputs
@@ -317,28 +340,28 @@ class _Generator:
 class _SampledCandidates:
     """§5: every candidate is a fresh sample; the contexts that need one share a generate call."""
 
-    def __init__(self, generator):
+    def __init__(self, generator: _Generator) -> None:
         self.generator = generator
 
-    def first(self, rows: list[int], count: int):
+    def first(self, rows: list[int], count: int) -> list[list[Candidate]]:
         return self.generator(rows, count)
 
     def remaining(self, row: int) -> int | None:
         return None  # unlimited
 
-    def next(self, rows: list[int]):
+    def next(self, rows: list[int]) -> list[Candidate]:
         return [candidates[0] for candidates in self.generator(rows, 1)]
 
 
 class _BeamCandidates:
     """App. D: the ``num_beams`` beams of each context, most likely first, handed out in order."""
 
-    def __init__(self, generator, num_contexts: int, num_beams: int):
+    def __init__(self, generator: _Generator, num_contexts: int, num_beams: int) -> None:
         # generate() returns each context's beams sorted by their (length-normalised) beam score.
         self.beams = generator(list(range(num_contexts)), num_beams)
         self.taken = [0] * num_contexts
 
-    def first(self, rows: list[int], count: int):
+    def first(self, rows: list[int], count: int) -> list[list[Candidate]]:
         for row in rows:
             self.taken[row] = count
         return [self.beams[row][:count] for row in rows]
@@ -346,7 +369,7 @@ class _BeamCandidates:
     def remaining(self, row: int) -> int | None:
         return len(self.beams[row]) - self.taken[row]
 
-    def next(self, rows: list[int]):
+    def next(self, rows: list[int]) -> list[Candidate]:
         out = []
         for row in rows:
             out.append(self.beams[row][self.taken[row]])
@@ -354,7 +377,9 @@ class _BeamCandidates:
         return out
 
 
-def _start_all(objective, response_sets: list[list[str]]) -> tuple[list, list[int]]:
+def _start_all(
+    objective: DiversityObjective, response_sets: list[list[str]]
+) -> tuple[list, list[int]]:
     """Every context's first state and its pair evaluations; one model call when the objective
     batches."""
     if hasattr(objective, "start_many"):
@@ -367,7 +392,9 @@ def _start_all(objective, response_sets: list[list[str]]) -> tuple[list, list[in
     return states, counts
 
 
-def _replace_all(objective, states: list, indices: list[int], responses: list[str]) -> list[int]:
+def _replace_all(
+    objective: DiversityObjective, states: list, indices: list[int], responses: list[str]
+) -> list[int]:
     """One swap in each active context (new pairs scored together when the objective batches)."""
     if hasattr(objective, "replace_many"):
         return objective.replace_many(states, indices, responses)
@@ -379,7 +406,7 @@ def _replace_all(objective, states: list, indices: list[int], responses: list[st
     return counts
 
 
-def _scores(objective, state) -> dict:
+def _scores(objective: DiversityObjective, state: Any) -> dict:
     report = getattr(objective, "report", None)
     return (
         report(state)
@@ -389,11 +416,11 @@ def _scores(objective, state) -> dict:
 
 
 def build_objective(
-    metric,
+    metric: str | DiversityObjective,
     metric_options: Mapping | None = None,
     nli_objective: str | None = None,
     nli_model: str | os.PathLike | LoadedModel | None = None,
-):
+) -> DiversityObjective:
     """:func:`make_objective` with DTG's ``metric_options``, ``nli_objective`` and ``nli_model``
     arguments (``nli_model`` is ``metric_options["model"]`` of the NLI objective)."""
     if metric_options is not None and (
@@ -437,14 +464,14 @@ def build_objective(
 
 
 def diversity_threshold_generate(
-    model,
-    tokenizer,
-    inputs,
-    metric="nli",
+    model: GenerativeModel,
+    tokenizer: Tokenizer,
+    inputs: Sequence[str] | BatchEncoding | Mapping[str, torch.Tensor],
+    metric: str | DiversityObjective = "nli",
     threshold: float | None = None,
     num_responses: int | None = None,
     max_samples: int = 20,
-    generation_config=None,
+    generation_config: GenerationConfig | None = None,
     metric_options: dict | None = None,
     decoding: str = "sample",
     num_beams: int = DEFAULT_NUM_BEAMS,
@@ -454,7 +481,7 @@ def diversity_threshold_generate(
     output_scores: bool | None = None,
     output_logits: bool | None = None,
     nli_model: str | os.PathLike | LoadedModel | None = None,
-    **generate_kwargs,
+    **generate_kwargs: Any,
 ) -> list[DTGResult]:
     """Run DTG for every context of ``inputs`` (§5); one :class:`DTGResult` per context, in order.
 
@@ -540,8 +567,9 @@ def diversity_threshold_generate(
         repetition_penalty=config.repetition_penalty,
     )
     objective = build_objective(metric, metric_options, nli_objective, nli_model)
-    if threshold is None and getattr(objective, "threshold_warning", None):
-        warnings.warn(objective.threshold_warning, UserWarning, stacklevel=2)
+    threshold_warning = getattr(objective, "threshold_warning", None)
+    if threshold is None and threshold_warning:
+        warnings.warn(threshold_warning, UserWarning, stacklevel=2)
     threshold = float(objective.default_threshold if threshold is None else threshold)
     settings = decoding_record(config, decoding)
     if not is_text and max_context_tokens is not None:

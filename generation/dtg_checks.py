@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TypeGuard
 
 from dialeval.validation import ArgumentError, check_flag, check_int
 
@@ -26,7 +27,7 @@ MAX_SAMPLES = 10_000
 MAX_NUM_BEAMS = 1024
 
 
-def _is_real(value: object) -> bool:
+def _is_real(value: object) -> TypeGuard[float]:  # any real number, bool excepted
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
@@ -157,12 +158,12 @@ def check_optional_flag(value: object, argument: str) -> bool | None:
 
 
 def check_dtg_settings(
-    threshold=None,
-    top_p=None,
-    min_new_tokens=None,
-    max_new_tokens=None,
-    temperature=None,
-    repetition_penalty=None,
+    threshold: object = None,
+    top_p: object = None,
+    min_new_tokens: object = None,
+    max_new_tokens: object = None,
+    temperature: object = None,
+    repetition_penalty: object = None,
 ) -> float | None:
     """Every check above; returns the threshold as a float (or None)."""
     check_top_p(top_p)

@@ -23,12 +23,17 @@ from __future__ import annotations
 
 import copy
 import numbers
+from typing import TYPE_CHECKING, Any
 
 import torch
 from transformers import GenerationConfig
 from transformers.generation import GenerationMode
 
 from dialeval.validation import ArgumentError
+
+if TYPE_CHECKING:
+    from dialeval.generation.generation_settings import GenerativeModel
+    from dialeval.type_aliases import Tokenizer
 
 #: §6.2: nucleus sampling (Holtzman et al. 2020), p = 0.9, at temperature 1 with no top-k cut.
 SAMPLING = {
@@ -111,11 +116,11 @@ _SAMPLING_ONLY = ("top_p", "top_k", "temperature", "typical_p", "epsilon_cutoff"
 
 
 def dtg_generation_config(
-    model,
-    tokenizer,
+    model: GenerativeModel,
+    tokenizer: Tokenizer,
     decoding: str,
     num_beams: int,
-    generation_config=None,
+    generation_config: GenerationConfig | None = None,
     overrides: dict | None = None,
 ) -> tuple[GenerationConfig, dict]:
     """The effective ``GenerationConfig`` of DTG's generate calls, and the remaining model kwargs.
@@ -167,7 +172,7 @@ def dtg_generation_config(
         setattr(config, key, value)
     for key, value in _PLAIN_OUTPUT.items():
         setattr(config, key, value)
-    model_kwargs = {}
+    model_kwargs: dict[str, Any] = {}
     for key, value in overrides.items():
         if hasattr(config, key) and not key.startswith("_"):
             setattr(config, key, value)
@@ -177,9 +182,9 @@ def dtg_generation_config(
         "temperature",
         "repetition_penalty",
     ):  # transformers' warpers refuse an int (temperature=2)
-        value = getattr(config, key, None)
-        if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-            setattr(config, key, float(value))
+        setting = getattr(config, key, None)
+        if isinstance(setting, numbers.Integral) and not isinstance(setting, bool):
+            setattr(config, key, float(setting))
     if config.pad_token_id is None:
         config.pad_token_id = (
             tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
@@ -201,13 +206,13 @@ def dtg_generation_config(
     return config, model_kwargs
 
 
-def _switched_on(key: str, value) -> bool:
+def _switched_on(key: str, value: object) -> bool:
     if key == "guidance_scale":
         return value is not None and value != 1  # 1 is classifier-free guidance switched off
     return value is not None and value is not False and value != 0
 
 
-def _jsonable(value):
+def _jsonable(value: object) -> Any:  # JSON: a dict, list, str, number, bool or None
     if isinstance(value, dict):
         if all(isinstance(key, str) for key in value):
             return {key: _jsonable(item) for key, item in value.items()}
@@ -281,7 +286,7 @@ def generate_layout(
     (its padding included) followed by the response's tokens; seq2seq (``prompt_ids=None``): the
     decoder tokens. Rows are right-padded with ``pad_token_id`` to the longest, in context order.
     """
-    rows = []
+    rows: list[list[int]] = []
     for context, tokens in enumerate(responses):
         prompt = prompt_ids[context].tolist() if prompt_ids is not None else []
         rows.extend(prompt + list(response) for response in tokens)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from transformers import GenerationMixin
 from transformers.generation import GenerateDecoderOnlyOutput, GenerateEncoderDecoderOutput
@@ -44,6 +45,14 @@ from dialeval.generation.dtg_inputs import (
 from dialeval.generation.dtg_padding import left_padded
 from dialeval.generation.dtg_scores import steps_layout
 from dialeval.validation import ArgumentError, arguments_named
+
+if TYPE_CHECKING:
+    import torch
+    from transformers import GenerationConfig
+    from transformers.generation.utils import GenerateOutput
+
+    from dialeval.generation.generation_settings import GenerativeModel
+    from dialeval.type_aliases import Tokenizer
 
 #: generate() arguments that a caller leaves at None and DTG does not need to see.
 _GENERATE_ARGUMENTS = (
@@ -78,19 +87,19 @@ class _PlainGenerate:
     replaced by a custom recipe (transformers does that when the model's repository ships one) must
     not recurse."""
 
-    def __init__(self, model):
+    def __init__(self, model: GenerativeModel) -> None:
         self._model = model
         self.config = model.config
         self.generation_config = model.generation_config
 
     @property
-    def device(self):
+    def device(self) -> torch.device:
         return self._model.device
 
-    def get_input_embeddings(self):
+    def get_input_embeddings(self) -> torch.nn.Module:
         return self._model.get_input_embeddings()
 
-    def generate(self, **kwargs):
+    def generate(self, **kwargs: Any) -> GenerateOutput | torch.LongTensor:
         return GenerationMixin.generate(self._model, **kwargs)
 
 
@@ -107,15 +116,15 @@ def custom_generate_path() -> str:
 
 
 def dtg_generate(
-    model,
-    inputs=None,
-    generation_config=None,
-    tokenizer=None,
-    num_responses=None,
-    num_return_sequences=None,
-    return_dict_in_generate=None,
-    **kwargs,
-):
+    model: GenerativeModel,
+    inputs: torch.Tensor | None = None,
+    generation_config: GenerationConfig | None = None,
+    tokenizer: Tokenizer | None = None,
+    num_responses: int | None = None,
+    num_return_sequences: int | None = None,
+    return_dict_in_generate: bool | None = None,
+    **kwargs: Any,
+) -> torch.Tensor | DTGDecoderOnlyOutput | DTGEncoderDecoderOutput:
     """:func:`~dialeval.generation.diversity_threshold_generate` with ``generate()``'s arguments and
     return value.
 
@@ -205,6 +214,10 @@ def dtg_generate(
         for result in results
         for index in range(len(result.response_token_ids))
     ]
+    # transformers annotates sequences torch.LongTensor and each step field with its own tuple
+    # type; a tensor and steps_layout's tuples are what generate() itself puts there
     return output_class(
-        sequences=sequences, dtg_results=results, **steps_layout(kept, names, width, pad_token_id)
+        sequences=sequences,  # type: ignore[arg-type]
+        dtg_results=results,
+        **steps_layout(kept, names, width, pad_token_id),  # type: ignore[arg-type]
     )

@@ -11,6 +11,9 @@ row (``1 0 1``) is not padding and is refused with a ValueError naming ``attenti
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
 import torch
 
 from dialeval.validation import ArgumentError
@@ -22,7 +25,10 @@ def is_left_padded(attention_mask: torch.Tensor) -> bool:
     return bool((mask[:, 1:] >= mask[:, :-1]).all())
 
 
-def left_padded(encoded: dict) -> dict:
+_Batch = TypeVar("_Batch", bound=Mapping[str, Any])
+
+
+def left_padded(encoded: _Batch) -> _Batch | dict[str, Any]:
     """``encoded`` (``input_ids``, ``attention_mask``, other per-token tensors) padded on the left.
 
     Returned as is when it is already left-padded or has no ``attention_mask``; otherwise a new

@@ -10,23 +10,28 @@ on all processes and handed to ``on_batch`` in context order.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from dialeval.generation.dtg import DTGResult, build_objective, diversity_threshold_generate
 from dialeval.validation import ArgumentError, check_int
 
+if TYPE_CHECKING:
+    from dialeval.generation.generation_settings import GenerativeModel
+    from dialeval.type_aliases import Tokenizer
+
 
 def run_dtg(
-    model,
-    tokenizer,
+    model: GenerativeModel,
+    tokenizer: Tokenizer,
     contexts: Sequence[str],
     *,
     seed: int = 0,
     batch_size: int = 8,
     start_batch: int = 0,
     on_batch: Callable[[int, list[DTGResult]], None] | None = None,
-    **dtg_options,
+    **dtg_options: Any,
 ) -> list[DTGResult]:
     """:func:`diversity_threshold_generate` over ``contexts`` in seeded batches, split across
     processes.

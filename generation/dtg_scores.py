@@ -16,10 +16,17 @@ there, all the mass: 0 at ``pad_token_id``, ``-inf`` elsewhere, so that
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import torch
 
 from dialeval.generation.dtg_checks import check_optional_flag
 from dialeval.validation import ArgumentError
+
+if TYPE_CHECKING:
+    from transformers import GenerationConfig
+
+    from dialeval.generation.generation_settings import GenerativeModel
 
 #: The per-step outputs DTG can return, by generate() flag.
 STEP_OUTPUTS = {"scores": "output_scores", "logits": "output_logits"}
@@ -28,7 +35,12 @@ STEP_OUTPUTS = {"scores": "output_scores", "logits": "output_logits"}
 UNSUPPORTED_OUTPUTS = ("output_attentions", "output_hidden_states")
 
 
-def _resolved(flag: str, value, generation_config, model) -> bool:
+def _resolved(
+    flag: str,
+    value: object,
+    generation_config: GenerationConfig | None,
+    model: GenerativeModel,
+) -> bool:
     """A flag as generate() resolves it: the argument, else the given config's, else the model's."""
     for candidate in (
         value,
@@ -41,12 +53,12 @@ def _resolved(flag: str, value, generation_config, model) -> bool:
 
 
 def requested_step_outputs(
-    model,
-    generation_config,
-    output_scores=None,
-    output_logits=None,
-    output_attentions=None,
-    output_hidden_states=None,
+    model: GenerativeModel,
+    generation_config: GenerationConfig | None,
+    output_scores: bool | None = None,
+    output_logits: bool | None = None,
+    output_attentions: bool | None = None,
+    output_hidden_states: bool | None = None,
 ) -> tuple[str, ...]:
     """The per-step outputs asked for (``"scores"``, ``"logits"``); ValueError for attentions /
     hidden states."""
@@ -67,7 +79,8 @@ def requested_step_outputs(
     )
 
 
-def candidate_steps(output, names: tuple[str, ...]) -> list[dict[str, torch.Tensor]]:
+# output: generate()'s dict output, whose class depends on the decoding
+def candidate_steps(output: Any, names: tuple[str, ...]) -> list[dict[str, torch.Tensor]]:
     """Each returned row's ``(steps, vocab)`` tensors of ``output`` (a generate() dict output), one
     dict per row.
 

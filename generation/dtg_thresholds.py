@@ -17,12 +17,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from dialeval.hub import EMBEDDED_SENTENCE_MODEL
 from dialeval.validation import ArgumentError
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from dialeval.generation.diversity_objective import DiversityObjective
 
 #: §6.2's percentile of the human sets' diversities.
 PAPER_PERCENTILE = 90.0
@@ -54,7 +59,7 @@ SENT_BERT_THRESHOLDS = {
 }
 
 
-def empirical_threshold(set_values, percentile: float = PAPER_PERCENTILE) -> float:
+def empirical_threshold(set_values: ArrayLike, percentile: float = PAPER_PERCENTILE) -> float:
     """The ``percentile``-th percentile (numpy's default linear interpolation) of
     the sets' values."""
     values = np.asarray(set_values, dtype=np.float64)
@@ -69,7 +74,7 @@ def empirical_threshold(set_values, percentile: float = PAPER_PERCENTILE) -> flo
     return float(np.percentile(values, percentile))
 
 
-def set_values(objective, response_sets: list[list[str]]) -> list[float]:
+def set_values(objective: DiversityObjective, response_sets: list[list[str]]) -> list[float]:
     """``objective.value`` (what DTG compares with its threshold) of each set of responses."""
     if not response_sets or any(len(responses) < 2 for responses in response_sets):
         raise ArgumentError(
@@ -83,13 +88,15 @@ def set_values(objective, response_sets: list[list[str]]) -> list[float]:
 
 
 def calibrate_threshold(
-    objective, response_sets: list[list[str]], percentile: float = PAPER_PERCENTILE
+    objective: DiversityObjective,
+    response_sets: list[list[str]],
+    percentile: float = PAPER_PERCENTILE,
 ) -> float:
     """§6.2's empirical threshold of ``objective`` from human response sets."""
     return empirical_threshold(set_values(objective, response_sets), percentile)
 
 
-def _hub_id_of(model) -> str | None:
+def _hub_id_of(model: object) -> str | None:
     """The Hub id a model name or folder stands for: the id itself, the embedded MiniLM's folder, or
     a Hugging Face cache snapshot (``.../models--owner--name/snapshots/REV``)."""
     if model is None:
@@ -111,7 +118,7 @@ def _hub_id_of(model) -> str | None:
     return None
 
 
-def sent_bert_threshold(model) -> CalibratedThreshold | None:
+def sent_bert_threshold(model: object) -> CalibratedThreshold | None:
     """The calibrated Sent-BERT threshold of an embedder (None: the default MiniLM), or None if none
     is known."""
     hub_id = _hub_id_of(model)

@@ -23,6 +23,16 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+if TYPE_CHECKING:
+    import torch
+    from transformers import GenerationConfig, LogitsProcessorList
+
+#: A transformers model that generates (``GenerationMixin``: ``AutoModelForCausalLM`` /
+#: ``AutoModelForSeq2SeqLM``). Any to type checkers: transformers annotates ``generate`` and its
+#: helpers with a ``self`` protocol of its own that a ``PreTrainedModel`` annotation does not meet.
+GenerativeModel: TypeAlias = Any
 
 #: ``GenerationMixin``'s private methods called here, and nowhere else in dialeval (tests check
 #: that transformers still defines each; setup.py caps transformers below 6).
@@ -57,18 +67,18 @@ class SearchSettings:
     """A prepared ``GenerationConfig`` (deterministic search, the checkpoint's constraints kept)
     and the special tokens the search needs."""
 
-    config: object
-    eos_token_ids: frozenset
+    config: GenerationConfig
+    eos_token_ids: frozenset[int]
     decoder_start_token_id: int | None
 
     def logits_processor(
         self,
-        model,
+        model: GenerativeModel,
         prefix_length: int,
         max_new_tokens: int,
-        encoder_input_ids=None,
-        extra_processors=None,
-    ):
+        encoder_input_ids: torch.Tensor | None = None,
+        extra_processors: LogitsProcessorList | None = None,
+    ) -> LogitsProcessorList:
         """The ``LogitsProcessorList`` ``generate`` would apply to one input.
 
         ``prefix_length``: tokens before the first generated one (the prompt for decoder-only
@@ -108,7 +118,9 @@ class SearchSettings:
         return max(1, from_min_length, from_new_tokens)
 
 
-def search_settings(model, generation_config=None, **options) -> SearchSettings:
+def search_settings(
+    model: GenerativeModel, generation_config: GenerationConfig | None = None, **options: Any
+) -> SearchSettings:
     """The checkpoint's generation settings (or ``generation_config``'s) with ``options`` over
     them, for a deterministic search.
 

@@ -44,12 +44,17 @@ surviving beams, as transformers' own beam search does.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import torch
 
-from dialeval.generation.generation_settings import search_settings
+from dialeval.generation.generation_settings import GenerativeModel, search_settings
 from dialeval.validation import ArgumentError, check_int
+
+if TYPE_CHECKING:
+    from transformers import Cache, GenerationConfig, LogitsProcessorList
 
 #: Longest response by default, in tokens (EOS included). Room for a checkpoint whose
 #: ``min_length`` is 20 (BlenderBot's: its responses may only end from the 20th token) and at
@@ -80,11 +85,11 @@ class _NextTokenLogits:
 
     def __init__(
         self,
-        model,
+        model: GenerativeModel,
         input_ids: torch.Tensor,
         attention_mask: torch.Tensor | None,
-        decoder_start_token_id=None,
-    ):
+        decoder_start_token_id: int | None = None,
+    ) -> None:
         self.model = model
         self.is_encoder_decoder = bool(model.config.is_encoder_decoder)
         self.attention_mask = (
@@ -112,7 +117,7 @@ class _NextTokenLogits:
         self.first_logits = output.logits[:, -1, :].float()
         self.length = self.prefix.shape[1]
 
-    def _forward(self, tokens: torch.Tensor, cache):
+    def _forward(self, tokens: torch.Tensor, cache: Cache | None) -> Any:  # the model's output
         rows = tokens.shape[0]
         if self.is_encoder_decoder:
             from transformers.modeling_outputs import BaseModelOutput
@@ -190,7 +195,7 @@ class _StepRules:
     max_new_tokens: int
     length_penalty: float
     early_stopping: bool
-    eos: frozenset
+    eos: frozenset[int]
 
     @property
     def last_step(self) -> bool:
@@ -202,7 +207,11 @@ class _StepRules:
 
 
 def _beam_search_step(
-    group: _Group, rules: _StepRules, scores, beams, tokens
+    group: _Group,
+    rules: _StepRules,
+    scores: Sequence[float],
+    beams: Sequence[int],
+    tokens: Sequence[int],
 ) -> list[tuple[int, int, float]]:
     """One group's step under transformers' beam search (``_beam_search``, the one-group case).
 
@@ -210,7 +219,7 @@ def _beam_search_step(
     finishes; at ``max_new_tokens`` every top-B/G candidate finishes and the group is done.
     Returns the running beams as (beam, token, score), best first.
     """
-    running = []
+    running: list[tuple[int, int, float]] = []
     for rank, (score, beam, token) in enumerate(zip(scores, beams, tokens)):
         if token in rules.eos or rules.last_step:
             if rank < group.size:
@@ -233,7 +242,11 @@ def _beam_search_step(
 
 
 def _group_beam_search_step(
-    group: _Group, rules: _StepRules, scores, beams, tokens
+    group: _Group,
+    rules: _StepRules,
+    scores: Sequence[float],
+    beams: Sequence[int],
+    tokens: Sequence[int],
 ) -> list[tuple[int, int, float]]:
     """One group's step under transformers 4.51's group beam search (``BeamSearchScorer.process``).
 
@@ -306,7 +319,7 @@ class _HammingPenalty:
     ``HammingDiversityLogitsProcessor``: after sequence bias and guidance, before the others
     (it matters for the multiplicative repetition penalties and for forced tokens)."""
 
-    def __init__(self, processors, diversity_penalty: float):
+    def __init__(self, processors: LogitsProcessorList, diversity_penalty: float) -> None:
         from transformers import (
             LogitsProcessorList,
             SequenceBiasLogitsProcessor,
@@ -328,13 +341,14 @@ class _HammingPenalty:
     ) -> torch.Tensor:
         """``chosen_this_step``: per token, how many beams of the earlier groups chose it at this
         step."""
-        log_probs = self.before(sequences, log_probs)
+        # transformers annotates the ids torch.LongTensor, a class no tensor has to a type checker
+        log_probs = self.before(sequences, log_probs)  # type: ignore[arg-type]
         if self.diversity_penalty:
             log_probs = log_probs - self.diversity_penalty * chosen_this_step
-        return self.after(sequences, log_probs)
+        return self.after(sequences, log_probs)  # type: ignore[arg-type]
 
 
-def _pad_token_id(config) -> int | None:
+def _pad_token_id(config: GenerationConfig) -> int | None:
     """The pad token ``generate`` uses: the config's, else the first EOS id."""
     if config.pad_token_id is not None:
         return int(config.pad_token_id)
@@ -345,19 +359,19 @@ def _pad_token_id(config) -> int | None:
 
 
 def group_beam_search(
-    model,
-    input_ids,
-    attention_mask=None,
+    model: GenerativeModel,
+    input_ids: torch.Tensor,
+    attention_mask: torch.Tensor | None = None,
     num_beams: int = 10,
     num_beam_groups: int = 1,
     diversity_penalty: float = 0.0,
     max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
     length_penalty: float = 0.0,
     early_stopping: bool = False,
-    eos_token_id=None,
-    logits_processor=None,
-    generation_config=None,
-    **generation_options,
+    eos_token_id: int | list[int] | None = None,
+    logits_processor: LogitsProcessorList | None = None,
+    generation_config: GenerationConfig | None = None,
+    **generation_options: Any,
 ) -> list[list[Hypothesis]]:
     """Diverse (group) beam search (Vijayakumar et al.; see the module docstring).
 

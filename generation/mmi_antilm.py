@@ -29,11 +29,17 @@ next step of the same generation, so one instance can serve several ``generate``
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import torch
 from transformers import LogitsProcessor
 
 from dialeval.validation import ArgumentError
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel
+
+    from dialeval.type_aliases import DeviceLike
 
 CITATION = """@inproceedings{li-etal-2016-diversity,
   title = {A Diversity-Promoting Objective Function for Neural Conversation Models},
@@ -44,7 +50,9 @@ CITATION = """@inproceedings{li-etal-2016-diversity,
 }"""  # noqa: E501
 
 
-def _load_language_model(language_model, device):
+def _load_language_model(
+    language_model: str | PreTrainedModel, device: DeviceLike
+) -> PreTrainedModel:
     if isinstance(language_model, str):
         from dialeval.hub import load_model
 
@@ -78,12 +86,12 @@ class MMIAntiLMLogitsProcessor(LogitsProcessor):
 
     def __init__(
         self,
-        language_model,
+        language_model: str | PreTrainedModel,
         lam: float = 0.5,
         gamma: int = 5,
         bos_token_id: int | None = None,
-        device=None,
-    ):
+        device: DeviceLike = None,
+    ) -> None:
         if (
             isinstance(lam, bool)
             or not isinstance(lam, (int, float))
@@ -118,6 +126,7 @@ class MMIAntiLMLogitsProcessor(LogitsProcessor):
         )
         if not same_generation:
             self._prompt, self._steps = input_ids.clone(), 0
+        assert self._prompt is not None  # this generation's prompt, kept from its first step
         response = input_ids[:, self._prompt.shape[1] :]
         self._steps += 1
         return response
@@ -138,4 +147,5 @@ class MMIAntiLMLogitsProcessor(LogitsProcessor):
                 "the anti-LM must share the generator's vocabulary",
             )
         log_probs = torch.log_softmax(logits.float(), dim=-1).to(scores.device, scores.dtype)
-        return scores - self.lam * log_probs
+        # transformers annotates scores torch.FloatTensor, a class no tensor has to a type checker
+        return scores - self.lam * log_probs  # type: ignore[return-value]

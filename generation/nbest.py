@@ -30,13 +30,22 @@ from __future__ import annotations
 
 import contextlib
 import copy
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import torch
 
-from dialeval.generation.generation_settings import search_settings
-from dialeval.generation.group_beam_search import DEFAULT_MAX_NEW_TOKENS, group_beam_search
+from dialeval.generation.generation_settings import GenerativeModel, search_settings
+from dialeval.generation.group_beam_search import (
+    DEFAULT_MAX_NEW_TOKENS,
+    Hypothesis,
+    group_beam_search,
+)
 from dialeval.hub import max_input_length
 from dialeval.validation import ArgumentError, check_flag, check_int
+
+if TYPE_CHECKING:
+    from dialeval.type_aliases import Tokenizer
 
 #: Nucleus sampling as in the paper's NS (ParlAI's default topp = 0.9); top_k=0: only the nucleus
 #: truncates.
@@ -46,7 +55,7 @@ DEFAULT_TOP_P = 0.9
 DEFAULT_BATCH_SIZE = 8
 
 
-def _check_inputs(inputs) -> list[str]:
+def _check_inputs(inputs: Sequence[str]) -> list[str]:
     if isinstance(inputs, str) or not isinstance(inputs, (list, tuple)) or not inputs:
         raise ArgumentError("inputs", "must be a non-empty list of context strings")
     for index, text in enumerate(inputs):
@@ -55,7 +64,9 @@ def _check_inputs(inputs) -> list[str]:
     return list(inputs)
 
 
-def _tokenize(tokenizer, inputs: list[str], max_context_tokens) -> list[list[int]]:
+def _tokenize(
+    tokenizer: Tokenizer, inputs: list[str], max_context_tokens: int | None
+) -> list[list[int]]:
     """Token ids per input, unpadded; over-long contexts keep their last ``max_context_tokens``."""
     if max_context_tokens is None:
         return tokenizer(inputs)["input_ids"]
@@ -66,7 +77,7 @@ def _tokenize(tokenizer, inputs: list[str], max_context_tokens) -> list[list[int
     return left(inputs, truncation=True, max_length=max_context_tokens)["input_ids"]
 
 
-def _pad_id(tokenizer, model) -> int:
+def _pad_id(tokenizer: Tokenizer, model: GenerativeModel) -> int:
     for candidate in (
         tokenizer.pad_token_id,
         model.generation_config.pad_token_id,
@@ -80,7 +91,7 @@ def _pad_id(tokenizer, model) -> int:
     )
 
 
-def _batch(model, token_ids: list[list[int]], pad_id: int) -> dict:
+def _batch(model: GenerativeModel, token_ids: list[list[int]], pad_id: int) -> dict:
     """Padded tensors on the model's device: on the left for decoder-only models (they continue
     after the last token), on the right for encoder-decoder ones."""
     width = max(len(ids) for ids in token_ids)
@@ -98,17 +109,20 @@ def _batch(model, token_ids: list[list[int]], pad_id: int) -> dict:
     }
 
 
-def _batches(token_ids: list[list[int]], batch_size: int):
+def _batches(token_ids: list[list[int]], batch_size: int) -> list[list[int]]:
     """Index lists of ``batch_size`` inputs, longest first (the first batch is the largest)."""
     order = sorted(range(len(token_ids)), key=lambda index: (-len(token_ids[index]), index))
     return [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
 
 
-def _decode(tokenizer, token_ids) -> str:
-    return tokenizer.decode(token_ids, skip_special_tokens=True).strip()
+def _decode(tokenizer: Tokenizer, token_ids: list[int]) -> str:
+    # one sequence of ids decodes to one string (transformers' annotation adds the batch case)
+    return cast(str, tokenizer.decode(token_ids, skip_special_tokens=True)).strip()
 
 
-def _check_room(model, max_new_tokens: int, token_ids: list[list[int]], options: dict) -> None:
+def _check_room(
+    model: GenerativeModel, max_new_tokens: int, token_ids: list[list[int]], options: dict
+) -> None:
     """Errors before any decoding: a ``max_new_tokens`` below the checkpoint's minimum length
     (every hypothesis would be cut before it may end), or prompt plus response beyond the
     model's position table (an index error hours into a GPU run otherwise)."""
@@ -148,11 +162,11 @@ def _check_room(model, max_new_tokens: int, token_ids: list[list[int]], options:
 
 
 def _generate_nbest(
-    model,
-    tokenizer,
-    inputs,
+    model: GenerativeModel,
+    tokenizer: Tokenizer,
+    inputs: Sequence[str],
     per_input: int,
-    max_context_tokens,
+    max_context_tokens: int | None,
     batch_size: int,
     generate_kwargs: dict,
     seed: int | None = None,
@@ -189,24 +203,24 @@ def _generate_nbest(
         texts = [_decode(tokenizer, row) for row in output.cpu()]
         for position, index in enumerate(indices):
             results[index] = texts[position * per_input : (position + 1) * per_input]
-    return results
+    return cast("list[list[str]]", results)  # every input's slot is filled above
 
 
-def _rng_devices(model) -> list:
+def _rng_devices(model: GenerativeModel) -> list:
     device = getattr(model, "device", None)
     return [device] if device is not None and device.type == "cuda" else []
 
 
 def beam_search_nbest(
-    model,
-    tokenizer,
-    inputs,
+    model: GenerativeModel,
+    tokenizer: Tokenizer,
+    inputs: Sequence[str],
     beam_size: int = 10,
     max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
     length_penalty: float = 0.0,
     max_context_tokens: int | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
-    **generate_kwargs,
+    **generate_kwargs: Any,
 ) -> list[list[str]]:
     """The B beams of beam search with beam size B, best first, per input (§4.2, Table 2 / Fig. 2).
 
@@ -231,16 +245,16 @@ def beam_search_nbest(
 
 
 def nucleus_sampling_nbest(
-    model,
-    tokenizer,
-    inputs,
+    model: GenerativeModel,
+    tokenizer: Tokenizer,
+    inputs: Sequence[str],
     n: int = 10,
     top_p: float = DEFAULT_TOP_P,
     max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
     seed: int | None = None,
     max_context_tokens: int | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
-    **generate_kwargs,
+    **generate_kwargs: Any,
 ) -> list[list[str]]:
     """n responses per input, each an independent nucleus sample (§4.3 "NS", footnote 6: sampled ten
     times).
@@ -270,9 +284,9 @@ def nucleus_sampling_nbest(
 
 
 def diverse_beam_search_nbest(
-    model,
-    tokenizer,
-    inputs,
+    model: GenerativeModel,
+    tokenizer: Tokenizer,
+    inputs: Sequence[str],
     beam_size: int = 10,
     num_beam_groups: int = 5,
     diversity_penalty: float = 0.5,
@@ -281,8 +295,8 @@ def diverse_beam_search_nbest(
     max_context_tokens: int | None = None,
     return_hypotheses: bool = False,
     batch_size: int = DEFAULT_BATCH_SIZE,
-    **search_kwargs,
-):
+    **search_kwargs: Any,
+) -> list[list[str]] | list[list[Hypothesis]]:
     """The B hypotheses of diverse (group) beam search per input, best first (§4.3 "DBS").
 
     Defaults: B=10 as the paper (footnote 6); G=5 groups and λ=0.5 are our choice -- the paper
@@ -299,7 +313,7 @@ def diverse_beam_search_nbest(
     check_int(max_new_tokens, "max_new_tokens")
     token_ids = _tokenize(tokenizer, inputs, max_context_tokens)
     _check_room(model, max_new_tokens, token_ids, search_kwargs)
-    results = [None] * len(inputs)
+    results: list[Any] = [None] * len(inputs)  # each input's texts or hypotheses, filled below
     for indices in _batches(token_ids, batch_size):
         for index in indices:
             prompt = torch.tensor([token_ids[index]], device=getattr(model, "device", None))
@@ -322,7 +336,9 @@ def diverse_beam_search_nbest(
     return results
 
 
-def dialogue_prompt(turns, tokenizer, model, separator: str | None = None) -> str:
+def dialogue_prompt(
+    turns: Sequence[str], tokenizer: Tokenizer, model: GenerativeModel, separator: str | None = None
+) -> str:
     """One context string from dialogue turns (history, message).
 
     Decoder-only models (DialoGPT) read each turn followed by the EOS token; encoder-decoder
@@ -344,21 +360,21 @@ def dialogue_prompt(turns, tokenizer, model, separator: str | None = None) -> st
 
 
 def beam_size_sweep(
-    model,
-    tokenizer,
-    inputs,
-    references,
-    classifier,
-    beam_sizes=(5, 10, 20, 40),
-    input_types=None,
-    questions=None,
+    model: GenerativeModel,
+    tokenizer: Tokenizer,
+    inputs: Sequence[str],
+    references: Sequence[str],
+    classifier: object,
+    beam_sizes: Sequence[int] = (5, 10, 20, 40),
+    input_types: Sequence[str] | None = None,
+    questions: Sequence[str] | None = None,
     max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
     length_penalty: float = 0.0,
     max_context_tokens: int | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
     classifier_batch_size: int = 32,
     generate_kwargs: dict | None = None,
-    **metric_options,
+    **metric_options: Any,
 ) -> list[dict]:
     """Certainty / Variety of beam-search n-best lists per beam size (§4.2, Fig. 2).
 

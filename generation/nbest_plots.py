@@ -13,6 +13,7 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
+from dialeval.type_aliases import StrPath
 from dialeval.validation import ArgumentError
 
 PANELS = (("certainty", "ENTQ"), ("certainty", "CNTQ"), ("variety", "ENTQ"), ("variety", "CNTQ"))
@@ -29,7 +30,7 @@ def _value(point: dict, figure: str, input_type: str) -> float:
     return per_type[input_type][figure]
 
 
-def plot_beam_size_sweep(sweeps: dict, path, title: str | None = None) -> Path:
+def plot_beam_size_sweep(sweeps: dict, path: StrPath, title: str | None = None) -> Path:
     """Write Fig. 2 as a PNG at ``path`` and return its path.
 
     Args:

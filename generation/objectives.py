@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -29,6 +30,9 @@ from dialeval.metrics.nli_diversity.nli import (
     ordered_pairs,
 )
 from dialeval.validation import ArgumentError
+
+if TYPE_CHECKING:
+    from dialeval.type_aliases import DeviceLike, SentenceEncoder
 
 
 @dataclass
@@ -65,11 +69,11 @@ class NLIContradictions:
 
     def __init__(
         self,
-        scorer=None,
+        scorer: NLIScorer | None = None,
         model: str | None = None,
         nli_objective: str = "nli_diversity",
-        **scorer_options,
-    ):
+        **scorer_options: Any,
+    ) -> None:
         if nli_objective not in self.NLI_OBJECTIVES:
             raise ArgumentError(
                 "nli_objective", f"must be one of {self.NLI_OBJECTIVES}, got {nli_objective!r}"
@@ -115,11 +119,13 @@ class NLIContradictions:
         return states, counts
 
     def value(self, state: SetState) -> float:
+        assert state.matrix is not None  # every NLI state has its matrix (start_many)
         return float((state.matrix == CONTRADICTION).sum())
 
     def report(self, state: SetState) -> dict:
         """# contradictions and Baseline NLI Diversity (§3.1: +1 contradiction, -1 entailment), as
         Table 4."""
+        assert state.matrix is not None  # every NLI state has its matrix (start_many)
         contradictions = int((state.matrix == CONTRADICTION).sum())
         return {
             "contradictions": contradictions,
@@ -128,6 +134,7 @@ class NLIContradictions:
 
     def leave_one_out(self, state: SetState) -> np.ndarray:
         """Each subset without member ``i``, scored by ``nli_objective``."""
+        assert state.matrix is not None  # every NLI state has its matrix (start_many)
         pair_values = (state.matrix == CONTRADICTION).astype(np.int64)
         if self.nli_objective == "nli_diversity":
             pair_values -= state.matrix == ENTAILMENT
@@ -152,6 +159,7 @@ class NLIContradictions:
         classes = self._classes(premises, hypotheses)
         offset = 0
         for state, index, others in zip(states, indices, others_of):
+            assert state.matrix is not None  # every NLI state has its matrix (start_many)
             state.matrix[index, others] = classes[offset : offset + len(others)]
             state.matrix[others, index] = classes[offset + len(others) : offset + 2 * len(others)]
             offset += 2 * len(others)
@@ -180,13 +188,19 @@ class SentBertDiversity:
     #: §6.2's threshold, measured with the paper's BERT sentence embeddings.
     paper_threshold = -0.179
 
-    def __init__(self, model=None, device=None, dtype: str | None = None, batch_size: int = 64):
+    def __init__(
+        self,
+        model: str | os.PathLike[str] | SentenceEncoder | None = None,
+        device: DeviceLike = None,
+        dtype: str | None = None,
+        batch_size: int = 64,
+    ) -> None:
         from dialeval.metrics.engines import embedders
         from dialeval.validation import check_int
 
         self.batch_size = check_int(batch_size, "batch_size")
         if model is None or isinstance(model, (str, os.PathLike)):  # a str has .encode() too
-            self.encoder = embedders.load_sentence_model(
+            self.encoder: SentenceEncoder = embedders.load_sentence_model(
                 model or embedders.DEFAULT_SENTENCE_MODEL, device=device, dtype=dtype
             )
         elif hasattr(model, "encode"):
@@ -237,12 +251,14 @@ class SentBertDiversity:
         return float(-(sub.sum() - np.trace(sub)) / (n * (n - 1)))
 
     def value(self, state: SetState) -> float:
+        assert state.matrix is not None  # every Sent-BERT state has its matrix (start_many)
         return self._negated_mean(state.matrix, np.arange(len(state.responses)))
 
     def report(self, state: SetState) -> dict:
         return {"sent_bert": self.value(state)}
 
     def leave_one_out(self, state: SetState) -> np.ndarray:
+        assert state.matrix is not None  # every Sent-BERT state has its matrix (start_many)
         n = len(state.responses)
         return np.array(
             [self._negated_mean(state.matrix, np.delete(np.arange(n), i)) for i in range(n)]
@@ -258,6 +274,8 @@ class SentBertDiversity:
         vectors = self._embed(list(responses))
         counts = []
         for state, index, response, vector in zip(states, indices, responses, vectors):
+            # every Sent-BERT state has its matrix and vectors (start_many)
+            assert state.matrix is not None and state.vectors is not None
             state.responses[index] = response
             state.vectors[index] = vector
             state.matrix[index, :] = state.vectors @ state.vectors[index]
@@ -267,7 +285,7 @@ class SentBertDiversity:
         return counts
 
 
-def _sent_bert_default_threshold(model) -> tuple[float, str | None]:
+def _sent_bert_default_threshold(model: object) -> tuple[float, str | None]:
     """The threshold calibrated for ``model``'s embedder, or the paper's and why it may not fit."""
     from dialeval.generation.dtg_thresholds import PAPER_SENT_BERT_MODEL, sent_bert_threshold
 
@@ -292,7 +310,7 @@ class DistinctN:
     name = "distinct_n"
     default_threshold = 0.98
 
-    def __init__(self, max_n: int = 5):
+    def __init__(self, max_n: int = 5) -> None:
         self.max_n = max_n
         self.pair_evaluations = 0
 

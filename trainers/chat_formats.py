@@ -54,11 +54,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from dialeval.trainers.data import NEGATIVE_PREFIX, encode_dialogue
 from dialeval.trainers.losses import IGNORE_INDEX
 from dialeval.trainers.text_checks import check_nonblank_targets
+from dialeval.type_aliases import Tokenizer
 from dialeval.validation import ArgumentError
+
+if TYPE_CHECKING:
+    import datasets
+    from transformers import BatchEncoding
 
 MESSAGES = "messages"
 PROMPT_COMPLETION = "prompt_completion"
@@ -97,7 +103,7 @@ def dataset_format(columns: Sequence[str]) -> str | None:
     return None
 
 
-def is_conversation(value) -> bool:
+def is_conversation(value: object) -> bool:
     """A list of ``{"role", ...}`` messages (TRL's ``is_conversational`` test on one field)."""
     return (
         isinstance(value, list)
@@ -176,7 +182,7 @@ def assistant_text(messages: list) -> str:
     )
 
 
-def _as_text(value) -> str:
+def _as_text(value: Any) -> str:  # a dataset cell: a string or a conversation
     return assistant_text(value) if is_conversation(value) else value
 
 
@@ -184,7 +190,7 @@ def _response_column(data_format: str) -> str:
     return {MESSAGES: MESSAGES, PROMPT_COMPLETION: "completion", PREFERENCE: "chosen"}[data_format]
 
 
-def chat_training_texts(dataset) -> tuple[str | None, list[str] | None]:
+def chat_training_texts(dataset: object) -> tuple[str | None, list[str] | None]:
     """The TRL format of a ``datasets.Dataset`` and the texts DRESS clusters (one per row), or
     (None, None). Read after the dataset is tokenized, whose rows :func:`check_chat_row` checked."""
     data_format = dataset_format(getattr(dataset, "column_names", None) or [])
@@ -236,8 +242,9 @@ def _template_kwargs(row: dict) -> dict:
     return kwargs
 
 
-def _render(tokenizer, messages: list, kwargs: dict, **options) -> str:
-    return tokenizer.apply_chat_template(messages, tokenize=False, **options, **kwargs)
+def _render(tokenizer: Tokenizer, messages: list, kwargs: dict, **options: Any) -> str:
+    # tokenize=False renders the text (transformers' annotation is the union of every mode's result)
+    return cast(str, tokenizer.apply_chat_template(messages, tokenize=False, **options, **kwargs))
 
 
 def _common_prefix(first: str, second: str) -> str:
@@ -250,7 +257,7 @@ def _common_prefix(first: str, second: str) -> str:
 
 
 def _labelled(
-    tokenizer, text: str, spans: list[tuple[int, int]], add_special_tokens: bool
+    tokenizer: Tokenizer, text: str, spans: list[tuple[int, int]], add_special_tokens: bool
 ) -> tuple[list, list]:
     """``input_ids`` and labels: a token is a target when it covers a character of a span."""
     encoded = tokenizer(text, add_special_tokens=add_special_tokens, return_offsets_mapping=True)
@@ -279,13 +286,13 @@ def _example(input_ids: list, labels: list, max_length: int) -> dict:
     return {"input_ids": input_ids, "attention_mask": [1] * len(input_ids), "labels": labels}
 
 
-def has_generation_markers(tokenizer, kwargs: dict) -> bool:
+def has_generation_markers(tokenizer: Tokenizer, kwargs: dict) -> bool:
     template = tokenizer.get_chat_template(None, kwargs.get("tools"))
     return bool(_GENERATION_MARKER.search(template))
 
 
 def encode_messages(
-    tokenizer, messages: list, max_length: int, template_kwargs: dict | None = None
+    tokenizer: Tokenizer, messages: list, max_length: int, template_kwargs: dict | None = None
 ) -> dict:
     """A conversation -> ``input_ids`` / ``attention_mask`` / ``labels`` on its assistant turns
     only."""
@@ -295,8 +302,16 @@ def encode_messages(
     if not any(message.get("role") == "assistant" for message in messages):
         raise ValueError("the conversation has no assistant turn to train on")
     if has_generation_markers(tokenizer, kwargs):
-        encoded = tokenizer.apply_chat_template(
-            messages, tokenize=True, return_dict=True, return_assistant_tokens_mask=True, **kwargs
+        # return_dict=True gives a BatchEncoding (transformers' annotation is every mode's union)
+        encoded = cast(
+            "BatchEncoding",
+            tokenizer.apply_chat_template(
+                messages,
+                tokenize=True,
+                return_dict=True,
+                return_assistant_tokens_mask=True,
+                **kwargs,
+            ),
         )
         input_ids = list(encoded["input_ids"])
         labels = [
@@ -330,9 +345,9 @@ def encode_messages(
 
 
 def encode_prompt_completion(
-    tokenizer,
-    prompt,
-    completion,
+    tokenizer: Tokenizer,
+    prompt: str | list[dict],
+    completion: str | list[dict],
     is_encoder_decoder: bool,
     max_length: int,
     template_kwargs: dict | None = None,
@@ -367,6 +382,7 @@ def encode_prompt_completion(
             "render one sequence); give an encoder-decoder model string columns"
         )
     kwargs = template_kwargs or {}
+    assert isinstance(prompt, list) and isinstance(completion, list)  # both are conversations
     last_role = prompt[-1].get("role")
     if last_role not in ("user", "tool", "system", "assistant"):
         raise ArgumentError(
@@ -407,7 +423,7 @@ def _split_implicit_prompt(chosen: list, rejected: list) -> tuple[list, list, li
 def encode_chat_row(
     row: dict,
     index: int,
-    tokenizer,
+    tokenizer: Tokenizer,
     *,
     is_encoder_decoder: bool,
     max_length: int,
@@ -459,14 +475,14 @@ def encode_chat_row(
 
 
 def tokenize_chat_dataset(
-    dataset,
+    dataset: datasets.Dataset | datasets.IterableDataset,
     argument: str,
-    tokenizer,
+    tokenizer: Tokenizer | None,
     *,
     is_encoder_decoder: bool,
     max_length: int,
     with_negative: bool,
-):
+) -> datasets.Dataset | datasets.IterableDataset:
     """Tokenize a ``datasets.Dataset`` or ``IterableDataset`` in a TRL format (see the module
     docstring).
 
@@ -487,7 +503,7 @@ def tokenize_chat_dataset(
     first = next(iter(dataset), None)
     if first is not None:
         check_chat_template(first, argument, tokenizer)
-    options = {
+    options: dict[str, Any] = {
         "fn_kwargs": {
             "tokenizer": tokenizer,
             "is_encoder_decoder": is_encoder_decoder,
@@ -506,7 +522,9 @@ def tokenize_chat_dataset(
     return dataset.map(encode_chat_row, **options)
 
 
-def check_chat_format(data_format: str, argument: str, tokenizer, *, with_negative: bool) -> None:
+def check_chat_format(
+    data_format: str, argument: str, tokenizer: object, *, with_negative: bool
+) -> None:
     """Refuse a TRL format the trainer cannot train on as given, or a tokenizer that cannot place
     its targets."""
     if data_format == UNPAIRED_PREFERENCE:
@@ -549,7 +567,7 @@ def check_chat_format(data_format: str, argument: str, tokenizer, *, with_negati
         )
 
 
-def check_chat_template(row, argument: str, tokenizer) -> None:
+def check_chat_template(row: Mapping, argument: str, tokenizer: object) -> None:
     """A conversational row needs the tokenizer's chat template."""
     if any(
         is_conversation(row.get(column)) for column in (MESSAGES, "prompt", "chosen")

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 import torch
@@ -25,18 +27,26 @@ from transformers.trainer_utils import enable_full_determinism, set_seed
 from dialeval.hub import is_shared_model
 from dialeval.validation import ArgumentError
 
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, TrainingArguments
+
 DEFAULT_OUTPUT_DIR = "tmp_trainer"
 
 logger = logging.getLogger(__name__)
 
+_Config = TypeVar("_Config", bound="TrainingArguments")
 
-def default_config(config_class):
+
+def default_config(config_class: type[_Config]) -> _Config:
     """What ``Trainer`` does with ``args=None``, with the trainer's own config class."""
     logger.info(f"No `{config_class.__name__}` passed, using `output_dir={DEFAULT_OUTPUT_DIR}`.")
     return config_class(output_dir=DEFAULT_OUTPUT_DIR)
 
 
-def check_model_arguments(model, model_init) -> None:
+def check_model_arguments(
+    model: PreTrainedModel | torch.nn.Module | None,
+    model_init: Callable[..., PreTrainedModel] | None,
+) -> None:
     """Trainer's rule (and its errors): a ``model`` or a ``model_init``, not both."""
     if model is None and model_init is None:
         raise RuntimeError("`Trainer` requires either a `model` or `model_init` argument")
@@ -46,7 +56,7 @@ def check_model_arguments(model, model_init) -> None:
         )
 
 
-def refuse_shared_model(model, argument: str = "model") -> None:
+def refuse_shared_model(model: object, argument: str = "model") -> None:
     """A trainer never trains the instance :func:`dialeval.hub.load_model` shares with every metric
     and DTG call of the process: training it would change what they compute from then on."""
     if is_shared_model(model):
@@ -58,7 +68,7 @@ def refuse_shared_model(model, argument: str = "model") -> None:
         )
 
 
-def seed_as_trainer(args) -> None:
+def seed_as_trainer(args: TrainingArguments) -> None:
     """Trainer seeds before every ``model_init`` call."""
     enable_full_determinism(args.seed) if args.full_determinism else set_seed(args.seed)
 

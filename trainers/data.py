@@ -19,6 +19,7 @@ import torch
 
 from dialeval.trainers.losses import IGNORE_INDEX
 from dialeval.trainers.text_checks import check_text
+from dialeval.type_aliases import Tokenizer
 from dialeval.validation import ArgumentError
 
 #: Float per-example columns the collator stacks as they are.
@@ -41,7 +42,7 @@ def _check_turns(context: object) -> list[str]:
     return list(context)
 
 
-def _template(tokenizer) -> tuple[list[int], list[int]]:
+def _template(tokenizer: Tokenizer) -> tuple[list[int], list[int]]:
     """The special tokens the tokenizer puts before and after a single sequence."""
     plain = tokenizer("a", add_special_tokens=False)["input_ids"]
     full = tokenizer("a")["input_ids"]
@@ -55,8 +56,12 @@ def _template(tokenizer) -> tuple[list[int], list[int]]:
 
 
 def encode_dialogue(
-    tokenizer, context, response: str, is_encoder_decoder: bool, max_length: int = 128
-) -> dict:
+    tokenizer: Tokenizer,
+    context: str | Sequence[str],
+    response: str,
+    is_encoder_decoder: bool,
+    max_length: int = 128,
+) -> dict[str, list[int]]:
     """``input_ids`` / ``attention_mask`` / ``labels`` of one (context, response) pair.
 
     Causal: the context keeps its *last* tokens when too long (the recent turns matter most); the
@@ -81,16 +86,16 @@ def encode_dialogue(
         # end with eos, or a model whose template adds none would never learn to stop.
         prefix, suffix = _template(tokenizer)
         room = max(max_length - len(prefix) - len(suffix), 1)
-        context_ids = tokenizer(f" {tokenizer.eos_token} ".join(turns), add_special_tokens=False)[
-            "input_ids"
-        ]
+        context_ids: list[int] = tokenizer(
+            f" {tokenizer.eos_token} ".join(turns), add_special_tokens=False
+        )["input_ids"]
         source = prefix + context_ids[-room:] + suffix
         labels = prefix + response_ids[: room - (0 if suffix[-1:] == [eos] else 1)] + suffix
         if not labels or labels[-1] != eos:
             labels.append(eos)
         return {"input_ids": source, "attention_mask": [1] * len(source), "labels": labels}
     response_ids = response_ids[: max_length // 2 - 1] + [eos]
-    context_ids: list[int] = []
+    context_ids = []
     for turn in turns:
         context_ids += tokenizer(turn, add_special_tokens=False)["input_ids"] + [eos]
     context_ids = context_ids[-(max_length - len(response_ids)) :]
@@ -103,14 +108,14 @@ def encode_dialogue(
 
 
 def encode_unlikelihood_example(
-    tokenizer,
-    context,
+    tokenizer: Tokenizer,
+    context: str | Sequence[str],
     response: str,
     negative_response: str,
     is_encoder_decoder: bool,
     max_length: int = 128,
-    negative_context=None,
-) -> dict:
+    negative_context: str | Sequence[str] | None = None,
+) -> dict[str, list[int]]:
     """A gold example plus its negative under ``negative_*`` keys (UnlikelihoodTrainer's input).
 
     ``negative_context``: the negative's own context when it is not the gold one (Negative
@@ -144,7 +149,7 @@ class DialogueCollator:
     stacked as float32. Keys it does not know are refused rather than dropped silently.
     """
 
-    def __init__(self, pad_token_id: int):
+    def __init__(self, pad_token_id: int) -> None:
         if isinstance(pad_token_id, bool) or not isinstance(pad_token_id, int) or pad_token_id < 0:
             raise ArgumentError("pad_token_id", f"must be an int >= 0, got {pad_token_id!r}")
         self.pad_token_id = pad_token_id

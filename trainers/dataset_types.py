@@ -16,7 +16,8 @@ cluster's share of the *whole* training set, and each cycle samples training con
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import pyarrow as pa
 import torch
@@ -30,6 +31,7 @@ from dialeval.trainers.chat_formats import (
 from dialeval.trainers.example_checks import check_example_row
 from dialeval.trainers.inputs import (
     MASK_ADVICE,
+    TrainerDataset,
     check_label_rows,
     check_raw_targets,
     consumed_columns,
@@ -37,10 +39,14 @@ from dialeval.trainers.inputs import (
     prepare_dataset,
 )
 from dialeval.trainers.text_checks import check_row_text
+from dialeval.type_aliases import Tokenizer
 from dialeval.validation import ArgumentError
 
+if TYPE_CHECKING:
+    import datasets
 
-def _as_list(values) -> list:
+
+def _as_list(values: Any) -> list:  # a list, tensor or array of ids
     return values.tolist() if hasattr(values, "tolist") else list(values)
 
 
@@ -50,20 +56,20 @@ class RowPreparer:
     def __init__(
         self,
         argument: str,
-        tokenizer,
+        tokenizer: Tokenizer | None,
         *,
         is_encoder_decoder: bool,
         max_length: int,
         raw_columns: tuple[str, ...],
         label_columns: tuple[str, ...],
         vocabulary_size: int | None = None,
-    ):
+    ) -> None:
         self.argument, self.tokenizer = argument, tokenizer
         self.is_encoder_decoder, self.max_length = is_encoder_decoder, max_length
         self.raw_columns, self.label_columns = raw_columns, label_columns
         self.vocabulary_size = vocabulary_size
 
-    def __call__(self, row, index: int) -> dict:
+    def __call__(self, row: object, index: int) -> dict:
         if not isinstance(row, Mapping):
             raise ArgumentError(
                 f"{self.argument}",
@@ -107,6 +113,7 @@ class RowPreparer:
                 data_format, self.argument, self.tokenizer, with_negative=with_negative
             )
             check_chat_template(row, self.argument, self.tokenizer)
+            assert self.tokenizer is not None  # check_chat_format refused a missing tokenizer
             return encode_chat_row(
                 dict(row),
                 index,
@@ -144,7 +151,8 @@ class RowPreparer:
 class PreparedRows(torch.utils.data.Dataset):
     """A torch map-style dataset whose rows are prepared when read."""
 
-    def __init__(self, rows, prepare: RowPreparer):
+    # rows: a map-style dataset of dict rows (anything with __getitem__ and __len__)
+    def __init__(self, rows: Any, prepare: RowPreparer) -> None:
         self.rows, self.prepare = rows, prepare
 
     def __len__(self) -> int:
@@ -157,10 +165,11 @@ class PreparedRows(torch.utils.data.Dataset):
 class PreparedStream(torch.utils.data.IterableDataset):
     """A torch iterable dataset whose rows are prepared as they stream."""
 
-    def __init__(self, rows, prepare: RowPreparer):
+    # rows: an iterable dataset of dict rows (a torch IterableDataset, perhaps with set_epoch)
+    def __init__(self, rows: Any, prepare: RowPreparer) -> None:
         self.rows, self.prepare = rows, prepare
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[dict]:
         for index, row in enumerate(self.rows):
             yield self.prepare(row, index)
 
@@ -169,7 +178,9 @@ class PreparedStream(torch.utils.data.IterableDataset):
             self.rows.set_epoch(epoch)
 
 
-def _prepare_streamed(dataset, prepare: RowPreparer):
+def _prepare_streamed(
+    dataset: datasets.IterableDataset, prepare: RowPreparer
+) -> datasets.IterableDataset:
     """A ``datasets.IterableDataset``: ``map`` it (lazily), dropping the raw text columns it
     tokenizes."""
     columns = dataset.column_names
@@ -183,22 +194,22 @@ def _prepare_streamed(dataset, prepare: RowPreparer):
 
 
 def prepare_any_dataset(
-    dataset,
+    dataset: TrainerDataset,
     argument: str,
-    tokenizer,
+    tokenizer: Tokenizer | None,
     *,
     is_encoder_decoder: bool,
     max_length: int,
     raw_columns: tuple[str, ...],
     label_columns: tuple[str, ...],
     vocabulary_size: int | None = None,
-):
+) -> TrainerDataset:
     """The dataset the trainer reads, whatever its type; see the module docstring.
     ``vocabulary_size``: the model's
     (:func:`~dialeval.trainers.example_checks.model_vocabulary_size`), which every id must fit."""
     import datasets
 
-    settings = dict(
+    settings: dict[str, Any] = dict(
         is_encoder_decoder=is_encoder_decoder,
         max_length=max_length,
         raw_columns=raw_columns,
@@ -221,7 +232,7 @@ def prepare_any_dataset(
     )
 
 
-def _python_row(row) -> dict:
+def _python_row(row: object) -> dict:
     if not isinstance(row, Mapping):
         raise ArgumentError(
             "train_dataset", f"rows must be dicts of columns, got {type(row).__name__}"
@@ -232,7 +243,7 @@ def _python_row(row) -> dict:
     }
 
 
-def map_style_training_set(dataset):
+def map_style_training_set(dataset: TrainerDataset | None) -> datasets.Dataset:
     """DRESS's ``train_dataset`` as a ``datasets.Dataset``, or a ValueError saying what to pass."""
     import datasets
 
@@ -251,7 +262,9 @@ def map_style_training_set(dataset):
     if isinstance(dataset, torch.utils.data.Dataset) or (
         hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__")
     ):
-        rows = [_python_row(dataset[index]) for index in range(len(dataset))]
+        # a map-style dataset: indexable, with a length (which torch's Dataset does not declare)
+        map_style = cast(Sequence[Any], dataset)
+        rows = [_python_row(map_style[index]) for index in range(len(map_style))]
         if not rows:
             raise ArgumentError("train_dataset", "is empty")
         # Arrow cannot encode a lone surrogate: name its row first

@@ -17,11 +17,15 @@ encoder's n-grams are blocked as well (``encoder_no_repeat_ngram_size``, ParlAI'
 from __future__ import annotations
 
 import copy
+from typing import TYPE_CHECKING
 
 from transformers import GenerationConfig
 from transformers.generation import GenerationMode
 
 from dialeval.validation import ArgumentError
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel
 
 #: Greedy's value of each setting that would otherwise change which token greedy picks.
 GREEDY = {
@@ -40,7 +44,10 @@ GREEDY = {
 
 
 def greedy_generation_config(
-    model, max_new_tokens: int, no_repeat_ngram_size: int = 3, pad_token_id: int | None = None
+    model: PreTrainedModel,
+    max_new_tokens: int,
+    no_repeat_ngram_size: int = 3,
+    pad_token_id: int | None = None,
 ) -> GenerationConfig:
     """Greedy decoding of at most ``max_new_tokens`` with ``no_repeat_ngram_size``-grams (0: none)
     blocked in the response and, for encoder-decoders, against the input (see the module docstring).

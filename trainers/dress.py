@@ -48,6 +48,8 @@ import json
 import os
 import time
 import warnings
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import torch
@@ -75,6 +77,22 @@ from dialeval.trainers.losses import (
 )
 from dialeval.trainers.response_loss_trainer import ResponseLossTrainer
 from dialeval.validation import ArgumentError
+
+if TYPE_CHECKING:
+    import datasets
+    from huggingface_hub import ModelCard
+    from torch.utils.data import DataLoader
+    from transformers import (
+        PreTrainedModel,
+        TrainerControl,
+        TrainerState,
+        TrainingArguments,
+    )
+    from transformers.trainer_utils import TrainOutput
+
+    from dialeval.metrics.engines.embedders import TextEmbedder
+    from dialeval.trainers.inputs import TrainerDataset
+    from dialeval.type_aliases import Tokenizer
 
 WEIGHT_COLUMN = "dress_weight"
 NEGATIVE_WEIGHT = -1.0
@@ -114,15 +132,26 @@ class _CycleSchedule(TrainerCallback):
     """Marks when the next negative-training cycle is due; the trainer runs it before the next
     batch."""
 
-    def __init__(self, trainer: DRESSTrainer):
+    def __init__(self, trainer: DRESSTrainer) -> None:
         self.trainer = trainer
 
-    def on_train_begin(self, args, state, control, train_dataloader=None, **kwargs):
+    def on_train_begin(
+        self,
+        args: TrainingArguments,
+        state: TrainerState,
+        control: TrainerControl,
+        train_dataloader: DataLoader | None = None,
+        **kwargs: Any,
+    ) -> None:
+        assert isinstance(args, DRESSConfig)  # the trainer's own config (DRESSTrainer checks it)
         self.trainer.plan_negative_slots(train_dataloader)
         if args.recluster_every is not None and not self.trainer.resumed_negative_state:
             self.trainer.cycle_due = True
 
-    def on_epoch_begin(self, args, state, control, **kwargs):
+    def on_epoch_begin(
+        self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
+    ) -> None:
+        assert isinstance(args, DRESSConfig)  # the trainer's own config (DRESSTrainer checks it)
         resumed_mid_epoch = (
             self.trainer.resumed_negative_state and state.epoch is not None and state.epoch % 1 != 0
         )
@@ -132,12 +161,15 @@ class _CycleSchedule(TrainerCallback):
         if args.recluster_every is None and not resumed_mid_epoch:
             self.trainer.cycle_due = True
 
-    def on_step_end(self, args, state, control, **kwargs):
+    def on_step_end(
+        self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
+    ) -> None:
+        assert isinstance(args, DRESSConfig)  # the trainer's own config (DRESSTrainer checks it)
         if args.recluster_every is not None and state.global_step % args.recluster_every == 0:
             self.trainer.cycle_due = True
 
 
-def _response_start(labels) -> int:
+def _response_start(labels: Sequence[int]) -> int:
     for position, label in enumerate(labels):
         if label != IGNORE_INDEX:
             return position
@@ -155,7 +187,7 @@ def _clusters_state(clusters: SemanticClusters) -> dict:
     }
 
 
-def _clusters_from_state(state: dict, embedder) -> SemanticClusters:
+def _clusters_from_state(state: dict, embedder: TextEmbedder | None) -> SemanticClusters:
     arrays = {
         name: np.asarray(state[name], dtype=np.float32)
         for name in ("pca_mean", "pca_components", "centroids")
@@ -201,26 +233,28 @@ class DRESSTrainer(ResponseLossTrainer):
 
     extra_columns = (WEIGHT_COLUMN,)
     required_batch_columns = (WEIGHT_COLUMN,)
+    args: DRESSConfig
+    train_dataset: datasets.Dataset
 
     def __init__(
         self,
-        model=None,
-        args=None,
-        data_collator=None,
-        train_dataset=None,
-        eval_dataset=None,
-        processing_class=None,
-        model_init=None,
+        model: PreTrainedModel | None = None,
+        args: DRESSConfig | None = None,
+        data_collator: Callable[[list], dict[str, Any]] | None = None,
+        train_dataset: TrainerDataset | None = None,
+        eval_dataset: TrainerDataset | dict[str, TrainerDataset] | None = None,
+        processing_class: Tokenizer | None = None,
+        model_init: Callable[..., PreTrainedModel] | None = None,
         *,
         semantic_clusters: SemanticClusters | None = None,
-        embedder=None,
-        **kwargs,
-    ):
+        embedder: TextEmbedder | None = None,
+        **kwargs: Any,
+    ) -> None:
         if args is None:
             args = default_config(DRESSConfig)
         if not isinstance(args, DRESSConfig):
             raise ArgumentError("args", f"must be a DRESSConfig, got {type(args).__name__}")
-        train_dataset = map_style_training_set(train_dataset)
+        train_set = map_style_training_set(train_dataset)
         if semantic_clusters is None and embedder is None:
             raise ArgumentError(
                 "semantic_clusters",
@@ -245,12 +279,12 @@ class DRESSTrainer(ResponseLossTrainer):
             )
         if (
             args.response_text_column is not None
-            and args.response_text_column not in train_dataset.column_names
+            and args.response_text_column not in train_set.column_names
         ):
             raise ArgumentError(
                 "response_text_column",
                 f"{args.response_text_column!r} is not a column of `train_dataset` "
-                f"({train_dataset.column_names})",
+                f"({train_set.column_names})",
             )
         model = self.model_for_init(model, args, model_init)
         limit = max_input_length(model.config)
@@ -267,7 +301,7 @@ class DRESSTrainer(ResponseLossTrainer):
             )
         self.tokenizer_for_text = processing_class
         texts = (
-            list(train_dataset[args.response_text_column])
+            list(train_set[args.response_text_column])
             if args.response_text_column is not None
             else None
         )
@@ -279,7 +313,7 @@ class DRESSTrainer(ResponseLossTrainer):
             model=model,
             args=args,
             data_collator=data_collator,
-            train_dataset=train_dataset,
+            train_dataset=train_set,
             eval_dataset=eval_dataset,
             processing_class=processing_class,
             model_init=model_init,
@@ -312,14 +346,14 @@ class DRESSTrainer(ResponseLossTrainer):
 
     # -- the clusters, fitted once ---------------------------------------------------------
 
-    def _on_main(self, work):
+    def _on_main(self, work: Callable[[], Any]) -> Any:
         """Run ``work()`` on the main process and give its JSON-able result (or its error) to every
         process."""
         from accelerate.utils import broadcast_object_list
 
         if self.accelerator.num_processes == 1:
             return work()
-        payload = [None]
+        payload: list[Any] = [None]  # the main process's JSON, filled by the broadcast
         failure = None
         if self.accelerator.is_main_process:
             try:
@@ -337,13 +371,18 @@ class DRESSTrainer(ResponseLossTrainer):
             raise ValueError(message["error"])
         return message["result"]
 
-    def _fit_on_main(self, texts, semantic_clusters, embedder):
+    def _fit_on_main(
+        self,
+        texts: list[str] | None,
+        semantic_clusters: SemanticClusters | None,
+        embedder: TextEmbedder | None,
+    ) -> tuple[SemanticClusters, np.ndarray]:
         """Fit (unless given) and assign the training responses on the main process only; the other
         processes rebuild the fitted clusters from their broadcast state."""
         args = self.args
-        fitted = {}
+        fitted: dict[str, SemanticClusters] = {}
 
-        def work():
+        def work() -> dict[str, Any]:
             responses = texts if texts is not None else self._training_responses()
             blank = [index for index, text in enumerate(responses) if not text.strip()]
             if blank:
@@ -367,6 +406,7 @@ class DRESSTrainer(ResponseLossTrainer):
         if "clusters" in fitted:
             clusters = fitted["clusters"]
         elif result["clusters"] is None:
+            assert semantic_clusters is not None  # the main process was given them, as every one
             clusters = semantic_clusters
         else:
             clusters = _clusters_from_state(result["clusters"], embedder)
@@ -379,7 +419,9 @@ class DRESSTrainer(ResponseLossTrainer):
                 "must be a tokenizer to decode responses for clustering "
                 "(or set `response_text_column`)",
             )
-        return self.tokenizer_for_text.decode(token_ids, skip_special_tokens=True).strip()
+        # one sequence of ids decodes to one string (transformers' annotation adds the batch case)
+        text = cast(str, self.tokenizer_for_text.decode(token_ids, skip_special_tokens=True))
+        return text.strip()
 
     def _training_responses(self) -> list[str]:
         return [
@@ -410,11 +452,14 @@ class DRESSTrainer(ResponseLossTrainer):
         self.cycle_due = False
         self.resumed_negative_state = False
         self.negative_cycles = []
-        self._negative_pool = []
+        self._negative_pool: list[dict] = []
         self._negative_slots = 1
         self._negative_batches_done = 0
 
-    def train(self, resume_from_checkpoint=None, **kwargs):
+    # Trainer.train's trial and ignore_keys_for_eval reach it by keyword, through **kwargs
+    def train(  # type: ignore[override]
+        self, resume_from_checkpoint: str | bool | None = None, **kwargs: Any
+    ) -> TrainOutput:
         """``Trainer.train`` from the config's negative-training state
         (:meth:`start_negative_state`); resuming restores the state saved with the checkpoint."""
         self.start_negative_state()
@@ -425,7 +470,8 @@ class DRESSTrainer(ResponseLossTrainer):
                     f"No valid checkpoint found in output directory ({self.args.output_dir})"
                 )
         if resume_from_checkpoint is not None and self.args.negative_training:
-            path = os.path.join(resume_from_checkpoint, STATE_FILE)
+            # a path: True was resolved above (Trainer.train itself refuses False alike)
+            path = os.path.join(cast(str, resume_from_checkpoint), STATE_FILE)
             if not os.path.isfile(path):
                 raise ValueError(
                     f"{resume_from_checkpoint} has no {STATE_FILE}: it was not saved by a "
@@ -443,11 +489,11 @@ class DRESSTrainer(ResponseLossTrainer):
         """``Trainer.save_model`` plus the clusters the weights came from and the model card."""
         super().save_model(output_dir, _internal_call=_internal_call)
         if self.args.should_save:
-            self.semantic_clusters.save(
-                os.path.join(output_dir or self.args.output_dir, CLUSTERS_FOLDER)
-            )
+            folder = output_dir or self.args.output_dir
+            assert folder is not None  # TrainingArguments gives output_dir a default
+            self.semantic_clusters.save(os.path.join(folder, CLUSTERS_FOLDER))
 
-    def model_card(self, model_name: str | None):
+    def model_card(self, model_name: str | None) -> ModelCard:
         args = self.args
         hyperparameters = {
             name: getattr(args, name)
@@ -514,7 +560,13 @@ class DRESSTrainer(ResponseLossTrainer):
             )
         return weights
 
-    def negative_loss(self, logits, labels, negative: dict, window_count) -> torch.Tensor:
+    def negative_loss(
+        self,
+        logits: torch.Tensor,
+        labels: torch.Tensor,
+        negative: dict,
+        window_count: torch.Tensor | int | None,
+    ) -> torch.Tensor:
         """``sum_i w_i NLL_i``, ``w_i = -1 / (tokens of generation i's group)``: already this
         process's share."""
         if "weight" not in negative:
@@ -527,7 +579,7 @@ class DRESSTrainer(ResponseLossTrainer):
 
     # -- negative training -----------------------------------------------------------------
 
-    def plan_negative_slots(self, train_dataloader) -> None:
+    def plan_negative_slots(self, train_dataloader: DataLoader | None) -> None:
         """The micro-batch slots of a cycle's period, and the refusal of a schedule past the memory
         bound."""
         args = self.args
@@ -537,7 +589,8 @@ class DRESSTrainer(ResponseLossTrainer):
         micro_batches = (
             args.recluster_every * args.gradient_accumulation_steps
             if args.recluster_every is not None
-            else len(train_dataloader)
+            # recluster_every=None: Trainer.train hands its dataloader to on_train_begin
+            else len(cast("DataLoader", train_dataloader))
         )
         slots = max(micro_batches * world, 1)
         contexts = min(args.negative_contexts_per_cycle, len(self.train_dataset))
@@ -559,7 +612,7 @@ class DRESSTrainer(ResponseLossTrainer):
         if not self.resumed_negative_state:
             self._negative_slots = slots
 
-    def prepare_window(self, batch_samples: list, device) -> None:
+    def prepare_window(self, batch_samples: list, device: torch.device) -> None:
         if not self.args.negative_training:
             return
         if self.cycle_due:
@@ -690,7 +743,7 @@ class DRESSTrainer(ResponseLossTrainer):
     def _assign_generations(self, texts: list[str]) -> list[int]:
         """Cluster ids of the non-empty generations, computed on the main process."""
 
-        def work():
+        def work() -> list[int]:
             kept = [text for text in texts if text.strip()]
             return self.semantic_clusters.assign(kept).tolist() if kept else []
 
@@ -753,7 +806,7 @@ class DRESSTrainer(ResponseLossTrainer):
         shares = np.bincount(cluster_ids, minlength=self.semantic_clusters.num_clusters) / max(
             len(cluster_ids), 1
         )
-        stats = {
+        stats: dict[str, Any] = {
             "cycle": cycle,
             "global_step": self.state.global_step,
             "num_generated": len(generated),

@@ -140,7 +140,7 @@ class DRESSConfig(Seq2SeqTrainingArguments):
         },
     )
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         super().__post_init__()
         if (
             isinstance(self.gamma, bool)

@@ -20,10 +20,14 @@ by; :func:`slot_rows` spreads the negatives evenly over the micro-batches of a c
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from dialeval.validation import ArgumentError
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 #: ``"all_generated"``: the released code (non-head generations count with weight 0);
 #: ``"head_only"``: divide by the head-cluster generations' tokens only (a stronger negative term).
@@ -31,7 +35,10 @@ NORMALIZATIONS = ("all_generated", "head_only")
 
 
 def group_normalizers(
-    token_counts, is_head, group_size: int, normalization: str = "all_generated"
+    token_counts: ArrayLike,
+    is_head: ArrayLike,
+    group_size: int,
+    normalization: str = "all_generated",
 ) -> np.ndarray:
     """The token count each generation's group is divided by (one int per generation).
 

@@ -15,6 +15,8 @@ collate, naming it.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Iterable
+from typing import Any
 
 #: Text columns the trainers read (raw text, TRL's formats) and then drop without a word: documented
 #: inputs.
@@ -34,7 +36,11 @@ ARGUMENTS = {"training": "train_dataset", "evaluation": "eval_dataset", "test": 
 
 
 def warn_dropped_columns(
-    columns, kept, description: str | None, said: set, read_columns=()
+    columns: Iterable[str],
+    kept: Iterable[str],
+    description: str | None,
+    said: set[tuple[str, tuple[str, ...]]],
+    read_columns: Iterable[str | None] = (),
 ) -> None:
     """Warn (once per ``said`` key) about the columns of ``columns`` outside ``kept`` and the text
     columns."""
@@ -60,11 +66,18 @@ class ColumnsSaidCollator:
     """Wraps Trainer's column-removing collator (torch and iterable datasets): the first rows'
     dropped columns are said."""
 
-    def __init__(self, collator, kept, description: str | None, said: set, read_columns=()):
+    def __init__(
+        self,
+        collator: Callable[[list], dict[str, Any]],
+        kept: Iterable[str],
+        description: str | None,
+        said: set[tuple[str, tuple[str, ...]]],
+        read_columns: Iterable[str | None] = (),
+    ) -> None:
         self.collator, self.kept, self.description = collator, list(kept), description
         self.said, self.read_columns = said, tuple(read_columns)
 
-    def __call__(self, features: list):
+    def __call__(self, features: list) -> dict[str, Any]:
         if features and isinstance(features[0], dict):
             warn_dropped_columns(
                 features[0], self.kept, self.description, self.said, self.read_columns

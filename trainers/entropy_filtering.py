@@ -43,6 +43,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeAlias
 
 from dialeval.validation import ArgumentError
 
@@ -60,17 +61,22 @@ def normalize_utterance(text: str) -> str:
     return " ".join(text.split())
 
 
+#: ``(context, response)`` pairs; a context is a string or a sequence of turns.
+Pairs: TypeAlias = Sequence[tuple[str | Sequence[str], str]]
+#: The pairs as checked: each context's source key and its normalized response.
+_CheckedPairs: TypeAlias = list[tuple[tuple[str, ...], str]]
+
 #: What a target's entropy is measured over: the context's last turn (Csáky et al.) or all its
 #: turns.
 SOURCES = ("utterance", "context")
 
 
-def _check_source(source) -> None:
+def _check_source(source: object) -> None:
     if not isinstance(source, str) or source not in SOURCES:
         raise ArgumentError("source", f"must be one of {SOURCES}, got {source!r}")
 
 
-def _source_key(context, index: int, source: str) -> tuple[str, ...]:
+def _source_key(context: object, index: int, source: str) -> tuple[str, ...]:
     if isinstance(context, str):
         return (normalize_utterance(context),)
     if isinstance(context, Sequence) and context and all(isinstance(turn, str) for turn in context):
@@ -81,10 +87,10 @@ def _source_key(context, index: int, source: str) -> tuple[str, ...]:
     )
 
 
-def _checked_pairs(pairs, source: str) -> list[tuple[tuple[str, ...], str]]:
+def _checked_pairs(pairs: Pairs, source: str) -> _CheckedPairs:
     if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Sequence) or not pairs:
         raise ArgumentError("pairs", "must be a non-empty sequence of (context, response) pairs")
-    checked = []
+    checked: _CheckedPairs = []
     for index, pair in enumerate(pairs):
         if (
             not isinstance(pair, Sequence)
@@ -99,7 +105,7 @@ def _checked_pairs(pairs, source: str) -> list[tuple[tuple[str, ...], str]]:
     return checked
 
 
-def target_entropies(pairs, source: str = "utterance") -> list[float]:
+def target_entropies(pairs: Pairs, source: str = "utterance") -> list[float]:
     """The entropy in bits of each pair's target over the sources it is paired with (one value per
     pair).
 
@@ -110,7 +116,7 @@ def target_entropies(pairs, source: str = "utterance") -> list[float]:
     return _entropies(_checked_pairs(pairs, source))
 
 
-def _entropies(checked) -> list[float]:
+def _entropies(checked: _CheckedPairs) -> list[float]:
     joint = Counter(checked)
     targets = Counter(target for _, target in checked)
     entropy = {target: 0.0 for target in targets}
@@ -137,14 +143,16 @@ class EntropyFilterResult:
         return len(self.removed) / (len(self.kept) + len(self.removed))
 
 
-def _check_max_words(max_words) -> None:
+def _check_max_words(max_words: object) -> None:
     if max_words is not None and (
         isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1
     ):
         raise ArgumentError("max_words", f"must be an int >= 1 or None, got {max_words!r}")
 
 
-def _removable(checked, entropies, threshold: float, max_words) -> list[bool]:
+def _removable(
+    checked: _CheckedPairs, entropies: list[float], threshold: float, max_words: int | None
+) -> list[bool]:
     return [
         entropy > threshold and (max_words is None or len(target.split()) < max_words)
         for (_, target), entropy in zip(checked, entropies)
@@ -152,7 +160,7 @@ def _removable(checked, entropies, threshold: float, max_words) -> list[bool]:
 
 
 def filter_by_target_entropy(
-    pairs, threshold: float = 1.0, max_words: int | None = 15, source: str = "utterance"
+    pairs: Pairs, threshold: float = 1.0, max_words: int | None = 15, source: str = "utterance"
 ) -> EntropyFilterResult:
     """Remove the pairs whose target's entropy exceeds ``threshold`` bits (Csáky et al. 2019, TARGET
     / IDENTITY).
@@ -188,7 +196,7 @@ def filter_by_target_entropy(
 
 
 def threshold_for_fraction(
-    pairs, fraction: float, max_words: int | None = 15, source: str = "utterance"
+    pairs: Pairs, fraction: float, max_words: int | None = 15, source: str = "utterance"
 ) -> float:
     """The smallest threshold (one of the pairs' entropies) that removes at most ``fraction`` of the
     pairs.

@@ -21,18 +21,23 @@ in slices of :data:`ROWS_PER_SLICE` rows; a stream or a torch dataset row by row
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from dialeval.trainers.data import NEGATIVE_PREFIX
 from dialeval.trainers.losses import IGNORE_INDEX
 from dialeval.validation import ArgumentError
+
+if TYPE_CHECKING:
+    import datasets
+    import pyarrow as pa
 
 #: Rows of a ``datasets.Dataset`` checked at once (memory: one slice of each checked column).
 ROWS_PER_SLICE = 8192
 _ID_COLUMNS = ("input_ids", "labels", "attention_mask", "decoder_attention_mask")
 
 
-def model_vocabulary_size(model) -> int | None:
+def model_vocabulary_size(model: Any) -> int | None:  # any torch module: read if it has them
     """How many token ids the model can read and predict: its embedding rows (and output rows), None
     if unknown."""
     sizes = []
@@ -49,7 +54,7 @@ def model_vocabulary_size(model) -> int | None:
     return min(sizes) if sizes else None
 
 
-def _checked_columns(columns) -> list[tuple[str, str]]:
+def _checked_columns(columns: Container[str]) -> list[tuple[str, str]]:
     """(prefix, base) of each id / mask column present."""
     return [
         (prefix, base)
@@ -131,7 +136,7 @@ def check_example_row(
             raise ArgumentError(argument, f"row {index}: {problem}")
 
 
-def _is_id_list(arrow_type, base: str) -> bool:
+def _is_id_list(arrow_type: pa.DataType, base: str) -> bool:
     """A list of integers (a mask: or of booleans)."""
     import pyarrow as pa
 
@@ -147,7 +152,7 @@ def _is_id_list(arrow_type, base: str) -> bool:
     )
 
 
-def _first_bad_row(column, base: str, vocabulary_size: int | None) -> int | None:
+def _first_bad_row(column: pa.ListArray, base: str, vocabulary_size: int | None) -> int | None:
     """The first row (within this slice) of an integer-list Arrow column whose ids
     are out of range."""
     import pyarrow as pa
@@ -173,7 +178,7 @@ def _first_bad_row(column, base: str, vocabulary_size: int | None) -> int | None
 
 
 def check_example_columns(
-    dataset, argument: str, *, causal: bool, vocabulary_size: int | None
+    dataset: datasets.Dataset, argument: str, *, causal: bool, vocabulary_size: int | None
 ) -> None:
     """:func:`check_example_row` over a whole ``datasets.Dataset``, a slice of columns at a time
     (pyarrow)."""

@@ -58,7 +58,7 @@ class FrequentNegatives:
     frequent: dict[str, float]
 
 
-def _check_generations(generations) -> list[str]:
+def _check_generations(generations: Sequence[str]) -> list[str]:
     if (
         isinstance(generations, (str, bytes))
         or not isinstance(generations, Sequence)
@@ -70,13 +70,15 @@ def _check_generations(generations) -> list[str]:
     return [normalize_utterance(text) for text in generations]
 
 
-def response_ratios(generations) -> dict[str, float]:
+def response_ratios(generations: Sequence[str]) -> dict[str, float]:
     """Each distinct (whitespace-normalized) generation's count over the number of generations."""
     normalized = _check_generations(generations)
     return {text: count / len(normalized) for text, count in Counter(normalized).items()}
 
 
-def frequent_negatives(contexts, generations, r_thres: float) -> FrequentNegatives:
+def frequent_negatives(
+    contexts: Sequence[object], generations: Sequence[str], r_thres: float
+) -> FrequentNegatives:
     """The generations whose ratio is above ``r_thres``, each a negative for the context that
     produced it.
 
@@ -114,7 +116,7 @@ def frequent_negatives(contexts, generations, r_thres: float) -> FrequentNegativ
 
 
 def negative_training_rows(
-    pairs, negatives: Sequence[FrequentNegative], seed: int = 0
+    pairs: Sequence[tuple[object, str]], negatives: Sequence[FrequentNegative], seed: int = 0
 ) -> list[dict]:
     """Every gold ``(context, response)`` pair with one negative, negatives cycled in a seeded
     order.

@@ -28,6 +28,7 @@ training: the model's ``forward`` arguments and the method's columns (``dress_we
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, TypeAlias
 
 from dialeval.trainers.chat_formats import (
     CHAT_OPTION_COLUMNS,
@@ -39,7 +40,18 @@ from dialeval.trainers.dropped_columns import TEXT_COLUMNS
 from dialeval.trainers.example_checks import check_example_columns
 from dialeval.trainers.losses import IGNORE_INDEX
 from dialeval.trainers.text_checks import check_nonblank_targets
+from dialeval.type_aliases import Tokenizer
 from dialeval.validation import ArgumentError
+
+if TYPE_CHECKING:
+    import datasets
+    import torch
+
+#: A dataset a trainer takes (``Trainer``'s ``train_dataset`` / ``eval_dataset`` types).
+TrainerDataset: TypeAlias = (
+    "torch.utils.data.Dataset | torch.utils.data.IterableDataset | datasets.Dataset"
+    " | datasets.IterableDataset"
+)
 
 MASK_ADVICE = (
     "the diversity trainers train on the response only: set the context's labels to -100 "
@@ -68,7 +80,7 @@ def check_raw_targets(row: Mapping, index: int, argument: str) -> None:
 
 
 def encode_raw_row(
-    row: dict, tokenizer, is_encoder_decoder: bool, max_length: int, with_negative: bool
+    row: dict, tokenizer: Tokenizer, is_encoder_decoder: bool, max_length: int, with_negative: bool
 ) -> dict:
     """One raw-text row -> a tokenized example (``datasets.Dataset.map`` function)."""
     if with_negative:
@@ -134,16 +146,16 @@ def check_label_batch(batch: dict, causal: bool) -> None:
 
 
 def prepare_dataset(
-    dataset,
+    dataset: TrainerDataset,
     argument: str,
-    tokenizer,
+    tokenizer: Tokenizer | None,
     *,
     is_encoder_decoder: bool,
     max_length: int,
     raw_columns: tuple[str, ...],
     label_columns: tuple[str, ...],
     vocabulary_size: int | None = None,
-):
+) -> TrainerDataset:
     """Tokenize a raw-text ``datasets.Dataset`` and check a tokenized one; other datasets pass as
     they are (their batches are checked during training)."""
     import datasets

@@ -40,12 +40,16 @@ from __future__ import annotations
 
 import functools
 import logging
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
 from dialeval.validation import ArgumentError, as_float_array
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 IGNORE_INDEX = -100
 
@@ -77,7 +81,7 @@ def describe_non_finite(values: torch.Tensor) -> str | None:
     )
 
 
-def check_finite_loss(loss: torch.Tensor, **inputs) -> torch.Tensor:
+def check_finite_loss(loss: torch.Tensor, **inputs: torch.Tensor | None) -> torch.Tensor:
     """``loss`` if it is finite; else a ValueError naming the first input (keyword = argument) that
     is not.
 
@@ -104,7 +108,9 @@ def check_finite_loss(loss: torch.Tensor, **inputs) -> torch.Tensor:
 DISTRIBUTION_SUM_TOLERANCE = 1e-6
 
 
-def dress_weights(cluster_ids, cluster_distribution, gamma: float) -> np.ndarray:
+def dress_weights(
+    cluster_ids: ArrayLike, cluster_distribution: ArrayLike, gamma: float
+) -> np.ndarray:
     """``w(r) = (1 - p(phi(e(r))))^gamma`` for each response (§4.2, Eq. 5).
 
     Args:
@@ -151,7 +157,9 @@ def dress_weights(cluster_ids, cluster_distribution, gamma: float) -> np.ndarray
     return (1.0 - distribution[ids]) ** float(gamma)
 
 
-def head_cluster_mask(cluster_ids, num_clusters: int, head_threshold: float) -> np.ndarray:
+def head_cluster_mask(
+    cluster_ids: ArrayLike, num_clusters: int, head_threshold: float
+) -> np.ndarray:
     """True for each generation whose cluster holds more than ``head_threshold`` of the generations.
 
     §4.2: "If generated responses are included in head clusters (here, the assigned probability of
@@ -273,7 +281,7 @@ def _item_count(num_items_in_batch: object, device: torch.device) -> torch.Tenso
     return count
 
 
-def _normalizer(num_items_in_batch, mask: torch.Tensor) -> torch.Tensor:
+def _normalizer(num_items_in_batch: torch.Tensor | int | None, mask: torch.Tensor) -> torch.Tensor:
     targets = mask.sum()
     if num_items_in_batch is None:
         count = targets

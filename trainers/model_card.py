@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from dialeval.type_aliases import StrPath
+
+if TYPE_CHECKING:
+    from huggingface_hub import ModelCard
 
 PACKAGE_TAGS = ("dialeval", "dialogue", "generated_from_trainer")
 
 
-def _value(value) -> str:
+def _value(value: object) -> str:
     return "None" if value is None else str(value).replace("|", "\\|")
 
 
@@ -23,7 +29,7 @@ def _table(rows: dict) -> str:
     return "\n".join(lines)
 
 
-def base_model_id(model) -> str | None:
+def base_model_id(model: object) -> str | None:
     """The Hub id the model was loaded from; None for a local folder or a model built in code."""
     name = getattr(getattr(model, "config", None), "name_or_path", None)
     if not name or os.path.isdir(name) or os.path.isabs(name) or name.startswith("."):
@@ -42,7 +48,7 @@ def build_model_card(
     training: dict,
     differences: list[str],
     citation: str,
-):
+) -> ModelCard:
     """A ``huggingface_hub.ModelCard`` (front matter + Markdown)."""
     from huggingface_hub import ModelCard, ModelCardData
 
@@ -76,7 +82,7 @@ def build_model_card(
     return ModelCard(f"---\n{data.to_yaml()}\n---\n\n" + "\n\n".join(body) + "\n")
 
 
-def save_model_card(card, directory) -> Path:
+def save_model_card(card: ModelCard, directory: StrPath) -> Path:
     path = Path(directory) / "README.md"
     path.parent.mkdir(parents=True, exist_ok=True)
     card.save(str(path))

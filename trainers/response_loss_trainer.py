@@ -34,6 +34,9 @@ encoder-decoders.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, cast
+
 import torch
 
 from dialeval.hub import max_input_length
@@ -59,6 +62,16 @@ from dialeval.trainers.losses import (
 from dialeval.trainers.model_card import base_model_id, build_model_card, save_model_card
 from dialeval.trainers.trainer_hooks import TrainerHooks
 from dialeval.validation import ArgumentError
+
+if TYPE_CHECKING:
+    from huggingface_hub import ModelCard
+    from torch.utils.data import DataLoader
+    from transformers import PreTrainedModel, Seq2SeqTrainingArguments, TrainingArguments
+
+    from dialeval.trainers.dress_config import DRESSConfig
+    from dialeval.trainers.inputs import TrainerDataset
+    from dialeval.trainers.unlikelihood_config import UnlikelihoodConfig
+    from dialeval.type_aliases import Tokenizer
 
 NUM_NEGATIVE_ITEMS = "num_negative_items"
 NEGATIVE_COLUMNS = tuple(NEGATIVE_PREFIX + key for key in ("input_ids", "attention_mask", "labels"))
@@ -110,25 +123,27 @@ class ResponseLossTrainer(TrainerHooks):
     required_batch_columns: tuple[str, ...] = ()
     raw_text_columns: tuple[str, ...] = ("context", "response")
     train_label_columns: tuple[str, ...] = ("labels",)
+    args: Seq2SeqTrainingArguments
+    processing_class: Tokenizer | None
 
     def __init__(
         self,
-        model=None,
-        args=None,
-        data_collator=None,
-        train_dataset=None,
-        eval_dataset=None,
-        processing_class=None,
-        model_init=None,
-        **kwargs,
-    ):
+        model: PreTrainedModel | None = None,
+        args: DRESSConfig | UnlikelihoodConfig | None = None,
+        data_collator: Callable[[list], dict[str, Any]] | None = None,
+        train_dataset: TrainerDataset | None = None,
+        eval_dataset: TrainerDataset | dict[str, TrainerDataset] | None = None,
+        processing_class: Tokenizer | None = None,
+        model_init: Callable[..., PreTrainedModel] | None = None,
+        **kwargs: Any,
+    ) -> None:
         model = self.model_for_init(model, args, model_init)
         refuse_shared_model(model)
         if kwargs.get("compute_loss_func") is not None:
             raise ArgumentError(
                 "compute_loss_func", "cannot be combined with a trainer that defines its own loss"
             )
-        if args is not None and getattr(args, "label_smoothing_factor", 0.0):
+        if args is not None and args.label_smoothing_factor:
             raise ArgumentError(
                 "label_smoothing_factor", "must be 0: the weighted NLL does no label smoothing"
             )
@@ -145,6 +160,7 @@ class ResponseLossTrainer(TrainerHooks):
         self.train_response_texts: list[str] | None = None
         self.train_data_format: str | None = None
         limit = max_input_length(model.config, processing_class)
+        assert args is not None  # the subclasses build their config when none is given
         self.max_example_length = (
             min(args.max_length, limit) if isinstance(limit, int) else args.max_length
         )
@@ -193,7 +209,7 @@ class ResponseLossTrainer(TrainerHooks):
         self._loss_steps = 0
 
     @staticmethod
-    def _find_pad_token_id(model, processing_class) -> int:
+    def _find_pad_token_id(model: PreTrainedModel, processing_class: object) -> int:
         for candidate in (
             getattr(processing_class, "pad_token_id", None),
             model.config.pad_token_id,
@@ -209,11 +225,18 @@ class ResponseLossTrainer(TrainerHooks):
         )
 
     @staticmethod
-    def _is_raw(dataset) -> bool:
+    def _is_raw(dataset: object) -> bool:
         columns = getattr(dataset, "column_names", None)
         return isinstance(columns, list) and "input_ids" not in columns and "response" in columns
 
-    def _prepare(self, dataset, argument: str, tokenizer, raw_columns, label_columns):
+    def _prepare(
+        self,
+        dataset: TrainerDataset,
+        argument: str,
+        tokenizer: Tokenizer | None,
+        raw_columns: tuple[str, ...],
+        label_columns: tuple[str, ...],
+    ) -> TrainerDataset:
         return prepare_any_dataset(
             dataset,
             argument,
@@ -227,7 +250,12 @@ class ResponseLossTrainer(TrainerHooks):
 
     # -- model_init (see dialeval.trainers.construction) -----------------------------------
 
-    def model_for_init(self, model, args, model_init):
+    def model_for_init(
+        self,
+        model: PreTrainedModel | None,
+        args: TrainingArguments | None,
+        model_init: Callable[..., PreTrainedModel] | None,
+    ) -> PreTrainedModel:
         """The model, made from ``model_init`` (seeded as Trainer seeds) when no ``model`` is given;
         a subclass that needs the model earlier calls this first, and the call here returns that
         model."""
@@ -237,13 +265,15 @@ class ResponseLossTrainer(TrainerHooks):
         check_model_arguments(model, model_init)
         if model is not None:
             return model
+        assert args is not None  # the subclasses build their config when none is given
         seed_as_trainer(args)
-        self.model_init = model_init
-        self._model_made_by_init = self.call_model_init()
+        # Trainer stores an absent model_init as None itself (its annotation omits None)
+        self.model_init = model_init  # type: ignore[assignment]
+        self._model_made_by_init: PreTrainedModel | None = self.call_model_init()
         self._random_state_after_init = random_state()
         return self._model_made_by_init
 
-    def call_model_init(self, trial=None):
+    def call_model_init(self, trial: Any = None) -> PreTrainedModel:
         """Trainer's ``call_model_init``; the first call (in ``Trainer.__init__``) returns the model
         :meth:`model_for_init` made, so ``model_init`` runs once per model as under Trainer."""
         made = getattr(self, "_model_made_by_init", None)
@@ -253,7 +283,8 @@ class ResponseLossTrainer(TrainerHooks):
                 self._random_state_after_init
             )  # Trainer.__init__ has just seeded again
             return made
-        model = super().call_model_init(trial)
+        # model_init makes a PreTrainedModel (Trainer's annotation says any module)
+        model = cast("PreTrainedModel", super().call_model_init(trial))
         refuse_shared_model(model, "model_init")
         built_for = getattr(
             self, "is_encoder_decoder", None
@@ -271,7 +302,7 @@ class ResponseLossTrainer(TrainerHooks):
 
     # -- datasets given after construction (evaluate / predict) ----------------------------
 
-    def get_eval_dataloader(self, eval_dataset=None):
+    def get_eval_dataloader(self, eval_dataset: str | TrainerDataset | None = None) -> DataLoader:
         """``evaluate(eval_dataset=...)`` prepares its dataset as the constructor prepares
         ``eval_dataset``."""
         if eval_dataset is not None and not isinstance(eval_dataset, str):
@@ -280,7 +311,7 @@ class ResponseLossTrainer(TrainerHooks):
             )
         return super().get_eval_dataloader(eval_dataset)
 
-    def get_test_dataloader(self, test_dataset):
+    def get_test_dataloader(self, test_dataset: TrainerDataset) -> DataLoader:
         """``predict(test_dataset)`` prepares its dataset as the constructor prepares
         ``eval_dataset``."""
         test_dataset = self._prepare(
@@ -308,7 +339,9 @@ class ResponseLossTrainer(TrainerHooks):
             column_names, kept, description, self._columns_said, self.read_columns()
         )
 
-    def collator_for_kept_columns(self, collator, kept: list[str], description: str | None):
+    def collator_for_kept_columns(
+        self, collator: Callable[[list], dict[str, Any]], kept: list[str], description: str | None
+    ) -> ColumnsSaidCollator:
         """The same warning on the first batch of a torch or iterable dataset."""
         return ColumnsSaidCollator(
             collator, kept, description, self._columns_said, self.read_columns()
@@ -331,13 +364,17 @@ class ResponseLossTrainer(TrainerHooks):
 
     # -- token counts over the accumulation window -----------------------------------------
 
-    def _sum_over_processes(self, count: torch.Tensor, device) -> torch.Tensor:
+    def _sum_over_processes(
+        self, count: torch.Tensor | int, device: torch.device
+    ) -> torch.Tensor | int:
         count = torch.as_tensor(count, device=device)
         if self.args.average_tokens_across_devices and self.args.world_size > 1:
             count = self.accelerator.gather(count).sum()
         return count
 
-    def window_target_count(self, batch_samples: list, device) -> torch.Tensor | None:
+    def window_target_count(
+        self, batch_samples: list, device: torch.device
+    ) -> torch.Tensor | int | None:
         if not batch_samples or "labels" not in batch_samples[0]:
             return None
         count = sum(
@@ -345,7 +382,9 @@ class ResponseLossTrainer(TrainerHooks):
         )
         return self._sum_over_processes(count, device)
 
-    def divisor(self, window_count, labels: torch.Tensor) -> torch.Tensor:
+    def divisor(
+        self, window_count: torch.Tensor | int | None, labels: torch.Tensor
+    ) -> torch.Tensor:
         """What this process divides a term's summed NLL by so that the result is its share of
         the term over all processes: the window's global count, or (per-process normalization,
         or no window) the local count times the number of processes."""
@@ -362,11 +401,13 @@ class ResponseLossTrainer(TrainerHooks):
             warn_no_target_tokens()
         return count.clamp(min=1).to(torch.float32)
 
-    def prepare_window(self, batch_samples: list, device) -> None:
+    def prepare_window(self, batch_samples: list, device: torch.device) -> None:
         """Hook: add what the window's batches need beyond the collated columns
         (DRESS: negatives)."""
 
-    def get_batch_samples(self, epoch_iterator, num_batches: int, device):
+    def get_batch_samples(
+        self, epoch_iterator: Iterator, num_batches: int, device: torch.device
+    ) -> tuple[list, torch.Tensor | int | None]:
         batch_samples, num_items_in_batch = super().get_batch_samples(
             epoch_iterator, num_batches, device
         )
@@ -382,11 +423,17 @@ class ResponseLossTrainer(TrainerHooks):
         """Per-example weights of the gold rows (None: 1)."""
         return None
 
-    def negative_loss(self, logits, labels, negative: dict, window_count) -> torch.Tensor:
+    def negative_loss(
+        self,
+        logits: torch.Tensor,
+        labels: torch.Tensor,
+        negative: dict,
+        window_count: torch.Tensor | int | None,
+    ) -> torch.Tensor:
         """This process's share of the negative term (see :meth:`divisor`)."""
         raise NotImplementedError
 
-    def _model_inputs(self, model, batch: dict) -> dict:
+    def _model_inputs(self, model: torch.nn.Module, batch: dict) -> dict:
         inputs = {"input_ids": batch["input_ids"], "use_cache": False}
         if "attention_mask" in batch:
             inputs["attention_mask"] = batch["attention_mask"]
@@ -405,7 +452,13 @@ class ResponseLossTrainer(TrainerHooks):
         width = gold["labels"].shape[1] if self.is_encoder_decoder else gold["input_ids"].shape[1]
         return logits[:rows, :width]
 
-    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+    def compute_loss(
+        self,
+        model: torch.nn.Module,
+        inputs: dict[str, torch.Tensor | Any],
+        return_outputs: bool = False,
+        num_items_in_batch: torch.Tensor | int | None = None,
+    ) -> torch.Tensor | tuple[torch.Tensor, Any]:
         """(weighted gold NLL + the negative term) over the window, times the
         number of processes."""
         inputs = dict(inputs)
@@ -469,7 +522,9 @@ class ResponseLossTrainer(TrainerHooks):
 
     # -- evaluation ------------------------------------------------------------------------
 
-    def gold_nll(self, model, gold: dict) -> tuple[torch.Tensor | None, torch.Tensor]:
+    def gold_nll(
+        self, model: torch.nn.Module, gold: dict
+    ) -> tuple[torch.Tensor | None, torch.Tensor]:
         """The plain NLL per response token of a batch (``eval_loss``) and the logits."""
         with torch.no_grad(), self.compute_loss_context_manager():
             logits = model(**self._model_inputs(model, gold)).logits
@@ -481,7 +536,14 @@ class ResponseLossTrainer(TrainerHooks):
             ).detach()
         return loss, logits
 
-    def prediction_step(self, model, inputs, prediction_loss_only, ignore_keys=None, **gen_kwargs):
+    def prediction_step(
+        self,
+        model: torch.nn.Module,
+        inputs: dict[str, torch.Tensor | Any],
+        prediction_loss_only: bool,
+        ignore_keys: list[str] | None = None,
+        **gen_kwargs: Any,
+    ) -> tuple[Any, torch.Tensor | None, torch.Tensor | None]:
         """``eval_loss`` is the plain gold NLL; the weights and negative columns play no part in
         evaluation."""
         inputs = self.inputs_on_device(inputs)
@@ -499,7 +561,9 @@ class ResponseLossTrainer(TrainerHooks):
             return loss, None, None
         return loss, logits.detach(), gold.get("labels")
 
-    def _causal_generation_step(self, model, inputs: dict, gen_kwargs: dict):
+    def _causal_generation_step(
+        self, model: torch.nn.Module, inputs: dict, gen_kwargs: dict
+    ) -> tuple[torch.Tensor | None, torch.Tensor, torch.Tensor | None]:
         """``predict_with_generate`` for a causal LM: generate from each example's context only.
 
         A causal example holds context + response in ``input_ids`` (right-padded); generating from
@@ -511,7 +575,8 @@ class ResponseLossTrainer(TrainerHooks):
         loss = self.gold_nll(model, inputs)[0] if "labels" in inputs else None
         labels = inputs.get("labels")
         attention = inputs.get("attention_mask", torch.ones_like(inputs["input_ids"]))
-        contexts, responses = [], []
+        contexts: list[torch.Tensor] = []
+        responses: list[Any] = []  # each row's response tokens; None without labels
         for row in range(inputs["input_ids"].shape[0]):
             length = int(attention[row].sum())
             targets = (
@@ -548,7 +613,7 @@ class ResponseLossTrainer(TrainerHooks):
 
     # -- saving ----------------------------------------------------------------------------
 
-    def model_card(self, model_name: str):
+    def model_card(self, model_name: str | None) -> ModelCard:
         """The ``huggingface_hub.ModelCard`` of the trained model (subclasses fill it in)."""
         raise NotImplementedError
 
@@ -568,7 +633,8 @@ class ResponseLossTrainer(TrainerHooks):
             "seed": args.seed,
         }
 
-    def card(self, model_name: str | None = None, **sections):
+    def card(self, model_name: str | None = None, **sections: Any) -> ModelCard:
+        assert self.args.output_dir is not None  # TrainingArguments gives output_dir a default
         name = (
             model_name
             or (self.args.hub_model_id or "").split("/")[-1]
@@ -581,14 +647,20 @@ class ResponseLossTrainer(TrainerHooks):
             **sections,
         )
 
-    def create_model_card(self, model_name: str | None = None, **kwargs) -> None:
+    # Trainer's create_model_card takes its card fields positionally; this card is the method's own
+    def create_model_card(  # type: ignore[override]
+        self, model_name: str | None = None, **kwargs: Any
+    ) -> None:
         """Write the method's model card to ``output_dir/README.md``
         (``push_to_hub`` calls this)."""
         if self.is_world_process_zero():
+            assert self.args.output_dir is not None  # TrainingArguments gives it a default
             save_model_card(self.model_card(model_name), self.args.output_dir)
 
     def save_model(self, output_dir: str | None = None, _internal_call: bool = False) -> None:
         """``Trainer.save_model`` plus the model card (``README.md``) in the same folder."""
         super().save_model(output_dir, _internal_call=_internal_call)
         if self.args.should_save:
-            save_model_card(self.model_card(None), output_dir or self.args.output_dir)
+            folder = output_dir or self.args.output_dir
+            assert folder is not None  # TrainingArguments gives output_dir a default
+            save_model_card(self.model_card(None), folder)

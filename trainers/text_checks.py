@@ -10,13 +10,13 @@ or from a broken JSON escape. Arrow raises ``UnicodeEncodeError`` on it and a fa
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from dialeval.validation import SURROGATE_ADVICE, ArgumentError
 from dialeval.validation import lone_surrogate as surrogate_in_text
 
 
-def lone_surrogate(value) -> tuple[str, str] | None:
+def lone_surrogate(value: object) -> tuple[str, str] | None:
     """``(where inside value, what)`` for the first lone surrogate of a string, or of the strings of
     a list / dict (chat messages) nested in ``value``
     (``("[1]['content']", "a lone surrogate (U+D800) at character 3")``); None when there is none.
@@ -24,6 +24,7 @@ def lone_surrogate(value) -> tuple[str, str] | None:
     if isinstance(value, str):
         found = surrogate_in_text(value)
         return ("", found) if found else None
+    items: Iterable[tuple[object, object]]
     if isinstance(value, Mapping):
         items = value.items()
     elif isinstance(value, (list, tuple)):
@@ -31,9 +32,9 @@ def lone_surrogate(value) -> tuple[str, str] | None:
     else:
         return None
     for key, item in items:
-        found = lone_surrogate(item)
-        if found is not None:
-            return (f"[{key!r}]{found[0]}", found[1])
+        nested = lone_surrogate(item)
+        if nested is not None:
+            return (f"[{key!r}]{nested[0]}", nested[1])
     return None
 
 

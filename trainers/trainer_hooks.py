@@ -19,10 +19,15 @@ tests/root/test_host_adapters.py, which checks that each still exists.
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from transformers import Seq2SeqTrainer
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
+
+if TYPE_CHECKING:
+    import datasets
+    import torch
 
 #: Trainer's private methods overridden below (tests check that transformers still defines each).
 OVERRIDDEN_PRIVATE_METHODS = (
@@ -49,6 +54,7 @@ class TrainerHooks(Seq2SeqTrainer):
         """The columns ``remove_unused_columns`` keeps: ``forward()``'s arguments plus
         :attr:`extra_columns`."""
         self._set_signature_columns_if_needed()
+        assert self._signature_columns is not None  # set by the call above
         return list(self._signature_columns)
 
     def dropped_columns_seen(
@@ -56,11 +62,15 @@ class TrainerHooks(Seq2SeqTrainer):
     ) -> None:
         """Hook: ``remove_unused_columns`` is about to drop ``column_names`` not in ``kept``."""
 
-    def collator_for_kept_columns(self, collator, kept: list[str], description: str | None):
+    def collator_for_kept_columns(
+        self, collator: Callable[[list], dict[str, Any]], kept: list[str], description: str | None
+    ) -> Callable[[list], dict[str, Any]]:
         """Hook: the collator Trainer built for an iterable / torch dataset (default: unchanged)."""
         return collator
 
-    def window_target_count(self, batch_samples: list, device):
+    def window_target_count(
+        self, batch_samples: list, device: torch.device
+    ) -> torch.Tensor | int | None:
         """Hook: the accumulation window's target-token count (default: Trainer's own count)."""
         return Seq2SeqTrainer._get_num_items_in_batch(self, batch_samples, device)
 
@@ -85,25 +95,33 @@ class TrainerHooks(Seq2SeqTrainer):
 
     def _set_signature_columns_if_needed(self) -> None:
         super()._set_signature_columns_if_needed()
+        assert self._signature_columns is not None  # set by the call above
         for column in self.extra_columns:
             if column not in self._signature_columns:
                 self._signature_columns.append(column)
 
-    def _remove_unused_columns(self, dataset, description: str | None = None):
+    def _remove_unused_columns(
+        self, dataset: datasets.Dataset, description: str | None = None
+    ) -> datasets.Dataset:
         if self.args.remove_unused_columns:
             self.dropped_columns_seen(dataset.column_names, self.forward_columns(), description)
         return super()._remove_unused_columns(dataset, description)
 
-    def _get_collator_with_removed_columns(self, data_collator, description: str | None = None):
+    def _get_collator_with_removed_columns(
+        self, data_collator: Callable, description: str | None = None
+    ) -> Callable:
         collator = super()._get_collator_with_removed_columns(data_collator, description)
         if not self.args.remove_unused_columns:
             return collator
         return self.collator_for_kept_columns(collator, self.forward_columns(), description)
 
-    def _get_num_items_in_batch(self, batch_samples: list, device):
+    def _get_num_items_in_batch(
+        self, batch_samples: list, device: torch.device
+    ) -> torch.Tensor | int | None:
         return self.window_target_count(batch_samples, device)
 
-    def _save_checkpoint(self, model, trial) -> None:
+    # trial: an optuna trial or a dict of hyperparameters (Trainer's hyperparameter search), or None
+    def _save_checkpoint(self, model: torch.nn.Module, trial: Any) -> None:
         super()._save_checkpoint(model, trial)
         if self.args.should_save:
             folder = f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}"

@@ -14,6 +14,8 @@ alpha = 0 is plain maximum likelihood in the same setting (the papers' fair comp
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import torch
 
 from dialeval.trainers.chat_formats import with_format_note
@@ -26,6 +28,10 @@ from dialeval.trainers.response_loss_trainer import (
 )
 from dialeval.trainers.unlikelihood_config import UnlikelihoodConfig
 from dialeval.validation import ArgumentError
+
+if TYPE_CHECKING:
+    from huggingface_hub import ModelCard
+    from transformers import PreTrainedModel
 
 CITATION = """@inproceedings{li-etal-2020-dont,
   title = {Don't Say That! Making Inconsistent Dialogue Unlikely with Unlikelihood Training},
@@ -59,18 +65,25 @@ class UnlikelihoodTrainer(ResponseLossTrainer):
     required_batch_columns = (NEGATIVE_COLUMNS[0], NEGATIVE_COLUMNS[2])
     raw_text_columns = ("context", "response", "negative_response")
     train_label_columns = ("labels", NEGATIVE_COLUMNS[2])
+    args: UnlikelihoodConfig
 
-    def __init__(self, model=None, args=None, *positional, **kwargs):
+    def __init__(
+        self,
+        model: PreTrainedModel | None = None,
+        args: UnlikelihoodConfig | None = None,
+        *positional: Any,
+        **kwargs: Any,
+    ) -> None:
         if args is None:
             args = default_config(UnlikelihoodConfig)
         if not isinstance(args, UnlikelihoodConfig):
             raise ArgumentError("args", f"must be an UnlikelihoodConfig, got {type(args).__name__}")
         super().__init__(model, args, *positional, **kwargs)
 
-    def prepare_window(self, batch_samples: list, device) -> None:
+    def prepare_window(self, batch_samples: list, device: torch.device) -> None:
         """The window's negative-token count (over processes when
         ``average_tokens_across_devices``)."""
-        count = sum(
+        count: torch.Tensor | int = sum(
             (
                 count_target_tokens(batch[NEGATIVE_COLUMNS[2]], self.shift_labels)
                 for batch in batch_samples
@@ -81,7 +94,13 @@ class UnlikelihoodTrainer(ResponseLossTrainer):
         for batch in batch_samples:
             batch[NUM_NEGATIVE_ITEMS] = count
 
-    def negative_loss(self, logits, labels, negative: dict, window_count) -> torch.Tensor:
+    def negative_loss(
+        self,
+        logits: torch.Tensor,
+        labels: torch.Tensor,
+        negative: dict,
+        window_count: torch.Tensor | int | None,
+    ) -> torch.Tensor:
         divisor = self.divisor(window_count, labels)
         if self.args.negative_loss == "negative_training":
             weights = torch.full((logits.shape[0],), -1.0, device=logits.device)
@@ -92,7 +111,7 @@ class UnlikelihoodTrainer(ResponseLossTrainer):
             )
         return self.args.alpha * term
 
-    def model_card(self, model_name: str | None):
+    def model_card(self, model_name: str | None) -> ModelCard:
         args = self.args
         name = (
             "Negative Training"

@@ -42,7 +42,7 @@ class UnlikelihoodConfig(Seq2SeqTrainingArguments):
         },
     )
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         super().__post_init__()
         if (
             isinstance(self.alpha, bool)

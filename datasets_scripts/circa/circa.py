@@ -32,8 +32,9 @@ from __future__ import annotations
 
 import csv
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import datasets
 
@@ -139,7 +140,7 @@ def read_circa(path: str) -> list[dict]:
                 raise ValueError(
                     f"{where}: expected {len(COLUMNS)} tab-separated columns, got {len(row)}"
                 )
-            record = dict(zip(COLUMNS, (value.strip() for value in row)))
+            record: dict[str, Any] = dict(zip(COLUMNS, (value.strip() for value in row)))
             try:
                 record["id"] = int(record["id"])
             except ValueError:
@@ -207,7 +208,9 @@ class Circa(ReleaseBuilder):
             citation=_CITATION,
         )
 
-    def _split_generators(self, dl_manager):
+    def _split_generators(
+        self, dl_manager: datasets.DownloadManager
+    ) -> list[datasets.SplitGenerator]:
         config = self.config
         if config.source_path is not None:
             if not os.path.isfile(config.source_path):
@@ -224,7 +227,7 @@ class Circa(ReleaseBuilder):
             )
         return [datasets.SplitGenerator(name=datasets.Split.TRAIN, gen_kwargs={"path": path})]
 
-    def _generate_examples(self, path):
+    def _generate_examples(self, path: str) -> Iterator[tuple[int, dict[str, Any]]]:
         from dialeval.labels import answer_of_label
 
         column, names = LABEL_SETS[self.config.name]

@@ -43,11 +43,11 @@ import contextlib
 import io
 import re
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import zip_longest
 from pathlib import Path
-from typing import IO, Any, ClassVar
+from typing import IO, Any, ClassVar, cast
 
 import datasets
 
@@ -185,7 +185,12 @@ def parse_labels(line: str, role: str, where: str) -> list[int]:
     return labels
 
 
-def read_dialogues(dialog_lines, act_lines, emotion_lines, sources: dict[str, str]) -> list[dict]:
+def read_dialogues(
+    dialog_lines: Iterable[str],
+    act_lines: Iterable[str],
+    emotion_lines: Iterable[str],
+    sources: dict[str, str],
+) -> list[dict]:
     """The dialogues of one split from its three files' lines, checked line for line.
 
     ``sources``: role (dialog / act / emotion) -> the file's name in messages. Each dialogue:
@@ -293,16 +298,15 @@ def read_split_zip(data: bytes | IO[bytes], release_name: str, source: str) -> l
             sources = {role: f"{source}:{member}" for role, member in members.items()}
             with contextlib.ExitStack() as stack:
                 streams = {
-                    role: stack.enter_context(open_member(inner, member, sources[role]))
+                    # every member was found: a missing one was refused above
+                    role: stack.enter_context(open_member(inner, cast(str, member), sources[role]))
                     for role, member in members.items()
                 }
-                return read_dialogues(
-                    *(
-                        decoded_lines(_lines(streams[role]), sources[role])
-                        for role in ("dialog", "act", "emotion")
-                    ),
-                    sources,
+                dialog_lines, act_lines, emotion_lines = (
+                    decoded_lines(_lines(streams[role]), sources[role])
+                    for role in ("dialog", "act", "emotion")
                 )
+                return read_dialogues(dialog_lines, act_lines, emotion_lines, sources)
     except ARCHIVE_ERRORS as error:
         raise ValueError(_unreadable(source, error)) from None
 
@@ -361,11 +365,14 @@ def read_unzipped_split(path: Path, release_name: str) -> list[dict]:
         open_release_text(files["act"]) as act,
         open_release_text(files["emotion"]) as emotion,
     ):
+        dialog_lines, act_lines, emotion_lines = (
+            checked_lines(handle, str(files[role]))
+            for role, handle in (("dialog", dialog), ("act", act), ("emotion", emotion))
+        )
         return read_dialogues(
-            *(
-                checked_lines(handle, str(files[role]))
-                for role, handle in (("dialog", dialog), ("act", act), ("emotion", emotion))
-            ),
+            dialog_lines,
+            act_lines,
+            emotion_lines,
             {role: str(file) for role, file in files.items()},
         )
 
@@ -427,7 +434,9 @@ class DailyDialog(ReleaseBuilder):
             citation=_CITATION,
         )
 
-    def _split_generators(self, dl_manager):
+    def _split_generators(
+        self, dl_manager: datasets.DownloadManager
+    ) -> list[datasets.SplitGenerator]:
         config = self.config
         root = Path(config.data_dir).expanduser() if config.data_dir is not None else None
         if (
@@ -473,10 +482,13 @@ class DailyDialog(ReleaseBuilder):
             for split, name in SPLITS.items()
         ]
 
-    def _generate_examples(self, archive, unzipped, release_name):
+    def _generate_examples(
+        self, archive: str | None, unzipped: str | None, release_name: str
+    ) -> Iterator[tuple[str, dict[str, Any]]]:
         if archive is not None:
             dialogues = read_release_archive(archive, release_name)
         else:
+            assert unzipped is not None  # _split_generators gives the archive or the folder
             dialogues = read_unzipped_split(Path(unzipped), release_name)
         if self.config.parlai_normalization:
             for dialogue in dialogues:

@@ -29,8 +29,9 @@ naming the file and line, never a dropped record. (``datasets`` wraps it in a
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import datasets
 
@@ -99,11 +100,11 @@ class DailyDialogPlusPlusConfig(datasets.BuilderConfig):
     verify_checksums: bool = True
 
 
-def _is_list_of_strings(value) -> bool:
+def _is_list_of_strings(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
-def _validated(record, id_field: str, response_fields: tuple[str, ...], where: str) -> dict:
+def _validated(record: object, id_field: str, response_fields: tuple[str, ...], where: str) -> dict:
     if not isinstance(record, dict):
         raise ValueError(f"{where}: expected a JSON object, got {type(record).__name__}")
     expected = {id_field, "context", *response_fields}
@@ -191,7 +192,9 @@ class DailyDialogPlusPlus(ReleaseBuilder):
             citation=_CITATION,
         )
 
-    def _split_generators(self, dl_manager):
+    def _split_generators(
+        self, dl_manager: datasets.DownloadManager
+    ) -> list[datasets.SplitGenerator]:
         generators = []
         for split, file_name in SPLIT_FILES[self.config.name].items():
             path = resolve_source(
@@ -203,6 +206,6 @@ class DailyDialogPlusPlus(ReleaseBuilder):
             generators.append(datasets.SplitGenerator(name=split, gen_kwargs={"path": path}))
         return generators
 
-    def _generate_examples(self, path):
+    def _generate_examples(self, path: str) -> Iterator[tuple[int, dict[str, Any]]]:
         id_field, response_fields = RECORD_LAYOUTS[self.config.name]
         yield from enumerate(read_records(path, id_field, response_fields))

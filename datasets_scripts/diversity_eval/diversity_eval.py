@@ -34,7 +34,8 @@ folder holding the CSVs), which is checked the same way.
 from __future__ import annotations
 
 import csv
-from typing import ClassVar
+from collections.abc import Iterator
+from typing import Any, ClassVar
 
 import datasets
 
@@ -179,12 +180,12 @@ class DiversityEvalConfig(datasets.BuilderConfig):
 
     def __init__(
         self,
-        *args,
+        *args: Any,
         family: str = "con_test_200",
         task: str = "resp_gen",
         verify_checksums: bool = True,
-        **kwargs,
-    ):
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.family = family
         self.task = task
@@ -240,18 +241,20 @@ class DiversityEval(ReleaseBuilder):
             citation=_CITATION,
         )
 
-    def _split_generators(self, dl_manager):
+    def _split_generators(
+        self, dl_manager: datasets.DownloadManager
+    ) -> list[datasets.SplitGenerator]:
         source = source_file(self.config.family, self.config.task)
         path = resolve_source(
             source, dl_manager, self.config.data_dir, verify=self.config.verify_checksums
         )
         return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={"path": path})]
 
-    def _generate_examples(self, path):
+    def _generate_examples(self, path: str) -> Iterator[tuple[int, dict[str, Any]]]:
         # utf-8 explicitly: the released files broke Windows' default code page.
         with open_release_text(path, newline="") as handle:
             reader = csv.DictReader(checked_lines(handle, path))
-            columns = response_columns(reader.fieldnames or [], path)
+            columns = response_columns(list(reader.fieldnames or []), path)
             for index, row in enumerate(reader):
                 where = f"{path}, record {index}"
                 parameter = _optional_float(row, "label_value", where)

@@ -43,9 +43,10 @@ from __future__ import annotations
 import hashlib
 import tarfile
 import zlib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import datasets
 
@@ -133,7 +134,7 @@ def _int(value: str, column: str, where: str) -> int:
         raise ValueError(f"{where}: `{column}` must be an integer, got {value!r}") from None
 
 
-def read_conversations(lines, source: str) -> list[dict]:
+def read_conversations(lines: Iterable[str], source: str) -> list[dict]:
     """Conversations of one split file (lines of text, header first), in order of first appearance.
 
     Each: ``conv_id``, ``emotion`` (the release's ``context`` column), ``prompt`` (the
@@ -296,7 +297,9 @@ class EmpatheticDialogues(ReleaseBuilder):
             citation=_CITATION,
         )
 
-    def _split_generators(self, dl_manager):
+    def _split_generators(
+        self, dl_manager: datasets.DownloadManager
+    ) -> list[datasets.SplitGenerator]:
         config = self.config
         root = Path(config.data_dir).expanduser() if config.data_dir is not None else None
         if root is not None and not any(
@@ -342,22 +345,29 @@ class EmpatheticDialogues(ReleaseBuilder):
             for split, name in SPLIT_FILES.items()
         ]
 
-    def _conversations(self, archive, csv_path, member) -> list[dict]:
+    def _conversations(
+        self, archive: str | None, csv_path: str | None, member: str | None
+    ) -> list[dict]:
         if archive is None:
+            assert csv_path is not None  # _split_generators gives the archive or the CSV
             with open_release_text(csv_path) as handle:
                 return read_conversations(checked_lines(handle, csv_path), csv_path)
         with open_archive(archive) as tar:
-            handle = tar.extractfile(member)
+            assert member is not None  # _split_generators names the archive's member
+            member_file = tar.extractfile(member)
+            assert member_file is not None  # check_archive found the member as a regular file
             try:
                 return read_conversations(
-                    decoded_lines(handle, f"{archive}:{member}"), f"{archive}:{member}"
+                    decoded_lines(member_file, f"{archive}:{member}"), f"{archive}:{member}"
                 )
             except ARCHIVE_ERRORS as error:
                 raise ValueError(
                     unreadable_archive(archive, error, f"while reading {member}")
                 ) from None
 
-    def _generate_examples(self, archive, csv_path, member):
+    def _generate_examples(
+        self, archive: str | None, csv_path: str | None, member: str | None
+    ) -> Iterator[tuple[str, dict[str, Any]]]:
         for conversation in self._conversations(archive, csv_path, member):
             utterances = conversation["utterances"]
             common = {

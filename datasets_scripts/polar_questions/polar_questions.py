@@ -51,14 +51,17 @@ from __future__ import annotations
 import json
 import os
 import random
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar, cast
 
 import datasets
 
 from dialeval.datasets_scripts._sources import ReleaseBuilder, SourceFile, resolve_source, sha256_of
 from dialeval.datasets_scripts._text_files import checked_lines, open_release_text
 from dialeval.datasets_scripts.polar_questions.rewriting import (
+    TaggedToken,
+    Tagger,
     Unrewritable,
     answer_sentence,
     history_utterance,
@@ -126,7 +129,7 @@ def multinli_source(split: str) -> SourceFile:
     return SourceFile(name, MULTINLI_URL, (name, f"multinli_1.0/{name}"), ())
 
 
-def _extracted_member(archive: str, dl_manager, name: str) -> str:
+def _extracted_member(archive: str, dl_manager: datasets.DownloadManager, name: str) -> str:
     path = os.path.join(dl_manager.extract(archive), "multinli_1.0", name)
     if not os.path.isfile(path):
         raise ValueError(
@@ -149,7 +152,7 @@ class PolarQuestionsConfig(datasets.BuilderConfig):
     mnli_split: str = "train"
     source_path: str | None = None
     sha256: str | None = None
-    tagger: object = None
+    tagger: Tagger | None = None
     verify_checksums: bool = True
 
 
@@ -180,7 +183,7 @@ def read_multinli(path: str) -> list[dict]:
     return records
 
 
-def _check_count(value, name: str) -> None:
+def _check_count(value: object, name: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ArgumentError(name, f"must be a positive int, got {value!r}")
 
@@ -188,20 +191,21 @@ def _check_count(value, name: str) -> None:
 class _CachedTagger:
     """Tags each distinct sentence once (a hypothesis is rewritten in up to two forms)."""
 
-    def __init__(self, tagger):
-        self.tagger, self.cache = tagger, {}
+    def __init__(self, tagger: Tagger) -> None:
+        self.tagger: Tagger = tagger
+        self.cache: dict[str, list[TaggedToken]] = {}
 
-    def __call__(self, text: str):
+    def __call__(self, text: str) -> list[TaggedToken]:
         if text not in self.cache:
             self.cache[text] = self.tagger(text)
         return self.cache[text]
 
 
-def _premise_ok(record: dict, tag) -> bool:
+def _premise_ok(record: dict, tag: Tagger) -> bool:
     return premise_skip_reason(tag(record["sentence1"])) is None
 
 
-def _test_input(record: dict, tag, negative: bool) -> dict | None:
+def _test_input(record: dict, tag: Tagger, negative: bool) -> dict | None:
     if not _premise_ok(record, tag):
         return None
     try:
@@ -222,7 +226,7 @@ def _test_input(record: dict, tag, negative: bool) -> dict | None:
 
 
 def _select_test_inputs(
-    records: list[dict], tag, label: str, negative: bool, num_inputs: int
+    records: list[dict], tag: Tagger, label: str, negative: bool, num_inputs: int
 ) -> list[dict]:
     selected = []
     for record in records:
@@ -240,7 +244,7 @@ def _select_test_inputs(
 
 
 def _unlikelihood_samples(
-    prompt_id: str, entailment: dict, contradiction: dict, tag
+    prompt_id: str, entailment: dict, contradiction: dict, tag: Tagger
 ) -> list[dict] | None:
     """Table 7: four questions from one premise with an entailing and a contradicting hypothesis."""
     try:
@@ -280,10 +284,14 @@ def _premise_key(record: dict) -> str:
 
 
 def _authors_selection(
-    pool: list[dict], tag, num_inputs: int, num_unlikelihood_premises: int, configs
+    pool: list[dict],
+    tag: Tagger,
+    num_inputs: int,
+    num_unlikelihood_premises: int,
+    configs: Collection[str],
 ) -> dict:
     """The released notebook's selection, in file order (module docstring)."""
-    kept = {ENTAILMENT: [], CONTRADICTION: []}
+    kept: dict[str, list[tuple[dict, dict, dict]]] = {ENTAILMENT: [], CONTRADICTION: []}
     for record in pool:
         # Both labels go through the negative transformation in the notebook, so both forms must
         # exist.
@@ -293,7 +301,7 @@ def _authors_selection(
         )
         if positive is not None and negative is not None:
             kept[record["gold_label"]].append((record, positive, negative))
-    contradictions = {}
+    contradictions: dict[str, tuple[dict, dict, dict]] = {}
     for item in kept[CONTRADICTION]:
         contradictions.setdefault(_premise_key(item[0]), item)
     paired, paired_keys = [], set()
@@ -302,7 +310,7 @@ def _authors_selection(
         if key in contradictions and key not in paired_keys:
             paired.append((item, contradictions[key]))
             paired_keys.add(key)
-    result = {}
+    result: dict[str, Any] = {}
     for config, label, form in (("entq", ENTAILMENT, 1), ("cntq", CONTRADICTION, 2)):
         if config not in configs:
             continue
@@ -324,8 +332,12 @@ def _authors_selection(
             )
         premises = []
         for (entailment, _, _), (contradiction, _, _) in paired[:num_unlikelihood_premises]:
+            # never None: both hypotheses were rewritten in both forms when they were kept
             premises.append(
-                _unlikelihood_samples(entailment["promptID"], entailment, contradiction, tag)
+                cast(
+                    "list[dict]",
+                    _unlikelihood_samples(entailment["promptID"], entailment, contradiction, tag),
+                )
             )
         num_validation = round(num_unlikelihood_premises * VALIDATION_FRACTION)
         train_premises = num_unlikelihood_premises - num_validation
@@ -337,12 +349,12 @@ def _authors_selection(
 
 
 def build_polar_question_sets(
-    records,
-    tagger,
+    records: Iterable[dict],
+    tagger: Tagger | None,
     num_inputs: int = 2000,
     num_unlikelihood_premises: int = 2000,
     seed: int = 0,
-    configs=("entq", "cntq", "unlikelihood"),
+    configs: Collection[str] = ("entq", "cntq", "unlikelihood"),
     selection: str = "authors",
 ) -> dict:
     """The records of each requested config (see the module docstring for ``selection``)."""
@@ -364,7 +376,7 @@ def build_polar_question_sets(
     if selection == "authors":
         return _authors_selection(pool, tag, num_inputs, num_unlikelihood_premises, set(configs))
     random.Random(seed).shuffle(pool)
-    result = {}
+    result: dict[str, Any] = {}
     # The unlikelihood premises must avoid the ENTQ/CNTQ ones, so those are selected first.
     if {"entq", "unlikelihood"} & set(configs):
         result["entq"] = _select_test_inputs(pool, tag, ENTAILMENT, False, num_inputs)
@@ -448,6 +460,7 @@ class PolarQuestions(ReleaseBuilder):
 
     def _info(self) -> datasets.DatasetInfo:
         string = datasets.Value("string")
+        fields: tuple[str, ...]
         if self.config.name == "unlikelihood":
             fields = (
                 "id",
@@ -477,7 +490,7 @@ class PolarQuestions(ReleaseBuilder):
             citation=_CITATION,
         )
 
-    def _source_path(self, dl_manager) -> str:
+    def _source_path(self, dl_manager: datasets.DownloadManager) -> str:
         config = self.config
         if config.mnli_split not in MNLI_SPLITS:
             raise ArgumentError(
@@ -511,7 +524,9 @@ class PolarQuestions(ReleaseBuilder):
             )
         return path
 
-    def _split_generators(self, dl_manager):
+    def _split_generators(
+        self, dl_manager: datasets.DownloadManager
+    ) -> list[datasets.SplitGenerator]:
         path = self._source_path(dl_manager)
         sets = build_polar_question_sets(
             read_multinli(path),
@@ -533,5 +548,5 @@ class PolarQuestions(ReleaseBuilder):
             ]
         return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={"items": sets})]
 
-    def _generate_examples(self, items):
+    def _generate_examples(self, items: list[dict]) -> Iterator[tuple[int, dict]]:
         yield from enumerate(items)

@@ -34,7 +34,9 @@ labels is a :class:`MissingDependencyLabels` error.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any, TypeAlias
 
 from dialeval.hub import ModelNotAvailableError
 from dialeval.validation import ArgumentError
@@ -142,14 +144,18 @@ class TaggedToken:
     dep: str = ""
 
 
+#: A POS tagger: text -> its tagged tokens (:class:`SpacyTagger`, or any callable alike).
+Tagger: TypeAlias = Callable[[str], list[TaggedToken]]
+
+
 class SpacyTagger:
     """spaCy POS tagger (the paper's ``en_core_web_sm``, App. A); loaded on first use."""
 
-    def __init__(self, model: str = "en_core_web_sm"):
+    def __init__(self, model: str = "en_core_web_sm") -> None:
         self.model = model
-        self._nlp = None
+        self._nlp: Any = None  # a spaCy Language once loaded (spaCy ships no types)
 
-    def _load(self):
+    def _load(self) -> Any:
         try:
             import spacy
         except ImportError:
@@ -179,7 +185,7 @@ class SpacyTagger:
         return f"SpacyTagger({self.model!r})"
 
 
-def load_tagger(tagger=None):
+def load_tagger(tagger: Tagger | None = None) -> Tagger:
     """``None`` -> :class:`SpacyTagger`; a callable -> itself."""
     if tagger is None:
         return SpacyTagger()
@@ -347,6 +353,7 @@ def polar_question(tokens: list[TaggedToken], negative: bool = False) -> str:
         raise Unrewritable(reason, text)
     tokens = _decapitalize_first(_strip_final_punctuation(_words(tokens)))
     index = _first_verb(tokens)
+    assert index is not None  # skip_reason refused a hypothesis without a finite verb
     verb = tokens[index]
     lemma = verb.lemma.lower()
     word = verb.text.lower()

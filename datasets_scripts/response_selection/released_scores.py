@@ -13,9 +13,14 @@ crowd workers on 1 to 5, with 0 for an ungrammatical utterance (§3.1). Two chec
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from dialeval.validation import ArgumentError
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 CANDIDATES_PER_QUESTION = 4
 RATERS_PER_CANDIDATE = 5
@@ -26,7 +31,7 @@ RULE_MIN_RATERS = 3
 APPROPRIATE_ABOVE = 3
 
 
-def scores_array(scores) -> np.ndarray:
+def scores_array(scores: ArrayLike) -> np.ndarray:
     """``scores`` as an int array ``(questions, 4, 5)``; ``ValueError`` if it has another shape or
     values outside 0-5."""
     try:
@@ -50,7 +55,7 @@ def scores_array(scores) -> np.ndarray:
     return array.astype(np.int64)
 
 
-def fleiss_kappa_of_scores(scores, classes: str = "six") -> float:
+def fleiss_kappa_of_scores(scores: ArrayLike, classes: str = "six") -> float:
     """Fleiss' kappa of the crowd scores over every candidate (paper Table 1).
 
     ``classes="six"``: the scores 0-5 as categories (Table 1: 0.22); ``"two"``: score > 3 vs
@@ -68,7 +73,7 @@ def fleiss_kappa_of_scores(scores, classes: str = "six") -> float:
     return float(fleiss_kappa(table, method="fleiss"))
 
 
-def filtering_violations(scores) -> list[str]:
+def filtering_violations(scores: ArrayLike) -> list[str]:
     """Every breach of §3.1's filtering rules, one message per candidate; empty when all hold."""
     array = scores_array(scores)
     violations = []

@@ -49,9 +49,10 @@ import io
 import json
 import logging
 import zipfile
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar, TextIO
 
 import datasets
 import numpy as np
@@ -237,14 +238,14 @@ def read_scores(path: str) -> list[list[list[int]]]:
 # --------------------------------------------------------------------------------------------
 
 
-def _open_text(path: str):
+def _open_text(path: str) -> TextIO:
     """A text stream over a plain, gzip or DailyDialog zip file, with the line ends of Python's text
     mode."""
     with open(path, "rb") as probe:
         magic = probe.read(4)
     # surrogateescape: an undecodable byte cannot shift the line count; kept lines are checked
     # below.
-    options = {"encoding": "utf-8", "errors": "surrogateescape", "newline": None}
+    options: dict[str, Any] = {"encoding": "utf-8", "errors": "surrogateescape", "newline": None}
     if magic[:2] == b"\x1f\x8b":
         return gzip.open(path, "rt", **options)
     if magic == b"PK\x03\x04":
@@ -301,7 +302,10 @@ def dialogue_utterances(line: str) -> list[str]:
 
 
 def build_questions(
-    dialogue_indices, candidate_indices, dialogues: dict[int, str], subtitles: dict[int, str]
+    dialogue_indices: Sequence[int],
+    candidate_indices: Sequence[Sequence[int]],
+    dialogues: dict[int, str],
+    subtitles: dict[int, str],
 ) -> list[dict]:
     """Question rows (no scores) from the index lists and the looked-up corpus lines (§3.2)."""
     if len(dialogue_indices) != len(candidate_indices):
@@ -322,7 +326,7 @@ def build_questions(
         texts = [subtitles[line].strip() for line in lines]
         ground_truth = texts[0] if reused else utterances[CONTEXT_TURNS]
         candidates = [ground_truth, *texts[1:]] if reused else [ground_truth, *texts]
-        row = {
+        row: dict[str, Any] = {
             "question_id": question_id,
             "dialogue_line": dialogue_line,
             "context": utterances[:CONTEXT_TURNS],
@@ -461,7 +465,7 @@ class ResponseSelection(ReleaseBuilder):
             raise ArgumentError(attribute, f"{path!r} is not a file")
         return str(Path(path).expanduser())
 
-    def _dailydialog_path(self, dl_manager) -> str:
+    def _dailydialog_path(self, dl_manager: datasets.DownloadManager) -> str:
         verify = self.config.verify_checksums
         path = self._explicit("dailydialog_file")
         if path is None and self.config.data_dir is not None:
@@ -492,7 +496,7 @@ class ResponseSelection(ReleaseBuilder):
                     )
         return path
 
-    def _opensubtitles_path(self, dl_manager) -> str:
+    def _opensubtitles_path(self, dl_manager: datasets.DownloadManager) -> str:
         path = self._explicit("opensubtitles_file") or resolve_source(
             OPENSUBTITLES, dl_manager, self.config.data_dir, verify=False
         )
@@ -503,7 +507,9 @@ class ResponseSelection(ReleaseBuilder):
             )
         return path
 
-    def _split_generators(self, dl_manager):
+    def _split_generators(
+        self, dl_manager: datasets.DownloadManager
+    ) -> list[datasets.SplitGenerator]:
         if self.config.name == "random":
             seed, trials = self.config.seed, self.config.num_trials
             if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
@@ -540,7 +546,7 @@ class ResponseSelection(ReleaseBuilder):
             dialogue_indices, candidate_indices, dialogues, subtitles
         ), num_subtitle_lines
 
-    def _generate_examples(self, paths):
+    def _generate_examples(self, paths: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
         if self.config.name == "default":
             questions, _ = self._questions(paths, count_subtitles=False)
             scores = read_scores(paths["scores"])
@@ -554,7 +560,7 @@ class ResponseSelection(ReleaseBuilder):
             return
         yield from self._random_examples(paths)
 
-    def _random_examples(self, paths):
+    def _random_examples(self, paths: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
         repository_path = paths["repository"] or paths["opensubtitles"]
         # One pass over OpenSubtitles both finds the reused ground truths and, when it is the
         # repository, counts its lines; a separate repository is counted on its own.

@@ -17,8 +17,17 @@ variant. The algorithm lives in ``dialeval.generation.dtg``, this contract in
 this recipe never calls itself.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from dialeval.generation.dtg_outputs import dtg_generate
 
+if TYPE_CHECKING:
+    import torch
 
-def generate(model, **kwargs):
+    from dialeval.generation.dtg_outputs import DTGDecoderOnlyOutput, DTGEncoderDecoderOutput
+
+
+def generate(
+    model: Any, **kwargs: Any
+) -> "torch.Tensor | DTGDecoderOnlyOutput | DTGEncoderDecoderOutput":
     return dtg_generate(model, **kwargs)
