@@ -45,6 +45,7 @@ from dialeval.hub import max_input_length
 from dialeval.validation import ArgumentError, check_flag, check_int
 
 if TYPE_CHECKING:
+    from dialeval.metrics.nbest_contradiction.yes_no import YesNoClassifier
     from dialeval.type_aliases import Tokenizer
 
 #: Nucleus sampling as in the paper's NS (ParlAI's default topp = 0.9); top_k=0: only the nucleus
@@ -364,7 +365,7 @@ def beam_size_sweep(
     tokenizer: Tokenizer,
     inputs: Sequence[str],
     references: Sequence[str],
-    classifier: object,
+    classifier: str | YesNoClassifier,
     beam_sizes: Sequence[int] = (5, 10, 20, 40),
     input_types: Sequence[str] | None = None,
     questions: Sequence[str] | None = None,

@@ -57,7 +57,7 @@ import os
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -76,6 +76,7 @@ from dialeval.validation import ArgumentError, check_int, check_response_sets
 
 if TYPE_CHECKING:
     import torch
+    from transformers import PretrainedConfig
 
     from dialeval.type_aliases import DeviceLike, Progress, StrPath, Tokenizer
 
@@ -126,7 +127,7 @@ def _load(model_path: str, device: str, dtype: str) -> tuple[Tokenizer, torch.nn
     """``(tokenizer, encoder)`` from :func:`dialeval.hub.load_model`; an encoder-decoder model
     contributes its encoder, as ``bert_score.utils.get_model`` does."""
     loaded = load_model(model_path, "encoder", device=device, dtype=dtype)
-    model = loaded.model
+    model: torch.nn.Module = loaded.model
     if hasattr(model, "encoder") and hasattr(model, "decoder"):
         model = model.encoder
     return loaded.tokenizer, model
@@ -171,7 +172,9 @@ def _truncated_encoder(
     copied = {id(model), id(model.encoder)}
     parts = itertools.chain(model.modules(), model.parameters(), model.buffers())
     view = copy.deepcopy(model, {id(part): part for part in parts if id(part) not in copied})
-    view.encoder.layer = torch.nn.ModuleList(list(view.encoder.layer)[:num_layers])
+    # a Module attribute reads as Tensor | Module to mypy; the encoder of a BERT-like model
+    encoder = cast("Any", view.encoder)
+    encoder.layer = torch.nn.ModuleList(list(encoder.layer)[:num_layers])
     return view
 
 
@@ -292,7 +295,9 @@ def _resolve_num_layers(model: str, num_layers: int | None, available: int | Non
                 "must be given: the model's number of layers could not be read from its config",
             )
         return available
-    num_layers = check_num_layers(num_layers)
+    checked = check_num_layers(num_layers)
+    assert checked is not None  # None was handled above
+    num_layers = checked
     if available is not None and num_layers > available:
         raise ArgumentError(
             "num_layers",
@@ -470,7 +475,7 @@ def compute_bertscore_matrices(
         dict.fromkeys(text.strip() for response_set in response_sets for text in response_set)
     )
     position = {text: k for k, text in enumerate(unique)}
-    max_length = max_input_length(encoder.config, tokenizer) or 10**9
+    max_length = max_input_length(cast("PretrainedConfig", encoder.config), tokenizer) or 10**9
     ids, num_truncated = _encode(tokenizer, unique, max_length)
     if num_truncated:
         warnings.warn(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from dialeval.metrics.engines.job_steps import (
     JobData,
@@ -80,7 +81,7 @@ def _diversity(kind: str, **extra: Callable[[Settings], object]) -> Callable[...
     def run(data: JobData, model: str, options: Settings, progress: Progress) -> StepOutcome:
         from dialeval.metrics.similarity_diversity import similarity_diversity
 
-        own = {name: getter(options) for name, getter in extra.items()}
+        own: dict[str, Any] = {name: getter(options) for name, getter in extra.items()}
         # The engines report their own work (sentences encoded, pairs scored) to the step's bar.
         result = similarity_diversity(
             data.response_sets(),
