@@ -28,13 +28,13 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 def _meta_eval(args: argparse.Namespace) -> int:
     # a command's modules load when it runs: --version and --help import no model stack
-    from dialeval.cli.commands import MetaEvalCommand
     from dialeval.cli.meta_eval_job import (
         MetaEvalOptions,
         format_report,
         report_as_dict,
         run_meta_eval,
     )
+    from dialeval.cli.metric_commands import MetaEvalCommand
     from dialeval.cli.plots import PLOT_PATTERNS
     from dialeval.cli.safe_output import (
         PlannedOutput,
@@ -75,7 +75,7 @@ def _meta_eval(args: argparse.Namespace) -> int:
 
 def _push_metrics(args: argparse.Namespace) -> int:
     # a command's modules load when it runs: --version and --help import no model stack
-    from dialeval.cli.commands import PushMetricsCommand
+    from dialeval.cli.metric_commands import PushMetricsCommand
     from dialeval.cli.push_metrics import planned_folders, run
     from dialeval.cli.safe_output import check_outputs
 
@@ -234,8 +234,8 @@ def _evaluate_options() -> tuple[type, ...]:
 
 
 def _meta_eval_options() -> tuple[type, ...]:
-    from dialeval.cli.commands import MetaEvalCommand
     from dialeval.cli.meta_eval_job import MetaEvalOptions
+    from dialeval.cli.metric_commands import MetaEvalCommand
 
     return (MetaEvalCommand, MetaEvalOptions)
 
@@ -247,7 +247,7 @@ def _export_dataset_options() -> tuple[type, ...]:
 
 
 def _push_metrics_options() -> tuple[type, ...]:
-    from dialeval.cli.commands import PushMetricsCommand
+    from dialeval.cli.metric_commands import PushMetricsCommand
 
     return (PushMetricsCommand,)
 
