@@ -15,8 +15,12 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dialeval.validation import ArgumentError, check_flag, check_path
+
+if TYPE_CHECKING:
+    from datasets import DownloadManager
 
 
 class SourceNotAvailableError(OSError):
@@ -52,7 +56,7 @@ def _find_local(source: SourceFile, data_dir: str) -> Path | None:
 
 
 def resolve_source(
-    source: SourceFile, dl_manager, data_dir: str | None, verify: bool = True
+    source: SourceFile, dl_manager: DownloadManager, data_dir: str | None, verify: bool = True
 ) -> str:
     """The local path of ``source``: found under ``data_dir`` if given, else downloaded and
     cached."""

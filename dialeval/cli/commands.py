@@ -143,7 +143,7 @@ class EvaluateCommand:
     )
     overwrite: bool = overwrite_field()
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_decimals(self.decimals)  # before the job runs, not when its tables are written
         if self.context_column == self.responses_column:
             # One key cannot be both: each set's responses would be read as its context too.

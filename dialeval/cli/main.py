@@ -339,8 +339,6 @@ def _command_named(argv: Sequence[str]) -> set[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from dialeval.cli.safe_output import Interrupted, stop_signals_raise
-
     # Before any model runs (oneMKL reads it once): a batch gives the same bits in every process.
     request_reproducible_math()
     arguments = sys.argv[1:] if argv is None else list(argv)
@@ -350,6 +348,9 @@ def main(argv: list[str] | None = None) -> int:
         unknown
     ):  # argparse reports them with the top-level usage; the command's own usage lists its flags
         command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    # imported once a command runs: --version and --help have exited above
+    from dialeval.cli.safe_output import Interrupted, stop_signals_raise
+
     try:
         # The line is printed while the stop handlers are still in place: a second signal meanwhile
         # is absorbed, and the process exits with 128 + signal, not by the signal.
