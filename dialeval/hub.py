@@ -17,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, TypeVar, overload
 
+from dialeval.distributed import process_state
 from dialeval.type_aliases import DeviceLike, StrPath, Tokenizer
 from dialeval.validation import ArgumentError, check_flag
 
@@ -140,8 +141,6 @@ def resolve_device(device: DeviceLike = None) -> torch.device:
     import torch
 
     if device is None:
-        from dialeval.distributed import process_state
-
         return process_state().device
     if isinstance(device, bool) or not isinstance(device, (str, int, torch.device)):
         # torch.device decodes bytes (a UnicodeDecodeError for b"\x80") and reads True as index 1

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 
 import torch
 
+from dialeval.distributed import process_state
 from dialeval.generation.dtg import DTGResult, build_objective, diversity_threshold_generate
 from dialeval.validation import ArgumentError, check_int
 
@@ -45,8 +46,6 @@ def run_dtg(
         The results of every batch from ``start_batch`` on, in context order, on every process.
     """
     from accelerate.utils import gather_object
-
-    from dialeval.distributed import process_state
 
     if isinstance(contexts, str) or not all(isinstance(context, str) for context in contexts):
         raise ArgumentError("contexts", "must be a sequence of strings")

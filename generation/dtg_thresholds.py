@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from dialeval.hub import EMBEDDED_SENTENCE_MODEL
+from dialeval.hub import EMBEDDED_SENTENCE_MODEL, _embedded_minilm_path
 from dialeval.validation import ArgumentError
 
 #: §6.2's percentile of the human sets' diversities.
@@ -99,7 +99,6 @@ def _hub_id_of(model) -> str | None:
     text = os.fspath(model)
     if text in SENT_BERT_THRESHOLDS:
         return text
-    from dialeval.hub import _embedded_minilm_path
 
     path = Path(text)
     embedded = _embedded_minilm_path()

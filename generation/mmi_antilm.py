@@ -33,6 +33,7 @@ import math
 import torch
 from transformers import LogitsProcessor
 
+from dialeval.hub import load_model
 from dialeval.validation import ArgumentError
 
 CITATION = """@inproceedings{li-etal-2016-diversity,
@@ -46,8 +47,6 @@ CITATION = """@inproceedings{li-etal-2016-diversity,
 
 def _load_language_model(language_model, device):
     if isinstance(language_model, str):
-        from dialeval.hub import load_model
-
         return load_model(language_model, "language_model", device=device).model
     if not isinstance(language_model, torch.nn.Module) or not callable(language_model):
         raise ArgumentError(

@@ -21,6 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dialeval.generation.dtg_thresholds import PAPER_SENT_BERT_MODEL, sent_bert_threshold
+from dialeval.metrics.engines import embedders
+from dialeval.metrics.lexical_diversity.set_level import averaged_distinct_n
 from dialeval.metrics.nli_diversity.nli import (
     CONTRADICTION,
     DEFAULT_NLI_MODEL,
@@ -28,7 +31,7 @@ from dialeval.metrics.nli_diversity.nli import (
     NLIScorer,
     ordered_pairs,
 )
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, check_int
 
 
 @dataclass
@@ -181,9 +184,6 @@ class SentBertDiversity:
     paper_threshold = -0.179
 
     def __init__(self, model=None, device=None, dtype: str | None = None, batch_size: int = 64):
-        from dialeval.metrics.engines import embedders
-        from dialeval.validation import check_int
-
         self.batch_size = check_int(batch_size, "batch_size")
         if model is None or isinstance(model, (str, os.PathLike)):  # a str has .encode() too
             self.encoder = embedders.load_sentence_model(
@@ -269,8 +269,6 @@ class SentBertDiversity:
 
 def _sent_bert_default_threshold(model) -> tuple[float, str | None]:
     """The threshold calibrated for ``model``'s embedder, or the paper's and why it may not fit."""
-    from dialeval.generation.dtg_thresholds import PAPER_SENT_BERT_MODEL, sent_bert_threshold
-
     calibrated = sent_bert_threshold(model)
     if calibrated is not None:
         return calibrated.threshold, None
@@ -297,8 +295,6 @@ class DistinctN:
         self.pair_evaluations = 0
 
     def _score(self, responses: list[str]) -> float:
-        from dialeval.metrics.lexical_diversity.set_level import averaged_distinct_n
-
         return float(averaged_distinct_n(responses, max_n=self.max_n, allow_empty=True))
 
     def start(self, responses: list[str]) -> SetState:

@@ -21,6 +21,7 @@ import warnings
 
 import numpy as np
 
+from dialeval.metrics.similarity_diversity import bertscore_similarity_matrices
 from dialeval.text import casual_tokenize
 from dialeval.validation import ArgumentError
 
@@ -77,8 +78,6 @@ def bertscore_against_references(
     All collections (e.g. ``{"start": initial sets, "end": final sets}``) are scored in one model
     pass per context: the context's responses of every collection and its references form one set.
     """
-    from dialeval.metrics.similarity_diversity import bertscore_similarity_matrices
-
     names = list(response_sets_by_name)
     for name in names:
         _check(response_sets_by_name[name], references)

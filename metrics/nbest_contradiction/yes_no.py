@@ -25,6 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from dialeval.labels import AMBIGUOUS, NO, YES, answer_of_label
+from dialeval.metrics.engines.pair_scorer import PairScoringStats, load_pair_classifier, score_pairs
 from dialeval.validation import ArgumentError, arguments_named, check_int, check_unicode_text
 
 #: First words that make a response a direct "yes" / "no" for the prefix rule.
@@ -85,8 +86,6 @@ class ModelYesNoClassifier:
     def __init__(
         self, model, device=None, dtype=None, batch_size: int = 32, label_map: dict | None = None
     ):
-        from dialeval.metrics.engines.pair_scorer import load_pair_classifier
-
         check_int(batch_size, "batch_size")
         self.classifier = load_pair_classifier(model, device=device, dtype=dtype)
         self.batch_size = batch_size
@@ -115,8 +114,6 @@ class ModelYesNoClassifier:
 
     def probabilities(self, responses, questions=None) -> np.ndarray:
         """Softmax over the model's labels, one row per response."""
-        from dialeval.metrics.engines.pair_scorer import PairScoringStats, score_pairs
-
         responses = _check_texts(responses, "responses")
         if self.needs_questions:
             if questions is None:

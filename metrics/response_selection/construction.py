@@ -39,6 +39,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from dialeval.metrics.engines.embedders import load_embedder
 from dialeval.validation import ArgumentError, check_int
 
 #: §3.2: "We retrieve 10 utterances (per question) from the repository".
@@ -166,8 +167,6 @@ class EmbeddingRetriever:
     name = "embedding"
 
     def __init__(self, repository: Sequence[str], embedder=None, batch_size: int = 256):
-        from dialeval.metrics.engines.embedders import load_embedder
-
         self.repository = _check_texts(repository, "repository")
         if not self.repository:
             raise ArgumentError("repository", "is empty")

@@ -27,6 +27,12 @@ import numpy as np
 
 from dialeval.atomic_files import write_atomically
 from dialeval.distributed import computed_on_main
+from dialeval.metrics.engines.embedders import (
+    RUNTIME_OPTIONS,
+    embedder_from_identity,
+    load_embedder,
+)
+from dialeval.metrics.sem_ent.saved_clusters import read_config, read_tensors
 from dialeval.validation import (
     ArgumentError,
     ArgumentProblem,
@@ -206,8 +212,6 @@ class SemanticClusters:
                 f"has {distinct} distinct texts, fewer than `num_clusters`={num_clusters}",
             )
         if embedder is None:
-            from dialeval.metrics.engines.embedders import load_embedder
-
             embedder = load_embedder()
         else:
             _check_embedder(embedder)
@@ -333,8 +337,6 @@ class SemanticClusters:
         """Clusters saved by :meth:`save`. ``embedder`` must match the recorded identity exactly;
         without one, the recorded embedder is rebuilt (``embedder_options``: device, batch_size,
         ...)."""
-        from dialeval.metrics.sem_ent.saved_clusters import read_config, read_tensors
-
         if not isinstance(directory, (str, Path)):
             raise ArgumentTypeError(
                 "directory",
@@ -369,8 +371,6 @@ class SemanticClusters:
             )
         recorded = config["embedder"]
         if embedder is None:
-            from dialeval.metrics.engines.embedders import RUNTIME_OPTIONS, embedder_from_identity
-
             try:
                 embedder = embedder_from_identity(recorded, **embedder_options)
             except ArgumentProblem as error:
