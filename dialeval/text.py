@@ -173,6 +173,7 @@ def _dictionary_encode(tokens: list[str]) -> tuple[list[str], np.ndarray]:
     DailyDialog++ (measured, RESULTS.md). Fast-path tokens only: they are valid UTF-8 (no lone
     surrogates), which Arrow requires.
     """
+    # pyarrow: deferred to the one path that needs it
     import pyarrow as pa
 
     encoded = pa.array(tokens, type=pa.large_string()).dictionary_encode()

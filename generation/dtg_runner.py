@@ -45,6 +45,7 @@ def run_dtg(
     Returns:
         The results of every batch from ``start_batch`` on, in context order, on every process.
     """
+    # accelerate: deferred, so importing this module loads no model stack
     from accelerate.utils import gather_object
 
     if isinstance(contexts, str) or not all(isinstance(context, str) for context in contexts):

@@ -115,6 +115,7 @@ class _NextTokenLogits:
     def _forward(self, tokens: torch.Tensor, cache):
         rows = tokens.shape[0]
         if self.is_encoder_decoder:
+            # transformers: deferred, so importing this module loads no model stack
             from transformers.modeling_outputs import BaseModelOutput
 
             encoder_outputs = BaseModelOutput(
@@ -307,6 +308,7 @@ class _HammingPenalty:
     (it matters for the multiplicative repetition penalties and for forced tokens)."""
 
     def __init__(self, processors, diversity_penalty: float):
+        # transformers: deferred, so importing this module loads no model stack
         from transformers import (
             LogitsProcessorList,
             SequenceBiasLogitsProcessor,

@@ -133,6 +133,7 @@ def check_example_row(
 
 def _is_id_list(arrow_type, base: str) -> bool:
     """A list of integers (a mask: or of booleans)."""
+    # pyarrow: deferred to the one path that needs it
     import pyarrow as pa
 
     if not (
@@ -150,6 +151,7 @@ def _is_id_list(arrow_type, base: str) -> bool:
 def _first_bad_row(column, base: str, vocabulary_size: int | None) -> int | None:
     """The first row (within this slice) of an integer-list Arrow column whose ids
     are out of range."""
+    # pyarrow: deferred to the one path that needs it
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -177,6 +179,7 @@ def check_example_columns(
 ) -> None:
     """:func:`check_example_row` over a whole ``datasets.Dataset``, a slice of columns at a time
     (pyarrow)."""
+    # pyarrow: deferred to the one path that needs it
     import pyarrow.compute as pc
 
     checked = _checked_columns(dataset.column_names)

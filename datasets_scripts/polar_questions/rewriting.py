@@ -151,6 +151,7 @@ class SpacyTagger:
 
     def _load(self):
         try:
+            # spacy is optional: imported only when its tagger is asked for
             import spacy
         except ImportError:
             raise TaggerNotAvailableError(

@@ -46,6 +46,7 @@ def corpus_bleu_against_references(
 ) -> float:
     """NLTK corpus BLEU-4 of every response, each against its context's human responses (see module
     docstring)."""
+    # nltk: importing it loads scikit-learn, scipy and pandas; only this path needs it
     from nltk.translate.bleu_score import corpus_bleu
 
     _check(response_sets, references)

@@ -64,6 +64,7 @@ def _meta_eval(args: argparse.Namespace) -> int:
         reports.append(report)
         print(format_report(report) + "\n", file=human)
         if command.plot:
+            # plots: matplotlib, loaded only when a plot is asked for
             from dialeval.cli.plots import write_plots
 
             for path in write_plots(report, command.plot):

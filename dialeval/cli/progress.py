@@ -13,6 +13,7 @@ def library_progress_bars(enabled: bool):
     if enabled:
         yield
         return
+    # datasets: deferred to the one path that needs it
     import datasets
     import huggingface_hub.utils as hub_utils
     import transformers.utils.logging as transformers_logging

@@ -75,6 +75,7 @@ def push_metrics(
         raise ArgumentError(
             "namespace", f"must be a Hub user or organization name (no '/'), got {namespace!r}"
         )
+    # huggingface_hub: deferred to the one path that needs it
     from huggingface_hub import HfApi
 
     api = HfApi(token=token)

@@ -138,6 +138,7 @@ class ModelYesNoClassifier:
         return self._score_texts(responses)
 
     def _score_texts(self, texts: list[str]) -> np.ndarray:
+        # torch: deferred, so importing this module loads no model stack
         import torch
 
         model, tokenizer = self.classifier.model, self.classifier.tokenizer

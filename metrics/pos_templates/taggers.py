@@ -53,6 +53,7 @@ def _installed(module: str) -> bool:
 def _nltk_has(resource: str) -> bool:
     if not _installed("nltk"):
         return False
+    # nltk: importing it loads scikit-learn, scipy and pandas; only this path needs it
     import nltk
 
     try:
@@ -106,6 +107,7 @@ class SpacyTagger:
 
 @lru_cache(maxsize=4)
 def _spacy_pipeline(model: str):
+    # spacy is optional: imported only when its tagger is asked for
     import spacy
 
     try:
@@ -121,6 +123,7 @@ class NLTKTagger:
     perceptron."""
 
     def __call__(self, sentences: list[str]) -> list[list[tuple[str, str]]]:
+        # nltk: importing it loads scikit-learn, scipy and pandas; only this path needs it
         from nltk.tokenize import word_tokenize
 
         tagger = _nltk_perceptron()
@@ -129,6 +132,7 @@ class NLTKTagger:
 
 @lru_cache(maxsize=1)
 def _nltk_perceptron():
+    # nltk: importing it loads scikit-learn, scipy and pandas; only this path needs it
     from nltk.tag import PerceptronTagger
 
     return PerceptronTagger()
@@ -136,6 +140,7 @@ def _nltk_perceptron():
 
 def nltk_sentence_splitter(text: str) -> list[str]:
     """NLTK's punkt ``sent_tokenize`` (English), the ``diversity`` package's splitter."""
+    # nltk: importing it loads scikit-learn, scipy and pandas; only this path needs it
     from nltk.tokenize import sent_tokenize
 
     return sent_tokenize(text)

@@ -31,6 +31,7 @@ def tfidf_selection(contexts, candidates, labels, fit_texts=None, **vectorizer_o
     ``fit_texts``: the corpus the idf is computed on (a list of strings; Lowe et al.: the
     training set); ``vectorizer_options`` go to ``TfidfVectorizer``.
     """
+    # sklearn: deferred to the one path that needs it
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     turns, candidates, labels = check_questions(contexts, candidates, labels)

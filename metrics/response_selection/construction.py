@@ -121,6 +121,7 @@ class BM25Retriever:
         stopwords: str | None = "en",
     ):
         try:
+            # bm25s: deferred to the one path that needs it
             import bm25s
         except ImportError:
             raise ImportError(

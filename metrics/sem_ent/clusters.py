@@ -108,6 +108,7 @@ def _reduce_and_cluster(
 ) -> dict:
     """PCA to ``pca_variance`` and k-means on unit-normalized ``points``: the fitted arrays, the
     kept dimensions, explained variance, inertia and the points' own cluster histogram."""
+    # sklearn: deferred to the one path that needs it
     from sklearn.cluster import KMeans, MiniBatchKMeans
     from sklearn.decomposition import PCA
 
@@ -305,6 +306,7 @@ class SemanticClusters:
     def save(self, directory: str | Path) -> Path:
         """Write ``semantic_clusters.json`` (settings, embedder identity) and ``.safetensors``
         (arrays)."""
+        # safetensors: deferred to the one path that needs it
         from safetensors.numpy import save
 
         out = Path(directory)
