@@ -75,6 +75,7 @@ bench: install
 	$(OFFLINE) $(BIN)/python benchmarks/bench_dress.py
 	$(OFFLINE) $(BIN)/python benchmarks/bench_peers.py
 	$(OFFLINE) $(BIN)/python benchmarks/bench_job.py
+	$(OFFLINE) $(BIN)/python benchmarks/bench_startup.py
 
 # The whole job (`dialeval evaluate`) against the peers' script at 1k, 10k and 100k responses
 # (~20-30 minutes on 2 idle cores, estimated); `bench_job.py --corpus-1m` measures the 1M-response corpus job.

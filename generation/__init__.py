@@ -11,19 +11,46 @@
   ``model.generate(logits_processor=...)`` (Han et al. 2022's MMI baseline).
 """
 
-from dialeval.generation.dtg import DTGResult, diversity_threshold_generate
-from dialeval.generation.dtg_outputs import custom_generate_path
-from dialeval.generation.dtg_runner import run_dtg
-from dialeval.generation.group_beam_search import Hypothesis, group_beam_search
-from dialeval.generation.mmi_antilm import MMIAntiLMLogitsProcessor
-from dialeval.generation.nbest import (
-    beam_search_nbest,
-    beam_size_sweep,
-    dialogue_prompt,
-    diverse_beam_search_nbest,
-    nucleus_sampling_nbest,
-)
-from dialeval.generation.objectives import DistinctN, NLIContradictions, SentBertDiversity
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from dialeval.lazy_exports import export_lazily
+
+if TYPE_CHECKING:
+    from dialeval.generation.dtg import DTGResult, diversity_threshold_generate
+    from dialeval.generation.dtg_outputs import custom_generate_path
+    from dialeval.generation.dtg_runner import run_dtg
+    from dialeval.generation.group_beam_search import Hypothesis, group_beam_search
+    from dialeval.generation.mmi_antilm import MMIAntiLMLogitsProcessor
+    from dialeval.generation.nbest import (
+        beam_search_nbest,
+        beam_size_sweep,
+        dialogue_prompt,
+        diverse_beam_search_nbest,
+        nucleus_sampling_nbest,
+    )
+    from dialeval.generation.objectives import DistinctN, NLIContradictions, SentBertDiversity
+else:
+    # each name is imported from its module on first use
+    __getattr__, __dir__ = export_lazily(
+        __name__,
+        {
+            ".dtg": ("DTGResult", "diversity_threshold_generate"),
+            ".dtg_outputs": ("custom_generate_path",),
+            ".dtg_runner": ("run_dtg",),
+            ".group_beam_search": ("Hypothesis", "group_beam_search"),
+            ".mmi_antilm": ("MMIAntiLMLogitsProcessor",),
+            ".nbest": (
+                "beam_search_nbest",
+                "beam_size_sweep",
+                "dialogue_prompt",
+                "diverse_beam_search_nbest",
+                "nucleus_sampling_nbest",
+            ),
+            ".objectives": ("DistinctN", "NLIContradictions", "SentBertDiversity"),
+        },
+    )
 
 __all__ = [
     "DTGResult",

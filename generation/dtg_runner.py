@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from dialeval.distributed import process_state
 from dialeval.generation.dtg import DTGResult, build_objective, diversity_threshold_generate
 from dialeval.validation import ArgumentError, check_int
 
@@ -49,9 +50,8 @@ def run_dtg(
     Returns:
         The results of every batch from ``start_batch`` on, in context order, on every process.
     """
+    # accelerate: deferred, so importing this module loads no model stack
     from accelerate.utils import gather_object
-
-    from dialeval.distributed import process_state
 
     if isinstance(contexts, str) or not all(isinstance(context, str) for context in contexts):
         raise ArgumentError("contexts", "must be a sequence of strings")

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from dialeval.hub import EMBEDDED_SENTENCE_MODEL
+from dialeval.hub import EMBEDDED_SENTENCE_MODEL, _embedded_minilm_path
 from dialeval.validation import ArgumentError
 
 if TYPE_CHECKING:
@@ -106,7 +106,6 @@ def _hub_id_of(model: object) -> str | None:
     text = os.fspath(model)
     if text in SENT_BERT_THRESHOLDS:
         return text
-    from dialeval.hub import _embedded_minilm_path
 
     path = Path(text)
     embedded = _embedded_minilm_path()

@@ -120,6 +120,7 @@ class _NextTokenLogits:
     def _forward(self, tokens: torch.Tensor, cache: Cache | None) -> Any:  # the model's output
         rows = tokens.shape[0]
         if self.is_encoder_decoder:
+            # transformers: deferred, so importing this module loads no model stack
             from transformers.modeling_outputs import BaseModelOutput
 
             encoder_outputs = BaseModelOutput(
@@ -320,6 +321,7 @@ class _HammingPenalty:
     (it matters for the multiplicative repetition penalties and for forced tokens)."""
 
     def __init__(self, processors: LogitsProcessorList, diversity_penalty: float) -> None:
+        # transformers: deferred, so importing this module loads no model stack
         from transformers import (
             LogitsProcessorList,
             SequenceBiasLogitsProcessor,

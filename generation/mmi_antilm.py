@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 import torch
 from transformers import LogitsProcessor
 
+from dialeval.hub import load_model
 from dialeval.validation import ArgumentError
 
 if TYPE_CHECKING:
@@ -54,8 +55,6 @@ def _load_language_model(
     language_model: str | PreTrainedModel, device: DeviceLike
 ) -> PreTrainedModel:
     if isinstance(language_model, str):
-        from dialeval.hub import load_model
-
         return load_model(language_model, "language_model", device=device).model
     if not isinstance(language_model, torch.nn.Module) or not callable(language_model):
         raise ArgumentError(

@@ -42,6 +42,8 @@ from dialeval.generation.group_beam_search import (
     group_beam_search,
 )
 from dialeval.hub import max_input_length
+from dialeval.metrics.nbest_contradiction.certainty_variety import nbest_contradiction
+from dialeval.metrics.nbest_contradiction.yes_no import load_yes_no_classifier
 from dialeval.validation import ArgumentError, check_flag, check_int
 
 if TYPE_CHECKING:
@@ -387,9 +389,6 @@ def beam_size_sweep(
     ``classifier_batch_size``: responses per classifier forward. Returns one dict per beam
     size: ``beam_size`` and the metric's figures (``per_input`` left out).
     """
-    from dialeval.metrics.nbest_contradiction.certainty_variety import nbest_contradiction
-    from dialeval.metrics.nbest_contradiction.yes_no import load_yes_no_classifier
-
     if isinstance(beam_sizes, (str, int)) or not beam_sizes:
         raise ArgumentError(
             "beam_sizes", f"must be a non-empty list of positive ints, got {beam_sizes!r}"

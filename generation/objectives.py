@@ -22,6 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dialeval.generation.dtg_thresholds import PAPER_SENT_BERT_MODEL, sent_bert_threshold
+from dialeval.metrics.engines import embedders
+from dialeval.metrics.lexical_diversity.set_level import averaged_distinct_n
 from dialeval.metrics.nli_diversity.nli import (
     CONTRADICTION,
     DEFAULT_NLI_MODEL,
@@ -29,7 +32,7 @@ from dialeval.metrics.nli_diversity.nli import (
     NLIScorer,
     ordered_pairs,
 )
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, check_int
 
 if TYPE_CHECKING:
     from dialeval.type_aliases import DeviceLike, SentenceEncoder
@@ -195,9 +198,6 @@ class SentBertDiversity:
         dtype: str | None = None,
         batch_size: int = 64,
     ) -> None:
-        from dialeval.metrics.engines import embedders
-        from dialeval.validation import check_int
-
         self.batch_size = check_int(batch_size, "batch_size")
         if model is None or isinstance(model, (str, os.PathLike)):  # a str has .encode() too
             self.encoder: SentenceEncoder = embedders.load_sentence_model(
@@ -287,8 +287,6 @@ class SentBertDiversity:
 
 def _sent_bert_default_threshold(model: object) -> tuple[float, str | None]:
     """The threshold calibrated for ``model``'s embedder, or the paper's and why it may not fit."""
-    from dialeval.generation.dtg_thresholds import PAPER_SENT_BERT_MODEL, sent_bert_threshold
-
     calibrated = sent_bert_threshold(model)
     if calibrated is not None:
         return calibrated.threshold, None
@@ -315,8 +313,6 @@ class DistinctN:
         self.pair_evaluations = 0
 
     def _score(self, responses: list[str]) -> float:
-        from dialeval.metrics.lexical_diversity.set_level import averaged_distinct_n
-
         return float(averaged_distinct_n(responses, max_n=self.max_n, allow_empty=True))
 
     def start(self, responses: list[str]) -> SetState:

@@ -8,105 +8,224 @@ Scope matters: *set-level* metrics score the responses to one context (``list[st
 averaged over contexts; *corpus-level* metrics pool every generated response (``list[str]``).
 """
 
-from dialeval.metrics.compression_ratio import compression_ratio, compression_ratio_per_set
-from dialeval.metrics.diversity_meta_eval import (
-    bootstrap_spearman_ci,
-    diversity_meta_evaluation,
-    optimal_classification_accuracy,
-    pearson,
-    spearman,
-    subsampled_spearman,
-)
-from dialeval.metrics.embedding_distances import (
-    chamfer_distance,
-    chamfer_distance_from_embeddings,
-    embedding_distances,
-    remote_clique,
-    remote_clique_from_embeddings,
-)
-from dialeval.metrics.engines.embedders import (
-    LastTokenEmbedder,
-    MeanPoolingEmbedder,
-    SentenceTransformerEmbedder,
-    TextEmbedder,
-    embedder_from_identity,
-    load_embedder,
-)
-from dialeval.metrics.engines.lm_scorer import CandidateScorer
-from dialeval.metrics.engines.reduction import (
-    diversity_from_similarity_matrix,
-    similarity_to_diversity,
-)
-from dialeval.metrics.expectation_adjusted_distinct import (
-    expectation_adjusted_distinct,
-    expected_distinct,
-)
-from dialeval.metrics.homogenization import (
-    homogenization,
-    homogenization_per_set,
-    homogenization_score,
-)
-from dialeval.metrics.lexical_diversity import (
-    averaged_distinct_n,
-    batch_set_lexical_diversity,
-    corpus_lexical_diversity,
-    corpus_ngram_diversity,
-    distinct_n,
-    entropy_n,
-    lexical_diversity,
-    lf,
-    ngram_cosine_diversity,
-    ngram_cosine_similarity,
-    self_bleu,
-    set_lexical_diversity,
-    token_counts,
-)
-from dialeval.metrics.nbest_contradiction import (
-    ModelYesNoClassifier,
-    PrefixYesNoClassifier,
-    certainty_variety,
-    load_yes_no_classifier,
-    nbest_contradiction,
-)
-from dialeval.metrics.nli_diversity import (
-    NLIPairMatrix,
-    NLIScorer,
-    iter_nli_pair_matrices,
-    nli_diversity,
-    nli_pair_matrices,
-)
-from dialeval.metrics.pos_templates import (
-    extract_templates,
-    pos_template_scores,
-    template_rate,
-    templates_per_token,
-)
-from dialeval.metrics.response_selection import (
-    random_protocol_correlation,
-    response_selection,
-    system_ranking_correlation,
-)
-from dialeval.metrics.self_repetition import (
-    self_repetition,
-    self_repetition_per_set,
-    self_repetition_scores,
-)
-from dialeval.metrics.sem_ent import SemanticClusters, distribution_entropy, sem_ent
-from dialeval.metrics.similarity_diversity import (
-    bertscore_diversity,
-    bertscore_similarity_matrices,
-    cross_encoder_similarity_matrices,
-    sent_bert_diversity,
-    similarity_diversity,
-    similarity_matrices,
-)
-from dialeval.metrics.vendi_score import (
-    vendi_score,
-    vendi_score_from_embeddings,
-    vendi_score_from_kernel,
-)
-from dialeval.text import casual_tokenize, tevet_tokenize
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from dialeval.lazy_exports import export_lazily, subpackage_exports
 from dialeval.validation import ArgumentError
+
+if TYPE_CHECKING:
+    from dialeval.metrics.compression_ratio import compression_ratio, compression_ratio_per_set
+    from dialeval.metrics.diversity_meta_eval import (
+        bootstrap_spearman_ci,
+        diversity_meta_evaluation,
+        optimal_classification_accuracy,
+        pearson,
+        spearman,
+        subsampled_spearman,
+    )
+    from dialeval.metrics.embedding_distances import (
+        chamfer_distance,
+        chamfer_distance_from_embeddings,
+        embedding_distances,
+        remote_clique,
+        remote_clique_from_embeddings,
+    )
+    from dialeval.metrics.engines.embedders import (
+        LastTokenEmbedder,
+        MeanPoolingEmbedder,
+        SentenceTransformerEmbedder,
+        TextEmbedder,
+        embedder_from_identity,
+        load_embedder,
+    )
+    from dialeval.metrics.engines.lm_scorer import CandidateScorer
+    from dialeval.metrics.engines.reduction import (
+        diversity_from_similarity_matrix,
+        similarity_to_diversity,
+    )
+    from dialeval.metrics.expectation_adjusted_distinct import (
+        expectation_adjusted_distinct,
+        expectation_adjusted_distinct_scores,
+        expected_distinct,
+    )
+    from dialeval.metrics.homogenization import (
+        homogenization,
+        homogenization_per_set,
+        homogenization_score,
+    )
+    from dialeval.metrics.lexical_diversity import (
+        averaged_distinct_n,
+        batch_set_lexical_diversity,
+        corpus_lexical_diversity,
+        corpus_ngram_diversity,
+        distinct_n,
+        entropy_n,
+        lexical_diversity,
+        lf,
+        ngram_cosine_diversity,
+        ngram_cosine_similarity,
+        self_bleu,
+        set_lexical_diversity,
+        token_counts,
+    )
+    from dialeval.metrics.mtld import mtld, mtld_scores, mtld_words
+    from dialeval.metrics.nbest_contradiction import (
+        ModelYesNoClassifier,
+        PrefixYesNoClassifier,
+        certainty_variety,
+        load_yes_no_classifier,
+        nbest_contradiction,
+    )
+    from dialeval.metrics.nli_diversity import (
+        NLIPairMatrix,
+        NLIScorer,
+        iter_nli_pair_matrices,
+        nli_diversity,
+        nli_pair_matrices,
+    )
+    from dialeval.metrics.pos_templates import (
+        extract_templates,
+        pos_template_scores,
+        template_rate,
+        templates_per_token,
+    )
+    from dialeval.metrics.response_selection import (
+        random_protocol_correlation,
+        response_selection,
+        system_ranking_correlation,
+    )
+    from dialeval.metrics.self_repetition import (
+        self_repetition,
+        self_repetition_per_set,
+        self_repetition_scores,
+    )
+    from dialeval.metrics.sem_ent import SemanticClusters, distribution_entropy, sem_ent
+    from dialeval.metrics.similarity_diversity import (
+        bertscore_diversity,
+        bertscore_similarity_matrices,
+        cross_encoder_similarity_matrices,
+        sent_bert_diversity,
+        similarity_diversity,
+        similarity_matrices,
+    )
+    from dialeval.metrics.vendi_score import (
+        vendi_score,
+        vendi_score_from_embeddings,
+        vendi_score_from_kernel,
+    )
+    from dialeval.text import casual_tokenize, tevet_tokenize
+
+# Each public name and the module it is imported from on first use: importing an engine or one
+# metric loads no other metric (and no model stack).
+_EXPORTS_BY_MODULE: dict[str, tuple[str, ...]] = {
+    "dialeval.metrics.compression_ratio": ("compression_ratio", "compression_ratio_per_set"),
+    "dialeval.metrics.diversity_meta_eval": (
+        "bootstrap_spearman_ci",
+        "diversity_meta_evaluation",
+        "optimal_classification_accuracy",
+        "pearson",
+        "spearman",
+        "subsampled_spearman",
+    ),
+    "dialeval.metrics.embedding_distances": (
+        "chamfer_distance",
+        "chamfer_distance_from_embeddings",
+        "embedding_distances",
+        "remote_clique",
+        "remote_clique_from_embeddings",
+    ),
+    "dialeval.metrics.engines.embedders": (
+        "LastTokenEmbedder",
+        "MeanPoolingEmbedder",
+        "SentenceTransformerEmbedder",
+        "TextEmbedder",
+        "embedder_from_identity",
+        "load_embedder",
+    ),
+    "dialeval.metrics.engines.lm_scorer": ("CandidateScorer",),
+    "dialeval.metrics.engines.reduction": (
+        "diversity_from_similarity_matrix",
+        "similarity_to_diversity",
+    ),
+    "dialeval.metrics.expectation_adjusted_distinct": (
+        "expectation_adjusted_distinct",
+        "expectation_adjusted_distinct_scores",
+        "expected_distinct",
+    ),
+    "dialeval.metrics.homogenization": (
+        "homogenization",
+        "homogenization_per_set",
+        "homogenization_score",
+    ),
+    "dialeval.metrics.lexical_diversity": (
+        "averaged_distinct_n",
+        "batch_set_lexical_diversity",
+        "corpus_lexical_diversity",
+        "corpus_ngram_diversity",
+        "distinct_n",
+        "entropy_n",
+        "lexical_diversity",
+        "lf",
+        "ngram_cosine_diversity",
+        "ngram_cosine_similarity",
+        "self_bleu",
+        "set_lexical_diversity",
+        "token_counts",
+    ),
+    "dialeval.metrics.mtld": ("mtld", "mtld_scores", "mtld_words"),
+    "dialeval.metrics.nbest_contradiction": (
+        "ModelYesNoClassifier",
+        "PrefixYesNoClassifier",
+        "certainty_variety",
+        "load_yes_no_classifier",
+        "nbest_contradiction",
+    ),
+    "dialeval.metrics.nli_diversity": (
+        "NLIPairMatrix",
+        "NLIScorer",
+        "iter_nli_pair_matrices",
+        "nli_diversity",
+        "nli_pair_matrices",
+    ),
+    "dialeval.metrics.pos_templates": (
+        "extract_templates",
+        "pos_template_scores",
+        "template_rate",
+        "templates_per_token",
+    ),
+    "dialeval.metrics.response_selection": (
+        "random_protocol_correlation",
+        "response_selection",
+        "system_ranking_correlation",
+    ),
+    "dialeval.metrics.self_repetition": (
+        "self_repetition",
+        "self_repetition_per_set",
+        "self_repetition_scores",
+    ),
+    "dialeval.metrics.sem_ent": ("SemanticClusters", "distribution_entropy", "sem_ent"),
+    "dialeval.metrics.similarity_diversity": (
+        "bertscore_diversity",
+        "bertscore_similarity_matrices",
+        "cross_encoder_similarity_matrices",
+        "sent_bert_diversity",
+        "similarity_diversity",
+        "similarity_matrices",
+    ),
+    "dialeval.metrics.vendi_score": (
+        "vendi_score",
+        "vendi_score_from_embeddings",
+        "vendi_score_from_kernel",
+    ),
+    "dialeval.text": ("casual_tokenize", "tevet_tokenize"),
+}
+if not TYPE_CHECKING:
+    # a metric folder not listed above exports the names of its subpackage's __all__
+    __getattr__, __dir__ = export_lazily(
+        __name__, _EXPORTS_BY_MODULE, more_exports=lambda: subpackage_exports(__name__)
+    )
 
 
 def evaluate_module_path(name: str) -> str:
@@ -114,6 +233,7 @@ def evaluate_module_path(name: str) -> str:
 
     Works from a source checkout and from an installed wheel alike; the names are the registry's.
     """
+    # registry: deferred, it imports every metric's job (importing an engine loads none)
     from dialeval.metrics import registry
 
     if name not in registry.BY_NAME:
@@ -157,6 +277,7 @@ __all__ = [
     "entropy_n",
     "evaluate_module_path",
     "expectation_adjusted_distinct",
+    "expectation_adjusted_distinct_scores",
     "expected_distinct",
     # part-of-speech templates (the `diversity` package's)
     "extract_templates",
@@ -168,6 +289,9 @@ __all__ = [
     "lf",
     "load_embedder",
     "load_yes_no_classifier",
+    "mtld",
+    "mtld_scores",
+    "mtld_words",
     "nbest_contradiction",
     "ngram_cosine_diversity",
     "ngram_cosine_similarity",
@@ -201,26 +325,3 @@ __all__ = [
     "vendi_score_from_embeddings",
     "vendi_score_from_kernel",
 ]
-
-
-def _export_registered_functions() -> None:
-    """Put every registered metric's public functions on this package too, so that a new metric's
-    registry entry is all it takes (the names imported above stay as they are)."""
-    import importlib
-    import inspect
-
-    from dialeval.metrics import registry
-
-    namespace = globals()
-    for metric in registry.METRICS:
-        package = importlib.import_module(f"dialeval.metrics.{metric.name}")
-        for name in metric.functions:
-            # a subpackage named as its function sits here as a module until the function replaces
-            # it
-            if name not in namespace or inspect.ismodule(namespace[name]):
-                namespace[name] = getattr(package, name)
-            if name not in __all__:
-                __all__.append(name)
-
-
-_export_registered_functions()

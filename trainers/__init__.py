@@ -26,27 +26,66 @@ Both trainers work as ``Trainer`` does for ``train`` / ``evaluate`` / ``predict`
 ``predict_with_generate`` / checkpoints; ``eval_loss`` is the plain gold NLL.
 """
 
-from dialeval.trainers.data import DialogueCollator, encode_dialogue, encode_unlikelihood_example
-from dialeval.trainers.dress import DRESSTrainer
-from dialeval.trainers.dress_config import DRESSConfig
-from dialeval.trainers.entropy_filtering import (
-    filter_by_target_entropy,
-    target_entropies,
-    threshold_for_fraction,
-)
-from dialeval.trainers.frequent_negatives import (
-    frequent_negatives,
-    negative_training_rows,
-    response_ratios,
-)
-from dialeval.trainers.losses import (
-    dress_weights,
-    head_cluster_mask,
-    unlikelihood_loss,
-    weighted_nll_loss,
-)
-from dialeval.trainers.unlikelihood import UnlikelihoodTrainer
-from dialeval.trainers.unlikelihood_config import UnlikelihoodConfig
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from dialeval.lazy_exports import export_lazily
+
+if TYPE_CHECKING:
+    from dialeval.trainers.data import (
+        DialogueCollator,
+        encode_dialogue,
+        encode_unlikelihood_example,
+    )
+    from dialeval.trainers.dress import DRESSTrainer
+    from dialeval.trainers.dress_config import DRESSConfig
+    from dialeval.trainers.entropy_filtering import (
+        filter_by_target_entropy,
+        target_entropies,
+        threshold_for_fraction,
+    )
+    from dialeval.trainers.frequent_negatives import (
+        frequent_negatives,
+        negative_training_rows,
+        response_ratios,
+    )
+    from dialeval.trainers.losses import (
+        dress_weights,
+        head_cluster_mask,
+        unlikelihood_loss,
+        weighted_nll_loss,
+    )
+    from dialeval.trainers.unlikelihood import UnlikelihoodTrainer
+    from dialeval.trainers.unlikelihood_config import UnlikelihoodConfig
+else:
+    # each name is imported from its module on first use
+    __getattr__, __dir__ = export_lazily(
+        __name__,
+        {
+            ".data": ("DialogueCollator", "encode_dialogue", "encode_unlikelihood_example"),
+            ".dress": ("DRESSTrainer",),
+            ".dress_config": ("DRESSConfig",),
+            ".entropy_filtering": (
+                "filter_by_target_entropy",
+                "target_entropies",
+                "threshold_for_fraction",
+            ),
+            ".frequent_negatives": (
+                "frequent_negatives",
+                "negative_training_rows",
+                "response_ratios",
+            ),
+            ".losses": (
+                "dress_weights",
+                "head_cluster_mask",
+                "unlikelihood_loss",
+                "weighted_nll_loss",
+            ),
+            ".unlikelihood": ("UnlikelihoodTrainer",),
+            ".unlikelihood_config": ("UnlikelihoodConfig",),
+        },
+    )
 
 __all__ = [
     "DRESSConfig",

@@ -196,6 +196,7 @@ def chat_training_texts(dataset: object) -> tuple[str | None, list[str] | None]:
     data_format = dataset_format(getattr(dataset, "column_names", None) or [])
     if data_format is None:
         return None, None
+    # datasets: deferred to the one path that needs it
     import datasets
 
     if not isinstance(dataset, datasets.Dataset):  # an iterable dataset is read once, by training
@@ -515,6 +516,7 @@ def tokenize_chat_dataset(
         # other columns stay, for Trainer's remove_unused_columns to drop them with a warning
         "remove_columns": [column for column in columns if column in CHAT_READ_COLUMNS],
     }
+    # datasets: deferred to the one path that needs it
     import datasets
 
     if isinstance(dataset, datasets.Dataset):

@@ -207,6 +207,7 @@ def prepare_any_dataset(
     """The dataset the trainer reads, whatever its type; see the module docstring.
     ``vocabulary_size``: the model's
     (:func:`~dialeval.trainers.example_checks.model_vocabulary_size`), which every id must fit."""
+    # datasets: deferred to the one path that needs it
     import datasets
 
     settings: dict[str, Any] = dict(
@@ -245,6 +246,7 @@ def _python_row(row: object) -> dict:
 
 def map_style_training_set(dataset: TrainerDataset | None) -> datasets.Dataset:
     """DRESS's ``train_dataset`` as a ``datasets.Dataset``, or a ValueError saying what to pass."""
+    # datasets: deferred to the one path that needs it
     import datasets
 
     if isinstance(dataset, datasets.Dataset):

@@ -349,6 +349,7 @@ class DRESSTrainer(ResponseLossTrainer):
     def _on_main(self, work: Callable[[], Any]) -> Any:
         """Run ``work()`` on the main process and give its JSON-able result (or its error) to every
         process."""
+        # accelerate: deferred, so importing this module loads no model stack
         from accelerate.utils import broadcast_object_list
 
         if self.accelerator.num_processes == 1:
@@ -758,6 +759,7 @@ class DRESSTrainer(ResponseLossTrainer):
         main process, and every process builds the same pool: the head-cluster generations in a
         seeded random order, each with the token count of its group (see the module docstring).
         """
+        # accelerate: deferred, so importing this module loads no model stack
         from accelerate.utils import gather_object
 
         started = time.perf_counter()

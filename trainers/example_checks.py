@@ -138,6 +138,7 @@ def check_example_row(
 
 def _is_id_list(arrow_type: pa.DataType, base: str) -> bool:
     """A list of integers (a mask: or of booleans)."""
+    # pyarrow: deferred to the one path that needs it
     import pyarrow as pa
 
     if not (
@@ -155,6 +156,7 @@ def _is_id_list(arrow_type: pa.DataType, base: str) -> bool:
 def _first_bad_row(column: pa.ListArray, base: str, vocabulary_size: int | None) -> int | None:
     """The first row (within this slice) of an integer-list Arrow column whose ids
     are out of range."""
+    # pyarrow: deferred to the one path that needs it
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -182,6 +184,7 @@ def check_example_columns(
 ) -> None:
     """:func:`check_example_row` over a whole ``datasets.Dataset``, a slice of columns at a time
     (pyarrow)."""
+    # pyarrow: deferred to the one path that needs it
     import pyarrow.compute as pc
 
     checked = _checked_columns(dataset.column_names)

@@ -158,6 +158,7 @@ def prepare_dataset(
 ) -> TrainerDataset:
     """Tokenize a raw-text ``datasets.Dataset`` and check a tokenized one; other datasets pass as
     they are (their batches are checked during training)."""
+    # datasets: deferred to the one path that needs it
     import datasets
 
     if not isinstance(dataset, datasets.Dataset):

@@ -50,6 +50,7 @@ def build_model_card(
     citation: str,
 ) -> ModelCard:
     """A ``huggingface_hub.ModelCard`` (front matter + Markdown)."""
+    # huggingface_hub: deferred to the one path that needs it
     from huggingface_hub import ModelCard, ModelCardData
 
     data = ModelCardData(

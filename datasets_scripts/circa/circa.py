@@ -38,8 +38,10 @@ from typing import Any, ClassVar
 
 import datasets
 
-from dialeval.datasets_scripts._sources import ReleaseBuilder, SourceFile, resolve_source, sha256_of
+from dialeval.datasets_scripts._release_builder import ReleaseBuilder
+from dialeval.datasets_scripts._sources import SourceFile, resolve_source, sha256_of
 from dialeval.datasets_scripts._text_files import checked_lines, open_release_text
+from dialeval.labels import answer_of_label
 from dialeval.validation import ArgumentError
 
 _CITATION = """\
@@ -228,8 +230,6 @@ class Circa(ReleaseBuilder):
         return [datasets.SplitGenerator(name=datasets.Split.TRAIN, gen_kwargs={"path": path})]
 
     def _generate_examples(self, path: str) -> Iterator[tuple[int, dict[str, Any]]]:
-        from dialeval.labels import answer_of_label
-
         column, names = LABEL_SETS[self.config.name]
         for index, record in enumerate(read_circa(path)):
             label = canonical_label(record[column], names, f"{path}, id {record['id']}")

@@ -51,12 +51,8 @@ from typing import IO, Any, ClassVar, cast
 
 import datasets
 
-from dialeval.datasets_scripts._sources import (
-    ReleaseBuilder,
-    SourceFile,
-    SourceNotAvailableError,
-    resolve_source,
-)
+from dialeval.datasets_scripts._release_builder import ReleaseBuilder
+from dialeval.datasets_scripts._sources import SourceFile, SourceNotAvailableError, resolve_source
 from dialeval.datasets_scripts._text_files import checked_lines, decoded_lines, open_release_text
 from dialeval.validation import check_flag
 

@@ -39,7 +39,8 @@ from typing import Any, ClassVar
 
 import datasets
 
-from dialeval.datasets_scripts._sources import ReleaseBuilder, SourceFile, resolve_source
+from dialeval.datasets_scripts._release_builder import ReleaseBuilder
+from dialeval.datasets_scripts._sources import SourceFile, resolve_source
 from dialeval.datasets_scripts._text_files import checked_lines, open_release_text
 from dialeval.io import response_columns
 

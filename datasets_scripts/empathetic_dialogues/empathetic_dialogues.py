@@ -50,12 +50,8 @@ from typing import Any, ClassVar
 
 import datasets
 
-from dialeval.datasets_scripts._sources import (
-    ReleaseBuilder,
-    SourceFile,
-    SourceNotAvailableError,
-    resolve_source,
-)
+from dialeval.datasets_scripts._release_builder import ReleaseBuilder
+from dialeval.datasets_scripts._sources import SourceFile, SourceNotAvailableError, resolve_source
 from dialeval.datasets_scripts._text_files import checked_lines, decoded_lines, open_release_text
 
 _CITATION = """\

@@ -57,7 +57,8 @@ from typing import Any, ClassVar, cast
 
 import datasets
 
-from dialeval.datasets_scripts._sources import ReleaseBuilder, SourceFile, resolve_source, sha256_of
+from dialeval.datasets_scripts._release_builder import ReleaseBuilder
+from dialeval.datasets_scripts._sources import SourceFile, resolve_source, sha256_of
 from dialeval.datasets_scripts._text_files import checked_lines, open_release_text
 from dialeval.datasets_scripts.polar_questions.rewriting import (
     TaggedToken,

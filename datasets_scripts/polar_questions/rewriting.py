@@ -157,6 +157,7 @@ class SpacyTagger:
 
     def _load(self) -> Any:
         try:
+            # spacy is optional: imported only when its tagger is asked for
             import spacy
         except ImportError:
             raise TaggerNotAvailableError(

@@ -61,6 +61,7 @@ def fleiss_kappa_of_scores(scores: ArrayLike, classes: str = "six") -> float:
     ``classes="six"``: the scores 0-5 as categories (Table 1: 0.22); ``"two"``: score > 3 vs
     the rest (Table 1: 0.63).
     """
+    # statsmodels: deferred to the one path that needs it
     from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
     if classes not in {"six", "two"}:

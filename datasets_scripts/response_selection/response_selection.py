@@ -57,7 +57,8 @@ from typing import Any, ClassVar, TextIO
 import datasets
 import numpy as np
 
-from dialeval.datasets_scripts._sources import ReleaseBuilder, SourceFile, resolve_source, sha256_of
+from dialeval.datasets_scripts._release_builder import ReleaseBuilder
+from dialeval.datasets_scripts._sources import SourceFile, resolve_source, sha256_of
 from dialeval.datasets_scripts._text_files import checked_lines, open_release_text
 from dialeval.datasets_scripts.response_selection.released_scores import (
     filtering_violations,

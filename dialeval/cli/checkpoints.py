@@ -36,7 +36,9 @@ from typing import TYPE_CHECKING
 
 from dialeval import __version__
 from dialeval.atomic_files import temporary_name
+from dialeval.cli.provenance import input_identity, model_fingerprint, summary_models
 from dialeval.cli.safe_output import json_text, linked_target, write_atomically
+from dialeval.distributed import computed_on_main, process_state
 from dialeval.metrics.engines.job_steps import StepOutcome
 
 if TYPE_CHECKING:
@@ -86,8 +88,6 @@ def checkpoint_folder(output: str | Path) -> Path:
 def _fingerprint(source: str | Path) -> str | None:
     """``sha256 <hex>`` of an input file or folder, ``revision <commit>`` of a Hub dataset's cached
     snapshot (as the report's provenance identifies inputs); None when neither can be known."""
-    from dialeval.cli.provenance import input_identity
-
     identity = input_identity(source)
     if "sha256" in identity:
         return f"sha256 {identity['sha256']}"
@@ -151,8 +151,6 @@ def _step_records(folder: Path) -> dict[str, tuple[StepOutcome, dict]]:
 
 
 def _model_fingerprints(summary: dict) -> dict[str, str | None]:
-    from dialeval.cli.provenance import model_fingerprint, summary_models
-
     return {model: model_fingerprint(model) for model in summary_models(summary)}
 
 
@@ -309,8 +307,6 @@ def open_checkpoints(
 
     Every process of a launch calls it alike, inside :func:`~dialeval.distributed.split_work`.
     """
-    from dialeval.distributed import computed_on_main, process_state
-
     folder = checkpoint_folder(output)
     finished = computed_on_main(lambda: _open_on_main(folder, identity, resume))
     return MetricCheckpoints(

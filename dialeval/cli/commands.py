@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dialeval.cli.meta_eval_job import TASKS, TESTS
 from dialeval.cli.options import option
 from dialeval.cli.report_formats import DEFAULT_DECIMALS, OUTPUT_FORMATS, check_decimals
 from dialeval.datasets_scripts.registry import BUILDERS
 from dialeval.io import INPUT_FORMATS
-from dialeval.metrics.registry import METRICS, OUTPUT_HOOKS, SET_SCORERS
+from dialeval.metrics.registry import OUTPUT_HOOKS
 from dialeval.validation import ArgumentError
 
 
@@ -167,52 +166,6 @@ class EvaluateCommand:
 
 
 @dataclass(kw_only=True)
-class MetaEvalCommand:
-    metrics: list[str] = field(
-        default_factory=lambda: [name for name, scorer in SET_SCORERS.items() if scorer.by_default],
-        metadata=option(
-            "--metric",
-            metavar="NAME[=MODEL]",
-            repeatable=True,
-            aliases=("metric",),
-            help=", ".join(SET_SCORERS)
-            + ", or released:<averaged_distinct_n|ngram_cosine|sent_bert|bertscore> (the release's "
-            "stored scores)",
-        ),
-    )
-    test: str = field(metadata=option("--test", choices=sorted(TESTS), help="the test set"))
-    tasks: list[str] = field(
-        default_factory=lambda: list(TASKS),
-        metadata=option(
-            "--task",
-            repeatable=True,
-            choices=tuple(TASKS),
-            aliases=("task",),
-            help="the generation task",
-        ),
-    )
-    human: bool = field(
-        default=True, metadata=option("--no-human", help="leave out the absHDS row")
-    )
-    plot: str | None = field(
-        default=None,
-        metadata=option(
-            "--plot",
-            metavar="DIR",
-            help="write the per-metric PNGs (class histograms, Fig. 1/4; score vs temperature, "
-            "Fig. 3)",
-        ),
-    )
-    output: str | None = field(
-        default=None,
-        metadata=option(
-            "--output", "-o", help="also write the figures as JSON (- for standard output)"
-        ),
-    )
-    overwrite: bool = overwrite_field()
-
-
-@dataclass(kw_only=True)
 class ExportDatasetCommand:
     name: str = field(metadata=option(choices=sorted(BUILDERS), help="the test set"))
     to: str = field(
@@ -248,39 +201,6 @@ class ExportDatasetCommand:
     )
     private: bool = field(
         default=False, metadata=option("--private", help="create the Hub repo as private")
-    )
-    overwrite: bool = overwrite_field()
-
-
-@dataclass(kw_only=True)
-class PushMetricsCommand:
-    namespace: str | None = field(
-        default=None,
-        metadata=option(
-            "--namespace",
-            metavar="ORG",
-            help="Hub user or organization: each metric becomes the Space ORG/<metric>",
-        ),
-    )
-    to: str | None = field(
-        default=None,
-        metadata=option(
-            "--to",
-            metavar="DIR",
-            help="write each metric's Space folder to DIR/<metric> (offline without --namespace)",
-        ),
-    )
-    metrics: list[str] | None = field(
-        default=None,
-        metadata=option(
-            "--metric",
-            repeatable=True,
-            choices=sorted(metric.name for metric in METRICS),
-            help="metric to push (default: all)",
-        ),
-    )
-    private: bool = field(
-        default=False, metadata=option("--private", help="create the Spaces as private")
     )
     overwrite: bool = overwrite_field()
 

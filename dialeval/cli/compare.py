@@ -129,6 +129,7 @@ def write_run_outputs(
         )
         lines.append(f"comparison: {written}")
     if plot_dir is not None:
+        # plots: matplotlib, loaded only when a plot is asked for
         from dialeval.cli.plots import plot_per_set_distributions
 
         path = plot_per_set_distributions(reports, Path(plot_dir) / PLOT_FILE)

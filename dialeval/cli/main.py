@@ -10,35 +10,31 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 
 from dialeval import __version__
-from dialeval.cli.commands import (
-    DTGCommand,
-    DTGSummaryCommand,
-    EvaluateCommand,
-    ExportDatasetCommand,
-    MetaEvalCommand,
-    PushMetricsCommand,
-)
 from dialeval.cli.options import add_options, build, flag_names, name_flags
 from dialeval.cli.progress import library_progress_bars
 from dialeval.cli.reproducibility import request_reproducible_math
 
 
 def _evaluate(args: argparse.Namespace) -> int:
+    # a command's modules load when it runs: --version and --help import no model stack
     from dialeval.cli.evaluate_command import run_evaluate_command
 
     return run_evaluate_command(args)
 
 
 def _meta_eval(args: argparse.Namespace) -> int:
+    # a command's modules load when it runs: --version and --help import no model stack
     from dialeval.cli.meta_eval_job import (
         MetaEvalOptions,
         format_report,
         report_as_dict,
         run_meta_eval,
     )
+    from dialeval.cli.metric_commands import MetaEvalCommand
     from dialeval.cli.plots import PLOT_PATTERNS
     from dialeval.cli.safe_output import (
         PlannedOutput,
@@ -68,6 +64,7 @@ def _meta_eval(args: argparse.Namespace) -> int:
         reports.append(report)
         print(format_report(report) + "\n", file=human)
         if command.plot:
+            # plots: matplotlib, loaded only when a plot is asked for
             from dialeval.cli.plots import write_plots
 
             for path in write_plots(report, command.plot):
@@ -78,6 +75,8 @@ def _meta_eval(args: argparse.Namespace) -> int:
 
 
 def _push_metrics(args: argparse.Namespace) -> int:
+    # a command's modules load when it runs: --version and --help import no model stack
+    from dialeval.cli.metric_commands import PushMetricsCommand
     from dialeval.cli.push_metrics import planned_folders, run
     from dialeval.cli.safe_output import check_outputs
 
@@ -88,6 +87,8 @@ def _push_metrics(args: argparse.Namespace) -> int:
 
 
 def _export_dataset(args: argparse.Namespace) -> int:
+    # a command's modules load when it runs: --version and --help import no model stack
+    from dialeval.cli.commands import ExportDatasetCommand
     from dialeval.cli.safe_output import PlannedOutput, check_outputs, refuse_outputs_over_inputs
     from dialeval.datasets_scripts import export_dataset
     from dialeval.datasets_scripts.export import CARD_FILE, parquet_pattern
@@ -123,6 +124,8 @@ def _export_dataset(args: argparse.Namespace) -> int:
 
 
 def _dtg(args: argparse.Namespace) -> int:
+    # a command's modules load when it runs: --version and --help import no model stack
+    from dialeval.cli.commands import DTGCommand
     from dialeval.cli.dtg_contexts import read_contexts
     from dialeval.cli.dtg_job import run_dtg_job
     from dialeval.cli.dtg_options import DTGOptions
@@ -189,6 +192,8 @@ def _dtg(args: argparse.Namespace) -> int:
 
 
 def _dtg_summary(args: argparse.Namespace) -> int:
+    # a command's modules load when it runs: --version and --help import no model stack
+    from dialeval.cli.commands import DTGSummaryCommand
     from dialeval.cli.dtg_summary import format_summary_table, read_run, summarize
     from dialeval.cli.dtg_writer import settings_path
     from dialeval.cli.safe_output import (
@@ -218,84 +223,133 @@ def _dtg_summary(args: argparse.Namespace) -> int:
     return 0
 
 
-def _command(commands, name: str, help: str, handler, *option_classes) -> argparse.ArgumentParser:
-    parser = commands.add_parser(name, help=help)
-    for cls in option_classes:
-        add_options(parser, cls)
-    parser.set_defaults(handler=handler, option_classes=option_classes, command_parser=parser)
-    return parser
-
-
-def build_parser() -> argparse.ArgumentParser:
-    from dialeval.cli.dtg_options import DTGOptions
+# A command's options, imported when that command is parsed: each job's options read the metric
+# registry or a model stack, which `dialeval --version` and `dialeval --help` never need.
+def _evaluate_options() -> tuple[type, ...]:
+    from dialeval.cli.commands import EvaluateCommand
     from dialeval.cli.evaluate_job import EvaluationOptions
-    from dialeval.cli.meta_eval_job import MetaEvalOptions
 
+    return (EvaluateCommand, EvaluationOptions)
+
+
+def _meta_eval_options() -> tuple[type, ...]:
+    from dialeval.cli.meta_eval_job import MetaEvalOptions
+    from dialeval.cli.metric_commands import MetaEvalCommand
+
+    return (MetaEvalCommand, MetaEvalOptions)
+
+
+def _export_dataset_options() -> tuple[type, ...]:
+    from dialeval.cli.commands import ExportDatasetCommand
+
+    return (ExportDatasetCommand,)
+
+
+def _push_metrics_options() -> tuple[type, ...]:
+    from dialeval.cli.metric_commands import PushMetricsCommand
+
+    return (PushMetricsCommand,)
+
+
+def _dtg_options() -> tuple[type, ...]:
+    from dialeval.cli.commands import DTGCommand
+    from dialeval.cli.dtg_options import DTGOptions
+
+    return (DTGOptions, DTGCommand)
+
+
+def _dtg_summary_options() -> tuple[type, ...]:
+    from dialeval.cli.commands import DTGSummaryCommand
+
+    return (DTGSummaryCommand,)
+
+
+Handler = Callable[[argparse.Namespace], int]
+
+#: Each command: its name, its line in `dialeval --help`, its handler and its option classes.
+COMMANDS: tuple[tuple[str, str, Handler, Callable[[], tuple[type, ...]]], ...] = (
+    (
+        "evaluate",
+        "score a file of response sets with every metric available offline",
+        _evaluate,
+        _evaluate_options,
+    ),
+    (
+        "meta-eval",
+        "how well diversity metrics track diversity on Tevet & Berant's decTest / conTest / McDiv",
+        _meta_eval,
+        _meta_eval_options,
+    ),
+    (
+        "export-dataset",
+        "write a test set as Parquet + dataset card (and push it to the Hub)",
+        _export_dataset,
+        _export_dataset_options,
+    ),
+    (
+        "push-metrics",
+        "upload the evaluate modules as Hugging Face Spaces (or write their folders)",
+        _push_metrics,
+        _push_metrics_options,
+    ),
+    (
+        "dtg",
+        (
+            "Diversity Threshold Generation over a test set (JSONL, resumable; runs under "
+            "accelerate launch)"
+        ),
+        _dtg,
+        _dtg_options,
+    ),
+    (
+        "dtg-summary",
+        "Table 4 of one or more `dialeval dtg` outputs",
+        _dtg_summary,
+        _dtg_summary_options,
+    ),
+)
+
+
+def build_parser(commands: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The ``dialeval`` parser; only the ``commands`` named (every one when None) get their
+    options, the others are listed by name and help line alone."""
     parser = argparse.ArgumentParser(
         prog="dialeval", description="Diversity evaluation of multi-response dialogue generation."
     )
     parser.add_argument("--version", action="version", version=f"dialeval {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
-    _command(
-        commands,
-        "evaluate",
-        "score a file of response sets with every metric available offline",
-        _evaluate,
-        EvaluateCommand,
-        EvaluationOptions,
-    )
-    _command(
-        commands,
-        "meta-eval",
-        "how well diversity metrics track diversity on Tevet & Berant's decTest / conTest / McDiv",
-        _meta_eval,
-        MetaEvalCommand,
-        MetaEvalOptions,
-    )
-    _command(
-        commands,
-        "export-dataset",
-        "write a test set as Parquet + dataset card (and push it to the Hub)",
-        _export_dataset,
-        ExportDatasetCommand,
-    )
-    _command(
-        commands,
-        "push-metrics",
-        "upload the evaluate modules as Hugging Face Spaces (or write their folders)",
-        _push_metrics,
-        PushMetricsCommand,
-    )
-    _command(
-        commands,
-        "dtg",
-        "Diversity Threshold Generation over a test set (JSONL, resumable; runs under accelerate "
-        "launch)",
-        _dtg,
-        DTGOptions,
-        DTGCommand,
-    )
-    _command(
-        commands,
-        "dtg-summary",
-        "Table 4 of one or more `dialeval dtg` outputs",
-        _dtg_summary,
-        DTGSummaryCommand,
-    )
+    subparsers = parser.add_subparsers(dest="command", required=True)
+    for name, help_line, handler, option_classes in COMMANDS:
+        command_parser = subparsers.add_parser(name, help=help_line)
+        if commands is not None and name not in commands:
+            continue
+        classes = option_classes()
+        for cls in classes:
+            add_options(command_parser, cls)
+        command_parser.set_defaults(
+            handler=handler, option_classes=classes, command_parser=command_parser
+        )
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    from dialeval.cli.safe_output import Interrupted, stop_signals_raise
+def _command_named(argv: Sequence[str]) -> set[str]:
+    """The command ``argv`` names (the top-level parser has options only before it): the one
+    whose options the parser needs."""
+    return {next((arg for arg in argv if not arg.startswith("-")), "")}
 
+
+def main(argv: list[str] | None = None) -> int:
     # Before any model runs (oneMKL reads it once): a batch gives the same bits in every process.
     request_reproducible_math()
-    args, unknown = build_parser().parse_known_args(argv)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    args, unknown = build_parser(_command_named(arguments)).parse_known_args(arguments)
     command_parser = vars(args).pop("command_parser")
     if (
         unknown
     ):  # argparse reports them with the top-level usage; the command's own usage lists its flags
         command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    # imported once a command runs: --version and --help have exited above
+    from dialeval.cli.safe_output import Interrupted, stop_signals_raise
+
     try:
         # The line is printed while the stop handlers are still in place: a second signal meanwhile
         # is absorbed, and the process exits with 128 + signal, not by the signal.

@@ -17,6 +17,7 @@ def library_progress_bars(enabled: bool) -> Iterator[None]:
     if enabled:
         yield
         return
+    # datasets: deferred to the one path that needs it
     import datasets
     import huggingface_hub.utils as hub_utils
     import transformers.utils.logging as transformers_logging

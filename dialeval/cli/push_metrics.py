@@ -12,11 +12,13 @@ installed already (docs/hf_contracts.md).
 
 from __future__ import annotations
 
+import importlib
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dialeval.atomic_files import MANIFEST_NAME, write_atomically
+from dialeval.cli.safe_output import PlannedOutput
 from dialeval.metrics.registry import METRICS, get
 from dialeval.validation import ArgumentError
 
@@ -41,8 +43,6 @@ def space_files(name: str) -> list[Path]:
 
 def planned_folders(to: str | Path, names: list[str] | None = None) -> list:
     """Every file ``--to DIR`` receives, for :func:`~dialeval.cli.safe_output.check_outputs`."""
-    from dialeval.cli.safe_output import PlannedOutput
-
     return [
         PlannedOutput("--to", Path(to) / name / path.name)
         for name in names or [metric.name for metric in METRICS]
@@ -79,6 +79,7 @@ def push_metrics(
         raise ArgumentError(
             "namespace", f"must be a Hub user or organization name (no '/'), got {namespace!r}"
         )
+    # huggingface_hub: deferred to the one path that needs it
     from huggingface_hub import HfApi
 
     api = HfApi(token=token)
@@ -95,8 +96,6 @@ def push_metrics(
 def _hub_transport_errors() -> tuple[type[BaseException], ...]:
     """The network errors of the HTTP client huggingface_hub uses (httpx2, httpx, or requests in
     older releases)."""
-    import importlib
-
     errors = []
     for module, name in (
         ("httpx2", "TransportError"),

@@ -79,6 +79,7 @@ def missing_release(file_name: str, detail: str) -> str:
 
 def offline() -> bool:
     """Whether the Hugging Face libraries are told not to go online."""
+    # datasets: deferred to the one path that needs it
     import datasets.config
 
     return bool(datasets.config.HF_HUB_OFFLINE) or bool(

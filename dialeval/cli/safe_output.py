@@ -58,6 +58,7 @@ from dialeval.atomic_files import (
     write_atomically,
     written_by_dialeval,
 )
+from dialeval.distributed import computed_on_main, process_state, split_work
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -510,8 +511,6 @@ def held_output(output: str | Path, command: str) -> Iterator[OutputLock]:
     it did (if not, they raise as well instead of waiting for it); the other processes, which
     write nothing, keep the default signal actions from here on.
     """
-    from dialeval.distributed import computed_on_main, process_state, split_work
-
     state = process_state()
     if not state.is_main_process:
         default_stop_signals()

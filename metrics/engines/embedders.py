@@ -135,6 +135,7 @@ def _deduplicate(texts: list[str]) -> tuple[list[str], np.ndarray]:
 def unit_rows(vectors: np.ndarray) -> np.ndarray:
     """Rows L2-normalized as ``encode(normalize_embeddings=True)`` does it (torch's
     ``F.normalize`` in float32), so stored raw vectors give that call's numbers bit for bit."""
+    # torch: deferred, so importing this module loads no model stack
     import torch
 
     if vectors.size == 0:
@@ -422,6 +423,7 @@ class _TransformerEmbedder:
     def _encode(self, unique: list[str], texts: list[str], progress: Progress | None) -> np.ndarray:
         """Vectors of the distinct texts ``unique`` (``texts``: the caller's, for error
         messages)."""
+        # torch: deferred, so importing this module loads no model stack
         import torch
 
         loaded = self.loaded
@@ -513,6 +515,7 @@ class LastTokenEmbedder(_TransformerEmbedder):
     def _pool(
         self, hidden: torch.Tensor, attention_mask: torch.Tensor, lengths: list[int]
     ) -> torch.Tensor:
+        # torch: deferred, so importing this module loads no model stack
         import torch
 
         last = torch.tensor(lengths, device=hidden.device) - 1

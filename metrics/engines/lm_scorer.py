@@ -429,6 +429,7 @@ class CandidateScorer:
     def _causal_batch(
         self, questions: list[_EncodedQuestion]
     ) -> list[tuple[np.ndarray, np.ndarray]]:
+        # torch: deferred, so importing this module loads no model stack
         import torch
         import torch.nn.functional as F
 
@@ -468,6 +469,7 @@ class CandidateScorer:
         it followed the context alone, while the context is computed once and candidates are
         not padded to each other's length.
         """
+        # torch: deferred, so importing this module loads no model stack
         import torch
         import torch.nn.functional as F
 
@@ -549,6 +551,7 @@ class CandidateScorer:
     def _seq2seq_batch(
         self, questions: list[_EncodedQuestion]
     ) -> list[tuple[np.ndarray, np.ndarray]]:
+        # torch: deferred, so importing this module loads no model stack
         import torch
         import torch.nn.functional as F
 
@@ -613,6 +616,7 @@ class CandidateScorer:
 
         ``progress`` is called with the number of questions finished after each forward pass.
         """
+        # torch: deferred, so importing this module loads no model stack
         import torch
 
         turns_per_question, checked_candidates, _ = check_questions(contexts, candidates)

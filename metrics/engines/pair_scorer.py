@@ -73,6 +73,7 @@ def _encode_with_backend(
     tokenizer's own post-processor (its special tokens and type ids), which is what
     ``tokenizer(first, second)`` does. Over-long pairs are cut as ``truncation="longest_first"``.
     """
+    # tokenizers: deferred, so importing this module loads no model stack
     from tokenizers import Encoding
 
     backend, limit = classifier.tokenizer.backend_tokenizer, classifier.max_length
@@ -134,6 +135,7 @@ def _padded_batch(pairs: list[tuple], pad_id: int, with_type_ids: bool) -> dict:
     Right padding whatever the tokenizer's default: absolute-position encoders (BERT) would
     otherwise see shifted positions.
     """
+    # torch: deferred, so importing this module loads no model stack
     import torch
 
     width = max(len(ids) for ids, _ in pairs)
@@ -171,6 +173,7 @@ def score_pairs(
     batch is prepared while the current one runs. ``progress`` is called with the number of
     pairs of each batch (after :func:`~dialeval.metrics.engines.job_steps.announce_work`).
     """
+    # torch: deferred, so importing this module loads no model stack
     import torch
 
     if len(firsts) != len(seconds):

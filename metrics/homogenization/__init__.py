@@ -28,7 +28,7 @@ from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.metrics.homogenization.bleu import bleu_against_each
 from dialeval.metrics.homogenization.defaults import DEFAULT_HOMOGENIZATION_MODEL
 from dialeval.metrics.homogenization.rouge_l import rouge_l_pair_sum, rouge_tokens
-from dialeval.metrics.similarity_diversity.bertscore import check_encoder_options
+from dialeval.metrics.similarity_diversity import bertscore
 from dialeval.validation import (
     ArgumentError,
     check_flag,
@@ -67,7 +67,7 @@ def _check_options(
     check_flag(use_stemmer, "use_stemmer")
     check_progress(progress)
     model, num_layers, batch_size, device, dtype, workers = encoder_options
-    check_encoder_options(model, num_layers, batch_size, device, dtype)
+    bertscore.check_encoder_options(model, num_layers, batch_size, device, dtype)
     if workers == -1:
         return os.cpu_count() or 1
     return check_int(workers, "workers", maximum=MAX_WORKERS)
@@ -90,8 +90,6 @@ def _bertscore_homogenization(
     progress: Progress | None,
     argument: str = "predictions",
 ) -> list[float]:
-    from dialeval.metrics.similarity_diversity.bertscore import compute_bertscore_matrices
-
     for index, response_set in enumerate(response_sets):
         distinct = len({text.strip() for text in response_set})
         if distinct > MAX_BERTSCORE_TEXTS:
@@ -106,7 +104,7 @@ def _bertscore_homogenization(
     model = DEFAULT_HOMOGENIZATION_MODEL if model is None else model
     if num_layers is None:
         num_layers = _BERT_SCORE_LAYERS.get(model)
-    result = compute_bertscore_matrices(
+    result = bertscore.compute_bertscore_matrices(
         response_sets,
         model=model,
         num_layers=num_layers,

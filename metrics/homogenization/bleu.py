@@ -68,6 +68,7 @@ def distinct_token_sequences(texts: list[str]) -> tuple[list[tuple[str, ...]], n
 def clipped_match_sums(units: list[tuple[str, ...]], counts: np.ndarray, order: int) -> np.ndarray:
     """``sum_j m_j clip_order(j, i)`` for every unit ``i`` (``j`` over all units, ``i``
     included)."""
+    # scipy: deferred to the one path that needs it
     from scipy import sparse
 
     ngram_ids: dict[tuple[str, ...], int] = {}

@@ -37,6 +37,7 @@ _SURROGATES = range(0xD800, 0xE000)
 
 @lru_cache(maxsize=1)
 def _porter_stemmer() -> PorterStemmer:
+    # nltk: importing it loads scikit-learn, scipy and pandas; only this path needs it
     from nltk.stem import porter
 
     return porter.PorterStemmer()  # rouge_score's tokenizers.DefaultTokenizer's stemmer
@@ -96,6 +97,7 @@ def rouge_l_pair_sum(
 
     ``progress(k)`` is called after each block of ``k`` distinct token sequences.
     """
+    # rapidfuzz: deferred to the one path that needs it
     from rapidfuzz.distance import LCSseq
     from rapidfuzz.process import cdist
 

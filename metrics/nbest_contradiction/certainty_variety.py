@@ -24,6 +24,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from dialeval.labels import AMBIGUOUS, ANSWER_LABELS, EXPECTED_ANSWERS
+from dialeval.metrics.nbest_contradiction.yes_no import (
+    classify_nbest_lists,
+    load_yes_no_classifier,
+)
 from dialeval.validation import ArgumentError
 
 if TYPE_CHECKING:
@@ -211,11 +215,6 @@ def nbest_contradiction(
         :func:`certainty_variety`'s figures, each input's ``answers`` in ``per_input``, the
         ``classifier`` name and ``num_truncated`` (responses cut to the model's maximum length).
     """
-    from dialeval.metrics.nbest_contradiction.yes_no import (
-        classify_nbest_lists,
-        load_yes_no_classifier,
-    )
-
     if classifier is None:
         raise ArgumentError(
             "classifier",

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Protocol, cast
 import numpy as np
 
 from dialeval.labels import AMBIGUOUS, NO, YES, answer_of_label
+from dialeval.metrics.engines.pair_scorer import PairScoringStats, load_pair_classifier, score_pairs
 from dialeval.validation import ArgumentError, arguments_named, check_int, check_unicode_text
 
 if TYPE_CHECKING:
@@ -105,8 +106,6 @@ class ModelYesNoClassifier:
         batch_size: int = 32,
         label_map: dict | None = None,
     ) -> None:
-        from dialeval.metrics.engines.pair_scorer import load_pair_classifier
-
         check_int(batch_size, "batch_size")
         self.classifier = load_pair_classifier(model, device=device, dtype=dtype)
         self.batch_size = batch_size
@@ -137,8 +136,6 @@ class ModelYesNoClassifier:
         self, responses: Sequence[str], questions: Sequence[str] | None = None
     ) -> np.ndarray:
         """Softmax over the model's labels, one row per response."""
-        from dialeval.metrics.engines.pair_scorer import PairScoringStats, score_pairs
-
         responses = _check_texts(responses, "responses")
         if self.needs_questions:
             if questions is None:
@@ -163,6 +160,7 @@ class ModelYesNoClassifier:
         return self._score_texts(responses)
 
     def _score_texts(self, texts: list[str]) -> np.ndarray:
+        # torch: deferred, so importing this module loads no model stack
         import torch
 
         model, tokenizer = self.classifier.model, self.classifier.tokenizer

@@ -58,6 +58,7 @@ def _installed(module: str) -> bool:
 def _nltk_has(resource: str) -> bool:
     if not _installed("nltk"):
         return False
+    # nltk: importing it loads scikit-learn, scipy and pandas; only this path needs it
     import nltk
 
     try:
@@ -111,6 +112,7 @@ class SpacyTagger:
 
 @lru_cache(maxsize=4)
 def _spacy_pipeline(model: str) -> Language:
+    # spacy is optional: imported only when its tagger is asked for
     import spacy
 
     try:
@@ -126,6 +128,7 @@ class NLTKTagger:
     perceptron."""
 
     def __call__(self, sentences: list[str]) -> list[list[tuple[str, str]]]:
+        # nltk: importing it loads scikit-learn, scipy and pandas; only this path needs it
         from nltk.tokenize import word_tokenize
 
         tagger = _nltk_perceptron()
@@ -134,6 +137,7 @@ class NLTKTagger:
 
 @lru_cache(maxsize=1)
 def _nltk_perceptron() -> PerceptronTagger:
+    # nltk: importing it loads scikit-learn, scipy and pandas; only this path needs it
     from nltk.tag import PerceptronTagger
 
     return PerceptronTagger()
@@ -141,6 +145,7 @@ def _nltk_perceptron() -> PerceptronTagger:
 
 def nltk_sentence_splitter(text: str) -> list[str]:
     """NLTK's punkt ``sent_tokenize`` (English), the ``diversity`` package's splitter."""
+    # nltk: importing it loads scikit-learn, scipy and pandas; only this path needs it
     from nltk.tokenize import sent_tokenize
 
     return sent_tokenize(text)

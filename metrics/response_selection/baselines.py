@@ -45,6 +45,7 @@ def tfidf_selection(
     ``fit_texts``: the corpus the idf is computed on (a list of strings; Lowe et al.: the
     training set); ``vectorizer_options`` go to ``TfidfVectorizer``.
     """
+    # sklearn: deferred to the one path that needs it
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     turns, candidates, labels = check_questions(contexts, candidates, labels)

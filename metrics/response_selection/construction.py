@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 import numpy as np
 
+from dialeval.metrics.engines.embedders import load_embedder
 from dialeval.validation import ArgumentError, check_int
 
 if TYPE_CHECKING:
@@ -127,6 +128,7 @@ class BM25Retriever:
         stopwords: str | None = "en",
     ):
         try:
+            # bm25s: deferred to the one path that needs it
             import bm25s
         except ImportError:
             raise ImportError(
@@ -175,8 +177,6 @@ class EmbeddingRetriever:
     def __init__(
         self, repository: Sequence[str], embedder: TextEmbedder | None = None, batch_size: int = 256
     ):
-        from dialeval.metrics.engines.embedders import load_embedder
-
         self.repository = _check_texts(repository, "repository")
         if not self.repository:
             raise ArgumentError("repository", "is empty")

@@ -122,6 +122,7 @@ def random_protocol_figure(
     (pass NaN when ``system_ranking_correlation`` gave None: every system equally accurate) is
     written instead of drawn.
     """
+    # matplotlib: deferred to the one path that needs it
     from matplotlib.figure import Figure
 
     per_trial = random_result.get("spearman_per_trial") if isinstance(random_result, dict) else None

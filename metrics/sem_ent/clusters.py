@@ -28,6 +28,12 @@ import numpy as np
 
 from dialeval.atomic_files import write_atomically
 from dialeval.distributed import computed_on_main
+from dialeval.metrics.engines.embedders import (
+    RUNTIME_OPTIONS,
+    embedder_from_identity,
+    load_embedder,
+)
+from dialeval.metrics.sem_ent.saved_clusters import read_config, read_tensors
 from dialeval.validation import (
     ArgumentError,
     ArgumentProblem,
@@ -109,6 +115,7 @@ def _reduce_and_cluster(
 ) -> dict:
     """PCA to ``pca_variance`` and k-means on unit-normalized ``points``: the fitted arrays, the
     kept dimensions, explained variance, inertia and the points' own cluster histogram."""
+    # sklearn: deferred to the one path that needs it
     from sklearn.cluster import KMeans, MiniBatchKMeans
     from sklearn.decomposition import PCA
 
@@ -213,8 +220,6 @@ class SemanticClusters:
                 f"has {distinct} distinct texts, fewer than `num_clusters`={num_clusters}",
             )
         if embedder is None:
-            from dialeval.metrics.engines.embedders import load_embedder
-
             embedder = load_embedder()
         else:
             _check_embedder(embedder)
@@ -308,6 +313,7 @@ class SemanticClusters:
     def save(self, directory: StrPath) -> Path:
         """Write ``semantic_clusters.json`` (settings, embedder identity) and ``.safetensors``
         (arrays)."""
+        # safetensors: deferred to the one path that needs it
         from safetensors.numpy import save
 
         out = Path(directory)
@@ -345,8 +351,6 @@ class SemanticClusters:
         """Clusters saved by :meth:`save`. ``embedder`` must match the recorded identity exactly;
         without one, the recorded embedder is rebuilt (``embedder_options``: device, batch_size,
         ...)."""
-        from dialeval.metrics.sem_ent.saved_clusters import read_config, read_tensors
-
         if not isinstance(directory, (str, Path)):
             raise ArgumentTypeError(
                 "directory",
@@ -379,8 +383,6 @@ class SemanticClusters:
             )
         recorded = config["embedder"]
         if embedder is None:
-            from dialeval.metrics.engines.embedders import RUNTIME_OPTIONS, embedder_from_identity
-
             try:
                 embedder = embedder_from_identity(recorded, **embedder_options)
             except ArgumentProblem as error:

@@ -57,6 +57,7 @@ def read_config(path: Path) -> dict:
 
 def read_tensors(path: Path) -> dict[str, np.ndarray]:
     """The folder's arrays, checked by :func:`check_cluster_arrays`."""
+    # safetensors: deferred to the one path that needs it
     from safetensors import SafetensorError
     from safetensors.numpy import load_file
 

@@ -30,6 +30,15 @@ import numpy as np
 from dialeval.hub import EMBEDDED_SENTENCE_MODEL
 from dialeval.metrics.engines.reduction import UnitSimilarity, units_of
 from dialeval.metrics.lexical_diversity.set_level import check_orders, cosine_of_counts, ngrams
+from dialeval.metrics.similarity_diversity.bertscore import (
+    DEFAULT_BERTSCORE_MODEL,
+    compute_bertscore_matrices,
+)
+from dialeval.metrics.similarity_diversity.cross_encoder import (
+    DEFAULT_CROSS_ENCODER,
+    cross_encoder_unit_similarities,
+)
+from dialeval.metrics.similarity_diversity.sent_bert import sent_bert_unit_similarities
 from dialeval.text import get_tokenizer
 from dialeval.validation import ArgumentError, check_response_sets
 
@@ -44,12 +53,8 @@ def default_model(similarity: str) -> str | None:
     if similarity == "sent_bert":
         return EMBEDDED_SENTENCE_MODEL
     if similarity == "bertscore":
-        from dialeval.metrics.similarity_diversity.bertscore import DEFAULT_BERTSCORE_MODEL
-
         return DEFAULT_BERTSCORE_MODEL
     if similarity == "cross_encoder":
-        from dialeval.metrics.similarity_diversity.cross_encoder import DEFAULT_CROSS_ENCODER
-
         return DEFAULT_CROSS_ENCODER
     return None
 
@@ -127,16 +132,10 @@ def unit_similarities(
         return [ngram_cosine_unit_similarity(responses, **options) for responses in response_sets]
     assert model is not None  # default_model names one for every model-backed similarity
     if similarity == "sent_bert":
-        from dialeval.metrics.similarity_diversity.sent_bert import sent_bert_unit_similarities
-
         return sent_bert_unit_similarities(
             response_sets, model, batch_size, device, dtype, progress=progress
         )
     if similarity == "cross_encoder":
-        from dialeval.metrics.similarity_diversity.cross_encoder import (
-            cross_encoder_unit_similarities,
-        )
-
         return cross_encoder_unit_similarities(
             response_sets,
             model,
@@ -146,7 +145,6 @@ def unit_similarities(
             allow_empty=allow_empty,
             progress=progress,
         )
-    from dialeval.metrics.similarity_diversity.bertscore import compute_bertscore_matrices
 
     return compute_bertscore_matrices(
         response_sets,

@@ -75,7 +75,12 @@ def test_package_names_stay_functions_after_every_module_is_loaded():
 
 
 def test_every_public_name_is_importable_from_a_fresh_interpreter():
-    code = "import dialeval.metrics as m; missing = [n for n in m.__all__ if not hasattr(m, n)]; assert not missing, missing"
+    code = (
+        "import dialeval.metrics as m\n"
+        "for name in m.__all__:\n"
+        "    exec(f'from dialeval.metrics import {name}')\n"
+        "    assert not isinstance(eval(name), type(m)), name\n"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO_ROOT)
 
 
@@ -120,3 +125,35 @@ def test_a_metric_declaration_imports_only_light_modules_at_its_top(name):
             and imported not in own
         ]
         assert not heavy, f"metrics/{name}/{module}.py imports {heavy} at its top"
+
+
+# Every module under dialeval.metrics imported first (the evaluate module files excepted: only
+# evaluate.load imports them, under their own name), and only then each exported name read: the
+# import system binds each submodule on its package, which must not hide a same-named export.
+SUBMODULES_FIRST = """
+import importlib, inspect, pathlib, sys
+import dialeval.metrics as metrics
+root = pathlib.Path(metrics.__file__).parent
+packages = []
+for init in sorted(root.glob("*/__init__.py")):
+    package = f"dialeval.metrics.{init.parent.name}"
+    packages.append(package)
+    for path in sorted(init.parent.glob("*.py")):
+        if path.stem not in ("__init__", "app", init.parent.name):
+            importlib.import_module(f"{package}.{path.stem}")
+lazy = metrics.__dict__["_lazy_exports"]
+read = [n for n in lazy if n in vars(metrics) and not inspect.ismodule(vars(metrics)[n])]
+assert not read, f"read before the test: {read}"
+wrong = [
+    f"{package}.{name}"
+    for package in ["dialeval.metrics", *packages]
+    for name in getattr(sys.modules[package], "__all__", ())
+    if inspect.ismodule(getattr(sys.modules[package], name))
+]
+assert not wrong, wrong
+assert inspect.isfunction(metrics.nli_diversity) and inspect.isfunction(metrics.self_bleu)
+"""
+
+
+def test_exported_names_stay_functions_when_their_submodules_are_imported_first():
+    subprocess.run([sys.executable, "-c", SUBMODULES_FIRST], check=True, cwd=REPO_ROOT)
