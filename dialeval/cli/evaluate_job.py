@@ -23,13 +23,12 @@ dataclasses (their fields carry the command-line flags) and :class:`JobControl`.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tqdm.auto import tqdm
 
-from dialeval.cli.options import name_flags, option
+from dialeval.cli.evaluate_options import EvaluationOptions, step_names
+from dialeval.cli.options import name_flags
 from dialeval.cli.report_formats import render_table, summary_table
 from dialeval.deprecation import renamed_attributes
 from dialeval.hub import ModelNotAvailableError, resolve_model_path
@@ -48,70 +47,6 @@ from dialeval.validation import ArgumentError, ArgumentProblem
 
 if TYPE_CHECKING:  # a type only: the checkpoints import this module's report helpers
     from dialeval.cli.checkpoints import MetricCheckpoints
-
-
-def step_names() -> list[str]:
-    """Every ``--metric`` name, in the order the job runs the steps."""
-    return [step.name for step in registry.JOB_STEPS]
-
-
-@dataclass
-class JobControl:
-    """Which steps run and what the job shows (not what a metric computes)."""
-
-    metrics: list[str] | None = field(
-        default=None,
-        metadata=option(
-            "--metric",
-            metavar="NAME",
-            repeatable=True,
-            aliases=("metric",),
-            help="run only this step (repeatable; default: every step that fits the input): "
-            + ", ".join(step_names()),
-        ),
-    )
-    progress: bool = field(
-        default=True, metadata=option("--no-progress", help="hide progress bars")
-    )
-
-
-def _compose(classes: tuple[type, ...]) -> type:
-    """One dataclass with the fields of ``classes`` (in that order) that runs each one's
-    ``__post_init__``."""
-    owner: dict[str, type] = {}
-    for cls in classes:
-        for f in dataclasses.fields(cls):
-            if owner.setdefault(f.name, cls) is not cls:
-                raise TypeError(
-                    f"the job setting {f.name!r} is declared by both {owner[f.name].__name__} and "
-                    f"{cls.__name__}"
-                )
-
-    def __post_init__(self: object) -> None:
-        for cls in classes:
-            hook = cls.__dict__.get("__post_init__")
-            if hook is not None:
-                hook(self)
-
-    # dataclass() collects base fields from the last base to the first
-    composed = dataclasses.make_dataclass(
-        "EvaluationOptions",
-        [],
-        bases=tuple(reversed(classes)),
-        namespace={"__post_init__": __post_init__},
-    )
-    composed.__module__ = __name__
-    composed.__doc__ = (
-        "What ``dialeval evaluate`` computes, and how: the fields of every registered step's "
-        "settings ("
-        + ", ".join(cls.__name__ for cls in classes)
-        + "); each field with an ``option`` is a flag."
-    )
-    return composed
-
-
-#: The job's settings: every registered step's settings dataclass and :class:`JobControl`.
-EvaluationOptions = _compose((*registry.job_option_classes(), JobControl))
 
 
 def planned_steps(scope: str, options: Settings) -> list[tuple[JobStep, str | None]]:

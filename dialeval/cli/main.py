@@ -227,7 +227,7 @@ def _dtg_summary(args: argparse.Namespace) -> int:
 # registry or a model stack, which `dialeval --version` and `dialeval --help` never need.
 def _evaluate_options() -> tuple[type, ...]:
     from dialeval.cli.commands import EvaluateCommand
-    from dialeval.cli.evaluate_job import EvaluationOptions
+    from dialeval.cli.evaluate_options import EvaluationOptions
 
     return (EvaluateCommand, EvaluationOptions)
 

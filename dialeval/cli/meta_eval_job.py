@@ -25,19 +25,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from dialeval.cli.options import name_flags, option
 from dialeval.cli.release_data import DATA_DIR_VARIABLE, RELEASE_FOLDER
 from dialeval.deprecation import warn_renamed
 from dialeval.hub import ModelNotAvailableError, resolve_model_path
-from dialeval.metrics.diversity_meta_eval import diversity_meta_evaluation, subsampled_spearman
-from dialeval.metrics.diversity_meta_eval.statistics import UndefinedStatisticError
-from dialeval.metrics.engines.shared_outputs import shared_model_outputs
 from dialeval.metrics.registry import RENAMED_SET_SCORERS, SET_SCORERS
 from dialeval.validation import ArgumentError, check_int
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -289,6 +287,9 @@ def score_metric(
     """The per-set scores of ``spec`` on ``dataset``. ``computed`` holds the runs made so far in
     the job, by (runner, model): figures of one computation (Baseline, Neutral and Confidence NLI
     Diversity; distinct-n and cos-sim) come from one run."""
+    # numpy: deferred so `dialeval meta-eval --help` loads no scientific stack
+    import numpy as np
+
     computed = computed if computed is not None else {}
     if spec.name.startswith(RELEASED_PREFIX):
         column = RELEASED_SCORES[spec.name[len(RELEASED_PREFIX) :]]
@@ -331,6 +332,10 @@ def score_metric(
 def _meta_evaluate(
     scores: np.ndarray, parameters: np.ndarray, binary: bool, options: MetaEvalOptions
 ) -> dict:
+    # numpy, scipy: deferred so `dialeval meta-eval --help` loads no scientific stack
+    from dialeval.metrics.diversity_meta_eval import diversity_meta_evaluation, subsampled_spearman
+    from dialeval.metrics.diversity_meta_eval.statistics import UndefinedStatisticError
+
     result = diversity_meta_evaluation(
         scores,
         parameters,
@@ -368,6 +373,11 @@ def run_meta_eval(
 ) -> MetaEvalReport:
     """Score every set of ``test``/``task`` with ``metrics`` and meta-evaluate each (plus absHDS
     when ``human``)."""
+    # numpy: deferred so `dialeval meta-eval --help` loads no scientific stack
+    import numpy as np
+
+    from dialeval.metrics.engines.shared_outputs import shared_model_outputs
+
     options = options or MetaEvalOptions()
     _check_choice(test, TESTS, "test")
     _check_choice(task, TASKS, "task")

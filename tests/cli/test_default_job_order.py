@@ -8,7 +8,7 @@ import importlib
 
 from conftest import REPO_ROOT
 
-from dialeval.cli.evaluate_job import step_names
+from dialeval.cli.evaluate_options import step_names
 from dialeval.metrics import registry
 
 SPEC_FILES = sorted((REPO_ROOT / "metrics").glob("*/spec.py"))

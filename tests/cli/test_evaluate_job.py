@@ -8,7 +8,7 @@ import pytest
 from registry_steps import expected_figures
 from sentence_transformers import SentenceTransformer
 
-from dialeval.cli import evaluate_job, main
+from dialeval.cli import evaluate_job, evaluate_options, main
 from dialeval.cli.evaluate_job import EvaluationOptions, evaluate_corpus, evaluate_response_sets
 from dialeval.hub import EMBEDDED_SENTENCE_MODEL, resolve_model_path
 from dialeval.io import ResponseSet
@@ -224,7 +224,7 @@ def test_settings_declared_twice_are_refused():
         max_n: int = 3
 
     with pytest.raises(TypeError, match="'max_n' is declared by both LexicalOptions and Clash"):
-        evaluate_job._compose((*registry.job_option_classes(), Clash))
+        evaluate_options._compose((*registry.job_option_classes(), Clash))
 
 
 class _RecordingBar:

@@ -39,14 +39,6 @@ except SystemExit:
 print(json.dumps(sorted(name for name in {heavy} if name in sys.modules)), file=sys.stderr)
 """
 
-# The metric registry imports each metric's job module, and those import the metrics' code
-# (numpy, scipy): the parsers that list the registry's flags or metrics load them.
-REGISTRY_CHAIN = (
-    "dialeval.metrics.registry imports every metrics/<name>/job.py, which imports its metric's "
-    "code (embedding_distances/job.py -> embedding_distances.distances -> numpy; "
-    "meta_eval_job -> numpy, diversity_meta_eval.statistics -> scipy)"
-)
-
 
 def _heavy_modules_after(*arguments: str) -> list[str]:
     code = RUN_COMMAND_LINE.format(heavy=HEAVY)
@@ -68,16 +60,9 @@ def _heavy_modules_after(*arguments: str) -> list[str]:
         ("export-dataset", "--help"),
         ("dtg", "--help"),
         ("dtg-summary", "--help"),
-        pytest.param(
-            ("evaluate", "--help"), marks=pytest.mark.xfail(strict=True, reason=REGISTRY_CHAIN)
-        ),
-        pytest.param(
-            ("meta-eval", "--help"), marks=pytest.mark.xfail(strict=True, reason=REGISTRY_CHAIN)
-        ),
-        pytest.param(
-            ("push-metrics", "--help"),
-            marks=pytest.mark.xfail(strict=True, reason=REGISTRY_CHAIN),
-        ),
+        ("evaluate", "--help"),
+        ("meta-eval", "--help"),
+        ("push-metrics", "--help"),
     ],
     ids=" ".join,
 )

@@ -337,19 +337,19 @@ def test_bertscore_defaults_to_the_package_model_at_bert_scores_layer(monkeypatc
 def test_bertscore_refuses_more_texts_than_its_dense_matrix_allows_before_loading_a_model(
     monkeypatch,
 ):
-    # the function shadows the attribute
-    package = importlib.import_module("dialeval.metrics.homogenization")
-    monkeypatch.setattr(package, "MAX_BERTSCORE_TEXTS", 2)
+    # the module the functions live in (the package exports them lazily)
+    module = importlib.import_module("dialeval.metrics.homogenization.scores")
+    monkeypatch.setattr(module, "MAX_BERTSCORE_TEXTS", 2)
     with pytest.raises(
         ValueError, match=r"`texts` holds 3 distinct texts: BERTScore homogenization keeps a dense"
     ):
-        package.homogenization(["a", "b", "c", "a"], "bertscore", model="/no/such/model")
+        module.homogenization(["a", "b", "c", "a"], "bertscore", model="/no/such/model")
     with pytest.raises(ValueError, match=r"`response_sets\[1\]` holds 3 distinct texts"):
-        package.homogenization_per_set(
+        module.homogenization_per_set(
             [["a", "b"], ["a", "b", "c"]], "bertscore", model="/no/such/model"
         )
     # ROUGE-L streams: no limit
-    assert package.homogenization(["a", "b", "c"], "rougel") == 0.0
+    assert module.homogenization(["a", "b", "c"], "rougel") == 0.0
 
 
 @pytest.mark.parametrize("measure", ["rougel", "bleu"])
