@@ -229,7 +229,7 @@ def _run(
     from dialeval.io import open_input
     from dialeval.metrics.engines.shared_outputs import shared_model_outputs
 
-    options = build(EvaluationOptions, args)
+    options: Settings = build(EvaluationOptions, args)
     shared_inputs = input_files(args, systems)[len(systems) :]
     # Every input is opened (format, columns, split, Hub cache) before any model runs.
     inputs = {

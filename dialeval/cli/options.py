@@ -25,14 +25,17 @@ import copy
 import dataclasses
 import typing
 from collections.abc import Mapping
+from typing import Any, TypeVar
 
 # The spelling lives in the root layer (metric subpackages declare their own flags with it).
 from dialeval.option_fields import KEY, CliOption, cli_fields, option  # noqa: F401 - re-exported
 from dialeval.option_fields import NOT_GIVEN as _NOT_GIVEN
 from dialeval.validation import ArgumentProblem
 
+Options = TypeVar("Options")
 
-def _default(f: dataclasses.Field, spec: CliOption):
+
+def _default(f: dataclasses.Field[Any], spec: CliOption) -> Any:
     if spec.default is not _NOT_GIVEN:
         return spec.default
     if f.default is not dataclasses.MISSING:
@@ -42,20 +45,20 @@ def _default(f: dataclasses.Field, spec: CliOption):
     return dataclasses.MISSING
 
 
-def _value_type(cls, f: dataclasses.Field):
+def _value_type(cls: type, f: dataclasses.Field[Any]) -> type | None:
     """int or float when the annotation is one of them (or it | None); None keeps strings."""
     annotation = typing.get_type_hints(cls).get(f.name)
     candidates = [a for a in typing.get_args(annotation) if a is not type(None)] or [annotation]
     return candidates[0] if len(candidates) == 1 and candidates[0] in (int, float) else None
 
 
-def _shown(value) -> str:
+def _shown(value: object) -> str:
     if isinstance(value, (list, tuple)):
         return ", ".join(str(item) for item in value)
     return str(value)
 
 
-def _help(spec: CliOption, default, switch: bool) -> str | None:
+def _help(spec: CliOption, default: object, switch: bool) -> str | None:
     notes = ["repeatable"] if spec.repeatable else []
     if spec.default_text is not None:
         notes.append(f"default: {spec.default_text}")
@@ -67,17 +70,17 @@ def _help(spec: CliOption, default, switch: bool) -> str | None:
     return f"{spec.help} {suffix}" if spec.help else suffix
 
 
-def _off_dest(f: dataclasses.Field) -> str:
+def _off_dest(f: dataclasses.Field[Any]) -> str:
     return f"{f.name}:off"
 
 
-def add_options(parser: argparse.ArgumentParser, cls) -> argparse.ArgumentParser:
+def add_options(parser: argparse.ArgumentParser, cls: type) -> argparse.ArgumentParser:
     """Add an argument to ``parser`` for every command-line field of dataclass ``cls``."""
     groups: dict[str, argparse._MutuallyExclusiveGroup] = {}
     for f, spec in cli_fields(cls):
         default = _default(f, spec)
         switch = _is_switch(spec, default)
-        kwargs: dict = {
+        kwargs: dict[str, Any] = {
             "dest": f.name,
             "default": argparse.SUPPRESS,
             "help": _help(spec, default, switch),
@@ -98,7 +101,7 @@ def add_options(parser: argparse.ArgumentParser, cls) -> argparse.ArgumentParser
                 kwargs["nargs"] = spec.nargs
             if default is dataclasses.MISSING and spec.flags and not spec.one_of:
                 kwargs["required"] = True
-        target = parser
+        target: argparse.ArgumentParser | argparse._MutuallyExclusiveGroup = parser
         if spec.one_of:
             if spec.one_of not in groups:
                 groups[spec.one_of] = parser.add_mutually_exclusive_group(required=True)
@@ -116,10 +119,10 @@ def add_options(parser: argparse.ArgumentParser, cls) -> argparse.ArgumentParser
     return parser
 
 
-def given(namespace: argparse.Namespace, cls) -> dict:
+def given(namespace: argparse.Namespace, cls: type) -> dict[str, Any]:
     """The command-line fields of ``cls`` that the user gave, as the dataclass takes them."""
     values = vars(namespace)
-    out = {}
+    out: dict[str, Any] = {}
     for f, spec in cli_fields(cls):
         if values.get(_off_dest(f)):
             out[f.name] = copy.copy(spec.off_value)  # a fresh [] per instance
@@ -130,21 +133,21 @@ def given(namespace: argparse.Namespace, cls) -> dict:
     return out
 
 
-def build(cls, namespace: argparse.Namespace, **fixed):
+def build(cls: type[Options], namespace: argparse.Namespace, **fixed: object) -> Options:
     """An instance of ``cls`` from the parsed command line; ``fixed`` sets fields the command line
     does not."""
     return cls(**{**given(namespace, cls), **fixed})
 
 
-def _is_switch(spec: CliOption, default) -> bool:
+def _is_switch(spec: CliOption, default: object) -> bool:
     return isinstance(default, bool) and not spec.choices and spec.convert is None
 
 
-def used_options(namespace: argparse.Namespace, *classes) -> dict:
+def used_options(namespace: argparse.Namespace, *classes: type) -> dict[str, Any]:
     """Every option of ``classes`` by its flag, as given on the command line or by default (for
     reports); a switch (``--allow-empty``, ``--no-progress``) is True when given."""
     values = vars(namespace)
-    out = {}
+    out: dict[str, Any] = {}
     for cls in classes:
         for f, spec in cli_fields(cls):
             name = spec.flags[0] if spec.flags else f.name
@@ -158,11 +161,11 @@ def used_options(namespace: argparse.Namespace, *classes) -> dict:
     return out
 
 
-def flag_names(*classes) -> dict[str, str]:
+def flag_names(*classes: type) -> dict[str, str]:
     """What jobs' errors say -> what the command line says: each Python argument name -> its flag
     (positional arguments by their metavar); a switch also as ``name=VALUE`` (``allow_empty=True``
     -> ``--allow-empty``); and the literal ``(text, replacement)`` pairs among the aliases."""
-    names = {}
+    names: dict[str, str] = {}
     for cls in classes:
         for f, spec in cli_fields(cls):
             flag = spec.flags[0] if spec.flags else (spec.metavar or f.name.upper())

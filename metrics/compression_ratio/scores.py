@@ -46,7 +46,7 @@ def compression_ratio_per_set(
 
 
 def compression_ratio_scores(
-    predictions, algorithm: str = "gzip", allow_empty: bool = False
+    predictions: list[str] | list[list[str]], algorithm: str = "gzip", allow_empty: bool = False
 ) -> dict:
     """The figures of the evaluate module: one corpus ratio for a flat list, or per set and their
     mean."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,6 +21,9 @@ from dialeval.validation import (
     check_response_sets,
     split_scope,
 )
+
+if TYPE_CHECKING:
+    from dialeval.type_aliases import WordTokenizer
 
 #: What to do when V is missing, shared by every message that asks for it.
 VOCABULARY_ADVICE = (
@@ -51,7 +55,9 @@ def expected_distinct(num_ngrams: int, vocab_size: int, n: int = 1) -> float:
     return -math.expm1(num_ngrams * math.log1p(-draw_probability)) / draw_probability
 
 
-def _check_vocabulary(vocab_size, vocab_texts, tokenizer) -> int:
+def _check_vocabulary(
+    vocab_size: int | None, vocab_texts: list[str] | None, tokenizer: str | WordTokenizer
+) -> int:
     if vocab_texts is None:
         if vocab_size is None:
             raise ArgumentError(
@@ -77,7 +83,7 @@ def _check_vocabulary(vocab_size, vocab_texts, tokenizer) -> int:
     return len(vocabulary)
 
 
-def _ngram_totals(responses: list[str], n: int, tokenizer) -> tuple[int, int]:
+def _ngram_totals(responses: list[str], n: int, tokenizer: str | WordTokenizer) -> tuple[int, int]:
     """(distinct n-grams, all n-grams) of ``responses``, n-grams never crossing a response."""
     multiplicity = Counter(responses)
     distinct = list(multiplicity)
@@ -90,7 +96,7 @@ def _ngram_totals(responses: list[str], n: int, tokenizer) -> tuple[int, int]:
     return int(counts.size), int(counts.sum())
 
 
-def _ead(responses: list[str], n: int, vocab_size: int, tokenizer) -> dict:
+def _ead(responses: list[str], n: int, vocab_size: int, tokenizer: str | WordTokenizer) -> dict:
     num_distinct, num_ngrams = _ngram_totals(responses, n, tokenizer)
     expected = expected_distinct(num_ngrams, vocab_size, n)
     return {
@@ -106,7 +112,7 @@ def expectation_adjusted_distinct(
     n: int = 1,
     vocab_size: int | None = None,
     vocab_texts: list[str] | None = None,
-    tokenizer="casual",
+    tokenizer: str | WordTokenizer = "casual",
     allow_empty: bool = False,
 ) -> float:
     """EAD of a corpus (or of one response set): distinct n-grams over their expected number.
@@ -143,11 +149,11 @@ def expectation_adjusted_distinct(
 
 
 def expectation_adjusted_distinct_scores(
-    predictions,
+    predictions: list[str] | list[list[str]],
     n: int = 1,
     vocab_size: int | None = None,
     vocab_texts: list[str] | None = None,
-    tokenizer="casual",
+    tokenizer: str | WordTokenizer = "casual",
     allow_empty: bool = False,
 ) -> dict:
     """The evaluate module's figures: EAD of a corpus (a flat list), or of each response set and

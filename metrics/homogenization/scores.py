@@ -4,7 +4,7 @@ measure."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.metrics.homogenization.bleu import bleu_against_each
@@ -247,7 +247,7 @@ def homogenization_score(
 ) -> dict:
     """The figures of the evaluate module: one score for a corpus (a flat list), or per set and
     their mean."""
-    options = dict(
+    options: dict[str, Any] = dict(
         measure=measure,
         use_stemmer=use_stemmer,
         model=model,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import string
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,6 +16,9 @@ from dialeval.validation import (
     check_response_sets,
     split_scope,
 )
+
+if TYPE_CHECKING:
+    from dialeval.type_aliases import WordTokenizer
 
 #: McCarthy & Jarvis's factor threshold (§"MTLD": TTR 0.72; they find 0.660-0.750 stable).
 DEFAULT_THRESHOLD = 0.72
@@ -32,14 +36,15 @@ def mtld_words(text: str) -> list[str]:
     return text.translate(_PUNCTUATION).split()
 
 
-def _check_threshold(threshold) -> float:
+def _check_threshold(threshold: object) -> float:
     return check_real(threshold, "threshold", 0, 1, open_bounds=(True, True), meaning=" (a TTR)")
 
 
-def _factors(tokens, threshold: float) -> float:
+def _factors(tokens: list[str], threshold: float) -> float:
     """Factors of one pass: full ones where the running TTR reaches ``threshold``, and the partial
     one."""
-    factors, seen, count = 0.0, set(), 0
+    factors, count = 0.0, 0
+    seen: set[str] = set()
     for token in tokens:
         count += 1
         seen.add(token)
@@ -65,7 +70,12 @@ def _mtld_of_tokens(tokens: list[str], threshold: float) -> float:
     return float(np.mean(passes))
 
 
-def _tokens(responses: list[str], tokenizer, source, argument: str) -> list[str]:
+def _tokens(
+    responses: list[str],
+    tokenizer: str | WordTokenizer | None,
+    source: list[str] | list[list[str]],
+    argument: str,
+) -> list[str]:
     if tokenizer is None:
         return [word for response in responses for word in mtld_words(response)]
     return [
@@ -78,7 +88,7 @@ def _tokens(responses: list[str], tokenizer, source, argument: str) -> list[str]
 def mtld(
     responses: list[str],
     threshold: float = DEFAULT_THRESHOLD,
-    tokenizer=None,
+    tokenizer: str | WordTokenizer | None = None,
     allow_empty: bool = False,
 ) -> float:
     """MTLD of the responses read one after the other (one response set, or a corpus).
@@ -105,7 +115,10 @@ def mtld(
 
 
 def mtld_scores(
-    predictions, threshold: float = DEFAULT_THRESHOLD, tokenizer=None, allow_empty: bool = False
+    predictions: list[str] | list[list[str]],
+    threshold: float = DEFAULT_THRESHOLD,
+    tokenizer: str | WordTokenizer | None = None,
+    allow_empty: bool = False,
 ) -> dict:
     """The evaluate module's figures: MTLD of a corpus (a flat list), or of each response set and
     their mean."""

@@ -32,7 +32,7 @@ def self_repetition(texts: list[str], n: int = 4, allow_empty: bool = False) -> 
     n = check_int(n, "n")
     texts = check_corpus(texts, "texts", allow_empty=allow_empty)
     ngram_sets = [_distinct_ngrams(text, n) for text in texts]
-    documents = Counter()
+    documents: Counter[tuple[str, ...]] = Counter()
     for ngrams in ngram_sets:
         documents.update(ngrams)
     # math.fsum: the value does not depend on the order of the summation (the package's running
@@ -51,7 +51,9 @@ def self_repetition_per_set(
     return [self_repetition(responses, n, allow_empty) for responses in response_sets]
 
 
-def self_repetition_scores(predictions, n: int = 4, allow_empty: bool = False) -> dict:
+def self_repetition_scores(
+    predictions: list[str] | list[list[str]], n: int = 4, allow_empty: bool = False
+) -> dict:
     """The figures of the evaluate module: one corpus score for a flat list, or per set and their
     mean."""
     n = check_int(n, "n")

@@ -129,7 +129,7 @@ def _load(model_path: str, device: str, dtype: str) -> tuple[Tokenizer, torch.nn
     loaded = load_model(model_path, "encoder", device=device, dtype=dtype)
     model: torch.nn.Module = loaded.model
     if hasattr(model, "encoder") and hasattr(model, "decoder"):
-        model = model.encoder
+        model = cast("torch.nn.Module", model.encoder)
     return loaded.tokenizer, model
 
 
