@@ -394,7 +394,9 @@ def test_a_hub_dataset_downloaded_to_the_hub_cache_is_read_offline(tmp_path, mon
 def test_a_failing_system_keeps_the_finished_ones_for_resume(tmp_path, capsys, monkeypatch):
     """Each system's finished steps stay checkpointed until every report is written; --resume reuses them."""
     from dialeval.cli.safe_output import lock_path
-    from dialeval.metrics.lexical_diversity import job as lexical_job
+
+    # the lexical step reads its function from here when it runs
+    from dialeval.metrics.lexical_diversity import by_scope as lexical_module
 
     diverse, dull = _split_demo(tmp_path)
     good_lines = dull.read_text(encoding="utf-8")
@@ -414,9 +416,9 @@ def test_a_failing_system_keeps_the_finished_ones_for_resume(tmp_path, capsys, m
     assert not lock_path(tmp_path / "compare.diverse.json").exists()
     dull.write_text(good_lines, encoding="utf-8")
     calls = []
-    lexical = lexical_job.set_lexical_diversity
+    lexical = lexical_module.set_lexical_diversity
     monkeypatch.setattr(
-        lexical_job, "set_lexical_diversity", lambda *a, **k: calls.append(1) or lexical(*a, **k)
+        lexical_module, "set_lexical_diversity", lambda *a, **k: calls.append(1) or lexical(*a, **k)
     )
     assert main([*argv, "--resume"]) == 0
     # the second system's sets only: the first system's steps came from its checkpoints
