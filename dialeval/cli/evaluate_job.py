@@ -29,6 +29,7 @@ from tqdm.auto import tqdm
 
 from dialeval.cli.evaluate_options import EvaluationOptions, step_names
 from dialeval.cli.options import name_flags
+from dialeval.cli.progress import StepBar
 from dialeval.cli.report_formats import render_table, summary_table
 from dialeval.deprecation import renamed_attributes
 from dialeval.hub import ModelNotAvailableError, resolve_model_path
@@ -161,28 +162,6 @@ def _encode_once(
             raise _named(*asked_by, error) from error
 
 
-class _StepBar:
-    """A step's progress bar as the step and its engines see it: ``bar(n)`` counts work done,
-    ``restart(total, unit)`` switches to the engine's own unit (sentences, pairs), and the bar is
-    full when the step ends (work read from the job's shared vectors needs no counting)."""
-
-    def __init__(self, bar: tqdm) -> None:
-        self.bar = bar
-
-    def __call__(self, count: int) -> None:
-        self.bar.update(count)
-
-    def restart(self, total: int, unit: str) -> None:
-        if hasattr(self.bar, "reset"):
-            self.bar.reset(total=total)
-            self.bar.unit = unit
-
-    def finish(self) -> None:
-        left = (getattr(self.bar, "total", None) or 0) - getattr(self.bar, "n", 0)
-        if left > 0 and hasattr(self.bar, "n"):
-            self.bar.update(left)
-
-
 def _record(report: dict, per_set: list[dict] | None, name: str, outcome: StepOutcome) -> None:
     report["metrics"][name] = {"scope": outcome.scope, **outcome.summary}
     for row, values in zip(per_set or [], outcome.per_set or []):
@@ -252,7 +231,7 @@ def run_steps(
                     disable=not options.progress,
                     leave=False,
                 ) as bar:
-                    progress = _StepBar(bar)
+                    progress = StepBar(bar)
                     outcome = step.run(data, model, options, progress)
                     progress.finish()
             except (ModelNotAvailableError, StepSkipped) as error:

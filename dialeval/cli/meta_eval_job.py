@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dialeval.cli.options import name_flags, option
+from dialeval.cli.progress import StepBar
 from dialeval.cli.release_data import DATA_DIR_VARIABLE, RELEASE_FOLDER
 from dialeval.deprecation import warn_renamed
 from dialeval.hub import ModelNotAvailableError, resolve_model_path
@@ -322,7 +323,7 @@ def score_metric(
                     batch_size=options.batch_size,
                     device=options.device,
                     allow_empty=True,
-                    progress=bar.update,
+                    progress=StepBar(bar),
                 )
         scores = [row[scorer.figure] for row in computed[scorer.run, model]["per_set"]]
     figures = np.asarray(scores, dtype=np.float64)

@@ -1,5 +1,6 @@
-"""``--no-progress`` for the libraries' own bars too: transformers ("Loading weights"),
-huggingface_hub (downloads) and datasets ("Generating test split")."""
+"""Progress bars: a job step's bar as its engines see it (:class:`StepBar`), and ``--no-progress``
+for the libraries' own bars too: transformers ("Loading weights"), huggingface_hub (downloads) and
+datasets ("Generating test split")."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+    from tqdm import tqdm
 
 
 @contextmanager
@@ -47,3 +50,25 @@ def library_progress_bars(enabled: bool) -> Iterator[None]:
         # in order: transformers' switch also flips huggingface_hub's, which is set last
         for was_enabled, enable, disable in switches:
             (enable if was_enabled else disable)()
+
+
+class StepBar:
+    """A step's progress bar as the step and its engines see it: ``bar(n)`` counts work done,
+    ``restart(total, unit)`` switches to the engine's own unit (sentences, pairs), and the bar is
+    full when the step ends (work read from the job's shared vectors needs no counting)."""
+
+    def __init__(self, bar: tqdm) -> None:
+        self.bar = bar
+
+    def __call__(self, count: int) -> None:
+        self.bar.update(count)
+
+    def restart(self, total: int, unit: str) -> None:
+        if hasattr(self.bar, "reset"):
+            self.bar.reset(total=total)
+            self.bar.unit = unit
+
+    def finish(self) -> None:
+        left = (getattr(self.bar, "total", None) or 0) - getattr(self.bar, "n", 0)
+        if left > 0 and hasattr(self.bar, "n"):
+            self.bar.update(left)

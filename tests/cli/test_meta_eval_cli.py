@@ -8,6 +8,7 @@ paper's Tables 8-10 (McDiv, McDiv_nuggets, two decimals).
 import json
 import re
 import shutil
+from typing import ClassVar
 
 import datasets
 import pytest
@@ -469,3 +470,49 @@ def test_meta_eval_offline_without_the_release_says_how_to_get_it_in_one_line(
     assert "offline" in error and "no download was tried" in error
     assert release_data.RELEASE_URL in error
     assert "`--data-dir`" in error and release_data.DATA_DIR_VARIABLE in error
+
+
+class _RecordingBar:
+    """tqdm's interface as meta-eval uses it; records what each bar was told."""
+
+    bars: ClassVar[dict] = {}
+
+    def __init__(self, iterable=None, total=None, desc=None, unit="it", **_):
+        self.iterable, self.total, self.unit, self.n, self.resets = iterable, total, unit, 0, []
+        _RecordingBar.bars[desc] = self
+
+    def __iter__(self):
+        return iter(self.iterable)
+
+    def update(self, count=1):
+        self.n += count
+
+    def reset(self, total=None):
+        self.resets.append(total)
+        self.total, self.n = total, 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_a_model_backed_figure_counts_its_engine_work_on_its_bar(
+    monkeypatch, tiny_cross_encoder_path
+):
+    """The step's engine reports pairs: the bar switches to them rather than overrunning a total
+    counted in sets."""
+    import tqdm.auto
+
+    from dialeval.cli.meta_eval_job import MetaEvalOptions, MetricSpec, score_metric
+
+    monkeypatch.setattr(tqdm.auto, "tqdm", _RecordingBar)
+    sets = [["a cat sat", "a dog ran", "the sun"], ["one two", "three four", "five six"]]
+    score_metric(
+        MetricSpec("cross_encoder", tiny_cross_encoder_path),
+        {"responses": sets},
+        MetaEvalOptions(batch_size=4),
+    )
+    bar = _RecordingBar.bars[f"cross_encoder[{tiny_cross_encoder_path}]"]
+    assert bar.unit == "pair" and bar.resets and bar.n == bar.total > len(sets)
