@@ -62,7 +62,9 @@ def main() -> int:
 
     from dialeval.cli import checkpoints, dtg_writer
     from dialeval.cli.main import main as dialeval
-    from dialeval.metrics.lexical_diversity import job as lexical_job
+
+    # the lexical step reads its function from here when it runs
+    from dialeval.metrics.lexical_diversity import by_scope as lexical_module
 
     if options.pause_after_batches:
         _pause_after(
@@ -76,13 +78,13 @@ def main() -> int:
         Path(options.ready or "."),
         options.log,
     )
-    lexical = lexical_job.set_lexical_diversity
+    lexical = lexical_module.set_lexical_diversity
 
     def counted_lexical(*args, **kwargs):
         _log(options.log, {"called": "set_lexical_diversity"})
         return lexical(*args, **kwargs)
 
-    lexical_job.set_lexical_diversity = counted_lexical
+    lexical_module.set_lexical_diversity = counted_lexical
     return dialeval(dialeval_arguments)
 
 

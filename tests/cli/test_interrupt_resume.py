@@ -24,7 +24,7 @@ from dialeval.cli import main
 from dialeval.cli.checkpoints import checkpoint_folder
 from dialeval.cli.evaluate_job import EvaluationOptions
 from dialeval.cli.safe_output import lock_path
-from dialeval.metrics.lexical_diversity import job as lexical_job
+from dialeval.metrics.lexical_diversity import by_scope as lexical_module
 
 PAUSED = str(Path(__file__).with_name("paused_dialeval.py"))
 #: Only a guard against a hung test: every wait below ends on an event, long before this.
@@ -188,9 +188,9 @@ def test_evaluate_stopped_by_sigterm_keeps_its_finished_metric_and_resume_skips_
     assert "the interrupted run differs (--max-n: 5 -> 3)" in capsys.readouterr().err
 
     calls = []
-    lexical = lexical_job.set_lexical_diversity
+    lexical = lexical_module.set_lexical_diversity
     monkeypatch.setattr(
-        lexical_job, "set_lexical_diversity", lambda *a, **k: calls.append(1) or lexical(*a, **k)
+        lexical_module, "set_lexical_diversity", lambda *a, **k: calls.append(1) or lexical(*a, **k)
     )
     assert main(_evaluate_args(sets, tiny_roberta_nli_path, "--resume")) == 0
     assert calls == []  # the checkpointed metric was not computed again
