@@ -496,9 +496,8 @@ def main(rows: dict[str, Callable[[Inputs], list[Row]]], doc: str, script: str, 
         torch.set_num_threads(args.threads)
         from threadpoolctl import threadpool_limits
 
-        threadpool_limits(
-            args.threads
-        )  # numpy's and scipy's BLAS (and OpenMP) pools, for the whole run
+        # numpy's and scipy's BLAS (and OpenMP) pools, for the whole run
+        threadpool_limits(args.threads)
     wanted = set(args.only or (name for name in names if name not in NOT_BY_DEFAULT))
     started = time.perf_counter()
 

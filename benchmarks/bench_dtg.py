@@ -86,9 +86,8 @@ class NaiveNLIContradictions:
 
     def _classes(self, responses: list[str]) -> np.ndarray:
         if self._last is not None and self._last[0] == responses:
-            return self._last[
-                1
-            ]  # the report right after value(): no need to score the same set twice
+            # the report right after value(): no need to score the same set twice
+            return self._last[1]
         first, second = ordered_pairs(len(responses))
         self.pair_evaluations += len(first)
         classes = self.scorer.pair_probabilities(

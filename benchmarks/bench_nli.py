@@ -168,9 +168,8 @@ def bench_throughput(
     subset = response_sets[:naive_sets]
     pairs_subset = sum(len(s) * (len(s) - 1) for s in subset)
     pairs_all = sum(len(s) * (len(s) - 1) for s in response_sets)
-    NLIScorer(
-        path, device="cpu"
-    )  # load once, outside the timings (the naive loop loads too; see below)
+    # load once, outside the timings (the naive loop loads too; see below)
+    NLIScorer(path, device="cpu")
 
     naive, naive_s, naive_mib = timed(naive_nli, path, subset)
     ours, ours_s, ours_mib = timed(

@@ -187,9 +187,8 @@ def bench(
     path: str, contexts, candidates, labels, naive_questions: int, batch_size: int, threads: int
 ) -> dict:
     torch.set_num_threads(threads)
-    scorer = CandidateScorer(
-        path, device="cpu", batch_size=batch_size
-    )  # load once, outside the timings
+    # load once, outside the timings
+    scorer = CandidateScorer(path, device="cpu", batch_size=batch_size)
     single_pass = CandidateScorer(path, device="cpu", batch_size=batch_size, share_context=False)
     subset = (contexts[:naive_questions], candidates[:naive_questions], labels[:naive_questions])
     load_before = os.getloadavg()[0]

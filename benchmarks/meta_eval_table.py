@@ -106,9 +106,8 @@ def run(tests, tasks, metrics, data_dir: str | None) -> dict:
 
 
 def _cell(result: dict, binary: bool) -> str:
-    if (
-        result["spearman"] is None
-    ):  # a measure constant over the sets: its undefined_reason is in the JSON
+    # a measure constant over the sets: its undefined_reason is in the JSON
+    if result["spearman"] is None:
         return "undefined" + (f" / {result['oca']:.3f}" if binary else "")
     rho = result["spearman"] * result["diversity_sign"]
     if binary:

@@ -155,9 +155,8 @@ def computed_on_main(compute: Callable[[], _Value]) -> _Value:
     from accelerate.utils import broadcast_object_list
 
     failure = None
-    payload: list[Any] = [
-        None
-    ]  # broadcast_object_list fills it in place: (succeeded, value or message)
+    # broadcast_object_list fills it in place: (succeeded, value or message)
+    payload: list[Any] = [None]
     if process_state().is_main_process:
         try:
             payload = [(True, compute())]

@@ -286,9 +286,8 @@ class ResponseLossTrainer(TrainerHooks):
         # model_init makes a PreTrainedModel (Trainer's annotation says any module)
         model = cast("PreTrainedModel", super().call_model_init(trial))
         refuse_shared_model(model, "model_init")
-        built_for = getattr(
-            self, "is_encoder_decoder", None
-        )  # None: the first model, still being made
+        # None: the first model, still being made
+        built_for = getattr(self, "is_encoder_decoder", None)
         if (
             built_for is not None
             and bool(getattr(model.config, "is_encoder_decoder", False)) != built_for

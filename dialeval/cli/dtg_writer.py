@@ -138,9 +138,8 @@ class ResumableJsonl:
                 )
             kept.append(line)
         _, index = self.position(len(kept))
-        kept = kept[
-            : len(kept) - index % self.batch_size
-        ]  # batches start at multiples of batch_size in each trial
+        # batches start at multiples of batch_size in each trial
+        kept = kept[: len(kept) - index % self.batch_size]
         text = b"".join(line + b"\n" for line in kept)
         if text != data:
             write_atomically(self.path, text)

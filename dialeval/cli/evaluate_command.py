@@ -279,9 +279,8 @@ def _run(
                     args, command, name, source, report, plan, len(systems)
                 )
     if process_state().is_main_process:
-        for line in write_run_outputs(
-            reports, plan, command.decimals, command.plot
-        ):  # per-set CSV, comparison
+        # per-set CSV, comparison
+        for line in write_run_outputs(reports, plan, command.decimals, command.plot):
             print(line, file=_human(plan))
     for checkpoint in checkpoints:
         checkpoint.remove()  # last: a run stopped before this point can still be resumed

@@ -142,9 +142,8 @@ def _encode_once(
         resolve_model_path(sentence_model)
     except ModelNotAvailableError:
         return  # each step that needs it is skipped, with the reason
-    except (
-        ValueError
-    ) as error:  # a path typed that is not there: an error naming the flag, never a skip
+    # a path typed that is not there: an error naming the flag, never a skip
+    except ValueError as error:
         raise _named(*asked_by, error) from error
     distinct = list(dict.fromkeys(text for texts in groups for text in texts))
     with tqdm(

@@ -343,9 +343,8 @@ def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     args, unknown = build_parser(_command_named(arguments)).parse_known_args(arguments)
     command_parser = vars(args).pop("command_parser")
-    if (
-        unknown
-    ):  # argparse reports them with the top-level usage; the command's own usage lists its flags
+    # argparse reports them with the top-level usage; the command's own usage lists its flags
+    if unknown:
         command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     # imported once a command runs: --version and --help have exited above
     from dialeval.cli.safe_output import Interrupted, stop_signals_raise

@@ -351,9 +351,8 @@ def _meta_evaluate(
             result["spearman_subsets_mean"], result["spearman_subsets_std"] = subsampled_spearman(
                 scores, parameters, sample_size=min(200, len(scores)), seed=options.seed
             )
-        except (
-            UndefinedStatisticError
-        ) as error:  # a constant metric: the row stays, with its reason
+        # a constant metric: the row stays, with its reason
+        except UndefinedStatisticError as error:
             result["spearman_subsets_mean"] = result["spearman_subsets_std"] = None
             result["undefined_reason"] = result["undefined_reason"] or str(error)
     return result

@@ -22,9 +22,8 @@ def _distance(figure: str) -> Callable[..., StepOutcome]:
     def run(data: JobData, model: str, options: Settings, progress: Progress) -> StepOutcome:
         from dialeval.metrics.embedding_distances import embedding_distances
 
-        if (
-            figure == "chamfer_distance"
-        ):  # a nearest neighbour per response; remote clique has a closed form
+        # a nearest neighbour per response; remote clique has a closed form
+        if figure == "chamfer_distance":
             check_pairwise_corpus(figure, data, options)
 
         result = embedding_distances(

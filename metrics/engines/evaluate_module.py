@@ -120,9 +120,8 @@ class DialevalMetric(evaluate.Metric, metaclass=abc.ABCMeta):
                 batch = self._checked(
                     self._batch_of(rows.pop("predictions"), rows.pop("references"), rows)
                 )
-            except (
-                ArgumentProblem
-            ) as error:  # the checks name `predictions[0]`; the user passed `prediction`
+            # the checks name `predictions[0]`; the user passed `prediction`
+            except ArgumentProblem as error:
                 raise error.renamed(_single_input_names(names)) from None
             super().add_batch(**batch)
         except BaseException:

@@ -203,9 +203,8 @@ def _bleu_scores(
     geometric_means = np.empty(num_texts)
     for start in range(0, num_texts, _FSUM_CHUNK):
         chunk = log_terms[start : start + _FSUM_CHUNK]
-        rows: Iterator[tuple[float, ...]] = zip(
-            *(chunk[:, k].tolist() for k in range(computed))
-        )  # 1-D tolist: no list per row
+        # 1-D tolist: no list per row
+        rows: Iterator[tuple[float, ...]] = zip(*(chunk[:, k].tolist() for k in range(computed)))
         if no_ngram_terms:
             rows = (row + no_ngram_terms for row in rows)
         geometric_means[start : start + chunk.shape[0]] = list(map(math.exp, map(math.fsum, rows)))

@@ -77,9 +77,8 @@ class SemEntOptions:
     )
 
     def __post_init__(self) -> None:
-        check_int(
-            self.sem_ent_num_clusters, "sem_ent_num_clusters", 2
-        )  # before any step runs (clusters.py's bounds)
+        # before any step runs (clusters.py's bounds)
+        check_int(self.sem_ent_num_clusters, "sem_ent_num_clusters", 2)
         check_int(self.sem_ent_seed, "sem_ent_seed", 0)
         # --sem-ent-embedder KIND=MODEL names both
         if "=" in self.sem_ent_embedder:
