@@ -1,6 +1,6 @@
 """What each command reads and writes: the command-line options that are not the job's own.
 
-The jobs' options live with the jobs (:class:`~dialeval.cli.evaluate_job.EvaluationOptions`,
+The jobs' options live with the jobs (:class:`~dialeval.cli.evaluate_options.EvaluationOptions`,
 :class:`~dialeval.cli.meta_eval_job.MetaEvalOptions`,
 :class:`~dialeval.cli.dtg_options.DTGOptions`); these dataclasses hold the rest of each
 command line (input and output files, what to print), spelled with the same

@@ -1,14 +1,15 @@
 """What a metric tells ``dialeval evaluate`` about itself: its job steps, their scope, models and
 settings.
 
-Each metric subpackage lists its steps in ``metrics/<name>/job.py`` and its registry entry
-(:mod:`dialeval.metrics.registry`) carries them: the command line runs every registered step
+Each metric subpackage lists its steps in ``metrics/<name>/job.py`` and its declaration
+(``metrics/<name>/spec.py``, found by :mod:`dialeval.metrics.registry`) names them: the command
+line runs every registered step
 that fits the input's scope and whose model is on the machine, so adding a metric to the job
 needs no edit under ``dialeval/cli/``.
 
 A step runs over a :class:`JobData` (the response sets of the input, or a corpus of responses)
 with the job's settings (one object holding every registered settings dataclass's fields, see
-``dialeval.cli.evaluate_job.EvaluationOptions``) and returns a :class:`StepOutcome`. A
+``dialeval.cli.evaluate_options.EvaluationOptions``) and returns a :class:`StepOutcome`. A
 model-backed step runs once per model its ``models`` hook lists (``--nli-model A --nli-model
 B``); a step that needs a sentence embedding says which texts it embeds with which model
 (``sentence_texts``), so the job encodes each distinct text once per model before the steps run
