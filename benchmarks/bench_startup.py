@@ -26,7 +26,8 @@ from _report import (
     Contention,
     details_head,
     log,
-    section_markers,
+    markdown_table,
+    section_text,
     write_section,
 )
 
@@ -77,9 +78,22 @@ def measure(runs: int) -> tuple[Times, Times, float]:
 
 
 def section(times: Times, cpu: Times, others: float, runs: int) -> str:
-    start, end = section_markers(SCRIPT)
-    rows = [
-        start,
+    table = markdown_table(
+        ["command", "median wall (s)", "min wall (s)", "median CPU (s)", "target wall (s)", "met"],
+        "lrrrrl",
+        [
+            [
+                f"`dialeval {' '.join(arguments)}`",
+                f"{statistics.median(times[arguments]):.2f}",
+                f"{min(times[arguments]):.2f}",
+                f"{statistics.median(cpu[arguments]):.2f}",
+                f"< {target}",
+                "yes" if statistics.median(times[arguments]) < target else "no",
+            ]
+            for arguments, target in COMMANDS
+        ],
+    )
+    lines = [
         "## Start-up of the command line (`bench_startup.py`)",
         "",
         (
@@ -87,23 +101,15 @@ def section(times: Times, cpu: Times, others: float, runs: int) -> str:
             f"{others:.0%} of the CPU meanwhile (start-up is imports: a busy machine slows it)."
         ),
         "",
-        "| command | median wall (s) | min wall (s) | median CPU (s) | target wall (s) | met |",
-        "|---|---:|---:|---:|---:|---|",
+        *table,
     ]
-    for arguments, target in COMMANDS:
-        median = statistics.median(times[arguments])
-        met = "yes" if median < target else "no"
-        rows.append(
-            f"| `dialeval {' '.join(arguments)}` | {median:.2f} | {min(times[arguments]):.2f} "
-            f"| {statistics.median(cpu[arguments]):.2f} | < {target} | {met} |"
-        )
     if others > 0.25:
-        rows += [
+        lines += [
             "",
             "**Timings disturbed** by other processes' load: the targets are for an idle machine.",
         ]
-    rows += ["", *details_head("python benchmarks/bench_startup.py"), end, ""]
-    return "\n".join(rows)
+    lines += ["", *details_head("python benchmarks/bench_startup.py")]
+    return section_text(SCRIPT, lines)
 
 
 def main() -> None:
