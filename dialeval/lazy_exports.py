@@ -87,14 +87,13 @@ def export_lazily(
     extra: dict[str, str] = {}
 
     def __getattr__(name: str) -> object:
-        if name not in known and more_exports is not None and not name.startswith("__"):
-            if not extra:
-                extra.update(more_exports())
-            if name in extra:
-                known[name] = extra[name]
-        if name not in known:
+        if name not in known and more_exports is not None and not extra:
+            extra.update(more_exports())
+        # the declared map stays as declared: what the package's TYPE_CHECKING block lists
+        source = known.get(name) or extra.get(name)
+        if source is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(known[name]), name)
+        value = getattr(importlib.import_module(source), name)
         namespace[name] = value
         return value
 
