@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import gc
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -26,6 +27,7 @@ _Value = TypeVar("_Value")
 
 def process_state() -> PartialState:
     """Accelerate's ``PartialState``, created in CPU mode where there is no accelerator."""
+    # torch, accelerate: deferred so importing this module loads no model stack
     import torch
     from accelerate import PartialState
     from accelerate.utils import parse_flag_from_env
@@ -49,8 +51,7 @@ def end_processes() -> None:
     the group while tensors of its collectives are still referenced can instead deadlock, so the
     garbage left by those functions is collected first.
     """
-    import gc
-
+    # torch: deferred so importing this module loads no model stack
     import torch.distributed as dist
 
     if dist.is_available() and dist.is_initialized():
@@ -125,12 +126,14 @@ def gather_shares(members: list[int], rows: Rows) -> tuple[list[int], Rows]:
     :func:`split_work` or in one process it returns its arguments."""
     if _sharing() is None:
         return members, rows
+    # accelerate (torch): deferred so importing this module loads no model stack
     from accelerate.utils import gather_object
 
     parts = gather_object([(list(members), rows)])
     all_members = [member for part_members, _ in parts for member in part_members]
     if isinstance(rows, list):
         return all_members, [row for _, part_rows in parts for row in part_rows]
+    # numpy: deferred so importing this module (the CLI's parser does) loads no numpy
     import numpy as np
 
     return all_members, np.concatenate(
@@ -152,6 +155,7 @@ def computed_on_main(compute: Callable[[], _Value]) -> _Value:
     """
     if _sharing() is None:
         return compute()
+    # accelerate (torch): deferred so importing this module loads no model stack
     from accelerate.utils import broadcast_object_list
 
     failure = None

@@ -20,12 +20,47 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
+from dialeval.cli.checkpoints import (
+    CheckpointsInTheWay,
+    checkpoint_folder,
+    is_checkpoint_folder,
+    open_checkpoints,
+    resume_note,
+    run_identity,
+)
 from dialeval.cli.commands import EvaluateCommand
+from dialeval.cli.compare import PLOT_FILE, systems_from_inputs, write_run_outputs
+from dialeval.cli.evaluate_job import (
+    EvaluationOptions,
+    evaluate_corpus,
+    format_table,
+    models_used,
+    planned_steps,
+)
 from dialeval.cli.options import build, flag_names, used_options
+from dialeval.cli.provenance import format_provenance, provenance
+from dialeval.cli.report_formats import (
+    format_per_set_table,
+    format_report,
+    plan_outputs,
+    write_text,
+)
+from dialeval.cli.safe_output import (
+    Interrupted,
+    PlannedOutput,
+    check_outputs,
+    held_output,
+    refuse_outputs_over_inputs,
+)
+from dialeval.distributed import end_processes, process_state, split_work
+from dialeval.io import open_input
+from dialeval.metrics.engines.metric_spec import SystemReport
+from dialeval.metrics.engines.shared_outputs import shared_model_outputs
+from dialeval.metrics.registry import OUTPUT_HOOKS
+from dialeval.option_fields import cli_fields
 
-if TYPE_CHECKING:  # types only: the modules load when the command runs
+if TYPE_CHECKING:  # types only
     from dialeval.cli.report_formats import OutputPlan
-    from dialeval.cli.safe_output import PlannedOutput
     from dialeval.io import ResponseSet
     from dialeval.metrics.engines.job_steps import JobStep, Settings
 
@@ -35,8 +70,6 @@ def metric_outputs(
 ) -> list[tuple[str, Path | str]]:
     """``(flag, path)`` of every file the metrics' output hooks may write (their plots, saved
     state), from each metric's spec (:data:`dialeval.metrics.registry.OUTPUT_HOOKS`)."""
-    from dialeval.metrics.registry import OUTPUT_HOOKS
-
     given = vars(args)
     return [entry for hook in OUTPUT_HOOKS for entry in hook.planned(given, list(systems))]
 
@@ -44,16 +77,11 @@ def metric_outputs(
 def shared_input_options() -> list[str]:
     """The options that name files every system of a run reads: those a metric's settings mark
     ``reads_path`` (a new metric's file option is protected and hashed without an edit here)."""
-    from dialeval.cli.evaluate_job import EvaluationOptions
-    from dialeval.option_fields import cli_fields
-
     return [field.name for field, cli in cli_fields(EvaluationOptions) if cli.reads_path]
 
 
 def input_files(args: argparse.Namespace, systems: dict[str, str]) -> list[tuple[str, str | None]]:
     """``(flag, path)`` of every file or folder the command reads."""
-    from dialeval.cli.evaluate_job import EvaluationOptions
-
     given, flags = vars(args), flag_names(EvaluationOptions)
     return [("INPUT", source) for source in systems.values()] + [
         (flags[name], given.get(name)) for name in shared_input_options()
@@ -64,8 +92,6 @@ def evaluate_files(
     args: argparse.Namespace, systems: dict[str, str], plan: OutputPlan
 ) -> tuple[list[tuple[str, str | None]], list[tuple[str, Path | str | None]]]:
     """``(flag, path)`` of every file or folder the command reads, and of every file it writes."""
-    from dialeval.cli.compare import PLOT_FILE
-
     given = vars(args)
     inputs = input_files(args, systems)
     outputs: list[tuple[str, Path | str | None]] = [
@@ -85,9 +111,6 @@ def planned_outputs(
     """Every file the command may write, with the flag that put it there, for
     :func:`~dialeval.cli.safe_output.check_outputs`: reports (named by ``--output``, beside a
     table, or by default beside the input), tables, checkpoint folders, clusters, plots."""
-    from dialeval.cli.checkpoints import checkpoint_folder, is_checkpoint_folder
-    from dialeval.cli.safe_output import PlannedOutput
-
     output = vars(args).get("output")
     planned = []
     for name, report in plan.reports.items():
@@ -126,24 +149,12 @@ def planned_outputs(
 
 
 def _resume_notes(plan: OutputPlan) -> str | None:
-    from dialeval.cli.checkpoints import resume_note
-
     notes = [note for note in (resume_note(plan.anchor(name)) for name in plan.reports) if note]
     return "\n".join(notes) or None
 
 
 def run_evaluate_command(args: argparse.Namespace) -> int:
     """The ``dialeval evaluate`` command (see the module docstring)."""
-    from dialeval.cli.checkpoints import CheckpointsInTheWay
-    from dialeval.cli.compare import systems_from_inputs
-    from dialeval.cli.report_formats import plan_outputs
-    from dialeval.cli.safe_output import (
-        Interrupted,
-        check_outputs,
-        held_output,
-        refuse_outputs_over_inputs,
-    )
-
     command = build(EvaluateCommand, args)
     systems = systems_from_inputs(
         command.input
@@ -206,8 +217,6 @@ def _check_metric_outputs(
 ) -> None:
     """Each metric's output hook refuses a file flag its planned steps cannot serve (``--plot``
     on one input without the metric that draws it), before any step runs."""
-    from dialeval.metrics.registry import OUTPUT_HOOKS
-
     names = [step.name for step, _ in planned]
     for hook in OUTPUT_HOOKS:
         if hook.check is not None:
@@ -217,17 +226,8 @@ def _check_metric_outputs(
 def _run(
     args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, str], plan: OutputPlan
 ) -> int:
-    from dialeval.cli.checkpoints import open_checkpoints, run_identity
-    from dialeval.cli.compare import write_run_outputs
-    from dialeval.cli.evaluate_job import (
-        EvaluationOptions,
-        evaluate_corpus,
-        evaluate_response_sets,
-        planned_steps,
-    )
-    from dialeval.distributed import end_processes, process_state, split_work
-    from dialeval.io import open_input
-    from dialeval.metrics.engines.shared_outputs import shared_model_outputs
+    # read from evaluate_job at call time: tests stub the job there
+    from dialeval.cli.evaluate_job import evaluate_response_sets
 
     options: Settings = build(EvaluationOptions, args)
     shared_inputs = input_files(args, systems)[len(systems) :]
@@ -304,13 +304,6 @@ def _write_system(
     num_systems: int,
 ) -> dict:
     """Write one system's report (and its table) and print it; returns the report."""
-    from dialeval.cli.evaluate_job import EvaluationOptions, format_table, models_used
-    from dialeval.cli.provenance import format_provenance, provenance
-    from dialeval.cli.report_formats import format_per_set_table, format_report, write_text
-    from dialeval.distributed import process_state
-    from dialeval.metrics.engines.metric_spec import SystemReport
-    from dialeval.metrics.registry import OUTPUT_HOOKS
-
     report["input"] = str(source)
     report["provenance"] = (
         provenance(  # each system's report names its own input, as a single run's does

@@ -30,6 +30,7 @@ from tqdm.auto import tqdm
 from dialeval.cli.evaluate_options import EvaluationOptions, step_names
 from dialeval.cli.options import name_flags
 from dialeval.cli.progress import StepBar
+from dialeval.cli.provenance import summary_models
 from dialeval.cli.report_formats import render_table, summary_table
 from dialeval.deprecation import renamed_attributes
 from dialeval.hub import ModelNotAvailableError, resolve_model_path
@@ -353,8 +354,6 @@ def evaluate_corpus(
 
 def models_used(report: dict) -> list[str]:
     """The models behind the report's figures (skipped metrics excluded), in report order."""
-    from dialeval.cli.provenance import summary_models
-
     return list(
         dict.fromkeys(
             model for summary in report["metrics"].values() for model in summary_models(summary)

@@ -226,6 +226,7 @@ def _dtg_summary(args: argparse.Namespace) -> int:
 # A command's options, imported when that command is parsed: each job's options read the metric
 # registry or a model stack, which `dialeval --version` and `dialeval --help` never need.
 def _evaluate_options() -> tuple[type, ...]:
+    # loaded when this command is parsed: `dialeval --version` and `--help` skip it
     from dialeval.cli.commands import EvaluateCommand
     from dialeval.cli.evaluate_options import EvaluationOptions
 
@@ -233,6 +234,7 @@ def _evaluate_options() -> tuple[type, ...]:
 
 
 def _meta_eval_options() -> tuple[type, ...]:
+    # loaded when this command is parsed: `dialeval --version` and `--help` skip it
     from dialeval.cli.meta_eval_job import MetaEvalOptions
     from dialeval.cli.metric_commands import MetaEvalCommand
 
@@ -240,18 +242,21 @@ def _meta_eval_options() -> tuple[type, ...]:
 
 
 def _export_dataset_options() -> tuple[type, ...]:
+    # loaded when this command is parsed: `dialeval --version` and `--help` skip it
     from dialeval.cli.commands import ExportDatasetCommand
 
     return (ExportDatasetCommand,)
 
 
 def _push_metrics_options() -> tuple[type, ...]:
+    # loaded when this command is parsed: `dialeval --version` and `--help` skip it
     from dialeval.cli.metric_commands import PushMetricsCommand
 
     return (PushMetricsCommand,)
 
 
 def _dtg_options() -> tuple[type, ...]:
+    # loaded when this command is parsed: `dialeval --version` and `--help` skip it
     from dialeval.cli.commands import DTGCommand
     from dialeval.cli.dtg_options import DTGOptions
 
@@ -259,6 +264,7 @@ def _dtg_options() -> tuple[type, ...]:
 
 
 def _dtg_summary_options() -> tuple[type, ...]:
+    # loaded when this command is parsed: `dialeval --version` and `--help` skip it
     from dialeval.cli.commands import DTGSummaryCommand
 
     return (DTGSummaryCommand,)

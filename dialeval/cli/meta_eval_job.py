@@ -29,7 +29,15 @@ from typing import TYPE_CHECKING, Any
 
 from dialeval.cli.options import name_flags, option
 from dialeval.cli.progress import StepBar
-from dialeval.cli.release_data import DATA_DIR_VARIABLE, RELEASE_FOLDER
+from dialeval.cli.release_data import (
+    DATA_DIR_VARIABLE,
+    RELEASE_FOLDER,
+    local_release,
+    missing_release,
+    offline,
+)
+from dialeval.datasets_scripts import load
+from dialeval.datasets_scripts._sources import SourceNotAvailableError
 from dialeval.deprecation import warn_renamed
 from dialeval.hub import ModelNotAvailableError, resolve_model_path
 from dialeval.metrics.registry import RENAMED_SET_SCORERS, SET_SCORERS
@@ -222,9 +230,7 @@ def _check_choice(value: str, choices: Iterable[str], argument: str) -> None:
 def load_test_sets(test: str, task: str, options: MetaEvalOptions, hds: bool = False) -> Any:
     """The ``datasets.Dataset`` the metrics score (``hds=False``) or the rated one absHDS comes
     from."""
-    from dialeval.cli.release_data import local_release, missing_release, offline
-    from dialeval.datasets_scripts import load
-    from dialeval.datasets_scripts._sources import SourceNotAvailableError
+    # datasets, pandas: deferred so `dialeval meta-eval --help` loads no data stack
     from dialeval.datasets_scripts.diversity_eval.diversity_eval import source_file
 
     family = TESTS[test].hds_family if hds or options.rated_subset else TESTS[test].family
@@ -302,6 +308,7 @@ def score_metric(
                 "with_metrics/",
             )
     else:
+        # tqdm.auto (asyncio): deferred for a light --help; read at call time, as tests patch it
         from tqdm.auto import tqdm
 
         scorer = SET_SCORERS[spec.name]
@@ -376,6 +383,7 @@ def run_meta_eval(
     # numpy: deferred so `dialeval meta-eval --help` loads no scientific stack
     import numpy as np
 
+    # numpy: deferred so `dialeval meta-eval --help` loads no scientific stack
     from dialeval.metrics.engines.shared_outputs import shared_model_outputs
 
     options = options or MetaEvalOptions()

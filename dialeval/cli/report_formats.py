@@ -27,6 +27,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dialeval.atomic_files import is_written_through, process_descriptor
+from dialeval.cli.safe_output import json_text, write_atomically
 from dialeval.validation import ArgumentError
 
 #: What ``--output-format`` names; ``json`` is the full report, the others its summary table.
@@ -289,8 +291,6 @@ def format_report(report: dict, output_format: str, decimals: int = DEFAULT_DECI
     """The file text of ``report`` in ``output_format``: the whole report as JSON, else its summary
     table."""
     if output_format == "json":
-        from dialeval.cli.safe_output import json_text
-
         return json_text(report, f"the report of {report.get('input', 'the input')}")
     if output_format not in OUTPUT_FORMATS:
         raise ArgumentError(
@@ -303,8 +303,6 @@ def write_text(path: str | Path, text: str) -> Path:
     """The one place ``dialeval evaluate`` writes an output file: whole or not at all (a temporary
     file in the same folder, renamed into place; the folder made as needed), or written through
     for ``-``, a device or a FIFO (:func:`~dialeval.atomic_files.write_atomically`)."""
-    from dialeval.cli.safe_output import write_atomically
-
     return write_atomically(path, text)
 
 
@@ -356,8 +354,6 @@ class OutputPlan:
     def anchor(self, name: str) -> Path:
         """Where system ``name``'s lock and checkpoints go: beside its report, or, for a report
         written through (standard output, a device, a FIFO), beside its default report."""
-        from dialeval.atomic_files import is_written_through
-
         report = self.reports[name]
         if is_written_through(report) and name in self.sources:
             return default_report_path(self.sources[name])
@@ -373,8 +369,6 @@ class OutputPlan:
     def uses_standard_output(self) -> bool:
         """Whether an output goes to standard output (``-``, ``/dev/stdout``): the printed
         tables then go to standard error, so that standard output holds the file alone."""
-        from dialeval.atomic_files import process_descriptor
-
         return any(str(path) == "-" or process_descriptor(path) == 1 for path in self.paths())
 
 

@@ -20,6 +20,7 @@ from dialeval.metrics.engines.job_steps import (
 
 def _distance(figure: str) -> Callable[..., StepOutcome]:
     def run(data: JobData, model: str, options: Settings, progress: Progress) -> StepOutcome:
+        # metric code (numpy, model stacks): deferred so the declaration's import stays light
         from dialeval.metrics.embedding_distances import embedding_distances
 
         # a nearest neighbour per response; remote clique has a closed form

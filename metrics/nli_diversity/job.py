@@ -27,6 +27,7 @@ class NLIOptions:
 
 
 def _nli(data: JobData, model: str, options: Settings, progress: Progress) -> StepOutcome:
+    # metric code (numpy, model stacks): deferred so the declaration's import stays light
     from dialeval.metrics.nli_diversity import nli_diversity
 
     # Baseline, Neutral and Confidence NLI Diversity come from the same pair probabilities.

@@ -22,6 +22,7 @@ from dialeval.validation import ArgumentError, ArgumentProblem, arguments_named
 
 
 def _read_questions(path: str) -> dict:
+    # metric code (numpy, model stacks): deferred so the declaration's import stays light
     from dialeval.metrics.response_selection.selection import read_selection_questions
 
     try:
@@ -80,6 +81,7 @@ class SelectionOptions:
 
 
 def _selection(data: JobData, model: str, options: Settings, progress: Progress) -> StepOutcome:
+    # metric code (numpy, model stacks): deferred so the declaration's import stays light
     from dialeval.metrics.response_selection import response_selection
 
     questions = options.selection_questions

@@ -125,6 +125,7 @@ def _embedded_texts(
 ) -> list[tuple[str, list[str]]]:
     """What the fit embeds with a sentence-transformers model: the reference corpus, then the
     responses."""
+    # engines (numpy): deferred so the declaration imports only light modules
     from dialeval.metrics.engines.embedders import DEFAULT_MODELS
 
     if (
@@ -149,6 +150,7 @@ def _empty(data: JobData) -> list[int]:
 def _sem_ent(
     data: JobData, model: str | None, options: Settings, progress: Progress
 ) -> StepOutcome:
+    # distributed, engines, metric code (numpy): deferred; the declaration stays light
     from dialeval.distributed import process_state
     from dialeval.metrics.engines.embedders import load_embedder
     from dialeval.metrics.sem_ent.clusters import SemanticClusters, sem_ent

@@ -50,6 +50,8 @@ for roberta-large).
 from __future__ import annotations
 
 import copy
+import csv
+import hashlib
 import itertools
 import math
 import numbers
@@ -71,6 +73,7 @@ from dialeval.hub import (
 )
 from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.metrics.engines.reduction import UnitSimilarity, units_of
+from dialeval.metrics.similarity_diversity.bertscore_baselines import EN_BASELINE_SHA256
 from dialeval.metrics.similarity_diversity.defaults import DEFAULT_BERTSCORE_MODEL
 from dialeval.validation import ArgumentError, check_int, check_response_sets
 
@@ -135,6 +138,7 @@ def _load(model_path: str, device: str, dtype: str) -> tuple[Tokenizer, torch.nn
 
 def _layer_list(model: torch.nn.Module) -> torch.nn.ModuleList | None:
     """The BERT/RoBERTa-family layer stack that bert_score cuts, or None for other architectures."""
+    # torch: deferred so importing this module loads no model stack
     import torch
 
     encoder = getattr(model, "encoder", None)
@@ -166,6 +170,7 @@ def _truncated_encoder(
     own (the deep copy's memo maps each to itself), so the cached model stays whole and a hook on
     one of its layers sees the cut stack's passes too.
     """
+    # torch: deferred so importing this module loads no model stack
     import torch
 
     _, model = _load(model_path, device, dtype)
@@ -183,6 +188,7 @@ def _encode(
 ) -> tuple[list[list[int]], int]:
     """bert_score's ``sent_encode`` for each (already stripped) sentence; also the number
     truncated."""
+    # transformers: deferred so importing this module loads no model stack
     from transformers import GPT2Tokenizer, RobertaTokenizer
 
     if isinstance(tokenizer, (GPT2Tokenizer, RobertaTokenizer)):
@@ -219,6 +225,7 @@ def _embed(
     small and an out-of-memory error shows on the first batch. ``hidden_layer`` is None when the
     encoder is already cut to the wanted layer. ``progress`` sees the sentences of each batch.
     """
+    # torch: deferred so importing this module loads no model stack
     import torch
 
     lengths = [len(row) for row in ids]
@@ -266,6 +273,7 @@ def _precision_matrix(
     of every ordered pair of sentences (in row blocks, to bound memory), padding is masked out of
     the max, and the normalized weights (0 on padding) average the maxima.
     """
+    # torch: deferred so importing this module loads no model stack
     import torch
 
     device = vectors.device
@@ -309,8 +317,6 @@ def _resolve_num_layers(model: str, num_layers: int | None, available: int | Non
 def read_baseline_file(path: StrPath, num_layers: int) -> float:
     """The F baseline at layer ``num_layers`` of a bert_score baseline file (CSV ``LAYER,P,R,F``,
     one row per layer, as ``bert_score/rescale_baseline/<lang>/<model>.tsv``)."""
-    import csv
-
     if not os.path.isfile(path):
         raise ArgumentError("baseline", f"{str(path)!r} is not a file")
     with open(path, encoding="utf-8", newline="") as handle:
@@ -341,10 +347,8 @@ def published_baseline_file(model: str) -> str | None:
     installed or publishes none for ``model``. ``model`` is matched by its Hub id as bert_score
     names it (``microsoft/deberta-xlarge-mnli``) or without its organisation
     (``FacebookAI/roberta-base`` -> ``roberta-base``); a local directory matches nothing."""
-    import hashlib
+    # read from importlib.util at call time: tests patch it there to hide bert-score
     from importlib.util import find_spec
-
-    from dialeval.metrics.similarity_diversity.bertscore_baselines import EN_BASELINE_SHA256
 
     spec = find_spec("bert_score")
     if spec is None or spec.origin is None or os.path.isdir(model):
@@ -468,6 +472,7 @@ def compute_bertscore_matrices(
     num_layers = _resolve_num_layers(model, num_layers, _num_layers_available(encoder))
     scale_base = _resolve_baseline(model, num_layers, rescale_with_baseline, baseline)
 
+    # torch: deferred so importing this module loads no model stack
     import torch
 
     # Keyed on the stripped text: bert_score strips before encoding, so "a" and "a " embed alike.

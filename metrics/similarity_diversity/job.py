@@ -79,6 +79,7 @@ def _diversity(kind: str, **extra: Callable[[Settings], object]) -> Callable[...
     options."""
 
     def run(data: JobData, model: str, options: Settings, progress: Progress) -> StepOutcome:
+        # metric code (numpy, model stacks): deferred so the declaration's import stays light
         from dialeval.metrics.similarity_diversity import similarity_diversity
 
         own: dict[str, Any] = {name: getter(options) for name, getter in extra.items()}

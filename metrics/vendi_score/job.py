@@ -15,6 +15,7 @@ from dialeval.metrics.engines.job_steps import (
 
 
 def _vendi(data: JobData, model: str, options: Settings, progress: Progress) -> StepOutcome:
+    # metric code (numpy, model stacks): deferred so the declaration's import stays light
     from dialeval.metrics.vendi_score import vendi_score
 
     if data.sets is None:
