@@ -83,3 +83,7 @@ _.READ_PRIVATE_NAMES
 # (SentenceTransformer.encode matches it); the engines pass them by keyword.
 _.convert_to_numpy
 _.normalize_embeddings
+
+# Python reads a module's __class__ on every attribute set: lazy_exports gives a package the class
+# that keeps its exported names from being shadowed by same-named submodules.
+_.__class__
