@@ -55,45 +55,6 @@ def one_forward_per_candidate(tokenizer, model, contexts, candidates) -> list[li
     return out
 
 
-def build_tiny_gpt2(directory: Path, texts: list[str]) -> str:
-    """A 2 x 32 GPT-2 with bench_selection's tokenizer recipe (for --smoke)."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
-
-    bpe = Tokenizer(models.BPE(unk_token="<|endoftext|>"))
-    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    bpe.decoder = decoders.ByteLevel()
-    bpe.train_from_iterator(
-        texts,
-        trainers.BpeTrainer(
-            vocab_size=2000,
-            special_tokens=["<|endoftext|>"],
-            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-            show_progress=False,
-        ),
-    )
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=bpe,
-        model_max_length=1024,
-        eos_token="<|endoftext|>",
-        bos_token="<|endoftext|>",
-        unk_token="<|endoftext|>",
-    )
-    config = GPT2Config(
-        vocab_size=len(tokenizer),
-        n_positions=1024,
-        n_embd=32,
-        n_layer=2,
-        n_head=2,
-        bos_token_id=tokenizer.eos_token_id,
-        eos_token_id=tokenizer.eos_token_id,
-    )
-    torch.manual_seed(0)
-    GPT2LMHeadModel(config).save_pretrained(directory)
-    tokenizer.save_pretrained(directory)
-    return str(directory)
-
-
 def bench_selection(workdir: Path, count: int, repeats: int, tiny: bool) -> list[Row]:
     import bench_selection as reference
 
@@ -105,7 +66,9 @@ def bench_selection(workdir: Path, count: int, repeats: int, tiny: bool) -> list
     )
     texts = [text for turns, options in zip(contexts, candidates) for text in (*turns, *options)]
     if tiny:
-        path = build_tiny_gpt2(workdir / "tiny-gpt2", texts)
+        path = reference.build_model(
+            workdir / "tiny-gpt2", texts, tokenizer_vocab=2000, shape=(32, 2, 2), model_vocab=None
+        )
     else:
         path = reference.build_model(workdir / "distilgpt2-shape", texts)
     shape = shape_text(path)

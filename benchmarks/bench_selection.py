@@ -87,15 +87,24 @@ def questions_from_dailydialog_pp(path: Path, count: int) -> tuple[list, list, l
     return contexts, candidates, [0] * len(records)
 
 
-def build_model(directory: Path, texts: list[str]) -> str:
-    """A seeded random GPT-2 of distilgpt2's shape and a byte-level BPE trained on ``texts``."""
+def build_model(
+    directory: Path,
+    texts: list[str],
+    tokenizer_vocab: int = 30000,
+    shape: tuple[int, int, int] = (768, 6, 12),
+    model_vocab: int | None = 50257,
+) -> str:
+    """A seeded random GPT-2 and a byte-level BPE of ``tokenizer_vocab`` tokens trained on
+    ``texts``; ``shape`` is (width, layers, heads) and ``model_vocab`` the embedding table's rows
+    (None: the tokenizer's): distilgpt2's by default."""
+    width, layers, heads = shape
     bpe = Tokenizer(models.BPE(unk_token="<|endoftext|>"))
     bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     bpe.decoder = decoders.ByteLevel()
     bpe.train_from_iterator(
         texts,
         trainers.BpeTrainer(
-            vocab_size=30000,
+            vocab_size=tokenizer_vocab,
             special_tokens=["<|endoftext|>"],
             initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
             show_progress=False,
@@ -109,11 +118,11 @@ def build_model(directory: Path, texts: list[str]) -> str:
         unk_token="<|endoftext|>",
     )
     config = GPT2Config(
-        vocab_size=50257,
+        vocab_size=len(tokenizer) if model_vocab is None else model_vocab,
         n_positions=1024,
-        n_embd=768,
-        n_layer=6,
-        n_head=12,
+        n_embd=width,
+        n_layer=layers,
+        n_head=heads,
         bos_token_id=tokenizer.eos_token_id,
         eos_token_id=tokenizer.eos_token_id,
     )

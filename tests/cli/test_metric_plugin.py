@@ -5,6 +5,7 @@ other file of it edited, gets its flag in ``dialeval evaluate --help``, runs in 
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -248,3 +249,62 @@ def test_a_new_metric_folder_is_all_a_metric_needs(tmp_path):
     ids = collected.stdout.splitlines()
     assert any("test_module_conformance.py" in i and f"[{NAME}" in i for i in ids), ids[-20:]
     assert any("test_property_modules.py" in i and f"[{NAME}" in i for i in ids), ids[-20:]
+
+
+#: The metric names the command line may spell, each with its reason: DTG's objectives (``--objective
+#: nli|sent_bert``, generation's names, and Table 4's columns), the release's stored score columns
+#: that ``meta-eval --metric released:NAME`` reads, and the meta-evaluation statistics that are
+#: meta-eval's own computation. Every other mention of a metric comes from its spec.
+NAMED_IN_THE_CLI = {
+    "dtg_job.py": {"nli", "sent_bert", "nli_diversity"},
+    "dtg_options.py": {"nli", "sent_bert", "nli_diversity"},
+    "dtg_summary.py": {"nli", "sent_bert", "nli_diversity"},
+    "dtg_relevance.py": {"similarity_diversity"},
+    "meta_eval_job.py": {
+        "averaged_distinct_n",
+        "ngram_cosine",
+        "sent_bert",
+        "bertscore",
+        "diversity_meta_eval",
+    },
+}
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    bodies = [tree, *(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef)))]
+    return {
+        id(body.body[0].value)
+        for body in bodies
+        if body.body
+        and isinstance(body.body[0], ast.Expr)
+        and isinstance(body.body[0].value, ast.Constant)
+    }
+
+
+def test_the_command_line_code_names_no_metric():
+    from dialeval.metrics import registry
+
+    names = (
+        set(registry.BY_NAME)
+        | set(registry.SET_SCORERS)
+        | {step.name for step in registry.JOB_STEPS}
+        | {step.report_name for step in registry.JOB_STEPS if step.report_name}
+    )
+    found = {}
+    for path in sorted((REPO_ROOT / "dialeval" / "cli").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = _docstrings(tree)
+        named = {
+            node.value
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and node.value in names and id(node) not in docstrings
+        } | {
+            node.module.split(".")[2]
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom)
+            and (node.module or "").startswith("dialeval.metrics.")
+            and node.module.split(".")[2] in names
+        }
+        if named - NAMED_IN_THE_CLI.get(path.name, set()):
+            found[path.name] = sorted(named - NAMED_IN_THE_CLI.get(path.name, set()))
+    assert not found, f"metric names spelled in dialeval/cli/ instead of the metric's spec: {found}"
