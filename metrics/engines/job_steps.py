@@ -82,11 +82,14 @@ class StepOutcome:
 
     ``scope`` is what the figures are computed over (the report's ``scope``): by default
     ``"response_set"`` (averaged over sets) when there are per-set figures, else ``"corpus"``.
+    ``kept``: by-products of the run that the step's ``resampling`` hook reads (per-unit counts,
+    per-response scores); never written to the report or a checkpoint.
     """
 
     summary: dict
     per_set: list[dict] | None = None
     scope: str | None = None
+    kept: Any = None
 
     def __post_init__(self) -> None:
         if self.scope is None:
@@ -145,6 +148,12 @@ class JobStep:
             once per model before the steps run.
         unit, total: the progress bar's unit and ``total(data, options)`` (default: one per
             set, or per response of a corpus).
+        resampling: ``resampling(data, outcome, options, model) -> {figure: UnitStatistic}``
+            (:class:`dialeval.resampling.UnitStatistic`): each summary figure that is not the mean
+            of the outcome's per-set values, as a function of how often each unit (set, or
+            response of a corpus) is drawn, built from what the run kept (``outcome.kept``) and
+            the data, so that ``--ci`` recomputes it on resamples without running a model again.
+            A per-set figure's interval needs no hook: the job takes the per-set values.
     """
 
     name: str
@@ -160,6 +169,7 @@ class JobStep:
     sentence_texts: Callable[..., list[tuple[str, list[str]]]] | None = None
     unit: str = "set"
     total: Callable[[JobData, Settings], int] | None = None
+    resampling: Callable[..., dict[str, Any]] | None = None
 
     def label(self, model: str | None) -> str:
         """The step's key in a report: ``name`` or ``name[MODEL]``."""
