@@ -43,7 +43,9 @@ class UnitStatistic:
     ``method``: how the figure is recomputed, said in the report ("mean of the per-set values",
     "recomputed from per-set n-gram counts"). ``undefined``: why NaN can come out ("no token in
     the resample"). ``per_unit``: the per-unit values when the figure is their mean (NaN for a
-    unit where it is undefined: the mean is over the defined units).
+    unit where it is undefined: the mean is over the defined units). ``exact``: False when a
+    resample's figure is an approximation of the figure recomputed on the resampled data (e.g.
+    per-response scores kept against the whole corpus), which ``method`` then says.
     """
 
     num_units: int
@@ -51,6 +53,7 @@ class UnitStatistic:
     method: str
     undefined: str = ""
     per_unit: np.ndarray | None = None
+    exact: bool = True
 
 
 def mean_statistic(
