@@ -713,7 +713,17 @@ def _independent_permutation(
     num_resamples: int,
     unit: str,
 ) -> tuple[float, str]:
-    """scipy's independent-samples permutation test of the difference of the two means."""
+    """scipy's independent-samples permutation test of the difference of the two means; where
+    one side has a single unit (scipy asks two a side), the exact test over the splits that
+    give that side each pooled unit in turn."""
+    splits = math.comb(len(ours) + len(theirs), len(ours))
+    test = (
+        f"permutation test, exact over the {splits} splits of the pooled {unit}"
+        if splits <= num_resamples or min(len(ours), len(theirs)) == 1
+        else f"permutation test, {num_resamples} random splits of the pooled {unit}"
+    )
+    if min(len(ours), len(theirs)) == 1:
+        return _single_unit_permutation(ours, theirs), test
     # scipy: the permutation test, only where a comparison is asked for
     from scipy import stats
 
@@ -726,13 +736,19 @@ def _independent_permutation(
         batch=_chunk_rows(len(ours) + len(theirs)),
         rng=rng,
     )
-    splits = math.comb(len(ours) + len(theirs), len(ours))
-    test = (
-        f"permutation test, exact over the {splits} splits of the pooled {unit}"
-        if splits <= num_resamples
-        else f"permutation test, {num_resamples} random splits of the pooled {unit}"
-    )
     return float(result.pvalue), test
+
+
+def _single_unit_permutation(ours: np.ndarray, theirs: np.ndarray) -> float:
+    """The exact permutation test when one side has a single unit: each split gives that side
+    one of the pooled units, the other side the rest."""
+    # numpy: the pooled units' splits
+    import numpy as np
+
+    pooled = np.concatenate([ours, theirs])
+    rest = (pooled.sum() - pooled) / (len(pooled) - 1)  # the other side's mean in each split
+    null = pooled - rest if len(ours) == 1 else rest - pooled
+    return _two_sided_p(null, float(ours.mean() - theirs.mean()), exact=True)
 
 
 # -- Reasons --------------------------------------------------------------------------------------
