@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from dialeval.cli.options import option
 from dialeval.cli.report_formats import DEFAULT_DECIMALS, OUTPUT_FORMATS, check_decimals
+from dialeval.cli.significance import PAIRINGS
 from dialeval.datasets_scripts.registry import BUILDERS
 from dialeval.io import INPUT_FORMATS
 from dialeval.metrics.registry import OUTPUT_HOOKS
@@ -143,6 +144,25 @@ class EvaluateCommand:
         ),
     )
     overwrite: bool = overwrite_field()
+    baseline_system: str | None = field(
+        default=None,
+        metadata=option(
+            "--baseline",
+            metavar="NAME",
+            default_text="the first input",
+            help="with --ci and several inputs: the system every other is compared with",
+        ),
+    )
+    pairing: str = field(
+        default="auto",
+        metadata=option(
+            "--pairing",
+            choices=PAIRINGS,
+            help="with --ci and several inputs: pair two systems' sets by id or context when "
+            "they answer the same contexts (auto), require it (paired), or compare them as "
+            "independent samples (unpaired)",
+        ),
+    )
 
     def __post_init__(self) -> None:
         check_decimals(self.decimals)  # before the job runs, not when its tables are written

@@ -11,8 +11,10 @@ import re
 from pathlib import Path
 
 from dialeval.cli.report_formats import (
+    DEFAULT_DECIMALS,
     OutputPlan,
     Table,
+    cell_text,
     per_set_table,
     render_table,
     summary_rows,
@@ -22,6 +24,22 @@ from dialeval.cli.safe_output import json_text
 from dialeval.validation import ArgumentError
 
 _NAME = re.compile(r"^[\w.+-]+$")
+
+
+def comparison_note(comparison: dict) -> str:
+    """What the marks and intervals of the comparison table mean, and how each system was
+    paired."""
+    settings = comparison["uncertainty"]
+    lines = [
+        (
+            f"[low, high]: {settings['confidence']:.0%} bootstrap interval, "
+            f"{settings['num_resamples']} resamples of the {settings['unit']}s, "
+            f"seed {settings['seed']}; *: differs from {comparison['baseline']} "
+            f"(p < 0.05, {comparison['correction']})"
+        )
+    ]
+    lines += [f"{system}: {how}" for system, how in comparison["pairing"].items()]
+    return "\n".join(lines)
 
 
 #: The per-set distributions plot ``--plot DIR`` writes for several systems.
@@ -57,11 +75,9 @@ def systems_from_inputs(inputs: list[str]) -> dict[str, str]:
     return systems
 
 
-def comparison_table(reports: dict[str, dict]) -> Table:
-    """A row per system (name -> report), a column per summary figure: ``system``, ``num_sets``
-    (empty for a corpus), ``num_responses``, then each figure as FIGURE, or FIGURE[MODEL] for a
-    model-backed metric (METRIC/FIGURE where two metrics share that label); a figure a system lacks
-    (a skipped metric) is empty."""
+def figure_columns(reports: dict[str, dict]) -> dict[tuple[str, str], str]:
+    """``(metric, figure)`` -> its column in the comparison table: FIGURE, or FIGURE[MODEL] for a
+    model-backed metric (METRIC/FIGURE where two metrics share that label)."""
     labels: dict[tuple[str, str], str] = {}
     for report in reports.values():
         for metric, figure, _, _ in summary_rows(report):
@@ -69,18 +85,91 @@ def comparison_table(reports: dict[str, dict]) -> Table:
                 continue
             label = figure + (metric[metric.index("[") :] if "[" in metric else "")
             labels[(metric, figure)] = f"{metric}/{figure}" if label in labels.values() else label
+    return labels
+
+
+def interval_cell(value: object, bounds: dict | None, decimals: int, mark: str = "") -> object:
+    """``0.412 [0.405, 0.419]`` (``[undefined]`` when the interval is), ``mark`` after it; the
+    value as it is without an interval."""
+    if bounds is None or not isinstance(value, (int, float)) or isinstance(value, bool):
+        return value
+    number = cell_text(float(value), decimals)
+    if bounds.get("low") is None or bounds.get("high") is None:
+        return f"{number} [undefined]{mark}"
+    low, high = (cell_text(float(bounds[end]), decimals) for end in ("low", "high"))
+    return f"{number} [{low}, {high}]{mark}"
+
+
+#: The mark of a figure that differs from the baseline's (Holm-corrected p < 0.05).
+SIGNIFICANT = " *"
+
+
+def comparison_table(
+    reports: dict[str, dict], comparison: dict | None = None, decimals: int = DEFAULT_DECIMALS
+) -> Table:
+    """A row per system (name -> report), a column per summary figure (:func:`figure_columns`)
+    after ``system``, ``num_sets`` (empty for a corpus) and ``num_responses``; a figure a system
+    lacks (a skipped metric) is empty. With ``comparison`` (``--ci``,
+    :func:`~dialeval.cli.significance.compare_systems`), each cell is ``value [low, high]``,
+    marked ``*`` where it differs from the baseline's (the baseline's row says so)."""
+    labels = figure_columns(reports)
+    intervals = comparison.get("intervals", {}) if comparison else {}
+    significant = {
+        (entry["system"], entry["column"])
+        for entry in (comparison or {}).get("differences", [])
+        if entry.get("significant")
+    }
+    baseline = comparison.get("baseline") if comparison else None
     rows = []
     for system, report in reports.items():
         values = {(metric, figure): value for metric, figure, _, value in summary_rows(report)}
+        cells = [
+            interval_cell(
+                values.get(key),
+                intervals.get(system, {}).get(column) if comparison else None,
+                decimals,
+                SIGNIFICANT if (system, column) in significant else "",
+            )
+            for key, column in labels.items()
+        ]
+        name = f"{system} (baseline)" if system == baseline else system
+        rows.append([name, report.get("num_sets"), report.get("num_responses"), *cells])
+    return Table(["system", "num_sets", "num_responses", *labels.values()], rows)
+
+
+def differences_table(comparison: dict) -> Table:
+    """One row per test of ``comparison``: system, column, the difference from the baseline with
+    its interval, p-value, Holm's p-value, significance and pairing."""
+    rows = []
+    for entry in comparison["differences"]:
+        bounds = (
+            "undefined" if entry["low"] is None else f"[{entry['low']:.4g}, {entry['high']:.4g}]"
+        )
         rows.append(
             [
-                system,
-                report.get("num_sets"),
-                report.get("num_responses"),
-                *(values.get(key) for key in labels),
+                entry["system"],
+                entry["column"],
+                entry["difference"],
+                bounds,
+                entry["p_value"],
+                entry["p_holm"],
+                "yes" if entry["significant"] else "no",
+                "paired" if entry["paired"] else "unpaired",
             ]
         )
-    return Table(["system", "num_sets", "num_responses", *labels.values()], rows)
+    return Table(
+        [
+            "system",
+            f"figure (minus {comparison['baseline']})",
+            "difference",
+            "95% interval",
+            "p",
+            "p (Holm)",
+            "significant",
+            "test",
+        ],
+        rows,
+    )
 
 
 def write_comparison(
@@ -89,12 +178,20 @@ def write_comparison(
     output_format: str,
     decimals: int,
     report_paths: dict[str, Path],
+    comparison: dict | None = None,
 ) -> Path:
     """The comparison table in ``output_format``; as JSON, its rows as objects with each system's
-    input and report path."""
-    table = comparison_table(reports)
+    input and report path, and with ``--ci`` every interval and test (``comparison``); as HTML,
+    the report page of every system."""
+    if output_format == "html":
+        # the page: matplotlib for its plots, loaded only when a page is asked for
+        from dialeval.cli.html_report import render_html_report
+
+        return write_text(path, render_html_report(reports, comparison))
     if output_format != "json":
+        table = comparison_table(reports, comparison, decimals)
         return write_text(path, render_table(table, output_format, decimals))
+    table = comparison_table(reports)
     rows = [
         {
             "system": row[0],
@@ -104,11 +201,15 @@ def write_comparison(
         }
         for row in table.rows
     ]
-    return write_text(path, json_text({"systems": rows}, path))
+    return write_text(path, json_text({"systems": rows, **(comparison or {})}, path))
 
 
 def write_run_outputs(
-    reports: dict[str, dict], plan: OutputPlan, decimals: int, plot_dir: str | None
+    reports: dict[str, dict],
+    plan: OutputPlan,
+    decimals: int,
+    plot_dir: str | None,
+    comparison: dict | None = None,
 ) -> list[str]:
     """What a run writes once every system's report is in (system name -> report): the per-set CSV
     and, for several systems, the comparison table (printed as text too, and written where
@@ -122,10 +223,15 @@ def write_run_outputs(
         )
     if len(reports) < 2:
         return lines
-    lines.append("\n" + render_table(comparison_table(reports), "text", decimals))
+    lines.append(
+        "\n" + render_table(comparison_table(reports, comparison, decimals), "text", decimals)
+    )
+    if comparison is not None:
+        lines.append(comparison_note(comparison))
+        lines.append("\n" + render_table(differences_table(comparison), "text", decimals))
     if plan.comparison is not None:
         written = write_comparison(
-            reports, plan.comparison, plan.output_format, decimals, plan.reports
+            reports, plan.comparison, plan.output_format, decimals, plan.reports, comparison
         )
         lines.append(f"comparison: {written}")
     if plot_dir is not None:

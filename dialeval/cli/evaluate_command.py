@@ -29,7 +29,12 @@ from dialeval.cli.checkpoints import (
     run_identity,
 )
 from dialeval.cli.commands import EvaluateCommand
-from dialeval.cli.compare import PLOT_FILE, systems_from_inputs, write_run_outputs
+from dialeval.cli.compare import (
+    PLOT_FILE,
+    figure_columns,
+    systems_from_inputs,
+    write_run_outputs,
+)
 from dialeval.cli.evaluate_job import (
     EvaluationOptions,
     evaluate_corpus,
@@ -51,6 +56,12 @@ from dialeval.cli.safe_output import (
     check_outputs,
     held_output,
     refuse_outputs_over_inputs,
+)
+from dialeval.cli.significance import (
+    check_baseline,
+    compare_systems,
+    match_sets,
+    pairing_refused,
 )
 from dialeval.distributed import end_processes, process_state, split_work
 from dialeval.io import open_input
@@ -159,6 +170,9 @@ def run_evaluate_command(args: argparse.Namespace) -> int:
     systems = systems_from_inputs(
         command.input
     )  # name -> input; one input keeps the single-report behaviour
+    check_baseline(
+        command.baseline_system, list(systems), bool(vars(args).get("ci")), command.pairing
+    )
     # The paths as given first (a report over its input is the error to show, not its suffix), then
     # every planned one.
     refuse_outputs_over_inputs(
@@ -240,7 +254,11 @@ def _run(
         _,
     ) in inputs.values():  # a --metric that cannot run on one input fails before any system runs
         _check_metric_outputs(args, options, len(systems), planned_steps(scope, options))
+    if options.ci and command.pairing == "paired":
+        _check_pairing(command, systems)
     reports, checkpoints = {}, []
+    # what each system's figures are computed from, kept for the comparison of the systems
+    statistics: dict[str, dict] | None = {} if options.ci and len(systems) > 1 else None
     # One store of model outputs for the whole command: a text that several systems share is
     # encoded once, and each model loads once for all of them.
     with shared_model_outputs():
@@ -264,13 +282,14 @@ def _run(
                     resume=command.resume,
                     num_sets=len(data) if scope == "response_set" else None,
                 )
+                kept = statistics.setdefault(name, {}) if statistics is not None else None
                 if scope == "response_set":
                     report = evaluate_response_sets(
-                        cast("list[ResponseSet]", data), options, checkpoint=checkpoint
+                        cast("list[ResponseSet]", data), options, checkpoint, kept
                     )
                 else:
                     report = evaluate_corpus(
-                        cast("list[str]", data), options, checkpoint=checkpoint
+                        cast("list[str]", data), options, checkpoint=checkpoint, statistics=kept
                     )
             checkpoints.append(checkpoint)
             del data
@@ -279,13 +298,43 @@ def _run(
                     args, command, name, source, report, plan, len(systems)
                 )
     if process_state().is_main_process:
+        comparison = None
+        if statistics is not None:
+            comparison = compare_systems(
+                reports,
+                statistics,
+                figure_columns(reports),
+                check_baseline(command.baseline_system, list(systems), True, command.pairing),
+                command.pairing,
+                options,
+            )
         # per-set CSV, comparison
-        for line in write_run_outputs(reports, plan, command.decimals, command.plot):
+        for line in write_run_outputs(reports, plan, command.decimals, command.plot, comparison):
             print(line, file=_human(plan))
     for checkpoint in checkpoints:
         checkpoint.remove()  # last: a run stopped before this point can still be resumed
     end_processes()
     return 0
+
+
+def _check_pairing(command: EvaluateCommand, systems: dict[str, str]) -> None:
+    """``--pairing paired``: every system's sets match the baseline's, checked on the inputs'
+    ids and contexts before any system runs."""
+    keys = {}
+    for name, source in systems.items():
+        scope, items = open_input(source, **command.input_selection())
+        rows = (
+            [{"id": s.metadata.get("id"), "context": s.context} for s in items]
+            if scope == "response_set"
+            else []
+        )
+        keys[name] = {"scope": scope, "per_set": rows}
+    baseline = check_baseline(command.baseline_system, list(systems), True, command.pairing)
+    for name in systems:
+        if name != baseline:
+            found = match_sets(keys[name], keys[baseline])
+            if isinstance(found, str):
+                raise pairing_refused(name, baseline, found)
 
 
 def _human(plan: OutputPlan) -> TextIO:

@@ -32,11 +32,13 @@ from dialeval.cli.options import name_flags
 from dialeval.cli.progress import StepBar
 from dialeval.cli.provenance import summary_models
 from dialeval.cli.report_formats import render_table, summary_table
+from dialeval.cli.significance import add_intervals
 from dialeval.deprecation import renamed_attributes
 from dialeval.hub import ModelNotAvailableError, resolve_model_path
 from dialeval.io import ResponseSet, as_response_sets
 from dialeval.metrics import registry
 from dialeval.metrics.engines.embedders import encode_for_job
+from dialeval.metrics.engines.figure_statistics import figure_statistics
 from dialeval.metrics.engines.job_steps import (
     JobData,
     JobStep,
@@ -47,8 +49,9 @@ from dialeval.metrics.engines.job_steps import (
 from dialeval.metrics.engines.shared_outputs import shared_model_outputs
 from dialeval.validation import ArgumentError, ArgumentProblem
 
-if TYPE_CHECKING:  # a type only: the checkpoints import this module's report helpers
+if TYPE_CHECKING:  # types only: the checkpoints import this module's report helpers
     from dialeval.cli.checkpoints import MetricCheckpoints
+    from dialeval.resampling import UnitStatistic
 
 
 def planned_steps(scope: str, options: Settings) -> list[tuple[JobStep, str | None]]:
@@ -176,6 +179,7 @@ def run_steps(
     report: dict,
     per_set: list[dict] | None = None,
     checkpoint: MetricCheckpoints | None = None,
+    statistics: dict[str, dict[str, UnitStatistic]] | None = None,
 ) -> None:
     """Run the job's steps over ``data``, recording figures and skipped steps in ``report`` and the
     per-set figures in ``per_set`` (one row per set).
@@ -210,6 +214,8 @@ def run_steps(
             outcome = kept[name]
             if outcome is not None:
                 _record(report, per_set, name, outcome)
+                if statistics is not None:
+                    statistics[name] = figure_statistics(step, data, outcome, options, model)
                 continue
             if blocked[name] is not None:
                 report["skipped"].append({"metric": name, "reason": blocked[name]})
@@ -244,6 +250,8 @@ def run_steps(
             if checkpoint is not None:
                 checkpoint.put(name, outcome)
             _record(report, per_set, name, outcome)
+            if statistics is not None:
+                statistics[name] = figure_statistics(step, data, outcome, options, model)
 
 
 def check_sets(sets: list[ResponseSet], allow_empty: bool = False) -> None:
@@ -285,13 +293,16 @@ def evaluate_response_sets(
     sets: list[ResponseSet],
     options: Settings = None,
     checkpoint: MetricCheckpoints | None = None,
+    statistics: dict[str, dict[str, UnitStatistic]] | None = None,
 ) -> dict:
     """Run every step that fits response sets; returns the JSON-ready report.
 
     ``sets`` may be a pandas DataFrame (column ``responses``, optional ``context``, other columns
     kept as metadata). ``options``: an :data:`EvaluationOptions` (default: every default). Every
     model sees each distinct text once in the call (the module docstring says how).
-    ``checkpoint``: see :func:`run_steps`.
+    ``checkpoint``: see :func:`run_steps`. With ``options.ci``, every summary figure gets its
+    bootstrap interval (``intervals`` in its entry, the settings under ``uncertainty``), and
+    ``statistics``, when given, receives what they were computed from (for comparing systems).
     """
     sets = list(as_response_sets(sets))
     options = options if options is not None else EvaluationOptions()
@@ -309,9 +320,22 @@ def evaluate_response_sets(
         "skipped": [],
     }
     per_set = [_input_row(s) for s in sets]
-    run_steps(data, options, report, per_set, checkpoint)
+    kept = _statistics(options, statistics)
+    run_steps(data, options, report, per_set, checkpoint, kept)
     report["per_set"] = per_set
+    if kept is not None:
+        add_intervals(report, kept, options)
     return report
+
+
+def _statistics(
+    options: Settings, given: dict[str, dict[str, UnitStatistic]] | None
+) -> dict[str, dict[str, UnitStatistic]] | None:
+    """Where the job keeps the figures' statistics: ``given``, a new dict, or nowhere without
+    ``--ci``."""
+    if not options.ci:
+        return None
+    return given if given is not None else {}
 
 
 def check_corpus_responses(
@@ -339,16 +363,21 @@ def evaluate_corpus(
     options: Settings = None,
     where: list[str] | None = None,
     checkpoint: MetricCheckpoints | None = None,
+    statistics: dict[str, dict[str, UnitStatistic]] | None = None,
 ) -> dict:
     """Run every step that fits a corpus (responses without sets: Dist-n, Ent-n, LF, Self-BLEU,
     Vendi, compression ratio, Sem-Ent with a reference corpus or saved clusters); returns the
     JSON-ready report. ``where``: each response's ``FILE:LINE``, for error messages; ``checkpoint``:
-    see :func:`run_steps`."""
+    see :func:`run_steps`; ``statistics``: see :func:`evaluate_response_sets` (the unit resampled
+    is a response)."""
     options = options if options is not None else EvaluationOptions()
     responses = list(responses)
     check_corpus_responses(responses, where, options.allow_empty)
     report = {"scope": "corpus", "num_responses": len(responses), "metrics": {}, "skipped": []}
-    run_steps(JobData("corpus", responses), options, report, checkpoint=checkpoint)
+    kept = _statistics(options, statistics)
+    run_steps(JobData("corpus", responses), options, report, checkpoint=checkpoint, statistics=kept)
+    if kept is not None:
+        add_intervals(report, kept, options)
     return report
 
 
@@ -365,6 +394,12 @@ def format_table(report: dict) -> str:
     """A plain-text table of the summary figures and the skipped metrics."""
     lines = [render_table(summary_table(report), "text")]
     lines += [f"skipped {skipped['metric']}: {skipped['reason']}" for skipped in report["skipped"]]
+    if "uncertainty" in report:
+        settings = report["uncertainty"]
+        lines.append(
+            f"intervals: {settings['confidence']:.0%}, {settings['num_resamples']} resamples of "
+            f"the {settings['unit']}s, seed {settings['seed']}"
+        )
     return "\n".join(lines)
 
 

@@ -1,7 +1,7 @@
 """``dialeval evaluate``'s settings: one dataclass, :data:`EvaluationOptions`, made of every
-registered step's settings dataclasses (their fields carry the command-line flags) and
-:class:`JobControl`. Apart from the job (:mod:`dialeval.cli.evaluate_job`), so the parser loads
-no engine."""
+registered step's settings dataclasses (their fields carry the command-line flags),
+:class:`JobControl` and :class:`UncertaintyOptions`. Apart from the job
+(:mod:`dialeval.cli.evaluate_job`), so the parser loads no engine."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 
 from dialeval.cli.options import option
 from dialeval.metrics import registry
+from dialeval.resampling import DEFAULT_RESAMPLES, check_num_resamples
+from dialeval.validation import ArgumentError, check_int
 
 
 def step_names() -> list[str]:
@@ -35,6 +37,61 @@ class JobControl:
     progress: bool = field(
         default=True, metadata=option("--no-progress", help="hide progress bars")
     )
+
+
+@dataclass
+class UncertaintyOptions:
+    """``--ci``: a bootstrap interval on every summary figure, and with several systems a test of
+    each against the baseline (:mod:`dialeval.resampling`)."""
+
+    ci: bool = field(
+        default=False,
+        metadata=option(
+            "--ci",
+            help="a 95%% bootstrap interval on every summary figure, resampling the response sets "
+            "(the responses of a corpus); with several inputs, each system's difference from "
+            "--baseline with its interval and Holm-corrected p-value",
+        ),
+    )
+    num_resamples: int | None = field(
+        default=None,
+        metadata=option(
+            "--num-resamples",
+            metavar="N",
+            default_text=str(DEFAULT_RESAMPLES),
+            help="bootstrap resamples (and permutations) of --ci, 100 to 100,000",
+        ),
+    )
+    seed: int | None = field(
+        default=None,
+        metadata=option(
+            "--seed",
+            metavar="N",
+            default_text="0",
+            help="the seed of --ci's resamples: the same seed gives the same intervals",
+        ),
+    )
+
+    def __post_init__(self) -> None:
+        if not self.ci:
+            for name in ("num_resamples", "seed"):
+                if getattr(self, name) is not None:
+                    raise ArgumentError(name, "sets up --ci's resamples: pass `ci` too")
+            return
+        if self.num_resamples is not None:
+            check_num_resamples(self.num_resamples)
+        if self.seed is not None:
+            check_int(self.seed, "seed", minimum=0, maximum=2**32 - 1)
+
+    @property
+    def resamples(self) -> int:
+        """The number of resamples ``--ci`` draws."""
+        return DEFAULT_RESAMPLES if self.num_resamples is None else self.num_resamples
+
+    @property
+    def resampling_seed(self) -> int:
+        """The seed of ``--ci``'s resamples."""
+        return 0 if self.seed is None else self.seed
 
 
 def _compose(classes: tuple[type, ...]) -> type:
@@ -73,4 +130,4 @@ def _compose(classes: tuple[type, ...]) -> type:
 
 
 #: The job's settings: every registered step's settings dataclass and :class:`JobControl`.
-EvaluationOptions = _compose((*registry.job_option_classes(), JobControl))
+EvaluationOptions = _compose((*registry.job_option_classes(), JobControl, UncertaintyOptions))

@@ -31,16 +31,25 @@ from dialeval.atomic_files import is_written_through, process_descriptor
 from dialeval.cli.safe_output import json_text, write_atomically
 from dialeval.validation import ArgumentError
 
-#: What ``--output-format`` names; ``json`` is the full report, the others its summary table.
-OUTPUT_FORMATS = ("json", "csv", "markdown", "latex")
+#: What ``--output-format`` names; ``json`` is the full report, ``html`` its page (tables, plots,
+#: provenance), the others its summary table.
+OUTPUT_FORMATS = ("json", "csv", "markdown", "latex", "html")
 FORMAT_OF_SUFFIX = {
     ".json": "json",
     ".csv": "csv",
     ".md": "markdown",
     ".markdown": "markdown",
     ".tex": "latex",
+    ".html": "html",
+    ".htm": "html",
 }
-SUFFIX_OF_FORMAT = {"json": ".json", "csv": ".csv", "markdown": ".md", "latex": ".tex"}
+SUFFIX_OF_FORMAT = {
+    "json": ".json",
+    "csv": ".csv",
+    "markdown": ".md",
+    "latex": ".tex",
+    "html": ".html",
+}
 DEFAULT_DECIMALS = 4
 
 #: Keys of a ``per_set`` row that describe the input rather than hold a figure.
@@ -227,10 +236,29 @@ def summary_rows(report: dict) -> list[tuple[str, str, str, object]]:
 
 
 def summary_table(report: dict) -> Table:
-    """One row per summary figure: metric, figure, scope, value."""
-    return Table(
-        ["metric", "figure", "scope", "value"], [list(row) for row in summary_rows(report)]
-    )
+    """One row per summary figure: metric, figure, scope, value; with ``--ci`` (the report's
+    ``uncertainty``), the interval's ends too (empty where it is undefined)."""
+    if "uncertainty" not in report:
+        return Table(
+            ["metric", "figure", "scope", "value"], [list(row) for row in summary_rows(report)]
+        )
+    rows = []
+    for metric, figure, scope, value in summary_rows(report):
+        bounds = report["metrics"][metric].get("intervals", {}).get(figure, {})
+        rows.append(
+            [
+                metric,
+                figure,
+                scope,
+                value,
+                bounds.get("low"),
+                bounds.get("high"),
+                bounds.get("undefined") or bounds.get("method"),
+            ]
+        )
+    level = f"{report['uncertainty']['confidence']:.0%}"
+    columns = ["metric", "figure", "scope", "value", f"{level} low", f"{level} high", "interval"]
+    return Table(columns, rows)
 
 
 def _unique(names: Iterable[str]) -> list[str]:
@@ -288,10 +316,15 @@ def format_per_set_table(report: dict, width: int = 40) -> str:
 
 
 def format_report(report: dict, output_format: str, decimals: int = DEFAULT_DECIMALS) -> str:
-    """The file text of ``report`` in ``output_format``: the whole report as JSON, else its summary
-    table."""
+    """The file text of ``report`` in ``output_format``: the whole report as JSON, its page as
+    HTML, else its summary table (with each figure's interval under ``--ci``)."""
     if output_format == "json":
         return json_text(report, f"the report of {report.get('input', 'the input')}")
+    if output_format == "html":
+        # the page: matplotlib for its plots, loaded only when a page is asked for
+        from dialeval.cli.html_report import render_html_report
+
+        return render_html_report({str(report.get("input", "input")): report})
     if output_format not in OUTPUT_FORMATS:
         raise ArgumentError(
             "output_format", f"must be one of {', '.join(OUTPUT_FORMATS)}, got {output_format!r}"
