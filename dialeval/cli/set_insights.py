@@ -42,6 +42,9 @@ AGREEMENT_METHOD = (
     "figures as reported: a homogeneity figure (more_is_diverse false) is not negated, so its "
     "agreement with a diversity figure shows as a negative rho"
 )
+#: The most sets :func:`drill_down` lists at each end: the lists are read, and each entry copies
+#: its set's responses into the report once per figure.
+MAX_SETS_AT_EACH_END = 1000
 #: The names of the two lists of a figure by its direction (``more_is_diverse``).
 END_NAMES = {True: ("least", "most"), False: ("least", "most"), None: ("lowest", "highest")}
 
@@ -135,7 +138,7 @@ def drill_down(per_set: list[dict], sets: list[list[str]], k: int = 3) -> dict:
     Args:
         per_set: the report's ``per_set`` rows (``where``, ``id``, ``context``, the figures).
         sets: the responses of each set, in the rows' order.
-        k: how many sets at each end (at least 1).
+        k: how many sets at each end (1 to :data:`MAX_SETS_AT_EACH_END`).
 
     Returns:
         ``{FIGURE: {"more_is_diverse": bool | None, "least": [entry], "most": [entry]}}``, an entry
@@ -147,7 +150,7 @@ def drill_down(per_set: list[dict], sets: list[list[str]], k: int = 3) -> dict:
         ``highest`` (descending) instead. Sets where the figure is undefined are left out; with
         fewer than ``2 * k`` defined sets the two lists share sets. Ties go by set order.
     """
-    k = check_int(k, "k")
+    k = check_int(k, "k", maximum=MAX_SETS_AT_EACH_END)
     columns = figure_columns(per_set)
     _check_sets(sets, len(per_set))
     report = {}
@@ -229,12 +232,14 @@ def agreement(per_set: list[dict]) -> dict:
             shared_sets[i][j] = shared_sets[j][i] = count
             named_constant = [names[f] for f in sorted({i, j}) if f in constant]
             reason = _undefined_reason(names[i], names[j], count, named_constant)
+            if reason is None and i != j:
+                rho[i][j] = rho[j][i] = _finite(matrix[position[i], position[j]])
+                if rho[i][j] is None:  # not expected once constant columns are left out
+                    reason = f"scipy's spearmanr gives no number over these {count} sets"
+            elif reason is None:
+                rho[i][i] = 1.0
             if reason is not None:
                 reasons.append((i, j, reason))
-            elif i == j:
-                rho[i][i] = 1.0
-            else:
-                rho[i][j] = rho[j][i] = _finite(matrix[position[i], position[j]])
     return {
         "method": AGREEMENT_METHOD,
         "figures": names,
@@ -281,7 +286,8 @@ def _undefined_reason(first: str, second: str, count: int, constant: list[str]) 
     sets = f"{count} set{'' if count == 1 else 's'}"
     if count < MIN_SHARED_SETS:
         where = f"`{first}` is defined on" if first == second else "both are defined on"
-        return f"{where} {sets} only; a rank correlation needs {MIN_SHARED_SETS}"
+        amount = "no set" if count == 0 else f"{sets} only"
+        return f"{where} {amount}; a rank correlation needs {MIN_SHARED_SETS}"
     if not constant:
         return None
     if first == second:

@@ -173,6 +173,12 @@ def test_undefined_agreement_is_none_with_the_reason():
     assert undefined[f"{DIVERSITY}|{SPARSE}"] == (
         "both are defined on 1 set only; a rank correlation needs 3"
     )
+    nowhere = agreement([{"mtld": None, "ead": 1.0}, {"mtld": None, "ead": 2.0}])["undefined"]
+    assert nowhere == {
+        "mtld|mtld": "`mtld` is defined on no set; a rank correlation needs 3",
+        "mtld|ead": "both are defined on no set; a rank correlation needs 3",
+        "ead|ead": "`ead` is defined on 2 sets only; a rank correlation needs 3",
+    }
     # every None has its reason, every reason its None
     nones = {
         f"{a}|{b}"
@@ -236,7 +242,7 @@ def test_columns_keep_numbers_and_leave_text_out():
     assert columns["c"][0] == 0.5 and np.isnan(columns["c"][1])
 
 
-@pytest.mark.parametrize("k", [0, -1, 2.5, "3", True, None])
+@pytest.mark.parametrize("k", [0, -1, 2.5, "3", True, None, 1001, 10**12])
 def test_k_is_checked(k):
     with pytest.raises(ArgumentError) as error:
         drill_down(rows(), SETS, k=k)
@@ -294,3 +300,16 @@ def test_format_agreement():
     with pytest.raises(ArgumentError) as error:
         format_agreement(report, decimals=-1)
     assert error.value.argument == "decimals"
+
+
+def test_a_rho_scipy_leaves_undefined_is_none_with_a_reason(monkeypatch):
+    import scipy.stats
+
+    class NoNumber:
+        statistic = math.nan
+
+    monkeypatch.setattr(scipy.stats, "spearmanr", lambda *arrays: NoNumber())
+    report = agreement([{"a": float(i), "b": float(-i)} for i in range(4)])
+    assert report["rho"] == [[1.0, None], [None, 1.0]]
+    assert report["undefined"] == {"a|b": "scipy's spearmanr gives no number over these 4 sets"}
+    json.dumps(report, allow_nan=False)
