@@ -137,14 +137,15 @@ def comparison_table(
     return Table(["system", "num_sets", "num_responses", *labels.values()], rows)
 
 
-def differences_table(comparison: dict) -> Table:
+def differences_table(comparison: dict, decimals: int = DEFAULT_DECIMALS) -> Table:
     """One row per test of ``comparison``: system, column, the difference from the baseline with
-    its interval, p-value, Holm's p-value, significance and pairing."""
+    its interval, p-value, Holm's p-value, significance and pairing (or why it is undefined)."""
     rows = []
     for entry in comparison["differences"]:
-        bounds = (
-            "undefined" if entry["low"] is None else f"[{entry['low']:.4g}, {entry['high']:.4g}]"
-        )
+        if entry["low"] is None:
+            bounds = "undefined: " + (entry.get("undefined") or "")
+        else:
+            bounds = f"[{cell_text(entry['low'], decimals)}, {cell_text(entry['high'], decimals)}]"
         rows.append(
             [
                 entry["system"],
@@ -228,7 +229,8 @@ def write_run_outputs(
     )
     if comparison is not None:
         lines.append(comparison_note(comparison))
-        lines.append("\n" + render_table(differences_table(comparison), "text", decimals))
+        differences = differences_table(comparison, decimals)
+        lines.append("\n" + render_table(differences, "text", decimals))
     if plan.comparison is not None:
         written = write_comparison(
             reports, plan.comparison, plan.output_format, decimals, plan.reports, comparison

@@ -57,6 +57,7 @@ from dialeval.cli.safe_output import (
     held_output,
     refuse_outputs_over_inputs,
 )
+from dialeval.cli.set_insights import format_agreement, format_drill_down
 from dialeval.cli.significance import (
     check_baseline,
     compare_systems,
@@ -370,7 +371,10 @@ def _write_system(
         print(f"== {name}: {source}", file=human)
     if command.per_set and "per_set" in report:
         print(format_per_set_table(report) + "\n", file=human)
+        print(format_drill_down(report["drill_down"]) + "\n", file=human)
     print(format_table(report), file=human)
+    if len(report.get("agreement", {}).get("figures", [])) > 1:
+        print("\n" + format_agreement(report["agreement"]), file=human)
     print(
         "\n"
         + format_provenance(

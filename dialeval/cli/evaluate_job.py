@@ -32,6 +32,7 @@ from dialeval.cli.options import name_flags
 from dialeval.cli.progress import StepBar
 from dialeval.cli.provenance import summary_models
 from dialeval.cli.report_formats import render_table, summary_table
+from dialeval.cli.set_insights import agreement, drill_down
 from dialeval.cli.significance import add_intervals
 from dialeval.deprecation import renamed_attributes
 from dialeval.hub import ModelNotAvailableError, resolve_model_path
@@ -303,6 +304,8 @@ def evaluate_response_sets(
     ``checkpoint``: see :func:`run_steps`. With ``options.ci``, every summary figure gets its
     bootstrap interval (``intervals`` in its entry, the settings under ``uncertainty``), and
     ``statistics``, when given, receives what they were computed from (for comparing systems).
+    The report names the sets that drive each per-set figure (``drill_down``) and how the per-set
+    figures agree across sets (``agreement``, Spearman's rho).
     """
     sets = list(as_response_sets(sets))
     options = options if options is not None else EvaluationOptions()
@@ -325,6 +328,8 @@ def evaluate_response_sets(
     report["per_set"] = per_set
     if kept is not None:
         add_intervals(report, kept, options)
+    report["drill_down"] = drill_down(per_set, data.response_sets())
+    report["agreement"] = agreement(per_set)
     return report
 
 

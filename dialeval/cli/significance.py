@@ -107,6 +107,20 @@ def _keys(report: dict, field: str) -> list[str] | None:
     return texts if len(set(texts)) == len(texts) else None
 
 
+def _context_clash(system: dict, baseline: dict, matched: list[int]) -> str | None:
+    """Why sets with the same id cannot be paired: they answer different contexts (ids that
+    number each file's lines from 0 match whatever the files hold)."""
+    ours, theirs = system["per_set"], baseline["per_set"]
+    for index, other in enumerate(matched):
+        mine, their = ours[index].get("context"), theirs[other].get("context")
+        if mine is not None and their is not None and mine != their:
+            return (
+                f"the sets with id {ours[index].get('id')!r} answer different contexts, so the "
+                "ids do not name the same contexts"
+            )
+    return None
+
+
 def match_sets(system: dict, baseline: dict) -> tuple[list[int], list[int], str] | str:
     """The matched sets of two reports, ``(system indices, baseline indices, how)``, or why they
     cannot be paired: every set of each answers a context (or has an ``id``) that exactly one set
@@ -122,11 +136,16 @@ def match_sets(system: dict, baseline: dict) -> tuple[list[int], list[int], str]
         position = {key: index for index, key in enumerate(theirs)}
         shared = [key for key in mine if key in position]
         if len(shared) == len(mine) == len(theirs):
-            return (
-                list(range(len(mine))),
-                [position[key] for key in mine],
-                f"paired over {len(mine)} shared {'ids' if field == 'id' else 'contexts'}",
-            )
+            matched = [position[key] for key in mine]
+            clash = _context_clash(system, baseline, matched) if field == "id" else None
+            if clash is None:
+                return (
+                    list(range(len(mine))),
+                    matched,
+                    f"paired over {len(mine)} shared {'ids' if field == 'id' else 'contexts'}",
+                )
+            reasons.append(clash)
+            continue
         reasons.append(
             f"they share {len(shared)} of {len(mine)} and {len(theirs)} {field}s"
             if shared

@@ -173,8 +173,10 @@ def test_matching_by_id_then_context_and_why_not(tmp_path):
             "per_set": [{"id": i, "context": c} for i, c in zip(ids, contexts)],
         }
 
-    by_id = match_sets(report([1, 2, 3], ["a", "b", "c"]), report([3, 1, 2], ["x", "y", "z"]))
+    by_id = match_sets(report([1, 2, 3], ["a", "b", "c"]), report([3, 1, 2], ["c", "a", "b"]))
     assert by_id == ([0, 1, 2], [1, 2, 0], "paired over 3 shared ids")
+    without_contexts = match_sets(report([1, 2], [None, None]), report([2, 1], [None, None]))
+    assert without_contexts == ([0, 1], [1, 0], "paired over 2 shared ids")
     by_context = match_sets(
         report([None, None], [["a"], ["b"]]), report([None, None], [["b"], ["a"]])
     )
@@ -182,6 +184,11 @@ def test_matching_by_id_then_context_and_why_not(tmp_path):
     apart = match_sets(report([1, 2], ["a", "b"]), report([5, 6], ["a", "q"]))
     assert apart == "they share no id; they share 1 of 2 and 2 contexts"
     assert "corpus" in match_sets({"scope": "corpus"}, report([1], ["a"]))
+    # ids that number each file's lines match whatever the files hold: the contexts decide
+    renumbered = match_sets(report([0, 1], ["a", "b"]), report([0, 1], ["b", "a"]))
+    assert renumbered == ([0, 1], [1, 0], "paired over 2 shared contexts")
+    clash = match_sets(report([0, 1], ["a", "b"]), report([0, 1], ["c", "d"]))
+    assert clash.startswith("the sets with id 0 answer different contexts")
 
 
 def test_systems_that_share_no_context_are_unpaired_or_refused_when_pairing_is_required(
