@@ -2,7 +2,7 @@
 
 The run covers every model-backed metric of the command that a tiny model can stand in for:
 NLI and BERTScore diversity, Sem-Ent (its default embedder, the embedded MiniLM) and
-response selection (a tiny GPT-2 and a tiny BART). The report is the same bits because every
+response selection (a tiny GPT-2 and a tiny BART), with ``--ci``'s intervals. The report is the same bits because every
 batch is the batch one process runs, and because the command line turns on oneMKL's
 reproducible mode (dialeval.cli.reproducibility), so that a batch gives the same bits wherever
 its buffers lie; the thread count must match (docs/cli.md, "Several processes, one report").
@@ -96,6 +96,12 @@ def _arguments(data, out, nli_path, gpt2_path, bart_path, inputs):
         str(inputs / "questions.jsonl"),
         "--selection-batch-size",
         "1",
+        # the same seed gives the same intervals on one process or several
+        "--ci",
+        "--num-resamples",
+        "200",
+        "--seed",
+        "7",
     ]
 
 
@@ -163,6 +169,8 @@ def test_two_accelerate_processes_write_the_one_process_report(
         f"response_selection[{tiny_gpt2_path}]",
         f"response_selection[{tiny_bart_path}]",
     }
+    assert one["uncertainty"]["seed"] == 7
+    assert all("intervals" in summary for summary in one["metrics"].values())
     # every model given is here; a part-of-speech tagger is not part of the install
     assert [entry for entry in one["skipped"] if entry["metric"] != "pos_templates"] == []
     # the one option the two runs differ in
