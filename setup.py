@@ -121,6 +121,9 @@ setup(
     package_data={
         # PEP 561: the package's annotations are its types (checked by `make typecheck`).
         "dialeval": ["py.typed"],
+        # the meta-evaluation's rho per measure that `-o report.html` shows (written from
+        # benchmarks/RESULTS.md by benchmarks/meta_eval_guidance.py; benchmarks/ is not packaged)
+        "dialeval.cli": ["meta_eval_guidance.json"],
         # evaluate modules and their metric cards ship with the package so that
         # dialeval.metrics.evaluate_module_path(name) works from a wheel too.
         "dialeval.metrics": ["*/*.py", "*/README.md", "*/requirements.txt"],

@@ -242,10 +242,12 @@ def _summary_section(reports: dict[str, dict], comparison: dict | None) -> str:
         else f'<th scope="col">{_e(column)}</th>'
         for column in table.columns
     )
+    several = len(reports) > 1
     body = []
     for row in table.rows:
         system = row[0]
-        label = _e(system) + (' <span class="note">(baseline)</span>' if system == baseline else "")
+        is_baseline = several and system == baseline
+        label = _e(system) + (' <span class="note">(baseline)</span>' if is_baseline else "")
         cells = [f'<th scope="row">{label}</th>']
         cells += [
             f'<td class="num">{_e(_number(value)) if value is not None else ""}</td>'
@@ -265,16 +267,13 @@ def _summary_section(reports: dict[str, dict], comparison: dict | None) -> str:
                 f'<td class="num"{title}>{text}{_interval_html(interval, value)}'
                 f"{_mark(difference)}</td>"
             )
-        body.append(
-            f'<tr class="{"baseline" if system == baseline else "system"}">{"".join(cells)}</tr>'
-        )
+        body.append(f'<tr class="{"baseline" if is_baseline else "system"}">{"".join(cells)}</tr>')
     guidance = '<tr class="guidance"><th scope="row">meta-eval rho: decTest / conTest</th>'
     guidance += '<td class="note"></td>' * (_SYSTEM_COLUMNS - 1)
     guidance += "".join(
         _guidance_cell(keys[column][1]) for column in table.columns[_SYSTEM_COLUMNS:]
     )
     guidance += "</tr>"
-    several = len(reports) > 1
     caption = (
         f"A row per system; ▲ / ▼: significantly above / below the baseline "
         f"<strong>{_e(baseline)}</strong> after Holm's correction (the tooltip gives the "

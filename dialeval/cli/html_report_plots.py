@@ -23,8 +23,13 @@ _METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.DOTALL)
 BOX_COLOUR, POINT_COLOUR = "#1f4e79", "#2b7bba"
 
 
-def _plain(text: str) -> str:
-    """``text`` as matplotlib draws it literally (a ``$`` would start mathtext)."""
+#: The longest system name a plot's axis shows whole (the page's tables show every name whole).
+MAX_LABEL = 24
+
+
+def _plain(text: str, width: int = 200) -> str:
+    """``text`` as matplotlib draws it literally (``$`` would start mathtext), cut at ``width``."""
+    text = text if len(text) <= width else text[: width - 1] + "…"
     return text.replace("$", r"\$")
 
 
@@ -74,7 +79,7 @@ def distribution_svg(figure_name: str, values_by_system: dict[str, list[float]],
         jitter = np.linspace(-0.16, 0.16, len(values)) if len(values) > 1 else np.zeros(1)
         axes.scatter(position + jitter, values, s=5, alpha=0.35, color=POINT_COLOUR, linewidths=0)
     axes.set_xticks(range(1, len(names) + 1))
-    axes.set_xticklabels([_plain(name) for name in names], fontsize=8)
+    axes.set_xticklabels([_plain(name, MAX_LABEL) for name in names], fontsize=8)
     axes.set_xlim(0.4, len(names) + 0.6)
     axes.tick_params(axis="x", labelrotation=30 if len(names) > 3 else 0)
     axes.tick_params(axis="y", labelsize=8)
