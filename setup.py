@@ -85,6 +85,8 @@ EXTRAS["test"] += ["optuna"]
 # The documentation site (`make docs`, part of `make test`): MkDocs and the API reference generated
 # from the docstrings (mkdocstrings' Python handler).
 EXTRAS["test"] += ["mkdocs==1.6.1", "mkdocstrings==1.0.8", "mkdocstrings-python==2.0.11"]
+# selenium: drives the headless chromium the HTML report is tested in (.ci/install-browser).
+EXTRAS["test"] += ["selenium>=4.11"]
 # mypy: `make typecheck` (part of `make test`) checks the root layer and the engines; pinned, since
 # each mypy release adds checks that would fail `make test` on unchanged code.
 EXTRAS["test"] += ["mypy==2.4.1"]

@@ -506,17 +506,15 @@ def _set_html(entry: dict, reference: object) -> str:
 def _drill_html(figure: str, drill: dict) -> str:
     direction = drill.get("more_is_diverse")
     if direction is None:
-        names = ("lowest values", "highest values")
+        names, reading = ("lowest values", "highest values"), "direction unknown"
     else:
         names = ("least diverse", "most diverse")
+        reading = "higher is more diverse" if direction else "lower is more diverse"
     groups = "".join(
         f"<section><h4>{name}</h4>"
         + "".join(_set_html(entry, entry.get("value")) for entry in drill.get(key) or [])
         + "</section>"
         for name, key in zip(names, ("least", "most"))
-    )
-    reading = {True: "higher is more diverse", False: "lower is more diverse"}.get(
-        direction, "direction unknown"
     )
     return (
         f'<details><summary>{_e(figure)} <span class="note">({reading})</span></summary>'
