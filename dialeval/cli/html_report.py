@@ -49,6 +49,7 @@ h2 { font-size: 1.3rem; margin-top: 2.2rem; border-bottom: 2px solid var(--accen
   padding-bottom: 0.2rem; }
 h3 { font-size: 1.1rem; margin-top: 1.4rem; }
 h4 { font-size: 1rem; margin: 0.8rem 0 0.3rem; }
+h5 { font-size: 0.95rem; margin: 0.2rem 0; }
 nav ul { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 0.4rem 1.2rem; }
 a { color: var(--accent); }
 a:focus, summary:focus, [tabindex]:focus { outline: 3px solid #f2a900; outline-offset: 2px; }
@@ -385,8 +386,8 @@ def _guidance_section(reports: dict[str, dict]) -> str:
         "" if measured else '<p class="note">None of this report\'s figures was meta-evaluated.</p>'
     )
     return (
-        f"<p>How well each measure of this report tracked diversity on Tevet &amp; Berant's test "
-        f"sets ({_e(guidance['statistic'])}; {_e(guidance['source'])}, {_e(guidance['date'])}). "
+        "<p>How well each measure of this report tracked diversity in the meta-evaluation: "
+        f"{_e(guidance['statistic'])} ({_e(guidance['source'])}, {_e(guidance['date'])}). "
         "Compare systems on form with a measure high on decTest, on content with one high on "
         "conTest, and report both.</p>"
         f"<ul>{readings}</ul>{note}"

@@ -77,7 +77,7 @@ def distribution_svg(figure_name: str, values_by_system: dict[str, list[float]],
             boxprops={"color": BOX_COLOUR},
         )
         jitter = np.linspace(-0.16, 0.16, len(values)) if len(values) > 1 else np.zeros(1)
-        axes.scatter(position + jitter, values, s=5, alpha=0.35, color=POINT_COLOUR, linewidths=0)
+        axes.scatter(position + jitter, values, s=6, alpha=0.55, color=POINT_COLOUR, linewidths=0)
     axes.set_xticks(range(1, len(names) + 1))
     axes.set_xticklabels([_plain(name, MAX_LABEL) for name in names], fontsize=8)
     axes.set_xlim(0.4, len(names) + 0.6)
