@@ -421,7 +421,7 @@ def _distributions_section(reports: dict[str, dict]) -> str:
             "whole.</p>"
         )
     # plots: matplotlib loads only when a page is rendered, never at the CLI's start-up
-    from dialeval.cli.html_report_plots import distribution_svg, finite_values
+    from dialeval.cli.html_report_plots import MAX_DOTS, distribution_svg, finite_values
 
     plots = []
     for index, figure in enumerate(figures):
@@ -432,7 +432,8 @@ def _distributions_section(reports: dict[str, dict]) -> str:
         svg = distribution_svg(figure, values, salt=f"dialeval-plot-{index}")
         plots.append(
             f'<figure class="plot" data-figure="{_e(figure)}">{svg}'
-            f"<figcaption>{_e(figure)}: a box per system, a dot per set</figcaption></figure>"
+            f"<figcaption>{_e(figure)}: a box per system, a dot per set "
+            f"(at most {MAX_DOTS}: quantiles of more)</figcaption></figure>"
         )
     return f'<div class="plots">{"".join(plots)}</div>'
 

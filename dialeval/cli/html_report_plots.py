@@ -3,8 +3,9 @@
 Each plot is one per-set figure's distribution, one box per system with each set's value drawn
 over it. The SVG's text stays text (``svg.fonttype`` none: the browser's own sans-serif font, so
 no font is embedded or fetched), its XML prolog, DOCTYPE and metadata are dropped (they name
-W3C and Dublin Core URLs), and each plot's element ids get their own salt, so that two plots
-inline in one page never share an id.
+W3C and Dublin Core URLs), each plot's referenced ids (clip paths, markers) get their own salt
+and its groups' ids (the same in every plot, referenced by nothing) go, so that no two elements
+of the page share an id.
 """
 
 from __future__ import annotations
@@ -20,7 +21,10 @@ from matplotlib.figure import Figure
 
 _BEFORE_SVG = re.compile(r"\A.*?(?=<svg\b)", re.DOTALL)
 _METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.DOTALL)
+_GROUP_ID = re.compile(r'<g id="[^"]*"')
 BOX_COLOUR, POINT_COLOUR = "#1f4e79", "#2b7bba"
+#: The most dots a plot draws per system (more sets: that many evenly spaced quantiles).
+MAX_DOTS = 400
 
 
 #: The longest system name a plot's axis shows whole (the page's tables show every name whole).
@@ -43,6 +47,8 @@ def svg_of(figure: Figure, salt: str, label: str) -> str:
             metadata={"Creator": None, "Date": None, "Format": None, "Type": None},
         )
     svg = _METADATA.sub("", _BEFORE_SVG.sub("", buffer.getvalue(), count=1))
+    # matplotlib names its groups figure_1, axes_1, ... in every plot; nothing refers to them
+    svg = _GROUP_ID.sub("<g", svg)
     return svg.replace(
         "<svg ", f'<svg role="img" aria-label="{escape(label)}" class="plot-svg" ', 1
     )
@@ -57,6 +63,15 @@ def finite_values(rows: list[dict], figure: str) -> list[float]:
         and not isinstance(row.get(figure), bool)
         and math.isfinite(row[figure])
     ]
+
+
+def _dots(values: list[float]) -> np.ndarray:
+    """The values drawn as dots: all of them, or :data:`MAX_DOTS` evenly spaced quantiles of many
+    (an SVG element per dot: 10,000 sets would make a page of megabytes per plot)."""
+    ordered = np.sort(np.asarray(values, dtype=float))
+    if len(ordered) <= MAX_DOTS:
+        return ordered
+    return ordered[np.linspace(0, len(ordered) - 1, MAX_DOTS).round().astype(int)]
 
 
 def distribution_svg(figure_name: str, values_by_system: dict[str, list[float]], salt: str) -> str:
@@ -76,8 +91,9 @@ def distribution_svg(figure_name: str, values_by_system: dict[str, list[float]],
             medianprops={"color": "#000000"},
             boxprops={"color": BOX_COLOUR},
         )
-        jitter = np.linspace(-0.16, 0.16, len(values)) if len(values) > 1 else np.zeros(1)
-        axes.scatter(position + jitter, values, s=6, alpha=0.55, color=POINT_COLOUR, linewidths=0)
+        dots = _dots(values)
+        jitter = np.linspace(-0.16, 0.16, len(dots)) if len(dots) > 1 else np.zeros(1)
+        axes.scatter(position + jitter, dots, s=6, alpha=0.55, color=POINT_COLOUR, linewidths=0)
     axes.set_xticks(range(1, len(names) + 1))
     axes.set_xticklabels([_plain(name, MAX_LABEL) for name in names], fontsize=8)
     axes.set_xlim(0.4, len(names) + 0.6)

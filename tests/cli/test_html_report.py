@@ -404,3 +404,29 @@ def test_the_guidance_file_is_package_data():
 def test_no_report_is_refused():
     with pytest.raises(ValueError, match="at least one system"):
         render_html_report({})
+
+
+def test_many_sets_keep_the_page_small():
+    """A dot per set up to MAX_DOTS per system, then evenly spaced quantiles: the page does not
+    grow with the sets (each dot is an SVG element)."""
+    from dialeval.cli.html_report_plots import MAX_DOTS
+
+    reports = {
+        name: response_set_report(name, shift, num_sets=3 * MAX_DOTS, with_ci=False)
+        for name, shift in (("a", 0.0), ("b", 0.1))
+    }
+    page = render_html_report(reports)
+    plots = re.findall(r"<svg.*?</svg>", page, re.DOTALL)
+    assert len(plots) == len(PER_SET_FIGURES)
+    ticks = 40  # the axes' tick marks are <use> elements too
+    assert all(2 * MAX_DOTS - 2 <= plot.count("<use ") <= 2 * MAX_DOTS + ticks for plot in plots)
+    assert len(page) < 2_000_000
+
+
+def test_no_two_elements_of_the_page_share_an_id():
+    page = render_html_report(*two_systems())
+    ids = re.findall(r'\sid="([^"]*)"', page)
+    assert len(ids) == len(set(ids)) and len(ids) > 20
+    # and every in-page reference (a plot's clip path or marker, a section link) finds its target
+    references = set(re.findall(r'(?:href="|url\()#([^")]+)', page))
+    assert references and references <= set(ids)
