@@ -2,10 +2,11 @@
 
 The page holds, in this order: the comparison table (a row per system, each figure with its
 interval and a mark where it differs significantly from the baseline), the paired differences,
-the meta-evaluation's guidance per measure (its rho on Tevet & Berant's decTest and conTest, from
+the per-set distributions (a plot per per-set figure, systems side by side), the
+meta-evaluation's guidance per measure (its rho on Tevet & Berant's decTest and conTest, from
 ``meta_eval_guidance.json``, which ``benchmarks/meta_eval_guidance.py`` writes from
-``benchmarks/RESULTS.md``), the per-set distributions (a plot per per-set figure, systems side by
-side), the agreement matrices, the drill-down sets, the skipped metrics and the provenance.
+``benchmarks/RESULTS.md``), the agreement matrices, the drill-down sets, the skipped metrics and
+the provenance.
 
 Nothing on the page is fetched: the styles are inline, the plots inline SVG, there is no script,
 and a Content-Security-Policy forbids every load, so the page reads the same offline, from a mail
@@ -67,10 +68,12 @@ td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-n
 .mark.up { color: var(--up); }
 .mark.down { color: var(--down); }
 tr.baseline th { font-style: italic; }
+#summary-table tbody th, #summary-table tfoot th { position: sticky; left: 0; background: #fff;
+  z-index: 1; }
 tr.guidance th, tr.guidance td { background: var(--band); font-size: 0.85rem; }
 .plots { display: flex; flex-wrap: wrap; gap: 1rem; }
 figure.plot { margin: 0; border: 1px solid var(--rule); padding: 0.4rem; background: #fff; }
-figure.plot figcaption { font-size: 0.85rem; color: var(--muted); }
+figure.plot figcaption { font-size: 0.85rem; color: var(--muted); text-align: center; }
 svg.plot-svg { max-width: 100%; height: auto; display: block; }
 table.heatmap td { text-align: center; min-width: 3.5rem; }
 .drill { display: grid; grid-template-columns: repeat(auto-fit, minmax(22rem, 1fr));
@@ -95,8 +98,8 @@ _POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 _SECTIONS = (
     ("summary", "Comparison table"),
     ("differences", "Differences from the baseline"),
-    ("guidance", "Which measure to trust"),
     ("distributions", "Per-set distributions"),
+    ("guidance", "Which measure to trust"),
     ("agreement", "Agreement between measures"),
     ("drill-down", "What drives each figure"),
     ("skipped", "Skipped metrics"),
@@ -275,13 +278,16 @@ def _summary_section(reports: dict[str, dict], comparison: dict | None) -> str:
         _guidance_cell(keys[column][1]) for column in table.columns[_SYSTEM_COLUMNS:]
     )
     guidance += "</tr>"
-    caption = (
-        f"A row per system; ▲ / ▼: significantly above / below the baseline "
-        f"<strong>{_e(baseline)}</strong> after Holm's correction (the tooltip gives the "
-        "difference, its interval, p and Holm p)."
-        if several
-        else "The summary figures of the one system."
-    )
+    if not several:
+        caption = "The summary figures of the one system."
+    elif differences:
+        caption = (
+            "A row per system; ▲ / ▼: significantly above / below the baseline "
+            f"<strong>{_e(baseline)}</strong> after Holm's correction (the tooltip gives the "
+            "difference, its interval, p and Holm p)."
+        )
+    else:
+        caption = f"A row per system; the baseline is <strong>{_e(baseline)}</strong>."
     return (
         f'<p class="note">{_uncertainty_note(reports, comparison)}</p>'
         f'<div class="scroll" tabindex="0" role="region" aria-label="comparison table">'
@@ -432,10 +438,14 @@ def _distributions_section(reports: dict[str, dict]) -> str:
         svg = distribution_svg(figure, values, salt=f"dialeval-plot-{index}")
         plots.append(
             f'<figure class="plot" data-figure="{_e(figure)}">{svg}'
-            f"<figcaption>{_e(figure)}: a box per system, a dot per set "
-            f"(at most {MAX_DOTS}: quantiles of more)</figcaption></figure>"
+            f"<figcaption>{_e(figure)}</figcaption></figure>"
         )
-    return f'<div class="plots">{"".join(plots)}</div>'
+    return (
+        f'<p class="note">A plot per per-set figure: a box per system (median, quartiles, '
+        f"whiskers at 1.5 times the interquartile range), a dot per set (at most {MAX_DOTS} "
+        f'per system: evenly spaced quantiles of more sets).</p><div class="plots">'
+        f"{''.join(plots)}</div>"
+    )
 
 
 def _heat(rho: object) -> str:
@@ -606,6 +616,12 @@ def _provenance_section(reports: dict[str, dict]) -> str:
     return "".join(_provenance_html(system, report) for system, report in reports.items())
 
 
+def _counts(report: dict) -> str:
+    if report.get("scope") == "corpus":
+        return f"a corpus of {report.get('num_responses')} responses"
+    return f"{report.get('num_sets')} response sets, {report.get('num_responses')} responses"
+
+
 def render_html_report(reports: dict[str, dict], comparison: dict | None = None) -> str:
     """The HTML page of one ``dialeval evaluate`` run: ``reports`` (system name -> its JSON
     report, in the systems' order) and, for several systems, the ``comparison`` JSON (None for
@@ -624,16 +640,10 @@ def render_html_report(reports: dict[str, dict], comparison: dict | None = None)
     }
     systems = list(reports)
     title = "dialeval report: " + (" vs ".join(systems) if len(systems) > 1 else systems[0])
-    first = next(iter(reports.values()))
-    counts = (
-        f"{first.get('num_sets')} response sets, {first.get('num_responses')} responses"
-        if first.get("scope") == "response_set"
-        else f"a corpus of {first.get('num_responses')} responses"
-    )
-    subtitle = (
-        f"{len(systems)} systems"
-        if len(systems) > 1
-        else f"{_e(first.get('input', ''))}: {_e(counts)}"
+    subtitle = "; ".join(
+        f"{_e(system) + ': ' if len(systems) > 1 else ''}{_e(report.get('input', ''))}, "
+        f"{_e(_counts(report))}"
+        for system, report in reports.items()
     )
     navigation = "".join(f'<li><a href="#{key}">{_e(name)}</a></li>' for key, name in _SECTIONS)
     body = "".join(

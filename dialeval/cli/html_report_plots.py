@@ -92,7 +92,8 @@ def distribution_svg(figure_name: str, values_by_system: dict[str, list[float]],
             boxprops={"color": BOX_COLOUR},
         )
         dots = _dots(values)
-        jitter = np.linspace(-0.16, 0.16, len(dots)) if len(dots) > 1 else np.zeros(1)
+        # seeded: the same report draws the same page
+        jitter = np.random.default_rng(position).uniform(-0.16, 0.16, len(dots))
         axes.scatter(position + jitter, dots, s=6, alpha=0.55, color=POINT_COLOUR, linewidths=0)
     axes.set_xticks(range(1, len(names) + 1))
     axes.set_xticklabels([_plain(name, MAX_LABEL) for name in names], fontsize=8)
