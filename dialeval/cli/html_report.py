@@ -38,7 +38,7 @@ _TEST_READING = {
 }
 
 _STYLE = """
-:root { color-scheme: light; --ink: #1a1a1a; --muted: #555; --rule: #c8c8c8; --band: #f3f5f8;
+:root { color-scheme: light; --ink: #1a1a1a; --muted: #5c5c5c; --rule: #c8c8c8; --band: #f3f5f8;
   --accent: #1f4e79; --up: #0b6e2f; --down: #a4161a; }
 * { box-sizing: border-box; }
 body { margin: 0; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;

@@ -88,7 +88,7 @@ def distribution_svg(figure_name: str, values_by_system: dict[str, list[float]],
             positions=[position],
             widths=0.55,
             showfliers=False,
-            medianprops={"color": "#000000"},
+            medianprops={"color": "black"},
             boxprops={"color": BOX_COLOUR},
         )
         dots = _dots(values)
