@@ -651,7 +651,7 @@ def render_html_report(reports: dict[str, dict], comparison: dict | None = None)
         f"{sections[key]}</section>"
         for key, name in _SECTIONS
     )
-    return (
+    page = (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">'
@@ -663,3 +663,5 @@ def render_html_report(reports: dict[str, dict], comparison: dict | None = None)
         f'<nav aria-label="sections"><ul>{navigation}</ul></nav>'
         f"<main>{body}</main></body></html>\n"
     )
+    # a lone surrogate (an input may hold one) has no UTF-8: shown as its escape, \udc80
+    return page.encode("utf-8", "backslashreplace").decode("utf-8")
