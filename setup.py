@@ -85,6 +85,8 @@ EXTRAS["test"] += ["optuna"]
 # The documentation site (`make docs`, part of `make test`): MkDocs and the API reference generated
 # from the docstrings (mkdocstrings' Python handler).
 EXTRAS["test"] += ["mkdocs==1.6.1", "mkdocstrings==1.0.8", "mkdocstrings-python==2.0.11"]
+# selenium: drives the headless chromium the HTML report is tested in (.ci/install-browser).
+EXTRAS["test"] += ["selenium>=4.11"]
 # mypy: `make typecheck` (part of `make test`) checks the root layer and the engines; pinned, since
 # each mypy release adds checks that would fail `make test` on unchanged code.
 EXTRAS["test"] += ["mypy==2.4.1"]
@@ -121,6 +123,9 @@ setup(
     package_data={
         # PEP 561: the package's annotations are its types (checked by `make typecheck`).
         "dialeval": ["py.typed"],
+        # the meta-evaluation's rho per measure that `-o report.html` shows (written from
+        # benchmarks/RESULTS.md by benchmarks/meta_eval_guidance.py; benchmarks/ is not packaged)
+        "dialeval.cli": ["meta_eval_guidance.json"],
         # evaluate modules and their metric cards ship with the package so that
         # dialeval.metrics.evaluate_module_path(name) works from a wheel too.
         "dialeval.metrics": ["*/*.py", "*/README.md", "*/requirements.txt"],
