@@ -31,8 +31,30 @@ def _compression_ratio(
     return StepOutcome(summary, result.get("per_set"))
 
 
+def _resampling(data: JobData, outcome: StepOutcome, options: Settings, model: str | None) -> dict:
+    """A corpus's ratio, recompressed on each resample (its responses in input order, a drawn one
+    repeated where it stands): the ratio depends on the order, so no count gives it."""
+    if data.sets is not None:
+        return {}  # the mean of the per-set ratios
+    # the metric's code and the engines: deferred so the CLI's --help reads this module alone
+    from dialeval.metrics.compression_ratio import compression_ratio
+    from dialeval.metrics.engines.figure_statistics import recomputed_statistic
+
+    return {
+        "compression_ratio": recomputed_statistic(
+            data,
+            lambda resample: compression_ratio(resample.responses, allow_empty=options.allow_empty),
+            "recompressed on each resample (drawn responses in input order, repeats in place)",
+        )
+    }
+
+
 STEPS = (
     JobStep(
-        "compression_ratio", ("response_set", "corpus"), _compression_ratio, options=(JobOptions,)
+        "compression_ratio",
+        ("response_set", "corpus"),
+        _compression_ratio,
+        options=(JobOptions,),
+        resampling=_resampling,
     ),
 )

@@ -1,0 +1,145 @@
+"""Every summary figure of every registered job step has a resampling statistic (``--ci``), and it
+is the figure: all ones give the summary value; an exact statistic's 0/1 counts give the step run
+on that subset of units and a count of 2 the step run with that unit repeated in place.
+
+The steps come from the registry, so a new metric whose corpus figure has no ``resampling`` hook
+fails here; model-backed steps run on the tiny models of tests/conftest.py.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from metric_cases import CORPUS, SETS
+
+from dialeval.cli.evaluate_options import EvaluationOptions
+from dialeval.cli.report_formats import DESCRIPTIVE_KEYS
+from dialeval.metrics import registry
+from dialeval.metrics.engines.figure_statistics import figure_statistics, resampled_data
+from dialeval.metrics.engines.job_steps import JobData
+from dialeval.metrics.engines.shared_outputs import shared_model_outputs
+from dialeval.metrics.response_selection.selection import read_selection_questions
+
+QUESTIONS = [
+    {"context": ["Do you have a car?"], "candidates": ["Yes, a red one.", "I play tennis."], "label": 0},
+    {"context": ["Where do you live?"], "candidates": ["In Osaka.", "Blue."], "label": 0},
+    {"context": ["Hi!"], "candidates": ["Fine, thanks.", "A car."], "label": 1},
+]
+#: Two subsets and a duplication: (counts, what they stand for).
+SET_COUNTS = [[1, 0, 1, 1, 0], [0, 1, 1, 0, 1], [1, 2, 1, 1, 1]]
+CORPUS_COUNTS = [[1, 0, 1, 1, 0, 1], [0, 1, 1, 1, 1, 0], [1, 1, 2, 1, 1, 1]]
+
+
+@pytest.fixture(scope="module")
+def job_options(tmp_path_factory, tiny_roberta_nli_path, tiny_cross_encoder_path, tiny_gpt2_path):
+    questions = tmp_path_factory.mktemp("questions") / "questions.jsonl"
+    questions.write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS), encoding="utf-8")
+    encoder = tiny_roberta_nli_path
+    return EvaluationOptions(
+        sentence_models=[encoder],
+        homogenization_models=[encoder],
+        nli_models=[encoder],
+        bertscore_models=[encoder],
+        bertscore_rescale=False,
+        cross_encoder_models=[tiny_cross_encoder_path],
+        selection_models=[tiny_gpt2_path],
+        selection_questions=read_selection_questions(str(questions)),
+        reference_corpus=CORPUS * 2,
+        sem_ent_embedder=f"mean_pooling={encoder}",
+        sem_ent_max_length=64,
+        sem_ent_num_clusters=2,
+        ead_vocab_size=1000,
+        device="cpu",
+        progress=False,
+    )
+
+
+@pytest.fixture()
+def any_tagger(monkeypatch):
+    """The part-of-speech step runs on the tests' lexicon tagger (no spaCy or NLTK data here)."""
+    from pos_tagging_fixtures import lexicon_tagger, regex_sentence_splitter
+
+    from dialeval.metrics.pos_templates import templates
+
+    monkeypatch.setattr(templates, "default_tagger", lambda: lexicon_tagger)
+    monkeypatch.setattr(templates, "default_sentence_splitter", lambda: regex_sentence_splitter)
+
+
+def _figures(summary: dict) -> dict[str, float]:
+    """What summary_rows shows as a number."""
+    return {
+        key: value
+        for key, value in summary.items()
+        if key not in DESCRIPTIVE_KEYS
+        and isinstance(value, (int, float))
+        and not isinstance(value, bool)
+    }
+
+
+def _runs(data: JobData, options):
+    for step in registry.JOB_STEPS:
+        if data.scope not in step.scopes:
+            continue
+        if step.applies is not None and not step.applies(options):
+            continue
+        if step.name != "pos_templates" and step.blocked is not None and step.blocked(options):
+            continue
+        for model in step.models(options) if step.models is not None else [None]:
+            yield step, model
+
+
+#: A model's float32 outputs move with the texts batched beside them (padding): a subset rerun of
+#: a model-backed step agrees to about 1e-7 (metrics/engines/shared_outputs.py), not to 1e-9.
+MODEL_TOLERANCE = 1e-5
+
+
+def _close(actual: float, expected: float, tolerance: float = 1e-9) -> bool:
+    if math.isnan(actual) or math.isnan(expected):
+        return math.isnan(actual) and math.isnan(expected)
+    return math.isclose(actual, expected, rel_tol=tolerance, abs_tol=tolerance * 1e-3)
+
+
+@pytest.mark.parametrize(
+    "data, resamples",
+    [
+        (JobData("response_set", [r for s in SETS for r in s], SETS), SET_COUNTS),
+        (JobData("corpus", CORPUS), CORPUS_COUNTS),
+    ],
+    ids=["response_sets", "corpus"],
+)
+def test_every_figure_has_its_statistic(data, resamples, job_options, any_tagger):
+    not_exact, checked = [], []
+    with shared_model_outputs():
+        for step, model in _runs(data, job_options):
+            label = step.label(model)
+            outcome = step.run(data, model, job_options, lambda n: None)
+            statistics = figure_statistics(step, data, outcome, job_options, model)
+            figures = _figures(outcome.summary)
+            tolerance = 1e-9 if model is None and step.sentence_texts is None else MODEL_TOLERANCE
+            missing = sorted(set(figures) - set(statistics))
+            assert not missing, f"{label} on {data.scope}: no resampling statistic of {missing}"
+            reruns = []
+            for counts in resamples:
+                resample = resampled_data(data, np.array(counts, dtype=float))
+                reruns.append(_figures(step.run(resample, model, job_options, lambda n: None).summary))
+            for figure, value in figures.items():
+                statistic = statistics[figure]
+                assert statistic.num_units == data.num_units and statistic.method
+                ones = statistic.evaluate(np.ones((1, data.num_units)))
+                assert ones.shape == (1,) and _close(float(ones[0]), float(value)), (
+                    label, figure, ones, value,
+                )
+                if not statistic.exact:
+                    not_exact.append(f"{label}.{figure}")
+                    continue
+                values = statistic.evaluate(np.array(resamples, dtype=float))
+                for counts, got, rerun in zip(resamples, values, reruns, strict=True):
+                    assert _close(float(got), float(rerun[figure]), tolerance), (
+                        label, figure, counts, got, rerun[figure],
+                    )
+                checked.append(f"{label}.{figure}")
+    assert checked
+    print(f"{data.scope}: exact {checked}; approximate {not_exact}")
