@@ -59,9 +59,7 @@ def chamfer_statistic(vectors: np.ndarray, index: np.ndarray) -> UnitStatistic:
     rows, counts_of_row = np.unique(index, return_counts=True)
     nearest_of_row = np.zeros(len(vectors))
     unit = unit_rows(vectors[rows])
-    nearest = np.clip(
-        1.0 - _nearest_similarities(unit, BLOCK_SIZE).astype(np.float64), 0.0, 2.0
-    )
+    nearest = np.clip(1.0 - _nearest_similarities(unit, BLOCK_SIZE).astype(np.float64), 0.0, 2.0)
     nearest[counts_of_row > 1] = 0.0  # a text that occurs twice has its copy at distance 0
     nearest_of_row[rows] = nearest
     per_response = nearest_of_row[index]

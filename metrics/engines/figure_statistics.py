@@ -48,7 +48,9 @@ def figure_statistics(
     for figure, value in outcome.summary.items():
         if not _is_number(value) or not rows or len(rows) != len(data.sets or ()):
             continue
-        if not all(figure in row and (row[figure] is None or _is_number(row[figure])) for row in rows):
+        if not all(
+            figure in row and (row[figure] is None or _is_number(row[figure])) for row in rows
+        ):
             continue
         values = [row[figure] for row in rows]
         mean = _per_set_mean(values)
@@ -95,7 +97,9 @@ def response_mean_statistic(
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(drawn > 0, (counts @ sums) / np.where(drawn > 0, drawn, 1), np.nan)
 
-    return UnitStatistic(data.num_units, evaluate, method, "no response in the resample", None, exact)
+    return UnitStatistic(
+        data.num_units, evaluate, method, "no response in the resample", None, exact
+    )
 
 
 def constant_statistic(value: float, num_units: int, method: str) -> UnitStatistic:
@@ -111,7 +115,7 @@ def constant_statistic(value: float, num_units: int, method: str) -> UnitStatist
 def resampled_data(data: JobData, counts: np.ndarray) -> JobData | None:
     """The input a resample stands for: each unit repeated ``counts[u]`` times where it stands
     (None when nothing is drawn)."""
-    repeats = [int(round(count)) for count in counts]
+    repeats = [int(count + 0.5) for count in counts]
     if data.sets is not None:
         sets = [s for s, times in zip(data.sets, repeats, strict=True) for _ in range(times)]
         if not sets:
@@ -155,19 +159,31 @@ def sparse_unit_counts(data: JobData, keys_of_text: Callable[[list[str]], list])
             rows.append(unit)
             columns.append(vocabulary.setdefault(key, len(vocabulary)))
     return scipy.sparse.csr_matrix(
-        (np.ones(len(rows)), (np.asarray(rows, dtype=np.int64), np.asarray(columns, dtype=np.int64))),
+        (
+            np.ones(len(rows)),
+            (np.asarray(rows, dtype=np.int64), np.asarray(columns, dtype=np.int64)),
+        ),
         shape=(data.num_units, len(vocabulary)),
     )
 
 
-def chunked(evaluate_chunk: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+def chunked(
+    evaluate_chunk: Callable[[np.ndarray], np.ndarray],
+) -> Callable[[np.ndarray], np.ndarray]:
     """``evaluate`` over :data:`RESAMPLE_CHUNK` resamples at a time (bounded memory)."""
     import numpy as np
 
     def evaluate(counts: np.ndarray) -> np.ndarray:
         counts = np.atleast_2d(np.asarray(counts, dtype=float))
-        return np.concatenate(
-            [evaluate_chunk(counts[start : start + RESAMPLE_CHUNK]) for start in range(0, len(counts), RESAMPLE_CHUNK)]
-        ) if len(counts) else np.zeros(0)
+        return (
+            np.concatenate(
+                [
+                    evaluate_chunk(counts[start : start + RESAMPLE_CHUNK])
+                    for start in range(0, len(counts), RESAMPLE_CHUNK)
+                ]
+            )
+            if len(counts)
+            else np.zeros(0)
+        )
 
     return evaluate

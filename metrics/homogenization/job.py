@@ -60,23 +60,52 @@ def _homogenization(measure: str) -> Callable[..., StepOutcome]:
     return run
 
 
+def _resampling(measure: str) -> Callable[..., dict]:
+    def hook(data: JobData, outcome: StepOutcome, options: Settings, model: str | None) -> dict:
+        """A corpus's figure as the mean of per-response scores against the whole corpus."""
+        if data.sets is not None:
+            return {}  # the mean of the per-set values
+        # the metric's code and the engines (numpy): deferred so --help reads this module alone
+        from dialeval.metrics.engines.figure_statistics import response_mean_statistic
+        from dialeval.metrics.homogenization import resampling
+
+        if measure == "rougel":
+            per_response = resampling.rouge_l_per_response(data.responses)
+        elif measure == "bleu":
+            per_response = resampling.bleu_per_response(data.responses)
+        elif outcome.kept is None:
+            return {}
+        else:
+            per_response = outcome.kept
+        return {
+            f"homogenization_{measure}": response_mean_statistic(
+                per_response, data, resampling.METHOD
+            )
+        }
+
+    return hook
+
+
 STEPS = (
     JobStep(
         "homogenization_rougel",
         ("response_set", "corpus"),
         _homogenization("rougel"),
+        resampling=_resampling("rougel"),
         options=(JobOptions,),
     ),
     JobStep(
         "homogenization_bleu",
         ("response_set", "corpus"),
         _homogenization("bleu"),
+        resampling=_resampling("bleu"),
         options=(JobOptions,),
     ),
     JobStep(
         "homogenization_bertscore",
         ("response_set", "corpus"),
         _homogenization("bertscore"),
+        resampling=_resampling("bertscore"),
         options=(JobOptions, HomogenizationOptions),
         models=lambda options: options.homogenization_models,
         model_flag="--homogenization-model",

@@ -109,7 +109,9 @@ def corpus_statistics(
         statistics[f"distinct_{n}"] = _statistic(ngrams, n, _distinct)
         statistics[f"entropy_{n}"] = _statistic(ngrams, n, _entropy)
     tokens = ngrams.totals(1)
-    statistics["num_tokens"] = UnitStatistic(ngrams.num_units, lambda counts: counts @ tokens, METHOD)
+    statistics["num_tokens"] = UnitStatistic(
+        ngrams.num_units, lambda counts: counts @ tokens, METHOD
+    )
     if reference is None:
 
         def low_share(type_counts: np.ndarray) -> np.ndarray:

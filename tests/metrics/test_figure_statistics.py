@@ -24,7 +24,11 @@ from dialeval.metrics.engines.shared_outputs import shared_model_outputs
 from dialeval.metrics.response_selection.selection import read_selection_questions
 
 QUESTIONS = [
-    {"context": ["Do you have a car?"], "candidates": ["Yes, a red one.", "I play tennis."], "label": 0},
+    {
+        "context": ["Do you have a car?"],
+        "candidates": ["Yes, a red one.", "I play tennis."],
+        "label": 0,
+    },
     {"context": ["Where do you live?"], "candidates": ["In Osaka.", "Blue."], "label": 0},
     {"context": ["Hi!"], "candidates": ["Fine, thanks.", "A car."], "label": 1},
 ]
@@ -66,6 +70,11 @@ def any_tagger(monkeypatch):
 
     monkeypatch.setattr(templates, "default_tagger", lambda: lexicon_tagger)
     monkeypatch.setattr(templates, "default_sentence_splitter", lambda: regex_sentence_splitter)
+
+
+#: (step, scope) whose figures have no statistic yet: BERTScore homogenization of a corpus needs
+#: its per-response scores kept by the run (the pair matrix lives inside the metric).
+NO_STATISTIC_YET = {("homogenization_bertscore", "corpus")}
 
 
 def _figures(summary: dict) -> dict[str, float]:
@@ -119,18 +128,26 @@ def test_every_figure_has_its_statistic(data, resamples, job_options, any_tagger
             statistics = figure_statistics(step, data, outcome, job_options, model)
             figures = _figures(outcome.summary)
             tolerance = 1e-9 if model is None and step.sentence_texts is None else MODEL_TOLERANCE
+            if (step.name, data.scope) in NO_STATISTIC_YET:
+                assert not statistics, f"{label}: drop it from NO_STATISTIC_YET"
+                continue
             missing = sorted(set(figures) - set(statistics))
             assert not missing, f"{label} on {data.scope}: no resampling statistic of {missing}"
             reruns = []
             for counts in resamples:
                 resample = resampled_data(data, np.array(counts, dtype=float))
-                reruns.append(_figures(step.run(resample, model, job_options, lambda n: None).summary))
+                reruns.append(
+                    _figures(step.run(resample, model, job_options, lambda n: None).summary)
+                )
             for figure, value in figures.items():
                 statistic = statistics[figure]
                 assert statistic.num_units == data.num_units and statistic.method
                 ones = statistic.evaluate(np.ones((1, data.num_units)))
                 assert ones.shape == (1,) and _close(float(ones[0]), float(value)), (
-                    label, figure, ones, value,
+                    label,
+                    figure,
+                    ones,
+                    value,
                 )
                 if not statistic.exact:
                     not_exact.append(f"{label}.{figure}")
@@ -138,7 +155,11 @@ def test_every_figure_has_its_statistic(data, resamples, job_options, any_tagger
                 values = statistic.evaluate(np.array(resamples, dtype=float))
                 for counts, got, rerun in zip(resamples, values, reruns, strict=True):
                     assert _close(float(got), float(rerun[figure]), tolerance), (
-                        label, figure, counts, got, rerun[figure],
+                        label,
+                        figure,
+                        counts,
+                        got,
+                        rerun[figure],
                     )
                 checked.append(f"{label}.{figure}")
     assert checked
