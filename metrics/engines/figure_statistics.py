@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from dialeval.metrics.engines.job_steps import JobData, JobStep, Settings, StepOutcome
 from dialeval.resampling import UnitStatistic, mean_statistic
@@ -82,7 +82,7 @@ def unit_texts(data: JobData) -> list[list[str]]:
 
 
 def response_mean_statistic(
-    values: Sequence[float], data: JobData, method: str, exact: bool = False
+    values: Sequence[float] | np.ndarray, data: JobData, method: str, exact: bool = False
 ) -> UnitStatistic:
     """The mean over the responses of a resample of per-response ``values`` (one per response of
     ``data.responses``), each response weighted by how often its unit is drawn."""
@@ -145,7 +145,7 @@ def recomputed_statistic(
     )
 
 
-def sparse_unit_counts(data: JobData, keys_of_text: Callable[[list[str]], list]) -> object:
+def sparse_unit_counts(data: JobData, keys_of_text: Callable[[list[str]], list]) -> Any:
     """A scipy CSR matrix (units x distinct keys): how often each key occurs in each unit, from
     ``keys_of_text(texts)`` (one list of hashable keys per text, e.g. its n-grams)."""
     import numpy as np
