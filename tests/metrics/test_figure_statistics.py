@@ -72,11 +72,6 @@ def any_tagger(monkeypatch):
     monkeypatch.setattr(templates, "default_sentence_splitter", lambda: regex_sentence_splitter)
 
 
-#: (step, scope) whose figures have no statistic yet: BERTScore homogenization of a corpus needs
-#: its per-response scores kept by the run (the pair matrix lives inside the metric).
-NO_STATISTIC_YET = {("homogenization_bertscore", "corpus")}
-
-
 def _figures(summary: dict) -> dict[str, float]:
     """What summary_rows shows as a number."""
     return {
@@ -128,9 +123,6 @@ def test_every_figure_has_its_statistic(data, resamples, job_options, any_tagger
             statistics = figure_statistics(step, data, outcome, job_options, model)
             figures = _figures(outcome.summary)
             tolerance = 1e-9 if model is None and step.sentence_texts is None else MODEL_TOLERANCE
-            if (step.name, data.scope) in NO_STATISTIC_YET:
-                assert not statistics, f"{label}: drop it from NO_STATISTIC_YET"
-                continue
             missing = sorted(set(figures) - set(statistics))
             assert not missing, f"{label} on {data.scope}: no resampling statistic of {missing}"
             reruns = []
