@@ -19,6 +19,7 @@ from dialeval.metrics.embedding_distances.distances import (
     _nearest_similarities,
 )
 from dialeval.metrics.engines.embedders import unit_rows
+from dialeval.metrics.engines.figure_statistics import chunked
 from dialeval.resampling import UnitStatistic
 
 
@@ -30,15 +31,20 @@ def _unit_float64(vectors: np.ndarray) -> np.ndarray:
 def remote_clique_statistic(vectors: np.ndarray, index: np.ndarray) -> UnitStatistic:
     """Remote clique of resampled responses; ``vectors[index[u]]`` is response ``u``'s vector."""
     index = np.asarray(index)
+    # a corpus of one chunk is normalised once; a larger one a chunk at a time (one copy in all)
+    whole = _unit_float64(vectors) if len(vectors) <= ROWS_PER_CHUNK else None
+
+    def rows(start: int) -> np.ndarray:
+        if whole is not None:
+            return whole
+        return _unit_float64(vectors[start : start + ROWS_PER_CHUNK])
 
     def evaluate(counts: np.ndarray) -> np.ndarray:
         weights = np.zeros((len(counts), len(vectors)))
         np.add.at(weights.T, index, counts.T)  # each response's draws on its distinct row
         total = np.zeros((len(counts), vectors.shape[1]))
         for start in range(0, len(vectors), ROWS_PER_CHUNK):
-            total += weights[:, start : start + ROWS_PER_CHUNK] @ _unit_float64(
-                vectors[start : start + ROWS_PER_CHUNK]
-            )
+            total += weights[:, start : start + ROWS_PER_CHUNK] @ rows(start)
         n = counts.sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             value = 1.0 - np.einsum("kd,kd->k", total, total) / (n * n)
@@ -46,7 +52,7 @@ def remote_clique_statistic(vectors: np.ndarray, index: np.ndarray) -> UnitStati
 
     return UnitStatistic(
         len(index),
-        evaluate,
+        chunked(evaluate),
         "recomputed on each resample from the embeddings of the one pass",
         "no response in the resample",
     )

@@ -14,6 +14,7 @@ numpy is imported inside the functions: the job's declaration modules import thi
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +31,7 @@ RESAMPLE_CHUNK = 16
 
 
 def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def _per_set_mean(values: list[float | None]) -> float | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dialeval.metrics.engines.figure_statistics import chunked
 from dialeval.metrics.engines.reduction import UnitSimilarity
 from dialeval.metrics.homogenization.bleu import bleu_against_each, tokenize_13a
 from dialeval.metrics.homogenization.rouge_l import _BLOCK_ELEMENTS, encode_units, rouge_tokens
@@ -63,11 +64,11 @@ def unit_similarity_statistic(units: UnitSimilarity) -> UnitStatistic:
     def evaluate(counts: np.ndarray) -> np.ndarray:
         weights = np.zeros((len(counts), len(matrix)))
         np.add.at(weights.T, items, counts.T)  # each response's draws on its distinct text
-        total = np.einsum("ka,ab,kb->k", weights, matrix, weights) - weights @ diagonal
+        total = ((weights @ matrix) * weights).sum(axis=1) - weights @ diagonal
         size = counts.sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(size >= 2, total / (size * (size - 1)), np.nan)
 
     return UnitStatistic(
-        len(items), evaluate, EXACT_METHOD, "fewer than 2 responses in the resample"
+        len(items), chunked(evaluate), EXACT_METHOD, "fewer than 2 responses in the resample"
     )

@@ -32,9 +32,10 @@ QUESTIONS = [
     {"context": ["Where do you live?"], "candidates": ["In Osaka.", "Blue."], "label": 0},
     {"context": ["Hi!"], "candidates": ["Fine, thanks.", "A car."], "label": 1},
 ]
-#: Two subsets and a duplication: (counts, what they stand for).
-SET_COUNTS = [[1, 0, 1, 1, 0], [0, 1, 1, 0, 1], [1, 2, 1, 1, 1]]
-CORPUS_COUNTS = [[1, 0, 1, 1, 0, 1], [0, 1, 1, 1, 1, 0], [1, 1, 2, 1, 1, 1]]
+#: Resamples checked against a rerun: a subset of the units (0/1), and one unit drawn twice (run
+#: on the data with that unit repeated in place) beside a unit left out.
+SET_COUNTS = [[1, 0, 1, 1, 0], [0, 2, 1, 1, 1]]
+CORPUS_COUNTS = [[1, 0, 1, 1, 0, 1], [1, 1, 2, 1, 0, 1]]
 
 
 @pytest.fixture(scope="module")
