@@ -77,11 +77,6 @@ def unit_of_response(data: JobData) -> np.ndarray:
     return np.repeat(np.arange(len(data.sets), dtype=np.int64), sizes)
 
 
-def unit_texts(data: JobData) -> list[list[str]]:
-    """The responses of each unit."""
-    return data.sets if data.sets is not None else [[response] for response in data.responses]
-
-
 def response_mean_statistic(
     values: Sequence[float] | np.ndarray, data: JobData, method: str, exact: bool = False
 ) -> UnitStatistic:

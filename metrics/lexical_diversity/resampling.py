@@ -39,7 +39,7 @@ class NgramCounts:
             count=len(data.responses),
         )
         distinct = list(index)
-        vocabulary, ids, lengths = casual_token_ids(distinct, 1)
+        vocabulary, ids, lengths = casual_token_ids(distinct)
         units = unit_of_response(data)
         # units x distinct texts: how often each distinct text occurs in each unit
         occurrences = scipy.sparse.csr_matrix(
