@@ -6,7 +6,7 @@ A figure that is the mean of the step's per-set values is resampled from them
 ``resampling`` hook (:attr:`~dialeval.metrics.engines.job_steps.JobStep.resampling`), which wins
 for the figures it returns. The helpers below are what the hooks build on: the units of a job's
 data (a set of a response-set input, a response of a corpus), the mean of per-response scores, a
-figure that does not depend on the responses, and a figure recomputed on each resampled input.
+figure that does not depend on the responses, sparse per-unit counts and chunked evaluation.
 
 numpy is imported inside the functions: the job's declaration modules import this one.
 """
@@ -106,39 +106,6 @@ def constant_statistic(value: float, num_units: int, method: str) -> UnitStatist
         return np.full(len(counts), float(value))
 
     return UnitStatistic(num_units, evaluate, method)
-
-
-def resampled_data(data: JobData, counts: np.ndarray) -> JobData | None:
-    """The input a resample stands for: each unit repeated ``counts[u]`` times where it stands
-    (None when nothing is drawn)."""
-    repeats = [int(count + 0.5) for count in counts]
-    if data.sets is not None:
-        sets = [s for s, times in zip(data.sets, repeats, strict=True) for _ in range(times)]
-        if not sets:
-            return None
-        return JobData("response_set", [r for s in sets for r in s], sets)
-    responses = [r for r, times in zip(data.responses, repeats, strict=True) for _ in range(times)]
-    return JobData("corpus", responses) if responses else None
-
-
-def recomputed_statistic(
-    data: JobData, compute: Callable[[JobData], float], method: str, undefined: str = ""
-) -> UnitStatistic:
-    """A figure recomputed by ``compute`` on each resample's input (:func:`resampled_data`): for a
-    model-free figure that no kept statistic gives (order-dependent ones: compression, MTLD)."""
-    import numpy as np
-
-    def evaluate(counts: np.ndarray) -> np.ndarray:
-        values = np.full(len(counts), np.nan)
-        for row, drawn in enumerate(counts):
-            resample = resampled_data(data, drawn)
-            if resample is not None:
-                values[row] = compute(resample)
-        return values
-
-    return UnitStatistic(
-        data.num_units, evaluate, method, undefined or "no response in the resample"
-    )
 
 
 def sparse_unit_counts(data: JobData, keys_of_text: Callable[[list[str]], list]) -> Any:

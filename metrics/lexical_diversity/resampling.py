@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse
+import scipy.special
 
 from dialeval.metrics.engines.figure_statistics import chunked, unit_of_response
 from dialeval.metrics.engines.job_steps import JobData
@@ -47,6 +48,7 @@ class NgramCounts:
         )
         text_of_position = np.repeat(np.arange(len(distinct), dtype=np.int64), lengths)
         self.num_units = data.num_units
+        self._last: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self.matrices: dict[int, Any] = {}
         self.unigram_tokens: list[str] = []
         longest = int(lengths.max()) if lengths.size else 0
@@ -65,9 +67,14 @@ class NgramCounts:
                 self.unigram_tokens = [vocabulary[token] for token in types.tolist()]
 
     def resampled(self, n: int, counts: np.ndarray) -> np.ndarray:
-        """The n-gram type counts of each resample: ``(k, types)``."""
-        matrix = self.matrices[n]
-        return np.asarray((matrix.T @ counts.T).T)
+        """The n-gram type counts of each resample: ``(k, types)``. The last chunk's are kept per
+        order: Dist-n, Ent-n (and LF on unigrams) of one chunk of resamples share one product."""
+        last = self._last.get(n)
+        if last is not None and last[0].shape == counts.shape and np.array_equal(last[0], counts):
+            return last[1]
+        type_counts = np.asarray((self.matrices[n].T @ counts.T).T)
+        self._last[n] = (counts.copy(), type_counts)
+        return type_counts
 
     def totals(self, n: int) -> np.ndarray:
         """The n-grams of each unit."""
@@ -81,11 +88,12 @@ def _distinct(type_counts: np.ndarray) -> np.ndarray:
 
 
 def _entropy(type_counts: np.ndarray) -> np.ndarray:
-    total = type_counts.sum(axis=1, keepdims=True)
+    # H = log2 N - sum_t c_t log2 c_t / N, the 0 log 0 terms 0
+    total = type_counts.sum(axis=1)
+    spread = scipy.special.xlogy(type_counts, type_counts).sum(axis=1) / np.log(2)
     with np.errstate(invalid="ignore", divide="ignore"):
-        p = type_counts / np.where(total > 0, total, 1)
-        terms = np.where(p > 0, p * np.log2(np.where(p > 0, p, 1)), 0.0)
-    return np.where(total[:, 0] > 0, -terms.sum(axis=1), 0.0)
+        entropy = np.log2(np.where(total > 0, total, 1)) - spread / np.where(total > 0, total, 1)
+    return np.where(total > 0, entropy, 0.0)
 
 
 def _statistic(ngrams: NgramCounts, n: int, figure: Any) -> UnitStatistic:

@@ -27,22 +27,14 @@ def _mtld(data: JobData, model: str | None, options: Settings, progress: Progres
 
 
 def _resampling(data: JobData, outcome: StepOutcome, options: Settings, model: str | None) -> dict:
-    """A corpus's MTLD, recomputed on each resample's tokens (its responses in input order, a drawn
-    one repeated where it stands): MTLD reads the tokens in order, so no count gives it."""
+    """A corpus's MTLD from the factors each response closes in the corpus's two passes
+    (approximate: an exact resample reads all its tokens again)."""
     if data.sets is not None:
         return {}  # the mean of the per-set values
-    # the metric's code and the engines: deferred so the CLI's --help reads this module alone
-    from dialeval.metrics.engines.figure_statistics import recomputed_statistic
-    from dialeval.metrics.mtld import mtld
+    # the metric's code (numpy): deferred so the CLI's --help reads this module alone
+    from dialeval.metrics.mtld.resampling import mtld_statistic
 
-    return {
-        "mtld": recomputed_statistic(
-            data,
-            lambda resample: mtld(resample.responses, allow_empty=options.allow_empty),
-            "recomputed on each resample's tokens (drawn responses in input order, repeats in "
-            "place)",
-        )
-    }
+    return {"mtld": mtld_statistic(data.responses)}
 
 
 STEPS = (

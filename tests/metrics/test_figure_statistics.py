@@ -19,11 +19,7 @@ from metric_cases import CORPUS, SETS
 from dialeval.cli.evaluate_options import EvaluationOptions
 from dialeval.cli.report_formats import DESCRIPTIVE_KEYS
 from dialeval.metrics import registry
-from dialeval.metrics.engines.figure_statistics import (
-    constant_statistic,
-    figure_statistics,
-    resampled_data,
-)
+from dialeval.metrics.engines.figure_statistics import constant_statistic, figure_statistics
 from dialeval.metrics.engines.job_steps import JobData, StepOutcome
 from dialeval.metrics.engines.shared_outputs import shared_model_outputs
 from dialeval.metrics.response_selection.selection import read_selection_questions
@@ -78,6 +74,18 @@ def any_tagger(monkeypatch):
     monkeypatch.setattr(templates, "default_sentence_splitter", lambda: regex_sentence_splitter)
 
 
+def resampled_data(data: JobData, counts: np.ndarray) -> JobData:
+    """The input a resample stands for: each unit repeated ``counts[u]`` times where it stands."""
+    repeats = [int(count) for count in counts]
+    if data.sets is not None:
+        sets = [s for s, times in zip(data.sets, repeats, strict=True) for _ in range(times)]
+        return JobData("response_set", [r for s in sets for r in s], sets)
+    return JobData(
+        "corpus",
+        [r for r, times in zip(data.responses, repeats, strict=True) for _ in range(times)],
+    )
+
+
 def _figures(summary: dict) -> dict[str, float]:
     """What summary_rows shows as a number."""
     return {
@@ -120,6 +128,8 @@ APPROXIMATE = {
     },
     "corpus": {
         "self_bleu": {"self_bleu"},
+        "compression_ratio": {"compression_ratio"},
+        "mtld": {"mtld"},
         "pos_templates": {
             "template_rate",
             "templates_per_token",
