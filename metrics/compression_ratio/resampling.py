@@ -14,7 +14,7 @@ import zlib
 
 import numpy as np
 
-from dialeval.metrics.compression_ratio.scores import _compressed_size
+from dialeval.metrics.compression_ratio.scores import compression_ratio
 from dialeval.resampling import UnitStatistic
 
 #: How the figure is resampled.
@@ -38,8 +38,9 @@ def compression_statistic(responses: list[str]) -> UnitStatistic:
         shares[position] = len(compressor.compress(piece)) + len(
             compressor.flush(zlib.Z_SYNC_FLUSH)
         )
-    whole = " ".join(responses).encode("utf-8")
-    shares *= _compressed_size(whole, "gzip") / shares.sum()
+    # scaled to the run's gzip size (its ratio is bytes / compressed bytes)
+    whole = len(" ".join(responses).encode("utf-8"))
+    shares *= whole / compression_ratio(responses, allow_empty=True) / shares.sum()
     # a response's bytes with one joining space: a resample of r responses joins with r - 1
     spaced = sizes + (np.arange(len(responses)) == 0)
 

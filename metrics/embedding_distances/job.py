@@ -63,7 +63,7 @@ def _resampling(figure: str) -> Callable[..., dict]:
         if data.sets is not None or outcome.kept is None:
             return {}
         # metric code (numpy): deferred so the declaration's import stays light
-        from dialeval.metrics.embedding_distances.resampling import STATISTICS
+        from dialeval.metrics.embedding_distances.distances import STATISTICS
 
         return {figure: STATISTICS[figure](*outcome.kept)}
 

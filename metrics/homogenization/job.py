@@ -92,9 +92,10 @@ def _resampling(measure: str) -> Callable[..., dict]:
         # the metric's code and the engines (numpy): deferred so --help reads this module alone
         from dialeval.metrics.engines.figure_statistics import response_mean_statistic
         from dialeval.metrics.homogenization import resampling
+        from dialeval.metrics.homogenization.rouge_l import rouge_l_per_response
 
         if measure == "rougel":
-            per_response = resampling.rouge_l_per_response(data.responses)
+            per_response = rouge_l_per_response(data.responses)
         elif measure == "bleu":
             per_response = resampling.bleu_per_response(data.responses)
         elif outcome.kept is None:  # taken from a checkpoint: no model runs again

@@ -9,7 +9,7 @@ import numpy as np
 
 from dialeval.metrics.engines.figure_statistics import chunked, sparse_unit_counts
 from dialeval.metrics.engines.job_steps import JobData
-from dialeval.metrics.self_repetition.scores import _distinct_ngrams
+from dialeval.metrics.self_repetition.scores import distinct_ngrams
 from dialeval.resampling import UnitStatistic
 
 #: The job's n-gram order (the metric's default).
@@ -18,7 +18,7 @@ ORDER = 4
 
 def self_repetition_statistic(data: JobData, n: int = ORDER) -> UnitStatistic:
     """The corpus figure of ``data`` (one unit per response) on resampled responses."""
-    incidence = sparse_unit_counts(data, lambda texts: [_distinct_ngrams(t, n) for t in texts])
+    incidence = sparse_unit_counts(data, lambda texts: [distinct_ngrams(t, n) for t in texts])
     sizes = np.asarray(incidence.sum(axis=1)).ravel()
 
     def evaluate(counts: np.ndarray) -> np.ndarray:

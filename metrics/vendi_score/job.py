@@ -63,7 +63,7 @@ def _resampling(data: JobData, outcome: StepOutcome, options: Settings, model: s
     if data.sets is not None or outcome.kept is None:
         return {}
     # metric code (numpy, scipy): deferred so the declaration's import stays light
-    from dialeval.metrics.vendi_score.resampling import vendi_statistic
+    from dialeval.metrics.vendi_score.vendi import vendi_statistic
 
     vectors, index = outcome.kept
     return {"vendi_score": vendi_statistic(vectors, index)}
