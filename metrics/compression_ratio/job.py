@@ -31,8 +31,23 @@ def _compression_ratio(
     return StepOutcome(summary, result.get("per_set"))
 
 
+def _resampling(data: JobData, outcome: StepOutcome, options: Settings, model: str | None) -> dict:
+    """A corpus's ratio from each response's share of the compressed corpus (approximate:
+    recompressing each resample would cost a run each)."""
+    if data.sets is not None:
+        return {}  # the mean of the per-set ratios
+    # the metric's code (numpy): deferred so the CLI's --help reads this module alone
+    from dialeval.metrics.compression_ratio.resampling import compression_statistic
+
+    return {"compression_ratio": compression_statistic(data.responses)}
+
+
 STEPS = (
     JobStep(
-        "compression_ratio", ("response_set", "corpus"), _compression_ratio, options=(JobOptions,)
+        "compression_ratio",
+        ("response_set", "corpus"),
+        _compression_ratio,
+        options=(JobOptions,),
+        resampling=_resampling,
     ),
 )

@@ -32,13 +32,16 @@ Distances are clipped into ``[0, 2]`` as scikit-learn clips them (float rounding
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from dialeval.metrics.embedding_distances.defaults import FIGURES
 from dialeval.metrics.engines.embedders import DEFAULT_SENTENCE_MODEL, sentence_vectors, unit_rows
+from dialeval.metrics.engines.figure_statistics import chunked
 from dialeval.metrics.engines.job_steps import announce_work
+from dialeval.resampling import UnitStatistic
 from dialeval.validation import (
     ArgumentError,
     check_corpus,
@@ -174,6 +177,79 @@ def chamfer_distance_from_embeddings(embeddings: ArrayLike, block_size: int = BL
     block_size = check_int(block_size, "block_size")
     unit = _unit_embeddings(embeddings)
     return _chamfer_distance(unit, np.ones(len(unit), dtype=np.int64), block_size)
+
+
+def _unit_float64(vectors: np.ndarray) -> np.ndarray:
+    rows = unit_rows(vectors).astype(np.float64)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+# --------------------------------------------------------------------------------------------
+# on resamples of a corpus (dialeval evaluate --ci), from the embeddings the run read
+
+
+def remote_clique_statistic(vectors: np.ndarray, index: np.ndarray) -> UnitStatistic:
+    """Remote clique of resampled responses, exactly (``vectors[index[u]]`` is response ``u``'s
+    vector): the closed form ``1 - ||sum_u c_u u_u||^2 / n^2`` on the multiset drawn."""
+    index = np.asarray(index)
+    # a corpus of one chunk is normalised once; a larger one a chunk at a time (one copy in all)
+    whole = _unit_float64(vectors) if len(vectors) <= ROWS_PER_CHUNK else None
+
+    def rows(start: int) -> np.ndarray:
+        if whole is not None:
+            return whole
+        return _unit_float64(vectors[start : start + ROWS_PER_CHUNK])
+
+    def evaluate(counts: np.ndarray) -> np.ndarray:
+        weights = np.zeros((len(counts), len(vectors)))
+        np.add.at(weights.T, index, counts.T)  # each response's draws on its distinct row
+        total = np.zeros((len(counts), vectors.shape[1]))
+        for start in range(0, len(vectors), ROWS_PER_CHUNK):
+            total += weights[:, start : start + ROWS_PER_CHUNK] @ rows(start)
+        n = counts.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            value = 1.0 - np.einsum("kd,kd->k", total, total) / (n * n)
+        return np.where(n > 0, np.clip(value, 0.0, 2.0), np.nan)
+
+    return UnitStatistic(
+        len(index),
+        chunked(evaluate),
+        "recomputed on each resample from the embeddings of the one pass",
+        "no response in the resample",
+    )
+
+
+def chamfer_statistic(vectors: np.ndarray, index: np.ndarray) -> UnitStatistic:
+    """Chamfer distance of resampled responses, approximately: every resample's nearest neighbours
+    would cost ``O(n^2)`` each, so each response keeps its nearest-other distance in the whole
+    corpus and a resample averages those (a response drawn twice is not moved to 0)."""
+    index = np.asarray(index)
+    rows, counts_of_row = np.unique(index, return_counts=True)
+    nearest_of_row = np.zeros(len(vectors))
+    unit = unit_rows(vectors[rows])
+    nearest = np.clip(1.0 - _nearest_similarities(unit, BLOCK_SIZE).astype(np.float64), 0.0, 2.0)
+    nearest[counts_of_row > 1] = 0.0  # a text that occurs twice has its copy at distance 0
+    nearest_of_row[rows] = nearest
+    per_response = nearest_of_row[index]
+
+    def evaluate(counts: np.ndarray) -> np.ndarray:
+        drawn = counts.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(drawn > 0, (counts @ per_response) / drawn, np.nan)
+
+    return UnitStatistic(
+        len(index),
+        evaluate,
+        "mean of per-response nearest-other distances in the whole corpus (neighbours fixed)",
+        "no response in the resample",
+        exact=False,
+    )
+
+
+STATISTICS: dict[str, Callable[[np.ndarray, np.ndarray], UnitStatistic]] = {
+    "remote_clique": remote_clique_statistic,
+    "chamfer_distance": chamfer_statistic,
+}
 
 
 # --------------------------------------------------------------------------------------------

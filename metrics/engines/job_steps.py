@@ -153,7 +153,11 @@ class JobStep:
             of the outcome's per-set values, as a function of how often each unit (set, or
             response of a corpus) is drawn, built from what the run kept (``outcome.kept``) and
             the data, so that ``--ci`` recomputes it on resamples without running a model again.
-            A per-set figure's interval needs no hook: the job takes the per-set values.
+            A per-set figure's interval needs no hook: the job takes the per-set values
+            (:func:`~dialeval.metrics.engines.figure_statistics.figure_statistics` joins both).
+            ``outcome.kept`` is None for a step taken from a ``--resume`` checkpoint: a model-free
+            hook rebuilds what it needs from the data, a model-backed one leaves out what only
+            its model could give.
     """
 
     name: str

@@ -74,7 +74,31 @@ def _ead(data: JobData, model: str | None, options: Settings, progress: Progress
     summary = {key: result[key] for key in ("ead", "distinct", "n", "vocab_size")}
     if result["scope"] == "corpus":
         return StepOutcome(summary)
-    return StepOutcome(summary, [{"ead": row["ead"]} for row in result["per_set"]])
+    return StepOutcome(
+        summary,
+        [{"ead": row["ead"]} for row in result["per_set"]],
+        kept=[row["distinct"] for row in result["per_set"]],
+    )
+
+
+def _resampling(data: JobData, outcome: StepOutcome, options: Settings, model: str | None) -> dict:
+    """A corpus's EAD and Distinct-n recomputed exactly from per-response n-gram counts; on
+    response sets, ``distinct`` is the mean of the per-set values (kept by the run, or counted
+    again after a checkpoint: no model)."""
+    # the metric's code and the engines (numpy, scipy): deferred so --help reads this module alone
+    from dialeval.metrics.expectation_adjusted_distinct.resampling import ead_statistics
+    from dialeval.resampling import mean_statistic
+
+    if data.sets is None:
+        counted = options.ead_vocab_from_responses and options.ead_vocab_size is None
+        return ead_statistics(data, options.ead_n, None if counted else options.ead_vocab_size)
+    per_set = outcome.kept
+    if per_set is None:
+        per_set = [
+            _ead(JobData("corpus", responses), None, options, lambda n: None).summary["distinct"]
+            for responses in data.sets
+        ]
+    return {"distinct": mean_statistic(per_set)}
 
 
 STEPS = (
@@ -84,5 +108,6 @@ STEPS = (
         _ead,
         options=(JobOptions, EADOptions),
         blocked=_blocked,
+        resampling=_resampling,
     ),
 )

@@ -121,3 +121,26 @@ def rouge_l_pair_sum(
             progress(stop - start)
     # Each position against itself (F = 1 for a text with tokens) is not a pair.
     return total - float(counts @ (lengths > 0))
+
+
+def rouge_l_per_response(texts: list[str], use_stemmer: bool = False) -> np.ndarray:
+    """Each text's mean ROUGE-L F-measure with every other position of ``texts`` (their mean is
+    ``rouge_l_pair_sum / (n (n - 1))``), for ``dialeval evaluate --ci``."""
+    # rapidfuzz: deferred to the one path that needs it
+    from rapidfuzz.distance import LCSseq
+    from rapidfuzz.process import cdist
+
+    sequences, lengths, counts = encode_units(texts, use_stemmer)
+    rows = max(1, _BLOCK_ELEMENTS // len(sequences))
+    sums = np.zeros(len(sequences))
+    for start in range(0, len(sequences), rows):
+        stop = min(start + rows, len(sequences))
+        lcs = cdist(sequences[start:stop], sequences, scorer=LCSseq.similarity, dtype=np.int32)
+        denominator = lengths[start:stop, None] + lengths[None, :]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            fmeasure = np.where(lcs > 0, 2.0 * lcs / denominator, 0.0)
+        sums[start:stop] = fmeasure @ counts
+    sums -= lengths > 0  # a position against itself is not a pair
+    units: dict[tuple[str, ...], int] = {}
+    unit = [units.setdefault(tuple(rouge_tokens(t, use_stemmer)), len(units)) for t in texts]
+    return sums[unit] / (len(texts) - 1)

@@ -71,7 +71,10 @@ def _bertscore_homogenization(
     allow_empty: bool,
     progress: Progress | None,
     argument: str = "predictions",
+    kept: list | None = None,
 ) -> list[float]:
+    """Each set's BERTScore homogenization; ``kept`` (a list) receives each set's
+    :class:`~dialeval.metrics.engines.reduction.UnitSimilarity` (what a resample is scored from)."""
     for index, response_set in enumerate(response_sets):
         distinct = len({text.strip() for text in response_set})
         if distinct > MAX_BERTSCORE_TEXTS:
@@ -97,6 +100,8 @@ def _bertscore_homogenization(
         allow_empty=allow_empty,
         progress=progress,
     )
+    if kept is not None:
+        kept.extend(result.unit_similarities)
     scores = []
     for units in result.unit_similarities:
         counts = units.counts.astype(float)
@@ -118,6 +123,26 @@ def _lexical_homogenization(
     if progress is not None:
         progress(len(counts))
     return float(counts @ scores / size)
+
+
+def corpus_bertscore_homogenization(
+    texts: list[str],
+    model: str | None = None,
+    batch_size: int = 64,
+    device: DeviceLike = None,
+    allow_empty: bool = False,
+    progress: Progress | None = None,
+) -> tuple[float, Any]:
+    """:func:`homogenization` of ``texts`` under BERTScore, and the texts'
+    :class:`~dialeval.metrics.engines.reduction.UnitSimilarity` (the F1 of every pair of distinct
+    texts), from which ``dialeval evaluate --ci`` scores resamples without the model."""
+    _check_options("bertscore", False, progress, (model, None, batch_size, device, None, 1))
+    texts = check_response_set(texts, "texts", min_size=2, allow_empty=allow_empty)
+    kept: list = []
+    score = _bertscore_homogenization(
+        [texts], model, None, batch_size, device, None, allow_empty, progress, "texts", kept
+    )[0]
+    return score, kept[0]
 
 
 def homogenization_per_set(

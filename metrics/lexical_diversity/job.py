@@ -93,6 +93,24 @@ def _corpus(data: JobData, model: str | None, options: Settings, progress: Progr
     return StepOutcome(result)
 
 
+def _corpus_resampling(
+    data: JobData, outcome: StepOutcome, options: Settings, model: str | None
+) -> dict:
+    """Dist-n, Ent-n, LF and the token count, recomputed exactly from per-unit n-gram counts
+    (built here from the data: the run keeps nothing)."""
+    # the metric's code (numpy, scipy): deferred so the CLI's --help reads this module alone
+    from dialeval.metrics.lexical_diversity.corpus import token_counts
+    from dialeval.metrics.lexical_diversity.resampling import corpus_statistics
+
+    reference = options.reference_corpus
+    return corpus_statistics(
+        data,
+        options.corpus_max_n,
+        None if reference is None else token_counts(reference, argument="reference_corpus"),
+        options.lf_threshold,
+    )
+
+
 def _self_bleu(
     data: JobData, model: str | None, options: Settings, progress: Progress
 ) -> StepOutcome:
@@ -103,9 +121,30 @@ def _self_bleu(
         raise StepSkipped(
             "Self-BLEU needs at least 2 responses (each is scored against the others)"
         )
-    score = self_bleu(data.responses, max_n=3, allow_empty=options.allow_empty)
+    score, per_response = self_bleu(
+        data.responses, max_n=3, allow_empty=options.allow_empty, return_per_response=True
+    )
     progress(data.num_units)
-    return StepOutcome({"self_bleu": score, "max_n": 3})
+    return StepOutcome({"self_bleu": score, "max_n": 3}, kept=per_response)
+
+
+#: How Self-BLEU's interval is computed (its exact recomputation is O(n^2) per resample).
+SELF_BLEU_METHOD = "mean of per-response Self-BLEU against the whole input (references fixed)"
+
+
+def _self_bleu_resampling(
+    data: JobData, outcome: StepOutcome, options: Settings, model: str | None
+) -> dict:
+    # the metric's code and the engines (numpy): deferred so the CLI's --help reads this alone
+    from dialeval.metrics.engines.figure_statistics import response_mean_statistic
+    from dialeval.metrics.lexical_diversity.self_bleu import self_bleu
+
+    per_response = outcome.kept
+    if per_response is None:  # taken from a checkpoint: recomputed, model-free
+        _, per_response = self_bleu(
+            data.responses, max_n=3, allow_empty=options.allow_empty, return_per_response=True
+        )
+    return {"self_bleu": response_mean_statistic(per_response, data, SELF_BLEU_METHOD)}
 
 
 STEPS = (
@@ -117,6 +156,13 @@ STEPS = (
         ("response_set", "corpus"),
         _corpus,
         options=(JobOptions, LexicalOptions),
+        resampling=_corpus_resampling,
     ),
-    JobStep("self_bleu", ("response_set", "corpus"), _self_bleu, options=(JobOptions,)),
+    JobStep(
+        "self_bleu",
+        ("response_set", "corpus"),
+        _self_bleu,
+        options=(JobOptions,),
+        resampling=_self_bleu_resampling,
+    ),
 )

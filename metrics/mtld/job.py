@@ -26,4 +26,19 @@ def _mtld(data: JobData, model: str | None, options: Settings, progress: Progres
     return StepOutcome(summary, [{"mtld": row["mtld"]} for row in result["per_set"]])
 
 
-STEPS = (JobStep("mtld", ("response_set", "corpus"), _mtld, options=(JobOptions,)),)
+def _resampling(data: JobData, outcome: StepOutcome, options: Settings, model: str | None) -> dict:
+    """A corpus's MTLD from the factors each response closes in the corpus's two passes
+    (approximate: an exact resample reads all its tokens again)."""
+    if data.sets is not None:
+        return {}  # the mean of the per-set values
+    # the metric's code (numpy): deferred so the CLI's --help reads this module alone
+    from dialeval.metrics.mtld.resampling import mtld_statistic
+
+    return {"mtld": mtld_statistic(data.responses)}
+
+
+STEPS = (
+    JobStep(
+        "mtld", ("response_set", "corpus"), _mtld, options=(JobOptions,), resampling=_resampling
+    ),
+)

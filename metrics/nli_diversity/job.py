@@ -43,6 +43,29 @@ def _nli(data: JobData, model: str, options: Settings, progress: Progress) -> St
     return StepOutcome({**{key: result[key] for key in keys}, "model": model}, result["per_set"])
 
 
+def _resampling(data: JobData, outcome: StepOutcome, options: Settings, model: str) -> dict:
+    """The pair counts: ``num_pairs`` exactly (each set's ordered pairs); how many distinct or
+    truncated pairs went to the model is the whole input's, the same on every resample."""
+    # engines (numpy): deferred so the declaration's import stays light
+    from dataclasses import replace
+
+    from dialeval.metrics.engines.figure_statistics import constant_statistic
+    from dialeval.resampling import UnitStatistic
+
+    pairs = [len(responses) * (len(responses) - 1) for responses in data.response_sets()]
+    statistics = {
+        "num_pairs": UnitStatistic(
+            data.num_units, lambda counts: counts @ pairs, "each set's ordered pairs, summed"
+        )
+    }
+    for key in ("num_unique_pairs", "num_truncated"):
+        fixed = constant_statistic(
+            outcome.summary[key], data.num_units, "the whole input's count (work done)"
+        )
+        statistics[key] = replace(fixed, exact=False)
+    return statistics
+
+
 STEPS = (
     JobStep(
         "nli",
@@ -52,5 +75,6 @@ STEPS = (
         models=lambda options: options.nli_models,
         model_flag="--nli-model",
         report_name="nli_diversity",
+        resampling=_resampling,
     ),
 )

@@ -46,7 +46,44 @@ def _pos_templates(
         summary.update(
             num_templates=result["num_templates"], num_template_spans=result["num_template_spans"]
         )
-    return StepOutcome(summary, result.get("per_set"))
+    return StepOutcome(
+        summary, result.get("per_set"), kept=result.get("templates_per_token_scores")
+    )
+
+
+#: How a corpus's figures are resampled: re-extracting the templates per resample would tag it
+#: again.
+METHOD = "mean over the resample's responses, templates extracted once from the whole corpus"
+
+
+def _resampling(data: JobData, outcome: StepOutcome, options: Settings, model: str | None) -> dict:
+    """A corpus's figures with its templates fixed (the mean of per-response values)."""
+    if data.sets is not None:
+        return {}  # the means of the per-set values
+    # the metric's code and the engines: deferred so the CLI's --help reads this module alone
+    from dataclasses import replace
+
+    from dialeval.metrics.engines.figure_statistics import (
+        constant_statistic,
+        response_mean_statistic,
+    )
+    from dialeval.metrics.pos_templates import pos_template_scores
+
+    per_token = outcome.kept
+    if per_token is None:  # taken from a checkpoint: tagged again (no model)
+        per_token = pos_template_scores(data.responses, allow_empty=options.allow_empty)[
+            "templates_per_token_scores"
+        ]
+    statistics = {
+        "templates_per_token": response_mean_statistic(per_token, data, METHOD),
+        "template_rate": response_mean_statistic(
+            [float(value > 0) for value in per_token], data, METHOD
+        ),
+    }
+    for key in ("num_templates", "num_template_spans"):
+        fixed = constant_statistic(outcome.summary[key], data.num_units, METHOD)
+        statistics[key] = replace(fixed, exact=False)
+    return statistics
 
 
 STEPS = (
@@ -56,5 +93,6 @@ STEPS = (
         _pos_templates,
         options=(JobOptions,),
         blocked=_no_tagger,
+        resampling=_resampling,
     ),
 )

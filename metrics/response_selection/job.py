@@ -110,6 +110,20 @@ def _selection(data: JobData, model: str, options: Settings, progress: Progress)
     return StepOutcome({**{key: result[key] for key in keys}, "model": model}, scope="questions")
 
 
+def _resampling(data: JobData, outcome: StepOutcome, options: Settings, model: str) -> dict:
+    """The figures are scored on --selection-questions, not on the evaluated responses: the same
+    on every resample of them."""
+    # engines (numpy): deferred so the declaration's import stays light
+    from dialeval.metrics.engines.figure_statistics import constant_statistic
+
+    method = "scored on the selection questions, not the evaluated responses: no resampling"
+    return {
+        key: constant_statistic(value, data.num_units, method)
+        for key, value in outcome.summary.items()
+        if isinstance(value, (int, float)) and not isinstance(value, bool)
+    }
+
+
 STEPS = (
     JobStep(
         "response_selection",
@@ -122,5 +136,6 @@ STEPS = (
         needs="--selection-questions FILE and --selection-model MODEL",
         unit="question",
         total=lambda data, options: len(options.selection_questions["contexts"]),
+        resampling=_resampling,
     ),
 )

@@ -26,6 +26,23 @@ def _self_repetition(
     return StepOutcome({"self_repetition": result["self_repetition"]}, result.get("per_set"))
 
 
+def _resampling(data: JobData, outcome: StepOutcome, options: Settings, model: str | None) -> dict:
+    """A corpus's self-repetition, recomputed exactly from which 4-grams each response holds: a
+    resample's document frequencies are ``counts @ D``."""
+    if data.sets is not None:
+        return {}  # the mean of the per-set values
+    # the metric's code and the engines (numpy, scipy): deferred so --help reads this module alone
+    from dialeval.metrics.self_repetition.resampling import self_repetition_statistic
+
+    return {"self_repetition": self_repetition_statistic(data)}
+
+
 STEPS = (
-    JobStep("self_repetition", ("response_set", "corpus"), _self_repetition, options=(JobOptions,)),
+    JobStep(
+        "self_repetition",
+        ("response_set", "corpus"),
+        _self_repetition,
+        options=(JobOptions,),
+        resampling=_resampling,
+    ),
 )

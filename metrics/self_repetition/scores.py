@@ -9,7 +9,8 @@ from collections import Counter
 from dialeval.validation import check_corpus, check_int, check_response_sets, split_scope
 
 
-def _distinct_ngrams(text: str, n: int) -> set[tuple[str, ...]]:
+def distinct_ngrams(text: str, n: int) -> set[tuple[str, ...]]:
+    """The distinct white-space n-grams of ``text`` (none when it is shorter than ``n``)."""
     tokens = text.split()
     if n > len(tokens):  # no n-gram; and no n-fold slicing for a huge n
         return set()
@@ -31,7 +32,7 @@ def self_repetition(texts: list[str], n: int = 4, allow_empty: bool = False) -> 
     """
     n = check_int(n, "n")
     texts = check_corpus(texts, "texts", allow_empty=allow_empty)
-    ngram_sets = [_distinct_ngrams(text, n) for text in texts]
+    ngram_sets = [distinct_ngrams(text, n) for text in texts]
     documents: Counter[tuple[str, ...]] = Counter()
     for ngrams in ngram_sets:
         documents.update(ngrams)

@@ -153,7 +153,7 @@ def _sem_ent(
     # distributed, engines, metric code (numpy): deferred; the declaration stays light
     from dialeval.distributed import process_state
     from dialeval.metrics.engines.embedders import load_embedder
-    from dialeval.metrics.sem_ent.clusters import SemanticClusters, sem_ent
+    from dialeval.metrics.sem_ent.clusters import SemanticClusters, sem_ent_from_labels
 
     empty = _empty(data)
     if empty:
@@ -199,7 +199,8 @@ def _sem_ent(
             with arguments_named({"directory": "save_sem_ent_clusters"}):
                 clusters.save(options.save_sem_ent_clusters)
     progress(1)
-    result = sem_ent(data.responses, clusters)
+    labels = clusters.assign(data.responses)  # kept: a resample's clusters are counted from them
+    result = sem_ent_from_labels(labels, clusters.num_clusters)
     progress(1)
     return StepOutcome(
         {
@@ -208,8 +209,26 @@ def _sem_ent(
             "clusters": source,
             "embedder": clusters.embedder_identity,
             "reference_distribution": [float(v) for v in clusters.reference_distribution],
-        }
+        },
+        kept=labels,
     )
+
+
+def _resampling(data: JobData, outcome: StepOutcome, options: Settings, model: str | None) -> dict:
+    """Sem-Ent recomputed exactly from each response's cluster (none from a checkpoint: placing
+    the responses would run the embedder again)."""
+    if outcome.kept is None:
+        return {}
+    # engines and metric code (numpy): deferred; the declaration stays light
+    from dialeval.metrics.engines.figure_statistics import constant_statistic
+    from dialeval.metrics.sem_ent.resampling import sem_ent_statistic
+
+    return {
+        "sem_ent": sem_ent_statistic(data, outcome.kept, outcome.summary["num_clusters"]),
+        "max_sem_ent": constant_statistic(
+            outcome.summary["max_sem_ent"], data.num_units, "ln k: the same on every resample"
+        ),
+    }
 
 
 STEPS = (
@@ -225,5 +244,6 @@ STEPS = (
         sentence_texts=_embedded_texts,
         unit="step",
         total=lambda data, options: 2,
+        resampling=_resampling,
     ),
 )

@@ -55,6 +55,7 @@ import numpy as np
 import scipy.linalg
 
 from dialeval.metrics.engines.embedders import DEFAULT_SENTENCE_MODEL, sentence_vectors, unit_rows
+from dialeval.resampling import UnitStatistic
 from dialeval.validation import (
     ArgumentError,
     check_corpus,
@@ -356,6 +357,28 @@ def _score_occurrences(
         scaled = chunk * (np.sqrt(weights[start : start + ROWS_PER_CHUNK]) * inverse_norms)[:, None]
         dual += scaled.T @ scaled
     return vendi_score_from_eigenvalues(scipy.linalg.eigvalsh((dual + dual.T) / 2.0), orders)
+
+
+def vendi_statistic(vectors: np.ndarray, index: np.ndarray) -> UnitStatistic:
+    """Vendi (q = 1) of resampled responses (``dialeval evaluate --ci``), exactly, from the
+    embeddings the run read (``vectors[index[u]]`` is response ``u``'s vector): a resample drawing
+    response ``u`` ``c_u`` times is the multiset of its rows, scored as the metric scores it."""
+    index = np.asarray(index)
+
+    def evaluate(counts: np.ndarray) -> np.ndarray:
+        values = np.full(len(counts), np.nan)
+        for row, drawn in enumerate(np.rint(counts).astype(np.int64)):
+            if drawn.sum() > 0:
+                occurrences = np.repeat(index, drawn)
+                values[row] = _score_occurrences(vectors, occurrences, [1.0])["vendi_score"]
+        return values
+
+    return UnitStatistic(
+        len(index),
+        evaluate,
+        "recomputed on each resample from the embeddings of the one pass",
+        "no response in the resample",
+    )
 
 
 # --------------------------------------------------------------------------------------------
