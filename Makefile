@@ -24,7 +24,7 @@ $(STAMP): $(BIN)/python setup.py pyproject.toml
 install: $(STAMP)
 
 demo: install
-	$(OFFLINE) $(BIN)/dialeval evaluate examples/demo_response_sets.jsonl --per-set --no-progress --output demo_output/demo_report.json
+	$(OFFLINE) $(BIN)/dialeval evaluate examples/demo_response_sets.jsonl --per-set --ci --no-progress --output demo_output/demo_report.json
 
 # import-linter reads the package from one folder; setup.py maps five, so it checks an assembled copy.
 LINT_TREE := build/import-lint

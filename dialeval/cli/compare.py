@@ -146,6 +146,8 @@ def differences_table(comparison: dict, decimals: int = DEFAULT_DECIMALS) -> Tab
             bounds = "undefined: " + (entry.get("undefined") or "")
         else:
             bounds = f"[{cell_text(entry['low'], decimals)}, {cell_text(entry['high'], decimals)}]"
+            if entry.get("undefined"):  # the interval stands, the p-value does not
+                bounds += f" ({entry['undefined']})"
         rows.append(
             [
                 entry["system"],

@@ -371,7 +371,8 @@ def _write_system(
         print(f"== {name}: {source}", file=human)
     if command.per_set and "per_set" in report:
         print(format_per_set_table(report) + "\n", file=human)
-        print(format_drill_down(report["drill_down"]) + "\n", file=human)
+        if report.get("drill_down"):
+            print(format_drill_down(report["drill_down"]) + "\n", file=human)
     print(format_table(report), file=human)
     if len(report.get("agreement", {}).get("figures", [])) > 1:
         print("\n" + format_agreement(report["agreement"]), file=human)

@@ -253,6 +253,7 @@ def run_steps(
             _record(report, per_set, name, outcome)
             if statistics is not None:
                 statistics[name] = figure_statistics(step, data, outcome, options, model)
+            outcome.kept = None  # what the statistics need, they hold; the rest goes now
 
 
 def check_sets(sets: list[ResponseSet], allow_empty: bool = False) -> None:

@@ -139,6 +139,12 @@ ADDED_FLAGS: dict[str, set[str]] = {
         "--decimals",
         "--resume",  # test_safe_output.py: resuming from checkpoints
         "--overwrite",  # test_output_ownership.py: replacing files dialeval did not write
+        # test_significance.py: intervals, the baseline of the tests and how systems pair
+        "--ci",
+        "--num-resamples",
+        "--seed",
+        "--baseline",
+        "--pairing",
     },
     "meta-eval": {
         "--no-progress",  # test_cli.py: progress bars
@@ -288,7 +294,7 @@ EVALUATION_DEFAULTS = {
 def record_evaluation(monkeypatch):
     calls = []
 
-    def recorder(sets, options=None, checkpoint=None):
+    def recorder(sets, options=None, checkpoint=None, statistics=None):
         calls.append((sets, options))
         return {
             "num_sets": len(sets),

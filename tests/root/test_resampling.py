@@ -335,10 +335,27 @@ def test_paired_means_with_undefined_units_swap_whole_pairs() -> None:
 
 
 def test_identical_systems_differ_by_nothing() -> None:
-    statistic = ratio_statistic([3, 4, 2, 5, 1], [9, 8, 7, 9, 6])
-    got = paired_difference(statistic, statistic, range(5), range(5), 100)
+    statistic = ratio_statistic([3, 4, 2, 5, 1] * 6, [9, 8, 7, 9, 6] * 6)
+    got = paired_difference(statistic, statistic, range(30), range(30), 100)
     assert (got.difference, got.low, got.high, got.p_value) == (0.0, 0.0, 0.0, 1.0)
     assert got.method.endswith("bootstrap test")
+
+
+@pytest.mark.parametrize("paired", [True, False])
+def test_too_few_units_for_the_bootstrap_test_leave_its_p_value_undefined(paired) -> None:
+    ours = ratio_statistic([3, 4, 2, 5, 1], [9, 8, 7, 9, 6])
+    theirs = ratio_statistic([1, 1, 2, 1, 1], [9, 8, 7, 9, 6])
+    got = (
+        paired_difference(ours, theirs, range(5), range(5), 100)
+        if paired
+        else unpaired_difference(ours, theirs, 100)
+    )
+    assert got.p_value is None and got.low is not None and got.low <= got.high
+    assert got.undefined == (
+        "no p-value: the bootstrap test needs at least 30 units on each side to hold its level, "
+        "and one side has 5"
+    )
+    assert no_nan_in_json(got)["p_value"] is None
 
 
 def test_a_constant_difference_has_a_zero_width_interval() -> None:
@@ -417,11 +434,11 @@ def test_a_difference_undefined_on_some_resamples(paired) -> None:
 def test_p_values_lie_in_the_unit_interval() -> None:
     rng = np.random.default_rng(12)
     for shift in (0.0, 5.0):
-        ours, theirs = rng.normal(size=20) + shift, rng.normal(size=20)
+        ours, theirs = rng.normal(size=30) + shift, rng.normal(size=30)
         for statistic in (mean_statistic, lambda v: without_per_unit(mean_statistic(v))):
             for got in (
                 paired_difference(
-                    statistic(list(ours)), statistic(list(theirs)), range(20), range(20), 100
+                    statistic(list(ours)), statistic(list(theirs)), range(30), range(30), 100
                 ),
                 unpaired_difference(statistic(list(ours)), statistic(list(theirs)), 100),
             ):
@@ -430,8 +447,8 @@ def test_p_values_lie_in_the_unit_interval() -> None:
     far = paired_difference(
         without_per_unit(mean_statistic(list(ours))),
         without_per_unit(mean_statistic(list(theirs))),
-        range(20),
-        range(20),
+        range(30),
+        range(30),
         100,
     )
     assert far.p_value == pytest.approx(1 / 101)
