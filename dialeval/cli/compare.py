@@ -8,6 +8,7 @@ system and a column per summary figure (:func:`comparison_table`), plus each sys
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from dialeval.cli.report_formats import (
@@ -182,15 +183,16 @@ def write_comparison(
     decimals: int,
     report_paths: dict[str, Path],
     comparison: dict | None = None,
+    render_page: Callable[[dict[str, dict], dict | None], str] | None = None,
 ) -> Path:
     """The comparison table in ``output_format``; as JSON, its rows as objects with each system's
     input and report path, and with ``--ci`` every interval and test (``comparison``); as HTML,
-    the report page of every system."""
+    the page ``render_page(reports, comparison)`` makes
+    (:func:`dialeval.cli.html_report.render_html_report`, which builds on this module)."""
     if output_format == "html":
-        # the page: matplotlib for its plots, loaded only when a page is asked for
-        from dialeval.cli.html_report import render_html_report
-
-        return write_text(path, render_html_report(reports, comparison))
+        if render_page is None:
+            raise ArgumentError("output_format", "html needs the page's renderer")
+        return write_text(path, render_page(reports, comparison))
     if output_format != "json":
         table = comparison_table(reports, comparison, decimals)
         return write_text(path, render_table(table, output_format, decimals))
@@ -213,6 +215,7 @@ def write_run_outputs(
     decimals: int,
     plot_dir: str | None,
     comparison: dict | None = None,
+    render_page: Callable[[dict[str, dict], dict | None], str] | None = None,
 ) -> list[str]:
     """What a run writes once every system's report is in (system name -> report): the per-set CSV
     and, for several systems, the comparison table (printed as text too, and written where
@@ -235,7 +238,13 @@ def write_run_outputs(
         lines.append("\n" + render_table(differences, "text", decimals))
     if plan.comparison is not None:
         written = write_comparison(
-            reports, plan.comparison, plan.output_format, decimals, plan.reports, comparison
+            reports,
+            plan.comparison,
+            plan.output_format,
+            decimals,
+            plan.reports,
+            comparison,
+            render_page,
         )
         lines.append(f"comparison: {written}")
     if plot_dir is not None:

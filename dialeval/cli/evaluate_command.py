@@ -310,7 +310,10 @@ def _run(
                 options,
             )
         # per-set CSV, comparison
-        for line in write_run_outputs(reports, plan, command.decimals, command.plot, comparison):
+        outputs = write_run_outputs(
+            reports, plan, command.decimals, command.plot, comparison, _render_page
+        )
+        for line in outputs:
             print(line, file=_human(plan))
     for checkpoint in checkpoints:
         checkpoint.remove()  # last: a run stopped before this point can still be resumed
@@ -336,6 +339,14 @@ def _check_pairing(command: EvaluateCommand, systems: dict[str, str]) -> None:
             found = match_sets(keys[name], keys[baseline])
             if isinstance(found, str):
                 raise pairing_refused(name, baseline, found)
+
+
+def _render_page(reports: dict[str, dict], comparison: dict | None) -> str:
+    """The HTML page of a run (``-o report.html``)."""
+    # the page: matplotlib for its plots, loaded only when a page is asked for
+    from dialeval.cli.html_report import render_html_report
+
+    return render_html_report(reports, comparison)
 
 
 def _human(plan: OutputPlan) -> TextIO:
@@ -365,7 +376,9 @@ def _write_system(
     )
     human = _human(plan)
     output = write_text(plan.reports[name], format_report(report, "json"))
-    if plan.table is not None:
+    if plan.table is not None and plan.output_format == "html":
+        write_text(plan.table, _render_page({name: report}, None))
+    elif plan.table is not None:
         write_text(plan.table, format_report(report, plan.output_format, command.decimals))
     if num_systems > 1:
         print(f"== {name}: {source}", file=human)

@@ -316,15 +316,11 @@ def format_per_set_table(report: dict, width: int = 40) -> str:
 
 
 def format_report(report: dict, output_format: str, decimals: int = DEFAULT_DECIMALS) -> str:
-    """The file text of ``report`` in ``output_format``: the whole report as JSON, its page as
-    HTML, else its summary table (with each figure's interval under ``--ci``)."""
+    """The file text of ``report`` in ``output_format``: the whole report as JSON, else its summary
+    table (with each figure's interval under ``--ci``); its HTML page is
+    :func:`dialeval.cli.html_report.render_html_report`'s."""
     if output_format == "json":
         return json_text(report, f"the report of {report.get('input', 'the input')}")
-    if output_format == "html":
-        # the page: matplotlib for its plots, loaded only when a page is asked for
-        from dialeval.cli.html_report import render_html_report
-
-        return render_html_report({str(report.get("input", "input")): report})
     if output_format not in OUTPUT_FORMATS:
         raise ArgumentError(
             "output_format", f"must be one of {', '.join(OUTPUT_FORMATS)}, got {output_format!r}"

@@ -119,14 +119,38 @@ def test_holm_is_monotone_and_capped(p_values) -> None:
 # -- interval -----------------------------------------------------------------------------------
 
 
-def test_percentile_interval_of_a_recomputed_mean_is_numpys() -> None:
+def subsampled_by_hand(values: np.ndarray, rng: np.random.Generator, count: int):
+    """Means of ``count`` random halves, then ``count`` random quarters, of ``values``."""
+    n = len(values)
+    return [
+        values[np.argsort(rng.random((count, n)), axis=1)[:, :size]].mean(axis=1)
+        for size in (n // 2, n // 4)
+    ]
+
+
+def test_a_recomputed_figures_interval_comes_from_halves_and_quarters() -> None:
     values = np.array(SAMPLE)
     got = interval(without_per_unit(mean_statistic(SAMPLE)), num_resamples=300, seed=7)
-    drawn = np.random.default_rng(7).integers(0, len(values), size=(300, len(values)))
-    low, high = np.percentile(values[drawn].mean(axis=1), [2.5, 97.5])
-    assert (got.low, got.high) == pytest.approx((low, high), rel=1e-12)
-    assert got.method.startswith("percentile bootstrap, 300 resamples of the response sets")
+    halves, quarters = subsampled_by_hand(values, np.random.default_rng(7), 150)
+    n, m1, m2 = len(values), len(values) // 2, len(values) // 4
+    v1 = np.var(halves, ddof=1) / (1 - m1 / n)
+    v2 = np.var(quarters, ddof=1) / (1 - m2 / n)
+    rate = min(max(math.log(v2 / v1) / math.log(m1 / m2), 0.5), 2.0)
+    spread = stats.norm.ppf(0.975) * math.sqrt(v1 * (m1 / n) ** rate)
+    assert (got.low, got.high) == pytest.approx((values.mean() - spread, values.mean() + spread))
+    assert got.method.startswith("subsampling: the figure on 300 random halves and quarters")
     assert got.undefined is None
+
+
+def test_a_subsampled_interval_of_a_mean_finds_the_rate_of_a_mean() -> None:
+    values = np.random.default_rng(1).normal(size=400)
+    got = interval(without_per_unit(mean_statistic(list(values))), 2000, seed=3)
+    rate = float(got.method.rpartition("rate ")[2])
+    assert rate == pytest.approx(1.0, abs=0.2)
+    # and its width is the standard error's
+    assert (got.high - got.low) / 2 == pytest.approx(
+        1.96 * values.std(ddof=1) / math.sqrt(400), rel=0.15
+    )
 
 
 @pytest.mark.parametrize("confidence", [0.95, 0.8])
@@ -176,8 +200,10 @@ def test_bca_falls_back_to_the_percentile_interval(monkeypatch) -> None:
     assert resampling._bca_ends((np.array(SAMPLE),), outside, 0.95) is None
     monkeypatch.setattr(resampling, "_bca_ends", lambda *arguments: None)
     got = interval(mean_statistic(SAMPLE), 200, seed=4)
-    expected = interval(without_per_unit(mean_statistic(SAMPLE)), 200, seed=4)
-    assert (got.low, got.high) == pytest.approx((expected.low, expected.high), rel=1e-12)
+    values = np.array(SAMPLE)
+    drawn = np.random.default_rng(4).integers(0, len(values), size=(200, len(values)))
+    expected = np.percentile(values[drawn].mean(axis=1), [2.5, 97.5])
+    assert (got.low, got.high) == pytest.approx(tuple(expected), rel=1e-12)
     assert got.method.startswith("percentile bootstrap") and "BCa is undefined" in got.method
 
 
@@ -199,8 +225,11 @@ def test_a_figure_undefined_on_the_data_has_no_interval() -> None:
 def test_a_figure_undefined_on_some_resamples_has_no_interval() -> None:
     values = np.arange(1.0, 9.0)
     got = interval(unit_zero_needed(values), 200, seed=5)
-    drawn = np.random.default_rng(5).integers(0, len(values), size=(200, len(values)))
-    missing = int(np.count_nonzero((drawn != 0).all(axis=1)))
+    rng = np.random.default_rng(5)
+    missing = sum(
+        int(np.count_nonzero((np.argsort(rng.random((100, 8)), axis=1)[:, :size] != 0).all(1)))
+        for size in (4, 2)
+    )
     assert missing > 0
     assert (got.low, got.high) == (None, None)
     assert got.undefined == f"undefined on {missing} of 200 resamples: unit 0 not drawn"
@@ -315,8 +344,11 @@ def test_paired_means_with_undefined_units_swap_whole_pairs() -> None:
         mean_statistic(ours), mean_statistic(theirs), range(6), range(6), 200, seed=1
     )
     assert got.difference == pytest.approx(np.mean([0.2, 0.5, 0.9, 0.4, 0.7]) - 0.34)
-    assert got.method.startswith("paired: percentile bootstrap")
+    assert got.method.startswith("paired: subsampling")
     assert "exact over the 64 swaps" in got.method
+    # six pairs are too few for a subsampled interval; the permutation test stands
+    assert (got.low, got.high) == (None, None)
+    assert got.undefined == "subsampling needs at least 8 matched response sets"
     # by hand: every one of the 64 swap patterns, each side's mean over its defined values
     values = np.array([[np.nan if v is None else v for v in side] for side in (ours, theirs)])
     null = []
@@ -338,22 +370,22 @@ def test_identical_systems_differ_by_nothing() -> None:
     statistic = ratio_statistic([3, 4, 2, 5, 1] * 6, [9, 8, 7, 9, 6] * 6)
     got = paired_difference(statistic, statistic, range(30), range(30), 100)
     assert (got.difference, got.low, got.high, got.p_value) == (0.0, 0.0, 0.0, 1.0)
-    assert got.method.endswith("bootstrap test")
+    assert "normal test of the difference over its sd" in got.method
 
 
 @pytest.mark.parametrize("paired", [True, False])
-def test_too_few_units_for_the_bootstrap_test_leave_its_p_value_undefined(paired) -> None:
-    ours = ratio_statistic([3, 4, 2, 5, 1], [9, 8, 7, 9, 6])
-    theirs = ratio_statistic([1, 1, 2, 1, 1], [9, 8, 7, 9, 6])
+def test_too_few_units_for_the_normal_test_leave_its_p_value_undefined(paired) -> None:
+    ours = ratio_statistic([3, 4, 2, 5, 1] * 2, [9, 8, 7, 9, 6] * 2)
+    theirs = ratio_statistic([1, 1, 2, 1, 1] * 2, [9, 8, 7, 9, 6] * 2)
     got = (
-        paired_difference(ours, theirs, range(5), range(5), 100)
+        paired_difference(ours, theirs, range(10), range(10), 100)
         if paired
         else unpaired_difference(ours, theirs, 100)
     )
     assert got.p_value is None and got.low is not None and got.low <= got.high
     assert got.undefined == (
-        "no p-value: the bootstrap test needs at least 30 units on each side to hold its level, "
-        "and one side has 5"
+        "no p-value: the normal test over the subsampled sd needs at least 30 units on each "
+        "side to hold its level, and one side has 10"
     )
     assert no_nan_in_json(got)["p_value"] is None
 
@@ -443,7 +475,7 @@ def test_p_values_lie_in_the_unit_interval() -> None:
                 unpaired_difference(statistic(list(ours)), statistic(list(theirs)), 100),
             ):
                 assert 0 < got.p_value <= 1
-    # the bootstrap test's smallest p-value: no resample as far from d as d from 0
+    # a shift of five sds: the normal test's p-value is tiny, never 0
     far = paired_difference(
         without_per_unit(mean_statistic(list(ours))),
         without_per_unit(mean_statistic(list(theirs))),
@@ -451,7 +483,7 @@ def test_p_values_lie_in_the_unit_interval() -> None:
         range(30),
         100,
     )
-    assert far.p_value == pytest.approx(1 / 101)
+    assert 0 < far.p_value < 1e-6
 
 
 # -- argument checks ----------------------------------------------------------------------------
