@@ -16,9 +16,18 @@ the same interval wherever it is computed (one process or the main process of se
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from dialeval.validation import (
+    ArgumentError,
+    ArgumentTypeError,
+    check_int,
+    check_real,
+    require_collection,
+)
 
 if TYPE_CHECKING:  # types only: numpy loads with the first interval, not with the command line
     import numpy as np
@@ -97,7 +106,7 @@ class Interval:
 def check_num_resamples(num_resamples: int, name: str = "num_resamples") -> int:
     """``num_resamples`` when an int in [:data:`MIN_RESAMPLES`, :data:`MAX_RESAMPLES`], else an
     :class:`~dialeval.validation.ArgumentError` naming ``name``."""
-    raise NotImplementedError
+    return check_int(num_resamples, name, minimum=MIN_RESAMPLES, maximum=MAX_RESAMPLES)
 
 
 def interval(
@@ -111,7 +120,32 @@ def interval(
     BCa (``scipy.stats.bootstrap``) when it is a mean of per-unit values and BCa is defined,
     else the percentile interval; ``method`` names which, with the number of resamples and the
     ``unit``."""
-    raise NotImplementedError
+    statistic = _check_statistic(statistic, "statistic")
+    num_resamples, seed, confidence, unit = _check_settings(num_resamples, seed, confidence, unit)
+    # numpy: loaded with the first interval, never by the command line's start
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    point = _evaluate(statistic, np.ones((1, statistic.num_units)), "statistic")[0]
+    resampling = f"{num_resamples} resamples of the {unit}"
+    if not np.isfinite(point):
+        return Interval(None, None, f"bootstrap, {resampling}", _undefined_on_data(statistic))
+    if statistic.per_unit is not None:
+        values = np.asarray(statistic.per_unit, dtype=np.float64)
+        defined = values[~np.isnan(values)]
+        where = "" if len(defined) == len(values) else " where the figure is defined"
+        low, high, method = _mean_ends(defined, rng, num_resamples, confidence, unit + where)
+        return Interval(low, high, method)
+    method = f"percentile bootstrap, {resampling} ({statistic.method})"
+    figures = _resampled(statistic, rng, num_resamples, "statistic")
+    undefined = int(np.count_nonzero(~np.isfinite(figures)))
+    if undefined:
+        reason = statistic.undefined or "the figure is undefined"
+        return Interval(
+            None, None, method, _undefined_on_resamples(undefined, num_resamples, reason)
+        )
+    low, high = _percentile_ends(figures, confidence)
+    return Interval(low, high, method)
 
 
 @dataclass(frozen=True)
@@ -155,8 +189,63 @@ def paired_difference(
     unit ``baseline_units[i]`` of ``baseline`` (every unit of both, each once). A resample draws
     the matched pairs, so both systems see the same contexts. Interval: percentile (BCa for
     means) of the resampled differences; p-value: a sign-flip permutation test for means, else
-    the bootstrap test ``(1 + #{|d* - d| >= |d|}) / (1 + B)``."""
-    raise NotImplementedError
+    the bootstrap test ``(1 + #{|d* - d| >= |d|}) / (1 + B)``.
+
+    Means with a value on every unit of both get scipy's BCa interval of the per-pair
+    differences; means with undefined units get the percentile interval of the difference of the
+    two means (each over its defined units) and a permutation test that swaps each pair's two
+    values (a sign flip when both are defined). An undefined figure leaves ``difference`` set
+    when the data defines it, and ``low``, ``high`` and ``p_value`` None."""
+    system = _check_statistic(system, "system")
+    baseline = _check_statistic(baseline, "baseline")
+    system_order, baseline_order = _check_pairs(
+        system_units, baseline_units, system.num_units, baseline.num_units
+    )
+    num_resamples, seed, confidence, unit = _check_settings(num_resamples, seed, confidence, unit)
+    # numpy: loaded with the first comparison, never by the command line's start
+    import numpy as np
+
+    resample_rng, test_rng = _streams(seed, 2)
+    pairs = len(system_order)
+    matched = f"matched {unit}"
+    on_data = _difference_on_data(system, baseline)
+    if isinstance(on_data, str):
+        return Difference(
+            None, None, None, None, True, f"paired bootstrap of the {matched}", on_data
+        )
+    means = system.per_unit is not None and baseline.per_unit is not None
+    if means:
+        ours = np.asarray(system.per_unit, dtype=np.float64)[system_order]
+        theirs = np.asarray(baseline.per_unit, dtype=np.float64)[baseline_order]
+        informative = ~(np.isnan(ours) & np.isnan(theirs))  # a pair undefined on both sides
+        ours, theirs = ours[informative], theirs[informative]
+        p_value, test = _paired_permutation(ours, theirs, test_rng, num_resamples)
+        if not (np.isnan(ours).any() or np.isnan(theirs).any()):
+            low, high, method = _mean_ends(
+                ours - theirs, resample_rng, num_resamples, confidence, matched
+            )
+            return Difference(on_data, low, high, p_value, True, f"paired: {method}; {test}")
+    # the general case: both figures recomputed on each resample of the pairs
+    system_columns = np.argsort(system_order)  # system unit u is drawn as its pair is
+    baseline_columns = np.argsort(baseline_order)
+    ours_resampled, theirs_resampled = [], []
+    for counts in _count_chunks(resample_rng, pairs, num_resamples):
+        ours_resampled.append(_evaluate(system, counts[:, system_columns], "system"))
+        theirs_resampled.append(_evaluate(baseline, counts[:, baseline_columns], "baseline"))
+    method = f"paired: percentile bootstrap, {num_resamples} resamples of the {matched} ("
+    method += f"{system.method})"
+    method += f"; {test}" if means else "; bootstrap test"
+    return _from_resampled_difference(
+        on_data,
+        np.concatenate(ours_resampled),
+        np.concatenate(theirs_resampled),
+        system,
+        baseline,
+        confidence,
+        True,
+        method,
+        p_value if means else None,
+    )
 
 
 def unpaired_difference(
@@ -168,10 +257,491 @@ def unpaired_difference(
     unit: str = "response sets",
 ) -> Difference:
     """The comparison of two independent samples: each system's units resampled on their own.
-    p-value: a permutation test of the two samples' units for means, else the bootstrap test."""
-    raise NotImplementedError
+    p-value: a permutation test of the two samples' units for means, else the bootstrap test.
+
+    Means get scipy's BCa interval of the difference of the two means (over each side's defined
+    units; the percentile interval where BCa is undefined) and scipy's independent-samples
+    permutation test. An undefined figure leaves ``difference`` set when the data defines it,
+    and ``low``, ``high`` and ``p_value`` None."""
+    system = _check_statistic(system, "system")
+    baseline = _check_statistic(baseline, "baseline")
+    num_resamples, seed, confidence, unit = _check_settings(num_resamples, seed, confidence, unit)
+    # numpy: loaded with the first comparison, never by the command line's start
+    import numpy as np
+
+    system_rng, baseline_rng, test_rng = _streams(seed, 3)
+    resampling = f"{num_resamples} resamples of each system's {unit}"
+    on_data = _difference_on_data(system, baseline)
+    if isinstance(on_data, str):
+        return Difference(
+            None, None, None, None, False, f"unpaired bootstrap, {resampling}", on_data
+        )
+    if system.per_unit is not None and baseline.per_unit is not None:
+        ours = _defined(system.per_unit)
+        theirs = _defined(baseline.per_unit)
+        p_value, test = _independent_permutation(ours, theirs, test_rng, num_resamples, unit)
+        if np.ptp(ours) == 0 and np.ptp(theirs) == 0:
+            method = f"unpaired: zero-width: the same value on every one of each system's {unit}"
+            return Difference(on_data, on_data, on_data, p_value, False, f"{method}; {test}")
+        resampled = _resampled_means(ours, system_rng, num_resamples) - _resampled_means(
+            theirs, baseline_rng, num_resamples
+        )
+        ends = None
+        if min(len(ours), len(theirs)) >= 2:  # scipy's jackknife needs two units a side
+            ends = _bca_ends((ours, theirs), resampled, confidence)
+        if ends is not None:
+            method = f"unpaired: BCa bootstrap, {resampling}; {test}"
+            return Difference(on_data, ends[0], ends[1], p_value, False, method)
+        low, high = _percentile_ends(resampled, confidence)
+        method = f"unpaired: percentile bootstrap, {resampling} (BCa is undefined here); {test}"
+        return Difference(on_data, low, high, p_value, False, method)
+    ours_resampled = _resampled(system, system_rng, num_resamples, "system")
+    theirs_resampled = _resampled(baseline, baseline_rng, num_resamples, "baseline")
+    method = f"unpaired: percentile bootstrap, {resampling} ({system.method}); bootstrap test"
+    return _from_resampled_difference(
+        on_data,
+        ours_resampled,
+        theirs_resampled,
+        system,
+        baseline,
+        confidence,
+        False,
+        method,
+        None,
+    )
 
 
 def holm(p_values: Sequence[float | None]) -> list[float | None]:
     """Holm's step-down adjusted p-values (None stays None and is not counted as a test)."""
-    raise NotImplementedError
+    require_collection(p_values, "p_values")
+    checked = [
+        None if p is None else check_real(p, f"p_values[{index}]", 0.0, 1.0)
+        for index, p in enumerate(p_values)
+    ]
+    tested = sorted((p, index) for index, p in enumerate(checked) if p is not None)
+    adjusted: list[float | None] = list(checked)
+    running = 0.0  # the step-down maximum keeps the adjusted values in the p-values' order
+    for rank, (p, index) in enumerate(tested):
+        running = max(running, min(1.0, (len(tested) - rank) * p))
+        adjusted[index] = running
+    return adjusted
+
+
+# -- Checks ---------------------------------------------------------------------------------------
+
+
+def _check_settings(
+    num_resamples: object, seed: object, confidence: object, unit: object
+) -> tuple[int, int, float, str]:
+    checked_resamples = check_num_resamples(num_resamples)  # type: ignore[arg-type]
+    checked_seed = check_int(seed, "seed", minimum=0)
+    checked_confidence = check_real(confidence, "confidence", 0.0, 1.0, open_bounds=(True, True))
+    if not isinstance(unit, str) or not unit.strip():
+        raise ArgumentError("unit", f"must be a non-empty str naming the units, got {unit!r:.60}")
+    return checked_resamples, checked_seed, checked_confidence, unit
+
+
+def _check_statistic(statistic: object, argument: str) -> UnitStatistic:
+    if not isinstance(statistic, UnitStatistic):
+        raise ArgumentTypeError(
+            argument, f"must be a UnitStatistic, got {type(statistic).__name__}"
+        )
+    check_int(statistic.num_units, f"{argument}.num_units")
+    if statistic.per_unit is not None and len(statistic.per_unit) != statistic.num_units:
+        raise ArgumentError(
+            argument,
+            f"has {len(statistic.per_unit)} per-unit values for {statistic.num_units} units",
+        )
+    return statistic
+
+
+def _check_pairs(
+    system_units: Sequence[int],
+    baseline_units: Sequence[int],
+    system_count: int,
+    baseline_count: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    require_collection(system_units, "system_units")
+    require_collection(baseline_units, "baseline_units")
+    if len(system_units) != len(baseline_units):
+        raise ArgumentError(
+            "baseline_units",
+            f"has {len(baseline_units)} units but `system_units` has {len(system_units)}: "
+            "position i pairs one unit of each system",
+        )
+    # numpy: the checked orders index the per-unit values and the resampled counts
+    import numpy as np
+
+    orders = []
+    for argument, units, count, owner in (
+        ("system_units", system_units, system_count, "system"),
+        ("baseline_units", baseline_units, baseline_count, "baseline"),
+    ):
+        position: dict[int, int] = {}
+        for index, value in enumerate(units):
+            drawn = check_int(value, f"{argument}[{index}]", minimum=0, maximum=count - 1)
+            if drawn in position:
+                raise ArgumentError(
+                    f"{argument}[{index}]",
+                    f"repeats unit {drawn} of `{owner}` (`{argument}[{position[drawn]}]`): "
+                    "a paired comparison matches each unit once",
+                )
+            position[drawn] = index
+        if len(position) < count:
+            missing = next(drawn for drawn in range(count) if drawn not in position)
+            raise ArgumentError(
+                argument,
+                f"leaves unit {missing} of `{owner}`'s {count} unmatched: a paired comparison "
+                "matches every unit once (compare unmatched systems with unpaired_difference)",
+            )
+        orders.append(np.fromiter(position, dtype=np.int64, count=count))
+    return orders[0], orders[1]
+
+
+# -- Resampling -----------------------------------------------------------------------------------
+
+#: Resamples drawn at once, and the most counts a chunk holds (rows x units), so memory stays
+#: O(chunk x units) whatever the number of resamples. The draws come in a fixed order, so the
+#: figures do not depend on either.
+_CHUNK_ROWS = 256
+_CHUNK_CELLS = 1 << 22
+
+
+def _chunk_rows(num_units: int) -> int:
+    return max(1, min(_CHUNK_ROWS, _CHUNK_CELLS // max(num_units, 1)))
+
+
+def _streams(seed: int, count: int) -> list[np.random.Generator]:
+    """``count`` independent generators from ``seed``: each draws in its own fixed order, so
+    chunking one stream never shifts another's draws."""
+    # numpy: the generators
+    import numpy as np
+
+    return [np.random.default_rng(child) for child in np.random.SeedSequence(seed).spawn(count)]
+
+
+def _draw_chunks(
+    rng: np.random.Generator, num_units: int, num_resamples: int
+) -> Iterator[np.ndarray]:
+    """Each chunk of resamples as drawn unit indexes, shape ``(rows, num_units)``: the draws
+    ``rng.integers(0, num_units, (num_resamples, num_units))`` makes, a chunk at a time."""
+    rows = _chunk_rows(num_units)
+    for start in range(0, num_resamples, rows):
+        yield rng.integers(0, num_units, size=(min(rows, num_resamples - start), num_units))
+
+
+def _count_chunks(
+    rng: np.random.Generator, num_units: int, num_resamples: int
+) -> Iterator[np.ndarray]:
+    """Each chunk of resamples as counts, shape ``(rows, num_units)`` float64: row r holds how
+    many times resample r draws each unit (``num_units`` draws with replacement)."""
+    # numpy: the counts of the draws
+    import numpy as np
+
+    for drawn in _draw_chunks(rng, num_units, num_resamples):
+        size = len(drawn)
+        drawn += np.arange(size)[:, None] * num_units  # one bincount counts every row
+        counts = np.bincount(drawn.ravel(), minlength=size * num_units)
+        yield counts.reshape(size, num_units).astype(np.float64)
+
+
+def _evaluate(statistic: UnitStatistic, counts: np.ndarray, argument: str) -> np.ndarray:
+    # numpy: the figures as one float array
+    import numpy as np
+
+    figures = np.asarray(statistic.evaluate(counts), dtype=np.float64)
+    if figures.shape != (len(counts),):
+        raise ArgumentError(
+            argument,
+            f"evaluate returned shape {figures.shape} for {len(counts)} resamples; "
+            f"expected ({len(counts)},)",
+        )
+    return figures
+
+
+def _resampled(
+    statistic: UnitStatistic, rng: np.random.Generator, num_resamples: int, argument: str
+) -> np.ndarray:
+    # numpy: the figures of every chunk joined
+    import numpy as np
+
+    return np.concatenate(
+        [
+            _evaluate(statistic, counts, argument)
+            for counts in _count_chunks(rng, statistic.num_units, num_resamples)
+        ]
+    )
+
+
+def _resampled_means(
+    values: np.ndarray, rng: np.random.Generator, num_resamples: int
+) -> np.ndarray:
+    """The mean of each resample of ``values``: the draws and means scipy.stats.bootstrap makes
+    from the same generator."""
+    # numpy: the figures of every chunk joined
+    import numpy as np
+
+    return np.concatenate(
+        [values[drawn].mean(axis=-1) for drawn in _draw_chunks(rng, len(values), num_resamples)]
+    )
+
+
+def _defined(values: np.ndarray) -> np.ndarray:
+    # numpy: the per-unit values as floats
+    import numpy as np
+
+    values = np.asarray(values, dtype=np.float64)
+    return values[~np.isnan(values)]
+
+
+# -- Interval ends --------------------------------------------------------------------------------
+
+
+def _percentile_ends(figures: np.ndarray, confidence: float) -> tuple[float, float]:
+    # numpy: the percentiles
+    import numpy as np
+
+    tail = (1.0 - confidence) / 2 * 100
+    low, high = np.percentile(figures, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def _difference_of_means(ours: np.ndarray, theirs: np.ndarray, axis: int = -1) -> np.ndarray:
+    return ours.mean(axis=axis) - theirs.mean(axis=axis)
+
+
+def _bca_ends(
+    samples: tuple[np.ndarray, ...], resampled: np.ndarray, confidence: float
+) -> tuple[float, float] | None:
+    """The BCa ends of the mean of one sample, or of the first sample's mean minus the second's,
+    from the bootstrap distribution ``resampled``: scipy.stats.bootstrap(method="BCa")'s
+    formulas (Efron & Tibshirani, 14.3 and 15.4), with the jackknife's leave-one-out means in
+    closed form, O(units) where scipy's jackknife recomputes each, O(units^2). None where BCa
+    is undefined: the figure on the data outside the distribution, a sample under two units."""
+    # numpy: the distribution's quantiles
+    import numpy as np
+
+    # scipy.special: the normal quantile and distribution function, without scipy.stats' load
+    from scipy.special import ndtr, ndtri
+
+    if min(len(sample) for sample in samples) < 2:
+        return None
+    point = samples[0].mean() - (samples[1].mean() if len(samples) > 1 else 0.0)
+    below = np.count_nonzero(resampled < point) + np.count_nonzero(resampled <= point)
+    share = below / (2 * len(resampled))
+    if not 0 < share < 1:
+        return None
+    bias = ndtri(share)
+    cubes = squares = 0.0
+    for sign, sample in zip((1.0, -1.0), samples):
+        size = len(sample)
+        left_out = (sample.sum() - sample) / (size - 1)  # the mean without each unit
+        influence = sign * (size - 1) * (left_out.mean() - left_out)
+        cubes += np.sum(influence**3) / size**3
+        squares += np.sum(influence**2) / size**2
+    if squares == 0:
+        return None
+    acceleration = cubes / 6 / squares**1.5
+    tail = ndtri((1.0 - confidence) / 2)
+    levels = [ndtr(bias + (bias + z) / (1 - acceleration * (bias + z))) for z in (tail, -tail)]
+    low, high = (float(end) for end in np.quantile(resampled, levels))
+    return (low, high) if math.isfinite(low) and math.isfinite(high) else None
+
+
+def _mean_ends(
+    values: np.ndarray,
+    rng: np.random.Generator,
+    num_resamples: int,
+    confidence: float,
+    unit: str,
+) -> tuple[float, float, str]:
+    """The interval of the mean of ``values`` (no NaN, at least one): zero-width for a constant
+    sample, BCa where defined, else the percentile interval; with the method's text."""
+    # numpy: the spread of the values
+    import numpy as np
+
+    if np.ptp(values) == 0:
+        value = float(values[0])
+        return value, value, f"zero-width: the same value on every one of the {unit}"
+    resampled = _resampled_means(values, rng, num_resamples)
+    resampling = f"{num_resamples} resamples of the {unit}"
+    ends = _bca_ends((values,), resampled, confidence)
+    if ends is not None:
+        return ends[0], ends[1], f"BCa bootstrap, {resampling}"
+    low, high = _percentile_ends(resampled, confidence)
+    return low, high, f"percentile bootstrap, {resampling} (BCa is undefined on these values)"
+
+
+# -- Differences ----------------------------------------------------------------------------------
+
+
+def _difference_on_data(system: UnitStatistic, baseline: UnitStatistic) -> float | str:
+    """``system - baseline`` on the data, or why it is undefined."""
+    # numpy: the all-ones counts of the data
+    import numpy as np
+
+    ours = _evaluate(system, np.ones((1, system.num_units)), "system")[0]
+    theirs = _evaluate(baseline, np.ones((1, baseline.num_units)), "baseline")[0]
+    reasons = []
+    if not np.isfinite(ours):
+        reasons.append(_undefined_on_data(system, "the system's figure"))
+    if not np.isfinite(theirs):
+        reasons.append(_undefined_on_data(baseline, "the baseline's figure"))
+    return "; ".join(reasons) if reasons else float(ours - theirs)
+
+
+def _from_resampled_difference(
+    on_data: float,
+    ours: np.ndarray,
+    theirs: np.ndarray,
+    system: UnitStatistic,
+    baseline: UnitStatistic,
+    confidence: float,
+    paired: bool,
+    method: str,
+    p_value: float | None,
+) -> Difference:
+    """The percentile interval of the resampled ``ours - theirs`` and, when ``p_value`` is None,
+    the bootstrap test's p-value; undefined when either side is on some resample."""
+    # numpy: counting the undefined resamples and the resampled differences
+    import numpy as np
+
+    reasons = []
+    for figures, statistic, side in ((ours, system, "system"), (theirs, baseline, "baseline")):
+        undefined = int(np.count_nonzero(~np.isfinite(figures)))
+        if undefined:
+            reason = statistic.undefined or "the figure is undefined"
+            reasons.append(
+                _undefined_on_resamples(undefined, len(figures), f"{reason} (the {side}'s figure)")
+            )
+    if reasons:
+        return Difference(on_data, None, None, None, paired, method, "; ".join(reasons))
+    resampled = ours - theirs
+    low, high = _percentile_ends(resampled, confidence)
+    if p_value is None:
+        extreme = np.count_nonzero(np.abs(resampled - on_data) >= abs(on_data))
+        p_value = float((1 + extreme) / (1 + len(resampled)))
+    return Difference(on_data, low, high, p_value, paired, method)
+
+
+# -- Permutation tests ----------------------------------------------------------------------------
+
+
+def _two_sided_p(null: np.ndarray, observed: float, exact: bool) -> float:
+    """scipy.stats.permutation_test's two-sided p-value: twice the smaller tail, the observed
+    arrangement counted once where the arrangements were drawn at random."""
+    # numpy: counting the tails
+    import numpy as np
+
+    adjustment = 0 if exact else 1
+    tolerance = abs(observed) * np.finfo(np.float64).eps * 100  # ties that rounding separates
+    less = (np.count_nonzero(null <= observed + tolerance) + adjustment) / (len(null) + adjustment)
+    more = (np.count_nonzero(null >= observed - tolerance) + adjustment) / (len(null) + adjustment)
+    return float(min(1.0, 2 * min(less, more)))
+
+
+def _random_swaps(rng: np.random.Generator, rows: int, pairs: int) -> np.ndarray:
+    """``rows`` x ``pairs`` fair coin flips as 0.0 / 1.0, from 64-bit draws (64 flips each, read
+    lowest bit first, so the flips do not depend on the machine's byte order)."""
+    # numpy: the draws and their bits
+    import numpy as np
+
+    words = rng.integers(0, 2**64, size=(rows, -(-pairs // 64)), dtype=np.uint64)
+    octets = words.astype("<u8").view(np.uint8)  # little-endian bytes on every machine
+    flips = np.unpackbits(octets, axis=1, count=pairs, bitorder="little")
+    return flips.astype(np.float64)
+
+
+def _paired_permutation(
+    ours: np.ndarray, theirs: np.ndarray, rng: np.random.Generator, num_resamples: int
+) -> tuple[float, str]:
+    """The paired permutation test of the difference of the two means (NaN: undefined, left out
+    of its side's mean): each arrangement swaps each pair's two values or not, every one of the
+    2^pairs when that is at most ``num_resamples`` (as scipy's ``permutation_test`` with
+    ``permutation_type="samples"`` does), else ``num_resamples`` drawn at random, vectorised as
+    matrix products."""
+    # numpy: the swaps and the means they give
+    import numpy as np
+
+    pairs = len(ours)
+    ours_defined, theirs_defined = ~np.isnan(ours), ~np.isnan(theirs)
+    # per pair: each side's value (0 where undefined) and whether it is defined
+    sides = np.column_stack(
+        [np.where(ours_defined, ours, 0.0), np.where(theirs_defined, theirs, 0.0)]
+        + [ours_defined, theirs_defined]
+    ).astype(np.float64)
+    totals = sides.sum(axis=0)
+
+    def difference(swaps: np.ndarray) -> np.ndarray:
+        moved = swaps @ sides  # what the swapped pairs carry from each side to the other
+        ours_sum = totals[0] - moved[:, 0] + moved[:, 1]
+        theirs_sum = totals[1] - moved[:, 1] + moved[:, 0]
+        ours_count = totals[2] - moved[:, 2] + moved[:, 3]
+        theirs_count = totals[3] - moved[:, 3] + moved[:, 2]
+        with np.errstate(invalid="ignore", divide="ignore"):  # a side left with no value: NaN
+            return ours_sum / ours_count - theirs_sum / theirs_count
+
+    observed = float(difference(np.zeros((1, pairs)))[0])
+    rows = _chunk_rows(pairs)
+    exact = pairs < 62 and 2**pairs <= num_resamples
+    if exact:
+        every = np.arange(2**pairs)[:, None] >> np.arange(pairs) & 1
+        null = np.concatenate(
+            [
+                difference(every[start : start + rows].astype(np.float64))
+                for start in range(0, len(every), rows)
+            ]
+        )
+        return _two_sided_p(null, observed, True), (
+            f"paired permutation test, exact over the {2**pairs} swaps of the pairs"
+        )
+    null = np.concatenate(
+        [
+            difference(_random_swaps(rng, min(rows, num_resamples - start), pairs))
+            for start in range(0, num_resamples, rows)
+        ]
+    )
+    return _two_sided_p(null, observed, False), (
+        f"paired permutation test, {num_resamples} random swaps of the pairs"
+    )
+
+
+def _independent_permutation(
+    ours: np.ndarray,
+    theirs: np.ndarray,
+    rng: np.random.Generator,
+    num_resamples: int,
+    unit: str,
+) -> tuple[float, str]:
+    """scipy's independent-samples permutation test of the difference of the two means."""
+    # scipy: the permutation test, only where a comparison is asked for
+    from scipy import stats
+
+    result = stats.permutation_test(
+        (ours, theirs),
+        _difference_of_means,
+        permutation_type="independent",
+        vectorized=True,
+        n_resamples=num_resamples,
+        batch=_chunk_rows(len(ours) + len(theirs)),
+        rng=rng,
+    )
+    splits = math.comb(len(ours) + len(theirs), len(ours))
+    test = (
+        f"permutation test, exact over the {splits} splits of the pooled {unit}"
+        if splits <= num_resamples
+        else f"permutation test, {num_resamples} random splits of the pooled {unit}"
+    )
+    return float(result.pvalue), test
+
+
+# -- Reasons --------------------------------------------------------------------------------------
+
+
+def _undefined_on_data(statistic: UnitStatistic, figure: str = "") -> str:
+    reason = statistic.undefined or "the figure is undefined"
+    return f"undefined on the data: {reason}" + (f" ({figure})" if figure else "")
+
+
+def _undefined_on_resamples(undefined: int, num_resamples: int, reason: str) -> str:
+    return f"undefined on {undefined} of {num_resamples} resamples: {reason}"
