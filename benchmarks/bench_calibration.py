@@ -36,6 +36,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import shlex
@@ -150,6 +151,40 @@ def per_set_values(sets: list[ResponseSet], chosen: list[Measure]) -> dict[str, 
         )
         for measure in chosen
     }
+
+
+def cached_values(
+    cache: Path | None,
+    collections: list[list[ResponseSet]],
+    chosen: list[Measure],
+    sources: list[Path],
+) -> tuple[list[dict[str, np.ndarray]], bool]:
+    """:func:`per_set_values` of each collection, kept in ``cache`` (when given) under a key of
+    the source files' digests, the measures and dialeval's version: the statistics part of the
+    benchmark then reruns without the job. Also whether they came from the cache."""
+    from dialeval import __version__
+
+    digests = [hashlib.sha256(path.read_bytes()).hexdigest() for path in sources]
+    key = {"sources": digests, "measures": [m.name for m in chosen], "dialeval": __version__}
+    if cache is not None and cache.exists():
+        kept = json.loads(cache.read_text(encoding="utf-8"))
+        if kept["key"] == key:
+            log(f"per-set values from {cache}")
+            return [
+                {name: np.array(column, dtype=float) for name, column in values.items()}
+                for values in kept["values"]
+            ], True
+    computed = [per_set_values(sets, chosen) for sets in collections]
+    if cache is not None:
+        values = [
+            {
+                name: [None if math.isnan(v) else v for v in column.tolist()]
+                for name, column in c.items()
+            }
+            for c in computed
+        ]
+        cache.write_text(json.dumps({"key": key, "values": values}), encoding="utf-8")
+    return computed, False
 
 
 # ---------------------------------------------------------------- data
@@ -316,12 +351,20 @@ def _percent(rate: float) -> str:
     return f"{100 * rate:.1f}%"
 
 
+def _outside(rate: float, band: tuple[float, float]) -> bool:
+    return not band[0] <= rate <= band[1]
+
+
+def _marked(rate: float, band: tuple[float, float]) -> str:
+    return f"**{_percent(rate)}**" if _outside(rate, band) else _percent(rate)
+
+
 def _aa_cell(tally: Tally, band: tuple[float, float]) -> str:
-    rate = tally.rate(tally.rejected)
-    text = f"{_percent(rate)} ({_percent(tally.rate(tally.interval_excludes_zero))})"
-    if tally.undefined:
-        text += f", {tally.undefined} undefined"
-    return f"**{text}**" if not band[0] <= rate <= band[1] else text
+    text = (
+        f"{_marked(tally.rate(tally.rejected), band)} "
+        f"({_marked(tally.rate(tally.interval_excludes_zero), band)})"
+    )
+    return text + (f", {tally.undefined} undefined" if tally.undefined else "")
 
 
 def render(run: dict, command: str) -> str:
@@ -347,9 +390,9 @@ def render(run: dict, command: str) -> str:
             "the next n: unpaired (permutation test) and paired with a random pairing (sign-flip "
             "test). Cell: share of seeds rejecting at 5% (p-value), in brackets the share whose "
             f"95% interval of the difference leaves out 0. A 5% test over {seeds} seeds lands in "
-            f"{_percent(band[0])}-{_percent(band[1])} 95% of the time; cells outside that band "
-            f"are bold (with {2 * len(sizes_aa) * len(names)} cells, about "
-            f"{0.05 * 2 * len(sizes_aa) * len(names):.0f} fall outside by chance)."
+            f"{_percent(band[0])}-{_percent(band[1])} 95% of the time; rates outside that band "
+            f"are bold (of {4 * len(sizes_aa) * len(names)} rates, about "
+            f"{0.05 * 4 * len(sizes_aa) * len(names):.0f} fall outside by chance)."
         ),
         "",
     ]
@@ -380,10 +423,7 @@ def render(run: dict, command: str) -> str:
     ]
     for gap, result in run["ab"].items():
         (low, high), (num_low, num_high) = result["bands"], result["band_sets"]
-        wrong = sum(
-            t.rejected_down if _up(name, run) else t.rejected_up
-            for (name, _), t in result["tallies"].items()
-        )
+        wrong = _wrong_direction(result, run)
         lines += [
             (
                 f"**{gap} gap**: temperatures {low[0]:.2f}-{low[1]:.2f} ({num_low} sets) vs "
@@ -442,9 +482,14 @@ def render(run: dict, command: str) -> str:
             f"{run['seed']}, part, trial))`, each test's resampling seed = the trial"
         ),
         (
-            f"- Time: per-set values {run['time']['values']:.0f} s, A/A tests "
-            f"{run['time']['aa']:.0f} s, A/B tests {run['time']['ab']:.0f} s; other processes used "
-            f"{run['others']:.0%} of the CPU meanwhile"
+            "- Time: per-set values {:.0f} s{}, A/A tests {:.0f} s, A/B tests {:.0f} s; other "
+            "processes used {:.0%} of the CPU meanwhile".format(
+                run["time"]["values"],
+                " (read from `--cache`)" if run["values_from_cache"] else "",
+                run["time"]["aa"],
+                run["time"]["ab"],
+                run["others"],
+            )
         ),
     ]
     return section_text(SCRIPT, lines)
@@ -477,27 +522,46 @@ def reading(run: dict) -> list[str]:
     aa, band = run["aa"], run["band"]
     out = []
     for test in ("unpaired", "paired"):
-        rates = [t.rate(t.rejected) for (_, _, kind), t in aa.items() if kind == test]
-        outside = sum(not band[0] <= rate <= band[1] for rate in rates)
-        out.append(
-            f"- A/A, {test}: rejection rates {_percent(min(rates))}-{_percent(max(rates))} "
-            f"(mean {_percent(float(np.mean(rates)))}) over {len(rates)} cells; {outside} outside "
-            f"the band {_percent(band[0])}-{_percent(band[1])}."
-        )
-    for gap, result in run["ab"].items():
-        needed = {name: normal_sets_needed(result["effect"][name]) for name in run["measures"]}
-        ranked = sorted(needed, key=needed.get)
-        out.append(
-            f"- A/B, {gap} gap: by the normal approximation {ranked[0]} needs the fewest sets "
-            f"for 80% power ({_sets(needed[ranked[0]])} a system) and {ranked[-1]} the most "
-            f"({_sets(needed[ranked[-1]])}); measured power at n = {run['ab_sizes'][0]}: "
-            + ", ".join(
-                f"{name} {_percent(_power(result['tallies'][name, run['ab_sizes'][0]], name, run))}"
-                for name in ranked
+        for what, count in (("p < 0.05", "rejected"), ("interval leaving out 0", "interval")):
+            cells = {
+                (name, n): t.rate(t.rejected if count == "rejected" else t.interval_excludes_zero)
+                for (name, n, kind), t in aa.items()
+                if kind == test
+            }
+            rates = list(cells.values())
+            outside = [
+                f"`{name}` at n = {n} ({_percent(rate)})"
+                for (name, n), rate in cells.items()
+                if _outside(rate, band)
+            ]
+            out.append(
+                f"- A/A, {test}, {what}: {_percent(min(rates))}-{_percent(max(rates))} (mean "
+                f"{_percent(float(np.mean(rates)))}) over {len(rates)} cells; outside the band: "
+                + (", ".join(outside) if outside else "none")
+                + "."
             )
-            + "."
+    for gap, result in run["ab"].items():
+        needed = {
+            name: measured_sets_needed(
+                run["ab_sizes"],
+                [_power(result["tallies"][name, n], name, run) for n in run["ab_sizes"]],
+            )
+            for name in run["measures"]
+        }
+        wrong = _wrong_direction(result, run)
+        out.append(
+            f"- A/B, {gap} gap: measured sets for 80% power: "
+            + ", ".join(f"`{name}` {reading}" for name, reading in needed.items())
+            + f"; {wrong} rejection(s) in the wrong direction."
         )
     return out
+
+
+def _wrong_direction(result: dict, run: dict) -> int:
+    return sum(
+        t.rejected_down if _up(name, run) else t.rejected_up
+        for (name, _), t in result["tallies"].items()
+    )
 
 
 # ---------------------------------------------------------------- main
@@ -506,14 +570,21 @@ def reading(run: dict) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, default=200)
-    parser.add_argument("--aa-sizes", type=int, nargs="+", default=[50, 200])
-    parser.add_argument("--ab-sizes", type=int, nargs="+", default=[10, 25, 50, 100, 200])
+    parser.add_argument("--aa-sizes", type=int, nargs="+", default=[20, 50, 200])
+    parser.add_argument("--ab-sizes", type=int, nargs="+", default=[5, 10, 25, 50, 100, 200])
     parser.add_argument("--gaps", nargs="+", default=list(GAPS), choices=list(GAPS))
     parser.add_argument("--task", default="resp", choices=("resp", "story", "prompt"))
     parser.add_argument("--resamples", type=int, default=resampling.DEFAULT_RESAMPLES)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--no-model", action="store_true", help="model-free measures only (no sent-BERT, Vendi)"
+    )
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        help="a JSON file keeping the per-set values between runs (reused when the data files, "
+        "the measures and dialeval's version are the same)",
     )
     parser.add_argument(
         "--quick",
@@ -542,8 +613,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         generated, temperatures = dectest_sets(dectest_file)
         log(f"per-set values of {len(names)} measures on {len(human)} + {len(generated)} sets")
-        human_values = per_set_values(human, chosen)
-        generated_values = per_set_values(generated, chosen)
+        (human_values, generated_values), from_cache = cached_values(
+            args.cache,
+            [human, generated],
+            chosen,
+            [*(DAILYDIALOG / name for name in DAILYDIALOG_SPLITS), dectest_file],
+        )
         values_s = time.perf_counter() - started
 
         started = time.perf_counter()
@@ -591,6 +666,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "task": args.task,
         "dectest_file": dectest_file.name,
         "time": {"values": values_s, "aa": aa_s, "ab": ab_s},
+        "values_from_cache": from_cache,
         "others": contention.share,
     }
     command = ".venv/bin/python benchmarks/bench_calibration.py " + shlex.join(

@@ -107,6 +107,7 @@ def test_a_tiny_run_goes_through_the_test_into_the_section(bench):
         "task": "resp",
         "dectest_file": "x.csv",
         "time": {"values": 1.0, "aa": 1.0, "ab": 1.0},
+        "values_from_cache": False,
         "others": 0.0,
     }
     section = bench.render(run, "cmd")
