@@ -29,7 +29,7 @@ Writes its section of ``benchmarks/RESULTS.md``.
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_calibration.py           # 200 seeds; ~25 min on 2 busy cores
+    .venv/bin/python benchmarks/bench_calibration.py           # 200 seeds: ~12 min on 2 busy cores
     .venv/bin/python benchmarks/bench_calibration.py --quick --results /tmp/calibration.md
 """
 
@@ -392,7 +392,8 @@ def render(run: dict, command: str) -> str:
             f"95% interval of the difference leaves out 0. A 5% test over {seeds} seeds lands in "
             f"{_percent(band[0])}-{_percent(band[1])} 95% of the time; rates outside that band "
             f"are bold (of {4 * len(sizes_aa) * len(names)} rates, about "
-            f"{0.05 * 4 * len(sizes_aa) * len(names):.0f} fall outside by chance)."
+            f"{0.05 * 4 * len(sizes_aa) * len(names):.0f} would fall outside by chance were they "
+            "independent; they are not: the measures of a seed share its split)."
         ),
         "",
     ]
@@ -529,16 +530,10 @@ def reading(run: dict) -> list[str]:
                 if kind == test
             }
             rates = list(cells.values())
-            outside = [
-                f"`{name}` at n = {n} ({_percent(rate)})"
-                for (name, n), rate in cells.items()
-                if _outside(rate, band)
-            ]
             out.append(
                 f"- A/A, {test}, {what}: {_percent(min(rates))}-{_percent(max(rates))} (mean "
-                f"{_percent(float(np.mean(rates)))}) over {len(rates)} cells; outside the band: "
-                + (", ".join(outside) if outside else "none")
-                + "."
+                f"{_percent(float(np.mean(rates)))}) over {len(rates)} cells; "
+                f"{_outside_text(cells, band)}."
             )
     for gap, result in run["ab"].items():
         needed = {
@@ -548,13 +543,38 @@ def reading(run: dict) -> list[str]:
             )
             for name in run["measures"]
         }
-        wrong = _wrong_direction(result, run)
+        ranked = sorted(needed, key=lambda name: _reading_order(needed[name]))
         out.append(
-            f"- A/B, {gap} gap: measured sets for 80% power: "
-            + ", ".join(f"`{name}` {reading}" for name, reading in needed.items())
-            + f"; {wrong} rejection(s) in the wrong direction."
+            f"- A/B, {gap} gap: measured sets for 80% power, fewest first: "
+            + ", ".join(f"`{name}` {needed[name]}" for name in ranked)
+            + f"; {_wrong_direction(result, run)} rejection(s) in the wrong direction."
         )
     return out
+
+
+def _outside_text(cells: dict[tuple[str, int], float], band: tuple[float, float]) -> str:
+    above = {cell: rate for cell, rate in cells.items() if rate > band[1]}
+    below = {cell: rate for cell, rate in cells.items() if rate < band[0]}
+    if not above and not below:
+        return "none outside the band"
+    parts = []
+    for side, outside, pick in (("above", above, max), ("below", below, min)):
+        if outside:
+            (name, n), rate = pick(outside.items(), key=lambda item: item[1])
+            extreme = "highest" if side == "above" else "lowest"
+            parts.append(
+                f"{len(outside)} {side} the band ({extreme}: `{name}` at n = {n}, {_percent(rate)})"
+            )
+    return ", ".join(parts)
+
+
+def _reading_order(reading: str) -> float:
+    """``measured_sets_needed``'s text as a number to sort by: "≤ 5" before 6, "> 200" last."""
+    if reading.startswith("≤"):
+        return float(reading[1:]) - 0.5
+    if reading.startswith(">"):
+        return math.inf
+    return float(reading)
 
 
 def _wrong_direction(result: dict, run: dict) -> int:
