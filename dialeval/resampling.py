@@ -119,7 +119,14 @@ def interval(
     """The bootstrap interval of ``statistic``'s figure, resampling its units with replacement:
     BCa (``scipy.stats.bootstrap``) when it is a mean of per-unit values and BCa is defined,
     else the percentile interval; ``method`` names which, with the number of resamples and the
-    ``unit``."""
+    ``unit``.
+
+    A mean is resampled over its defined units, with scipy's draws from
+    ``numpy.random.default_rng(seed)`` and scipy's BCa formulas, its jackknife in closed form
+    (the same ends as ``scipy.stats.bootstrap(method="BCa")`` in O(units) rather than
+    O(units^2)); a constant one gets a zero-width interval. Any other figure gets the percentile
+    interval of ``evaluate`` over the resamples, or None ends with the reason (``undefined``)
+    when it is undefined on the data or on any resample."""
     statistic = _check_statistic(statistic, "statistic")
     num_resamples, seed, confidence, unit = _check_settings(num_resamples, seed, confidence, unit)
     # numpy: loaded with the first interval, never by the command line's start
@@ -133,6 +140,9 @@ def interval(
     if statistic.per_unit is not None:
         values = np.asarray(statistic.per_unit, dtype=np.float64)
         defined = values[~np.isnan(values)]
+        if not defined.size:  # an evaluate that disagrees with its per-unit values
+            reason = _undefined_on_data(statistic)
+            return Interval(None, None, f"bootstrap, {resampling}", reason)
         where = "" if len(defined) == len(values) else " where the figure is defined"
         low, high, method = _mean_ends(defined, rng, num_resamples, confidence, unit + where)
         return Interval(low, high, method)
@@ -191,11 +201,11 @@ def paired_difference(
     means) of the resampled differences; p-value: a sign-flip permutation test for means, else
     the bootstrap test ``(1 + #{|d* - d| >= |d|}) / (1 + B)``.
 
-    Means with a value on every unit of both get scipy's BCa interval of the per-pair
-    differences; means with undefined units get the percentile interval of the difference of the
-    two means (each over its defined units) and a permutation test that swaps each pair's two
-    values (a sign flip when both are defined). An undefined figure leaves ``difference`` set
-    when the data defines it, and ``low``, ``high`` and ``p_value`` None."""
+    Means with a value on every unit of both get the BCa interval of the per-pair differences
+    (as :func:`interval`); means with undefined units get the percentile interval of the
+    difference of the two means (each over its defined units) and a permutation test that swaps
+    each pair's two values (a sign flip when both are defined). An undefined figure leaves
+    ``difference`` set when the data defines it, and ``low``, ``high`` and ``p_value`` None."""
     system = _check_statistic(system, "system")
     baseline = _check_statistic(baseline, "baseline")
     system_order, baseline_order = _check_pairs(
@@ -259,10 +269,10 @@ def unpaired_difference(
     """The comparison of two independent samples: each system's units resampled on their own.
     p-value: a permutation test of the two samples' units for means, else the bootstrap test.
 
-    Means get scipy's BCa interval of the difference of the two means (over each side's defined
-    units; the percentile interval where BCa is undefined) and scipy's independent-samples
-    permutation test. An undefined figure leaves ``difference`` set when the data defines it,
-    and ``low``, ``high`` and ``p_value`` None."""
+    Means get the BCa interval of the difference of the two means (scipy's two-sample
+    formulas, over each side's defined units; the percentile interval where BCa is undefined)
+    and scipy's independent-samples permutation test. An undefined figure leaves
+    ``difference`` set when the data defines it, and ``low``, ``high`` and ``p_value`` None."""
     system = _check_statistic(system, "system")
     baseline = _check_statistic(baseline, "baseline")
     num_resamples, seed, confidence, unit = _check_settings(num_resamples, seed, confidence, unit)
@@ -286,9 +296,7 @@ def unpaired_difference(
         resampled = _resampled_means(ours, system_rng, num_resamples) - _resampled_means(
             theirs, baseline_rng, num_resamples
         )
-        ends = None
-        if min(len(ours), len(theirs)) >= 2:  # scipy's jackknife needs two units a side
-            ends = _bca_ends((ours, theirs), resampled, confidence)
+        ends = _bca_ends((ours, theirs), resampled, confidence)
         if ends is not None:
             method = f"unpaired: BCa bootstrap, {resampling}; {test}"
             return Difference(on_data, ends[0], ends[1], p_value, False, method)
@@ -713,7 +721,17 @@ def _independent_permutation(
     num_resamples: int,
     unit: str,
 ) -> tuple[float, str]:
-    """scipy's independent-samples permutation test of the difference of the two means."""
+    """scipy's independent-samples permutation test of the difference of the two means; where
+    one side has a single unit (scipy asks two a side), the exact test over the splits that
+    give that side each pooled unit in turn."""
+    splits = math.comb(len(ours) + len(theirs), len(ours))
+    test = (
+        f"permutation test, exact over the {splits} splits of the pooled {unit}"
+        if splits <= num_resamples or min(len(ours), len(theirs)) == 1
+        else f"permutation test, {num_resamples} random splits of the pooled {unit}"
+    )
+    if min(len(ours), len(theirs)) == 1:
+        return _single_unit_permutation(ours, theirs), test
     # scipy: the permutation test, only where a comparison is asked for
     from scipy import stats
 
@@ -726,13 +744,19 @@ def _independent_permutation(
         batch=_chunk_rows(len(ours) + len(theirs)),
         rng=rng,
     )
-    splits = math.comb(len(ours) + len(theirs), len(ours))
-    test = (
-        f"permutation test, exact over the {splits} splits of the pooled {unit}"
-        if splits <= num_resamples
-        else f"permutation test, {num_resamples} random splits of the pooled {unit}"
-    )
     return float(result.pvalue), test
+
+
+def _single_unit_permutation(ours: np.ndarray, theirs: np.ndarray) -> float:
+    """The exact permutation test when one side has a single unit: each split gives that side
+    one of the pooled units, the other side the rest."""
+    # numpy: the pooled units' splits
+    import numpy as np
+
+    pooled = np.concatenate([ours, theirs])
+    rest = (pooled.sum() - pooled) / (len(pooled) - 1)  # the other side's mean in each split
+    null = pooled - rest if len(ours) == 1 else rest - pooled
+    return _two_sided_p(null, float(ours.mean() - theirs.mean()), exact=True)
 
 
 # -- Reasons --------------------------------------------------------------------------------------
