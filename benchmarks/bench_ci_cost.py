@@ -6,9 +6,9 @@ evaluate S0.jsonl ... S9.jsonl -o cmp.json --no-progress`` with the three large 
 (``--nli-model none --bertscore-model none --cross-encoder-model none
 --homogenization-model none``: they are not on the 2-core machine) and ``--metric`` naming
 ``STEPS``: every step of the default job that runs here, on the embedded all-MiniLM-L6-v2; the
-other adds ``--ci --num-resamples 1000``. The runs alternate (``--repeats`` rounds, the order
-rotated each round, after one untimed run of each); medians reported, with each run's CPU time
-and peak memory (``_report.run_process_tree``).
+other adds ``--ci --num-resamples 1000``. The runs alternate (``--repeats`` rounds, default 1:
+a run is minutes long; the order rotated each round; ``--warm-up`` adds an untimed first round);
+medians reported, with each run's CPU time and peak memory (``_report.run_process_tree``).
 
 Data: ``bench_job.draw_sets`` (DailyDialog++ responses in sets of 10), 10,000 sets cut into 10
 systems of 1,000 sets; each system's sets carry the ids 0..999, so the systems are paired by id
@@ -24,14 +24,13 @@ Target: ``--ci`` adds at most ``TARGET_OVERHEAD`` (25%) to the job's wall time. 
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_ci_cost.py               # 10 x 10,000 responses, 3 rounds
+    .venv/bin/python benchmarks/bench_ci_cost.py               # 10 x 10,000 responses, 1 round
     .venv/bin/python benchmarks/bench_ci_cost.py --smoke       # 3 x 200 responses; not a measurement
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import statistics
 import tempfile
@@ -43,7 +42,6 @@ from _report import (
     Contention,
     details_head,
     log,
-    machine_line,
     markdown_table,
     package_versions,
     run_process_tree,
@@ -57,7 +55,7 @@ SCRIPT = "bench_ci_cost"
 NUM_SYSTEMS = 10
 RESPONSES_PER_SYSTEM = 10_000
 RESAMPLES = 1000
-REPEATS = 3
+REPEATS = 1
 TARGET_OVERHEAD = 0.25
 MODELS_OFF = (
     "--nli-model",
@@ -145,6 +143,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=REPEATS)
     parser.add_argument("--smoke", action="store_true", help="3 systems x 200 responses")
+    parser.add_argument("--warm-up", action="store_true", help="an untimed first round")
     args = parser.parse_args()
     if not DAILYDIALOG.exists():
         raise SystemExit(f"no DailyDialog++ release at {DAILYDIALOG}: see its SOURCE.md")
@@ -156,7 +155,8 @@ def main() -> int:
         work = Path(folder)
         paths = write_systems(work, num_systems, size)
         outputs = {}
-        for round_index in range(args.repeats + 1):
+        first = 0 if args.warm_up else 1
+        for round_index in range(first, args.repeats + 1):
             order = (False, True) if round_index % 2 == 0 else (True, False)
             for ci in order:
                 output = work / f"cmp-{int(ci)}-{round_index}.json"
@@ -202,15 +202,11 @@ def main() -> int:
         ),
         "",
         *details_head(f"benchmarks/bench_ci_cost.py{' --smoke' if args.smoke else ''}"),
-        machine_line(),
         f"- Packages: {package_versions(['numpy', 'scipy', 'torch'])}",
         f"- Other processes took {contention.share:.0%} of the CPU meanwhile.",
-        f"- Date: {datetime.date.today().isoformat()}",
     ]
     section = section_text(SCRIPT, lines)
-    if args.smoke:
-        print(section)
-    else:
+    if not args.smoke:
         write_section(RESULTS_PATH, SCRIPT, section)
     print(section)
     return 0 if meets else 1

@@ -343,20 +343,27 @@ def unpaired_difference(
     if min(system.num_units, baseline.num_units) < MIN_SUBSAMPLED_UNITS:
         reason = f"subsampling needs at least {MIN_SUBSAMPLED_UNITS} {unit} of each system"
         return Difference(on_data, None, None, None, False, method, reason)
-    ours = _subsampled(
+    system_figures = _subsampled(
         lambda counts: _evaluate(system, counts, "system"),
         system.num_units,
         system_rng,
         num_resamples,
     )
-    theirs = _subsampled(
+    baseline_figures = _subsampled(
         lambda counts: _evaluate(baseline, counts, "baseline"),
         baseline.num_units,
         baseline_rng,
         num_resamples,
     )
     return _from_subsampled_difference(
-        on_data, ours, theirs, (system, baseline), confidence, (system, baseline), method, None
+        on_data,
+        system_figures,
+        baseline_figures,
+        (system, baseline),
+        confidence,
+        (system, baseline),
+        method,
+        None,
     )
 
 
@@ -704,12 +711,12 @@ def _subsampled(
     import numpy as np
 
     halves = (num_resamples + 1) // 2
-    return tuple(  # type: ignore[return-value]
-        np.concatenate(
-            [evaluate(counts) for counts in _subsample_chunks(rng, num_units, size, count)]
-        )
-        for size, count in ((num_units // 2, halves), (num_units // 4, num_resamples - halves))
-    )
+
+    def figures(size: int, count: int) -> np.ndarray:
+        chunks = _subsample_chunks(rng, num_units, size, count)
+        return np.concatenate([evaluate(counts) for counts in chunks])
+
+    return figures(num_units // 2, halves), figures(num_units // 4, num_resamples - halves)
 
 
 def _extrapolated_variance(

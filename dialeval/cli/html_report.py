@@ -225,9 +225,11 @@ def _uncertainty_note(reports: dict[str, dict], comparison: dict | None) -> str:
         return "No intervals: run <code>dialeval evaluate --ci</code> for them."
     confidence = uncertainty.get("confidence", 0.95)
     return (
-        f"Intervals: {_e(f'{100 * confidence:g}')}% bootstrap intervals over "
-        f"{_e(uncertainty.get('num_resamples'))} resamples of each {_e(uncertainty.get('unit'))} "
-        f"(seed {_e(uncertainty.get('seed'))}); a cell's tooltip names its method."
+        f"Intervals: {_e(f'{100 * confidence:g}')}% intervals from "
+        f"{_e(uncertainty.get('num_resamples'))} resamples of the {_e(uncertainty.get('unit'))}s "
+        f"(seed {_e(uncertainty.get('seed'))}): the bootstrap for a per-set figure, subsamples "
+        "without replacement for a figure recomputed on the whole input; a cell's tooltip names "
+        "its method."
     )
 
 

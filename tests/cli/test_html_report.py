@@ -298,7 +298,7 @@ def test_one_system_page_has_every_section_and_its_intervals():
     small = report["metrics"]["homogenization_bleu"]["homogenization_bleu"]
     assert f">{small:.4f}" in table
     assert "nothing to compare" in _section(page, "differences")
-    assert "1000 resamples of each response set (seed 0)" in page
+    assert "1000 resamples of the response sets (seed 0)" in page
     assert page.count("<svg") == len(PER_SET_FIGURES)
     assert _section(page, "agreement").count('class="heatmap"') == 1
 

@@ -247,3 +247,28 @@ def test_the_interval_of_a_constant_figure_is_never_nan():
     bounds = interval(statistic, 100, 0).as_json()
     assert json.dumps(bounds, allow_nan=False)
     assert np.isfinite(bounds["low"]) if bounds["low"] is not None else bounds["undefined"]
+
+
+def test_intervals_run_no_model_again(monkeypatch):
+    from sentence_transformers import SentenceTransformer
+
+    forwards = []
+    original = SentenceTransformer.forward
+
+    def counted(self, *args, **kwargs):
+        forwards.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SentenceTransformer, "forward", counted)
+    sets = read_response_sets(DEMO)
+    steps = ["sent_bert", "vendi", "remote_clique", "chamfer_distance"]
+    settings = {"metrics": steps, "progress": False, "nli_models": [], "bertscore_models": []}
+    plain = evaluate_response_sets(sets, EvaluationOptions(**settings))
+    without = len(forwards)
+    assert without > 0
+    with_ci = evaluate_response_sets(sets, EvaluationOptions(**settings, ci=True))
+    # the second run reads the first's vectors from no store: it encodes as much, and no more
+    assert len(forwards) - without == without
+    for name, summary in with_ci["metrics"].items():
+        assert {k: v for k, v in summary.items() if k != "intervals"} == plain["metrics"][name]
+        assert all(bounds["low"] is not None for bounds in summary["intervals"].values()), name
