@@ -7,8 +7,11 @@ A figure enters as a :class:`UnitStatistic`: a function from how many times each
 (a resample's counts) to the figure's value. A figure that is the mean of per-unit values (every
 per-set figure) carries those values (``per_unit``), so its interval is scipy's BCa bootstrap and
 its paired test a sign-flip permutation test; a corpus figure (Dist-n, Self-BLEU, corpus Vendi,
-...) is recomputed on each resample from statistics its metric kept from the one pass (counts per
-unit, the embeddings already computed), so no model runs again.
+...) is recomputed from statistics its metric kept from the one pass (counts per unit, the
+embeddings already computed), so no model runs again, on subsamples without replacement (a unit
+drawn twice adds no new n-gram, which biases a resample with replacement): random halves and
+quarters, the variance carried to all units at the rate the two sizes show, the interval the
+figure +/- z sd and the test a normal test over that sd.
 
 Resamples come from ``numpy.random.default_rng(seed)`` in a fixed order, so the same seed gives
 the same interval wherever it is computed (one process or the main process of several).
@@ -128,17 +131,18 @@ def interval(
     confidence: float = CONFIDENCE,
     unit: str = "response sets",
 ) -> Interval:
-    """The bootstrap interval of ``statistic``'s figure, resampling its units with replacement:
-    BCa (``scipy.stats.bootstrap``) when it is a mean of per-unit values and BCa is defined,
-    else the percentile interval; ``method`` names which, with the number of resamples and the
-    ``unit``.
+    """The interval of ``statistic``'s figure: for a mean of per-unit values, the bootstrap
+    (units resampled with replacement), BCa (``scipy.stats.bootstrap``'s) where it is defined,
+    else the percentile interval; for any other figure, subsampling without replacement (the
+    module docstring); ``method`` names which, with the number of resamples and the ``unit``.
 
     A mean is resampled over its defined units, with scipy's draws from
     ``numpy.random.default_rng(seed)`` and scipy's BCa formulas, its jackknife in closed form
     (the same ends as ``scipy.stats.bootstrap(method="BCa")`` in O(units) rather than
-    O(units^2)); a constant one gets a zero-width interval. Any other figure gets the percentile
-    interval of ``evaluate`` over the resamples, or None ends with the reason (``undefined``)
-    when it is undefined on the data or on any resample."""
+    O(units^2)); a constant one gets a zero-width interval. Any other figure is evaluated on
+    ``num_resamples`` random halves and quarters of the units; it gets None ends with the reason
+    (``undefined``) when it is undefined on the data or on any subsample, or has fewer than
+    :data:`MIN_SUBSAMPLED_UNITS` units."""
     statistic = _check_statistic(statistic, "statistic")
     num_resamples, seed, confidence, unit = _check_settings(num_resamples, seed, confidence, unit)
     # numpy: loaded with the first interval, never by the command line's start
@@ -221,12 +225,13 @@ def paired_difference(
 ) -> Difference:
     """The paired comparison: unit ``system_units[i]`` of ``system`` answers the same context as
     unit ``baseline_units[i]`` of ``baseline`` (every unit of both, each once). A resample draws
-    the matched pairs, so both systems see the same contexts. Interval: percentile (BCa for
-    means) of the resampled differences; p-value: a sign-flip permutation test for means, else
-    the bootstrap test ``(1 + #{|d* - d| >= |d|}) / (1 + B)``.
+    the matched pairs, so both systems see the same contexts. Interval: BCa for means, else the
+    difference +/- z sd from the same subsamples of the pairs on both sides; p-value: a
+    sign-flip permutation test for means, else the normal test over that sd (undefined under
+    :data:`MIN_SUBSAMPLING_TEST_UNITS` pairs).
 
     Means with a value on every unit of both get the BCa interval of the per-pair differences
-    (as :func:`interval`); means with undefined units get the percentile interval of the
+    (as :func:`interval`); means with undefined units get the subsampled interval of the
     difference of the two means (each over its defined units) and a permutation test that swaps
     each pair's two values (a sign flip when both are defined). An undefined figure leaves
     ``difference`` set when the data defines it, and ``low``, ``high`` and ``p_value`` None."""
@@ -300,7 +305,8 @@ def unpaired_difference(
     unit: str = "response sets",
 ) -> Difference:
     """The comparison of two independent samples: each system's units resampled on their own.
-    p-value: a permutation test of the two samples' units for means, else the bootstrap test.
+    p-value: a permutation test of the two samples' units for means, else the normal test over
+    the sd of the difference, the two sides' subsampled variances added.
 
     Means get the BCa interval of the difference of the two means (scipy's two-sample
     formulas, over each side's defined units; the percentile interval where BCa is undefined)
