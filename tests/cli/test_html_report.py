@@ -340,7 +340,7 @@ def test_a_corpus_page_has_every_section_and_no_plot():
     assert "<svg" not in page
     assert "a corpus (one response per line)" in _section(page, "distributions")
     assert "[0.300, 0.320]" in _section(page, "summary")
-    assert "each response (seed 0)" in page
+    assert "of the responses (seed 0)" in page
 
 
 def test_a_report_without_intervals_says_how_to_get_them():
