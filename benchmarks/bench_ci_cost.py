@@ -5,8 +5,9 @@ Both runs are the same command line, as a user runs it, each in a fresh process:
 evaluate S0.jsonl ... S9.jsonl -o cmp.json --no-progress`` with the three large models off
 (``--nli-model none --bertscore-model none --cross-encoder-model none
 --homogenization-model none``: they are not on the 2-core machine) and ``--metric`` naming
-``STEPS``: every step of the default job that runs here, on the embedded all-MiniLM-L6-v2; the
-other adds ``--ci --num-resamples 1000``. The runs alternate (``--repeats`` rounds, default 1:
+``bench_job.STEPS``, the whole job as ``bench_job.py`` measures it against the peers' script
+(set-level distinct-n and n-gram cosine, corpus Dist-n / Ent-n / LF, sent-BERT and Vendi on the
+embedded all-MiniLM-L6-v2); the other adds ``--ci --num-resamples 1000``. The runs alternate (``--repeats`` rounds, default 1:
 a run is minutes long; the order rotated each round; ``--warm-up`` adds an untimed first round);
 medians reported, with each run's CPU time and peak memory (``_report.run_process_tree``).
 
@@ -49,7 +50,7 @@ from _report import (
     set_offline_environment,
     write_section,
 )
-from bench_job import SET_SIZE, dialeval_command, draw_sets
+from bench_job import SET_SIZE, STEPS, dialeval_command, draw_sets
 
 SCRIPT = "bench_ci_cost"
 NUM_SYSTEMS = 10
@@ -66,23 +67,6 @@ MODELS_OFF = (
     "none",
     "--homogenization-model",
     "none",
-)
-#: The default job's steps that run on the 2-core machine (the others need a large model or a
-#: tagger, or a reference corpus).
-STEPS = (
-    "lexical_diversity",
-    "corpus_lexical_diversity",
-    "self_bleu",
-    "sent_bert",
-    "vendi",
-    "compression_ratio",
-    "ead",
-    "remote_clique",
-    "chamfer_distance",
-    "self_repetition",
-    "homogenization_rougel",
-    "homogenization_bleu",
-    "mtld",
 )
 
 
@@ -106,7 +90,7 @@ def write_systems(folder: Path, num_systems: int, responses_per_system: int) -> 
 
 def command(paths: list[Path], output: Path, ci: bool, resamples: int) -> list[str]:
     argv = [*dialeval_command(), "evaluate", *map(str, paths), "-o", str(output)]
-    argv += ["--no-progress", "--ead-vocab-size", "30522", *MODELS_OFF]
+    argv += ["--no-progress", *MODELS_OFF]
     argv += [flag for step in STEPS for flag in ("--metric", step)]
     return argv + (["--ci", "--num-resamples", str(resamples)] if ci else [])
 
@@ -189,7 +173,7 @@ def main() -> int:
         "",
         (
             f"`dialeval evaluate` over {num_systems} systems x {size:,} responses (sets of "
-            f"{SET_SIZE}, paired by id), the offline steps of the default job "
+            f"{SET_SIZE}, paired by id), the whole job as bench_job measures it "
             f"({', '.join(STEPS)}), median of {args.repeats} alternating runs."
         ),
         "",
