@@ -35,7 +35,7 @@ Writes its section of ``benchmarks/RESULTS.md``.
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_calibration.py           # 200 seeds: ~22 min on 2 busy cores
+    .venv/bin/python benchmarks/bench_calibration.py  # 200 seeds (600 on corpus figures): ~20 min
     .venv/bin/python benchmarks/bench_calibration.py --quick --results /tmp/calibration.md
 """
 
@@ -637,7 +637,8 @@ def render_corpus(run: dict) -> list[str]:
             "resamples), the two samples' statistics compared with `unpaired_difference` (normal "
             "test of the difference over its subsampled sd). EAD has no corpus figure on response "
             "sets (its `distinct` is the mean of the per-set values, as in part 1). Cell: share "
-            "of seeds rejecting at 5% (in brackets: interval of the difference leaving out 0), "
+            "of seeds rejecting at 5% (in brackets: interval of the difference leaving out 0; "
+            "the test and the interval rest on the same sd), "
             f"bold outside {_percent(band[0])}-{_percent(band[1])}, the binomial band of a 5% "
             f"test over {seeds} seeds. sd ratio: the mean sd the first sample's interval reports "
             "(half-width / 1.96) over the sd of the figure across the seeds' first samples; "
@@ -820,7 +821,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--corpus-seeds",
         type=int,
-        default=200,
+        default=600,
         help="seeds of the A/A comparison of the corpus figures (0: leave that part out)",
     )
     parser.add_argument("--corpus-sizes", type=int, nargs="+", default=[50, 200])
