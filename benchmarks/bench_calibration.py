@@ -15,6 +15,12 @@ for each figure (EAD: V counted from the responses scored together).
    null holds too). Reported: the share of seeds that reject at 5% (p-value) and whose 95%
    interval of the difference leaves out 0, with the binomial 95% band of a 5% test over that
    many seeds.
+
+   The corpus figures (Dist-1..3, Ent-1..3, LF, Self-BLEU: recomputed on subsamples, not means
+   of per-set values) on the same splits (``--corpus-seeds``): each sample through the job with
+   ``--ci`` (its ``statistics``), the two compared with
+   :func:`~dialeval.resampling.unpaired_difference`; also the mean sd the intervals report
+   (half-width / 1.96) over the sd of the figure, and of the difference, across the seeds.
 2. A/B power: Tevet & Berant's decTest (``dec_test_1000_no_hds_<task>_gen.csv``: 10 responses a
    set, one sampling temperature a set, every context once), two temperature bands a comparison.
    For each seed and n, n sets are drawn with replacement from each band (i.i.d. draws from the
@@ -29,7 +35,7 @@ Writes its section of ``benchmarks/RESULTS.md``.
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_calibration.py           # 200 seeds: ~12 min on 2 busy cores
+    .venv/bin/python benchmarks/bench_calibration.py  # 200 seeds (600 on corpus figures): ~20 min
     .venv/bin/python benchmarks/bench_calibration.py --quick --results /tmp/calibration.md
 """
 
@@ -43,7 +49,7 @@ import shlex
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from _report import (
@@ -86,6 +92,21 @@ MODEL_FREE = (
     "homogenization_rougel",
 )
 WITH_MODEL = ("sent_bert", "vendi")
+#: The corpus figures (recomputed on subsamples, not means of per-set values): job step ->
+#: figures. EAD's ``distinct`` is not among them: on response sets it is the mean of the per-set
+#: values, which part 1 covers.
+CORPUS_FIGURES = {
+    "corpus_lexical_diversity": (
+        "distinct_1",
+        "distinct_2",
+        "distinct_3",
+        "entropy_1",
+        "entropy_2",
+        "entropy_3",
+        "lf",
+    ),
+    "self_bleu": ("self_bleu",),
+}
 LEVEL = 0.05
 POWER_TARGET = 0.8
 DAILYDIALOG_SPLITS = ("dev.json", "test.json")
@@ -283,6 +304,97 @@ def aa_trials(
     return tallies
 
 
+@dataclass
+class CorpusTally(Tally):
+    """:class:`Tally` plus, per seed, the figure on the first sample with the sd its interval
+    reports (half-width / 1.96), and the difference with the sd its interval reports."""
+
+    first_values: list[float] = field(default_factory=list)
+    first_sds: list[float] = field(default_factory=list)
+    differences: list[float] = field(default_factory=list)
+    difference_sds: list[float] = field(default_factory=list)
+
+    def add_sample(
+        self, value: float, reported: dict | None, difference: resampling.Difference
+    ) -> None:
+        self.add(difference)
+        z = stats.norm.ppf(1 - LEVEL / 2)
+        if reported is not None and reported.get("low") is not None:
+            self.first_values.append(value)
+            self.first_sds.append((reported["high"] - reported["low"]) / (2 * z))
+        if difference.low is not None and difference.difference is not None:
+            self.differences.append(difference.difference)
+            self.difference_sds.append((difference.high - difference.low) / (2 * z))
+
+    def sd_ratio(self) -> float:
+        """Mean reported sd of the figure over the sd of the figure across the first samples."""
+        return _ratio(self.first_sds, self.first_values)
+
+    def difference_sd_ratio(self) -> float:
+        """Mean reported sd of the difference over the sd of the differences across seeds."""
+        return _ratio(self.difference_sds, self.differences)
+
+
+def _ratio(reported: list[float], observed: list[float]) -> float:
+    if len(observed) < 2:
+        return math.nan
+    spread = float(np.std(observed, ddof=1))
+    return float(np.mean(reported)) / spread if spread > 0 else math.nan
+
+
+def corpus_sample(
+    sets: list[ResponseSet], resamples: int, seed: int
+) -> tuple[dict[str, float], dict[str, dict | None], dict[str, resampling.UnitStatistic]]:
+    """One run of the job with ``--ci`` on ``sets``, the corpus steps only: each corpus figure's
+    value, the interval the report gives it, and its statistic (what a comparison takes)."""
+    kept: dict[str, dict[str, resampling.UnitStatistic]] = {}
+    options = EvaluationOptions(
+        metrics=list(CORPUS_FIGURES),
+        allow_empty=True,
+        progress=False,
+        ci=True,
+        num_resamples=resamples,
+        seed=seed,
+    )
+    report = evaluate_response_sets(sets, options, statistics=kept)
+    if report["skipped"]:
+        raise SystemExit(f"{SCRIPT}: the job skipped {report['skipped']}")
+    values, intervals, statistics = {}, {}, {}
+    for step, figures in CORPUS_FIGURES.items():
+        entry = report["metrics"][step]
+        for figure in figures:
+            statistic = kept[step][figure]
+            if statistic.per_unit is not None:
+                raise SystemExit(f"{SCRIPT}: {step}'s {figure} is a per-set mean, not a corpus one")
+            values[figure] = entry[figure]
+            intervals[figure] = entry.get("intervals", {}).get(figure)
+            statistics[figure] = statistic
+    return values, intervals, statistics
+
+
+def corpus_aa_trials(
+    sets: list[ResponseSet], sizes: Sequence[int], seeds: int, resamples: int, seed: int
+) -> dict[tuple[str, int], CorpusTally]:
+    """A/A on the corpus figures: per seed and n, the job on the first n of a shuffle and on the
+    next n (the same split as :func:`aa_trials`), compared unpaired."""
+    tallies: dict[tuple[str, int], CorpusTally] = {}
+    for trial in range(seeds):
+        for n in sizes:
+            first, second = aa_samples(len(sets), n, seed, trial)
+            values, intervals, a = corpus_sample([sets[i] for i in first], resamples, trial)
+            _, _, b = corpus_sample([sets[i] for i in second], resamples, trial)
+            for figure, statistic in a.items():
+                difference = resampling.unpaired_difference(
+                    statistic, b[figure], num_resamples=resamples, seed=trial
+                )
+                tallies.setdefault((figure, n), CorpusTally()).add_sample(
+                    values[figure], intervals[figure], difference
+                )
+        if (trial + 1) % max(seeds // 10, 1) == 0:
+            log(f"  A/A corpus figures: {trial + 1}/{seeds} seeds")
+    return tallies
+
+
 def ab_trials(
     values: dict[str, np.ndarray],
     lower: np.ndarray,
@@ -407,6 +519,8 @@ def render(run: dict, command: str) -> str:
             cells += [_aa_cell(aa[name, n, test], band) for test in ("unpaired", "paired")]
         rows.append(cells)
     lines += markdown_table(header, "l" + "r" * (len(header) - 1), rows)
+    if run.get("corpus"):
+        lines += ["", *render_corpus(run)]
     lines += [
         "",
         f"### 2. A/B power: decTest {run['task']}Gen, two temperature bands",
@@ -474,26 +588,138 @@ def render(run: dict, command: str) -> str:
             ),
             "",
         ]
-    lines += ["### Reading", "", *reading(run), ""]
+    corpus_lines = corpus_reading(run) if run.get("corpus") else []
+    lines += ["### Reading", "", *reading(run), *corpus_lines, ""]
     lines += details_head(command)
+    corpus_seeds = (
+        f"; corpus figures: trials 0-{run['corpus_seeds'] - 1}, the job's and the test's "
+        "resampling seed = the trial"
+        if run.get("corpus")
+        else ""
+    )
+    corpus_time = (
+        ", A/A on corpus figures (jobs and tests) {:.0f} s".format(run["time"]["corpus"])
+        if run.get("corpus")
+        else ""
+    )
     lines += [
         f"- Versions: {package_versions(['numpy', 'scipy', 'torch', 'sentence-transformers'])}",
         (
             f"- Seeds: trials 0-{seeds - 1}; shuffles and draws from `numpy.random.default_rng(("
-            f"{run['seed']}, part, trial))`, each test's resampling seed = the trial"
+            f"{run['seed']}, part, trial))`, each test's resampling seed = the trial" + corpus_seeds
         ),
         (
-            "- Time: per-set values {:.0f} s{}, A/A tests {:.0f} s, A/B tests {:.0f} s; other "
+            "- Time: per-set values {:.0f} s{}, A/A tests {:.0f} s, A/B tests {:.0f} s{}; other "
             "processes used {:.0%} of the CPU meanwhile".format(
                 run["time"]["values"],
                 " (read from `--cache`)" if run["values_from_cache"] else "",
                 run["time"]["aa"],
                 run["time"]["ab"],
+                corpus_time,
                 run["others"],
             )
         ),
     ]
     return section_text(SCRIPT, lines)
+
+
+def render_corpus(run: dict) -> list[str]:
+    """Part 1b: the A/A table of the corpus figures."""
+    corpus, seeds, sizes = run["corpus"], run["corpus_seeds"], run["corpus_sizes"]
+    band = binomial_band(seeds)
+    lines = [
+        "### 1b. A/A on the corpus figures (recomputed on subsamples)",
+        "",
+        (
+            "The same splits as part 1 (the first n of a seed's shuffle against the next n), each "
+            "sample run through `evaluate_response_sets` with `--ci` (steps "
+            f"{', '.join(f'`{step}`' for step in CORPUS_FIGURES)}; {run['corpus_resamples']} "
+            "resamples), the two samples' statistics compared with `unpaired_difference` (normal "
+            "test of the difference over its subsampled sd). EAD has no corpus figure on response "
+            "sets (its `distinct` is the mean of the per-set values, as in part 1). Cell: share "
+            "of seeds rejecting at 5% (in brackets: interval of the difference leaving out 0; "
+            "the test and the interval rest on the same sd), "
+            f"bold outside {_percent(band[0])}-{_percent(band[1])}, the binomial band of a 5% "
+            f"test over {seeds} seeds. sd ratio: the mean sd the first sample's interval reports "
+            "(half-width / 1.96) over the sd of the figure across the seeds' first samples; "
+            "diff. sd ratio: the same for the difference, over the sd of the differences across "
+            "seeds (1 is right; over "
+            f"{seeds} seeds the observed sd is itself uncertain by about "
+            f"{100 / math.sqrt(2 * (seeds - 1)) if seeds > 1 else math.nan:.0f}%; the first "
+            "samples are drawn without replacement from the "
+            f"{run['aa_sets']:,} sets, which narrows their spread by up to "
+            f"{100 * (1 - math.sqrt(1 - max(sizes) / run['aa_sets'])):.0f}%, not the "
+            "differences')."
+        ),
+        "",
+    ]
+    header = ["figure"]
+    for n in sizes:
+        header += [f"n = {n}, rejects", f"n = {n}, sd ratio", f"n = {n}, diff. sd ratio"]
+    rows = []
+    for figure in corpus_figure_names():
+        cells = [f"`{figure}`"]
+        for n in sizes:
+            tally = corpus[figure, n]
+            cells += [
+                _aa_cell(tally, band),
+                _ratio_text(tally.sd_ratio()),
+                _ratio_text(tally.difference_sd_ratio()),
+            ]
+        rows.append(cells)
+    return lines + markdown_table(header, "l" + "r" * (len(header) - 1), rows)
+
+
+def corpus_figure_names() -> list[str]:
+    return [figure for figures in CORPUS_FIGURES.values() for figure in figures]
+
+
+def _ratio_text(ratio: float) -> str:
+    return "-" if math.isnan(ratio) else f"{ratio:.2f}"
+
+
+def corpus_reading(run: dict) -> list[str]:
+    """What the corpus table shows, in numbers."""
+    corpus, band = run["corpus"], binomial_band(run["corpus_seeds"])
+    out = []
+    for what, count in (("p < 0.05", "rejected"), ("interval leaving out 0", "interval")):
+        cells = {
+            key: t.rate(t.rejected if count == "rejected" else t.interval_excludes_zero)
+            for key, t in corpus.items()
+        }
+        rates = list(cells.values())
+        out.append(
+            f"- A/A, corpus figures, {what}: {_percent(min(rates))}-{_percent(max(rates))} "
+            f"(mean {_percent(float(np.mean(rates)))}) over {len(rates)} cells; "
+            f"{_outside_text(cells, band)}."
+        )
+    within = sorted(
+        {
+            figure
+            for figure in corpus_figure_names()
+            if all(
+                not _outside(corpus[figure, n].rate(corpus[figure, n].rejected), band)
+                for n in run["corpus_sizes"]
+            )
+        },
+        key=corpus_figure_names().index,
+    )
+    out.append(
+        "- Corpus figures whose p < 0.05 rate is within the band at every n: "
+        + (", ".join(f"`{figure}`" for figure in within) if within else "none")
+        + "."
+    )
+    for name, ratio in (("sd ratio", "sd_ratio"), ("diff. sd ratio", "difference_sd_ratio")):
+        ratios = {key: getattr(t, ratio)() for key, t in corpus.items()}
+        defined = {key: value for key, value in ratios.items() if not math.isnan(value)}
+        if defined:
+            low, high = min(defined, key=defined.get), max(defined, key=defined.get)
+            out.append(
+                f"- {name}: {defined[low]:.2f} (`{low[0]}` at n = {low[1]}) to "
+                f"{defined[high]:.2f} (`{high[0]}` at n = {high[1]}), median "
+                f"{float(np.median(list(defined.values()))):.2f}."
+            )
+    return out
 
 
 def _up(name: str, run: dict) -> bool:
@@ -592,6 +818,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=200)
     parser.add_argument("--aa-sizes", type=int, nargs="+", default=[20, 50, 200])
     parser.add_argument("--ab-sizes", type=int, nargs="+", default=[5, 10, 25, 50, 100, 200])
+    parser.add_argument(
+        "--corpus-seeds",
+        type=int,
+        default=600,
+        help="seeds of the A/A comparison of the corpus figures (0: leave that part out)",
+    )
+    parser.add_argument("--corpus-sizes", type=int, nargs="+", default=[50, 200])
+    parser.add_argument(
+        "--corpus-resamples",
+        type=int,
+        default=200,
+        help="subsamples of each corpus-figure interval and test",
+    )
     parser.add_argument("--gaps", nargs="+", default=list(GAPS), choices=list(GAPS))
     parser.add_argument("--task", default="resp", choices=("resp", "story", "prompt"))
     parser.add_argument("--resamples", type=int, default=resampling.DEFAULT_RESAMPLES)
@@ -609,13 +848,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="40 seeds, n = 50 (A/A) and 10, 50 (A/B), the small gap, model-free measures",
+        help="40 seeds, n = 50 (A/A) and 10, 50 (A/B), the small gap, model-free measures; "
+        "corpus figures: 10 seeds, n = 40, 100 resamples",
     )
     parser.add_argument("--results", type=Path, default=RESULTS_PATH)
     args = parser.parse_args(argv)
     if args.quick:
         args.seeds, args.aa_sizes, args.ab_sizes = 40, [50], [10, 50]
         args.gaps, args.no_model = ["small"], True
+        args.corpus_seeds, args.corpus_sizes, args.corpus_resamples = 10, [40], 100
+    if args.corpus_seeds < 0:
+        parser.error("--corpus-seeds: must be 0 or more")
+    resampling.check_num_resamples(args.corpus_resamples, "--corpus-resamples")
     names = list(MODEL_FREE) + ([] if args.no_model else list(WITH_MODEL))
     chosen = measures(names)
     dectest_file = DECTEST / f"dec_test_1000_no_hds_{args.task}_gen.csv"
@@ -627,10 +871,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     with Contention() as contention:
         started = time.perf_counter()
         human = dailydialog_sets(DAILYDIALOG)
-        if 2 * max(args.aa_sizes) > len(human):
-            parser.error(
-                f"--aa-sizes: two samples of {max(args.aa_sizes)} need more than {len(human)} sets"
-            )
+        for flag, sizes in (("--aa-sizes", args.aa_sizes), ("--corpus-sizes", args.corpus_sizes)):
+            if 2 * max(sizes) > len(human):
+                parser.error(
+                    f"{flag}: two samples of {max(sizes)} need more than {len(human)} sets"
+                )
         generated, temperatures = dectest_sets(dectest_file)
         log(f"per-set values of {len(names)} measures on {len(human)} + {len(generated)} sets")
         (human_values, generated_values), from_cache = cached_values(
@@ -670,6 +915,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             }
         ab_s = time.perf_counter() - started
 
+        started = time.perf_counter()
+        corpus = {}
+        if args.corpus_seeds:
+            log(f"A/A on corpus figures: {args.corpus_seeds} seeds, n = {args.corpus_sizes}")
+            corpus = corpus_aa_trials(
+                human, args.corpus_sizes, args.corpus_seeds, args.corpus_resamples, args.seed
+            )
+        corpus_s = time.perf_counter() - started
+
     run = {
         "measures": names,
         "more_is_diverse": {m.name: m.more_is_diverse for m in chosen},
@@ -685,7 +939,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "ab_sets": len(generated),
         "task": args.task,
         "dectest_file": dectest_file.name,
-        "time": {"values": values_s, "aa": aa_s, "ab": ab_s},
+        "corpus": corpus,
+        "corpus_seeds": args.corpus_seeds,
+        "corpus_sizes": args.corpus_sizes,
+        "corpus_resamples": args.corpus_resamples,
+        "time": {"values": values_s, "aa": aa_s, "ab": ab_s, "corpus": corpus_s},
         "values_from_cache": from_cache,
         "others": contention.share,
     }

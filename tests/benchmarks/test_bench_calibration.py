@@ -117,3 +117,76 @@ def test_a_tiny_run_goes_through_the_test_into_the_section(bench):
     assert "| `compression_ratio` † | " in section
     assert "### 3. Sets a system needs for 80% power" in section
     assert "rejections in the wrong direction: 0 of 6 tests" in section
+
+
+def _word_sets(count: int, seed: int) -> list[ResponseSet]:
+    """``count`` sets of 5 responses of 4-8 words from 60: the same population for every set."""
+    rng = np.random.default_rng(seed)
+    words = [f"w{i}" for i in range(60)]
+    return [
+        ResponseSet(
+            None,
+            [" ".join(rng.choice(words, size=rng.integers(4, 9))) for _ in range(5)],
+        )
+        for _ in range(count)
+    ]
+
+
+def test_ead_has_no_corpus_figure_on_response_sets(bench):
+    from dialeval.cli.evaluate_job import evaluate_response_sets
+    from dialeval.cli.evaluate_options import EvaluationOptions
+
+    kept: dict = {}
+    options = EvaluationOptions(
+        metrics=["ead"], ead_vocab_from_responses=True, progress=False, ci=True, num_resamples=100
+    )
+    evaluate_response_sets(_word_sets(10, 1), options, statistics=kept)
+    assert all(statistic.per_unit is not None for statistic in kept["ead"].values())
+    assert "ead" not in bench.CORPUS_FIGURES
+
+
+def test_a_tiny_corpus_run_goes_through_the_job_and_the_test_into_the_section(bench):
+    sets = _word_sets(64, 0)
+    values, intervals, statistics = bench.corpus_sample(sets[:32], resamples=100, seed=0)
+    assert set(values) == set(statistics) == set(bench.corpus_figure_names())
+    assert all(statistic.per_unit is None for statistic in statistics.values())
+    assert all(intervals[f]["low"] <= values[f] <= intervals[f]["high"] for f in values)
+
+    corpus = bench.corpus_aa_trials(sets, [32], seeds=3, resamples=100, seed=0)
+    assert {key: tally.seeds for key, tally in corpus.items()} == {
+        (figure, 32): 3 for figure in bench.corpus_figure_names()
+    }
+    distinct = corpus["distinct_1", 32]
+    assert distinct.undefined == 0 and len(distinct.first_sds) == len(distinct.differences) == 3
+    assert 0 < distinct.sd_ratio() < 100 and 0 < distinct.difference_sd_ratio() < 100
+
+    human = {"averaged_distinct_n": np.random.default_rng(0).normal(size=64)}
+    run = {
+        "measures": list(human),
+        "more_is_diverse": {"averaged_distinct_n": True},
+        "seeds": 3,
+        "seed": 0,
+        "resamples": 100,
+        "band": bench.binomial_band(3),
+        "aa": bench.aa_trials(human, [32], seeds=3, resamples=100, seed=0),
+        "aa_sizes": [32],
+        "aa_sets": 64,
+        "corpus": corpus,
+        "corpus_seeds": 3,
+        "corpus_sizes": [32],
+        "corpus_resamples": 100,
+        "ab": {},
+        "ab_sizes": [10],
+        "ab_sets": 0,
+        "task": "resp",
+        "dectest_file": "x.csv",
+        "time": {"values": 1.0, "aa": 1.0, "ab": 1.0, "corpus": 1.0},
+        "values_from_cache": False,
+        "others": 0.0,
+    }
+    section = bench.render(run, "cmd")
+    assert "### 1b. A/A on the corpus figures" in section
+    assert "| figure | n = 32, rejects | n = 32, sd ratio | n = 32, diff. sd ratio |" in section
+    assert all(f"| `{figure}` | " in section for figure in bench.corpus_figure_names())
+    assert "- A/A, corpus figures, p < 0.05: " in section
+    assert "A/A on corpus figures (jobs and tests) 1 s" in section
