@@ -18,23 +18,28 @@ def ead_statistics(data: JobData, n: int, vocab_size: int | None) -> dict[str, U
     tokens (the metric's ``vocab_texts`` taken from the responses)."""
     ngrams = NgramCounts(data, n)
 
+    def present(type_counts: np.ndarray) -> np.ndarray:
+        return (type_counts > 0.5).sum(axis=1)
+
+    def total(type_counts: np.ndarray) -> np.ndarray:
+        return np.rint(type_counts.sum(axis=1)).astype(np.int64)
+
     def figures(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        type_counts = ngrams.resampled(n, counts)
-        distinct = (type_counts > 0.5).sum(axis=1)
-        total = np.rint(type_counts.sum(axis=1)).astype(np.int64)
+        order = ngrams.figures(n, counts, {"distinct": present, "total": total})
+        distinct, totals = order["distinct"], order["total"]
         if vocab_size is None:
-            sizes = (ngrams.resampled(1, counts) > 0.5).sum(axis=1)
+            sizes = ngrams.figures(1, counts, {"vocabulary": present})["vocabulary"]
         else:
             sizes = np.full(len(counts), vocab_size)
         expected = np.array(
             [
                 expected_distinct(int(c), int(v), n) if v > 0 else 0.0
-                for c, v in zip(total, sizes, strict=True)
+                for c, v in zip(totals, sizes, strict=True)
             ]
         )
         with np.errstate(invalid="ignore", divide="ignore"):
             ead = np.where(expected > 0, distinct / np.where(expected > 0, expected, 1), 0.0)
-            share = np.where(total > 0, distinct / np.where(total > 0, total, 1), 0.0)
+            share = np.where(totals > 0, distinct / np.where(totals > 0, totals, 1), 0.0)
         return ead, share
 
     return {

@@ -9,7 +9,9 @@ n-grams).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import hashlib
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -22,6 +24,10 @@ from dialeval.metrics.lexical_diversity.corpus import ngram_keys
 from dialeval.resampling import UnitStatistic
 from dialeval.text import casual_token_ids
 
+#: Chunks of resamples whose figures an :class:`NgramCounts` keeps (a few floats per figure):
+#: every chunk of an interval, of each order, at the default 1,000 resamples, so that the
+#: comparisons, drawing the same subsamples, find them.
+KEPT_CHUNKS = 1024
 #: How a corpus figure recomputed from the count matrices is described in a report.
 METHOD = "recomputed on each resample from per-unit n-gram counts"
 
@@ -48,7 +54,7 @@ class NgramCounts:
         )
         text_of_position = np.repeat(np.arange(len(distinct), dtype=np.int64), lengths)
         self.num_units = data.num_units
-        self._last: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._figures: OrderedDict[tuple, dict[str, np.ndarray]] = OrderedDict()
         self.matrices: dict[int, Any] = {}
         self.unigram_tokens: list[str] = []
         longest = int(lengths.max()) if lengths.size else 0
@@ -66,15 +72,25 @@ class NgramCounts:
             if n == 1:
                 self.unigram_tokens = [vocabulary[token] for token in types.tolist()]
 
-    def resampled(self, n: int, counts: np.ndarray) -> np.ndarray:
-        """The n-gram type counts of each resample: ``(k, types)``. The last chunk's are kept per
-        order: Dist-n, Ent-n (and LF on unigrams) of one chunk of resamples share one product."""
-        last = self._last.get(n)
-        if last is not None and last[0].shape == counts.shape and np.array_equal(last[0], counts):
-            return last[1]
-        type_counts = np.asarray((self.matrices[n].T @ counts.T).T)
-        self._last[n] = (counts.copy(), type_counts)
-        return type_counts
+    def figures(
+        self, n: int, counts: np.ndarray, functions: Mapping[str, Callable[[np.ndarray], Any]]
+    ) -> dict[str, np.ndarray]:
+        """``functions`` (name -> figure of the n-gram type counts) of each resample of a chunk,
+        from one product ``counts @ C``. Kept per chunk (a few floats each): the figures of one
+        order share the product, and the same draws come back for each figure's interval and
+        for every comparison with a system (the same seed draws the same subsamples)."""
+        digest = hashlib.blake2b(counts.tobytes(), digest_size=16).digest()
+        key = (n, tuple(functions), counts.shape, digest)
+        kept = self._figures.get(key)
+        if kept is None:
+            type_counts = np.asarray((self.matrices[n].T @ counts.T).T)
+            kept = {name: figure(type_counts) for name, figure in functions.items()}
+            self._figures[key] = kept
+            if len(self._figures) > KEPT_CHUNKS:
+                self._figures.popitem(last=False)
+        else:
+            self._figures.move_to_end(key)
+        return kept
 
     def totals(self, n: int) -> np.ndarray:
         """The n-grams of each unit."""
@@ -96,9 +112,13 @@ def _entropy(type_counts: np.ndarray) -> np.ndarray:
     return np.where(total > 0, entropy, 0.0)
 
 
-def _statistic(ngrams: NgramCounts, n: int, figure: Any) -> UnitStatistic:
+def _statistic(
+    ngrams: NgramCounts, n: int, name: str, functions: Mapping[str, Callable[[np.ndarray], Any]]
+) -> UnitStatistic:
     return UnitStatistic(
-        ngrams.num_units, chunked(lambda counts: figure(ngrams.resampled(n, counts))), METHOD
+        ngrams.num_units,
+        chunked(lambda counts: ngrams.figures(n, counts, functions)[name]),
+        METHOD,
     )
 
 
@@ -112,14 +132,9 @@ def corpus_statistics(
     """Dist-1..max_n, Ent-1..max_n, ``num_tokens`` and LF (token frequencies from ``reference``,
     or from the resample itself when None) of the resampled units of ``data``."""
     ngrams = ngrams if ngrams is not None else NgramCounts(data, max_n)
-    statistics = {}
-    for n in range(1, max_n + 1):
-        statistics[f"distinct_{n}"] = _statistic(ngrams, n, _distinct)
-        statistics[f"entropy_{n}"] = _statistic(ngrams, n, _entropy)
-    tokens = ngrams.totals(1)
-    statistics["num_tokens"] = UnitStatistic(
-        ngrams.num_units, lambda counts: counts @ tokens, METHOD
-    )
+    orders: dict[int, dict[str, Callable[[np.ndarray], Any]]] = {
+        n: {"distinct": _distinct, "entropy": _entropy} for n in range(1, max_n + 1)
+    }
     if reference is None:
 
         def low_share(type_counts: np.ndarray) -> np.ndarray:
@@ -127,8 +142,17 @@ def corpus_statistics(
             low = np.where(type_counts <= threshold, type_counts, 0.0).sum(axis=1)
             return np.where(total > 0, low / np.where(total > 0, total, 1), 0.0)
 
-        statistics["lf"] = _statistic(ngrams, 1, low_share)
-    else:
+        orders.setdefault(1, {})["lf"] = low_share
+    statistics = {}
+    for n, functions in orders.items():
+        for name in functions:
+            figure = "lf" if name == "lf" else f"{name}_{n}"
+            statistics[figure] = _statistic(ngrams, n, name, functions)
+    tokens = ngrams.totals(1)
+    statistics["num_tokens"] = UnitStatistic(
+        ngrams.num_units, lambda counts: counts @ tokens, METHOD
+    )
+    if reference is not None:
         rare = np.array(
             [reference.get(token, 0) <= threshold for token in ngrams.unigram_tokens], dtype=float
         )
