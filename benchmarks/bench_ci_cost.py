@@ -50,6 +50,7 @@ from _report import (
     set_offline_environment,
     write_section,
 )
+from bench_job import MODELS_OFF as JOB_MODELS_OFF
 from bench_job import SET_SIZE, STEPS, dialeval_command, draw_sets
 
 SCRIPT = "bench_ci_cost"
@@ -58,16 +59,7 @@ RESPONSES_PER_SYSTEM = 10_000
 RESAMPLES = 1000
 REPEATS = 1
 TARGET_OVERHEAD = 0.25
-MODELS_OFF = (
-    "--nli-model",
-    "none",
-    "--bertscore-model",
-    "none",
-    "--cross-encoder-model",
-    "none",
-    "--homogenization-model",
-    "none",
-)
+MODELS_OFF = (*JOB_MODELS_OFF, "--homogenization-model", "none")
 
 
 def write_systems(folder: Path, num_systems: int, responses_per_system: int) -> list[Path]:

@@ -25,3 +25,17 @@ def expected_figures(scope: str, options, models: dict[str, list[str]] | None = 
             else [step.label(model) for model in models.get(step.model_flag, [])]
         )
     return figures
+
+
+#: ``dialeval evaluate`` flags that turn off every large model the machine lacks (the embedded
+#: MiniLM too), so a CLI test runs the model-free steps alone; ``--no-progress`` first.
+MODELS_OFF = [
+    "--no-progress",
+    "--no-sentence-model",
+    "--nli-model",
+    "none",
+    "--bertscore-model",
+    "none",
+    "--cross-encoder-model",
+    "none",
+]

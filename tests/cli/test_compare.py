@@ -8,7 +8,7 @@ import pyarrow
 import pyarrow.parquet
 import pytest
 from conftest import REPO_ROOT
-from registry_steps import expected_figures
+from registry_steps import MODELS_OFF, expected_figures
 
 from dialeval.atomic_files import MANIFEST_NAME
 from dialeval.cli import main
@@ -18,16 +18,7 @@ from dialeval.cli.report_formats import summary_table
 from dialeval.io import read_response_sets
 
 DEMO = REPO_ROOT / "examples" / "demo_response_sets.jsonl"
-NO_MODELS = [
-    "--no-progress",
-    "--no-sentence-model",
-    "--nli-model",
-    "none",
-    "--bertscore-model",
-    "none",
-    "--cross-encoder-model",
-    "none",
-]
+NO_MODELS = MODELS_OFF
 LEXICAL_ONLY = EvaluationOptions(
     sentence_models=[], nli_models=[], bertscore_models=[], cross_encoder_models=[], progress=False
 )

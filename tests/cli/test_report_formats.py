@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import REPO_ROOT
+from registry_steps import MODELS_OFF
 
 from dialeval.cli import main
 from dialeval.cli.report_formats import (
@@ -23,16 +24,7 @@ from dialeval.cli.report_formats import (
 )
 
 DEMO = REPO_ROOT / "examples" / "demo_response_sets.jsonl"
-NO_MODELS = [
-    "--no-progress",
-    "--no-sentence-model",
-    "--nli-model",
-    "none",
-    "--bertscore-model",
-    "none",
-    "--cross-encoder-model",
-    "none",
-]
+NO_MODELS = MODELS_OFF
 
 MODEL = "runs/50%_best&final#2"
 REPORT = {

@@ -6,6 +6,7 @@ import json
 import numpy as np
 import pytest
 from conftest import REPO_ROOT
+from registry_steps import MODELS_OFF
 
 from dialeval.cli import main
 from dialeval.cli.compare import comparison_table, interval_cell
@@ -16,18 +17,7 @@ from dialeval.io import read_response_sets
 from dialeval.resampling import interval, mean_statistic
 
 DEMO = REPO_ROOT / "examples" / "demo_response_sets.jsonl"
-NO_MODELS = [
-    "--no-progress",
-    "--no-sentence-model",
-    "--nli-model",
-    "none",
-    "--bertscore-model",
-    "none",
-    "--cross-encoder-model",
-    "none",
-    "--homogenization-model",
-    "none",
-]
+NO_MODELS = [*MODELS_OFF, "--homogenization-model", "none"]
 FAST_STEPS = ["--metric", "lexical_diversity", "--metric", "corpus_lexical_diversity"]
 
 
