@@ -78,6 +78,7 @@ bench: install
 	$(OFFLINE) $(BIN)/python benchmarks/bench_startup.py
 	$(OFFLINE) $(BIN)/python benchmarks/bench_calibration.py
 	$(OFFLINE) $(BIN)/python benchmarks/bench_ci_cost.py
+	$(OFFLINE) $(BIN)/python benchmarks/bench_resampling.py
 
 # The whole job (`dialeval evaluate`) against the peers' script at 1k, 10k and 100k responses
 # (~20-30 minutes on 2 idle cores, estimated); `bench_job.py --corpus-1m` measures the 1M-response corpus job.

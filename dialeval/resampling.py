@@ -380,12 +380,16 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
         None if p is None else check_real(p, f"p_values[{index}]", 0.0, 1.0)
         for index, p in enumerate(p_values)
     ]
-    tested = sorted((p, index) for index, p in enumerate(checked) if p is not None)
+    tested = [index for index, p in enumerate(checked) if p is not None]
     adjusted: list[float | None] = list(checked)
-    running = 0.0  # the step-down maximum keeps the adjusted values in the p-values' order
-    for rank, (p, index) in enumerate(tested):
-        running = max(running, min(1.0, (len(tested) - rank) * p))
-        adjusted[index] = running
+    if not tested:
+        return adjusted
+    # statsmodels (a dependency): its Holm step-down, loaded with the first comparison
+    from statsmodels.stats.multitest import multipletests
+
+    corrected = multipletests([checked[index] for index in tested], method="holm")[1]
+    for index, p in zip(tested, corrected):
+        adjusted[index] = float(p)
     return adjusted
 
 
