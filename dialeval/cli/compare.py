@@ -33,8 +33,9 @@ def comparison_note(comparison: dict) -> str:
     settings = comparison["uncertainty"]
     lines = [
         (
-            f"[low, high]: {settings['confidence']:.0%} bootstrap interval, "
-            f"{settings['num_resamples']} resamples of the {settings['unit']}s, "
+            f"[low, high]: {settings['confidence']:.0%} interval from "
+            f"{settings['num_resamples']} resamples of the {settings['unit']}s (bootstrap or "
+            "subsamples: each report names the method), "
             f"seed {settings['seed']}; *: differs from {comparison['baseline']} "
             f"(p < 0.05, {comparison['correction']})"
         )

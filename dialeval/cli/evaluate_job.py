@@ -303,7 +303,7 @@ def evaluate_response_sets(
     kept as metadata). ``options``: an :data:`EvaluationOptions` (default: every default). Every
     model sees each distinct text once in the call (the module docstring says how).
     ``checkpoint``: see :func:`run_steps`. With ``options.ci``, every summary figure gets its
-    bootstrap interval (``intervals`` in its entry, the settings under ``uncertainty``), and
+    interval (``intervals`` in its entry, the settings under ``uncertainty``), and
     ``statistics``, when given, receives what they were computed from (for comparing systems).
     The report names the sets that drive each per-set figure (``drill_down``) and how the per-set
     figures agree across sets (``agreement``, Spearman's rho).

@@ -41,16 +41,17 @@ class JobControl:
 
 @dataclass
 class UncertaintyOptions:
-    """``--ci``: a bootstrap interval on every summary figure, and with several systems a test of
+    """``--ci``: an interval on every summary figure, and with several systems a test of
     each against the baseline (:mod:`dialeval.resampling`)."""
 
     ci: bool = field(
         default=False,
         metadata=option(
             "--ci",
-            help="a 95%% bootstrap interval on every summary figure, resampling the response sets "
-            "(the responses of a corpus); with several inputs, each system's difference from "
-            "--baseline with its interval and Holm-corrected p-value",
+            help="a 95%% interval on every summary figure from resamples of the response sets "
+            "(the responses of a corpus): the bootstrap for a per-set figure, subsamples for a "
+            "corpus figure; with several inputs, each system's difference from --baseline with "
+            "its interval and Holm-corrected p-value",
         ),
     )
     num_resamples: int | None = field(
