@@ -3,7 +3,12 @@
 Every model-backed metric, engine and job resolves its ``model`` argument here, so a model that
 is not on the machine fails fast with one clear message that says how to get it, instead of a
 hang or a stack trace from deep inside the Hub client; and every model is loaded once per
-(path, kind, device, dtype) by :func:`load_model`, whoever asks for it.
+(path, kind, device, dtype, backend) by :func:`load_model`, whoever asks for it.
+
+``backend`` picks the runtime (:mod:`dialeval.runtimes`): ``torch`` runs the transformers model;
+``onnx`` (ONNX Runtime) and ``openvino`` run an ONNX graph exported from it once per weights and
+kept in the cache folder (:mod:`dialeval.exported_models`), behind the same ``model(**batch)``
+interface, in float32 unless OpenVINO's reduced precision is asked for.
 
 Remote code is never trusted: ``trust_remote_code`` is left at transformers' default (off).
 """
@@ -18,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, TypeVar, overload
 
 from dialeval.distributed import process_state
+from dialeval.runtimes import DEFAULT_BACKEND, backend_precision, check_backend
 from dialeval.type_aliases import DeviceLike, StrPath, Tokenizer
 from dialeval.validation import ArgumentError, check_flag
 
@@ -251,6 +257,11 @@ class LoadedModel(Generic[ModelT]):
     device: torch.device
     name: str
     kind: str | None = None
+    #: The runtime the model runs on (:data:`dialeval.runtimes.BACKENDS`).
+    backend: str = "torch"
+    #: The dtype it computes in: ``float32``, ``float16`` or ``bfloat16``, or, for a torch model
+    #: loaded with ``dtype=None``, the checkpoint's.
+    precision: str = "float32"
 
     @property
     def config(self: LoadedModel[PreTrainedModel]) -> PretrainedConfig:
@@ -346,7 +357,11 @@ def check_language_model_head(
 
 
 @lru_cache(maxsize=8)
-def _load(model_path: str, kind: str, device: str, dtype: str | None) -> LoadedModel[Any]:
+def _load(
+    model_path: str, kind: str, device: str, dtype: str | None, backend: str = "torch"
+) -> LoadedModel[Any]:
+    if backend != "torch":
+        return _load_exported(model_path, kind, backend, backend_precision(backend, dtype))
     # torch: deferred, so importing this module loads no model stack
     import torch
 
@@ -358,35 +373,143 @@ def _load(model_path: str, kind: str, device: str, dtype: str | None) -> LoadedM
         model = SentenceTransformer(
             model_path, device=device, model_kwargs={"dtype": torch_dtype} if dtype else None
         )
-        return LoadedModel(model, model.tokenizer, torch.device(device), model_path, kind)
+        return LoadedModel(
+            model,
+            model.tokenizer,
+            torch.device(device),
+            model_path,
+            kind,
+            "torch",
+            _torch_precision(model),
+        )
 
+    model, tokenizer = _load_transformers(model_path, kind, torch_dtype)
+    model.to(device).eval()
+    return LoadedModel(
+        model, tokenizer, torch.device(device), model_path, kind, "torch", _torch_precision(model)
+    )
+
+
+def _torch_precision(model: Any) -> str:
+    return str(model.dtype).removeprefix("torch.")
+
+
+def _auto_class(model_path: str, kind: str) -> Any:
+    """The transformers auto class that loads ``kind`` (a causal or seq2seq LM by the config)."""
     # transformers: deferred, so importing this module loads no model stack
     import transformers
 
     if kind == "sequence_classification":
-        # the three auto classes share a private base: any of them is a class with from_pretrained
-        auto_class: type[Any] = transformers.AutoModelForSequenceClassification
-    elif kind == "encoder":
-        auto_class = transformers.AutoModel
-    else:
-        config = transformers.AutoConfig.from_pretrained(model_path)
-        check_language_model_config(config, model_path)
-        encoder_decoder = getattr(config, "is_encoder_decoder", False)
-        auto_class = (
-            transformers.AutoModelForSeq2SeqLM
-            if encoder_decoder
-            else transformers.AutoModelForCausalLM
-        )
+        return transformers.AutoModelForSequenceClassification
+    if kind == "encoder":
+        return transformers.AutoModel
+    config = transformers.AutoConfig.from_pretrained(model_path)
+    check_language_model_config(config, model_path)
+    encoder_decoder = getattr(config, "is_encoder_decoder", False)
+    return (
+        transformers.AutoModelForSeq2SeqLM if encoder_decoder else transformers.AutoModelForCausalLM
+    )
+
+
+def _load_tokenizer(model_path: str) -> Tokenizer:
+    # transformers: deferred, so importing this module loads no model stack
+    import transformers
+
     # Right truncation whatever the saved tokenizer config says: callers that keep the end of a
     # text (contexts) cut token ids themselves.
-    tokenizer = transformers.AutoTokenizer.from_pretrained(model_path, truncation_side="right")
+    return transformers.AutoTokenizer.from_pretrained(model_path, truncation_side="right")
+
+
+def _load_transformers(
+    model_path: str, kind: str, torch_dtype: torch.dtype | None
+) -> tuple[PreTrainedModel, Tokenizer]:
+    """A transformers kind's model (on the CPU, in training mode) and tokenizer."""
+    auto_class = _auto_class(model_path, kind)
+    tokenizer = _load_tokenizer(model_path)
     model, loading = auto_class.from_pretrained(
         model_path, dtype=torch_dtype, output_loading_info=True
     )
     if kind == "language_model":
         check_language_model_head(model, loading, model_path)
-    model.to(device).eval()
-    return LoadedModel(model, tokenizer, torch.device(device), model_path, kind)
+    return model, tokenizer
+
+
+def _load_exported(model_path: str, kind: str, backend: str, precision: str) -> LoadedModel[Any]:
+    """``kind`` on ONNX Runtime or OpenVINO: the export from the cache, or exported now from the
+    float32 checkpoint (the torch weights are then dropped)."""
+    # torch and the exporter: deferred, so importing this module loads no model stack
+    import torch
+
+    from dialeval import exported_models
+
+    if kind == "sentence_transformers":
+        # sentence_transformers: deferred, so importing this module loads no model stack
+        from sentence_transformers import SentenceTransformer
+
+        sentence_model = SentenceTransformer(model_path, device="cpu")
+        transformer = sentence_model[0]
+        encoder = getattr(transformer, "model", None)
+        if encoder is None or not hasattr(encoder, "config"):
+            raise ArgumentError(
+                "backend",
+                f"={backend!r}: the first module of {model_path!r} is not a transformers model "
+                "to export; pass backend='torch'",
+            )
+        folder = _transformer_folder(model_path)
+        key, path = exported_models.cached_export(folder, "encoder")
+        if path is None:
+            path = exported_models.export_model(encoder.eval(), "encoder", key)
+        transformer.model = exported_models.run_exported(
+            path, encoder.config, "encoder", backend, precision
+        )
+        return LoadedModel(
+            sentence_model,
+            sentence_model.tokenizer,
+            torch.device("cpu"),
+            model_path,
+            kind,
+            backend,
+            precision,
+        )
+
+    # transformers: deferred, so importing this module loads no model stack
+    import transformers
+
+    config = transformers.AutoConfig.from_pretrained(model_path)
+    if kind == "language_model":
+        check_language_model_config(config, model_path)
+        if getattr(config, "is_encoder_decoder", False):
+            raise ArgumentError(
+                "backend",
+                f"={backend!r} runs causal language models only; {model_path!r} is an "
+                "encoder-decoder (seq2seq) model: pass backend='torch'",
+            )
+    key, path = exported_models.cached_export(model_path, kind)
+    if path is None:
+        model, tokenizer = _load_transformers(model_path, kind, torch.float32)
+        path = exported_models.export_model(model.eval(), kind, key)
+        config = model.config
+        del model
+    else:
+        tokenizer = _load_tokenizer(model_path)
+    exported = exported_models.run_exported(path, config, kind, backend, precision)
+    return LoadedModel(
+        exported, tokenizer, torch.device("cpu"), model_path, kind, backend, precision
+    )
+
+
+def _transformer_folder(model_path: str) -> str:
+    """The folder a sentence-transformers model's transformer module is loaded from (its
+    ``modules.json`` names it; the model's own folder when there is none)."""
+    modules = Path(model_path) / "modules.json"
+    if modules.is_file():
+        # json: only sentence-transformers folders are read here
+        import json
+
+        entries = json.loads(modules.read_text(encoding="utf-8"))
+        if entries and isinstance(entries[0], dict) and entries[0].get("path"):
+            return str(Path(model_path) / entries[0]["path"])
+    return model_path
 
 
 @overload
@@ -396,6 +519,7 @@ def load_model(
     device: DeviceLike = None,
     dtype: str | None = None,
     cached: bool = True,
+    backend: str = DEFAULT_BACKEND,
 ) -> LoadedModel[SentenceTransformer]: ...
 @overload
 def load_model(
@@ -404,6 +528,7 @@ def load_model(
     device: DeviceLike = None,
     dtype: str | None = None,
     cached: bool = True,
+    backend: str = DEFAULT_BACKEND,
 ) -> LoadedModel[PreTrainedModel]: ...
 @overload
 def load_model(
@@ -412,6 +537,7 @@ def load_model(
     device: DeviceLike = None,
     dtype: str | None = None,
     cached: bool = True,
+    backend: str = DEFAULT_BACKEND,
 ) -> LoadedModel[Any]: ...
 def load_model(
     model: ModelSource,
@@ -419,18 +545,32 @@ def load_model(
     device: DeviceLike = None,
     dtype: str | None = None,
     cached: bool = True,
+    backend: str = DEFAULT_BACKEND,
 ) -> LoadedModel[Any]:
     """Load ``model`` (a Hub id in the local cache, a local directory, or the embedded MiniLM)
-    as ``kind`` once per (path, kind, device, dtype); a :class:`LoadedModel` is returned as is.
+    as ``kind`` once per (path, kind, device, dtype, backend); a :class:`LoadedModel` is returned
+    as is.
 
     The cached instance is shared by every metric and DTG call of the process and is read-only:
     its parameters are frozen (``requires_grad=False``) and the trainers refuse it
     (:func:`is_shared_model`). ``cached=False`` loads a private, trainable instance outside the
-    cache: the one to hand a trainer.
+    cache: the one to hand a trainer (torch only).
+
+    ``backend`` is the runtime (:data:`dialeval.runtimes.BACKENDS`): ``"torch"``, or ``"onnx"``
+    (ONNX Runtime) / ``"openvino"``, which run a graph exported from the float32 checkpoint once
+    per weights (kept under ``$DIALEVAL_CACHE``, else ``~/.cache/dialeval``, in ``exported/``)
+    on the CPU (``device=None`` means the CPU for them), behind the same ``model(**batch)``
+    interface; for ``sentence_transformers`` the transformer module runs exported and pooling and
+    normalization stay in torch. They compute in float32 (``dtype`` None or ``"float32"``);
+    ``"openvino"`` also takes ``"bfloat16"`` / ``"float16"``, OpenVINO's reduced inference
+    precision, only when asked for. Causal LMs only: a seq2seq LM needs ``"torch"``.
 
     Raises:
         ValueError: ``kind`` is not one of :data:`KINDS`, or ``dtype`` not None or one
-            of :data:`DTYPES`.
+            of :data:`DTYPES`; ``backend`` is unknown, its runtime is not installed (the message
+            names the extra to install; never another runtime instead), or it cannot run what was
+            asked for (a GPU device, ``cached=False``, a reduced ``dtype`` on ONNX Runtime, a
+            seq2seq LM).
         ModelNotAvailableError: the weights are not on this machine (the message says how to get
             them).
     """
@@ -440,6 +580,28 @@ def load_model(
         raise ArgumentError("kind", f"must be one of {KINDS}, got {kind!r}")
     check_dtype(dtype)
     check_flag(cached, "cached")
+    check_backend(backend)
+    if backend != "torch":
+        backend_precision(backend, dtype)
+        if not cached:
+            raise ArgumentError(
+                "backend",
+                f"={backend!r} runs an exported graph that cannot be trained; cached=False (a "
+                "private, trainable instance) needs backend='torch'",
+            )
+        # a GPU this machine lacks is refused for the backend, not as an unavailable device
+        if (
+            _device_type(device) not in (None, "cpu")
+            or resolve_device(device or "cpu").type != "cpu"
+        ):
+            raise ArgumentError(
+                "backend",
+                f"={backend!r} runs on the CPU only, got device={device!r}; pass device='cpu' or "
+                "backend='torch'",
+            )
+        exported = _load(resolve_model_path(model), kind, "cpu", dtype or "float32", backend)
+        _share_read_only(exported.model)
+        return exported
     if not cached:
         return _load.__wrapped__(
             resolve_model_path(model), kind, str(resolve_device(device)), dtype
@@ -447,6 +609,24 @@ def load_model(
     loaded = _load(resolve_model_path(model), kind, str(resolve_device(device)), dtype)
     _share_read_only(loaded.model)
     return loaded
+
+
+def _device_type(device: DeviceLike) -> str | None:
+    """The kind of device ``device`` names (``cuda`` for ``"cuda:1"``) whether or not this machine
+    has one; None when it is not a device (:func:`resolve_device` says why)."""
+    # torch: deferred, so importing this module loads no model stack
+    import torch
+
+    if isinstance(device, torch.device):
+        return device.type
+    if isinstance(device, int) and not isinstance(device, bool):
+        return "cuda"  # torch reads an index as a CUDA device
+    if isinstance(device, str):
+        try:
+            return torch.device(device).type
+        except (RuntimeError, ValueError):
+            return None
+    return None
 
 
 #: The instances the cache hands out: every metric and DTG call of the process shares them.

@@ -1,0 +1,139 @@
+"""The runtimes a loaded model can run on, and the on-disk cache of exported models.
+
+``torch`` runs the transformers model itself. ``onnx`` (ONNX Runtime) and ``openvino`` run a
+graph exported once per weights with torch's own ONNX exporter (:mod:`dialeval.exported_models`
+builds it and wraps the runtime as a ``torch.nn.Module``). sentence-transformers' and optimum's
+own ONNX / OpenVINO backends are not used: optimum's exporters pin an older transformers than the
+project's.
+
+Importing this module loads neither torch nor a runtime: :func:`check_backend` asks the import
+system whether a runtime is installed without importing it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+from pathlib import Path
+
+from dialeval.validation import ArgumentError
+
+#: The runtimes :func:`dialeval.hub.load_model` can run a model on.
+BACKENDS = ("torch", "onnx", "openvino")
+#: The runtime every model-backed metric uses unless told otherwise.
+DEFAULT_BACKEND = "torch"
+#: What each non-torch backend imports, and the extra that installs it.
+_RUNTIME_PACKAGES = {"onnx": ("onnxruntime", "onnx"), "openvino": ("openvino", "openvino")}
+#: The export needs the ``onnx`` package (torch's exporter serializes through it).
+_EXPORT_PACKAGE = "onnx"
+#: The dtypes each backend runs: float32 everywhere; OpenVINO's reduced inference precisions
+#: only when asked for (their agreement with float32 is in docs/runtimes.md).
+BACKEND_DTYPES = {
+    "torch": ("float32", "float16", "bfloat16"),
+    "onnx": ("float32",),
+    "openvino": ("float32", "float16", "bfloat16"),
+}
+#: Where exported models are kept when ``DIALEVAL_CACHE`` is not set.
+DEFAULT_CACHE = Path("~/.cache/dialeval")
+#: Bumped whenever what an export contains changes, so that an older export is never reused.
+EXPORT_FORMAT = 1
+#: Weight files a transformers checkpoint folder may hold (single or sharded, with its index).
+_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".index.json")
+_WEIGHT_PREFIXES = ("model", "pytorch_model")
+
+
+def _installed(package: str) -> bool:
+    try:
+        return importlib.util.find_spec(package) is not None
+    except (ImportError, ValueError):  # a broken or half-removed install
+        return False
+
+
+def check_backend(backend: object, argument: str = "backend") -> str:
+    """``backend`` itself when it is one of :data:`BACKENDS` and its runtime is installed.
+
+    Raises:
+        ArgumentError: ``backend`` is not one of :data:`BACKENDS`, or its runtime (or the
+            ``onnx`` package the export needs) is not installed; the message names ``argument``
+            and the extra that installs it. A missing runtime is never replaced by another one.
+    """
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        raise ArgumentError(argument, f"must be one of {BACKENDS}, got {backend!r}")
+    if backend == "torch":
+        return backend
+    runtime, extra = _RUNTIME_PACKAGES[backend]
+    missing = [name for name in dict.fromkeys((runtime, _EXPORT_PACKAGE)) if not _installed(name)]
+    if missing:
+        raise ArgumentError(
+            argument,
+            f"={backend!r} needs the package(s) {', '.join(missing)}, which are not installed "
+            f'here: `pip install "dialeval[{extra}]"`, or pass {argument}="torch"',
+        )
+    return backend
+
+
+def backend_precision(backend: str, dtype: str | None, argument: str = "dtype") -> str:
+    """The precision ``backend`` computes in for ``dtype`` (None: float32, the checkpoint's dtype
+    on torch is named by torch itself); an ArgumentError naming ``argument`` when ``backend`` does
+    not run that dtype (ONNX Runtime runs the exported float32 graph only)."""
+    precision = dtype or "float32"
+    if precision not in BACKEND_DTYPES[backend]:
+        raise ArgumentError(
+            argument,
+            f"={dtype!r} is not available with backend={backend!r}, which runs "
+            f"{' or '.join(BACKEND_DTYPES[backend])}; pass dtype=None or 'float32', or "
+            "backend='openvino' (reduced precision on request) or 'torch'",
+        )
+    return precision
+
+
+def cache_root() -> Path:
+    """Where dialeval keeps what it builds once per machine: ``$DIALEVAL_CACHE``, else
+    ``~/.cache/dialeval``."""
+    configured = os.environ.get("DIALEVAL_CACHE")
+    return Path(configured).expanduser() if configured else DEFAULT_CACHE.expanduser()
+
+
+def weight_files(model_path: str, argument: str = "backend") -> list[Path]:
+    """The files a transformers checkpoint folder's weights and config are read from; an
+    ArgumentError naming ``argument`` when the folder holds no weight file dialeval can digest
+    (an export is reused only for the weights it was made from)."""
+    folder = Path(model_path)
+    weights = sorted(
+        entry
+        for entry in folder.iterdir()
+        if entry.is_file()
+        and entry.name.startswith(_WEIGHT_PREFIXES)
+        and entry.name.endswith(_WEIGHT_SUFFIXES)
+    )
+    if not weights or not (folder / "config.json").is_file():
+        raise ArgumentError(
+            argument,
+            f"cannot export {model_path!r}: it holds no config.json and model*.safetensors / "
+            "pytorch_model*.bin weights to key the export on; pass backend='torch'",
+        )
+    return [folder / "config.json", *weights]
+
+
+def _file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def export_key(model_path: str, settings: dict[str, object], argument: str = "backend") -> str:
+    """The name of an export in the cache: the sha256 of the checkpoint's weight and config
+    files' contents (not their paths: a copy of the weights reuses the export) and of
+    ``settings`` (what was exported and how: kind, opset, exporter, torch version)."""
+    files = {path.name: _file_digest(path) for path in weight_files(model_path, argument)}
+    payload = {"format": EXPORT_FORMAT, "files": files, "settings": settings}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def export_folder(key: str) -> Path:
+    """The folder an export with ``key`` is kept in: ``<cache root>/exported/<key>``."""
+    return cache_root() / "exported" / key
