@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, TypeVar, overload
 
 from dialeval.distributed import process_state
-from dialeval.runtimes import DEFAULT_BACKEND, backend_precision, check_backend
+from dialeval.runtimes import backend_precision, check_backend
 from dialeval.type_aliases import DeviceLike, StrPath, Tokenizer
 from dialeval.validation import ArgumentError, check_flag
 
@@ -519,7 +519,7 @@ def load_model(
     device: DeviceLike = None,
     dtype: str | None = None,
     cached: bool = True,
-    backend: str = DEFAULT_BACKEND,
+    backend: str | None = None,
 ) -> LoadedModel[SentenceTransformer]: ...
 @overload
 def load_model(
@@ -528,7 +528,7 @@ def load_model(
     device: DeviceLike = None,
     dtype: str | None = None,
     cached: bool = True,
-    backend: str = DEFAULT_BACKEND,
+    backend: str | None = None,
 ) -> LoadedModel[PreTrainedModel]: ...
 @overload
 def load_model(
@@ -537,7 +537,7 @@ def load_model(
     device: DeviceLike = None,
     dtype: str | None = None,
     cached: bool = True,
-    backend: str = DEFAULT_BACKEND,
+    backend: str | None = None,
 ) -> LoadedModel[Any]: ...
 def load_model(
     model: ModelSource,
@@ -545,7 +545,7 @@ def load_model(
     device: DeviceLike = None,
     dtype: str | None = None,
     cached: bool = True,
-    backend: str = DEFAULT_BACKEND,
+    backend: str | None = None,
 ) -> LoadedModel[Any]:
     """Load ``model`` (a Hub id in the local cache, a local directory, or the embedded MiniLM)
     as ``kind`` once per (path, kind, device, dtype, backend); a :class:`LoadedModel` is returned
@@ -580,7 +580,7 @@ def load_model(
         raise ArgumentError("kind", f"must be one of {KINDS}, got {kind!r}")
     check_dtype(dtype)
     check_flag(cached, "cached")
-    check_backend(backend)
+    backend = check_backend(backend)  # None: DEFAULT_BACKEND
     if backend != "torch":
         backend_precision(backend, dtype)
         if not cached:

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from dialeval.runtimes import BACKENDS, DEFAULT_BACKEND
+
 #: The metadata key of a field's :class:`CliOption`.
 KEY = "cli"
 NOT_GIVEN = object()
@@ -75,5 +77,23 @@ def model_list_field(flag: str, default: str | None, help: str, **details: Any) 
             convert=models_or_none,
             help=f"{help}; 'none' to skip",
             **details,
+        ),
+    )
+
+
+def backend_field() -> str | None:
+    """The ``--backend`` field of a job that runs models: None resolves to
+    :data:`dialeval.runtimes.DEFAULT_BACKEND` (:func:`dialeval.runtimes.check_backend`)."""
+    return dataclasses.field(
+        default=None,
+        metadata=option(
+            "--backend",
+            choices=BACKENDS,
+            default_text=DEFAULT_BACKEND,
+            help=(
+                "runtime of every model the job runs: torch, onnx (ONNX Runtime) or openvino, "
+                "each in float32 (figures equal to torch's within 1e-5; onnx and openvino run on "
+                "the CPU); a model is exported once and the export cached"
+            ),
         ),
     )

@@ -52,13 +52,16 @@ def _installed(package: str) -> bool:
 
 
 def check_backend(backend: object, argument: str = "backend") -> str:
-    """``backend`` itself when it is one of :data:`BACKENDS` and its runtime is installed.
+    """``backend`` itself when it is one of :data:`BACKENDS` and its runtime is installed;
+    :data:`DEFAULT_BACKEND` for None (the default of every function that takes ``backend``).
 
     Raises:
         ArgumentError: ``backend`` is not one of :data:`BACKENDS`, or its runtime (or the
             ``onnx`` package the export needs) is not installed; the message names ``argument``
             and the extra that installs it. A missing runtime is never replaced by another one.
     """
+    if backend is None:
+        return DEFAULT_BACKEND
     if not isinstance(backend, str) or backend not in BACKENDS:
         raise ArgumentError(argument, f"must be one of {BACKENDS}, got {backend!r}")
     if backend == "torch":

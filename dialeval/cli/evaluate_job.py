@@ -160,7 +160,12 @@ def _encode_once(
     ) as bar:
         try:
             encode_for_job(
-                distinct, sentence_model, options.batch_size, options.device, progress=bar.update
+                distinct,
+                sentence_model,
+                options.batch_size,
+                options.device,
+                progress=bar.update,
+                backend=options.backend,
             )
         except (ValueError, OSError) as error:  # e.g. a directory that holds no model
             raise _named(*asked_by, error) from error

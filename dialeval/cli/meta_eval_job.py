@@ -41,6 +41,8 @@ from dialeval.datasets_scripts._sources import SourceNotAvailableError
 from dialeval.deprecation import warn_renamed
 from dialeval.hub import ModelNotAvailableError, resolve_model_path
 from dialeval.metrics.registry import RENAMED_SET_SCORERS, SET_SCORERS
+from dialeval.option_fields import backend_field
+from dialeval.runtimes import check_backend
 from dialeval.validation import ArgumentError, check_int
 
 if TYPE_CHECKING:
@@ -109,6 +111,7 @@ class MetaEvalOptions:
             "--device", help="torch device for model-based metrics (default: Accelerate's choice)"
         ),
     )
+    backend: str | None = backend_field()
     # the release stores 3 decimals; OCA depends on the ties that makes
     round_scores: int | None = field(
         default=None,
@@ -167,6 +170,7 @@ class MetaEvalOptions:
     def __post_init__(self) -> None:
         # Every setting is checked before the test set is read, whichever the run uses.
         check_int(self.batch_size, "batch_size")
+        self.backend = check_backend(self.backend)
         if self.round_scores is not None:
             check_int(self.round_scores, "round_scores", 0)
             if self.round_scores > MAX_ROUND_DECIMALS:
@@ -329,6 +333,7 @@ def score_metric(
                     model,
                     batch_size=options.batch_size,
                     device=options.device,
+                    backend=options.backend,
                     allow_empty=True,
                     progress=StepBar(bar),
                 )

@@ -9,6 +9,7 @@ file's relative path and contents, in path order.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 from functools import lru_cache
@@ -75,6 +76,40 @@ def model_provenance(model: str) -> dict:
     return info
 
 
+_SAFETENSORS_FLOATS = {"F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bfloat16"}
+
+
+def _weights_precision(path: str) -> str | None:
+    """The first floating dtype a ``*.safetensors`` file under ``path`` stores (read from its
+    JSON header alone), or None when there is no such file."""
+    for file in sorted(Path(path).rglob("*.safetensors")):
+        with open(file, "rb") as handle:
+            size = int.from_bytes(handle.read(8), "little")
+            if not 0 < size <= _CHUNK * 100:  # a header, not a corrupt length
+                continue
+            header = json.loads(handle.read(size))
+        for name, entry in header.items():
+            if name != "__metadata__" and entry.get("dtype") in _SAFETENSORS_FLOATS:
+                return _SAFETENSORS_FLOATS[entry["dtype"]]
+    return None
+
+
+def model_runtime(model: str, backend: str) -> dict:
+    """``{"backend", "precision"}`` a job's figures from ``model`` came from: an exported backend
+    (ONNX Runtime, OpenVINO) runs the float32 export; torch loads the checkpoint's own dtype, as
+    transformers' ``dtype="auto"`` does (the config's ``dtype``, else the stored weights')."""
+    if backend != "torch":
+        return {"backend": backend, "precision": "float32"}
+    path = resolve_model_path(model)
+    config = Path(path) / "config.json"
+    stated = None
+    if config.is_file():
+        values = json.loads(config.read_text(encoding="utf-8"))
+        stated = values.get("dtype") or values.get("torch_dtype")
+    precision = stated if isinstance(stated, str) else _weights_precision(path)
+    return {"backend": backend, "precision": precision or "float32"}
+
+
 def summary_models(summary: dict) -> list[str]:
     """The models a metric's summary names: its ``model`` and its embedder's."""
     models = []
@@ -114,13 +149,24 @@ def input_identity(source: str | Path) -> dict:
 
 
 def provenance(
-    command: str, options: dict, input_path: str | None = None, models: Iterable[str] = ()
+    command: str,
+    options: dict,
+    input_path: str | None = None,
+    models: Iterable[str] = (),
+    backend: str | None = None,
 ) -> dict:
-    """The ``provenance`` block of a report."""
+    """The ``provenance`` block of a report; with ``backend`` (the job's runtime) each model's
+    entry also names the backend and precision its figures came from."""
     block = {"dialeval_version": __version__, "command": command, "options": options}
     if input_path is not None:
         block["input"] = input_identity(input_path)
-    block["models"] = {model: model_provenance(model) for model in dict.fromkeys(models)}
+    block["models"] = {
+        model: {
+            **model_provenance(model),
+            **(model_runtime(model, backend) if backend is not None else {}),
+        }
+        for model in dict.fromkeys(models)
+    }
     return block
 
 
@@ -157,7 +203,9 @@ def format_provenance(block: dict, defaults: dict | None = None) -> str:
             if "revision" in info
             else f"sha256 {info['sha256'][:12]}"
         )
+        runtime = f", {info['backend']} {info['precision']}" if "backend" in info else ""
         lines.append(
-            f"model {model}: {identity}" + (f" ({info['package']})" if "package" in info else "")
+            f"model {model}: {identity}{runtime}"
+            + (f" ({info['package']})" if "package" in info else "")
         )
     return "\n".join(lines)

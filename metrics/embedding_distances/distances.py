@@ -301,6 +301,7 @@ def embedding_distances(
     dtype: str | None = None,
     allow_empty: bool = False,
     progress: Progress | None = None,
+    backend: str | None = None,
 ) -> dict:
     """Remote clique and chamfer distance of response sets (per set, then the mean) or of a corpus.
 
@@ -311,7 +312,7 @@ def embedding_distances(
             the embedded ``sentence-transformers/all-MiniLM-L6-v2`` (works offline; the package's
             default is ``Qwen/Qwen3-Embedding-0.6B``).
         figures: which of :data:`FIGURES` to compute (default both).
-        batch_size, device, dtype: passed to the sentence encoder.
+        batch_size, device, dtype, backend: passed to the sentence encoder.
         allow_empty: accept empty and whitespace-only responses (embedded as the model embeds them).
         progress: called with the number of texts of each batch the sentence model encodes, and of
             each block of rows the corpus chamfer distance finishes; inside a ``dialeval evaluate``
@@ -329,7 +330,7 @@ def embedding_distances(
     if split_scope(predictions, "predictions") == "corpus":
         corpus = check_response_set(predictions, "predictions", min_size=2, allow_empty=allow_empty)
         vectors, index = sentence_vectors(
-            corpus, model, batch_size, device, dtype, progress=progress
+            corpus, model, batch_size, device, dtype, progress=progress, backend=backend
         )
         if progress is not None and "chamfer_distance" in figures:
             announce_work(progress, len(vectors), "text")
@@ -342,7 +343,9 @@ def embedding_distances(
         predictions, "predictions", min_size=2, allow_empty=allow_empty
     )
     flat = [text for response_set in response_sets for text in response_set]
-    vectors, index = sentence_vectors(flat, model, batch_size, device, dtype, progress=progress)
+    vectors, index = sentence_vectors(
+        flat, model, batch_size, device, dtype, progress=progress, backend=backend
+    )
     per_set, start = [], 0
     for response_set in response_sets:
         per_set.append(_figures_of(vectors, index[start : start + len(response_set)], figures))
@@ -360,6 +363,7 @@ def _one_list(
     allow_empty: bool,
     progress: Progress | None,
     figure: str,
+    backend: str | None,
 ) -> float:
     texts = check_corpus(texts, "texts", allow_empty=allow_empty)
     if len(texts) < 2:
@@ -367,7 +371,7 @@ def _one_list(
             "texts", f"must hold at least 2 texts (distances need two), got {len(texts)}"
         )
     return embedding_distances(
-        texts, model, (figure,), batch_size, device, dtype, allow_empty, progress
+        texts, model, (figure,), batch_size, device, dtype, allow_empty, progress, backend
     )[figure]
 
 
@@ -379,11 +383,12 @@ def remote_clique(
     dtype: str | None = None,
     allow_empty: bool = False,
     progress: Progress | None = None,
+    backend: str | None = None,
 ) -> float:
     """Remote clique of ``texts`` (a corpus or one response set, at least 2) under the sentence
     model's embeddings; see :func:`embedding_distances` for the arguments."""
     return _one_list(
-        texts, model, batch_size, device, dtype, allow_empty, progress, "remote_clique"
+        texts, model, batch_size, device, dtype, allow_empty, progress, "remote_clique", backend
     )
 
 
@@ -395,9 +400,18 @@ def chamfer_distance(
     dtype: str | None = None,
     allow_empty: bool = False,
     progress: Progress | None = None,
+    backend: str | None = None,
 ) -> float:
     """Chamfer distance of ``texts`` (a corpus or one response set, at least 2) under the sentence
     model's embeddings; see :func:`embedding_distances` for the arguments."""
     return _one_list(
-        texts, model, batch_size, device, dtype, allow_empty, progress, "chamfer_distance"
+        texts,
+        model,
+        batch_size,
+        device,
+        dtype,
+        allow_empty,
+        progress,
+        "chamfer_distance",
+        backend,
     )

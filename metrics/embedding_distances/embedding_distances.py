@@ -47,6 +47,8 @@ Args:
     device: "cpu", "cuda", ... (default: the best available).
     dtype: None, "float32", "float16" or "bfloat16" (encoder weights; default None).
     allow_empty: accept "" responses instead of raising (default False).
+    backend: the model's runtime, "torch", "onnx" or "openvino" (default "torch"; see
+        dialeval.runtimes: float32 on each, figures equal to 1e-5).
 Returns:
     remote_clique and chamfer_distance (of the corpus, or means over sets), scope, and
     num_responses (corpus) or num_sets and per_set (response sets).
@@ -84,6 +86,7 @@ class EmbeddingDistances(ResponsesMetric):
         device: "DeviceLike" = None,
         dtype: str | None = None,
         allow_empty: bool = False,
+        backend: str | None = None,
     ) -> dict:
         return embedding_distances(
             predictions,
@@ -91,6 +94,7 @@ class EmbeddingDistances(ResponsesMetric):
             batch_size=batch_size,
             device=device,
             dtype=dtype,
+            backend=backend,
             allow_empty=allow_empty,
         )
 

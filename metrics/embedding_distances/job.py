@@ -38,11 +38,18 @@ def _distance(figure: str) -> Callable[..., StepOutcome]:
                 (figure,),
                 batch_size=options.batch_size,
                 device=options.device,
+                backend=options.backend,
                 allow_empty=options.allow_empty,
                 progress=progress,
             )
             if data.sets is None:
-                kept = sentence_vectors(data.responses, model, options.batch_size, options.device)
+                kept = sentence_vectors(
+                    data.responses,
+                    model,
+                    options.batch_size,
+                    options.device,
+                    backend=options.backend,
+                )
         if data.sets is None:
             return StepOutcome(
                 {figure: result[figure], "num_responses": result["num_responses"], "model": model},

@@ -15,7 +15,7 @@ Every embedder follows :class:`TextEmbedder`: ``identity()`` describes the vecto
 (saved clusters refuse an embedder with another identity, since Sem-Ent values are comparable
 only under the same embedder and clusters) and ``embed(texts)`` returns one float32 row per
 text. Each distinct text is embedded once; batches are sorted by length and padded only to
-their own longest text; models are loaded once per (resolved path, device, dtype).
+their own longest text; models are loaded once per (resolved path, device, dtype, runtime backend).
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from dialeval.hub import (
 )
 from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.metrics.engines.shared_outputs import stored_vectors, vector_store
+from dialeval.runtimes import check_backend
 from dialeval.type_aliases import DeviceLike, Progress, SentenceEncoder, StrPath, Texts
 from dialeval.validation import ArgumentError, check_int, check_progress, check_unicode_text
 
@@ -65,7 +66,7 @@ PAPER_EMBEDDER = {
 }
 #: Options that change speed or memory but not the vectors (beyond float noise): never in an
 #: identity.
-RUNTIME_OPTIONS = ("batch_size", "device", "dtype")
+RUNTIME_OPTIONS = ("batch_size", "device", "dtype", "backend")
 
 
 @runtime_checkable
@@ -151,15 +152,20 @@ def unit_rows(vectors: np.ndarray) -> np.ndarray:
 
 
 def load_sentence_model(
-    model: StrPath = DEFAULT_SENTENCE_MODEL, device: DeviceLike = None, dtype: str | None = None
+    model: StrPath = DEFAULT_SENTENCE_MODEL,
+    device: DeviceLike = None,
+    dtype: str | None = None,
+    backend: str | None = None,
 ) -> SentenceTransformer:
     """A ``SentenceTransformer`` through :func:`dialeval.hub.load_model` (once per model, device,
-    dtype)."""
-    return load_model(model, "sentence_transformers", device=device, dtype=dtype).model
+    dtype and runtime ``backend``)."""
+    return load_model(
+        model, "sentence_transformers", device=device, dtype=dtype, backend=backend
+    ).model
 
 
 def _sentence_encoder(
-    model: StrPath | SentenceEncoder, device: DeviceLike, dtype: str | None
+    model: StrPath | SentenceEncoder, device: DeviceLike, dtype: str | None, backend: str | None
 ) -> tuple[SentenceEncoder, tuple[object, ...]]:
     """The sentence-transformers encoder of ``model`` and the key of its vectors in a job's
     store."""
@@ -169,15 +175,17 @@ def _sentence_encoder(
             "must be a sentence-transformers id, a local directory or a loaded model with "
             f"`encode`, got {model!r:.60}",
         )
+    backend = check_backend(backend)  # checked whatever the model argument is
     if not isinstance(model, (str, os.PathLike)):
         # a loaded model: shared by identity, and kept alive by the key while the job runs
         return model, ("sentence_transformers", model)
-    encoder = load_sentence_model(model, device, dtype)
+    encoder = load_sentence_model(model, device, dtype, backend)
     return encoder, (
         "sentence_transformers",
         resolve_model_path(os.fspath(model)),
         str(resolve_device(device)),
         check_dtype(dtype),
+        backend,
     )
 
 
@@ -188,15 +196,18 @@ def sentence_vectors(
     device: DeviceLike = None,
     dtype: str | None = None,
     progress: Progress | None = None,
+    backend: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The encoder's own (not normalized) vectors of ``texts``, each distinct text encoded once.
 
     ``model``: a sentence-transformers id or directory, or a loaded model with ``encode``.
     Inside :func:`~dialeval.metrics.engines.shared_outputs.shared_model_outputs` (a
     ``dialeval evaluate`` job) the encoder's vectors are shared with every other metric on the
-    same model, device and dtype; ``progress`` is called with the number of texts of each batch
-    the encoder ran. :func:`unit_rows` of any rows gives :func:`embed_unique`'s numbers for them,
-    so a metric can normalize a chunk at a time instead of copying a corpus's vectors.
+    same model, device, dtype and ``backend`` (the runtime: "torch", "onnx" or "openvino", see
+    :mod:`dialeval.runtimes`; default :data:`~dialeval.runtimes.DEFAULT_BACKEND`); ``progress``
+    is called with the number of texts of each batch the encoder ran. :func:`unit_rows` of any
+    rows gives :func:`embed_unique`'s numbers for them, so a metric can normalize a chunk at a
+    time instead of copying a corpus's vectors.
 
     Returns:
         ``(vectors, index)``: float32 rows of the distinct texts (possibly a read-only view of the
@@ -204,7 +215,7 @@ def sentence_vectors(
     """
     check_int(batch_size, "batch_size")
     check_progress(progress)
-    encoder, key = _sentence_encoder(model, device, dtype)
+    encoder, key = _sentence_encoder(model, device, dtype, backend)
     unique, index = _deduplicate(list(texts))
     vectors = stored_vectors(
         key,
@@ -222,6 +233,7 @@ def embed_unique(
     device: DeviceLike = None,
     dtype: str | None = None,
     progress: Progress | None = None,
+    backend: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """L2-normalized sentence embeddings of ``texts``, each distinct text encoded once (see
     :func:`sentence_vectors`; the rows equal ``encode(normalize_embeddings=True)``'s bit for bit).
@@ -230,7 +242,7 @@ def embed_unique(
         ``(embeddings, index)``: float32 rows of the distinct texts, and ``embeddings[index[t]]``
         the embedding of ``texts[t]``.
     """
-    vectors, index = sentence_vectors(texts, model, batch_size, device, dtype, progress)
+    vectors, index = sentence_vectors(texts, model, batch_size, device, dtype, progress, backend)
     return unit_rows(vectors), index
 
 
@@ -241,6 +253,7 @@ def encode_for_job(
     device: DeviceLike = None,
     dtype: str | None = None,
     progress: Progress | None = None,
+    backend: str | None = None,
 ) -> int:
     """Encode the distinct ``texts`` the job's store does not hold yet, so that every metric of the
     job reads them from it (a no-op outside
@@ -251,7 +264,7 @@ def encode_for_job(
     """
     check_int(batch_size, "batch_size")
     check_progress(progress)
-    encoder, key = _sentence_encoder(model, device, dtype)
+    encoder, key = _sentence_encoder(model, device, dtype, backend)
     store = vector_store(key)
     unique = list(dict.fromkeys(texts))
     missing = store.missing(unique)
@@ -349,6 +362,7 @@ class _TransformerEmbedder:
         device: DeviceLike,
         dtype: str | None,
         layer: int,
+        backend: str | None,
     ) -> None:
         self.model_name = _check_model(model)
         self.max_length = check_int(max_length, "max_length")
@@ -359,6 +373,7 @@ class _TransformerEmbedder:
             )
         self.layer = int(layer)
         self.dtype = check_dtype(dtype)
+        self.backend = check_backend(backend)
         # Resolved now so that a missing model fails at construction, not after the data is read.
         self.model_path = resolve_model_path(self.model_name)
         self.device = str(resolve_device(device))
@@ -373,7 +388,9 @@ class _TransformerEmbedder:
     def loaded(self) -> LoadedModel[PreTrainedModel]:
         """The model and tokenizer, loaded on first use and shared by embedders of the same
         model."""
-        loaded = load_model(self.model_path, "encoder", self.device, self.dtype)
+        loaded = load_model(
+            self.model_path, "encoder", self.device, self.dtype, backend=self.backend
+        )
         self._check_fits(loaded)
         return loaded
 
@@ -402,7 +419,15 @@ class _TransformerEmbedder:
         raise NotImplementedError
 
     def _store_key(self) -> tuple[Hashable, ...]:
-        return (self.kind, self.model_path, self.max_length, self.layer, self.device, self.dtype)
+        return (
+            self.kind,
+            self.model_path,
+            self.max_length,
+            self.layer,
+            self.device,
+            self.dtype,
+            self.backend,
+        )
 
     def embed(self, texts: list[str], progress: Progress | None = None) -> np.ndarray:
         """One float32 row per text, in input order; each distinct text is run once (once per job
@@ -482,6 +507,8 @@ class LastTokenEmbedder(_TransformerEmbedder):
         device: torch device; default Accelerate's (the GPU when there is one).
         dtype: None (float32), "float32", "float16" or "bfloat16".
         layer: index into ``hidden_states`` (-1, the final layer, in the paper).
+        backend: the runtime, "torch", "onnx" or "openvino" (:mod:`dialeval.runtimes`; default
+            :data:`~dialeval.runtimes.DEFAULT_BACKEND`).
     """
 
     kind = "last_token"
@@ -494,8 +521,9 @@ class LastTokenEmbedder(_TransformerEmbedder):
         device: DeviceLike = None,
         dtype: str | None = None,
         layer: int = -1,
+        backend: str | None = None,
     ) -> None:
-        super().__init__(model, max_length, batch_size, device, dtype, layer)
+        super().__init__(model, max_length, batch_size, device, dtype, layer, backend)
 
     def identity(self) -> dict:
         return {
@@ -534,7 +562,7 @@ class MeanPoolingEmbedder(_TransformerEmbedder):
         model: an encoder, Hub id or directory (default ``FacebookAI/roberta-base``, as the
             appendix).
         max_length: tokens kept per text including special tokens, from the start.
-        batch_size, device, dtype, layer: as for :class:`LastTokenEmbedder`.
+        batch_size, device, dtype, layer, backend: as for :class:`LastTokenEmbedder`.
     """
 
     kind = "mean_pooling"
@@ -547,8 +575,9 @@ class MeanPoolingEmbedder(_TransformerEmbedder):
         device: DeviceLike = None,
         dtype: str | None = None,
         layer: int = -1,
+        backend: str | None = None,
     ) -> None:
-        super().__init__(model, max_length, batch_size, device, dtype, layer)
+        super().__init__(model, max_length, batch_size, device, dtype, layer, backend)
 
     def identity(self) -> dict:
         return {
@@ -586,6 +615,7 @@ class SentenceTransformerEmbedder:
         batch_size: texts per forward.
         device, dtype: as for :class:`LastTokenEmbedder`.
         normalize: passed to ``encode(normalize_embeddings=...)``.
+        backend: as for :class:`LastTokenEmbedder`.
     """
 
     kind = "sentence_transformers"
@@ -597,10 +627,12 @@ class SentenceTransformerEmbedder:
         device: DeviceLike = None,
         dtype: str | None = None,
         normalize: bool = False,
+        backend: str | None = None,
     ) -> None:
         self.model_name = _check_model(model)
         self.batch_size = check_int(batch_size, "batch_size")
         self.dtype = check_dtype(dtype)
+        self.backend = check_backend(backend)
         if not isinstance(normalize, bool):
             raise ArgumentError("normalize", f"must be a bool, got {normalize!r}")
         self.normalize = normalize
@@ -615,8 +647,9 @@ class SentenceTransformerEmbedder:
 
     @property
     def loaded(self) -> SentenceTransformer:
-        """The ``SentenceTransformer``, loaded on first use, shared per (model, device, dtype)."""
-        return load_sentence_model(self.model_name, self.device, self.dtype)
+        """The ``SentenceTransformer``, loaded on first use, shared per (model, device, dtype,
+        backend)."""
+        return load_sentence_model(self.model_name, self.device, self.dtype, self.backend)
 
     def embed(self, texts: list[str], progress: Progress | None = None) -> np.ndarray:
         """One float32 row per text, in input order; each distinct text is encoded once (once per
@@ -629,6 +662,7 @@ class SentenceTransformerEmbedder:
             resolve_model_path(self.model_name),
             self.device,
             self.dtype,
+            self.backend,
         )
         raw = stored_vectors(
             key,
@@ -665,7 +699,8 @@ def load_embedder(
     [kind].
 
     ``load_embedder("last_token")`` is the paper's (DialoGPT-large, §3.1). ``options`` go to the
-    class: ``batch_size``, ``device``, ``dtype``, and ``max_length``/``layer`` or ``normalize``.
+    class: ``batch_size``, ``device``, ``dtype``, ``backend``, and ``max_length``/``layer`` or
+    ``normalize``.
     """
     cls = _class_of(kind)
     unknown = sorted(set(options) - set(_options_of(cls)))
@@ -682,8 +717,8 @@ def load_embedder(
 def embedder_from_identity(identity: Mapping[str, Any], **runtime_options: Any) -> TextEmbedder:
     """Rebuild the embedder an :meth:`identity` describes (e.g. the one saved with clusters).
 
-    ``runtime_options`` (``batch_size``, ``device``, ``dtype``) may differ from the original run:
-    they do not change the vectors beyond float noise.
+    ``runtime_options`` (``batch_size``, ``device``, ``dtype``, ``backend``) may differ from the
+    original run: they do not change the vectors beyond float noise.
 
     Raises:
         ValueError: the identity is malformed, names an unknown kind or setting, or cannot be

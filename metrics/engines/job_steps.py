@@ -25,7 +25,8 @@ from typing import Any, TypeAlias
 
 from dialeval.hub import EMBEDDED_SENTENCE_MODEL
 from dialeval.io import read_text_lines
-from dialeval.option_fields import models_or_none, option
+from dialeval.option_fields import backend_field, models_or_none, option
+from dialeval.runtimes import check_backend
 from dialeval.validation import check_int, check_texts
 
 #: Input scopes: response sets (one list of responses per context) or a corpus (responses alone).
@@ -186,7 +187,8 @@ class JobStep:
 
 @dataclass
 class JobOptions:
-    """Settings every step may read: the reference corpus, batch size, device, empty responses."""
+    """Settings every step may read: the reference corpus, batch size, device, runtime backend,
+    empty responses."""
 
     reference_corpus: list[str] | None = field(
         default=None,
@@ -219,9 +221,12 @@ class JobOptions:
             "--device", help="torch device for model-based metrics (default: Accelerate's choice)"
         ),
     )
+    backend: str | None = backend_field()
 
     def __post_init__(self) -> None:
         check_int(self.batch_size, "batch_size")  # before any step runs
+        # resolved and its package looked for before any step runs
+        self.backend = check_backend(self.backend)
 
 
 @dataclass

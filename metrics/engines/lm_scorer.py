@@ -157,11 +157,14 @@ def check_reduction(reduction: str) -> None:
 
 
 def load_language_model(
-    model: ModelSource, device: DeviceLike = None, dtype: str | None = None
+    model: ModelSource,
+    device: DeviceLike = None,
+    dtype: str | None = None,
+    backend: str | None = None,
 ) -> LoadedModel[PreTrainedModel]:
     """A causal or seq2seq LM (by ``config.is_encoder_decoder``) through
-    :func:`dialeval.hub.load_model`."""
-    return load_model(model, "language_model", device=device, dtype=dtype)
+    :func:`dialeval.hub.load_model`, on the runtime ``backend``."""
+    return load_model(model, "language_model", device=device, dtype=dtype, backend=backend)
 
 
 # --------------------------------------------------------------------------------------------
@@ -277,6 +280,7 @@ class CandidateScorer:
             :class:`~dialeval.hub.LoadedModel`.
         device: torch device; default Accelerate's device for this process.
         dtype: None (the checkpoint's), "float32", "float16" or "bfloat16".
+        backend: the runtime, "torch", "onnx" or "openvino" (:mod:`dialeval.runtimes`).
         batch_size: questions per forward pass; all their candidates go in that one pass.
         turn_separator: text between context turns and after the last one; default the
             tokenizer's EOS token (DialoGPT's format: ``turn<eos>turn<eos>``), else a newline.
@@ -321,6 +325,7 @@ class CandidateScorer:
         turn_separator: str | None = None,
         candidate_eos: bool = True,
         share_context: bool = True,
+        backend: str | None = None,
     ) -> None:
         check_int(batch_size, "batch_size")
         candidate_eos, share_context = (
@@ -331,7 +336,7 @@ class CandidateScorer:
             raise ArgumentError(
                 "turn_separator", f"must be a string or None, got {turn_separator!r}"
             )
-        self.lm = load_language_model(model, device=device, dtype=dtype)
+        self.lm = load_language_model(model, device=device, dtype=dtype, backend=backend)
         self.batch_size = batch_size
         tokenizer = self.lm.tokenizer
         if turn_separator is None:

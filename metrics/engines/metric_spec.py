@@ -26,8 +26,8 @@ from dialeval.metrics.engines.job_steps import JobData, JobStep, Progress
 #: The command's arguments by their names (``vars(args)``: ``plot``, ``save_sem_ent_clusters``,
 #: ...), as an output hook reads them.
 Arguments = Mapping[str, Any]
-#: ``run(response_sets, model, batch_size=, device=, allow_empty=, progress=)`` -> the step's
-#: summary figures with ``per_set``: one dict of figures per set.
+#: ``run(response_sets, model, batch_size=, device=, allow_empty=, progress=, backend=)`` -> the
+#: step's summary figures with ``per_set``: one dict of figures per set.
 SetRun = Callable[..., dict]
 
 
@@ -170,6 +170,7 @@ def set_runner(step: JobStep, settings: Mapping[str, object]) -> SetRun:
         device: str | None = None,
         allow_empty: bool = False,
         progress: Progress | None = None,
+        backend: str | None = None,
     ) -> dict:
         response_sets = [list(responses) for responses in sets]
         data = JobData(
@@ -179,7 +180,13 @@ def set_runner(step: JobStep, settings: Mapping[str, object]) -> SetRun:
         )
         options = step_settings(
             step,
-            {**settings, "batch_size": batch_size, "device": device, "allow_empty": allow_empty},
+            {
+                **settings,
+                "batch_size": batch_size,
+                "device": device,
+                "backend": backend,
+                "allow_empty": allow_empty,
+            },
         )
         outcome = step.run(data, model, options, progress if progress is not None else _ignore)
         return {**outcome.summary, "per_set": outcome.per_set}

@@ -8,7 +8,8 @@ one pair per forward this is slow, so the engine
 - scores each distinct (first, second) pair once (low-temperature sets repeat responses);
 - sorts pairs by tokenized length and pads each batch only to its own longest pair (the
   longest batch first, so an out-of-memory error shows at once, not after an hour);
-- runs under ``torch.inference_mode()`` with the model loaded once per (path, device, dtype);
+- runs under ``torch.inference_mode()`` with the model loaded once per (path, device, dtype,
+  runtime backend);
 - counts the pairs truncated to the model's maximum length instead of truncating silently.
 
 Callers stream through large inputs by scoring a chunk of pairs at a time (see
@@ -45,11 +46,15 @@ class PairScoringStats:
 
 
 def load_pair_classifier(
-    model: ModelSource, device: DeviceLike = None, dtype: str | None = None
+    model: ModelSource,
+    device: DeviceLike = None,
+    dtype: str | None = None,
+    backend: str | None = None,
 ) -> LoadedModel[PreTrainedModel]:
     """``model`` (Hub id, directory or :class:`~dialeval.hub.LoadedModel`) as a sequence-pair
-    classifier, through :func:`dialeval.hub.load_model` (once per model, device and dtype)."""
-    return load_model(model, "sequence_classification", device=device, dtype=dtype)
+    classifier, through :func:`dialeval.hub.load_model` (once per model, device, dtype and
+    runtime ``backend``)."""
+    return load_model(model, "sequence_classification", device=device, dtype=dtype, backend=backend)
 
 
 def _longest_first_lengths(first: int, second: int, budget: int) -> tuple[int, int]:

@@ -43,6 +43,8 @@ Args:
     batch_size, device, dtype: BERTScore's encoder settings (64, Accelerate's device, float32).
     workers: threads of the ROUGE-L scorer (default 1; -1: one per CPU).
     allow_empty: accept "" responses instead of raising (default False).
+    backend: the model's runtime, "torch", "onnx" or "openvino" (default "torch"; see
+        dialeval.runtimes: float32 on each, figures equal to 1e-5).
 Returns:
     homogenization (the corpus score, or the mean over sets), scope, measure, model (BERTScore),
     and num_responses (corpus) or num_sets and per_set (response sets).
@@ -85,6 +87,7 @@ class Homogenization(ResponsesMetric):
         dtype: str | None = None,
         workers: int = 1,
         allow_empty: bool = False,
+        backend: str | None = None,
     ) -> dict:
         return homogenization_score(
             predictions,
@@ -95,6 +98,7 @@ class Homogenization(ResponsesMetric):
             batch_size=batch_size,
             device=device,
             dtype=dtype,
+            backend=backend,
             workers=workers,
             allow_empty=allow_empty,
         )

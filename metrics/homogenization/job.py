@@ -44,6 +44,7 @@ def _bertscore_corpus(
         model,
         batch_size=options.batch_size,
         device=options.device,
+        backend=options.backend,
         allow_empty=options.allow_empty,
         progress=progress,
     )
@@ -68,6 +69,7 @@ def _homogenization(measure: str) -> Callable[..., StepOutcome]:
             model=model,
             batch_size=options.batch_size,
             device=options.device,
+            backend=options.backend,
             allow_empty=options.allow_empty,
             progress=progress,
         )

@@ -40,7 +40,7 @@ def _check_options(
     measure: str,
     use_stemmer: bool,
     progress: Progress | None,
-    encoder_options: tuple[str | None, int | None, int, DeviceLike, str | None, int],
+    encoder_options: tuple[str | None, int | None, int, DeviceLike, str | None, int, str | None],
 ) -> int:
     """Every option checked whatever ``measure`` reads (a BERTScore option given to ROUGE-L is
     refused when it is malformed, not ignored); returns ``workers`` as an int."""
@@ -48,8 +48,8 @@ def _check_options(
         raise ArgumentError("measure", f"must be one of {MEASURES}, got {measure!r}")
     check_flag(use_stemmer, "use_stemmer")
     check_progress(progress)
-    model, num_layers, batch_size, device, dtype, workers = encoder_options
-    bertscore.check_encoder_options(model, num_layers, batch_size, device, dtype)
+    model, num_layers, batch_size, device, dtype, workers, backend = encoder_options
+    bertscore.check_encoder_options(model, num_layers, batch_size, device, dtype, backend)
     if workers == -1:
         return os.cpu_count() or 1
     return check_int(workers, "workers", maximum=MAX_WORKERS)
@@ -72,6 +72,7 @@ def _bertscore_homogenization(
     progress: Progress | None,
     argument: str = "predictions",
     kept: list | None = None,
+    backend: str | None = None,
 ) -> list[float]:
     """Each set's BERTScore homogenization; ``kept`` (a list) receives each set's
     :class:`~dialeval.metrics.engines.reduction.UnitSimilarity` (what a resample is scored from)."""
@@ -99,6 +100,7 @@ def _bertscore_homogenization(
         dtype=dtype,
         allow_empty=allow_empty,
         progress=progress,
+        backend=backend,
     )
     if kept is not None:
         kept.extend(result.unit_similarities)
@@ -132,15 +134,28 @@ def corpus_bertscore_homogenization(
     device: DeviceLike = None,
     allow_empty: bool = False,
     progress: Progress | None = None,
+    backend: str | None = None,
 ) -> tuple[float, Any]:
     """:func:`homogenization` of ``texts`` under BERTScore, and the texts'
     :class:`~dialeval.metrics.engines.reduction.UnitSimilarity` (the F1 of every pair of distinct
     texts), from which ``dialeval evaluate --ci`` scores resamples without the model."""
-    _check_options("bertscore", False, progress, (model, None, batch_size, device, None, 1))
+    _check_options(
+        "bertscore", False, progress, (model, None, batch_size, device, None, 1, backend)
+    )
     texts = check_response_set(texts, "texts", min_size=2, allow_empty=allow_empty)
     kept: list = []
     score = _bertscore_homogenization(
-        [texts], model, None, batch_size, device, None, allow_empty, progress, "texts", kept
+        [texts],
+        model,
+        None,
+        batch_size,
+        device,
+        None,
+        allow_empty,
+        progress,
+        "texts",
+        kept,
+        backend,
     )[0]
     return score, kept[0]
 
@@ -157,10 +172,14 @@ def homogenization_per_set(
     workers: int = 1,
     allow_empty: bool = False,
     progress: Progress | None = None,
+    backend: str | None = None,
 ) -> list[float]:
     """:func:`homogenization` of each response set (at least two responses each)."""
     workers = _check_options(
-        measure, use_stemmer, progress, (model, num_layers, batch_size, device, dtype, workers)
+        measure,
+        use_stemmer,
+        progress,
+        (model, num_layers, batch_size, device, dtype, workers, backend),
     )
     if isinstance(response_sets, (str, bytes)) or not isinstance(response_sets, (list, tuple)):
         raise ArgumentError(
@@ -187,6 +206,7 @@ def homogenization_per_set(
             allow_empty,
             progress,
             argument="response_sets",
+            backend=backend,
         )
     announce_work(progress, len(sets), "set")
     scores = []
@@ -209,6 +229,7 @@ def homogenization(
     workers: int = 1,
     allow_empty: bool = False,
     progress: Progress | None = None,
+    backend: str | None = None,
 ) -> float:
     """Mean over texts ``i`` of the mean similarity of every other text to ``t_i`` (in [0, 1]).
 
@@ -224,6 +245,8 @@ def homogenization(
             (9 for deberta-base-mnli) and the engine's default otherwise (17 for roberta-large,
             else the last layer).
         batch_size, device, dtype: BERTScore's encoder batches, torch device and weight dtype.
+        backend: BERTScore's encoder runtime, "torch", "onnx" or "openvino"
+            (:mod:`dialeval.runtimes`).
             The BERTScore options are checked with every ``measure``: a malformed one is
             refused, never ignored.
         workers: threads of the ROUGE-L scorer (``-1``: one per CPU; at most 1,024).
@@ -237,7 +260,10 @@ def homogenization(
         ModelNotAvailableError: BERTScore's model is not on this machine.
     """
     workers = _check_options(
-        measure, use_stemmer, progress, (model, num_layers, batch_size, device, dtype, workers)
+        measure,
+        use_stemmer,
+        progress,
+        (model, num_layers, batch_size, device, dtype, workers, backend),
     )
     texts = check_response_set(texts, "texts", min_size=2, allow_empty=allow_empty)
     if measure == "bertscore":
@@ -251,6 +277,7 @@ def homogenization(
             allow_empty,
             progress,
             argument="texts",
+            backend=backend,
         )[0]
     if measure == "rougel":
         announce_work(progress, len(set(texts)), "text")
@@ -269,6 +296,7 @@ def homogenization_score(
     workers: int = 1,
     allow_empty: bool = False,
     progress: Progress | None = None,
+    backend: str | None = None,
 ) -> dict:
     """The figures of the evaluate module: one score for a corpus (a flat list), or per set and
     their mean."""
@@ -283,6 +311,7 @@ def homogenization_score(
         workers=workers,
         allow_empty=allow_empty,
         progress=progress,
+        backend=backend,
     )
     described = {"measure": measure}
     if measure == "bertscore":

@@ -195,6 +195,7 @@ def nbest_contradiction(
     dtype: str | None = None,
     batch_size: int = 32,
     label_map: dict | None = None,
+    backend: str | None = None,
 ) -> dict:
     """Classify every response of every n-best list, then Certainty / Variety (§2, §3.2, App. C).
 
@@ -208,7 +209,7 @@ def nbest_contradiction(
         questions: the input messages, one per input; needed by classifiers trained on
             (question, answer) pairs.
         input_types: optional type per input ("ENTQ", "CNTQ"): adds ``per_type``.
-        device, dtype, batch_size, label_map: for a model classifier (see
+        device, dtype, batch_size, label_map, backend: for a model classifier (see
             :mod:`dialeval.metrics.nbest_contradiction.yes_no`).
 
     Returns:
@@ -227,7 +228,12 @@ def nbest_contradiction(
         _check_references(references, len(predictions))
         _check_types(input_types, len(predictions))
     loaded = load_yes_no_classifier(
-        classifier, device=device, dtype=dtype, batch_size=batch_size, label_map=label_map
+        classifier,
+        device=device,
+        dtype=dtype,
+        batch_size=batch_size,
+        label_map=label_map,
+        backend=backend,
     )
     truncated_before = getattr(loaded, "num_truncated", 0)
     answers = classify_nbest_lists(loaded, predictions, questions)

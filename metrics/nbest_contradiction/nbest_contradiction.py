@@ -50,6 +50,8 @@ Args:
     device: e.g. "cpu", "cuda:0" (default: Accelerate's device for this process).
     dtype: None, "float32", "float16" or "bfloat16".
     label_map: {label name: "yes" | "no" | "ambiguous"} for models whose labels are not yes/no/ambiguous or Circa's.
+    backend: the model's runtime, "torch", "onnx" or "openvino" (default "torch"; see
+        dialeval.runtimes: float32 on each, figures equal to 1e-5).
 Returns:
     certainty, variety (NaN when undefined), num_inputs, num_analyzed, num_excluded (lists with an
     ambiguous response), num_with_noncontradictory, per_input (excluded, num_noncontradictory,
@@ -106,6 +108,7 @@ class NbestContradiction(DialevalMetric):
         dtype: str | None = None,
         batch_size: int = 32,
         label_map: dict | None = None,
+        backend: str | None = None,
     ) -> dict:
         return nbest_contradiction(
             predictions,
@@ -115,6 +118,7 @@ class NbestContradiction(DialevalMetric):
             input_types=input_types,
             device=device,
             dtype=dtype,
+            backend=backend,
             batch_size=batch_size,
             label_map=label_map,
         )

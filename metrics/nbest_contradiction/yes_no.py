@@ -27,6 +27,7 @@ import numpy as np
 
 from dialeval.labels import AMBIGUOUS, NO, YES, answer_of_label
 from dialeval.metrics.engines.pair_scorer import PairScoringStats, load_pair_classifier, score_pairs
+from dialeval.runtimes import check_backend
 from dialeval.validation import ArgumentError, arguments_named, check_int, check_unicode_text
 
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ class PrefixYesNoClassifier:
 class ModelYesNoClassifier:
     """A fine-tuned sequence classifier (App. B) whose labels map to yes / no / ambiguous.
 
-    Loaded once per (model, device, dtype) through
+    Loaded once per (model, device, dtype, runtime ``backend``) through
     :func:`dialeval.metrics.engines.pair_scorer.load_pair_classifier`; scoring is batched
     (length-sorted, dynamic padding, ``inference_mode``). Over-long inputs are truncated to the
     model's maximum length and counted in ``num_truncated``.
@@ -105,9 +106,10 @@ class ModelYesNoClassifier:
         dtype: str | None = None,
         batch_size: int = 32,
         label_map: dict | None = None,
+        backend: str | None = None,
     ) -> None:
         check_int(batch_size, "batch_size")
-        self.classifier = load_pair_classifier(model, device=device, dtype=dtype)
+        self.classifier = load_pair_classifier(model, device=device, dtype=dtype, backend=backend)
         self.batch_size = batch_size
         self.name = self.classifier.name
         self.num_truncated = 0
@@ -206,9 +208,11 @@ def load_yes_no_classifier(
     dtype: str | None = None,
     batch_size: int = 32,
     label_map: dict | None = None,
+    backend: str | None = None,
 ) -> YesNoClassifier:
     """``"prefix"`` -> the prefix rule; an object with ``classify`` -> itself; else a model id or
     directory."""
+    backend = check_backend(backend)  # checked even when the rule or a given object makes it moot
     if isinstance(classifier, str) and classifier == "prefix":
         return PrefixYesNoClassifier()
     if hasattr(classifier, "classify"):
@@ -222,7 +226,12 @@ def load_yes_no_classifier(
         )
     with arguments_named({"model": "classifier"}):
         return ModelYesNoClassifier(
-            classifier, device=device, dtype=dtype, batch_size=batch_size, label_map=label_map
+            classifier,
+            device=device,
+            dtype=dtype,
+            batch_size=batch_size,
+            label_map=label_map,
+            backend=backend,
         )
 
 

@@ -36,6 +36,7 @@ def _nli(data: JobData, model: str, options: Settings, progress: Progress) -> St
         model,
         batch_size=options.batch_size,
         device=options.device,
+        backend=options.backend,
         allow_empty=options.allow_empty,
         progress=progress,
     )

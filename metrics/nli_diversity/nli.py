@@ -32,6 +32,7 @@ import numpy as np
 
 from dialeval.metrics.engines.pair_scorer import PairScoringStats, load_pair_classifier, score_pairs
 from dialeval.metrics.nli_diversity.defaults import DEFAULT_NLI_MODEL, NLI_FIGURES
+from dialeval.runtimes import check_backend
 from dialeval.validation import (
     ArgumentError,
     check_flag,
@@ -110,6 +111,7 @@ class NLIScorer:
         dtype: None (the checkpoint's), "float32", or "float16"/"bfloat16" (for GPUs).
         batch_size: pairs per forward pass.
         label_map: see :func:`nli_label_indices`.
+        backend: the runtime, "torch", "onnx" or "openvino" (:mod:`dialeval.runtimes`).
     """
 
     def __init__(
@@ -119,8 +121,9 @@ class NLIScorer:
         dtype: str | None = None,
         batch_size: int = 32,
         label_map: dict[str, int] | None = None,
+        backend: str | None = None,
     ) -> None:
-        self.classifier = load_pair_classifier(model, device=device, dtype=dtype)
+        self.classifier = load_pair_classifier(model, device=device, dtype=dtype, backend=backend)
         self.class_indices = list(nli_label_indices(self.classifier.id2label, label_map))
         self.batch_size = batch_size
         self.stats = PairScoringStats()
@@ -347,6 +350,7 @@ def nli_diversity(
     return_matrices: bool = False,
     progress: Callable[[int], object] | None = None,
     max_pairs_per_set: int = 1_000_000,
+    backend: str | None = None,
 ) -> dict:
     """NLI Diversity of each response set and the means over sets.
 
@@ -356,10 +360,12 @@ def nli_diversity(
         model: NLI classifier id or directory (default the paper's
             ``FacebookAI/roberta-large-mnli``).
         scorer: a ready :class:`NLIScorer` (or any object with ``pair_probabilities``);
-            overrides ``model``/``device``/``dtype``/``label_map``.
+            overrides ``model``/``device``/``dtype``/``label_map``/``backend``.
         max_pairs_per_chunk: pairs scored per chunk (the memory bound).
         return_matrices: also return every set's :class:`NLIPairMatrix` under ``"matrices"``.
         progress: called with the number of sets finished after each set (e.g. ``tqdm.update``).
+        backend: the classifier's runtime, "torch", "onnx" or "openvino"
+            (:mod:`dialeval.runtimes`).
         max_pairs_per_set: the most ordered pairs of distinct responses one set may need (and, with
             ``return_matrices``, the most pairs its matrix may hold); a larger set is refused with
             a ValueError. Identical responses are scored once: 10,000 copies of one response need
@@ -378,11 +384,17 @@ def nli_diversity(
         )
     return_matrices = check_flag(return_matrices, "return_matrices")
     check_progress(progress)
+    backend = check_backend(backend)  # checked even when a ready scorer makes it moot
     scorer = (
         scorer
         if scorer is not None
         else NLIScorer(
-            model, device=device, dtype=dtype, batch_size=batch_size, label_map=label_map
+            model,
+            device=device,
+            dtype=dtype,
+            batch_size=batch_size,
+            label_map=label_map,
+            backend=backend,
         )
     )
     stats = getattr(scorer, "stats", None)

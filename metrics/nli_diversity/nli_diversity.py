@@ -44,6 +44,8 @@ Args:
         config.id2label does not name the classes.
     max_pairs_per_chunk: ordered pairs scored at a time, across sets (default 16384; bounds memory).
     allow_empty: score "" as a response instead of raising (default False).
+    backend: the model's runtime, "torch", "onnx" or "openvino" (default "torch"; see
+        dialeval.runtimes: float32 on each, figures equal to 1e-5).
 Returns:
     nli_diversity, nli_diversity_neutral, nli_diversity_confidence, num_contradiction,
     num_neutral, num_entailment: means over sets; per_set: one dict of those six per set;
@@ -88,6 +90,7 @@ class NliDiversity(ResponsesMetric):
         label_map: dict[str, int] | None = None,
         max_pairs_per_chunk: int = 16384,
         allow_empty: bool = False,
+        backend: str | None = None,
     ) -> dict:
         check_response_sets(predictions, "predictions", min_size=2, allow_empty=allow_empty)
         return nli_diversity(
@@ -96,6 +99,7 @@ class NliDiversity(ResponsesMetric):
             batch_size=batch_size,
             device=device,
             dtype=dtype,
+            backend=backend,
             label_map=label_map,
             max_pairs_per_chunk=max_pairs_per_chunk,
             allow_empty=allow_empty,

@@ -96,6 +96,7 @@ def _selection(data: JobData, model: str, options: Settings, progress: Progress)
             reduction=options.selection_reduction,
             batch_size=options.selection_batch_size,
             device=options.device,
+            backend=options.backend,
             progress=progress,
         )
     keys = (

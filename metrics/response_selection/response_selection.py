@@ -49,6 +49,8 @@ Args:
     candidate_eos: score the EOS token after a causal LM's candidate (default True).
     share_context: encode a question's context once for all its candidates (default True; same losses).
     tie_rtol: losses within tie_rtol * max(1, |min|) of the minimum tie (default 1e-6, float32 rounding).
+    backend: the model's runtime, "torch", "onnx" or "openvino" (default "torch"; see
+        dialeval.runtimes: float32 on each, figures equal to 1e-5).
 Returns:
     accuracy, num_correct, num_questions, num_ties (a shared minimum counts as wrong),
     num_truncated_contexts, reduction, model, and per_question: losses, nll_sums, num_tokens,
@@ -111,6 +113,7 @@ class ResponseSelection(DialevalMetric):
         candidate_eos: bool = True,
         share_context: bool = True,
         tie_rtol: float = TIE_RTOL,
+        backend: str | None = None,
     ) -> dict:
         check_questions(contexts, candidates, labels)
         if model is None:
@@ -127,6 +130,7 @@ class ResponseSelection(DialevalMetric):
             batch_size=batch_size,
             device=device,
             dtype=dtype,
+            backend=backend,
             turn_separator=turn_separator,
             candidate_eos=candidate_eos,
             share_context=share_context,

@@ -35,6 +35,7 @@ from dialeval.metrics.engines.lm_scorer import (
     check_reduction,
     describe,
 )
+from dialeval.runtimes import check_backend
 from dialeval.validation import ArgumentError, ArgumentProblem, check_real, require_collection
 
 if TYPE_CHECKING:
@@ -136,6 +137,7 @@ def response_selection(
     share_context: bool = True,
     progress: Callable[[int], object] | None = None,
     tie_rtol: float = TIE_RTOL,
+    backend: str | None = None,
 ) -> dict:
     """Response-selection accuracy of one LM (Sato et al. 2020, §4.1.2).
 
@@ -146,7 +148,7 @@ def response_selection(
         model: a causal or seq2seq LM (Hub id in the local cache, or a directory); or pass
             ``scorer`` (a :class:`CandidateScorer`) to reuse a loaded one.
         reduction: ``"sum"`` (default: ℓ_r = -log p(r|c)) or ``"mean"`` (per candidate token).
-        batch_size, device, dtype, turn_separator, candidate_eos, share_context: see
+        batch_size, device, dtype, turn_separator, candidate_eos, share_context, backend: see
             :class:`CandidateScorer`.
         tie_rtol: relative tolerance under which two losses tie (:data:`TIE_RTOL`, see
             :func:`select_by_loss`).
@@ -159,6 +161,7 @@ def response_selection(
     """
     check_reduction(reduction)
     _, _, labels = check_questions(contexts, candidates, labels)
+    backend = check_backend(backend)  # checked even when a ready scorer makes it moot
     if scorer is None:
         if model is None:
             raise ArgumentError(
@@ -172,6 +175,7 @@ def response_selection(
             turn_separator=turn_separator,
             candidate_eos=candidate_eos,
             share_context=share_context,
+            backend=backend,
         )
     scored = scorer.score(contexts, candidates, progress=progress)
     losses = scored.losses(reduction)

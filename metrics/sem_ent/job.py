@@ -165,7 +165,11 @@ def _sem_ent(
             "place it in a cluster, and an empty one has no meaning to place; leave them out of "
             "the input to get Sem-Ent"
         )
-    runtime = {"batch_size": options.batch_size, "device": options.device}
+    runtime = {
+        "batch_size": options.batch_size,
+        "device": options.device,
+        "backend": options.backend,
+    }
     if options.sem_ent_clusters is not None:
         with arguments_named({"directory": "sem_ent_clusters"}):
             clusters = SemanticClusters.load(options.sem_ent_clusters, **runtime)

@@ -58,7 +58,8 @@ Args:
         "mean_pooling"; embedder_model: the model id or directory for it.
     num_clusters (20), pca_variance (0.9), seed (0), n_init (5), max_iter (500): the fit.
     save_clusters_to: directory to save freshly fitted clusters in (JSON + safetensors).
-    batch_size, device, dtype: passed to the embedder.
+    batch_size, device, dtype, backend: passed to the embedder (backend: the model's runtime,
+        "torch", "onnx" or "openvino"; see dialeval.runtimes).
 Returns:
     sem_ent (nats), max_sem_ent (ln k), cluster_distribution (k shares in cluster order),
     num_texts, and clusters (the fit settings and the embedder identity).
@@ -106,6 +107,7 @@ class SemEnt(ResponsesMetric):
         batch_size: int | None = None,
         device: "DeviceLike" = None,
         dtype: str | None = None,
+        backend: str | None = None,
     ) -> dict:
         if reference_corpus is not None and clusters is not None:
             raise ArgumentError(
@@ -146,7 +148,12 @@ class SemEnt(ResponsesMetric):
         check_corpus(predictions, "predictions", allow_empty=True)
         runtime: dict[str, Any] = {  # the embedder's keywords
             key: value
-            for key, value in (("batch_size", batch_size), ("device", device), ("dtype", dtype))
+            for key, value in (
+                ("batch_size", batch_size),
+                ("device", device),
+                ("dtype", dtype),
+                ("backend", backend),
+            )
             if value is not None
         }
         if clusters is None:

@@ -4,7 +4,8 @@ Tevet & Berant (EACL 2021, §5) turn any similarity into a diversity metric: the
 similarity over a response set's unordered pairs; one of the similarities of §6.2 is BERTScore
 (Zhang et al., ICLR 2020, "BERTScore: Evaluating Text Generation with BERT"). This module
 computes, for many response sets, each set's ``n x n`` matrix of BERTScore F1, embedding every
-distinct sentence once (not once per pair) and loading the model once per (path, device, dtype).
+distinct sentence once (not once per pair) and loading the model once per (path, device, dtype,
+runtime backend).
 
 Conventions, mirrored from the reference implementation ``bert_score`` 0.3.13 (``score`` with
 its defaults for English: ``roberta-large``, layer 17, ``idf=False``):
@@ -75,6 +76,7 @@ from dialeval.metrics.engines.job_steps import announce_work
 from dialeval.metrics.engines.reduction import UnitSimilarity, units_of
 from dialeval.metrics.similarity_diversity.bertscore_baselines import EN_BASELINE_SHA256
 from dialeval.metrics.similarity_diversity.defaults import DEFAULT_BERTSCORE_MODEL
+from dialeval.runtimes import check_backend
 from dialeval.validation import ArgumentError, check_int, check_response_sets
 
 if TYPE_CHECKING:
@@ -126,10 +128,14 @@ def _check_dtype(dtype: str | None) -> str:
     return check_dtype(dtype) or "float32"  # bert_score runs in the checkpoint's float32
 
 
-def _load(model_path: str, device: str, dtype: str) -> tuple[Tokenizer, torch.nn.Module]:
+def _load(
+    model_path: str, device: str, dtype: str, backend: str = "torch"
+) -> tuple[Tokenizer, torch.nn.Module]:
     """``(tokenizer, encoder)`` from :func:`dialeval.hub.load_model`; an encoder-decoder model
-    contributes its encoder, as ``bert_score.utils.get_model`` does."""
-    loaded = load_model(model_path, "encoder", device=device, dtype=dtype)
+    contributes its encoder, as ``bert_score.utils.get_model`` does. An exported encoder (a
+    ``backend`` other than torch) has no layer stack to cut: it gives every hidden state and the
+    layer asked for is read from them."""
+    loaded = load_model(model_path, "encoder", device=device, dtype=dtype, backend=backend)
     model: torch.nn.Module = loaded.model
     if hasattr(model, "encoder") and hasattr(model, "decoder"):
         model = cast("torch.nn.Module", model.encoder)
@@ -407,7 +413,12 @@ def check_num_layers(num_layers: object) -> int | None:
 
 
 def check_encoder_options(
-    model: object, num_layers: object, batch_size: object, device: DeviceLike, dtype: str | None
+    model: object,
+    num_layers: object,
+    batch_size: object,
+    device: DeviceLike,
+    dtype: str | None,
+    backend: str | None = None,
 ) -> None:
     """Refuse a bad BERTScore encoder option before any model loads, naming it: a caller whose
     chosen path does not encode (homogenization's ROUGE-L) checks them all the same, so a typo is
@@ -420,6 +431,7 @@ def check_encoder_options(
     check_num_layers(num_layers)
     check_int(batch_size, "batch_size")
     check_dtype(dtype)
+    check_backend(backend)
     if device is not None:
         resolve_device(device)
 
@@ -454,6 +466,7 @@ def compute_bertscore_matrices(
     dtype: str | None = None,
     allow_empty: bool = False,
     progress: Progress | None = None,
+    backend: str | None = None,
 ) -> BERTScoreMatrices:
     """Pairwise BERTScore F1 of each response set, with how the sentences were encoded.
 
@@ -465,10 +478,11 @@ def compute_bertscore_matrices(
     )
     _check_arguments(batch_size, rescale_with_baseline, baseline)
     dtype = _check_dtype(dtype)
+    backend = check_backend(backend)
     if not isinstance(model, str):
         raise ArgumentError("model", f"must be a model id or a local directory, got {model!r}")
     model_path, device = resolve_model_path(model), resolve_device(device)
-    tokenizer, encoder = _load(model_path, str(device), dtype)
+    tokenizer, encoder = _load(model_path, str(device), dtype, backend)
     num_layers = _resolve_num_layers(model, num_layers, _num_layers_available(encoder))
     scale_base = _resolve_baseline(model, num_layers, rescale_with_baseline, baseline)
 
@@ -549,6 +563,7 @@ def bertscore_similarity_matrices(
     device: DeviceLike = None,
     dtype: str | None = None,
     allow_empty: bool = False,
+    backend: str | None = None,
 ) -> list[np.ndarray]:
     """One symmetric ``(n, n)`` float64 matrix of BERTScore F1 per response set.
 
@@ -566,6 +581,7 @@ def bertscore_similarity_matrices(
         batch_size: sentences per forward pass.
         device: a torch device; None picks the GPU when there is one.
         dtype: None (float32), 'float32', 'float16' or 'bfloat16' for the model weights.
+        backend: the encoder's runtime, "torch", "onnx" or "openvino" (:mod:`dialeval.runtimes`).
         allow_empty: accept empty and whitespace-only responses (no weighted token: F = 0 against
             any).
 
@@ -586,6 +602,7 @@ def bertscore_similarity_matrices(
         device,
         dtype,
         allow_empty,
+        backend=backend,
     ).matrices
 
 
@@ -599,6 +616,7 @@ def bertscore_diversity(
     device: DeviceLike = None,
     dtype: str | None = None,
     allow_empty: bool = False,
+    backend: str | None = None,
 ) -> list[float]:
     """BERTScore diversity of each set (Tevet & Berant §5): ``-mean_{i>j} F1(s_i, s_j)``; higher is
     more diverse."""
@@ -612,5 +630,6 @@ def bertscore_diversity(
         device,
         dtype,
         allow_empty,
+        backend=backend,
     )
     return [units.diversity() for units in result.unit_similarities]

@@ -59,6 +59,7 @@ def cross_encoder_unit_similarities(
     allow_empty: bool = False,
     stats: PairScoringStats | None = None,
     progress: Progress | None = None,
+    backend: str | None = None,
 ) -> list[UnitSimilarity]:
     """The STS score of every pair of each set's distinct texts, both orders averaged
     (``progress``: see :func:`~dialeval.metrics.engines.pair_scorer.score_pairs`).
@@ -69,7 +70,7 @@ def cross_encoder_unit_similarities(
     response_sets = check_response_sets(
         response_sets, "response_sets", min_size=2, allow_empty=allow_empty
     )
-    classifier = load_pair_classifier(model, device=device, dtype=dtype)
+    classifier = load_pair_classifier(model, device=device, dtype=dtype, backend=backend)
     if classifier.model.config.num_labels != 1:
         raise ArgumentError(
             "model",
@@ -115,10 +116,11 @@ def cross_encoder_similarity_matrices(
     dtype: str | None = None,
     allow_empty: bool = False,
     stats: PairScoringStats | None = None,
+    backend: str | None = None,
 ) -> list[np.ndarray]:
     """One symmetric ``(n, n)`` similarity matrix per set (diagonal 1.0, never read by the
     reduction)."""
     similarities = cross_encoder_unit_similarities(
-        response_sets, model, batch_size, device, dtype, allow_empty, stats
+        response_sets, model, batch_size, device, dtype, allow_empty, stats, backend=backend
     )
     return [units.full_matrix(diagonal=1.0) for units in similarities]

@@ -90,6 +90,7 @@ def _diversity(kind: str, **extra: Callable[[Settings], object]) -> Callable[...
             model,
             batch_size=options.batch_size,
             device=options.device,
+            backend=options.backend,
             allow_empty=options.allow_empty,
             progress=progress,
             **own,

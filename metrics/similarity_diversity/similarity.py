@@ -100,7 +100,8 @@ def unit_similarities(
     dtype: str | None = None,
     allow_empty: bool = False,
     progress: Progress | None = None,
-    **options: Any,  # the backend's options, checked against it below
+    backend: str | None = None,
+    **options: Any,  # the similarity's own options, checked against it below
 ) -> list[UnitSimilarity]:
     """The similarities of each response set's distinct responses (see :class:`UnitSimilarity`).
 
@@ -109,8 +110,9 @@ def unit_similarities(
         model: id or directory; default :func:`default_model` of ``similarity``.
         progress: called as the model works (texts embedded, sentences encoded, pairs scored),
             after :func:`~dialeval.metrics.engines.job_steps.announce_work` says how many.
-        options: backend options: ``num_layers``, ``rescale_with_baseline``, ``baseline``
-            (BERTScore); ``max_n``, ``min_n``, ``tokenizer`` (n-gram cosine).
+        backend: the model's runtime, "torch", "onnx" or "openvino" (:mod:`dialeval.runtimes`).
+        options: the similarity's own options: ``num_layers``, ``rescale_with_baseline``,
+            ``baseline`` (BERTScore); ``max_n``, ``min_n``, ``tokenizer`` (n-gram cosine).
     """
     _check_similarity(similarity)
     response_sets = check_response_sets(
@@ -133,7 +135,7 @@ def unit_similarities(
     assert model is not None  # default_model names one for every model-backed similarity
     if similarity == "sent_bert":
         return sent_bert_unit_similarities(
-            response_sets, model, batch_size, device, dtype, progress=progress
+            response_sets, model, batch_size, device, dtype, progress=progress, backend=backend
         )
     if similarity == "cross_encoder":
         return cross_encoder_unit_similarities(
@@ -144,6 +146,7 @@ def unit_similarities(
             dtype,
             allow_empty=allow_empty,
             progress=progress,
+            backend=backend,
         )
 
     return compute_bertscore_matrices(
@@ -154,6 +157,7 @@ def unit_similarities(
         dtype=dtype,
         allow_empty=allow_empty,
         progress=progress,
+        backend=backend,
         **options,
     ).unit_similarities
 
@@ -166,6 +170,7 @@ def similarity_matrices(
     device: DeviceLike = None,
     dtype: str | None = None,
     allow_empty: bool = False,
+    backend: str | None = None,
     **options: Any,  # as unit_similarities
 ) -> list[np.ndarray]:
     """One ``(n, n)`` similarity matrix per response set (arguments as :func:`unit_similarities`).
@@ -177,7 +182,15 @@ def similarity_matrices(
     return [
         units.full_matrix(diagonal)
         for units in unit_similarities(
-            response_sets, similarity, model, batch_size, device, dtype, allow_empty, **options
+            response_sets,
+            similarity,
+            model,
+            batch_size,
+            device,
+            dtype,
+            allow_empty,
+            backend=backend,
+            **options,
         )
     ]
 
@@ -191,6 +204,7 @@ def similarity_diversity(
     dtype: str | None = None,
     allow_empty: bool = False,
     progress: Progress | None = None,
+    backend: str | None = None,
     **options: Any,  # as unit_similarities
 ) -> dict:
     """Negated mean pairwise similarity of each set (Tevet & Berant §5) and its mean over sets
@@ -213,6 +227,7 @@ def similarity_diversity(
             dtype,
             allow_empty,
             progress,
+            backend=backend,
             **options,
         )
     ]

@@ -48,6 +48,8 @@ Args:
         BERTScore layer, True, the model's baseline file).
     max_n, min_n, tokenizer: n-gram cosine options (default 5, 1, "tevet").
     allow_empty: score "" as a response instead of raising (default False).
+    backend: the model's runtime, "torch", "onnx" or "openvino" (default "torch"; see
+        dialeval.runtimes: float32 on each, figures equal to 1e-5).
 Returns:
     similarity_diversity: mean over sets (higher is more diverse); per_set; num_sets;
     similarity; model.
@@ -90,9 +92,10 @@ class SimilarityDiversity(ResponsesMetric):
         min_n: int | None = None,
         tokenizer: "str | WordTokenizer | None" = None,
         allow_empty: bool = False,
+        backend: str | None = None,
     ) -> dict:
         check_response_sets(predictions, "predictions", min_size=2, allow_empty=allow_empty)
-        # None keeps the backend's default; an option of another similarity is refused, not ignored.
+        # None keeps the similarity's default; another similarity's option is refused, not ignored.
         given = {
             "num_layers": num_layers,
             "rescale_with_baseline": rescale_with_baseline,
@@ -101,7 +104,7 @@ class SimilarityDiversity(ResponsesMetric):
             "min_n": min_n,
             "tokenizer": tokenizer,
         }
-        options: dict[str, Any] = {  # the backend's options
+        options: dict[str, Any] = {  # the similarity's own options
             name: value for name, value in given.items() if value is not None
         }
         return similarity_diversity(
@@ -111,6 +114,7 @@ class SimilarityDiversity(ResponsesMetric):
             batch_size=batch_size,
             device=device,
             dtype=dtype,
+            backend=backend,
             allow_empty=allow_empty,
             **options,
         )

@@ -29,11 +29,18 @@ def _vendi(data: JobData, model: str, options: Settings, progress: Progress) -> 
                 model,
                 batch_size=options.batch_size,
                 device=options.device,
+                backend=options.backend,
                 scope="corpus",
                 progress=progress,
                 allow_empty=options.allow_empty,
             )
-            kept = sentence_vectors(data.responses, model, options.batch_size, options.device)
+            kept = sentence_vectors(
+                data.responses,
+                model,
+                options.batch_size,
+                options.device,
+                backend=options.backend,
+            )
         return StepOutcome(
             {
                 "vendi_score": result["vendi_score"],
@@ -47,6 +54,7 @@ def _vendi(data: JobData, model: str, options: Settings, progress: Progress) -> 
         model,
         batch_size=options.batch_size,
         device=options.device,
+        backend=options.backend,
         progress=progress,
         allow_empty=options.allow_empty,
     )

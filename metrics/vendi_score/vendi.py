@@ -395,6 +395,7 @@ def vendi_score(
     scope: str | None = None,
     progress: Progress | None = None,
     allow_empty: bool = False,
+    backend: str | None = None,
 ) -> dict:
     """Vendi Score of response sets (per set, then the mean) or of a corpus (one score).
 
@@ -403,7 +404,7 @@ def vendi_score(
         model: sentence-transformers id or directory, or a loaded model with ``encode``; default
             the embedded ``sentence-transformers/all-MiniLM-L6-v2`` (works offline).
         orders: orders ``q`` to report (numbers ``>= 0`` or ``'inf'``); default ``(1,)``.
-        batch_size, device, dtype: passed to the sentence encoder.
+        batch_size, device, dtype, backend: passed to the sentence encoder.
         scope: ``None`` (from the nesting), ``"response_set"`` or ``"corpus"``. ``"corpus"`` with
             response sets pools every response of every set into one corpus; ``"response_set"``
             with a flat list scores it as a single response set.
@@ -435,7 +436,9 @@ def vendi_score(
     flat = [text for response_set in response_sets for text in response_set]
     # Normalized a set (or a chunk of a corpus) at a time: a corpus never holds a second copy of its
     # vectors.
-    vectors, index = sentence_vectors(flat, model, batch_size, device, dtype, progress=progress)
+    vectors, index = sentence_vectors(
+        flat, model, batch_size, device, dtype, progress=progress, backend=backend
+    )
     per_set, start = [], 0
     for response_set in response_sets:
         per_set.append(

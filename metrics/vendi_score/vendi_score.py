@@ -51,6 +51,8 @@ Args:
     dtype: None, "float32", "float16" or "bfloat16" (encoder weights; default None).
     scope: None (from the nesting), "response_set" or "corpus" ("corpus" pools all the sets).
     allow_empty: accept "" responses (embedded as the model embeds them) instead of raising (default False).
+    backend: the model's runtime, "torch", "onnx" or "openvino" (default "torch"; see
+        dialeval.runtimes: float32 on each, figures equal to 1e-5).
 Returns:
     vendi_score (q = 1) and vendi_score_q{q} for the other orders (e.g. vendi_score_qinf,
     vendi_score_q0.5), scope, and num_sets and per_set (set scope; the scores are means over
@@ -88,6 +90,7 @@ class VendiScore(ResponsesMetric):
         dtype: str | None = None,
         scope: str | None = None,
         allow_empty: bool = False,
+        backend: str | None = None,
     ) -> dict:
         return vendi_score(
             predictions,
@@ -96,6 +99,7 @@ class VendiScore(ResponsesMetric):
             batch_size=batch_size,
             device=device,
             dtype=dtype,
+            backend=backend,
             scope=scope,
             allow_empty=allow_empty,
         )

@@ -147,6 +147,7 @@ ADDED_FLAGS: dict[str, set[str]] = {
         "--pairing",
     },
     "meta-eval": {
+        "--backend",  # test_meta_eval_cli.py: the model-based measures on a runtime backend
         "--no-progress",  # test_cli.py: progress bars
         "--no-verify",
         "--overwrite",  # test_output_ownership.py

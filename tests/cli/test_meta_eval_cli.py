@@ -355,6 +355,28 @@ def test_model_based_metrics_score_every_set(tevet_dir, tiny_roberta_nli_path, t
     assert all(row["num_sets"] == 200 and -1 <= row["spearman"] <= 1 for row in rows.values())
 
 
+def test_a_backend_runs_every_model_based_measure_with_torch_figures(
+    tevet_dir, tiny_roberta_nli_path, tmp_path
+):
+    def rows(backend):
+        out = tmp_path / f"{backend}.json"
+        argv = ["meta-eval", "--test", "contest", "--task", "prompt", "--data-dir", tevet_dir]
+        argv += ["--cache-dir", str(tmp_path), "--no-human", "--output", str(out)]
+        argv += ["--metric", "sent_bert", "--metric", f"nli={tiny_roberta_nli_path}"]
+        assert main([*argv, "--backend", backend]) == 0
+        return json.loads(out.read_text(encoding="utf-8"))[0]["rows"]
+
+    expected, actual = rows("torch"), rows("openvino")
+    assert list(actual) == list(expected)
+    for name, row in expected.items():
+        for key, value in row.items():
+            if isinstance(value, float):
+                # correlations of per-set figures equal to 1e-5: ranks and so the rho agree
+                assert actual[name][key] == pytest.approx(value, abs=1e-4), (name, key)
+            else:
+                assert actual[name][key] == value, (name, key)
+
+
 def test_the_nli_figures_come_from_one_pass_of_the_pairs(
     tevet_dir, tmp_path, tiny_roberta_nli_path, scored_pairs
 ):

@@ -231,7 +231,7 @@ def test_unknown_backend(tiny_roberta_nli_path):
         load_model(tiny_roberta_nli_path, "encoder", backend="tensorrt")
     assert caught.value.argument == "backend"
     with pytest.raises(ArgumentError, match="`runtime` must be one of"):
-        runtimes.check_backend(None, "runtime")
+        runtimes.check_backend(3, "runtime")
 
 
 @pytest.mark.parametrize(
@@ -297,8 +297,9 @@ def test_exported_model_is_shared_and_frozen(tiny_roberta_nli_path):
 
 
 def test_default_backend_is_torch():
-    default = inspect.signature(load_model).parameters["backend"].default
-    assert default == runtimes.DEFAULT_BACKEND == "torch"
+    # None everywhere a function takes `backend`: check_backend resolves it to the one default
+    assert inspect.signature(load_model).parameters["backend"].default is None
+    assert runtimes.check_backend(None) == runtimes.DEFAULT_BACKEND == "torch"
 
 
 def test_torch_loaded_model_names_backend(tiny_roberta_nli_path):
