@@ -46,6 +46,8 @@ INSTALL_REQUIRES = [
     "numpy>=1.24",
     "scipy>=1.10",
     "scikit-learn>=1.3",
+    # the corpus Vendi Score runs its BLAS one thread per worker (metrics/vendi_score/gram.py)
+    "threadpoolctl>=3.1",
     "statsmodels>=0.14",  # Fleiss' kappa of the response-selection crowd scores
     "nltk>=3.8",
     # Already required by datasets; used directly by dialeval.text to map the corpus metrics' ~1M

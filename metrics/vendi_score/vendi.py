@@ -23,6 +23,11 @@ Conventions of this module:
   ``K = X X^T``. The non-zero eigenvalues of ``X X^T / n`` equal those of ``X^T X / n``
   (``d x d``); :func:`vendi_score_from_embeddings` uses that "dual" form when ``n > d``, which
   makes a corpus of 100k responses cost a 384 x 384 eigendecomposition instead of 100k x 100k.
+* Precision: ``X^T X`` is summed block by block from the rows in their own dtype (float32
+  embeddings: float32 products, as the authors' ``vendi_score.score_dual`` takes them, each block's
+  added in float64), and every eigendecomposition is in float64. Up to ``d`` distinct responses of
+  a text input are multiplied in float64. The blocks' worker threads and the order of the sums do
+  not depend on the thread count, so neither does the figure (:mod:`.gram`).
 * Numerical noise: in exact arithmetic the eigenvalues are ``>= 0`` and sum to 1 (the trace of
   ``K / n`` is 1). Floating-point eigensolvers return tiny negative values (~1e-17) for the zero
   eigenvalues, which would make ``log`` and the ``q < 1`` powers undefined (``(-1e-17) ** 0.5`` is
@@ -55,6 +60,7 @@ import numpy as np
 import scipy.linalg
 
 from dialeval.metrics.engines.embedders import DEFAULT_SENTENCE_MODEL, sentence_vectors, unit_rows
+from dialeval.metrics.vendi_score.gram import blas_workers, dual_gram, row_norms
 from dialeval.resampling import UnitStatistic
 from dialeval.validation import (
     ArgumentError,
@@ -252,48 +258,48 @@ def vendi_score_from_kernel(
 # from embeddings
 
 
-def _weighted_eigenvalues(
+def _primal_eigenvalues(
     rows: np.ndarray, weights: np.ndarray, inverse_norms: np.ndarray | None = None
 ) -> np.ndarray:
-    """Non-zero spectrum of ``K / n`` for rows ``E`` where row ``u`` occurs ``weights[u] * n``
-    times.
+    """Spectrum of ``K / n`` for ``m <= d`` rows ``E`` where row ``u`` occurs ``weights[u] * n``
+    times: that of ``W^1/2 E E^T W^1/2`` (``m x m``, ``W = diag(weights)``).
 
-    With ``X`` the per-occurrence rows and ``W = diag(weights)``: ``X^T X / n = E^T W E``
-    (dual, ``d x d``) and ``X X^T / n`` has the non-zero spectrum of ``W^1/2 E E^T W^1/2`` (primal,
-    ``m x m``); the smaller of the two is decomposed. ``inverse_norms`` L2-normalizes the rows in
-    the same scaling, so the rows are copied once (``sqrt(w_u) / ||e_u|| * e_u``) and multiplied in
-    their own dtype (float32 embeddings: a float32 product, as ``vendi_score.score_dual``); the
-    small symmetric matrix is decomposed in float64.
+    ``inverse_norms`` L2-normalizes the rows in the same scaling (``sqrt(w_u) / ||e_u|| * e_u``),
+    multiplied in their own dtype; the small symmetric matrix is decomposed in float64.
     """
     scale = np.sqrt(weights) if inverse_norms is None else np.sqrt(weights) * inverse_norms
     scaled = rows * scale.astype(rows.dtype, copy=False)[:, None]
-    m, d = scaled.shape
-    matrix = scaled @ scaled.T if m <= d else scaled.T @ scaled
-    matrix = matrix.astype(np.float64, copy=False)
+    matrix = (scaled @ scaled.T).astype(np.float64, copy=False)
     return scipy.linalg.eigvalsh((matrix + matrix.T) / 2.0)
 
 
-def _rows_and_inverse_norms(
-    embeddings: ArrayLike, normalize: bool
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """The rows as a float array (float32 and float64 kept, anything else as float64) and, when
-    ``normalize``, their inverse L2 norms; unit norms are checked otherwise."""
-    rows = check_float_rows(embeddings)
-    if rows.size == 0:
-        raise ArgumentError("embeddings", f"is empty (shape {rows.shape})")
-    # One pass gives the norms and catches NaN / inf (they make the norm non-finite); a norm that
-    # overflows in float32 is recomputed in float64 before calling the input non-finite.
-    norms = np.sqrt(np.einsum("ij,ij->i", rows, rows)).astype(np.float64)
+def _dual_eigenvalues(
+    source: np.ndarray,
+    weights: np.ndarray,
+    index: np.ndarray | None = None,
+    normalize: bool = True,
+) -> np.ndarray:
+    """Non-zero spectrum of ``K / n`` for ``m > d`` rows (``source``, or ``source[index]``) where
+    row ``u`` occurs ``weights[u] * n`` times: that of ``E^T W E`` (``d x d``), summed block by
+    block (:func:`dialeval.metrics.vendi_score.gram.dual_gram`) and decomposed in float64."""
+    with blas_workers() as workers:
+        gram, norms = dual_gram(source, weights, index, normalize=normalize, workers=workers)
+        _check_norms(norms, normalize)
+        # symmetric as summed: every block's product is (numpy fills both triangles alike)
+        return scipy.linalg.eigvalsh(gram)
+
+
+def _check_norms(norms: np.ndarray, normalize: bool) -> None:
+    """Refuse rows with NaN or infinite values, zero rows when ``normalize``, and rows that are not
+    unit-norm otherwise."""
     if not np.all(np.isfinite(norms)):
-        if not np.all(np.isfinite(rows)):
-            raise ArgumentError("embeddings", "holds NaN or infinite values")
-        norms = np.linalg.norm(rows.astype(np.float64), axis=1)
+        raise ArgumentError("embeddings", "holds NaN or infinite values")
     if normalize:
         if np.any(norms == 0):
             raise ArgumentError(
                 "embeddings", f"row {int(np.argmin(norms))} is zero and cannot be normalized"
             )
-        return rows, 1.0 / norms
+        return
     worst = float(np.max(np.abs(norms - 1.0)))
     if worst > NORM_ATOL:
         raise ArgumentError(
@@ -301,7 +307,24 @@ def _rows_and_inverse_norms(
             f"must have unit-norm rows when normalize=False (max |norm - 1| is {worst:.3g}); "
             "pass normalize=True",
         )
-    return rows, None
+
+
+def _rows_and_inverse_norms(
+    embeddings: ArrayLike, normalize: bool
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The rows as a float array (float32 and float64 kept, anything else as float64) and, when
+    ``normalize``, their inverse L2 norms; unit norms are checked otherwise."""
+    rows = _checked_rows(embeddings)
+    norms = row_norms(rows)
+    _check_norms(norms, normalize)
+    return rows, (1.0 / norms if normalize else None)
+
+
+def _checked_rows(embeddings: ArrayLike) -> np.ndarray:
+    rows = check_float_rows(embeddings)
+    if rows.size == 0:
+        raise ArgumentError("embeddings", f"is empty (shape {rows.shape})")
+    return rows
 
 
 def vendi_score_from_embeddings(
@@ -313,20 +336,21 @@ def vendi_score_from_embeddings(
 
     The rows are L2-normalized (``normalize=True``) or checked to be unit-norm, so that
     ``K = X X^T`` has ``K_ii = 1``. For ``n <= d`` the eigenvalues of ``K / n`` are computed; for
-    ``n > d`` those of ``X^T X / n`` (the same non-zero spectrum, a ``d x d`` problem).
+    ``n > d`` those of ``X^T X / n`` (the same non-zero spectrum, a ``d x d`` problem). Products are
+    in the rows' dtype (float32 rows: float32 products summed in float64), the eigenvalues in
+    float64.
     """
     orders = check_orders(orders)
     normalize = check_flag(normalize, "normalize")  # "no" is truthy: it would normalize silently
-    rows, inverse_norms = _rows_and_inverse_norms(embeddings, normalize)
-    n = rows.shape[0]
-    return vendi_score_from_eigenvalues(
-        _weighted_eigenvalues(rows, np.full(n, 1.0 / n), inverse_norms), orders
-    )
-
-
-#: Rows upcast to float64 at a time when a corpus has more distinct rows than dimensions: the
-#: ``d x d`` product is summed chunk by chunk, so 1M distinct responses never hold a float64 copy.
-ROWS_PER_CHUNK = 65536
+    rows = _checked_rows(embeddings)
+    n, d = rows.shape
+    weights = np.full(n, 1.0 / n)
+    if n <= d:
+        rows, inverse_norms = _rows_and_inverse_norms(rows, normalize)
+        eigenvalues = _primal_eigenvalues(rows, weights, inverse_norms)
+    else:
+        eigenvalues = _dual_eigenvalues(rows, weights, normalize=normalize)
+    return vendi_score_from_eigenvalues(eigenvalues, orders)
 
 
 def _unit_float64(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -342,21 +366,16 @@ def _score_occurrences(
     vectors: np.ndarray, index: np.ndarray, orders: list[float]
 ) -> dict[str, float]:
     """Scores of the rows ``vectors[index]`` (the encoder's vectors, normalized here), via the
-    counts of each row."""
+    counts of each row: up to ``d`` distinct rows in float64, more in the rows' dtype (the
+    encoder's float32) summed in float64, block by block without a copy of all rows."""
     rows, counts = np.unique(index, return_counts=True)
     weights = (counts / counts.sum()).astype(np.float64)
-    if len(rows) <= ROWS_PER_CHUNK:
+    if len(rows) <= vectors.shape[1]:
         chosen, inverse_norms = _unit_float64(vectors[rows])
-        return vendi_score_from_eigenvalues(
-            _weighted_eigenvalues(chosen, weights, inverse_norms), orders
-        )
-    dimension = vectors.shape[1]
-    dual = np.zeros((dimension, dimension), dtype=np.float64)
-    for start in range(0, len(rows), ROWS_PER_CHUNK):
-        chunk, inverse_norms = _unit_float64(vectors[rows[start : start + ROWS_PER_CHUNK]])
-        scaled = chunk * (np.sqrt(weights[start : start + ROWS_PER_CHUNK]) * inverse_norms)[:, None]
-        dual += scaled.T @ scaled
-    return vendi_score_from_eigenvalues(scipy.linalg.eigvalsh((dual + dual.T) / 2.0), orders)
+        eigenvalues = _primal_eigenvalues(chosen, weights, inverse_norms)
+    else:
+        eigenvalues = _dual_eigenvalues(vectors, weights, rows)
+    return vendi_score_from_eigenvalues(eigenvalues, orders)
 
 
 def vendi_statistic(vectors: np.ndarray, index: np.ndarray) -> UnitStatistic:

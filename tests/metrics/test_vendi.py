@@ -3,13 +3,17 @@ formula, duplicates, scopes, validation, and the evaluate module with the embedd
 
 import itertools
 import math
+import os
+import tracemalloc
 from pathlib import Path
 
 import evaluate
 import numpy as np
 import pytest
 import scipy.linalg
+from threadpoolctl import threadpool_info, threadpool_limits
 
+from dialeval.metrics.vendi_score import gram
 from dialeval.metrics.vendi_score.vendi import (
     check_orders,
     order_key,
@@ -17,6 +21,7 @@ from dialeval.metrics.vendi_score.vendi import (
     vendi_score_from_eigenvalues,
     vendi_score_from_embeddings,
     vendi_score_from_kernel,
+    vendi_statistic,
 )
 
 ALL_ORDERS = (0, 0.1, 0.5, 1, 2, 3.5, "inf")
@@ -197,6 +202,102 @@ def test_normalize_false_takes_unit_rows_as_they_are():
     rows = _random_unit_rows(5, 3)
     as_given = vendi_score_from_embeddings(rows, normalize=False)
     assert as_given == pytest.approx(vendi_score_from_embeddings(3 * rows))
+
+
+# ------------------------------------------------------------------------------------------
+# the d x d sum of many rows: blocks, workers, memory
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    """Blocks of ``MIN_BLOCK_ROWS`` rows: a small input spans many blocks and every lane."""
+    monkeypatch.setattr(gram, "BLOCK_BYTES", 1)
+
+
+def _float32_rows(n, d, seed, unit=False):
+    rng = np.random.default_rng(seed)
+    rows = rng.normal(size=(n, d)).astype(np.float32)
+    if unit:  # like sentence embeddings: unit rows around a shared direction
+        rows += 3 * rng.normal(size=d).astype(np.float32)
+        rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    return rows
+
+
+def test_dual_sum_is_bit_equal_for_any_number_of_workers(small_blocks):
+    rows = _float32_rows(5000, 24, seed=3)
+    weights = np.full(len(rows), 1 / len(rows))
+    one, norms = gram.dual_gram(rows, weights, workers=1)
+    for workers in (2, 3, 8):
+        assert np.array_equal(gram.dual_gram(rows, weights, workers=workers)[0], one)
+    exact = rows.astype(np.float64)
+    np.testing.assert_allclose(norms, np.linalg.norm(exact, axis=1), rtol=1e-6)
+    unit = exact / np.linalg.norm(exact, axis=1, keepdims=True)
+    np.testing.assert_allclose(one, unit.T @ unit / len(rows), rtol=0, atol=1e-8)
+
+
+def test_dual_sum_of_picked_rows_equals_that_of_the_rows_themselves(small_blocks):
+    rows = _float32_rows(3000, 16, seed=4)
+    index = np.random.default_rng(4).choice(len(rows), size=2000, replace=False)
+    weights = np.random.default_rng(5).random(2000)
+    picked, norms = gram.dual_gram(rows, weights, index, workers=2)
+    copied, copied_norms = gram.dual_gram(rows[index], weights, workers=1)
+    assert np.array_equal(picked, copied) and np.array_equal(norms, copied_norms)
+
+
+@pytest.mark.parametrize("unit", [False, True], ids=["gaussian", "unit"])
+def test_float32_corpus_equals_the_installed_package_within_1e_5(unit, small_blocks):
+    vendi = pytest.importorskip("vendi_score.vendi")
+    rows = _float32_rows(4000, 48, seed=6, unit=unit)
+    with threadpool_limits(2, user_api="blas"):
+        ours = vendi_score_from_embeddings(rows, (1, 2))
+    assert ours["vendi_score"] == pytest.approx(float(vendi.score_dual(rows)), rel=1e-5)
+    assert ours["vendi_score_q2"] == pytest.approx(float(vendi.score_dual(rows, q=2)), rel=1e-5)
+    exact = vendi_score_from_embeddings(rows.astype(np.float64), (1, 2))
+    assert ours == pytest.approx(exact, rel=1e-6)
+
+
+def test_resampled_corpus_equals_its_per_occurrence_rows(small_blocks):
+    vectors = _float32_rows(1500, 12, seed=7)
+    index = np.random.default_rng(7).integers(0, len(vectors), size=2000)
+    counts = np.random.default_rng(8).integers(0, 3, size=(1, len(index))).astype(np.float64)
+    value = vendi_statistic(vectors, index).evaluate(counts)[0]
+    occurrences = np.repeat(vectors[index], counts[0].astype(np.int64), axis=0)
+    assert value == pytest.approx(vendi_score_from_embeddings(occurrences)["vendi_score"], rel=1e-6)
+
+
+def _blas_threads():
+    return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+
+
+def test_the_blas_runs_one_thread_a_worker_and_gets_its_threads_back():
+    with threadpool_limits(2, user_api="blas"):
+        before = _blas_threads()
+        if not before:
+            pytest.skip("threadpoolctl sees no BLAS here")
+        with gram.blas_workers() as workers:
+            inside = _blas_threads()
+        assert _blas_threads() == before
+    assert inside == [1] * len(before)
+    assert workers == min(2, len(os.sched_getaffinity(0)))
+
+
+def _peak_traced_bytes(function, *args):
+    tracemalloc.start()
+    try:
+        function(*args)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_large_corpus_is_scored_without_a_copy_of_its_rows():
+    rows = np.random.default_rng(0).standard_normal((100_000, 256), dtype=np.float32)
+    with threadpool_limits(2, user_api="blas"):
+        peak = _peak_traced_bytes(vendi_score_from_embeddings, rows)
+        resampled = vendi_statistic(rows, np.arange(len(rows))).evaluate
+        peak_of_texts = _peak_traced_bytes(resampled, np.ones((1, len(rows))))
+    assert peak < rows.nbytes / 2
+    assert peak_of_texts < rows.nbytes / 2
 
 
 # ------------------------------------------------------------------------------------------
