@@ -186,15 +186,14 @@ def causal_mask(attention_mask: np.ndarray) -> np.ndarray:
 
 
 class _OnnxRuntimeRunner:
+    precision = "float32"
+
     def __init__(self, path: Path) -> None:
         # onnxruntime: deferred, so that only the backend asked for is imported
         import onnxruntime
 
-        options = onnxruntime.SessionOptions()
-        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self.session = onnxruntime.InferenceSession(
-            str(path), options, providers=["CPUExecutionProvider"]
-        )
+        # the default session options apply every graph optimization (ORT_ENABLE_ALL)
+        self.session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
         self.outputs = [output.name for output in self.session.get_outputs()]
 
     def __call__(self, feeds: dict[str, np.ndarray], outputs: list[str]) -> list[np.ndarray]:
@@ -213,6 +212,12 @@ class _OpenVinoRunner:
             {"INFERENCE_PRECISION_HINT": _OPENVINO_PRECISION[precision]},
         )
         self.outputs = [output.any_name for output in self.compiled.outputs]
+        # A CPU without bf16 / f16 arithmetic computes in f32 whatever the hint: the precision
+        # reported is the one OpenVINO settled on.
+        settled = self.compiled.get_property("INFERENCE_PRECISION_HINT").get_type_name()
+        self.precision = {hint: name for name, hint in _OPENVINO_PRECISION.items()}.get(
+            settled, settled
+        )
 
     def __call__(self, feeds: dict[str, np.ndarray], outputs: list[str]) -> list[np.ndarray]:
         # the results are copies (share_outputs is off), so the next call cannot overwrite them
@@ -227,8 +232,6 @@ class ExportedModel(torch.nn.Module):
     ``SequenceClassifierOutput``, ``CausalLMOutput``). It has no parameters: it cannot be trained,
     and its ``config`` is the checkpoint's.
     """
-
-    main_input_name = "input_ids"
 
     def __init__(
         self,
@@ -350,8 +353,12 @@ def run_exported(
     path: Path, config: PretrainedConfig, kind: str, backend: str, precision: str
 ) -> ExportedModel:
     """The exported graph at ``path`` on ``backend`` (``onnx`` or ``openvino``), computing in
-    ``precision`` (OpenVINO's reduced precisions on request; float32 otherwise)."""
+    ``precision`` (OpenVINO's reduced precisions on request; float32 otherwise). The model's
+    ``precision`` is the one the runtime settled on: OpenVINO computes in float32 on a CPU
+    without bf16 / f16 arithmetic whatever was asked for."""
     runner: Any = (
         _OnnxRuntimeRunner(path) if backend == "onnx" else _OpenVinoRunner(path, precision)
     )
-    return ExportedModel(runner, config, kind, backend, precision, graph_inputs(kind, config))
+    return ExportedModel(
+        runner, config, kind, backend, runner.precision, graph_inputs(kind, config)
+    )

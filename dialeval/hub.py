@@ -259,8 +259,9 @@ class LoadedModel(Generic[ModelT]):
     kind: str | None = None
     #: The runtime the model runs on (:data:`dialeval.runtimes.BACKENDS`).
     backend: str = "torch"
-    #: The dtype it computes in: ``float32``, ``float16`` or ``bfloat16``, or, for a torch model
-    #: loaded with ``dtype=None``, the checkpoint's.
+    #: The dtype it computes in: ``float32``, ``float16`` or ``bfloat16`` (the torch model's
+    #: dtype; the precision an exported model's runtime settled on, which for OpenVINO's reduced
+    #: precision depends on the CPU).
     precision: str = "float32"
 
     @property
@@ -370,17 +371,17 @@ def _load(
         # sentence_transformers: deferred, so importing this module loads no model stack
         from sentence_transformers import SentenceTransformer
 
-        model = SentenceTransformer(
+        sentence_model = SentenceTransformer(
             model_path, device=device, model_kwargs={"dtype": torch_dtype} if dtype else None
         )
         return LoadedModel(
-            model,
-            model.tokenizer,
+            sentence_model,
+            sentence_model.tokenizer,
             torch.device(device),
             model_path,
             kind,
             "torch",
-            _torch_precision(model),
+            _torch_precision(sentence_model),
         )
 
     model, tokenizer = _load_transformers(model_path, kind, torch_dtype)
@@ -422,8 +423,9 @@ def _load_tokenizer(model_path: str) -> Tokenizer:
 
 def _load_transformers(
     model_path: str, kind: str, torch_dtype: torch.dtype | None
-) -> tuple[PreTrainedModel, Tokenizer]:
-    """A transformers kind's model (on the CPU, in training mode) and tokenizer."""
+) -> tuple[Any, Tokenizer]:
+    """A transformers kind's model (on the CPU, in training mode; typed as the auto classes
+    return it) and tokenizer."""
     auto_class = _auto_class(model_path, kind)
     tokenizer = _load_tokenizer(model_path)
     model, loading = auto_class.from_pretrained(
@@ -459,9 +461,8 @@ def _load_exported(model_path: str, kind: str, backend: str, precision: str) -> 
         key, path = exported_models.cached_export(folder, "encoder")
         if path is None:
             path = exported_models.export_model(encoder.eval(), "encoder", key)
-        transformer.model = exported_models.run_exported(
-            path, encoder.config, "encoder", backend, precision
-        )
+        exported = exported_models.run_exported(path, encoder.config, "encoder", backend, precision)
+        transformer.model = exported
         return LoadedModel(
             sentence_model,
             sentence_model.tokenizer,
@@ -469,7 +470,7 @@ def _load_exported(model_path: str, kind: str, backend: str, precision: str) -> 
             model_path,
             kind,
             backend,
-            precision,
+            exported.precision,
         )
 
     # transformers: deferred, so importing this module loads no model stack
@@ -494,7 +495,7 @@ def _load_exported(model_path: str, kind: str, backend: str, precision: str) -> 
         tokenizer = _load_tokenizer(model_path)
     exported = exported_models.run_exported(path, config, kind, backend, precision)
     return LoadedModel(
-        exported, tokenizer, torch.device("cpu"), model_path, kind, backend, precision
+        exported, tokenizer, torch.device("cpu"), model_path, kind, backend, exported.precision
     )
 
 
