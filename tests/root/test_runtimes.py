@@ -196,6 +196,19 @@ def test_export_happens_once_per_weights(tmp_path, monkeypatch, tiny_cross_encod
     assert [path.name for path in (tmp_path / "exported").iterdir()] == [files[0].parent.name]
 
 
+def test_a_second_exporter_keeps_the_first_export(tmp_path, monkeypatch, tiny_cross_encoder_path):
+    """Two processes exporting the same weights at once: the first rename wins, the second's copy
+    is discarded, and nothing half-written is left."""
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path))
+    model = load_model(tiny_cross_encoder_path, "sequence_classification").model
+    key, _ = exported_models.cached_export(tiny_cross_encoder_path, "sequence_classification")
+    first = exported_models.export_model(model, "sequence_classification", key)
+    written = first.read_bytes()
+    second = exported_models.export_model(model, "sequence_classification", key)
+    assert second == first and first.read_bytes() == written
+    assert [path.name for path in (tmp_path / "exported").iterdir()] == [key]
+
+
 def test_export_key_follows_the_weights(tmp_path, tiny_cross_encoder_path):
     copy = tmp_path / "copy"
     copy.mkdir()
