@@ -20,10 +20,12 @@ non-torch backend is asked for.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -175,6 +177,22 @@ def export_model(model: PreTrainedModel, kind: str, key: str) -> Path:
     return folder / MODEL_FILE
 
 
+@contextlib.contextmanager
+def failures_name_backend(backend: str, model_path: str, step: str) -> Iterator[None]:
+    """An export or a runtime that fails inside the block is an ArgumentError naming
+    ``backend`` (the model cannot run there), never a fall-back to another runtime."""
+    try:
+        yield
+    except ArgumentError:
+        raise
+    except Exception as error:  # the exporter and both runtimes raise several types
+        raise ArgumentError(
+            "backend",
+            f"={backend!r} could not {step} {model_path!r} ({type(error).__name__}: "
+            f"{str(error)[:300]}); pass backend='torch'",
+        ) from error
+
+
 def causal_mask(attention_mask: np.ndarray) -> np.ndarray:
     """The ``(batch, 1, length, length)`` additive float32 mask a causal model applies for a 2D
     padding mask: a position sees the real positions up to itself (0), nothing else (float32's
@@ -289,7 +307,8 @@ class ExportedModel(torch.nn.Module):
         unsupported = sorted(
             name
             for name, value in kwargs.items()
-            if value is not None and _NEUTRAL_ARGUMENTS.get(name, object()) not in (None, value)
+            if value is not None
+            and not (name in _NEUTRAL_ARGUMENTS and _NEUTRAL_ARGUMENTS[name] in (None, value))
         )
         if unsupported:
             raise self._refuse(", ".join(f"`{name}`" for name in unsupported))

@@ -448,7 +448,10 @@ def _load_exported(model_path: str, kind: str, backend: str, precision: str) -> 
         # sentence_transformers: deferred, so importing this module loads no model stack
         from sentence_transformers import SentenceTransformer
 
-        sentence_model = SentenceTransformer(model_path, device="cpu")
+        # float32 whatever the checkpoint holds: the export is the float32 model's
+        sentence_model = SentenceTransformer(
+            model_path, device="cpu", model_kwargs={"dtype": torch.float32}
+        )
         transformer = sentence_model[0]
         encoder = getattr(transformer, "model", None)
         if encoder is None or not hasattr(encoder, "config"):
@@ -460,8 +463,12 @@ def _load_exported(model_path: str, kind: str, backend: str, precision: str) -> 
         folder = _transformer_folder(model_path)
         key, path = exported_models.cached_export(folder, "encoder")
         if path is None:
-            path = exported_models.export_model(encoder.eval(), "encoder", key)
-        exported = exported_models.run_exported(path, encoder.config, "encoder", backend, precision)
+            with exported_models.failures_name_backend(backend, model_path, "export"):
+                path = exported_models.export_model(encoder.eval(), "encoder", key)
+        with exported_models.failures_name_backend(backend, model_path, "run"):
+            exported = exported_models.run_exported(
+                path, encoder.config, "encoder", backend, precision
+            )
         transformer.model = exported
         return LoadedModel(
             sentence_model,
@@ -488,12 +495,14 @@ def _load_exported(model_path: str, kind: str, backend: str, precision: str) -> 
     key, path = exported_models.cached_export(model_path, kind)
     if path is None:
         model, tokenizer = _load_transformers(model_path, kind, torch.float32)
-        path = exported_models.export_model(model.eval(), kind, key)
+        with exported_models.failures_name_backend(backend, model_path, "export"):
+            path = exported_models.export_model(model.eval(), kind, key)
         config = model.config
         del model
     else:
         tokenizer = _load_tokenizer(model_path)
-    exported = exported_models.run_exported(path, config, kind, backend, precision)
+    with exported_models.failures_name_backend(backend, model_path, "run"):
+        exported = exported_models.run_exported(path, config, kind, backend, precision)
     return LoadedModel(
         exported, tokenizer, torch.device("cpu"), model_path, kind, backend, exported.precision
     )

@@ -270,6 +270,28 @@ def test_gpu_device_refused(device, tiny_roberta_nli_path):
     assert caught.value.argument == "backend"
 
 
+def test_failing_export_names_backend(tmp_path, monkeypatch, tiny_roberta_nli_path):
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path))
+
+    def unsupported(*arguments, **options):
+        raise RuntimeError("Exporting the operator 'aten::frobnicate' is not supported")
+
+    monkeypatch.setattr(torch.onnx, "export", unsupported)
+    with pytest.raises(ArgumentError, match="`backend`.*could not export.*frobnicate") as caught:
+        load_model(tiny_roberta_nli_path, "sequence_classification", backend="openvino")
+    assert caught.value.argument == "backend"
+    assert not list(tmp_path.glob("exported/*"))  # nothing half-written is left
+
+
+def test_unreadable_export_names_backend(tmp_path, monkeypatch, tiny_roberta_nli_path):
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path))
+    key, _ = exported_models.cached_export(tiny_roberta_nli_path, "encoder")
+    runtimes.export_folder(key).mkdir(parents=True)
+    (runtimes.export_folder(key) / "model.onnx").write_bytes(b"not a graph")
+    with pytest.raises(ArgumentError, match="`backend`.*could not run"):
+        load_model(tiny_roberta_nli_path, "encoder", backend="onnx")
+
+
 def test_trainable_instance_refused(tiny_roberta_nli_path):
     with pytest.raises(ArgumentError, match="`backend`.*cached=False"):
         load_model(tiny_roberta_nli_path, "encoder", cached=False, backend="openvino")
