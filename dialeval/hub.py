@@ -259,8 +259,9 @@ class LoadedModel(Generic[ModelT]):
     kind: str | None = None
     #: The runtime the model runs on (:data:`dialeval.runtimes.BACKENDS`).
     backend: str = "torch"
-    #: The dtype it computes in: ``float32``, ``float16`` or ``bfloat16``, or, for a torch model
-    #: loaded with ``dtype=None``, the checkpoint's.
+    #: The dtype it computes in: ``float32``, ``float16`` or ``bfloat16`` (the torch model's
+    #: dtype; the precision an exported model's runtime settled on, which for OpenVINO's reduced
+    #: precision depends on the CPU).
     precision: str = "float32"
 
     @property
@@ -370,17 +371,17 @@ def _load(
         # sentence_transformers: deferred, so importing this module loads no model stack
         from sentence_transformers import SentenceTransformer
 
-        model = SentenceTransformer(
+        sentence_model = SentenceTransformer(
             model_path, device=device, model_kwargs={"dtype": torch_dtype} if dtype else None
         )
         return LoadedModel(
-            model,
-            model.tokenizer,
+            sentence_model,
+            sentence_model.tokenizer,
             torch.device(device),
             model_path,
             kind,
             "torch",
-            _torch_precision(model),
+            _torch_precision(sentence_model),
         )
 
     model, tokenizer = _load_transformers(model_path, kind, torch_dtype)
@@ -422,8 +423,9 @@ def _load_tokenizer(model_path: str) -> Tokenizer:
 
 def _load_transformers(
     model_path: str, kind: str, torch_dtype: torch.dtype | None
-) -> tuple[PreTrainedModel, Tokenizer]:
-    """A transformers kind's model (on the CPU, in training mode) and tokenizer."""
+) -> tuple[Any, Tokenizer]:
+    """A transformers kind's model (on the CPU, in training mode; typed as the auto classes
+    return it) and tokenizer."""
     auto_class = _auto_class(model_path, kind)
     tokenizer = _load_tokenizer(model_path)
     model, loading = auto_class.from_pretrained(
@@ -446,7 +448,10 @@ def _load_exported(model_path: str, kind: str, backend: str, precision: str) -> 
         # sentence_transformers: deferred, so importing this module loads no model stack
         from sentence_transformers import SentenceTransformer
 
-        sentence_model = SentenceTransformer(model_path, device="cpu")
+        # float32 whatever the checkpoint holds: the export is the float32 model's
+        sentence_model = SentenceTransformer(
+            model_path, device="cpu", model_kwargs={"dtype": torch.float32}
+        )
         transformer = sentence_model[0]
         encoder = getattr(transformer, "model", None)
         if encoder is None or not hasattr(encoder, "config"):
@@ -458,10 +463,13 @@ def _load_exported(model_path: str, kind: str, backend: str, precision: str) -> 
         folder = _transformer_folder(model_path)
         key, path = exported_models.cached_export(folder, "encoder")
         if path is None:
-            path = exported_models.export_model(encoder.eval(), "encoder", key)
-        transformer.model = exported_models.run_exported(
-            path, encoder.config, "encoder", backend, precision
-        )
+            with exported_models.failures_name_backend(backend, model_path, "export"):
+                path = exported_models.export_model(encoder.eval(), "encoder", key)
+        with exported_models.failures_name_backend(backend, model_path, "run"):
+            exported = exported_models.run_exported(
+                path, encoder.config, "encoder", backend, precision
+            )
+        transformer.model = exported
         return LoadedModel(
             sentence_model,
             sentence_model.tokenizer,
@@ -469,7 +477,7 @@ def _load_exported(model_path: str, kind: str, backend: str, precision: str) -> 
             model_path,
             kind,
             backend,
-            precision,
+            exported.precision,
         )
 
     # transformers: deferred, so importing this module loads no model stack
@@ -487,14 +495,16 @@ def _load_exported(model_path: str, kind: str, backend: str, precision: str) -> 
     key, path = exported_models.cached_export(model_path, kind)
     if path is None:
         model, tokenizer = _load_transformers(model_path, kind, torch.float32)
-        path = exported_models.export_model(model.eval(), kind, key)
+        with exported_models.failures_name_backend(backend, model_path, "export"):
+            path = exported_models.export_model(model.eval(), kind, key)
         config = model.config
         del model
     else:
         tokenizer = _load_tokenizer(model_path)
-    exported = exported_models.run_exported(path, config, kind, backend, precision)
+    with exported_models.failures_name_backend(backend, model_path, "run"):
+        exported = exported_models.run_exported(path, config, kind, backend, precision)
     return LoadedModel(
-        exported, tokenizer, torch.device("cpu"), model_path, kind, backend, precision
+        exported, tokenizer, torch.device("cpu"), model_path, kind, backend, exported.precision
     )
 
 

@@ -76,6 +76,15 @@ def pytest_collection_modifyitems(config, items):
     mark_heavy_tests(config, items)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def exported_model_cache(tmp_path_factory) -> Path:
+    """Graphs exported for the onnx / openvino backends (dialeval.runtimes) go to a folder of the
+    session, never the user's ~/.cache/dialeval; processes the tests start inherit it."""
+    folder = tmp_path_factory.mktemp("dialeval-cache")
+    os.environ["DIALEVAL_CACHE"] = str(folder)
+    return folder
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """``../shared/data`` (the papers' released data); skips with the reason when absent."""
