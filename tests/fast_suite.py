@@ -103,6 +103,11 @@ HEAVY_TESTS = {
         # 11 s: fits Sem-Ent's clusters for each hostile value
         "test_an_evaluate_error_about_a_model_flag_names_the_flag[--save-sem-ent-clusters]",
     ],
+    "tests/root/test_runtimes.py": [
+        # 19 s together, the embedded MiniLM's export (its module fixture) included
+        "test_sentence_transformers_encode_equals_torch[onnx]",
+        "test_sentence_transformers_encode_equals_torch[openvino]",
+    ],
     "tests/root/test_split_work.py": [
         "test_two_processes_equal_one",  # 42 s
     ],
