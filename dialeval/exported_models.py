@@ -378,6 +378,7 @@ def run_exported(
     runner: Any = (
         _OnnxRuntimeRunner(path) if backend == "onnx" else _OpenVinoRunner(path, precision)
     )
+    # in inference mode, as the hub leaves every model it loads (a graph has no training mode)
     return ExportedModel(
         runner, config, kind, backend, runner.precision, graph_inputs(kind, config)
-    )
+    ).eval()

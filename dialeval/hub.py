@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, TypeVar, overload
 
 from dialeval.distributed import process_state
-from dialeval.runtimes import backend_precision, check_backend
+from dialeval.runtimes import backend_precision, check_backend, resolve_auto
 from dialeval.type_aliases import DeviceLike, StrPath, Tokenizer
 from dialeval.validation import ArgumentError, check_flag
 
@@ -566,7 +566,10 @@ def load_model(
     (:func:`is_shared_model`). ``cached=False`` loads a private, trainable instance outside the
     cache: the one to hand a trainer (torch only).
 
-    ``backend`` is the runtime (:data:`dialeval.runtimes.BACKENDS`): ``"torch"``, or ``"onnx"``
+    ``backend`` is the runtime (:data:`dialeval.runtimes.BACKENDS`); None or ``"auto"`` (the
+    default) picks ONNX Runtime for an encoder, a classifier or a sentence-transformers model on
+    the CPU in float32, torch for everything else (:func:`dialeval.runtimes.resolve_auto`); the
+    returned model's ``backend`` and ``precision`` say which ran. ``"torch"``, or ``"onnx"``
     (ONNX Runtime) / ``"openvino"``, which run a graph exported from the float32 checkpoint once
     per weights (kept under ``$DIALEVAL_CACHE``, else ``~/.cache/dialeval``, in ``exported/``)
     on the CPU (``device=None`` means the CPU for them), behind the same ``model(**batch)``
@@ -591,6 +594,11 @@ def load_model(
     check_dtype(dtype)
     check_flag(cached, "cached")
     backend = check_backend(backend)  # None: DEFAULT_BACKEND
+    if backend == "auto":
+        # a trainable instance or a reduced dtype is torch's: auto exports only what it can
+        # run with the same figures
+        exportable = cached and dtype in (None, "float32")
+        backend = resolve_auto(kind, _auto_device_type(device)) if exportable else "torch"
     if backend != "torch":
         backend_precision(backend, dtype)
         if not cached:
@@ -611,6 +619,7 @@ def load_model(
             )
         exported = _load(resolve_model_path(model), kind, "cpu", dtype or "float32", backend)
         _share_read_only(exported.model)
+        _record_runtime(exported)
         return exported
     if not cached:
         return _load.__wrapped__(
@@ -618,7 +627,34 @@ def load_model(
         )
     loaded = _load(resolve_model_path(model), kind, str(resolve_device(device)), dtype)
     _share_read_only(loaded.model)
+    _record_runtime(loaded)
     return loaded
+
+
+#: model path -> (backend, precision) of the shared instances this process loaded, for reports.
+_RUNTIMES: dict[str, tuple[str, str]] = {}
+
+
+def _record_runtime(loaded: LoadedModel[Any]) -> None:
+    _RUNTIMES[loaded.name] = (loaded.backend, loaded.precision)
+
+
+def loaded_runtime(model: StrPath) -> tuple[str, str] | None:
+    """``(backend, precision)`` of the shared instance of ``model`` this process loaded last
+    (through :func:`load_model`), or None when it loaded none: what a report names for the
+    figures that model gave."""
+    try:
+        path = resolve_model_path(model, local_only=True)
+    except OSError:  # not on this machine: nothing of it was loaded
+        return None
+    return _RUNTIMES.get(path)
+
+
+def _auto_device_type(device: DeviceLike) -> str:
+    """The kind of device a model given ``device`` would sit on under torch (Accelerate's choice
+    for None), which decides ``backend="auto"``."""
+    named = _device_type(device)
+    return named if named is not None else resolve_device(device).type
 
 
 def _device_type(device: DeviceLike) -> str | None:
@@ -663,3 +699,4 @@ def is_shared_model(model: object) -> bool:
 def clear_model_cache() -> None:
     """Forget every loaded model (frees their memory once no caller holds them)."""
     _load.cache_clear()
+    _RUNTIMES.clear()

@@ -93,7 +93,8 @@ def backend_field() -> str | None:
             help=(
                 "runtime of every model the job runs: torch, onnx (ONNX Runtime) or openvino, "
                 "each in float32 (figures equal to torch's within 1e-5; onnx and openvino run on "
-                "the CPU); a model is exported once and the export cached"
+                "the CPU, from a graph exported once and cached); auto: onnx for the encoders and "
+                "classifiers on the CPU, torch for the rest"
             ),
         ),
     )

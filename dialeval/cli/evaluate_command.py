@@ -70,7 +70,6 @@ from dialeval.metrics.engines.metric_spec import SystemReport
 from dialeval.metrics.engines.shared_outputs import shared_model_outputs
 from dialeval.metrics.registry import OUTPUT_HOOKS
 from dialeval.option_fields import cli_fields
-from dialeval.runtimes import check_backend
 
 if TYPE_CHECKING:  # types only
     from dialeval.cli.report_formats import OutputPlan
@@ -373,7 +372,6 @@ def _write_system(
             {**used_options(args, EvaluateCommand, EvaluationOptions), "input": str(source)},
             source,
             models_used(report),
-            backend=check_backend(vars(args).get("backend")),
         )
     )
     human = _human(plan)

@@ -9,7 +9,6 @@ file's relative path and contents, in path order.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 from functools import lru_cache
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dialeval import __version__
-from dialeval.hub import EMBEDDED_SENTENCE_MODEL, resolve_model_path
+from dialeval.hub import EMBEDDED_SENTENCE_MODEL, loaded_runtime, resolve_model_path
 from dialeval.io import hub_dataset_snapshot
 
 if TYPE_CHECKING:
@@ -76,40 +75,6 @@ def model_provenance(model: str) -> dict:
     return info
 
 
-_SAFETENSORS_FLOATS = {"F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bfloat16"}
-
-
-def _weights_precision(path: str) -> str | None:
-    """The first floating dtype a ``*.safetensors`` file under ``path`` stores (read from its
-    JSON header alone), or None when there is no such file."""
-    for file in sorted(Path(path).rglob("*.safetensors")):
-        with open(file, "rb") as handle:
-            size = int.from_bytes(handle.read(8), "little")
-            if not 0 < size <= _CHUNK * 100:  # a header, not a corrupt length
-                continue
-            header = json.loads(handle.read(size))
-        for name, entry in header.items():
-            if name != "__metadata__" and entry.get("dtype") in _SAFETENSORS_FLOATS:
-                return _SAFETENSORS_FLOATS[entry["dtype"]]
-    return None
-
-
-def model_runtime(model: str, backend: str) -> dict:
-    """``{"backend", "precision"}`` a job's figures from ``model`` came from: an exported backend
-    (ONNX Runtime, OpenVINO) runs the float32 export; torch loads the checkpoint's own dtype, as
-    transformers' ``dtype="auto"`` does (the config's ``dtype``, else the stored weights')."""
-    if backend != "torch":
-        return {"backend": backend, "precision": "float32"}
-    path = resolve_model_path(model)
-    config = Path(path) / "config.json"
-    stated = None
-    if config.is_file():
-        values = json.loads(config.read_text(encoding="utf-8"))
-        stated = values.get("dtype") or values.get("torch_dtype")
-    precision = stated if isinstance(stated, str) else _weights_precision(path)
-    return {"backend": backend, "precision": precision or "float32"}
-
-
 def summary_models(summary: dict) -> list[str]:
     """The models a metric's summary names: its ``model`` and its embedder's."""
     models = []
@@ -148,23 +113,24 @@ def input_identity(source: str | Path) -> dict:
     return identity
 
 
+def model_runtime(model: str) -> dict:
+    """``{"backend", "precision"}`` the figures from ``model`` came from: the runtime and dtype of
+    the instance this process loaded (:func:`dialeval.hub.loaded_runtime`); empty when the
+    process loaded none (figures read back from a checkpoint)."""
+    runtime = loaded_runtime(model)
+    return {} if runtime is None else {"backend": runtime[0], "precision": runtime[1]}
+
+
 def provenance(
-    command: str,
-    options: dict,
-    input_path: str | None = None,
-    models: Iterable[str] = (),
-    backend: str | None = None,
+    command: str, options: dict, input_path: str | None = None, models: Iterable[str] = ()
 ) -> dict:
-    """The ``provenance`` block of a report; with ``backend`` (the job's runtime) each model's
-    entry also names the backend and precision its figures came from."""
+    """The ``provenance`` block of a report: each model's identity and the runtime and precision
+    its figures came from."""
     block = {"dialeval_version": __version__, "command": command, "options": options}
     if input_path is not None:
         block["input"] = input_identity(input_path)
     block["models"] = {
-        model: {
-            **model_provenance(model),
-            **(model_runtime(model, backend) if backend is not None else {}),
-        }
+        model: {**model_provenance(model), **model_runtime(model)}
         for model in dict.fromkeys(models)
     }
     return block

@@ -47,8 +47,8 @@ Args:
     device: "cpu", "cuda", ... (default: the best available).
     dtype: None, "float32", "float16" or "bfloat16" (encoder weights; default None).
     allow_empty: accept "" responses instead of raising (default False).
-    backend: the model's runtime, "torch", "onnx" or "openvino" (default "torch"; see
-        dialeval.runtimes: float32 on each, figures equal to 1e-5).
+    backend: the model's runtime: "auto" (default: ONNX Runtime for an encoder or classifier on
+        the CPU, else torch), "torch", "onnx" or "openvino"; float32, figures equal to 1e-5.
 Returns:
     remote_clique and chamfer_distance (of the corpus, or means over sets), scope, and
     num_responses (corpus) or num_sets and per_set (response sets).

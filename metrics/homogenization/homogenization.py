@@ -43,8 +43,8 @@ Args:
     batch_size, device, dtype: BERTScore's encoder settings (64, Accelerate's device, float32).
     workers: threads of the ROUGE-L scorer (default 1; -1: one per CPU).
     allow_empty: accept "" responses instead of raising (default False).
-    backend: the model's runtime, "torch", "onnx" or "openvino" (default "torch"; see
-        dialeval.runtimes: float32 on each, figures equal to 1e-5).
+    backend: the model's runtime: "auto" (default: ONNX Runtime for an encoder or classifier on
+        the CPU, else torch), "torch", "onnx" or "openvino"; float32, figures equal to 1e-5.
 Returns:
     homogenization (the corpus score, or the mean over sets), scope, measure, model (BERTScore),
     and num_responses (corpus) or num_sets and per_set (response sets).

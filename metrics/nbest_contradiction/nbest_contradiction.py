@@ -50,8 +50,8 @@ Args:
     device: e.g. "cpu", "cuda:0" (default: Accelerate's device for this process).
     dtype: None, "float32", "float16" or "bfloat16".
     label_map: {label name: "yes" | "no" | "ambiguous"} for models whose labels are not yes/no/ambiguous or Circa's.
-    backend: the model's runtime, "torch", "onnx" or "openvino" (default "torch"; see
-        dialeval.runtimes: float32 on each, figures equal to 1e-5).
+    backend: the model's runtime: "auto" (default: ONNX Runtime for an encoder or classifier on
+        the CPU, else torch), "torch", "onnx" or "openvino"; float32, figures equal to 1e-5.
 Returns:
     certainty, variety (NaN when undefined), num_inputs, num_analyzed, num_excluded (lists with an
     ambiguous response), num_with_noncontradictory, per_input (excluded, num_noncontradictory,

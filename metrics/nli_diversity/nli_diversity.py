@@ -44,8 +44,8 @@ Args:
         config.id2label does not name the classes.
     max_pairs_per_chunk: ordered pairs scored at a time, across sets (default 16384; bounds memory).
     allow_empty: score "" as a response instead of raising (default False).
-    backend: the model's runtime, "torch", "onnx" or "openvino" (default "torch"; see
-        dialeval.runtimes: float32 on each, figures equal to 1e-5).
+    backend: the model's runtime: "auto" (default: ONNX Runtime for an encoder or classifier on
+        the CPU, else torch), "torch", "onnx" or "openvino"; float32, figures equal to 1e-5.
 Returns:
     nli_diversity, nli_diversity_neutral, nli_diversity_confidence, num_contradiction,
     num_neutral, num_entailment: means over sets; per_set: one dict of those six per set;

@@ -49,8 +49,8 @@ Args:
     candidate_eos: score the EOS token after a causal LM's candidate (default True).
     share_context: encode a question's context once for all its candidates (default True; same losses).
     tie_rtol: losses within tie_rtol * max(1, |min|) of the minimum tie (default 1e-6, float32 rounding).
-    backend: the model's runtime, "torch", "onnx" or "openvino" (default "torch"; see
-        dialeval.runtimes: float32 on each, figures equal to 1e-5).
+    backend: the model's runtime: "auto" (default: ONNX Runtime for an encoder or classifier on
+        the CPU, else torch), "torch", "onnx" or "openvino"; float32, figures equal to 1e-5.
 Returns:
     accuracy, num_correct, num_questions, num_ties (a shared minimum counts as wrong),
     num_truncated_contexts, reduction, model, and per_question: losses, nll_sums, num_tokens,

@@ -48,8 +48,8 @@ Args:
         BERTScore layer, True, the model's baseline file).
     max_n, min_n, tokenizer: n-gram cosine options (default 5, 1, "tevet").
     allow_empty: score "" as a response instead of raising (default False).
-    backend: the model's runtime, "torch", "onnx" or "openvino" (default "torch"; see
-        dialeval.runtimes: float32 on each, figures equal to 1e-5).
+    backend: the model's runtime: "auto" (default: ONNX Runtime for an encoder or classifier on
+        the CPU, else torch), "torch", "onnx" or "openvino"; float32, figures equal to 1e-5.
 Returns:
     similarity_diversity: mean over sets (higher is more diverse); per_set; num_sets;
     similarity; model.

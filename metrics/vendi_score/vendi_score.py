@@ -51,8 +51,8 @@ Args:
     dtype: None, "float32", "float16" or "bfloat16" (encoder weights; default None).
     scope: None (from the nesting), "response_set" or "corpus" ("corpus" pools all the sets).
     allow_empty: accept "" responses (embedded as the model embeds them) instead of raising (default False).
-    backend: the model's runtime, "torch", "onnx" or "openvino" (default "torch"; see
-        dialeval.runtimes: float32 on each, figures equal to 1e-5).
+    backend: the model's runtime: "auto" (default: ONNX Runtime for an encoder or classifier on
+        the CPU, else torch), "torch", "onnx" or "openvino"; float32, figures equal to 1e-5.
 Returns:
     vendi_score (q = 1) and vendi_score_q{q} for the other orders (e.g. vendi_score_qinf,
     vendi_score_q0.5), scope, and num_sets and per_set (set scope; the scores are means over

@@ -163,8 +163,14 @@ def test_each_distinct_sentence_is_encoded_once(roberta_path):
             ["same words", "other words", "same words"],
             ["other words ", "same words", "new ones"],
         ]
+        # torch: the hook counts the torch encoder's forward passes
         result = compute_bertscore_matrices(
-            sets, model=roberta_path, rescale_with_baseline=False, batch_size=2, device="cpu"
+            sets,
+            model=roberta_path,
+            rescale_with_baseline=False,
+            batch_size=2,
+            device="cpu",
+            backend="torch",
         )
     finally:
         handle.remove()

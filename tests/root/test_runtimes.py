@@ -334,14 +334,29 @@ def test_exported_model_is_shared_and_frozen(tiny_roberta_nli_path):
     assert loaded.num_layers == 2 and loaded.max_length > 0
 
 
-def test_default_backend_is_torch():
+def test_the_default_backend_runs_encoders_and_classifiers_exported_on_the_cpu(
+    tiny_roberta_nli_path, tiny_gpt2_path
+):
     # None everywhere a function takes `backend`: check_backend resolves it to the one default
     assert inspect.signature(load_model).parameters["backend"].default is None
-    assert runtimes.check_backend(None) == runtimes.DEFAULT_BACKEND == "torch"
+    assert runtimes.check_backend(None) == runtimes.DEFAULT_BACKEND == "auto"
+    for kind in ("encoder", "sequence_classification"):
+        loaded = load_model(tiny_roberta_nli_path, kind, device="cpu")
+        assert (loaded.backend, loaded.precision) == (runtimes.AUTO_EXPORTED_BACKEND, "float32")
+        assert loaded.model.training is False
+    # a language model, a trainable instance and a reduced dtype stay on torch
+    assert load_model(tiny_gpt2_path, "language_model", device="cpu").backend == "torch"
+    private = load_model(tiny_roberta_nli_path, "encoder", device="cpu", cached=False)
+    assert private.backend == "torch"
+    half = load_model(tiny_roberta_nli_path, "encoder", device="cpu", dtype="bfloat16")
+    assert half.backend == "torch"
+    # a GPU is torch's: the rule, checked without one
+    assert runtimes.resolve_auto("encoder", "cuda") == "torch"
+    assert runtimes.resolve_auto("sentence_transformers", "cpu") == runtimes.AUTO_EXPORTED_BACKEND
 
 
 def test_torch_loaded_model_names_backend(tiny_roberta_nli_path):
-    loaded = load_model(tiny_roberta_nli_path, "encoder")
+    loaded = load_model(tiny_roberta_nli_path, "encoder", backend="torch")
     assert (loaded.backend, loaded.precision) == ("torch", "float32")
     half = load_model(tiny_roberta_nli_path, "encoder", dtype="bfloat16")
     assert half.precision == "bfloat16"
