@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from tqdm.auto import tqdm
 
 from dialeval.cli.evaluate_options import EvaluationOptions, step_names
-from dialeval.cli.model_warmup import load_ahead, wait_for_model
+from dialeval.cli.model_warmup import load_ahead, settle_before, wait_for_model
 from dialeval.cli.options import name_flags
 from dialeval.cli.progress import StepBar
 from dialeval.cli.provenance import summary_models
@@ -224,6 +224,7 @@ def run_steps(
             if blocked[name] is not None:
                 report["skipped"].append({"metric": name, "reason": blocked[name]})
                 continue
+            settle_before(step, model)
             # Each sentence model encodes, right before its first step, what all its steps embed:
             # the model-free steps before it never share the memory with its vectors.
             for sentence_model, _ in (

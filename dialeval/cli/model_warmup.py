@@ -2,8 +2,10 @@
 model stack (torch, sentence-transformers or transformers, the accelerator's context) in a
 background thread as soon as its plan is checked, while the main thread reads the input and runs
 the model-free steps; once the input is read, the job hands it the sentence models it will
-encode with (:func:`load_ahead`), and the encoding of each waits for its model
-(:func:`wait_for_model`), where an exception of the thread is raised as it was raised there.
+encode with (:func:`load_ahead`). Every step that may run a model first waits until the thread
+is done (:func:`settle_before`): the two threads never import or load a model at once. The
+encoding of each sentence model then takes its model (:func:`wait_for_model`), where an
+exception of the thread is raised as it was raised there.
 
 The thread loads through :func:`dialeval.hub.load_model` with the arguments the encoding itself
 uses (:func:`sentence_model_loading`), so the step finds the loaded model in that function's
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
@@ -70,11 +73,15 @@ class ModelWarmUp:
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dialeval-warm-up")
         self._loads: dict[str, Future[None]] = {}
         # its failure (no torch, a bad --device) is the first model step's to report, as it would
-        self._thread.submit(_import_model_stack, sentence_models, device)
+        self._stack = self._thread.submit(_import_model_stack, sentence_models, device)
 
     def load(self, model: str, options: Settings) -> None:
         if model not in self._loads:
             self._loads[model] = self._thread.submit(_load, sentence_model_loading(model, options))
+
+    def settle(self) -> None:
+        """Until the thread has done all it was given, whether that worked or not."""
+        futures.wait([self._stack, *self._loads.values()])
 
     def wait(self, model: str) -> None:
         """Until ``model`` is loaded, if it was asked for; its loading's exception, unchanged."""
@@ -118,6 +125,19 @@ def load_ahead(models: list[str], options: Settings) -> None:
     if warm_up is not None:
         for model in models:
             warm_up.load(model, options)
+
+
+def settle_before(step: JobStep, model: str | None) -> None:
+    """Inside :func:`warming_up`, before a step that may run a model: wait until the thread has
+    done all it was given, so that it never imports or loads while this thread does
+    (transformers' lazy module is not safe under concurrent first imports); only the model-free
+    steps and the reading run beside it."""
+    warm_up = _CURRENT.get()
+    may_run_a_model = (
+        model is not None or step.model_flag is not None or step.sentence_texts is not None
+    )
+    if warm_up is not None and may_run_a_model:
+        warm_up.settle()
 
 
 def wait_for_model(model: str) -> None:
