@@ -16,9 +16,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO, cast
+from typing import TYPE_CHECKING, TextIO, cast
 
 from dialeval.cli.checkpoints import (
     CheckpointsInTheWay,
@@ -42,7 +42,6 @@ from dialeval.cli.evaluate_job import (
     models_used,
     planned_steps,
 )
-from dialeval.cli.model_warmup import warming_up
 from dialeval.cli.options import build, flag_names, used_options
 from dialeval.cli.provenance import format_provenance, provenance
 from dialeval.cli.report_formats import (
@@ -242,38 +241,22 @@ def _check_metric_outputs(
 def _run(
     args: argparse.Namespace, command: EvaluateCommand, systems: dict[str, str], plan: OutputPlan
 ) -> int:
+    # read from evaluate_job at call time: tests stub the job there
+    from dialeval.cli.evaluate_job import evaluate_response_sets
+
     options: Settings = build(EvaluationOptions, args)
+    shared_inputs = input_files(args, systems)[len(systems) :]
     # Every input is opened (format, columns, split, Hub cache) before any model runs.
     inputs = {
         name: open_input(source, **command.input_selection()) for name, source in systems.items()
     }
-    every_step = []
     for (
         scope,
         _,
     ) in inputs.values():  # a --metric that cannot run on one input fails before any system runs
-        planned = planned_steps(scope, options)
-        _check_metric_outputs(args, options, len(systems), planned)
-        every_step += planned
+        _check_metric_outputs(args, options, len(systems), planned_steps(scope, options))
     if options.ci and command.pairing == "paired":
         _check_pairing(command, systems)
-    # The models load in the background while the inputs are read and the model-free steps run.
-    with warming_up(every_step, options):
-        return _run_systems(args, command, systems, plan, options, inputs)
-
-
-def _run_systems(
-    args: argparse.Namespace,
-    command: EvaluateCommand,
-    systems: dict[str, str],
-    plan: OutputPlan,
-    options: Settings,
-    inputs: dict[str, tuple[str, Iterator[Any]]],
-) -> int:
-    # read from evaluate_job at call time: tests stub the job there
-    from dialeval.cli.evaluate_job import evaluate_response_sets
-
-    shared_inputs = input_files(args, systems)[len(systems) :]
     reports, checkpoints = {}, []
     # what each system's figures are computed from, kept for the comparison of the systems
     statistics: dict[str, dict] | None = {} if options.ci and len(systems) > 1 else None

@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING
 from tqdm.auto import tqdm
 
 from dialeval.cli.evaluate_options import EvaluationOptions, step_names
-from dialeval.cli.model_warmup import load_ahead, settle_before, wait_for_model
 from dialeval.cli.options import name_flags
 from dialeval.cli.progress import StepBar
 from dialeval.cli.provenance import summary_models
@@ -160,7 +159,6 @@ def _encode_once(
         leave=False,
     ) as bar:
         try:
-            wait_for_model(sentence_model)  # loaded in the background since the plan was checked
             encode_for_job(
                 distinct, sentence_model, options.batch_size, options.device, progress=bar.update
             )
@@ -211,7 +209,6 @@ def run_steps(
         data,
         options,
     )
-    load_ahead(list(to_encode), options)
     with shared_model_outputs():
         for step, model in plan:
             name = step.label(model)
@@ -224,7 +221,6 @@ def run_steps(
             if blocked[name] is not None:
                 report["skipped"].append({"metric": name, "reason": blocked[name]})
                 continue
-            settle_before(step, model)
             # Each sentence model encodes, right before its first step, what all its steps embed:
             # the model-free steps before it never share the memory with its vectors.
             for sentence_model, _ in (

@@ -147,14 +147,9 @@ NOT_BEFORE_READING = (
     "accelerate",
 )
 
-# The model warm-up is turned off: it imports the model stack in a thread of its own, on purpose;
-# what is checked here is what the main thread needs before it reads.
 STOP_AT_FIRST_READ = """
-import contextlib, json, os, sys
-import dialeval.cli.evaluate_command
+import json, os, sys
 import dialeval.io
-
-dialeval.cli.evaluate_command.warming_up = lambda plan, options: contextlib.nullcontext()
 
 def report_and_stop(self, *args, **kwargs):
     loaded = sorted(name for name in {heavy} if name in sys.modules)
