@@ -11,6 +11,8 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import gc
+import os
+import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -18,6 +20,7 @@ from dialeval.host_adapters import process_state_exists
 
 if TYPE_CHECKING:
     import numpy as np
+    import torch
     from accelerate import PartialState
 
 #: The result rows :func:`gather_shares` joins: a list, or an array (concatenated).
@@ -25,8 +28,50 @@ Rows = TypeVar("Rows", "list[Any]", "np.ndarray")
 _Value = TypeVar("_Value")
 
 
-def process_state() -> PartialState:
-    """Accelerate's ``PartialState``, created in CPU mode where there is no accelerator."""
+#: What a launcher (``accelerate launch``, ``torchrun``, ``mpirun``) sets in each of several
+#: processes; Accelerate's ``PartialState`` reads the same variables to find the others.
+_LAUNCH_VARIABLES = (
+    "LOCAL_RANK",
+    "WORLD_SIZE",
+    "PMI_SIZE",
+    "OMPI_COMM_WORLD_SIZE",
+    "MV2_COMM_WORLD_SIZE",
+)
+
+
+class SingleProcess:
+    """The state of a process that no launcher started and that has no ``PartialState``: the
+    main and only one. It answers without importing torch (seconds on a small machine), so a job
+    checks its outputs and reads its input before any model stack loads; anything else
+    (``device``) comes from Accelerate's ``PartialState``, created on first use."""
+
+    is_main_process = True
+    num_processes = 1
+    process_index = 0
+
+    @property
+    def device(self) -> torch.device:
+        return _accelerate_state().device
+
+    def wait_for_everyone(self) -> None:
+        """Nothing to wait for: no other process."""
+
+
+def _launched() -> bool:
+    return any(os.environ.get(name, "").strip() not in ("", "-1") for name in _LAUNCH_VARIABLES)
+
+
+def process_state() -> PartialState | SingleProcess:
+    """Accelerate's ``PartialState``, created in CPU mode where there is no accelerator; a
+    :class:`SingleProcess` in a process that no launcher started, until a ``PartialState``
+    exists."""
+    # accelerate in sys.modules: a PartialState can exist only once it is imported
+    if _launched() or ("accelerate" in sys.modules and process_state_exists()):
+        return _accelerate_state()
+    return SingleProcess()
+
+
+def _accelerate_state() -> PartialState:
     # torch, accelerate: deferred so importing this module loads no model stack
     import torch
     from accelerate import PartialState
@@ -51,9 +96,11 @@ def end_processes() -> None:
     the group while tensors of its collectives are still referenced can instead deadlock, so the
     garbage left by those functions is collected first.
     """
-    # torch: deferred so importing this module loads no model stack
-    import torch.distributed as dist
-
+    # a process group needs torch.distributed imported: without it there is none to end, and
+    # importing torch here would cost a job that never needed it seconds at its end
+    dist = sys.modules.get("torch.distributed")
+    if dist is None:
+        return
     if dist.is_available() and dist.is_initialized():
         gc.collect()
         dist.barrier()

@@ -405,7 +405,7 @@ def input_format(path: str | Path, file_format: str = "auto") -> str:
         ):
             return "dataset"
         chosen = _FORMAT_OF_SUFFIX.get(path.suffix.lower())
-        if chosen is None and path.is_file():
+        if chosen is None and _is_readable_file(path):
             raise ArgumentError(
                 "file_format",
                 f"='auto' cannot tell the format of {path.name!r} from its suffix; pass one of "
@@ -417,12 +417,24 @@ def input_format(path: str | Path, file_format: str = "auto") -> str:
             f"must be 'auto' or one of {', '.join(INPUT_FORMATS)}, got {file_format!r}",
         )
     # no format (an unknown suffix) is left only for a path that is not a file
-    if chosen is None or (chosen != "dataset" and not path.is_file()):
+    if chosen is None or (chosen != "dataset" and not _is_readable_file(path)):
         raise ArgumentError(
             "input",
             f"{str(path)!r} is not a file" + ("" if chosen else ", a folder or a Hub dataset id"),
         )
+    if chosen == "parquet" and path.is_fifo():
+        raise ArgumentError(
+            "input",
+            f"{str(path)!r} is a named pipe: Parquet is read from its footer back, so it needs a "
+            "file; pass the file itself",
+        )
     return chosen
+
+
+def _is_readable_file(path: Path) -> bool:
+    """A regular file, or a named pipe (``mkfifo``, ``/dev/stdin`` fed by a pipe): every text
+    format is read front to back once, so a stream serves as well as a file."""
+    return path.is_file() or path.is_fifo()
 
 
 def _input_path(path: object, argument: str = "input") -> Path:
@@ -438,7 +450,7 @@ def iter_corpus_lines(path: str | Path) -> Iterator[tuple[str, str]]:
     """``(where, response)`` for every line of a corpus file (one response per line), ``where``
     being ``"FILE:LINE"``. A blank line is an empty response, not a separator: nothing is
     dropped here, and the job refuses it unless empty responses are allowed."""
-    if not _input_path(path).is_file():
+    if not _is_readable_file(_input_path(path)):
         raise ArgumentError("input", f"{str(path)!r} is not a file")
     return _every_line(path)
 

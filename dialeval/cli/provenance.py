@@ -99,12 +99,14 @@ def model_fingerprint(model: str) -> str | None:
 def input_identity(source: str | Path) -> dict:
     """``{"path", "sha256"}`` of an input file, or of a folder (over its files, as a model's); a Hub
     dataset id's ``{"path", "hub_dataset": True}`` plus the ``revision`` of its cached snapshot when
-    the Hugging Face cache holds one."""
+    the Hugging Face cache holds one; a named pipe's ``{"path", "stream": True}``."""
     path = Path(source)
     if path.is_file():
         return {"path": str(source), "sha256": file_sha256(path)}
     if path.is_dir():
         return {"path": str(source), "sha256": directory_sha256(os.path.abspath(path))}
+    if path.is_fifo():  # read once, by the job: nothing is left to hash
+        return {"path": str(source), "stream": True}
     identity = {"path": str(source), "hub_dataset": True}
     snapshot = hub_dataset_snapshot(str(source))
     revision = hub_revision(snapshot) if snapshot is not None else None
@@ -148,6 +150,8 @@ def format_provenance(block: dict, defaults: dict | None = None) -> str:
         identity = block["input"]
         if "sha256" in identity:
             hashed = f"sha256 {identity['sha256'][:12]}"
+        elif identity.get("stream"):
+            hashed = "a named pipe, not hashed"
         else:
             hashed = (
                 f"Hub dataset, revision {identity['revision'][:12]}"

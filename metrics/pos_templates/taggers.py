@@ -16,6 +16,7 @@ without them gets :class:`TaggerNotAvailableError` with the commands that instal
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from collections.abc import Callable
 from functools import lru_cache
@@ -55,8 +56,38 @@ def _installed(module: str) -> bool:
     return module in sys.modules or importlib.util.find_spec(module) is not None
 
 
+def _nltk_data_folders() -> list[str] | None:
+    """The folders NLTK searches for its data when nothing changed ``nltk.data.path`` (its
+    ``NLTK_DATA``, home and POSIX defaults); None where they are not known here (Windows)."""
+    if sys.platform.startswith("win"):
+        return None
+    folders = [
+        os.path.expanduser(d) for d in os.environ.get("NLTK_DATA", "").split(os.pathsep) if d
+    ]
+    if "APPENGINE_RUNTIME" not in os.environ and os.path.expanduser("~/") != "~/":
+        folders.append(os.path.expanduser("~/nltk_data"))
+    prefixed = [os.path.join(sys.prefix, *part, "nltk_data") for part in ((), ("share",), ("lib",))]
+    return (
+        folders
+        + prefixed
+        + [f"/usr/{where}/nltk_data" for where in ("share", "local/share", "lib", "local/lib")]
+    )
+
+
+def _surely_absent(resource: str) -> bool:
+    """No folder NLTK searches holds ``resource``'s category (``tokenizers``, ``taggers``): it
+    cannot be found, which is known without importing NLTK (seconds: it loads scikit-learn, scipy
+    and pandas). Once NLTK is imported its own search decides (its path may have been changed)."""
+    folders = None if "nltk" in sys.modules else _nltk_data_folders()
+    # a zip file on the path is searched inside by NLTK alone
+    if folders is None or any(os.path.isfile(folder) for folder in folders):
+        return False
+    category = resource.split("/", 1)[0]
+    return not any(os.path.isdir(os.path.join(folder, category)) for folder in folders)
+
+
 def _nltk_has(resource: str) -> bool:
-    if not _installed("nltk"):
+    if not _installed("nltk") or _surely_absent(resource):
         return False
     # nltk: importing it loads scikit-learn, scipy and pandas; only this path needs it
     import nltk

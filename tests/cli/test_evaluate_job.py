@@ -2,6 +2,8 @@
 
 import dataclasses
 import json
+import os
+import threading
 from typing import ClassVar
 
 import pytest
@@ -423,3 +425,31 @@ def test_pairwise_steps_skip_a_large_corpus_unless_asked_for(encoded, monkeypatc
             "metrics"
         ]
     )
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_named_pipe_is_an_input_read_once_with_the_files_figures(tmp_path, capsys):
+    lines = "".join(json.dumps({"responses": responses}) + "\n" for responses in SETS)
+    sets = tmp_path / "sets.jsonl"
+    sets.write_text(lines, encoding="utf-8")
+    pipe = tmp_path / "piped.jsonl"
+    os.mkfifo(pipe)
+
+    def write():
+        with open(pipe, "w", encoding="utf-8") as writer:
+            writer.write(lines)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    lexical = ["--no-progress", "--metric", "lexical_diversity", "--metric", "compression_ratio"]
+    assert main(["evaluate", str(pipe), "-o", str(tmp_path / "piped.json"), *lexical]) == 0
+    writer.join(timeout=10)
+    assert main(["evaluate", str(sets), "-o", str(tmp_path / "file.json"), *lexical]) == 0
+    piped, filed = (
+        json.loads((tmp_path / name).read_text(encoding="utf-8"))
+        for name in ("piped.json", "file.json")
+    )
+    assert piped["metrics"] == filed["metrics"] and len(piped["per_set"]) == len(SETS)
+    # nothing is left in the pipe to hash: the provenance says so rather than "Hub dataset"
+    assert piped["provenance"]["input"] == {"path": str(pipe), "stream": True}
+    assert f"input {pipe} (a named pipe, not hashed)" in capsys.readouterr().out

@@ -5,6 +5,8 @@ import, and the registry / job / meta-eval hooks on a machine without a tagger."
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 import types
 
@@ -435,3 +437,46 @@ def test_peer_get_pos_stand_in_keeps_the_packages_contract():
     assert joined == ["PRP VBP RB ."] and tuples == [
         [("I", "PRP"), ("think", "VBP"), ("so", "RB"), (".", ".")]
     ]
+
+
+# ---------------------------------------------------------------- NLTK's data, looked for cheaply
+NLTK_HAS = """
+import sys
+from dialeval.metrics.pos_templates.taggers import punkt_available
+print(punkt_available(), "nltk" in sys.modules)
+"""
+
+
+def _punkt_available_in_a_fresh_process(home, nltk_data):
+    environment = {
+        **{key: value for key, value in os.environ.items() if key != "NLTK_DATA"},
+        "HOME": str(home),
+        "NLTK_DATA": str(nltk_data),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", NLTK_HAS],
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.split()
+
+
+def test_nltk_data_absent_from_every_folder_is_known_without_importing_nltk(tmp_path):
+    if taggers._nltk_data_folders() is None:
+        pytest.skip("NLTK's data folders are not known here (Windows): NLTK itself is asked")
+    machine_wide = [
+        folder
+        for folder in taggers._nltk_data_folders()
+        if os.path.isdir(os.path.join(folder, "tokenizers"))
+        and not folder.startswith(os.path.expanduser("~"))
+    ]
+    if machine_wide:
+        pytest.skip(f"this machine has NLTK tokenizers installed in {machine_wide}")
+    data = tmp_path / "nltk_data"
+    data.mkdir()
+    assert _punkt_available_in_a_fresh_process(tmp_path, data) == ["False", "False"]
+    # data in a folder NLTK searches: NLTK's own search decides, and finds it
+    (data / "tokenizers" / "punkt_tab" / "english").mkdir(parents=True)
+    assert _punkt_available_in_a_fresh_process(tmp_path, data) == ["True", "True"]

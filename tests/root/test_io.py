@@ -1,6 +1,8 @@
 import csv
 import json
+import os
 import re
+import threading
 
 import pyarrow
 import pyarrow.parquet
@@ -12,6 +14,7 @@ from dialeval.io import (
     input_scope,
     iter_corpus_lines,
     iter_response_sets,
+    open_input,
     read_response_sets,
     response_sets_from_dataframe,
 )
@@ -435,3 +438,45 @@ def test_a_csv_field_over_the_limit_names_the_line(tmp_path, monkeypatch):
         match=rf"^{re.escape(str(path))}:3: not valid CSV \(field larger than field limit",
     ):
         read_response_sets(path)
+
+
+def _fed_fifo(tmp_path, name, text):
+    """A named pipe at ``tmp_path/name`` that a thread writes ``text`` into once a reader opens it."""
+    fifo = tmp_path / name
+    os.mkfifo(fifo)
+
+    def write():
+        with open(fifo, "w", encoding="utf-8") as pipe:
+            pipe.write(text)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    return fifo, writer
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_named_pipe_is_read_once_front_to_back(tmp_path):
+    records = [
+        {"context": "Hi", "responses": ["a", "b"]},
+        {"context": "Yo", "responses": ["c", "d"]},
+    ]
+    fifo, writer = _fed_fifo(tmp_path, "sets.jsonl", "".join(json.dumps(r) + "\n" for r in records))
+    scope, items = open_input(fifo)
+    sets = list(items)
+    writer.join(timeout=10)
+    assert scope == "response_set"
+    assert [s.responses for s in sets] == [["a", "b"], ["c", "d"]]
+    assert [s.where for s in sets] == [f"{fifo}:1", f"{fifo}:2"]
+
+    corpus, writer = _fed_fifo(tmp_path, "corpus.txt", "one\ntwo\n")
+    scope, items = open_input(corpus)
+    assert (scope, list(items)) == ("corpus", [(f"{corpus}:1", "one"), (f"{corpus}:2", "two")])
+    writer.join(timeout=10)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_named_pipe_is_refused_as_parquet_before_it_is_opened(tmp_path):
+    fifo = tmp_path / "sets.parquet"
+    os.mkfifo(fifo)  # nobody writes: opening it would block, so the refusal must come first
+    with pytest.raises(ValueError, match="named pipe: Parquet is read from its footer"):
+        open_input(fifo)
