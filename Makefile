@@ -73,6 +73,7 @@ bench: install
 	$(OFFLINE) $(BIN)/python benchmarks/bench_dtg.py
 	$(OFFLINE) $(BIN)/python benchmarks/bench_selection.py
 	$(OFFLINE) $(BIN)/python benchmarks/bench_dress.py
+	$(OFFLINE) $(BIN)/python benchmarks/bench_backends.py
 	$(OFFLINE) $(BIN)/python benchmarks/bench_peers.py
 	$(OFFLINE) $(BIN)/python benchmarks/bench_job.py
 	$(OFFLINE) $(BIN)/python benchmarks/bench_startup.py

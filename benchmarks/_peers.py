@@ -41,6 +41,7 @@ from _report import (
 )
 
 from dialeval.io import read_tevet_csv
+from dialeval.runtimes import BACKENDS, DEFAULT_BACKEND
 
 DECTEST_FILE = (
     DATA_ROOT / "tevet-diversity-eval" / "raw" / "decTest" / "dec_test_200_with_hds_resp_gen.csv"
@@ -152,6 +153,8 @@ class Inputs:
     records: list[dict]
     shapes: dict[str, str] = field(default_factory=dict)
     nli_path: str | None = None
+    #: The runtime of OUR side of every model-backed row; the peers run torch, as a user runs them.
+    backend: str = DEFAULT_BACKEND
 
     @property
     def repeats(self) -> int:
@@ -332,7 +335,9 @@ def equality(row: Row) -> str:
     return f"{'yes' if row.equal else '**NO**'}: {row.equal_detail}"
 
 
-def render(rows: list[Row], settings: dict, command: str, shapes: dict) -> str:
+def render(
+    rows: list[Row], settings: dict, command: str, shapes: dict, backend: str = DEFAULT_BACKEND
+) -> str:
     lines = [
         "## bench_peers: dialeval vs peers",
         "",
@@ -341,6 +346,12 @@ def render(rows: list[Row], settings: dict, command: str, shapes: dict) -> str:
             f"interleaved ({settings['repeats']} rounds, rotated order, one untimed warm-up each), medians. Ratio = peer "
             "wall time / our wall time (>= 1.0: ours at least as fast); for the ceiling row, ours as a fraction of the "
             "bare-forward ceiling."
+        ),
+        "",
+        (
+            f"Our side of the model-backed rows ran on the `{backend}` backend in float32 "
+            "(`--backend`; dialeval's default is "
+            f"`{DEFAULT_BACKEND}`); every peer ran on torch float32, as a user runs it."
         ),
         "",
         *markdown_table(
@@ -466,6 +477,13 @@ def main(rows: dict[str, Callable[[Inputs], list[Row]]], doc: str, script: str, 
         help="torch and BLAS threads (default: the cores); 1 on a busy shared machine, see the docstring",
     )
     parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default=DEFAULT_BACKEND,
+        help="runtime of OUR side of the model-backed rows, in float32 (default: dialeval's "
+        f"default, {DEFAULT_BACKEND}); the peers run torch",
+    )
+    parser.add_argument(
         "--results",
         type=Path,
         default=None,
@@ -509,6 +527,7 @@ def main(rows: dict[str, Callable[[Inputs], list[Row]]], doc: str, script: str, 
             Path(workdir),
             [s.responses for s in read_tevet_csv(DECTEST_FILE)],
             dailydialog_records(),
+            backend=args.backend,
         )
         if wanted & {"nli", "bertscore"}:
             inputs.nli_classifier()  # first: building it seeds torch, whose generator the rows go on from
@@ -519,7 +538,9 @@ def main(rows: dict[str, Callable[[Inputs], list[Row]]], doc: str, script: str, 
     command = f".venv/bin/python benchmarks/{script} " + shlex.join(
         argv if argv is not None else sys.argv[1:]
     )
-    write_section(results, SCRIPT, render(measured, settings, command.strip(), inputs.shapes))
+    write_section(
+        results, SCRIPT, render(measured, settings, command.strip(), inputs.shapes, args.backend)
+    )
     print()
     for row in measured:
         print(

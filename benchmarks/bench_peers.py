@@ -18,6 +18,11 @@ two OpenMP threads that wait for each other at every operation's barrier slow sm
 down by an order of magnitude (one MiniLM ``encode`` of one text: 0.8 s with 2 threads, 0.09 s with
 1, measured here at a load average of 3 on 2 cores), which inflates the ratios of the rows whose
 peer runs one small forward per item (7, 8); ``--threads 1`` keeps such a run comparable.
+``--backend torch|onnx|openvino`` (default: dialeval's default backend) is the runtime of OUR side
+of every model-backed row (1, 2, 6, 7, 8), in float32, recorded in the section's text; every peer
+runs on torch float32, as a user runs it. The rows' tolerances hold for a float32 backend: its
+differences from torch are float32 noise (``bench_backends.py``: about 4e-7 on MiniLM vectors,
+2e-7 on NLI probabilities).
 
 Rows (peers are in the ``bench`` extra of setup.py; ``make bench`` installs ``diversity`` with
 ``--no-deps``), each described, with its inputs and its equality check, in the docstring of the

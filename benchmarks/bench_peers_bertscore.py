@@ -38,10 +38,14 @@ from _peers import (
 )
 from _report import Contention, interleaved, log
 
+from dialeval.runtimes import DEFAULT_BACKEND
+
 # ---------------------------------------------------------------- 6. BERTScore
 
 
-def bench_bertscore(path: str, response_sets: list[list[str]], repeats: int) -> list[Row]:
+def bench_bertscore(
+    path: str, response_sets: list[list[str]], repeats: int, backend: str = DEFAULT_BACKEND
+) -> list[Row]:
     import bert_score
 
     from dialeval.metrics import bertscore_diversity
@@ -59,6 +63,7 @@ def bench_bertscore(path: str, response_sets: list[list[str]], repeats: int) -> 
         "rescale_with_baseline": False,
         "batch_size": 64,
         "device": "cpu",
+        "backend": backend,
     }
     pairs = [
         (s, i, j)
@@ -104,7 +109,7 @@ def bench_bertscore(path: str, response_sets: list[list[str]], repeats: int) -> 
             path="6. BERTScore diversity",
             data=f"{len(response_sets)} decTest sets x 45 = {len(pairs):,} "
             f"unordered pairs, layer {BERTSCORE_LAYERS}, batch 64",
-            ours="`bertscore_diversity(sets, rescale_with_baseline=False)`",
+            ours=f"`bertscore_diversity(sets, rescale_with_baseline=False)`, {backend}",
             peer="`bert_score.BERTScorer(...).score(cands, refs)` on every unordered pair (sent_encode patched)",
             ours_timing=timings["ours"],
             peer_timing=timings["peer"],
@@ -118,7 +123,10 @@ def bench_bertscore(path: str, response_sets: list[list[str]], repeats: int) -> 
 def run_bertscore(inputs: Inputs) -> list[Row]:
     path = with_roberta_tokenizer_class(inputs.nli_classifier(), inputs.workdir / "bertscore")
     return bench_bertscore(
-        path, inputs.dectest_sets[: inputs.settings["bertscore_sets"]], inputs.repeats
+        path,
+        inputs.dectest_sets[: inputs.settings["bertscore_sets"]],
+        inputs.repeats,
+        inputs.backend,
     )
 
 

@@ -31,6 +31,7 @@ from _released_code import similarity_to_diversity
 from _report import Contention, interleaved, log
 
 from dialeval.hub import resolve_model_path
+from dialeval.runtimes import DEFAULT_BACKEND
 
 VECTOR_ATOL = 1e-5
 DIVERSITY_ATOL = 1e-5
@@ -39,7 +40,12 @@ DIVERSITY_ATOL = 1e-5
 # ---------------------------------------------------------------- 2. embeddings
 
 
-def bench_embeddings(texts: list[str], response_sets: list[list[str]], repeats: int) -> list[Row]:
+def bench_embeddings(
+    texts: list[str],
+    response_sets: list[list[str]],
+    repeats: int,
+    backend: str = DEFAULT_BACKEND,
+) -> list[Row]:
     from sentence_transformers import SentenceTransformer
 
     from dialeval.metrics import sent_bert_diversity
@@ -55,14 +61,14 @@ def bench_embeddings(texts: list[str], response_sets: list[list[str]], repeats: 
     }
     warm = texts[:64]
     warmups = {
-        "ours": lambda: embed_unique(warm, path, 64, "cpu"),
+        "ours": lambda: embed_unique(warm, path, 64, "cpu", backend=backend),
         "peer": lambda: model.encode(warm, **encode),
     }
     log(f"Embeddings: {len(texts):,} texts ({len(set(texts)):,} distinct)")
     with Contention() as contention:
         timings = interleaved(
             {
-                "ours": lambda: embed_unique(texts, path, 64, "cpu"),
+                "ours": lambda: embed_unique(texts, path, 64, "cpu", backend=backend),
                 "peer": lambda: model.encode(texts, **encode),
             },
             repeats,
@@ -76,7 +82,7 @@ def bench_embeddings(texts: list[str], response_sets: list[list[str]], repeats: 
             path="2. Embeddings",
             data=f"{len(texts):,} DailyDialog++ responses ({len(set(texts)):,} distinct), "
             "all-MiniLM-L6-v2, batch 64",
-            ours="`embed_unique(texts)`",
+            ours=f"`embed_unique(texts)`, {backend}",
             peer="`SentenceTransformer.encode(texts)`",
             ours_timing=timings["ours"],
             peer_timing=timings["peer"],
@@ -102,12 +108,16 @@ def bench_embeddings(texts: list[str], response_sets: list[list[str]], repeats: 
     with Contention() as contention:
         timings = interleaved(
             {
-                "ours": lambda: sent_bert_diversity(response_sets, model=path, device="cpu"),
+                "ours": lambda: sent_bert_diversity(
+                    response_sets, model=path, device="cpu", backend=backend
+                ),
                 "peer": peer_sets,
             },
             repeats,
             {
-                "ours": lambda: sent_bert_diversity(response_sets[:2], model=path, device="cpu"),
+                "ours": lambda: sent_bert_diversity(
+                    response_sets[:2], model=path, device="cpu", backend=backend
+                ),
                 "peer": lambda: model.encode(flat[:10], **encode),
             },
         )
@@ -120,7 +130,7 @@ def bench_embeddings(texts: list[str], response_sets: list[list[str]], repeats: 
             path="2. Sent-BERT diversity",
             data=f"{len(response_sets)} DailyDialog++ sets of 5-10 ({len(flat):,} "
             f"texts, {len(set(flat)):,} distinct), all-MiniLM-L6-v2",
-            ours="`sent_bert_diversity(sets)`",
+            ours=f"`sent_bert_diversity(sets)`, {backend}",
             peer="one `encode` of all texts + numpy §5 reduction per set",
             ours_timing=timings["ours"],
             peer_timing=timings["peer"],
@@ -137,6 +147,7 @@ def run_embeddings(inputs: Inputs) -> list[Row]:
         dailydialog_responses(inputs.records)[: inputs.settings["embed_texts"]],
         dailydialog_sets(inputs.settings["sets"]),
         inputs.repeats,
+        inputs.backend,
     )
 
 

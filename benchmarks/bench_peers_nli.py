@@ -39,6 +39,8 @@ import transformers
 from _peers import LABELS, Inputs, Row, main
 from _report import Contention, interleaved, log
 
+from dialeval.runtimes import DEFAULT_BACKEND
+
 PROBABILITY_ATOL = 1e-4  # padding and batch shapes change float32 summation order
 
 
@@ -73,7 +75,11 @@ def prepare_ceiling(path: str, pairs: list[tuple[str, str]], batch_size: int):
 
 
 def bench_nli(
-    path: str, response_sets: list[list[str]], batch_size: int, repeats: int
+    path: str,
+    response_sets: list[list[str]],
+    batch_size: int,
+    repeats: int,
+    backend: str = DEFAULT_BACKEND,
 ) -> list[Row]:
     from sentence_transformers import CrossEncoder
 
@@ -90,7 +96,12 @@ def bench_nli(
 
     def ours():
         return nli_diversity(
-            response_sets, model=path, device="cpu", batch_size=batch_size, return_matrices=True
+            response_sets,
+            model=path,
+            device="cpu",
+            batch_size=batch_size,
+            return_matrices=True,
+            backend=backend,
         )
 
     def cross():
@@ -105,7 +116,9 @@ def bench_nli(
     first = response_sets[:1]
     first_pairs = ordered_pair_list(first)
     warmups = {
-        "ours": lambda: nli_diversity(first, model=path, device="cpu", batch_size=batch_size),
+        "ours": lambda: nli_diversity(
+            first, model=path, device="cpu", batch_size=batch_size, backend=backend
+        ),
         "CrossEncoder": lambda: cross_encoder.predict(
             first_pairs, batch_size=batch_size, show_progress_bar=False
         ),
@@ -166,7 +179,7 @@ def bench_nli(
                 key=f"nli_{name.lower()}",
                 path="1. NLI Diversity",
                 data=data,
-                ours=f"`nli_diversity` ({rate:.0f} pairs/s)",
+                ours=f"`nli_diversity`, {backend} ({rate:.0f} pairs/s)",
                 peer=f"{peer} ({len(pairs) / timings[name].wall_median:.0f} pairs/s)",
                 ours_timing=timings["ours"],
                 peer_timing=timings[name],
@@ -180,7 +193,7 @@ def bench_nli(
             key="nli_ceiling",
             path="1. NLI Diversity",
             data=data,
-            ours=f"`nli_diversity` ({rate:.0f} pairs/s)",
+            ours=f"`nli_diversity`, {backend} ({rate:.0f} pairs/s)",
             peer=f"bare forwards on pre-padded batches ({len(pairs) / timings['ceiling'].wall_median:.0f} pairs/s)",
             ours_timing=timings["ours"],
             peer_timing=timings["ceiling"],
@@ -205,6 +218,7 @@ def run_nli(inputs: Inputs) -> list[Row]:
         inputs.dectest_sets[: inputs.settings["nli_sets"]],
         inputs.settings["nli_batch_size"],
         inputs.repeats,
+        inputs.backend,
     )
 
 

@@ -29,6 +29,8 @@ import transformers
 from _peers import Inputs, Row, main, shape_text
 from _report import Contention, interleaved, log
 
+from dialeval.runtimes import DEFAULT_BACKEND
+
 # ---------------------------------------------------------------- 8. response selection
 
 
@@ -55,7 +57,9 @@ def one_forward_per_candidate(tokenizer, model, contexts, candidates) -> list[li
     return out
 
 
-def bench_selection(workdir: Path, count: int, repeats: int, tiny: bool) -> list[Row]:
+def bench_selection(
+    workdir: Path, count: int, repeats: int, tiny: bool, backend: str = DEFAULT_BACKEND
+) -> list[Row]:
     import bench_selection as reference
 
     from dialeval.metrics.engines.lm_scorer import CandidateScorer
@@ -72,7 +76,7 @@ def bench_selection(workdir: Path, count: int, repeats: int, tiny: bool) -> list
     else:
         path = reference.build_model(workdir / "distilgpt2-shape", texts)
     shape = shape_text(path)
-    scorer = CandidateScorer(path, device="cpu", batch_size=16)
+    scorer = CandidateScorer(path, device="cpu", batch_size=16, backend=backend)
     tokenizer = transformers.AutoTokenizer.from_pretrained(path)
     model = transformers.AutoModelForCausalLM.from_pretrained(path).eval()
     log(f"Selection: {count} questions x 4 candidates")
@@ -106,7 +110,7 @@ def bench_selection(workdir: Path, count: int, repeats: int, tiny: bool) -> list
             path="8. Response selection",
             data=f"{count} DailyDialog++ dev questions x 4 candidates, random "
             f"GPT-2 ({shape}), batch 16",
-            ours="`response_selection(..., scorer=CandidateScorer(DIR))`",
+            ours=f"`response_selection(..., scorer=CandidateScorer(DIR))`, {backend}",
             peer="one `tokenizer()` + forward (`labels=`) per candidate",
             ours_timing=timings["ours"],
             peer_timing=timings["peer"],
@@ -119,7 +123,11 @@ def bench_selection(workdir: Path, count: int, repeats: int, tiny: bool) -> list
 
 def run_selection(inputs: Inputs) -> list[Row]:
     return bench_selection(
-        inputs.workdir, inputs.settings["selection_questions"], inputs.repeats, tiny=inputs.smoke
+        inputs.workdir,
+        inputs.settings["selection_questions"],
+        inputs.repeats,
+        tiny=inputs.smoke,
+        backend=inputs.backend,
     )
 
 

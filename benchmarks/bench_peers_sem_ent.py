@@ -25,6 +25,8 @@ from pathlib import Path
 from _peers import Inputs, Row, main
 from _report import DATA_ROOT, Contention, interleaved, log
 
+from dialeval.runtimes import DEFAULT_BACKEND
+
 # ---------------------------------------------------------------- 7. Sem-Ent
 
 
@@ -43,7 +45,7 @@ class KeepingEmbedder:
         return self.vectors
 
 
-def bench_sem_ent(size: int, repeats: int) -> list[Row]:
+def bench_sem_ent(size: int, repeats: int, backend: str = DEFAULT_BACKEND) -> list[Row]:
     import bench_sem_ent as reference
     from sklearn.metrics import adjusted_rand_score
 
@@ -52,7 +54,9 @@ def bench_sem_ent(size: int, repeats: int) -> list[Row]:
 
     texts, _ = reference.load_texts(DATA_ROOT, seed=0)
     sample, warm = texts[:size], texts[-min(100, size) :]
-    embedder = load_embedder("sentence_transformers", batch_size=64)
+    embedder = load_embedder("sentence_transformers", batch_size=64, backend=backend)
+    # the MAUVE pipeline encodes with sentence-transformers on torch, as its users run it
+    peer_model = load_embedder("sentence_transformers", batch_size=64).loaded
     keeping = KeepingEmbedder(embedder)
     fit_options = {
         "num_clusters": reference.NUM_CLUSTERS,
@@ -65,14 +69,12 @@ def bench_sem_ent(size: int, repeats: int) -> list[Row]:
         timings = interleaved(
             {
                 "ours": lambda: SemanticClusters.fit(sample, keeping, **fit_options),
-                "peer": lambda: reference.measure_naive(sample, embedder.loaded),
+                "peer": lambda: reference.measure_naive(sample, peer_model),
             },
             repeats,
             {
                 "ours": lambda: SemanticClusters.fit(warm, embedder, **fit_options),
-                "peer": lambda: reference.measure_naive(
-                    warm[: reference.NUM_CLUSTERS], embedder.loaded
-                ),
+                "peer": lambda: reference.measure_naive(warm[: reference.NUM_CLUSTERS], peer_model),
             },
         )
     clusters, naive = timings["ours"].value, timings["peer"].value
@@ -86,7 +88,7 @@ def bench_sem_ent(size: int, repeats: int) -> list[Row]:
             path="7. Sem-Ent cluster fit",
             data=f"{size:,} distinct DailyDialog++ / Tevet texts, all-MiniLM-L6-v2, "
             f"k = {reference.NUM_CLUSTERS}",
-            ours="`SemanticClusters.fit(texts, embedder)`",
+            ours=f"`SemanticClusters.fit(texts, embedder)`, {backend}",
             peer="MAUVE pipeline (`encode` per text, PCA, KMeans; `bench_sem_ent.measure_naive`)",
             ours_timing=timings["ours"],
             peer_timing=timings["peer"],
@@ -98,7 +100,7 @@ def bench_sem_ent(size: int, repeats: int) -> list[Row]:
 
 
 def run_sem_ent(inputs: Inputs) -> list[Row]:
-    return bench_sem_ent(inputs.settings["sem_ent_texts"], inputs.repeats)
+    return bench_sem_ent(inputs.settings["sem_ent_texts"], inputs.repeats, inputs.backend)
 
 
 ROWS = {"sem_ent": run_sem_ent}

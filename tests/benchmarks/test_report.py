@@ -91,3 +91,12 @@ def test_the_peers_table_renders_each_row_as_before(report):
         "| 4. Self-BLEU-3 | 500 responses | `self_bleu` | NLTK | 0.500 / 1.000 s | 2.000 / 2.000 s | "
         "**4.00x** | yes: |diff| 0.0e+00 |\n"
     ) in text
+
+
+def test_the_peers_section_names_the_backend_our_side_ran_on(report):
+    peers = importlib.import_module("_peers")
+    timing = report.Timing(wall=[1.0], cpu=[1.0])
+    row = peers.Row("k", "1. NLI", "pairs", "ours", "peer", timing, timing, True, "same")
+    text = peers.render([row], {"repeats": 1}, "cmd", {}, backend="openvino")
+    assert "Our side of the model-backed rows ran on the `openvino` backend in float32" in text
+    assert "every peer ran on torch float32" in text
