@@ -39,7 +39,7 @@ from transformers.modeling_outputs import (
 )
 
 from dialeval.atomic_files import temporary_name
-from dialeval.runtimes import export_folder, export_key
+from dialeval.runtimes import ExportFailedError, export_folder, export_key
 from dialeval.validation import ArgumentError
 
 if TYPE_CHECKING:
@@ -186,7 +186,7 @@ def failures_name_backend(backend: str, model_path: str, step: str) -> Iterator[
     except ArgumentError:
         raise
     except Exception as error:  # the exporter and both runtimes raise several types
-        raise ArgumentError(
+        raise ExportFailedError(
             "backend",
             f"={backend!r} could not {step} {model_path!r} ({type(error).__name__}: "
             f"{str(error)[:300]}); pass backend='torch'",

@@ -16,6 +16,7 @@ Remote code is never trusted: ``trust_remote_code`` is left at transformers' def
 from __future__ import annotations
 
 import os
+import warnings
 import weakref
 from dataclasses import dataclass
 from functools import lru_cache
@@ -23,7 +24,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, TypeVar, overload
 
 from dialeval.distributed import process_state
-from dialeval.runtimes import backend_precision, check_backend, resolve_auto
+from dialeval.runtimes import (
+    ExportFailedError,
+    backend_precision,
+    check_backend,
+    resolve_auto,
+)
 from dialeval.type_aliases import DeviceLike, StrPath, Tokenizer
 from dialeval.validation import ArgumentError, check_flag
 
@@ -599,6 +605,11 @@ def load_model(
         # run with the same figures
         exportable = cached and dtype in (None, "float32")
         backend = resolve_auto(kind, _auto_device_type(device)) if exportable else "torch"
+        if backend != "torch":
+            auto_loaded = _load_auto_exported(resolve_model_path(model), kind, backend)
+            if auto_loaded is not None:
+                return auto_loaded
+            backend = "torch"
     if backend != "torch":
         backend_precision(backend, dtype)
         if not cached:
@@ -629,6 +640,28 @@ def load_model(
     _share_read_only(loaded.model)
     _record_runtime(loaded)
     return loaded
+
+
+def _load_auto_exported(model_path: str, kind: str, backend: str) -> LoadedModel[Any] | None:
+    """``backend="auto"``'s exported load of ``model_path``, or None for torch: an encoder-decoder
+    checkpoint (its encoder alone is what BERTScore reads, which the export does not cut out), or
+    a model the exporter or runtime cannot take, which is said in a warning. The loaded model's
+    ``backend`` (and the report's provenance) names the runtime that ran."""
+    # transformers: deferred, so importing this module loads no model stack
+    import transformers
+
+    folder = _transformer_folder(model_path) if kind == "sentence_transformers" else model_path
+    config = transformers.AutoConfig.from_pretrained(folder)
+    if getattr(config, "is_encoder_decoder", False):
+        return None
+    try:
+        return load_model(model_path, kind, device="cpu", backend=backend)
+    except ExportFailedError as error:
+        warnings.warn(
+            f"backend='auto': {model_path!r} runs on torch, not {backend}: {error}",
+            stacklevel=3,
+        )
+        return None
 
 
 #: model path -> (backend, precision) of the shared instances this process loaded, for reports.

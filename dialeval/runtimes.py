@@ -85,6 +85,11 @@ def check_backend(backend: object, argument: str = "backend") -> str:
     return backend
 
 
+class ExportFailedError(ArgumentError):
+    """A model could not be exported to, or run on, an exported backend (an ArgumentError naming
+    ``backend``); ``backend="auto"`` runs such a model on torch instead, with a warning."""
+
+
 def resolve_auto(kind: str, device_type: str, argument: str = "backend") -> str:
     """The runtime ``backend="auto"`` gives a model of ``kind`` on a ``device_type`` device:
     :data:`AUTO_EXPORTED_BACKEND` for the :data:`AUTO_EXPORTED_KINDS` on the CPU, else torch

@@ -506,7 +506,11 @@ def compute_bertscore_matrices(
     if _layer_list(encoder) is not None:
         runner, hidden_layer = _truncated_encoder(model_path, str(device), dtype, num_layers), None
     else:
-        runner, hidden_layer = encoder, num_layers
+        # the cut stack above keeps every layer when asked for more than the model has (a small
+        # model under a large one's name): the hidden state read here is the same one
+        available = _num_layers_available(encoder)
+        hidden_layer = num_layers if available is None else min(num_layers, available)
+        runner = encoder
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     vectors = _embed(runner, ids, pad_id, batch_size, hidden_layer, device, progress)
 

@@ -478,6 +478,8 @@ def test_no_progress_hides_the_libraries_bars_too(tiny_roberta_nli_path, tmp_pat
         "--nli-model",
         tiny_roberta_nli_path,
         *ONLY["--nli-model"],
+        "--backend",
+        "torch",  # loads the weights every time (an exported model is read from its cache)
     ]
     clear_model_cache()
     assert main(argv) == 0

@@ -45,7 +45,7 @@ def test_one_load_per_path_kind_device_dtype(tiny_gpt2_path, tiny_bart_path):
     assert load_model(tiny_gpt2_path, "language_model", device="cpu") is causal
     assert load_model(causal, "language_model") is causal  # a loaded model passes through
     assert type(causal.model).__name__ == "GPT2LMHeadModel" and not causal.is_encoder_decoder
-    encoder = load_model(tiny_gpt2_path, "encoder", device="cpu")
+    encoder = load_model(tiny_gpt2_path, "encoder", device="cpu", backend="torch")
     assert encoder is not causal and type(encoder.model).__name__ == "GPT2Model"
     seq2seq = load_model(tiny_bart_path, "language_model", device="cpu")
     assert seq2seq.is_encoder_decoder and isinstance(seq2seq, LoadedModel)

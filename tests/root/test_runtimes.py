@@ -372,3 +372,27 @@ def test_importing_the_runtime_modules_loads_no_model_stack():
         [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_auto_runs_on_torch_what_cannot_be_exported_and_says_so(
+    tiny_roberta_nli_path, tiny_bart_path, monkeypatch
+):
+    from dialeval import exported_models
+    from dialeval.hub import clear_model_cache
+
+    # an encoder-decoder: its encoder is what BERTScore reads, which the export does not cut out
+    assert load_model(tiny_bart_path, "encoder", device="cpu").backend == "torch"
+
+    def failing_export(*args, **kwargs):
+        raise RuntimeError("an operator the exporter lacks")
+
+    clear_model_cache()
+    monkeypatch.setattr(exported_models, "cached_export", lambda path, kind: ("key", None))
+    monkeypatch.setattr(exported_models, "export_model", failing_export)
+    with pytest.warns(UserWarning, match="backend='auto'.*runs on torch.*operator the exporter"):
+        loaded = load_model(tiny_roberta_nli_path, "sequence_classification", device="cpu")
+    assert loaded.backend == "torch"
+    # asked for by name, the backend that cannot run is an error, never torch instead
+    with pytest.raises(runtimes.ExportFailedError, match="`backend`.*could not export"):
+        load_model(tiny_roberta_nli_path, "encoder", device="cpu", backend="onnx")
+    clear_model_cache()
