@@ -57,7 +57,8 @@ class SingleProcess:
         """Nothing to wait for: no other process."""
 
 
-def _launched() -> bool:
+def is_launched() -> bool:
+    """Whether a launcher started this process as one of several (its variables are set)."""
     return any(os.environ.get(name, "").strip() not in ("", "-1") for name in _LAUNCH_VARIABLES)
 
 
@@ -66,7 +67,7 @@ def process_state() -> PartialState | SingleProcess:
     :class:`SingleProcess` in a process that no launcher started, until a ``PartialState``
     exists."""
     # accelerate in sys.modules: a PartialState can exist only once it is imported
-    if _launched() or ("accelerate" in sys.modules and process_state_exists()):
+    if is_launched() or ("accelerate" in sys.modules and process_state_exists()):
         return _accelerate_state()
     return SingleProcess()
 

@@ -39,21 +39,20 @@ from transformers.modeling_outputs import (
 )
 
 from dialeval.atomic_files import temporary_name
-from dialeval.runtimes import ExportFailedError, export_folder, export_key
+from dialeval.graph_runners import (
+    MODEL_FILE,
+    OPSET,
+    export_settings,
+    graph_runner,
+)
+from dialeval.runtimes import ExportFailedError, export_folder
 from dialeval.validation import ArgumentError
 
 if TYPE_CHECKING:
     from transformers import PretrainedConfig, PreTrainedModel
 
-#: ONNX opset of the export (ONNX Runtime and OpenVINO both run it; LayerNorm is one op from 17).
-OPSET = 17
-MODEL_FILE = "model.onnx"
-#: What an export depends on besides the weights (part of its cache key).
-EXPORTER = "torch.onnx.export(dynamo=False)"
 #: Keyword arguments the engines pass that change nothing in an exported forward.
 _NEUTRAL_ARGUMENTS = {"return_dict": None, "use_cache": False, "output_attentions": False}
-#: OpenVINO's inference precision per dtype: float32 unless a reduced precision is asked for.
-_OPENVINO_PRECISION = {"float32": "f32", "bfloat16": "bf16", "float16": "f16"}
 
 
 def uses_token_types(config: PretrainedConfig) -> bool:
@@ -69,19 +68,6 @@ def graph_inputs(kind: str, config: PretrainedConfig) -> list[str]:
     return ["input_ids", "attention_mask"] + (
         ["token_type_ids"] if uses_token_types(config) else []
     )
-
-
-def export_settings(kind: str) -> dict[str, object]:
-    """What an export of ``kind`` depends on besides the weights (part of its cache key)."""
-    return {"kind": kind, "opset": OPSET, "exporter": EXPORTER, "torch": torch.__version__}
-
-
-def cached_export(model_path: str, kind: str) -> tuple[str, Path | None]:
-    """The cache key of ``model_path``'s export as ``kind``, and its ONNX file when it is in
-    the cache (None: it is to be exported)."""
-    key = export_key(model_path, export_settings(kind))
-    path = export_folder(key) / MODEL_FILE
-    return key, (path if path.is_file() else None)
 
 
 class _PositionalForward(torch.nn.Module):
@@ -201,46 +187,6 @@ def causal_mask(attention_mask: np.ndarray) -> np.ndarray:
     length = keys.shape[-1]
     allowed = keys & np.tril(np.ones((length, length), dtype=bool))[None, None]
     return np.where(allowed, np.float32(0), np.finfo(np.float32).min).astype(np.float32)
-
-
-class _OnnxRuntimeRunner:
-    precision = "float32"
-
-    def __init__(self, path: Path) -> None:
-        # onnxruntime: deferred, so that only the backend asked for is imported
-        import onnxruntime
-
-        # the default session options apply every graph optimization (ORT_ENABLE_ALL)
-        self.session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-        self.outputs = [output.name for output in self.session.get_outputs()]
-
-    def __call__(self, feeds: dict[str, np.ndarray], outputs: list[str]) -> list[np.ndarray]:
-        return list(self.session.run(outputs, feeds))
-
-
-class _OpenVinoRunner:
-    def __init__(self, path: Path, precision: str) -> None:
-        # openvino: deferred, so that only the backend asked for is imported
-        import openvino
-
-        core = openvino.Core()
-        self.compiled = core.compile_model(
-            core.read_model(str(path)),
-            "CPU",
-            {"INFERENCE_PRECISION_HINT": _OPENVINO_PRECISION[precision]},
-        )
-        self.outputs = [output.any_name for output in self.compiled.outputs]
-        # A CPU without bf16 / f16 arithmetic computes in f32 whatever the hint: the precision
-        # reported is the one OpenVINO settled on.
-        settled = self.compiled.get_property("INFERENCE_PRECISION_HINT").get_type_name()
-        self.precision = {hint: name for name, hint in _OPENVINO_PRECISION.items()}.get(
-            settled, settled
-        )
-
-    def __call__(self, feeds: dict[str, np.ndarray], outputs: list[str]) -> list[np.ndarray]:
-        # the results are copies (share_outputs is off), so the next call cannot overwrite them
-        results = self.compiled(feeds)
-        return [np.asarray(results[name]) for name in outputs]
 
 
 class ExportedModel(torch.nn.Module):
@@ -375,9 +321,7 @@ def run_exported(
     ``precision`` (OpenVINO's reduced precisions on request; float32 otherwise). The model's
     ``precision`` is the one the runtime settled on: OpenVINO computes in float32 on a CPU
     without bf16 / f16 arithmetic whatever was asked for."""
-    runner: Any = (
-        _OnnxRuntimeRunner(path) if backend == "onnx" else _OpenVinoRunner(path, precision)
-    )
+    runner = graph_runner(path, backend, precision)
     # in inference mode, as the hub leaves every model it loads (a graph has no training mode)
     return ExportedModel(
         runner, config, kind, backend, runner.precision, graph_inputs(kind, config)

@@ -23,14 +23,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, TypeVar, overload
 
-from dialeval.distributed import process_state
+from dialeval.distributed import is_launched, process_state
 from dialeval.runtimes import (
     ExportFailedError,
     backend_precision,
     check_backend,
     resolve_auto,
 )
-from dialeval.type_aliases import DeviceLike, StrPath, Tokenizer
+from dialeval.type_aliases import DeviceLike, SentenceEncoder, StrPath, Tokenizer
 from dialeval.validation import ArgumentError, check_flag
 
 if TYPE_CHECKING:
@@ -448,7 +448,7 @@ def _load_exported(model_path: str, kind: str, backend: str, precision: str) -> 
     # torch and the exporter: deferred, so importing this module loads no model stack
     import torch
 
-    from dialeval import exported_models
+    from dialeval import exported_models, graph_runners
 
     if kind == "sentence_transformers":
         # sentence_transformers: deferred, so importing this module loads no model stack
@@ -467,7 +467,7 @@ def _load_exported(model_path: str, kind: str, backend: str, precision: str) -> 
                 "to export; pass backend='torch'",
             )
         folder = _transformer_folder(model_path)
-        key, path = exported_models.cached_export(folder, "encoder")
+        key, path = graph_runners.cached_export(folder, "encoder")
         if path is None:
             with exported_models.failures_name_backend(backend, model_path, "export"):
                 path = exported_models.export_model(encoder.eval(), "encoder", key)
@@ -476,6 +476,14 @@ def _load_exported(model_path: str, kind: str, backend: str, precision: str) -> 
                 path, encoder.config, "encoder", backend, precision
             )
         transformer.model = exported
+        # sentence_graph: deferred with the rest of the exported path
+        from dialeval import sentence_graph
+
+        # the record that lets a later process encode without torch, once checked against this
+        # pipeline (best effort: an unwritable cache only costs that process the imports)
+        sentence_graph.store_checked_pipeline(
+            sentence_model, model_path, path, exported.runner, backend
+        )
         return LoadedModel(
             sentence_model,
             sentence_model.tokenizer,
@@ -498,7 +506,7 @@ def _load_exported(model_path: str, kind: str, backend: str, precision: str) -> 
                 f"={backend!r} runs causal language models only; {model_path!r} is an "
                 "encoder-decoder (seq2seq) model: pass backend='torch'",
             )
-    key, path = exported_models.cached_export(model_path, kind)
+    key, path = graph_runners.cached_export(model_path, kind)
     if path is None:
         model, tokenizer = _load_transformers(model_path, kind, torch.float32)
         with exported_models.failures_name_backend(backend, model_path, "export"):
@@ -664,6 +672,80 @@ def _load_auto_exported(model_path: str, kind: str, backend: str) -> LoadedModel
         return None
 
 
+def load_sentence_encoder(
+    model: ModelSource,
+    device: DeviceLike = None,
+    dtype: str | None = None,
+    backend: str | None = None,
+) -> SentenceEncoder:
+    """What :func:`load_model` ``(model, "sentence_transformers", ...)`` gives, for a caller that
+    only calls ``encode``: on an exported backend on the CPU in float32, where the export and its
+    pipeline's checked record are in the cache (:mod:`dialeval.sentence_graph`), an encoder that
+    runs the graph without importing torch, transformers or sentence-transformers (the same
+    figures within 1e-5, checked before the record was written); otherwise the
+    ``SentenceTransformer`` itself, from :func:`load_model` (which writes the record for a later
+    process). Arguments and errors are :func:`load_model`'s."""
+    if isinstance(model, LoadedModel):
+        return model.model
+    check_dtype(dtype)
+    backend = check_backend(backend)
+    exported = _exported_cpu_backend(device, dtype, backend)
+    if exported is not None:
+        # sentence_graph: deferred, so importing this module loads no runtime
+        from dialeval import sentence_graph
+
+        model_path = resolve_model_path(model)
+        precision = backend_precision(exported, dtype)
+        key = (model_path, exported, precision)
+        if key not in _SENTENCE_ENCODERS:
+            encoder = sentence_graph.load_checked_encoder(
+                model_path, _transformer_folder(model_path), exported, precision
+            )
+            if encoder is None:
+                loaded = load_model(model, "sentence_transformers", device, dtype, backend=backend)
+                _SENTENCE_ENCODERS[key] = loaded.model
+            else:
+                _SENTENCE_ENCODERS[key] = encoder
+                _RUNTIMES[model_path] = (encoder.backend, encoder.precision)
+        return _SENTENCE_ENCODERS[key]
+    return load_model(model, "sentence_transformers", device, dtype, backend=backend).model
+
+
+def _exported_cpu_backend(device: DeviceLike, dtype: str | None, backend: str) -> str | None:
+    """The exported backend a sentence encoder on ``device`` runs on when that is known without
+    importing torch: ``device`` names the CPU (None counts when no launcher started this process
+    and the installed torch is a CPU-only build, which has no other device) and the backend is
+    ``onnx`` / ``openvino``, or ``auto`` with a float32 ``dtype``. None otherwise (then
+    :func:`load_model` decides)."""
+    if not _surely_cpu(device):
+        return None
+    if backend == "auto":
+        if dtype not in (None, "float32"):
+            return None
+        picked = resolve_auto("sentence_transformers", "cpu")
+        return None if picked == "torch" else picked
+    return None if backend == "torch" else backend
+
+
+def _surely_cpu(device: DeviceLike) -> bool:
+    if device is None:
+        # importlib.metadata: the version label of the installed torch, without importing it
+        import importlib.metadata
+
+        try:
+            local_label = importlib.metadata.version("torch").partition("+")[2]
+        except importlib.metadata.PackageNotFoundError:  # pragma: no cover - a dependency
+            return False
+        return local_label == "cpu" and not is_launched()
+    if isinstance(device, str):
+        return device.strip() == "cpu"
+    return type(device).__name__ == "device" and str(device) == "cpu"
+
+
+#: (model path, exported backend, precision) -> the encoder load_sentence_encoder gave, so that
+#: every step of a process shares one (and one session), whichever path loaded it.
+_SENTENCE_ENCODERS: dict[tuple[str, str, str], SentenceEncoder] = {}
+
 #: model path -> (backend, precision) of the shared instances this process loaded, for reports.
 _RUNTIMES: dict[str, tuple[str, str]] = {}
 
@@ -733,3 +815,4 @@ def clear_model_cache() -> None:
     """Forget every loaded model (frees their memory once no caller holds them)."""
     _load.cache_clear()
     _RUNTIMES.clear()
+    _SENTENCE_ENCODERS.clear()

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import sys
 import warnings
 from collections.abc import Hashable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -29,11 +30,13 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from dialeval.distributed import gather_shares, is_sharing_work, work_share
+from dialeval.graph_runners import EXPORTED_BACKENDS
 from dialeval.hub import (
     EMBEDDED_SENTENCE_MODEL,
     LoadedModel,
     check_dtype,
     load_model,
+    load_sentence_encoder,
     resolve_device,
     resolve_model_path,
 )
@@ -134,13 +137,20 @@ def _deduplicate(texts: list[str]) -> tuple[list[str], np.ndarray]:
 
 
 def unit_rows(vectors: np.ndarray) -> np.ndarray:
-    """Rows L2-normalized as ``encode(normalize_embeddings=True)`` does it (torch's
-    ``F.normalize`` in float32), so stored raw vectors give that call's numbers bit for bit."""
+    """Rows L2-normalized as ``encode(normalize_embeddings=True)`` does it: torch's
+    ``F.normalize`` in float32 when torch is loaded (a model ran on it), so stored raw vectors
+    give that call's numbers bit for bit; otherwise (vectors from an exported encoder, which
+    normalizes the same way in numpy) ``x / max(||x||, 1e-12)`` in numpy, within 5e-8 of torch's
+    (a different summation order), without the seconds importing torch takes."""
+    if vectors.size == 0:
+        return np.asarray(vectors, dtype=np.float32)
+    if "torch" not in sys.modules:
+        rows = np.array(vectors, dtype=np.float32)
+        rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), np.float32(1e-12))
+        return rows
     # torch: deferred, so importing this module loads no model stack
     import torch
 
-    if vectors.size == 0:
-        return np.asarray(vectors, dtype=np.float32)
     with warnings.catch_warnings():
         # a read-only view of a job's store: normalize() only reads its input
         warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
@@ -179,11 +189,13 @@ def _sentence_encoder(
     if not isinstance(model, (str, os.PathLike)):
         # a loaded model: shared by identity, and kept alive by the key while the job runs
         return model, ("sentence_transformers", model)
-    encoder = load_sentence_model(model, device, dtype, backend)
+    encoder = load_sentence_encoder(model, device, dtype, backend)
+    # an exported graph runs on the CPU whatever device is named; resolving it would import torch
+    exported = getattr(encoder, "backend", "torch") in EXPORTED_BACKENDS
     return encoder, (
         "sentence_transformers",
         resolve_model_path(os.fspath(model)),
-        str(resolve_device(device)),
+        "cpu" if exported else str(resolve_device(device)),
         check_dtype(dtype),
         backend,
     )
@@ -328,13 +340,17 @@ def token_length_order(encoder: SentenceEncoder, texts: Texts) -> list[int]:
     tokenizer output for 635,891 distinct synthetic texts at once added 2.59 GiB to the process,
     10,000 at a time 0.07 GiB (and no slower).
     """
-    tokenizer = getattr(encoder, "tokenizer", None)
-    if not callable(tokenizer) or not texts:
+    tokenizer: Any = getattr(encoder, "tokenizer", None)
+    token_lengths: Any = getattr(encoder, "token_lengths", None)  # an exported encoder's
+    if not (callable(tokenizer) or callable(token_lengths)) or not texts:
         return sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
     limit = getattr(encoder, "max_seq_length", None)
     lengths = np.empty(len(texts), dtype=np.int64)
     for start in range(0, len(texts), LENGTH_CHUNK):
         chunk = texts[start : start + LENGTH_CHUNK]
+        if callable(token_lengths):
+            lengths[start : start + len(chunk)] = token_lengths(chunk)
+            continue
         encoded = tokenizer(
             chunk,
             truncation=limit is not None,

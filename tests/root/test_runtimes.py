@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from dialeval import exported_models, runtimes
+from dialeval import exported_models, graph_runners, runtimes
 from dialeval.hub import clear_model_cache, is_shared_model, load_model
 from dialeval.metrics.engines.embedders import encode_sentences
 from dialeval.metrics.engines.lm_scorer import CandidateScorer
@@ -201,7 +201,7 @@ def test_a_second_exporter_keeps_the_first_export(tmp_path, monkeypatch, tiny_cr
     is discarded, and nothing half-written is left."""
     monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path))
     model = load_model(tiny_cross_encoder_path, "sequence_classification").model
-    key, _ = exported_models.cached_export(tiny_cross_encoder_path, "sequence_classification")
+    key, _ = graph_runners.cached_export(tiny_cross_encoder_path, "sequence_classification")
     first = exported_models.export_model(model, "sequence_classification", key)
     written = first.read_bytes()
     second = exported_models.export_model(model, "sequence_classification", key)
@@ -214,7 +214,7 @@ def test_export_key_follows_the_weights(tmp_path, tiny_cross_encoder_path):
     copy.mkdir()
     for path in Path(tiny_cross_encoder_path).iterdir():
         (copy / path.name).write_bytes(path.read_bytes())
-    settings = exported_models.export_settings("encoder")
+    settings = graph_runners.export_settings("encoder")
     assert runtimes.export_key(str(copy), settings) == runtimes.export_key(
         tiny_cross_encoder_path, settings
     )
@@ -223,7 +223,7 @@ def test_export_key_follows_the_weights(tmp_path, tiny_cross_encoder_path):
     assert runtimes.export_key(str(copy), settings) != runtimes.export_key(
         tiny_cross_encoder_path, settings
     )
-    other = exported_models.export_settings("sequence_classification")
+    other = graph_runners.export_settings("sequence_classification")
     assert runtimes.export_key(tiny_cross_encoder_path, other) != runtimes.export_key(
         tiny_cross_encoder_path, settings
     )
@@ -285,7 +285,7 @@ def test_failing_export_names_backend(tmp_path, monkeypatch, tiny_roberta_nli_pa
 
 def test_unreadable_export_names_backend(tmp_path, monkeypatch, tiny_roberta_nli_path):
     monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path))
-    key, _ = exported_models.cached_export(tiny_roberta_nli_path, "encoder")
+    key, _ = graph_runners.cached_export(tiny_roberta_nli_path, "encoder")
     runtimes.export_folder(key).mkdir(parents=True)
     (runtimes.export_folder(key) / "model.onnx").write_bytes(b"not a graph")
     with pytest.raises(ArgumentError, match="`backend`.*could not run"):
@@ -387,7 +387,7 @@ def test_auto_runs_on_torch_what_cannot_be_exported_and_says_so(
         raise RuntimeError("an operator the exporter lacks")
 
     clear_model_cache()
-    monkeypatch.setattr(exported_models, "cached_export", lambda path, kind: ("key", None))
+    monkeypatch.setattr(graph_runners, "cached_export", lambda path, kind: ("key", None))
     monkeypatch.setattr(exported_models, "export_model", failing_export)
     with pytest.warns(UserWarning, match="backend='auto'.*runs on torch.*operator the exporter"):
         loaded = load_model(tiny_roberta_nli_path, "sequence_classification", device="cpu")

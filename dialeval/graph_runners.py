@@ -1,0 +1,96 @@
+"""What runs an exported graph, without torch: the export's settings and place in the cache, and
+the ONNX Runtime and OpenVINO sessions that run it on numpy arrays.
+
+:mod:`dialeval.exported_models` (which imports torch) exports graphs and wraps these runners
+behind the transformers interface; :mod:`dialeval.sentence_graph` runs a sentence encoder's
+graph straight from here, so that a job encoding with an export never imports torch.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from pathlib import Path
+
+import numpy as np
+
+from dialeval.runtimes import export_folder, export_key
+
+#: The backends that run an exported graph (on the CPU).
+EXPORTED_BACKENDS = ("onnx", "openvino")
+#: ONNX opset of the export (ONNX Runtime and OpenVINO both run it; LayerNorm is one op from 17).
+OPSET = 17
+MODEL_FILE = "model.onnx"
+#: What an export depends on besides the weights (part of its cache key).
+EXPORTER = "torch.onnx.export(dynamo=False)"
+#: OpenVINO's inference precision per dtype: float32 unless a reduced precision is asked for.
+OPENVINO_PRECISION = {"float32": "f32", "bfloat16": "bf16", "float16": "f16"}
+
+
+def export_settings(kind: str) -> dict[str, object]:
+    """What an export of ``kind`` depends on besides the weights (part of its cache key); the
+    torch version is read from the installed distribution (``torch.__version__`` is the same
+    string), so that finding an export imports no torch."""
+    return {
+        "kind": kind,
+        "opset": OPSET,
+        "exporter": EXPORTER,
+        "torch": importlib.metadata.version("torch"),
+    }
+
+
+def cached_export(model_path: str, kind: str) -> tuple[str, Path | None]:
+    """The cache key of ``model_path``'s export as ``kind``, and its ONNX file when it is in
+    the cache (None: it is to be exported)."""
+    key = export_key(model_path, export_settings(kind))
+    path = export_folder(key) / MODEL_FILE
+    return key, (path if path.is_file() else None)
+
+
+class OnnxRuntimeRunner:
+    """An ONNX Runtime CPU session: ``runner(feeds, outputs)`` returns the named outputs."""
+
+    precision = "float32"
+
+    def __init__(self, path: Path) -> None:
+        # onnxruntime: deferred, so that only the backend asked for is imported
+        import onnxruntime
+
+        # the default session options apply every graph optimization (ORT_ENABLE_ALL)
+        self.session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        self.outputs = [output.name for output in self.session.get_outputs()]
+
+    def __call__(self, feeds: dict[str, np.ndarray], outputs: list[str]) -> list[np.ndarray]:
+        return list(self.session.run(outputs, feeds))
+
+
+class OpenVinoRunner:
+    """An OpenVINO CPU compiled model computing in ``precision`` (float32 unless a reduced
+    precision is asked for); ``precision`` afterwards is the one OpenVINO settled on."""
+
+    def __init__(self, path: Path, precision: str) -> None:
+        # openvino: deferred, so that only the backend asked for is imported
+        import openvino
+
+        core = openvino.Core()
+        self.compiled = core.compile_model(
+            core.read_model(str(path)),
+            "CPU",
+            {"INFERENCE_PRECISION_HINT": OPENVINO_PRECISION[precision]},
+        )
+        self.outputs = [output.any_name for output in self.compiled.outputs]
+        # A CPU without bf16 / f16 arithmetic computes in f32 whatever the hint: the precision
+        # reported is the one OpenVINO settled on.
+        settled = self.compiled.get_property("INFERENCE_PRECISION_HINT").get_type_name()
+        self.precision = {hint: name for name, hint in OPENVINO_PRECISION.items()}.get(
+            settled, settled
+        )
+
+    def __call__(self, feeds: dict[str, np.ndarray], outputs: list[str]) -> list[np.ndarray]:
+        # the results are copies (share_outputs is off), so the next call cannot overwrite them
+        results = self.compiled(feeds)
+        return [np.asarray(results[name]) for name in outputs]
+
+
+def graph_runner(path: Path, backend: str, precision: str) -> OnnxRuntimeRunner | OpenVinoRunner:
+    """The runner of the graph at ``path`` on ``backend`` (``onnx`` or ``openvino``)."""
+    return OnnxRuntimeRunner(path) if backend == "onnx" else OpenVinoRunner(path, precision)
