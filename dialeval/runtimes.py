@@ -16,8 +16,10 @@ import hashlib
 import importlib.util
 import json
 import os
+import time
 from pathlib import Path
 
+from dialeval.atomic_files import write_atomically
 from dialeval.validation import ArgumentError
 
 #: The runtimes :func:`dialeval.hub.load_model` can run a model on; ``auto`` picks one of the
@@ -50,6 +52,24 @@ EXPORT_FORMAT = 1
 #: Weight files a transformers checkpoint folder may hold (single or sharded, with its index).
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".index.json")
 _WEIGHT_PREFIXES = ("model", "pytorch_model")
+#: Bumped whenever what a stored digest record holds changes; another format is never read.
+DIGEST_FORMAT = 1
+#: The stat fields a stored digest is reused under: all must equal the file's. An in-place
+#: rewrite with its mtime restored still moves ``ctime_ns``; a replacement moves ``inode``.
+_DIGEST_STAT_FIELDS = {
+    "size": "st_size",
+    "mtime_ns": "st_mtime_ns",
+    "ctime_ns": "st_ctime_ns",
+    "inode": "st_ino",
+    "device": "st_dev",
+}
+#: A file changed less than this before it was hashed gets no stored digest: a second change
+#: within the file system's timestamp granularity (up to 2 s on some) would leave every stat
+#: field as recorded. The next process, later, stores it.
+RECENT_CHANGE_NS = 3_000_000_000
+#: Bytes of a digest record read at most (a record of the longest path is far smaller): any
+#: other file in its place is not a record.
+_DIGEST_RECORD_LIMIT = 1 << 16
 
 
 def _installed(package: str) -> bool:
@@ -144,11 +164,73 @@ def weight_files(model_path: str, argument: str = "backend") -> list[Path]:
 
 
 def _file_digest(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
+    """The sha256 of the file ``path`` names (links followed to the file itself, such as a hub
+    cache's blob), from its stored record in ``<cache root>/digests`` when every stat field of
+    the record equals the file's; else read whole, and the record written for the next process.
+
+    The record is a convenience: an unreadable, corrupt or foreign record is ignored and an
+    unwritable cache skipped, so the digest is always the file's.
+    """
+    resolved = os.path.realpath(path)
+    record_path = digest_record_path(resolved)
+    recorded = _stored_digest(record_path, resolved, _stat_fields(os.stat(resolved)))
+    if recorded is not None:
+        return recorded
+    started_ns = time.time_ns()
+    with open(resolved, "rb") as handle:
+        before = _stat_fields(os.fstat(handle.fileno()))
+        digest = hashlib.sha256()
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
+        after = _stat_fields(os.fstat(handle.fileno()))
+    changed_ns = max(before["mtime_ns"], before["ctime_ns"])
+    if before == after and changed_ns <= started_ns - RECENT_CHANGE_NS:
+        _store_digest(record_path, resolved, before, digest.hexdigest())
     return digest.hexdigest()
+
+
+def digest_record_path(resolved: str) -> Path:
+    """Where the stored digest of the file at the absolute, link-free path ``resolved`` is kept:
+    ``<cache root>/digests/<sha256 of the path>.json``."""
+    name = hashlib.sha256(os.fsencode(resolved)).hexdigest()
+    return cache_root() / "digests" / f"{name}.json"
+
+
+def _stat_fields(status: os.stat_result) -> dict[str, int]:
+    return {field: getattr(status, name) for field, name in _DIGEST_STAT_FIELDS.items()}
+
+
+def _stored_digest(record_path: Path, resolved: str, fields: dict[str, int]) -> str | None:
+    """The digest ``record_path`` holds for ``resolved`` in its current state ``fields``; None
+    when there is none, it cannot be read, it is of another path or format, or any field
+    differs."""
+    try:
+        with open(record_path, "rb") as handle:
+            text = handle.read(_DIGEST_RECORD_LIMIT + 1)
+        record = json.loads(text) if len(text) <= _DIGEST_RECORD_LIMIT else None
+    except (OSError, ValueError):  # none, unreadable, truncated or not JSON
+        return None
+    if not isinstance(record, dict) or record.get("format") != DIGEST_FORMAT:
+        return None
+    if record.get("path") != resolved or any(
+        type(record.get(field)) is not int or record[field] != value
+        for field, value in fields.items()
+    ):
+        return None
+    digest = record.get("sha256")
+    if not isinstance(digest, str) or len(digest) != 64:
+        return None
+    if any(character not in "0123456789abcdef" for character in digest):
+        return None
+    return digest
+
+
+def _store_digest(record_path: Path, resolved: str, fields: dict[str, int], digest: str) -> None:
+    record = {"format": DIGEST_FORMAT, "path": resolved, **fields, "sha256": digest}
+    try:  # written whole or not at all: a concurrent reader sees the old record or the new one
+        write_atomically(record_path, json.dumps(record, indent=2) + "\n", record=False)
+    except OSError:  # a read-only or full cache: the next process hashes the file again
+        pass
 
 
 def export_key(model_path: str, settings: dict[str, object], argument: str = "backend") -> str:
