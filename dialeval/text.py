@@ -12,17 +12,24 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
+import importlib.util
+import json
 import os
 import re
 import sys
 import unicodedata
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from dialeval.atomic_files import write_atomically
+from dialeval.runtimes import cache_root
 from dialeval.type_aliases import ResponseSets, Texts, WordTokenizer
 from dialeval.validation import ArgumentError, ArgumentTypeError
 
@@ -80,10 +87,86 @@ if sys.version_info < (3, 11):
     _SHORTCUTS = _SHORTCUTS.replace("++", "+").replace("*+", "*")
 
 
+#: NLTK's casual token pattern as last taken from NLTK, in :func:`dialeval.runtimes.cache_root`:
+#: ``{"format": 1, "source": {"nltk": VERSION, "casual_py": PATH, "casual_py_sha256": DIGEST},
+#: "pattern": PATTERN}``. Importing NLTK to build the pattern costs seconds (its package imports
+#: scipy, scikit-learn and pandas); the fast path needs only the string.
+CASUAL_PATTERN_CACHE = "nltk-casual-pattern.json"
+_CASUAL_PATTERN_FORMAT = 1
+
+
+def _nltk_casual_source() -> dict[str, str] | None:
+    """The installed NLTK's version, and the path and sha256 of its ``nltk/tokenize/casual.py``,
+    found without importing NLTK (``find_spec("nltk")`` only locates the package); None when any
+    of them cannot be read.
+
+    ``casual.py`` builds the pattern from its own string constants, so its digest identifies the
+    pattern; the version is part of the key too, for what a release might move out of that file.
+    """
+    # importlib.metadata: deferred, a few milliseconds, needed only on the fast path's first use
+    from importlib import metadata
+
+    try:
+        spec = importlib.util.find_spec("nltk")
+        version = metadata.version("nltk")
+    except (ImportError, ValueError):  # not installed, or a broken install
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    casual_py = Path(spec.submodule_search_locations[0]) / "tokenize" / "casual.py"
+    try:
+        digest = hashlib.sha256(casual_py.read_bytes()).hexdigest()
+    except OSError:
+        return None
+    return {"nltk": version, "casual_py": str(casual_py), "casual_py_sha256": digest}
+
+
+def _casual_pattern_cache_path() -> Path | None:
+    try:
+        return cache_root() / CASUAL_PATTERN_CACHE
+    except RuntimeError:  # no home folder to expand "~" in
+        return None
+
+
+def _nltk_casual_pattern() -> str:
+    """NLTK's casual token pattern (``TweetTokenizer().PHONE_WORD_RE.pattern``): from
+    :data:`CASUAL_PATTERN_CACHE` when it was taken from the very NLTK source installed, else from
+    NLTK itself (imported then), and cached for the next process when the cache folder can be
+    written. A cache that is missing, unreadable, corrupt or of another NLTK is never used."""
+    source = _nltk_casual_source()
+    path = _casual_pattern_cache_path()
+    if source is not None and path is not None:
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            entry = None
+        if (
+            isinstance(entry, dict)
+            and entry.get("format") == _CASUAL_PATTERN_FORMAT
+            and entry.get("source") == source
+            and isinstance(entry.get("pattern"), str)
+        ):
+            return str(entry["pattern"])
+    pattern: str = _tweet_tokenizer().PHONE_WORD_RE.pattern
+    casual_module = sys.modules.get("nltk.tokenize.casual")
+    imported_from = getattr(casual_module, "__file__", None)
+    if (
+        source is not None
+        and path is not None
+        and imported_from is not None
+        and os.path.realpath(imported_from) == os.path.realpath(source["casual_py"])
+    ):
+        entry = {"format": _CASUAL_PATTERN_FORMAT, "source": source, "pattern": pattern}
+        # Best effort: a read-only or missing cache folder costs the next run the import, no more.
+        with contextlib.suppress(OSError):
+            write_atomically(path, json.dumps(entry, indent=1) + "\n", record=False)
+    return pattern
+
+
 @functools.cache
 def _fast_word_re() -> re.Pattern[str]:
     """NLTK's token pattern with the shortcuts in front, compiled on first use."""
-    nltk_pattern = _tweet_tokenizer().PHONE_WORD_RE.pattern
+    nltk_pattern = _nltk_casual_pattern()
     nltk_word_re = re.compile(nltk_pattern, _FLAGS)
     if nltk_pattern.startswith("(") and nltk_word_re.groups == 1:
         # NLTK's pattern is one group around its alternatives: the shortcuts go inside that group,
