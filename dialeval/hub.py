@@ -713,18 +713,18 @@ def load_sentence_encoder(
 
 def _exported_cpu_backend(device: DeviceLike, dtype: str | None, backend: str) -> str | None:
     """The exported backend a sentence encoder on ``device`` runs on when that is known without
-    importing torch: ``device`` names the CPU (None counts when no launcher started this process
-    and the installed torch is a CPU-only build, which has no other device) and the backend is
-    ``onnx`` / ``openvino``, or ``auto`` with a float32 ``dtype``. None otherwise (then
-    :func:`load_model` decides)."""
-    if not _surely_cpu(device):
-        return None
+    importing torch: ``onnx`` / ``openvino`` on the CPU or ``device=None`` (which means the CPU
+    for them), or ``auto`` with a float32 ``dtype`` on a device that is surely the CPU (None
+    counts when no launcher started this process and the installed torch is a CPU-only build,
+    which has no other device). None otherwise (then :func:`load_model` decides)."""
     if backend == "auto":
-        if dtype not in (None, "float32"):
+        if dtype not in (None, "float32") or not _surely_cpu(device):
             return None
         picked = resolve_auto("sentence_transformers", "cpu")
         return None if picked == "torch" else picked
-    return None if backend == "torch" else backend
+    if backend == "torch" or not (device is None or _surely_cpu(device)):
+        return None
+    return backend
 
 
 def _surely_cpu(device: DeviceLike) -> bool:

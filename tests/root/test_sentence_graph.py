@@ -224,8 +224,15 @@ def test_torch_and_other_devices_and_dtypes_keep_sentence_transformers(minilm_pa
 
 def test_the_cpu_is_known_without_torch_only_when_it_is_certain(monkeypatch):
     assert hub._surely_cpu("cpu") and not hub._surely_cpu("cuda") and not hub._surely_cpu(0)
+    # a named exported backend runs on the CPU for device=None, whatever torch could reach
+    assert hub._exported_cpu_backend(None, None, "openvino") == "openvino"
+    assert hub._exported_cpu_backend("cuda:0", None, "onnx") is None  # load_model's error
+    assert hub._exported_cpu_backend("cpu", "bfloat16", "auto") is None  # torch's dtype
+    assert hub._exported_cpu_backend("cpu", None, "torch") is None
+    assert hub._exported_cpu_backend("cpu", "float32", "auto") == "onnx"
     monkeypatch.setenv("WORLD_SIZE", "2")  # a launcher's process: Accelerate decides
     assert not hub._surely_cpu(None)
+    assert hub._exported_cpu_backend(None, None, "auto") is None
 
 
 def test_encode_checks_its_arguments(minilm_path):
