@@ -39,7 +39,7 @@ from dialeval.graph_runners import (
     cached_export,
     graph_runner,
 )
-from dialeval.validation import ArgumentError
+from dialeval.validation import ArgumentError, check_int
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -179,8 +179,7 @@ class ExportedSentenceEncoder:
         del show_progress_bar  # the job shows its own progress, per batch
         if not convert_to_numpy:
             raise ArgumentError("convert_to_numpy", "must be True for an exported encoder")
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ArgumentError("batch_size", f"must be a positive integer, got {batch_size!r}")
+        batch_size = check_int(batch_size, "batch_size")
         single = isinstance(inputs, str)
         texts = [inputs] if single else list(inputs)
         for index, text in enumerate(texts):

@@ -12,10 +12,11 @@ from sentence_transformers import SentenceTransformer
 
 from dialeval.cli import evaluate_job, evaluate_options, main
 from dialeval.cli.evaluate_job import EvaluationOptions, evaluate_corpus, evaluate_response_sets
-from dialeval.hub import EMBEDDED_SENTENCE_MODEL, resolve_model_path
+from dialeval.hub import EMBEDDED_SENTENCE_MODEL, load_sentence_encoder, resolve_model_path
 from dialeval.io import ResponseSet
 from dialeval.metrics import registry
 from dialeval.metrics.engines.job_steps import JobStep, StepOutcome
+from dialeval.sentence_graph import ExportedSentenceEncoder
 
 MINILM = EMBEDDED_SENTENCE_MODEL
 # Responses repeat within and across sets: a model must see each distinct text once per job.
@@ -40,15 +41,21 @@ NO_PAIR_MODELS = dict(nli_models=[], bertscore_models=[], cross_encoder_models=[
 
 @pytest.fixture()
 def encoded(monkeypatch):
-    """Every text SentenceTransformer.encode is asked to encode, in call order."""
+    """Every text a sentence encoder is asked to encode, in call order: SentenceTransformer's
+    ``encode``, and the exported encoder's that a process uses once the pipeline is recorded."""
     seen: list[str] = []
-    original = SentenceTransformer.encode
+    # loaded (and its pipeline checked and recorded) before counting: the check encodes probes
+    load_sentence_encoder(EMBEDDED_SENTENCE_MODEL)
 
-    def counting(self, sentences, *args, **kwargs):
-        seen.extend([sentences] if isinstance(sentences, str) else sentences)
-        return original(self, sentences, *args, **kwargs)
+    def counted(original):
+        def counting(self, sentences, *args, **kwargs):
+            seen.extend([sentences] if isinstance(sentences, str) else sentences)
+            return original(self, sentences, *args, **kwargs)
 
-    monkeypatch.setattr(SentenceTransformer, "encode", counting)
+        return counting
+
+    for encoder in (SentenceTransformer, ExportedSentenceEncoder):
+        monkeypatch.setattr(encoder, "encode", counted(encoder.encode))
     return seen
 
 

@@ -242,14 +242,25 @@ def test_the_interval_of_a_constant_figure_is_never_nan():
 def test_intervals_run_no_model_again(monkeypatch):
     from sentence_transformers import SentenceTransformer
 
+    from dialeval.hub import EMBEDDED_SENTENCE_MODEL, load_sentence_encoder
+    from dialeval.sentence_graph import ExportedSentenceEncoder
+
+    # loaded (and its pipeline checked and recorded) before counting: the check encodes probes
+    load_sentence_encoder(EMBEDDED_SENTENCE_MODEL)
     forwards = []
-    original = SentenceTransformer.forward
 
-    def counted(self, *args, **kwargs):
-        forwards.append(1)
-        return original(self, *args, **kwargs)
+    def counted(original):
+        def counting(self, *args, **kwargs):
+            forwards.append(1)
+            return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(SentenceTransformer, "forward", counted)
+        return counting
+
+    # a batch through sentence-transformers, or through the exported encoder (one tokenize each)
+    monkeypatch.setattr(SentenceTransformer, "forward", counted(SentenceTransformer.forward))
+    monkeypatch.setattr(
+        ExportedSentenceEncoder, "tokenize", counted(ExportedSentenceEncoder.tokenize)
+    )
     sets = read_response_sets(DEMO)
     steps = ["sent_bert", "vendi", "remote_clique", "chamfer_distance"]
     settings = {"metrics": steps, "progress": False, "nli_models": [], "bertscore_models": []}
