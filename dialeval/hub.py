@@ -15,7 +15,9 @@ Remote code is never trusted: ``trust_remote_code`` is left at transformers' def
 
 from __future__ import annotations
 
+import glob
 import os
+import sys
 import warnings
 import weakref
 from dataclasses import dataclass
@@ -715,8 +717,8 @@ def _exported_cpu_backend(device: DeviceLike, dtype: str | None, backend: str) -
     """The exported backend a sentence encoder on ``device`` runs on when that is known without
     importing torch: ``onnx`` / ``openvino`` on the CPU or ``device=None`` (which means the CPU
     for them), or ``auto`` with a float32 ``dtype`` on a device that is surely the CPU (None
-    counts when no launcher started this process and the installed torch is a CPU-only build,
-    which has no other device). None otherwise (then :func:`load_model` decides)."""
+    counts when no launcher started this process and :func:`_accelerator_possible` rules an
+    accelerator out). None otherwise (then :func:`load_model` decides)."""
     if backend == "auto":
         if dtype not in (None, "float32") or not _surely_cpu(device):
             return None
@@ -729,17 +731,29 @@ def _exported_cpu_backend(device: DeviceLike, dtype: str | None, backend: str) -
 
 def _surely_cpu(device: DeviceLike) -> bool:
     if device is None:
-        # importlib.metadata: the version label of the installed torch, without importing it
-        import importlib.metadata
-
-        try:
-            local_label = importlib.metadata.version("torch").partition("+")[2]
-        except importlib.metadata.PackageNotFoundError:  # pragma: no cover - a dependency
-            return False
-        return local_label == "cpu" and not is_launched()
+        return not is_launched() and not _accelerator_possible()
     if isinstance(device, str):
         return device.strip() == "cpu"
     return type(device).__name__ == "device" and str(device) == "cpu"
+
+
+def _accelerator_possible() -> bool:
+    """Whether the installed torch could see an accelerator here, answered without importing
+    it: False for a CPU-only build (version label ``+cpu``), and for a Linux CUDA build (PyPI's
+    default there) on a machine with no NVIDIA device node and no WSL GPU bridge (``/dev/dxg``),
+    where CUDA has no device to open; True in every other case (ROCm, XPU, macOS, unknown)."""
+    # importlib.metadata: the installed torch's version label, without importing torch
+    import importlib.metadata
+
+    try:
+        label = importlib.metadata.version("torch").partition("+")[2]
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - a dependency
+        return True
+    if label == "cpu":
+        return False
+    if sys.platform == "linux" and (label == "" or label.startswith("cu")):
+        return bool(glob.glob("/dev/nvidia[0-9]*")) or os.path.exists("/dev/dxg")
+    return True
 
 
 #: (model path, exported backend, precision) -> the encoder load_sentence_encoder gave, so that

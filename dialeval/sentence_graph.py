@@ -81,7 +81,12 @@ def pipeline_digest(model_path: str) -> str:
     modules = root / "modules.json"
     if modules.is_file():
         entries = json.loads(modules.read_text(encoding="utf-8"))
-        folders += [root / entry["path"] for entry in entries if entry.get("path")]
+        if isinstance(entries, list):
+            folders += [
+                root / entry["path"]
+                for entry in entries
+                if isinstance(entry, dict) and isinstance(entry.get("path"), str) and entry["path"]
+            ]
     digest = hashlib.sha256()
     for folder in dict.fromkeys(folders):
         if not folder.is_dir():  # a module without files of its own (Normalize)

@@ -133,16 +133,7 @@ def test_no_progress_switches_each_library_when_it_is_imported_and_restores_it()
 #: What ``dialeval evaluate`` must not have imported when it opens its input (the planning, the
 #: output checks and the lock come first): the model, table and statistics stacks.
 NOT_BEFORE_READING = (
-    "torch",
-    "scipy",
-    "sklearn",
-    "pandas",
-    "pyarrow",
-    "nltk",
-    "transformers",
-    "sentence_transformers",
-    "datasets",
-    "evaluate",
+    *(name for name in HEAVY if name != "numpy"),
     "matplotlib",
     "accelerate",
 )

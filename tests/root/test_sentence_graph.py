@@ -111,7 +111,6 @@ print(json.dumps(heavy))
         text=True,
         check=True,
         cwd=REPO_ROOT,
-        env={**os.environ, "DIALEVAL_CACHE": os.environ["DIALEVAL_CACHE"]},
     )
     assert json.loads(result.stdout.strip().splitlines()[-1]) == []
     got = np.load(tmp_path / "vectors.npy")
@@ -233,6 +232,29 @@ def test_the_cpu_is_known_without_torch_only_when_it_is_certain(monkeypatch):
     monkeypatch.setenv("WORLD_SIZE", "2")  # a launcher's process: Accelerate decides
     assert not hub._surely_cpu(None)
     assert hub._exported_cpu_backend(None, None, "auto") is None
+
+
+@pytest.mark.parametrize(
+    ("version", "platform", "nodes", "possible"),
+    [
+        ("2.13.0+cpu", "linux", ["/dev/nvidia0"], False),  # a CPU-only build
+        ("2.13.0", "linux", [], False),  # PyPI's CUDA build, no NVIDIA device here
+        ("2.13.0", "linux", ["/dev/nvidia0"], True),
+        ("2.13.0+cu130", "linux", ["/dev/nvidia1"], True),
+        ("2.13.0+rocm6.4", "linux", [], True),  # ROCm opens other device nodes
+        ("2.13.0", "darwin", [], True),  # MPS
+    ],
+)
+def test_an_accelerator_is_ruled_out_only_where_torch_cannot_reach_one(
+    monkeypatch, version, platform, nodes, possible
+):
+    import importlib.metadata
+
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: version)
+    monkeypatch.setattr(hub.sys, "platform", platform)
+    monkeypatch.setattr(hub.glob, "glob", lambda pattern: nodes)
+    monkeypatch.setattr(hub.os.path, "exists", lambda path: False)
+    assert hub._accelerator_possible() is possible
 
 
 def test_encode_checks_its_arguments(minilm_path):
