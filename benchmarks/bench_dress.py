@@ -2,7 +2,8 @@
 
 Same model, same batches, same run: a GPT-2 built in code (``--width`` x ``--layers``, vocab
 ``--vocab``, causal, DialoGPT-style examples of ``--length`` tokens whose second half is the
-response, so the loss covers half the tokens), per-device batch ``--batch-size``, AdamW, CPU.
+response, so the loss covers half the tokens), per-device batch ``--batch-size``, AdamW, on
+``--device`` (the CPU by default).
 
 1. Per-step time: ``Trainer`` (the model's own loss, transformers 5's ``num_items_in_batch``
    normalization) vs ``DRESSTrainer`` with ``negative_training=False`` (the weighted NLL of
@@ -86,14 +87,23 @@ class StandInEmbedder:
 
 
 class StepTimer(TrainerCallback):
-    def __init__(self):
+    """Each step's wall time; on a GPU the device is synchronized at both ends, so a step's
+    queued kernels count in the step that queued them."""
+
+    def __init__(self, device: str):
         self.durations: list[float] = []
+        self.cuda = device.startswith("cuda")
+
+    def _now(self) -> float:
+        if self.cuda:
+            torch.cuda.synchronize()
+        return time.perf_counter()
 
     def on_step_begin(self, args, state, control, **kwargs):
-        self._start = time.perf_counter()
+        self._start = self._now()
 
     def on_step_end(self, args, state, control, **kwargs):
-        self.durations.append(time.perf_counter() - self._start)
+        self.durations.append(self._now() - self._start)
 
 
 def build_data(args) -> datasets.Dataset:
@@ -117,7 +127,7 @@ def make_args(cls, out: Path, args, **extra):
         per_device_train_batch_size=args.batch_size,
         learning_rate=1e-4,
         report_to="none",
-        use_cpu=True,
+        use_cpu=args.device == "cpu",
         save_strategy="no",
         logging_strategy="no",
         seed=0,
@@ -141,7 +151,7 @@ def timed_run(kind: str, args, data, initial_state, clusters, workdir: Path) -> 
     )
     model = GPT2LMHeadModel(config)
     model.load_state_dict(initial_state)
-    timer = StepTimer()
+    timer = StepTimer(args.device)
     if kind == "plain":
         trainer = Trainer(
             model,
@@ -227,6 +237,12 @@ def time_cycle(args, data, initial_state, clusters, workdir: Path) -> dict:
     }
 
 
+def device_name(device: str) -> str:
+    if device.startswith("cuda"):
+        return f"{device} ({torch.cuda.get_device_name(torch.device(device))}, CUDA {torch.version.cuda})"
+    return "CPU"
+
+
 def render(args, runs, cycle, command) -> str:
     plain = [run["median_s"] for run in runs if run["kind"] == "plain"]
     dress = [run["median_s"] for run in runs if run["kind"] == "dress"]
@@ -255,6 +271,7 @@ def render(args, runs, cycle, command) -> str:
         f"- Command: `{command}`",
         machine_line(),
         f"- torch {torch.__version__} ({torch.get_num_threads()} threads), transformers {transformers.__version__}",
+        f"- Device: {device_name(args.device)}; float32 training",
         (
             f"- Model: GPT-2 built in code, {params / 1e6:.2f} M parameters (width {args.width}, {args.layers} layers, "
             f"vocab {args.vocab}); batch {args.batch_size} x {args.length} tokens (loss on the last {args.length // 2}); "
@@ -325,6 +342,11 @@ def main(argv=None) -> int:
         type=int,
         default=1,
         help="torch threads (1: on a loaded 2-core machine, 2 threads trained >10x slower than 1 in our runs)",
+    )
+    parser.add_argument(
+        "--device",
+        default="cpu",
+        help="cpu (default) or a CUDA device: the Trainer's, the steps timed with the device synchronized",
     )
     parser.add_argument("--results", type=Path, default=RESULTS_PATH)
     args = parser.parse_args(argv)

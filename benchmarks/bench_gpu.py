@@ -113,6 +113,7 @@ LABELS = {0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}  # roberta-large-mn
 ROBERTA_SPECIALS = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
 EOS = "<|endoftext|>"
 DTYPES = ("float32", "bfloat16")
+ROBERTA_LARGE_BERTSCORE_LAYER = 17  # bert_score's model2layers["roberta-large"]
 
 #: Model shapes: the real checkpoints' (full) and tiny ones for --smoke (vocab None: the tokenizer's size).
 SHAPES = {
@@ -150,6 +151,7 @@ SIZES = {
         "repeats": 3,
         "job_sizes": [10_000, 100_000],
         "job_repeats": 1,
+        "bertscore_sets": 400,
     },
     "smoke": {
         "nli_sets": 12,
@@ -162,6 +164,7 @@ SIZES = {
         "repeats": 1,
         "job_sizes": [20, 60],
         "job_repeats": 1,
+        "bertscore_sets": 4,
     },
 }
 #: Seconds after which a section stops repeating its timed runs (it always makes at least one).
@@ -171,8 +174,8 @@ SECTION_BUDGET_S = {
     "selection": 75.0,
 }  # the job section has no repeats to cut
 #: A section is skipped when less than this is left of --time-budget when it would start.
-SECTION_MIN_LEFT_S = {"nli": 60.0, "dtg": 45.0, "selection": 30.0, "job": 150.0}
-SECTIONS = ("nli", "dtg", "selection", "job")
+SECTION_MIN_LEFT_S = {"nli": 60.0, "dtg": 45.0, "selection": 30.0, "bertscore": 30.0, "job": 150.0}
+SECTIONS = ("nli", "dtg", "selection", "bertscore", "job")
 
 
 def log(message: str) -> None:
@@ -826,6 +829,56 @@ def bench_selection(path: str, questions, device, args, budget_s: float) -> dict
 
 
 # ------------------------------------------------------------------------------------------
+# 3b. BERTScore diversity against bert_score
+# ------------------------------------------------------------------------------------------
+
+
+def _stand_in_plotting() -> list[str]:
+    """bert_score imports matplotlib at module level for its plotting helper only; where the
+    device's image has no matplotlib, empty stand-in modules satisfy that import (no plot is
+    drawn). The names stood in for, for the report."""
+    import importlib.util
+    import types
+
+    if importlib.util.find_spec("matplotlib") is not None:
+        return []
+    stand_ins = ["matplotlib", "matplotlib.pyplot", "mpl_toolkits", "mpl_toolkits.axes_grid1"]
+    for name in stand_ins:
+        sys.modules[name] = types.ModuleType(name)
+    sys.modules["mpl_toolkits.axes_grid1"].make_axes_locatable = None
+    return stand_ins
+
+
+def bench_bertscore_section(classifier_path: str, response_sets, device, args) -> dict:
+    """``bench_peers_bertscore.bench_bertscore`` on ``device``: ours (``backend="auto"``, torch on
+    a GPU) against ``bert_score.BERTScorer`` at roberta-large's shape (the classifier of (1)'s
+    encoder, declared ``RobertaTokenizer``), every unordered pair of each set, float32."""
+    stand_ins = _stand_in_plotting()
+    import bench_peers_bertscore
+    from _peers import with_roberta_tokenizer_class
+
+    # roberta-large's layer in bert_score's defaults; the tiny smoke model has 2 layers
+    layer = 2 if args.smoke else ROBERTA_LARGE_BERTSCORE_LAYER
+    sets = response_sets[: args.bertscore_sets]
+    with tempfile.TemporaryDirectory(dir=args.workdir) as folder:
+        path = with_roberta_tokenizer_class(classifier_path, Path(folder) / "bertscore")
+        (row,) = bench_peers_bertscore.bench_bertscore(
+            path, sets, args.repeats, "auto", device=str(device), num_layers=layer
+        )
+    return {
+        "num_sets": len(sets),
+        "pairs": sum(len(s) * (len(s) - 1) // 2 for s in sets),
+        "layer": layer,
+        "ours_s": row.ours_timing.wall,
+        "peer_s": row.peer_timing.wall,
+        "speedup": row.ratio,
+        "equal": row.equal,
+        "equal_detail": row.equal_detail,
+        "matplotlib_stand_ins": stand_ins,
+    }
+
+
+# ------------------------------------------------------------------------------------------
 # 4. The whole job
 # ------------------------------------------------------------------------------------------
 
@@ -1086,6 +1139,46 @@ def render(data: dict) -> str:
         ]
     else:
         lines += [f"Not measured: {sel}", ""]
+    bert = data.get("bertscore")
+    lines += [
+        f"### 3b. BERTScore diversity, roberta-large's shape{smoke} (the encoder of (1)), float32",
+        "",
+    ]
+    if isinstance(bert, dict):
+        stood_in = (
+            f" bert_score's module-level matplotlib import was met by empty stand-ins "
+            f"({', '.join(bert['matplotlib_stand_ins'])}: the device's image has no matplotlib; "
+            "no plot is drawn)."
+            if bert.get("matplotlib_stand_ins")
+            else ""
+        )
+        lines += [
+            (
+                f"`bertscore_diversity(sets, model=DIR, num_layers={bert['layer']}, "
+                "rescale_with_baseline=False, batch_size=64, device=DEV)` (backend auto: torch on a GPU) vs "
+                f"`bert_score.BERTScorer(model_type=DIR, num_layers={bert['layer']}, batch_size=64, device=DEV)"
+                f".score(cands, refs)` on every unordered pair: {bert['num_sets']} synthetic sets of 5, "
+                f"{bert['pairs']:,} pairs; interleaved runs after a warm-up of each, medians "
+                "(`bench_peers_bertscore.py`; `sent_encode` patched for transformers 5 as there)."
+                + stood_in
+            ),
+            "",
+            *markdown_table(
+                ("ours: wall", "bert_score: wall", "speed-up", "equal figures"),
+                "rrrl",
+                [
+                    (
+                        f"{_median(bert['ours_s']):.2f} s",
+                        f"{_median(bert['peer_s']):.2f} s",
+                        f"**{bert['speedup']:.2f}x**",
+                        f"{'yes' if bert['equal'] else 'NO'}: {bert['equal_detail']}",
+                    )
+                ],
+            ),
+            "",
+        ]
+    else:
+        lines += [f"Not measured: {bert}", ""]
     job = data.get("job")
     lines += [
         f"### 4. The whole job: `dialeval evaluate` vs the peers' script (bench_job.py), float32{smoke}",
@@ -1184,6 +1277,9 @@ def main(argv=None) -> int:
         type=float,
         default=330.0,
         help="seconds: a section that would start with too little left is skipped (default 330)",
+    )
+    parser.add_argument(
+        "--bertscore-sets", type=int, help="synthetic sets of 5 for section 3b (default 400; smoke 4)"
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
@@ -1330,6 +1426,9 @@ def main(argv=None) -> int:
             ),
             "selection": lambda: bench_selection(
                 generator_path, questions, device, args, SECTION_BUDGET_S["selection"]
+            ),
+            "bertscore": lambda: bench_bertscore_section(
+                classifier_path, response_sets, device, args
             ),
             "job": lambda: bench_whole_job(device, args),
         }

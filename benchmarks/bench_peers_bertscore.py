@@ -44,7 +44,12 @@ from dialeval.runtimes import DEFAULT_BACKEND
 
 
 def bench_bertscore(
-    path: str, response_sets: list[list[str]], repeats: int, backend: str = DEFAULT_BACKEND
+    path: str,
+    response_sets: list[list[str]],
+    repeats: int,
+    backend: str = DEFAULT_BACKEND,
+    device: str = "cpu",
+    num_layers: int = BERTSCORE_LAYERS,
 ) -> list[Row]:
     import bert_score
 
@@ -55,14 +60,14 @@ def bench_bertscore(
         reference_sent_encode  # score() reaches it through bert_score.utils' globals
     )
     scorer = bert_score.BERTScorer(
-        model_type=path, num_layers=BERTSCORE_LAYERS, batch_size=64, device="cpu"
+        model_type=path, num_layers=num_layers, batch_size=64, device=device
     )
     options = {
         "model": path,
-        "num_layers": BERTSCORE_LAYERS,
+        "num_layers": num_layers,
         "rescale_with_baseline": False,
         "batch_size": 64,
-        "device": "cpu",
+        "device": device,
         "backend": backend,
     }
     pairs = [
@@ -76,7 +81,7 @@ def bench_bertscore(
 
     def peer():
         _, _, f1 = scorer.score(candidates, references, batch_size=64)
-        f1 = f1.double().numpy()
+        f1 = f1.double().cpu().numpy()
         out, start = [], 0
         for responses in response_sets:
             count = len(responses) * (len(responses) - 1) // 2
@@ -107,8 +112,8 @@ def bench_bertscore(
         Row(
             key="bertscore",
             path="6. BERTScore diversity",
-            data=f"{len(response_sets)} decTest sets x 45 = {len(pairs):,} "
-            f"unordered pairs, layer {BERTSCORE_LAYERS}, batch 64",
+            data=f"{len(response_sets)} sets, {len(pairs):,} "
+            f"unordered pairs, layer {num_layers}, batch 64",
             ours=f"`bertscore_diversity(sets, rescale_with_baseline=False)`, {backend}",
             peer="`bert_score.BERTScorer(...).score(cands, refs)` on every unordered pair (sent_encode patched)",
             ours_timing=timings["ours"],

@@ -3,9 +3,10 @@
 #
 #   bash benchmarks/gpu_job_device.sh prepare   # here: fill .gpu/ (ignored; < 64 MiB with the repository)
 #   bash benchmarks/gpu_job_device.sh run       # there, from the repository root, with .gpu carried; $OUT set
+#   bash benchmarks/gpu_job_device.sh dress     # there, after run: bench_dress.py on the GPU
 #
 # prepare: dialeval's wheel; the wheels the device image lacks (datasets, nltk, vendi-score, dill,
-# multiprocess, defusedxml; versions as in .venv); all-MiniLM-L6-v2 with its weights rounded to float16
+# multiprocess, defusedxml, bert-score; versions as in .venv); all-MiniLM-L6-v2 with its weights rounded to float16
 # (87 MiB in float32 would not travel); DailyDialog++ from ../shared/data (which does not travel).
 # run: installs them under /tmp/site, restores the model as float32, and runs bench_gpu.py --sections job
 # from /tmp (python -m puts the working folder first, and the repository root's dialeval/ is not the
@@ -20,7 +21,7 @@ prepare)
     python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
         --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d .gpu/whl \
         "datasets==$(version datasets)" "dill==$(version dill)" "multiprocess==$(version multiprocess)" \
-        "nltk==$(version nltk)" "defusedxml==$(version defusedxml)"
+        "nltk==$(version nltk)" "defusedxml==$(version defusedxml)" "bert-score==$(version bert-score)"
     .venv/bin/pip wheel -q --no-deps -w .gpu/whl "vendi-score==$(version vendi-score)"  # an sdist only
     .venv/bin/pip wheel -q --no-deps --no-build-isolation -w .gpu/whl .
     model=$(.venv/bin/python -c "from dialeval.hub import EMBEDDED_SENTENCE_MODEL as m, resolve_model_path as r; print(r(m))")
@@ -60,6 +61,13 @@ PY
     python3 "$repo/benchmarks/bench_gpu.py" --sections job --no-write --json "$OUT/bench_gpu_job.json" --time-budget 470 "$@" \
         2>&1 | tee "$OUT/log.txt"
     ;;
+dress)
+    export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_DATASETS_OFFLINE=1
+    repo=$PWD; cd /tmp
+    shift
+    python3 "$repo/benchmarks/bench_dress.py" --device cuda --results "$OUT/bench_dress_gpu.md" "$@" \
+        2>&1 | tee "$OUT/dress_log.txt"
+    ;;
 *)
-    echo "usage: $0 prepare | run [bench_gpu.py options]" >&2; exit 2 ;;
+    echo "usage: $0 prepare | run [bench_gpu.py options] | dress [bench_dress.py options]" >&2; exit 2 ;;
 esac

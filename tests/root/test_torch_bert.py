@@ -27,6 +27,7 @@ TEXTS = [
     "See you soon 👋🏾!",
 ]
 
+
 def _auto_picks_torch(kind: str, device_type: str, argument: str = "backend") -> str:
     """``resolve_auto`` as on an accelerator, where auto runs every model on torch."""
     del kind, device_type, argument
