@@ -17,14 +17,15 @@ import functools
 import hashlib
 import importlib.util
 import json
+import math
 import os
 import re
 import sys
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -55,9 +56,10 @@ def _tweet_tokenizer() -> TweetTokenizer:
 # non-ASCII punctuation, spaces and non-letter symbols (curly quotes, dashes, ellipses, currency).
 # There both engines read the pattern alike (\w, \d, \s and case folding agree; they differ on
 # combining marks, letter-like symbols, connector punctuation, emoji sequences and the ASCII
-# separators \x1c-\x1f, which all take NLTK's path), HANG_RE's [^\p{L}\p{N}] is [^A-Za-z0-9], and
+# separators \x1c-\x1f, which all take the slow path), HANG_RE's [^\p{L}\p{N}] is [^A-Za-z0-9], and
 # no token pattern crosses the whitespace around the separator or starts with it.
-# tests/root/test_text.py compares both on DailyDialog++ and on generated text.
+# tests/root/test_text.py compares both on DailyDialog++ and on generated text. Every other text
+# takes the slow path (:func:`_slow_tokenize`): NLTK's own steps with the `regex` engine.
 _FLAGS = re.VERBOSE | re.IGNORECASE | re.UNICODE
 # Shortcuts tried before NLTK's alternatives, each matching only where NLTK's pattern would match
 # exactly the same text (so the tokens do not change): NLTK tries URLs, phone numbers, emoticons,
@@ -87,12 +89,67 @@ if sys.version_info < (3, 11):
     _SHORTCUTS = _SHORTCUTS.replace("++", "+").replace("*+", "*")
 
 
-#: NLTK's casual token pattern as last taken from NLTK, in :func:`dialeval.runtimes.cache_root`:
-#: ``{"format": 1, "source": {"nltk": VERSION, "casual_py": PATH, "casual_py_sha256": DIGEST},
-#: "pattern": PATTERN}``. Importing NLTK to build the pattern costs seconds (its package imports
-#: scipy, scikit-learn and pandas); the fast path needs only the string.
+#: What the casual tokenizer needs of NLTK, as last taken from NLTK, in
+#: :func:`dialeval.runtimes.cache_root`: ``{"format": 2, "source": {"nltk": VERSION, "casual_py":
+#: PATH, "casual_py_sha256": DIGEST}, "pattern": PATTERN, "slow_path": {"entity": PIECE, "hang":
+#: PIECE, "word": PIECE, "timeout": SECONDS}}``, each ``PIECE`` ``{"pattern": STRING, "flags":
+#: INT}``. ``pattern`` is the token pattern the fast path runs; ``slow_path`` holds NLTK's three
+#: compiled patterns (HTML entities, hangs, tokens) and its regex timeout, with which
+#: :class:`_CachedCasualTokenizer` tokenizes every other text. It is there only when that
+#: tokenizer gave NLTK's tokens on :data:`_PROBE_TEXTS` when the entry was written; without it,
+#: those texts are tokenized by NLTK. Importing NLTK costs seconds (its package imports scipy,
+#: scikit-learn and pandas); both paths need only these strings and the `regex` engine.
 CASUAL_PATTERN_CACHE = "nltk-casual-pattern.json"
-_CASUAL_PATTERN_FORMAT = 1
+_CASUAL_PATTERN_FORMAT = 2
+_SLOW_PATH_PATTERNS = ("entity", "hang", "word")
+#: NLTK's messages when its tokenizer (the token pattern) or one of its substitutions runs out of
+#: time (nltk.tokenize.casual.TweetTokenizer.tokenize, nltk.redos.TimedPattern._fail).
+_TOKENIZER_TIMEOUT_MESSAGE = (
+    "TweetTokenizer exceeded its {timeout}s time limit; "
+    "the input may be adversarial (e.g. a long run of digits)."
+)
+_PATTERN_TIMEOUT_MESSAGE = (
+    "regular-expression match exceeded its {timeout}s time limit; the "
+    "pattern {pattern!r} may be pathological for this input "
+    "(catastrophic backtracking / ReDoS). Pass timeout=None to disable "
+    "the limit for a trusted pattern."
+)
+#: Texts the cached tokenizer must tokenize exactly as NLTK's TweetTokenizer before its pieces are
+#: cached: every step of NLTK's flow (entity replacement, hang shortening, the token pattern) and
+#: the characters that send a text off the fast path.
+_PROBE_TEXTS = (
+    "Tom &amp; Jerry &lt;3 &gt;:( &quot;hi&quot; &nbsp;x &eacute;t&eacute; &AMP; &Eacute;",
+    "&#169; &#x263A; &#X263a; &#128512; &#x1F600; &#0; &#xD800; &#1114112; &#99999999999999999;",
+    "&#128; &#x80; &#150; &#x9F; &#x81; &#x8D; &#159; &#127; &#160; &#1_0_0; &#x; &#; &#xyz;",
+    "&bogus; &amp &; & alone && &&amp; &#x26;amp; &amp;amp; a&b;c &a b; &\u00e9;",
+    "Parks & Recreation, Angels & Demons",
+    "wow!!!!!! ?????? ...... ------ ,,,, ~~~~~ !!!",
+    "\u00e9\u00e9\u00e9\u00e9\u00e9 ooooo 11111 \u2026\u2026\u2026\u2026 \U0001f600" * 5,
+    "Caf\u00e9 na\u00efve \u00dcn\u00efc\u00f6d\u00e9 r\u00e9sum\u00e9 \u00c9T\u00c9 stra\u00dfe",
+    "cafe\u0301 n\u0303o a\u0308\u0308\u0308\u0308 \u212a \u017f \u24b6 1\u00b2 \u203fx",
+    (
+        "\u6211\u7231\u81ea\u7136\u8bed\u8a00\u3002\u4f60\u597d\uff01 "
+        "\u3053\u3093\u306b\u3061\u306f\u3001\u4e16\u754c \ud55c\uad6d\uc5b4"
+    ),
+    (
+        "\u0645\u0631\u062d\u0628\u0627 \u0628\u0627\u0644\u0639\u0627\u0644\u0645 "
+        "\u05e9\u05dc\u05d5\u05dd \u0928\u092e\u0938\u094d\u0924\u0947"
+    ),
+    (
+        "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466 \U0001f44d\U0001f3fd "
+        "\U0001f3f3\ufe0f\u200d\U0001f308 \U0001f1eb\U0001f1f7 \u2764\ufe0f "
+        "\U0001f600\U0001f600 \U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063"
+        "\U000e0074\U000e007f"
+    ),
+    "call +1 (555) 123-4567 or 555.123.4567, 5551234567 and 12:30, 3,000 \u20ac, -3.5 \u00e9",
+    "see https://example.com/caf\u00e9?q=1&r=2 and www.test.org/\u00e9 or example.com. \u00e9",
+    "mail me@mail.com, pr\u00e9nom.nom@exemple.fr and @user #tag #caf\u00e9 <b>x</b>",
+    ":-) :P <3 D: (: ;-( >:( \\o/ ^_^ -> <-- \u00e9:) :\u00e9",
+    "\u200b I wish \u200bto \u00a0 x\x1cy\x1f z\ue000 \ud800 lone \t\n\r end.",
+    "&",
+    "",
+    "n\u00e9ed " + "9" * 40 + " " + "a-" * 30 + "b \u00e9" * 10,
+)
 
 
 def _nltk_casual_source() -> dict[str, str] | None:
@@ -128,26 +185,97 @@ def _casual_pattern_cache_path() -> Path | None:
         return None
 
 
-def _nltk_casual_pattern() -> str:
-    """NLTK's casual token pattern (``TweetTokenizer().PHONE_WORD_RE.pattern``): from
-    :data:`CASUAL_PATTERN_CACHE` when it was taken from the very NLTK source installed, else from
-    NLTK itself (imported then), and cached for the next process when the cache folder can be
-    written. A cache that is missing, unreadable, corrupt or of another NLTK is never used."""
+def _slow_path_pieces(value: object) -> dict[str, Any] | None:
+    """``value`` when it is a well-formed ``slow_path`` of a cache entry, else None."""
+    if not isinstance(value, dict) or "timeout" not in value:
+        return None
+    timeout = value["timeout"]
+    if timeout is not None and not (
+        isinstance(timeout, (int, float))
+        and not isinstance(timeout, bool)
+        and math.isfinite(timeout)
+        and timeout >= 0
+    ):
+        return None
+    for name in _SLOW_PATH_PATTERNS:
+        piece = value.get(name)
+        if not (
+            isinstance(piece, dict)
+            and isinstance(piece.get("pattern"), str)
+            and type(piece.get("flags")) is int
+        ):
+            return None
+    return value
+
+
+def _read_casual_cache(path: Path, source: dict[str, str]) -> dict[str, Any] | None:
+    """The entry at ``path`` when it is of this format and of the NLTK source ``source``, with a
+    token pattern and, if it has one, a well-formed ``slow_path``; else None."""
+    try:
+        entry = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if (
+        isinstance(entry, dict)
+        and entry.get("format") == _CASUAL_PATTERN_FORMAT
+        and entry.get("source") == source
+        and isinstance(entry.get("pattern"), str)
+        and ("slow_path" not in entry or _slow_path_pieces(entry["slow_path"]) is not None)
+    ):
+        return entry
+    return None
+
+
+def _checked_slow_path(tokenizer: TweetTokenizer) -> dict[str, Any] | None:
+    """The slow-path pieces of the imported NLTK, when :class:`_CachedCasualTokenizer` built from
+    them gives ``tokenizer``'s tokens on every probe text; else None (NLTK's tokenizer no longer
+    works as the cached one does, so NLTK keeps tokenizing the texts off the fast path)."""
+    casual = sys.modules.get("nltk.tokenize.casual")
+    redos = sys.modules.get("nltk.redos")
+    if casual is None or redos is None:
+        return None
+    try:
+        compiled = {
+            "entity": casual.ENT_RE,
+            "hang": casual.HANG_RE,
+            "word": tokenizer.PHONE_WORD_RE,
+        }
+        pieces = _slow_path_pieces(
+            {name: {"pattern": rx.pattern, "flags": rx.flags} for name, rx in compiled.items()}
+            | {"timeout": redos.DEFAULT_TIMEOUT}
+        )
+        cached = _CachedCasualTokenizer(pieces) if pieces is not None else None
+    except (AttributeError, ImportError, ValueError):  # a module or attribute NLTK no longer has
+        return None
+    if cached is None or any(
+        cached.tokenize(text) != tokenizer.tokenize(text) for text in _PROBE_TEXTS
+    ):
+        return None
+    return pieces
+
+
+@functools.cache
+def _casual_cache_entry() -> dict[str, Any]:
+    """What the casual tokenizer needs of NLTK (see :data:`CASUAL_PATTERN_CACHE`), once per
+    process: from the cache when it was taken from the very NLTK source installed, else from NLTK
+    itself (imported then), and cached for the next process when the cache folder can be written.
+    A cache that is missing, unreadable, corrupt, of another format or of another NLTK is never
+    used."""
     source = _nltk_casual_source()
     path = _casual_pattern_cache_path()
     if source is not None and path is not None:
-        try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            entry = None
-        if (
-            isinstance(entry, dict)
-            and entry.get("format") == _CASUAL_PATTERN_FORMAT
-            and entry.get("source") == source
-            and isinstance(entry.get("pattern"), str)
-        ):
-            return str(entry["pattern"])
-    pattern: str = _tweet_tokenizer().PHONE_WORD_RE.pattern
+        entry = _read_casual_cache(path, source)
+        if entry is not None:
+            return entry
+    tokenizer = _tweet_tokenizer()
+    entry = {
+        "format": _CASUAL_PATTERN_FORMAT,
+        "source": source,
+        "pattern": tokenizer.PHONE_WORD_RE.pattern,
+    }
+    slow_path = _checked_slow_path(tokenizer)
+    if slow_path is not None:
+        entry["slow_path"] = slow_path
     casual_module = sys.modules.get("nltk.tokenize.casual")
     imported_from = getattr(casual_module, "__file__", None)
     if (
@@ -156,11 +284,98 @@ def _nltk_casual_pattern() -> str:
         and imported_from is not None
         and os.path.realpath(imported_from) == os.path.realpath(source["casual_py"])
     ):
-        entry = {"format": _CASUAL_PATTERN_FORMAT, "source": source, "pattern": pattern}
         # Best effort: a read-only or missing cache folder costs the next run the import, no more.
         with contextlib.suppress(OSError):
             write_atomically(path, json.dumps(entry, indent=1) + "\n", record=False)
-    return pattern
+    return entry
+
+
+def _nltk_casual_pattern() -> str:
+    """NLTK's casual token pattern (``TweetTokenizer().PHONE_WORD_RE.pattern``), from
+    :func:`_casual_cache_entry`."""
+    return str(_casual_cache_entry()["pattern"])
+
+
+def _convert_html_entity(match: Any) -> str:
+    """The replacement of one HTML entity matched by NLTK's ``ENT_RE``.
+
+    A copy of the closure ``nltk.tokenize.casual._replace_html_entities`` builds with its
+    defaults (no entity kept, illegal ones removed), since importing NLTK to reach it costs
+    seconds. NLTK's own is checked against it on :data:`_PROBE_TEXTS` before the slow path is
+    cached.
+    """
+    # html.entities: deferred to the few texts with an entity (a few milliseconds at start-up)
+    import html.entities
+
+    entity_body = match.group(3)
+    number: int | None
+    if match.group(1):
+        try:
+            number = int(entity_body, 16 if match.group(2) else 10)
+            if 0x80 <= number <= 0x9F:
+                return bytes((number,)).decode("cp1252")
+        except ValueError:  # not a number, or a byte cp1252 leaves undefined
+            number = None
+    else:
+        number = html.entities.name2codepoint.get(entity_body)
+    if number is not None:
+        try:
+            return chr(number)
+        except (ValueError, OverflowError):
+            pass
+    return ""
+
+
+class _CachedCasualTokenizer:
+    """``TweetTokenizer(preserve_case=True, reduce_len=False, strip_handles=False).tokenize``
+    built from the cached ``slow_path`` pieces with the `regex` engine NLTK runs them with, and
+    without importing NLTK: HTML entities replaced, runs of 4 or more of one character that is no
+    letter or digit shortened to 3, then every match of the token pattern, each of the three under
+    NLTK's timeout (``nltk.redos.DEFAULT_TIMEOUT``, read at each call where NLTK is imported, as
+    NLTK does) and raising NLTK's TimeoutError when it runs out."""
+
+    def __init__(self, pieces: dict[str, Any]) -> None:
+        # regex: deferred, a few tens of milliseconds; a dependency of NLTK, installed with it
+        import regex  # type: ignore[import-untyped]
+
+        try:
+            self._entity, self._hang, self._word = (
+                regex.compile(pieces[name]["pattern"], pieces[name]["flags"])
+                for name in _SLOW_PATH_PATTERNS
+            )
+        except (regex.error, OverflowError) as error:
+            raise ValueError(f"a cached casual pattern does not compile: {error}") from None
+        self._timeout: float | None = pieces["timeout"]
+
+    def _current_timeout(self) -> float | None:
+        redos = sys.modules.get("nltk.redos")
+        return getattr(redos, "DEFAULT_TIMEOUT", self._timeout)
+
+    def tokenize(self, text: str) -> list[str]:
+        timeout = self._current_timeout()
+        for pattern, replacement in ((self._entity, _convert_html_entity), (self._hang, r"\1\1\1")):
+            try:
+                text = pattern.sub(replacement, text, timeout=timeout)
+            except TimeoutError:
+                raise TimeoutError(
+                    _PATTERN_TIMEOUT_MESSAGE.format(timeout=timeout, pattern=pattern.pattern)
+                ) from None
+        try:
+            tokens: list[str] = self._word.findall(text, timeout=timeout)
+            return tokens
+        except TimeoutError:
+            raise TimeoutError(_TOKENIZER_TIMEOUT_MESSAGE.format(timeout=timeout)) from None
+
+
+@functools.cache
+def _slow_tokenize() -> Callable[[str], list[str]]:
+    """How a text off the fast path is tokenized: by :class:`_CachedCasualTokenizer` when the
+    cache entry carries the slow path's pieces, else by NLTK's TweetTokenizer (imported then)."""
+    pieces = _casual_cache_entry().get("slow_path")
+    if pieces is not None:
+        with contextlib.suppress(ImportError, ValueError):
+            return _CachedCasualTokenizer(pieces).tokenize
+    return _tweet_tokenizer().tokenize
 
 
 @functools.cache
@@ -184,7 +399,7 @@ _FAST_NON_ASCII_CATEGORIES = frozenset({"Pd", "Ps", "Pe", "Pi", "Pf", "Po", "Zs"
 _SEPARATOR = "\ue000"
 _JOINER = f" {_SEPARATOR} "
 _OUTSIDE_PLAIN_TEXT_OR_SEPARATOR = re.compile(r"[^\t\n\x0b\x0c\r\x20-\x25\x27-\x7e\ue000]")
-#: Longer texts take NLTK's path, whose per-call timeout bounds the phone pattern's backtracking
+#: Longer texts take the slow path, whose per-call timeout bounds the phone pattern's backtracking
 #: on adversarial digit runs.
 _FAST_MAX_CHARS = 2000
 
@@ -203,7 +418,7 @@ def tevet_tokenize(text: str) -> list[str]:
 def casual_tokenize(text: str) -> list[str]:
     """Tokenize with NLTK's casual tokenizer, exactly as ``nltk.tokenize.casual_tokenize(text)``."""
     _check_text(text)
-    return _tweet_tokenizer().tokenize(text)
+    return _slow_tokenize()(text)
 
 
 #: Below this many texts, tokenizing in one process is as fast or faster. Measured on 2 shared cores
@@ -295,7 +510,7 @@ def _token_ids_of_chunk(texts: list[str]) -> tuple[list[str], np.ndarray, np.nda
             if separator >= 0:
                 del vocabulary[separator]
                 fast_ids -= fast_ids > separator
-        else:  # a separator did not come back as one token per gap: NLTK text by text
+        else:  # a separator did not come back as one token per gap: the slow path text by text
             fast[:] = False
             fast_indices = fast_indices[:0]
             vocabulary = []
@@ -305,8 +520,9 @@ def _token_ids_of_chunk(texts: list[str]) -> tuple[list[str], np.ndarray, np.nda
     index = dict(zip(vocabulary, range(len(vocabulary))))
     lookup = index.setdefault
     slow_ids: list[int] = []
+    tokenize = _slow_tokenize()
     for i in slow_indices:
-        tokens = _tweet_tokenizer().tokenize(texts[i])
+        tokens = tokenize(texts[i])
         lengths[i] = len(tokens)
         slow_ids += [lookup(token, len(index)) for token in tokens]
     offsets = np.cumsum(lengths) - lengths
