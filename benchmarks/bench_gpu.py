@@ -1279,7 +1279,9 @@ def main(argv=None) -> int:
         help="seconds: a section that would start with too little left is skipped (default 330)",
     )
     parser.add_argument(
-        "--bertscore-sets", type=int, help="synthetic sets of 5 for section 3b (default 400; smoke 4)"
+        "--bertscore-sets",
+        type=int,
+        help="synthetic sets of 5 for section 3b (default 400; smoke 4)",
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
