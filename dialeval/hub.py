@@ -719,7 +719,7 @@ def _sentence_encoder_on_torch(
     model: StrPath, device: DeviceLike, dtype: str | None
 ) -> SentenceEncoder:
     """``backend="auto"``'s sentence encoder where the device is not known to be the CPU: where
-    auto picks torch there (an accelerator, or a CPU without the exported runtime) and the
+    auto picks torch there (an accelerator: on the CPU auto runs the exported graph) and the
     pipeline's checked record for :mod:`dialeval.torch_bert` exists, its forward pass in torch
     without importing transformers or sentence-transformers (the same figures within 1e-5, checked
     on that device type before the record was written); otherwise ``load_model``'s
