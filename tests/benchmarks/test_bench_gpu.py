@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import os
 import sys
 
 import pytest
@@ -16,9 +17,24 @@ BENCHMARKS = REPO_ROOT / "benchmarks"
 
 @pytest.fixture(scope="module")
 def bench_gpu():
-    pytest.importorskip("bert_score", reason="bert-score (a benchmark peer) is not installed")
+    """The script as a module; what it sets for its own process (transformers' progress bars off,
+    environment defaults, bert_score's patched ``sent_encode``) is put back afterwards, for the
+    tests that follow."""
+    bert_score_utils = pytest.importorskip(
+        "bert_score.utils", reason="bert-score (a benchmark peer) is not installed"
+    )
+    from transformers.utils import logging as transformers_logging
+
+    sent_encode = bert_score_utils.sent_encode
+    bars = transformers_logging.is_progress_bar_enabled()
+    environment = dict(os.environ)
     sys.path.insert(0, str(BENCHMARKS))
-    return importlib.import_module("bench_gpu")
+    yield importlib.import_module("bench_gpu")
+    os.environ.clear()
+    os.environ.update(environment)
+    bert_score_utils.sent_encode = sent_encode
+    if bars:
+        transformers_logging.enable_progress_bar()
 
 
 def test_the_bertscore_section_compares_equal_figures_and_renders(bench_gpu, tmp_path, capsys):
