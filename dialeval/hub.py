@@ -684,9 +684,11 @@ def load_sentence_encoder(
     only calls ``encode``: on an exported backend on the CPU in float32, where the export and its
     pipeline's checked record are in the cache (:mod:`dialeval.sentence_graph`), an encoder that
     runs the graph without importing torch, transformers or sentence-transformers (the same
-    figures within 1e-5, checked before the record was written); otherwise the
-    ``SentenceTransformer`` itself, from :func:`load_model` (which writes the record for a later
-    process). Arguments and errors are :func:`load_model`'s."""
+    figures within 1e-5, checked before the record was written); with ``backend="auto"`` on an
+    accelerator, for a checked BERT pipeline, the same encoder with its forward pass in torch
+    (:mod:`dialeval.torch_bert`, no transformers import); otherwise the ``SentenceTransformer``
+    itself, from :func:`load_model` (which writes the record for a later process). Arguments and
+    errors are :func:`load_model`'s."""
     if isinstance(model, LoadedModel):
         return model.model
     check_dtype(dtype)
