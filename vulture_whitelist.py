@@ -90,3 +90,7 @@ _.__class__
 
 # bench_gpu's stand-in for matplotlib: bert_score imports this name at module level
 _.make_axes_locatable
+
+# ONNX Runtime's SessionOptions fields, read by the session it is passed to (graph_runners)
+_.intra_op_num_threads
+_.inter_op_num_threads

@@ -57,6 +57,14 @@ class SingleProcess:
         """Nothing to wait for: no other process."""
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity where the platform has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every platform
+        return os.cpu_count() or 1
+
+
 def is_launched() -> bool:
     """Whether a launcher started this process as one of several (its variables are set)."""
     return any(os.environ.get(name, "").strip() not in ("", "-1") for name in _LAUNCH_VARIABLES)

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
+from dialeval.distributed import usable_cores
 from dialeval.runtimes import export_folder, export_key
+from dialeval.validation import check_int
 
 #: The backends that run an exported graph (on the CPU).
 EXPORTED_BACKENDS = ("onnx", "openvino")
@@ -24,6 +26,20 @@ MODEL_FILE = "model.onnx"
 EXPORTER = "torch.onnx.export(dynamo=False)"
 #: OpenVINO's inference precision per dtype: float32 unless a reduced precision is asked for.
 OPENVINO_PRECISION = {"float32": "f32", "bfloat16": "bf16", "float16": "f16"}
+#: Most cores on which a sentence encoder's graph runs as single-thread lanes (see
+#: :func:`encoder_lanes`); above, one session with ONNX Runtime's own intra-op threads.
+MAX_LANES = 4
+
+
+def encoder_lanes() -> int:
+    """How many batches a sentence encoder's ONNX Runtime session runs at once, one thread each:
+    the usable cores, from 2 up to :data:`MAX_LANES`, else 1 (one session with ONNX Runtime's
+    intra-op threads). On the 2-core machine two single-thread lanes encoded 9,491 DailyDialog++
+    texts (MiniLM, batches of 64) in 23.5-25.9 s against one 2-thread session's 28.6-31.1 s,
+    bit-identical (docs/performance.md): short sequences make each operator small, and the
+    threads of one session wait for each other after every operator."""
+    cores = usable_cores()
+    return cores if 2 <= cores <= MAX_LANES else 1
 
 
 def export_settings(kind: str) -> dict[str, object]:
@@ -47,16 +63,27 @@ def cached_export(model_path: str, kind: str) -> tuple[str, Path | None]:
 
 
 class OnnxRuntimeRunner:
-    """An ONNX Runtime CPU session: ``runner(feeds, outputs)`` returns the named outputs."""
+    """An ONNX Runtime CPU session: ``runner(feeds, outputs)`` returns the named outputs.
+
+    ``lanes`` > 1: the session computes each call on the calling thread alone, for ``lanes``
+    threads to call it at once (ONNX Runtime's ``run`` is thread-safe; one copy of the weights);
+    1: each call uses ONNX Runtime's intra-op threads."""
 
     precision = "float32"
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, lanes: int = 1) -> None:
         # onnxruntime: deferred, so that only the backend asked for is imported
         import onnxruntime
 
+        self.lanes = check_int(lanes, "lanes")
         # the default session options apply every graph optimization (ORT_ENABLE_ALL)
-        self.session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        options = onnxruntime.SessionOptions()
+        if self.lanes > 1:
+            options.intra_op_num_threads = 1
+            options.inter_op_num_threads = 1
+        self.session = onnxruntime.InferenceSession(
+            str(path), options, providers=["CPUExecutionProvider"]
+        )
         self.outputs = [output.name for output in self.session.get_outputs()]
 
     def __call__(self, feeds: dict[str, np.ndarray], outputs: list[str]) -> list[np.ndarray]:
@@ -65,7 +92,10 @@ class OnnxRuntimeRunner:
 
 class OpenVinoRunner:
     """An OpenVINO CPU compiled model computing in ``precision`` (float32 unless a reduced
-    precision is asked for); ``precision`` afterwards is the one OpenVINO settled on."""
+    precision is asked for); ``precision`` afterwards is the one OpenVINO settled on. It runs
+    one call at a time (``lanes`` 1): its throughput mode was no faster (docs/runtimes.md)."""
+
+    lanes = 1
 
     def __init__(self, path: Path, precision: str) -> None:
         # openvino: deferred, so that only the backend asked for is imported
@@ -91,6 +121,11 @@ class OpenVinoRunner:
         return [np.asarray(results[name]) for name in outputs]
 
 
-def graph_runner(path: Path, backend: str, precision: str) -> OnnxRuntimeRunner | OpenVinoRunner:
-    """The runner of the graph at ``path`` on ``backend`` (``onnx`` or ``openvino``)."""
-    return OnnxRuntimeRunner(path) if backend == "onnx" else OpenVinoRunner(path, precision)
+def graph_runner(
+    path: Path, backend: str, precision: str, lanes: int = 1
+) -> OnnxRuntimeRunner | OpenVinoRunner:
+    """The runner of the graph at ``path`` on ``backend`` (``onnx`` or ``openvino``); ``lanes``
+    is ONNX Runtime's (OpenVINO runs one call at a time)."""
+    if backend == "onnx":
+        return OnnxRuntimeRunner(path, lanes)
+    return OpenVinoRunner(path, precision)

@@ -33,10 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from dialeval.atomic_files import temporary_name
-from dialeval.graph_runners import (
-    cached_export,
-    graph_runner,
-)
+from dialeval.graph_runners import cached_export, encoder_lanes, graph_runner
 from dialeval.validation import ArgumentError, check_int
 
 if TYPE_CHECKING:
@@ -49,6 +46,8 @@ class Runner(Protocol):
     (:mod:`dialeval.graph_runners`) or :class:`dialeval.torch_bert.TorchBertRunner`."""
 
     precision: str
+    #: how many threads may call it at once, each computing its call alone
+    lanes: int
 
     def __call__(self, feeds: dict[str, np.ndarray], outputs: list[str]) -> list[np.ndarray]: ...
 
@@ -124,6 +123,10 @@ class ExportedSentenceEncoder:
         self.runner = runner
         self.backend = backend
         self.precision = runner.precision
+        #: how many ``encode`` calls may run at once (threads; see
+        #: :func:`dialeval.graph_runners.encoder_lanes`): each batch's rows are the same bits
+        #: whichever lane computes it
+        self.lanes = runner.lanes
         self.pooling: str = record["pooling"]
         self.normalize: bool = record["normalize"]
         self.inputs: list[str] = record["inputs"]
@@ -358,7 +361,8 @@ def load_checked_encoder(
     record = read_record(graph.parent, model_path)
     if record is None:
         return None
-    encoder = ExportedSentenceEncoder(graph_runner(graph, backend, precision), record, backend)
+    runner = graph_runner(graph, backend, precision, encoder_lanes())
+    encoder = ExportedSentenceEncoder(runner, record, backend)
     return encoder if encoder.precision == "float32" else None
 
 

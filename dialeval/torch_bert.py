@@ -87,6 +87,7 @@ class TorchBertRunner:
     them (the runner interface of :mod:`dialeval.graph_runners`)."""
 
     precision = "float32"
+    lanes = 1
 
     def __init__(self, folder: str, config: dict[str, Any], device: str) -> None:
         # torch, safetensors: deferred, so that importing this module loads neither

@@ -24,7 +24,9 @@ import inspect
 import os
 import sys
 import warnings
-from collections.abc import Hashable, Mapping
+from collections import deque
+from collections.abc import Hashable, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -294,23 +296,14 @@ def encode_sentences(
     one batch per call, batches sorted by tokens (tighter padding than encode's own character
     sort), shared among the processes under :func:`~dialeval.distributed.split_work`;
     ``progress`` sees each batch. In one process each batch is written straight into the
-    result, so 1M texts hold one copy of their vectors, not three."""
+    result, so 1M texts hold one copy of their vectors, not three. An encoder with ``lanes`` > 1
+    (an exported graph's, :func:`dialeval.graph_runners.encoder_lanes`) encodes that many
+    batches at once, in threads; the rows are the same bits."""
     sharing = is_sharing_work()
     order = work_share(token_length_order(encoder, texts), batch_size)
     parts: list[np.ndarray] = []
     out: np.ndarray | None = None
-    for start in range(0, len(order), batch_size):
-        members = order[start : start + batch_size]
-        batch = np.asarray(
-            encoder.encode(
-                [texts[i] for i in members],
-                batch_size=batch_size,
-                convert_to_numpy=True,
-                normalize_embeddings=False,
-                show_progress_bar=False,
-            ),
-            dtype=np.float32,
-        )
+    for members, batch in _encoded_batches(encoder, texts, order, batch_size):
         if sharing:
             parts.append(batch)
         else:
@@ -322,6 +315,42 @@ def encode_sentences(
     if sharing:
         return _in_order(order, parts, len(texts))
     return out if out is not None else np.zeros((0, 0), dtype=np.float32)
+
+
+def _encoded_batches(
+    encoder: SentenceEncoder, texts: Texts, order: list[int], batch_size: int
+) -> Iterator[tuple[list[int], np.ndarray]]:
+    """``(members, rows)`` of each batch of ``order`` in turn; with ``lanes`` > 1, up to twice
+    that many batches are in flight, so that memory stays bounded and a stop (an exception, a
+    Ctrl-C) waits for the running batches only."""
+
+    def encode(start: int) -> tuple[list[int], np.ndarray]:
+        members = order[start : start + batch_size]
+        rows = encoder.encode(
+            [texts[i] for i in members],
+            batch_size=batch_size,
+            convert_to_numpy=True,
+            normalize_embeddings=False,
+            show_progress_bar=False,
+        )
+        return members, np.asarray(rows, dtype=np.float32)
+
+    starts = range(0, len(order), batch_size)
+    lanes = getattr(encoder, "lanes", 1)
+    if not isinstance(lanes, int) or lanes <= 1 or len(starts) <= 1:
+        yield from map(encode, starts)
+        return
+    pool = ThreadPoolExecutor(lanes, thread_name_prefix="dialeval-encode")
+    pending: deque[Future[tuple[list[int], np.ndarray]]] = deque()
+    try:
+        for start in starts:
+            pending.append(pool.submit(encode, start))
+            if len(pending) >= 2 * lanes:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 LENGTH_CHUNK = 10_000

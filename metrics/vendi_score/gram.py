@@ -17,7 +17,6 @@ thread of the process calling the BLAS meanwhile gets one thread too.
 from __future__ import annotations
 
 import functools
-import os
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -25,6 +24,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from dialeval.distributed import usable_cores
 
 if TYPE_CHECKING:
     from threadpoolctl import ThreadpoolController
@@ -63,13 +64,6 @@ def _blas_pools() -> ThreadpoolController:
     return ThreadpoolController().select(user_api="blas")
 
 
-def _usable_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on every platform
-        return os.cpu_count() or 1
-
-
 @contextmanager
 def blas_workers() -> Iterator[int]:
     """Yields how many workers to run: the BLAS's thread count (at most the usable cores); inside
@@ -81,7 +75,7 @@ def blas_workers() -> Iterator[int]:
         return
     # limited even for one worker: a single-threaded product is the one the workers compute
     with pools.limit(limits=1):
-        yield max(1, min(threads, _usable_cores()))
+        yield max(1, min(threads, usable_cores()))
 
 
 def row_norms(block: np.ndarray) -> np.ndarray:

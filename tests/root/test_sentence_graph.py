@@ -14,8 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dialeval import hub, sentence_graph
+from dialeval import graph_runners, hub, sentence_graph
 from dialeval.hub import clear_model_cache, load_model, load_sentence_encoder
+from dialeval.metrics.engines.embedders import encode_sentences
 from dialeval.validation import ArgumentError
 
 pytest.importorskip("onnxruntime", reason="the onnx extra is not installed")
@@ -74,6 +75,25 @@ def test_checked_once_then_encoded_without_sentence_transformers(minilm_path):
     assert np.array_equal(second.encode(TEXTS[0]), got[0])
     # every step of a process shares the one encoder
     assert load_sentence_encoder(minilm_path, backend="onnx") is second
+
+
+def test_two_lanes_encode_the_bits_of_one_multithreaded_session(minilm_path, monkeypatch):
+    monkeypatch.setattr(graph_runners, "usable_cores", lambda: 2)
+    load_sentence_encoder(minilm_path, backend="onnx")  # checks the pipeline, writes the record
+    clear_model_cache()
+    lanes = load_sentence_encoder(minilm_path, backend="onnx")
+    assert isinstance(lanes, sentence_graph.ExportedSentenceEncoder) and lanes.lanes == 2
+    # each lane's call runs on its own thread alone
+    assert lanes.runner.session.get_session_options().intra_op_num_threads == 1
+    _, graph = graph_runners.cached_export(minilm_path, "encoder")
+    record = sentence_graph.read_record(graph.parent, minilm_path)
+    one = sentence_graph.ExportedSentenceEncoder(
+        graph_runners.graph_runner(graph, "onnx", "float32"), record, "onnx"
+    )
+    assert one.lanes == 1
+    assert one.runner.session.get_session_options().intra_op_num_threads == 0  # ORT's default
+    texts = [f"{text} ({index})" for index in range(40) for text in TEXTS]
+    assert np.array_equal(encode_sentences(lanes, texts, 16), encode_sentences(one, texts, 16))
 
 
 def test_openvino_runs_the_same_record(minilm_path):
