@@ -9,7 +9,11 @@ graph straight from here, so that a job encoding with an export never imports to
 from __future__ import annotations
 
 import importlib.metadata
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -60,6 +64,32 @@ def cached_export(model_path: str, kind: str) -> tuple[str, Path | None]:
     key = export_key(model_path, export_settings(kind))
     path = export_folder(key) / MODEL_FILE
     return key, (path if path.is_file() else None)
+
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+
+def in_lanes(
+    function: Callable[[Item], Result], items: Sequence[Item], lanes: int
+) -> Iterator[Result]:
+    """``map(function, items)``, results in order; with ``lanes`` > 1 and several items, that many
+    calls run at once in threads and at most twice that many are in flight, so that memory stays
+    bounded and a stop (an exception, a Ctrl-C) waits for the running calls only."""
+    if lanes <= 1 or len(items) <= 1:
+        yield from map(function, items)
+        return
+    pool = ThreadPoolExecutor(lanes, thread_name_prefix="dialeval-lane")
+    pending: deque[Future[Result]] = deque()
+    try:
+        for item in items:
+            pending.append(pool.submit(function, item))
+            if len(pending) >= 2 * lanes:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 class OnnxRuntimeRunner:

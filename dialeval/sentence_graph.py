@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from dialeval.atomic_files import temporary_name
-from dialeval.graph_runners import cached_export, encoder_lanes, graph_runner
+from dialeval.graph_runners import cached_export, encoder_lanes, graph_runner, in_lanes
 from dialeval.validation import ArgumentError, check_int
 
 if TYPE_CHECKING:
@@ -123,9 +123,9 @@ class ExportedSentenceEncoder:
         self.runner = runner
         self.backend = backend
         self.precision = runner.precision
-        #: how many ``encode`` calls may run at once (threads; see
-        #: :func:`dialeval.graph_runners.encoder_lanes`): each batch's rows are the same bits
-        #: whichever lane computes it
+        #: how many batches run at once (threads, :func:`dialeval.graph_runners.encoder_lanes`):
+        #: ``encode`` runs its own batches so, and a caller may make that many ``encode`` calls
+        #: at once; each batch's rows are the same bits whichever lane computes it
         self.lanes = runner.lanes
         self.pooling: str = record["pooling"]
         self.normalize: bool = record["normalize"]
@@ -205,11 +205,16 @@ class ExportedSentenceEncoder:
         rows = np.empty((len(texts), self.dimension), dtype=np.float32)
         # longest first, as sentence-transformers batches (by characters there): tight padding
         order = np.argsort(-np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)))
-        for start in range(0, len(texts), batch_size):
+
+        def encode_batch(start: int) -> tuple[np.ndarray, np.ndarray]:
             members = order[start : start + batch_size]
             batch = self.tokenize([texts[i] for i in members])
             (hidden,) = self.runner(batch, ["last_hidden_state"])
-            pooled = self._pool(np.asarray(hidden, dtype=np.float32), batch["attention_mask"])
+            return members, self._pool(
+                np.asarray(hidden, dtype=np.float32), batch["attention_mask"]
+            )
+
+        for members, pooled in in_lanes(encode_batch, range(0, len(texts), batch_size), self.lanes):
             rows[members] = pooled
         if self.normalize or normalize_embeddings:
             # torch.nn.functional.normalize: x / max(||x||, 1e-12)

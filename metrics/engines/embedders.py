@@ -24,15 +24,13 @@ import inspect
 import os
 import sys
 import warnings
-from collections import deque
 from collections.abc import Hashable, Iterator, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from dialeval.distributed import gather_shares, is_sharing_work, work_share
-from dialeval.graph_runners import EXPORTED_BACKENDS
+from dialeval.graph_runners import EXPORTED_BACKENDS, in_lanes
 from dialeval.hub import (
     EMBEDDED_SENTENCE_MODEL,
     LoadedModel,
@@ -320,9 +318,8 @@ def encode_sentences(
 def _encoded_batches(
     encoder: SentenceEncoder, texts: Texts, order: list[int], batch_size: int
 ) -> Iterator[tuple[list[int], np.ndarray]]:
-    """``(members, rows)`` of each batch of ``order`` in turn; with ``lanes`` > 1, up to twice
-    that many batches are in flight, so that memory stays bounded and a stop (an exception, a
-    Ctrl-C) waits for the running batches only."""
+    """``(members, rows)`` of each batch of ``order`` in turn, ``encoder.lanes`` batches at once
+    (:func:`dialeval.graph_runners.in_lanes`)."""
 
     def encode(start: int) -> tuple[list[int], np.ndarray]:
         members = order[start : start + batch_size]
@@ -335,22 +332,10 @@ def _encoded_batches(
         )
         return members, np.asarray(rows, dtype=np.float32)
 
-    starts = range(0, len(order), batch_size)
     lanes = getattr(encoder, "lanes", 1)
-    if not isinstance(lanes, int) or lanes <= 1 or len(starts) <= 1:
-        yield from map(encode, starts)
-        return
-    pool = ThreadPoolExecutor(lanes, thread_name_prefix="dialeval-encode")
-    pending: deque[Future[tuple[list[int], np.ndarray]]] = deque()
-    try:
-        for start in starts:
-            pending.append(pool.submit(encode, start))
-            if len(pending) >= 2 * lanes:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    return in_lanes(
+        encode, range(0, len(order), batch_size), lanes if isinstance(lanes, int) else 1
+    )
 
 
 LENGTH_CHUNK = 10_000

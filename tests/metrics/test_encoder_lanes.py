@@ -78,6 +78,33 @@ def test_a_failing_batch_stops_the_others():
     assert encoder.running == 0
 
 
+def test_in_lanes_keeps_the_order_and_a_bounded_number_in_flight():
+    lock = threading.Lock()
+    started: list[int] = []
+    threads: set[str] = set()
+
+    def square(item: int) -> int:
+        with lock:
+            started.append(item)
+            threads.add(threading.current_thread().name)
+        return item * item
+
+    results = graph_runners.in_lanes(square, range(50), 3)
+    # nothing runs before the first result is asked for; then at most 2 x 3 are submitted
+    assert started == []
+    assert next(results) == 0
+    assert len(started) <= 6
+    assert list(results) == [item * item for item in range(1, 50)]
+    assert sorted(started) == list(range(50))
+    assert threading.current_thread().name not in threads
+    assert list(graph_runners.in_lanes(square, [], 3)) == []
+    assert list(graph_runners.in_lanes(square, [4, 5], 1)) == [16, 25]
+    # one item (an encode call of one batch, as the job makes from its own lanes) starts no thread
+    threads.clear()
+    assert list(graph_runners.in_lanes(square, [7], 3)) == [49]
+    assert threads == {threading.current_thread().name}
+
+
 @pytest.mark.parametrize(("cores", "lanes"), [(1, 1), (2, 2), (4, 4), (5, 1), (64, 1)])
 def test_lanes_follow_the_usable_cores(monkeypatch, cores, lanes):
     monkeypatch.setattr(graph_runners, "usable_cores", lambda: cores)
