@@ -707,11 +707,10 @@ def load_sentence_encoder(
             )
             if encoder is None:
                 loaded = load_model(model, "sentence_transformers", device, dtype, backend=backend)
-                _SENTENCE_ENCODERS[key] = loaded.model
+                _SENTENCE_ENCODERS[key] = (loaded.model, (loaded.backend, loaded.precision))
             else:
-                _SENTENCE_ENCODERS[key] = encoder
-                _RUNTIMES[model_path] = (encoder.backend, encoder.precision)
-        return _SENTENCE_ENCODERS[key]
+                _SENTENCE_ENCODERS[key] = (encoder, (encoder.backend, encoder.precision))
+        return _shared_sentence_encoder(key, model_path)
     if backend == "auto" and dtype in (None, "float32"):
         return _sentence_encoder_on_torch(model, device, dtype)
     return load_model(model, "sentence_transformers", device, dtype, backend=backend).model
@@ -743,11 +742,10 @@ def _sentence_encoder_on_torch(
                 torch_bert.store_checked_pipeline(
                     loaded.model, model_path, folder, str(resolved), dtype
                 )
-            _SENTENCE_ENCODERS[key] = loaded.model
+            _SENTENCE_ENCODERS[key] = (loaded.model, (loaded.backend, loaded.precision))
         else:
-            _SENTENCE_ENCODERS[key] = encoder
-            _RUNTIMES[model_path] = (encoder.backend, encoder.precision)
-    return _SENTENCE_ENCODERS[key]
+            _SENTENCE_ENCODERS[key] = (encoder, (encoder.backend, encoder.precision))
+    return _shared_sentence_encoder(key, model_path)
 
 
 def _exported_cpu_backend(device: DeviceLike, dtype: str | None, backend: str) -> str | None:
@@ -793,9 +791,19 @@ def _accelerator_possible() -> bool:
     return True
 
 
-#: (model path, exported backend, precision) -> the encoder load_sentence_encoder gave, so that
-#: every step of a process shares one (and one session), whichever path loaded it.
-_SENTENCE_ENCODERS: dict[tuple[str, str, str], SentenceEncoder] = {}
+#: (model path, exported backend, precision) -> the encoder load_sentence_encoder gave and its
+#: (backend, precision), so that every step of a process shares one (and one session), whichever
+#: path loaded it.
+_SENTENCE_ENCODERS: dict[tuple[str, str, str], tuple[SentenceEncoder, tuple[str, str]]] = {}
+
+
+def _shared_sentence_encoder(key: tuple[str, str, str], model_path: str) -> SentenceEncoder:
+    """The shared encoder of ``key``, its runtime recorded as the one ``model_path`` ran on last:
+    a process that loaded the model on another backend in between reports this one's."""
+    encoder, runtime = _SENTENCE_ENCODERS[key]
+    _RUNTIMES[model_path] = runtime
+    return encoder
+
 
 #: model path -> (backend, precision) of the shared instances this process loaded, for reports.
 _RUNTIMES: dict[str, tuple[str, str]] = {}

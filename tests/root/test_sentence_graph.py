@@ -93,7 +93,24 @@ def test_two_lanes_encode_the_bits_of_one_multithreaded_session(minilm_path, mon
     assert one.lanes == 1
     assert one.runner.session.get_session_options().intra_op_num_threads == 0  # ORT's default
     texts = [f"{text} ({index})" for index in range(40) for text in TEXTS]
+    expected = one.encode(texts, batch_size=16)
+    # encode's own batches in lanes, and encode_sentences' one-batch calls in lanes
+    assert np.array_equal(lanes.encode(texts, batch_size=16), expected)
     assert np.array_equal(encode_sentences(lanes, texts, 16), encode_sentences(one, texts, 16))
+
+
+def test_the_runtime_reported_is_the_one_of_the_encoder_returned(minilm_path):
+    # both paths of the shared encoder: sentence-transformers (no record yet), then the export
+    for _ in range(2):
+        onnx = load_sentence_encoder(minilm_path, backend="onnx")
+        assert hub.loaded_runtime(minilm_path) == ("onnx", "float32")
+        # the same model on torch in between (a second report of the process, a test)
+        load_model(minilm_path, "sentence_transformers", backend="torch")
+        assert hub.loaded_runtime(minilm_path) == ("torch", "float32")
+        # the shared onnx encoder again: its figures are onnx's, and so is the runtime reported
+        assert load_sentence_encoder(minilm_path, backend="onnx") is onnx
+        assert hub.loaded_runtime(minilm_path) == ("onnx", "float32")
+        clear_model_cache()
 
 
 def test_openvino_runs_the_same_record(minilm_path):
