@@ -9,17 +9,21 @@ graph straight from here, so that a job encoding with an export never imports to
 from __future__ import annotations
 
 import importlib.metadata
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
 from dialeval.distributed import usable_cores
 from dialeval.runtimes import export_folder, export_key
 from dialeval.validation import check_int
+
+if TYPE_CHECKING:
+    from onnxruntime import InferenceSession
 
 #: The backends that run an exported graph (on the CPU).
 EXPORTED_BACKENDS = ("onnx", "openvino")
@@ -66,6 +70,21 @@ def cached_export(model_path: str, kind: str) -> tuple[str, Path | None]:
     return key, (path if path.is_file() else None)
 
 
+#: Fewest items (batches) a lane for :func:`in_lanes` to run them in lanes. Two single-thread
+#: lanes against one 2-thread session (benchmarks/RESULTS.md, bench_encoder_lanes): 0.75-0.79x
+#: its speed on 300 DailyDialog++ strings (5 batches of 64, 10 of 32), 1.06-1.11x on 3,000 (47,
+#: 94 batches); in the 10,000-response job (149 batches) 10-11% less time (bench_job).
+LANE_MIN_ITEMS_PER_LANE = 8
+
+_LANE = threading.local()
+_THREADED_SESSION_LOCK = threading.Lock()
+
+
+def in_lane() -> bool:
+    """Whether the calling thread is running one of :func:`in_lanes`' calls."""
+    return bool(getattr(_LANE, "active", False))
+
+
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
@@ -73,17 +92,27 @@ Result = TypeVar("Result")
 def in_lanes(
     function: Callable[[Item], Result], items: Sequence[Item], lanes: int
 ) -> Iterator[Result]:
-    """``map(function, items)``, results in order; with ``lanes`` > 1 and several items, that many
-    calls run at once in threads and at most twice that many are in flight, so that memory stays
-    bounded and a stop (an exception, a Ctrl-C) waits for the running calls only."""
-    if lanes <= 1 or len(items) <= 1:
+    """``map(function, items)``, results in order. With ``lanes`` > 1 and at least
+    :data:`LANE_MIN_ITEMS_PER_LANE` items a lane, that many calls run at once in threads (where
+    :func:`in_lane` is true) and at most twice that many are in flight, so that memory stays
+    bounded and a stop (an exception, a Ctrl-C) waits for the running calls only; otherwise, and
+    inside a lane, the calls run one after another on the calling thread."""
+    if lanes <= 1 or len(items) < LANE_MIN_ITEMS_PER_LANE * lanes or in_lane():
         yield from map(function, items)
         return
+
+    def in_a_lane(item: Item) -> Result:
+        _LANE.active = True
+        try:
+            return function(item)
+        finally:
+            _LANE.active = False
+
     pool = ThreadPoolExecutor(lanes, thread_name_prefix="dialeval-lane")
     pending: deque[Future[Result]] = deque()
     try:
         for item in items:
-            pending.append(pool.submit(function, item))
+            pending.append(pool.submit(in_a_lane, item))
             if len(pending) >= 2 * lanes:
                 yield pending.popleft().result()
         while pending:
@@ -93,30 +122,48 @@ def in_lanes(
 
 
 class OnnxRuntimeRunner:
-    """An ONNX Runtime CPU session: ``runner(feeds, outputs)`` returns the named outputs.
+    """An ONNX Runtime CPU session: ``runner(feeds, outputs)`` returns the named outputs, each call
+    on ONNX Runtime's intra-op threads.
 
-    ``lanes`` > 1: the session computes each call on the calling thread alone, for ``lanes``
-    threads to call it at once (ONNX Runtime's ``run`` is thread-safe; one copy of the weights);
-    1: each call uses ONNX Runtime's intra-op threads."""
+    ``lanes`` > 1 adds a session computing each call on the calling thread alone, which the calls
+    made in :func:`in_lanes`' threads use, ``lanes`` at once (ONNX Runtime's ``run`` is
+    thread-safe); the threaded session is then built at the first call made outside a lane (a
+    small input), so that a job that only encodes in lanes holds the weights once."""
 
     precision = "float32"
 
     def __init__(self, path: Path, lanes: int = 1) -> None:
+        self.path = path
+        self.lanes = check_int(lanes, "lanes")
+        self._threaded: InferenceSession | None = None
+        self.lane_session = self._session(1) if self.lanes > 1 else None
+        first = self.lane_session if self.lane_session is not None else self.session
+        self.outputs = [output.name for output in first.get_outputs()]
+
+    def _session(self, threads: int) -> InferenceSession:
         # onnxruntime: deferred, so that only the backend asked for is imported
         import onnxruntime
 
-        self.lanes = check_int(lanes, "lanes")
         # the default session options apply every graph optimization (ORT_ENABLE_ALL)
         options = onnxruntime.SessionOptions()
-        if self.lanes > 1:
-            options.intra_op_num_threads = 1
+        if threads:
+            options.intra_op_num_threads = threads
             options.inter_op_num_threads = 1
-        self.session = onnxruntime.InferenceSession(
-            str(path), options, providers=["CPUExecutionProvider"]
+        return onnxruntime.InferenceSession(
+            str(self.path), options, providers=["CPUExecutionProvider"]
         )
-        self.outputs = [output.name for output in self.session.get_outputs()]
+
+    @property
+    def session(self) -> InferenceSession:
+        """The session on ONNX Runtime's intra-op threads (one per core, its default)."""
+        with _THREADED_SESSION_LOCK:
+            if self._threaded is None:
+                self._threaded = self._session(0)
+        return self._threaded
 
     def __call__(self, feeds: dict[str, np.ndarray], outputs: list[str]) -> list[np.ndarray]:
+        if self.lane_session is not None and in_lane():
+            return list(self.lane_session.run(outputs, feeds))
         return list(self.session.run(outputs, feeds))
 
 

@@ -99,10 +99,26 @@ def test_in_lanes_keeps_the_order_and_a_bounded_number_in_flight():
     assert threading.current_thread().name not in threads
     assert list(graph_runners.in_lanes(square, [], 3)) == []
     assert list(graph_runners.in_lanes(square, [4, 5], 1)) == [16, 25]
-    # one item (an encode call of one batch, as the job makes from its own lanes) starts no thread
+    # fewer items than the lanes' minimum start no thread
     threads.clear()
-    assert list(graph_runners.in_lanes(square, [7], 3)) == [49]
+    few = list(range(graph_runners.LANE_MIN_ITEMS_PER_LANE * 3 - 1))
+    assert list(graph_runners.in_lanes(square, few, 3)) == [item * item for item in few]
     assert threads == {threading.current_thread().name}
+
+
+def test_calls_inside_a_lane_know_it_and_do_not_start_lanes_of_their_own():
+    seen: list[tuple[bool, bool]] = []
+
+    def nested(item: int) -> int:
+        inner = list(graph_runners.in_lanes(lambda value: graph_runners.in_lane(), range(40), 2))
+        seen.append((graph_runners.in_lane(), all(inner)))
+        return item
+
+    assert not graph_runners.in_lane()
+    assert list(graph_runners.in_lanes(nested, range(20), 2)) == list(range(20))
+    # every call ran in a lane, and its own calls ran inline, on that lane
+    assert seen == [(True, True)] * 20
+    assert not graph_runners.in_lane()
 
 
 @pytest.mark.parametrize(("cores", "lanes"), [(1, 1), (2, 2), (4, 4), (5, 1), (64, 1)])

@@ -83,20 +83,26 @@ def test_two_lanes_encode_the_bits_of_one_multithreaded_session(minilm_path, mon
     clear_model_cache()
     lanes = load_sentence_encoder(minilm_path, backend="onnx")
     assert isinstance(lanes, sentence_graph.ExportedSentenceEncoder) and lanes.lanes == 2
-    # each lane's call runs on its own thread alone
-    assert lanes.runner.session.get_session_options().intra_op_num_threads == 1
+    # each lane's call runs on its own thread alone; the threaded session waits for a lone call
+    runner = lanes.runner
+    assert runner.lane_session.get_session_options().intra_op_num_threads == 1
+    assert runner._threaded is None
     _, graph = graph_runners.cached_export(minilm_path, "encoder")
     record = sentence_graph.read_record(graph.parent, minilm_path)
     one = sentence_graph.ExportedSentenceEncoder(
         graph_runners.graph_runner(graph, "onnx", "float32"), record, "onnx"
     )
-    assert one.lanes == 1
+    assert one.lanes == 1 and one.runner.lane_session is None
     assert one.runner.session.get_session_options().intra_op_num_threads == 0  # ORT's default
-    texts = [f"{text} ({index})" for index in range(40) for text in TEXTS]
-    expected = one.encode(texts, batch_size=16)
+    texts = [f"{text} ({index})" for index in range(40) for text in TEXTS]  # 60 batches of 4
+    expected = one.encode(texts, batch_size=4)
     # encode's own batches in lanes, and encode_sentences' one-batch calls in lanes
-    assert np.array_equal(lanes.encode(texts, batch_size=16), expected)
-    assert np.array_equal(encode_sentences(lanes, texts, 16), encode_sentences(one, texts, 16))
+    assert np.array_equal(lanes.encode(texts, batch_size=4), expected)
+    assert np.array_equal(encode_sentences(lanes, texts, 4), encode_sentences(one, texts, 4))
+    assert runner._threaded is None  # every call so far ran in a lane
+    # a small input (fewer batches than the lanes' minimum) runs on ONNX Runtime's threads
+    assert np.array_equal(lanes.encode(texts[:8], batch_size=4), expected[:8])
+    assert runner.session.get_session_options().intra_op_num_threads == 0
 
 
 def test_the_runtime_reported_is_the_one_of_the_encoder_returned(minilm_path):
