@@ -104,14 +104,20 @@ def _sample_inputs(config: PretrainedConfig, kind: str, names: list[str]) -> lis
     return [tensors[name] for name in names]
 
 
-def export_model(model: PreTrainedModel, kind: str, key: str) -> Path:
+def export_model(model: PreTrainedModel, kind: str, key: str, layers: int | None = None) -> Path:
     """Export ``model`` (float32, on the CPU) as ``kind`` into the cache under ``key``; returns the
-    ONNX file.
+    ONNX file. ``layers`` (an encoder): the model, which is changed, is cut after that many
+    layers first (:func:`dialeval.layer_stacks.cut_in_place`).
 
     The graph is written into a temporary folder beside its place and renamed there whole, so a
     reader never sees half a file; when two processes export at once, the first rename wins and
     the other's copy is discarded.
     """
+    if layers is not None:
+        # layer_stacks: deferred, needed only for a cut export
+        from dialeval.layer_stacks import cut_in_place
+
+        cut_in_place(model, layers)
     names = graph_inputs(kind, model.config)
     sample = _sample_inputs(model.config, kind, names)
     wrapper = _PositionalForward(model, kind, names).eval()
@@ -151,7 +157,9 @@ def export_model(model: PreTrainedModel, kind: str, key: str) -> Path:
                 dynamo=False,
             )
         (staging / "export.json").write_text(
-            json.dumps({"kind": kind, "inputs": names, "outputs": outputs, **export_settings(kind)})
+            json.dumps(
+                {"kind": kind, "inputs": names, "outputs": outputs, **export_settings(kind, layers)}
+            )
         )
         try:
             os.rename(staging, folder)

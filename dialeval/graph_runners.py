@@ -50,22 +50,26 @@ def encoder_lanes() -> int:
     return cores if 2 <= cores <= MAX_LANES else 1
 
 
-def export_settings(kind: str) -> dict[str, object]:
+def export_settings(kind: str, layers: int | None = None) -> dict[str, object]:
     """What an export of ``kind`` depends on besides the weights (part of its cache key); the
     torch version is read from the installed distribution (``torch.__version__`` is the same
-    string), so that finding an export imports no torch."""
-    return {
+    string), so that finding an export imports no torch. ``layers``: an encoder exported with its
+    layer stack cut after that many layers (:mod:`dialeval.layer_stacks`); None: whole."""
+    settings: dict[str, object] = {
         "kind": kind,
         "opset": OPSET,
         "exporter": EXPORTER,
         "torch": importlib.metadata.version("torch"),
     }
+    if layers is not None:
+        settings["layers"] = layers
+    return settings
 
 
-def cached_export(model_path: str, kind: str) -> tuple[str, Path | None]:
-    """The cache key of ``model_path``'s export as ``kind``, and its ONNX file when it is in
-    the cache (None: it is to be exported)."""
-    key = export_key(model_path, export_settings(kind))
+def cached_export(model_path: str, kind: str, layers: int | None = None) -> tuple[str, Path | None]:
+    """The cache key of ``model_path``'s export as ``kind`` (cut after ``layers`` layers when
+    given), and its ONNX file when it is in the cache (None: it is to be exported)."""
+    key = export_key(model_path, export_settings(kind, layers))
     path = export_folder(key) / MODEL_FILE
     return key, (path if path.is_file() else None)
 

@@ -367,12 +367,32 @@ def check_language_model_head(
 
 @lru_cache(maxsize=8)
 def _load(
-    model_path: str, kind: str, device: str, dtype: str | None, backend: str = "torch"
+    model_path: str,
+    kind: str,
+    device: str,
+    dtype: str | None,
+    backend: str = "torch",
+    layers: int | None = None,
 ) -> LoadedModel[Any]:
     if backend != "torch":
-        return _load_exported(model_path, kind, backend, backend_precision(backend, dtype))
+        return _load_exported(model_path, kind, backend, backend_precision(backend, dtype), layers)
     # torch: deferred, so importing this module loads no model stack
     import torch
+
+    if layers is not None:
+        # layer_stacks: deferred, needed only for a cut encoder
+        from dialeval.layer_stacks import cut_view
+
+        whole = _load(model_path, kind, device, dtype)
+        return LoadedModel(
+            cut_view(whole.model, layers),
+            whole.tokenizer,
+            whole.device,
+            model_path,
+            kind,
+            "torch",
+            whole.precision,
+        )
 
     torch_dtype = getattr(torch, dtype) if dtype else None
     if kind == "sentence_transformers":
@@ -444,9 +464,12 @@ def _load_transformers(
     return model, tokenizer
 
 
-def _load_exported(model_path: str, kind: str, backend: str, precision: str) -> LoadedModel[Any]:
+def _load_exported(
+    model_path: str, kind: str, backend: str, precision: str, layers: int | None = None
+) -> LoadedModel[Any]:
     """``kind`` on ONNX Runtime or OpenVINO: the export from the cache, or exported now from the
-    float32 checkpoint (the torch weights are then dropped)."""
+    float32 checkpoint (the torch weights are then dropped); an encoder cut after ``layers``
+    layers when given (:mod:`dialeval.layer_stacks`)."""
     # torch and the exporter: deferred, so importing this module loads no model stack
     import torch
 
@@ -508,11 +531,11 @@ def _load_exported(model_path: str, kind: str, backend: str, precision: str) -> 
                 f"={backend!r} runs causal language models only; {model_path!r} is an "
                 "encoder-decoder (seq2seq) model: pass backend='torch'",
             )
-    key, path = graph_runners.cached_export(model_path, kind)
+    key, path = graph_runners.cached_export(model_path, kind, layers)
     if path is None:
         model, tokenizer = _load_transformers(model_path, kind, torch.float32)
         with exported_models.failures_name_backend(backend, model_path, "export"):
-            path = exported_models.export_model(model.eval(), kind, key)
+            path = exported_models.export_model(model.eval(), kind, key, layers)
         config = model.config
         del model
     else:
@@ -546,6 +569,7 @@ def load_model(
     dtype: str | None = None,
     cached: bool = True,
     backend: str | None = None,
+    layers: int | None = None,
 ) -> LoadedModel[SentenceTransformer]: ...
 @overload
 def load_model(
@@ -555,6 +579,7 @@ def load_model(
     dtype: str | None = None,
     cached: bool = True,
     backend: str | None = None,
+    layers: int | None = None,
 ) -> LoadedModel[PreTrainedModel]: ...
 @overload
 def load_model(
@@ -564,6 +589,7 @@ def load_model(
     dtype: str | None = None,
     cached: bool = True,
     backend: str | None = None,
+    layers: int | None = None,
 ) -> LoadedModel[Any]: ...
 def load_model(
     model: ModelSource,
@@ -572,6 +598,7 @@ def load_model(
     dtype: str | None = None,
     cached: bool = True,
     backend: str | None = None,
+    layers: int | None = None,
 ) -> LoadedModel[Any]:
     """Load ``model`` (a Hub id in the local cache, a local directory, or the embedded MiniLM)
     as ``kind`` once per (path, kind, device, dtype, backend); a :class:`LoadedModel` is returned
@@ -594,6 +621,12 @@ def load_model(
     ``"openvino"`` also takes ``"bfloat16"`` / ``"float16"``, OpenVINO's reduced inference
     precision, only when asked for. Causal LMs only: a seq2seq LM needs ``"torch"``.
 
+    ``layers`` (``encoder`` only; None: every layer): the caller reads no hidden state above
+    ``hidden_states[layers]``, so a BERT-family layer stack runs only its first ``layers`` layers
+    (:mod:`dialeval.layer_stacks`: on torch a view of the shared model, sharing its parameters;
+    exported, a graph of the cut model, cached apart); other architectures run whole. Either way
+    ``hidden_states[layers]`` is the whole model's.
+
     Raises:
         ValueError: ``kind`` is not one of :data:`KINDS`, or ``dtype`` not None or one
             of :data:`DTYPES`; ``backend`` is unknown, its runtime is not installed (the message
@@ -609,6 +642,11 @@ def load_model(
         raise ArgumentError("kind", f"must be one of {KINDS}, got {kind!r}")
     check_dtype(dtype)
     check_flag(cached, "cached")
+    _check_layers(layers, kind)
+    if layers == 0:
+        # transformers records no hidden state for a stack cut to nothing; the whole model's
+        # hidden_states[0] is the embeddings'
+        layers = None
     backend = check_backend(backend)  # None: DEFAULT_BACKEND
     if backend == "auto":
         # a trainable instance or a reduced dtype is torch's: auto exports only what it can
@@ -616,7 +654,7 @@ def load_model(
         exportable = cached and dtype in (None, "float32")
         backend = resolve_auto(kind, _auto_device_type(device)) if exportable else "torch"
         if backend != "torch":
-            auto_loaded = _load_auto_exported(resolve_model_path(model), kind, backend)
+            auto_loaded = _load_auto_exported(resolve_model_path(model), kind, backend, layers)
             if auto_loaded is not None:
                 return auto_loaded
             backend = "torch"
@@ -638,21 +676,42 @@ def load_model(
                 f"={backend!r} runs on the CPU only, got device={device!r}; pass device='cpu' or "
                 "backend='torch'",
             )
-        exported = _load(resolve_model_path(model), kind, "cpu", dtype or "float32", backend)
+        exported = _load(
+            resolve_model_path(model), kind, "cpu", dtype or "float32", backend, layers
+        )
         _share_read_only(exported.model)
         _record_runtime(exported)
         return exported
     if not cached:
-        return _load.__wrapped__(
+        private = _load.__wrapped__(
             resolve_model_path(model), kind, str(resolve_device(device)), dtype
         )
-    loaded = _load(resolve_model_path(model), kind, str(resolve_device(device)), dtype)
+        if layers is not None:
+            # layer_stacks: deferred, needed only for a cut encoder
+            from dialeval.layer_stacks import cut_in_place
+
+            cut_in_place(private.model, layers)
+        return private
+    place = (resolve_model_path(model), kind, str(resolve_device(device)), dtype)
+    # the whole model under the same cache key whether or not a cut view of it was asked for
+    loaded = _load(*place) if layers is None else _load(*place, "torch", layers)
     _share_read_only(loaded.model)
     _record_runtime(loaded)
     return loaded
 
 
-def _load_auto_exported(model_path: str, kind: str, backend: str) -> LoadedModel[Any] | None:
+def _check_layers(layers: int | None, kind: str) -> None:
+    if layers is None:
+        return
+    if kind != "encoder":
+        raise ArgumentError("layers", f"cuts an encoder's layer stack; kind={kind!r} is not one")
+    if isinstance(layers, bool) or not isinstance(layers, int) or layers < 0:
+        raise ArgumentError("layers", f"must be an int >= 0 or None, got {layers!r}")
+
+
+def _load_auto_exported(
+    model_path: str, kind: str, backend: str, layers: int | None = None
+) -> LoadedModel[Any] | None:
     """``backend="auto"``'s exported load of ``model_path``, or None for torch: an encoder-decoder
     checkpoint (its encoder alone is what BERTScore reads, which the export does not cut out), or
     a model the exporter or runtime cannot take, which is said in a warning. The loaded model's
@@ -665,7 +724,7 @@ def _load_auto_exported(model_path: str, kind: str, backend: str) -> LoadedModel
     if getattr(config, "is_encoder_decoder", False):
         return None
     try:
-        return load_model(model_path, kind, device="cpu", backend=backend)
+        return load_model(model_path, kind, device="cpu", backend=backend, layers=layers)
     except ExportFailedError as error:
         warnings.warn(
             f"backend='auto': {model_path!r} runs on torch, not {backend}: {error}",

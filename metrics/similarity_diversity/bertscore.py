@@ -21,7 +21,9 @@ its defaults for English: ``roberta-large``, layer 17, ``idf=False``):
   distinct sentences were truncated is in :class:`BERTScoreMatrices` (and a warning says so).
 * Embeddings: the last hidden state of the encoder cut to its first ``num_layers`` layers
   (bert_score drops the later layers), i.e. ``hidden_states[num_layers]`` of the full model;
-  ``num_layers=0`` is the embedding layer. Encoder-decoder models use their encoder. Encoders
+  ``num_layers=0`` is the embedding layer. The cut is the same on every backend (an exported
+  backend runs a graph of the cut model: :mod:`dialeval.layer_stacks`), so the layers above are
+  never computed. Encoder-decoder models use their encoder. Encoders
   without a BERT-style ``encoder.layer`` stack use ``hidden_states[num_layers]``, which differs
   from bert_score's cut stack only for architectures that normalize after their last layer
   (e.g. T5, mBART). Each token vector is L2-normalized.
@@ -50,17 +52,14 @@ for roberta-large).
 
 from __future__ import annotations
 
-import copy
 import csv
 import hashlib
-import itertools
 import math
 import numbers
 import os
 import warnings
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -129,64 +128,28 @@ def _check_dtype(dtype: str | None) -> str:
 
 
 def _load(
-    model_path: str, device: str, dtype: str, backend: str = "torch"
+    model_path: str, device: str, dtype: str, backend: str = "torch", layers: int | None = None
 ) -> tuple[Tokenizer, torch.nn.Module]:
     """``(tokenizer, encoder)`` from :func:`dialeval.hub.load_model`; an encoder-decoder model
-    contributes its encoder, as ``bert_score.utils.get_model`` does. An exported encoder (a
-    ``backend`` other than torch) has no layer stack to cut: it gives every hidden state and the
-    layer asked for is read from them."""
-    loaded = load_model(model_path, "encoder", device=device, dtype=dtype, backend=backend)
+    contributes its encoder, as ``bert_score.utils.get_model`` does. ``layers``: the hidden state
+    to be read, above which a BERT-family stack is cut, as bert_score cuts it (on every backend:
+    :mod:`dialeval.layer_stacks`)."""
+    loaded = load_model(
+        model_path, "encoder", device=device, dtype=dtype, backend=backend, layers=layers
+    )
     model: torch.nn.Module = loaded.model
     if hasattr(model, "encoder") and hasattr(model, "decoder"):
         model = cast("torch.nn.Module", model.encoder)
     return loaded.tokenizer, model
 
 
-def _layer_list(model: torch.nn.Module) -> torch.nn.ModuleList | None:
-    """The BERT/RoBERTa-family layer stack that bert_score cuts, or None for other architectures."""
-    # torch: deferred so importing this module loads no model stack
-    import torch
-
-    encoder = getattr(model, "encoder", None)
-    layers = getattr(encoder, "layer", None)
-    return layers if isinstance(layers, torch.nn.ModuleList) else None
-
-
-def _num_layers_available(model: torch.nn.Module) -> int | None:
-    layers = _layer_list(model)
-    if layers is not None:
-        return len(layers)
-    config = model.config
+def _num_layers_available(config: PretrainedConfig) -> int | None:
+    """The checkpoint's layers (an encoder-decoder's encoder layers), read from its config."""
     for name in ("num_hidden_layers", "num_layers", "encoder_layers", "n_layer"):
         value = getattr(config, name, None)
         if isinstance(value, int):
             return value
     return None
-
-
-@lru_cache(maxsize=8)
-def _truncated_encoder(
-    model_path: str, device: str, dtype: str, num_layers: int
-) -> torch.nn.Module:
-    """The loaded encoder with only its first ``num_layers`` layers, sharing every parameter.
-
-    Running the cut stack, as bert_score does, skips the unused top layers (7 of 24 for
-    roberta-large) instead of computing and discarding them. Only the model and its encoder are
-    copied, to hold the cut stack; every other module, parameter and buffer is the cached model's
-    own (the deep copy's memo maps each to itself), so the cached model stays whole and a hook on
-    one of its layers sees the cut stack's passes too.
-    """
-    # torch: deferred so importing this module loads no model stack
-    import torch
-
-    _, model = _load(model_path, device, dtype)
-    copied = {id(model), id(model.encoder)}
-    parts = itertools.chain(model.modules(), model.parameters(), model.buffers())
-    view = copy.deepcopy(model, {id(part): part for part in parts if id(part) not in copied})
-    # a Module attribute reads as Tensor | Module to mypy; the encoder of a BERT-like model
-    encoder = cast("Any", view.encoder)
-    encoder.layer = torch.nn.ModuleList(list(encoder.layer)[:num_layers])
-    return view
 
 
 def _encode(
@@ -221,15 +184,15 @@ def _embed(
     ids: list[list[int]],
     pad_id: int,
     batch_size: int,
-    hidden_layer: int | None,
+    hidden_layer: int,
     device: DeviceLike,
     progress: Progress | None = None,
 ) -> torch.Tensor:
     """Normalized token vectors of every sentence, concatenated: ``(total_tokens, d)`` float32.
 
     Sentences are run longest first in batches padded to the batch's longest, so that padding is
-    small and an out-of-memory error shows on the first batch. ``hidden_layer`` is None when the
-    encoder is already cut to the wanted layer. ``progress`` sees the sentences of each batch.
+    small and an out-of-memory error shows on the first batch. ``hidden_layer``: the hidden state
+    read (the last of an encoder cut there). ``progress`` sees the sentences of each batch.
     """
     # torch: deferred so importing this module loads no model stack
     import torch
@@ -250,14 +213,9 @@ def _embed(
             output = encoder(
                 input_ids=input_ids.to(device),
                 attention_mask=attention_mask.to(device),
-                output_hidden_states=hidden_layer is not None,
+                output_hidden_states=True,
             )
-            states = (
-                output.last_hidden_state
-                if hidden_layer is None
-                else output.hidden_states[hidden_layer]
-            )
-            states = states.float()
+            states = output.hidden_states[hidden_layer].float()
             states = states / states.norm(dim=-1, keepdim=True)
             for row, k in enumerate(batch):
                 pieces[k] = states[row, : lengths[k]]
@@ -482,8 +440,14 @@ def compute_bertscore_matrices(
     if not isinstance(model, str):
         raise ArgumentError("model", f"must be a model id or a local directory, got {model!r}")
     model_path, device = resolve_model_path(model), resolve_device(device)
-    tokenizer, encoder = _load(model_path, str(device), dtype, backend)
-    num_layers = _resolve_num_layers(model, num_layers, _num_layers_available(encoder))
+    # transformers: deferred so importing this module loads no model stack
+    from transformers import AutoConfig
+
+    available = _num_layers_available(AutoConfig.from_pretrained(model_path))
+    num_layers = _resolve_num_layers(model, num_layers, available)
+    # A smaller model under a large one's name (the default layer above its top) reads its top.
+    hidden_layer = num_layers if available is None else min(num_layers, available)
+    tokenizer, encoder = _load(model_path, str(device), dtype, backend, hidden_layer)
     scale_base = _resolve_baseline(model, num_layers, rescale_with_baseline, baseline)
 
     # torch: deferred so importing this module loads no model stack
@@ -503,16 +467,8 @@ def compute_bertscore_matrices(
             stacklevel=2,
         )
 
-    if _layer_list(encoder) is not None:
-        runner, hidden_layer = _truncated_encoder(model_path, str(device), dtype, num_layers), None
-    else:
-        # the cut stack above keeps every layer when asked for more than the model has (a small
-        # model under a large one's name): the hidden state read here is the same one
-        available = _num_layers_available(encoder)
-        hidden_layer = num_layers if available is None else min(num_layers, available)
-        runner = encoder
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    vectors = _embed(runner, ids, pad_id, batch_size, hidden_layer, device, progress)
+    vectors = _embed(encoder, ids, pad_id, batch_size, hidden_layer, device, progress)
 
     zero_weight = {tokenizer.cls_token_id, tokenizer.sep_token_id} - {None}
     raw_weights = torch.tensor(

@@ -179,24 +179,25 @@ def test_each_distinct_sentence_is_encoded_once(roberta_path):
     assert result.matrices[0][0, 1] == result.matrices[1][1, 0]
 
 
-def test_truncated_encoder_equals_hidden_state_of_full_model(roberta_path):
-    import torch
+@pytest.mark.parametrize("backend", ["onnx", "openvino"])
+def test_a_middle_layer_runs_a_cut_encoder_on_every_backend(backend, roberta_path, monkeypatch):
+    """The encoder is loaded cut at the layer read (bert_score's cut, on every backend), and the
+    exported backends give torch's F1."""
+    asked = []
+    original = bertscore.load_model
 
-    tokenizer, encoder = bertscore._load(roberta_path, "cpu", "float32")
-    inputs = tokenizer(
-        [" hi there", " a man is playing a guitar"], padding=True, return_tensors="pt"
-    )
-    with torch.inference_mode():
-        full = encoder(**inputs, output_hidden_states=True).hidden_states
-        for layer in (0, 1, 2):
-            cut = bertscore._truncated_encoder(roberta_path, "cpu", "float32", layer)(
-                **inputs
-            ).last_hidden_state
-            torch.testing.assert_close(cut, full[layer])
-    assert len(encoder.encoder.layer) == 2  # the cached model is left whole
-    cut = bertscore._truncated_encoder(roberta_path, "cpu", "float32", 1)
-    assert cut.encoder.layer[0] is encoder.encoder.layer[0] and cut.embeddings is encoder.embeddings
-    assert {id(p) for p in cut.parameters()} < {id(p) for p in encoder.parameters()}
+    def recorded(*arguments, **options):
+        asked.append((options["backend"], options["layers"]))
+        return original(*arguments, **options)
+
+    monkeypatch.setattr(bertscore, "load_model", recorded)
+    kwargs = {"model": roberta_path, "num_layers": 1, "rescale_with_baseline": False}
+    kwargs.update(device="cpu", allow_empty=True)
+    expected = compute_bertscore_matrices(SETS, backend="torch", **kwargs).matrices
+    got = compute_bertscore_matrices(SETS, backend=backend, **kwargs).matrices
+    assert asked == [("torch", 1), (backend, 1)]
+    for mine, reference in zip(got, expected):
+        np.testing.assert_allclose(mine, reference, atol=1e-5, rtol=0)
 
 
 def test_num_layers_and_baseline_defaults():

