@@ -82,6 +82,8 @@ EXTRAS = {
     # tested against (bert-score pinned: the test patches one of its functions for transformers 5).
     "test": [
         "pytest>=7",
+        # pytest-xdist: `make test` runs the suite in one worker per core
+        "pytest-xdist>=3.5",
         "import-linter>=2.1",
         "vulture==2.16",
         "hypothesis>=6",

@@ -601,8 +601,8 @@ def load_model(
     layers: int | None = None,
 ) -> LoadedModel[Any]:
     """Load ``model`` (a Hub id in the local cache, a local directory, or the embedded MiniLM)
-    as ``kind`` once per (path, kind, device, dtype, backend); a :class:`LoadedModel` is returned
-    as is.
+    as ``kind`` once per (path, kind, device, dtype, backend, layers); a :class:`LoadedModel` is
+    returned as is.
 
     The cached instance is shared by every metric and DTG call of the process and is read-only:
     its parameters are frozen (``requires_grad=False``) and the trainers refuse it
