@@ -447,7 +447,9 @@ def compute_bertscore_matrices(
     num_layers = _resolve_num_layers(model, num_layers, available)
     # A smaller model under a large one's name (the default layer above its top) reads its top.
     hidden_layer = num_layers if available is None else min(num_layers, available)
-    tokenizer, encoder = _load(model_path, str(device), dtype, backend, hidden_layer)
+    # the top layer is read from the whole model, whose export is the one other callers share
+    cut = hidden_layer if available is None or hidden_layer < available else None
+    tokenizer, encoder = _load(model_path, str(device), dtype, backend, cut)
     scale_base = _resolve_baseline(model, num_layers, rescale_with_baseline, baseline)
 
     # torch: deferred so importing this module loads no model stack

@@ -196,6 +196,9 @@ def test_a_middle_layer_runs_a_cut_encoder_on_every_backend(backend, roberta_pat
     expected = compute_bertscore_matrices(SETS, backend="torch", **kwargs).matrices
     got = compute_bertscore_matrices(SETS, backend=backend, **kwargs).matrices
     assert asked == [("torch", 1), (backend, 1)]
+    # the top layer is read from the whole model, not from a second export of it
+    compute_bertscore_matrices(SETS, backend=backend, **{**kwargs, "num_layers": 2})
+    assert asked[-1] == (backend, None)
     for mine, reference in zip(got, expected):
         np.testing.assert_allclose(mine, reference, atol=1e-5, rtol=0)
 
