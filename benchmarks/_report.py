@@ -57,6 +57,35 @@ def cpu_model() -> str:
     return platform.processor() or "unknown CPU"
 
 
+#: CPU flags (``/proc/cpuinfo``) that change which kernels the runtimes pick, widest first
+VECTOR_EXTENSIONS = (
+    ("amx_bf16", "AMX-BF16"),
+    ("avx512_bf16", "AVX512-BF16"),
+    ("avx512_fp16", "AVX512-FP16"),
+    ("avx512f", "AVX-512"),
+    ("avx2", "AVX2"),
+)
+
+
+def vector_extensions(flags: str | None = None) -> str:
+    """The CPU's vector extensions among ``VECTOR_EXTENSIONS`` (from ``flags``, else
+    ``/proc/cpuinfo``'s first ``flags`` line): the same model name ("AMD EPYC") covers CPUs with
+    AVX2 only and with AVX-512, whose float32 speed differs."""
+    if flags is None:
+        flags = ""
+        try:
+            with open("/proc/cpuinfo", encoding="utf-8") as handle:
+                for line in handle:
+                    if line.startswith("flags"):
+                        flags = line.split(":", 1)[1]
+                        break
+        except OSError:
+            pass
+    present = set(flags.split())
+    found = [name for flag, name in VECTOR_EXTENSIONS if flag in present]
+    return ", ".join(found) if found else "no AVX2"
+
+
 def package_versions(names) -> str:
     """``"name version, ..."`` of the installed distributions ``names`` (``(not installed)`` for a missing one)."""
     from importlib.metadata import PackageNotFoundError, version
@@ -85,7 +114,8 @@ def details_head(command: str) -> list[str]:
 
 def machine_line() -> str:
     return (
-        f"- Machine: {platform.platform()} ({platform.machine()}), {cpu_model()}, "
+        f"- Machine: {platform.platform()} ({platform.machine()}), {cpu_model()} "
+        f"({vector_extensions()}), "
         f"`os.cpu_count()` = {os.cpu_count()}, RAM {total_ram_gib()}"
     )
 

@@ -100,3 +100,18 @@ def test_the_peers_section_names_the_backend_our_side_ran_on(report):
     text = peers.render([row], {"repeats": 1}, "cmd", {}, backend="openvino")
     assert "Our side of the model-backed rows ran on the `openvino` backend in float32" in text
     assert "every peer ran on torch float32" in text
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        ("fpu sse2 avx avx2 fma", "AVX2"),
+        ("avx2 avx512f avx512bw avx512_bf16 avx512_vnni", "AVX512-BF16, AVX-512, AVX2"),
+        ("sse2 sse4_2", "no AVX2"),
+    ],
+)
+def test_the_machine_line_names_the_vector_extensions_that_set_float32_speed(
+    report, flags, expected
+):
+    assert report.vector_extensions(flags) == expected
+    assert f"({report.vector_extensions()})" in report.machine_line()
