@@ -58,7 +58,10 @@ corpus of ``--corpus-size`` (1,000,000) responses, one per line: every
 DailyDialog++ response (70,755, file order) followed by ``bench_lexical.synthetic_corpus(rest,
 seed=0)`` (mostly distinct texts, the hard case for memory; 794,456 distinct texts of 1,000,000,
 25 MiB); one run, its wall time and peak RSS against the 4 GiB limit. Section
-``bench_job_corpus``. It needs ``dialeval evaluate`` to read a ``.txt`` corpus (one response per
+``bench_job_corpus``. ``--corpus-reference-backend B`` (e.g. ``torch``, the runtime of the run the
+goal halves) then runs the same job with ``--backend B`` on the same corpus and machine, checks its
+figures against ours (``CORPUS_TOLERANCES``) and reports ours / the reference's wall time as a
+same-machine ratio beside the fixed goal. It needs ``dialeval evaluate`` to read a ``.txt`` corpus (one response per
 line); where it does not, the section says so and the script exits 1.
 
 Usage::
@@ -66,6 +69,7 @@ Usage::
     .venv/bin/python benchmarks/bench_job.py                 # 1k, 10k, 100k; ~20-30 min on 2 idle cores (estimate)
     .venv/bin/python benchmarks/bench_job.py --smoke         # tiny sizes, checks the figures; not a measurement
     .venv/bin/python benchmarks/bench_job.py --corpus-1m     # the 1M-response corpus job; ~20-30 min on 2 idle cores (estimate)
+    .venv/bin/python benchmarks/bench_job.py --corpus-1m --corpus-reference-backend torch  # and on torch, same machine
 """
 
 from __future__ import annotations
@@ -120,6 +124,9 @@ TARGETS = {10_000: 2.0, 100_000: 3.5}
 #: the 1M-response corpus job's wall time before the runtime backends (benchmarks/RESULTS.md,
 #: 2026-11-26); the goal is less than half of it
 CORPUS_BASELINE_SECONDS = 1543.0
+#: the corpus job's figures between two backends: the lexical ones are counts of the same tokens;
+#: Vendi reads the float32 embeddings (bench_job's Vendi tolerance above)
+CORPUS_TOLERANCES = {"vendi_score": 1e-5}
 LINEAR_SLACK = 0.05
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
@@ -679,16 +686,44 @@ def build_corpus(path: Path, size: int) -> dict:
     }
 
 
-def measure_corpus(
-    size: int, workdir: Path, device: str | None, threads: int | None, backend: str | None = None
+def corpus_figure_differences(ours: dict, reference: dict) -> list[dict]:
+    """Each numeric figure of the two corpus reports: the relative difference and whether it is
+    within ``CORPUS_TOLERANCES`` (0 for a figure not named there)."""
+    rows = []
+    for metric, figures in ours.items():
+        for key, value in figures.items():
+            other = reference.get(metric, {}).get(key)
+            if other is None:
+                rows.append({"figure": f"{metric}.{key}", "difference": None, "equal": False})
+                continue
+            difference = abs(value - other) / max(abs(other), 1e-300) if value != other else 0.0
+            tolerance = CORPUS_TOLERANCES.get(key, 0.0)
+            rows.append(
+                {
+                    "figure": f"{metric}.{key}",
+                    "difference": difference,
+                    "equal": difference <= tolerance,
+                }
+            )
+    missing = {f"{m}.{k}" for m, f in reference.items() for k in f} - {
+        row["figure"] for row in rows
+    }
+    rows += [{"figure": name, "difference": None, "equal": False} for name in sorted(missing)]
+    return rows
+
+
+def run_corpus_job(
+    path: Path,
+    workdir: Path,
+    device: str | None,
+    threads: int | None,
+    backend: str | None,
+    side: str,
 ) -> dict:
-    path = workdir / "corpus.txt"
-    corpus = build_corpus(path, size)
-    log(
-        f"corpus: {corpus['responses']:,} responses ({corpus['dailydialog']:,} DailyDialog++, {corpus['synthetic']:,} "
-        f"synthetic), {corpus['distinct']:,} distinct; {path.stat().st_size / 2**20:.0f} MiB"
-    )
-    output = workdir / "corpus-report.json"
+    """One run of the corpus job on ``backend`` (None: dialeval's default); ``side`` names its
+    output and log files."""
+    label = backend or "default"
+    output = workdir / f"corpus-report-{side}.json"
 
     def command_for(corpus_path: str, output_path: str) -> list[str]:
         command = ["evaluate", corpus_path, "-o", output_path, "--no-progress", *MODELS_OFF]
@@ -703,10 +738,11 @@ def measure_corpus(
     log(f"running {shlex.join(command)}")
     with Contention() as contention:
         run = run_process_tree(
-            command, env=job_environment(threads), log_path=workdir / "corpus.log"
+            command, env=job_environment(threads), log_path=workdir / f"corpus-{side}.log"
         )
+    log(f"{label}: {run.wall:.1f} s wall, {run.cpu:.1f} s CPU, exit {run.returncode}")
     result = {
-        "corpus": corpus,
+        "backend": backend,
         "command": shlex.join(command_for("corpus.txt", "OUT.json")),
         "wall": run.wall,
         "cpu": run.cpu,
@@ -715,7 +751,6 @@ def measure_corpus(
         "max_rss": run.max_rss,
         "others": contention.share,
         "returncode": run.returncode,
-        "threads": threads,
     }
     if run.returncode != 0 or not output.exists():
         result["error"] = run.log_tail.strip()[-1500:]
@@ -727,36 +762,97 @@ def measure_corpus(
         for name, values in report.get("metrics", {}).items()
     }
     result["skipped"] = report.get("skipped", [])
+    result["provenance"] = {
+        model: (entry.get("backend"), entry.get("precision"))
+        for model, entry in report.get("provenance", {}).get("models", {}).items()
+    }
     return result
+
+
+def measure_corpus(
+    size: int,
+    workdir: Path,
+    device: str | None,
+    threads: int | None,
+    backend: str | None = None,
+    reference_backend: str | None = None,
+) -> dict:
+    path = workdir / "corpus.txt"
+    corpus = build_corpus(path, size)
+    log(
+        f"corpus: {corpus['responses']:,} responses ({corpus['dailydialog']:,} DailyDialog++, {corpus['synthetic']:,} "
+        f"synthetic), {corpus['distinct']:,} distinct; {path.stat().st_size / 2**20:.0f} MiB"
+    )
+    result = {
+        "corpus": corpus,
+        "threads": threads,
+        **run_corpus_job(path, workdir, device, threads, backend, "ours"),
+    }
+    if reference_backend is not None and "error" not in result:
+        reference = run_corpus_job(path, workdir, device, threads, reference_backend, "reference")
+        result["reference"] = reference
+        if "error" not in reference:
+            result["comparison"] = corpus_figure_differences(
+                result["figures"], reference["figures"]
+            )
+    return result
+
+
+def _corpus_run_row(run: dict) -> tuple:
+    backend = run["backend"] or "default"
+    used = ", ".join(sorted({f"{b} {p}" for b, p in run.get("provenance", {}).values()}))
+    return (
+        f"`{backend}`" + (f" ({used})" if used else ""),
+        f"{run['wall']:.1f} s",
+        f"{run['cpu']:.1f} s",
+        _gib(run["peak_rss"]),
+        _gib(run["max_rss"]),
+        f"{run['others']:.0%}",
+        ("**under**" if run["peak_rss"] < CORPUS_RSS_LIMIT else "**over**") + " 4 GiB",
+    )
+
+
+def _run_error(run: dict) -> list[str]:
+    return [
+        (
+            f"**Not measured** (`--backend {run['backend'] or 'default'}`): the job exited with "
+            f"{run['returncode']} after {run['wall']:.1f} s:"
+        ),
+        "",
+        "```",
+        run["error"],
+        "```",
+    ]
 
 
 def render_corpus(result: dict, command: str) -> str:
     corpus = result["corpus"]
+    reference = result.get("reference")
     lines = [
         f"## bench_job --corpus-1m: `dialeval evaluate` on a {corpus['responses']:,}-response corpus",
         "",
         (
             f"Corpus: {corpus['responses']:,} responses, one per line: every DailyDialog++ response ({corpus['dailydialog']:,}, "
             f"file order) then `bench_lexical.synthetic_corpus({corpus['synthetic']:,}, seed=0)`; **{corpus['distinct']:,} "
-            f"distinct texts**. Command: `dialeval {result['command']}` (one run)."
+            f"distinct texts**. Command: `dialeval {result['command']}` (one run"
+            + (
+                f"; then the same with `--backend {reference['backend']}`, the reference, on the same corpus and machine)."
+                if reference
+                else ")."
+            )
         ),
         "",
     ]
     if "error" in result:
-        lines += [
-            f"**Not measured**: the job exited with {result['returncode']} after {result['wall']:.1f} s:",
-            "",
-            "```",
-            result["error"],
-            "```",
-        ]
+        lines += _run_error(result)
     else:
-        verdict = "**under**" if result["peak_rss"] < CORPUS_RSS_LIMIT else "**over**"
+        runs = [result] + ([reference] if reference and "error" not in reference else [])
         half = CORPUS_BASELINE_SECONDS / 2
         time_verdict = "**met**" if result["wall"] < half else "**not met**"
         lines += [
             *markdown_table(
                 (
+                    "backend (provenance)",
                     "wall",
                     "CPU",
                     "peak RSS (process tree)",
@@ -764,17 +860,8 @@ def render_corpus(result: dict, command: str) -> str:
                     "others' CPU",
                     "issue's limit",
                 ),
-                "rrrrrl",
-                [
-                    (
-                        f"{result['wall']:.1f} s",
-                        f"{result['cpu']:.1f} s",
-                        _gib(result["peak_rss"]),
-                        _gib(result["max_rss"]),
-                        f"{result['others']:.0%}",
-                        f"{verdict} 4 GiB",
-                    )
-                ],
+                "lrrrrrl",
+                [_corpus_run_row(run) for run in runs],
             ),
             "",
             f"Report: `num_responses` {result['num_responses']:,}; "
@@ -792,10 +879,32 @@ def render_corpus(result: dict, command: str) -> str:
             "",
             (
                 f"Goal: less than half of the {CORPUS_BASELINE_SECONDS:,.0f} s measured before the "
-                f"runtime backends ({half:,.0f} s), under 4 GiB: {time_verdict} "
+                f"runtime backends ({half:,.0f} s, on another machine), under 4 GiB: {time_verdict} "
                 f"({result['wall']:.0f} s, {_gib(result['peak_rss'])})."
             ),
         ]
+        if reference and "error" in reference:
+            lines += ["", *_run_error(reference)]
+        elif reference:
+            comparison = result["comparison"]
+            equal = all(row["equal"] for row in comparison)
+            largest = max(
+                (row["difference"] for row in comparison if row["difference"] is not None),
+                default=0.0,
+            )
+            ratio = result["wall"] / reference["wall"]
+            lines += [
+                "",
+                (
+                    f"Same machine: ours / `--backend {reference['backend']}` = {ratio:.2f} "
+                    f"(**{1 / ratio:.2f}x**); half of the reference's time: "
+                    + ("**met**" if ratio < 0.5 else "**not met**")
+                    + f". Figures: {len(comparison)} compared, "
+                    + ("all equal" if equal else "**some differ**")
+                    + f" (largest relative difference {largest:.1e}; Vendi within "
+                    f"{CORPUS_TOLERANCES['vendi_score']:.0e}, the others exact)."
+                ),
+            ]
     lines += [
         "",
         f"- Date: {datetime.date.today().isoformat()}; command: `{command}`",
@@ -854,6 +963,12 @@ def main(argv=None) -> int:
         help=f"responses of --corpus-1m (default {CORPUS_SIZE:,})",
     )
     parser.add_argument(
+        "--corpus-reference-backend",
+        default=None,
+        help="with --corpus-1m: then run the same job with this --backend (e.g. torch) on the same "
+        "machine and report the ratio",
+    )
+    parser.add_argument(
         "--workdir",
         type=Path,
         default=None,
@@ -875,6 +990,8 @@ def main(argv=None) -> int:
     set_offline_environment()  # for both sides' processes, which inherit it
     if args.threads is not None and args.threads < 1:
         parser.error("--threads must be positive")
+    if args.corpus_reference_backend is not None and not args.corpus_1m:
+        parser.error("--corpus-reference-backend needs --corpus-1m")
     if not DAILYDIALOG.exists():
         print(
             f"{SCRIPT}: {DAILYDIALOG} not found (DailyDialog++ lives in ../shared/data); nothing measured"
@@ -892,10 +1009,16 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix=f"{SCRIPT}_", dir=args.workdir) as workdir:
         if args.corpus_1m:
             result = measure_corpus(
-                args.corpus_size, Path(workdir), args.device, args.threads, args.backend
+                args.corpus_size,
+                Path(workdir),
+                args.device,
+                args.threads,
+                args.backend,
+                args.corpus_reference_backend,
             )
             write_section(results, CORPUS_SCRIPT, render_corpus(result, command.strip()))
-            failed = "error" in result
+            failed = "error" in result or "error" in result.get("reference", {})
+            failed = failed or not all(row["equal"] for row in result.get("comparison", []))
             print(render_corpus(result, command.strip()))
         else:
             result = measure(
@@ -916,7 +1039,11 @@ def main(argv=None) -> int:
     if failed:
         print(
             "ERROR: "
-            + ("the corpus job failed" if args.corpus_1m else "the figures differ (see the table)"),
+            + (
+                "the corpus job failed or its figures differ between the backends"
+                if args.corpus_1m
+                else "the figures differ (see the table)"
+            ),
             file=sys.stderr,
         )
     return 1 if failed else 0
