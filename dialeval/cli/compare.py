@@ -139,9 +139,26 @@ def comparison_table(
     return Table(["system", "num_sets", "num_responses", *labels.values()], rows)
 
 
+#: Decimals a printed p-value keeps whatever ``--decimals`` asks (the HTML page shows three).
+P_VALUE_DECIMALS = 3
+
+
+def p_value_text(value: float | None, decimals: int = DEFAULT_DECIMALS) -> str:
+    """A p-value as printed: at least :data:`P_VALUE_DECIMALS` decimals, and one that would print
+    as zero as a bound (``<0.0001``), since a resampling or normal test never shows p = 0."""
+    if value is None:
+        return ""
+    places = max(decimals, P_VALUE_DECIMALS)
+    smallest = 10.0**-places
+    if value < smallest:
+        return f"<{smallest:.{places}f}"
+    return f"{value:.{places}f}"
+
+
 def differences_table(comparison: dict, decimals: int = DEFAULT_DECIMALS) -> Table:
     """One row per test of ``comparison``: system, column, the difference from the baseline with
-    its interval, p-value, Holm's p-value, significance and pairing (or why it is undefined)."""
+    its interval, p-value, Holm's p-value (:func:`p_value_text`), significance and pairing (or why
+    it is undefined)."""
     rows = []
     for entry in comparison["differences"]:
         if entry["low"] is None:
@@ -156,8 +173,8 @@ def differences_table(comparison: dict, decimals: int = DEFAULT_DECIMALS) -> Tab
                 entry["column"],
                 entry["difference"],
                 bounds,
-                entry["p_value"],
-                entry["p_holm"],
+                p_value_text(entry["p_value"], decimals),
+                p_value_text(entry["p_holm"], decimals),
                 "yes" if entry["significant"] else "no",
                 "paired" if entry["paired"] else "unpaired",
             ]

@@ -9,7 +9,7 @@ from conftest import REPO_ROOT
 from registry_steps import MODELS_OFF
 
 from dialeval.cli import main
-from dialeval.cli.compare import comparison_table, interval_cell
+from dialeval.cli.compare import comparison_table, differences_table, interval_cell
 from dialeval.cli.evaluate_job import EvaluationOptions, evaluate_corpus, evaluate_response_sets
 from dialeval.cli.report_formats import render_table, summary_rows
 from dialeval.cli.significance import check_baseline, match_sets
@@ -154,6 +154,37 @@ def test_two_systems_on_the_same_contexts_are_paired_and_compared(tmp_path, caps
     printed = capsys.readouterr().out
     assert "dull (baseline)" in printed and " *" in printed and "p (Holm)" in printed
     assert "lively: paired over 8 shared" in printed
+
+
+def test_a_p_value_too_small_to_print_is_a_bound_never_zero():
+    def entry(p_value, p_holm):
+        return {
+            "system": "b",
+            "column": "distinct_1",
+            "difference": 0.5,
+            "low": 0.4,
+            "high": 0.6,
+            "p_value": p_value,
+            "p_holm": p_holm,
+            "significant": p_holm is not None and p_holm < 0.05,
+            "paired": True,
+        }
+
+    comparison = {
+        "baseline": "a",
+        "differences": [entry(3e-9, 0.0), entry(0.01234, 0.0494), entry(None, None)],
+    }
+    rows = differences_table(comparison, decimals=4).rows
+    assert [row[4:6] for row in rows] == [
+        ["<0.0001", "<0.0001"],
+        ["0.0123", "0.0494"],
+        ["", ""],
+    ]
+    # --decimals 1 would round 0.0494 to 0.0 and 0.01234 to 0.0: a p-value keeps three
+    assert differences_table(comparison, decimals=1).rows[1][4:6] == ["0.012", "0.049"]
+    assert differences_table(comparison, decimals=1).rows[0][4] == "<0.001"
+    printed = render_table(differences_table(comparison), "text", 4)
+    assert "<0.0001" in printed and "0.0000" not in printed
 
 
 def test_matching_by_id_then_context_and_why_not(tmp_path):
