@@ -24,6 +24,7 @@ from dialeval.validation import check_int
 
 if TYPE_CHECKING:
     from onnxruntime import InferenceSession
+    from openvino import Core as OpenVinoCore
 
 #: The backends that run an exported graph (on the CPU).
 EXPORTED_BACKENDS = ("onnx", "openvino")
@@ -171,6 +172,27 @@ class OnnxRuntimeRunner:
         return list(self.session.run(outputs, feeds))
 
 
+_OPENVINO_CORE: list[OpenVinoCore] = []
+_OPENVINO_CORE_LOCK = threading.Lock()
+
+
+def openvino_core() -> OpenVinoCore:
+    """The process's one OpenVINO ``Core``, kept until the process ends.
+
+    One for the process, not one per model: OpenVINO's CPU plugin gives the thread that creates
+    it a new alternate signal stack and, when it is destroyed, puts back the one it found and
+    unmaps its own. Two plugins destroyed in the order they were made (two models let go, say)
+    leave the thread on the first plugin's unmapped stack, and the next signal handled there
+    (Ctrl-C: Python runs every handler on that stack) kills the process with SIGSEGV."""
+    with _OPENVINO_CORE_LOCK:
+        if not _OPENVINO_CORE:
+            # openvino: deferred, so that only the backend asked for is imported
+            import openvino
+
+            _OPENVINO_CORE.append(openvino.Core())
+        return _OPENVINO_CORE[0]
+
+
 class OpenVinoRunner:
     """An OpenVINO CPU compiled model computing in ``precision`` (float32 unless a reduced
     precision is asked for); ``precision`` afterwards is the one OpenVINO settled on. It runs
@@ -179,12 +201,9 @@ class OpenVinoRunner:
     lanes = 1
 
     def __init__(self, path: Path, precision: str) -> None:
-        # openvino: deferred, so that only the backend asked for is imported
-        import openvino
-
-        core = openvino.Core()
-        self.compiled = core.compile_model(
-            core.read_model(str(path)),
+        self.core = openvino_core()
+        self.compiled = self.core.compile_model(
+            self.core.read_model(str(path)),
             "CPU",
             {"INFERENCE_PRECISION_HINT": OPENVINO_PRECISION[precision]},
         )

@@ -306,6 +306,39 @@ def test_reduced_precision_only_on_openvino(tiny_roberta_nli_path):
     assert same is load_model(tiny_roberta_nli_path, "encoder", backend="openvino")
 
 
+def test_openvino_models_let_go_in_any_order_leave_ctrl_c_handled(
+    tiny_roberta_nli_path, tiny_cross_encoder_path
+):
+    """Two OpenVINO models released in the order they were loaded, then a SIGINT on the main
+    thread: the Python handler runs (with a Core per model, OpenVINO's CPU plugin left the thread
+    on an unmapped alternate signal stack, and the signal killed the process with SIGSEGV)."""
+    code = (
+        "import gc, signal, sys\n"
+        "from dialeval.hub import clear_model_cache, load_model\n"
+        "first = load_model(sys.argv[1], 'encoder', backend='openvino')\n"
+        "second = load_model(sys.argv[2], 'sequence_classification', backend='openvino')\n"
+        "assert first.model.runner.core is second.model.runner.core\n"
+        "del first\n"
+        "gc.collect()\n"
+        "del second\n"
+        "clear_model_cache()\n"
+        "gc.collect()\n"
+        "handled = []\n"
+        "signal.signal(signal.SIGINT, lambda signum, frame: handled.append(signum))\n"
+        "signal.raise_signal(signal.SIGINT)\n"
+        "print(handled == [signal.SIGINT])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, tiny_roberta_nli_path, tiny_cross_encoder_path],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,  # a crash is the failure this test reports, with its stderr
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "True"), done.stderr[-2000:]
+
+
 def test_features_the_graph_lacks_are_refused(tiny_roberta_nli_path, tiny_gpt2_path):
     classifier = load_model(tiny_roberta_nli_path, "sequence_classification", backend="onnx")
     batch = _batch(classifier, TEXTS[:2])
